@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every system and Python package ksearch needs to build, test and benchmark.
+# Idempotent: packages already present are skipped, so repeated runs are cheap.
+set -euo pipefail
+
+apt_packages=(
+  build-essential cmake ninja-build pkg-config clang
+  nlohmann-json3-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libcli11-dev libfmt-dev
+  libspdlog-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libboost-context-dev libseccomp-dev libcpp-httplib-dev libssl-dev libmuparser-dev
+  chromium python3 python3-pip
+)
+
+missing=()
+for pkg in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# MLX for Linux (CPU): used by the metal backend's signature checks and by the benchmarks.
+if [ "${KSEARCH_SKIP_PIP:-0}" != "1" ]; then
+  python3 -c "import mlx.core" 2>/dev/null || python3 -m pip install -q "mlx[cpu]" || \
+    echo "install-deps: warning: pip could not install mlx[cpu]; MLX-based checks will be skipped"
+fi

@@ -1,0 +1,72 @@
+#pragma once
+// The interface every backend implements. A backend is a folder under src/backends/ whose
+// CMakeLists adds an object library to KSEARCH_BACKEND_TARGETS and whose code registers itself
+// with KSEARCH_REGISTER_BACKEND; nothing else in ksearch names a backend.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/rules.hpp"
+#include "runner/parent.hpp"
+#include "tasks/task.hpp"
+
+namespace ksearch {
+
+// The hardware target as prompts and checks see it.
+struct HardwareProfile {
+  std::string name;   // e.g. "cpu: AMD EPYC 9B14, 2 cores, AVX-512"
+  std::string prose;  // markdown for prompts: limits, caches, measured ceilings, advice
+  RuleSet rules;      // machine-checked before anything is compiled
+};
+
+// Measured once per machine and cached: what the roofline is computed from.
+struct Ceilings {
+  double bandwidth_bytes_per_s = 0;  // bytes read + written per second
+  double flops_per_s = 0;            // fp32 peak (fma = 2 flops)
+  std::string method;                // how it was measured
+};
+
+struct BuildResult {
+  bool ok = false;
+  bool cached = false;
+  std::string log;            // compiler messages (short, with the candidate's line numbers)
+  nlohmann::json artifact;    // what the runner's load command receives
+  double seconds = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual std::string source_extension() const = 0;  // of candidate files, e.g. ".cpp"
+  // Whether candidates can be run here (e.g. a GPU is present); `why` says what is missing.
+  virtual bool available(std::string* why) const = 0;
+  // Whether timings are meaningful here (metalsim checks correctness only).
+  virtual bool timing_available() const { return true; }
+  virtual const HardwareProfile& profile() = 0;
+  // What a candidate must define, for listings and prompts.
+  virtual std::string entry_description(const Task& task) const = 0;
+  virtual BuildResult build(const Task& task, const std::string& source) = 0;
+  virtual std::filesystem::path runner_executable() const = 0;
+  virtual runner::RunnerLimits runner_limits() const { return {}; }
+  virtual Ceilings ceilings() = 0;
+  // Bytes written between timed repetitions to evict the last-level cache (at least twice its size).
+  virtual size_t flush_bytes() const = 0;
+  // Extra fields for the runner's load command besides the build artifact (e.g. the workload's
+  // launch geometry); most backends need none.
+  virtual nlohmann::json load_options(const Task&) const { return nlohmann::json::object(); }
+};
+
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+bool register_backend(const std::string& name, BackendFactory factory);
+std::unique_ptr<Backend> make_backend(const std::string& name);  // throws Error listing known backends
+std::vector<std::string> backend_names();
+
+#define KSEARCH_REGISTER_BACKEND(NAME, CLASS) \
+  static const bool ksearch_backend_registered_##CLASS = ::ksearch::register_backend(NAME, [] { return std::make_unique<CLASS>(); })
+
+}  // namespace ksearch

@@ -1,0 +1,126 @@
+// The cpu backend: candidates are C++ compiled with the system compiler into a shared object and
+// run by ksearch-runner-cpu.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include "backends/backend.hpp"
+#include "backends/cpu/host_info.hpp"
+#include "core/build_cache.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/paths.hpp"
+#include "runner/parent.hpp"
+#include "tasks/signature.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ksearch {
+
+namespace {
+
+class CpuBackend : public Backend {
+ public:
+  std::string name() const override { return "cpu"; }
+  std::string source_extension() const override { return ".cpp"; }
+  bool available(std::string*) const override { return true; }
+
+  const HardwareProfile& profile() override {
+    if (!profile_) {
+      HardwareProfile p;
+      const HostInfo host = host_info();
+      p.name = fmt::format("cpu: {}, {} cores, {}", host.model, host.cores, host.simd);
+      p.rules = load_rules(profiles_dir() / "cpu.rules.toml");
+      const Ceilings c = ceilings();
+      std::string prose = read_file(profiles_dir() / "cpu.md");
+      auto replace = [&](const std::string& key, const std::string& value) {
+        for (size_t pos; (pos = prose.find(key)) != std::string::npos;) prose.replace(pos, key.size(), value);
+      };
+      replace("{model}", host.model);
+      replace("{cores}", std::to_string(host.cores));
+      replace("{simd}", host.simd);
+      replace("{l1d}", fmt::format("{} KiB", host.l1d_bytes / 1024));
+      replace("{l2}", fmt::format("{} KiB", host.l2_bytes / 1024));
+      replace("{llc}", fmt::format("{} MiB", host.llc_bytes / (1024 * 1024)));
+      replace("{bandwidth}", fmt::format("{:.1f} GB/s", c.bandwidth_bytes_per_s / 1e9));
+      replace("{flops}", fmt::format("{:.1f} GFLOP/s", c.flops_per_s / 1e9));
+      replace("{rules}", p.rules.describe());
+      p.prose = prose;
+      profile_ = std::move(p);
+    }
+    return *profile_;
+  }
+
+  std::string entry_description(const Task& task) const override {
+    return entry_prototype(task, "cpu") +
+           "\n// Compiled as C++20 with g++ -O3 -march=native -fopenmp into a shared object; called on host memory."
+           "\n// All work must be finished when the function returns. Optional tensors may be NULL.";
+  }
+
+  BuildResult build(const Task& task, const std::string& source) override {
+    BuildRequest request;
+    request.kind = "cpu";
+    // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
+    request.files = {{"candidate.cpp", source},
+                     {"entry.cpp", "#include \"candidate.cpp\"\n" + entry_shim(task, "cpu")}};
+    request.command = {"g++", "-std=c++20", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
+                       "-fno-gnu-unique", "-Wno-attributes", "entry.cpp", "-o", "{out}"};
+    request.timeout = std::chrono::seconds(120);
+    BuildOutcome outcome = build_cached(request);
+    BuildResult result;
+    result.ok = outcome.ok;
+    result.cached = outcome.cached;
+    result.log = outcome.log;
+    result.seconds = outcome.seconds;
+    if (outcome.ok)
+      result.artifact = {{"library", outcome.artifact.string()}, {"readable", {outcome.directory.string()}}};
+    return result;
+  }
+
+  fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-cpu"; }
+
+  runner::RunnerLimits runner_limits() const override {
+    runner::RunnerLimits limits;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    limits.memory_bytes = std::min<uint64_t>(uint64_t(16) << 30, uint64_t(pages) * uint64_t(page) / 2);
+    limits.cpu_seconds = 900;
+    return limits;
+  }
+
+  Ceilings ceilings() override {
+    if (ceilings_) return *ceilings_;
+    const HostInfo host = host_info();
+    const fs::path file = cache_subdir("ceilings") / ("cpu-" + sha256_hex(host.fingerprint()).substr(0, 16) + ".json");
+    if (fs::exists(file)) {
+      auto j = nlohmann::json::parse(read_file(file), nullptr, false);
+      if (j.is_object()) {
+        ceilings_ = Ceilings{j.value("bandwidth_bytes_per_s", 0.0), j.value("flops_per_s", 0.0), j.value("method", "")};
+        return *ceilings_;
+      }
+    }
+    runner::RunnerProcess process(runner_executable(), runner_limits());
+    const auto reply = process.request({{"cmd", "ceilings"}}, std::chrono::minutes(5));
+    Ceilings c{reply.at("bandwidth_bytes_per_s").get<double>(), reply.at("flops_per_s").get<double>(),
+               reply.value("method", "")};
+    write_file_atomic(file, nlohmann::json{{"bandwidth_bytes_per_s", c.bandwidth_bytes_per_s},
+                                           {"flops_per_s", c.flops_per_s},
+                                           {"method", c.method},
+                                           {"host", host.fingerprint()}}
+                                .dump(2));
+    ceilings_ = c;
+    return c;
+  }
+
+  size_t flush_bytes() const override { return std::max<size_t>(2 * host_info().llc_bytes, size_t(64) << 20); }
+
+ private:
+  std::optional<HardwareProfile> profile_;
+  std::optional<Ceilings> ceilings_;
+};
+
+KSEARCH_REGISTER_BACKEND("cpu", CpuBackend);
+
+}  // namespace
+}  // namespace ksearch

@@ -1,0 +1,79 @@
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "backends/backend.hpp"
+#include "cli/command.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "evaluator/evaluator.hpp"
+#include "tasks/registry.hpp"
+
+namespace ksearch::cli {
+namespace {
+
+struct EvalArgs {
+  std::string task, backend = "cpu", file, workloads = "all";
+  bool json = false, no_timing = false;
+  double call_timeout = 20;
+};
+
+void print_table(const EvalReport& r) {
+  fmt::print("task {}  backend {}  status {}\n", r.task, r.backend, status_name(r.status));
+  if (!r.message.empty()) fmt::print("  {}\n", r.message);
+  if (!r.workloads.empty()) {
+    fmt::print("\n{:<28} {:<13} {:>10} {:>10} {:>11} {:>7} {:>9} {:>9}\n", "workload", "status", "max_abs", "max_rel",
+               "median_ms", "spread", "vs_seed", "roofline");
+    for (const auto& w : r.workloads) {
+      const std::string name = w.name + (w.held_out ? " (h)" : "");
+      if (w.timing.samples > 0)
+        fmt::print("{:<28} {:<13} {:>10.2e} {:>10.2e} {:>11.4f} {:>6.1f}% {:>8.2f}x {:>8.1f}%\n", name, status_name(w.status),
+                   w.max_abs_err, w.max_rel_err, w.timing.median, 100 * w.timing.spread(), w.speedup_vs_seed,
+                   100 * w.roofline_fraction);
+      else
+        fmt::print("{:<28} {:<13} {:>10.2e} {:>10.2e} {:>11} {:>7} {:>9} {:>9}\n", name, w.ran ? status_name(w.status) : "not run",
+                   w.max_abs_err, w.max_rel_err, "-", "-", "-", "-");
+    }
+    for (const auto& w : r.workloads)
+      if (w.status != Status::passed && !w.message.empty()) fmt::print("  {}: {}\n", w.name, w.message);
+  }
+  if (r.status == Status::passed && r.timed)
+    fmt::print("\nspeedup vs seed {:.2f}x (geometric mean), roofline fraction {:.1f}%\n", r.speedup_vs_seed,
+               100 * r.roofline_fraction);
+  if (!r.timed && r.status == Status::passed) fmt::print("\nno timing on this backend/host: correctness only\n");
+  if (!r.log.empty() && r.status != Status::passed) fmt::print("\nlog:\n{}\n", r.log);
+}
+
+void setup(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<EvalArgs>();
+  auto* cmd = app.add_subcommand("eval", "Compile, verify and time one candidate kernel");
+  cmd->add_option("--task", args->task, "Task name or path of a task file")->required();
+  cmd->add_option("--backend", args->backend, "Backend (cpu, cuda, metal)");
+  cmd->add_option("file", args->file, "Candidate source file")->required();
+  cmd->add_option("--workloads", args->workloads, "Which workloads: all, visible or held-out")
+      ->check(CLI::IsMember({"all", "visible", "held-out"}));
+  cmd->add_flag("--json", args->json, "Print one JSON object");
+  cmd->add_flag("--no-timing", args->no_timing, "Check correctness only");
+  cmd->add_option("--call-timeout", args->call_timeout, "Seconds one call of the candidate may take");
+  cmd->callback([args, &exit_code] {
+    const Task task = resolve_task(args->task);
+    auto backend = make_backend(args->backend);
+    if (!std::filesystem::exists(args->file)) throw Error("candidate file not found: " + args->file);
+    std::string why;
+    if (!backend->available(&why)) throw Error("backend " + args->backend + " is not available here: " + why);
+    EvalOptions options;
+    options.workloads = args->workloads == "visible" ? WorkloadSet::visible
+                        : args->workloads == "held-out" ? WorkloadSet::held_out : WorkloadSet::all;
+    options.time = !args->no_timing;
+    options.call_timeout = std::chrono::milliseconds(int64_t(args->call_timeout * 1000));
+    Evaluator evaluator(task, *backend, options);
+    const EvalReport report = evaluator.evaluate(read_file(args->file));
+    if (args->json) fmt::print("{}\n", report.to_json().dump(2));
+    else print_table(report);
+    exit_code = report.status == Status::passed ? kExitOk : kExitCandidateFailed;
+  });
+}
+
+}  // namespace
+KSEARCH_CLI_COMMAND(20, setup);
+}  // namespace ksearch::cli

@@ -1,0 +1,46 @@
+#include <spdlog/cfg/env.h>
+#include <spdlog/spdlog.h>
+
+#include <map>
+
+#include "cli/command.hpp"
+#include "core/error.hpp"
+
+namespace ksearch::cli {
+
+namespace {
+std::multimap<int, CommandSetup>& commands() {
+  static std::multimap<int, CommandSetup> map;
+  return map;
+}
+}  // namespace
+
+bool register_command(int order, CommandSetup setup) {
+  commands().emplace(order, std::move(setup));
+  return true;
+}
+
+}  // namespace ksearch::cli
+
+int main(int argc, char** argv) {
+  spdlog::set_pattern("%^[%l]%$ %v");
+  spdlog::set_level(spdlog::level::warn);
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug for more
+  CLI::App app{"ksearch: searches for fast, verified compute kernels (cpu, cuda, metal)"};
+  app.require_subcommand(1);
+  int exit_code = ksearch::cli::kExitOk;
+  for (auto& [order, setup] : ksearch::cli::commands()) setup(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : ksearch::cli::kExitUsage;
+  } catch (const ksearch::Error& e) {
+    fmt::print(stderr, "ksearch: error: {}\n", e.what());
+    return ksearch::cli::kExitUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ksearch: internal error: {}\n", e.what());
+    return 3;
+  }
+  return exit_code;
+}

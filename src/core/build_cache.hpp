@@ -1,0 +1,33 @@
+#pragma once
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ksearch {
+
+// A compile job whose result is cached by the hash of its sources and command line.
+struct BuildRequest {
+  std::string kind;  // cache subfolder, e.g. "cpu", "cuda", "reference"
+  std::vector<std::pair<std::string, std::string>> files;  // file name -> contents, written to the build folder
+  // Command run in the build folder; "{out}" is replaced by the artifact path.
+  std::vector<std::string> command;
+  std::string artifact_name = "out.so";
+  std::chrono::seconds timeout{120};
+  size_t memory_limit_bytes = size_t(4) << 30;
+};
+
+struct BuildOutcome {
+  bool ok = false;
+  bool cached = false;
+  bool timed_out = false;
+  std::filesystem::path artifact;   // valid when ok
+  std::filesystem::path directory;  // the build folder (sources live there, for error messages)
+  std::string log;                  // compiler output
+  double seconds = 0;
+};
+
+BuildOutcome build_cached(const BuildRequest& request);
+
+}  // namespace ksearch

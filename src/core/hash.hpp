@@ -1,0 +1,10 @@
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace ksearch {
+
+// Hex SHA-256 of a byte string; used as the key of every content-addressed cache.
+std::string sha256_hex(std::string_view data);
+
+}  // namespace ksearch

@@ -1,0 +1,31 @@
+#pragma once
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ksearch {
+
+struct CommandResult {
+  int exit_code = -1;      // valid when !signaled && !timed_out
+  int signal = 0;          // terminating signal, 0 if none
+  bool timed_out = false;
+  std::string output;      // stdout and stderr interleaved, truncated to max_output_bytes (tail kept)
+  double wall_seconds = 0;
+  bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
+};
+
+struct CommandOptions {
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+  std::filesystem::path cwd;
+  size_t max_output_bytes = 64 * 1024;
+  size_t memory_limit_bytes = 0;  // RLIMIT_AS for the child, 0 = none
+};
+
+// Runs argv[0] (searched on PATH) in its own process group; on timeout the whole group is killed.
+CommandResult run_command(const std::vector<std::string>& argv, const CommandOptions& options = {});
+
+// The last `max_lines` lines of `text`, for short log excerpts.
+std::string tail_lines(const std::string& text, size_t max_lines);
+
+}  // namespace ksearch

@@ -1,0 +1,23 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "tasks/task.hpp"
+
+namespace ksearch {
+
+struct Comparison {
+  bool ok = true;
+  double max_abs_err = 0;
+  double max_rel_err = 0;
+  size_t mismatches = 0;
+  std::string message;  // why it failed: first bad element, NaN, constant output...
+};
+
+// Checks every element: |out - ref| <= atol + rtol * |ref|, no NaN/Inf where the reference is
+// finite, and no constant output where the reference varies.
+Comparison compare_output(const std::string& name, const void* output, DType dtype, const std::vector<double>& reference,
+                          const Tolerance& tolerance);
+
+}  // namespace ksearch

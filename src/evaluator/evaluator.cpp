@@ -1,0 +1,482 @@
+#include "evaluator/evaluator.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include <spdlog/spdlog.h>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/paths.hpp"
+#include "core/process.hpp"
+#include "evaluator/compare.hpp"
+#include "tasks/inputs.hpp"
+#include "tasks/reference.hpp"
+#include "tasks/signature.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ksearch {
+
+namespace {
+
+constexpr size_t kAlign = 256;
+size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+std::string secret_key() {
+  static const std::string key = [] {
+    const fs::path file = cache_dir() / "secret";
+    if (!fs::exists(file)) {
+      std::random_device rd;
+      std::string bytes;
+      for (int i = 0; i < 32; ++i) bytes.push_back(char(rd() & 0xff));
+      write_file_atomic(file, bytes);
+      fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write);
+    }
+    return read_file(file);
+  }();
+  return key;
+}
+
+// Serializes timing across every ksearch process on the machine: concurrent timings disturb each other.
+class TimingLock {
+ public:
+  TimingLock() : fd_(open((cache_dir() / "timing.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600)) {
+    if (fd_ >= 0) flock(fd_, LOCK_EX);
+  }
+  ~TimingLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+
+ private:
+  int fd_;
+};
+
+// Where each tensor of each rotating set sits in the shared memory.
+struct Layout {
+  CallLayout call;
+  std::vector<size_t> bytes;           // per tensor slot
+  std::vector<bool> is_output;
+  std::vector<DType> dtypes;
+  std::vector<std::string> names;
+  std::vector<std::vector<int64_t>> offsets;  // [set][slot], -1 when absent
+  size_t total = 0;
+  nlohmann::json command_base;
+};
+
+Layout make_layout(const Task& task, const std::string& backend, const Workload& w, int sets) {
+  Layout layout;
+  layout.call = call_layout(task, backend);
+  for (const auto& arg : layout.call.args) {
+    if (arg.kind != CallArg::Kind::tensor) continue;
+    auto shape = task.shape_of(*arg.tensor, w);
+    layout.bytes.push_back(shape ? element_count(*shape) * dtype_size(arg.tensor->dtype) : 0);
+    layout.is_output.push_back(arg.is_output);
+    layout.dtypes.push_back(arg.tensor->dtype);
+    layout.names.push_back(arg.name);
+  }
+  size_t cursor = 0;
+  for (int s = 0; s < sets; ++s) {
+    std::vector<int64_t> offsets;
+    for (size_t i = 0; i < layout.bytes.size(); ++i) {
+      const bool present = task.shape_of(*task.find_tensor(layout.names[i]), w).has_value();
+      offsets.push_back(present ? int64_t(cursor) : -1);
+      if (present) cursor += align_up(std::max<size_t>(layout.bytes[i], 1));
+    }
+    layout.offsets.push_back(offsets);
+  }
+  layout.total = cursor;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  scalar_arguments(task, layout.call, w, ints, floats);
+  layout.command_base = {{"bytes", layout.bytes}, {"outputs", layout.is_output}, {"ints", ints}, {"floats", floats}};
+  return layout;
+}
+
+// Copies inputs into one set and poisons its outputs.
+void stage(char* shm, const Layout& layout, int set, const std::vector<HostTensor>& inputs) {
+  for (size_t slot = 0; slot < layout.names.size(); ++slot) {
+    const int64_t offset = layout.offsets[size_t(set)][slot];
+    if (offset < 0) continue;
+    if (layout.is_output[slot]) {
+      poison(shm + offset, layout.bytes[slot] / dtype_size(layout.dtypes[slot]), layout.dtypes[slot]);
+    } else {
+      for (const auto& t : inputs)
+        if (t.spec->name == layout.names[slot]) std::memcpy(shm + offset, t.bytes.data(), t.bytes.size());
+    }
+  }
+}
+
+struct TrialOutcome {
+  Status status = Status::passed;
+  std::string message;
+  double max_abs = 0, max_rel = 0;
+  double call_ms = 0;
+};
+
+Status failure_status(const runner::RunnerFailure& f) {
+  return f.kind == runner::RunnerFailure::Kind::timeout ? Status::timeout : Status::runtime_error;
+}
+
+}  // namespace
+
+uint64_t secret_seed(const Task& task, const Workload& workload, int index) {
+  const std::string digest = sha256_hex(secret_key() + "|" + task.content_hash + "|" + workload.name + "|" + std::to_string(index));
+  return std::stoull(digest.substr(0, 16), nullptr, 16);
+}
+
+nlohmann::json EvalReport::to_json() const {
+  nlohmann::json j;
+  j["task"] = task;
+  j["backend"] = backend;
+  j["status"] = status_name(status);
+  j["message"] = message;
+  j["log"] = log;
+  j["timed"] = timed;
+  j["speedup_vs_seed"] = speedup_vs_seed;
+  j["roofline_fraction"] = roofline_fraction;
+  j["compile_seconds"] = compile_seconds;
+  j["sandbox"] = sandbox;
+  j["violations"] = nlohmann::json::array();
+  for (const auto& v : violations) j["violations"].push_back({{"rule", v.rule}, {"message", v.message}, {"line", v.line}});
+  j["workloads"] = nlohmann::json::array();
+  for (const auto& w : workloads) {
+    j["workloads"].push_back({{"name", w.name},
+                              {"held_out", w.held_out},
+                              {"status", status_name(w.status)},
+                              {"message", w.message},
+                              {"ran", w.ran},
+                              {"max_abs_err", w.max_abs_err},
+                              {"max_rel_err", w.max_rel_err},
+                              {"median_ms", w.timing.median},
+                              {"spread", w.timing.spread()},
+                              {"p10_ms", w.timing.p10},
+                              {"p90_ms", w.timing.p90},
+                              {"min_ms", w.timing.min},
+                              {"max_ms", w.timing.max},
+                              {"samples", w.timing.samples},
+                              {"roofline_ms", w.roofline_ms},
+                              {"roofline_fraction", w.roofline_fraction},
+                              {"seed_ms", w.seed_ms},
+                              {"speedup_vs_seed", w.speedup_vs_seed}});
+  }
+  return j;
+}
+
+EvalReport EvalReport::from_json(const nlohmann::json& j) {
+  EvalReport r;
+  r.task = j.value("task", "");
+  r.backend = j.value("backend", "");
+  r.status = parse_status(j.value("status", "runtime_error"));
+  r.message = j.value("message", "");
+  r.log = j.value("log", "");
+  r.timed = j.value("timed", false);
+  r.speedup_vs_seed = j.value("speedup_vs_seed", 0.0);
+  r.roofline_fraction = j.value("roofline_fraction", 0.0);
+  r.compile_seconds = j.value("compile_seconds", 0.0);
+  r.sandbox = j.value("sandbox", "");
+  for (const auto& v : j.value("violations", nlohmann::json::array()))
+    r.violations.push_back({v.value("rule", ""), v.value("message", ""), v.value("line", 0)});
+  for (const auto& w : j.value("workloads", nlohmann::json::array())) {
+    WorkloadResult wr;
+    wr.name = w.value("name", "");
+    wr.held_out = w.value("held_out", false);
+    wr.status = parse_status(w.value("status", "runtime_error"));
+    wr.message = w.value("message", "");
+    wr.ran = w.value("ran", false);
+    wr.max_abs_err = w.value("max_abs_err", 0.0);
+    wr.max_rel_err = w.value("max_rel_err", 0.0);
+    wr.timing.median = w.value("median_ms", 0.0);
+    wr.timing.p10 = w.value("p10_ms", 0.0);
+    wr.timing.p90 = w.value("p90_ms", 0.0);
+    wr.timing.min = w.value("min_ms", 0.0);
+    wr.timing.max = w.value("max_ms", 0.0);
+    wr.timing.samples = w.value("samples", 0);
+    wr.roofline_ms = w.value("roofline_ms", 0.0);
+    wr.roofline_fraction = w.value("roofline_fraction", 0.0);
+    wr.seed_ms = w.value("seed_ms", 0.0);
+    wr.speedup_vs_seed = w.value("speedup_vs_seed", 0.0);
+    r.workloads.push_back(wr);
+  }
+  return r;
+}
+
+double EvalReport::mean_median_ms() const {
+  std::vector<double> medians;
+  for (const auto& w : workloads)
+    if (w.timing.samples > 0) medians.push_back(w.timing.median);
+  return medians.empty() ? 0 : geometric_mean(medians);
+}
+
+Evaluator::Evaluator(const Task& task, Backend& backend, EvalOptions options)
+    : task_(task), backend_(backend), options_(options) {
+  options_.trials = std::max(options_.trials, 3);
+  options_.rotating_sets = std::max(options_.rotating_sets, 1);
+}
+
+std::vector<const Workload*> Evaluator::selected_workloads() const {
+  std::vector<const Workload*> out;
+  for (const auto& w : task_.workloads) {
+    if (!w.runs_on(backend_.name())) continue;
+    if (options_.workloads == WorkloadSet::visible && w.held_out) continue;
+    if (options_.workloads == WorkloadSet::held_out && !w.held_out) continue;
+    out.push_back(&w);
+  }
+  return out;
+}
+
+std::optional<EvalReport> Evaluator::check_and_build(const std::string& source, BuildResult& build) {
+  EvalReport report;
+  report.task = task_.name;
+  report.backend = backend_.name();
+  report.violations = backend_.profile().rules.check(source);
+  if (!report.violations.empty()) {
+    report.status = Status::rejected;
+    const auto& v = report.violations.front();
+    report.message = v.line ? fmt::format("line {}: {}", v.line, v.message) : v.message;
+    for (const auto& violation : report.violations)
+      report.log += fmt::format("line {}: [{}] {}\n", violation.line, violation.rule, violation.message);
+    return report;
+  }
+  build = backend_.build(task_, source);
+  report.compile_seconds = build.seconds;
+  if (!build.ok) {
+    report.status = Status::compile_error;
+    report.log = tail_lines(build.log, 40);
+    std::string first_error;
+    for (size_t pos = 0; pos < build.log.size();) {
+      size_t nl = build.log.find('\n', pos);
+      std::string line = build.log.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+      if (line.find("error") != std::string::npos) { first_error = line; break; }
+      if (nl == std::string::npos) break;
+      pos = nl + 1;
+    }
+    report.message = first_error.empty() ? "compilation failed" : first_error;
+    return report;
+  }
+  return std::nullopt;
+}
+
+EvalReport Evaluator::evaluate(const std::string& source) {
+  BuildResult build;
+  if (auto early = check_and_build(source, build)) return *early;
+  return evaluate_built(build);
+}
+
+EvalReport Evaluator::evaluate_built(const BuildResult& build) {
+  EvalReport report;
+  report.task = task_.name;
+  report.backend = backend_.name();
+  report.compile_seconds = build.seconds;
+  const bool timing = options_.time && backend_.timing_available();
+  report.timed = timing;
+  const Ceilings ceilings = timing ? backend_.ceilings() : Ceilings{};
+
+  std::unique_ptr<runner::RunnerProcess> process;
+  auto fail_all_remaining = [&](size_t from, const std::string& why) {
+    for (size_t i = from; i < report.workloads.size(); ++i)
+      if (!report.workloads[i].ran) report.workloads[i].message = why;
+  };
+  const auto workloads = selected_workloads();
+  if (workloads.empty()) {
+    report.status = Status::rejected;
+    report.message = "the task has no workloads for backend " + backend_.name();
+    return report;
+  }
+  for (const Workload* w : workloads) {
+    WorkloadResult wr;
+    wr.name = w->name;
+    wr.held_out = w->held_out;
+    report.workloads.push_back(wr);
+  }
+
+  try {
+    process = std::make_unique<runner::RunnerProcess>(backend_.runner_executable(), backend_.runner_limits());
+    nlohmann::json load = {{"cmd", "load"}, {"artifact", build.artifact}};
+    for (const auto& [k, v] : backend_.load_options(task_).items()) load["artifact"][k] = v;
+    report.sandbox = process->request(load, options_.call_timeout).value("sandbox", "");
+  } catch (const runner::RunnerFailure& f) {
+    report.status = failure_status(f);
+    report.message = std::string("loading the candidate failed: ") + f.what();
+    report.log = process ? tail_lines(process->output_tail(), 30) : "";
+    fail_all_remaining(0, "not run: the candidate could not be loaded");
+    return report;
+  }
+
+  std::random_device rd;
+  for (size_t wi = 0; wi < workloads.size(); ++wi) {
+    const Workload& w = *workloads[wi];
+    WorkloadResult& wr = report.workloads[wi];
+    wr.ran = true;
+    const Layout layout = make_layout(task_, backend_.name(), w, timing ? options_.rotating_sets : 1);
+    std::vector<int> seed_indices(kSecretSeedsPerWorkload);
+    std::iota(seed_indices.begin(), seed_indices.end(), 0);
+    std::shuffle(seed_indices.begin(), seed_indices.end(), std::mt19937(rd()));
+
+    auto trial = [&](int set, uint64_t seed) {
+      TrialOutcome out;
+      auto inputs = generate_inputs(task_, w, seed);
+      auto reference = reference_outputs(task_, w, seed, inputs);
+      char* shm = process->shared_memory(layout.total, options_.call_timeout);
+      stage(shm, layout, set, inputs);
+      nlohmann::json command = layout.command_base;
+      command["cmd"] = "call";
+      command["set"] = layout.offsets[size_t(set)];
+      out.call_ms = process->request(command, options_.call_timeout).value("ms", 0.0);
+      for (size_t slot = 0; slot < layout.names.size(); ++slot) {
+        const int64_t offset = layout.offsets[size_t(set)][slot];
+        if (offset < 0) continue;
+        if (!layout.is_output[slot]) {
+          for (const auto& t : inputs)
+            if (t.spec->name == layout.names[slot] && std::memcmp(shm + offset, t.bytes.data(), t.bytes.size()) != 0) {
+              out.status = Status::wrong_answer;
+              out.message = "the candidate modified its input '" + layout.names[slot] + "'";
+              return out;
+            }
+          continue;
+        }
+        size_t output_index = 0;
+        while (task_.outputs[output_index].name != layout.names[slot]) ++output_index;
+        const Comparison c = compare_output(layout.names[slot], shm + offset, layout.dtypes[slot],
+                                            reference[output_index], task_.tolerance(layout.dtypes[slot]));
+        out.max_abs = std::max(out.max_abs, c.max_abs_err);
+        out.max_rel = std::max(out.max_rel, c.max_rel_err);
+        if (!c.ok && out.status == Status::passed) {
+          out.status = Status::wrong_answer;
+          out.message = c.message;
+        }
+      }
+      return out;
+    };
+
+    try {
+      double call_ms = 0;
+      for (int t = 0; t < options_.trials && wr.status == Status::passed; ++t) {
+        TrialOutcome o = trial(0, secret_seed(task_, w, seed_indices[size_t(t) % seed_indices.size()]));
+        wr.max_abs_err = std::max(wr.max_abs_err, o.max_abs);
+        wr.max_rel_err = std::max(wr.max_rel_err, o.max_rel);
+        call_ms = std::max(call_ms, o.call_ms);
+        if (o.status != Status::passed) {
+          wr.status = o.status;
+          wr.message = fmt::format("trial {}: {}", t + 1, o.message);
+        }
+      }
+      if (wr.status == Status::passed && timing) {
+        char* shm = process->shared_memory(layout.total, options_.call_timeout);
+        for (int s = 0; s < options_.rotating_sets; ++s)
+          stage(shm, layout, s, generate_inputs(task_, w, (uint64_t(rd()) << 32) | rd()));
+        nlohmann::json command = layout.command_base;
+        command["cmd"] = "time";
+        command["sets"] = layout.offsets;
+        command["warmup"] = options_.warmup;
+        command["min_reps"] = options_.min_reps;
+        command["max_reps"] = options_.max_reps;
+        command["target_seconds"] = options_.target_seconds;
+        command["flush_bytes"] = backend_.flush_bytes();
+        const auto budget = std::chrono::milliseconds(
+            int64_t(10000 + (options_.warmup + options_.max_reps) * (3 * call_ms + 50)));
+        std::vector<double> times;
+        {
+          TimingLock lock;
+          times = process->request(command, std::min(budget, options_.call_timeout * 10)).at("times_ms").get<std::vector<double>>();
+        }
+        wr.timing = summarize(times);
+        const double flops = task_.flops(w), bytes = task_.bytes(w);
+        double roofline_s = 0;
+        if (ceilings.flops_per_s > 0) roofline_s = std::max(roofline_s, flops / ceilings.flops_per_s);
+        if (ceilings.bandwidth_bytes_per_s > 0) roofline_s = std::max(roofline_s, bytes / ceilings.bandwidth_bytes_per_s);
+        wr.roofline_ms = roofline_s * 1000;
+        if (wr.timing.median > 0) wr.roofline_fraction = wr.roofline_ms / wr.timing.median;
+        if (wr.roofline_fraction > options_.implausible_roofline_fraction) {
+          wr.status = Status::rejected;
+          wr.message = fmt::format("implausible timing: {:.4f} ms is {:.1f}x faster than this machine's roofline allows ({:.4f} ms); "
+                                   "the candidate skips work or defeats the timer", wr.timing.median, wr.roofline_fraction, wr.roofline_ms);
+        }
+        // Re-check on fresh inputs at the timed buffers' addresses: catches results cached across calls.
+        if (wr.status == Status::passed) {
+          const int last_set = options_.rotating_sets - 1;
+          TrialOutcome o = trial(last_set, secret_seed(task_, w, seed_indices[size_t(options_.trials) % seed_indices.size()]));
+          if (o.status != Status::passed) {
+            wr.status = o.status;
+            wr.message = "after timing, on fresh inputs: " + o.message;
+          }
+        }
+      }
+    } catch (const runner::RunnerFailure& f) {
+      wr.status = failure_status(f);
+      wr.message = f.what();
+      report.log = tail_lines(process->output_tail(), 30);
+      fail_all_remaining(wi + 1, "not run: the runner failed on an earlier workload");
+      break;
+    } catch (const Error& e) {  // ksearch's own side failed (reference, memory): say so plainly
+      wr.status = Status::runtime_error;
+      wr.message = std::string("evaluation error: ") + e.what();
+    }
+  }
+
+  // Overall status: the most severe; a workload that never ran counts as failed.
+  std::vector<double> speedups, fractions;
+  const auto* seeds = (timing && options_.compare_to_seed) ? &seed_times() : nullptr;
+  for (auto& wr : report.workloads) {
+    if (!wr.ran && report.status == Status::passed) report.status = Status::runtime_error;
+    if (wr.status > report.status) {
+      report.status = wr.status;
+      report.message = fmt::format("workload {}: {}", wr.name, wr.message);
+    }
+    if (wr.timing.samples > 0) {
+      if (seeds && seeds->count(wr.name)) {
+        wr.seed_ms = seeds->at(wr.name);
+        wr.speedup_vs_seed = wr.seed_ms / wr.timing.median;
+        speedups.push_back(wr.speedup_vs_seed);
+      }
+      if (wr.roofline_fraction > 0) fractions.push_back(wr.roofline_fraction);
+    }
+  }
+  if (report.status == Status::passed) {
+    report.speedup_vs_seed = geometric_mean(speedups);
+    report.roofline_fraction = geometric_mean(fractions);
+    if (report.log.empty()) report.log = tail_lines(process->output_tail(), 10);
+  }
+  return report;
+}
+
+const std::map<std::string, double>& Evaluator::seed_times() {
+  if (seed_times_) return *seed_times_;
+  const std::string seed_source = read_file(task_.entry(backend_.name()).seed);
+  const Ceilings c = backend_.ceilings();
+  const std::string key = sha256_hex(fmt::format("{}|{}|{}|{}|{}|{}", task_.content_hash, backend_.name(), seed_source,
+                                                 c.bandwidth_bytes_per_s, c.flops_per_s, options_.target_seconds))
+                              .substr(0, 24);
+  const fs::path file = cache_subdir("seed-timings") / (task_.name + "-" + backend_.name() + "-" + key + ".json");
+  std::map<std::string, double> times;
+  if (fs::exists(file)) {
+    auto j = nlohmann::json::parse(read_file(file), nullptr, false);
+    if (j.is_object()) times = j.get<std::map<std::string, double>>();
+  }
+  bool complete = true;
+  for (const Workload* w : selected_workloads()) complete = complete && times.count(w->name);
+  if (!complete) {
+    EvalOptions seed_options = options_;
+    seed_options.compare_to_seed = false;
+    seed_options.workloads = WorkloadSet::all;
+    Evaluator seed_evaluator(task_, backend_, seed_options);
+    EvalReport seed_report = seed_evaluator.evaluate(seed_source);
+    for (const auto& wr : seed_report.workloads)
+      if (wr.status == Status::passed && wr.timing.samples > 0) times[wr.name] = wr.timing.median;
+    if (seed_report.status != Status::passed)
+      spdlog::warn("the seed kernel of task '{}' does not pass on {}: {}", task_.name, backend_.name(), seed_report.message);
+    write_file_atomic(file, nlohmann::json(times).dump(2));
+  }
+  seed_times_ = times;
+  return *seed_times_;
+}
+
+}  // namespace ksearch

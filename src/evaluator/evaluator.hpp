@@ -1,0 +1,94 @@
+#pragma once
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/backend.hpp"
+#include "core/stats.hpp"
+#include "core/status.hpp"
+#include "tasks/task.hpp"
+
+namespace ksearch {
+
+enum class WorkloadSet { visible, held_out, all };
+
+struct EvalOptions {
+  WorkloadSet workloads = WorkloadSet::all;
+  int trials = 3;                    // fresh random inputs checked before timing (at least 3)
+  bool time = true;
+  int rotating_sets = 3;             // input buffers rotated through during timing
+  int warmup = 2;
+  int min_reps = 5;
+  int max_reps = 40;
+  double target_seconds = 0.3;       // timed work per workload
+  std::chrono::milliseconds call_timeout{20000};
+  bool compare_to_seed = true;       // time the task's seed too (cached) for speedup_vs_seed
+  double implausible_roofline_fraction = 1.5;  // faster than the roofline by this much: rejected
+};
+
+struct WorkloadResult {
+  std::string name;
+  bool held_out = false;
+  Status status = Status::passed;
+  std::string message;
+  double max_abs_err = 0, max_rel_err = 0;
+  TimingSummary timing;          // milliseconds
+  double roofline_ms = 0;
+  double roofline_fraction = 0;  // roofline_ms / median
+  double seed_ms = 0;
+  double speedup_vs_seed = 0;
+  bool ran = false;
+};
+
+struct EvalReport {
+  std::string task, backend;
+  Status status = Status::passed;
+  std::string message;  // one line: the first problem
+  std::string log;      // compiler or runner output excerpt
+  std::vector<RuleViolation> violations;
+  std::vector<WorkloadResult> workloads;
+  double speedup_vs_seed = 0;    // geometric mean over timed workloads
+  double roofline_fraction = 0;  // geometric mean over timed workloads
+  double compile_seconds = 0;
+  bool timed = false;
+  std::string sandbox;
+
+  nlohmann::json to_json() const;
+  static EvalReport from_json(const nlohmann::json& j);
+  double mean_median_ms() const;  // geometric mean of the workloads' medians (0 if untimed)
+};
+
+class Evaluator {
+ public:
+  Evaluator(const Task& task, Backend& backend, EvalOptions options = {});
+
+  // Rules, build, run; never throws for anything the candidate does.
+  EvalReport evaluate(const std::string& source);
+  // The same split in two, so that builds can run in parallel before evaluations.
+  std::optional<EvalReport> check_and_build(const std::string& source, BuildResult& build);
+  EvalReport evaluate_built(const BuildResult& build);
+
+  // Median milliseconds of the task's seed per workload, cached per machine.
+  const std::map<std::string, double>& seed_times();
+
+  const Task& task() const { return task_; }
+  Backend& backend() { return backend_; }
+  const EvalOptions& options() const { return options_; }
+
+ private:
+  std::vector<const Workload*> selected_workloads() const;
+  const Task& task_;
+  Backend& backend_;
+  EvalOptions options_;
+  std::optional<std::map<std::string, double>> seed_times_;
+};
+
+// The secret seed pool: seeds a candidate cannot see, stable per machine so references cache.
+uint64_t secret_seed(const Task& task, const Workload& workload, int index);
+inline constexpr int kSecretSeedsPerWorkload = 8;
+
+}  // namespace ksearch

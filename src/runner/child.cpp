@@ -1,0 +1,167 @@
+#include "runner/child.hpp"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "runner/protocol.hpp"
+#include "runner/sandbox.hpp"
+
+namespace ksearch::runner {
+
+nlohmann::json RunnerDevice::extra(const nlohmann::json& command) {
+  throw std::runtime_error("unknown runner command: " + command.value("cmd", std::string("?")));
+}
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void flush_caches(size_t bytes) {
+  static std::vector<char> buffer;
+  if (bytes == 0) return;
+  if (buffer.size() < bytes) buffer.resize(bytes);
+  // Volatile stores, so the compiler cannot drop the pass; one line of every 64 bytes is enough.
+  volatile char* p = buffer.data();
+  for (size_t i = 0; i < bytes; i += 64) p[i] = char(p[i] + 1);
+}
+
+namespace {
+
+RunnerArgs parse_args(int argc, char** argv) {
+  RunnerArgs args;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    const uint64_t value = std::stoull(argv[i + 1]);
+    if (flag == "--command-fd") args.command_fd = int(value);
+    else if (flag == "--result-fd") args.result_fd = int(value);
+    else if (flag == "--shm-fd") args.shm_fd = int(value);
+    else if (flag == "--memory") args.memory_limit_bytes = value;
+    else if (flag == "--cpu-seconds") args.cpu_seconds = value;
+  }
+  if (args.command_fd < 0 || args.result_fd < 0 || args.shm_fd < 0)
+    throw std::runtime_error("this program is started by ksearch, not by hand");
+  return args;
+}
+
+class SharedMemory {
+ public:
+  explicit SharedMemory(int fd) : fd_(fd) {}
+  void map(size_t bytes) {
+    if (base_) munmap(base_, size_);
+    base_ = nullptr;
+    size_ = bytes;
+    if (bytes == 0) return;
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    if (p == MAP_FAILED) throw std::runtime_error(std::string("cannot map shared memory: ") + std::strerror(errno));
+    base_ = static_cast<char*>(p);
+  }
+  void* at(int64_t offset, size_t bytes) const {
+    if (offset < 0) return nullptr;
+    if (size_t(offset) + bytes > size_) throw std::runtime_error("tensor outside the shared memory");
+    return base_ + offset;
+  }
+
+ private:
+  int fd_;
+  char* base_ = nullptr;
+  size_t size_ = 0;
+};
+
+CallArgs call_args(const SharedMemory& shm, const nlohmann::json& set, const nlohmann::json& command) {
+  CallArgs args;
+  const auto& bytes = command.at("bytes");
+  const auto& outputs = command.at("outputs");
+  for (size_t i = 0; i < set.size(); ++i) {
+    const size_t n = bytes.at(i).get<size_t>();
+    args.ptrs.push_back(shm.at(set.at(i).get<int64_t>(), n));
+    args.bytes.push_back(n);
+    args.is_output.push_back(outputs.at(i).get<bool>());
+  }
+  args.ints = command.at("ints").get<std::vector<int64_t>>();
+  args.floats = command.at("floats").get<std::vector<double>>();
+  return args;
+}
+
+}  // namespace
+
+int runner_main(int argc, char** argv, RunnerDevice& device) {
+  RunnerArgs args;
+  try {
+    args = parse_args(argc, argv);
+  } catch (const std::exception& e) {
+    fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive ksearch
+  if (getppid() == 1) return 3;
+  apply_resource_limits(args.memory_limit_bytes, args.cpu_seconds);
+  SharedMemory shm(args.shm_fd);
+  std::vector<std::filesystem::path> readable;
+  bool loaded = false;
+
+  auto reply = [&](nlohmann::json message) { return write_frame(args.result_fd, message); };
+  try {
+    readable = device.initialize();
+  } catch (const std::exception& e) {
+    reply({{"ok", false}, {"error", std::string("runner initialization failed: ") + e.what()}});
+    return 4;
+  }
+
+  while (true) {
+    auto command = read_frame(args.command_fd, -1);
+    if (!command) return 0;  // the parent closed the pipe
+    const std::string cmd = command->value("cmd", "");
+    try {
+      if (cmd == "exit") {
+        reply({{"ok", true}});
+        return 0;
+      } else if (cmd == "load") {
+        if (loaded) throw std::runtime_error("a candidate is already loaded");
+        const auto& artifact = command->at("artifact");
+        auto paths = readable;
+        for (const auto& p : artifact.value("readable", std::vector<std::string>{})) paths.emplace_back(p);
+        const std::string fs_sandbox = restrict_filesystem(paths);
+        apply_syscall_filter(false, device.strict_sandbox());
+        device.load(artifact);
+        apply_syscall_filter(true, device.strict_sandbox());
+        loaded = true;
+        reply({{"ok", true}, {"sandbox", fs_sandbox}});
+      } else if (cmd == "map") {
+        shm.map(command->at("bytes").get<size_t>());
+        reply({{"ok", true}});
+      } else if (cmd == "call") {
+        if (!loaded) throw std::runtime_error("no candidate loaded");
+        CallArgs call = call_args(shm, command->at("set"), *command);
+        const double start = now_ms();
+        device.call(call);
+        reply({{"ok", true}, {"ms", now_ms() - start}});
+      } else if (cmd == "time") {
+        if (!loaded) throw std::runtime_error("no candidate loaded");
+        std::vector<CallArgs> sets;
+        for (const auto& set : command->at("sets")) sets.push_back(call_args(shm, set, *command));
+        TimingRequest request;
+        request.warmup = command->value("warmup", request.warmup);
+        request.min_reps = command->value("min_reps", request.min_reps);
+        request.max_reps = command->value("max_reps", request.max_reps);
+        request.target_seconds = command->value("target_seconds", request.target_seconds);
+        request.flush_bytes = command->value("flush_bytes", size_t(0));
+        reply({{"ok", true}, {"times_ms", device.time(sets, request)}});
+      } else {
+        nlohmann::json result = device.extra(*command);
+        result["ok"] = true;
+        reply(result);
+      }
+    } catch (const std::exception& e) {
+      if (!reply({{"ok", false}, {"error", e.what()}})) return 5;
+    }
+  }
+}
+
+}  // namespace ksearch::runner

@@ -1,0 +1,203 @@
+#include "runner/parent.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include "core/error.hpp"
+#include "runner/protocol.hpp"
+
+extern char** environ;
+
+namespace ksearch::runner {
+
+namespace {
+constexpr size_t kOutputKeep = 16 * 1024;
+
+// Random descriptor numbers, so that a candidate cannot write to the result pipe by a fixed number.
+std::vector<int> random_fds(int count) {
+  std::random_device rd;
+  std::vector<int> fds;
+  while (int(fds.size()) < count) {
+    int fd = 40 + int(rd() % 900);
+    if (std::find(fds.begin(), fds.end(), fd) == fds.end()) fds.push_back(fd);
+  }
+  return fds;
+}
+}  // namespace
+
+RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const RunnerLimits& limits,
+                             const std::vector<std::string>& environment) {
+  if (!std::filesystem::exists(executable)) throw Error("runner not found: " + executable.string() + " (build ksearch first)");
+  int to_child[2], from_child[2], output[2];
+  if (pipe2(to_child, O_CLOEXEC) || pipe2(from_child, O_CLOEXEC) || pipe2(output, O_CLOEXEC))
+    throw Error(std::string("pipe: ") + std::strerror(errno));
+  shm_fd_ = memfd_create("ksearch-tensors", MFD_CLOEXEC);
+  if (shm_fd_ < 0) throw Error(std::string("memfd_create: ") + std::strerror(errno));
+
+  const auto fds = random_fds(3);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, to_child[0], fds[0]);
+  posix_spawn_file_actions_adddup2(&actions, from_child[1], fds[1]);
+  posix_spawn_file_actions_adddup2(&actions, shm_fd_, fds[2]);
+  posix_spawn_file_actions_adddup2(&actions, output[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, output[1], 2);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+
+  std::vector<std::string> argv_strings = {executable.string(), "--command-fd", std::to_string(fds[0]),
+                                           "--result-fd", std::to_string(fds[1]), "--shm-fd", std::to_string(fds[2]),
+                                           "--memory", std::to_string(limits.memory_bytes),
+                                           "--cpu-seconds", std::to_string(limits.cpu_seconds)};
+  std::vector<char*> argv;
+  for (auto& s : argv_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  // A minimal environment: API keys and other secrets of the parent never reach a candidate.
+  std::vector<std::string> env_strings = {"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C"};
+  for (const char* keep : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
+    if (const char* v = std::getenv(keep)) env_strings.push_back(std::string(keep) + "=" + v);
+  env_strings.insert(env_strings.end(), environment.begin(), environment.end());
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+
+  const int rc = posix_spawn(&pid_, argv[0], &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  close(to_child[0]);
+  close(from_child[1]);
+  close(output[1]);
+  command_fd_ = to_child[1];
+  result_fd_ = from_child[0];
+  output_fd_ = output[0];
+  if (rc != 0) {
+    pid_ = -1;
+    throw Error("cannot start runner " + executable.string() + ": " + std::strerror(rc));
+  }
+  signal(SIGPIPE, SIG_IGN);  // a dead runner must not kill ksearch through a broken pipe
+  output_reader_ = std::thread([this] {
+    char buffer[4096];
+    while (true) {
+      ssize_t n = read(output_fd_, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      std::lock_guard lock(output_mutex_);
+      output_.append(buffer, size_t(n));
+      if (output_.size() > 2 * kOutputKeep) output_.erase(0, output_.size() - kOutputKeep);
+    }
+  });
+}
+
+RunnerProcess::~RunnerProcess() {
+  if (pid_ > 0 && alive()) {
+    write_frame(command_fd_, {{"cmd", "exit"}});
+    bool timed_out = false;
+    read_frame(result_fd_, 500, &timed_out);
+  }
+  kill_group();
+  if (pid_ > 0 && !reaped_) waitpid(pid_, &exit_status_, 0);
+  for (int fd : {command_fd_, result_fd_, shm_fd_})
+    if (fd >= 0) close(fd);
+  if (output_reader_.joinable()) output_reader_.join();
+  if (output_fd_ >= 0) close(output_fd_);
+  if (shm_base_) munmap(shm_base_, shm_size_);
+}
+
+void RunnerProcess::kill_group() {
+  if (pid_ > 0 && !reaped_) {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+  }
+}
+
+bool RunnerProcess::alive() {
+  if (pid_ <= 0 || reaped_) return false;
+  pid_t r = waitpid(pid_, &exit_status_, WNOHANG);
+  if (r == pid_) {
+    reaped_ = true;
+    ::kill(-pid_, SIGKILL);  // threads or leftovers in its group
+    return false;
+  }
+  return true;
+}
+
+std::string RunnerProcess::output_tail() const {
+  std::lock_guard lock(output_mutex_);
+  return output_.size() > kOutputKeep ? output_.substr(output_.size() - kOutputKeep) : output_;
+}
+
+std::string RunnerProcess::death_description() {
+  if (!reaped_) {
+    // Give the kernel a moment to deliver the exit after the pipe closed.
+    for (int i = 0; i < 100 && alive(); ++i) usleep(10000);
+    if (!reaped_) {
+      kill_group();
+      waitpid(pid_, &exit_status_, 0);
+      reaped_ = true;
+      return "the runner stopped answering";
+    }
+  }
+  if (WIFEXITED(exit_status_))
+    return "the candidate's process exited with status " + std::to_string(WEXITSTATUS(exit_status_)) +
+           " before finishing (early exit() or a crash in the runner)";
+  if (WIFSIGNALED(exit_status_)) {
+    const int sig = WTERMSIG(exit_status_);
+    switch (sig) {
+      case SIGSYS: return "killed by the sandbox (SIGSYS): the candidate made a forbidden system call (process creation, network, ...)";
+      case SIGXCPU: return "killed for exceeding its CPU-time limit (SIGXCPU)";
+      case SIGXFSZ: return "killed for writing to a file (SIGXFSZ): candidates may not write files";
+      case SIGSEGV: return "crashed with a segmentation fault (SIGSEGV): invalid memory access";
+      case SIGBUS: return "crashed with a bus error (SIGBUS)";
+      case SIGFPE: return "crashed with an arithmetic exception (SIGFPE)";
+      case SIGILL: return "crashed on an illegal instruction (SIGILL)";
+      case SIGABRT: return "aborted (SIGABRT): an assertion, std::terminate or a failed allocation (memory limit?)";
+      case SIGKILL: return "killed (SIGKILL): out of memory or killed by ksearch";
+      default: return std::string("killed by signal ") + strsignal(sig);
+    }
+  }
+  return "the runner died";
+}
+
+nlohmann::json RunnerProcess::request(const nlohmann::json& command, std::chrono::milliseconds timeout) {
+  if (!alive()) throw RunnerFailure(RunnerFailure::Kind::crashed, death_description());
+  if (!write_frame(command_fd_, command)) throw RunnerFailure(RunnerFailure::Kind::crashed, death_description());
+  bool timed_out = false;
+  auto reply = read_frame(result_fd_, int(timeout.count()), &timed_out);
+  if (!reply) {
+    if (timed_out) {
+      kill_group();
+      throw RunnerFailure(RunnerFailure::Kind::timeout,
+                          "no answer within " + std::to_string(timeout.count() / 1000.0) + " s (hang or too slow); killed");
+    }
+    throw RunnerFailure(RunnerFailure::Kind::crashed, death_description());
+  }
+  if (!reply->value("ok", false))
+    throw RunnerFailure(RunnerFailure::Kind::error, reply->value("error", std::string("the runner reported an error")));
+  return *reply;
+}
+
+char* RunnerProcess::shared_memory(size_t bytes, std::chrono::milliseconds timeout) {
+  bytes = std::max<size_t>(bytes, 4096);
+  if (bytes <= shm_size_) return shm_base_;
+  if (shm_base_) munmap(shm_base_, shm_size_);
+  if (ftruncate(shm_fd_, off_t(bytes)) != 0) throw Error(std::string("cannot size shared memory: ") + std::strerror(errno));
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm_fd_, 0);
+  if (p == MAP_FAILED) throw Error(std::string("cannot map shared memory: ") + std::strerror(errno));
+  shm_base_ = static_cast<char*>(p);
+  shm_size_ = bytes;
+  request({{"cmd", "map"}, {"bytes", bytes}}, timeout);
+  return shm_base_;
+}
+
+}  // namespace ksearch::runner

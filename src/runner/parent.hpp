@@ -1,0 +1,61 @@
+#pragma once
+// The parent side of the runner protocol: starts a runner executable in its own process group
+// with limits, talks to it, and turns every way it can die into a RunnerFailure.
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ksearch::runner {
+
+struct RunnerLimits {
+  uint64_t memory_bytes = uint64_t(8) << 30;  // RLIMIT_AS; 0 = none
+  uint64_t cpu_seconds = 600;
+};
+
+struct RunnerFailure : std::runtime_error {
+  enum class Kind { timeout, crashed, error } kind;
+  RunnerFailure(Kind k, const std::string& message) : std::runtime_error(message), kind(k) {}
+};
+
+class RunnerProcess {
+ public:
+  RunnerProcess(const std::filesystem::path& executable, const RunnerLimits& limits,
+                const std::vector<std::string>& environment = {});
+  ~RunnerProcess();
+  RunnerProcess(const RunnerProcess&) = delete;
+  RunnerProcess& operator=(const RunnerProcess&) = delete;
+
+  // Sends a command and waits for its answer. A reply with ok=false becomes RunnerFailure(error);
+  // no reply in time kills the process group (timeout); a dead runner is `crashed` with how it died.
+  nlohmann::json request(const nlohmann::json& command, std::chrono::milliseconds timeout);
+
+  // Shared memory of at least `bytes`, mapped here and (after the map command) in the runner.
+  char* shared_memory(size_t bytes, std::chrono::milliseconds timeout);
+  size_t shared_memory_size() const { return shm_size_; }
+
+  std::string output_tail() const;  // last lines the runner (and the candidate) printed
+  void kill_group();
+  bool alive();
+
+ private:
+  std::string death_description();
+  pid_t pid_ = -1;
+  int command_fd_ = -1, result_fd_ = -1, shm_fd_ = -1, output_fd_ = -1;
+  char* shm_base_ = nullptr;
+  size_t shm_size_ = 0;
+  int exit_status_ = 0;
+  bool reaped_ = false;
+  std::thread output_reader_;
+  mutable std::mutex output_mutex_;
+  std::string output_;
+};
+
+}  // namespace ksearch::runner

@@ -1,0 +1,14 @@
+#pragma once
+#include <map>
+#include <string>
+
+namespace ksearch {
+
+// Evaluates an arithmetic expression over named values (axes and scalar parameters):
+// + - * / ^, parentheses, comparisons, && ||, ?:, min(), max(). Throws Error with the expression.
+double evaluate_expression(const std::string& expression, const std::map<std::string, double>& values);
+
+// Checks an expression parses and names only known values; returns an error message or "".
+std::string validate_expression(const std::string& expression, const std::map<std::string, double>& values);
+
+}  // namespace ksearch

@@ -1,0 +1,84 @@
+#include "tasks/inputs.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+namespace ksearch {
+
+namespace {
+
+void fill(HostTensor& t, uint64_t seed) {
+  const Distribution& d = t.spec->dist;
+  std::mt19937_64 rng(seed);
+  const size_t n = t.elements();
+  void* data = t.bytes.data();
+  if (d.kind == "normal") {
+    std::normal_distribution<double> dist(d.a, d.b);
+    for (size_t i = 0; i < n; ++i) store_from_double(data, i, t.spec->dtype, dist(rng));
+  } else if (d.kind == "uniform") {
+    std::uniform_real_distribution<double> dist(d.a, d.b);
+    for (size_t i = 0; i < n; ++i) store_from_double(data, i, t.spec->dtype, dist(rng));
+  } else if (d.kind == "log_uniform" || d.kind == "neg_log_uniform") {
+    std::uniform_real_distribution<double> dist(std::log(d.a), std::log(d.b));
+    const double sign = d.kind == "neg_log_uniform" ? -1.0 : 1.0;
+    for (size_t i = 0; i < n; ++i) store_from_double(data, i, t.spec->dtype, sign * std::exp(dist(rng)));
+  } else {  // randint, inclusive bounds
+    std::uniform_int_distribution<int64_t> dist(int64_t(d.a), int64_t(d.b));
+    for (size_t i = 0; i < n; ++i) store_from_double(data, i, t.spec->dtype, double(dist(rng)));
+  }
+}
+
+}  // namespace
+
+std::vector<HostTensor> generate_inputs(const Task& task, const Workload& workload, uint64_t seed) {
+  std::vector<HostTensor> inputs;
+  std::seed_seq seq{uint32_t(seed), uint32_t(seed >> 32)};
+  std::vector<uint64_t> tensor_seeds(task.inputs.size());
+  {
+    std::vector<uint32_t> raw(task.inputs.size() * 2);
+    seq.generate(raw.begin(), raw.end());
+    for (size_t i = 0; i < tensor_seeds.size(); ++i) tensor_seeds[i] = (uint64_t(raw[2 * i]) << 32) | raw[2 * i + 1];
+  }
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    HostTensor t;
+    t.spec = &task.inputs[i];
+    auto shape = task.shape_of(task.inputs[i], workload);
+    t.present = shape.has_value();
+    if (t.present) {
+      t.shape = *shape;
+      t.bytes.resize(element_count(t.shape) * dtype_size(t.spec->dtype));
+      fill(t, tensor_seeds[i]);
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+void poison(void* data, size_t elements, DType dtype) {
+  if (dtype_is_float(dtype)) {
+    for (size_t i = 0; i < elements; ++i) store_from_double(data, i, dtype, std::numeric_limits<double>::quiet_NaN());
+  } else {
+    std::memset(data, 0xA5, elements * dtype_size(dtype));  // an unlikely bit pattern for integer results
+  }
+}
+
+std::vector<HostTensor> allocate_outputs(const Task& task, const Workload& workload) {
+  std::vector<HostTensor> outputs;
+  for (const auto& spec : task.outputs) {
+    HostTensor t;
+    t.spec = &spec;
+    auto shape = task.shape_of(spec, workload);
+    t.present = shape.has_value();
+    if (t.present) {
+      t.shape = *shape;
+      t.bytes.resize(element_count(t.shape) * dtype_size(spec.dtype));
+      poison(t.bytes.data(), t.elements(), spec.dtype);
+    }
+    outputs.push_back(std::move(t));
+  }
+  return outputs;
+}
+
+}  // namespace ksearch

@@ -1,0 +1,364 @@
+#include "tasks/task.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <toml++/toml.h>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/paths.hpp"
+#include "tasks/expr.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ksearch {
+
+bool Workload::runs_on(const std::string& backend) const {
+  return backends.empty() || std::find(backends.begin(), backends.end(), backend) != backends.end();
+}
+
+const TensorSpec* Task::find_tensor(const std::string& tensor_name) const {
+  for (const auto* list : {&inputs, &outputs})
+    for (const auto& t : *list)
+      if (t.name == tensor_name) return &t;
+  return nullptr;
+}
+
+const ParamSpec* Task::find_param(const std::string& param_name) const {
+  for (const auto& p : params)
+    if (p.name == param_name) return &p;
+  return nullptr;
+}
+
+bool Task::is_axis(const std::string& axis_name) const {
+  return std::any_of(axes.begin(), axes.end(), [&](const auto& a) { return a.first == axis_name; });
+}
+
+const Workload& Task::workload(const std::string& workload_name) const {
+  for (const auto& w : workloads)
+    if (w.name == workload_name) return w;
+  throw Error(fmt::format("task '{}' has no workload '{}'", name, workload_name));
+}
+
+const EntrySpec& Task::entry(const std::string& backend) const {
+  auto it = entries.find(backend);
+  if (it == entries.end()) {
+    std::string known;
+    for (const auto& [b, _] : entries) known += (known.empty() ? "" : ", ") + b;
+    throw Error(fmt::format("task '{}' has no entry for backend '{}' (it has: {})", name, backend, known));
+  }
+  return it->second;
+}
+
+Tolerance Task::tolerance(DType dtype) const {
+  auto it = tolerances.find(dtype);
+  if (it != tolerances.end()) return it->second;
+  switch (dtype) {  // conservative defaults when the task file is silent
+    case DType::f16: return {1e-2, 1e-3};
+    case DType::bf16: return {2e-2, 1e-2};
+    case DType::f32: return {1e-4, 1e-5};
+    case DType::f64: return {1e-9, 1e-12};
+    default: return {0, 0};
+  }
+}
+
+std::map<std::string, double> Task::bindings(const Workload& w) const {
+  std::map<std::string, double> values;
+  for (const auto& p : params) values[p.name] = p.default_value;
+  for (const auto& [k, v] : w.params) values[k] = v;
+  for (const auto& [k, v] : w.axes) values[k] = double(v);
+  return values;
+}
+
+std::optional<std::vector<int64_t>> Task::shape_of(const TensorSpec& t, const Workload& w) const {
+  if (w.absent.count(t.name)) return std::nullopt;
+  const auto values = bindings(w);
+  auto override_it = w.shapes.find(t.name);
+  const auto& dims = override_it != w.shapes.end() ? override_it->second : t.shape;
+  std::vector<int64_t> shape;
+  for (const auto& dim : dims) shape.push_back(int64_t(std::llround(evaluate_expression(dim, values))));
+  return shape;
+}
+
+double Task::flops(const Workload& w) const { return evaluate_expression(flops_expr, bindings(w)); }
+double Task::bytes(const Workload& w) const { return evaluate_expression(bytes_expr, bindings(w)); }
+
+std::vector<const Workload*> Task::workloads_for(const std::string& backend, bool held_out) const {
+  std::vector<const Workload*> out;
+  for (const auto& w : workloads)
+    if (w.runs_on(backend) && w.held_out == held_out) out.push_back(&w);
+  return out;
+}
+
+size_t element_count(const std::vector<int64_t>& shape) {
+  size_t n = 1;
+  for (int64_t d : shape) n *= size_t(std::max<int64_t>(d, 0));
+  return n;
+}
+
+namespace {
+
+// Builds error messages that point at the offending line of the task file.
+class TaskFileReader {
+ public:
+  explicit TaskFileReader(fs::path file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const toml::node* node, const std::string& field, const std::string& message) const {
+    if (node && node->source().begin.line > 0)
+      throw Error(fmt::format("{}:{}: field '{}': {}", file_.string(), node->source().begin.line, field, message));
+    throw Error(fmt::format("{}: field '{}': {}", file_.string(), field, message));
+  }
+
+  const toml::table& table(const toml::node* node, const std::string& field) const {
+    if (!node || !node->is_table()) fail(node, field, "expected a table");
+    return *node->as_table();
+  }
+
+  std::string string(const toml::table& t, const std::string& key, const std::string& field,
+                     std::optional<std::string> fallback = std::nullopt) const {
+    const toml::node* node = t.get(key);
+    if (!node) {
+      if (fallback) return *fallback;
+      fail(&t, field + "." + key, "missing (a string is required)");
+    }
+    if (!node->is_string()) fail(node, field + "." + key, "expected a string");
+    return std::string(*node->value<std::string>());
+  }
+
+  double number(const toml::node* node, const std::string& field) const {
+    if (node && node->is_integer()) return double(*node->value<int64_t>());
+    if (node && node->is_floating_point()) return *node->value<double>();
+    if (node && node->is_boolean()) return *node->value<bool>() ? 1 : 0;
+    fail(node, field, "expected a number");
+  }
+
+  std::vector<std::string> strings(const toml::node* node, const std::string& field) const {
+    std::vector<std::string> out;
+    if (!node || !node->is_array()) fail(node, field, "expected an array of strings");
+    for (const auto& item : *node->as_array()) {
+      if (item.is_string()) out.emplace_back(*item.value<std::string>());
+      else if (item.is_integer()) out.push_back(std::to_string(*item.value<int64_t>()));
+      else fail(&item, field, "expected strings (or integers for fixed dimensions)");
+    }
+    return out;
+  }
+
+  const fs::path& file() const { return file_; }
+
+ private:
+  fs::path file_;
+};
+
+const std::set<std::string> kDistributions = {"normal", "uniform", "log_uniform", "neg_log_uniform", "randint"};
+
+TensorSpec read_tensor(const TaskFileReader& r, const toml::node& node, const std::string& field, bool is_input) {
+  const auto& t = r.table(&node, field);
+  TensorSpec spec;
+  spec.name = r.string(t, "name", field);
+  const std::string where = field + "(" + spec.name + ")";
+  try {
+    spec.dtype = parse_dtype(r.string(t, "dtype", where));
+  } catch (const Error& e) {
+    r.fail(t.get("dtype"), where + ".dtype", e.what());
+  }
+  spec.shape = r.strings(t.get("shape"), where + ".shape");
+  spec.optional = t["optional"].value_or(false);
+  spec.description = t["description"].value_or(std::string());
+  if (is_input) {
+    if (const toml::node* dist = t.get("dist")) {
+      const auto& d = r.table(dist, where + ".dist");
+      spec.dist.kind = r.string(d, "kind", where + ".dist");
+      if (!kDistributions.count(spec.dist.kind))
+        r.fail(d.get("kind"), where + ".dist.kind",
+               "unknown distribution '" + spec.dist.kind + "' (normal, uniform, log_uniform, neg_log_uniform, randint)");
+      const bool normal = spec.dist.kind == "normal";
+      const char* first = normal ? "mean" : "lo";
+      const char* second = normal ? "std" : "hi";
+      spec.dist.a = d.get(first) ? r.number(d.get(first), where + ".dist." + first) : 0.0;
+      if (!d.get(second)) r.fail(&d, where + ".dist." + second, "missing");
+      spec.dist.b = r.number(d.get(second), where + ".dist." + second);
+      if (!normal && spec.dist.b <= spec.dist.a) r.fail(&d, where + ".dist", "needs lo < hi");
+      if (normal && spec.dist.b <= 0) r.fail(&d, where + ".dist.std", "must be positive");
+      if ((spec.dist.kind == "log_uniform" || spec.dist.kind == "neg_log_uniform") && spec.dist.a <= 0)
+        r.fail(&d, where + ".dist.lo", "must be positive for a log-uniform distribution");
+    }
+  }
+  return spec;
+}
+
+}  // namespace
+
+Task load_task(const fs::path& file_in) {
+  const fs::path file = fs::absolute(file_in);
+  if (!fs::exists(file)) throw Error("task file not found: " + file.string());
+  TaskFileReader r(file);
+  toml::table root;
+  try {
+    root = toml::parse_file(file.string());
+  } catch (const toml::parse_error& e) {
+    throw Error(fmt::format("{}:{}:{}: TOML syntax error: {}", file.string(), e.source().begin.line,
+                            e.source().begin.column, e.description()));
+  }
+
+  Task task;
+  task.file = file;
+  task.dir = file.parent_path();
+  const auto& header = r.table(root.get("task"), "task");
+  task.name = r.string(header, "name", "task");
+  task.description = r.string(header, "description", "task", std::string());
+
+  const auto& axes = r.table(root.get("axes"), "axes");
+  for (const auto& [key, value] : axes)
+    task.axes.emplace_back(std::string(key.str()), value.value_or(std::string()));
+
+  if (const toml::node* params = root.get("params")) {
+    if (!params->is_array()) r.fail(params, "params", "expected an array of tables ([[params]])");
+    for (const auto& item : *params->as_array()) {
+      const auto& t = r.table(&item, "params");
+      ParamSpec p;
+      p.name = r.string(t, "name", "params");
+      try {
+        p.dtype = parse_dtype(r.string(t, "dtype", "params(" + p.name + ")"));
+      } catch (const Error& e) {
+        r.fail(t.get("dtype"), "params(" + p.name + ").dtype", e.what());
+      }
+      if (dtype_is_float(p.dtype) && p.dtype != DType::f32 && p.dtype != DType::f64)
+        r.fail(t.get("dtype"), "params(" + p.name + ").dtype", "scalar params are f32, f64, i32, i64 or bool");
+      p.default_value = t.get("default") ? r.number(t.get("default"), "params(" + p.name + ").default") : 0.0;
+      p.description = t["description"].value_or(std::string());
+      task.params.push_back(p);
+    }
+  }
+
+  for (auto [key, list] : {std::pair{"inputs", &task.inputs}, std::pair{"outputs", &task.outputs}}) {
+    const toml::node* node = root.get(key);
+    if (!node || !node->is_array() || node->as_array()->empty())
+      r.fail(node, key, std::string("expected at least one [[") + key + "]] table");
+    for (const auto& item : *node->as_array()) list->push_back(read_tensor(r, item, key, std::string(key) == "inputs"));
+  }
+
+  if (const toml::node* tol = root.get("tolerance")) {
+    for (const auto& [key, value] : r.table(tol, "tolerance")) {
+      const std::string field = "tolerance." + std::string(key.str());
+      DType dtype;
+      try {
+        dtype = parse_dtype(key.str());
+      } catch (const Error& e) {
+        r.fail(&value, field, e.what());
+      }
+      const auto& t = r.table(&value, field);
+      Tolerance tolerance;
+      tolerance.rtol = r.number(t.get("rtol"), field + ".rtol");
+      tolerance.atol = r.number(t.get("atol"), field + ".atol");
+      if (tolerance.rtol < 0 || tolerance.atol < 0 || tolerance.rtol >= 0.5)
+        r.fail(&value, field, "rtol must be in [0, 0.5) and atol >= 0");
+      task.tolerances[dtype] = tolerance;
+    }
+  }
+
+  if (const toml::node* cost = root.get("cost")) {
+    const auto& t = r.table(cost, "cost");
+    task.flops_expr = r.string(t, "flops", "cost", "0");
+    task.bytes_expr = r.string(t, "bytes", "cost", "0");
+  }
+
+  const toml::node* workloads = root.get("workloads");
+  if (!workloads || !workloads->is_array() || workloads->as_array()->empty())
+    r.fail(workloads, "workloads", "expected at least one [[workloads]] table");
+  for (const auto& item : *workloads->as_array()) {
+    const auto& t = r.table(&item, "workloads");
+    Workload w;
+    w.name = r.string(t, "name", "workloads");
+    const std::string where = "workloads(" + w.name + ")";
+    for (const auto& [k, v] : r.table(t.get("axes"), where + ".axes")) {
+      if (!task.is_axis(std::string(k.str())))
+        r.fail(&v, where + ".axes." + std::string(k.str()), "not an axis declared in [axes]");
+      const double value = r.number(&v, where + ".axes." + std::string(k.str()));
+      if (value <= 0 || value != std::floor(value))
+        r.fail(&v, where + ".axes." + std::string(k.str()), "must be a positive integer");
+      w.axes[std::string(k.str())] = int64_t(value);
+    }
+    for (const auto& [axis, _] : task.axes)
+      if (!w.axes.count(axis)) r.fail(&t, where + ".axes", "missing a value for axis '" + axis + "'");
+    if (const toml::node* p = t.get("params"))
+      for (const auto& [k, v] : r.table(p, where + ".params")) {
+        if (!task.find_param(std::string(k.str())))
+          r.fail(&v, where + ".params." + std::string(k.str()), "not a param declared in [[params]]");
+        w.params[std::string(k.str())] = r.number(&v, where + ".params." + std::string(k.str()));
+      }
+    if (const toml::node* s = t.get("shapes"))
+      for (const auto& [k, v] : r.table(s, where + ".shapes")) {
+        if (!task.find_tensor(std::string(k.str())))
+          r.fail(&v, where + ".shapes." + std::string(k.str()), "not a declared input or output");
+        w.shapes[std::string(k.str())] = r.strings(&v, where + ".shapes." + std::string(k.str()));
+      }
+    if (const toml::node* a = t.get("absent"))
+      for (const auto& name : r.strings(a, where + ".absent")) {
+        const TensorSpec* spec = task.find_tensor(name);
+        if (!spec || !spec->optional) r.fail(a, where + ".absent", "'" + name + "' is not an optional tensor");
+        w.absent.insert(name);
+      }
+    w.held_out = t["held_out"].value_or(false);
+    if (const toml::node* b = t.get("backends")) w.backends = r.strings(b, where + ".backends");
+    for (const auto& other : task.workloads)
+      if (other.name == w.name) r.fail(&t, where, "duplicate workload name");
+    task.workloads.push_back(std::move(w));
+  }
+
+  // Every shape and cost expression must evaluate on every workload.
+  for (const auto& w : task.workloads) {
+    const auto values = task.bindings(w);
+    for (const auto* list : {&task.inputs, &task.outputs})
+      for (const auto& t : *list) {
+        auto it = w.shapes.find(t.name);
+        for (const auto& dim : it != w.shapes.end() ? it->second : t.shape) {
+          std::string err = validate_expression(dim, values);
+          if (!err.empty())
+            r.fail(root.get("workloads"), "workloads(" + w.name + ")",
+                   fmt::format("shape '{}' of '{}' does not evaluate: {}", dim, t.name, err));
+        }
+      }
+    for (const auto& [what, expr] : {std::pair{"cost.flops", task.flops_expr}, std::pair{"cost.bytes", task.bytes_expr}}) {
+      std::string err = validate_expression(expr, values);
+      if (!err.empty()) r.fail(root.get("cost"), what, fmt::format("'{}' does not evaluate: {}", expr, err));
+    }
+  }
+
+  const auto& entries = r.table(root.get("entry"), "entry");
+  for (const auto& [backend_key, value] : entries) {
+    const std::string backend(backend_key.str());
+    const std::string where = "entry." + backend;
+    const auto& t = r.table(&value, where);
+    EntrySpec e;
+    e.backend = backend;
+    e.function = r.string(t, "function", where);
+    e.args = r.strings(t.get("args"), where + ".args");
+    for (const auto& arg : e.args)
+      if (!task.find_tensor(arg) && !task.is_axis(arg) && !task.find_param(arg))
+        r.fail(t.get("args"), where + ".args", "'" + arg + "' is not a tensor, axis or param of the task");
+    e.seed = task.dir / r.string(t, "seed", where);
+    if (!fs::exists(e.seed)) r.fail(t.get("seed"), where + ".seed", "file not found: " + e.seed.string());
+    for (const auto& [k, v] : t)
+      if (k != "function" && k != "args" && k != "seed") {
+        if (v.is_string()) e.options[std::string(k.str())] = *v.value<std::string>();
+        else if (v.is_array()) {
+          std::string joined;
+          for (const auto& s : r.strings(&v, where + "." + std::string(k.str()))) joined += (joined.empty() ? "" : ",") + s;
+          e.options[std::string(k.str())] = joined;
+        } else r.fail(&v, where + "." + std::string(k.str()), "expected a string or an array of strings");
+      }
+    task.entries[backend] = std::move(e);
+  }
+
+  const auto& reference = r.table(root.get("reference"), "reference");
+  task.reference_source = task.dir / r.string(reference, "source", "reference");
+  if (!fs::exists(task.reference_source))
+    r.fail(reference.get("source"), "reference.source", "file not found: " + task.reference_source.string());
+
+  task.content_hash = sha256_hex(read_file(file) + "\n--\n" + read_file(task.reference_source));
+  return task;
+}
+
+}  // namespace ksearch

@@ -1,0 +1,98 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+
+namespace ksearch {
+
+// How the values of one input are drawn: realistic and non-degenerate, never constant.
+struct Distribution {
+  std::string kind = "normal";  // normal | uniform | log_uniform | neg_log_uniform | randint
+  double a = 0, b = 1;          // normal: mean, std; uniform/log_uniform/randint: lo, hi
+};
+
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<std::string> shape;  // one expression over axes/params per dimension
+  bool optional = false;           // may be absent in a workload (passed as a null pointer)
+  Distribution dist;               // inputs only
+  std::string description;
+};
+
+struct ParamSpec {
+  std::string name;
+  DType dtype = DType::i32;  // f32, f64, i32, i64 or bool
+  double default_value = 0;
+  std::string description;
+};
+
+struct Workload {
+  std::string name;
+  std::map<std::string, int64_t> axes;
+  std::map<std::string, double> params;                         // overrides of defaults
+  std::map<std::string, std::vector<std::string>> shapes;       // per-workload shape overrides
+  std::set<std::string> absent;                                  // optional tensors left out
+  bool held_out = false;
+  std::vector<std::string> backends;  // empty = every backend
+  bool runs_on(const std::string& backend) const;
+};
+
+struct Tolerance {
+  double rtol = 1e-5, atol = 1e-6;
+};
+
+// The function a candidate implements for one backend.
+struct EntrySpec {
+  std::string backend;
+  std::string function;
+  std::vector<std::string> args;  // names of tensors, axes and params, in call order
+  std::filesystem::path seed;     // the naive seed kernel (absolute)
+  std::map<std::string, std::string> options;  // backend-specific (e.g. metal grid expressions)
+};
+
+struct Task {
+  std::string name;
+  std::string description;
+  std::filesystem::path file;  // the task file
+  std::filesystem::path dir;
+  std::vector<std::pair<std::string, std::string>> axes;  // name, description (declaration order)
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::vector<ParamSpec> params;
+  std::map<DType, Tolerance> tolerances;
+  std::string flops_expr = "0";
+  std::string bytes_expr = "0";
+  std::vector<Workload> workloads;
+  std::map<std::string, EntrySpec> entries;  // by backend name
+  std::filesystem::path reference_source;
+  std::string content_hash;  // of the task file and the reference source
+
+  const TensorSpec* find_tensor(const std::string& name) const;
+  const ParamSpec* find_param(const std::string& name) const;
+  bool is_axis(const std::string& name) const;
+  const Workload& workload(const std::string& name) const;  // throws Error
+  const EntrySpec& entry(const std::string& backend) const;  // throws Error
+  Tolerance tolerance(DType dtype) const;
+
+  // Values of axes and params (with defaults) for a workload, for expressions.
+  std::map<std::string, double> bindings(const Workload& w) const;
+  // Concrete shape of a tensor in a workload (empty if absent).
+  std::optional<std::vector<int64_t>> shape_of(const TensorSpec& t, const Workload& w) const;
+  double flops(const Workload& w) const;
+  double bytes(const Workload& w) const;
+  std::vector<const Workload*> workloads_for(const std::string& backend, bool held_out) const;
+};
+
+// Loads and validates a task file (TOML). Errors name the file, line and field.
+Task load_task(const std::filesystem::path& file);
+
+size_t element_count(const std::vector<int64_t>& shape);
+
+}  // namespace ksearch

@@ -1,0 +1,152 @@
+// metalsim: run Metal kernels written for MLX's custom-kernel API
+// (mx.fast.metal_kernel) on the host CPU with Metal semantics.
+//
+//   KernelSpec spec{...};
+//   std::string msl = generate_source(spec);          // what MLX would hand to Metal
+//   CompileResult c = compile(spec, {});              // .so in the cache, or errors
+//   RunResult r = run(c.so_path, spec, inputs, outputs, {});
+//
+// compile() and run() are independent: run() needs only the .so path and the
+// spec (spec_to_json/spec_from_json carry the spec to a separate runner process).
+// See docs/METALSIM.md for semantics, diagnostics and limits.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ksearch::metalsim {
+
+enum class Dtype { float32, float16, bfloat16, int32, uint32, int64, uint64, int16, uint16, int8, uint8, bool_ };
+
+// MLX names: "float32", "float16", "bfloat16", "int32", ..., "bool".
+std::optional<Dtype> parse_dtype(std::string_view name);
+std::string_view dtype_name(Dtype d);
+std::size_t dtype_size(Dtype d);
+
+struct TensorSpec {
+  std::string name;
+  Dtype dtype = Dtype::float32;
+  std::vector<int64_t> shape;  // empty: a 0-d array (passed as `const constant T&`)
+};
+
+struct TemplateArg {
+  enum class Kind { Int, Bool, Type };
+  std::string name;
+  Kind kind = Kind::Int;
+  int int_value = 0;
+  bool bool_value = false;
+  Dtype type_value = Dtype::float32;
+  static TemplateArg integer(std::string n, int v) { return {std::move(n), Kind::Int, v, false, Dtype::float32}; }
+  static TemplateArg boolean(std::string n, bool v) { return {std::move(n), Kind::Bool, 0, v, Dtype::float32}; }
+  static TemplateArg type(std::string n, Dtype t) { return {std::move(n), Kind::Type, 0, false, t}; }
+};
+
+struct KernelSpec {
+  std::string name;
+  std::vector<TensorSpec> inputs;   // order = MLX input_names
+  std::vector<TensorSpec> outputs;  // order = MLX output_names
+  std::string source;               // kernel body
+  std::string header;
+  std::vector<TemplateArg> template_args;
+  std::array<int, 3> grid{1, 1, 1};         // in threads, like MLX
+  std::array<int, 3> threadgroup{1, 1, 1};  // clamped to the grid, like MLX
+  bool ensure_row_contiguous = true;
+  bool atomic_outputs = false;
+  std::optional<float> init_value;
+};
+
+std::string spec_to_json(const KernelSpec& spec);
+KernelSpec spec_from_json(std::string_view json);  // throws std::runtime_error
+
+// MLX's kernel name: custom_kernel_<name>[_<template>]_<input types>_<output types>.
+std::string kernel_name(const KernelSpec& spec);
+// The kernel source exactly as MLX writes it (what verbose=True prints); MLX
+// prepends its utils header (bf16, elem_to_loc, ...) when it builds the library.
+std::string generate_source(const KernelSpec& spec);
+// The C++ translation unit metalsim compiles for the host (for debugging).
+std::string generate_host_source(const KernelSpec& spec);
+
+struct CompileOptions {
+  std::filesystem::path cache_dir;  // empty: $XDG_CACHE_HOME/ksearch/metalsim or ~/.cache/ksearch/metalsim
+  std::string compiler = "clang++";
+  std::string optimization = "-O2";
+};
+
+struct CompileMessage {
+  std::string file;  // "body", "header", "generated" (metalsim's code) or "shim"
+  int line = 0;      // 1-based line in that file; for body/header: the user's line
+  int column = 0;    // approximate: rewriting may shift columns
+  std::string severity;  // "error", "warning", "note"
+  std::string message;
+};
+
+struct CompileResult {
+  bool ok = false;
+  std::filesystem::path so_path;
+  std::vector<CompileMessage> messages;
+  std::string log;  // raw compiler output
+  bool cached = false;
+  double seconds = 0;
+};
+
+CompileResult compile(const KernelSpec& spec, const CompileOptions& options = {});
+
+struct Buffer {
+  std::string name;
+  Dtype dtype = Dtype::float32;
+  std::vector<int64_t> shape;
+  void* data = nullptr;  // row-contiguous
+  std::size_t bytes = 0;
+};
+
+struct RunOptions {
+  bool check_bounds = true;         // device buffers get red zones; OOB accesses are reported
+  bool check_races = true;          // threadgroup-memory data races
+  bool check_uninitialized = true;  // reads of never-written threadgroup memory
+  unsigned workers = 0;             // host threads running threadgroups; 0 = hardware concurrency
+  std::size_t stack_bytes = 128 * 1024;  // per Metal thread (fiber)
+  std::size_t max_diagnostics = 32;
+};
+
+enum class DiagnosticKind {
+  OutOfBounds,
+  ThreadgroupMemoryLimit,  // more than 32 KiB of threadgroup memory
+  ThreadgroupTooLarge,     // more than 1024 threads per threadgroup
+  BarrierDivergence,       // a barrier not reached by every thread, or different barriers
+  Deadlock,
+  DataRace,                // threadgroup memory, no barrier between conflicting accesses
+  UninitializedRead,       // threadgroup memory read before any write
+  InvalidLaunch,           // buffers do not match the spec, bad grid, .so not loadable
+  Internal,
+};
+std::string_view diagnostic_kind_name(DiagnosticKind k);
+
+struct Diagnostic {
+  DiagnosticKind kind = DiagnosticKind::Internal;
+  std::string message;
+  bool has_thread = false;
+  std::array<uint32_t, 3> thread_position{};       // thread_position_in_grid
+  std::array<uint32_t, 3> threadgroup_position{};  // threadgroup_position_in_grid
+  std::string buffer;  // device buffer or threadgroup variable involved, if any
+  uint64_t count = 1;  // occurrences folded into this record
+};
+
+struct RunResult {
+  bool ok = false;
+  std::vector<Diagnostic> diagnostics;
+  double seconds = 0;
+};
+
+// Runs the kernel once over spec.grid. inputs/outputs follow the spec's order
+// and must match its dtypes and shapes; outputs are written in place.
+RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std::span<Buffer> inputs,
+              std::span<Buffer> outputs, const RunOptions& options = {});
+
+}  // namespace ksearch::metalsim

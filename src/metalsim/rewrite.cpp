@@ -1,0 +1,250 @@
+// Token-level rewriting of Metal kernel text into C++ that compiles against
+// metal_shim.h. Every rewrite keeps newlines so compiler line numbers still
+// point at the user's lines.
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "metalsim/source_internal.hpp"
+
+namespace ksearch::metalsim {
+
+namespace {
+
+enum class Tok { Ident, Number, Punct, Space, String };
+struct Token {
+  Tok kind;
+  std::string text;
+  int line;
+};
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::vector<Token> tokenize(const std::string& s) {
+  std::vector<Token> out;
+  int line = 1;
+  std::size_t i = 0;
+  auto push = [&](Tok k, std::size_t from) {
+    std::string t = s.substr(from, i - from);
+    out.push_back({k, t, line});
+    line += static_cast<int>(std::count(t.begin(), t.end(), '\n'));
+  };
+  while (i < s.size()) {
+    std::size_t from = i;
+    char c = s[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+      push(Tok::Space, from);
+    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
+      while (i < s.size() && s[i] != '\n') ++i;
+      push(Tok::Space, from);
+    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      std::size_t e = s.find("*/", i + 2);
+      i = e == std::string::npos ? s.size() : e + 2;
+      push(Tok::Space, from);
+    } else if (c == '"' || c == '\'') {
+      ++i;
+      while (i < s.size() && s[i] != c && s[i] != '\n') i += (s[i] == '\\') ? 2 : 1;
+      i = std::min(i + 1, s.size());
+      push(Tok::String, from);
+    } else if (ident_start(c)) {
+      while (i < s.size() && ident_char(s[i])) ++i;
+      push(Tok::Ident, from);
+    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+               (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+      // pp-number: digits, letters, '.', and exponent signs
+      ++i;
+      while (i < s.size()) {
+        char d = s[i];
+        if ((d == '+' || d == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E' || s[i - 1] == 'p' || s[i - 1] == 'P') &&
+            !(s[from] == '0' && from + 1 < s.size() && (s[from + 1] == 'x' || s[from + 1] == 'X') &&
+              (s[i - 1] == 'e' || s[i - 1] == 'E'))) {
+          ++i;
+        } else if (ident_char(d) || d == '.') {
+          ++i;
+        } else {
+          break;
+        }
+      }
+      push(Tok::Number, from);
+    } else {
+      // two-character punctuators that matter for parsing
+      static const char* two[] = {"::", "->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||"};
+      ++i;
+      for (const char* t : two)
+        if (c == t[0] && i < s.size() && s[i] == t[1]) {
+          ++i;
+          break;
+        }
+      push(Tok::Punct, from);
+    }
+  }
+  return out;
+}
+
+const std::set<std::string>& vector_types() {
+  static const std::set<std::string> v = [] {
+    std::set<std::string> r;
+    for (const char* b : {"float", "half", "bfloat", "bool", "int", "uint", "short", "ushort", "char", "uchar", "long",
+                          "ulong"})
+      for (int n = 2; n <= 4; ++n) {
+        r.insert(std::string(b) + std::to_string(n));
+        r.insert("packed_" + std::string(b) + std::to_string(n));
+      }
+    return r;
+  }();
+  return v;
+}
+
+bool is_sync_name(const std::string& id) {
+  return id.rfind("simd_", 0) == 0 || id.rfind("quad_", 0) == 0 || id.rfind("simdgroup_", 0) == 0 ||
+         id == "threadgroup_barrier";
+}
+
+std::string newlines_of(const std::string& s) { return std::string(std::count(s.begin(), s.end(), '\n'), '\n'); }
+
+// Unsuffixed floating literals are float in Metal (there is no double);
+// 1.0h is a half literal.
+std::string rewrite_number(const std::string& n) {
+  bool hex = n.size() > 1 && n[0] == '0' && (n[1] == 'x' || n[1] == 'X');
+  if (hex) return n;
+  bool floating = n.find_first_of(".eE") != std::string::npos;
+  if (!floating) return n;
+  char last = n.back();
+  if (last == 'h' || last == 'H') return "half(" + n.substr(0, n.size() - 1) + "f)";
+  if (last == 'f' || last == 'F') return n;
+  if (std::isdigit(static_cast<unsigned char>(last)) || last == '.') return n + "f";
+  return n;
+}
+
+}  // namespace
+
+RewriteResult rewrite_metal(const std::string& text, const std::string& file, int id_base) {
+  RewriteResult r;
+  std::vector<Token> t = tokenize(text);
+  auto next = [&](std::size_t i) {
+    ++i;
+    while (i < t.size() && t[i].kind == Tok::Space) ++i;
+    return i;
+  };
+  auto prev = [&](std::size_t i) -> long {
+    long j = static_cast<long>(i) - 1;
+    while (j >= 0 && t[j].kind == Tok::Space) --j;
+    return j;
+  };
+  int next_id = id_base;
+  bool line_start = true;
+  std::string out;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const Token& k = t[i];
+    bool at_line_start = line_start;
+    if (k.kind == Tok::Space) {
+      if (k.text.find('\n') != std::string::npos) line_start = true;
+      out += k.text;
+      continue;
+    }
+    line_start = false;
+    // #include <metal_stdlib> and friends: the shim provides them.
+    if (at_line_start && k.text == "#") {
+      std::size_t j = next(i);
+      if (j < t.size() && t[j].text == "include") {
+        std::size_t e = i;
+        while (e < t.size() && !(t[e].kind == Tok::Space && t[e].text.find('\n') != std::string::npos)) ++e;
+        std::string whole;
+        for (std::size_t q = i; q < e; ++q) whole += t[q].text;
+        if (whole.find("metal_") != std::string::npos) {
+          i = e - 1;
+          continue;
+        }
+      }
+    }
+    if (k.kind == Tok::Number) {
+      out += rewrite_number(k.text);
+      continue;
+    }
+    if (k.kind != Tok::Ident) {
+      out += k.text;
+      continue;
+    }
+    const std::string& id = k.text;
+    if (is_sync_name(id)) r.uses_sync = true;
+    if (id == "double") {
+      r.errors.push_back({file, k.line, 0, "error", "double is not supported in Metal (use float)"});
+      out += id;
+      continue;
+    }
+    if (id == "device" || id == "constant" || id == "thread") {
+      out += std::string(id.size(), ' ');
+      continue;
+    }
+    if (id == "threadgroup") {
+      // Declaration `threadgroup T a[N], b;` -> arena references; anything else
+      // (pointer, reference, cast, parameter) just loses the qualifier.
+      std::size_t j = next(i);
+      std::size_t end = j;
+      int depth = 0;
+      bool simple = true;
+      std::vector<std::vector<std::size_t>> decls(1);
+      for (; end < t.size(); ++end) {
+        const std::string& s = t[end].text;
+        if (t[end].kind == Tok::Space) continue;
+        if (s == "<" || s == "[") ++depth;
+        else if (s == ">" || s == "]") --depth;
+        else if (s == ">>") depth -= 2;
+        if (depth == 0 && s == ";") break;
+        if (depth == 0 && (s == "*" || s == "&" || s == "(" || s == ")" || s == "=" || s == "{" || s == "&&")) {
+          simple = false;
+          break;
+        }
+        if (depth == 0 && s == ",") decls.emplace_back();
+        else decls.back().push_back(end);
+      }
+      if (!simple || end >= t.size()) {
+        out += std::string(id.size(), ' ');
+        continue;
+      }
+      std::string all_text;
+      for (std::size_t q = i; q <= end; ++q) all_text += t[q].text;
+      std::string type;
+      std::string emitted;
+      for (std::size_t d = 0; d < decls.size(); ++d) {
+        auto& toks = decls[d];
+        // name = last identifier before the first '['
+        std::size_t first_bracket = toks.size();
+        for (std::size_t q = 0; q < toks.size(); ++q)
+          if (t[toks[q]].text == "[") {
+            first_bracket = q;
+            break;
+          }
+        if (first_bracket == 0) break;
+        std::size_t name_pos = first_bracket - 1;
+        std::string dims;
+        for (std::size_t q = first_bracket; q < toks.size(); ++q) dims += t[toks[q]].text;
+        if (d == 0) {
+          for (std::size_t q = 0; q < name_pos; ++q) type += (q ? " " : "") + t[toks[q]].text;
+        }
+        const std::string& name = t[toks[name_pos]].text;
+        emitted += "auto& " + name + " = ::metal::__ms_tg<" + type + dims + ">(" + std::to_string(next_id++) + "u, \"" +
+                   name + "\"); ";
+      }
+      out += emitted + newlines_of(all_text);
+      i = end;
+      continue;
+    }
+    if (vector_types().count(id)) {
+      std::size_t j = next(i);
+      long p = prev(i);
+      bool member = p >= 0 && (t[p].text == "." || t[p].text == "->" || t[p].text == "::");
+      if (j < t.size() && t[j].text == "(" && !member) {
+        out += "::metal::__ms_make<" + id + ">";
+        continue;
+      }
+    }
+    out += id;
+  }
+  r.text = out;
+  return r;
+}
+
+}  // namespace ksearch::metalsim

@@ -1,0 +1,738 @@
+// Execution of a compiled kernel: threadgroups in parallel on host threads,
+// each Metal thread a fiber (Boost.Context) so barriers and SIMD-group
+// functions block exactly like on the GPU; plus the diagnostics.
+#include <dlfcn.h>
+#include <sys/mman.h>
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "metalsim/metalsim.hpp"
+#include "metalsim/source_internal.hpp"
+#include "metalsim_abi.h"
+
+namespace ksearch::metalsim {
+
+namespace ctx = boost::context::detail;
+
+std::string_view diagnostic_kind_name(DiagnosticKind k) {
+  switch (k) {
+    case DiagnosticKind::OutOfBounds: return "out_of_bounds";
+    case DiagnosticKind::ThreadgroupMemoryLimit: return "threadgroup_memory_limit";
+    case DiagnosticKind::ThreadgroupTooLarge: return "threadgroup_too_large";
+    case DiagnosticKind::BarrierDivergence: return "barrier_divergence";
+    case DiagnosticKind::Deadlock: return "deadlock";
+    case DiagnosticKind::DataRace: return "data_race";
+    case DiagnosticKind::UninitializedRead: return "uninitialized_read";
+    case DiagnosticKind::InvalidLaunch: return "invalid_launch";
+    case DiagnosticKind::Internal: return "internal";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr uint32_t kSimdWidth = 32;
+constexpr std::size_t kTgLimit = 32768;
+constexpr std::size_t kArenaCapacity = 1 << 20;
+constexpr std::size_t kRedZone = 64 * 1024;
+
+using EntryFn = void (*)(void* const*, const ms_thread_args*);
+
+std::string site_text(uint32_t site) {
+  if (site == 0xffffffffu) return "a simdgroup_store";
+  return "line " + std::to_string(site >> 10);
+}
+std::string u3(const uint32_t* v) {
+  return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]) + ")";
+}
+
+struct Snapshot {
+  unsigned char slots[kSimdWidth * METALSIM_SLOT_BYTES];
+  uint64_t active = 0;
+  uint32_t refs = 0;
+};
+
+enum class State { Runnable, WaitSimd, WaitBarrier, Done };
+
+struct Thread {
+  ms_thread_args args{};
+  ctx::fcontext_t fiber = nullptr;
+  State state = State::Runnable;
+  uint32_t site = 0;
+  uint32_t sg = 0, lane = 0;
+  unsigned char slot[METALSIM_SLOT_BYTES];
+  Snapshot* snap = nullptr;
+};
+
+struct SimdGroup {
+  uint32_t first = 0, size = 0, done = 0, simd_wait = 0, tg_wait = 0, epoch = 0;
+  std::vector<Snapshot> pool;
+  std::vector<Snapshot*> free;
+};
+
+struct TgVar {
+  uint32_t id, offset, bytes;
+  std::string name;
+};
+
+// Shadow state of one threadgroup-memory byte for race/uninitialized checks.
+struct Shadow {
+  uint32_t w_tid, w_E, w_S;  // tid + 1 of last writer (0: none), barrier and SIMD epochs
+  uint32_t r_tid, r_E, r_S;
+  uint8_t init, multi_read;
+};
+
+struct DeviceBuffer {
+  std::string name;
+  const unsigned char* lo;
+  const unsigned char* hi;
+  std::size_t elem;
+};
+
+struct Run;
+
+struct Worker {
+  Run* run = nullptr;
+  std::vector<Thread> threads;
+  std::vector<SimdGroup> sgs;
+  unsigned char* stacks = nullptr;
+  std::size_t stacks_bytes = 0, stack_bytes = 0;
+  ctx::fcontext_t sched = nullptr;
+  Thread* cur = nullptr;
+  bool fiber_mode = true;
+  bool abort = false;
+  // threadgroup state
+  uint32_t n = 0, done = 0, bar_arrived = 0, bar_site = 0, bar_other_site = 0, epoch = 0;
+  bool bar_mismatch = false;
+  std::vector<unsigned char> arena = std::vector<unsigned char>(kArenaCapacity);
+  std::size_t arena_used = 0;
+  std::vector<TgVar> vars;
+  std::vector<Shadow> shadow;
+  uint32_t tg_pos[3]{};
+
+  ~Worker() {
+    if (stacks) munmap(stacks, stacks_bytes);
+  }
+};
+
+thread_local Worker* t_worker = nullptr;
+
+struct Run {
+  const KernelSpec* spec = nullptr;
+  RunOptions opt;
+  EntryFn entry = nullptr;
+  std::vector<void*> bufs;
+  std::vector<DeviceBuffer> device;
+  uint32_t grid[3]{}, tg[3]{}, ntg[3]{};
+  std::atomic<uint64_t> next_tg{0};
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::vector<Diagnostic> diags;
+  std::map<std::string, std::size_t> seen;  // dedupe key -> index in diags
+  bool tg_limit_reported = false;
+
+  void report(DiagnosticKind kind, const std::string& key, std::string msg, const Thread* th, const uint32_t* tgp,
+              std::string buffer, bool fatal) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (fatal) stop = true;
+    std::string k = std::string(diagnostic_kind_name(kind)) + "|" + key;
+    if (auto it = seen.find(k); it != seen.end()) {
+      diags[it->second].count++;
+      return;
+    }
+    if (diags.size() >= opt.max_diagnostics) return;
+    Diagnostic d;
+    d.kind = kind;
+    d.message = std::move(msg);
+    d.buffer = std::move(buffer);
+    if (th) {
+      d.has_thread = true;
+      std::copy_n(th->args.thread_position_in_grid, 3, d.thread_position.begin());
+      std::copy_n(th->args.threadgroup_position_in_grid, 3, d.threadgroup_position.begin());
+    } else if (tgp) {
+      std::copy_n(tgp, 3, d.threadgroup_position.begin());
+    }
+    seen[k] = diags.size();
+    diags.push_back(std::move(d));
+  }
+};
+
+std::string thread_text(const Thread& th) {
+  return "thread " + u3(th.args.thread_position_in_grid) + " (threadgroup " + u3(th.args.threadgroup_position_in_grid) +
+         ", local " + u3(th.args.thread_position_in_threadgroup) + ")";
+}
+
+// ------------------------------------------------------------ scheduling
+void yield_to_scheduler(Worker& w) {
+  ctx::transfer_t t = ctx::jump_fcontext(w.sched, nullptr);
+  w.sched = t.fctx;
+}
+
+void block_until_runnable(Worker& w, Thread& th) {
+  if (!w.fiber_mode) {
+    w.run->report(DiagnosticKind::Internal, "nofiber", "barrier or SIMD-group function reached in a kernel run without fibers",
+                  &th, nullptr, "", true);
+    th.state = State::Runnable;
+    return;
+  }
+  while (th.state != State::Runnable || w.abort) yield_to_scheduler(w);
+}
+
+// When every live lane of a SIMD group is blocked, release the lanes waiting at
+// the earliest collective site (program order approximates reconvergence).
+void resolve_simd(Worker& w, SimdGroup& sg) {
+  if (sg.simd_wait == 0 || sg.simd_wait + sg.tg_wait + sg.done < sg.size) return;
+  uint32_t site = 0xffffffffu;
+  bool any = false;
+  for (uint32_t i = 0; i < sg.size; ++i) {
+    const Thread& th = w.threads[sg.first + i];
+    if (th.state == State::WaitSimd && (!any || th.site < site)) site = th.site, any = true;
+  }
+  Snapshot* s = sg.free.back();
+  sg.free.pop_back();
+  s->active = 0;
+  s->refs = 0;
+  for (uint32_t i = 0; i < sg.size; ++i) {
+    Thread& th = w.threads[sg.first + i];
+    if (th.state != State::WaitSimd || th.site != site) continue;
+    s->active |= 1ull << i;
+    std::memcpy(s->slots + i * METALSIM_SLOT_BYTES, th.slot, METALSIM_SLOT_BYTES);
+    s->refs++;
+    th.snap = s;
+    th.state = State::Runnable;
+    sg.simd_wait--;
+  }
+  sg.epoch++;
+}
+
+void fail_barrier(Worker& w, const std::string& msg) {
+  w.run->report(DiagnosticKind::BarrierDivergence, msg, msg, nullptr, w.tg_pos, "", true);
+  w.abort = true;
+}
+
+void check_barrier(Worker& w) {
+  if (w.bar_arrived == 0 || w.bar_arrived + w.done < w.n) return;
+  if (w.done > 0) {
+    fail_barrier(w, "threadgroup_barrier at " + site_text(w.bar_site) + " reached by " + std::to_string(w.bar_arrived) +
+                        " of " + std::to_string(w.n) + " threads of threadgroup " + u3(w.tg_pos) + "; " +
+                        std::to_string(w.done) + " finished without reaching it (every thread must reach a barrier)");
+    return;
+  }
+  if (w.bar_mismatch) {
+    fail_barrier(w, "threads of threadgroup " + u3(w.tg_pos) + " wait at different threadgroup_barrier calls (" +
+                        site_text(w.bar_site) + " and " + site_text(w.bar_other_site) + "): divergent barrier");
+    return;
+  }
+  for (auto& th : w.threads)
+    if (th.state == State::WaitBarrier) th.state = State::Runnable;
+  for (auto& sg : w.sgs) sg.tg_wait = 0;
+  w.bar_arrived = 0;
+  w.epoch++;
+}
+
+void on_thread_done(Worker& w, Thread& th) {
+  th.state = State::Done;
+  w.done++;
+  SimdGroup& sg = w.sgs[th.sg];
+  sg.done++;
+  resolve_simd(w, sg);
+  check_barrier(w);
+}
+
+void fiber_main(ctx::transfer_t t) {
+  Worker& w = *t_worker;
+  w.sched = t.fctx;
+  Thread& th = *static_cast<Thread*>(t.data);
+  w.run->entry(w.run->bufs.data(), &th.args);
+  on_thread_done(w, th);
+  ctx::jump_fcontext(w.sched, nullptr);
+}
+
+// ------------------------------------------------------ runtime callbacks
+void rt_threadgroup_barrier(uint32_t, uint32_t site) {
+  Worker& w = *t_worker;
+  Thread& th = *w.cur;
+  th.state = State::WaitBarrier;
+  th.site = site;
+  if (w.bar_arrived == 0) w.bar_site = site;
+  else if (site != w.bar_site) w.bar_mismatch = true, w.bar_other_site = site;
+  w.bar_arrived++;
+  SimdGroup& sg = w.sgs[th.sg];
+  sg.tg_wait++;
+  resolve_simd(w, sg);
+  check_barrier(w);
+  block_until_runnable(w, th);
+}
+
+ms_exchange rt_simd_exchange(const void* value, uint32_t bytes, uint32_t site) {
+  Worker& w = *t_worker;
+  Thread& th = *w.cur;
+  SimdGroup& sg = w.sgs[th.sg];
+  if (!w.fiber_mode) {
+    block_until_runnable(w, th);
+    std::memcpy(th.slot, value, bytes);
+    return {1ull << th.lane, th.lane, sg.size, th.slot - th.lane * METALSIM_SLOT_BYTES};
+  }
+  if (bytes) std::memcpy(th.slot, value, std::min<uint32_t>(bytes, METALSIM_SLOT_BYTES));
+  th.state = State::WaitSimd;
+  th.site = site;
+  sg.simd_wait++;
+  resolve_simd(w, sg);
+  block_until_runnable(w, th);
+  return {th.snap->active, th.lane, sg.size, th.snap->slots};
+}
+
+void rt_exchange_done() {
+  Worker& w = *t_worker;
+  Thread& th = *w.cur;
+  if (!th.snap) return;
+  if (--th.snap->refs == 0) w.sgs[th.sg].free.push_back(th.snap);
+  th.snap = nullptr;
+}
+
+void* rt_threadgroup_alloc(uint32_t id, uint32_t bytes, uint32_t align, const char* name) {
+  Worker& w = *t_worker;
+  for (const auto& v : w.vars)
+    if (v.id == id) return w.arena.data() + v.offset;
+  std::size_t off = (w.arena_used + align - 1) / align * align;
+  if (off + bytes > kArenaCapacity) {
+    w.run->report(DiagnosticKind::ThreadgroupMemoryLimit, "cap",
+                  "threadgroup memory exceeds metalsim's 1 MiB arena (Metal allows 32 KiB)", w.cur, nullptr, name, true);
+    w.abort = true;
+    off = 0;  // keep the fiber's pointer valid until it is abandoned
+  } else {
+    w.arena_used = off + bytes;
+    std::memset(w.arena.data() + off, 0xff, bytes);  // uninitialized: NaN / all ones
+  }
+  w.vars.push_back({id, static_cast<uint32_t>(off), bytes, name});
+  if (w.arena_used > kTgLimit) {
+    std::string list;
+    for (const auto& v : w.vars) list += (list.empty() ? "" : ", ") + v.name + " " + std::to_string(v.bytes) + " B";
+    w.run->report(DiagnosticKind::ThreadgroupMemoryLimit, "limit",
+                  "threadgroup memory of " + std::to_string(w.arena_used) + " bytes exceeds Metal's 32768-byte limit (" +
+                      list + ")",
+                  nullptr, w.tg_pos, name, false);
+  }
+  if (w.shadow.size() < w.arena_used) w.shadow.resize(w.arena_used, Shadow{});
+  return w.arena.data() + off;
+}
+
+const TgVar* var_at(const Worker& w, std::size_t off) {
+  for (const auto& v : w.vars)
+    if (off >= v.offset && off < v.offset + v.bytes) return &v;
+  return nullptr;
+}
+
+void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind) {
+  const RunOptions& o = w.run->opt;
+  const uint32_t me = static_cast<uint32_t>(&th - w.threads.data()) + 1;
+  const uint32_t S = w.sgs[th.sg].epoch;
+  auto unordered = [&](uint32_t tid, uint32_t E, uint32_t Sx) {
+    if (tid == 0 || tid == me || E != w.epoch) return false;
+    const Thread& other = w.threads[tid - 1];
+    return !(other.sg == th.sg && Sx != S);
+  };
+  for (uint32_t b = 0; b < bytes && off + b < w.arena_used; ++b) {
+    Shadow& s = w.shadow[off + b];
+    if (kind == 2) {  // atomic: never a race, counts as initialization
+      s.init = 1;
+      continue;
+    }
+    const TgVar* v = nullptr;
+    auto where = [&]() {
+      v = var_at(w, off + b);
+      return v ? "threadgroup variable '" + v->name + "' (byte " + std::to_string(off + b - v->offset) + ")"
+               : std::string("threadgroup memory");
+    };
+    if (kind == 0) {
+      if (o.check_uninitialized && !s.init) {
+        std::string msg = "read of uninitialized " + where() + " by " + thread_text(th);
+        w.run->report(DiagnosticKind::UninitializedRead, v ? v->name : "", msg, &th, nullptr, v ? v->name : "", false);
+      }
+      if (o.check_races && unordered(s.w_tid, s.w_E, s.w_S)) {
+        const Thread& other = w.threads[s.w_tid - 1];
+        std::string msg = "data race on " + where() + ": written by " + thread_text(other) + " and read by " +
+                          thread_text(th) + " with no barrier between";
+        w.run->report(DiagnosticKind::DataRace, v ? v->name : "", msg, &th, nullptr, v ? v->name : "", false);
+      }
+      if (s.r_tid == 0 || s.r_E != w.epoch) s.r_tid = me, s.r_E = w.epoch, s.r_S = S, s.multi_read = 0;
+      else if (s.r_tid != me) s.multi_read = 1;
+    } else {
+      if (o.check_races) {
+        uint32_t other_tid = 0;
+        const char* what = "";
+        if (unordered(s.w_tid, s.w_E, s.w_S)) other_tid = s.w_tid, what = "written";
+        else if (unordered(s.r_tid, s.r_E, s.r_S)) other_tid = s.r_tid, what = "read";
+        if (other_tid) {
+          std::string msg = "data race on " + where() + ": " + what + " by " + thread_text(w.threads[other_tid - 1]) +
+                            " and written by " + thread_text(th) + " with no barrier between";
+          w.run->report(DiagnosticKind::DataRace, v ? v->name : "", msg, &th, nullptr, v ? v->name : "", false);
+        }
+      }
+      s.init = 1;
+      s.w_tid = me, s.w_E = w.epoch, s.w_S = S;
+      s.r_tid = 0, s.multi_read = 0;
+    }
+  }
+}
+
+void rt_access(const void* addr, uint32_t bytes, int kind) {
+  Worker& w = *t_worker;
+  Thread* th = w.cur;
+  if (!th) return;
+  const auto* p = static_cast<const unsigned char*>(addr);
+  const unsigned char* a = w.arena.data();
+  if (p >= a && p < a + kArenaCapacity) {
+    if (w.run->opt.check_races || w.run->opt.check_uninitialized) tg_access(w, *th, p - a, bytes, kind);
+    return;
+  }
+  if (!w.run->opt.check_bounds) return;
+  for (const auto& b : w.run->device) {
+    if (p + bytes <= b.lo - kRedZone || p >= b.hi + kRedZone) continue;
+    if (p >= b.lo && p + bytes <= b.hi) return;
+    long long off = static_cast<long long>(p - b.lo);
+    long long elem = off >= 0 ? off / static_cast<long long>(b.elem) : -((-off + b.elem - 1) / b.elem);
+    std::string msg = std::string("out-of-bounds ") + (kind == 0 ? "read of" : "write to") + " device buffer '" +
+                      b.name + "' at element " + std::to_string(elem) + " (byte offset " + std::to_string(off) +
+                      ", buffer has " + std::to_string(b.hi - b.lo) + " bytes) by " + thread_text(*th);
+    w.run->report(DiagnosticKind::OutOfBounds, b.name + (kind ? "|w" : "|r"), msg, th, nullptr, b.name, false);
+    return;
+  }
+}
+
+void rt_report(int kind, const char* message) {
+  Worker& w = *t_worker;
+  w.run->report(static_cast<DiagnosticKind>(kind), message, message, w.cur, nullptr, "", false);
+}
+
+const ms_runtime kRuntime = {METALSIM_ABI_VERSION, rt_threadgroup_barrier, rt_simd_exchange, rt_exchange_done,
+                             rt_threadgroup_alloc,  rt_access,              rt_report};
+
+// -------------------------------------------------------------- workers
+void prepare_stacks(Worker& w, uint32_t n, std::size_t stack_bytes) {
+  std::size_t need = static_cast<std::size_t>(n) * stack_bytes;
+  if (w.stacks && w.stacks_bytes >= need) return;
+  if (w.stacks) munmap(w.stacks, w.stacks_bytes);
+  void* m = mmap(nullptr, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) throw std::runtime_error("metalsim: cannot map fiber stacks");
+  w.stacks = static_cast<unsigned char*>(m);
+  w.stacks_bytes = need;
+  w.stack_bytes = stack_bytes;
+  // A guard page at the bottom of each stack turns overflow into a crash, not corruption.
+  for (uint32_t i = 0; i < n; ++i) mprotect(w.stacks + i * stack_bytes, 4096, PROT_NONE);
+}
+
+void run_threadgroup(Worker& w, const uint32_t tgp[3]) {
+  Run& r = *w.run;
+  uint32_t dims[3];
+  for (int d = 0; d < 3; ++d) dims[d] = std::min(r.tg[d], r.grid[d] - tgp[d] * r.tg[d]);
+  const uint32_t n = dims[0] * dims[1] * dims[2];
+  const uint32_t nominal = r.tg[0] * r.tg[1] * r.tg[2];
+  w.n = n;
+  w.done = w.bar_arrived = w.epoch = 0;
+  w.bar_mismatch = false;
+  w.abort = false;
+  std::copy_n(tgp, 3, w.tg_pos);
+  std::fill(w.shadow.begin(), w.shadow.begin() + std::min(w.shadow.size(), w.arena_used), Shadow{});
+  w.arena_used = 0;
+  w.vars.clear();
+  w.threads.resize(n);
+  const uint32_t nsg = (n + kSimdWidth - 1) / kSimdWidth;
+  w.sgs.resize(nsg);
+  for (uint32_t s = 0; s < nsg; ++s) {
+    SimdGroup& sg = w.sgs[s];
+    sg.first = s * kSimdWidth;
+    sg.size = std::min(kSimdWidth, n - sg.first);
+    sg.done = sg.simd_wait = sg.tg_wait = sg.epoch = 0;
+    if (sg.pool.empty()) sg.pool.resize(kSimdWidth + 1);
+    sg.free.clear();
+    for (auto& p : sg.pool) sg.free.push_back(&p);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    Thread& th = w.threads[i];
+    th = Thread{};
+    ms_thread_args& a = th.args;
+    uint32_t local[3] = {i % dims[0], (i / dims[0]) % dims[1], i / (dims[0] * dims[1])};
+    for (int d = 0; d < 3; ++d) {
+      a.thread_position_in_threadgroup[d] = local[d];
+      a.threadgroup_position_in_grid[d] = tgp[d];
+      a.thread_position_in_grid[d] = tgp[d] * r.tg[d] + local[d];
+      a.threads_per_grid[d] = r.grid[d];
+      a.threads_per_threadgroup[d] = dims[d];
+      a.threadgroups_per_grid[d] = r.ntg[d];
+      a.dispatch_threads_per_threadgroup[d] = r.tg[d];
+    }
+    a.thread_index_in_threadgroup = i;
+    a.thread_index_in_simdgroup = i % kSimdWidth;
+    a.simdgroup_index_in_threadgroup = i / kSimdWidth;
+    a.simdgroups_per_threadgroup = nsg;
+    a.dispatch_simdgroups_per_threadgroup = (nominal + kSimdWidth - 1) / kSimdWidth;
+    th.sg = i / kSimdWidth;
+    th.lane = i % kSimdWidth;
+  }
+
+  if (!w.fiber_mode) {
+    for (auto& th : w.threads) {
+      w.cur = &th;
+      r.entry(r.bufs.data(), &th.args);
+    }
+    w.cur = nullptr;
+    return;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    unsigned char* top = w.stacks + (i + 1) * w.stack_bytes;
+    w.threads[i].fiber = ctx::make_fcontext(top, w.stack_bytes - 4096, fiber_main);
+  }
+  for (;;) {
+    bool progress = false;
+    for (auto& th : w.threads) {
+      if (th.state != State::Runnable) continue;
+      progress = true;
+      w.cur = &th;
+      ctx::transfer_t t = ctx::jump_fcontext(th.fiber, &th);
+      th.fiber = t.fctx;
+      if (w.abort || r.stop) break;
+    }
+    w.cur = nullptr;
+    if (w.abort || r.stop || w.done == n) break;
+    if (!progress) {
+      std::ostringstream m;
+      m << "deadlock in threadgroup " << u3(tgp) << ": no thread can proceed (" << w.bar_arrived
+        << " at a threadgroup barrier, " << w.done << " finished, others at SIMD-group functions)";
+      r.report(DiagnosticKind::Deadlock, u3(tgp), m.str(), nullptr, tgp, "", true);
+      break;
+    }
+  }
+}
+
+void worker_main(Run& r, bool fiber_mode) {
+  auto w = std::make_unique<Worker>();
+  w->run = &r;
+  w->fiber_mode = fiber_mode;
+  t_worker = w.get();
+  if (fiber_mode) prepare_stacks(*w, r.tg[0] * r.tg[1] * r.tg[2], std::max<std::size_t>(r.opt.stack_bytes, 16384));
+  const uint64_t total = static_cast<uint64_t>(r.ntg[0]) * r.ntg[1] * r.ntg[2];
+  for (;;) {
+    uint64_t k = r.next_tg.fetch_add(1);
+    if (k >= total || r.stop) break;
+    uint32_t tgp[3] = {static_cast<uint32_t>(k % r.ntg[0]), static_cast<uint32_t>((k / r.ntg[0]) % r.ntg[1]),
+                       static_cast<uint32_t>(k / (static_cast<uint64_t>(r.ntg[0]) * r.ntg[1]))};
+    run_threadgroup(*w, tgp);
+  }
+  t_worker = nullptr;
+}
+
+// Buffer storage with red zones on both sides (bounds checking).
+struct Padded {
+  std::unique_ptr<unsigned char[]> mem;
+  unsigned char* data = nullptr;
+  Padded(std::size_t bytes, const void* src) : mem(new unsigned char[bytes + 2 * kRedZone + 64]) {
+    data = mem.get() + kRedZone + 64 - (reinterpret_cast<uintptr_t>(mem.get()) % 64);
+    if (src && bytes) std::memcpy(data, src, bytes);
+  }
+};
+
+// Same rounding as the shim's half (round to nearest even).
+uint16_t float_to_half_bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0));
+  if (ax >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (ax < 0x38800000u) {
+    float r;
+    std::memcpy(&r, &ax, 4);
+    r += 0.5f;
+    uint32_t u;
+    std::memcpy(&u, &r, 4);
+    return static_cast<uint16_t>(sign | (u - 0x3f000000u));
+  }
+  ax += 0xc8000fffu + ((ax >> 13) & 1u);
+  return static_cast<uint16_t>(sign | (ax >> 13));
+}
+
+void fill_init(void* data, Dtype d, std::size_t count, float v) {
+  for (std::size_t i = 0; i < count; ++i) {
+    auto* p = static_cast<unsigned char*>(data) + i * dtype_size(d);
+    switch (d) {
+      case Dtype::float32: { float x = v; std::memcpy(p, &x, 4); break; }
+      case Dtype::float16: { uint16_t h = float_to_half_bits(v); std::memcpy(p, &h, 2); break; }
+      case Dtype::bfloat16: { uint32_t x; std::memcpy(&x, &v, 4); x += 0x7fffu + ((x >> 16) & 1u); uint16_t b = x >> 16; std::memcpy(p, &b, 2); break; }
+      case Dtype::int32: { int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); break; }
+      case Dtype::uint32: { uint32_t x = static_cast<uint32_t>(v); std::memcpy(p, &x, 4); break; }
+      case Dtype::int64: { int64_t x = static_cast<int64_t>(v); std::memcpy(p, &x, 8); break; }
+      case Dtype::uint64: { uint64_t x = static_cast<uint64_t>(v); std::memcpy(p, &x, 8); break; }
+      case Dtype::int16: { int16_t x = static_cast<int16_t>(v); std::memcpy(p, &x, 2); break; }
+      case Dtype::uint16: { uint16_t x = static_cast<uint16_t>(v); std::memcpy(p, &x, 2); break; }
+      case Dtype::int8: { int8_t x = static_cast<int8_t>(v); std::memcpy(p, &x, 1); break; }
+      case Dtype::uint8: { uint8_t x = static_cast<uint8_t>(v); std::memcpy(p, &x, 1); break; }
+      case Dtype::bool_: { uint8_t x = v != 0.0f; std::memcpy(p, &x, 1); break; }
+    }
+  }
+}
+
+struct Library {
+  void* handle = nullptr;
+  EntryFn entry = nullptr;
+  const ms_kernel_info* info = nullptr;
+  int* checking = nullptr;
+  std::mutex run_mu;  // the .so's checking flag is global: one run at a time per library
+};
+
+Library* load_library(const std::filesystem::path& so, std::string& err) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<Library>> libs;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = libs[so.string()];
+  if (slot) return slot.get();
+  void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    err = dlerror();
+    libs.erase(so.string());
+    return nullptr;
+  }
+  auto lib = std::make_unique<Library>();
+  lib->handle = h;
+  lib->entry = reinterpret_cast<EntryFn>(dlsym(h, "metalsim_entry"));
+  lib->info = static_cast<const ms_kernel_info*>(dlsym(h, "metalsim_info"));
+  auto** rt = static_cast<const ms_runtime**>(dlsym(h, "metalsim_rt"));
+  lib->checking = static_cast<int*>(dlsym(h, "metalsim_checking"));
+  if (!lib->entry || !lib->info || !rt || !lib->checking || lib->info->abi_version != METALSIM_ABI_VERSION) {
+    err = "not a metalsim kernel library (or ABI mismatch): " + so.string();
+    dlclose(h);
+    libs.erase(so.string());
+    return nullptr;
+  }
+  *rt = &kRuntime;
+  slot = std::move(lib);
+  return slot.get();
+}
+
+}  // namespace
+
+RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std::span<Buffer> inputs,
+              std::span<Buffer> outputs, const RunOptions& options) {
+  auto t0 = std::chrono::steady_clock::now();
+  RunResult res;
+  Run r;
+  r.spec = &spec;
+  r.opt = options;
+  auto finish = [&]() {
+    res.diagnostics = std::move(r.diags);
+    res.ok = res.diagnostics.empty();
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+  };
+  auto invalid = [&](const std::string& msg) {
+    r.report(DiagnosticKind::InvalidLaunch, msg, msg, nullptr, nullptr, "", true);
+    return finish();
+  };
+
+  // Launch geometry, as MLX: the threadgroup is clamped to the grid.
+  for (int d = 0; d < 3; ++d) {
+    if (spec.grid[d] <= 0 || spec.threadgroup[d] <= 0) return invalid("grid and threadgroup sizes must be positive");
+    r.grid[d] = static_cast<uint32_t>(spec.grid[d]);
+    r.tg[d] = std::min(static_cast<uint32_t>(spec.threadgroup[d]), r.grid[d]);
+    r.ntg[d] = (r.grid[d] + r.tg[d] - 1) / r.tg[d];
+  }
+  const uint64_t tg_threads = static_cast<uint64_t>(spec.threadgroup[0]) * spec.threadgroup[1] * spec.threadgroup[2];
+  if (tg_threads > 1024) {
+    std::string m = "threadgroup of " + std::to_string(tg_threads) + " threads (" + std::to_string(spec.threadgroup[0]) +
+                    "x" + std::to_string(spec.threadgroup[1]) + "x" + std::to_string(spec.threadgroup[2]) +
+                    ") exceeds Metal's maximum of 1024 threads per threadgroup";
+    r.report(DiagnosticKind::ThreadgroupTooLarge, "tg", m, nullptr, nullptr, "", true);
+    return finish();
+  }
+
+  // Buffers must match the spec.
+  if (inputs.size() != spec.inputs.size() || outputs.size() != spec.outputs.size())
+    return invalid("expected " + std::to_string(spec.inputs.size()) + " inputs and " +
+                   std::to_string(spec.outputs.size()) + " outputs");
+  auto check = [&](const Buffer& b, const TensorSpec& t) -> std::string {
+    std::size_t n = 1;
+    for (auto s : t.shape) n *= static_cast<std::size_t>(s);
+    if (b.dtype != t.dtype) return "buffer '" + t.name + "' has dtype " + std::string(dtype_name(b.dtype)) + ", spec says " + std::string(dtype_name(t.dtype));
+    if (b.shape != t.shape) return "buffer '" + t.name + "' has a shape different from the spec";
+    if (b.bytes != n * dtype_size(t.dtype) || (!b.data && b.bytes)) return "buffer '" + t.name + "' has " + std::to_string(b.bytes) + " bytes, expected " + std::to_string(n * dtype_size(t.dtype));
+    return "";
+  };
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (auto e = check(inputs[i], spec.inputs[i]); !e.empty()) return invalid(e);
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    if (auto e = check(outputs[i], spec.outputs[i]); !e.empty()) return invalid(e);
+
+  std::string err;
+  Library* lib = load_library(so_path, err);
+  if (!lib) return invalid("cannot load kernel library: " + err);
+  std::lock_guard<std::mutex> lib_lock(lib->run_mu);
+  r.entry = lib->entry;
+
+  // Buffer table in MLX's buffer-index order.
+  std::vector<std::unique_ptr<Padded>> owned;
+  std::vector<std::vector<int32_t>> shapes;
+  std::vector<std::vector<int64_t>> strides;
+  std::vector<int32_t> ndims(spec.inputs.size());
+  const bool padded = options.check_bounds;
+  auto add = [&](const std::string& name, void* data, std::size_t bytes, std::size_t elem) -> void* {
+    if (!padded) return data;
+    owned.push_back(std::make_unique<Padded>(bytes, data));
+    unsigned char* p = owned.back()->data;
+    r.device.push_back({name, p, p + bytes, elem});
+    return p;
+  };
+  shapes.reserve(spec.inputs.size());
+  strides.reserve(spec.inputs.size());
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
+    const auto& t = spec.inputs[i];
+    r.bufs.push_back(add(t.name, inputs[i].data, inputs[i].bytes, dtype_size(t.dtype)));
+    if (t.shape.empty()) continue;
+    auto& sh = shapes.emplace_back(t.shape.begin(), t.shape.end());
+    auto& st = strides.emplace_back(t.shape.size());
+    int64_t s = 1;
+    for (std::size_t d = t.shape.size(); d-- > 0;) st[d] = s, s *= t.shape[d];
+    ndims[i] = static_cast<int32_t>(t.shape.size());
+    if (spec.source.find(t.name + "_shape") != std::string::npos)
+      r.bufs.push_back(add(t.name + "_shape", sh.data(), sh.size() * 4, 4));
+    if (spec.source.find(t.name + "_strides") != std::string::npos)
+      r.bufs.push_back(add(t.name + "_strides", st.data(), st.size() * 8, 8));
+    if (spec.source.find(t.name + "_ndim") != std::string::npos)
+      r.bufs.push_back(add(t.name + "_ndim", &ndims[i], 4, 4));
+  }
+  for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
+    const auto& t = spec.outputs[i];
+    if (spec.init_value) fill_init(outputs[i].data, t.dtype, outputs[i].bytes / dtype_size(t.dtype), *spec.init_value);
+    r.bufs.push_back(add(t.name, outputs[i].data, outputs[i].bytes, dtype_size(t.dtype)));
+  }
+  if (r.bufs.size() != lib->info->num_buffers)
+    return invalid("kernel library expects " + std::to_string(lib->info->num_buffers) + " buffers, spec gives " +
+                   std::to_string(r.bufs.size()) + " (spec and .so differ?)");
+
+  *lib->checking = (options.check_bounds || options.check_races || options.check_uninitialized) ? 1 : 0;
+  unsigned nw = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
+  const uint64_t total = static_cast<uint64_t>(r.ntg[0]) * r.ntg[1] * r.ntg[2];
+  nw = static_cast<unsigned>(std::min<uint64_t>(nw, total));
+  const bool fibers = lib->info->uses_sync != 0;
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < nw; ++i) pool.emplace_back([&] { worker_main(r, fibers); });
+  worker_main(r, fibers);
+  for (auto& t : pool) t.join();
+
+  if (padded) {
+    std::size_t k = r.device.size() - spec.outputs.size();
+    for (std::size_t i = 0; i < spec.outputs.size(); ++i)
+      if (outputs[i].bytes) std::memcpy(outputs[i].data, r.device[k + i].lo, outputs[i].bytes);
+  }
+  return finish();
+}
+
+}  // namespace ksearch::metalsim

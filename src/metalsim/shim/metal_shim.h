@@ -1,0 +1,968 @@
+// Metal Shading Language subset for host compilation by clang++.
+// Compiled (as a precompiled header) into every metalsim kernel .so. Kernel
+// text is first rewritten by metalsim (address spaces removed, threadgroup
+// variables moved to a per-threadgroup arena, vector constructors turned into
+// __ms_make calls, float literals given an f suffix).
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <type_traits>
+#include "metalsim_abi.h"
+
+#define MS_NOSAN __attribute__((no_sanitize("thread")))
+#define METAL_FUNC inline __attribute__((always_inline))
+#define MLX_MTL_PRAGMA_UNROLL _Pragma("clang loop unroll(full)")
+#define MS_SITE uint32_t __site = ((uint32_t)__builtin_LINE() << 10) | ((uint32_t)__builtin_COLUMN() & 1023u)
+
+extern "C" {
+extern const ms_runtime* metalsim_rt;
+extern int metalsim_checking;
+}
+
+typedef unsigned int uint;
+typedef unsigned short ushort;
+typedef unsigned char uchar;
+typedef unsigned long ulong;
+
+namespace metal {
+
+using std::enable_if_t;
+using std::is_same_v;
+using std::conditional_t;
+using std::is_integral_v;
+using std::is_signed_v;
+using std::is_unsigned_v;
+using std::remove_cv_t;
+using std::is_same;
+using std::enable_if;
+using std::conditional;
+
+// ---------------------------------------------------------------- half, bfloat
+inline uint32_t __f2u(float f) { return __builtin_bit_cast(uint32_t, f); }
+inline float __u2f(uint32_t u) { return __builtin_bit_cast(float, u); }
+
+inline uint16_t __float_to_half_bits(float f) {
+  uint32_t x = __f2u(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0));
+  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);  // overflow to inf
+  if (ax < 0x38800000u) {  // subnormal or zero: let the FPU round
+    float r = __u2f(ax) + 0.5f;  // 0.5 = 2^-1: ulp of halfs below 2^-14 is 2^-24
+    return (uint16_t)(sign | (__f2u(r) - 0x3f000000u));
+  }
+  uint32_t mant_odd = (ax >> 13) & 1u;
+  ax += 0xc8000fffu + mant_odd;  // rebias exponent, round to nearest even
+  return (uint16_t)(sign | (ax >> 13));
+}
+inline float __half_bits_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t em = h & 0x7fffu;
+  if (em >= 0x7c00u) return __u2f(sign | 0x7f800000u | ((uint32_t)(em & 0x3ffu) << 13));
+  if (em < 0x0400u) return __u2f(sign) + (sign ? -1.0f : 1.0f) * (float)em * 5.9604644775390625e-8f;
+  return __u2f(sign | ((em << 13) + 0x38000000u));
+}
+inline uint16_t __float_to_bf16_bits(float f) {
+  uint32_t x = __f2u(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+
+#define MS_FP16_CLASS(NAME, TOBITS, FROMBITS)                                              \
+  struct NAME {                                                                           \
+    uint16_t bits;                                                                        \
+    NAME() = default;                                                                     \
+    constexpr NAME(float f) : bits(TOBITS(f)) {}                                          \
+    template <class I, enable_if_t<is_integral_v<I>, int> = 0>                            \
+    NAME(I i) : bits(TOBITS((float)i)) {}                                                 \
+    operator float() const { return FROMBITS(bits); }                                     \
+    NAME& operator+=(NAME o) { return *this = NAME(float(*this) + float(o)); }            \
+    NAME& operator-=(NAME o) { return *this = NAME(float(*this) - float(o)); }            \
+    NAME& operator*=(NAME o) { return *this = NAME(float(*this) * float(o)); }            \
+    NAME& operator/=(NAME o) { return *this = NAME(float(*this) / float(o)); }            \
+    NAME operator-() const { NAME r; r.bits = bits ^ 0x8000u; return r; }                 \
+    NAME operator+() const { return *this; }                                              \
+    NAME& operator++() { return *this += NAME(1.0f); }                                    \
+    NAME operator++(int) { NAME t = *this; *this += NAME(1.0f); return t; }               \
+  };                                                                                      \
+  inline NAME operator+(NAME a, NAME b) { return NAME(float(a) + float(b)); }             \
+  inline NAME operator-(NAME a, NAME b) { return NAME(float(a) - float(b)); }             \
+  inline NAME operator*(NAME a, NAME b) { return NAME(float(a) * float(b)); }             \
+  inline NAME operator/(NAME a, NAME b) { return NAME(float(a) / float(b)); }             \
+  inline float operator+(NAME a, float b) { return float(a) + b; }                        \
+  inline float operator-(NAME a, float b) { return float(a) - b; }                        \
+  inline float operator*(NAME a, float b) { return float(a) * b; }                        \
+  inline float operator/(NAME a, float b) { return float(a) / b; }                        \
+  inline float operator+(float a, NAME b) { return a + float(b); }                        \
+  inline float operator-(float a, NAME b) { return a - float(b); }                        \
+  inline float operator*(float a, NAME b) { return a * float(b); }                        \
+  inline float operator/(float a, NAME b) { return a / float(b); }                        \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
+  inline NAME operator+(NAME a, I b) { return a + NAME(b); }                              \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
+  inline NAME operator-(NAME a, I b) { return a - NAME(b); }                              \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
+  inline NAME operator*(NAME a, I b) { return a * NAME(b); }                              \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
+  inline NAME operator/(NAME a, I b) { return a / NAME(b); }                              \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
+  inline NAME operator+(I a, NAME b) { return NAME(a) + b; }                              \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
+  inline NAME operator-(I a, NAME b) { return NAME(a) - b; }                              \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
+  inline NAME operator*(I a, NAME b) { return NAME(a) * b; }                              \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
+  inline NAME operator/(I a, NAME b) { return NAME(a) / b; }                              \
+  inline bool operator<(NAME a, NAME b) { return float(a) < float(b); }                   \
+  inline bool operator>(NAME a, NAME b) { return float(a) > float(b); }                   \
+  inline bool operator<=(NAME a, NAME b) { return float(a) <= float(b); }                 \
+  inline bool operator>=(NAME a, NAME b) { return float(a) >= float(b); }                 \
+  inline bool operator==(NAME a, NAME b) { return float(a) == float(b); }                 \
+  inline bool operator!=(NAME a, NAME b) { return float(a) != float(b); }                 \
+  inline bool operator<(NAME a, float b) { return float(a) < b; }                         \
+  inline bool operator>(NAME a, float b) { return float(a) > b; }                         \
+  inline bool operator<=(NAME a, float b) { return float(a) <= b; }                       \
+  inline bool operator>=(NAME a, float b) { return float(a) >= b; }                       \
+  inline bool operator==(NAME a, float b) { return float(a) == b; }                       \
+  inline bool operator!=(NAME a, float b) { return float(a) != b; }                       \
+  inline bool operator<(float a, NAME b) { return a < float(b); }                         \
+  inline bool operator>(float a, NAME b) { return a > float(b); }                         \
+  inline bool operator<=(float a, NAME b) { return a <= float(b); }                       \
+  inline bool operator>=(float a, NAME b) { return a >= float(b); }                       \
+  inline bool operator==(float a, NAME b) { return a == float(b); }                       \
+  inline bool operator!=(float a, NAME b) { return a != float(b); }
+
+MS_FP16_CLASS(half, __float_to_half_bits, __half_bits_to_float)
+MS_FP16_CLASS(bfloat, __float_to_bf16_bits, [](uint16_t b) { return __u2f((uint32_t)b << 16); })
+#undef MS_FP16_CLASS
+
+template <class T> inline constexpr bool is_floating_point_v =
+    std::is_floating_point_v<T> || is_same_v<remove_cv_t<T>, half> || is_same_v<remove_cv_t<T>, bfloat>;
+template <class T> struct is_floating_point : std::integral_constant<bool, is_floating_point_v<T>> {};
+template <class T> inline constexpr bool is_arithmetic_v = is_floating_point_v<T> || is_integral_v<T>;
+
+// -------------------------------------------------------------------- vectors
+// float and integer vectors are clang ext_vector types (native swizzles);
+// half, bfloat and bool vectors are classes with component access only.
+template <class T, int N> using __ev = T __attribute__((ext_vector_type(N)));
+
+template <class T, int N> struct __cvec;
+#define MS_CVEC_COMMON(N)                                                        \
+  T& operator[](int i) { return e[i]; }                                          \
+  const T& operator[](int i) const { return e[i]; }
+template <class T> struct __cvec<T, 2> {
+  union { struct { T x, y; }; struct { T r, g; }; T e[2]; };
+  MS_CVEC_COMMON(2)
+};
+template <class T> struct __cvec<T, 3> {
+  union { struct { T x, y, z; }; struct { T r, g, b; }; T e[3]; };
+  MS_CVEC_COMMON(3)
+};
+template <class T> struct __cvec<T, 4> {
+  union { struct { T x, y, z, w; }; struct { T r, g, b, a; }; T e[4]; };
+  MS_CVEC_COMMON(4)
+};
+#undef MS_CVEC_COMMON
+
+template <class T> inline constexpr bool __is_class_elem =
+    is_same_v<T, half> || is_same_v<T, bfloat> || is_same_v<T, bool>;
+template <class T, int N> struct __vec_sel { using type = __ev<T, N>; };
+template <int N> struct __vec_sel<half, N> { using type = __cvec<half, N>; };
+template <int N> struct __vec_sel<bfloat, N> { using type = __cvec<bfloat, N>; };
+template <int N> struct __vec_sel<bool, N> { using type = __cvec<bool, N>; };
+template <class T, int N> using vec = typename __vec_sel<T, N>::type;
+
+template <class V> struct __vt { using elem = V; static constexpr int n = 1; static constexpr bool is_vec = false; };
+template <class T, int N> struct __vt<T __attribute__((ext_vector_type(N)))> {
+  using elem = T; static constexpr int n = N; static constexpr bool is_vec = true;
+};
+template <class T, int N> struct __vt<__cvec<T, N>> {
+  using elem = T; static constexpr int n = N; static constexpr bool is_vec = true;
+};
+template <class V> inline constexpr bool __is_vec = __vt<remove_cv_t<V>>::is_vec;
+template <class V> using __elem_t = typename __vt<remove_cv_t<V>>::elem;
+
+#define MS_VEC_TYPES(T)                                                             \
+  typedef vec<T, 2> T##2; typedef vec<T, 3> T##3; typedef vec<T, 4> T##4;
+MS_VEC_TYPES(float) MS_VEC_TYPES(half) MS_VEC_TYPES(bfloat) MS_VEC_TYPES(bool)
+MS_VEC_TYPES(int) MS_VEC_TYPES(uint) MS_VEC_TYPES(short) MS_VEC_TYPES(ushort)
+MS_VEC_TYPES(char) MS_VEC_TYPES(uchar) MS_VEC_TYPES(long) MS_VEC_TYPES(ulong)
+#undef MS_VEC_TYPES
+
+// Vector construction: Metal's float4(a, b, c, d), float4(x), float4(float2, float2),
+// float4(int4) ... The rewriter turns `float4(` into `__ms_make<float4>(`.
+template <class E, class A> inline void __ms_put(E* buf, int& k, const A& a) {
+  if constexpr (__is_vec<A>) {
+    for (int i = 0; i < __vt<A>::n; ++i) buf[k++] = (E)(__elem_t<A>)a[i];
+  } else {
+    buf[k++] = (E)a;
+  }
+}
+template <class V, class... A> inline V __ms_make(const A&... a) {
+  if constexpr (!__is_vec<V>) {
+    return V(a...);
+  } else {
+    using E = __elem_t<V>;
+    constexpr int N = __vt<V>::n;
+    E buf[N + 4 * sizeof...(A)];
+    int k = 0;
+    (__ms_put(buf, k, a), ...);
+    V v;
+    if (k == 1) { for (int i = 0; i < N; ++i) v[i] = buf[0]; }
+    else { for (int i = 0; i < N; ++i) v[i] = i < k ? buf[i] : E(0); }
+    return v;
+  }
+}
+
+// Elementwise helpers
+template <class V, class F> inline auto __map(const V& v, F f) {
+  if constexpr (__is_vec<V>) {
+    using R = decltype(f(__elem_t<V>{}));
+    vec<R, __vt<V>::n> r;
+    for (int i = 0; i < __vt<V>::n; ++i) r[i] = f((__elem_t<V>)v[i]);
+    return r;
+  } else {
+    return f(v);
+  }
+}
+template <class V, class F> inline V __map2(const V& a, const V& b, F f) {
+  if constexpr (__is_vec<V>) {
+    V r;
+    for (int i = 0; i < __vt<V>::n; ++i) r[i] = f((__elem_t<V>)a[i], (__elem_t<V>)b[i]);
+    return r;
+  } else {
+    return f(a, b);
+  }
+}
+template <class V, class F> inline V __map3(const V& a, const V& b, const V& c, F f) {
+  if constexpr (__is_vec<V>) {
+    V r;
+    for (int i = 0; i < __vt<V>::n; ++i)
+      r[i] = f((__elem_t<V>)a[i], (__elem_t<V>)b[i], (__elem_t<V>)c[i]);
+    return r;
+  } else {
+    return f(a, b, c);
+  }
+}
+
+// Operators for class vectors (half/bfloat/bool): elementwise, scalar broadcast.
+#define MS_CVEC_OP(OP)                                                                   \
+  template <class T, int N> inline __cvec<T, N> operator OP(__cvec<T, N> a, __cvec<T, N> b) { \
+    for (int i = 0; i < N; ++i) a[i] = T(a[i] OP b[i]);                                   \
+    return a;                                                                            \
+  }                                                                                      \
+  template <class T, int N, class S, enable_if_t<is_arithmetic_v<S>, int> = 0>           \
+  inline __cvec<T, N> operator OP(__cvec<T, N> a, S b) {                                 \
+    for (int i = 0; i < N; ++i) a[i] = T(a[i] OP T(b));                                   \
+    return a;                                                                            \
+  }                                                                                      \
+  template <class T, int N, class S, enable_if_t<is_arithmetic_v<S>, int> = 0>           \
+  inline __cvec<T, N> operator OP(S b, __cvec<T, N> a) {                                 \
+    for (int i = 0; i < N; ++i) a[i] = T(T(b) OP a[i]);                                   \
+    return a;                                                                            \
+  }                                                                                      \
+  template <class T, int N, class S>                                                     \
+  inline __cvec<T, N>& operator OP##=(__cvec<T, N>& a, const S& b) { return a = a OP b; }
+MS_CVEC_OP(+) MS_CVEC_OP(-) MS_CVEC_OP(*) MS_CVEC_OP(/)
+#undef MS_CVEC_OP
+template <class T, int N> inline __cvec<T, N> operator-(__cvec<T, N> a) {
+  for (int i = 0; i < N; ++i) a[i] = -a[i];
+  return a;
+}
+#define MS_CVEC_CMP2(OP)                                                                 \
+  template <class T, int N> inline __cvec<bool, N> operator OP(__cvec<T, N> a, __cvec<T, N> b) { \
+    __cvec<bool, N> r;                                                                   \
+    for (int i = 0; i < N; ++i) r[i] = a[i] OP b[i];                                      \
+    return r;                                                                            \
+  }
+MS_CVEC_CMP2(<) MS_CVEC_CMP2(>) MS_CVEC_CMP2(<=) MS_CVEC_CMP2(>=) MS_CVEC_CMP2(==) MS_CVEC_CMP2(!=)
+#undef MS_CVEC_CMP2
+
+// Comparisons of ext vectors give int vectors (-1/0); Metal's boolN accepts them.
+template <class V> inline bool __truth(const V& v, int i) {
+  if constexpr (__is_vec<V>) return v[i] != 0; else return v != 0;
+}
+template <class V, enable_if_t<__is_vec<V>, int> = 0> inline bool all(const V& v) {
+  for (int i = 0; i < __vt<V>::n; ++i) if (!v[i]) return false;
+  return true;
+}
+template <class V, enable_if_t<__is_vec<V>, int> = 0> inline bool any(const V& v) {
+  for (int i = 0; i < __vt<V>::n; ++i) if (v[i]) return true;
+  return false;
+}
+inline bool all(bool b) { return b; }
+inline bool any(bool b) { return b; }
+
+template <class T, class U> inline T select(T a, T b, U c) {
+  if constexpr (__is_vec<T>) {
+    T r;
+    for (int i = 0; i < __vt<T>::n; ++i) r[i] = __truth(c, i) ? b[i] : a[i];
+    return r;
+  } else {
+    return c ? b : a;
+  }
+}
+
+// packed_ types: unaligned storage, convert to and from the aligned vector.
+template <class T, int N> struct __packed {
+  T e[N];
+  __packed() = default;
+  __packed(const vec<T, N>& v) { for (int i = 0; i < N; ++i) e[i] = v[i]; }
+  operator vec<T, N>() const { vec<T, N> v; for (int i = 0; i < N; ++i) v[i] = e[i]; return v; }
+  T& operator[](int i) { return e[i]; }
+  const T& operator[](int i) const { return e[i]; }
+};
+template <class T, int N> struct __vt<__packed<T, N>> {
+  using elem = T; static constexpr int n = N; static constexpr bool is_vec = true;
+};
+#define MS_PACKED(T)                                                                   \
+  typedef __packed<T, 2> packed_##T##2; typedef __packed<T, 3> packed_##T##3;         \
+  typedef __packed<T, 4> packed_##T##4;
+MS_PACKED(float) MS_PACKED(half) MS_PACKED(bfloat) MS_PACKED(int) MS_PACKED(uint)
+MS_PACKED(short) MS_PACKED(ushort) MS_PACKED(char) MS_PACKED(uchar)
+#undef MS_PACKED
+
+template <class To, class From> inline To as_type(const From& f) {
+  static_assert(sizeof(To) == sizeof(From), "as_type: sizes differ");
+  return __builtin_bit_cast(To, f);
+}
+
+// ----------------------------------------------------------------- limits
+template <class T> struct numeric_limits;
+#define MS_INT_LIMITS(T, MIN, MAX)                                                    \
+  template <> struct numeric_limits<T> {                                              \
+    static constexpr T min() { return MIN; }                                          \
+    static constexpr T lowest() { return MIN; }                                       \
+    static constexpr T max() { return MAX; }                                          \
+  };
+MS_INT_LIMITS(char, -128, 127) MS_INT_LIMITS(uchar, 0, 255)
+MS_INT_LIMITS(short, -32768, 32767) MS_INT_LIMITS(ushort, 0, 65535)
+MS_INT_LIMITS(int, -2147483647 - 1, 2147483647) MS_INT_LIMITS(uint, 0, 4294967295u)
+MS_INT_LIMITS(long, -9223372036854775807L - 1, 9223372036854775807L)
+MS_INT_LIMITS(ulong, 0, 18446744073709551615ul)
+MS_INT_LIMITS(signed char, -128, 127)
+MS_INT_LIMITS(bool, false, true)
+#undef MS_INT_LIMITS
+template <> struct numeric_limits<float> {
+  static float min() { return __u2f(0x00800000u); }
+  static float max() { return __u2f(0x7f7fffffu); }
+  static float lowest() { return -max(); }
+  static float epsilon() { return __u2f(0x34000000u); }
+  static float infinity() { return __builtin_inff(); }
+  static float quiet_NaN() { return __builtin_nanf(""); }
+};
+template <> struct numeric_limits<half> {
+  static half __b(uint16_t b) { half h; h.bits = b; return h; }
+  static half min() { return __b(0x0400); }
+  static half max() { return __b(0x7bff); }
+  static half lowest() { return __b(0xfbff); }
+  static half epsilon() { return __b(0x1400); }
+  static half infinity() { return __b(0x7c00); }
+  static half quiet_NaN() { return __b(0x7e00); }
+};
+template <> struct numeric_limits<bfloat> {
+  static bfloat __b(uint16_t b) { bfloat h; h.bits = b; return h; }
+  static bfloat min() { return __b(0x0080); }
+  static bfloat max() { return __b(0x7f7f); }
+  static bfloat lowest() { return __b(0xff7f); }
+  static bfloat epsilon() { return __b(0x3c00); }
+  static bfloat infinity() { return __b(0x7f80); }
+  static bfloat quiet_NaN() { return __b(0x7fc0); }
+};
+
+// ------------------------------------------------------------------- math
+#define MS_FMATH1(NAME, EXPR)                                                          \
+  inline float NAME(float x) { return EXPR; }                                         \
+  inline half NAME(half x) { return half(NAME(float(x))); }                           \
+  inline bfloat NAME(bfloat x) { return bfloat(NAME(float(x))); }                     \
+  template <class V, enable_if_t<__is_vec<V>, int> = 0> inline V NAME(const V& v) {   \
+    return __map2(v, v, [](auto a, auto) { return decltype(a)(NAME(a)); });            \
+  }
+MS_FMATH1(exp, __builtin_expf(x)) MS_FMATH1(exp2, __builtin_exp2f(x))
+MS_FMATH1(exp10, __builtin_powf(10.0f, x))
+MS_FMATH1(log, __builtin_logf(x)) MS_FMATH1(log2, __builtin_log2f(x))
+MS_FMATH1(log10, __builtin_log10f(x)) MS_FMATH1(sqrt, __builtin_sqrtf(x))
+MS_FMATH1(rsqrt, 1.0f / __builtin_sqrtf(x)) MS_FMATH1(sin, __builtin_sinf(x))
+MS_FMATH1(cos, __builtin_cosf(x)) MS_FMATH1(tan, __builtin_tanf(x))
+MS_FMATH1(asin, __builtin_asinf(x)) MS_FMATH1(acos, __builtin_acosf(x))
+MS_FMATH1(atan, __builtin_atanf(x)) MS_FMATH1(sinh, __builtin_sinhf(x))
+MS_FMATH1(cosh, __builtin_coshf(x)) MS_FMATH1(tanh, __builtin_tanhf(x))
+MS_FMATH1(asinh, __builtin_asinhf(x)) MS_FMATH1(acosh, __builtin_acoshf(x))
+MS_FMATH1(atanh, __builtin_atanhf(x)) MS_FMATH1(floor, __builtin_floorf(x))
+MS_FMATH1(ceil, __builtin_ceilf(x)) MS_FMATH1(round, __builtin_roundf(x))
+MS_FMATH1(rint, __builtin_rintf(x)) MS_FMATH1(trunc, __builtin_truncf(x))
+MS_FMATH1(fabs, __builtin_fabsf(x)) MS_FMATH1(fract, x - __builtin_floorf(x))
+MS_FMATH1(saturate, x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x))
+MS_FMATH1(sign, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f))
+MS_FMATH1(erf, __builtin_erff(x)) MS_FMATH1(log1p, __builtin_log1pf(x))
+MS_FMATH1(expm1, __builtin_expm1f(x))
+#undef MS_FMATH1
+
+#define MS_FMATH2(NAME, EXPR)                                                          \
+  inline float NAME(float x, float y) { return EXPR; }                                \
+  inline half NAME(half x, half y) { return half(NAME(float(x), float(y))); }         \
+  inline bfloat NAME(bfloat x, bfloat y) { return bfloat(NAME(float(x), float(y))); } \
+  template <class V, enable_if_t<__is_vec<V>, int> = 0>                               \
+  inline V NAME(const V& a, const V& b) {                                             \
+    return __map2(a, b, [](auto x, auto y) { return decltype(x)(NAME(x, y)); });       \
+  }
+MS_FMATH2(pow, __builtin_powf(x, y)) MS_FMATH2(powr, __builtin_powf(x, y))
+MS_FMATH2(atan2, __builtin_atan2f(x, y)) MS_FMATH2(fmod, __builtin_fmodf(x, y))
+MS_FMATH2(fmax, __builtin_fmaxf(x, y)) MS_FMATH2(fmin, __builtin_fminf(x, y))
+MS_FMATH2(copysign, __builtin_copysignf(x, y)) MS_FMATH2(step, y < x ? 0.0f : 1.0f)
+MS_FMATH2(hypot, __builtin_hypotf(x, y))
+#undef MS_FMATH2
+
+inline float fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+inline half fma(half a, half b, half c) { return half(__builtin_fmaf(a, b, c)); }
+inline bfloat fma(bfloat a, bfloat b, bfloat c) { return bfloat(__builtin_fmaf(a, b, c)); }
+template <class V, enable_if_t<__is_vec<V>, int> = 0> inline V fma(const V& a, const V& b, const V& c) {
+  return __map3(a, b, c, [](auto x, auto y, auto z) { return decltype(x)(fma(x, y, z)); });
+}
+
+// min/max/clamp/abs for every scalar and vector type (NaN: fmax semantics).
+template <class T> inline T __smax(T a, T b) {
+  if constexpr (is_floating_point_v<T>) return T(__builtin_fmaxf(float(a), float(b)));
+  else return a > b ? a : b;
+}
+template <class T> inline T __smin(T a, T b) {
+  if constexpr (is_floating_point_v<T>) return T(__builtin_fminf(float(a), float(b)));
+  else return a < b ? a : b;
+}
+template <class T> inline T max(T a, T b) {
+  return __map2(a, b, [](auto x, auto y) { return __smax(x, y); });
+}
+template <class T> inline T min(T a, T b) {
+  return __map2(a, b, [](auto x, auto y) { return __smin(x, y); });
+}
+template <class V, enable_if_t<__is_vec<V>, int> = 0> inline V max(V a, __elem_t<V> b) { return max(a, __ms_make<V>(b)); }
+template <class V, enable_if_t<__is_vec<V>, int> = 0> inline V min(V a, __elem_t<V> b) { return min(a, __ms_make<V>(b)); }
+template <class T> inline T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
+template <class V, enable_if_t<__is_vec<V>, int> = 0> inline V clamp(V x, __elem_t<V> lo, __elem_t<V> hi) {
+  return clamp(x, __ms_make<V>(lo), __ms_make<V>(hi));
+}
+template <class T> inline T abs(T x) {
+  return __map2(x, x, [](auto a, auto) -> decltype(a) {
+    if constexpr (is_floating_point_v<decltype(a)>) return decltype(a)(__builtin_fabsf(float(a)));
+    else if constexpr (is_signed_v<decltype(a)>) return a < 0 ? decltype(a)(-a) : a;
+    else return a;
+  });
+}
+template <class T> inline T fmax3(T a, T b, T c) { return fmax(fmax(a, b), c); }
+template <class T> inline T max3(T a, T b, T c) { return max(max(a, b), c); }
+template <class T> inline T min3(T a, T b, T c) { return min(min(a, b), c); }
+template <class T, class U> inline T mix(T x, T y, U a) { return x + (y - x) * a; }
+template <class T> inline T smoothstep(T e0, T e1, T x) {
+  T t = clamp(T((x - e0) / (e1 - e0)), T(0.0f), T(1.0f));
+  return t * t * (T(3.0f) - T(2.0f) * t);
+}
+template <class V> inline __elem_t<V> dot(const V& a, const V& b) {
+  __elem_t<V> s = 0;
+  for (int i = 0; i < __vt<V>::n; ++i) s += a[i] * b[i];
+  return s;
+}
+template <class V> inline __elem_t<V> length(const V& a) { return sqrt(dot(a, a)); }
+template <class V> inline __elem_t<V> length_squared(const V& a) { return dot(a, a); }
+template <class V> inline __elem_t<V> distance(const V& a, const V& b) { return length(a - b); }
+template <class V> inline V normalize(const V& a) { return a * rsqrt(dot(a, a)); }
+template <class V> inline V cross(const V& a, const V& b) {
+  return __ms_make<V>(a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]);
+}
+template <class T> inline bool __isnan1(T x) { return __builtin_isnan(float(x)); }
+template <class T> inline auto isnan(T x) { return __map(x, [](auto a) { return __isnan1(a); }); }
+template <class T> inline auto isinf(T x) { return __map(x, [](auto a) { return (bool)__builtin_isinf(float(a)); }); }
+template <class T> inline auto isfinite(T x) { return __map(x, [](auto a) { return (bool)__builtin_isfinite(float(a)); }); }
+template <class T> inline auto signbit(T x) { return __map(x, [](auto a) { return (bool)__builtin_signbit(float(a)); }); }
+inline float divide(float a, float b) { return a / b; }
+
+namespace fast {
+using metal::exp; using metal::exp2; using metal::exp10; using metal::log; using metal::log2;
+using metal::log10; using metal::sqrt; using metal::rsqrt; using metal::sin; using metal::cos;
+using metal::tan; using metal::tanh; using metal::pow; using metal::powr; using metal::max;
+using metal::min; using metal::clamp; using metal::abs; using metal::fabs; using metal::floor;
+using metal::ceil; using metal::fmax; using metal::fmin; using metal::sinh; using metal::cosh;
+using metal::atan; using metal::atan2; using metal::divide; using metal::normalize;
+using metal::length; using metal::saturate; using metal::round; using metal::trunc;
+using metal::fract; using metal::sign; using metal::asin; using metal::acos;
+}  // namespace fast
+namespace precise = fast;  // host libm is at least as precise as Metal's precise::
+
+// ----------------------------------------------------- integer intrinsics
+template <class T> inline T clz(T x) {
+  return __map(x, [](auto a) -> decltype(a) {
+    using U = std::make_unsigned_t<decltype(a)>;
+    U u = (U)a;
+    if (u == 0) return decltype(a)(sizeof(U) * 8);
+    if constexpr (sizeof(U) == 8) return decltype(a)(__builtin_clzll(u));
+    else return decltype(a)(__builtin_clz((uint32_t)u) - (32 - sizeof(U) * 8));
+  });
+}
+template <class T> inline T ctz(T x) {
+  return __map(x, [](auto a) -> decltype(a) {
+    using U = std::make_unsigned_t<decltype(a)>;
+    U u = (U)a;
+    if (u == 0) return decltype(a)(sizeof(U) * 8);
+    if constexpr (sizeof(U) == 8) return decltype(a)(__builtin_ctzll(u));
+    else return decltype(a)(__builtin_ctz((uint32_t)u));
+  });
+}
+template <class T> inline T popcount(T x) {
+  return __map(x, [](auto a) -> decltype(a) {
+    using U = std::make_unsigned_t<decltype(a)>;
+    return decltype(a)(__builtin_popcountll((unsigned long long)(U)a));
+  });
+}
+template <class T> inline T mulhi(T x, T y) {
+  return __map2(x, y, [](auto a, auto b) -> decltype(a) {
+    using A = decltype(a);
+    if constexpr (sizeof(A) == 8) {
+      if constexpr (is_signed_v<A>) return A(((__int128)a * (__int128)b) >> 64);
+      else return A(((unsigned __int128)a * (unsigned __int128)b) >> 64);
+    } else {
+      if constexpr (is_signed_v<A>) return A(((int64_t)a * (int64_t)b) >> (sizeof(A) * 8));
+      else return A(((uint64_t)a * (uint64_t)b) >> (sizeof(A) * 8));
+    }
+  });
+}
+template <class T> inline T extract_bits(T x, uint offset, uint bits) {
+  return __map(x, [=](auto a) -> decltype(a) {
+    using A = decltype(a);
+    using U = std::make_unsigned_t<A>;
+    constexpr uint W = sizeof(A) * 8;
+    if (bits == 0) return A(0);
+    U v = (U)((U)a << (W - offset - bits));
+    if constexpr (is_signed_v<A>) return A((A)v >> (W - bits));
+    else return A(v >> (W - bits));
+  });
+}
+template <class T> inline T insert_bits(T base, T ins, uint offset, uint bits) {
+  return __map2(base, ins, [=](auto a, auto b) -> decltype(a) {
+    using U = std::make_unsigned_t<decltype(a)>;
+    U mask = bits >= sizeof(U) * 8 ? U(~U(0)) : U(((U(1) << bits) - 1) << offset);
+    return decltype(a)(((U)a & ~mask) | (((U)b << offset) & mask));
+  });
+}
+template <class T> inline T reverse_bits(T x) {
+  return __map(x, [](auto a) -> decltype(a) {
+    using U = std::make_unsigned_t<decltype(a)>;
+    U u = (U)a, r = 0;
+    for (uint i = 0; i < sizeof(U) * 8; ++i) r = U((r << 1) | ((u >> i) & 1));
+    return decltype(a)(r);
+  });
+}
+template <class T> inline T rotate(T x, T s) {
+  return __map2(x, s, [](auto a, auto b) -> decltype(a) {
+    using U = std::make_unsigned_t<decltype(a)>;
+    constexpr uint W = sizeof(U) * 8;
+    uint k = (uint)((U)b % W);
+    return decltype(a)(k == 0 ? (U)a : U(((U)a << k) | ((U)a >> (W - k))));
+  });
+}
+template <class T> inline T absdiff(T x, T y) { return x > y ? T(x - y) : T(y - x); }
+template <class T> inline T hadd(T x, T y) { return T(((long long)x + (long long)y) >> 1); }
+template <class T> inline T addsat(T x, T y) {
+  long long r = (long long)x + (long long)y;
+  return T(r > numeric_limits<T>::max() ? numeric_limits<T>::max() : r < numeric_limits<T>::min() ? numeric_limits<T>::min() : r);
+}
+
+// ---------------------------------------------------------------- barriers
+enum class mem_flags : uint32_t {
+  mem_none = 0, mem_device = 1, mem_threadgroup = 2, mem_texture = 4, mem_threadgroup_imageblock = 8,
+  mem_object_data = 16
+};
+inline mem_flags operator|(mem_flags a, mem_flags b) { return mem_flags((uint32_t)a | (uint32_t)b); }
+inline void threadgroup_barrier(mem_flags f, MS_SITE) { metalsim_rt->threadgroup_barrier((uint32_t)f, __site); }
+// simdgroup_barrier synchronises the SIMD group: an exchange with no payload.
+inline void simdgroup_barrier(mem_flags f, MS_SITE) {
+  (void)f;
+  metalsim_rt->simd_exchange(nullptr, 0, __site);
+  metalsim_rt->exchange_done();
+}
+
+// ----------------------------------------------------- SIMD-group functions
+template <class T> struct __xchg {
+  ms_exchange x;
+  __xchg(const T& v, uint32_t site) {
+    static_assert(sizeof(T) <= METALSIM_SLOT_BYTES, "value too large for a SIMD-group function");
+    x = metalsim_rt->simd_exchange(&v, sizeof(T), site);
+  }
+  ~__xchg() { metalsim_rt->exchange_done(); }
+  bool active(uint32_t l) const { return l < 64 && ((x.active >> l) & 1); }
+  T at(uint32_t l) const { return __builtin_bit_cast(T, *(const __attribute__((aligned(1))) __packed_bytes*)(x.slots + l * METALSIM_SLOT_BYTES)); }
+  struct __packed_bytes { unsigned char b[sizeof(T)]; };
+};
+template <class T, class F> inline T __reduce(const __xchg<T>& e, uint32_t lo, uint32_t hi, F f) {
+  bool first = true;
+  T acc{};
+  for (uint32_t l = lo; l < hi; ++l)
+    if (e.active(l)) { acc = first ? e.at(l) : f(acc, e.at(l)); first = false; }
+  return acc;
+}
+#define MS_SIMD_REDUCE(NAME, QNAME, F)                                                 \
+  template <class T> inline T NAME(T v, MS_SITE) {                                    \
+    __xchg<T> e(v, __site);                                                           \
+    return __reduce(e, 0, 64, F);                                                      \
+  }                                                                                   \
+  template <class T> inline T QNAME(T v, MS_SITE) {                                   \
+    __xchg<T> e(v, __site);                                                           \
+    uint32_t q = e.x.lane & ~3u;                                                      \
+    return __reduce(e, q, q + 4, F);                                                   \
+  }
+MS_SIMD_REDUCE(simd_sum, quad_sum, [](T a, T b) { return T(a + b); })
+MS_SIMD_REDUCE(simd_product, quad_product, [](T a, T b) { return T(a * b); })
+MS_SIMD_REDUCE(simd_max, quad_max, [](T a, T b) { return max(a, b); })
+MS_SIMD_REDUCE(simd_min, quad_min, [](T a, T b) { return min(a, b); })
+MS_SIMD_REDUCE(simd_and, quad_and, [](T a, T b) { return T(a & b); })
+MS_SIMD_REDUCE(simd_or, quad_or, [](T a, T b) { return T(a | b); })
+MS_SIMD_REDUCE(simd_xor, quad_xor, [](T a, T b) { return T(a ^ b); })
+#undef MS_SIMD_REDUCE
+
+#define MS_SIMD_PREFIX(NAME, QNAME, INCL, ID, F)                                      \
+  template <class T> inline T NAME(T v, MS_SITE) {                                    \
+    __xchg<T> e(v, __site);                                                           \
+    return __prefix<INCL>(e, 0, T(ID), F);                                            \
+  }                                                                                   \
+  template <class T> inline T QNAME(T v, MS_SITE) {                                   \
+    __xchg<T> e(v, __site);                                                           \
+    return __prefix<INCL>(e, e.x.lane & ~3u, T(ID), F);                               \
+  }
+template <bool Incl, class T, class F> inline T __prefix(const __xchg<T>& e, uint32_t lo, T identity, F f) {
+  uint32_t end = Incl ? e.x.lane + 1 : e.x.lane;
+  bool first = true;
+  T acc{};
+  for (uint32_t l = lo; l < end; ++l)
+    if (e.active(l)) { acc = first ? e.at(l) : f(acc, e.at(l)); first = false; }
+  return first ? identity : acc;
+}
+MS_SIMD_PREFIX(simd_prefix_inclusive_sum, quad_prefix_inclusive_sum, true, 0, [](T a, T b) { return T(a + b); })
+MS_SIMD_PREFIX(simd_prefix_exclusive_sum, quad_prefix_exclusive_sum, false, 0, [](T a, T b) { return T(a + b); })
+MS_SIMD_PREFIX(simd_prefix_inclusive_product, quad_prefix_inclusive_product, true, 1, [](T a, T b) { return T(a * b); })
+MS_SIMD_PREFIX(simd_prefix_exclusive_product, quad_prefix_exclusive_product, false, 1, [](T a, T b) { return T(a * b); })
+#undef MS_SIMD_PREFIX
+
+// Reading an inactive or out-of-range lane is undefined in Metal; we return the
+// caller's own value (the documented result for shuffle_up/down edges).
+template <class T> inline T __lane_or_self(const __xchg<T>& e, uint32_t src) {
+  return (src < e.x.width && e.active(src)) ? e.at(src) : e.at(e.x.lane);
+}
+template <class T> inline T simd_shuffle(T v, ushort lane, MS_SITE) {
+  __xchg<T> e(v, __site); return __lane_or_self(e, lane);
+}
+template <class T> inline T simd_broadcast(T v, ushort lane, MS_SITE) {
+  __xchg<T> e(v, __site); return __lane_or_self(e, lane);
+}
+template <class T> inline T simd_broadcast_first(T v, MS_SITE) {
+  __xchg<T> e(v, __site); return e.at((uint32_t)__builtin_ctzll(e.x.active));
+}
+template <class T> inline T simd_shuffle_up(T v, ushort d, MS_SITE) {
+  __xchg<T> e(v, __site); uint32_t l = e.x.lane;
+  return l >= d ? __lane_or_self(e, l - d) : e.at(l);
+}
+template <class T> inline T simd_shuffle_down(T v, ushort d, MS_SITE) {
+  __xchg<T> e(v, __site); return __lane_or_self(e, e.x.lane + d);
+}
+template <class T> inline T simd_shuffle_xor(T v, ushort m, MS_SITE) {
+  __xchg<T> e(v, __site); return __lane_or_self(e, e.x.lane ^ m);
+}
+template <class T> inline T simd_shuffle_rotate_down(T v, ushort d, MS_SITE) {
+  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane + d) % e.x.width);
+}
+template <class T> inline T simd_shuffle_rotate_up(T v, ushort d, MS_SITE) {
+  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane + e.x.width - d % e.x.width) % e.x.width);
+}
+template <class T> struct __pair { T a, b; };
+template <class T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, ushort modulo, uint32_t __site) {
+  __xchg<__pair<T>> e(__pair<T>{data, fill}, __site);
+  uint32_t l = e.x.lane, base = l - l % modulo, i = l % modulo + d;
+  __pair<T> p = i < modulo ? e.at(base + i) : e.at(base + i - modulo);
+  return i < modulo ? p.a : p.b;
+}
+template <class T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, MS_SITE) {
+  return simd_shuffle_and_fill_down(data, fill, d, (ushort)32, __site);
+}
+template <class T> inline T simd_shuffle_and_fill_up(T data, T fill, ushort d, ushort modulo, uint32_t __site) {
+  __xchg<__pair<T>> e(__pair<T>{data, fill}, __site);
+  uint32_t l = e.x.lane, base = l - l % modulo, i = l % modulo;
+  if (i >= d) return e.at(base + i - d).a;
+  return e.at(base + i + modulo - d).b;
+}
+template <class T> inline T simd_shuffle_and_fill_up(T data, T fill, ushort d, MS_SITE) {
+  return simd_shuffle_and_fill_up(data, fill, d, (ushort)32, __site);
+}
+
+struct simd_vote {
+  typedef uint64_t vote_t;
+  vote_t v;
+  explicit constexpr simd_vote(vote_t x = 0) : v(x) {}
+  explicit operator vote_t() const { return v; }
+  bool all() const { return v == __all_mask; }
+  bool any() const { return v != 0; }
+  vote_t __all_mask = 0;
+};
+inline simd_vote simd_ballot(bool c, MS_SITE) {
+  __xchg<bool> e(c, __site);
+  uint64_t m = 0;
+  for (uint32_t l = 0; l < 64; ++l) if (e.active(l) && e.at(l)) m |= 1ull << l;
+  simd_vote v(m); v.__all_mask = e.x.active;
+  return v;
+}
+inline simd_vote simd_active_threads_mask(MS_SITE) { return simd_ballot(true, __site); }
+inline bool simd_all(bool c, MS_SITE) { return simd_ballot(c, __site).all(); }
+inline bool simd_any(bool c, MS_SITE) { return simd_ballot(c, __site).any(); }
+inline bool simd_is_first(MS_SITE) {
+  __xchg<bool> e(true, __site); return e.x.lane == (uint32_t)__builtin_ctzll(e.x.active);
+}
+template <class T> inline T quad_shuffle(T v, ushort l, MS_SITE) {
+  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (l & 3u));
+}
+template <class T> inline T quad_broadcast(T v, ushort l, MS_SITE) {
+  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (l & 3u));
+}
+template <class T> inline T quad_shuffle_xor(T v, ushort m, MS_SITE) {
+  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + ((e.x.lane ^ m) & 3u));
+}
+template <class T> inline T quad_shuffle_up(T v, ushort d, MS_SITE) {
+  __xchg<T> e(v, __site); uint32_t i = e.x.lane & 3u;
+  return i >= d ? __lane_or_self(e, e.x.lane - d) : e.at(e.x.lane);
+}
+template <class T> inline T quad_shuffle_down(T v, ushort d, MS_SITE) {
+  __xchg<T> e(v, __site); uint32_t i = e.x.lane & 3u;
+  return i + d < 4 ? __lane_or_self(e, e.x.lane + d) : e.at(e.x.lane);
+}
+template <class T> inline T quad_shuffle_rotate_down(T v, ushort d, MS_SITE) {
+  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (((e.x.lane & 3u) + d) & 3u));
+}
+template <class T> inline T quad_shuffle_rotate_up(T v, ushort d, MS_SITE) {
+  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (((e.x.lane & 3u) + 4u - (d & 3u)) & 3u));
+}
+template <class T> inline T quad_shuffle_and_fill_down(T data, T fill, ushort d, MS_SITE) {
+  return simd_shuffle_and_fill_down(data, fill, d, (ushort)4, __site);
+}
+template <class T> inline T quad_shuffle_and_fill_up(T data, T fill, ushort d, MS_SITE) {
+  return simd_shuffle_and_fill_up(data, fill, d, (ushort)4, __site);
+}
+struct quad_vote {
+  typedef uint16_t vote_t;
+  vote_t v, m;
+  explicit operator vote_t() const { return v; }
+  bool all() const { return v == m; }
+  bool any() const { return v != 0; }
+};
+inline quad_vote quad_ballot(bool c, MS_SITE) {
+  __xchg<bool> e(c, __site);
+  uint32_t q = e.x.lane & ~3u;
+  quad_vote r{0, 0};
+  for (uint32_t i = 0; i < 4; ++i)
+    if (e.active(q + i)) { r.m |= 1u << i; if (e.at(q + i)) r.v |= 1u << i; }
+  return r;
+}
+inline bool quad_all(bool c, MS_SITE) { return quad_ballot(c, __site).all(); }
+inline bool quad_any(bool c, MS_SITE) { return quad_ballot(c, __site).any(); }
+inline quad_vote quad_active_threads_mask(MS_SITE) { return quad_ballot(true, __site); }
+inline bool quad_is_first(MS_SITE) {
+  quad_vote q = quad_ballot(true, __site);
+  __xchg<bool> e(true, __site);
+  return (e.x.lane & 3u) == (uint32_t)__builtin_ctz(q.m);
+}
+
+// ----------------------------------------------------------------- atomics
+enum memory_order { memory_order_relaxed = 0, memory_order_seq_cst = 5 };
+template <class T> struct atomic {
+  static_assert(sizeof(T) == 4, "Metal atomics are 32-bit (int, uint, float)");
+  T __v;
+};
+typedef atomic<int> atomic_int;
+typedef atomic<uint> atomic_uint;
+typedef atomic<float> atomic_float;
+
+template <class T> MS_NOSAN inline void __atomic_check(volatile atomic<T>* p) {
+  if (__builtin_expect(metalsim_checking, 0)) metalsim_rt->access((const void*)p, 4, 2);
+}
+template <class T> MS_NOSAN inline T atomic_load_explicit(volatile atomic<T>* p, memory_order) {
+  __atomic_check(p);
+  uint32_t u = __atomic_load_n((volatile uint32_t*)&p->__v, __ATOMIC_RELAXED);
+  return __builtin_bit_cast(T, u);
+}
+template <class T> MS_NOSAN inline void atomic_store_explicit(volatile atomic<T>* p, T v, memory_order) {
+  __atomic_check(p);
+  __atomic_store_n((volatile uint32_t*)&p->__v, __builtin_bit_cast(uint32_t, v), __ATOMIC_RELAXED);
+}
+template <class T> MS_NOSAN inline T atomic_exchange_explicit(volatile atomic<T>* p, T v, memory_order) {
+  __atomic_check(p);
+  return __builtin_bit_cast(T, __atomic_exchange_n((volatile uint32_t*)&p->__v, __builtin_bit_cast(uint32_t, v), __ATOMIC_RELAXED));
+}
+template <class T> MS_NOSAN inline bool atomic_compare_exchange_weak_explicit(
+    volatile atomic<T>* p, T* expected, T desired, memory_order, memory_order) {
+  __atomic_check(p);
+  uint32_t e = __builtin_bit_cast(uint32_t, *expected);
+  bool ok = __atomic_compare_exchange_n((volatile uint32_t*)&p->__v, &e, __builtin_bit_cast(uint32_t, desired),
+                                        false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  *expected = __builtin_bit_cast(T, e);
+  return ok;
+}
+template <class T> MS_NOSAN inline bool atomic_compare_exchange_strong_explicit(
+    volatile atomic<T>* p, T* expected, T desired, memory_order a, memory_order b) {
+  return atomic_compare_exchange_weak_explicit(p, expected, desired, a, b);
+}
+template <class T, class F> MS_NOSAN inline T __atomic_rmw(volatile atomic<T>* p, F f) {
+  __atomic_check(p);
+  volatile uint32_t* q = (volatile uint32_t*)&p->__v;
+  uint32_t old = __atomic_load_n(q, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(q, &old, __builtin_bit_cast(uint32_t, f(__builtin_bit_cast(T, old))),
+                                      true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return __builtin_bit_cast(T, old);
+}
+#define MS_ATOMIC_RMW(NAME, EXPR)                                                      \
+  template <class T> MS_NOSAN inline T NAME(volatile atomic<T>* p, T v, memory_order) { \
+    return __atomic_rmw(p, [v](T o) { return T(EXPR); });                               \
+  }
+MS_ATOMIC_RMW(atomic_fetch_add_explicit, o + v)
+MS_ATOMIC_RMW(atomic_fetch_sub_explicit, o - v)
+MS_ATOMIC_RMW(atomic_fetch_and_explicit, o & v)
+MS_ATOMIC_RMW(atomic_fetch_or_explicit, o | v)
+MS_ATOMIC_RMW(atomic_fetch_xor_explicit, o ^ v)
+MS_ATOMIC_RMW(atomic_fetch_min_explicit, o < v ? o : v)
+MS_ATOMIC_RMW(atomic_fetch_max_explicit, o > v ? o : v)
+#undef MS_ATOMIC_RMW
+
+// ------------------------------------------------------- simdgroup_matrix
+// Every lane holds the whole 8x8 matrix (the SIMD group's values agree), so
+// loads and multiplies need no exchange. A store writes only the two elements
+// the lane owns in Metal's layout, so the 32 lanes together write the tile once.
+template <class T, int R, int C> struct simdgroup_matrix {
+  static_assert(R == 8 && C == 8, "only 8x8 simdgroup matrices exist");
+  T m[8][8];
+  simdgroup_matrix() = default;
+};
+typedef simdgroup_matrix<float, 8, 8> simdgroup_float8x8;
+typedef simdgroup_matrix<half, 8, 8> simdgroup_half8x8;
+typedef simdgroup_matrix<bfloat, 8, 8> simdgroup_bfloat8x8;
+
+template <class T, int R, int C> inline simdgroup_matrix<T, R, C> make_filled_simdgroup_matrix(T v) {
+  simdgroup_matrix<T, R, C> r;
+  for (int i = 0; i < 8; ++i) for (int j = 0; j < 8; ++j) r.m[i][j] = v;
+  return r;
+}
+inline void __ms_check_rows(const void* p, ulong stride_bytes, uint32_t row_bytes) {
+  if (!__builtin_expect(metalsim_checking, 0)) return;
+  for (int i = 0; i < 8; ++i) metalsim_rt->access((const char*)p + i * stride_bytes, row_bytes, 0);
+}
+template <class T, class S> MS_NOSAN inline void simdgroup_load(simdgroup_matrix<T, 8, 8>& d, const S* src,
+    ulong elements_per_row = 8, ulong2 origin = ulong2(0), bool transpose = false) {
+  const S* p = src + origin.y * elements_per_row + origin.x;
+  __ms_check_rows(p, elements_per_row * sizeof(S), 8 * sizeof(S));
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j)
+      d.m[transpose ? j : i][transpose ? i : j] = T(p[i * elements_per_row + j]);
+}
+template <class T, class S> MS_NOSAN inline void simdgroup_store(const simdgroup_matrix<T, 8, 8>& a, S* dst,
+    ulong elements_per_row = 8, ulong2 origin = ulong2(0), bool transpose = false) {
+  // Lane l owns row (q & 4) + ((l >> 1) & 3) and columns (q & 2) * 2 + (l & 1) * 2 + {0, 1},
+  // q = l / 4 (Metal's thread_elements layout). The exchange only asks for the lane id.
+  ms_exchange me = metalsim_rt->simd_exchange(nullptr, 0, 0xffffffffu);
+  metalsim_rt->exchange_done();
+  uint32_t l = me.lane, q = l >> 2;
+  int row = (int)((q & 4u) + ((l >> 1) & 3u));
+  int col = (int)((q & 2u) * 2u + (l & 1u) * 2u);
+  S* p = dst + origin.y * elements_per_row + origin.x;
+  for (int k = 0; k < 2; ++k) {
+    int i = row, j = col + k;
+    S* q2 = transpose ? p + j * elements_per_row + i : p + i * elements_per_row + j;
+    if (__builtin_expect(metalsim_checking, 0)) metalsim_rt->access(q2, sizeof(S), 1);
+    *q2 = S(a.m[i][j]);
+  }
+}
+template <class T> MS_NOSAN inline void simdgroup_multiply_accumulate(simdgroup_matrix<T, 8, 8>& d,
+    const simdgroup_matrix<T, 8, 8>& a, const simdgroup_matrix<T, 8, 8>& b, const simdgroup_matrix<T, 8, 8>& c) {
+  float fa[8][8], fb[8][8], r[8][8];
+  for (int i = 0; i < 8; ++i) for (int j = 0; j < 8; ++j) { fa[i][j] = float(a.m[i][j]); fb[i][j] = float(b.m[i][j]); r[i][j] = float(c.m[i][j]); }
+  for (int i = 0; i < 8; ++i) for (int k = 0; k < 8; ++k) for (int j = 0; j < 8; ++j) r[i][j] += fa[i][k] * fb[k][j];
+  for (int i = 0; i < 8; ++i) for (int j = 0; j < 8; ++j) d.m[i][j] = T(r[i][j]);
+}
+template <class T> inline void simdgroup_multiply(simdgroup_matrix<T, 8, 8>& d,
+    const simdgroup_matrix<T, 8, 8>& a, const simdgroup_matrix<T, 8, 8>& b) {
+  simdgroup_multiply_accumulate(d, a, b, make_filled_simdgroup_matrix<T, 8, 8>(T(0)));
+}
+
+// ---------------------------------------------------------- threadgroup memory
+// `threadgroup T name[N];` is rewritten to `auto& name = __ms_tg<T[N]>(id, "name");`
+template <class X> inline X& __ms_tg(uint32_t id, const char* name) {
+  return *(X*)metalsim_rt->threadgroup_alloc(id, sizeof(X), alignof(X), name);
+}
+
+}  // namespace metal
+
+using namespace metal;
+
+// ------------------------------------------------------------ Metal constants
+#define MAXFLOAT __builtin_inff()
+#define INFINITY __builtin_inff()
+#define NAN __builtin_nanf("")
+#define FLT_MAX 3.402823466e+38f
+#define FLT_MIN 1.175494351e-38f
+#define FLT_EPSILON 1.1920928955e-07f
+#define HALF_MAX 65504.0f
+#define M_PI_F 3.14159265358979323846f
+#define M_E_F 2.71828182845904523536f
+#define M_LOG2E_F 1.44269504088896340736f
+#define M_LN2_F 0.69314718055994530942f
+#define M_LN10_F 2.30258509299404568402f
+#define M_SQRT2_F 1.41421356237309504880f
+#define M_1_PI_F 0.31830988618379067154f
+
+// ------------------------------------------------------ MLX utils equivalents
+typedef half float16_t;
+typedef bfloat bfloat16_t;
+
+template <class U> struct Limits {
+  static U max_v() { return metal::numeric_limits<U>::max(); }
+  static const U max;
+  static const U min;
+  static const U finite_max;
+  static const U finite_min;
+};
+template <class U> struct __mlx_lim {
+  static U max() {
+    if constexpr (metal::is_floating_point_v<U>) return metal::numeric_limits<U>::infinity();
+    else return metal::numeric_limits<U>::max();
+  }
+  static U min() {
+    if constexpr (metal::is_floating_point_v<U>) return -metal::numeric_limits<U>::infinity();
+    else return metal::numeric_limits<U>::min();
+  }
+};
+template <class U> const U Limits<U>::max = __mlx_lim<U>::max();
+template <class U> const U Limits<U>::min = __mlx_lim<U>::min();
+template <class U> const U Limits<U>::finite_max = metal::numeric_limits<U>::max();
+template <class U> const U Limits<U>::finite_min = metal::numeric_limits<U>::lowest();
+
+template <typename IdxT = int64_t>
+inline IdxT elem_to_loc(uint elem, const int* shape, const int64_t* strides, int ndim) {
+  IdxT loc = 0;
+  for (int i = ndim - 1; i >= 0 && elem > 0; --i) {
+    loc += (IdxT)(elem % shape[i]) * IdxT(strides[i]);
+    elem /= shape[i];
+  }
+  return loc;
+}
+template <typename IdxT = int64_t>
+inline IdxT elem_to_loc(uint3 elem, const int* shape, const int64_t* strides, int ndim) {
+  IdxT loc = (IdxT)elem.x * IdxT(strides[ndim - 1]) + (IdxT)elem.y * IdxT(strides[ndim - 2]);
+  for (int d = ndim - 3; d >= 0; --d) {
+    loc += (IdxT)(elem.z % shape[d]) * IdxT(strides[d]);
+    elem.z /= shape[d];
+  }
+  return loc;
+}
+template <typename IdxT = int64_t> inline IdxT elem_to_loc_1(uint elem, const int64_t& stride) {
+  return (IdxT)elem * IdxT(stride);
+}
+template <typename IdxT = int64_t> inline IdxT elem_to_loc_2(uint2 elem, const int64_t strides[2]) {
+  return (IdxT)elem.x * IdxT(strides[1]) + (IdxT)elem.y * IdxT(strides[0]);
+}
+template <typename IdxT = int64_t> inline IdxT elem_to_loc_3(uint3 elem, const int64_t strides[3]) {
+  return (IdxT)elem.x * IdxT(strides[2]) + (IdxT)elem.y * IdxT(strides[1]) + (IdxT)elem.z * IdxT(strides[0]);
+}
+template <typename T, typename U> inline T ceildiv(T N, U M) { return (N + M - 1) / M; }

@@ -1,0 +1,52 @@
+// ABI between a compiled kernel (.so built from metal_shim.h) and the metalsim
+// runtime. Plain C layout only: the two sides are compiled separately.
+#pragma once
+#include <stdint.h>
+
+#define METALSIM_ABI_VERSION 1
+#define METALSIM_SLOT_BYTES 32
+
+typedef struct ms_thread_args {
+  uint32_t thread_position_in_grid[3];
+  uint32_t thread_position_in_threadgroup[3];
+  uint32_t threadgroup_position_in_grid[3];
+  uint32_t threads_per_grid[3];
+  uint32_t threads_per_threadgroup[3];
+  uint32_t threadgroups_per_grid[3];
+  uint32_t dispatch_threads_per_threadgroup[3];
+  uint32_t thread_index_in_threadgroup;
+  uint32_t thread_index_in_simdgroup;
+  uint32_t simdgroup_index_in_threadgroup;
+  uint32_t simdgroups_per_threadgroup;
+  uint32_t dispatch_simdgroups_per_threadgroup;
+} ms_thread_args;
+
+// Result of a SIMD-group exchange: the values every active lane contributed.
+typedef struct ms_exchange {
+  uint64_t active;  // bit i set: lane i took part
+  uint32_t lane;    // caller's lane
+  uint32_t width;   // lanes in this SIMD group (32 except a partial last group)
+  const unsigned char* slots;  // slot of lane i at slots + i * METALSIM_SLOT_BYTES
+} ms_exchange;
+
+typedef struct ms_runtime {
+  int abi_version;
+  // Blocks until the whole threadgroup reaches a barrier. site = source position.
+  void (*threadgroup_barrier)(uint32_t flags, uint32_t site);
+  // Publishes `bytes` of value, blocks until the SIMD group's active lanes at
+  // this site have published, and returns their values (valid until exchange_done).
+  ms_exchange (*simd_exchange)(const void* value, uint32_t bytes, uint32_t site);
+  void (*exchange_done)(void);
+  // Storage for `threadgroup` variable `id` of the running threadgroup.
+  void* (*threadgroup_alloc)(uint32_t id, uint32_t bytes, uint32_t align, const char* name);
+  // Memory access check (only called while checking is on).
+  void (*access)(const void* addr, uint32_t bytes, int is_write);
+  // A kernel-side error the runtime should report (kind: see metalsim.hpp).
+  void (*report)(int kind, const char* message);
+} ms_runtime;
+
+typedef struct ms_kernel_info {
+  int abi_version;
+  uint32_t num_buffers;
+  int uses_sync;  // 0: no barrier or SIMD-group function; threads may run without fibers
+} ms_kernel_info;

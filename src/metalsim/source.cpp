@@ -1,0 +1,338 @@
+// Kernel source generation: MLX's exact Metal source, and the host C++
+// translation unit built from the same spec.
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <stdexcept>
+
+#include "metalsim/metalsim.hpp"
+#include "metalsim/source_internal.hpp"
+
+namespace ksearch::metalsim {
+
+namespace {
+
+struct DtypeInfo {
+  Dtype d;
+  const char* name;
+  const char* metal;
+  std::size_t size;
+};
+constexpr DtypeInfo kDtypes[] = {
+    {Dtype::float32, "float32", "float", 4},     {Dtype::float16, "float16", "float16_t", 2},
+    {Dtype::bfloat16, "bfloat16", "bfloat16_t", 2}, {Dtype::int32, "int32", "int32_t", 4},
+    {Dtype::uint32, "uint32", "uint32_t", 4},    {Dtype::int64, "int64", "int64_t", 8},
+    {Dtype::uint64, "uint64", "uint64_t", 8},    {Dtype::int16, "int16", "int16_t", 2},
+    {Dtype::uint16, "uint16", "uint16_t", 2},    {Dtype::int8, "int8", "int8_t", 1},
+    {Dtype::uint8, "uint8", "uint8_t", 1},       {Dtype::bool_, "bool", "bool", 1},
+};
+const DtypeInfo& info(Dtype d) { return kDtypes[static_cast<int>(d)]; }
+
+// MLX passes arrays of fewer than 8 elements in the constant address space.
+constexpr int64_t kMaxConstantArraySize = 8;
+
+// Attribute name and type, in MLX's order.
+constexpr std::pair<const char*, const char*> kAttributes[] = {
+    {"dispatch_quadgroups_per_threadgroup", "uint"},
+    {"dispatch_simdgroups_per_threadgroup", "uint"},
+    {"dispatch_threads_per_threadgroup", "uint3"},
+    {"grid_origin", "uint3"},
+    {"grid_size", "uint3"},
+    {"quadgroup_index_in_threadgroup", "uint"},
+    {"quadgroups_per_threadgroup", "uint"},
+    {"simdgroup_index_in_threadgroup", "uint"},
+    {"simdgroups_per_threadgroup", "uint"},
+    {"thread_execution_width", "uint"},
+    {"thread_index_in_quadgroup", "uint"},
+    {"thread_index_in_simdgroup", "uint"},
+    {"thread_index_in_threadgroup", "uint"},
+    {"thread_position_in_grid", "uint3"},
+    {"thread_position_in_threadgroup", "uint3"},
+    {"threadgroup_position_in_grid", "uint3"},
+    {"threadgroups_per_grid", "uint3"},
+    {"threads_per_grid", "uint3"},
+    {"threads_per_simdgroup", "uint"},
+    {"threads_per_threadgroup", "uint3"},
+};
+
+int64_t numel(const TensorSpec& t) {
+  int64_t n = 1;
+  for (auto s : t.shape) n *= s;
+  return n;
+}
+
+bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+std::string template_def(const KernelSpec& spec) {
+  std::string def = "<";
+  for (std::size_t i = 0; i < spec.template_args.size(); ++i) {
+    const auto& a = spec.template_args[i];
+    if (i > 0) def += ", ";
+    switch (a.kind) {
+      case TemplateArg::Kind::Int: def += std::to_string(a.int_value); break;
+      case TemplateArg::Kind::Bool: def += a.bool_value ? "1" : "0"; break;
+      case TemplateArg::Kind::Type: def += info(a.type_value).metal; break;
+    }
+  }
+  return def + ">";
+}
+
+// The signature text. Host mode drops Metal attributes and address spaces so
+// that the parameter list is plain C++; the punctuation logic (including MLX's
+// quirk of closing the list after the first output when inputs carry shape
+// parameters and there are no attributes) is kept identical.
+std::string write_signature(const KernelSpec& spec, const std::string& name, bool host) {
+  std::string out;
+  if (!spec.template_args.empty()) {
+    out += "template <";
+    for (std::size_t i = 0; i < spec.template_args.size(); ++i) {
+      const auto& a = spec.template_args[i];
+      if (i > 0) out += ", ";
+      out += a.kind == TemplateArg::Kind::Int ? "int" : a.kind == TemplateArg::Kind::Bool ? "bool" : "typename";
+      out += " " + a.name;
+    }
+    out += ">\n";
+  }
+  out += host ? "static void " : "[[kernel]] void ";
+  out += name + "(\n";
+  auto attr = [&](const std::string& a) { return host ? std::string() : " [[" + a + "]]"; };
+  int index = 0;
+  for (const auto& in : spec.inputs) {
+    std::string location = numel(in) < kMaxConstantArraySize ? "constant" : "device";
+    std::string ref = in.shape.empty() ? "&" : "*";
+    out += "  const " + (host ? std::string() : location + " ") + info(in.dtype).metal + ref + " " + in.name +
+           attr("buffer(" + std::to_string(index) + ")") + ",\n";
+    ++index;
+    if (!in.shape.empty()) {
+      const std::string c = host ? "  const " : "  const constant ";
+      if (contains(spec.source, in.name + "_shape")) {
+        out += c + "int* " + in.name + "_shape" + attr("buffer(" + std::to_string(index++) + ")") + ",\n";
+      }
+      if (contains(spec.source, in.name + "_strides")) {
+        out += c + "int64_t* " + in.name + "_strides" + attr("buffer(" + std::to_string(index++) + ")") + ",\n";
+      }
+      if (contains(spec.source, in.name + "_ndim")) {
+        out += c + "int& " + in.name + "_ndim" + attr("buffer(" + std::to_string(index++) + ")") + ",\n";
+      }
+    }
+  }
+  std::vector<std::string> attributes;
+  for (const auto& [a, type] : kAttributes) {
+    if (contains(spec.source, a)) attributes.push_back(std::string("  ") + type + " " + a + attr(a));
+  }
+  const int last = static_cast<int>(spec.inputs.size() + spec.outputs.size()) - 1;
+  for (const auto& o : spec.outputs) {
+    std::string t = info(o.dtype).metal;
+    if (spec.atomic_outputs) t = "atomic<" + t + ">";
+    out += (host ? "  " : "  device ") + t + "* " + o.name + attr("buffer(" + std::to_string(index) + ")");
+    out += (index < last || !attributes.empty()) ? ",\n" : ") {\n";
+    ++index;
+  }
+  for (std::size_t i = 0; i < attributes.size(); ++i) {
+    out += attributes[i];
+    out += i + 1 < attributes.size() ? ",\n" : ") {\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Dtype> parse_dtype(std::string_view name) {
+  for (const auto& d : kDtypes)
+    if (name == d.name) return d.d;
+  if (name == "bool_") return Dtype::bool_;
+  return std::nullopt;
+}
+std::string_view dtype_name(Dtype d) { return info(d).name; }
+std::size_t dtype_size(Dtype d) { return info(d).size; }
+std::string_view metal_type_name(Dtype d) { return info(d).metal; }
+
+std::string kernel_name(const KernelSpec& spec) {
+  std::string name = "custom_kernel_" + spec.name;
+  if (!spec.template_args.empty()) {
+    std::string hash;
+    std::string def = template_def(spec);
+    for (std::size_t i = 0; i < def.size(); ++i) {
+      if (def[i] == '<' || def[i] == '>') {
+        hash += '_';
+      } else if (def[i] == ',' && i + 1 < def.size() && def[i + 1] == ' ') {
+        hash += '_';
+        ++i;
+      } else {
+        hash += def[i];
+      }
+    }
+    hash.pop_back();
+    name += "_" + hash;
+  }
+  for (const auto& in : spec.inputs) {
+    name += "_";
+    name += info(in.dtype).metal;
+    if (in.shape.empty()) name += "s";
+    else if (numel(in) < kMaxConstantArraySize) name += "c";
+  }
+  for (const auto& o : spec.outputs) name += std::string("_") + info(o.dtype).metal;
+  return name;
+}
+
+std::string generate_source(const KernelSpec& spec) {
+  const std::string name = kernel_name(spec);
+  std::string src = spec.header + write_signature(spec, name, false) + spec.source + "\n}\n";
+  if (!spec.template_args.empty()) {
+    const std::string def = name + template_def(spec);
+    src += "\ntemplate [[host_name(\"" + name + "\")]] [[kernel]] decltype(" + def + ") " + def + ";\n";
+  }
+  return src;
+}
+
+HostSource build_host_source(const KernelSpec& spec) {
+  HostSource hs;
+  const std::string name = kernel_name(spec);
+  RewriteResult header = rewrite_metal(spec.header, "header", 1);
+  RewriteResult body = rewrite_metal(spec.source, "body", 1000);
+  hs.errors = header.errors;
+  hs.errors.insert(hs.errors.end(), body.errors.begin(), body.errors.end());
+  hs.uses_sync = header.uses_sync || body.uses_sync;
+
+  std::ostringstream o;
+  o << "#line 1 \"metalsim-header\"\n" << header.text << "\n";
+  o << "#line 1 \"metalsim-signature\"\n" << write_signature(spec, name, true);
+  o << "#line 1 \"metalsim-body\"\n" << body.text << "\n";
+  o << "#line 1 \"metalsim-generated\"\n}\n\n";
+
+  // Entry point: unpack the buffer table and thread attributes, call the kernel.
+  o << "extern \"C\" void metalsim_entry(void* const* b, const ms_thread_args* t) {\n  " << name;
+  if (!spec.template_args.empty()) o << template_def(spec);
+  o << "(\n";
+  std::vector<std::string> args;
+  int index = 0;
+  for (const auto& in : spec.inputs) {
+    const std::string t = info(in.dtype).metal;
+    if (in.shape.empty()) args.push_back("*(const " + t + "*)b[" + std::to_string(index++) + "]");
+    else args.push_back("(const " + t + "*)b[" + std::to_string(index++) + "]");
+    if (!in.shape.empty()) {
+      if (contains(spec.source, in.name + "_shape")) args.push_back("(const int*)b[" + std::to_string(index++) + "]");
+      if (contains(spec.source, in.name + "_strides"))
+        args.push_back("(const int64_t*)b[" + std::to_string(index++) + "]");
+      if (contains(spec.source, in.name + "_ndim")) args.push_back("*(const int*)b[" + std::to_string(index++) + "]");
+    }
+  }
+  for (const auto& out : spec.outputs) {
+    std::string t = info(out.dtype).metal;
+    if (spec.atomic_outputs) t = "atomic<" + t + ">";
+    args.push_back("(" + t + "*)b[" + std::to_string(index++) + "]");
+  }
+  hs.num_buffers = index;
+  auto u3 = [](const char* f) { return std::string("__ms_make<uint3>(t->") + f + "[0], t->" + f + "[1], t->" + f + "[2])"; };
+  for (const auto& [a, type] : kAttributes) {
+    if (!contains(spec.source, a)) continue;
+    std::string v = a;
+    if (v == "dispatch_quadgroups_per_threadgroup")
+      v = "(t->dispatch_threads_per_threadgroup[0] * t->dispatch_threads_per_threadgroup[1] * "
+          "t->dispatch_threads_per_threadgroup[2] + 3) / 4";
+    else if (v == "dispatch_simdgroups_per_threadgroup") v = "t->dispatch_simdgroups_per_threadgroup";
+    else if (v == "grid_origin") v = "__ms_make<uint3>(0u)";
+    else if (v == "grid_size") v = u3("threads_per_grid");
+    else if (v == "quadgroup_index_in_threadgroup") v = "t->thread_index_in_threadgroup / 4";
+    else if (v == "quadgroups_per_threadgroup")
+      v = "(t->threads_per_threadgroup[0] * t->threads_per_threadgroup[1] * t->threads_per_threadgroup[2] + 3) / 4";
+    else if (v == "thread_execution_width" || v == "threads_per_simdgroup") v = "32u";
+    else if (v == "thread_index_in_quadgroup") v = "t->thread_index_in_threadgroup % 4";
+    else if (std::string(type) == "uint3") v = u3(a);
+    else v = std::string("t->") + a;
+    args.push_back(v);
+  }
+  for (std::size_t i = 0; i < args.size(); ++i) o << "    " << args[i] << (i + 1 < args.size() ? ",\n" : ");\n");
+  o << "}\n";
+  o << "extern \"C\" const ms_kernel_info metalsim_info = {METALSIM_ABI_VERSION, " << hs.num_buffers << "u, "
+    << (hs.uses_sync ? 1 : 0) << "};\n";
+  o << "extern \"C\" { const ms_runtime* metalsim_rt; int metalsim_checking; }\n";
+  // ThreadSanitizer instrumentation hooks: every load/store of the kernel calls
+  // these; metalsim uses them for bounds, race and initialization checks.
+  o << "#define MS_HOOK(N) \\\n"
+       "  extern \"C\" MS_NOSAN void __tsan_read##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 0); } \\\n"
+       "  extern \"C\" MS_NOSAN void __tsan_write##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 1); } \\\n"
+       "  extern \"C\" MS_NOSAN void __tsan_unaligned_read##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 0); } \\\n"
+       "  extern \"C\" MS_NOSAN void __tsan_unaligned_write##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 1); }\n"
+       "MS_HOOK(1) MS_HOOK(2) MS_HOOK(4) MS_HOOK(8) MS_HOOK(16)\n"
+       "extern \"C\" MS_NOSAN void __tsan_read_range(void* p, unsigned long n) { if (metalsim_checking) metalsim_rt->access(p, (uint32_t)n, 0); }\n"
+       "extern \"C\" MS_NOSAN void __tsan_write_range(void* p, unsigned long n) { if (metalsim_checking) metalsim_rt->access(p, (uint32_t)n, 1); }\n"
+       "extern \"C\" MS_NOSAN void __tsan_func_entry(void*) {}\n"
+       "extern \"C\" MS_NOSAN void __tsan_func_exit() {}\n"
+       "extern \"C\" MS_NOSAN void __tsan_init() {}\n"
+       "extern \"C\" MS_NOSAN void __tsan_vptr_update(void**, void*) {}\n"
+       "extern \"C\" MS_NOSAN void __tsan_vptr_read(void**) {}\n";
+  hs.text = o.str();
+  return hs;
+}
+
+std::string generate_host_source(const KernelSpec& spec) { return build_host_source(spec).text; }
+
+// ------------------------------------------------------------------ JSON
+std::string spec_to_json(const KernelSpec& s) {
+  using nlohmann::json;
+  auto tensors = [](const std::vector<TensorSpec>& ts) {
+    json a = json::array();
+    for (const auto& t : ts) a.push_back({{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}});
+    return a;
+  };
+  json targs = json::array();
+  for (const auto& t : s.template_args) {
+    json v;
+    if (t.kind == TemplateArg::Kind::Int) v = t.int_value;
+    else if (t.kind == TemplateArg::Kind::Bool) v = t.bool_value;
+    else v = {{"dtype", dtype_name(t.type_value)}};
+    targs.push_back({{"name", t.name}, {"value", v}});
+  }
+  json j = {{"name", s.name},
+            {"inputs", tensors(s.inputs)},
+            {"outputs", tensors(s.outputs)},
+            {"source", s.source},
+            {"header", s.header},
+            {"template", targs},
+            {"grid", s.grid},
+            {"threadgroup", s.threadgroup},
+            {"ensure_row_contiguous", s.ensure_row_contiguous},
+            {"atomic_outputs", s.atomic_outputs}};
+  j["init_value"] = s.init_value ? json(*s.init_value) : json(nullptr);
+  return j.dump();
+}
+
+KernelSpec spec_from_json(std::string_view text) {
+  using nlohmann::json;
+  try {
+    json j = json::parse(text);
+    KernelSpec s;
+    auto dt = [](const json& v) {
+      auto d = parse_dtype(v.get<std::string>());
+      if (!d) throw std::runtime_error("unknown dtype " + v.get<std::string>());
+      return *d;
+    };
+    auto tensors = [&](const json& a) {
+      std::vector<TensorSpec> ts;
+      for (const auto& t : a) ts.push_back({t.at("name"), dt(t.at("dtype")), t.at("shape").get<std::vector<int64_t>>()});
+      return ts;
+    };
+    s.name = j.at("name");
+    s.inputs = tensors(j.at("inputs"));
+    s.outputs = tensors(j.at("outputs"));
+    s.source = j.at("source");
+    s.header = j.value("header", "");
+    for (const auto& t : j.value("template", json::array())) {
+      const auto& v = t.at("value");
+      if (v.is_boolean()) s.template_args.push_back(TemplateArg::boolean(t.at("name"), v.get<bool>()));
+      else if (v.is_number_integer()) s.template_args.push_back(TemplateArg::integer(t.at("name"), v.get<int>()));
+      else s.template_args.push_back(TemplateArg::type(t.at("name"), dt(v.at("dtype"))));
+    }
+    s.grid = j.at("grid").get<std::array<int, 3>>();
+    s.threadgroup = j.at("threadgroup").get<std::array<int, 3>>();
+    s.ensure_row_contiguous = j.value("ensure_row_contiguous", true);
+    s.atomic_outputs = j.value("atomic_outputs", false);
+    if (j.contains("init_value") && !j["init_value"].is_null()) s.init_value = j["init_value"].get<float>();
+    return s;
+  } catch (const json::exception& e) {
+    throw std::runtime_error(std::string("metalsim: bad kernel spec JSON: ") + e.what());
+  }
+}
+
+}  // namespace ksearch::metalsim

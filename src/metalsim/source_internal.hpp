@@ -1,0 +1,30 @@
+// Internal pieces shared by source.cpp, rewrite.cpp and compile.cpp.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "metalsim/metalsim.hpp"
+
+namespace ksearch::metalsim {
+
+std::string_view metal_type_name(Dtype d);
+
+struct RewriteResult {
+  std::string text;                     // same line count as the input
+  std::vector<CompileMessage> errors;   // e.g. use of double
+  bool uses_sync = false;               // barrier or SIMD-group function seen
+};
+// Metal -> host C++ token rewriting (see metal_shim.h). `file` is "body" or
+// "header"; threadgroup variables get ids starting at id_base.
+RewriteResult rewrite_metal(const std::string& text, const std::string& file, int id_base);
+
+struct HostSource {
+  std::string text;
+  std::vector<CompileMessage> errors;
+  int num_buffers = 0;
+  bool uses_sync = false;
+};
+HostSource build_host_source(const KernelSpec& spec);
+
+}  // namespace ksearch::metalsim

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <mutex>
 #include <random>
-#include <set>
 #include <thread>
 #include <variant>
 
@@ -131,7 +130,9 @@ class HttpClient final : public Client {
 
   CompletionResponse run_attempts(const CompletionRequest& request, const std::string& key, CallRecord& rec) {
     detail::WireRequest wire = detail::build_request(cfg_, request, key.empty() ? nullptr : &key);
-    detail::HttpRequest http{wire.url, std::move(wire.headers), wire.body.dump(), cfg_.connect_timeout_s,
+    // Prompts can quote compiler logs with invalid UTF-8; replace, don't throw.
+    std::string body = wire.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    detail::HttpRequest http{wire.url, std::move(wire.headers), std::move(body), cfg_.connect_timeout_s,
                              cfg_.timeout_s};
     int malformed_retries = 0;
     for (int attempt = 1;; ++attempt) {

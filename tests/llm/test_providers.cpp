@@ -78,6 +78,16 @@ TEST(OpenAIChat, OmitsUnsetOptionalFields) {
   EXPECT_EQ(body["messages"][0]["role"], "user");
 }
 
+TEST(OpenAIChat, InvalidUtf8InPromptIsReplacedNotFatal) {
+  ScriptedServer server;
+  server.enqueue(canned::openai_chat("ok"));
+  auto client = make_client(config_for(server, "openai:gpt-5"), nullptr);
+  CompletionRequest r = simple_request(std::string("nvcc said: \xff\xfe bad bytes"));
+  EXPECT_EQ(client->complete(r).text, "ok");
+  std::string sent = server.requests()[0].json()["messages"][1]["content"];
+  EXPECT_NE(sent.find("bad bytes"), std::string::npos);
+}
+
 TEST(OpenAICompatible, UsesMaxTokensAndNeedsNoKey) {
   ScriptedServer server;
   server.enqueue(canned::openai_chat("local answer", usage(10, 5)));

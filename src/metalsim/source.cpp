@@ -261,7 +261,23 @@ HostSource build_host_source(const KernelSpec& spec) {
        "extern \"C\" MS_NOSAN void __tsan_func_exit() {}\n"
        "extern \"C\" MS_NOSAN void __tsan_init() {}\n"
        "extern \"C\" MS_NOSAN void __tsan_vptr_update(void**, void*) {}\n"
-       "extern \"C\" MS_NOSAN void __tsan_vptr_read(void**) {}\n";
+       "extern \"C\" MS_NOSAN void __tsan_vptr_read(void**) {}\n"
+       // Atomics that reach the instrumentation anyway are performed here.
+       "#define MS_ARMW(OP, B) extern \"C\" MS_NOSAN int __tsan_atomic32_##OP(volatile int* a, int v, int) { \\\n"
+       "  return B(a, v, __ATOMIC_RELAXED); }\n"
+       "MS_ARMW(exchange, __atomic_exchange_n) MS_ARMW(fetch_add, __atomic_fetch_add) MS_ARMW(fetch_sub, __atomic_fetch_sub)\n"
+       "MS_ARMW(fetch_and, __atomic_fetch_and) MS_ARMW(fetch_or, __atomic_fetch_or) MS_ARMW(fetch_xor, __atomic_fetch_xor)\n"
+       "MS_ARMW(fetch_nand, __atomic_fetch_nand)\n"
+       "extern \"C\" MS_NOSAN int __tsan_atomic32_load(const volatile int* a, int) { return __atomic_load_n(a, __ATOMIC_RELAXED); }\n"
+       "extern \"C\" MS_NOSAN void __tsan_atomic32_store(volatile int* a, int v, int) { __atomic_store_n(a, v, __ATOMIC_RELAXED); }\n"
+       "extern \"C\" MS_NOSAN int __tsan_atomic32_compare_exchange_strong(volatile int* a, int* c, int v, int, int) {\n"
+       "  return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); }\n"
+       "extern \"C\" MS_NOSAN int __tsan_atomic32_compare_exchange_weak(volatile int* a, int* c, int v, int, int) {\n"
+       "  return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED); }\n"
+       "extern \"C\" MS_NOSAN int __tsan_atomic32_compare_exchange_val(volatile int* a, int c, int v, int, int) {\n"
+       "  __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return c; }\n"
+       "extern \"C\" MS_NOSAN void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
+       "extern \"C\" MS_NOSAN void __tsan_atomic_signal_fence(int) {}\n";
   hs.text = o.str();
   return hs;
 }

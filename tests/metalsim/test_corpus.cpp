@@ -1,1 +1,440 @@
+// The kernel corpus: each kernel runs under metalsim and is checked against a
+// C++ reference computed here.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
 #include "helpers.hpp"
+
+using namespace mstest;
+
+namespace {
+
+// bfloat16 round to nearest even, as the shim does.
+float bf16_round(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return std::bit_cast<float>(x & 0xffff0000u);
+}
+float half_round(float f) { return static_cast<float>(static_cast<_Float16>(f)); }
+float half_bits_to_float(uint16_t b) { return static_cast<float>(std::bit_cast<_Float16>(b)); }
+float bf16_bits_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+uint16_t half_bits(float f) { return std::bit_cast<uint16_t>(static_cast<_Float16>(f)); }
+
+RunResult run_ok(const std::string& so, const KernelSpec& s, std::vector<Buffer> in, std::vector<Buffer> out,
+                 RunOptions o = {}) {
+  RunResult r = run(so, s, in, out, o);
+  EXPECT_TRUE(r.ok) << describe(r);
+  return r;
+}
+
+}  // namespace
+
+TEST(MetalsimCorpus, ElementwiseTemplateAndScalarInput) {
+  KernelSpec s;
+  s.name = "elementwise";
+  s.inputs = {tensor("a", Dtype::float32, {1000}), tensor("scale", Dtype::float32, {}),
+              tensor("n_elems", Dtype::uint32, {})};
+  s.outputs = {tensor("out", Dtype::float32, {1000})};
+  s.source = corpus("elementwise.metal");
+  s.template_args = {TemplateArg::type("T", Dtype::float32)};
+  s.grid = {1024, 1, 1};
+  s.threadgroup = {256, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a(1000), out(1000, -1.0f), scale{3.0f};
+  std::vector<uint32_t> n{1000};
+  for (int i = 0; i < 1000; ++i) a[i] = std::sin(i * 0.37f) * 3.0f;
+  run_ok(so, s, {buf(s.inputs[0], a), buf(s.inputs[1], scale), buf(s.inputs[2], n)}, {buf(s.outputs[0], out)});
+  for (int i = 0; i < 1000; ++i)
+    ASSERT_NEAR(out[i], std::exp(a[i]) * 0.5f + std::sqrt(std::fabs(a[i])) + std::tanh(a[i]) * 3.0f, 1e-4f * (1 + std::exp(a[i])))
+        << i;
+}
+
+TEST(MetalsimCorpus, HalfAndBfloatRounding) {
+  KernelSpec s;
+  s.name = "half_bfloat";
+  s.inputs = {tensor("a", Dtype::float32, {64})};
+  s.outputs = {tensor("out_h", Dtype::float16, {64}), tensor("out_b", Dtype::bfloat16, {64}),
+               tensor("out_f", Dtype::float32, {64})};
+  s.source = corpus("half_bfloat.metal");
+  s.grid = {64, 1, 1};
+  s.threadgroup = {32, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a(64), of(64);
+  std::vector<uint16_t> oh(64), ob(64);
+  for (int i = 0; i < 64; ++i) a[i] = 0.1234567f * i - 2.0f + (i == 63 ? 70000.0f : 0.0f);
+  run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], oh), buf(s.outputs[1], ob), buf(s.outputs[2], of)});
+  for (int i = 0; i < 64; ++i) {
+    float h = half_round(half_round(half_round(a[i]) * 3.0f) + 1.0f);
+    float b = bf16_round(bf16_round(a[i]) + 0.5f);
+    EXPECT_EQ(half_bits_to_float(oh[i]), h) << i;
+    EXPECT_EQ(bf16_bits_to_float(ob[i]), b) << i;
+    EXPECT_FLOAT_EQ(of[i], h + b + std::max(h, 0.25f)) << i;
+  }
+  EXPECT_TRUE(std::isinf(half_bits_to_float(oh[63])));  // 70000 overflows half
+}
+
+TEST(MetalsimCorpus, VectorsSwizzlesPacked) {
+  KernelSpec s;
+  s.name = "vectors";
+  s.inputs = {tensor("a", Dtype::float32, {128})};
+  s.outputs = {tensor("out", Dtype::float32, {32})};
+  s.source = corpus("vectors.metal");
+  s.grid = {32, 1, 1};
+  s.threadgroup = {32, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a(128), out(32);
+  for (int i = 0; i < 128; ++i) a[i] = (i % 7) * 0.25f;
+  run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], out)});
+  for (int i = 0; i < 32; ++i) {
+    float v[4] = {a[4 * i + 1], a[4 * i], a[4 * i + 2], a[4 * i + 3]};
+    float w[3] = {v[2], v[1], v[0]};
+    float p[2] = {w[0] + 1, v[3] + 1};
+    int q[2] = {int(p[0]) * 2 + 1, int(p[1]) * 2 - 1};
+    float u = float(uint32_t(q[0]) + uint32_t(q[1]) + 7u);
+    float h0 = half_round(v[0]);
+    bool b[4];
+    float sel = 0;
+    bool all = true;
+    for (int k = 0; k < 4; ++k) b[k] = v[k] > 0.5f, sel += b[k] ? v[k] : 0.0f, all = all && b[k];
+    float expect = v[0] + 2 * v[1] + 3 * v[2] + 4 * v[3] + w[0] + p[1] + u + 2.0f + h0 + w[2] * 2.0f + sel +
+                   (all ? 10000.0f : 0.0f) + 5.0f;
+    EXPECT_NEAR(out[i], expect, 1e-3f) << i;
+  }
+}
+
+TEST(MetalsimCorpus, IntegerIntrinsics) {
+  KernelSpec s;
+  s.name = "intrinsics";
+  s.inputs = {tensor("xs", Dtype::uint32, {64})};
+  s.outputs = {tensor("out", Dtype::uint32, {64 * 12})};
+  s.source = corpus("intrinsics.metal");
+  s.grid = {64, 1, 1};
+  s.threadgroup = {64, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<uint32_t> xs(64), out(64 * 12);
+  for (uint32_t i = 0; i < 64; ++i) xs[i] = i == 0 ? 0 : (i * 2654435761u) >> (i % 13);
+  run_ok(so, s, {buf(s.inputs[0], xs)}, {buf(s.outputs[0], out)});
+  for (uint32_t i = 0; i < 64; ++i) {
+    uint32_t x = xs[i];
+    int sx = int(x) - 500;
+    const uint32_t* o = &out[i * 12];
+    EXPECT_EQ(o[0], x ? uint32_t(std::countl_zero(x)) : 32u);
+    EXPECT_EQ(o[1], x ? uint32_t(std::countr_zero(x)) : 32u);
+    EXPECT_EQ(o[2], uint32_t(std::popcount(x)));
+    EXPECT_EQ(o[3], uint32_t((uint64_t(x) * 0x9E3779B9ull) >> 32));
+    EXPECT_EQ(o[4], (x >> 3) & 31u);
+    float f = float(x) * 0.25f;
+    EXPECT_EQ(o[5], std::bit_cast<uint32_t>(f));
+    EXPECT_EQ(o[6], uint32_t(sx > 0 ? 1 : -1));
+    EXPECT_EQ(o[7], uint32_t(std::clamp(sx, -100, 100)));
+    EXPECT_EQ(o[8], std::bit_cast<uint32_t>((f + (2.0f * f - f) * 0.25f) + std::fma(f, f, 1.0f)));
+    int c = int(int8_t(sx)), uc = int(uint8_t(x)), sh = int(int16_t(sx * 7)), us = int(uint16_t(x * 3u));
+    EXPECT_EQ(o[9], uint32_t(c + uc + sh + us));
+    EXPECT_EQ(o[10], uint32_t(int64_t(sx) * 100000 / 7 + int64_t((uint64_t(x) * 1000000ull) >> 3)));
+    EXPECT_EQ(o[11], uint32_t((int32_t(uint32_t(sx) << 24)) >> 26));
+  }
+}
+
+TEST(MetalsimCorpus, StructsTemplatesHeader) {
+  KernelSpec s;
+  s.name = "structs";
+  s.inputs = {tensor("a", Dtype::float32, {36})};
+  s.outputs = {tensor("out", Dtype::float32, {96})};
+  s.header = corpus("structs_header.metal");
+  s.source = corpus("structs_body.metal");
+  s.template_args = {TemplateArg::integer("N", 4), TemplateArg::boolean("FLAG", true),
+                     TemplateArg::type("U", Dtype::float16)};
+  s.grid = {32, 1, 1};
+  s.threadgroup = {32, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a(36), out(96);
+  for (int i = 0; i < 36; ++i) a[i] = float(i) * 0.5f;
+  run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], out)});
+  const float w[4] = {0.1f, 0.2f, 0.3f, 0.4f};
+  for (int i = 0; i < 32; ++i) {
+    float acc = 0;
+    for (int k = 0; k < 4; ++k) acc += a[i + k] * w[k];
+    float hi = a[i] + 1.0f + acc;
+    EXPECT_FLOAT_EQ(out[3 * i], a[i]);
+    EXPECT_FLOAT_EQ(out[3 * i + 1], hi);
+    EXPECT_FLOAT_EQ(out[3 * i + 2], (hi - a[i]) * 2.0f);
+  }
+}
+
+TEST(MetalsimCorpus, ThreadgroupReductionWithBarriers) {
+  KernelSpec s;
+  s.name = "tg_reduce";
+  s.inputs = {tensor("a", Dtype::float32, {6, 1000}), tensor("cols", Dtype::uint32, {})};
+  s.outputs = {tensor("out", Dtype::float32, {6})};
+  s.source = corpus("tg_reduce.metal");
+  s.grid = {128, 6, 1};
+  s.threadgroup = {128, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a(6000), out(6);
+  std::vector<uint32_t> cols{1000};
+  for (int i = 0; i < 6000; ++i) a[i] = float((i * 37) % 101) * 0.01f;
+  run_ok(so, s, {buf(s.inputs[0], a), buf(s.inputs[1], cols)}, {buf(s.outputs[0], out)});
+  for (int r = 0; r < 6; ++r) {
+    double ref = 0;
+    for (int j = 0; j < 1000; ++j) ref += a[r * 1000 + j];
+    EXPECT_NEAR(out[r], ref, 1e-3) << r;
+  }
+}
+
+TEST(MetalsimCorpus, AllSimdAndQuadFunctions) {
+  KernelSpec s;
+  s.name = "simd_ops";
+  s.inputs = {tensor("x", Dtype::float32, {64})};
+  s.outputs = {tensor("out", Dtype::float32, {64 * 40})};
+  s.source = corpus("simd_ops.metal");
+  s.grid = {64, 1, 1};
+  s.threadgroup = {64, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> x(64), out(64 * 40);
+  for (int i = 0; i < 64; ++i) x[i] = float((i * 11) % 64);
+  run_ok(so, s, {buf(s.inputs[0], x)}, {buf(s.outputs[0], out)});
+  for (int t = 0; t < 64; ++t) {
+    const int base = t / 32 * 32, lane = t % 32, qb = t / 4 * 4, ql = t % 4;
+    const float* o = &out[t * 40];
+    auto X = [&](int l) { return x[base + l]; };
+    float sum = 0, mx = -1e9f, mn = 1e9f, incl = 0, excl = 0, pin = 1, pex = 1;
+    int iand = -1, ior = 0, ixor = 0, isum = 0;
+    uint32_t ballot = 0;
+    bool all = true, any = false;
+    for (int l = 0; l < 32; ++l) {
+      sum += X(l), mx = std::max(mx, X(l)), mn = std::min(mn, X(l));
+      int iv = int(uint32_t(base + l) * 7u % 13u);
+      iand &= iv | 16, ior |= iv, ixor ^= iv, isum += base + l;
+      if (l <= lane) incl += X(l), pin *= (l % 5 == 0 ? 2.0f : 1.0f);
+      if (l < lane) excl += X(l), pex *= (l % 5 == 0 ? 2.0f : 1.0f);
+      if (X(l) > 20) ballot |= 1u << l;
+      all = all && X(l) >= 0, any = any || X(l) > 60;
+    }
+    EXPECT_FLOAT_EQ(o[0], sum) << t;
+    EXPECT_FLOAT_EQ(o[1], 2.0f);
+    EXPECT_FLOAT_EQ(o[2], mx);
+    EXPECT_FLOAT_EQ(o[3], mn);
+    EXPECT_FLOAT_EQ(o[4], float(iand));
+    EXPECT_FLOAT_EQ(o[5], float(ior));
+    EXPECT_FLOAT_EQ(o[6], float(ixor));
+    EXPECT_FLOAT_EQ(o[7], incl) << t;
+    EXPECT_FLOAT_EQ(o[8], excl) << t;
+    EXPECT_FLOAT_EQ(o[9], pin);
+    EXPECT_FLOAT_EQ(o[10], pex);
+    EXPECT_FLOAT_EQ(o[11], X(lane * 5 % 32));
+    EXPECT_FLOAT_EQ(o[12], lane >= 3 ? X(lane - 3) : X(lane));
+    EXPECT_FLOAT_EQ(o[13], lane + 3 < 32 ? X(lane + 3) : X(lane));
+    EXPECT_FLOAT_EQ(o[14], X(lane ^ 5));
+    EXPECT_FLOAT_EQ(o[15], lane >= 2 ? X(lane - 2) : -X(lane + 30));
+    EXPECT_FLOAT_EQ(o[16], lane + 2 < 32 ? X(lane + 2) : -X(lane - 30));
+    EXPECT_FLOAT_EQ(o[17], X(7));
+    EXPECT_FLOAT_EQ(o[18], float(ballot));
+    EXPECT_FLOAT_EQ(o[19], all ? 1.0f : 0.0f);
+    EXPECT_FLOAT_EQ(o[20], any ? 1.0f : 0.0f);
+    EXPECT_FLOAT_EQ(o[21], lane == 0 ? 1.0f : 0.0f);
+    EXPECT_FLOAT_EQ(o[22], X(0));
+    EXPECT_FLOAT_EQ(o[23], X((lane + 1) % 32));
+    EXPECT_FLOAT_EQ(o[24], X((lane + 31) % 32));
+    float qs = 0, qmx = -1e9f, qmn = 1e9f, qin = 0, qex = 0;
+    uint32_t qballot = 0;
+    bool qall = true, qany = false;
+    for (int k = 0; k < 4; ++k) {
+      float v = x[qb + k];
+      qs += v, qmx = std::max(qmx, v), qmn = std::min(qmn, v);
+      if (k <= ql) qin += v;
+      if (k < ql) qex += v;
+      if (int(v) % 2 == 0) qballot |= 1u << k;
+      qall = qall && v >= 0, qany = qany || v > 62;
+    }
+    EXPECT_FLOAT_EQ(o[25], qs);
+    EXPECT_FLOAT_EQ(o[26], qmx);
+    EXPECT_FLOAT_EQ(o[27], qmn);
+    EXPECT_FLOAT_EQ(o[28], qin);
+    EXPECT_FLOAT_EQ(o[29], qex);
+    EXPECT_FLOAT_EQ(o[30], x[qb + 2]);
+    EXPECT_FLOAT_EQ(o[31], ql >= 1 ? x[t - 1] : x[t]);
+    EXPECT_FLOAT_EQ(o[32], ql + 1 < 4 ? x[t + 1] : x[t]);
+    EXPECT_FLOAT_EQ(o[33], x[qb + (ql ^ 1)]);
+    EXPECT_FLOAT_EQ(o[34], x[qb + 3]);
+    EXPECT_FLOAT_EQ(o[35], float(qballot));
+    EXPECT_FLOAT_EQ(o[36], qall ? 1.0f : 0.0f);
+    EXPECT_FLOAT_EQ(o[37], qany ? 1.0f : 0.0f);
+    EXPECT_FLOAT_EQ(o[38], 2.0f);
+    EXPECT_FLOAT_EQ(o[39], float(isum));
+  }
+}
+
+TEST(MetalsimCorpus, CollectivesCoverOnlyActiveLanes) {
+  KernelSpec s;
+  s.name = "simd_divergent";
+  s.inputs = {tensor("x", Dtype::float32, {64}), tensor("n_valid", Dtype::uint32, {})};
+  s.outputs = {tensor("out", Dtype::float32, {128})};
+  s.source = corpus("simd_divergent.metal");
+  s.grid = {64, 1, 1};
+  s.threadgroup = {64, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> x(64), out(128, -1.0f);
+  std::vector<uint32_t> n{50};
+  for (int i = 0; i < 64; ++i) x[i] = float(i);
+  run_ok(so, s, {buf(s.inputs[0], x), buf(s.inputs[1], n)}, {buf(s.outputs[0], out)});
+  for (int i = 0; i < 64; ++i) {
+    if (i >= 50) {
+      EXPECT_EQ(out[2 * i], -1.0f);
+      continue;
+    }
+    int base = i / 32 * 32, lane = i % 32, hi = std::min(base + 32, 50);
+    float total = 0, low = 0, mx = 0;
+    for (int k = base; k < hi; ++k) {
+      total += x[k];
+      if (k - base < 8) low += x[k];
+      else mx = std::max(mx, x[k]);
+    }
+    EXPECT_FLOAT_EQ(out[2 * i], total) << i;
+    EXPECT_FLOAT_EQ(out[2 * i + 1], lane < 8 ? low : mx) << i;
+  }
+}
+
+TEST(MetalsimCorpus, DeviceAndThreadgroupAtomics) {
+  KernelSpec s;
+  s.name = "atomics";
+  s.inputs = {tensor("keys", Dtype::uint32, {1000})};
+  s.outputs = {tensor("hist", Dtype::uint32, {14})};
+  s.source = corpus("atomics.metal");
+  s.atomic_outputs = true;
+  s.init_value = 0.0f;
+  s.grid = {1000, 1, 1};
+  s.threadgroup = {128, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<uint32_t> keys(1000), hist(14, 77);
+  for (uint32_t i = 0; i < 1000; ++i) keys[i] = (i * 7919u) % 1009u + 1u;
+  // hist[9] holds a minimum: init_value 0 would win, so the test seeds it via a second pass below.
+  run_ok(so, s, {buf(s.inputs[0], keys)}, {buf(s.outputs[0], hist)});
+  std::vector<uint32_t> ref(14, 0);
+  uint32_t orbits = 0;
+  for (auto k : keys) ref[k % 8]++, ref[8] = std::max(ref[8], k), orbits |= 1u << (k % 32u);
+  for (int b = 0; b < 8; ++b) EXPECT_EQ(hist[b], ref[b]) << b;
+  EXPECT_EQ(hist[8], ref[8]);
+  EXPECT_EQ(hist[9], 0u);
+  EXPECT_EQ(hist[10], orbits);
+  EXPECT_EQ(hist[11], 2000u);
+  EXPECT_EQ(hist[12], 1000u);
+  // 7 full threadgroups of 128 add 64 each; the last (104 threads) adds 52.
+  EXPECT_EQ(hist[13], 7u * 64u + 52u);
+}
+
+TEST(MetalsimCorpus, SimdSoftmaxRows) {
+  KernelSpec s;
+  s.name = "softmax";
+  s.inputs = {tensor("x", Dtype::float32, {8, 1000})};
+  s.outputs = {tensor("out", Dtype::float32, {8, 1000})};
+  s.source = corpus("softmax.metal");
+  s.template_args = {TemplateArg::type("T", Dtype::float32), TemplateArg::integer("N", 1000)};
+  s.grid = {8 * 256, 1, 1};
+  s.threadgroup = {256, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> x(8000), out(8000);
+  for (int i = 0; i < 8000; ++i) x[i] = std::sin(i * 0.013f) * 4.0f;
+  run_ok(so, s, {buf(s.inputs[0], x)}, {buf(s.outputs[0], out)});
+  for (int r = 0; r < 8; ++r) {
+    float m = *std::max_element(&x[r * 1000], &x[r * 1000] + 1000);
+    double z = 0;
+    for (int j = 0; j < 1000; ++j) z += std::exp(x[r * 1000 + j] - m);
+    for (int j = 0; j < 1000; ++j) ASSERT_NEAR(out[r * 1000 + j], std::exp(x[r * 1000 + j] - m) / z, 1e-6) << r << "," << j;
+  }
+}
+
+TEST(MetalsimCorpus, SimdgroupMatrixMatmul) {
+  for (bool transpose : {false, true}) {
+    for (Dtype dt : {Dtype::float32, Dtype::float16}) {
+      const int M = 16, K = 24, N = 32;
+      KernelSpec s;
+      s.name = "matmul_simdgroup";
+      s.inputs = {tensor("A", dt, {M, K}), tensor("B", dt, {K, N})};
+      s.outputs = {tensor("C", dt, {M, N})};
+      s.source = corpus("matmul_simdgroup.metal");
+      s.template_args = {TemplateArg::type("T", dt), TemplateArg::integer("K", K), TemplateArg::integer("N", N),
+                         TemplateArg::boolean("TRANSPOSE_B", transpose)};
+      s.grid = {32 * (N / 8), M / 8, 1};
+      s.threadgroup = {32, 1, 1};
+      auto so = build(s);
+      ASSERT_FALSE(so.empty());
+      std::vector<float> a(M * K), b(K * N), c(M * N);
+      for (int i = 0; i < M * K; ++i) a[i] = half_round(float((i * 5) % 9) * 0.25f - 1.0f);
+      for (int i = 0; i < K * N; ++i) b[i] = half_round(float((i * 3) % 7) * 0.5f - 1.5f);
+      std::vector<uint16_t> ah(M * K), bh(K * N), ch(M * N);
+      for (int i = 0; i < M * K; ++i) ah[i] = half_bits(a[i]);
+      for (int i = 0; i < K * N; ++i) bh[i] = half_bits(b[i]);
+      if (dt == Dtype::float32) {
+        run_ok(so, s, {buf(s.inputs[0], a), buf(s.inputs[1], b)}, {buf(s.outputs[0], c)});
+      } else {
+        run_ok(so, s, {buf(s.inputs[0], ah), buf(s.inputs[1], bh)}, {buf(s.outputs[0], ch)});
+        for (int i = 0; i < M * N; ++i) c[i] = half_bits_to_float(ch[i]);
+      }
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+          float ref = 0;
+          for (int k = 0; k < K; ++k) ref += a[i * K + k] * b[k * N + j];
+          ASSERT_NEAR(c[i * N + j], ref, dt == Dtype::float32 ? 1e-4f : 0.05f) << i << "," << j;
+        }
+    }
+  }
+}
+
+TEST(MetalsimCorpus, ThreadAttributesWithPartialThreadgroups) {
+  KernelSpec s;
+  s.name = "positions";
+  const int gx = 10, gy = 5, gz = 3;
+  s.outputs = {tensor("out", Dtype::uint32, {gx * gy * gz * 8})};
+  s.source = corpus("positions.metal");
+  s.grid = {gx, gy, gz};
+  s.threadgroup = {4, 2, 2};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<uint32_t> out(gx * gy * gz * 8);
+  run_ok(so, s, {}, {buf(s.outputs[0], out)});
+  for (int z = 0; z < gz; ++z)
+    for (int y = 0; y < gy; ++y)
+      for (int x = 0; x < gx; ++x) {
+        const uint32_t* o = &out[((z * gy + y) * gx + x) * 8];
+        uint32_t tx = std::min(4, gx - x / 4 * 4), ty = std::min(2, gy - y / 2 * 2), tz = std::min(2, gz - z / 2 * 2);
+        uint32_t lx = x % 4, ly = y % 2, lz = z % 2;
+        uint32_t idx = lx + tx * (ly + ty * lz);
+        EXPECT_EQ(o[0], lx + 100 * ly + 10000 * lz);
+        EXPECT_EQ(o[1], uint32_t(x / 4 + 100 * (y / 2) + 10000 * (z / 2)));
+        EXPECT_EQ(o[2], tx + 100 * ty + 10000 * tz) << x << y << z;
+        EXPECT_EQ(o[3], 3u + 100u * 3u + 10000u * 2u);
+        EXPECT_EQ(o[4], idx);
+        EXPECT_EQ(o[5], idx / 32 * 1000 + idx % 32);
+        EXPECT_EQ(o[6], 32u + 400u);
+        EXPECT_EQ(o[7], idx / 4 * 10 + idx % 4);
+      }
+}
+
+TEST(MetalsimCorpus, ShapeStridesAndElemToLoc) {
+  KernelSpec s;
+  s.name = "shapes";
+  s.inputs = {tensor("a", Dtype::float32, {6, 10})};
+  s.outputs = {tensor("out", Dtype::float32, {60})};
+  s.source = corpus("shapes.metal");
+  s.grid = {64, 1, 1};
+  s.threadgroup = {64, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a(60), out(60);
+  std::iota(a.begin(), a.end(), 0.0f);
+  run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], out)});
+  for (int i = 0; i < 60; ++i) EXPECT_FLOAT_EQ(out[i], a[i] + 2000.0f + 3.0f);
+}

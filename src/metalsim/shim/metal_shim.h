@@ -9,7 +9,10 @@
 #include <type_traits>
 #include "metalsim_abi.h"
 
-#define MS_NOSAN __attribute__((no_sanitize("thread")))
+// Functions the -fsanitize=thread instrumentation must skip (no_sanitize
+// would still instrument atomics).
+#define MS_NOSAN __attribute__((disable_sanitizer_instrumentation))
+#define MS_NOSAN_CALL __attribute__((disable_sanitizer_instrumentation, noinline))
 #define METAL_FUNC inline __attribute__((always_inline))
 #define MLX_MTL_PRAGMA_UNROLL _Pragma("clang loop unroll(full)")
 #define MS_SITE uint32_t __site = ((uint32_t)__builtin_LINE() << 10) | ((uint32_t)__builtin_COLUMN() & 1023u)
@@ -779,20 +782,20 @@ typedef atomic<float> atomic_float;
 template <class T> MS_NOSAN inline void __atomic_check(volatile atomic<T>* p) {
   if (__builtin_expect(metalsim_checking, 0)) metalsim_rt->access((const void*)p, 4, 2);
 }
-template <class T> MS_NOSAN inline T atomic_load_explicit(volatile atomic<T>* p, memory_order) {
+template <class T> MS_NOSAN_CALL T atomic_load_explicit(volatile atomic<T>* p, memory_order) {
   __atomic_check(p);
   uint32_t u = __atomic_load_n((volatile uint32_t*)&p->__v, __ATOMIC_RELAXED);
   return __builtin_bit_cast(T, u);
 }
-template <class T> MS_NOSAN inline void atomic_store_explicit(volatile atomic<T>* p, T v, memory_order) {
+template <class T> MS_NOSAN_CALL void atomic_store_explicit(volatile atomic<T>* p, T v, memory_order) {
   __atomic_check(p);
   __atomic_store_n((volatile uint32_t*)&p->__v, __builtin_bit_cast(uint32_t, v), __ATOMIC_RELAXED);
 }
-template <class T> MS_NOSAN inline T atomic_exchange_explicit(volatile atomic<T>* p, T v, memory_order) {
+template <class T> MS_NOSAN_CALL T atomic_exchange_explicit(volatile atomic<T>* p, T v, memory_order) {
   __atomic_check(p);
   return __builtin_bit_cast(T, __atomic_exchange_n((volatile uint32_t*)&p->__v, __builtin_bit_cast(uint32_t, v), __ATOMIC_RELAXED));
 }
-template <class T> MS_NOSAN inline bool atomic_compare_exchange_weak_explicit(
+template <class T> MS_NOSAN_CALL bool atomic_compare_exchange_weak_explicit(
     volatile atomic<T>* p, T* expected, T desired, memory_order, memory_order) {
   __atomic_check(p);
   uint32_t e = __builtin_bit_cast(uint32_t, *expected);
@@ -805,7 +808,7 @@ template <class T> MS_NOSAN inline bool atomic_compare_exchange_strong_explicit(
     volatile atomic<T>* p, T* expected, T desired, memory_order a, memory_order b) {
   return atomic_compare_exchange_weak_explicit(p, expected, desired, a, b);
 }
-template <class T, class F> MS_NOSAN inline T __atomic_rmw(volatile atomic<T>* p, F f) {
+template <class T, class F> MS_NOSAN_CALL T __atomic_rmw(volatile atomic<T>* p, F f) {
   __atomic_check(p);
   volatile uint32_t* q = (volatile uint32_t*)&p->__v;
   uint32_t old = __atomic_load_n(q, __ATOMIC_RELAXED);

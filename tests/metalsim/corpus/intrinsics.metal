@@ -1,0 +1,23 @@
+// Integer intrinsics, as_type, select/clamp/mix/fma, small integer types.
+uint i = thread_position_in_grid.x;
+uint x = xs[i];
+int sx = int(x) - 500;
+char c = char(sx);
+uchar uc = uchar(x);
+short sh = short(sx * 7);
+ushort us = ushort(x * 3u);
+long l = long(sx) * 100000L;
+ulong ul = ulong(x) * 1000000ul;
+float f = float(x) * 0.25f;
+out[i * 12 + 0] = clz(x);
+out[i * 12 + 1] = ctz(x);
+out[i * 12 + 2] = popcount(x);
+out[i * 12 + 3] = mulhi(x, 0x9E3779B9u);
+out[i * 12 + 4] = extract_bits(x, 3u, 5u);
+out[i * 12 + 5] = as_type<uint>(f);
+out[i * 12 + 6] = uint(select(-1, 1, sx > 0));
+out[i * 12 + 7] = uint(clamp(sx, -100, 100));
+out[i * 12 + 8] = as_type<uint>(mix(f, 2.0f * f, 0.25f) + fma(f, f, 1.0f));
+out[i * 12 + 9] = uint(int(c) + int(uc) + int(sh) + int(us));
+out[i * 12 + 10] = uint(l / 7L + long(ul >> 3));
+out[i * 12 + 11] = uint(extract_bits(sx, 2u, 6u));

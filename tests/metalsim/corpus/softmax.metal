@@ -1,0 +1,24 @@
+// Row softmax: one threadgroup of 256 threads (8 SIMD groups) per row;
+// simd_max / simd_sum plus threadgroup memory across SIMD groups.
+threadgroup float red[32];
+uint row = threadgroup_position_in_grid.x;
+uint lid = thread_index_in_threadgroup;
+uint lane = thread_index_in_simdgroup;
+uint sg = simdgroup_index_in_threadgroup;
+uint nsg = simdgroups_per_threadgroup;
+const device T* xr = x + row * N;
+float m = -INFINITY;
+for (uint j = lid; j < N; j += 256) m = max(m, float(xr[j]));
+m = simd_max(m);
+if (lane == 0) red[sg] = m;
+threadgroup_barrier(mem_flags::mem_threadgroup);
+m = red[lane < nsg ? lane : 0];
+m = simd_max(m);
+threadgroup_barrier(mem_flags::mem_threadgroup);
+float s = 0.0f;
+for (uint j = lid; j < N; j += 256) s += fast::exp(float(xr[j]) - m);
+s = simd_sum(s);
+if (lane == 0) red[sg] = s;
+threadgroup_barrier(mem_flags::mem_threadgroup);
+s = simd_sum(lane < nsg ? red[lane] : 0.0f);
+for (uint j = lid; j < N; j += 256) out[row * N + j] = T(fast::exp(float(xr[j]) - m) / s);

@@ -22,16 +22,16 @@ void print_table(const EvalReport& r) {
   fmt::print("task {}  backend {}  status {}\n", r.task, r.backend, status_name(r.status));
   if (!r.message.empty()) fmt::print("  {}\n", r.message);
   if (!r.workloads.empty()) {
-    fmt::print("\n{:<28} {:<13} {:>10} {:>10} {:>11} {:>7} {:>9} {:>9}\n", "workload", "status", "max_abs", "max_rel",
+    fmt::print("\n{:<44} {:<13} {:>10} {:>10} {:>11} {:>7} {:>9} {:>9}\n", "workload", "status", "max_abs", "max_rel",
                "median_ms", "spread", "vs_seed", "roofline");
     for (const auto& w : r.workloads) {
       const std::string name = w.name + (w.held_out ? " (h)" : "");
       if (w.timing.samples > 0)
-        fmt::print("{:<28} {:<13} {:>10.2e} {:>10.2e} {:>11.4f} {:>6.1f}% {:>8.2f}x {:>8.1f}%\n", name, status_name(w.status),
+        fmt::print("{:<44} {:<13} {:>10.2e} {:>10.2e} {:>11.4f} {:>6.1f}% {:>8.2f}x {:>8.1f}%\n", name, status_name(w.status),
                    w.max_abs_err, w.max_rel_err, w.timing.median, 100 * w.timing.spread(), w.speedup_vs_seed,
                    100 * w.roofline_fraction);
       else
-        fmt::print("{:<28} {:<13} {:>10.2e} {:>10.2e} {:>11} {:>7} {:>9} {:>9}\n", name, w.ran ? status_name(w.status) : "not run",
+        fmt::print("{:<44} {:<13} {:>10.2e} {:>10.2e} {:>11} {:>7} {:>9} {:>9}\n", name, w.ran ? status_name(w.status) : "not run",
                    w.max_abs_err, w.max_rel_err, "-", "-", "-", "-");
     }
     for (const auto& w : r.workloads)

@@ -69,6 +69,10 @@ std::map<std::string, double> Task::bindings(const Workload& w) const {
   for (const auto& p : params) values[p.name] = p.default_value;
   for (const auto& [k, v] : w.params) values[k] = v;
   for (const auto& [k, v] : w.axes) values[k] = double(v);
+  // Optional tensors appear in expressions as has_<name> (1 present, 0 absent), e.g. in byte counts.
+  for (const auto* list : {&inputs, &outputs})
+    for (const auto& t : *list)
+      if (t.optional) values["has_" + t.name] = w.absent.count(t.name) ? 0.0 : 1.0;
   return values;
 }
 

@@ -438,3 +438,43 @@ TEST(MetalsimCorpus, ShapeStridesAndElemToLoc) {
   run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], out)});
   for (int i = 0; i < 60; ++i) EXPECT_FLOAT_EQ(out[i], a[i] + 2000.0f + 3.0f);
 }
+
+TEST(MetalsimCorpus, FlashAttentionSimdgroupMatrix) {
+  const int H = 2, L = 32, D = 16;
+  KernelSpec s;
+  s.name = "flash_attention";
+  s.inputs = {tensor("Q", Dtype::float32, {H, L, D}), tensor("K", Dtype::float32, {H, L, D}),
+              tensor("V", Dtype::float32, {H, L, D}), tensor("scale", Dtype::float32, {})};
+  s.outputs = {tensor("out", Dtype::float32, {H, L, D})};
+  s.source = corpus("flash_attention.metal");
+  s.template_args = {TemplateArg::integer("L", L), TemplateArg::integer("D", D)};
+  s.grid = {32 * (L / 8), H, 1};
+  s.threadgroup = {32, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> q(H * L * D), k(H * L * D), v(H * L * D), out(H * L * D), scale{0.25f};
+  for (int i = 0; i < H * L * D; ++i) {
+    q[i] = std::sin(i * 0.1f);
+    k[i] = std::cos(i * 0.07f);
+    v[i] = std::sin(i * 0.03f + 1.0f);
+  }
+  run_ok(so, s, {buf(s.inputs[0], q), buf(s.inputs[1], k), buf(s.inputs[2], v), buf(s.inputs[3], scale)},
+         {buf(s.outputs[0], out)});
+  for (int h = 0; h < H; ++h)
+    for (int i = 0; i < L; ++i) {
+      std::vector<double> p(L);
+      double mx = -1e30, z = 0;
+      for (int j = 0; j < L; ++j) {
+        double dot = 0;
+        for (int d = 0; d < D; ++d) dot += q[(h * L + i) * D + d] * k[(h * L + j) * D + d];
+        p[j] = dot * 0.25;
+        mx = std::max(mx, p[j]);
+      }
+      for (int j = 0; j < L; ++j) z += p[j] = std::exp(p[j] - mx);
+      for (int d = 0; d < D; ++d) {
+        double ref = 0;
+        for (int j = 0; j < L; ++j) ref += p[j] / z * v[(h * L + j) * D + d];
+        ASSERT_NEAR(out[(h * L + i) * D + d], ref, 1e-4) << h << "," << i << "," << d;
+      }
+    }
+}

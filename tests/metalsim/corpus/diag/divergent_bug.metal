@@ -1,0 +1,11 @@
+// BUG: the two halves of the threadgroup wait at different barriers.
+threadgroup float tile[64];
+uint lid = thread_position_in_threadgroup.x;
+if (lid < 32) {
+  tile[lid] = a[lid];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+} else {
+  tile[lid] = -a[lid];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+}
+out[lid] = tile[63 - lid];

@@ -1,0 +1,2 @@
+uint i = thread_position_in_grid.x;
+out[i] = a[i];

@@ -478,3 +478,36 @@ TEST(MetalsimCorpus, FlashAttentionSimdgroupMatrix) {
       }
     }
 }
+
+TEST(MetalsimCorpus, MiscIntrinsicsMasksPointers) {
+  KernelSpec s;
+  s.name = "misc";
+  s.outputs = {tensor("out", Dtype::float32, {32 * 12})};
+  s.source = corpus("misc.metal");
+  s.init_value = -5.0f;
+  s.grid = {32, 1, 1};
+  s.threadgroup = {32, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> out(32 * 12);
+  run_ok(so, s, {}, {buf(s.outputs[0], out)});
+  for (uint32_t t = 0; t < 32; ++t) {
+    const float* o = &out[t * 12];
+    EXPECT_EQ(o[0], float(1 + t % 31));
+    EXPECT_EQ(o[1], float((0xF0F0u & ~0xF0u) | ((t << 4) & 0xF0u)));
+    uint32_t rev = 0;
+    for (int b = 0; b < 32; ++b) rev |= ((t >> b) & 1u) << (31 - b);
+    EXPECT_EQ(o[2], float(rev >> 26));
+    uint8_t u = uint8_t(t + 1);
+    EXPECT_EQ(o[3], float(uint8_t((u << 3) | (u >> 5))));
+    uint32_t i = t % 8 + 3;
+    EXPECT_EQ(o[4], i < 8 ? float(t + 3) : -1.0f) << t;
+    EXPECT_EQ(o[5], t % 4 == 0 ? 1.0f : 0.0f);
+    EXPECT_EQ(o[6], 1.0f);
+    EXPECT_EQ(o[7], float(t % 3) + 1.0f);
+    EXPECT_EQ(o[8], 1.0f);
+    EXPECT_EQ(o[9], bf16_round(float(t) + 0.3f));
+    EXPECT_EQ(o[10], t < 20 ? float((1u << 20) - 1) : -5.0f);
+    EXPECT_EQ(o[11], t < 20 ? 15.0f : -5.0f);
+  }
+}

@@ -15,7 +15,9 @@
 #define MS_NOSAN_CALL __attribute__((disable_sanitizer_instrumentation, noinline))
 #define METAL_FUNC inline __attribute__((always_inline))
 #define MLX_MTL_PRAGMA_UNROLL _Pragma("clang loop unroll(full)")
-#define MS_SITE uint32_t __site = ((uint32_t)__builtin_LINE() << 10) | ((uint32_t)__builtin_COLUMN() & 1023u)
+// Call-site identity of a barrier or SIMD-group function (line << 10 | column),
+// a distinct type so that integer arguments never bind to it.
+#define MS_SITE ::metal::__site_t __site = ::metal::__site_t{((uint32_t)__builtin_LINE() << 10) | ((uint32_t)__builtin_COLUMN() & 1023u)}
 
 extern "C" {
 extern const ms_runtime* metalsim_rt;
@@ -28,6 +30,10 @@ typedef unsigned char uchar;
 typedef unsigned long ulong;
 
 namespace metal {
+
+struct __site_t {
+  uint32_t v;
+};
 
 using std::enable_if_t;
 using std::is_same_v;
@@ -575,20 +581,20 @@ enum class mem_flags : uint32_t {
   mem_object_data = 16
 };
 inline mem_flags operator|(mem_flags a, mem_flags b) { return mem_flags((uint32_t)a | (uint32_t)b); }
-inline void threadgroup_barrier(mem_flags f, MS_SITE) { metalsim_rt->threadgroup_barrier((uint32_t)f, __site); }
+inline void threadgroup_barrier(mem_flags f, MS_SITE) { metalsim_rt->threadgroup_barrier((uint32_t)f, __site.v); }
 // simdgroup_barrier synchronises the SIMD group: an exchange with no payload.
 inline void simdgroup_barrier(mem_flags f, MS_SITE) {
   (void)f;
-  metalsim_rt->simd_exchange(nullptr, 0, __site);
+  metalsim_rt->simd_exchange(nullptr, 0, __site.v);
   metalsim_rt->exchange_done();
 }
 
 // ----------------------------------------------------- SIMD-group functions
 template <class T> struct __xchg {
   ms_exchange x;
-  __xchg(const T& v, uint32_t site) {
+  __xchg(const T& v, __site_t site) {
     static_assert(sizeof(T) <= METALSIM_SLOT_BYTES, "value too large for a SIMD-group function");
-    x = metalsim_rt->simd_exchange(&v, sizeof(T), site);
+    x = metalsim_rt->simd_exchange(&v, sizeof(T), site.v);
   }
   ~__xchg() { metalsim_rt->exchange_done(); }
   bool active(uint32_t l) const { return l < 64 && ((x.active >> l) & 1); }
@@ -675,7 +681,7 @@ template <class T> inline T simd_shuffle_rotate_up(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane + e.x.width - d % e.x.width) % e.x.width);
 }
 template <class T> struct __pair { T a, b; };
-template <class T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, ushort modulo, uint32_t __site) {
+template <class T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, ushort modulo, MS_SITE) {
   __xchg<__pair<T>> e(__pair<T>{data, fill}, __site);
   uint32_t l = e.x.lane, base = l - l % modulo, i = l % modulo + d;
   __pair<T> p = i < modulo ? e.at(base + i) : e.at(base + i - modulo);
@@ -684,7 +690,7 @@ template <class T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d,
 template <class T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, MS_SITE) {
   return simd_shuffle_and_fill_down(data, fill, d, (ushort)32, __site);
 }
-template <class T> inline T simd_shuffle_and_fill_up(T data, T fill, ushort d, ushort modulo, uint32_t __site) {
+template <class T> inline T simd_shuffle_and_fill_up(T data, T fill, ushort d, ushort modulo, MS_SITE) {
   __xchg<__pair<T>> e(__pair<T>{data, fill}, __site);
   uint32_t l = e.x.lane, base = l - l % modulo, i = l % modulo;
   if (i >= d) return e.at(base + i - d).a;

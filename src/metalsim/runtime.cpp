@@ -128,7 +128,6 @@ struct Worker {
 thread_local Worker* t_worker = nullptr;
 
 struct Run {
-  const KernelSpec* spec = nullptr;
   RunOptions opt;
   EntryFn entry = nullptr;
   std::vector<void*> bufs;
@@ -410,13 +409,8 @@ void rt_access(const void* addr, uint32_t bytes, int kind) {
   }
 }
 
-void rt_report(int kind, const char* message) {
-  Worker& w = *t_worker;
-  w.run->report(static_cast<DiagnosticKind>(kind), message, message, w.cur, nullptr, "", false);
-}
-
 const ms_runtime kRuntime = {METALSIM_ABI_VERSION, rt_threadgroup_barrier, rt_simd_exchange, rt_exchange_done,
-                             rt_threadgroup_alloc,  rt_access,              rt_report};
+                             rt_threadgroup_alloc,  rt_access};
 
 // -------------------------------------------------------------- workers
 void prepare_stacks(Worker& w, uint32_t n, std::size_t stack_bytes) {
@@ -625,7 +619,6 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   auto t0 = std::chrono::steady_clock::now();
   RunResult res;
   Run r;
-  r.spec = &spec;
   r.opt = options;
   auto finish = [&]() {
     res.diagnostics = std::move(r.diags);

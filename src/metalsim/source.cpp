@@ -145,7 +145,6 @@ std::optional<Dtype> parse_dtype(std::string_view name) {
 }
 std::string_view dtype_name(Dtype d) { return info(d).name; }
 std::size_t dtype_size(Dtype d) { return info(d).size; }
-std::string_view metal_type_name(Dtype d) { return info(d).metal; }
 
 std::string kernel_name(const KernelSpec& spec) {
   std::string name = "custom_kernel_" + spec.name;

@@ -8,8 +8,6 @@
 
 namespace ksearch::metalsim {
 
-std::string_view metal_type_name(Dtype d);
-
 struct RewriteResult {
   std::string text;                     // same line count as the input
   std::vector<CompileMessage> errors;   // e.g. use of double

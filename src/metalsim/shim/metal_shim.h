@@ -926,7 +926,6 @@ typedef half float16_t;
 typedef bfloat bfloat16_t;
 
 template <class U> struct Limits {
-  static U max_v() { return metal::numeric_limits<U>::max(); }
   static const U max;
   static const U min;
   static const U finite_max;

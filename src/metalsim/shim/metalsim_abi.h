@@ -41,8 +41,6 @@ typedef struct ms_runtime {
   void* (*threadgroup_alloc)(uint32_t id, uint32_t bytes, uint32_t align, const char* name);
   // Memory access check (only called while checking is on).
   void (*access)(const void* addr, uint32_t bytes, int is_write);
-  // A kernel-side error the runtime should report (kind: see metalsim.hpp).
-  void (*report)(int kind, const char* message);
 } ms_runtime;
 
 typedef struct ms_kernel_info {

@@ -1,0 +1,61 @@
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "backends/backend.hpp"
+#include "cli/command.hpp"
+#include "cli/search_session.hpp"
+#include "core/error.hpp"
+#include "planner/search.hpp"
+#include "store/run_store.hpp"
+#include "tasks/task.hpp"
+
+namespace ksearch::cli {
+namespace {
+
+struct ResumeArgs {
+  std::string dir;
+  int rounds = 0;
+  double minutes = -1;
+  bool json = false;
+};
+
+void setup(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ResumeArgs>();
+  auto* cmd = app.add_subcommand("resume", "Continue a stopped or killed run where it left off");
+  cmd->add_option("dir", args->dir, "Run folder")->required();
+  cmd->add_option("--rounds", args->rounds, "New total round budget (default: the run's)")->check(CLI::PositiveNumber);
+  cmd->add_option("--minutes", args->minutes, "New total time budget in minutes (0: none)")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--json", args->json, "Print one JSON object at the end (progress goes to stderr)");
+  cmd->callback([args, &exit_code] {
+    auto store = store::RunStore::open(args->dir);
+    auto info = store.info();
+    const Task task = load_task(info.task_file);
+    if (task.content_hash != info.task_hash)
+      spdlog::warn("the task file {} changed since the run started; continuing with the current version", info.task_file);
+    auto backend = make_backend(info.backend);
+    std::string why;
+    if (!backend->available(&why)) throw Error("backend " + info.backend + " is not available here: " + why);
+    auto options = planner::SearchOptions::from_json(info.config.value("search", nlohmann::json::object()));
+    bool changed = false;
+    if (args->rounds > 0) options.rounds = args->rounds, changed = true;
+    if (args->minutes >= 0) options.minutes = args->minutes, changed = true;
+    if (changed) {
+      info.config["search"] = options.to_json();
+      store.set_config(info.config);
+      // A larger budget reopens a finished run: go back to selection, the verdict is redone at the end.
+      auto state = store.load_state();
+      if (state && state->value("phase", "") == "done" && options.rounds > state->value("round", 0)) {
+        (*state)["phase"] = "select";
+        (*state)["final"] = nullptr;
+        (*state)["stop_reason"] = "";
+        store.save_state(*state);
+      }
+    }
+    auto proposer = proposers::make_proposer(stored_proposer(info), {&task, backend.get()});
+    exit_code = run_session(store, task, *backend, *proposer, options, {args->json});
+  });
+}
+
+}  // namespace
+KSEARCH_CLI_COMMAND(31, setup);
+}  // namespace ksearch::cli

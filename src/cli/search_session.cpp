@@ -1,0 +1,135 @@
+#include "cli/search_session.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <deque>
+
+#include "backends/backend.hpp"
+#include "cli/command.hpp"
+#include "cli/run_options.hpp"
+
+namespace ksearch::cli {
+
+std::vector<RunOptionsHook>& run_options_hooks() {
+  static std::vector<RunOptionsHook> hooks;
+  return hooks;
+}
+
+bool register_run_options(RunOptionsHook hook) {
+  run_options_hooks().push_back(std::move(hook));
+  return true;
+}
+
+proposers::ProposerSpec stored_proposer(const store::RunInfo& info) {
+  proposers::ProposerSpec spec;
+  const auto p = info.config.value("proposer", nlohmann::json::object());
+  spec.name = p.value("name", "builtin");
+  spec.config = p.value("config", nlohmann::json::object());
+  return spec;
+}
+
+namespace {
+
+std::string cid(int64_t id) { return id ? "c" + std::to_string(id) : "-"; }
+
+// Live view: redrawn in place on a terminal, plain lines otherwise.
+class LiveView {
+ public:
+  LiveView(FILE* out, std::string title) : out_(out), tty_(isatty(fileno(out)) != 0), title_(std::move(title)) {}
+
+  void operator()(const planner::SearchEvent& e, const planner::Progress& p) {
+    using K = planner::SearchEvent::Kind;
+    std::string line;
+    switch (e.kind) {
+      case K::evaluated:
+        line = fmt::format("{} {}{}{}", cid(e.candidate), e.status,
+                           e.status == "passed" ? fmt::format(" {:.2f}x vs seed", e.speedup) : std::string(),
+                           e.text.empty() ? "" : "  " + first_line(e.text));
+        break;
+      case K::round_start: line = e.text; break;
+      default: line = e.text;
+    }
+    if (!tty_) {
+      fmt::print(out_, "[{:>6.1f}s] {}\n", p.elapsed_seconds, line);
+      std::fflush(out_);
+      return;
+    }
+    if (e.kind != K::round_start) {
+      recent_.push_back(line);
+      while (recent_.size() > 6) recent_.pop_front();
+    }
+    draw(p, e.kind == K::round_start ? line : current_);
+    if (e.kind == K::round_start) current_ = line;
+  }
+
+ private:
+  static std::string first_line(const std::string& s) {
+    const auto nl = s.find('\n');
+    std::string l = s.substr(0, nl);
+    return l.size() > 100 ? l.substr(0, 97) + "..." : l;
+  }
+
+  void draw(const planner::Progress& p, const std::string& current) {
+    std::string text;
+    for (int i = 0; i < drawn_; ++i) text += "\x1b[1A\x1b[2K";  // up one line, clear it
+    std::vector<std::string> lines;
+    lines.push_back("\x1b[1m" + title_ + "\x1b[0m");
+    const int width = 24, filled = p.rounds ? std::min(width, width * p.round / p.rounds) : 0;
+    lines.push_back(fmt::format("[{}{}] round {}/{}  cycle {}  evaluations {}  {:.0f}s  ({})", std::string(size_t(filled), '#'),
+                                std::string(size_t(width - filled), '.'), p.round, p.rounds, p.cycle, p.evaluations,
+                                p.elapsed_seconds, p.phase));
+    lines.push_back("now:  " + (current.empty() ? p.action : current));
+    lines.push_back(p.best_candidate ? fmt::format("best: \x1b[32m{:.2f}x\x1b[0m vs seed ({})", p.best_speedup, cid(p.best_candidate))
+                                     : std::string("best: none yet"));
+    for (const auto& r : recent_) lines.push_back("  " + r);
+    for (const auto& l : lines) text += l + "\n";
+    drawn_ = int(lines.size());
+    fmt::print(out_, "{}", text);
+    std::fflush(out_);
+  }
+
+  FILE* out_;
+  bool tty_;
+  std::string title_, current_;
+  std::deque<std::string> recent_;
+  int drawn_ = 0;
+};
+
+}  // namespace
+
+int run_session(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer,
+                const planner::SearchOptions& options, const SessionOptions& session) {
+  FILE* view_out = session.json ? stderr : stdout;
+  LiveView view(view_out, fmt::format("ksearch: {} on {} ({} proposer) -> {}", task.name, backend.name(), proposer.name(),
+                                      store.dir().string()));
+  planner::Search search(store, task, backend, proposer, options,
+                         [&](const planner::SearchEvent& e, const planner::Progress& p) { view(e, p); });
+  const auto outcome = search.run();
+  const planner::RunSummary s = planner::summarize(store);
+  const bool ok = s.has_best && s.held_out_passed.value_or(true);
+  if (session.json) {
+    auto j = s.to_json();
+    j["outcome"] = outcome == planner::Search::Outcome::waiting ? "waiting" : "finished";
+    fmt::print("{}\n", j.dump(2));
+  } else if (outcome == planner::Search::Outcome::waiting) {
+    const auto pending = store.pending();
+    fmt::print("waiting for the proposer to answer request {} ({}); answer it, then `ksearch resume {}`\n",
+               pending ? pending->seq : 0, pending ? pending->role : "?", store.dir().string());
+  } else {
+    fmt::print("\n{}: {} rounds, {} evaluations, {:.0f}s\n", s.stop_reason.empty() ? "finished" : s.stop_reason, s.rounds,
+               s.evaluations, s.elapsed_seconds);
+    if (s.has_best)
+      fmt::print("best: {} {:.2f}x vs seed on the visible workloads ({:.4f} ms, roofline {:.1f}%), held-out: {}\n",
+                 cid(s.best_candidate), s.best_speedup, s.best_median_ms, 100 * s.best_roofline,
+                 s.held_out_passed ? (*s.held_out_passed ? fmt::format("passed ({:.2f}x)", s.held_out_speedup) : "FAILED")
+                                   : "none in the task");
+    else
+      fmt::print("no candidate passed\n");
+    fmt::print("run stored in {} (best kernel: {}/best{})\n", store.dir().string(), store.dir().string(), backend.source_extension());
+  }
+  if (outcome == planner::Search::Outcome::waiting) return kExitOk;
+  return ok ? kExitOk : kExitCandidateFailed;
+}
+
+}  // namespace ksearch::cli

@@ -1,0 +1,23 @@
+#pragma once
+// Shared by `ksearch run` and `ksearch resume`: drives a Search with the live terminal view and
+// prints the outcome.
+#include <string>
+
+#include "planner/search.hpp"
+#include "store/run_store.hpp"
+
+namespace ksearch::cli {
+
+struct SessionOptions {
+  bool json = false;  // one JSON object on stdout at the end; progress goes to stderr
+};
+
+// Runs the search to its end (or until the proposer leaves a request pending) and returns the exit
+// code: 0 when a verified candidate exists, 1 otherwise.
+int run_session(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer,
+                const planner::SearchOptions& options, const SessionOptions& session);
+
+// The proposer environment and spec of a stored run.
+proposers::ProposerSpec stored_proposer(const store::RunInfo& info);
+
+}  // namespace ksearch::cli

@@ -1,0 +1,64 @@
+#include "planner/select.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace ksearch::planner {
+
+namespace {
+
+// Attempts spent so far in each top-level branch (the visits count n of UCB1).
+std::map<std::string, int> branch_attempts(const WorldModel& m) {
+  std::map<std::string, int> out;
+  for (const auto& n : m.nodes)
+    if (n.node_id != m.root_id) out[m.branch_of(n.node_id)] += n.attempts;
+  return out;
+}
+
+double best_speedup(const WorldModel& m) {
+  double best = 1;
+  for (const auto& n : m.nodes)
+    if (n.solution && n.solution->status == "passed") best = std::max(best, n.solution->speedup_vs_seed);
+  return best;
+}
+
+}  // namespace
+
+std::vector<Scored> rank_frontier(const WorldModel& m, int total_attempts, const SelectOptions& o) {
+  const auto visits = branch_attempts(m);
+  const double best = best_speedup(m);
+  std::vector<Scored> out;
+  for (const Node* n : m.frontier()) {
+    if (!n->action || n->too_hard || n->action->difficulty_1_to_5 > o.difficulty_cap) continue;
+    Scored s;
+    s.node = n;
+    s.prior = n->action->score_0_to_1;
+    // Observed gain: how close the parent's realized solution is to the best so far, on a log
+    // scale (1 when the parent is the best, 0 when it is no faster than the seed).
+    const Node* parent = m.find(n->parent_id);
+    if (parent && parent->node_id != m.root_id && parent->solution && parent->solution->status == "passed" && best > 1)
+      s.gain = o.gain_weight * std::clamp(std::log(std::max(parent->solution->speedup_vs_seed, 1e-9)) / std::log(best), 0.0, 1.0);
+    const auto it = visits.find(m.branch_of(n->node_id));
+    s.branch_attempts = it == visits.end() ? 0 : it->second;
+    s.explore = o.exploration * std::sqrt(std::log(double(total_attempts) + 1) / (s.branch_attempts + 1));
+    out.push_back(s);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Scored& a, const Scored& b) {
+    if (std::abs(a.total() - b.total()) > 1e-12) return a.total() > b.total();
+    if (a.node->action->difficulty_1_to_5 != b.node->action->difficulty_1_to_5)
+      return a.node->action->difficulty_1_to_5 < b.node->action->difficulty_1_to_5;
+    if (a.node->overall_rating_0_to_10 != b.node->overall_rating_0_to_10)
+      return a.node->overall_rating_0_to_10 > b.node->overall_rating_0_to_10;
+    return a.node->node_id < b.node->node_id;
+  });
+  return out;
+}
+
+std::optional<std::string> select_node(const WorldModel& m, int total_attempts, const SelectOptions& o) {
+  auto ranked = rank_frontier(m, total_attempts, o);
+  if (ranked.empty()) return std::nullopt;
+  return ranked.front().node->node_id;
+}
+
+}  // namespace ksearch::planner

@@ -1,0 +1,77 @@
+#pragma once
+// The interface of every proposer: the built-in expert (templates), model clients, external agents.
+//
+// The search loop (planner::Search) owns selection, evaluation, bookkeeping and the world model's
+// outcome fields; a proposer only answers four kinds of requests (planner/protocol.hpp):
+//   initialize  -> the first world model (root = the seed, children = first hypotheses)
+//   propose     -> an edit script adding hypotheses when the frontier is thin
+//   write_code  -> candidate sources implementing one action
+//   refine      -> an edit script + reflection after a cycle
+// Edit scripts are validated by code (planner::apply_edit_script); an invalid one is sent back
+// in a new request with `previous_errors` set, up to Search's re-ask limit.
+//
+// Asynchronous / step-driven proposers: a method may return std::nullopt, meaning "no answer
+// yet". The loop then stops with Search::Outcome::waiting; the request stays persisted in the
+// run store (pending_request). Whoever produces the answer stores it with
+// RunStore::answer_pending(seq, reply.to_json()) and resumes the run (`ksearch resume`), and the
+// loop consumes the stored answer instead of asking again. Synchronous proposers (built-in, API
+// models) simply always answer.
+//
+// Errors: throw (any std::exception) for a failed call; the loop records it as a proposer call
+// with the error, retries the same request (kProposerRetries), and on persistent failure ends the
+// round without candidates. Evaluations already committed are never affected.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/protocol.hpp"
+
+namespace ksearch {
+class Backend;
+struct Task;
+}  // namespace ksearch
+
+namespace ksearch::proposers {
+
+using planner::Answer;
+
+class Proposer {
+ public:
+  virtual ~Proposer() = default;
+  virtual std::string name() const = 0;  // recorded with every candidate and call, e.g. "builtin", "llm:openai:gpt-5"
+  virtual std::optional<Answer<planner::InitializeReply>> initialize(const planner::InitializeRequest& request) = 0;
+  virtual std::optional<Answer<planner::ProposeReply>> propose(const planner::ProposeRequest& request) = 0;
+  virtual std::optional<Answer<planner::CodeReply>> write_code(const planner::CodeRequest& request) = 0;
+  virtual std::optional<Answer<planner::RefineReply>> refine(const planner::RefineRequest& request) = 0;
+};
+
+// What a factory gets to build a proposer for one run.
+struct ProposerEnv {
+  const Task* task = nullptr;
+  Backend* backend = nullptr;
+};
+
+// The proposer of a run, by name plus its configuration; stored in the run's config so that
+// `ksearch resume` rebuilds the same proposer. Never put secrets in `config` (keys come from the
+// environment at run time).
+struct ProposerSpec {
+  std::string name = "builtin";
+  nlohmann::json config = nlohmann::json::object();
+};
+
+// Proposers register a factory by name (KSEARCH_REGISTER_PROPOSER); `ksearch run --proposer NAME`
+// and resume look them up here. A factory throws Error (clear message) when it cannot serve the
+// task, e.g. the built-in proposer on a task it has no knowledge of.
+using ProposerFactory = std::function<std::unique_ptr<Proposer>(const ProposerEnv&, const nlohmann::json& config)>;
+bool register_proposer(const std::string& name, ProposerFactory factory);
+std::unique_ptr<Proposer> make_proposer(const ProposerSpec& spec, const ProposerEnv& env);  // throws Error
+std::vector<std::string> proposer_names();
+
+}  // namespace ksearch::proposers
+
+#define KSEARCH_REGISTER_PROPOSER(NAME, ID, FACTORY) \
+  static const bool ksearch_proposer_registered_##ID = ::ksearch::proposers::register_proposer(NAME, FACTORY)

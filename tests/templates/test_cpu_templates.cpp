@@ -1,5 +1,5 @@
-// Every cpu template family of every built-in task, rendered at its defaults and at two other knob
-// combinations (each knob at its second and at its last allowed value): the source must pass the cpu
+// Every cpu template family of every built-in task, rendered at its defaults and at three other knob
+// combinations (each knob at its first, second and last allowed value): the source must pass the cpu
 // rules, compile, and match the reference on all of the task's cpu workloads, held-out ones included.
 #include <gtest/gtest.h>
 
@@ -33,11 +33,13 @@ std::vector<Case> cases() {
     }
     for (const builtin::Family& f : builtin::families_for(task, "cpu")) {
       out.push_back({task.name, f.name, "defaults", f.defaults()});
-      builtin::KnobValues second = f.defaults(), last = f.defaults();
+      builtin::KnobValues first, second, last;
       for (const auto& k : f.knobs) {
-        if (k.values.size() > 1) second[k.name] = k.values[1];
+        first[k.name] = k.values.front();
+        second[k.name] = k.values[k.values.size() > 1 ? 1 : 0];
         last[k.name] = k.values.back();
       }
+      out.push_back({task.name, f.name, "first", first});
       out.push_back({task.name, f.name, "second", second});
       out.push_back({task.name, f.name, "last", last});
     }

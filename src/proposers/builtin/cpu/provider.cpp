@@ -11,7 +11,8 @@ namespace ksearch::builtin::cpu {
 namespace {
 
 const TaskTemplates* templates_for(const Task& task) {
-  for (const TaskTemplates* t : {&softmax_templates(), &rmsnorm_templates(), &matmul_templates()}) {
+  for (const TaskTemplates* t : {&softmax_templates(), &rmsnorm_templates(), &matmul_templates(), &attention_templates(),
+                                 &selective_scan_templates()}) {
     if (t->task != task.name) continue;
     // A user task that reuses a built-in name with another signature is not what the templates implement.
     auto it = task.entries.find("cpu");

@@ -28,6 +28,7 @@ struct Ceilings {
   double bandwidth_bytes_per_s = 0;  // bytes read + written per second
   double flops_per_s = 0;            // fp32 peak (fma = 2 flops)
   std::string method;                // how it was measured
+  size_t cache_bytes = 0;            // largest cache: smaller working sets may beat the bandwidth ceiling
 };
 
 struct BuildResult {

@@ -17,6 +17,7 @@
 #include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "core/process.hpp"
+#include "core/timing_lock.hpp"
 #include "evaluator/compare.hpp"
 #include "tasks/inputs.hpp"
 #include "tasks/reference.hpp"
@@ -46,19 +47,6 @@ std::string secret_key() {
   return key;
 }
 
-// Serializes timing across every ksearch process on the machine: concurrent timings disturb each other.
-class TimingLock {
- public:
-  TimingLock() : fd_(open((cache_dir() / "timing.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600)) {
-    if (fd_ >= 0) flock(fd_, LOCK_EX);
-  }
-  ~TimingLock() {
-    if (fd_ >= 0) close(fd_);
-  }
-
- private:
-  int fd_;
-};
 
 // Where each tensor of each rotating set sits in the shared memory.
 struct Layout {
@@ -123,7 +111,11 @@ struct TrialOutcome {
 };
 
 Status failure_status(const runner::RunnerFailure& f) {
-  return f.kind == runner::RunnerFailure::Kind::timeout ? Status::timeout : Status::runtime_error;
+  switch (f.kind) {
+    case runner::RunnerFailure::Kind::timeout: return Status::timeout;
+    case runner::RunnerFailure::Kind::forged: return Status::rejected;
+    default: return Status::runtime_error;
+  }
 }
 
 }  // namespace
@@ -237,7 +229,7 @@ std::optional<EvalReport> Evaluator::check_and_build(const std::string& source, 
   EvalReport report;
   report.task = task_.name;
   report.backend = backend_.name();
-  report.violations = backend_.profile().rules.check(source);
+  if (options_.enforce_rules) report.violations = backend_.profile().rules.check(source);
   if (!report.violations.empty()) {
     report.status = Status::rejected;
     const auto& v = report.violations.front();
@@ -395,10 +387,15 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         if (ceilings.bandwidth_bytes_per_s > 0) roofline_s = std::max(roofline_s, bytes / ceilings.bandwidth_bytes_per_s);
         wr.roofline_ms = roofline_s * 1000;
         if (wr.timing.median > 0) wr.roofline_fraction = wr.roofline_ms / wr.timing.median;
-        if (wr.roofline_fraction > options_.implausible_roofline_fraction) {
+        // Data that fits in the caches can beat the memory roofline despite the flush; then only the
+        // compute ceiling bounds what is plausible.
+        const double plausible_ms =
+            bytes > 2.0 * double(ceilings.cache_bytes) ? wr.roofline_ms
+                                                       : (ceilings.flops_per_s > 0 ? 1000 * flops / ceilings.flops_per_s : 0);
+        if (plausible_ms > 0 && wr.timing.median * options_.implausible_roofline_fraction < plausible_ms) {
           wr.status = Status::rejected;
           wr.message = fmt::format("implausible timing: {:.4f} ms is {:.1f}x faster than this machine's roofline allows ({:.4f} ms); "
-                                   "the candidate skips work or defeats the timer", wr.timing.median, wr.roofline_fraction, wr.roofline_ms);
+                                   "the candidate skips work or defeats the timer", wr.timing.median, plausible_ms / wr.timing.median, plausible_ms);
         }
         // Re-check on fresh inputs at the timed buffers' addresses: catches results cached across calls.
         if (wr.status == Status::passed) {

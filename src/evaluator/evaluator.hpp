@@ -28,6 +28,9 @@ struct EvalOptions {
   std::chrono::milliseconds call_timeout{20000};
   bool compare_to_seed = true;       // time the task's seed too (cached) for speedup_vs_seed
   double implausible_roofline_fraction = 1.5;  // faster than the roofline by this much: rejected
+  // The profile's static rules. Turned off only by the adversarial tests, to show that the run-time
+  // defenses (sandbox, nonces, checks) hold on their own.
+  bool enforce_rules = true;
 };
 
 struct WorkloadResult {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "runner/library_state.hpp"
 #include "runner/protocol.hpp"
 #include "runner/sandbox.hpp"
 
@@ -18,6 +19,12 @@ namespace ksearch::runner {
 nlohmann::json RunnerDevice::extra(const nlohmann::json& command) {
   throw std::runtime_error("unknown runner command: " + command.value("cmd", std::string("?")));
 }
+
+namespace {
+LibraryState candidate_state;
+}  // namespace
+
+void reset_candidate_state() { candidate_state.restore(); }
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -106,18 +113,27 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
   std::vector<std::filesystem::path> readable;
   bool loaded = false;
 
-  auto reply = [&](nlohmann::json message) { return write_frame(args.result_fd, message); };
+  nlohmann::json nonce;  // echoed in every reply so the parent can tell our frames from forged ones
+  auto reply = [&](nlohmann::json message) {
+    message["nonce"] = nonce;
+    return write_frame(args.result_fd, message);
+  };
+  std::string init_error;  // reported as the answer to the first command, which carries the nonce
   try {
     readable = device.initialize();
   } catch (const std::exception& e) {
-    reply({{"ok", false}, {"error", std::string("runner initialization failed: ") + e.what()}});
-    return 4;
+    init_error = std::string("runner initialization failed: ") + e.what();
   }
 
   while (true) {
     auto command = read_frame(args.command_fd, -1);
     if (!command) return 0;  // the parent closed the pipe
     const std::string cmd = command->value("cmd", "");
+    nonce = command->value("nonce", nlohmann::json());
+    if (!init_error.empty()) {
+      reply({{"ok", false}, {"error", init_error}});
+      return 4;
+    }
     try {
       if (cmd == "exit") {
         reply({{"ok", true}});
@@ -130,6 +146,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         const std::string fs_sandbox = restrict_filesystem(paths);
         apply_syscall_filter(false, device.strict_sandbox());
         device.load(artifact);
+        if (artifact.contains("library")) candidate_state.capture(artifact.at("library").get<std::string>());
         apply_syscall_filter(true, device.strict_sandbox());
         loaded = true;
         reply({{"ok", true}, {"sandbox", fs_sandbox}});
@@ -139,6 +156,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
       } else if (cmd == "call") {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         CallArgs call = call_args(shm, command->at("set"), *command);
+        reset_candidate_state();
         const double start = now_ms();
         device.call(call);
         reply({{"ok", true}, {"ms", now_ms() - start}});

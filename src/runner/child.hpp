@@ -45,7 +45,11 @@ class RunnerDevice {
   virtual bool strict_sandbox() const { return true; }
 };
 
-// Host-side timing loop with a cache flush between repetitions; `invoke` runs one call.
+// Puts the candidate's writable data back as it was after loading (see LibraryState). The runner
+// calls it before every untimed call; timing loops must call it before every repetition.
+void reset_candidate_state();
+
+// Host-side timing loop with a cache flush and a state reset between repetitions; `invoke` runs one call.
 template <class Invoke>
 std::vector<double> time_host_calls(const std::vector<CallArgs>& sets, const TimingRequest& request, Invoke&& invoke);
 
@@ -57,12 +61,16 @@ double now_ms();
 
 template <class Invoke>
 std::vector<double> time_host_calls(const std::vector<CallArgs>& sets, const TimingRequest& request, Invoke&& invoke) {
-  for (int i = 0; i < request.warmup; ++i) invoke(sets[size_t(i) % sets.size()]);
+  for (int i = 0; i < request.warmup; ++i) {
+    reset_candidate_state();
+    invoke(sets[size_t(i) % sets.size()]);
+  }
   std::vector<double> times;
   double total = 0;
   for (int rep = 0; rep < request.max_reps; ++rep) {
     if (rep >= request.min_reps && total / 1000.0 >= request.target_seconds) break;
     flush_caches(request.flush_bytes);
+    reset_candidate_state();
     const CallArgs& args = sets[size_t(rep) % sets.size()];
     const double start = now_ms();
     invoke(args);

@@ -34,7 +34,8 @@ std::vector<int> random_fds(int count) {
 }  // namespace
 
 RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const RunnerLimits& limits,
-                             const std::vector<std::string>& environment) {
+                             const std::vector<std::string>& environment)
+    : next_nonce_((uint64_t(std::random_device{}()) << 32) | std::random_device{}()) {
   if (!std::filesystem::exists(executable)) throw Error("runner not found: " + executable.string() + " (build ksearch first)");
   int to_child[2], from_child[2], output[2];
   if (pipe2(to_child, O_CLOEXEC) || pipe2(from_child, O_CLOEXEC) || pipe2(output, O_CLOEXEC))
@@ -169,8 +170,13 @@ std::string RunnerProcess::death_description() {
   return "the runner died";
 }
 
-nlohmann::json RunnerProcess::request(const nlohmann::json& command, std::chrono::milliseconds timeout) {
+nlohmann::json RunnerProcess::request(const nlohmann::json& command_in, std::chrono::milliseconds timeout) {
   if (!alive()) throw RunnerFailure(RunnerFailure::Kind::crashed, death_description());
+  // Every command carries a fresh nonce that the runner echoes: a frame written to the result pipe by
+  // the candidate (which cannot know the nonce of the command in flight) is caught as a forgery.
+  nlohmann::json command = command_in;
+  const uint64_t nonce = next_nonce_++ * 0x9e3779b97f4a7c15ull;
+  command["nonce"] = nonce;
   if (!write_frame(command_fd_, command)) throw RunnerFailure(RunnerFailure::Kind::crashed, death_description());
   bool timed_out = false;
   auto reply = read_frame(result_fd_, int(timeout.count()), &timed_out);
@@ -181,6 +187,11 @@ nlohmann::json RunnerProcess::request(const nlohmann::json& command, std::chrono
                           "no answer within " + std::to_string(timeout.count() / 1000.0) + " s (hang or too slow); killed");
     }
     throw RunnerFailure(RunnerFailure::Kind::crashed, death_description());
+  }
+  if (!reply->contains("nonce") || !(*reply)["nonce"].is_number_unsigned() || (*reply)["nonce"].get<uint64_t>() != nonce) {
+    kill_group();
+    throw RunnerFailure(RunnerFailure::Kind::forged,
+                        "a message on the result channel did not come from the runner (forged by the candidate)");
   }
   if (!reply->value("ok", false))
     throw RunnerFailure(RunnerFailure::Kind::error, reply->value("error", std::string("the runner reported an error")));

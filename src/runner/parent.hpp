@@ -21,7 +21,7 @@ struct RunnerLimits {
 };
 
 struct RunnerFailure : std::runtime_error {
-  enum class Kind { timeout, crashed, error } kind;
+  enum class Kind { timeout, crashed, error, forged } kind;
   RunnerFailure(Kind k, const std::string& message) : std::runtime_error(message), kind(k) {}
 };
 
@@ -56,6 +56,7 @@ class RunnerProcess {
   std::thread output_reader_;
   mutable std::mutex output_mutex_;
   std::string output_;
+  uint64_t next_nonce_;
 };
 
 }  // namespace ksearch::runner

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/paths.hpp"
+#include "core/timing_lock.hpp"
 #include "runner/parent.hpp"
 #include "tasks/signature.hpp"
 
@@ -96,14 +97,19 @@ class CpuBackend : public Backend {
     if (fs::exists(file)) {
       auto j = nlohmann::json::parse(read_file(file), nullptr, false);
       if (j.is_object()) {
-        ceilings_ = Ceilings{j.value("bandwidth_bytes_per_s", 0.0), j.value("flops_per_s", 0.0), j.value("method", "")};
+        ceilings_ = Ceilings{j.value("bandwidth_bytes_per_s", 0.0), j.value("flops_per_s", 0.0), j.value("method", ""),
+                             host.llc_bytes};
         return *ceilings_;
       }
     }
     runner::RunnerProcess process(runner_executable(), runner_limits());
-    const auto reply = process.request({{"cmd", "ceilings"}}, std::chrono::minutes(5));
+    nlohmann::json reply;
+    {
+      TimingLock lock;
+      reply = process.request({{"cmd", "ceilings"}}, std::chrono::minutes(5));
+    }
     Ceilings c{reply.at("bandwidth_bytes_per_s").get<double>(), reply.at("flops_per_s").get<double>(),
-               reply.value("method", "")};
+               reply.value("method", ""), host.llc_bytes};
     write_file_atomic(file, nlohmann::json{{"bandwidth_bytes_per_s", c.bandwidth_bytes_per_s},
                                            {"flops_per_s", c.flops_per_s},
                                            {"method", c.method},

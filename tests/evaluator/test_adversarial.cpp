@@ -1,0 +1,80 @@
+// Runs every candidate of tests/adversarial/cpu with the rules on and off and checks the status
+// each header line promises (see tests/adversarial/cpu/README.md).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "backends/backend.hpp"
+#include "core/paths.hpp"
+#include "evaluator/evaluator.hpp"
+#include "tasks/registry.hpp"
+
+using namespace ksearch;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Case {
+  std::string name;
+  std::string source;
+  std::string expect, expect_without_rules;
+};
+
+std::vector<Case> load_cases() {
+  std::vector<Case> cases;
+  for (const auto& entry : fs::directory_iterator(KSEARCH_ADVERSARIAL_DIR)) {
+    if (entry.path().extension() != ".cpp") continue;
+    Case c;
+    c.name = entry.path().stem().string();
+    c.source = read_file(entry.path());
+    std::smatch m;
+    if (std::regex_search(c.source, m, std::regex(R"(// expect: (\w+))"))) c.expect = m[1];
+    if (std::regex_search(c.source, m, std::regex(R"(// expect-without-rules: (\w+))"))) c.expect_without_rules = m[1];
+    cases.push_back(c);
+  }
+  std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+  return cases;
+}
+
+class Adversarial : public ::testing::TestWithParam<Case> {
+ protected:
+  static void SetUpTestSuite() {
+    std::ofstream("/tmp/ksearch-adversarial-secret") << "the inputs' seeds";
+    fs::remove("/tmp/ksearch-adversarial-written");
+  }
+  EvalReport run(bool enforce_rules) {
+    static const Task task = resolve_task(std::string(KSEARCH_TEST_DATA) + "/tasks/tiny_softmax");
+    static auto backend = make_backend("cpu");
+    EvalOptions o;
+    o.enforce_rules = enforce_rules;
+    o.target_seconds = 0.05;
+    o.max_reps = 10;
+    o.call_timeout = std::chrono::seconds(3);
+    return Evaluator(task, *backend, o).evaluate(GetParam().source);
+  }
+};
+
+TEST_P(Adversarial, StatusWithRules) {
+  const Case& c = GetParam();
+  ASSERT_FALSE(c.expect.empty()) << c.name << " lacks an '// expect:' line";
+  const EvalReport r = run(true);
+  EXPECT_EQ(status_name(r.status), c.expect) << c.name << ": " << r.message << "\n" << r.log;
+  EXPECT_FALSE(r.message.empty() && r.status != Status::passed) << "a failure must say why";
+}
+
+TEST_P(Adversarial, StatusWithRuntimeDefensesAlone) {
+  const Case& c = GetParam();
+  ASSERT_FALSE(c.expect_without_rules.empty()) << c.name << " lacks an '// expect-without-rules:' line";
+  const EvalReport r = run(false);
+  EXPECT_EQ(status_name(r.status), c.expect_without_rules) << c.name << ": " << r.message << "\n" << r.log;
+  if (r.status == Status::passed)
+    for (const auto& w : r.workloads) EXPECT_GT(w.timing.median, 0) << c.name << ": the timer was fooled";
+  EXPECT_FALSE(fs::exists("/tmp/ksearch-adversarial-written")) << "a candidate wrote a file";
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, Adversarial, ::testing::ValuesIn(load_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace

@@ -1,0 +1,85 @@
+// The ksearch executable as a user runs it: exit codes, messages, JSON, a task added from files.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/process.hpp"
+
+using namespace ksearch;
+namespace fs = std::filesystem;
+
+namespace {
+CommandResult ksearch_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), KSEARCH_EXECUTABLE);
+  CommandOptions o;
+  o.timeout = std::chrono::minutes(5);
+  o.max_output_bytes = 1 << 20;
+  return run_command(args, o);
+}
+std::string data(const std::string& path) { return std::string(KSEARCH_TEST_DATA) + "/" + path; }
+nlohmann::json last_json(const std::string& output) {
+  return nlohmann::json::parse(output.substr(output.find('{')));
+}
+}  // namespace
+
+TEST(Cli, TaskAddedFromFilesWorksEndToEnd) {
+  auto r = ksearch_cli({"eval", "--task", data("tasks/saxpy"), "--backend", "cpu", data("tasks/saxpy/seeds/cpu.cpp"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = last_json(r.output);
+  EXPECT_EQ(j["status"], "passed");
+  ASSERT_EQ(j["workloads"].size(), 3u);
+  for (const auto& w : j["workloads"]) {
+    for (const char* key : {"name", "status", "max_abs_err", "max_rel_err", "median_ms", "spread"})
+      EXPECT_TRUE(w.contains(key)) << key;
+    EXPECT_GT(w["median_ms"].get<double>(), 0);
+  }
+  EXPECT_TRUE(j.contains("speedup_vs_seed"));
+  EXPECT_GT(j["roofline_fraction"].get<double>(), 0);
+}
+
+TEST(Cli, TasksListingShowsWorkloadsHeldOutAndSignatures) {
+  auto r = ksearch_cli({"tasks", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  bool saw_held_out = false;
+  for (const auto& t : j) {
+    if (!t["backends"].contains("cpu")) continue;
+    EXPECT_NE(t["backends"]["cpu"]["signature"].get<std::string>().find("extern \"C\""), std::string::npos);
+    for (const auto& w : t["workloads"]) saw_held_out = saw_held_out || w["held_out"].get<bool>();
+  }
+  EXPECT_TRUE(saw_held_out);
+  auto text = ksearch_cli({"tasks"});
+  EXPECT_NE(text.output.find("(held out)"), std::string::npos);
+}
+
+TEST(Cli, BadInputGetsAClearMessageAndExitCode2) {
+  auto unknown_task = ksearch_cli({"eval", "--task", "nope", data("tasks/saxpy/seeds/cpu.cpp")});
+  EXPECT_EQ(unknown_task.exit_code, 2);
+  EXPECT_NE(unknown_task.output.find("unknown task 'nope'"), std::string::npos) << unknown_task.output;
+  auto unknown_backend = ksearch_cli({"eval", "--task", "softmax", "--backend", "fpga", data("tasks/saxpy/seeds/cpu.cpp")});
+  EXPECT_EQ(unknown_backend.exit_code, 2);
+  EXPECT_NE(unknown_backend.output.find("unknown backend 'fpga'"), std::string::npos) << unknown_backend.output;
+  auto missing = ksearch_cli({"eval", "--task", "softmax", "/no/such/file.cpp"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.output.find("not found"), std::string::npos) << missing.output;
+
+  const fs::path dir = fs::temp_directory_path() / "ksearch-cli-malformed";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "task.toml") << "[task]\nname = \"broken\"\n[axes]\nn = \"x\"\n[[inputs]]\nname = 3\n";
+  auto malformed = ksearch_cli({"eval", "--task", (dir / "task.toml").string(), data("tasks/saxpy/seeds/cpu.cpp")});
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_NE(malformed.output.find("task.toml:"), std::string::npos) << malformed.output;
+}
+
+TEST(Cli, FailingCandidateExitsWith1AndSaysWhy) {
+  const fs::path file = fs::temp_directory_path() / "ksearch-cli-crash.cpp";
+  std::ofstream(file) << "#include <cstdint>\nextern \"C\" void saxpy(const float*, const float*, float* y, int64_t, float) {"
+                         " volatile float* p = nullptr; y[0] = *p; }\n";
+  auto r = ksearch_cli({"eval", "--task", data("tasks/saxpy"), file.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("runtime_error"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("segmentation fault"), std::string::npos) << r.output;
+}

@@ -1,0 +1,89 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "backends/rules.hpp"
+#include "core/dtype.hpp"
+#include "core/stats.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "evaluator/compare.hpp"
+#include "tasks/expr.hpp"
+
+using namespace ksearch;
+
+TEST(DType, HalfAndBfloatRoundTrip) {
+  for (float v : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f, 0.333251953125f}) {
+    EXPECT_EQ(half_to_float(float_to_half(v)), v) << v;
+  }
+  EXPECT_TRUE(std::isinf(half_to_float(float_to_half(1e6f))));
+  EXPECT_TRUE(std::isnan(half_to_float(float_to_half(NAN))));
+  EXPECT_EQ(float_to_half(1.0f + 1.0f / 4096), float_to_half(1.0f));  // rounds to nearest even
+  for (float v : {0.0f, 1.0f, -3.0f, 1.2676506e30f, 0.01171875f}) EXPECT_EQ(bfloat_to_float(float_to_bfloat(v)), v) << v;
+  EXPECT_TRUE(std::isnan(bfloat_to_float(float_to_bfloat(NAN))));
+  EXPECT_THROW(parse_dtype("float128"), Error);
+}
+
+TEST(DType, LoadStoreThroughDouble) {
+  unsigned char buffer[16] = {};
+  for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::i64, DType::u8}) {
+    store_from_double(buffer, 1, t, 3.0);
+    EXPECT_EQ(load_as_double(buffer, 1, t), 3.0) << dtype_name(t);
+  }
+}
+
+TEST(Expressions, ArithmeticConditionalsAndErrors) {
+  EXPECT_EQ(evaluate_expression("4 * b * (causal ? lq * (lq + 1) / 2 : lq * lk)", {{"b", 2}, {"causal", 1}, {"lq", 3}, {"lk", 3}}), 48);
+  EXPECT_EQ(evaluate_expression("max(a, 7)", {{"a", 3}}), 7);
+  EXPECT_THROW(evaluate_expression("rows * cols", {{"rows", 2}}), Error);
+  EXPECT_FALSE(validate_expression("rows *", {{"rows", 2}}).empty());
+}
+
+TEST(Stats, MedianQuantilesAndSpread) {
+  auto s = summarize({5, 1, 3, 2, 4});
+  EXPECT_EQ(s.median, 3);
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.max, 5);
+  EXPECT_NEAR(s.spread(), (s.p90 - s.p10) / 3, 1e-12);
+  EXPECT_NEAR(geometric_mean({2, 8}), 4, 1e-12);
+}
+
+TEST(Rules, CommentsAndStringsDoNotTriggerRules) {
+  const RuleSet rules = load_rules(profiles_dir() / "cpu.rules.toml");
+  EXPECT_TRUE(rules.check("// we never fork() here\n/* system(\"x\") */\nconst char* s = \"fork()\";\n").empty());
+  auto v = rules.check("#include <cmath>\nint f() { return fork(); }\n");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].rule, "process-creation");
+  EXPECT_EQ(v[0].line, 2);
+}
+
+TEST(Rules, IncludeAllowlistAndStaticState) {
+  const RuleSet rules = load_rules(profiles_dir() / "cpu.rules.toml");
+  EXPECT_EQ(rules.check("#include <unistd.h>\n").size(), 1u);
+  EXPECT_EQ(rules.check("#include \"other.h\"\n").size(), 1u);
+  EXPECT_TRUE(rules.check("#include <immintrin.h>\n#include <omp.h>\n").empty());
+  EXPECT_TRUE(rules.check("static const float kTable[2] = {1, 2};\nstatic constexpr int kN = 4;\n"
+                          "static inline float sq(float x) { return x * x; }\nint y = static_cast<int>(2.0);\n").empty());
+  EXPECT_FALSE(rules.check("void f() { static float cache[64]; }\n").empty());
+  EXPECT_FALSE(rules.check("static const float* last = nullptr;\n").empty());
+  EXPECT_FALSE(rules.check("thread_local int calls;\n").empty());
+}
+
+TEST(Compare, ToleranceNanAndConstantOutputs) {
+  const Tolerance tol{1e-3, 1e-8};
+  std::vector<double> ref = {1e-6, 2e-6, 3e-6, 0.5};
+  float good[4] = {1e-6f, 2e-6f, 3e-6f, 0.5f};
+  EXPECT_TRUE(compare_output("y", good, DType::f32, ref, tol).ok);
+  float nan_out[4] = {1e-6f, NAN, 3e-6f, 0.5f};
+  auto c = compare_output("y", nan_out, DType::f32, ref, tol);
+  EXPECT_FALSE(c.ok);
+  EXPECT_NE(c.message.find("element 1"), std::string::npos);
+  // Tiny reference values with a loose absolute tolerance: all zeros would sit inside it.
+  std::vector<double> tiny = {1e-9, 2e-9, 3e-9};
+  float zeros[3] = {0, 0, 0};
+  auto z = compare_output("y", zeros, DType::f32, tiny, Tolerance{1e-3, 1e-6});
+  EXPECT_FALSE(z.ok);
+  EXPECT_NE(z.message.find("constant"), std::string::npos);
+  float off[4] = {1e-6f, 2e-6f, 3e-6f, 0.51f};
+  EXPECT_FALSE(compare_output("y", off, DType::f32, ref, tol).ok);
+}

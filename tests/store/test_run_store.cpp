@@ -1,0 +1,158 @@
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "store/run_store.hpp"
+
+using namespace ksearch::store;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("ksearch-store-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  return dir;
+}
+
+RunInfo info() {
+  RunInfo i;
+  i.task_name = "softmax";
+  i.task_file = "/x/task.toml";
+  i.task_hash = "abc";
+  i.backend = "cpu";
+  i.config = {{"search", {{"rounds", 3}}}};
+  return i;
+}
+
+Candidate candidate(const std::string& source) {
+  Candidate c;
+  c.round = 1;
+  c.node_id = "n1";
+  c.proposer = "builtin";
+  c.source = source;
+  c.source_hash = "h-" + source;
+  c.payload = {{"family", "f"}};
+  return c;
+}
+}  // namespace
+
+TEST(RunStore, RoundTrips) {
+  const fs::path dir = fresh_dir("rt");
+  {
+    auto s = RunStore::create(dir, info());
+    EXPECT_THROW(RunStore::create(dir, info()), ksearch::Error);
+    const int64_t a = s.add_candidate(candidate("a"));
+    const int64_t b = s.add_candidate(candidate("b"));
+    EXPECT_EQ(s.pending_candidates().size(), 2u);
+    s.record_evaluation(a, {{"status", "passed"}}, "passed", 2.5, 1.25, 0.3, 0.5, 1.5);
+    s.record_evaluation(b, {{"status", "compile_error"}}, "compile_error", 0, 0, 0, 0.2, 0.2);
+    s.save_state({{"phase", "code"}, {"round", 2}});
+    s.save_world_model(2, "round 2", {{"kernel_summary", "k"}});
+    s.add_call({0, 1, "write_code", "llm", "gpt", "prompt", "response", 100, 20, 0.01, 1.5, "", 0});
+    s.set_pending({7, "refine", {{"q", 1}}, std::nullopt});
+    s.add_event(2, "message", "hello");
+  }
+  auto s = RunStore::open(dir);
+  const auto i = s.info();
+  EXPECT_EQ(i.task_name, "softmax");
+  EXPECT_EQ(i.config["search"]["rounds"], 3);
+  const auto cs = s.candidates();
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0].status, "passed");
+  EXPECT_DOUBLE_EQ(cs[0].speedup_vs_seed, 2.5);
+  EXPECT_EQ(cs[0].report["status"], "passed");
+  EXPECT_EQ(cs[0].payload["family"], "f");
+  EXPECT_EQ(s.evaluation_count(), 2);
+  EXPECT_EQ(s.evaluated_by_hash("h-a")->id, cs[0].id);
+  EXPECT_FALSE(s.evaluated_by_hash("h-zzz"));
+  EXPECT_EQ((*s.load_state())["round"], 2);
+  EXPECT_EQ((*s.latest_world_model())["kernel_summary"], "k");
+  ASSERT_EQ(s.calls().size(), 1u);
+  EXPECT_EQ(s.calls()[0].input_tokens, 100);
+  auto p = s.pending();
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->seq, 7);
+  EXPECT_FALSE(p->answer);
+  EXPECT_THROW(s.answer_pending(8, json::object()), ksearch::Error);
+  s.answer_pending(7, {{"a", 1}});
+  EXPECT_EQ((*s.pending()->answer)["a"], 1);
+  s.clear_pending();
+  EXPECT_FALSE(s.pending());
+  EXPECT_EQ(s.events().back().message, "hello");
+  fs::remove_all(dir);
+}
+
+TEST(RunStore, OpenMissingRunIsAClearError) {
+  try {
+    RunStore::open("/nonexistent/run");
+    FAIL();
+  } catch (const ksearch::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no run found"), std::string::npos);
+  }
+}
+
+TEST(RunStore, ReusedResultsAreNotEvaluations) {
+  const fs::path dir = fresh_dir("reuse");
+  auto s = RunStore::create(dir, info());
+  const int64_t a = s.add_candidate(candidate("a"));
+  const int64_t b = s.add_candidate(candidate("a"));
+  s.record_evaluation(a, {}, "passed", 2, 1, 0, 0, 0);
+  s.record_evaluation(b, {}, "passed", 2, 1, 0, 0, 0, a);
+  EXPECT_EQ(s.evaluation_count(), 1);
+  EXPECT_EQ(s.evaluated_by_hash("h-a")->id, a);
+  fs::remove_all(dir);
+}
+
+TEST(RunStore, TransactionRollsBack) {
+  const fs::path dir = fresh_dir("txn");
+  auto s = RunStore::create(dir, info());
+  s.save_state({{"round", 1}});
+  EXPECT_THROW(s.transaction([&] {
+    s.save_state({{"round", 2}});
+    throw std::runtime_error("boom");
+  }),
+               std::runtime_error);
+  EXPECT_EQ((*s.load_state())["round"], 1);
+  fs::remove_all(dir);
+}
+
+// A process killed with SIGKILL right after committing loses nothing (WAL, one transaction per
+// evaluation), and the database opens cleanly afterwards.
+TEST(RunStore, SurvivesKill9AfterCommit) {
+  const fs::path dir = fresh_dir("kill");
+  { RunStore::create(dir, info()); }
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto s = RunStore::open(dir);
+    for (int i = 0;; ++i) {
+      const int64_t id = s.add_candidate(candidate("k" + std::to_string(i)));
+      s.record_evaluation(id, {{"i", i}}, "passed", 1 + i, 1, 0, 0, 0);
+      if (i == 4) (void)!write(ready[1], "x", 1);  // five committed, keep writing until killed
+    }
+  }
+  char byte;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  auto s = RunStore::open(dir);
+  const auto cs = s.candidates();
+  ASSERT_GE(cs.size(), 5u);
+  int evaluated = 0;
+  for (const auto& c : cs)
+    if (c.evaluated()) {
+      EXPECT_EQ(c.report["i"].get<int>() + 1, int(c.speedup_vs_seed));
+      ++evaluated;
+    }
+  EXPECT_GE(evaluated, 5);
+  fs::remove_all(dir);
+}

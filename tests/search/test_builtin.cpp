@@ -1,0 +1,92 @@
+// The built-in proposer: seed knobs, and short real searches that must find a verified speedup.
+#include <gtest/gtest.h>
+
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "helpers.hpp"
+#include "planner/search.hpp"
+#include "proposers/builtin_proposer.hpp"
+#include "tasks/registry.hpp"
+
+using namespace ksearch;
+using namespace ksearch::planner;
+
+TEST(SeedKnobs, ParseAndRender) {
+  const std::string seed =
+      "constexpr int A = 4;  // ksearch:knob A = 4 in [1, 2, 4, 8]\n"
+      "int AA = 4;\n"
+      "constexpr long B = -1; // ksearch:knob B = -1 in [-1, 0]\n";
+  const auto knobs = proposers::parse_seed_knobs(seed);
+  ASSERT_EQ(knobs.size(), 2u);
+  EXPECT_EQ(knobs[0].name, "A");
+  EXPECT_EQ(knobs[0].default_value, 4);
+  EXPECT_EQ(knobs[0].values, (std::vector<int64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(knobs[1].default_value, -1);
+  const std::string out = proposers::render_seed_knobs(seed, {{"A", 8}, {"B", 0}});
+  EXPECT_EQ(out,
+            "constexpr int A = 8;  // ksearch:knob A = 4 in [1, 2, 4, 8]\n"
+            "int AA = 4;\n"
+            "constexpr long B = 0; // ksearch:knob B = -1 in [-1, 0]\n");
+  EXPECT_THROW(proposers::parse_seed_knobs("int A = 3; // ksearch:knob A = 3 in [1, 2]\n"), Error);  // default not allowed
+  EXPECT_THROW(proposers::parse_seed_knobs("int X = 3; // ksearch:knob A = 3 in [3]\n"), Error);     // no assignment
+  EXPECT_THROW(proposers::parse_seed_knobs("// ksearch:knob A\n"), Error);
+}
+
+namespace {
+
+RunSummary search_task(const Task& task, const std::string& name, int rounds, int parallel) {
+  auto backend = make_backend("cpu");
+  const auto dir = test::fresh_run_dir(name);
+  store::RunInfo info;
+  info.task_name = task.name;
+  info.task_file = task.file.string();
+  info.backend = "cpu";
+  auto store = store::RunStore::create(dir, info);
+  auto proposer = proposers::make_proposer({}, {&task, backend.get()});
+  SearchOptions o;
+  o.rounds = rounds;
+  o.parallel = parallel;
+  Search search(store, task, *backend, *proposer, o);
+  EXPECT_EQ(search.run(), Search::Outcome::finished);
+  const auto s = summarize(store);
+  // The world model was refined: the best node has a solution and the tree grew below the root.
+  const auto m = WorldModel::from_json(*store.latest_world_model());
+  EXPECT_GT(m.nodes.size(), 2u);
+  std::filesystem::remove_all(dir);
+  return s;
+}
+
+}  // namespace
+
+TEST(BuiltinSearch, TinyTaskFromSeedKnobs) {
+  const Task task = load_task(test::tiny_task_file());
+  const auto s = search_task(task, "tiny", 4, 2);
+  ASSERT_TRUE(s.has_best);
+  EXPECT_GT(s.best_speedup, 1.5);  // PASSES 4 -> 2 or 1
+  ASSERT_TRUE(s.held_out_passed.has_value());
+  EXPECT_TRUE(*s.held_out_passed);
+}
+
+TEST(BuiltinSearch, TaskWithoutKnowledgeIsAClearError) {
+  Task task = load_task(test::tiny_task_file());
+  task.entries["cpu"].seed = std::filesystem::path(KSEARCH_TEST_DIR) / "helpers.hpp";  // no knobs, no families
+  task.name = "unknown_task";
+  auto backend = make_backend("cpu");
+  try {
+    proposers::make_proposer({}, {&task, backend.get()});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("only a model or agent proposer"), std::string::npos);
+  }
+}
+
+TEST(BuiltinSearch, SoftmaxFindsAVerifiedSpeedup) {
+  const Task task = resolve_task("softmax");
+  if (builtin::families_for(task, "cpu").empty()) GTEST_SKIP() << "no cpu template families for softmax yet";
+  const auto s = search_task(task, "softmax", 3, 1);
+  ASSERT_TRUE(s.has_best);
+  EXPECT_GT(s.best_speedup, 1.1);
+  ASSERT_TRUE(s.held_out_passed.has_value());
+  EXPECT_TRUE(*s.held_out_passed);
+}

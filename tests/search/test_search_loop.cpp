@@ -1,0 +1,187 @@
+// The search loop with a scripted proposer on the tiny task: cycles, stagnation, too-hard marking,
+// duplicate sources, proposer failures, and a proposer that leaves requests pending (agent mode).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+
+#include "backends/backend.hpp"
+#include "helpers.hpp"
+#include "planner/search.hpp"
+
+using namespace ksearch;
+using namespace ksearch::planner;
+using nlohmann::json;
+
+namespace {
+
+json node(const std::string& id, double score) {
+  return {{"node_id", id}, {"parent_id", "n0"}, {"decision", "d"}, {"choice", id},
+          {"action", {{"title", "try " + id}, {"difficulty_1_to_5", 2}, {"score_0_to_1", score}}}};
+}
+
+// Answers from per-node scripts: round k of a cycle on node N returns script[N](k).
+class ScriptedProposer : public proposers::Proposer {
+ public:
+  std::map<std::string, std::function<CodeReply(const CodeRequest&)>> scripts;
+  std::vector<CodeRequest> code_requests;
+  std::vector<RefineRequest> refine_requests;
+  bool pend_code = false;   // leave write_code requests unanswered
+  int throw_code = 0;       // fail this many write_code calls
+
+  std::string name() const override { return "scripted"; }
+  std::optional<Answer<InitializeReply>> initialize(const InitializeRequest&) override {
+    json nodes = json::array({{{"node_id", "n0"}, {"decision", "baseline"}, {"choice", "seed"}}});
+    for (const json& n : {node("good", 0.9), node("bad", 0.8), node("flat", 0.1)}) nodes.push_back(n);
+    json m = {{"kernel_summary", "tiny"}, {"decision_tree", {{"root_id", "n0"}, {"nodes", nodes}}}};
+    return Answer<InitializeReply>{{m}, {}};
+  }
+  std::optional<Answer<ProposeReply>> propose(const ProposeRequest&) override { return Answer<ProposeReply>{{}, {}}; }
+  std::optional<Answer<CodeReply>> write_code(const CodeRequest& r) override {
+    if (throw_code > 0) {
+      --throw_code;
+      throw std::runtime_error("model API unavailable");
+    }
+    if (pend_code) return std::nullopt;
+    code_requests.push_back(r);
+    return Answer<CodeReply>{scripts.at(r.node_id)(r), {{"m", "prompt", "response", 10, 5, 0.001, 0.1, ""}}};
+  }
+  std::optional<Answer<RefineReply>> refine(const RefineRequest& r) override {
+    refine_requests.push_back(r);
+    RefineReply reply;
+    reply.reflection = "noted";
+    return Answer<RefineReply>{reply, {}};
+  }
+};
+
+CodeReply one(const std::string& source, bool exhausted = false) {
+  CodeReply r;
+  r.candidates.push_back({source, "", json::object()});
+  r.exhausted = exhausted;
+  return r;
+}
+
+struct Fixture : ::testing::Test {
+  Task task = load_task(test::tiny_task_file());
+  std::unique_ptr<Backend> backend = make_backend("cpu");
+  std::filesystem::path dir;
+  std::optional<store::RunStore> store;
+  void open(const std::string& name) {
+    dir = test::fresh_run_dir(name);
+    store::RunInfo info;
+    info.task_name = task.name;
+    info.task_file = task.file.string();
+    info.backend = "cpu";
+    store.emplace(store::RunStore::create(dir, info));
+  }
+  void TearDown() override {
+    store.reset();
+    std::filesystem::remove_all(dir);
+  }
+};
+
+}  // namespace
+
+TEST_F(Fixture, CyclesStagnationTooHardAndDuplicates) {
+  open("cycles");
+  ScriptedProposer p;
+  // good: a passing kernel, then only slower ones -> the cycle ends after `stagnation_window`
+  // rounds without improvement; its second slower candidate repeats the first (reused, not re-run).
+  p.scripts["good"] = [](const CodeRequest& r) {
+    return one(r.round_in_cycle == 0 ? test::tiny_source(2) : test::tiny_source(8));
+  };
+  // bad: never compiles -> too hard after its cycle, never selected again.
+  p.scripts["bad"] = [](const CodeRequest&) { return one("this is not C++"); };
+  p.scripts["flat"] = [](const CodeRequest&) { return one(test::tiny_source(1), true); };
+  SearchOptions o;
+  o.rounds = 6;
+  o.stagnation_window = 2;
+  o.select.exploration = 0;  // deterministic order: good, bad, flat
+  Search search(*store, task, *backend, p, o);
+  ASSERT_EQ(search.run(), Search::Outcome::finished);
+
+  // good: 3 rounds (1 improving + 2 stagnant), bad: 2 rounds, flat: 1 round (exhausted).
+  ASSERT_EQ(p.code_requests.size(), 6u);
+  EXPECT_EQ(p.code_requests[0].mode, "debug");
+  EXPECT_EQ(p.code_requests[1].mode, "improve");
+  EXPECT_EQ(p.code_requests[1].feedback.back().status, "passed");
+  EXPECT_EQ(p.code_requests[1].parent_candidate, 1);  // the cycle's best is the known-good code
+  EXPECT_EQ(p.code_requests[3].node_id, "bad");
+  EXPECT_EQ(p.code_requests[4].feedback.back().status, "compile_error");
+  EXPECT_FALSE(p.code_requests[4].feedback.back().log_excerpt.empty());
+  EXPECT_EQ(p.code_requests[5].node_id, "flat");
+
+  const auto cs = store->candidates();
+  ASSERT_EQ(cs.size(), 6u);
+  EXPECT_EQ(cs[2].reused_from, cs[1].id);  // same source: result reused
+  EXPECT_EQ(store->evaluation_count(), 5);
+
+  const auto m = WorldModel::from_json(*store->latest_world_model());
+  EXPECT_EQ(m.find("good")->solution->candidate_id, "c1");
+  EXPECT_TRUE(m.find("bad")->too_hard);
+  EXPECT_DOUBLE_EQ(m.find("bad")->action->score_0_to_1, 0.4);
+  EXPECT_NE(m.find("good")->notes.find("reflection: noted"), std::string::npos);
+  ASSERT_EQ(p.refine_requests.size(), 3u);
+  EXPECT_TRUE(p.refine_requests[0].cycle.passed);
+  EXPECT_FALSE(p.refine_requests[1].cycle.passed);
+
+  const auto s = summarize(*store);
+  EXPECT_EQ(s.rounds, 6);
+  EXPECT_EQ(s.best_candidate, 6);  // PASSES=1 is fastest
+  EXPECT_GT(s.best_speedup, 2.0);
+  ASSERT_TRUE(s.held_out_passed);
+  EXPECT_TRUE(*s.held_out_passed);
+  EXPECT_EQ(store->calls().size(), 1u + 6 + 3);  // initialize, write_code x6, refine x3
+}
+
+TEST_F(Fixture, ProposerFailuresCostARoundNotEvaluations) {
+  open("failures");
+  ScriptedProposer p;
+  p.throw_code = 3;  // the first write_code fails 3 times (1 try + 2 retries)
+  p.scripts["good"] = [](const CodeRequest&) { return one(test::tiny_source(2), true); };
+  p.scripts["bad"] = p.scripts["flat"] = p.scripts["good"];
+  SearchOptions o;
+  o.rounds = 2;
+  o.select.exploration = 0;
+  Search search(*store, task, *backend, p, o);
+  ASSERT_EQ(search.run(), Search::Outcome::finished);
+  int errors = 0;
+  for (const auto& c : store->calls()) errors += !c.error.empty();
+  EXPECT_EQ(errors, 3);
+  EXPECT_EQ(summarize(*store).rounds, 2);
+  EXPECT_EQ(store->candidates().size(), 1u);  // the round after the failure
+}
+
+TEST_F(Fixture, PendingRequestsWaitForAnAnswer) {
+  open("agent");
+  ScriptedProposer p;
+  p.pend_code = true;
+  SearchOptions o;
+  o.rounds = 1;
+  o.select.exploration = 0;
+  {
+    Search search(*store, task, *backend, p, o);
+    ASSERT_EQ(search.run(), Search::Outcome::waiting);
+  }
+  auto pending = store->pending();
+  ASSERT_TRUE(pending);
+  EXPECT_EQ(pending->role, "write_code");
+  const auto request = CodeRequest::from_json(pending->request);
+  EXPECT_EQ(request.node_id, "good");
+  EXPECT_FALSE(request.task.seed_source.empty());
+  EXPECT_TRUE(request.task.workloads.size() == 1u);  // held-out workloads are never shown
+  // Asking again (e.g. `ksearch resume` before an answer) keeps the same request pending.
+  {
+    Search search(*store, task, *backend, p, o);
+    ASSERT_EQ(search.run(), Search::Outcome::waiting);
+    EXPECT_EQ(store->pending()->seq, pending->seq);
+  }
+  store->answer_pending(pending->seq, one(test::tiny_source(1), true).to_json());
+  Search search(*store, task, *backend, p, o);
+  ASSERT_EQ(search.run(), Search::Outcome::finished);
+  EXPECT_TRUE(p.code_requests.empty());  // the submitted answer was used
+  const auto s = summarize(*store);
+  EXPECT_EQ(s.evaluations, 1);
+  EXPECT_TRUE(s.has_best);
+  EXPECT_FALSE(store->pending());
+}

@@ -19,6 +19,11 @@ struct Case {
   std::string load_error;  // the task file did not load (skipped with this message)
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.task << "/" << c.family << "/" << c.combo;
+  for (const auto& [name, value] : c.knobs) *os << " " << name << "=" << value;
+}
+
 const std::vector<std::string> kTasks = {"softmax", "rmsnorm", "matmul", "attention", "selective_scan"};
 
 std::vector<Case> cases() {

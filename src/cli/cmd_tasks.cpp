@@ -16,10 +16,24 @@ nlohmann::json task_json(const Task& task) {
   j["file"] = task.file.string();
   j["axes"] = nlohmann::json::array();
   for (const auto& [name, description] : task.axes) j["axes"].push_back({{"name", name}, {"description", description}});
+  for (const auto& [key, list] : {std::pair{"inputs", &task.inputs}, std::pair{"outputs", &task.outputs}}) {
+    j[key] = nlohmann::json::array();
+    for (const auto& t : *list) {
+      nlohmann::json tj = {{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"optional", t.optional}};
+      if (std::string(key) == "inputs") {
+        const bool normal = t.dist.kind == "normal";
+        tj["dist"] = {{"kind", t.dist.kind}, {normal ? "mean" : "lo", t.dist.a}, {normal ? "std" : "hi", t.dist.b}};
+      }
+      j[key].push_back(tj);
+    }
+  }
+  j["params"] = nlohmann::json::array();
+  for (const auto& p : task.params)
+    j["params"].push_back({{"name", p.name}, {"dtype", dtype_name(p.dtype)}, {"default", p.default_value}});
   j["workloads"] = nlohmann::json::array();
   for (const auto& w : task.workloads)
     j["workloads"].push_back({{"name", w.name}, {"axes", w.axes}, {"params", w.params}, {"held_out", w.held_out},
-                              {"backends", w.backends}});
+                              {"backends", w.backends}, {"absent", w.absent}, {"shapes", w.shapes}});
   j["backends"] = nlohmann::json::object();
   for (const auto& [backend, entry] : task.entries) {
     nlohmann::json b = {{"seed", entry.seed.string()}, {"function", entry.function}};

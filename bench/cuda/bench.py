@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Side-by-side H200 benchmark of ksearch's CUDA kernels against PyTorch, in one process.
+
+usage: bench.py VARIANTS_DIR [--out results.json]
+
+VARIANTS_DIR holds rendered template variants, one folder per task (written by
+`KSEARCH_CUDA_DUMP_DIR=DIR ksearch_cuda_tests --gtest_filter=CudaHost.TemplatesPassRulesAndCompile`).
+Each variant is compiled with nvcc into a shared object, loaded with ctypes and called with
+PyTorch's device pointers on PyTorch's current stream. Every variant is checked against PyTorch
+on the benchmark inputs; the fastest correct variant per task is reported. Both sides are timed
+the same way: CUDA events around one call, L2 flushed (a 2 x L2 buffer written) before each
+repetition, median of the repetitions, spread = (p90 - p10) / median.
+"""
+import ctypes
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import torch
+import torch.nn.functional as F
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+dev = torch.device("cuda")
+props = torch.cuda.get_device_properties(0)
+L2 = getattr(props, "L2_cache_size", 60 << 20)
+flush_buf = torch.empty(max(2 * L2, 128 << 20), dtype=torch.uint8, device=dev)
+
+
+def timeit(fn, reps=30, warmup=3):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(reps):
+        flush_buf.fill_(len(times) & 0xFF)
+        s.record()
+        fn()
+        e.record()
+        torch.cuda.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    med = times[len(times) // 2]
+    p10, p90 = times[int(0.1 * (len(times) - 1))], times[int(0.9 * (len(times) - 1))]
+    return med, (p90 - p10) / med
+
+
+def copy_bandwidth():
+    a = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
+    b = torch.empty_like(a)
+    med, _ = timeit(lambda: b.copy_(a), reps=10)
+    return 2 * a.numel() / (med / 1e3)
+
+
+def build(path):
+    so = path[:-3] + ".so"
+    nvcc = os.environ.get("NVCC", "/usr/local/cuda/bin/nvcc")
+    r = subprocess.run([nvcc, "-std=c++17", "-O3", "-gencode=arch=compute_90a,code=sm_90a", "-Xcompiler=-fPIC", "-shared",
+                        "-cudart=shared", path, "-o", so], capture_output=True, text=True)
+    return so if r.returncode == 0 else None
+
+
+P = ctypes.c_void_p
+I64 = ctypes.c_int64
+I32 = ctypes.c_int32
+F32 = ctypes.c_float
+
+
+def ptr(t):
+    return None if t is None else t.data_ptr()
+
+
+def stream():
+    return ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+
+
+# ---- tasks: inputs, our call, torch's call, checks ----
+
+def softmax_cases():
+    out = []
+    for rows, cols in [(8192, 8192), (2048, 4096)]:
+        x = torch.randn(rows, cols, device=dev) * 4
+        y = torch.empty_like(x)
+        out.append(dict(name=f"softmax {rows}x{cols}", bytes=2 * 4 * x.numel(), flops=0,
+                        ours=lambda f, x=x, y=y, r=rows, c=cols: f(ptr(x), ptr(y), r, c, stream()),
+                        torch=lambda x=x: torch.softmax(x, -1), out=y, ref=lambda x=x: torch.softmax(x.double(), -1).float(),
+                        tol=1e-3))
+    return out
+
+
+def rmsnorm_cases():
+    out = []
+    for rows, cols in [(16384, 8192), (4096, 2048)]:
+        x = torch.randn(rows, cols, device=dev) * 2
+        w = torch.rand(cols, device=dev) + 0.5
+        y = torch.empty_like(x)
+        out.append(dict(name=f"rmsnorm {rows}x{cols}", bytes=4 * (2 * x.numel() + cols), flops=0,
+                        ours=lambda f, x=x, w=w, y=y, r=rows, c=cols: f(ptr(x), ptr(w), ptr(y), r, c, F32(1e-6), stream()),
+                        torch=lambda x=x, w=w, c=cols: F.rms_norm(x, (c,), w, 1e-6), out=y,
+                        ref=lambda x=x, w=w, c=cols: F.rms_norm(x.double(), (c,), w.double(), 1e-6).float(), tol=1e-4))
+    return out
+
+
+def matmul_cases():
+    out = []
+    for n in [4096, 2048]:
+        a = torch.rand(n, n, device=dev) * 2 - 1
+        b = torch.rand(n, n, device=dev) * 2 - 1
+        c = torch.empty(n, n, device=dev)
+        out.append(dict(name=f"matmul fp32 {n}^3", bytes=4 * 3 * n * n, flops=2 * n ** 3,
+                        ours=lambda f, a=a, b=b, c=c, n=n: f(ptr(a), ptr(b), ptr(c), n, n, n, stream()),
+                        torch=lambda a=a, b=b: torch.matmul(a, b), out=c,
+                        ref=lambda a=a, b=b: torch.matmul(a.double(), b.double()).float(), tol=1e-4))
+    return out
+
+
+def attention_cases():
+    out = []
+    for (b, hq, hkv, lq, lk, causal) in [(1, 32, 32, 4096, 4096, 1), (1, 32, 32, 4096, 4096, 0),
+                                         (1, 32, 8, 1, 4096, 0), (4, 32, 32, 1, 4096, 0)]:
+        d = 128
+        q = torch.randn(b, hq, lq, d, device=dev, dtype=torch.bfloat16)
+        k = torch.randn(b, hkv, lk, d, device=dev, dtype=torch.bfloat16)
+        v = torch.randn(b, hkv, lk, d, device=dev, dtype=torch.bfloat16)
+        o = torch.empty_like(q)
+        pairs = lq * lk if not causal else lq * (lk - lq) + lq * (lq + 1) // 2
+        kind = "decode" if lq == 1 else ("prefill causal" if causal else "prefill")
+        sdpa = lambda q=q, k=k, v=v, c=causal, g=hq != hkv: F.scaled_dot_product_attention(q, k, v, is_causal=bool(c), enable_gqa=g)
+        out.append(dict(name=f"attention bf16 {kind} b{b} hq{hq} hkv{hkv} lq{lq} lk{lk}", bytes=2 * (2 * b * hq * lq * d + 2 * b * hkv * lk * d),
+                        flops=4 * b * hq * d * pairs,
+                        ours=lambda f, q=q, k=k, v=v, o=o, b=b, hq=hq, hkv=hkv, lq=lq, lk=lk, c=causal:
+                        f(ptr(q), ptr(k), ptr(v), ptr(o), b, hq, hkv, lq, lk, 128, I32(c), stream()),
+                        torch=sdpa, out=o, ref=lambda s=sdpa: s().float(), tol=2e-2, bf16=True))
+    return out
+
+
+def scan_inputs(b, d, l, n=16):
+    u = torch.randn(b, d, l, device=dev)
+    delta = torch.exp(torch.empty(b, d, l, device=dev).uniform_(math.log(1e-3), math.log(0.1)))
+    A = -torch.exp(torch.empty(d, n, device=dev).uniform_(0, math.log(16.0)))
+    B = torch.randn(b, 1, n, l, device=dev)
+    C = torch.randn(b, 1, n, l, device=dev)
+    D = torch.rand(d, device=dev) + 0.5
+    z = torch.randn(b, d, l, device=dev)
+    bias = torch.empty(d, device=dev).uniform_(-4, -1)
+    return u, delta, A, B, C, D, z, bias
+
+
+def scan_torch_loop(u, delta, A, B, C, D, z, bias):
+    """Per-time-step loop of torch ops (the shape of mlx-lm's Mamba-1 prefill)."""
+    dt = F.softplus(delta + bias[:, None])
+    dA = torch.exp(dt[..., None] * A[None, :, None, :])               # b d l n
+    Bt, Ct = B[:, 0].transpose(1, 2), C[:, 0].transpose(1, 2)        # b l n
+    dBu = dt[..., None] * Bt[:, None] * u[..., None]
+    h = torch.zeros(u.shape[0], u.shape[1], A.shape[1], device=dev)
+    ys = []
+    for t in range(u.shape[2]):
+        h = dA[:, :, t] * h + dBu[:, :, t]
+        ys.append((h * Ct[:, None, t]).sum(-1))
+    y = torch.stack(ys, -1) + D[None, :, None] * u
+    return y * F.silu(z)
+
+
+def scan_cases():
+    out = []
+    for (b, d, l) in [(1, 768, 512), (1, 768, 2048), (1, 2048, 1024), (4, 768, 1024)]:
+        u, delta, A, B, C, D, z, bias = scan_inputs(b, d, l)
+        y = torch.empty_like(u)
+        n = 16
+        nbytes = 4 * (4 * b * d * l + 2 * b * n * l + d * n + 2 * d)
+        out.append(dict(name=f"selective_scan fp32 b{b} d{d} l{l}", bytes=nbytes, flops=9 * b * d * l * n,
+                        ours=lambda f, a=(u, delta, A, B, C, D, z, bias), y=y, b=b, d=d, l=l:
+                        f(ptr(a[0]), ptr(a[1]), ptr(a[2]), ptr(a[3]), ptr(a[4]), ptr(a[5]), ptr(a[6]), ptr(a[7]), ptr(y), None,
+                          b, d, l, 16, 1, I32(1), I32(1), stream()),
+                        torch=lambda a=(u, delta, A, B, C, D, z, bias): scan_torch_loop(*a), out=y,
+                        ref=lambda a=(u, delta, A, B, C, D, z, bias): scan_torch_loop(*[t.double() for t in a]).float(),
+                        tol=1e-3, torch_reps=3))
+    return out
+
+
+TASKS = {
+    "softmax": (softmax_cases, "softmax", [P, P, I64, I64, P]),
+    "rmsnorm": (rmsnorm_cases, "rmsnorm", [P, P, P, I64, I64, F32, P]),
+    "matmul": (matmul_cases, "matmul", [P, P, P, I64, I64, I64, P]),
+    "attention_bf16": (attention_cases, "attention", [P] * 4 + [I64] * 6 + [I32, P]),
+    "selective_scan": (scan_cases, "selective_scan", [P] * 10 + [I64] * 5 + [I32, I32, P]),
+}
+
+
+def rel_err(out, ref):
+    out, ref = out.float(), ref.float()
+    if not torch.isfinite(out).all():
+        return float("inf")
+    return ((out - ref).norm() / ref.norm()).item()
+
+
+def main():
+    vdir = sys.argv[1]
+    out_json = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
+    only = os.environ.get("BENCH_TASKS", "").split(",") if os.environ.get("BENCH_TASKS") else list(TASKS)
+    bw = copy_bandwidth()
+    print(f"device {props.name}, {props.multi_processor_count} SMs, L2 {L2 >> 20} MiB; torch {torch.__version__}; "
+          f"measured copy bandwidth {bw / 1e12:.2f} TB/s (read + write)", flush=True)
+    sources = {t: sorted(glob.glob(os.path.join(vdir, t, "*.cu"))) for t in only}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 8) as pool:
+        built = {t: list(zip(srcs, pool.map(build, srcs))) for t, srcs in sources.items()}
+    results = []
+    for task in only:
+        make_cases, fname, argtypes = TASKS[task]
+        cases = make_cases()
+        refs = [c["ref"]() for c in cases]
+        torch_times = [timeit(c["torch"], reps=c.get("torch_reps", 30), warmup=1 if c.get("torch_reps") else 3) for c in cases]
+        best = None
+        for src, so in built[task]:
+            if not so:
+                print(f"  {task}: {os.path.basename(src)} did not compile", flush=True)
+                continue
+            lib = ctypes.CDLL(so)
+            f = getattr(lib, fname)
+            f.argtypes, f.restype = argtypes, None
+            errs, times = [], []
+            ok = True
+            for c, ref in zip(cases, refs):
+                c["out"].fill_(float("nan"))
+                c["ours"](f)
+                torch.cuda.synchronize()
+                e = rel_err(c["out"], ref)
+                errs.append(e)
+                if not (e <= c["tol"]):
+                    ok = False
+                    break
+                times.append(timeit(lambda c=c: c["ours"](f)))
+            name = os.path.basename(src)[:-3]
+            if not ok:
+                print(f"  {task}: {name} WRONG (rel err {errs[-1]:.2e} on {cases[len(errs) - 1]['name']})", flush=True)
+                continue
+            score = math.exp(sum(math.log(t[0]) for t in times) / len(times))
+            print(f"  {task}: {name} geo-mean {score:.4f} ms", flush=True)
+            if best is None or score < best[0]:
+                best = (score, name, times, errs)
+        if best is None:
+            print(f"{task}: no correct variant", flush=True)
+            continue
+        for c, (tm, tsp), (om, osp), e in zip(cases, torch_times, best[2], best[3]):
+            row = dict(task=task, case=c["name"], variant=best[1], ours_ms=om, ours_spread=osp, torch_ms=tm, torch_spread=tsp,
+                       vs_torch=tm / om, rel_err=e, bw_fraction=c["bytes"] / (om / 1e3) / bw,
+                       tflops=c["flops"] / (om / 1e3) / 1e12 if c["flops"] else 0.0)
+            results.append(row)
+    print("\n| case | best variant | ours ms (spread) | torch ms (spread) | ours/torch speed | % of copy BW | TFLOP/s | rel err |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        print(f"| {r['case']} | {r['variant']} | {r['ours_ms']:.4f} ({100 * r['ours_spread']:.1f}%) | {r['torch_ms']:.4f} "
+              f"({100 * r['torch_spread']:.1f}%) | {r['vs_torch']:.2f}x | {100 * r['bw_fraction']:.0f}% | "
+              f"{r['tflops']:.1f} | {r['rel_err']:.1e} |")
+    if out_json:
+        with open(out_json, "w") as fh:
+            json.dump(dict(device=props.name, torch=torch.__version__, copy_bandwidth=bw, results=results), fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One device call: ksearch binaries built on a CUDA-13 host are carried in .devcarry/ (bin/, lib/
+# with their non-system shared libraries, variants/ rendered by the host test). Runs the GPU tests,
+# `ksearch eval` of every cuda seed, and the side-by-side benchmark. Logs go to $OUT.
+#   bash bench/cuda/device_run.sh [tests] [seeds] [bench]
+set -uo pipefail
+ROOT=$(pwd)
+export LD_LIBRARY_PATH=$ROOT/.devcarry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export KSEARCH_CACHE_DIR=/tmp/ksearch-cache
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+# The binaries look for tasks/ and profiles/ under the source path they were built in.
+mkdir -p /work && [ -e /work/main ] || ln -s "$ROOT" /work/main
+BIN=$ROOT/.devcarry/bin
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee "$OUT/gpu.txt"
+for stage in "$@"; do
+  case $stage in
+    tests)
+      timeout 300 "$BIN/ksearch_cuda_tests" --gtest_filter='CudaGpu.*:CudaHost.BackendIsRegistered' 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "^\[|adversarial|Failure|Expected|Which|actual|error" | head -80
+      cat "$KSEARCH_CACHE_DIR"/ceilings/cuda-*.json > "$OUT/ceilings.json" 2>/dev/null ;;
+    seeds)
+      for t in softmax rmsnorm matmul attention attention_bf16 selective_scan; do
+        timeout 150 "$BIN/ksearch" eval --task $t --backend cuda --workloads visible tasks/$t/seeds/cuda.cu 2>&1 | tee -a "$OUT/seeds.log" | grep -vE "^$"
+      done ;;
+    bench)
+      PYTHONUNBUFFERED=1 timeout 420 python3 bench/cuda/bench.py "$ROOT/.devcarry/variants" --out "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log" ;;
+  esac
+done

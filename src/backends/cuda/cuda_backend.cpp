@@ -1,0 +1,238 @@
+// The cuda backend: candidates are CUDA C++ compiled with nvcc (for the GPU's own architecture, or
+// KSEARCH_CUDA_ARCH on a machine without one) into a shared object run by ksearch-runner-cuda.
+// This file is host C++ only: it compiles and checks rules on machines without a GPU.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+
+#include "backends/backend.hpp"
+#include "backends/cuda/cuda_tools.hpp"
+#include "core/build_cache.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/paths.hpp"
+#include "core/process.hpp"
+#include "runner/parent.hpp"
+#include "tasks/signature.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ksearch {
+
+namespace cuda {
+
+fs::path nvcc_path() {
+  if (const char* env = std::getenv("KSEARCH_NVCC"); env && *env) return env;
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home && fs::exists(fs::path(home) / "bin/nvcc"))
+    return fs::path(home) / "bin/nvcc";
+  if (fs::exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+  const CommandResult r = run_command({"sh", "-c", "command -v nvcc"});
+  if (r.ok() && !r.output.empty()) return r.output.substr(0, r.output.find('\n'));
+  return {};
+}
+
+const GpuQuery& query_gpu() {
+  static std::once_flag once;
+  static GpuQuery query;
+  std::call_once(once, [] {
+    CommandOptions options;
+    options.timeout = std::chrono::seconds(30);
+    const CommandResult r = run_command({"nvidia-smi", "--query-gpu=compute_cap,name,uuid,driver_version",
+                                         "--format=csv,noheader"}, options);
+    if (!r.ok()) {
+      query.why = "nvidia-smi found no NVIDIA GPU";
+      return;
+    }
+    const std::string line = r.output.substr(0, r.output.find('\n'));
+    const size_t comma = line.find(',');
+    if (comma == std::string::npos || line.empty()) {
+      query.why = "nvidia-smi listed no GPU";
+      return;
+    }
+    query.compute_cap = line.substr(0, comma);
+    query.fingerprint = line;
+    query.present = true;
+  });
+  return query;
+}
+
+std::string target_arch() {
+  if (const char* env = std::getenv("KSEARCH_CUDA_ARCH"); env && *env) {
+    std::string arch = env;
+    if (arch.rfind("sm_", 0) == 0) arch = arch.substr(3);
+    return arch;
+  }
+  const GpuQuery& q = query_gpu();
+  if (q.present) {
+    const size_t dot = q.compute_cap.find('.');
+    const int major = std::atoi(q.compute_cap.c_str()), minor = dot == std::string::npos ? 0 : std::atoi(q.compute_cap.c_str() + dot + 1);
+    // Hopper's wgmma and setmaxnreg exist only in the architecture-specific sm_90a target.
+    return fmt::format("{}{}{}", major, minor, major == 9 && minor == 0 ? "a" : "");
+  }
+  return "90a";  // no GPU here: build for the H100/H200
+}
+
+std::vector<std::string> nvcc_command(const std::string& arch, const std::string& input, const std::string& output) {
+  const fs::path nvcc = nvcc_path();
+  const fs::path lib = nvcc.parent_path().parent_path() / "lib64";
+  return {nvcc.string(), "-std=c++17", "-O3", "-lineinfo", fmt::format("-gencode=arch=compute_{0},code=sm_{0}", arch),
+          "-Xcompiler=-fPIC", "-shared", "-cudart=shared", "-Xlinker", "-rpath=" + lib.string(),
+          "-Wno-deprecated-gpu-targets", input, "-o", output};
+}
+
+}  // namespace cuda
+
+namespace {
+
+class CudaBackend : public Backend {
+ public:
+  std::string name() const override { return "cuda"; }
+  std::string source_extension() const override { return ".cu"; }
+
+  bool available(std::string* why) const override {
+    if (cuda::nvcc_path().empty()) return set(why, "nvcc not found (set KSEARCH_NVCC or CUDA_HOME)");
+    if (!fs::exists(runner_executable()))
+      return set(why, "ksearch-runner-cuda was not built (no CUDA toolkit at configure time)");
+    const auto& q = cuda::query_gpu();
+    if (!q.present) return set(why, q.why);
+    return true;
+  }
+
+  const HardwareProfile& profile() override {
+    std::lock_guard lock(mutex_);
+    if (profile_) return *profile_;
+    HardwareProfile p;
+    p.rules = load_rules(profiles_dir() / "cuda.rules.toml");
+    std::string prose = read_file(profiles_dir() / "hopper.md");
+    auto replace = [&](const std::string& key, const std::string& value) {
+      for (size_t pos; (pos = prose.find(key)) != std::string::npos;) prose.replace(pos, key.size(), value);
+    };
+    std::string why;
+    const std::string arch = cuda::target_arch();
+    replace("{arch}", "sm_" + arch);
+    replace("{rules}", p.rules.describe());
+    if (available(&why)) {
+      const Measured& m = measured_locked();
+      const auto& d = m.device;
+      p.name = fmt::format("cuda: {}, {} SMs, sm_{}", d.value("name", "?"), d.value("sm_count", 0), arch);
+      replace("{device}", d.value("name", "?"));
+      replace("{sm_count}", std::to_string(d.value("sm_count", 0)));
+      replace("{smem_per_block}", fmt::format("{} KiB", d.value("smem_per_block_optin", 0) / 1024));
+      replace("{smem_per_sm}", fmt::format("{} KiB", d.value("smem_per_sm", 0) / 1024));
+      replace("{regs_per_sm}", std::to_string(d.value("regs_per_sm", 0)));
+      replace("{l2}", fmt::format("{} MiB", d.value("l2_bytes", 0) / (1024 * 1024)));
+      replace("{clock}", fmt::format("{} MHz", d.value("clock_khz", 0) / 1000));
+      replace("{memory}", fmt::format("{:.0f} GiB", d.value("global_mem_bytes", 0.0) / (1024.0 * 1024 * 1024)));
+      replace("{bandwidth}", fmt::format("{:.2f} TB/s", m.ceilings.bandwidth_bytes_per_s / 1e12));
+      replace("{fp32_flops}", fmt::format("{:.1f} TFLOP/s", m.fp32_flops / 1e12));
+      replace("{mma_flops}", fmt::format("{:.0f} TFLOP/s", m.mma_flops / 1e12));
+      replace("{matrix_flops}", fmt::format("{:.0f} TFLOP/s", m.ceilings.flops_per_s / 1e12));
+    } else {
+      p.name = fmt::format("cuda: sm_{} (no GPU here: {})", arch, why);
+      for (const char* key : {"{device}", "{sm_count}", "{smem_per_block}", "{smem_per_sm}", "{regs_per_sm}", "{l2}",
+                              "{clock}", "{memory}", "{bandwidth}", "{fp32_flops}", "{mma_flops}", "{matrix_flops}"})
+        replace(key, "(not measured: no GPU here)");
+    }
+    p.prose = prose;
+    profile_ = std::move(p);
+    return *profile_;
+  }
+
+  std::string entry_description(const Task& task) const override {
+    return entry_prototype(task, "cuda") +
+           "\n// CUDA C++17, compiled with nvcc -O3 for sm_" + cuda::target_arch() +
+           " into a shared object. Pointers are device memory; launch every kernel on `stream`."
+           "\n// All work must be finished or queued on `stream` when the function returns. Optional tensors may be NULL.";
+  }
+
+  BuildResult build(const Task& task, const std::string& source) override {
+    BuildRequest request;
+    request.kind = "cuda";
+    // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
+    request.files = {{"candidate.cu", source}, {"entry.cu", "#include \"candidate.cu\"\n" + entry_shim(task, "cuda")}};
+    request.command = cuda::nvcc_command(cuda::target_arch(), "entry.cu", "{out}");
+    request.timeout = std::chrono::seconds(300);
+    request.memory_limit_bytes = size_t(32) << 30;  // cicc reserves a large address space
+    BuildOutcome outcome = build_cached(request);
+    BuildResult result;
+    result.ok = outcome.ok;
+    result.cached = outcome.cached;
+    result.log = outcome.log;
+    result.seconds = outcome.seconds;
+    if (outcome.ok)
+      result.artifact = {{"library", outcome.artifact.string()}, {"readable", {outcome.directory.string()}}};
+    return result;
+  }
+
+  fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-cuda"; }
+
+  runner::RunnerLimits runner_limits() const override {
+    runner::RunnerLimits limits;
+    limits.memory_bytes = 0;  // the CUDA driver reserves far more address space than it uses
+    limits.cpu_seconds = 900;
+    return limits;
+  }
+
+  Ceilings ceilings() override {
+    std::lock_guard lock(mutex_);
+    return measured_locked().ceilings;
+  }
+
+  size_t flush_bytes() const override {
+    std::lock_guard lock(mutex_);
+    const size_t l2 = measured_ ? measured_->device.value("l2_bytes", size_t(0)) : 0;
+    return std::max<size_t>(2 * l2, size_t(128) << 20);
+  }
+
+ private:
+  struct Measured {
+    Ceilings ceilings;
+    double fp32_flops = 0, mma_flops = 0;
+    nlohmann::json device;
+  };
+
+  static bool set(std::string* why, const std::string& text) {
+    if (why) *why = text;
+    return false;
+  }
+
+  // Device properties and ceilings, measured once per GPU (name, uuid, driver) and cached.
+  const Measured& measured_locked() {
+    if (measured_) return *measured_;
+    std::string why;
+    if (!available(&why)) throw Error("the cuda backend cannot measure this machine: " + why);
+    const fs::path file =
+        cache_subdir("ceilings") / ("cuda-" + sha256_hex(cuda::query_gpu().fingerprint).substr(0, 16) + ".json");
+    nlohmann::json j;
+    if (fs::exists(file)) j = nlohmann::json::parse(read_file(file), nullptr, false);
+    if (!j.is_object() || !j.contains("device")) {
+      runner::RunnerProcess process(runner_executable(), runner_limits());
+      j = process.request({{"cmd", "ceilings"}}, std::chrono::minutes(5));
+      j["device"] = process.request({{"cmd", "device_info"}}, std::chrono::minutes(1));
+      j["gpu"] = cuda::query_gpu().fingerprint;
+      for (const char* key : {"ok", "nonce"}) {  // protocol fields, not measurements
+        j.erase(key);
+        j["device"].erase(key);
+      }
+      write_file_atomic(file, j.dump(2));
+    }
+    Measured m;
+    m.ceilings = Ceilings{j.value("bandwidth_bytes_per_s", 0.0), j.value("flops_per_s", 0.0), j.value("method", "")};
+    m.fp32_flops = j.value("fp32_flops_per_s", 0.0);
+    m.mma_flops = j.value("bf16_mma_sync_flops_per_s", 0.0);
+    m.device = j["device"];
+    measured_ = m;
+    return *measured_;
+  }
+
+  mutable std::mutex mutex_;
+  std::optional<HardwareProfile> profile_;
+  std::optional<Measured> measured_;
+};
+
+KSEARCH_REGISTER_BACKEND("cuda", CudaBackend);
+
+}  // namespace
+}  // namespace ksearch

@@ -1,0 +1,91 @@
+// `ksearch export` for cuda: a standalone .cu with the task's C entry point, plus a PyTorch
+// extension that checks its tensors and calls the entry point on PyTorch's current stream.
+#include <fmt/format.h>
+
+#include "backends/cuda/cuda_tools.hpp"
+#include "tasks/signature.hpp"
+
+namespace ksearch::cuda {
+
+namespace {
+
+std::string torch_dtype(DType d) {
+  switch (d) {
+    case DType::f32: return "torch::kFloat32";
+    case DType::f64: return "torch::kFloat64";
+    case DType::f16: return "torch::kFloat16";
+    case DType::bf16: return "torch::kBFloat16";
+    case DType::i32: return "torch::kInt32";
+    case DType::i64: return "torch::kInt64";
+    case DType::u8: return "torch::kUInt8";
+    case DType::boolean: return "torch::kBool";
+  }
+  return "torch::kFloat32";
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const Task& task, const std::string& source) {
+  const EntrySpec& entry = task.entry("cuda");
+  const CallLayout layout = call_layout(task, "cuda");
+  const std::string prototype = entry_prototype(task, "cuda");
+
+  std::string kernel = fmt::format(
+      "// {} for CUDA, exported by ksearch.\n// Entry point (device pointers, launches on `stream`):\n//   {};\n"
+      "// Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC -shared {}.cu -o lib{}.so\n"
+      "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <stdint.h>\n\n{}\n",
+      task.name, prototype, task.name, task.name, source);
+
+  // The extension takes the entry's arguments in order: tensors (outputs preallocated by the
+  // caller), then sizes and parameters as Python numbers.
+  std::string params, checks, call;
+  for (const auto& a : layout.args) {
+    const std::string sep = params.empty() ? "" : ", ";
+    if (a.kind == CallArg::Kind::tensor) {
+      const bool optional = a.tensor->optional;
+      params += sep + (optional ? "c10::optional<torch::Tensor> " : "torch::Tensor ") + a.name;
+      const std::string t = optional ? a.name + ".value()" : a.name;
+      const std::string body = fmt::format(
+          "TORCH_CHECK({0}.is_cuda() && {0}.is_contiguous() && {0}.scalar_type() == {1}, \"{2} must be a contiguous "
+          "CUDA tensor of dtype {1}\");",
+          t, torch_dtype(a.tensor->dtype), a.name);
+      checks += optional ? fmt::format("  if ({}.has_value()) {}\n", a.name, body) : "  " + body + "\n";
+      call += fmt::format("{}{}({}{}.data_ptr(){})", call.empty() ? "" : ", ", a.c_type,
+                          optional ? a.name + ".has_value() ? " : "", t, optional ? " : nullptr" : "");
+    } else {
+      params += sep + (a.kind == CallArg::Kind::floating ? "double " : "int64_t ") + a.name;
+      call += fmt::format("{}({}){}", call.empty() ? "" : ", ", a.c_type, a.name);
+    }
+  }
+  std::string wrapper = fmt::format(
+      "// PyTorch binding of {0}.cu, exported by ksearch.\n"
+      "#include <torch/extension.h>\n#include <ATen/cuda/CUDAContext.h>\n#include <cuda_runtime.h>\n"
+      "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n{1};\n\n"
+      "void {2}_torch({3}) {{\n{4}"
+      "  {2}({5}{6}at::cuda::getCurrentCUDAStream().stream());\n"
+      "  C10_CUDA_KERNEL_LAUNCH_CHECK();\n}}\n\n"
+      "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{ m.def(\"{2}\", &{2}_torch, \"{7}\"); }}\n",
+      task.name, prototype, entry.function, params, checks, call, call.empty() ? "" : ", ",
+      "ksearch kernel; arguments as in the C entry point, outputs preallocated");
+
+  std::string setup = fmt::format(
+      "# Builds the PyTorch extension: pip install . (or python setup.py build_ext --inplace)\n"
+      "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\n"
+      "setup(name='{0}_ksearch', ext_modules=[CUDAExtension('{0}_ksearch', ['{0}.cu', '{0}_torch.cpp'],\n"
+      "      extra_compile_args={{'nvcc': ['-O3', '-gencode=arch=compute_90a,code=sm_90a']}})],\n"
+      "      cmdclass={{'build_ext': BuildExtension}})\n",
+      task.name);
+
+  std::string readme = fmt::format(
+      "# {0} (CUDA, exported by ksearch)\n\n{1}\n\nC entry point (device pointers; every kernel is launched on `stream`):\n\n"
+      "```c\n{2};\n```\n\n- Shared library: `nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC -shared {0}.cu "
+      "-o lib{0}.so` (use your GPU's architecture elsewhere).\n"
+      "- PyTorch: `pip install .`, then `import torch, {0}_ksearch; {0}_ksearch.{3}(...)` with the same arguments "
+      "(outputs preallocated, contiguous CUDA tensors); it runs on the current stream.\n"
+      "- Or JIT: `torch.utils.cpp_extension.load('{0}_ksearch', ['{0}.cu', '{0}_torch.cpp'])`.\n",
+      task.name, task.description, prototype, entry.function);
+
+  return {{task.name + ".cu", kernel}, {task.name + "_torch.cpp", wrapper}, {"setup.py", setup}, {"README.md", readme}};
+}
+
+}  // namespace ksearch::cuda

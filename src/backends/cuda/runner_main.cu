@@ -1,0 +1,305 @@
+// ksearch-runner-cuda: loads one compiled CUDA candidate and runs it for the evaluator. Inputs
+// arrive in the shared memory (host); they are copied to device buffers, outputs are poisoned with
+// NaN on the device before every call, and every tensor is copied back after each checked call, so
+// the evaluator sees unwritten outputs and modified inputs exactly as on the cpu backend.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runner/child.hpp"
+
+namespace {
+
+using Entry = void (*)(void* const*, const int64_t*, const double*, void*);
+
+// A sticky error (illegal address, trap, kernel exception) leaves the context unusable: only a new
+// process recovers, so the runner exits and the evaluator reports runtime_error and starts another.
+[[noreturn]] void die(const std::string& what, cudaError_t e) {
+  fprintf(stderr, "ksearch-runner-cuda: %s: %s (%s); the CUDA context is lost, the runner exits\n", what.c_str(),
+          cudaGetErrorString(e), cudaGetErrorName(e));
+  fflush(stderr);
+  _exit(70);
+}
+
+void check(cudaError_t e, const std::string& what) {
+  if (e == cudaSuccess) return;
+  cudaGetLastError();
+  if (cudaDeviceSynchronize() != cudaSuccess) die(what, e);
+  throw std::runtime_error(what + ": " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
+}
+
+// ---- kernels for the ceilings ----
+
+__global__ void fma_kernel(float* out, int iterations, float x, float y) {
+  float a[8];
+  for (int k = 0; k < 8; ++k) a[k] = threadIdx.x * 1e-3f + k;
+  for (int i = 0; i < iterations; ++i)
+#pragma unroll
+    for (int k = 0; k < 8; ++k) a[k] = fmaf(a[k], x, y);
+  float s = 0;
+  for (int k = 0; k < 8; ++k) s += a[k];
+  if (s == 1234.5f) out[0] = s;  // keeps the chain alive
+}
+
+// mma.sync m16n8k16 bf16 with fp32 accumulators, 4 independent chains per warp.
+__global__ void mma_kernel(float* out, int iterations) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned a[4], b[2];
+  for (int k = 0; k < 4; ++k) a[k] = 0x3f803f80u ^ (threadIdx.x << k);
+  for (int k = 0; k < 2; ++k) b[k] = 0x3f803f80u ^ (threadIdx.x << (k + 3));
+  float c[4][4] = {};
+  for (int i = 0; i < iterations; ++i)
+#pragma unroll
+    for (int ch = 0; ch < 4; ++ch)
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+          "{%0,%1,%2,%3};\n"
+          : "+f"(c[ch][0]), "+f"(c[ch][1]), "+f"(c[ch][2]), "+f"(c[ch][3])
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  float s = 0;
+  for (int ch = 0; ch < 4; ++ch)
+    for (int k = 0; k < 4; ++k) s += c[ch][k];
+  if (s == 1234.5f) out[0] = s;
+#endif
+}
+
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+};
+
+class CudaDevice : public ksearch::runner::RunnerDevice {
+ public:
+  std::vector<std::filesystem::path> initialize() override {
+    check(cudaSetDevice(0), "cudaSetDevice");
+    check(cudaFree(nullptr), "creating the CUDA context");
+    check(cudaGetDeviceProperties(&prop_, 0), "cudaGetDeviceProperties");
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault), "cudaStreamCreate");
+    check(cudaEventCreate(&start_), "cudaEventCreate");
+    check(cudaEventCreate(&end_), "cudaEventCreate");
+    // The flush buffer is written between timed repetitions: at least twice the L2.
+    flush_bytes_ = std::max<size_t>(size_t(2) * size_t(prop_.l2CacheSize), size_t(64) << 20);
+    check(cudaMalloc(&flush_, flush_bytes_), "allocating the L2 flush buffer");
+    // The driver's files stay readable for lazily loaded pieces (device fds are already open).
+    return {"/usr/local/cuda", "/usr/local/nvidia", "/usr/lib/x86_64-linux-gnu", "/proc/driver/nvidia", "/sys/bus/pci",
+            "/sys/devices"};
+  }
+
+  // The CUDA driver maps executable memory and may open its own files after load.
+  bool strict_sandbox() const override { return false; }
+
+  void load(const nlohmann::json& artifact) override {
+    const std::string library = artifact.at("library").get<std::string>();
+    void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) throw std::runtime_error(std::string("cannot load candidate: ") + dlerror());
+    entry_ = reinterpret_cast<Entry>(dlsym(handle, "ksearch_entry"));
+    if (!entry_) throw std::runtime_error("the candidate library has no ksearch_entry");
+  }
+
+  void call(const ksearch::runner::CallArgs& args) override {
+    std::vector<void*> dptrs = stage(args);
+    invoke(dptrs, args);
+    check(cudaGetLastError(), "the candidate's launch");
+    check(cudaDeviceSynchronize(), "the candidate's kernels");
+    // Inputs come back too: the evaluator compares them with what it staged.
+    for (size_t i = 0; i < args.ptrs.size(); ++i)
+      if (args.ptrs[i] && args.bytes[i])
+        check(cudaMemcpy(args.ptrs[i], dptrs[i], args.bytes[i], cudaMemcpyDeviceToHost), "copying results back");
+  }
+
+  std::vector<double> time(const std::vector<ksearch::runner::CallArgs>& sets,
+                           const ksearch::runner::TimingRequest& request) override {
+    std::vector<std::vector<void*>> dsets;
+    for (const auto& s : sets) dsets.push_back(stage(s));
+    for (int i = 0; i < request.warmup; ++i) {
+      ksearch::runner::reset_candidate_state();
+      invoke(dsets[size_t(i) % sets.size()], sets[size_t(i) % sets.size()]);
+    }
+    check(cudaDeviceSynchronize(), "the candidate's warm-up calls");
+    const size_t flush = std::min(std::max(request.flush_bytes, flush_bytes_), flush_bytes_);
+    std::vector<double> times;
+    double total = 0;
+    for (int rep = 0; rep < request.max_reps; ++rep) {
+      if (rep >= request.min_reps && total / 1000.0 >= request.target_seconds) break;
+      const size_t k = size_t(rep) % sets.size();
+      ksearch::runner::reset_candidate_state();
+      check(cudaMemsetAsync(flush_, rep & 0xff, flush, stream_), "flushing L2");
+      reset_l2_policy();
+      check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+      invoke(dsets[k], sets[k]);
+      // Recorded on the legacy default stream, the end event waits for work on every blocking
+      // stream; work the candidate left on non-blocking streams is caught by the device-wide
+      // synchronization below, whose wait is added to the repetition.
+      check(cudaGetLastError(), "the candidate's launch");
+      check(cudaEventRecord(end_, cudaStreamLegacy), "cudaEventRecord");
+      check(cudaEventSynchronize(end_), "the candidate's kernels");
+      const double t0 = ksearch::runner::now_ms();
+      check(cudaDeviceSynchronize(), "the candidate's kernels");
+      const double straggler_ms = ksearch::runner::now_ms() - t0;
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, start_, end_), "cudaEventElapsedTime");
+      const double elapsed = double(ms) + (straggler_ms > 0.05 ? straggler_ms : 0.0);
+      times.push_back(elapsed);
+      total += elapsed;
+    }
+    return times;
+  }
+
+  nlohmann::json extra(const nlohmann::json& command) override {
+    const std::string cmd = command.value("cmd", "");
+    if (cmd == "device_info") return device_info();
+    if (cmd == "ceilings") return measure_ceilings();
+    return RunnerDevice::extra(command);
+  }
+
+ private:
+  void invoke(const std::vector<void*>& dptrs, const ksearch::runner::CallArgs& args) {
+    entry_(dptrs.data(), args.ints.data(), args.floats.data(), stream_);
+  }
+
+  // Persisting-L2 state a candidate might have set is cleared before each timed repetition.
+  void reset_l2_policy() {
+    cudaCtxResetPersistingL2Cache();
+    cudaStreamAttrValue value{};
+    value.accessPolicyWindow.num_bytes = 0;
+    value.accessPolicyWindow.hitProp = cudaAccessPropertyNormal;
+    value.accessPolicyWindow.missProp = cudaAccessPropertyNormal;
+    cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &value);
+    cudaGetLastError();
+  }
+
+  // Device buffers per host tensor (one set of rotating buffers per shared-memory slot): inputs
+  // uploaded, outputs filled with NaN (0xff bytes are NaN in f32, f16 and bf16).
+  std::vector<void*> stage(const ksearch::runner::CallArgs& args) {
+    std::vector<void*> dptrs(args.ptrs.size(), nullptr);
+    for (size_t i = 0; i < args.ptrs.size(); ++i) {
+      if (!args.ptrs[i]) continue;
+      DeviceBuffer& b = buffers_[args.ptrs[i]];
+      if (b.bytes < args.bytes[i]) {
+        if (b.ptr) check(cudaFree(b.ptr), "cudaFree");
+        b = {};
+        check(cudaMalloc(&b.ptr, std::max<size_t>(args.bytes[i], 1)), "allocating a device tensor");
+        b.bytes = args.bytes[i];
+      }
+      dptrs[i] = b.ptr;
+      if (args.is_output[i])
+        check(cudaMemset(b.ptr, 0xff, args.bytes[i]), "poisoning an output");
+      else
+        check(cudaMemcpy(b.ptr, args.ptrs[i], args.bytes[i], cudaMemcpyHostToDevice), "uploading an input");
+    }
+    check(cudaDeviceSynchronize(), "staging");
+    return dptrs;
+  }
+
+  nlohmann::json device_info() {
+    int clock_khz = 0, mem_clock_khz = 0, bus_bits = 0, driver = 0, runtime = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
+    cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
+    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0);
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    return {{"name", prop_.name},
+            {"cc_major", prop_.major},
+            {"cc_minor", prop_.minor},
+            {"sm_count", prop_.multiProcessorCount},
+            {"l2_bytes", prop_.l2CacheSize},
+            {"persisting_l2_max_bytes", prop_.persistingL2CacheMaxSize},
+            {"smem_per_block_optin", prop_.sharedMemPerBlockOptin},
+            {"smem_per_sm", prop_.sharedMemPerMultiprocessor},
+            {"regs_per_sm", prop_.regsPerMultiprocessor},
+            {"regs_per_block", prop_.regsPerBlock},
+            {"max_threads_per_sm", prop_.maxThreadsPerMultiProcessor},
+            {"max_blocks_per_sm", prop_.maxBlocksPerMultiProcessor},
+            {"global_mem_bytes", prop_.totalGlobalMem},
+            {"clock_khz", clock_khz},
+            {"mem_clock_khz", mem_clock_khz},
+            {"bus_bits", bus_bits},
+            {"driver_version", driver},
+            {"runtime_version", runtime}};
+  }
+
+  float time_events(const std::function<void()>& body) {
+    check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+    body();
+    check(cudaEventRecord(end_, stream_), "cudaEventRecord");
+    check(cudaEventSynchronize(end_), "ceiling measurement");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start_, end_), "cudaEventElapsedTime");
+    return ms;
+  }
+
+  // Device-to-device copy of 1 GiB (bytes read + written), an FMA loop on every SM and a bf16
+  // mma.sync loop; best of several passes. The matrix ceiling used for the roofline is the larger
+  // of the measured mma.sync rate and the wgmma dense bf16 rate on sm_90 (4096 FLOP per SM per
+  // clock at the maximum clock), so that no legitimate tensor-core kernel is called implausible.
+  nlohmann::json measure_ceilings() {
+    const size_t bytes = size_t(1) << 30;
+    void *a = nullptr, *b = nullptr;
+    check(cudaMalloc(&a, bytes), "cudaMalloc");
+    check(cudaMalloc(&b, bytes), "cudaMalloc");
+    check(cudaMemset(a, 1, bytes), "cudaMemset");
+    double best_bw = 0;
+    for (int pass = 0; pass < 10; ++pass) {
+      const float ms = time_events([&] { check(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, stream_), "copy"); });
+      if (pass > 0) best_bw = std::max(best_bw, 2.0 * double(bytes) / (ms / 1e3));
+    }
+    check(cudaFree(a), "cudaFree");
+    check(cudaFree(b), "cudaFree");
+    float* sink = nullptr;
+    check(cudaMalloc(&sink, 16), "cudaMalloc");
+    const int blocks = prop_.multiProcessorCount * 8, threads = 256, fma_iters = 1 << 14;
+    double best_fp32 = 0, best_mma = 0;
+    for (int pass = 0; pass < 4; ++pass) {
+      const float ms = time_events([&] { fma_kernel<<<blocks, threads, 0, stream_>>>(sink, fma_iters, 0.999f, 1e-7f); });
+      check(cudaGetLastError(), "fma kernel");
+      if (pass > 0) best_fp32 = std::max(best_fp32, double(blocks) * threads * fma_iters * 8 * 2 / (ms / 1e3));
+    }
+    const int mma_iters = 1 << 13, mma_blocks = prop_.multiProcessorCount * 4, mma_threads = 256;
+    for (int pass = 0; pass < 4; ++pass) {
+      const float ms = time_events([&] { mma_kernel<<<mma_blocks, mma_threads, 0, stream_>>>(sink, mma_iters); });
+      check(cudaGetLastError(), "mma kernel");
+      if (pass > 0)
+        best_mma = std::max(best_mma, double(mma_blocks) * (mma_threads / 32) * mma_iters * 4 * 4096.0 / (ms / 1e3));
+    }
+    check(cudaFree(sink), "cudaFree");
+    int clock_khz = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
+    const double wgmma_peak =
+        prop_.major == 9 ? double(prop_.multiProcessorCount) * clock_khz * 1e3 * 4096.0 : 0.0;
+    return {{"bandwidth_bytes_per_s", best_bw},
+            {"flops_per_s", std::max(best_mma, wgmma_peak)},
+            {"fp32_flops_per_s", best_fp32},
+            {"bf16_mma_sync_flops_per_s", best_mma},
+            {"bf16_wgmma_peak_flops_per_s", wgmma_peak},
+            {"method",
+             "cudaMemcpyAsync device-to-device of 1 GiB, best of 9 (bytes read + written); fp32: FMA loop on every SM, "
+             "best of 3; matrix: max(measured bf16 mma.sync loop, sm_90 wgmma dense bf16 = SMs x max clock x 4096)"}};
+  }
+
+  cudaDeviceProp prop_{};
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, end_ = nullptr;
+  void* flush_ = nullptr;
+  size_t flush_bytes_ = 0;
+  std::map<void*, DeviceBuffer> buffers_;
+  Entry entry_ = nullptr;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Modules load when the candidate library is opened (before the sandbox closes), not at first launch.
+  setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+  CudaDevice device;
+  return ksearch::runner::runner_main(argc, argv, device);
+}

@@ -1,0 +1,118 @@
+// Matmul families (fp32 task: tensor-core TF32/bf16 would miss the tolerance, so FFMA):
+// shared-memory tiles, 8x8 outputs per thread from float4 shared loads, register-prefetched
+// double buffering (one barrier per k-tile).
+#include "proposers/builtin/cuda/common.hpp"
+
+namespace ksearch::builtin::cuda {
+
+namespace {
+
+const char* kTiled = R"(#include <cuda_runtime.h>
+#include <stdint.h>
+
+constexpr int TM = 8, TN = 8, THREADS = (BM / TM) * (BN / TN);
+constexpr int A_PER = BM * BK / THREADS, B_PER = BK * BN / THREADS;
+
+__global__ void __launch_bounds__(THREADS) sgemm(const float* __restrict__ A, const float* __restrict__ B,
+                                                 float* __restrict__ C, int64_t M, int64_t N, int64_t K) {
+  __shared__ __align__(16) float As[2][BK][BM + 4];  // A tile transposed: As[k][m]
+  __shared__ __align__(16) float Bs[2][BK][BN + 4];
+  const int tid = threadIdx.x, tx = tid % (BN / TN), ty = tid / (BN / TN);
+  const int64_t m0 = int64_t(blockIdx.y) * BM, n0 = int64_t(blockIdx.x) * BN;
+  float a_next[A_PER], b_next[B_PER];
+  auto load = [&](int64_t k0) {
+#pragma unroll
+    for (int e = 0; e < A_PER; ++e) {
+      const int idx = tid + e * THREADS, r = idx / BK, c = idx % BK;
+      const int64_t gm = m0 + r, gk = k0 + c;
+      a_next[e] = gm < M && gk < K ? __ldg(A + gm * K + gk) : 0.0f;
+    }
+#pragma unroll
+    for (int e = 0; e < B_PER; ++e) {
+      const int idx = tid + e * THREADS, r = idx / BN, c = idx % BN;
+      const int64_t gk = k0 + r, gn = n0 + c;
+      b_next[e] = gk < K && gn < N ? __ldg(B + gk * N + gn) : 0.0f;
+    }
+  };
+  auto store = [&](int buf) {
+#pragma unroll
+    for (int e = 0; e < A_PER; ++e) {
+      const int idx = tid + e * THREADS;
+      As[buf][idx % BK][idx / BK] = a_next[e];
+    }
+#pragma unroll
+    for (int e = 0; e < B_PER; ++e) {
+      const int idx = tid + e * THREADS;
+      Bs[buf][idx / BN][idx % BN] = b_next[e];
+    }
+  };
+  float acc[TM][TN] = {};
+  load(0);
+  store(0);
+  __syncthreads();
+  int buf = 0;
+  for (int64_t k0 = 0; k0 < K; k0 += BK) {
+    const bool more = k0 + BK < K;
+    if (more) load(k0 + BK);  // global loads in flight during the math below
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      float a[TM], b[TN];
+      *reinterpret_cast<float4*>(&a[0]) = *reinterpret_cast<const float4*>(&As[buf][kk][ty * TM]);
+      *reinterpret_cast<float4*>(&a[4]) = *reinterpret_cast<const float4*>(&As[buf][kk][ty * TM + 4]);
+      *reinterpret_cast<float4*>(&b[0]) = *reinterpret_cast<const float4*>(&Bs[buf][kk][tx * TN]);
+      *reinterpret_cast<float4*>(&b[4]) = *reinterpret_cast<const float4*>(&Bs[buf][kk][tx * TN + 4]);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+    if (more) store(buf ^ 1);  // the other buffer was last read before the previous barrier
+    __syncthreads();
+    buf ^= 1;
+  }
+  const bool vec = N % 4 == 0;
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int64_t gm = m0 + ty * TM + i;
+    if (gm >= M) continue;
+    const int64_t gn = n0 + tx * TN;
+    if (vec && gn + TN <= N) {
+      *reinterpret_cast<float4*>(C + gm * N + gn) = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+      *reinterpret_cast<float4*>(C + gm * N + gn + 4) = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < TN; ++j)
+        if (gn + j < N) C[gm * N + gn + j] = acc[i][j];
+    }
+  }
+}
+
+extern "C" void matmul(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k, cudaStream_t stream) {
+  if (m == 0 || n == 0) return;
+  const dim3 grid(unsigned((n + BN - 1) / BN), unsigned((m + BM - 1) / BM));
+  sgemm<<<grid, THREADS, 0, stream>>>(A, B, C, m, n, k);
+}
+)";
+
+}  // namespace
+
+const TaskTemplates& matmul_templates() {
+  static const TaskTemplates t = [] {
+    TaskTemplates t;
+    t.task = "matmul";
+    t.args = {"A", "B", "C", "m", "n", "k"};
+    t.families.push_back(
+        {"smem_register_tiles", "shared-memory tiles, 8x8 register blocking, double buffered",
+         "Each block computes a BM x BN tile of C; each thread an 8x8 sub-tile from float4 shared-memory reads of the "
+         "transposed A tile and the B tile; the next k-tile is loaded into registers while the current one is used.",
+         3, 20.0,
+         {{"BM", "rows of C per block", {64, 128}, 128},
+          {"BN", "columns of C per block", {64, 128}, 128},
+          {"BK", "k-tile depth", {8, 16}, 8}}});
+    t.sources = {kTiled};
+    return t;
+  }();
+  return t;
+}
+
+}  // namespace ksearch::builtin::cuda

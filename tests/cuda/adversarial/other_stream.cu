@@ -1,0 +1,11 @@
+// expect: rejected (other-streams): the work runs on a stream of its own, outside the timed stream.
+#include <cuda_runtime.h>
+#include <stdint.h>
+__global__ void k(const float* x, float* y, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) y[i] = x[i];
+}
+extern "C" void softmax(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
+  cudaStream_t mine;
+  cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking);
+  k<<<256, 256, 0, mine>>>(x, y, rows * cols);
+}

@@ -1,0 +1,81 @@
+// GPU tests of the cuda backend: seeds and the adversarial suite through the evaluator. Skipped
+// (reported as skipped, never as passed) where no GPU is present.
+#include <gtest/gtest.h>
+
+#include "backends/backend.hpp"
+#include "core/paths.hpp"
+#include "evaluator/evaluator.hpp"
+#include "tasks/registry.hpp"
+#include "test_common.hpp"
+
+using namespace ksearch;
+
+namespace {
+
+std::unique_ptr<Backend> gpu_backend() {
+  auto backend = make_backend("cuda");
+  std::string why;
+  if (!backend->available(&why)) return nullptr;
+  return backend;
+}
+
+EvalOptions quick_options() {
+  EvalOptions o;
+  o.workloads = WorkloadSet::visible;
+  o.compare_to_seed = false;
+  o.target_seconds = 0.05;
+  o.max_reps = 10;
+  o.call_timeout = std::chrono::milliseconds(8000);
+  return o;
+}
+
+}  // namespace
+
+TEST(CudaGpu, SeedsPassEveryVisibleWorkload) {
+  auto backend = gpu_backend();
+  if (!backend) GTEST_SKIP() << "no GPU here";
+  for (const auto& task : list_builtin_tasks()) {
+    if (!task.entries.count("cuda")) continue;
+    EvalOptions options = quick_options();
+    options.time = false;
+    Evaluator evaluator(task, *backend, options);
+    const EvalReport r = evaluator.evaluate(read_file(task.entry("cuda").seed));
+    EXPECT_EQ(status_name(r.status), "passed") << task.name << ": " << r.message << "\n" << r.log;
+  }
+}
+
+TEST(CudaGpu, TimedSeedIsWithinTheRoofline) {
+  auto backend = gpu_backend();
+  if (!backend) GTEST_SKIP() << "no GPU here";
+  const Task task = resolve_task("softmax");
+  Evaluator evaluator(task, *backend, quick_options());
+  const EvalReport r = evaluator.evaluate(read_file(task.entry("cuda").seed));
+  ASSERT_EQ(status_name(r.status), "passed") << r.message;
+  for (const auto& w : r.workloads) {
+    EXPECT_GT(w.timing.samples, 0) << w.name;
+    EXPECT_GT(w.timing.median, 0) << w.name;
+    EXPECT_LE(w.roofline_fraction, 1.0) << w.name;
+  }
+  const Ceilings c = backend->ceilings();
+  EXPECT_GT(c.bandwidth_bytes_per_s, 1e11);
+  EXPECT_GT(c.flops_per_s, 1e12);
+}
+
+// Each adversarial source names the status it must get; a runner killed by one case must not
+// affect the next (a new runner is started per evaluation).
+TEST(CudaGpu, AdversarialSuite) {
+  auto backend = gpu_backend();
+  if (!backend) GTEST_SKIP() << "no GPU here";
+  const Task task = resolve_task("softmax");
+  for (const auto& file : cuda_test::adversarial_files()) {
+    const std::string source = read_file(file);
+    Evaluator evaluator(task, *backend, quick_options());
+    const EvalReport r = evaluator.evaluate(source);
+    EXPECT_EQ(status_name(r.status), cuda_test::expected_status(source)) << file.filename() << ": " << r.message;
+    std::printf("adversarial %-22s -> %-13s %s\n", file.filename().c_str(), std::string(status_name(r.status)).c_str(),
+                r.message.substr(0, 150).c_str());
+  }
+  // The GPU is still usable afterwards.
+  Evaluator evaluator(task, *backend, quick_options());
+  EXPECT_EQ(status_name(evaluator.evaluate(read_file(task.entry("cuda").seed)).status), "passed");
+}

@@ -1,0 +1,168 @@
+// Host-side tests of the cuda backend: they need nvcc but no GPU, and run in CI.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+#include "backends/backend.hpp"
+#include "backends/cuda/cuda_tools.hpp"
+#include "core/paths.hpp"
+#include "proposers/builtin/catalog.hpp"
+#include "tasks/registry.hpp"
+#include "test_common.hpp"
+
+namespace fs = std::filesystem;
+using namespace ksearch;
+
+namespace {
+
+bool have_nvcc() { return !cuda::nvcc_path().empty(); }
+
+std::vector<Task> cuda_tasks() {
+  std::vector<Task> out;
+  for (auto& t : list_builtin_tasks())
+    if (t.entries.count("cuda")) out.push_back(t);
+  return out;
+}
+
+// Every variant the tests build: defaults, and each knob at each of its values with the others at defaults.
+std::vector<builtin::KnobValues> variants(const builtin::Family& f) {
+  std::vector<builtin::KnobValues> out = {f.defaults()};
+  for (const auto& k : f.knobs)
+    for (int64_t v : k.values) {
+      if (v == k.default_value) continue;
+      auto values = f.defaults();
+      values[k.name] = v;
+      out.push_back(values);
+    }
+  return out;
+}
+
+std::string variant_name(const builtin::KnobValues& values) {
+  std::string name;
+  for (const auto& [k, v] : values) name += "_" + k + std::to_string(v);
+  return name;
+}
+
+}  // namespace
+
+TEST(CudaHost, BackendIsRegistered) {
+  auto backend = make_backend("cuda");
+  EXPECT_EQ(backend->name(), "cuda");
+  EXPECT_EQ(backend->source_extension(), ".cu");
+  const Task task = resolve_task("softmax");
+  const std::string entry = backend->entry_description(task);
+  EXPECT_NE(entry.find("cudaStream_t stream"), std::string::npos) << entry;
+}
+
+TEST(CudaHost, TargetArchFromEnvironment) {
+  setenv("KSEARCH_CUDA_ARCH", "sm_80", 1);
+  EXPECT_EQ(cuda::target_arch(), "80");
+  unsetenv("KSEARCH_CUDA_ARCH");
+  const auto command = cuda::nvcc_command("90a", "in.cu", "out.so");
+  EXPECT_NE(std::find(command.begin(), command.end(), "-gencode=arch=compute_90a,code=sm_90a"), command.end());
+}
+
+TEST(CudaHost, SeedsPassTheRules) {
+  auto backend = make_backend("cuda");
+  const auto& rules = backend->profile().rules;
+  const auto tasks = cuda_tasks();
+  ASSERT_GE(tasks.size(), 6u);
+  for (const auto& task : tasks) {
+    const auto violations = rules.check(read_file(task.entry("cuda").seed));
+    EXPECT_TRUE(violations.empty()) << task.name << ": " << (violations.empty() ? "" : violations[0].message);
+  }
+}
+
+TEST(CudaHost, AdversarialRuleCasesAreRejectedAndOthersAreNot) {
+  auto backend = make_backend("cuda");
+  const auto& rules = backend->profile().rules;
+  int rejected = 0;
+  for (const auto& file : cuda_test::adversarial_files()) {
+    const std::string source = read_file(file);
+    const bool expect_rejected = cuda_test::expected_status(source) == "rejected";
+    const auto violations = rules.check(source);
+    EXPECT_EQ(!violations.empty(), expect_rejected) << file.filename() << (violations.empty() ? "" : ": " + violations[0].message);
+    rejected += expect_rejected;
+  }
+  EXPECT_GE(rejected, 4);
+}
+
+TEST(CudaHost, RulesAllowOrdinaryKernels) {
+  auto backend = make_backend("cuda");
+  const auto& rules = backend->profile().rules;
+  const std::string ok =
+      "#include <cuda_bf16.h>\n#include <mma.h>\n"
+      "__device__ __forceinline__ float warp_sum(float v) { return v; }\n"
+      "__constant__ float table[2] = {1.0f, 2.0f};\n"
+      "template <int N> __device__ void f(float (&a)[N]) {}\n"
+      "static constexpr int kTile = 64;\n"
+      "__global__ void k(float* at_row) { __shared__ float s[32]; asm volatile(\"bar.sync 0;\"); }\n";
+  const auto violations = rules.check(ok);
+  EXPECT_TRUE(violations.empty()) << violations[0].rule << ": " << violations[0].message;
+  for (const char* bad : {"#include <cublas_v2.h>\n", "void f() { cublasSgemm(0); }\n", "__device__ float cache[1024];\n",
+                          "void f() { cudaMallocManaged(0, 1); }\n", "void f(cudaStream_t s) { cudaDeviceSetLimit(cudaLimitStackSize, 1); }\n",
+                          "void f() { cudaGraphLaunch(0, 0); }\n"})
+    EXPECT_FALSE(rules.check(bad).empty()) << bad;
+}
+
+TEST(CudaHost, ExportBundle) {
+  const Task task = resolve_task("attention_bf16");
+  const auto files = cuda::cuda_export_bundle(task, read_file(task.entry("cuda").seed));
+  ASSERT_EQ(files.size(), 4u);
+  EXPECT_EQ(files[0].first, "attention_bf16.cu");
+  EXPECT_NE(files[0].second.find("extern \"C\" void attention("), std::string::npos);
+  EXPECT_NE(files[1].second.find("torch::kBFloat16"), std::string::npos);
+  EXPECT_NE(files[1].second.find("getCurrentCUDAStream"), std::string::npos);
+  EXPECT_NE(files[1].second.find("PYBIND11_MODULE"), std::string::npos);
+}
+
+TEST(CudaHost, SeedsCompile) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found";
+  auto backend = make_backend("cuda");
+  for (const auto& task : cuda_tasks()) {
+    const BuildResult r = backend->build(task, read_file(task.entry("cuda").seed));
+    EXPECT_TRUE(r.ok) << task.name << ":\n" << r.log;
+  }
+}
+
+TEST(CudaHost, AdversarialSourcesCompile) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found";
+  auto backend = make_backend("cuda");
+  const Task task = resolve_task("softmax");
+  for (const auto& file : cuda_test::adversarial_files()) {
+    const BuildResult r = backend->build(task, read_file(file));
+    EXPECT_TRUE(r.ok) << file.filename() << ":\n" << r.log;
+  }
+}
+
+// Every template family at its defaults and at each knob value: rules pass and nvcc builds it.
+// With KSEARCH_CUDA_DUMP_DIR set, the rendered sources are written there (bench/cuda uses them).
+TEST(CudaHost, TemplatesPassRulesAndCompile) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found";
+  auto backend = make_backend("cuda");
+  const auto& rules = backend->profile().rules;
+  const char* dump = std::getenv("KSEARCH_CUDA_DUMP_DIR");
+  int families = 0;
+  for (const auto& task : cuda_tasks()) {
+    auto provider = builtin::provider_for("cuda");
+    ASSERT_TRUE(provider);
+    for (const auto& family : provider->families(task)) {
+      ++families;
+      for (const auto& values : variants(family)) {
+        const std::string source = provider->render(task, family.name, values);
+        const auto violations = rules.check(source);
+        EXPECT_TRUE(violations.empty()) << task.name << "/" << family.name << ": " << violations[0].message;
+        const BuildResult r = backend->build(task, source);
+        EXPECT_TRUE(r.ok) << task.name << "/" << family.name << variant_name(values) << ":\n" << r.log;
+        if (dump && r.ok) {
+          const fs::path dir = fs::path(dump) / task.name;
+          fs::create_directories(dir);
+          std::ofstream(dir / (family.name + variant_name(values) + ".cu")) << source;
+        }
+      }
+    }
+  }
+  EXPECT_GE(families, 6);
+}

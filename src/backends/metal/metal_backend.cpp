@@ -1,0 +1,242 @@
+// The metal backend: candidates are MLX custom-kernel bodies (docs/METAL.md). There is no Apple GPU
+// here, so metalsim compiles each kernel for the host CPU and ksearch-runner-metal runs it with Metal
+// semantics and its checks on (bounds, races, barriers): correctness only, never timing.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "backends/backend.hpp"
+#include "backends/metal/candidate.hpp"
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "metalsim/metalsim.hpp"
+#include "tasks/signature.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ksearch {
+
+namespace {
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+const char* from_name(metal::Binding::From f) {
+  switch (f) {
+    case metal::Binding::From::tensor: return "tensor";
+    case metal::Binding::From::integer: return "int";
+    case metal::Binding::From::floating: return "float";
+  }
+  return "?";
+}
+
+// The element type MLX writes into the kernel signature.
+std::string mlx_type(DType d) {
+  switch (d) {
+    case DType::f16: return "float16_t";
+    case DType::bf16: return "bfloat16_t";
+    case DType::i32: return "int32_t";
+    case DType::i64: return "int64_t";
+    case DType::u8: return "uint8_t";
+    case DType::boolean: return "bool";
+    case DType::f64: return "double (not supported by Metal)";
+    case DType::f32: break;
+  }
+  return "float";
+}
+
+// Compiler messages as candidate-file lines, one per line ("line 12 (body line 3), column 5: error: ...").
+std::string describe_messages(const metalsim::CompileResult& c, const metal::Candidate& candidate) {
+  std::string text;
+  for (const auto& m : c.messages) {
+    if (m.severity == "warning") continue;
+    std::string where;
+    if (m.file == "body" || m.file == "header")
+      where = fmt::format("line {} ({} line {}), column {}",
+                          (m.file == "body" ? candidate.body_first_line : candidate.header_first_line) + m.line - 1,
+                          m.file, m.line, m.column);
+    else
+      where = fmt::format("metalsim {} code line {}", m.file, m.line);
+    text += fmt::format("{}: {}: {}\n", where, m.severity, m.message);
+  }
+  return text.empty() ? c.log : text;
+}
+
+class MetalBackend : public Backend {
+ public:
+  std::string name() const override { return "metal"; }
+  std::string source_extension() const override { return ".metal"; }
+
+  bool available(std::string* why) const override {
+    if (on_path("clang++")) return true;
+    if (why) *why = "clang++ not found on PATH (metalsim compiles Metal kernels for the host with it)";
+    return false;
+  }
+
+  bool timing_available() const override { return false; }
+
+  const HardwareProfile& profile() override {
+    if (!profile_) {
+      HardwareProfile p;
+      p.name = "metal: Apple GPU through MLX custom kernels (emulated by metalsim on this host: correctness only)";
+      p.rules = load_rules(profiles_dir() / "metal.rules.toml");
+      std::string prose = read_file(profiles_dir() / "metal.md");
+      const std::string key = "{rules}";
+      if (size_t pos = prose.find(key); pos != std::string::npos) prose.replace(pos, key.size(), p.rules.describe());
+      p.prose = prose;
+      profile_ = std::move(p);
+    }
+    return *profile_;
+  }
+
+  std::string entry_description(const Task& task) const override {
+    const CallLayout layout = call_layout(task, "metal");
+    std::string inputs, outputs, flags;
+    for (const auto& a : layout.args) {
+      if (a.kind == CallArg::Kind::tensor) {
+        std::string shape;
+        for (const auto& d : a.tensor->shape) shape += (shape.empty() ? "" : ", ") + d;
+        const std::string type = mlx_type(a.tensor->dtype);
+        (a.is_output ? outputs : inputs) +=
+            fmt::format("//   {}{} {}  // ({}){}\n", a.is_output ? "device " : "const device ", type + "*", a.name, shape,
+                        a.tensor->optional ? ", optional" : "");
+        if (a.tensor->optional) flags += "has_" + a.name + " ";
+      } else {
+        const ParamSpec* p = task.find_param(a.name);
+        const char* type = a.kind == CallArg::Kind::floating ? "float"
+                           : p && p->dtype == DType::boolean ? "bool" : "int";
+        inputs += fmt::format("//   const constant {}& {}  // {} (0-d array)\n", type, a.name, p ? "param" : "axis");
+      }
+    }
+    std::string text = fmt::format(
+        "// An MLX kernel body for mx.fast.metal_kernel(name=\"{}\"); MLX writes the signature:\n"
+        "// inputs, in this order:\n{}// outputs (row-contiguous):\n{}",
+        task.name, inputs, outputs);
+    if (!flags.empty())
+      text += "// template bools, set per call: " + flags +
+              "(an absent optional tensor is a zero-size array: never touch it when its flag is false)\n";
+    text +=
+        "// The file starts with directives (expressions over the task's axes and params):\n"
+        "//   // grid: X, Y, Z            (threads, as MLX's grid)\n"
+        "//   // threadgroup: X, Y, Z\n"
+        "//   // template: NAME = expr    (optional, int/bool/dtype; repeatable)\n"
+        "// then optional helper code (MLX's header), a line '// --- body ---', then the kernel body.\n"
+        "// Emulated by metalsim on this host: correctness only (out-of-bounds accesses, races and\n"
+        "// barrier divergence fail the candidate); no timing.";
+    return text;
+  }
+
+  BuildResult build(const Task& task, const std::string& source) override {
+    const auto start = std::chrono::steady_clock::now();
+    BuildResult result;
+    auto finish = [&]() {
+      result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return result;
+    };
+    metal::Candidate candidate;
+    try {
+      candidate = metal::parse_candidate(source);
+    } catch (const Error& e) {
+      result.log = fmt::format("error: {}\n", e.what());
+      return finish();
+    }
+    const CallLayout layout = call_layout(task, "metal");
+    metalsim::CompileOptions options;
+    options.cache_dir = cache_subdir("metalsim");
+    nlohmann::json variants = nlohmann::json::array();
+    std::set<std::string> readable;
+    std::vector<metal::Binding> inputs, outputs;
+    result.cached = true;
+    // One kernel per workload: template values (has_<name>, the candidate's own) may differ between
+    // workloads, and the runner cannot compile (its sandbox forbids writes). metalsim's cache makes
+    // workloads that share a kernel share one .so.
+    for (const auto& w : task.workloads) {
+      if (!w.runs_on("metal")) continue;
+      metal::WorkloadKernel k;
+      try {
+        k = metal::kernel_for_workload(task, candidate, w);
+      } catch (const Error& e) {
+        result.log = fmt::format("error: {}\n", e.what());
+        return finish();
+      }
+      const metalsim::CompileResult c = metalsim::compile(k.spec, options);
+      if (!c.ok) {
+        result.log = describe_messages(c, candidate);
+        return finish();
+      }
+      result.cached = result.cached && c.cached;
+      readable.insert(c.so_path.string());
+      inputs = k.inputs;
+      outputs = k.outputs;
+      std::vector<int64_t> ints;
+      std::vector<double> floats;
+      scalar_arguments(task, layout, w, ints, floats);
+      std::vector<size_t> bytes;
+      for (const auto& a : layout.args)
+        if (a.kind == CallArg::Kind::tensor) {
+          const auto shape = task.shape_of(*a.tensor, w);
+          bytes.push_back(shape ? element_count(*shape) * dtype_size(a.tensor->dtype) : 0);
+        }
+      for (const auto& other : variants)
+        if (other["ints"] == nlohmann::json(ints) && other["floats"] == nlohmann::json(floats) &&
+            other["bytes"] == nlohmann::json(bytes) && other["spec"] != metalsim::spec_to_json(k.spec)) {
+          result.log = fmt::format("error: workloads {} and {} pass identical arguments but need different kernels; "
+                                   "the runner could not tell them apart",
+                                   other["workload"].get<std::string>(), w.name);
+          return finish();
+        }
+      variants.push_back({{"workload", w.name},
+                          {"ints", ints},
+                          {"floats", floats},
+                          {"bytes", bytes},
+                          {"so", c.so_path.string()},
+                          {"spec", metalsim::spec_to_json(k.spec)}});
+    }
+    auto bindings = [](const std::vector<metal::Binding>& list) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& b : list) j.push_back({{"from", from_name(b.from)}, {"slot", b.slot}});
+      return j;
+    };
+    // No "library" key: the runner must not snapshot and restore the .so's data, which holds
+    // metalsim's runtime hooks (Metal kernels cannot keep state in program-scope variables anyway).
+    result.artifact = {{"variants", variants},
+                       {"inputs", bindings(inputs)},
+                       {"outputs", bindings(outputs)},
+                       {"readable", std::vector<std::string>(readable.begin(), readable.end())}};
+    result.ok = true;
+    return finish();
+  }
+
+  fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-metal"; }
+
+  runner::RunnerLimits runner_limits() const override {
+    runner::RunnerLimits limits;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    limits.memory_bytes = std::min<uint64_t>(uint64_t(16) << 30, uint64_t(pages) * uint64_t(page) / 2);
+    // One runner checks every workload on the CPU; emulation is far slower than the GPU.
+    limits.cpu_seconds = 3600;
+    return limits;
+  }
+
+  // No Apple GPU here: no roofline (the evaluator does not time this backend).
+  Ceilings ceilings() override { return {0, 0, "none: no Apple GPU on this host (metalsim checks correctness only)"}; }
+  size_t flush_bytes() const override { return 0; }
+
+ private:
+  std::optional<HardwareProfile> profile_;
+};
+
+KSEARCH_REGISTER_BACKEND("metal", MetalBackend);
+
+}  // namespace
+}  // namespace ksearch

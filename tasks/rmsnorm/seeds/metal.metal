@@ -1,0 +1,16 @@
+// Seed: one SIMD group (32 threads) per row; a strided pass for the sum of squares, reduced with
+// simd_sum, then a strided pass writing x * rsqrt(mean + eps) * weight.
+// grid: 32 * rows, 1, 1
+// threadgroup: 32, 1, 1
+// --- body ---
+uint row = threadgroup_position_in_grid.x;
+uint lane = thread_index_in_simdgroup;
+const device float* xr = x + size_t(row) * cols;
+device float* yr = y + size_t(row) * cols;
+
+float ss = 0.0f;
+for (int c = lane; c < cols; c += 32) ss += xr[c] * xr[c];
+ss = simd_sum(ss);
+
+float r = rsqrt(ss / float(cols) + eps);
+for (int c = lane; c < cols; c += 32) yr[c] = xr[c] * r * weight[c];

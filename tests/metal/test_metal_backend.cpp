@@ -1,0 +1,153 @@
+// The metal backend through the shared evaluator: seeds pass, each kind of bug gets its status
+// with a message naming what went wrong, and `ksearch eval --backend metal` reports no timing.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "backends/backend.hpp"
+#include "core/paths.hpp"
+#include "core/process.hpp"
+#include "evaluator/evaluator.hpp"
+#include "tasks/registry.hpp"
+
+using namespace ksearch;
+
+namespace {
+
+const std::string kDir = KSEARCH_METAL_TEST_DIR;
+
+EvalOptions options() {
+  EvalOptions o;
+  o.time = true;  // the backend must turn timing off by itself
+  o.call_timeout = std::chrono::seconds(120);
+  return o;
+}
+
+Task tiny() { return resolve_task(kDir + "/tasks/tiny_softmax"); }
+
+EvalReport evaluate_file(const Task& task, const std::string& path) {
+  auto backend = make_backend("metal");
+  return Evaluator(task, *backend, options()).evaluate(read_file(path));
+}
+
+EvalReport candidate(const std::string& name) { return evaluate_file(tiny(), kDir + "/candidates/" + name); }
+
+void expect_seed_passes(const std::string& task_name) {
+  const Task task = resolve_task(task_name);
+  const EvalReport r = evaluate_file(task, task.entry("metal").seed);
+  ASSERT_EQ(r.status, Status::passed) << r.message << "\n" << r.log;
+  EXPECT_FALSE(r.timed);
+  EXPECT_EQ(r.workloads.size(), task.workloads_for("metal", false).size() + task.workloads_for("metal", true).size());
+  for (const auto& w : r.workloads) {
+    EXPECT_TRUE(w.ran) << w.name;
+    EXPECT_EQ(w.timing.samples, 0) << w.name;
+  }
+}
+
+}  // namespace
+
+TEST(MetalBackend, ReportsNoTimingAndNoCeilings) {
+  auto backend = make_backend("metal");
+  std::string why;
+  ASSERT_TRUE(backend->available(&why)) << why;
+  EXPECT_FALSE(backend->timing_available());
+  EXPECT_EQ(backend->ceilings().flops_per_s, 0);
+  EXPECT_EQ(backend->flush_bytes(), 0u);
+  EXPECT_NE(backend->profile().prose.find("simdgroup_matrix"), std::string::npos);
+  EXPECT_EQ(backend->profile().prose.find("{rules}"), std::string::npos);
+  const std::string entry = backend->entry_description(resolve_task("selective_scan"));
+  EXPECT_NE(entry.find("const constant int& d"), std::string::npos) << entry;
+  EXPECT_NE(entry.find("has_last_state"), std::string::npos) << entry;
+}
+
+TEST(MetalBackend, SoftmaxSeedPasses) { expect_seed_passes("softmax"); }
+TEST(MetalBackend, RmsnormSeedPasses) { expect_seed_passes("rmsnorm"); }
+// Optional tensors (absent D, z, delta_bias, last_state), a float-free int param set and a template.
+TEST(MetalBackend, SelectiveScanSeedPasses) { expect_seed_passes("selective_scan"); }
+
+TEST(MetalBackend, ThreadgroupReductionPasses) {
+  const EvalReport r = candidate("threadgroup_reduce.metal");
+  EXPECT_EQ(r.status, Status::passed) << r.message << "\n" << r.log;
+}
+
+TEST(MetalBackend, OutOfBoundsWriteIsARuntimeErrorNamingBufferAndThread) {
+  const EvalReport r = candidate("out_of_bounds_write.metal");
+  ASSERT_EQ(r.status, Status::runtime_error) << r.message;
+  EXPECT_NE(r.message.find("out_of_bounds"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("device buffer 'y'"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("thread ("), std::string::npos) << r.message;
+}
+
+TEST(MetalBackend, MissingBarrierIsADataRace) {
+  const EvalReport r = candidate("race_missing_barrier.metal");
+  ASSERT_EQ(r.status, Status::runtime_error) << r.message;
+  EXPECT_NE(r.message.find("data_race"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("threadgroup variable 'buf'"), std::string::npos) << r.message;
+}
+
+TEST(MetalBackend, BarrierInsideABranchIsBarrierDivergence) {
+  const EvalReport r = candidate("barrier_divergence.metal");
+  ASSERT_EQ(r.status, Status::runtime_error) << r.message;
+  EXPECT_NE(r.message.find("barrier_divergence"), std::string::npos) << r.message;
+}
+
+TEST(MetalBackend, TooLargeThreadgroupIsARuntimeError) {
+  const EvalReport r = candidate("threadgroup_too_large.metal");
+  ASSERT_EQ(r.status, Status::runtime_error) << r.message;
+  EXPECT_NE(r.message.find("1024"), std::string::npos) << r.message;
+}
+
+TEST(MetalBackend, WrongAnswer) {
+  const EvalReport r = candidate("wrong_answer.metal");
+  EXPECT_EQ(r.status, Status::wrong_answer) << r.message;
+}
+
+TEST(MetalBackend, CompileErrorNamesTheFileAndBodyLine) {
+  const EvalReport r = candidate("compile_error.metal");
+  ASSERT_EQ(r.status, Status::compile_error) << r.message;
+  EXPECT_NE(r.message.find("line 37 (body line 10)"), std::string::npos) << r.message << "\n" << r.log;
+  EXPECT_NE(r.message.find("sum"), std::string::npos) << r.message;
+}
+
+TEST(MetalBackend, DoubleIsRejectedByTheRules) {
+  const EvalReport r = candidate("uses_double.metal");
+  ASSERT_EQ(r.status, Status::rejected) << r.message;
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_EQ(r.violations[0].rule, "double");
+  EXPECT_NE(r.message.find("line 35"), std::string::npos) << r.message;
+}
+
+TEST(MetalBackend, MissingDirectiveIsACompileError) {
+  const Task task = tiny();
+  auto backend = make_backend("metal");
+  const EvalReport r = Evaluator(task, *backend, options()).evaluate("// threadgroup: 32, 1, 1\ny[0] = x[0];\n");
+  ASSERT_EQ(r.status, Status::compile_error);
+  EXPECT_NE(r.message.find("grid"), std::string::npos) << r.message;
+}
+
+TEST(MetalBackend, UnknownNameInGridIsACompileErrorWithItsLine) {
+  const Task task = tiny();
+  auto backend = make_backend("metal");
+  const EvalReport r =
+      Evaluator(task, *backend, options()).evaluate("// grid: 32 * rowz, 1, 1\n// threadgroup: 32, 1, 1\ny[0] = x[0];\n");
+  ASSERT_EQ(r.status, Status::compile_error);
+  EXPECT_NE(r.message.find("line 1: grid"), std::string::npos) << r.message;
+}
+
+TEST(MetalBackend, CliEvaluatesTheSoftmaxSeedWithoutTiming) {
+  CommandOptions o;
+  o.timeout = std::chrono::minutes(10);
+  o.max_output_bytes = 1 << 20;
+  const std::string seed = (builtin_tasks_dir() / "softmax/seeds/metal.metal").string();
+  const auto json = run_command({KSEARCH_EXECUTABLE, "eval", "--task", "softmax", "--backend", "metal", seed, "--json",
+                                "--call-timeout", "120"}, o);
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const auto j = nlohmann::json::parse(json.output.substr(json.output.find('{')));
+  EXPECT_EQ(j["status"], "passed");
+  EXPECT_EQ(j["timed"], false);
+  EXPECT_NE(j["log"].get<std::string>().find("no timing on this host"), std::string::npos) << j.dump(2);
+  const auto table = run_command({KSEARCH_EXECUTABLE, "eval", "--task", "softmax", "--backend", "metal", seed,
+                                 "--call-timeout", "120"}, o);
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find("no timing on this backend/host: correctness only"), std::string::npos) << table.output;
+}

@@ -215,7 +215,7 @@ const TaskTemplates& attention_templates() {
            "output row updated as o = o*alpha + p*v with the rescale only when the max grows. No score buffer, "
            "causal rows stop at their last key; simple and good for decode, but K/V are re-read per query row.",
            2,
-           10.0,
+           12.0,
            {vector_bits_knob(), attention_exp_knob(), threads_knob()}},
           {"flash_tiled",
            "Flash-style tiles: query block x key block, online softmax, packed K^T and V, GQA heads packed",
@@ -225,9 +225,9 @@ const TaskTemplates& attention_templates() {
            "across the head dimension with O in registers. Each K/V block is loaded once per tile instead of once "
            "per query row; fully masked causal blocks are skipped.",
            4,
-           30.0,
+           25.0,
            {vector_bits_knob(),
-            {"block_q", "query positions per tile", {1, 4, 8, 16, 32}, 16},
+            {"block_q", "query positions per tile", {1, 4, 8, 16, 32}, 32},
             {"block_k", "keys per block (rounded up to whole vectors)", {16, 32, 64, 128}, 64},
             {"gqa_pack", "1 = a tile holds all query heads sharing a KV head (K/V read once for the group)", {1, 0}, 1},
             attention_exp_knob(), threads_knob()}},

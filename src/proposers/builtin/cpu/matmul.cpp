@@ -174,10 +174,10 @@ const TaskTemplates& matmul_templates() {
            4,
            150.0,
            {vector_bits_knob(),
-            {"mr", "rows of the register tile (broadcasts of A per depth step)", {4, 6, 8, 12, 14}, 8},
+            {"mr", "rows of the register tile (broadcasts of A per depth step)", {4, 6, 8, 12, 14}, 6},
             {"nr_vectors", "vectors per row of the register tile (NR = nr_vectors x lanes); mr x nr_vectors "
                            "accumulators must fit the 32 (AVX-512) or 16 (AVX2) vector registers",
-             {1, 2, 3, 4}, 3},
+             {1, 2, 3, 4}, 4},
             {"kc", "depth of a packed panel (a KC x NR strip of B should fit L1)", {64, 128, 256, 384, 512}, 256},
             {"mc", "rows of A per block (an MC x KC block of packed A should fit L2)", {48, 96, 192, 384}, 192},
             {"nc", "columns of B per packed panel (a KC x NC panel should fit L2/L3)", {256, 1024, 4096}, 1024},

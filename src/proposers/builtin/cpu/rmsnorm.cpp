@@ -101,7 +101,7 @@ const TaskTemplates& rmsnorm_templates() {
            "becomes vector partial sums and the scale is a single multiply-multiply per element. The row is read "
            "from memory once; the second read hits the cache.",
            1,
-           6.0,
+           2.5,
            {threads_knob()}},
           {"fused_rows",
            "RMSNorm with SIMD intrinsics, independent accumulators and optional streaming stores",
@@ -109,11 +109,11 @@ const TaskTemplates& rmsnorm_templates() {
            "latency-bound; the scaling pass reads the row from cache and the weight from L1. Non-temporal stores "
            "avoid the read-for-ownership of y, cutting memory traffic from three to two row transfers.",
            2,
-           8.0,
+           4.5,
            {vector_bits_knob(),
             {"unroll", "vectors per loop iteration (independent accumulators)", {1, 2, 4, 8}, 4},
             threads_knob(),
-            {"stream_stores", "1 = non-temporal (streaming) stores of y, 0 = ordinary stores", {0, 1}, 0},
+            {"stream_stores", "1 = non-temporal (streaming) stores of y, 0 = ordinary stores", {1, 0}, 1},
             {"rows_per_chunk", "OpenMP scheduling: 0 = static equal blocks of rows, else dynamic chunks of this many rows",
              {0, 1, 4, 16}, 0}}},
       },

@@ -294,7 +294,7 @@ const TaskTemplates& selective_scan_templates() {
            "L1. u, dt (with a vectorized softplus) and y are transposed per time chunk so every inner loop is "
            "unit-stride; exp(dt*A) uses a polynomial exp.",
            3,
-           25.0,
+           12.0,
            {{"channel_block", "channels per SIMD block (lanes x vectors)", {8, 16, 32, 64}, 16}, chunk_knob(64),
             scan_exp_knob(), threads_knob()}},
       },

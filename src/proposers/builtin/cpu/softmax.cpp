@@ -180,7 +180,7 @@ const TaskTemplates& softmax_templates() {
            "libm exp call blocks vectorization, so exp is an inline range-reduced polynomial; exp values are stored "
            "into y once and rescaled, so each element needs a single exp.",
            1,
-           8.0,
+           12.0,
            {threads_knob(), exp_degree_knob()}},
           {"online_fused",
            "Single read pass with online max+sum, then a normalize pass, SIMD intrinsics",
@@ -189,9 +189,9 @@ const TaskTemplates& softmax_templates() {
            "exp(x - max) / sum, optionally with non-temporal stores that avoid reading y into the cache. AVX-512 "
            "or AVX2 intrinsics with unrolled independent vectors.",
            3,
-           15.0,
+           14.0,
            {vector_bits_knob(), unroll_knob(), threads_knob(), exp_degree_knob(),
-            {"stream_stores", "1 = non-temporal (streaming) stores of y, 0 = ordinary stores", {0, 1}, 0},
+            {"stream_stores", "1 = non-temporal (streaming) stores of y, 0 = ordinary stores", {1, 0}, 1},
             rows_per_chunk_knob()}},
           {"exp_cached",
            "Max pass, exp pass storing into y, in-cache scale pass, SIMD intrinsics",
@@ -200,7 +200,7 @@ const TaskTemplates& softmax_templates() {
            "and the third scales y by 1/sum while it is still in L1/L2. Best when exp throughput, not memory, "
            "limits the online kernel.",
            2,
-           15.0,
+           17.0,
            {vector_bits_knob(), unroll_knob(), threads_knob(), exp_degree_knob(), rows_per_chunk_knob()}},
       },
       render};

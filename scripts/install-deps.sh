@@ -8,7 +8,7 @@ apt_packages=(
   nlohmann-json3-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libcli11-dev libfmt-dev
   libspdlog-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
   libboost-context-dev libseccomp-dev libcpp-httplib-dev libssl-dev libmuparser-dev
-  chromium python3 python3-pip
+  chromium libpng-dev python3 python3-pip
 )
 
 missing=()

@@ -1,0 +1,68 @@
+#pragma once
+// `ksearch report` and `ksearch export`: a self-contained HTML page about a run, and the run's best
+// kernel as a standalone source file. Both read the run store only (docs/REPORT.md).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/search.hpp"
+#include "planner/world_model.hpp"
+#include "store/run_store.hpp"
+
+namespace ksearch::report {
+
+// Everything the report shows, read from a run store.
+struct RunData {
+  std::filesystem::path dir;
+  store::RunInfo info;
+  planner::RunSummary summary;
+  nlohmann::json state = nlohmann::json::object();
+  std::vector<store::Candidate> candidates;
+  std::optional<planner::WorldModel> world_model;  // the latest snapshot
+  int64_t world_model_snapshots = 0;
+  std::vector<store::ProposerCall> calls;
+  std::vector<store::Event> events;  // oldest first
+  // The final held-out evaluation of the best candidate (EvalReport JSON), null if there is none.
+  nlohmann::json best_held_out = nullptr;
+
+  const store::Candidate* best() const;  // null when the run has no passing best
+  const store::Candidate* find(int64_t id) const;
+};
+
+// Throws Error saying that `dir` is not a run directory when it has no run.db.
+RunData load_run(const std::filesystem::path& dir);
+
+std::string html_escape(std::string_view text);
+
+// The best-so-far speedup per round (and every passing candidate as a dot), as an inline SVG.
+std::string progress_svg(const RunData& run);
+// The complete page: no external resources.
+std::string render_html(const RunData& run);
+// Writes <dir>/report.html and returns its path.
+std::filesystem::path write_report(const std::filesystem::path& dir);
+
+// A file `ksearch export` writes: the path relative to the output folder, and its contents.
+struct ExportFile {
+  std::string name;
+  std::string contents;
+};
+struct ExportBundle {
+  std::vector<ExportFile> files;  // the first is the kernel
+  std::string note;               // printed after the paths (how to build or use them)
+};
+
+// Thrown when the run has no passing candidate to export.
+class NothingToExport : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The best kernel with a usage header comment; throws NothingToExport or Error.
+ExportBundle export_bundle(const RunData& run);
+
+}  // namespace ksearch::report

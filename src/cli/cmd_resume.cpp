@@ -51,7 +51,7 @@ void setup(CLI::App& app, int& exit_code) {
         store.save_state(*state);
       }
     }
-    auto proposer = proposers::make_proposer(stored_proposer(info), {&task, backend.get()});
+    auto proposer = proposers::make_proposer(stored_proposer(info), {&task, backend.get(), &store});
     exit_code = run_session(store, task, *backend, *proposer, options, {args->json});
   });
 }

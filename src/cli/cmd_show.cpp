@@ -65,9 +65,16 @@ void setup(CLI::App& app, int& exit_code) {
                  c.speedup_vs_seed, c.median_ms, c.note, c.reused_from ? fmt::format(" (= c{})", c.reused_from) : "");
     if (args->calls) {
       fmt::print("\nproposer calls:\n");
-      for (const auto& c : store.calls())
+      int64_t in = 0, out = 0;
+      double usd = 0;
+      const auto calls = store.calls();
+      for (const auto& c : calls) {
         fmt::print("{:>4} round {:>3} {:<10} {:<12} {:>6}+{:<6} tokens ${:.4f} {:.1f}s {}{}\n", c.id, c.round, c.role, c.proposer,
                    c.input_tokens, c.output_tokens, c.cost_usd, c.seconds, c.model, c.error.empty() ? "" : " ERROR: " + c.error);
+        fmt::print("--- prompt ---\n{}\n--- response ---\n{}\n\n", c.prompt, c.response);
+        in += c.input_tokens, out += c.output_tokens, usd += c.cost_usd;
+      }
+      fmt::print("total: {} calls, {}+{} tokens, ${:.4f}\n", calls.size(), in, out, usd);
     }
   });
 }

@@ -84,6 +84,7 @@ double Search::elapsed() const {
 
 bool Search::budget_spent() const {
   if (state_["round"].get<int>() >= options_.rounds) return true;
+  if (!proposer_.stop_reason().empty()) return true;
   return options_.minutes > 0 && elapsed() >= options_.minutes * 60;
 }
 
@@ -145,7 +146,14 @@ std::optional<Reply> Search::ask(Role role, const Request& request, Method metho
   const int round = state_["round"];
   auto pending = store_.pending();
   if (pending && pending->role == role_name(role) && pending->answer) {
-    Reply reply = Reply::from_json(*pending->answer);
+    Reply reply;
+    try {
+      reply = Reply::from_json(*pending->answer);
+    } catch (const Error& e) {
+      // Drop the unusable answer so that a corrected one can be submitted for the same request.
+      store_.set_pending({pending->seq, pending->role, pending->request, std::nullopt});
+      throw Error(fmt::format("the answer submitted to request {} ({}) is unusable: {}", pending->seq, pending->role, e.what()));
+    }
     store::ProposerCall call;
     call.round = round;
     call.role = role_name(role);
@@ -181,12 +189,19 @@ std::optional<Reply> Search::ask(Role role, const Request& request, Method metho
       store_.clear_pending();
       return std::move(answer->reply);
     } catch (const std::exception& e) {
-      call.prompt = request.to_json().dump();
-      call.error = e.what();
-      call.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      store_.add_call(call);
+      const auto* failure = dynamic_cast<const proposers::ProposerError*>(&e);
+      if (failure && !failure->calls().empty()) {
+        for (const auto& c : failure->calls())
+          store_.add_call({0, round, role_name(role), proposer_.name(), c.model, c.prompt, c.response, c.input_tokens,
+                           c.output_tokens, c.cost_usd, c.seconds, c.error, 0});
+      } else {
+        call.prompt = request.to_json().dump();
+        call.error = e.what();
+        call.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        store_.add_call(call);
+      }
       notify({SearchEvent::Kind::message, fmt::format("proposer {} failed ({}): {}", role_name(role), attempt + 1, e.what())});
-      if (attempt >= kProposerRetries) {
+      if (attempt >= kProposerRetries || !proposer_.stop_reason().empty()) {
         store_.clear_pending();
         throw;
       }
@@ -256,19 +271,26 @@ bool Search::do_init() {
     c.source_hash = sha256_hex(c.source);
     c.note = "the task's seed";
     c.payload = model_.find(model_.root_id)->payload;
-    state_["round_candidates"] = {store_.add_candidate(c)};
     state_["phase"] = "evaluate";
     state_["seed_round"] = true;
-  } else {
-    state_["phase"] = "select";
+    state_["elapsed_seconds"] = elapsed();
+    store_.transaction([&] {
+      state_["round_candidates"] = {store_.add_candidate(c)};
+      store_.save_state(state_);
+      store_.save_world_model(0, "initialize", model_.to_json());
+    });
+    return true;
   }
+  state_["phase"] = "select";
   save("initialize");
   return true;
 }
 
 bool Search::do_select() {
   if (budget_spent()) {
-    state_["stop_reason"] = state_["round"].get<int>() >= options_.rounds ? "round budget spent" : "time budget spent";
+    state_["stop_reason"] = state_["round"].get<int>() >= options_.rounds ? "round budget spent"
+                            : !proposer_.stop_reason().empty() ? proposer_.stop_reason()
+                                                               : "time budget spent";
     state_["phase"] = "final";
     save();
     return true;
@@ -361,28 +383,37 @@ bool Search::do_code() {
   try {
     reply = ask<CodeReply>(Role::write_code, request, &proposers::Proposer::write_code);
   } catch (const std::exception&) {
+    if (!proposer_.stop_reason().empty()) {  // e.g. the model budget is spent: close the cycle, then stop
+      state_["phase"] = "refine";
+      save();
+      return true;
+    }
     reply = CodeReply{};  // recorded by ask(): an empty round
   }
   if (!reply) return false;
-  std::vector<int64_t> ids;
-  for (const auto& cc : reply->candidates) {
-    if (int(ids.size()) >= options_.parallel) break;
-    store::Candidate c;
-    c.round = round;
-    c.cycle = state_["cycle"];
-    c.node_id = node->node_id;
-    c.parent_id = request.parent_candidate;
-    c.proposer = proposer_.name();
-    c.source = cc.source;
-    c.source_hash = sha256_hex(cc.source);
-    c.note = cc.note;
-    c.payload = cc.payload;
-    ids.push_back(store_.add_candidate(c));
-  }
-  cs["exhausted"] = reply->exhausted;
-  state_["round_candidates"] = ids;
-  state_["phase"] = "evaluate";
-  save();
+  // Candidates and the phase change in one transaction: a crash leaves either both or neither.
+  state_["elapsed_seconds"] = elapsed();
+  store_.transaction([&] {
+    std::vector<int64_t> ids;
+    for (const auto& cc : reply->candidates) {
+      if (int(ids.size()) >= options_.parallel) break;
+      store::Candidate c;
+      c.round = round;
+      c.cycle = state_["cycle"];
+      c.node_id = node->node_id;
+      c.parent_id = request.parent_candidate;
+      c.proposer = proposer_.name();
+      c.source = cc.source;
+      c.source_hash = sha256_hex(cc.source);
+      c.note = cc.note;
+      c.payload = cc.payload;
+      ids.push_back(store_.add_candidate(c));
+    }
+    cs["exhausted"] = reply->exhausted;
+    state_["round_candidates"] = ids;
+    state_["phase"] = "evaluate";
+    store_.save_state(state_);
+  });
   return true;
 }
 

@@ -19,10 +19,14 @@
 //
 // Errors: throw (any std::exception) for a failed call; the loop records it as a proposer call
 // with the error, retries the same request (kProposerRetries), and on persistent failure ends the
-// round without candidates. Evaluations already committed are never affected.
+// round without candidates. Evaluations already committed are never affected. Throw ProposerError
+// to have the calls made before the failure recorded too. A proposer that can answer no more (e.g.
+// its model budget is spent) returns a non-empty stop_reason(): the loop ends the run cleanly
+// (final verdict on the best so far) instead of retrying.
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,6 +37,9 @@
 namespace ksearch {
 class Backend;
 struct Task;
+namespace store {
+class RunStore;
+}
 }  // namespace ksearch
 
 namespace ksearch::proposers {
@@ -47,12 +54,26 @@ class Proposer {
   virtual std::optional<Answer<planner::ProposeReply>> propose(const planner::ProposeRequest& request) = 0;
   virtual std::optional<Answer<planner::CodeReply>> write_code(const planner::CodeRequest& request) = 0;
   virtual std::optional<Answer<planner::RefineReply>> refine(const planner::RefineRequest& request) = 0;
+  // Non-empty once the proposer cannot answer any more requests; the reason becomes the run's stop reason.
+  virtual std::string stop_reason() const { return {}; }
+};
+
+// A failed request whose calls (each with its prompt, response, tokens, cost) are still recorded.
+class ProposerError : public std::runtime_error {
+ public:
+  ProposerError(const std::string& message, std::vector<planner::CallInfo> calls)
+      : std::runtime_error(message), calls_(std::move(calls)) {}
+  const std::vector<planner::CallInfo>& calls() const { return calls_; }
+
+ private:
+  std::vector<planner::CallInfo> calls_;
 };
 
 // What a factory gets to build a proposer for one run.
 struct ProposerEnv {
   const Task* task = nullptr;
   Backend* backend = nullptr;
+  const store::RunStore* store = nullptr;  // the run's store when resuming (e.g. past spending), else null
 };
 
 // The proposer of a run, by name plus its configuration; stored in the run's config so that

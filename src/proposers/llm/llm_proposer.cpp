@@ -1,0 +1,301 @@
+#include "proposers/llm/llm_proposer.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <mutex>
+
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "llm/concurrent.hpp"
+#include "proposers/llm/prompts.hpp"
+#include "proposers/proposer.hpp"
+#include "store/run_store.hpp"
+
+using nlohmann::json;
+namespace kl = ksearch::llm;
+
+namespace ksearch::proposers::llm {
+
+namespace {
+
+template <class T>
+void put(json& j, const char* key, const std::optional<T>& v) {
+  if (v) j[key] = *v;
+}
+template <class T>
+void get(const json& j, const char* key, std::optional<T>& v) {
+  if (j.contains(key) && !j[key].is_null()) v = j[key].get<T>();
+}
+
+}  // namespace
+
+json LlmSettings::to_json() const {
+  const auto& p = provider;
+  json j = {{"model", p.provider_name + ":" + p.model},
+            {"base_url", p.base_url},
+            {"api_key_env", p.api_key_env},
+            {"connect_timeout_s", p.connect_timeout_s},
+            {"timeout_s", p.timeout_s},
+            {"max_retries", p.max_retries},
+            {"max_malformed_retries", p.max_malformed_retries},
+            {"retry_base_delay_s", p.retry_base_delay_s},
+            {"retry_max_delay_s", p.retry_max_delay_s},
+            {"retry_after_cap_s", p.retry_after_cap_s},
+            {"max_tokens_field", p.max_tokens_field},
+            {"anthropic_version", p.anthropic_version},
+            {"prices_file", prices_file},
+            {"prompts_dir", prompts_dir},
+            {"reask", reask},
+            {"max_parallel", max_parallel},
+            {"budget", json::object()}};
+  put(j, "temperature", p.temperature);
+  put(j, "max_output_tokens", p.max_output_tokens);
+  put(j, "reasoning_effort", p.reasoning_effort);
+  put(j["budget"], "max_usd", budget.max_usd);
+  put(j["budget"], "max_tokens", budget.max_tokens);
+  put(j["budget"], "max_calls", budget.max_calls);
+  return j;
+}
+
+LlmSettings LlmSettings::from_json(const json& j) {
+  if (!j.is_object() || !j.contains("model")) throw Error("the llm proposer needs a model (--llm PROVIDER:MODEL or --llm-config)");
+  LlmSettings s;
+  try {
+    auto& p = s.provider;
+    p = kl::parse_provider_spec(j["model"].get<std::string>());
+    p.base_url = j.value("base_url", p.base_url);
+    p.api_key_env = j.value("api_key_env", p.api_key_env);
+    p.connect_timeout_s = j.value("connect_timeout_s", p.connect_timeout_s);
+    p.timeout_s = j.value("timeout_s", p.timeout_s);
+    p.max_retries = j.value("max_retries", p.max_retries);
+    p.max_malformed_retries = j.value("max_malformed_retries", p.max_malformed_retries);
+    p.retry_base_delay_s = j.value("retry_base_delay_s", p.retry_base_delay_s);
+    p.retry_max_delay_s = j.value("retry_max_delay_s", p.retry_max_delay_s);
+    p.retry_after_cap_s = j.value("retry_after_cap_s", p.retry_after_cap_s);
+    p.max_tokens_field = j.value("max_tokens_field", p.max_tokens_field);
+    p.anthropic_version = j.value("anthropic_version", p.anthropic_version);
+    get(j, "temperature", p.temperature);
+    get(j, "max_output_tokens", p.max_output_tokens);
+    get(j, "reasoning_effort", p.reasoning_effort);
+    s.prices_file = j.value("prices_file", "");
+    s.prompts_dir = j.value("prompts_dir", "");
+    s.reask = j.value("reask", s.reask);
+    s.max_parallel = std::max(1, j.value("max_parallel", s.max_parallel));
+    const json b = j.value("budget", json::object());
+    get(b, "max_usd", s.budget.max_usd);
+    get(b, "max_tokens", s.budget.max_tokens);
+    get(b, "max_calls", s.budget.max_calls);
+  } catch (const kl::LlmError& e) {
+    throw Error(e.what());
+  } catch (const json::exception& e) {
+    throw Error(std::string("malformed llm proposer config: ") + e.what());
+  }
+  return s;
+}
+
+namespace {
+
+// The whole exchange as sent, for the run store.
+std::string transcript(const kl::CompletionRequest& r) {
+  std::string s = "### system\n" + r.system + "\n";
+  for (const auto& m : r.messages) s += "\n### " + m.role + "\n" + m.content + "\n";
+  return s;
+}
+
+class LlmProposer : public Proposer {
+ public:
+  LlmProposer(const ProposerEnv& env, LlmSettings settings)
+      : settings_(std::move(settings)),
+        prompts_(settings_.prompts_dir.empty() ? PromptLibrary::default_dir() : std::filesystem::path(settings_.prompts_dir)),
+        backend_(BackendInfo::of(*env.backend)),
+        spec_(settings_.provider.provider_name + ":" + settings_.provider.model) {
+    auto prices = std::make_shared<const kl::PriceTable>(kl::PriceTable::load_default(settings_.prices_file));
+    budget_ = std::make_shared<kl::BudgetTracker>(settings_.budget);
+    if (env.store) restore_spending(*env.store);
+    client_ = kl::make_client(settings_.provider, prices, budget_);
+  }
+
+  std::string name() const override { return "llm:" + spec_; }
+
+  std::string stop_reason() const override {
+    std::lock_guard lk(mu_);
+    if (!fatal_.empty()) return fatal_;
+    if (auto why = budget_->exceeded()) return *why;
+    return {};
+  }
+
+  std::optional<Answer<planner::InitializeReply>> initialize(const planner::InitializeRequest& r) override {
+    return single<planner::InitializeReply>(prompts_.initialize(r, backend_), "initialize",
+                                            [](std::string_view t) { return parse_initialize(t); });
+  }
+
+  std::optional<Answer<planner::ProposeReply>> propose(const planner::ProposeRequest& r) override {
+    return single<planner::ProposeReply>(prompts_.propose(r, backend_), "propose", [&](std::string_view t) {
+      return parse_edit_script(t, r.world_model, r.max_new_nodes);
+    });
+  }
+
+  std::optional<Answer<planner::RefineReply>> refine(const planner::RefineRequest& r) override {
+    return single<planner::RefineReply>(prompts_.refine(r, backend_), "refine", [&](std::string_view t) {
+      return parse_refine(t, r.world_model, r.max_new_nodes);
+    });
+  }
+
+  // `count` independent conversations at once (complete_all); each yields at most one candidate.
+  std::optional<Answer<planner::CodeReply>> write_code(const planner::CodeRequest& r) override {
+    static const RuleSet no_rules;
+    const RuleSet& rules = backend_.checks ? *backend_.checks : no_rules;
+    auto results = converse<planner::CodeCandidate>(prompts_.write_code(r, backend_), std::max(1, r.count), "write_code " + r.mode,
+                                                    [&](std::string_view t) { return parse_code(t, backend_.language, rules); });
+    Answer<planner::CodeReply> answer;
+    answer.calls = std::move(results.calls);
+    for (auto& c : results.replies)
+      if (c) answer.reply.candidates.push_back(std::move(*c));
+    if (answer.reply.candidates.empty()) throw ProposerError("no usable candidate: " + results.last_error, std::move(answer.calls));
+    return answer;
+  }
+
+ private:
+  template <class Reply>
+  struct Conversations {
+    std::vector<std::optional<Reply>> replies;
+    std::vector<planner::CallInfo> calls;
+    std::string last_error;
+  };
+
+  template <class Reply, class Parse>
+  std::optional<Answer<Reply>> single(const Prompt& prompt, const std::string& purpose, Parse parse) {
+    auto results = converse<Reply>(prompt, 1, purpose, parse);
+    if (!results.replies[0]) throw ProposerError(results.last_error, std::move(results.calls));
+    return Answer<Reply>{std::move(*results.replies[0]), std::move(results.calls)};
+  }
+
+  // Runs `n` conversations on the same prompt; a rejected answer is re-asked in its conversation
+  // with the errors (reask.md), at most settings_.reask times.
+  template <class Reply, class Parse>
+  Conversations<Reply> converse(const Prompt& prompt, int n, const std::string& purpose, Parse parse) {
+    Conversations<Reply> out;
+    out.replies.resize(static_cast<size_t>(n));
+    std::vector<kl::CompletionRequest> conv(static_cast<size_t>(n));
+    for (auto& c : conv) {
+      c.system = prompt.system;
+      c.messages = {{"user", prompt.user}};
+      c.purpose = purpose;
+    }
+    std::vector<size_t> active(static_cast<size_t>(n));
+    for (size_t i = 0; i < active.size(); ++i) active[i] = i;
+    for (int round = 0; round <= settings_.reask && !active.empty(); ++round) {
+      if (const auto why = stop_reason(); !why.empty()) {
+        out.last_error = why;
+        break;
+      }
+      std::vector<kl::CompletionRequest> batch;
+      for (size_t i : active) batch.push_back(conv[i]);
+      const auto start = std::chrono::steady_clock::now();
+      const auto results = kl::complete_all(*client_, batch, size_t(settings_.max_parallel));
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::vector<size_t> again;
+      for (size_t k = 0; k < active.size(); ++k) {
+        const size_t i = active[k];
+        const auto& res = results[k];
+        planner::CallInfo call;
+        call.model = spec_;
+        call.prompt = transcript(conv[i]);
+        if (!res.ok()) {
+          out.last_error = res.error_message;
+          if (res.error_category == kl::ErrorCategory::Budget) continue;  // refused before any request: not a call
+          call.error = fmt::format("{}: {}", res.error_category ? std::string(kl::to_string(*res.error_category)) : "error",
+                                   res.error_message);
+          call.seconds = seconds;
+          out.calls.push_back(std::move(call));
+          note_fatal(res);
+          continue;  // the client already retried what was retryable
+        }
+        const auto& resp = *res.response;
+        call.response = resp.text;
+        call.input_tokens = resp.usage.input_tokens;
+        call.output_tokens = resp.usage.output_tokens;
+        call.cost_usd = resp.cost_usd;
+        call.seconds = resp.latency_s;
+        auto parsed = parse(std::string_view(resp.text));
+        if (parsed.ok()) {
+          out.replies[i] = std::move(parsed.reply);
+        } else {
+          call.error = "answer rejected:\n" + parsed.errors;
+          out.last_error = "answer rejected:\n" + parsed.errors;
+          conv[i].messages.push_back({"assistant", resp.text});
+          conv[i].messages.push_back({"user", prompts_.reask(parsed.errors)});
+          again.push_back(i);
+        }
+        out.calls.push_back(std::move(call));
+      }
+      active = std::move(again);
+    }
+    return out;
+  }
+
+  // A model that cannot be reached at all ends the run instead of failing every round.
+  void note_fatal(const kl::CompletionResult& res) {
+    if (!res.error_category) return;
+    const auto c = *res.error_category;
+    if (c == kl::ErrorCategory::Auth || c == kl::ErrorCategory::NotFound || c == kl::ErrorCategory::Config) {
+      std::lock_guard lk(mu_);
+      fatal_ = fmt::format("model {} unusable ({}): {}", spec_, kl::to_string(c), res.error_message);
+    }
+  }
+
+  // Budgets hold over all sessions of a run: count the calls of earlier sessions.
+  void restore_spending(const store::RunStore& store) {
+    for (const auto& c : store.calls()) {
+      if (c.proposer != name() || c.model.empty()) continue;
+      try {
+        budget_->reserve_call();
+      } catch (const kl::BudgetExceeded&) {
+        return;
+      }
+      if (c.input_tokens || c.output_tokens || c.cost_usd > 0) {
+        kl::Usage u;
+        u.input_tokens = c.input_tokens;
+        u.output_tokens = c.output_tokens;
+        budget_->record(u, c.cost_usd);
+      }
+    }
+  }
+
+  LlmSettings settings_;
+  PromptLibrary prompts_;
+  BackendInfo backend_;
+  std::string spec_;
+  std::shared_ptr<kl::BudgetTracker> budget_;
+  std::unique_ptr<kl::Client> client_;
+  mutable std::mutex mu_;
+  std::string fatal_;
+};
+
+// Agent mode: every request stays pending in the run store until `ksearch agent submit` answers it.
+class AgentProposer : public Proposer {
+ public:
+  std::string name() const override { return "agent"; }
+  std::optional<Answer<planner::InitializeReply>> initialize(const planner::InitializeRequest&) override { return std::nullopt; }
+  std::optional<Answer<planner::ProposeReply>> propose(const planner::ProposeRequest&) override { return std::nullopt; }
+  std::optional<Answer<planner::CodeReply>> write_code(const planner::CodeRequest&) override { return std::nullopt; }
+  std::optional<Answer<planner::RefineReply>> refine(const planner::RefineRequest&) override { return std::nullopt; }
+};
+
+std::unique_ptr<Proposer> make_llm(const ProposerEnv& env, const json& config) {
+  if (!env.backend) throw Error("the llm proposer needs a backend");
+  return std::make_unique<LlmProposer>(env, LlmSettings::from_json(config));
+}
+
+std::unique_ptr<Proposer> make_agent(const ProposerEnv&, const json&) { return std::make_unique<AgentProposer>(); }
+
+}  // namespace
+
+bool register_llm_proposers() {
+  static const bool done = register_proposer("llm", make_llm) && register_proposer("agent", make_agent);
+  return done;
+}
+
+}  // namespace ksearch::proposers::llm

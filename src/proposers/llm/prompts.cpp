@@ -1,0 +1,392 @@
+#include "proposers/llm/prompts.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <regex>
+
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "llm/extract.hpp"
+#include "planner/world_model.hpp"
+
+using nlohmann::json;
+
+namespace ksearch::proposers::llm {
+
+namespace {
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+// The position of the {{/name}} closing the section opened just before `from` (sections of the
+// same name may nest).
+size_t find_close(std::string_view text, const std::string& name, size_t from) {
+  int depth = 1;
+  size_t pos = from;
+  while ((pos = text.find("{{", pos)) != std::string_view::npos) {
+    const size_t end = text.find("}}", pos);
+    if (end == std::string_view::npos) break;
+    const std::string tag = trim(text.substr(pos + 2, end - pos - 2));
+    if (tag.empty()) {
+      pos = end + 2;
+      continue;
+    }
+    if ((tag[0] == '#' || tag[0] == '^') && trim(tag.substr(1)) == name) ++depth;
+    if (tag[0] == '/' && trim(tag.substr(1)) == name && --depth == 0) return pos;
+    pos = end + 2;
+  }
+  throw Error("prompt template: section '" + name + "' is not closed with {{/" + name + "}}");
+}
+
+}  // namespace
+
+std::string render_template(std::string_view text, const Vars& vars,
+                            const std::function<std::string(const std::string&)>& partial) {
+  std::string out;
+  size_t pos = 0;
+  for (;;) {
+    const size_t open = text.find("{{", pos);
+    if (open == std::string_view::npos) break;
+    out.append(text.substr(pos, open - pos));
+    const size_t close = text.find("}}", open);
+    if (close == std::string_view::npos) throw Error("prompt template: '{{' without '}}'");
+    const std::string tag = trim(text.substr(open + 2, close - open - 2));
+    pos = close + 2;
+    if (tag.empty()) throw Error("prompt template: empty {{}}");
+    const char kind = tag[0];
+    const std::string name = kind == '#' || kind == '^' || kind == '/' || kind == '>' || kind == '!' ? trim(tag.substr(1)) : tag;
+    if (kind == '!') continue;
+    if (kind == '/') throw Error("prompt template: {{/" + name + "}} without an opening section");
+    if (kind == '>') {
+      if (!partial) throw Error("prompt template: partial '" + name + "' cannot be loaded here");
+      out += render_template(partial(name), vars, partial);
+      continue;
+    }
+    auto it = vars.find(name);
+    if (it == vars.end()) throw Error("prompt template: unknown placeholder '" + name + "'");
+    if (kind == '#' || kind == '^') {
+      const size_t end = find_close(text, name, pos);
+      if ((kind == '#') == !it->second.empty()) out += render_template(text.substr(pos, end - pos), vars, partial);
+      pos = text.find("}}", end) + 2;
+      continue;
+    }
+    out += it->second;
+  }
+  out.append(text.substr(pos));
+  return out;
+}
+
+BackendInfo BackendInfo::of(Backend& backend) {
+  BackendInfo b;
+  b.language = ksearch::llm::language_from_filename("kernel" + backend.source_extension()).value_or("cpp");
+  const HardwareProfile& profile = backend.profile();
+  b.rules = profile.rules.describe();
+  b.checks = &profile.rules;
+  return b;
+}
+
+std::filesystem::path PromptLibrary::default_dir() {
+  if (const char* env = std::getenv("KSEARCH_PROMPTS_DIR"); env && *env) return env;
+  return std::filesystem::path(KSEARCH_SOURCE_DIR) / "prompts";
+}
+
+PromptLibrary::PromptLibrary(std::filesystem::path dir) : dir_(std::move(dir)) {
+  if (!std::filesystem::is_directory(dir_)) throw Error("prompt folder " + dir_.string() + " does not exist");
+}
+
+std::string PromptLibrary::render(const std::string& name, const Vars& vars) const {
+  const auto load = [this](const std::string& n) { return read_file(dir_ / (n + ".md")); };
+  try {
+    return trim(render_template(load(name), vars, load)) + "\n";
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}/{}.md: {}", dir_.string(), name, e.what()));
+  }
+}
+
+Vars task_vars(const planner::TaskBrief& t, const BackendInfo& b) {
+  std::string spec = t.description;
+  if (!t.workloads.empty()) {
+    spec += "\n\nVisible workloads (correctness is checked on each, speed is their geometric mean):";
+    for (const auto& w : t.workloads) spec += "\n- " + w;
+  }
+  return {{"task_name", t.task},         {"backend", t.backend},           {"task_spec", trim(spec)},
+          {"entry", trim(t.entry)},      {"hardware_profile", trim(t.hardware)}, {"rules", trim(b.rules)},
+          {"language", b.language},      {"seed_code", trim(t.seed_source)}};
+}
+
+std::string PromptLibrary::system(const planner::TaskBrief& t, const BackendInfo& b) const { return render("system", task_vars(t, b)); }
+
+namespace {
+
+// The world model as the planning prompts show it: proposer-private payloads dropped.
+std::string world_json(const json& model) {
+  json m = model;
+  if (m.contains("decision_tree") && m["decision_tree"].contains("nodes"))
+    for (auto& n : m["decision_tree"]["nodes"]) {
+      n.erase("payload");
+      if (n["solution"].is_object()) n["solution"].erase("payload");
+    }
+  return m.dump(1);
+}
+
+std::string action_text(const json& a) {
+  if (!a.is_object() || a.empty()) return "(no action: improve the code)";
+  std::string s = a.value("title", "");
+  if (auto d = a.value("description", ""); !d.empty()) s += "\n" + d;
+  s += fmt::format("\nDifficulty {}/5; predicted speedup over the starting point: x{:.2f}.", a.value("difficulty_1_to_5", 0),
+                   a.value("expected_vs_baseline_factor", 1.0));
+  if (auto r = a.value("rationale", ""); !r.empty()) s += "\nRationale: " + r;
+  return s;
+}
+
+std::string cycle_text(const planner::CycleSummary& c, const json& world_model) {
+  std::string title;
+  try {
+    const auto m = planner::WorldModel::from_json(world_model);
+    if (const auto* n = m.find(c.node_id); n && n->action) title = " (" + n->action->title + ")";
+  } catch (const Error&) {
+  }
+  std::string s = fmt::format("Node {}{}: {} rounds, {} candidates evaluated.\n", c.node_id, title, c.rounds, c.attempts);
+  if (c.passed)
+    s += fmt::format("Passed. Best: c{} at {:.2f}x vs the seed; the starting point was {:.2f}x.\n"
+                     "Predicted gain x{:.2f}, observed x{:.2f}.",
+                     c.best_candidate, c.best_speedup, c.parent_speedup, c.predicted_factor, c.observed_factor);
+  else
+    s += fmt::format("Nothing passed: the node is marked too hard. Predicted gain was x{:.2f}.", c.predicted_factor);
+  return s;
+}
+
+}  // namespace
+
+std::string format_feedback(const std::vector<planner::Feedback>& feedback) {
+  std::string s;
+  for (const auto& f : feedback) {
+    s += fmt::format("- c{}: {}", f.candidate_id, f.status);
+    if (!f.message.empty()) s += " - " + f.message;
+    s += "\n";
+    if (f.status == "passed")
+      s += fmt::format("  latency {:.4f} ms, {:.2f}x vs seed, {:.1f}% of the roofline\n", f.median_ms, f.speedup_vs_seed,
+                       100 * f.roofline_fraction);
+    if (!f.failing_workload.empty())
+      s += fmt::format("  first failing workload: {} (max abs error {:.3g}, max rel error {:.3g})\n", f.failing_workload,
+                       f.max_abs_err, f.max_rel_err);
+    if (!f.log_excerpt.empty() && f.status != "passed") s += "  log:\n  ```\n" + trim(f.log_excerpt) + "\n  ```\n";
+  }
+  return trim(s);
+}
+
+Prompt PromptLibrary::initialize(const planner::InitializeRequest& r, const BackendInfo& b) const {
+  return {system(r.task, b), render("initialize", task_vars(r.task, b))};
+}
+
+Prompt PromptLibrary::propose(const planner::ProposeRequest& r, const BackendInfo& b) const {
+  Vars v = task_vars(r.task, b);
+  v["world_model"] = world_json(r.world_model);
+  v["reason"] = r.reason;
+  v["previous_errors"] = trim(r.previous_errors);
+  v["max_new_nodes"] = std::to_string(r.max_new_nodes);
+  return {system(r.task, b), render("propose", v)};
+}
+
+Prompt PromptLibrary::write_code(const planner::CodeRequest& r, const BackendInfo& b) const {
+  Vars v = task_vars(r.task, b);
+  v["world_model"] = trim(r.world_view);
+  v["node_id"] = r.node_id;
+  v["action"] = action_text(r.action);
+  v["parent_label"] = r.parent_candidate ? fmt::format("candidate c{}", r.parent_candidate) : "the seed";
+  v["parent_code"] = trim(r.parent_source);
+  v["feedback"] = format_feedback(r.feedback);
+  v["best_speedup"] = fmt::format("{:.2f}", r.best_speedup);
+  v["round_in_cycle"] = std::to_string(r.round_in_cycle);
+  v["count"] = std::to_string(r.count);
+  return {system(r.task, b), render(r.mode == "debug" ? "debug" : "improve", v)};
+}
+
+Prompt PromptLibrary::refine(const planner::RefineRequest& r, const BackendInfo& b) const {
+  Vars v = task_vars(r.task, b);
+  v["world_model"] = world_json(r.world_model);
+  v["cycle"] = cycle_text(r.cycle, r.world_model);
+  v["previous_errors"] = trim(r.previous_errors);
+  v["max_new_nodes"] = std::to_string(r.max_new_nodes);
+  return {system(r.task, b), render("refine", v)};
+}
+
+Prompt PromptLibrary::for_request(const std::string& role, const json& request, const BackendInfo& b) const {
+  switch (planner::parse_role(role)) {
+    case planner::Role::initialize: return initialize(planner::InitializeRequest::from_json(request), b);
+    case planner::Role::propose: return propose(planner::ProposeRequest::from_json(request), b);
+    case planner::Role::write_code: return write_code(planner::CodeRequest::from_json(request), b);
+    case planner::Role::refine: return refine(planner::RefineRequest::from_json(request), b);
+  }
+  throw Error("unknown role " + role);
+}
+
+std::string PromptLibrary::reask(const std::string& errors) const { return render("reask", {{"errors", trim(errors)}}); }
+
+// ---- answers ----
+
+namespace {
+
+std::string bullet(const std::string& s) { return "- " + s + "\n"; }
+
+// The answer's JSON: the whole text, a json (or untagged) fence holding an object or a list, else
+// the first object in the text.
+std::optional<json> answer_json(std::string_view text, std::string& errors) {
+  if (json whole = json::parse(text, nullptr, false); whole.is_object() || whole.is_array()) return whole;
+  for (const auto& block : ksearch::llm::extract_code_blocks(text)) {
+    if (block.language && *block.language != "json") continue;
+    if (json j = json::parse(block.code, nullptr, false); j.is_object() || j.is_array()) return j;
+  }
+  auto j = ksearch::llm::extract_json(text);
+  if (!j) errors += bullet("no JSON object found: answer with one complete JSON object in a ```json fence");
+  return j;
+}
+
+// {"ops": [...]}, a bare list of ops, or the script wrapped in "edit_script".
+json script_of(const json& j) {
+  if (j.is_array()) return {{"ops", j}};
+  if (j.is_object() && j.contains("edit_script")) return script_of(j["edit_script"]);
+  if (j.is_object() && j.contains("ops")) return {{"ops", j["ops"]}};
+  return j;
+}
+
+std::string check_script(const json& script, const json& world_model, int max_new_nodes) {
+  planner::WorldModel m;
+  try {
+    m = planner::WorldModel::from_json(world_model);
+  } catch (const Error& e) {
+    return {};  // nothing to check against; the search validates it anyway
+  }
+  return planner::apply_edit_script(m, script, max_new_nodes).error_text();
+}
+
+std::string violations_text(const std::vector<RuleViolation>& vs) {
+  std::string s;
+  for (const auto& v : vs) s += bullet(fmt::format("rule {} violated{}: {}", v.rule, v.line ? fmt::format(" at line {}", v.line) : "", v.message));
+  return s;
+}
+
+}  // namespace
+
+Parsed<planner::InitializeReply> parse_initialize(std::string_view text) {
+  Parsed<planner::InitializeReply> p;
+  auto j = answer_json(text, p.errors);
+  if (!j) return p;
+  if (j->contains("world_model") && (*j)["world_model"].is_object()) j = (*j)["world_model"];
+  planner::WorldModel m;
+  try {
+    m = planner::WorldModel::from_json(*j);
+  } catch (const Error& e) {
+    p.errors += bullet(e.what());
+    // from_json stops at the first structural error: list them all when the JSON is readable.
+    return p;
+  }
+  // Code owns outcomes: the model cannot pre-solve or pre-judge nodes.
+  for (auto& n : m.nodes) {
+    if (n.node_id != m.root_id) n.solution.reset();
+    n.attempts = n.cycles = 0;
+    n.too_hard = false;
+  }
+  m.active_leaf_id.clear();
+  if (m.frontier().empty()) p.errors += bullet("no hypothesis to try: add children of the root, each with an action");
+  p.reply.world_model = m.to_json();
+  return p;
+}
+
+Parsed<planner::ProposeReply> parse_edit_script(std::string_view text, const json& world_model, int max_new_nodes) {
+  Parsed<planner::ProposeReply> p;
+  auto j = answer_json(text, p.errors);
+  if (!j) return p;
+  p.reply.edit_script = script_of(*j);
+  p.errors += check_script(p.reply.edit_script, world_model, max_new_nodes);
+  return p;
+}
+
+Parsed<planner::RefineReply> parse_refine(std::string_view text, const json& world_model, int max_new_nodes) {
+  Parsed<planner::RefineReply> p;
+  auto j = answer_json(text, p.errors);
+  if (!j) return p;
+  if (j->is_object() && (*j).contains("reflection") && (*j)["reflection"].is_string()) p.reply.reflection = (*j)["reflection"];
+  p.reply.edit_script = j->is_object() && !j->contains("ops") && !j->contains("edit_script") ? json{{"ops", json::array()}} : script_of(*j);
+  p.errors += check_script(p.reply.edit_script, world_model, max_new_nodes);
+  return p;
+}
+
+Parsed<planner::CodeCandidate> parse_code(std::string_view text, const std::string& language, const RuleSet& rules) {
+  Parsed<planner::CodeCandidate> p;
+  const auto block = ksearch::llm::extract_code(text, {language});
+  if (!block || trim(block->code).empty()) {
+    p.errors = bullet(fmt::format("no code found: put the complete source file in one ```{} fence", language));
+    return p;
+  }
+  if (!block->complete) {
+    p.errors = bullet("the code block is cut off (no closing fence): answer with a shorter, complete file");
+    return p;
+  }
+  p.reply.source = block->code;
+  if (p.reply.source.back() != '\n') p.reply.source += '\n';
+  static const std::regex note(R"((^|\n)[ \t*_]*NOTE[*_]*:[ \t]*([^\n]+))", std::regex::icase);
+  std::smatch m;
+  const std::string s(text.substr(0, text.find("```")));
+  if (std::regex_search(s, m, note)) p.reply.note = trim(m[2].str());
+  p.errors = violations_text(rules.check(p.reply.source));
+  return p;
+}
+
+Parsed<json> parse_answer(const std::string& role, std::string_view text, const json& request, const BackendInfo& b) {
+  Parsed<json> out;
+  auto take = [&](const auto& parsed) {
+    out.errors = parsed.errors;
+    if (parsed.ok()) out.reply = parsed.reply.to_json();
+  };
+  switch (planner::parse_role(role)) {
+    case planner::Role::initialize: take(parse_initialize(text)); break;
+    case planner::Role::propose:
+      take(parse_edit_script(text, request.value("world_model", json()), request.value("max_new_nodes", 3)));
+      break;
+    case planner::Role::refine:
+      take(parse_refine(text, request.value("world_model", json()), request.value("max_new_nodes", 3)));
+      break;
+    case planner::Role::write_code: {
+      static const RuleSet none;
+      const RuleSet& rules = b.checks ? *b.checks : none;
+      planner::CodeReply reply;
+      // A CodeReply object ({"candidates": [...]}) gives several candidates at once.
+      const std::string t = trim(text);
+      json j = t.starts_with("{") ? json::parse(t, nullptr, false) : json();
+      if (j.is_object() && j.contains("candidates")) {
+        try {
+          reply = planner::CodeReply::from_json(j);
+        } catch (const std::exception& e) {
+          out.errors = bullet(std::string("malformed reply: ") + e.what());
+          return out;
+        }
+        for (size_t i = 0; i < reply.candidates.size(); ++i)
+          if (auto v = violations_text(rules.check(reply.candidates[i].source)); !v.empty())
+            out.errors += fmt::format("candidate {}:\n{}", i, v);
+        if (reply.candidates.empty()) out.errors += bullet("no candidates");
+      } else if (!ksearch::llm::extract_code(text, {b.language}) && !t.empty()) {
+        // A plain source file (`ksearch agent submit DIR kernel.cpp`).
+        planner::CodeCandidate c;
+        c.source = t + "\n";
+        out.errors = violations_text(rules.check(c.source));
+        reply.candidates.push_back(std::move(c));
+      } else {
+        auto c = parse_code(text, b.language, rules);
+        out.errors = c.errors;
+        reply.candidates.push_back(std::move(c.reply));
+      }
+      if (out.ok()) out.reply = reply.to_json();
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace ksearch::proposers::llm

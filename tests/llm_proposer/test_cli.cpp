@@ -1,0 +1,120 @@
+// The command line: `ksearch run --llm PROVIDER:MODEL --base-url URL` against the scripted server
+// for each wire format, `ksearch show --calls`, and agent mode (`run --agent`, then
+// `agent next` / `agent submit` until the run finishes).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+
+#include "helpers.hpp"
+
+using namespace ksearch;
+using namespace ksearch::llm::testing;
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;
+};
+
+// Runs ksearch with the arguments (stderr to /dev/null) and captures stdout.
+Result ksearch_cli(const std::string& args) {
+  Result r;
+  FILE* p = popen((std::string(KSEARCH_EXECUTABLE) + " " + args + " 2>/dev/null").c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+}  // namespace
+
+TEST(LlmCli, RunAgainstEachProviderWireFormat) {
+  setenv(kKeyEnv, kKey, 1);
+  for (const std::string spec : {"openai:gpt-test", "anthropic:claude-test", "gemini:gemini-test", "openai-responses:gpt-test"}) {
+    SCOPED_TRACE(spec);
+    const std::string provider = spec.substr(0, spec.find(':'));
+    ScriptedServer server;
+    for (const char* name : {"initialize", "write_code", "refine"}) server.enqueue(test::transcript(provider, name));
+    const auto dir = test::fresh_dir("cli-" + provider);
+    const std::string base = server.base_url() + (provider == "gemini" ? "/v1beta" : "/v1");
+    const auto r = ksearch_cli("run --task softmax --backend cpu --rounds 1 --json --llm " + spec + " --base-url " + base +
+                               " --api-key-env " + kKeyEnv + " --prices " + q(test::here() / "prices.toml") + " --out " + q(dir));
+    ASSERT_EQ(r.code, 0) << r.out;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["outcome"], "finished");
+    EXPECT_EQ(j["proposer"], "llm");
+    ASSERT_TRUE(j["best"].is_object()) << r.out;
+    EXPECT_EQ(server.request_count(), 3u);
+    for (const auto& req : server.requests()) EXPECT_FALSE(req.body.find(kKey) != std::string::npos);  // key only in headers
+
+    const auto show = ksearch_cli("show " + q(dir) + " --calls");
+    EXPECT_EQ(show.code, 0) << show.out;
+    EXPECT_NE(show.out.find("write_code"), std::string::npos);
+    EXPECT_NE(show.out.find("--- prompt ---"), std::string::npos);
+    EXPECT_NE(show.out.find("NOTE: one exp per element"), std::string::npos);  // a stored response
+    EXPECT_NE(show.out.find("total: 3 calls"), std::string::npos) << show.out;
+    EXPECT_EQ(show.out.find("total: 3 calls, 0+0 tokens"), std::string::npos);
+    EXPECT_EQ(show.out.find("$0.0000\ntotal"), std::string::npos);
+    std::filesystem::remove_all(dir);
+  }
+}
+
+TEST(LlmCli, BadModelOptionsAreUsageErrors) {
+  EXPECT_EQ(ksearch_cli("run --task softmax --backend cpu --max-usd 1 --out /tmp/ksearch-llmp-never").code, 2);
+  EXPECT_EQ(ksearch_cli("run --task softmax --backend cpu --agent --llm openai:gpt-5 --out /tmp/ksearch-llmp-never").code, 2);
+  EXPECT_EQ(ksearch_cli("run --task softmax --backend cpu --llm nosuch:model --out /tmp/ksearch-llmp-never").code, 2);
+  EXPECT_FALSE(std::filesystem::exists("/tmp/ksearch-llmp-never"));
+}
+
+TEST(AgentMode, NextAndSubmitUntilTheRunFinishes) {
+  const auto dir = test::fresh_dir("agent");
+  auto r = ksearch_cli("run --task " + q(test::tiny_softmax()) + " --backend cpu --agent --rounds 1 --out " + q(dir));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("waiting"), std::string::npos) << r.out;
+
+  const std::map<std::string, std::string> answers = {{"initialize", "initialize.json"},
+                                                      {"write_code", "write_code.cpp"},
+                                                      {"propose", "propose.json"},
+                                                      {"refine", "refine.json"}};
+  std::vector<std::string> roles;
+  for (int step = 0; step < 10; ++step) {
+    const auto next = ksearch_cli("agent next " + q(dir) + " --json");
+    ASSERT_EQ(next.code, 0) << next.out;
+    const json j = json::parse(next.out);
+    if (!j["pending"].get<bool>()) {
+      EXPECT_TRUE(j["finished"].get<bool>());
+      break;
+    }
+    const std::string role = j["role"];
+    roles.push_back(role);
+    EXPECT_FALSE(j["prompt"].get<std::string>().empty());
+    if (role == "write_code") {
+      EXPECT_NE(j["prompt"].get<std::string>().find("Only these headers may be included"), std::string::npos);
+      // An answer that breaks the rules is refused before anything is stored or compiled.
+      const auto bad = ksearch_cli("agent submit " + q(dir) + " " + q(test::here() / "transcripts/answers/write_code_forbidden.md"));
+      EXPECT_EQ(bad.code, 2);
+      EXPECT_EQ(json::parse(ksearch_cli("agent next " + q(dir) + " --json").out)["seq"], j["seq"]);
+    }
+    const auto sub = ksearch_cli("agent submit " + q(dir) + " " + q(test::here() / "agent" / answers.at(role)));
+    ASSERT_NE(sub.code, 2) << role << "\n" << sub.out;
+  }
+  EXPECT_EQ(roles, (std::vector<std::string>{"initialize", "write_code", "refine"}));
+  const auto show = ksearch_cli("show " + q(dir) + " --json");
+  EXPECT_EQ(show.code, 0) << show.out;
+  const json s = json::parse(show.out);
+  EXPECT_EQ(s["phase"], "done");
+  EXPECT_EQ(s["proposer"], "agent");
+  ASSERT_TRUE(s["best"].is_object());
+  EXPECT_GT(s["best"]["speedup_vs_seed"].get<double>(), 1.2);
+  const auto calls = ksearch_cli("show " + q(dir) + " --calls");
+  EXPECT_NE(calls.out.find("agent (submitted)"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,179 @@
+// Searches on the cpu backend driven by the LLM proposer, its answers replayed by the scripted
+// provider server: a verified speedup from recorded transcripts, calls stored with tokens and
+// cost, concurrent candidates, provider failures, budget exhaustion, and re-asks with the errors.
+#include <gtest/gtest.h>
+
+#include "backends/backend.hpp"
+#include "helpers.hpp"
+#include "planner/search.hpp"
+#include "planner/world_model.hpp"
+#include "proposers/llm/prompts.hpp"
+#include "tasks/task.hpp"
+
+using namespace ksearch;
+using namespace ksearch::llm::testing;
+using nlohmann::json;
+
+namespace {
+
+struct LlmSearch : ::testing::Test {
+  Task task = load_task(test::tiny_softmax());
+  std::unique_ptr<Backend> backend = make_backend("cpu");
+  ScriptedServer server;
+  std::filesystem::path dir;
+  std::optional<store::RunStore> store;
+
+  planner::Search::Outcome run(const std::string& name, const proposers::llm::LlmSettings& settings, planner::SearchOptions options) {
+    proposers::llm::register_llm_proposers();
+    dir = test::fresh_dir(name);
+    store::RunInfo info;
+    info.task_name = task.name;
+    info.task_file = task.file.string();
+    info.backend = "cpu";
+    store.emplace(store::RunStore::create(dir, info));
+    auto proposer = proposers::make_proposer({"llm", settings.to_json()}, {&task, backend.get()});
+    planner::Search search(*store, task, *backend, *proposer, options);
+    return search.run();
+  }
+  void TearDown() override {
+    store.reset();
+    std::filesystem::remove_all(dir);
+  }
+  std::vector<store::ProposerCall> model_calls() const {
+    std::vector<store::ProposerCall> out;
+    for (auto& c : store->calls())
+      if (!c.model.empty()) out.push_back(c);
+    return out;
+  }
+};
+
+planner::SearchOptions rounds(int n, int parallel = 1) {
+  planner::SearchOptions o;
+  o.rounds = n;
+  o.parallel = parallel;
+  return o;
+}
+
+}  // namespace
+
+TEST_F(LlmSearch, TranscriptsReachAVerifiedSpeedupWithCallsStored) {
+  server.enqueue(test::transcript("anthropic", "initialize"));
+  // Two candidates in flight at once: both answers wait a little so that they overlap.
+  server.enqueue(test::transcript("anthropic", "write_code").with_delay(0.4));
+  server.enqueue(test::transcript("anthropic", "write_code_b").with_delay(0.4));
+  server.enqueue(test::transcript("anthropic", "refine"));
+  auto settings = test::settings_for(server, "anthropic:claude-test");
+  ASSERT_EQ(run("e2e", settings, rounds(1, 2)), planner::Search::Outcome::finished);
+
+  const auto s = planner::summarize(*store);
+  EXPECT_EQ(s.phase, "done");
+  ASSERT_TRUE(s.has_best);
+  EXPECT_GT(s.best_speedup, 1.2);  // one exp per element instead of two
+  EXPECT_EQ(s.held_out_passed, std::optional<bool>(true));
+  EXPECT_EQ(store->evaluation_count(), 2);
+  EXPECT_EQ(server.max_in_flight(), 2);
+
+  const auto calls = model_calls();
+  ASSERT_EQ(calls.size(), 4u);
+  std::vector<std::string> roles;
+  for (const auto& c : calls) {
+    roles.push_back(c.role);
+    EXPECT_EQ(c.model, "anthropic:claude-test");
+    EXPECT_EQ(c.proposer, "llm:anthropic:claude-test");
+    EXPECT_TRUE(c.error.empty()) << c.error;
+    EXPECT_GT(c.input_tokens, 1000);
+    EXPECT_GT(c.output_tokens, 100);
+    EXPECT_GT(c.cost_usd, 0);
+    EXPECT_NE(c.prompt.find("### system"), std::string::npos);
+    EXPECT_FALSE(c.response.empty());
+  }
+  EXPECT_EQ(roles, (std::vector<std::string>{"initialize", "write_code", "write_code", "refine"}));
+  // 2140 input and 1210 output tokens at $3 / $15 per million.
+  EXPECT_NEAR(calls[0].cost_usd, (2140 * 3.0 + 1210 * 15.0) / 1e6, 1e-9);
+  const std::string rules = proposers::llm::BackendInfo::of(*backend).rules;
+  EXPECT_NE(calls[1].prompt.find(rules.substr(0, rules.find('\n'))), std::string::npos);
+  EXPECT_NE(calls[1].prompt.find("Store exp(x - max) in y"), std::string::npos);
+  // The refinement landed in the tree: the reflection and the follow-up under the solved node.
+  const auto m = planner::WorldModel::from_json(*store->latest_world_model());
+  EXPECT_NE(m.find("n1")->notes.find("reflection: The candidate implemented exactly the action"), std::string::npos);
+  ASSERT_EQ(m.children("n1").size(), 1u);
+  EXPECT_EQ(m.children("n1")[0]->action->title, "Vectorize exp with a polynomial approximation");
+  // The wire format was Anthropic's: system prompt at the top level, the key in x-api-key.
+  const auto first = server.requests().front();
+  EXPECT_EQ(first.path, "/v1/messages");
+  EXPECT_NE(first.json()["system"].get<std::string>().find("fast, correct compute kernels"), std::string::npos);
+}
+
+TEST_F(LlmSearch, ServerErrorsThenSuccessLoseNoEvaluation) {
+  server.enqueue(test::transcript("openai", "initialize"));
+  server.enqueue(test::transcript("openai", "write_code"));
+  // Round 2: the client's two attempts fail, the search asks again, and the retry gets through.
+  for (int i = 0; i < 3; ++i) server.enqueue(error_for(llm::Provider::OpenAIChat, 500, "overloaded"));
+  server.enqueue(test::transcript("openai", "write_code_b"));
+  server.enqueue(test::transcript("openai", "refine"));
+  ASSERT_EQ(run("flaky", test::settings_for(server, "openai:gpt-test"), rounds(2)), planner::Search::Outcome::finished);
+  const auto s = planner::summarize(*store);
+  ASSERT_TRUE(s.has_best);
+  EXPECT_EQ(s.rounds, 2);
+  EXPECT_EQ(store->evaluation_count(), 2);
+  int failed = 0;
+  for (const auto& c : model_calls()) failed += !c.error.empty();
+  EXPECT_EQ(failed, 1);  // one failed call (two HTTP attempts), then success
+  EXPECT_EQ(model_calls().size(), 5u);
+}
+
+TEST_F(LlmSearch, PersistentFailureKeepsTheBestAndEndsTheRun) {
+  server.enqueue(test::transcript("openai", "initialize"));
+  server.enqueue(test::transcript("openai", "write_code"));
+  server.set_handler([](const RecordedRequest&) { return error_for(llm::Provider::OpenAIChat, 503, "down for maintenance"); });
+  ASSERT_EQ(run("down", test::settings_for(server, "openai:gpt-test"), rounds(3)), planner::Search::Outcome::finished);
+  const auto s = planner::summarize(*store);
+  EXPECT_EQ(s.phase, "done");
+  ASSERT_TRUE(s.has_best);
+  EXPECT_EQ(s.best_candidate, 1);
+  EXPECT_EQ(store->evaluation_count(), 1);
+  int failed = 0;
+  for (const auto& c : model_calls()) failed += c.error.find("down for maintenance") != std::string::npos;
+  EXPECT_GE(failed, 6);  // every round after the first, and the refinement, asked 3 times
+}
+
+TEST_F(LlmSearch, BudgetExhaustionStopsCleanlyWithTheBestKept) {
+  server.enqueue(test::transcript("gemini", "initialize"));
+  server.enqueue(test::transcript("gemini", "write_code"));
+  server.enqueue(test::transcript("gemini", "write_code_b"));
+  auto settings = test::settings_for(server, "gemini:gemini-test");
+  settings.budget.max_calls = 3;
+  ASSERT_EQ(run("budget", settings, rounds(10)), planner::Search::Outcome::finished);
+  const auto s = planner::summarize(*store);
+  EXPECT_EQ(s.phase, "done");
+  EXPECT_NE(s.stop_reason.find("max 3 calls"), std::string::npos) << s.stop_reason;
+  EXPECT_EQ(s.rounds, 2);
+  ASSERT_TRUE(s.has_best);
+  EXPECT_EQ(s.held_out_passed, std::optional<bool>(true));
+  EXPECT_EQ(server.request_count(), 3u);
+  EXPECT_EQ(model_calls().size(), 3u);
+  EXPECT_TRUE(std::filesystem::exists(dir / "best.cpp"));
+}
+
+TEST_F(LlmSearch, InvalidWorldModelEditScriptAndRuleViolationsAreReAskedWithTheErrors) {
+  const auto u = llm::testing::usage(1000, 300);
+  for (const char* name : {"initialize_invalid", "initialize", "write_code_forbidden", "write_code", "refine_invalid", "refine"})
+    server.enqueue(canned::openai_responses(test::answer(name), u));
+  ASSERT_EQ(run("reask", test::settings_for(server, "openai-responses:gpt-test"), rounds(1)), planner::Search::Outcome::finished);
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 6u);
+  // Each re-ask continues the conversation: the rejected answer, then the errors.
+  auto input = [&](size_t i) { return requests[i].json()["input"]; };
+  EXPECT_EQ(input(1).size(), 3u);
+  EXPECT_NE(input(1)[2]["content"].dump().find("parent n9 does not exist"), std::string::npos);
+  EXPECT_NE(input(3)[2]["content"].dump().find("threads-outside-openmp"), std::string::npos);
+  EXPECT_NE(input(5)[2]["content"].dump().find("parent_id n7 does not exist"), std::string::npos);
+  // The rule violation cost no evaluation (and no compile).
+  EXPECT_EQ(store->evaluation_count(), 1);
+  EXPECT_EQ(store->candidates().size(), 1u);
+  const auto s = planner::summarize(*store);
+  ASSERT_TRUE(s.has_best);
+  int rejected = 0;
+  for (const auto& c : model_calls()) rejected += c.error.starts_with("answer rejected");
+  EXPECT_EQ(rejected, 3);
+}

@@ -1,0 +1,184 @@
+// Prompt templates and answer parsing: every template renders, every code prompt carries the
+// backend's rules and hardware profile, and answers survive fences, tags, prose and several files.
+#include <gtest/gtest.h>
+
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "helpers.hpp"
+#include "planner/world_model.hpp"
+#include "proposers/llm/prompts.hpp"
+#include "tasks/task.hpp"
+
+using namespace ksearch;
+using namespace ksearch::proposers::llm;
+using nlohmann::json;
+
+namespace {
+
+struct Prompts : ::testing::Test {
+  Task task = load_task(test::tiny_softmax());
+  std::unique_ptr<Backend> backend = make_backend("cpu");
+  BackendInfo info = BackendInfo::of(*backend);
+  PromptLibrary lib;
+
+  planner::TaskBrief brief() const {
+    planner::TaskBrief b;
+    b.task = task.name;
+    b.backend = "cpu";
+    b.description = task.description;
+    b.entry = backend->entry_description(task);
+    b.hardware = backend->profile().prose;
+    b.seed_source = read_file(task.entry("cpu").seed);
+    b.workloads = {"r64_c256: cols=256 rows=64"};
+    return b;
+  }
+  json world_model() const {
+    return parse_initialize(test::answer("initialize")).reply.world_model;
+  }
+  planner::CodeRequest code_request(const std::string& mode) const {
+    planner::CodeRequest r;
+    r.task = brief();
+    r.node_id = "n1";
+    r.action = {{"title", "Cache exp in y"}, {"description", "write exp to y"}, {"difficulty_1_to_5", 1},
+                {"expected_vs_baseline_factor", 1.8}};
+    r.parent_source = "// PARENT CODE MARKER\n" + brief().seed_source;
+    r.world_view = planner::WorldModel::from_json(world_model()).compact_view();
+    r.mode = mode;
+    planner::Feedback f;
+    f.candidate_id = 3;
+    f.status = "wrong_result";
+    f.message = "y differs from the reference";
+    f.failing_workload = "r64_c256";
+    f.max_abs_err = 0.25;
+    f.log_excerpt = "LOG EXCERPT MARKER";
+    r.feedback = {f};
+    return r;
+  }
+};
+
+void expect_rendered(const Prompt& p) {
+  EXPECT_FALSE(p.system.empty());
+  EXPECT_FALSE(p.user.empty());
+  EXPECT_EQ(p.user.find("{{"), std::string::npos) << p.user;
+  EXPECT_EQ(p.system.find("{{"), std::string::npos);
+}
+
+}  // namespace
+
+TEST(Renderer, PlaceholdersSectionsPartialsAndComments) {
+  const Vars v = {{"a", "A"}, {"empty", ""}, {"code", "x{{y}}"}};
+  auto partial = [](const std::string& name) { return name == "p" ? std::string("[{{a}}]") : std::string(); };
+  EXPECT_EQ(render_template("{{a}}-{{ a }}", v), "A-A");
+  EXPECT_EQ(render_template("{{#a}}yes {{a}}{{/a}}{{#empty}}no{{/empty}}{{^empty}}inv{{/empty}}", v), "yes Ainv");
+  EXPECT_EQ(render_template("{{> p}}{{! dropped }}", v, partial), "[A]");
+  EXPECT_EQ(render_template("{{code}}", v), "x{{y}}");  // values are not rendered again
+  EXPECT_EQ(render_template("{ \"json\": {\"k\": 1} }", v), "{ \"json\": {\"k\": 1} }");
+  EXPECT_THROW(render_template("{{missing}}", v), Error);
+  EXPECT_THROW(render_template("{{#a}}open", v), Error);
+  EXPECT_THROW(render_template("{{/a}}", v), Error);
+}
+
+TEST_F(Prompts, EveryTemplateRenders) {
+  expect_rendered(lib.initialize({brief()}, info));
+  planner::ProposeRequest p{brief(), world_model(), "the frontier is empty", "- ops[0]: insert: parent_id n9 does not exist\n", 3};
+  const Prompt propose = lib.propose(p, info);
+  expect_rendered(propose);
+  EXPECT_NE(propose.user.find("parent_id n9 does not exist"), std::string::npos);
+  EXPECT_NE(propose.user.find("\"op\": \"split\""), std::string::npos);  // edit_script.md included
+  expect_rendered(lib.write_code(code_request("debug"), info));
+  expect_rendered(lib.write_code(code_request("improve"), info));
+  planner::RefineRequest r;
+  r.task = brief();
+  r.world_model = world_model();
+  r.cycle.node_id = "n1";
+  r.cycle.passed = true;
+  r.cycle.best_candidate = 4;
+  r.cycle.best_speedup = 1.9;
+  r.cycle.predicted_factor = 1.8;
+  r.cycle.observed_factor = 1.9;
+  const Prompt refine = lib.refine(r, info);
+  expect_rendered(refine);
+  EXPECT_NE(refine.user.find("Store exp(x - max) in y"), std::string::npos);  // the node's title
+  EXPECT_NE(refine.user.find("observed x1.90"), std::string::npos);
+  EXPECT_NE(lib.reask("- bad thing").find("- bad thing"), std::string::npos);
+  // Every file of the folder is one of the above or a partial of them.
+  Vars all = task_vars(brief(), info);
+  for (const char* k : {"world_model", "reason", "previous_errors", "max_new_nodes", "node_id", "action", "parent_label",
+                        "parent_code", "feedback", "best_speedup", "round_in_cycle", "count", "cycle", "errors"})
+    all[k] = "x";
+  for (const auto& e : std::filesystem::directory_iterator(lib.dir())) {
+    if (e.path().extension() != ".md" || e.path().stem() == "README") continue;
+    EXPECT_NO_THROW(lib.render(e.path().stem().string(), all)) << e.path();
+  }
+}
+
+TEST_F(Prompts, CodePromptsCarryRulesProfileParentActionAndFeedback) {
+  ASSERT_FALSE(info.rules.empty());
+  for (const std::string mode : {"debug", "improve"}) {
+    const Prompt p = lib.write_code(code_request(mode), info);
+    EXPECT_NE(p.user.find(info.rules.substr(0, info.rules.find('\n'))), std::string::npos) << mode;
+    EXPECT_NE(p.user.find("Only these headers may be included"), std::string::npos) << mode;
+    const std::string prose = backend->profile().prose;
+    EXPECT_NE(p.user.find(prose.substr(0, std::min<size_t>(prose.size(), 200))), std::string::npos) << mode;
+    EXPECT_NE(p.user.find("PARENT CODE MARKER"), std::string::npos);
+    EXPECT_NE(p.user.find("Cache exp in y"), std::string::npos);
+    EXPECT_NE(p.user.find("extern \"C\" void softmax"), std::string::npos);  // the entry
+    EXPECT_NE(p.user.find("LOG EXCERPT MARKER"), std::string::npos);
+    EXPECT_NE(p.user.find("max abs error 0.25"), std::string::npos);
+    EXPECT_NE(p.user.find("r64_c256"), std::string::npos);
+    EXPECT_NE(p.user.find("n1 [FRONTIER]"), std::string::npos);  // the compact world model
+  }
+  EXPECT_NE(lib.write_code(code_request("debug"), info).user.find("fix correctness first"), std::string::npos);
+  EXPECT_NE(lib.write_code(code_request("improve"), info).user.find("make it faster"), std::string::npos);
+}
+
+TEST_F(Prompts, CodeSurvivesFencesTagsProseAndSeveralFiles) {
+  const std::string good = "#include <cmath>\nextern \"C\" void f() {}\n";
+  auto several = "NOTE: the fast one\nFirst a helper script:\n```python\nprint(1)\n```\nThen the kernel:\n```cpp\n" + good +
+                 "```\nand a test:\n```cpp\nint main() {}\n```\n";
+  auto p = parse_code(several, "cpp", *info.checks);
+  ASSERT_TRUE(p.ok()) << p.errors;
+  EXPECT_EQ(p.reply.source, good);  // the longest cpp block
+  EXPECT_EQ(p.reply.note, "the fast one");
+  p = parse_code("Sure!\n<file name=\"kernel.cpp\">\n" + good + "</file>\n**Note:** tagged", "cpp", *info.checks);
+  ASSERT_TRUE(p.ok()) << p.errors;
+  EXPECT_EQ(p.reply.source, good);
+  p = parse_code(test::answer("write_code_b"), "cpp", *info.checks);
+  ASSERT_TRUE(p.ok()) << p.errors;
+  EXPECT_NE(p.reply.source.find("omp simd"), std::string::npos);
+  EXPECT_FALSE(parse_code("```cpp\n" + good, "cpp", *info.checks).ok());  // cut off
+  EXPECT_FALSE(parse_code("I cannot do that.", "cpp", *info.checks).ok());
+  p = parse_code(test::answer("write_code_forbidden"), "cpp", *info.checks);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.errors.find("threads-outside-openmp"), std::string::npos) << p.errors;
+}
+
+TEST_F(Prompts, WorldModelAndEditScriptsAreValidated) {
+  auto bad = parse_initialize(test::answer("initialize_invalid"));
+  EXPECT_NE(bad.errors.find("parent n9 does not exist"), std::string::npos) << bad.errors;
+  EXPECT_FALSE(parse_initialize("no json here").ok());
+  auto good = parse_initialize(test::answer("initialize"));
+  ASSERT_TRUE(good.ok()) << good.errors;
+  const auto m = planner::WorldModel::from_json(good.reply.world_model);
+  EXPECT_EQ(m.frontier().size(), 2u);
+
+  auto e = parse_refine(test::answer("refine_invalid"), good.reply.world_model, 3);
+  EXPECT_NE(e.errors.find("parent_id n7 does not exist"), std::string::npos) << e.errors;
+  auto r = parse_refine(test::answer("refine"), good.reply.world_model, 3);
+  ASSERT_TRUE(r.ok()) << r.errors;
+  EXPECT_NE(r.reply.reflection.find("implemented exactly the action"), std::string::npos);
+  EXPECT_EQ(r.reply.edit_script["ops"].size(), 2u);
+  auto bare = parse_edit_script("```json\n[{\"op\": \"delete\", \"node_id\": \"n2\"}]\n```", good.reply.world_model, 3);
+  ASSERT_TRUE(bare.ok()) << bare.errors;
+}
+
+TEST_F(Prompts, AgentAnswersTakePlainFilesAndTheSameChecks) {
+  const json code_req = code_request("debug").to_json();
+  auto plain = parse_answer("write_code", read_file(test::here() / "agent" / "write_code.cpp"), code_req, info);
+  ASSERT_TRUE(plain.ok()) << plain.errors;
+  EXPECT_EQ(plain.reply["candidates"].size(), 1u);
+  EXPECT_FALSE(parse_answer("write_code", test::answer("write_code_forbidden"), code_req, info).ok());
+  auto init = parse_answer("initialize", read_file(test::here() / "agent" / "initialize.json"), json::object(), info);
+  ASSERT_TRUE(init.ok()) << init.errors;
+  EXPECT_TRUE(init.reply.contains("world_model"));
+}

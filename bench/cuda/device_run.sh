@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # One device call: ksearch binaries built on a CUDA-13 host are carried in .devcarry/ (bin/, lib/
 # with their non-system shared libraries, variants/ rendered by the host test). Runs the GPU tests,
-# `ksearch eval` of every cuda seed, and the side-by-side benchmark. Logs go to $OUT.
-#   bash bench/cuda/device_run.sh [tests] [seeds] [bench]
+# `ksearch eval` of every cuda seed, short `ksearch run` searches, and the side-by-side benchmark.
+# Logs go to $OUT (at most 8 files come back: the search keeps one JSON and the best kernel per task).
+#   [SEARCH_TASKS="softmax selective_scan"] [SEARCH_ROUNDS=3] [BENCH_TASKS=a,b] \
+#   bash bench/cuda/device_run.sh [tests] [seeds] [search] [bench]
 set -uo pipefail
 ROOT=$(pwd)
 export LD_LIBRARY_PATH=$ROOT/.devcarry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -20,6 +22,17 @@ for stage in "$@"; do
     seeds)
       for t in softmax rmsnorm matmul attention attention_bf16 selective_scan; do
         timeout 150 "$BIN/ksearch" eval --task $t --backend cuda --workloads visible tasks/$t/seeds/cuda.cu 2>&1 | tee -a "$OUT/seeds.log" | grep -vE "^$"
+      done ;;
+    search)
+      for t in ${SEARCH_TASKS:-softmax selective_scan}; do
+        rm -rf /tmp/search-$t
+        SECONDS=0
+        timeout 240 "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-3} --out /tmp/search-$t --json \
+          > "$OUT/search-$t.json" 2>> "$OUT/search.log"
+        echo "search $t: exit $? in ${SECONDS}s" | tee -a "$OUT/search.log"
+        cat "$OUT/search-$t.json"; echo
+        "$BIN/ksearch" show /tmp/search-$t 2>&1 | tee -a "$OUT/search.log" | tail -25
+        for f in /tmp/search-$t/best*; do [ -e "$f" ] && cp "$f" "$OUT/best-$t-$(basename "$f")"; done
       done ;;
     bench)
       PYTHONUNBUFFERED=1 timeout 420 python3 bench/cuda/bench.py "$ROOT/.devcarry/variants" --out "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log" ;;

@@ -1,6 +1,6 @@
 // Matmul families (fp32 task: tensor-core TF32/bf16 would miss the tolerance, so FFMA):
 // shared-memory tiles, 8x8 outputs per thread from float4 shared loads, register-prefetched
-// double buffering (one barrier per k-tile).
+// double buffering (one barrier per k-tile), float4 global loads where rows are aligned.
 #include "proposers/builtin/cuda/common.hpp"
 
 namespace ksearch::builtin::cuda {
@@ -14,13 +14,35 @@ constexpr int TM = 8, TN = 8, THREADS = (BM / TM) * (BN / TN);
 constexpr int A_PER = BM * BK / THREADS, B_PER = BK * BN / THREADS;
 
 __global__ void __launch_bounds__(THREADS) sgemm(const float* __restrict__ A, const float* __restrict__ B,
-                                                 float* __restrict__ C, int64_t M, int64_t N, int64_t K) {
+                                                 float* __restrict__ C, int64_t M, int64_t N, int64_t K, bool vec) {
   __shared__ __align__(16) float As[2][BK][BM + 4];  // A tile transposed: As[k][m]
   __shared__ __align__(16) float Bs[2][BK][BN + 4];
   const int tid = threadIdx.x, tx = tid % (BN / TN), ty = tid / (BN / TN);
   const int64_t m0 = int64_t(blockIdx.y) * BM, n0 = int64_t(blockIdx.x) * BN;
+  // A thread's 8 rows (columns) as two groups of 4: SPLIT puts the groups half a tile apart, so a
+  // quarter-warp's float4 fragment reads hit consecutive addresses (no bank conflicts).
+  auto row0 = [&](int h) { return SPLIT ? ty * 4 + h * (BM / 2) : ty * TM + h * 4; };
+  auto col0 = [&](int h) { return SPLIT ? tx * 4 + h * (BN / 2) : tx * TN + h * 4; };
   float a_next[A_PER], b_next[B_PER];
+  // vec: float4 global loads (rows of A and B start 16-byte aligned); else one float per load.
   auto load = [&](int64_t k0) {
+    if (vec) {
+#pragma unroll
+      for (int e = 0; e < A_PER / 4; ++e) {
+        const int idx = tid + e * THREADS, r = idx / (BK / 4), c = idx % (BK / 4) * 4;
+        const int64_t gm = m0 + r, gk = k0 + c;
+        const float4 v = gm < M && gk < K ? __ldg(reinterpret_cast<const float4*>(A + gm * K + gk)) : make_float4(0, 0, 0, 0);
+        a_next[4 * e] = v.x, a_next[4 * e + 1] = v.y, a_next[4 * e + 2] = v.z, a_next[4 * e + 3] = v.w;
+      }
+#pragma unroll
+      for (int e = 0; e < B_PER / 4; ++e) {
+        const int idx = tid + e * THREADS, r = idx / (BN / 4), c = idx % (BN / 4) * 4;
+        const int64_t gk = k0 + r, gn = n0 + c;
+        const float4 v = gk < K && gn < N ? __ldg(reinterpret_cast<const float4*>(B + gk * N + gn)) : make_float4(0, 0, 0, 0);
+        b_next[4 * e] = v.x, b_next[4 * e + 1] = v.y, b_next[4 * e + 2] = v.z, b_next[4 * e + 3] = v.w;
+      }
+      return;
+    }
 #pragma unroll
     for (int e = 0; e < A_PER; ++e) {
       const int idx = tid + e * THREADS, r = idx / BK, c = idx % BK;
@@ -35,6 +57,20 @@ __global__ void __launch_bounds__(THREADS) sgemm(const float* __restrict__ A, co
     }
   };
   auto store = [&](int buf) {
+    if (vec) {
+#pragma unroll
+      for (int e = 0; e < A_PER / 4; ++e) {
+        const int idx = tid + e * THREADS, r = idx / (BK / 4), c = idx % (BK / 4) * 4;
+#pragma unroll
+        for (int q = 0; q < 4; ++q) As[buf][c + q][r] = a_next[4 * e + q];
+      }
+#pragma unroll
+      for (int e = 0; e < B_PER / 4; ++e) {
+        const int idx = tid + e * THREADS, r = idx / (BN / 4), c = idx % (BN / 4) * 4;
+        *reinterpret_cast<float4*>(&Bs[buf][r][c]) = make_float4(b_next[4 * e], b_next[4 * e + 1], b_next[4 * e + 2], b_next[4 * e + 3]);
+      }
+      return;
+    }
 #pragma unroll
     for (int e = 0; e < A_PER; ++e) {
       const int idx = tid + e * THREADS;
@@ -57,10 +93,10 @@ __global__ void __launch_bounds__(THREADS) sgemm(const float* __restrict__ A, co
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
       float a[TM], b[TN];
-      *reinterpret_cast<float4*>(&a[0]) = *reinterpret_cast<const float4*>(&As[buf][kk][ty * TM]);
-      *reinterpret_cast<float4*>(&a[4]) = *reinterpret_cast<const float4*>(&As[buf][kk][ty * TM + 4]);
-      *reinterpret_cast<float4*>(&b[0]) = *reinterpret_cast<const float4*>(&Bs[buf][kk][tx * TN]);
-      *reinterpret_cast<float4*>(&b[4]) = *reinterpret_cast<const float4*>(&Bs[buf][kk][tx * TN + 4]);
+      *reinterpret_cast<float4*>(&a[0]) = *reinterpret_cast<const float4*>(&As[buf][kk][row0(0)]);
+      *reinterpret_cast<float4*>(&a[4]) = *reinterpret_cast<const float4*>(&As[buf][kk][row0(1)]);
+      *reinterpret_cast<float4*>(&b[0]) = *reinterpret_cast<const float4*>(&Bs[buf][kk][col0(0)]);
+      *reinterpret_cast<float4*>(&b[4]) = *reinterpret_cast<const float4*>(&Bs[buf][kk][col0(1)]);
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -70,19 +106,21 @@ __global__ void __launch_bounds__(THREADS) sgemm(const float* __restrict__ A, co
     __syncthreads();
     buf ^= 1;
   }
-  const bool vec = N % 4 == 0;
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    const int64_t gm = m0 + ty * TM + i;
+    const int64_t gm = m0 + row0(i / 4) + i % 4;
     if (gm >= M) continue;
-    const int64_t gn = n0 + tx * TN;
-    if (vec && gn + TN <= N) {
-      *reinterpret_cast<float4*>(C + gm * N + gn) = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-      *reinterpret_cast<float4*>(C + gm * N + gn + 4) = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
-    } else {
 #pragma unroll
-      for (int j = 0; j < TN; ++j)
-        if (gn + j < N) C[gm * N + gn + j] = acc[i][j];
+    for (int h = 0; h < 2; ++h) {
+      const int64_t gn = n0 + col0(h);
+      const float* v = &acc[i][4 * h];
+      if (N % 4 == 0 && gn + 4 <= N) {
+        *reinterpret_cast<float4*>(C + gm * N + gn) = make_float4(v[0], v[1], v[2], v[3]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (gn + j < N) C[gm * N + gn + j] = v[j];
+      }
     }
   }
 }
@@ -90,7 +128,9 @@ __global__ void __launch_bounds__(THREADS) sgemm(const float* __restrict__ A, co
 extern "C" void matmul(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k, cudaStream_t stream) {
   if (m == 0 || n == 0) return;
   const dim3 grid(unsigned((n + BN - 1) / BN), unsigned((m + BM - 1) / BM));
-  sgemm<<<grid, THREADS, 0, stream>>>(A, B, C, m, n, k);
+  const bool vec = k % 4 == 0 && n % 4 == 0 && reinterpret_cast<uintptr_t>(A) % 16 == 0 &&
+                   reinterpret_cast<uintptr_t>(B) % 16 == 0;
+  sgemm<<<grid, THREADS, 0, stream>>>(A, B, C, m, n, k, vec);
 }
 )";
 
@@ -108,7 +148,8 @@ const TaskTemplates& matmul_templates() {
          3, 20.0,
          {{"BM", "rows of C per block", {64, 128}, 128},
           {"BN", "columns of C per block", {64, 128}, 128},
-          {"BK", "k-tile depth", {8, 16}, 8}}});
+          {"BK", "k-tile depth", {8, 16}, 16},
+          {"SPLIT", "a thread's rows/columns as two groups half a tile apart (conflict-free fragment reads)", {0, 1}, 1}}});
     t.sources = {kTiled};
     return t;
   }();

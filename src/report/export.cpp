@@ -79,8 +79,9 @@ std::string verification_text(const RunData& run, const Task& task, const store:
   t += fmt::format("\nVerified by ksearch on {} against the task's reference (fresh random inputs per trial):\n", date_text(best.evaluated_at));
   t += "  visible workloads: " + workload_verdicts(best.report) + "\n";
   if (run.best_held_out.is_object())
-    t += fmt::format("  held-out workloads: {} ({})\n", s.held_out_passed.value_or(false) ? "passed" : "FAILED",
-                     workload_verdicts(run.best_held_out));
+    t += fmt::format("  held-out workloads: {} ({}){}\n", s.held_out_passed.value_or(false) ? "passed" : "FAILED",
+                     workload_verdicts(run.best_held_out),
+                     s.held_out_speedup > 0 ? fmt::format(", {:.2f}x vs seed", s.held_out_speedup) : "");
   else if (task.workloads_for(backend, true).empty())
     t += "  held-out workloads: none for this backend\n";
   else

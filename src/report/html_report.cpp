@@ -69,6 +69,8 @@ th { background: #f6f8fa; } td.n { text-align: right; font-variant-numeric: tabu
 tr.best td { background: #dafbe1; }
 pre, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 pre { background: #f6f8fa; border: 1px solid var(--line); padding: 10px; overflow-x: auto; white-space: pre; }
+pre.source { max-height: 640px; overflow-y: auto; }
+svg#progress { width: 100%; height: auto; max-width: 900px; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 10px; color: #fff; font-size: 12px; background: var(--open); }
 .st-passed { background: var(--pass); } .st-wrong_answer, .st-runtime_error, .st-timeout { background: var(--fail); }
 .st-compile_error, .st-rejected { background: var(--warn); } .st-pending { background: var(--open); }
@@ -252,9 +254,10 @@ std::string progress_svg(const RunData& run) {
   constexpr double W = 900, H = 320, L = 56, R = 16, T = 16, B = 44;
   int last_round = std::max(run.summary.rounds, 1);
   double top = 1;
-  bool any_timed = false;
+  bool any_timed = false, any_passed = false;
   for (const auto& c : run.candidates) {
     last_round = std::max(last_round, c.round);
+    any_passed |= c.status == "passed";
     if (c.status == "passed" && c.speedup_vs_seed > 0) {
       any_timed = true;
       top = std::max(top, c.speedup_vs_seed);
@@ -265,7 +268,10 @@ std::string progress_svg(const RunData& run) {
       "aria-label=\"best speedup so far per round\">\n<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n",
       W, H);
   if (!any_timed) {
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">No timed passing candidate yet.</text>\n</svg>\n", W / 2, H / 2);
+    // Backends without timing (metal on metalsim) pass candidates with no speedup to plot.
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n</svg>\n", W / 2, H / 2,
+                       any_passed ? "Passing candidates were not timed (this backend checks correctness only)."
+                                  : "No timed passing candidate yet.");
     return svg;
   }
   // A "nice" y step so that ticks fall on round numbers.
@@ -369,7 +375,7 @@ std::string render_html(const RunData& run) {
     html += fmt::format("<p><a href=\"#{0}\">{0}</a> from round {1}, node <a href=\"#node-{2}\">{2}</a>{3}, proposer {4}: {5}</p>\n", cid(best->id),
                         best->round, esc(best->node_id), action.empty() ? "" : " (" + esc(action) + ")", esc(best->proposer), esc(best->note));
     html += workload_table(run, *best);
-    html += "<pre id=\"best-source\"><code>" + esc(best->source) + "</code></pre>\n";
+    html += "<pre id=\"best-source\" class=\"source\"><code>" + esc(best->source) + "</code></pre>\n";
   } else {
     html += "<p>No candidate has passed" + std::string(s.held_out_passed == false ? " the held-out workloads" : "") + ".</p>\n";
   }

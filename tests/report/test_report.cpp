@@ -207,7 +207,7 @@ TEST_F(ReportTest, PageHasPlotTableTreeSourceAndCandidates) {
   EXPECT_NE(html.find("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"), std::string::npos);
   EXPECT_EQ(html.find("<script>alert"), std::string::npos);
   EXPECT_NE(html.find("c &lt; cols &amp;&amp; cols &gt; 0"), std::string::npos);
-  EXPECT_NE(html.find("<pre id=\"best-source\">"), std::string::npos);
+  EXPECT_NE(html.find("<pre id=\"best-source\""), std::string::npos);
 
   // Plot: inline SVG with the best-so-far line and a point per passing candidate.
   EXPECT_NE(html.find("<svg id=\"progress\""), std::string::npos);
@@ -254,6 +254,20 @@ TEST_F(ReportTest, RunWithoutPassingCandidate) {
   EXPECT_THROW(report::export_bundle(report::load_run(run)), report::NothingToExport);
 }
 
+TEST_F(ReportTest, FreshRunWithoutStateOrCandidates) {
+  const fs::path run = dir_ / "fresh";
+  store::RunInfo info;
+  info.task_name = "tiny_softmax";
+  info.task_file = (fs::path(kTaskDir) / "task.toml").string();
+  info.backend = "cpu";
+  store::RunStore::create(run, info);
+  const std::string html = read(report::write_report(run));
+  EXPECT_NE(html.find("No candidates yet."), std::string::npos);
+  EXPECT_NE(html.find("No world-model snapshot was saved."), std::string::npos);
+  EXPECT_NE(html.find("<svg id=\"progress\""), std::string::npos);
+  EXPECT_THROW(report::export_bundle(report::load_run(run)), report::NothingToExport);
+}
+
 TEST_F(ReportTest, NotARunDirectory) {
   try {
     report::load_run(dir_);
@@ -272,7 +286,7 @@ TEST_F(ReportTest, CpuExportCompiles) {
   EXPECT_NE(text.find("// Entry point (backend cpu):"), std::string::npos);
   EXPECT_NE(text.find("extern \"C\" void softmax(const float* x, float* y, int64_t rows, int64_t cols)"), std::string::npos);
   EXPECT_NE(text.find("visible workloads: r64_c256 (passed), r16_c1000 (passed)"), std::string::npos);
-  EXPECT_NE(text.find("held-out workloads: passed (held_r5_c777 (passed))"), std::string::npos);
+  EXPECT_NE(text.find("held-out workloads: passed (held_r5_c777 (passed)), 2.40x vs seed"), std::string::npos);
   EXPECT_NE(text.find("speedup vs the task's seed: 2.50x"), std::string::npos);
   EXPECT_NE(text.find("g++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared tiny_softmax.cpp"), std::string::npos);
   EXPECT_NE(text.find(kBestSource), std::string::npos);

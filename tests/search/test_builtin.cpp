@@ -84,9 +84,9 @@ TEST(BuiltinSearch, TaskWithoutKnowledgeIsAClearError) {
 TEST(BuiltinSearch, SoftmaxFindsAVerifiedSpeedup) {
   const Task task = resolve_task("softmax");
   if (builtin::families_for(task, "cpu").empty()) GTEST_SKIP() << "no cpu template families for softmax yet";
-  const auto s = search_task(task, "softmax", 3, 1);
+  const auto s = search_task(task, "softmax", 3, 2);
   ASSERT_TRUE(s.has_best);
-  EXPECT_GT(s.best_speedup, 1.1);
+  EXPECT_GT(s.best_speedup, 1.05);
   ASSERT_TRUE(s.held_out_passed.has_value());
   EXPECT_TRUE(*s.held_out_passed);
 }

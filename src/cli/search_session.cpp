@@ -114,7 +114,7 @@ int run_session(store::RunStore& store, const Task& task, Backend& backend, prop
     fmt::print("{}\n", j.dump(2));
   } else if (outcome == planner::Search::Outcome::waiting) {
     const auto pending = store.pending();
-    fmt::print("waiting for the proposer to answer request {} ({}); answer it, then `ksearch resume {}`\n",
+    fmt::print("waiting for the proposer to answer request {} ({}); see `ksearch agent next {}`\n",
                pending ? pending->seq : 0, pending ? pending->role : "?", store.dir().string());
   } else {
     fmt::print("\n{}: {} rounds, {} evaluations, {:.0f}s\n", s.stop_reason.empty() ? "finished" : s.stop_reason, s.rounds,

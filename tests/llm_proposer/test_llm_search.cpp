@@ -153,6 +153,11 @@ TEST_F(LlmSearch, BudgetExhaustionStopsCleanlyWithTheBestKept) {
   EXPECT_EQ(server.request_count(), 3u);
   EXPECT_EQ(model_calls().size(), 3u);
   EXPECT_TRUE(std::filesystem::exists(dir / "best.cpp"));
+  // The budget holds over sessions: a proposer rebuilt on resume counts the stored calls.
+  auto resumed = proposers::make_proposer({"llm", settings.to_json()}, {&task, backend.get(), &*store});
+  EXPECT_NE(resumed->stop_reason().find("max 3 calls"), std::string::npos);
+  settings.budget.max_calls = 4;
+  EXPECT_EQ(proposers::make_proposer({"llm", settings.to_json()}, {&task, backend.get(), &*store})->stop_reason(), "");
 }
 
 TEST_F(LlmSearch, InvalidWorldModelEditScriptAndRuleViolationsAreReAskedWithTheErrors) {

@@ -3,8 +3,8 @@
 # with their non-system shared libraries, variants/ rendered by the host test). Runs the GPU tests,
 # `ksearch eval` of every cuda seed, short `ksearch run` searches, and the side-by-side benchmark.
 # Logs go to $OUT (at most 8 files come back: the search keeps one JSON and the best kernel per task).
-#   [SEARCH_TASKS="softmax selective_scan"] [SEARCH_ROUNDS=3] [BENCH_TASKS=a,b] \
-#   bash bench/cuda/device_run.sh [tests] [seeds] [search] [bench]
+#   [SEARCH_TASKS="softmax selective_scan"] [SEARCH_ROUNDS=3] [SEARCH_MINUTES=2] [BENCH_TASKS=a,b] \
+#   [EVAL_VARIANTS=task/variant ...] bash bench/cuda/device_run.sh [tests] [seeds] [variants] [search] [bench]
 set -uo pipefail
 ROOT=$(pwd)
 export LD_LIBRARY_PATH=$ROOT/.devcarry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -23,11 +23,15 @@ for stage in "$@"; do
       for t in softmax rmsnorm matmul attention attention_bf16 selective_scan; do
         timeout 150 "$BIN/ksearch" eval --task $t --backend cuda --workloads visible tasks/$t/seeds/cuda.cu 2>&1 | tee -a "$OUT/seeds.log" | grep -vE "^$"
       done ;;
+    variants)  # rendered template variants through `ksearch eval` on every workload (log shared with search)
+      for v in ${EVAL_VARIANTS:-}; do
+        timeout 150 "$BIN/ksearch" eval --task ${v%%/*} --backend cuda --workloads all .devcarry/variants/$v.cu 2>&1 | tee -a "$OUT/search.log" | grep -vE "^$"
+      done ;;
     search)
       for t in ${SEARCH_TASKS:-softmax selective_scan}; do
         rm -rf /tmp/search-$t
         SECONDS=0
-        timeout 240 "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-3} --out /tmp/search-$t --json \
+        timeout 240 "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-3} --minutes ${SEARCH_MINUTES:-2} --out /tmp/search-$t --json \
           > "$OUT/search-$t.json" 2>> "$OUT/search.log"
         echo "search $t: exit $? in ${SECONDS}s" | tee -a "$OUT/search.log"
         cat "$OUT/search-$t.json"; echo

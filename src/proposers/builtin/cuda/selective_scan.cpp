@@ -185,25 +185,53 @@ __global__ void __launch_bounds__(CH * P * lanes<N>()) scan_tiled(
   const float Dv = D ? D[i] : 0.0f;
   const float* Bg = B + (bi * g + gi) * N * l;
   const float* Cg = C + (bi * g + gi) * N * l;
-  for (int64_t t0 = 0; t0 < l; t0 += T) {
-    // Stage the tile; steps past l get dt = 0 (identity step) and u = 0.
-    for (int idx = tid; idx < CH * T; idx += NT) {
-      const int c = idx / T, t = idx % T, o = (t / K) * KP + t % K;
+  // A tile's loads go to registers one tile ahead (the DRAM latency overlaps the scan of the
+  // current tile), then to shared memory; steps past l get dt = 0 (identity step) and u = 0.
+  static_assert(CH * T % NT == 0, "a thread stages whole rows");
+  constexpr int RX = CH * T / NT, RB = (N * T + NT - 1) / NT;
+  float ru[RX], rd[RX], rz[RX], rB[RB], rC[RB];
+  auto fetch = [&](int64_t t0) {
+#pragma unroll
+    for (int r = 0; r < RX; ++r) {
+      const int idx = tid + r * NT, c = idx / T, t = idx % T;
       const int64_t gt = t0 + t, x = (bi * d + i0 + c) * l + gt;
       const bool ok = c < nch && gt < l;
-      const float bc = delta_bias ? delta_bias[ok ? i0 + c : i0] : 0.0f;
-      su[c][o] = ok ? __ldg(u + x) : 0.0f;
-      sdt[c][o] = ok ? step_dt(__ldg(delta + x) + bc, softplus) : 0.0f;
-      sz[c][o] = ok && z ? __ldg(z + x) : 0.0f;
+      ru[r] = ok ? __ldg(u + x) : 0.0f;
+      rd[r] = ok ? __ldg(delta + x) : 0.0f;
+      rz[r] = ok && z ? __ldg(z + x) : 0.0f;
     }
     if (bc_layout)
-      for (int idx = tid; idx < N * T; idx += NT) {
-        const int s = idx / T, t = idx % T, o = (t / K) * KP + t % K;
+#pragma unroll
+      for (int r = 0; r < RB; ++r) {
+        const int idx = tid + r * NT, s = idx / T, t = idx % T;
         const int64_t gt = t0 + t;
-        sB[s][o] = gt < l ? __ldg(Bg + s * l + gt) : 0.0f;
-        sC[s][o] = gt < l ? __ldg(Cg + s * l + gt) : 0.0f;
+        const bool ok = idx < N * T && gt < l;
+        rB[r] = ok ? __ldg(Bg + s * l + gt) : 0.0f;
+        rC[r] = ok ? __ldg(Cg + s * l + gt) : 0.0f;
       }
+  };
+  auto commit = [&](int64_t t0) {
+#pragma unroll
+    for (int r = 0; r < RX; ++r) {
+      const int idx = tid + r * NT, c = idx / T, t = idx % T, o = (t / K) * KP + t % K;
+      const bool ok = c < nch && t0 + t < l;
+      const float bc = delta_bias ? delta_bias[ok ? i0 + c : i0] : 0.0f;
+      su[c][o] = ru[r];
+      sdt[c][o] = ok ? step_dt(rd[r] + bc, softplus) : 0.0f;
+      sz[c][o] = rz[r];
+    }
+    if (bc_layout)
+#pragma unroll
+      for (int r = 0; r < RB; ++r) {
+        const int idx = tid + r * NT, s = idx / T, t = idx % T, o = (t / K) * KP + t % K;
+        if (idx < N * T) sB[s][o] = rB[r], sC[s][o] = rC[r];
+      }
+  };
+  fetch(0);
+  for (int64_t t0 = 0; t0 < l; t0 += T) {
+    commit(t0);
     __syncthreads();
+    if (t0 + T < l) fetch(t0 + T);
     // Pass 1: each chunk's end state from zero and its dt sum (the chunk's decay is exp(A * sum)).
     float sum = 0.0f;
 #pragma unroll
@@ -338,8 +366,8 @@ const TaskTemplates& selective_scan_templates() {
     t.families.push_back(
         {"tiled_registers", "time tiles staged in shared memory, chunks scanned in parallel, states in registers",
          "A block takes CH channels of one (batch, group) over the whole time axis, in tiles of P chunks of K steps: "
-         "u, dt (softplus applied once), z, B and C of a tile are loaded coalesced into shared memory (B/C shared by "
-         "the block's channels); a thread holds n/LPS states of one channel chunk in registers, so the exp work has "
+         "u, dt (softplus applied once), z, B and C of a tile are loaded coalesced, one tile ahead into registers, then "
+         "into shared memory (B/C shared by the block's channels); a thread holds n/LPS states of one channel chunk in registers, so the exp work has "
          "no dependency on h. Pass 1 gives each chunk's end state from zero and its dt sum (decay = exp(A*sum)), the "
          "chunk-start states follow from the tile carry, pass 2 rescans exactly with y reduced over LPS lanes and D, "
          "gate fused; y is stored coalesced.",

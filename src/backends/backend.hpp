@@ -2,6 +2,7 @@
 // The interface every backend implements. A backend is a folder under src/backends/ whose
 // CMakeLists adds an object library to KSEARCH_BACKEND_TARGETS and whose code registers itself
 // with KSEARCH_REGISTER_BACKEND; nothing else in ksearch names a backend.
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -54,6 +55,8 @@ class Backend {
   virtual BuildResult build(const Task& task, const std::string& source) = 0;
   virtual std::filesystem::path runner_executable() const = 0;
   virtual runner::RunnerLimits runner_limits() const { return {}; }
+  // How long one call of a candidate may take before it counts as a hang (emulators need longer).
+  virtual std::chrono::milliseconds call_timeout() const { return std::chrono::seconds(20); }
   virtual Ceilings ceilings() = 0;
   // Bytes written between timed repetitions to evict the last-level cache (at least twice its size).
   virtual size_t flush_bytes() const = 0;

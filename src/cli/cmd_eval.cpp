@@ -15,7 +15,7 @@ namespace {
 struct EvalArgs {
   std::string task, backend = "cpu", file, workloads = "all";
   bool json = false, no_timing = false;
-  double call_timeout = 20;
+  double call_timeout = 0;
 };
 
 void print_table(const EvalReport& r) {
@@ -54,7 +54,7 @@ void setup(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"all", "visible", "held-out"}));
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->add_flag("--no-timing", args->no_timing, "Check correctness only");
-  cmd->add_option("--call-timeout", args->call_timeout, "Seconds one call of the candidate may take");
+  cmd->add_option("--call-timeout", args->call_timeout, "Seconds one call of the candidate may take (default: the backend's, 20 s on cpu)");
   cmd->callback([args, &exit_code] {
     const Task task = resolve_task(args->task);
     auto backend = make_backend(args->backend);

@@ -212,6 +212,7 @@ Evaluator::Evaluator(const Task& task, Backend& backend, EvalOptions options)
     : task_(task), backend_(backend), options_(options) {
   options_.trials = std::max(options_.trials, 3);
   options_.rotating_sets = std::max(options_.rotating_sets, 1);
+  if (options_.call_timeout.count() <= 0) options_.call_timeout = backend_.call_timeout();
 }
 
 std::vector<const Workload*> Evaluator::selected_workloads() const {

@@ -25,7 +25,7 @@ struct EvalOptions {
   int min_reps = 5;
   int max_reps = 40;
   double target_seconds = 0.3;       // timed work per workload
-  std::chrono::milliseconds call_timeout{20000};
+  std::chrono::milliseconds call_timeout{0};  // 0: the backend's call_timeout()
   bool compare_to_seed = true;       // time the task's seed too (cached) for speedup_vs_seed
   double implausible_roofline_fraction = 1.5;  // faster than the roofline by this much: rejected
   // The profile's static rules. Turned off only by the adversarial tests, to show that the run-time

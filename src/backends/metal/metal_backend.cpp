@@ -84,6 +84,8 @@ class MetalBackend : public Backend {
   }
 
   bool timing_available() const override { return false; }
+  // Emulation runs every thread on the host with checks on: a realistic scan takes minutes here.
+  std::chrono::milliseconds call_timeout() const override { return std::chrono::minutes(5); }
 
   const HardwareProfile& profile() override {
     if (!profile_) {

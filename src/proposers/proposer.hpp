@@ -26,12 +26,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
 #include "planner/protocol.hpp"
 
 namespace ksearch {
@@ -59,10 +59,9 @@ class Proposer {
 };
 
 // A failed request whose calls (each with its prompt, response, tokens, cost) are still recorded.
-class ProposerError : public std::runtime_error {
+class ProposerError : public Error {
  public:
-  ProposerError(const std::string& message, std::vector<planner::CallInfo> calls)
-      : std::runtime_error(message), calls_(std::move(calls)) {}
+  ProposerError(const std::string& message, std::vector<planner::CallInfo> calls) : Error(message), calls_(std::move(calls)) {}
   const std::vector<planner::CallInfo>& calls() const { return calls_; }
 
  private:

@@ -5,7 +5,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -81,6 +83,15 @@ class SharedMemory {
   size_t size_ = 0;
 };
 
+void close_inherited_descriptors(const std::vector<int>& keep) {
+  std::vector<int> open_fds;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    const int fd = std::stoi(entry.path().filename().string());
+    if (fd > 2 && std::find(keep.begin(), keep.end(), fd) == keep.end()) open_fds.push_back(fd);
+  }
+  for (int fd : open_fds) close(fd);  // the iterator's own descriptor is among them, already closed: harmless
+}
+
 CallArgs call_args(const SharedMemory& shm, const nlohmann::json& set, const nlohmann::json& command) {
   CallArgs args;
   const auto& bytes = command.at("bytes");
@@ -108,6 +119,10 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
   }
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive ksearch
   if (getppid() == 1) return 3;
+  // Descriptors inherited by accident (the parent's own pipes, databases, logs) are no business of a
+  // candidate's; and a write to a closed pipe must fail with EPIPE rather than kill the runner.
+  close_inherited_descriptors({args.command_fd, args.result_fd, args.shm_fd});
+  signal(SIGPIPE, SIG_IGN);
   apply_resource_limits(args.memory_limit_bytes, args.cpu_seconds);
   SharedMemory shm(args.shm_fd);
   std::vector<std::filesystem::path> readable;

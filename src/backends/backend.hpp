@@ -65,6 +65,11 @@ class Backend {
   virtual nlohmann::json load_options(const Task&) const { return nlohmann::json::object(); }
 };
 
+// Helpers shared by backends whose candidates compile to one shared object.
+struct BuildOutcome;
+BuildResult shared_library_result(const BuildOutcome& outcome);  // artifact {library, readable}
+uint64_t half_of_memory(uint64_t cap_bytes);                      // a runner's address-space limit
+
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 bool register_backend(const std::string& name, BackendFactory factory);
 std::unique_ptr<Backend> make_backend(const std::string& name);  // throws Error listing known backends

@@ -1,6 +1,10 @@
+#include <unistd.h>
+
+#include <algorithm>
 #include <map>
 
 #include "backends/backend.hpp"
+#include "core/build_cache.hpp"
 #include "core/error.hpp"
 
 namespace ksearch {
@@ -25,6 +29,22 @@ std::unique_ptr<Backend> make_backend(const std::string& name) {
     throw Error("unknown backend '" + name + "' (known: " + known + ")");
   }
   return it->second();
+}
+
+BuildResult shared_library_result(const BuildOutcome& outcome) {
+  BuildResult result;
+  result.ok = outcome.ok;
+  result.cached = outcome.cached;
+  result.log = outcome.log;
+  result.seconds = outcome.seconds;
+  // The runner may read the build folder (and nothing else outside the system libraries).
+  if (outcome.ok) result.artifact = {{"library", outcome.artifact.string()}, {"readable", {outcome.directory.string()}}};
+  return result;
+}
+
+uint64_t half_of_memory(uint64_t cap_bytes) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return std::min<uint64_t>(cap_bytes, uint64_t(pages) * uint64_t(page) / 2);
 }
 
 std::vector<std::string> backend_names() {

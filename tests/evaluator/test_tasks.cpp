@@ -13,20 +13,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Writes a task folder from the tiny_softmax one with `task_toml` as its task file.
+// Writes a task folder with `task_toml` as its task file and softmax's reference and seed.
 fs::path write_task(const std::string& name, const std::string& task_toml) {
   const fs::path dir = fs::temp_directory_path() / ("ksearch-task-test-" + name);
   fs::remove_all(dir);
   fs::create_directories(dir / "seeds");
-  fs::copy_file(fs::path(KSEARCH_TEST_DATA) / "tasks/tiny_softmax/reference.cpp", dir / "reference.cpp");
-  fs::copy_file(fs::path(KSEARCH_TEST_DATA) / "tasks/tiny_softmax/seeds/cpu.cpp", dir / "seeds/cpu.cpp");
+  const fs::path softmax = fs::path(KSEARCH_TEST_DATA) / "../../tasks/softmax";
+  fs::copy_file(softmax / "reference.cpp", dir / "reference.cpp");
+  fs::copy_file(softmax / "seeds/cpu.cpp", dir / "seeds/cpu.cpp");
   std::ofstream(dir / "task.toml") << task_toml;
   return dir / "task.toml";
 }
 
 std::string tiny_text() {
   std::ifstream in(fs::path(KSEARCH_TEST_DATA) / "tasks/tiny_softmax/task.toml");
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  // The copy written by write_task holds the reference and seed itself.
+  const std::string relative = "../../../../tasks/softmax/";
+  for (size_t pos; (pos = text.find(relative)) != std::string::npos;) text.erase(pos, relative.size());
+  return text;
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {

@@ -69,23 +69,14 @@ class CpuBackend : public Backend {
     request.command = {"g++", "-std=c++20", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
                        "-fno-gnu-unique", "-Wno-attributes", "entry.cpp", "-o", "{out}"};
     request.timeout = std::chrono::seconds(120);
-    BuildOutcome outcome = build_cached(request);
-    BuildResult result;
-    result.ok = outcome.ok;
-    result.cached = outcome.cached;
-    result.log = outcome.log;
-    result.seconds = outcome.seconds;
-    if (outcome.ok)
-      result.artifact = {{"library", outcome.artifact.string()}, {"readable", {outcome.directory.string()}}};
-    return result;
+    return shared_library_result(build_cached(request));
   }
 
   fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-cpu"; }
 
   runner::RunnerLimits runner_limits() const override {
     runner::RunnerLimits limits;
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    limits.memory_bytes = std::min<uint64_t>(uint64_t(16) << 30, uint64_t(pages) * uint64_t(page) / 2);
+    limits.memory_bytes = half_of_memory(uint64_t(16) << 30);
     limits.cpu_seconds = 900;
     return limits;
   }

@@ -155,15 +155,7 @@ class CudaBackend : public Backend {
     request.command = cuda::nvcc_command(cuda::target_arch(), "entry.cu", "{out}");
     request.timeout = std::chrono::seconds(300);
     request.memory_limit_bytes = size_t(32) << 30;  // cicc reserves a large address space
-    BuildOutcome outcome = build_cached(request);
-    BuildResult result;
-    result.ok = outcome.ok;
-    result.cached = outcome.cached;
-    result.log = outcome.log;
-    result.seconds = outcome.seconds;
-    if (outcome.ok)
-      result.artifact = {{"library", outcome.artifact.string()}, {"readable", {outcome.directory.string()}}};
-    return result;
+    return shared_library_result(build_cached(request));
   }
 
   fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-cuda"; }

@@ -223,8 +223,7 @@ class MetalBackend : public Backend {
 
   runner::RunnerLimits runner_limits() const override {
     runner::RunnerLimits limits;
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    limits.memory_bytes = std::min<uint64_t>(uint64_t(16) << 30, uint64_t(pages) * uint64_t(page) / 2);
+    limits.memory_bytes = half_of_memory(uint64_t(16) << 30);
     // One runner checks every workload on the CPU; emulation is far slower than the GPU.
     limits.cpu_seconds = 3600;
     return limits;

@@ -302,11 +302,16 @@ TEST_F(ReportTest, CpuExportCompiles) {
 fs::path task_with_gpu_entries(const fs::path& dir) {
   const fs::path task = dir / "task";
   fs::create_directories(task / "seeds");
-  fs::copy_file(fs::path(kTaskDir) / "reference.cpp", task / "reference.cpp");
-  fs::copy_file(fs::path(kTaskDir) / "seeds/cpu.cpp", task / "seeds/cpu.cpp");
+  // tiny_softmax uses the softmax task's reference and seed; the copy holds its own.
+  const fs::path softmax = fs::path(KSEARCH_SOURCE_DIR) / "tasks/softmax";
+  fs::copy_file(softmax / "reference.cpp", task / "reference.cpp");
+  fs::copy_file(softmax / "seeds/cpu.cpp", task / "seeds/cpu.cpp");
+  std::string toml = read(fs::path(kTaskDir) / "task.toml");
+  const std::string relative = "../../../../tasks/softmax/";
+  for (size_t pos; (pos = toml.find(relative)) != std::string::npos;) toml.erase(pos, relative.size());
   std::ofstream(task / "seeds/metal.metal") << "// grid: rows, 1, 1\n// threadgroup: 1, 1, 1\nuint r = thread_position_in_grid.x;\n";
   std::ofstream(task / "seeds/cuda.cu") << "#include <cuda_runtime.h>\n";
-  std::ofstream(task / "task.toml") << read(fs::path(kTaskDir) / "task.toml")
+  std::ofstream(task / "task.toml") << toml
                                    << "\n[entry.metal]\nfunction = \"softmax\"\nargs = [\"x\", \"y\", \"rows\", \"cols\"]\nseed = \"seeds/metal.metal\"\n"
                                    << "\n[entry.cuda]\nfunction = \"softmax\"\nargs = [\"x\", \"y\", \"rows\", \"cols\"]\nseed = \"seeds/cuda.cu\"\n";
   return task / "task.toml";

@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset default >/dev/null
 cmake --build --preset default
-exec ./build/ksearch run --task "${KSEARCH_TASK:-softmax}" --backend cpu --rounds "${KSEARCH_ROUNDS:-8}" "$@"
+exec ./build/ksearch run --task "${KSEARCH_TASK:-softmax}" --backend cpu "$@"

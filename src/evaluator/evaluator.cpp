@@ -1,9 +1,6 @@
 #include "evaluator/evaluator.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -89,6 +86,10 @@ Layout make_layout(const Task& task, const std::string& backend, const Workload&
   return layout;
 }
 
+const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::string& name) {
+  return *std::find_if(inputs.begin(), inputs.end(), [&](const HostTensor& t) { return t.spec->name == name; });
+}
+
 // Copies inputs into one set and poisons its outputs.
 void stage(char* shm, const Layout& layout, int set, const std::vector<HostTensor>& inputs) {
   for (size_t slot = 0; slot < layout.names.size(); ++slot) {
@@ -97,8 +98,8 @@ void stage(char* shm, const Layout& layout, int set, const std::vector<HostTenso
     if (layout.is_output[slot]) {
       poison(shm + offset, layout.bytes[slot] / dtype_size(layout.dtypes[slot]), layout.dtypes[slot]);
     } else {
-      for (const auto& t : inputs)
-        if (t.spec->name == layout.names[slot]) std::memcpy(shm + offset, t.bytes.data(), t.bytes.size());
+      const HostTensor& t = input_named(inputs, layout.names[slot]);
+      std::memcpy(shm + offset, t.bytes.data(), t.bytes.size());
     }
   }
 }
@@ -328,12 +329,12 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         const int64_t offset = layout.offsets[size_t(set)][slot];
         if (offset < 0) continue;
         if (!layout.is_output[slot]) {
-          for (const auto& t : inputs)
-            if (t.spec->name == layout.names[slot] && std::memcmp(shm + offset, t.bytes.data(), t.bytes.size()) != 0) {
-              out.status = Status::wrong_answer;
-              out.message = "the candidate modified its input '" + layout.names[slot] + "'";
-              return out;
-            }
+          const HostTensor& t = input_named(inputs, layout.names[slot]);
+          if (std::memcmp(shm + offset, t.bytes.data(), t.bytes.size()) != 0) {
+            out.status = Status::wrong_answer;
+            out.message = "the candidate modified its input '" + layout.names[slot] + "'";
+            return out;
+          }
           continue;
         }
         size_t output_index = 0;

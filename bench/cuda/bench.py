@@ -1,23 +1,30 @@
 #!/usr/bin/env python3
 """Side-by-side H200 benchmark of ksearch's CUDA kernels against PyTorch, in one process.
 
-usage: bench.py VARIANTS_DIR [--out results.json]
+usage: bench.py KERNELS_DIR [--out results.json] [--wrappers task,task]
 
-VARIANTS_DIR holds rendered template variants, one folder per task (written by
-`KSEARCH_CUDA_DUMP_DIR=DIR ksearch_cuda_tests --gtest_filter=CudaHost.TemplatesPassRulesAndCompile`).
-Each variant is compiled with nvcc into a shared object, loaded with ctypes and called with
-PyTorch's device pointers on PyTorch's current stream. Every variant is checked against PyTorch
-on the benchmark inputs; the fastest correct variant per task is reported. Both sides are timed
+KERNELS_DIR holds kernel sources, one folder per task: the best kernels of `ksearch run` searches
+as `ksearch export` writes them (bench/cuda/device_run.sh's search stage), or rendered template
+variants (`KSEARCH_CUDA_DUMP_DIR=DIR ksearch_cuda_tests --gtest_filter=CudaHost.TemplatesPassRulesAndCompile`).
+Each source is compiled with nvcc into a shared object, loaded with ctypes and called with
+PyTorch's device pointers on PyTorch's current stream. Every kernel is checked against PyTorch
+on the benchmark inputs; the fastest correct one per task is reported. Both sides are timed
 the same way: CUDA events around one call, L2 flushed (a 2 x L2 buffer written) before each
 repetition, median of the repetitions, spread = (p90 - p10) / median.
+
+--wrappers builds the PyTorch extension that `ksearch export` wrote beside a task's kernel
+(<task>_torch.cpp, JIT through torch.utils.cpp_extension) and checks that calling it gives the
+same output as the ctypes call.
 """
 import ctypes
 import glob
 import json
 import math
 import os
+import re
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import torch
@@ -71,12 +78,13 @@ I32 = ctypes.c_int32
 F32 = ctypes.c_float
 
 
-def ptr(t):
-    return None if t is None else t.data_ptr()
-
-
 def stream():
     return ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+
+
+def call_c(f, args):
+    """The C entry point: tensors as device pointers, then PyTorch's current stream."""
+    return f(*[a.data_ptr() if isinstance(a, torch.Tensor) else a for a in args], stream())
 
 
 # ---- tasks: inputs, our call, torch's call, checks ----
@@ -87,7 +95,7 @@ def softmax_cases():
         x = torch.randn(rows, cols, device=dev) * 4
         y = torch.empty_like(x)
         out.append(dict(name=f"softmax {rows}x{cols}", bytes=2 * 4 * x.numel(), flops=0,
-                        ours=lambda f, x=x, y=y, r=rows, c=cols: f(ptr(x), ptr(y), r, c, stream()),
+                        args=[x, y, rows, cols],
                         torch=lambda x=x: torch.softmax(x, -1), out=y, ref=lambda x=x: torch.softmax(x.double(), -1).float(),
                         tol=1e-3))
     return out
@@ -100,7 +108,7 @@ def rmsnorm_cases():
         w = torch.rand(cols, device=dev) + 0.5
         y = torch.empty_like(x)
         out.append(dict(name=f"rmsnorm {rows}x{cols}", bytes=4 * (2 * x.numel() + cols), flops=0,
-                        ours=lambda f, x=x, w=w, y=y, r=rows, c=cols: f(ptr(x), ptr(w), ptr(y), r, c, F32(1e-6), stream()),
+                        args=[x, w, y, rows, cols, 1e-6],
                         torch=lambda x=x, w=w, c=cols: F.rms_norm(x, (c,), w, 1e-6), out=y,
                         ref=lambda x=x, w=w, c=cols: F.rms_norm(x.double(), (c,), w.double(), 1e-6).float(), tol=1e-4))
     return out
@@ -113,7 +121,7 @@ def matmul_cases():
         b = torch.rand(n, n, device=dev) * 2 - 1
         c = torch.empty(n, n, device=dev)
         out.append(dict(name=f"matmul fp32 {n}^3", bytes=4 * 3 * n * n, flops=2 * n ** 3,
-                        ours=lambda f, a=a, b=b, c=c, n=n: f(ptr(a), ptr(b), ptr(c), n, n, n, stream()),
+                        args=[a, b, c, n, n, n],
                         torch=lambda a=a, b=b: torch.matmul(a, b), out=c,
                         ref=lambda a=a, b=b: torch.matmul(a.double(), b.double()).float(), tol=1e-4))
     return out
@@ -133,8 +141,7 @@ def attention_cases():
         sdpa = lambda q=q, k=k, v=v, c=causal, g=hq != hkv: F.scaled_dot_product_attention(q, k, v, is_causal=bool(c), enable_gqa=g)
         out.append(dict(name=f"attention bf16 {kind} b{b} hq{hq} hkv{hkv} lq{lq} lk{lk}", bytes=2 * (2 * b * hq * lq * d + 2 * b * hkv * lk * d),
                         flops=4 * b * hq * d * pairs,
-                        ours=lambda f, q=q, k=k, v=v, o=o, b=b, hq=hq, hkv=hkv, lq=lq, lk=lk, c=causal:
-                        f(ptr(q), ptr(k), ptr(v), ptr(o), b, hq, hkv, lq, lk, 128, I32(c), stream()),
+                        args=[q, k, v, o, b, hq, hkv, lq, lk, d, causal],
                         torch=sdpa, out=o, ref=lambda s=sdpa: s().float(), tol=2e-2, bf16=True))
     return out
 
@@ -174,9 +181,7 @@ def scan_cases():
         n = 16
         nbytes = 4 * (4 * b * d * l + 2 * b * n * l + d * n + 2 * d)
         out.append(dict(name=f"selective_scan fp32 b{b} d{d} l{l}", bytes=nbytes, flops=9 * b * d * l * n,
-                        ours=lambda f, a=(u, delta, A, B, C, D, z, bias), y=y, b=b, d=d, l=l:
-                        f(ptr(a[0]), ptr(a[1]), ptr(a[2]), ptr(a[3]), ptr(a[4]), ptr(a[5]), ptr(a[6]), ptr(a[7]), ptr(y), None,
-                          b, d, l, 16, 1, I32(1), I32(1), stream()),
+                        args=[u, delta, A, B, C, D, z, bias, y, None, b, d, l, n, 1, 1, 1],
                         torch=lambda a=(u, delta, A, B, C, D, z, bias): scan_torch_loop(*a), out=y,
                         ref=lambda a=(u, delta, A, B, C, D, z, bias): scan_torch_loop(*[t.double() for t in a]).float(),
                         tol=1e-3, torch_reps=3))
@@ -199,17 +204,51 @@ def rel_err(out, ref):
     return ((out - ref).norm() / ref.norm()).item()
 
 
+def kernel_label(path):
+    """'c7: <optimization>' from the header `ksearch export` writes, else the file name."""
+    with open(path) as fh:
+        head = fh.read(4000)
+    cand = re.search(r"candidate (c\d+)", head)
+    opt = re.search(r"Optimization: (.*)", head)
+    if cand:
+        return f"ksearch run {cand.group(1)}" + (f": {opt.group(1).strip()}" if opt else "")
+    return os.path.basename(path)[:-3]
+
+
+def check_wrapper(task, src, fname, case, lib_fn):
+    """Builds the exported PyTorch extension and compares its output with the ctypes call's."""
+    from torch.utils.cpp_extension import load
+    folder = os.path.dirname(src)
+    binding = os.path.join(folder, f"{task}_torch.cpp")
+    if not os.path.exists(binding):
+        return f"{task}: no {task}_torch.cpp beside the kernel"
+    flags = re.search(r"'nvcc': \[(.*)\]", open(os.path.join(folder, "setup.py")).read()).group(1)  # the export's own flags
+    ext = load(name=f"{task}_ksearch", sources=[src, binding], extra_cuda_cflags=re.findall(r"'([^']*)'", flags),
+               build_directory=tempfile.mkdtemp(prefix=f"ext-{task}-"), verbose=False)
+    case["out"].fill_(float("nan"))
+    call_c(lib_fn, case["args"])
+    torch.cuda.synchronize()
+    expected = case["out"].clone()
+    case["out"].fill_(float("nan"))
+    getattr(ext, fname)(*case["args"])
+    torch.cuda.synchronize()
+    same = torch.equal(case["out"], expected)
+    return f"{task}: PyTorch extension from the export {'matches' if same else 'DIFFERS from'} the C entry on {case['name']}"
+
+
 def main():
-    vdir = sys.argv[1]
+    kdir = sys.argv[1]
     out_json = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
-    only = os.environ.get("BENCH_TASKS", "").split(",") if os.environ.get("BENCH_TASKS") else list(TASKS)
+    wrappers = sys.argv[sys.argv.index("--wrappers") + 1].split(",") if "--wrappers" in sys.argv else []
+    only = (os.environ["BENCH_TASKS"].split(",") if os.environ.get("BENCH_TASKS")
+            else [t for t in TASKS if os.path.isdir(os.path.join(kdir, t))])
     bw = copy_bandwidth()
     print(f"device {props.name}, {props.multi_processor_count} SMs, L2 {L2 >> 20} MiB; torch {torch.__version__}; "
           f"measured copy bandwidth {bw / 1e12:.2f} TB/s (read + write)", flush=True)
-    sources = {t: sorted(glob.glob(os.path.join(vdir, t, "*.cu"))) for t in only}
+    sources = {t: sorted(glob.glob(os.path.join(kdir, t, "*.cu"))) for t in only}
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 8) as pool:
         built = {t: list(zip(srcs, pool.map(build, srcs))) for t, srcs in sources.items()}
-    results = []
+    results, wrapper_checks = [], []
     for task in only:
         make_cases, fname, argtypes = TASKS[task]
         cases = make_cases()
@@ -227,39 +266,45 @@ def main():
             ok = True
             for c, ref in zip(cases, refs):
                 c["out"].fill_(float("nan"))
-                c["ours"](f)
+                call_c(f, c["args"])
                 torch.cuda.synchronize()
                 e = rel_err(c["out"], ref)
                 errs.append(e)
                 if not (e <= c["tol"]):
                     ok = False
                     break
-                times.append(timeit(lambda c=c: c["ours"](f)))
-            name = os.path.basename(src)[:-3]
+                times.append(timeit(lambda c=c: call_c(f, c["args"])))
+            name = kernel_label(src)
             if not ok:
                 print(f"  {task}: {name} WRONG (rel err {errs[-1]:.2e} on {cases[len(errs) - 1]['name']})", flush=True)
                 continue
             score = math.exp(sum(math.log(t[0]) for t in times) / len(times))
             print(f"  {task}: {name} geo-mean {score:.4f} ms", flush=True)
             if best is None or score < best[0]:
-                best = (score, name, times, errs)
+                best = (score, name, times, errs, src, f)
+            if task in wrappers:
+                wrapper_checks.append(check_wrapper(task, src, fname, cases[-1], f))
+                print("  " + wrapper_checks[-1], flush=True)
         if best is None:
-            print(f"{task}: no correct variant", flush=True)
+            print(f"{task}: no correct kernel", flush=True)
             continue
         for c, (tm, tsp), (om, osp), e in zip(cases, torch_times, best[2], best[3]):
-            row = dict(task=task, case=c["name"], variant=best[1], ours_ms=om, ours_spread=osp, torch_ms=tm, torch_spread=tsp,
+            row = dict(task=task, case=c["name"], kernel=best[1], ours_ms=om, ours_spread=osp, torch_ms=tm, torch_spread=tsp,
                        vs_torch=tm / om, rel_err=e, bw_fraction=c["bytes"] / (om / 1e3) / bw,
                        tflops=c["flops"] / (om / 1e3) / 1e12 if c["flops"] else 0.0)
             results.append(row)
-    print("\n| case | best variant | ours ms (spread) | torch ms (spread) | ours/torch speed | % of copy BW | TFLOP/s | rel err |")
+    print("\n| case | kernel | ours ms (spread) | torch ms (spread) | ours/torch speed | % of copy BW | TFLOP/s | rel err |")
     print("|---|---|---|---|---|---|---|---|")
     for r in results:
-        print(f"| {r['case']} | {r['variant']} | {r['ours_ms']:.4f} ({100 * r['ours_spread']:.1f}%) | {r['torch_ms']:.4f} "
+        print(f"| {r['case']} | {r['kernel']} | {r['ours_ms']:.4f} ({100 * r['ours_spread']:.1f}%) | {r['torch_ms']:.4f} "
               f"({100 * r['torch_spread']:.1f}%) | {r['vs_torch']:.2f}x | {100 * r['bw_fraction']:.0f}% | "
               f"{r['tflops']:.1f} | {r['rel_err']:.1e} |")
+    for w in wrapper_checks:
+        print(w)
     if out_json:
         with open(out_json, "w") as fh:
-            json.dump(dict(device=props.name, torch=torch.__version__, copy_bandwidth=bw, results=results), fh, indent=1)
+            json.dump(dict(device=props.name, torch=torch.__version__, copy_bandwidth=bw, results=results,
+                           wrapper_checks=wrapper_checks), fh, indent=1)
 
 
 if __name__ == "__main__":

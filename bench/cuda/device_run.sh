@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # One device call: ksearch binaries built on a CUDA-13 host are carried in .devcarry/ (bin/, lib/
 # with their non-system shared libraries, variants/ rendered by the host test). Runs the GPU tests,
-# `ksearch eval` of every cuda seed, short `ksearch run` searches, and the side-by-side benchmark.
-# Logs go to $OUT (at most 8 files come back: the search keeps one JSON and the best kernel per task).
+# `ksearch eval` of every cuda seed, short `ksearch run` searches whose best kernels are exported
+# to /tmp/runs/kernels/<task>/, and the side-by-side benchmark of those kernels (or of
+# BENCH_KERNELS=DIR, e.g. .devcarry/variants) against PyTorch.
+# Logs go to $OUT (at most 8 files come back: the run folders and exports are packed in runs.tgz).
 #   [SEARCH_TASKS="softmax selective_scan"] [SEARCH_ROUNDS=3] [SEARCH_MINUTES=2] [BENCH_TASKS=a,b] \
-#   [EVAL_VARIANTS=task/variant ...] bash bench/cuda/device_run.sh [tests] [seeds] [variants] [search] [bench]
+#   [BENCH_WRAPPERS=task,task] [EVAL_VARIANTS=task/variant ...] \
+#   bash bench/cuda/device_run.sh [tests] [seeds] [variants] [search] [bench]
 set -uo pipefail
 ROOT=$(pwd)
 export LD_LIBRARY_PATH=$ROOT/.devcarry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -27,18 +30,21 @@ for stage in "$@"; do
       for v in ${EVAL_VARIANTS:-}; do
         timeout 150 "$BIN/ksearch" eval --task ${v%%/*} --backend cuda --workloads all .devcarry/variants/$v.cu 2>&1 | tee -a "$OUT/search.log" | grep -vE "^$"
       done ;;
-    search)
+    search)  # each task's run folder and exported best kernel under /tmp/runs (packed into $OUT/runs.tgz)
       for t in ${SEARCH_TASKS:-softmax selective_scan}; do
-        rm -rf /tmp/search-$t
+        rm -rf /tmp/runs/search-$t /tmp/runs/kernels/$t
+        mkdir -p /tmp/runs/kernels/$t
         SECONDS=0
-        timeout 240 "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-3} --minutes ${SEARCH_MINUTES:-2} --out /tmp/search-$t --json \
-          > "$OUT/search-$t.json" 2>> "$OUT/search.log"
+        timeout 300 "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-3} --minutes ${SEARCH_MINUTES:-2} \
+          --out /tmp/runs/search-$t --json > /tmp/runs/search-$t.json 2>> "$OUT/search.log"
         echo "search $t: exit $? in ${SECONDS}s" | tee -a "$OUT/search.log"
-        cat "$OUT/search-$t.json"; echo
-        "$BIN/ksearch" show /tmp/search-$t 2>&1 | tee -a "$OUT/search.log" | tail -25
-        for f in /tmp/search-$t/best*; do [ -e "$f" ] && cp "$f" "$OUT/best-$t-$(basename "$f")"; done
-      done ;;
+        cat /tmp/runs/search-$t.json; echo
+        "$BIN/ksearch" show /tmp/runs/search-$t 2>&1 | tee -a "$OUT/search.log" | tail -25
+        "$BIN/ksearch" export /tmp/runs/search-$t --out /tmp/runs/kernels/$t/ 2>&1 | tee -a "$OUT/search.log"
+      done
+      tar czf "$OUT/runs.tgz" -C /tmp runs ;;
     bench)
-      PYTHONUNBUFFERED=1 timeout 420 python3 bench/cuda/bench.py "$ROOT/.devcarry/variants" --out "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log" ;;
+      PYTHONUNBUFFERED=1 timeout 420 python3 bench/cuda/bench.py "${BENCH_KERNELS:-/tmp/runs/kernels}" --out "$OUT/bench.json" \
+        ${BENCH_WRAPPERS:+--wrappers $BENCH_WRAPPERS} 2>&1 | tee "$OUT/bench.log" ;;
   esac
 done

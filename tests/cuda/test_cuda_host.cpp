@@ -116,6 +116,8 @@ TEST(CudaHost, ExportBundle) {
   EXPECT_NE(files[1].second.find("torch::kBFloat16"), std::string::npos);
   EXPECT_NE(files[1].second.find("getCurrentCUDAStream"), std::string::npos);
   EXPECT_NE(files[1].second.find("PYBIND11_MODULE"), std::string::npos);
+  EXPECT_EQ(files[2].first, "setup.py");  // PyTorch's default nvcc flags would reject implicit bf16 conversions
+  EXPECT_NE(files[2].second.find("-U__CUDA_NO_BFLOAT16_CONVERSIONS__"), std::string::npos);
 }
 
 TEST(CudaHost, SeedsCompile) {

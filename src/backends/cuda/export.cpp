@@ -68,13 +68,18 @@ std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const Task& 
       task.name, prototype, entry.function, params, checks, call, call.empty() ? "" : ", ",
       "ksearch kernel; arguments as in the C entry point, outputs preallocated");
 
+  // PyTorch compiles CUDA sources with the implicit half/bf16 conversions switched off; the kernel
+  // was built and verified by ksearch with them on, so the extension switches them back on.
+  const std::string nvcc_flags =
+      "'-O3', '-gencode=arch=compute_90a,code=sm_90a', '-U__CUDA_NO_HALF_OPERATORS__', '-U__CUDA_NO_HALF_CONVERSIONS__', "
+      "'-U__CUDA_NO_HALF2_OPERATORS__', '-U__CUDA_NO_BFLOAT16_CONVERSIONS__'";
   std::string setup = fmt::format(
       "# Builds the PyTorch extension: pip install . (or python setup.py build_ext --inplace)\n"
       "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\n"
       "setup(name='{0}_ksearch', ext_modules=[CUDAExtension('{0}_ksearch', ['{0}.cu', '{0}_torch.cpp'],\n"
-      "      extra_compile_args={{'nvcc': ['-O3', '-gencode=arch=compute_90a,code=sm_90a']}})],\n"
+      "      extra_compile_args={{'nvcc': [{1}]}})],\n"
       "      cmdclass={{'build_ext': BuildExtension}})\n",
-      task.name);
+      task.name, nvcc_flags);
 
   std::string readme = fmt::format(
       "# {0} (CUDA, exported by ksearch)\n\n{1}\n\nC entry point (device pointers; every kernel is launched on `stream`):\n\n"
@@ -82,8 +87,8 @@ std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const Task& 
       "-o lib{0}.so` (use your GPU's architecture elsewhere).\n"
       "- PyTorch: `pip install .`, then `import torch, {0}_ksearch; {0}_ksearch.{3}(...)` with the same arguments "
       "(outputs preallocated, contiguous CUDA tensors); it runs on the current stream.\n"
-      "- Or JIT: `torch.utils.cpp_extension.load('{0}_ksearch', ['{0}.cu', '{0}_torch.cpp'])`.\n",
-      task.name, task.description, prototype, entry.function);
+      "- Or JIT: `torch.utils.cpp_extension.load('{0}_ksearch', ['{0}.cu', '{0}_torch.cpp'], extra_cuda_cflags=[{4}])`.\n",
+      task.name, task.description, prototype, entry.function, nvcc_flags);
 
   return {{task.name + ".cu", kernel}, {task.name + "_torch.cpp", wrapper}, {"setup.py", setup}, {"README.md", readme}};
 }

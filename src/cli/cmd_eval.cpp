@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "backends/backend.hpp"
@@ -25,7 +26,7 @@ void print_table(const EvalReport& r) {
     fmt::print("\n{:<44} {:<13} {:>10} {:>10} {:>11} {:>7} {:>9} {:>9}\n", "workload", "status", "max_abs", "max_rel",
                "median_ms", "spread", "vs_seed", "roofline");
     for (const auto& w : r.workloads) {
-      const std::string name = w.name + (w.held_out ? " (h)" : "");
+      const std::string name = w.name + (w.held_out ? " (h)" : "") + (w.reference == "device" ? " (d)" : "");
       if (w.timing.samples > 0)
         fmt::print("{:<44} {:<13} {:>10.2e} {:>10.2e} {:>11.4f} {:>6.1f}% {:>8.2f}x {:>8.1f}%\n", name, status_name(w.status),
                    w.max_abs_err, w.max_rel_err, w.timing.median, 100 * w.timing.spread(), w.speedup_vs_seed,
@@ -34,6 +35,8 @@ void print_table(const EvalReport& r) {
         fmt::print("{:<44} {:<13} {:>10.2e} {:>10.2e} {:>11} {:>7} {:>9} {:>9}\n", name, w.ran ? status_name(w.status) : "not run",
                    w.max_abs_err, w.max_rel_err, "-", "-", "-", "-");
     }
+    if (std::any_of(r.workloads.begin(), r.workloads.end(), [](const auto& w) { return w.reference == "device"; }))
+      fmt::print("(d): checked against the task's device reference for {}\n", r.backend);
     for (const auto& w : r.workloads)
       if (w.status != Status::passed && !w.message.empty()) fmt::print("  {}: {}\n", w.name, w.message);
   }

@@ -16,18 +16,16 @@
 #include "core/process.hpp"
 #include "core/timing_lock.hpp"
 #include "evaluator/compare.hpp"
+#include "evaluator/device_reference.hpp"
+#include "evaluator/staging.hpp"
 #include "tasks/inputs.hpp"
 #include "tasks/reference.hpp"
-#include "tasks/signature.hpp"
 
 namespace fs = std::filesystem;
 
 namespace ksearch {
 
 namespace {
-
-constexpr size_t kAlign = 256;
-size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 std::string secret_key() {
   static const std::string key = [] {
@@ -42,66 +40,6 @@ std::string secret_key() {
     return read_file(file);
   }();
   return key;
-}
-
-
-// Where each tensor of each rotating set sits in the shared memory.
-struct Layout {
-  CallLayout call;
-  std::vector<size_t> bytes;           // per tensor slot
-  std::vector<bool> is_output;
-  std::vector<DType> dtypes;
-  std::vector<std::string> names;
-  std::vector<std::vector<int64_t>> offsets;  // [set][slot], -1 when absent
-  size_t total = 0;
-  nlohmann::json command_base;
-};
-
-Layout make_layout(const Task& task, const std::string& backend, const Workload& w, int sets) {
-  Layout layout;
-  layout.call = call_layout(task, backend);
-  for (const auto& arg : layout.call.args) {
-    if (arg.kind != CallArg::Kind::tensor) continue;
-    auto shape = task.shape_of(*arg.tensor, w);
-    layout.bytes.push_back(shape ? element_count(*shape) * dtype_size(arg.tensor->dtype) : 0);
-    layout.is_output.push_back(arg.is_output);
-    layout.dtypes.push_back(arg.tensor->dtype);
-    layout.names.push_back(arg.name);
-  }
-  size_t cursor = 0;
-  for (int s = 0; s < sets; ++s) {
-    std::vector<int64_t> offsets;
-    for (size_t i = 0; i < layout.bytes.size(); ++i) {
-      const bool present = task.shape_of(*task.find_tensor(layout.names[i]), w).has_value();
-      offsets.push_back(present ? int64_t(cursor) : -1);
-      if (present) cursor += align_up(std::max<size_t>(layout.bytes[i], 1));
-    }
-    layout.offsets.push_back(offsets);
-  }
-  layout.total = cursor;
-  std::vector<int64_t> ints;
-  std::vector<double> floats;
-  scalar_arguments(task, layout.call, w, ints, floats);
-  layout.command_base = {{"bytes", layout.bytes}, {"outputs", layout.is_output}, {"ints", ints}, {"floats", floats}};
-  return layout;
-}
-
-const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::string& name) {
-  return *std::find_if(inputs.begin(), inputs.end(), [&](const HostTensor& t) { return t.spec->name == name; });
-}
-
-// Copies inputs into one set and poisons its outputs.
-void stage(char* shm, const Layout& layout, int set, const std::vector<HostTensor>& inputs) {
-  for (size_t slot = 0; slot < layout.names.size(); ++slot) {
-    const int64_t offset = layout.offsets[size_t(set)][slot];
-    if (offset < 0) continue;
-    if (layout.is_output[slot]) {
-      poison(shm + offset, layout.bytes[slot] / dtype_size(layout.dtypes[slot]), layout.dtypes[slot]);
-    } else {
-      const HostTensor& t = input_named(inputs, layout.names[slot]);
-      std::memcpy(shm + offset, t.bytes.data(), t.bytes.size());
-    }
-  }
 }
 
 struct TrialOutcome {
@@ -147,6 +85,7 @@ nlohmann::json EvalReport::to_json() const {
                               {"status", status_name(w.status)},
                               {"message", w.message},
                               {"ran", w.ran},
+                              {"reference", w.reference},
                               {"max_abs_err", w.max_abs_err},
                               {"max_rel_err", w.max_rel_err},
                               {"median_ms", w.timing.median},
@@ -185,6 +124,7 @@ EvalReport EvalReport::from_json(const nlohmann::json& j) {
     wr.status = parse_status(w.value("status", "runtime_error"));
     wr.message = w.value("message", "");
     wr.ran = w.value("ran", false);
+    wr.reference = w.value("reference", "");
     wr.max_abs_err = w.value("max_abs_err", 0.0);
     wr.max_rel_err = w.value("max_rel_err", 0.0);
     wr.timing.median = w.value("median_ms", 0.0);
@@ -294,9 +234,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
 
   try {
     process = std::make_unique<runner::RunnerProcess>(backend_.runner_executable(), backend_.runner_limits());
-    nlohmann::json load = {{"cmd", "load"}, {"artifact", build.artifact}};
-    for (const auto& [k, v] : backend_.load_options(task_).items()) load["artifact"][k] = v;
-    report.sandbox = process->request(load, options_.call_timeout).value("sandbox", "");
+    report.sandbox = load_build(*process, backend_, task_, build, options_.call_timeout).value("sandbox", "");
   } catch (const runner::RunnerFailure& f) {
     report.status = failure_status(f);
     report.message = std::string("loading the candidate failed: ") + f.what();
@@ -305,12 +243,21 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     return report;
   }
 
+  // Started on the first workload that needs it, in a runner of its own.
+  std::unique_ptr<DeviceReference> device_reference;
   std::random_device rd;
   for (size_t wi = 0; wi < workloads.size(); ++wi) {
     const Workload& w = *workloads[wi];
     WorkloadResult& wr = report.workloads[wi];
     wr.ran = true;
-    const Layout layout = make_layout(task_, backend_.name(), w, timing ? options_.rotating_sets : 1);
+    const DeviceReferenceSpec* device_spec = task_.device_reference_for(backend_.name(), w);
+    wr.reference = device_spec ? "device" : "cpu";
+    auto reference_for = [&](uint64_t seed, const std::vector<HostTensor>& inputs) {
+      if (!device_spec) return reference_outputs(task_, w, seed, inputs);
+      if (!device_reference) device_reference = std::make_unique<DeviceReference>(task_, backend_, *device_spec);
+      return device_reference->outputs(w, seed, inputs);
+    };
+    const StagingLayout layout = make_staging_layout(task_, backend_.name(), w, timing ? options_.rotating_sets : 1);
     std::vector<int> seed_indices(kSecretSeedsPerWorkload);
     std::iota(seed_indices.begin(), seed_indices.end(), 0);
     std::shuffle(seed_indices.begin(), seed_indices.end(), std::mt19937(rd()));
@@ -318,13 +265,10 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     auto trial = [&](int set, uint64_t seed) {
       TrialOutcome out;
       auto inputs = generate_inputs(task_, w, seed);
-      auto reference = reference_outputs(task_, w, seed, inputs);
+      const ReferenceOutputs reference = reference_for(seed, inputs);
       char* shm = process->shared_memory(layout.total, options_.call_timeout);
       stage(shm, layout, set, inputs);
-      nlohmann::json command = layout.command_base;
-      command["cmd"] = "call";
-      command["set"] = layout.offsets[size_t(set)];
-      out.call_ms = process->request(command, options_.call_timeout).value("ms", 0.0);
+      out.call_ms = call_staged(*process, layout, set, options_.call_timeout).value("ms", 0.0);
       for (size_t slot = 0; slot < layout.names.size(); ++slot) {
         const int64_t offset = layout.offsets[size_t(set)][slot];
         if (offset < 0) continue;
@@ -337,10 +281,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           }
           continue;
         }
-        size_t output_index = 0;
-        while (task_.outputs[output_index].name != layout.names[slot]) ++output_index;
         const Comparison c = compare_output(layout.names[slot], shm + offset, layout.dtypes[slot],
-                                            reference[output_index], task_.tolerance(layout.dtypes[slot]));
+                                            reference[size_t(layout.output_index[slot])], task_.tolerance(layout.dtypes[slot]));
         out.max_abs = std::max(out.max_abs, c.max_abs_err);
         out.max_rel = std::max(out.max_rel, c.max_rel_err);
         if (!c.ok && out.status == Status::passed) {

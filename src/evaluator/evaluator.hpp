@@ -45,6 +45,9 @@ struct WorkloadResult {
   double seed_ms = 0;
   double speedup_vs_seed = 0;
   bool ran = false;
+  // What the outputs were checked against: "cpu" (the task's reference.cpp) or "device" (its
+  // [reference.<backend>], for workloads at or above the threshold).
+  std::string reference;
 };
 
 struct EvalReport {

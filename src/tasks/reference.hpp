@@ -1,5 +1,7 @@
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "tasks/inputs.hpp"
@@ -7,10 +9,19 @@
 
 namespace ksearch {
 
-// Reference outputs (one double vector per output; empty when absent), computed by the task's
-// reference compiled at run time and cached per (task content, workload, seed).
-std::vector<std::vector<double>> reference_outputs(const Task& task, const Workload& workload, uint64_t seed,
-                                                   const std::vector<HostTensor>& inputs);
+// One double vector per output of the task (empty when absent).
+using ReferenceOutputs = std::vector<std::vector<double>>;
+
+// Reference outputs computed by the task's (CPU) reference compiled at run time and cached per
+// (task content, workload, seed).
+ReferenceOutputs reference_outputs(const Task& task, const Workload& workload, uint64_t seed,
+                                   const std::vector<HostTensor>& inputs);
+
+// The reference cache itself: outputs of (task content, workload, seed) from the reference named by
+// `origin` ("" for the CPU reference, e.g. "cuda:<source hash>" for a device reference, so that the
+// outputs of different references never mix); `compute` runs only when they are not cached yet.
+ReferenceOutputs cached_reference_outputs(const Task& task, const Workload& workload, uint64_t seed,
+                                          const std::string& origin, const std::function<ReferenceOutputs()>& compute);
 
 // Compiles the reference (cached) and throws Error with the compiler output if it fails.
 void ensure_reference_built(const Task& task);

@@ -89,6 +89,16 @@ std::optional<std::vector<int64_t>> Task::shape_of(const TensorSpec& t, const Wo
 double Task::flops(const Workload& w) const { return evaluate_expression(flops_expr, bindings(w)); }
 double Task::bytes(const Workload& w) const { return evaluate_expression(bytes_expr, bindings(w)); }
 
+double Task::reference_cost(const Workload& w) const {
+  const double f = flops(w);
+  return f > 0 ? f : bytes(w);
+}
+
+const DeviceReferenceSpec* Task::device_reference_for(const std::string& backend, const Workload& w) const {
+  auto it = device_references.find(backend);
+  return it != device_references.end() && reference_cost(w) >= it->second.above_flops ? &it->second : nullptr;
+}
+
 std::vector<const Workload*> Task::workloads_for(const std::string& backend, bool held_out) const {
   std::vector<const Workload*> out;
   for (const auto& w : workloads)
@@ -360,6 +370,30 @@ Task load_task(const fs::path& file_in) {
   task.reference_source = task.dir / r.string(reference, "source", "reference");
   if (!fs::exists(task.reference_source))
     r.fail(reference.get("source"), "reference.source", "file not found: " + task.reference_source.string());
+
+  for (const auto& [key, value] : reference) {
+    if (key == "source") continue;
+    const std::string backend(key.str());
+    const std::string where = "reference." + backend;
+    if (!value.is_table()) r.fail(&value, where, "expected 'source' or a table [reference.<backend>]");
+    const auto& t = *value.as_table();
+    for (const auto& [field, field_value] : t)
+      if (field != "source" && field != "above_flops")
+        r.fail(&field_value, where + "." + std::string(field.str()), "unknown field (expected 'source' and 'above_flops')");
+    // The device reference implements the backend's entry function, so that entry must exist.
+    if (!task.entries.count(backend))
+      r.fail(&t, where, "the task has no [entry." + backend + "] for this reference to implement");
+    DeviceReferenceSpec spec;
+    spec.backend = backend;
+    spec.source = (task.dir / r.string(t, "source", where)).lexically_normal();
+    if (!fs::exists(spec.source)) r.fail(t.get("source"), where + ".source", "file not found: " + spec.source.string());
+    if (const toml::node* threshold = t.get("above_flops")) {
+      spec.above_flops = r.number(threshold, where + ".above_flops");
+      if (!(spec.above_flops >= 0)) r.fail(threshold, where + ".above_flops", "must be at least 0");
+    }
+    spec.source_hash = sha256_hex(read_file(spec.source));
+    task.device_references[backend] = std::move(spec);
+  }
 
   task.content_hash = sha256_hex(read_file(file) + "\n--\n" + read_file(task.reference_source));
   return task;

@@ -57,6 +57,15 @@ struct EntrySpec {
   std::map<std::string, std::string> options;  // backend-specific (e.g. metal grid expressions)
 };
 
+// A reference written like a candidate for one backend (`[reference.<backend>]`), run on that backend's
+// device for the workloads too large for the CPU reference.
+struct DeviceReferenceSpec {
+  std::string backend;
+  std::filesystem::path source;  // absolute
+  std::string source_hash;       // of its text: keys its cached outputs and its verification
+  double above_flops = 1e9;      // used for workloads whose reference cost (Task::reference_cost) is at least this
+};
+
 struct Task {
   std::string name;
   std::string description;
@@ -72,7 +81,8 @@ struct Task {
   std::vector<Workload> workloads;
   std::map<std::string, EntrySpec> entries;  // by backend name
   std::filesystem::path reference_source;
-  std::string content_hash;  // of the task file and the reference source
+  std::map<std::string, DeviceReferenceSpec> device_references;  // by backend name
+  std::string content_hash;  // of the task file and the (CPU) reference source
 
   const TensorSpec* find_tensor(const std::string& name) const;
   const ParamSpec* find_param(const std::string& name) const;
@@ -87,6 +97,11 @@ struct Task {
   std::optional<std::vector<int64_t>> shape_of(const TensorSpec& t, const Workload& w) const;
   double flops(const Workload& w) const;
   double bytes(const Workload& w) const;
+  // What decides between the CPU and a device reference: the flops, or the bytes where flops are 0.
+  double reference_cost(const Workload& w) const;
+  // The device reference that gives a workload's reference outputs on `backend`, or null where the CPU
+  // reference does (no device reference for the backend, or the workload costs less than its threshold).
+  const DeviceReferenceSpec* device_reference_for(const std::string& backend, const Workload& w) const;
   std::vector<const Workload*> workloads_for(const std::string& backend, bool held_out) const;
 };
 

@@ -4,11 +4,13 @@
 
 #include "backends/backend.hpp"
 #include "core/paths.hpp"
+#include "evaluator/device_reference.hpp"
 #include "evaluator/evaluator.hpp"
 #include "tasks/registry.hpp"
 #include "test_common.hpp"
 
 using namespace ksearch;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -59,6 +61,30 @@ TEST(CudaGpu, TimedSeedIsWithinTheRoofline) {
   const Ceilings c = backend->ceilings();
   EXPECT_GT(c.bandwidth_bytes_per_s, 1e11);
   EXPECT_GT(c.flops_per_s, 1e12);
+}
+
+// softmax's 8192 x 8192 workload is checked against the device reference (reference.cu), which is
+// verified against reference.cpp on the smaller workloads first (the marker is removed so that it runs).
+TEST(CudaGpu, LargeWorkloadUsesTheVerifiedDeviceReference) {
+  auto backend = gpu_backend();
+  if (!backend) GTEST_SKIP() << "no GPU here";
+  const Task task = resolve_task("softmax");
+  const fs::path marker = verification_marker(task, task.device_references.at("cuda"));
+  fs::remove(marker);
+  EvalOptions options = quick_options();
+  options.time = false;
+  const EvalReport r = Evaluator(task, *backend, options).evaluate(read_file(task.entry("cuda").seed));
+  ASSERT_EQ(status_name(r.status), "passed") << r.message << "\n" << r.log;
+  for (const auto& w : r.workloads)
+    EXPECT_EQ(w.reference, w.name == "r8192_c8192" ? "device" : "cpu") << w.name;
+  ASSERT_TRUE(fs::exists(marker));
+  const auto record = nlohmann::json::parse(read_file(marker));
+  std::vector<std::string> verified;
+  for (const auto& check : record.at("checks")) {
+    verified.push_back(check.at("workload"));
+    EXPECT_LT(check.at("max_rel_err").get<double>(), 1e-5) << check.dump();
+  }
+  EXPECT_EQ(verified, (std::vector<std::string>{"r512_c1024", "r2048_c4096", "r64_c32000"}));
 }
 
 // Each adversarial source names the status it must get; a runner killed by one case must not

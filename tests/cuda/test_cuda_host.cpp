@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 
 #include "backends/backend.hpp"
 #include "backends/cuda/cuda_tools.hpp"
@@ -137,6 +138,30 @@ TEST(CudaHost, AdversarialSourcesCompile) {
     const BuildResult r = backend->build(task, read_file(file));
     EXPECT_TRUE(r.ok) << file.filename() << ":\n" << r.log;
   }
+}
+
+// Every tasks/*/reference.cu is a task's cuda device reference, passes the rules (which do not apply to
+// trusted code, but it is written like a candidate) and builds like a candidate.
+TEST(CudaHost, DeviceReferencesPassRulesAndCompile) {
+  auto backend = make_backend("cuda");
+  const auto& rules = backend->profile().rules;
+  std::set<fs::path> declared;
+  for (const auto& task : cuda_tasks()) {
+    if (!task.device_references.count("cuda")) continue;
+    const DeviceReferenceSpec& spec = task.device_references.at("cuda");
+    declared.insert(fs::weakly_canonical(spec.source));
+    const std::string source = read_file(spec.source);
+    const auto violations = rules.check(source);
+    EXPECT_TRUE(violations.empty()) << spec.source << ": " << (violations.empty() ? "" : violations[0].message);
+    if (!have_nvcc()) continue;
+    const BuildResult r = backend->build(task, source);
+    EXPECT_TRUE(r.ok) << spec.source << ":\n" << r.log;
+  }
+  EXPECT_GE(declared.size(), 5u);
+  for (const auto& entry : fs::directory_iterator(builtin_tasks_dir()))
+    if (fs::exists(entry.path() / "reference.cu"))
+      EXPECT_TRUE(declared.count(fs::weakly_canonical(entry.path() / "reference.cu"))) << entry.path() << " declares no [reference.cuda]";
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found: rules checked, builds skipped";
 }
 
 // Every template family at its defaults and at each knob value: rules pass and nvcc builds it.

@@ -132,3 +132,46 @@ TEST(Tasks, MalformedFilesNameFileLineAndField) {
   EXPECT_NE(load_error(replaced(text, "5 * rows * cols", "5 * rows * colz")).find("cost.flops"), std::string::npos);
   EXPECT_THROW(resolve_task("no_such_task"), Error);
 }
+
+TEST(Tasks, DeviceReferenceIsChosenByCost) {
+  const std::string device = "\n[reference.cpu]\nsource = \"seeds/cpu.cpp\"\nabove_flops = 80000\n";
+  const fs::path file = write_task("device", tiny_text() + device);
+  const Task t = load_task(file);
+  ASSERT_EQ(t.device_references.size(), 1u);
+  const DeviceReferenceSpec& spec = t.device_references.at("cpu");
+  EXPECT_EQ(spec.source, file.parent_path() / "seeds/cpu.cpp");
+  EXPECT_EQ(spec.source_hash.size(), 64u);
+  EXPECT_EQ(t.device_reference_for("cpu", t.workload("r64_c256")), &spec);      // 81920 flops
+  EXPECT_EQ(t.device_reference_for("cpu", t.workload("r16_c1000")), &spec);     // 80000: at the threshold
+  EXPECT_EQ(t.device_reference_for("cpu", t.workload("held_r5_c777")), nullptr);  // 19425
+  EXPECT_EQ(t.device_reference_for("metal", t.workload("r64_c256")), nullptr);
+  // Without flops the bytes decide (8 * rows * cols: 131072, 128000, 31080).
+  const Task no_flops = load_task(write_task("device", replaced(tiny_text(), "5 * rows * cols", "0") + device));
+  EXPECT_EQ(no_flops.reference_cost(no_flops.workload("r16_c1000")), 128000);
+  EXPECT_NE(no_flops.device_reference_for("cpu", no_flops.workload("r16_c1000")), nullptr);
+  EXPECT_EQ(no_flops.device_reference_for("cpu", no_flops.workload("held_r5_c777")), nullptr);
+  // The threshold's default.
+  const Task by_default = load_task(write_task("device", tiny_text() + "\n[reference.cpu]\nsource = \"seeds/cpu.cpp\"\n"));
+  EXPECT_EQ(by_default.device_references.at("cpu").above_flops, 1e9);
+  EXPECT_TRUE(load_task(write_task("device", tiny_text())).device_references.empty());
+}
+
+TEST(Tasks, MalformedDeviceReferenceTablesNameTheField) {
+  const std::string text = tiny_text();
+  const auto error_with = [&](const std::string& table) { return load_error(text + "\n" + table); };
+  const std::string missing = error_with("[reference.cpu]\nabove_flops = 5\n");
+  EXPECT_NE(missing.find("task.toml:"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("field 'reference.cpu.source': missing"), std::string::npos) << missing;
+  const std::string not_found = error_with("[reference.cpu]\nsource = \"nope.cpp\"\n");
+  EXPECT_NE(not_found.find("field 'reference.cpu.source': file not found"), std::string::npos) << not_found;
+  const std::string not_a_number = error_with("[reference.cpu]\nsource = \"seeds/cpu.cpp\"\nabove_flops = \"big\"\n");
+  EXPECT_NE(not_a_number.find("field 'reference.cpu.above_flops': expected a number"), std::string::npos) << not_a_number;
+  const std::string negative = error_with("[reference.cpu]\nsource = \"seeds/cpu.cpp\"\nabove_flops = -1\n");
+  EXPECT_NE(negative.find("field 'reference.cpu.above_flops': must be at least 0"), std::string::npos) << negative;
+  const std::string unknown = error_with("[reference.cpu]\nsource = \"seeds/cpu.cpp\"\nthreshold = 1\n");
+  EXPECT_NE(unknown.find("field 'reference.cpu.threshold': unknown field"), std::string::npos) << unknown;
+  const std::string no_entry = error_with("[reference.cuda]\nsource = \"seeds/cpu.cpp\"\n");
+  EXPECT_NE(no_entry.find("field 'reference.cuda': the task has no [entry.cuda]"), std::string::npos) << no_entry;
+  const std::string not_a_table = load_error(replaced(text, "source = \"reference.cpp\"", "source = \"reference.cpp\"\ncpu = \"seeds/cpu.cpp\""));
+  EXPECT_NE(not_a_table.find("field 'reference.cpu': expected 'source' or a table"), std::string::npos) << not_a_table;
+}

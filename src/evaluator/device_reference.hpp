@@ -1,0 +1,64 @@
+#pragma once
+// Reference outputs from a task's device reference (`[reference.<backend>]`) for the workloads too large
+// for the CPU reference. The device reference is built by the backend like a candidate (trusted code: no
+// rules check) and runs in a runner process of its own, never the candidate's. Before its first use on a
+// machine it is verified against the CPU reference; the verification is recorded in a marker in the
+// cache folder, and a disagreement is an error, never trusted.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "tasks/inputs.hpp"
+#include "tasks/reference.hpp"
+#include "tasks/task.hpp"
+
+namespace ksearch {
+
+// A passed verification: the device reference agreed with the CPU reference on these workloads.
+struct DeviceReferenceVerification {
+  struct Check {
+    std::string workload;
+    double max_abs_err = 0, max_rel_err = 0;
+  };
+  std::vector<Check> checks;
+  bool from_marker = false;  // recorded by an earlier run on this machine rather than run now
+};
+
+class DeviceReference {
+ public:
+  DeviceReference(const Task& task, Backend& backend, const DeviceReferenceSpec& spec);
+  ~DeviceReference();
+  DeviceReference(const DeviceReference&) = delete;
+  DeviceReference& operator=(const DeviceReference&) = delete;
+
+  // Reference outputs of one (workload, seed), cached like the CPU reference's under a key of their own.
+  // Verifies the device reference first. Throws Error when it does not build, fails or disagrees.
+  ReferenceOutputs outputs(const Workload& workload, uint64_t seed, const std::vector<HostTensor>& inputs);
+
+  // The verification as this machine's marker records it, or run now and recorded: the CPU and the device
+  // reference on the backend's visible workloads below the threshold (at least the cheapest workload),
+  // compared with the task's tolerance. Throws Error naming the workload and the errors on a disagreement.
+  const DeviceReferenceVerification& verify();
+
+ private:
+  // Runs the device reference on one workload; pointers to its outputs in the shared memory, in the
+  // order of Task::outputs (null when absent), valid until the next run.
+  std::vector<const char*> run(const Workload& workload, const std::vector<HostTensor>& inputs);
+  std::string describe() const;  // "the cuda device reference of task 'x' (path)"
+
+  const Task& task_;
+  Backend& backend_;
+  const DeviceReferenceSpec& spec_;
+  std::unique_ptr<runner::RunnerProcess> process_;
+  std::optional<DeviceReferenceVerification> verification_;
+  std::string failure_;  // why the verification failed: every later use reports it again
+};
+
+// Where this machine records the verification of a device reference: one file per task content,
+// device reference source and backend.
+std::filesystem::path verification_marker(const Task& task, const DeviceReferenceSpec& spec);
+
+}  // namespace ksearch

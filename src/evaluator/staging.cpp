@@ -1,0 +1,78 @@
+#include "evaluator/staging.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ksearch {
+
+namespace {
+constexpr size_t kAlign = 256;
+size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+}  // namespace
+
+nlohmann::json load_build(runner::RunnerProcess& process, Backend& backend, const Task& task, const BuildResult& build,
+                          std::chrono::milliseconds timeout) {
+  nlohmann::json load = {{"cmd", "load"}, {"artifact", build.artifact}};
+  for (const auto& [k, v] : backend.load_options(task).items()) load["artifact"][k] = v;
+  return process.request(load, timeout);
+}
+
+StagingLayout make_staging_layout(const Task& task, const std::string& backend, const Workload& w, int sets) {
+  StagingLayout layout;
+  layout.call = call_layout(task, backend);
+  for (const auto& arg : layout.call.args) {
+    if (arg.kind != CallArg::Kind::tensor) continue;
+    auto shape = task.shape_of(*arg.tensor, w);
+    layout.bytes.push_back(shape ? element_count(*shape) * dtype_size(arg.tensor->dtype) : 0);
+    layout.is_output.push_back(arg.is_output);
+    int output_index = -1;
+    for (size_t i = 0; i < task.outputs.size(); ++i)
+      if (arg.is_output && task.outputs[i].name == arg.name) output_index = int(i);
+    layout.output_index.push_back(output_index);
+    layout.dtypes.push_back(arg.tensor->dtype);
+    layout.names.push_back(arg.name);
+  }
+  size_t cursor = 0;
+  for (int s = 0; s < sets; ++s) {
+    std::vector<int64_t> offsets;
+    for (size_t i = 0; i < layout.bytes.size(); ++i) {
+      const bool present = task.shape_of(*task.find_tensor(layout.names[i]), w).has_value();
+      offsets.push_back(present ? int64_t(cursor) : -1);
+      if (present) cursor += align_up(std::max<size_t>(layout.bytes[i], 1));
+    }
+    layout.offsets.push_back(offsets);
+  }
+  layout.total = cursor;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  scalar_arguments(task, layout.call, w, ints, floats);
+  layout.command_base = {{"bytes", layout.bytes}, {"outputs", layout.is_output}, {"ints", ints}, {"floats", floats}};
+  return layout;
+}
+
+const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::string& name) {
+  return *std::find_if(inputs.begin(), inputs.end(), [&](const HostTensor& t) { return t.spec->name == name; });
+}
+
+void stage(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& inputs) {
+  for (size_t slot = 0; slot < layout.names.size(); ++slot) {
+    const int64_t offset = layout.offsets[size_t(set)][slot];
+    if (offset < 0) continue;
+    if (layout.is_output[slot]) {
+      poison(shm + offset, layout.bytes[slot] / dtype_size(layout.dtypes[slot]), layout.dtypes[slot]);
+    } else {
+      const HostTensor& t = input_named(inputs, layout.names[slot]);
+      std::memcpy(shm + offset, t.bytes.data(), t.bytes.size());
+    }
+  }
+}
+
+nlohmann::json call_staged(runner::RunnerProcess& process, const StagingLayout& layout, int set,
+                           std::chrono::milliseconds timeout) {
+  nlohmann::json command = layout.command_base;
+  command["cmd"] = "call";
+  command["set"] = layout.offsets[size_t(set)];
+  return process.request(command, timeout);
+}
+
+}  // namespace ksearch

@@ -1,0 +1,47 @@
+#pragma once
+// Running a built library in a runner process: loading it, where one call's tensors sit in the shared
+// memory, staging a call and requesting it. Shared by the candidate's trials and the device reference,
+// so both run a workload the same way.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/backend.hpp"
+#include "runner/parent.hpp"
+#include "tasks/inputs.hpp"
+#include "tasks/signature.hpp"
+#include "tasks/task.hpp"
+
+namespace ksearch {
+
+// Loads a build into a started runner; returns the runner's reply (with "sandbox").
+nlohmann::json load_build(runner::RunnerProcess& process, Backend& backend, const Task& task, const BuildResult& build,
+                          std::chrono::milliseconds timeout);
+
+// The tensors of one workload in the entry's call order ("slots"), for `sets` rotating buffer sets.
+struct StagingLayout {
+  CallLayout call;
+  std::vector<size_t> bytes;  // per tensor slot
+  std::vector<bool> is_output;
+  std::vector<int> output_index;  // per slot: index into Task::outputs, -1 for inputs
+  std::vector<DType> dtypes;
+  std::vector<std::string> names;
+  std::vector<std::vector<int64_t>> offsets;  // [set][slot], -1 when absent
+  size_t total = 0;
+  nlohmann::json command_base;
+};
+
+StagingLayout make_staging_layout(const Task& task, const std::string& backend, const Workload& w, int sets);
+
+const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::string& name);
+
+// Copies the inputs into one set and poisons its outputs.
+void stage(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& inputs);
+
+// Runs the loaded library once on a staged set; returns the runner's reply (with "ms").
+nlohmann::json call_staged(runner::RunnerProcess& process, const StagingLayout& layout, int set,
+                           std::chrono::milliseconds timeout);
+
+}  // namespace ksearch

@@ -1,0 +1,109 @@
+// Device references (`[reference.<backend>]`), exercised with the cpu backend on saxpy_device: its
+// device reference is the seed's own float code, its CPU reference computes in double.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "evaluator/device_reference.hpp"
+#include "evaluator/evaluator.hpp"
+#include "tasks/registry.hpp"
+
+using namespace ksearch;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kTaskDir = fs::path(KSEARCH_TEST_DATA) / "tasks/saxpy_device";
+
+EvalOptions untimed() {
+  EvalOptions o;
+  o.time = false;
+  o.call_timeout = std::chrono::seconds(20);
+  return o;
+}
+
+const WorkloadResult& result_of(const EvalReport& r, const std::string& name) {
+  return *std::find_if(r.workloads.begin(), r.workloads.end(), [&](const WorkloadResult& w) { return w.name == name; });
+}
+
+// saxpy_device in a folder of its own whose device reference adds 0.1% of w too much.
+Task task_with_wrong_device_reference() {
+  const fs::path dir = fs::temp_directory_path() / "ksearch-wrong-device-reference";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string seed = read_file(kTaskDir / "../saxpy/seeds/cpu.cpp");
+  seed.replace(seed.find("+ w[i]"), 6, "+ 1.001f * w[i]");
+  std::ofstream(dir / "wrong.cpp") << seed;
+  std::string toml = read_file(kTaskDir / "task.toml");
+  const std::string device_source = "source = \"../saxpy/seeds/cpu.cpp\"";
+  toml.replace(toml.find(device_source), device_source.size(), "source = \"wrong.cpp\"");
+  const std::string saxpy = "\"" + (kTaskDir / "../saxpy").lexically_normal().string() + "/";
+  for (size_t pos; (pos = toml.find("\"../saxpy/")) != std::string::npos;) toml.replace(pos, 10, saxpy);
+  std::ofstream(dir / "task.toml") << toml;
+  return load_task(dir / "task.toml");
+}
+
+}  // namespace
+
+TEST(DeviceReference, WorkloadsAboveTheThresholdAreCheckedAgainstIt) {
+  const Task task = load_task(kTaskDir / "task.toml");
+  auto backend = make_backend("cpu");
+  const EvalReport r = Evaluator(task, *backend, untimed()).evaluate(read_file(task.entry("cpu").seed));
+  ASSERT_EQ(r.status, Status::passed) << r.message << "\n" << r.log;
+  // The seed against the double-precision CPU reference: float rounding shows.
+  EXPECT_EQ(result_of(r, "n100k").reference, "cpu");
+  EXPECT_GT(result_of(r, "n100k").max_abs_err, 0);
+  // The seed against the device reference, which is the seed itself: identical, bit for bit.
+  EXPECT_EQ(result_of(r, "n1m_alpha").reference, "device");
+  EXPECT_EQ(result_of(r, "n1m_alpha").max_abs_err, 0);
+  EXPECT_EQ(result_of(r, "held_n12345").reference, "cpu");
+  EXPECT_EQ(EvalReport::from_json(r.to_json()).workloads[1].reference, "device");
+}
+
+TEST(DeviceReference, DisagreementWithTheCpuReferenceIsAnEvaluationError) {
+  const Task task = task_with_wrong_device_reference();
+  auto backend = make_backend("cpu");
+  const EvalReport r = Evaluator(task, *backend, untimed()).evaluate(read_file(task.entry("cpu").seed));
+  EXPECT_EQ(result_of(r, "n100k").status, Status::passed);  // checked against the CPU reference
+  const WorkloadResult& large = result_of(r, "n1m_alpha");
+  EXPECT_EQ(large.status, Status::runtime_error);
+  for (const char* part : {"evaluation error", "cpu device reference", "wrong.cpp",
+                           "disagrees with the CPU reference on workload 'n100k'", "max abs err", "not trusted"})
+    EXPECT_NE(large.message.find(part), std::string::npos) << part << " in: " << large.message;
+  EXPECT_NE(r.message.find("workload n1m_alpha"), std::string::npos) << r.message;
+  EXPECT_FALSE(fs::exists(verification_marker(task, task.device_references.at("cpu"))));
+  DeviceReference reference(task, *backend, task.device_references.at("cpu"));
+  EXPECT_THROW(reference.verify(), Error);
+}
+
+TEST(DeviceReference, VerificationIsRecordedAndReused) {
+  const Task task = load_task(kTaskDir / "task.toml");
+  const DeviceReferenceSpec& spec = task.device_references.at("cpu");
+  const fs::path marker = verification_marker(task, spec);
+  fs::remove(marker);
+  auto backend = make_backend("cpu");
+
+  DeviceReference first(task, *backend, spec);
+  const DeviceReferenceVerification ran = first.verify();
+  EXPECT_FALSE(ran.from_marker);
+  ASSERT_EQ(ran.checks.size(), 1u);  // the one visible workload below the threshold
+  EXPECT_EQ(ran.checks[0].workload, "n100k");
+  EXPECT_GT(ran.checks[0].max_abs_err, 0);
+  EXPECT_LT(ran.checks[0].max_abs_err, 1e-6);
+  ASSERT_TRUE(fs::exists(marker));
+
+  // A later use reads the marker instead of verifying again: a value planted in it comes back.
+  auto record = nlohmann::json::parse(read_file(marker));
+  record["checks"][0]["max_abs_err"] = 123.0;
+  write_file_atomic(marker, record.dump());
+  DeviceReference second(task, *backend, spec);
+  const DeviceReferenceVerification reused = second.verify();
+  EXPECT_TRUE(reused.from_marker);
+  ASSERT_EQ(reused.checks.size(), 1u);
+  EXPECT_EQ(reused.checks[0].max_abs_err, 123.0);
+  fs::remove(marker);
+}

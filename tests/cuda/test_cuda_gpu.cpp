@@ -1,11 +1,16 @@
-// GPU tests of the cuda backend: seeds and the adversarial suite through the evaluator. Skipped
-// (reported as skipped, never as passed) where no GPU is present.
+// GPU tests of the cuda backend: seeds, device references and the adversarial suite through the
+// evaluator. Skipped (reported as skipped, never as passed) where no GPU is present.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+
 #include "backends/backend.hpp"
+#include "core/error.hpp"
 #include "core/paths.hpp"
 #include "evaluator/device_reference.hpp"
 #include "evaluator/evaluator.hpp"
+#include "tasks/inputs.hpp"
 #include "tasks/registry.hpp"
 #include "test_common.hpp"
 
@@ -85,6 +90,42 @@ TEST(CudaGpu, LargeWorkloadUsesTheVerifiedDeviceReference) {
     EXPECT_LT(check.at("max_rel_err").get<double>(), 1e-5) << check.dump();
   }
   EXPECT_EQ(verified, (std::vector<std::string>{"r512_c1024", "r2048_c4096", "r64_c32000"}));
+}
+
+// Every cuda device reference agrees with its task's CPU reference (verified here: the markers are
+// removed) and computes the task's largest cuda workload quickly. The time printed includes staging
+// and reading the outputs back; later runs read the outputs from the reference cache instead.
+TEST(CudaGpu, DeviceReferencesAgreeWithTheCpuReferencesAndAreQuick) {
+  auto backend = gpu_backend();
+  if (!backend) GTEST_SKIP() << "no GPU here";
+  constexpr uint64_t kSeed = 7;
+  int references = 0;
+  for (const auto& task : list_builtin_tasks()) {
+    const auto it = task.device_references.find("cuda");
+    if (it == task.device_references.end()) continue;
+    ++references;
+    fs::remove(verification_marker(task, it->second));
+    DeviceReference reference(task, *backend, it->second);
+    try {
+      for (const auto& check : reference.verify().checks)
+        std::printf("%-16s verified on %-40s max abs err %.3g, max rel err %.3g\n", task.name.c_str(),
+                    check.workload.c_str(), check.max_abs_err, check.max_rel_err);
+    } catch (const Error& e) {
+      ADD_FAILURE() << e.what();
+      continue;
+    }
+    const Workload* largest = nullptr;
+    for (const auto& w : task.workloads)
+      if (w.runs_on("cuda") && (!largest || task.reference_cost(w) > task.reference_cost(*largest))) largest = &w;
+    const auto inputs = generate_inputs(task, *largest, kSeed);
+    const auto start = std::chrono::steady_clock::now();
+    const ReferenceOutputs outputs = reference.outputs(*largest, kSeed, inputs);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%-16s device reference on %-40s %.2f s\n", task.name.c_str(), largest->name.c_str(), seconds);
+    EXPECT_LT(seconds, 30.0) << task.name;
+    EXPECT_FALSE(outputs[0].empty()) << task.name;
+  }
+  EXPECT_GE(references, 5);
 }
 
 // Each adversarial source names the status it must get; a runner killed by one case must not

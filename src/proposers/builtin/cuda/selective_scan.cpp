@@ -2,6 +2,8 @@
 // segment, the time axis split into P chunks scanned in parallel (two passes: chunk transfer, then
 // the exact scan from the combined chunk-start state); channels of one block share B/C through L1.
 // tiled_registers: time tiles staged in shared memory, states in registers, the same two passes.
+// lanes_single_pass: one pass (one exp per update, the MUFU bound), states over a few lanes, y by a
+// transposed butterfly; the parallelism is b*d*n / (states per lane) lanes, so thin grids use more lanes.
 #include "proposers/builtin/cuda/common.hpp"
 
 namespace ksearch::builtin::cuda {
@@ -329,6 +331,302 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
 }
 )";
 
+const char* kLanes = R"(#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+
+// 2^x on the MUFU pipe, 16 per clock per SM: one per state update, the ceiling of this kernel.
+__device__ __forceinline__ float ex2_mufu(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// 2^x on the FMA pipe (about 11 instructions for one MUFU slot), for EXPP of every 8 steps: x = j + f
+// with |f| <= 1/2, 2^f by a degree-5 fit (relative error 2.3e-7, like the MUFU's), j added to the
+// exponent bits. The clamp keeps the exponent field in range (2^-126 is as good as 0 as a decay).
+__device__ __forceinline__ float ex2_poly(float x) {
+  x = fminf(fmaxf(x, -126.0f), 126.0f);
+  const float t = __fadd_rn(x, 12582912.0f);  // 1.5 * 2^23: round(x) lands in the low mantissa bits
+  const float f = __fsub_rn(x, __fsub_rn(t, 12582912.0f));
+  float p = fmaf(1.32763747e-3f, f, 9.67551488e-3f);
+  p = fmaf(p, f, 5.55071346e-2f);
+  p = fmaf(p, f, 2.40221202e-1f);
+  p = fmaf(p, f, 6.93146944e-1f);
+  p = fmaf(p, f, 1.00000012f);
+  return __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
+}
+
+// MUFU ex2/lg2 instead of log1pf: rounding 1 + e^v costs at most 2^-24 absolute in dt.
+__device__ __forceinline__ float step_dt(float v, int softplus) {
+  return softplus ? (v > 20.0f ? v : __logf(1.0f + __expf(v))) : v;
+}
+
+// A compile-time flag for generic lambdas: whole tiles (aligned, inside l) run without bounds checks.
+template <bool F>
+struct Flag {
+  static constexpr bool value = F;
+};
+
+// Steps t..t+W-1 of a row (W = 2 or 4): one 8- or 16-byte load for a whole tile, else element-wise
+// with zeros past l.
+template <int W, bool FULL>
+__device__ __forceinline__ void load_steps(float (&v)[W], const float* __restrict__ row, int t, int l) {
+  if (FULL && W == 4) {
+    const float4 q = __ldg(reinterpret_cast<const float4*>(row + t));
+    v[0] = q.x, v[1] = q.y, v[W > 2 ? 2 : 0] = q.z, v[W > 3 ? 3 : 0] = q.w;
+  } else if (FULL) {
+    const float2 q = __ldg(reinterpret_cast<const float2*>(row + t));
+    v[0] = q.x, v[1] = q.y;
+  } else {
+#pragma unroll
+    for (int x = 0; x < W; ++x) v[x] = t + x < l ? __ldg(row + t + x) : 0.0f;
+  }
+}
+
+template <int W, bool FULL>
+__device__ __forceinline__ void store_steps(float* row, const float (&v)[W], int t, int l) {
+  if (FULL && W == 4) {
+    *reinterpret_cast<float4*>(row + t) = make_float4(v[0], v[1], v[W > 2 ? 2 : 0], v[W > 3 ? 3 : 0]);
+  } else if (FULL) {
+    *reinterpret_cast<float2*>(row + t) = make_float2(v[0], v[1]);
+  } else {
+#pragma unroll
+    for (int x = 0; x < W; ++x)
+      if (t + x < l) row[t + x] = v[x];
+  }
+}
+
+template <int W>
+__device__ __forceinline__ void load_shared(float (&v)[W], const float* p) {
+  if (W == 4) {
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    v[0] = q.x, v[1] = q.y, v[W > 2 ? 2 : 0] = q.z, v[W > 3 ? 3 : 0] = q.w;
+  } else {
+    const float2 q = *reinterpret_cast<const float2*>(p);
+    v[0] = q.x, v[1] = q.y;
+  }
+}
+
+// RED = 1: floats per channel in the reduction buffer, L rows of G + 4 partials (the pad spreads the
+// lanes' float4 stores over the banks) plus a skew that puts the next channel's reads OWN * L banks on.
+template <int L>
+__host__ __device__ constexpr int red_channel_floats() {
+  return L * (OWN * L + 4) + ((OWN * L - L * (OWN * L + 4)) % 32 + 32) % 32;
+}
+
+// One pass over time, no rescan: L lanes per channel, lane j holds states j, j + L, ... (S = N / L) in
+// registers. Time goes in tiles of SUB sub-blocks of G = OWN * L steps; in a sub-block lane j owns
+// steps OWN j .. OWN j + OWN - 1: it loads their u, delta, z (coalesced 8/16-byte loads, one tile ahead),
+// computes dt and dt*u once per (channel, step) into the warp's shared rows (read back as float4
+// broadcasts), and after the scan receives their y. The scan leaves one partial C.h per step and lane;
+// a transposed butterfly over the L lanes (G - OWN shuffles per G steps instead of G log2 L) gives lane j
+// the full sums of its own steps, so D, the gate and the y store happen once per step, coalesced.
+// Steps past l get dt = 0 and u = 0: the identity step, so h ends as the last state.
+template <int N, int L, bool FIXED>
+__global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1) scan_lanes(
+    const float* __restrict__ u, const float* __restrict__ delta, const float* __restrict__ A,
+    const float* __restrict__ B, const float* __restrict__ C, const float* __restrict__ D,
+    const float* __restrict__ z, const float* __restrict__ delta_bias, float* __restrict__ y,
+    float* __restrict__ last_state, int64_t b, int64_t d, int l, int64_t g, int softplus, bool vec) {
+  constexpr int S = N / L, CW = 32 / L, G = OWN * L, T = SUB * G;
+  constexpr int LG = L >= 16 ? 4 : L >= 8 ? 3 : L >= 4 ? 2 : L / 2;
+  static_assert(G % 4 == 0, "sub-blocks are read in float4 groups of steps");
+  // Rows padded by 4 floats: the CW channels' float4 broadcasts fall in different banks.
+  __shared__ __align__(16) float sdt[WARPS][CW][T + 4], sdu[WARPS][CW][T + 4];
+  extern __shared__ __align__(16) float sred[];  // RED = 1 only: WARPS * CW * red_channel_floats<L>()
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, c = lane / L, j = lane % L;
+  const int64_t bd = b * d, first = (int64_t(blockIdx.x) * WARPS + warp) * CW + c;
+  const bool active = first < bd;
+  const int64_t chan = active ? first : bd - 1;  // idle lanes shadow a real channel and store nothing
+  const int64_t bi = chan / d, i = chan % d, group = i / (d / g);
+  float a2[S], h[S], Bf[S], Cf[S];
+#pragma unroll
+  for (int k = 0; k < S; ++k) {
+    const int s = j + L * k;
+    a2[k] = A[i * N + s] * 1.4426950408889634f;
+    h[k] = 0.0f;
+    Bf[k] = FIXED ? B[i * N + s] : 0.0f;
+    Cf[k] = FIXED ? C[i * N + s] : 0.0f;
+  }
+  const float bias = delta_bias ? delta_bias[i] : 0.0f, Dv = D ? D[i] : 0.0f;
+  const float *ur = u + chan * l, *dr = delta + chan * l, *zr = z ? z + chan * l : nullptr;
+  float* yr = y + chan * l;
+  // Row of state j; state j + L k lies k * rs further.
+  const int64_t rs = int64_t(L) * l, row = FIXED ? 0 : ((bi * g + group) * N + j) * int64_t(l);
+  const float *Bj = B + row, *Cj = C + row;
+  float* wdt = sdt[warp][c];
+  float* wdu = sdu[warp][c];
+  float nu[SUB][OWN], nd[SUB][OWN], nz[SUB][OWN];
+  auto fetch = [&](int t0, auto full) {
+    constexpr bool FULL = decltype(full)::value;
+#pragma unroll
+    for (int r = 0; r < SUB; ++r) {
+      const int t = t0 + r * G + OWN * j;
+      load_steps<OWN, FULL>(nu[r], ur, t, l);
+      load_steps<OWN, FULL>(nd[r], dr, t, l);
+      if (zr) load_steps<OWN, FULL>(nz[r], zr, t, l);
+    }
+  };
+  // One tile from t0: FULL tiles are aligned and inside l, so no bounds checks and vector accesses.
+  auto tile = [&](int t0, auto full) {
+    constexpr bool FULL = decltype(full)::value;
+    float cu[SUB][OWN], cz[SUB][OWN];
+    __syncwarp();  // the previous tile's reads of wdt / wdu are done
+#pragma unroll
+    for (int r = 0; r < SUB; ++r) {
+      float dtv[OWN], duv[OWN];
+#pragma unroll
+      for (int x = 0; x < OWN; ++x) {
+        const bool inside = FULL || t0 + r * G + OWN * j + x < l;
+        dtv[x] = inside ? step_dt(nd[r][x] + bias, softplus) : 0.0f;
+        duv[x] = dtv[x] * nu[r][x];
+        cu[r][x] = nu[r][x];
+        cz[r][x] = zr ? nz[r][x] : 0.0f;
+      }
+      store_steps<OWN, true>(wdt, dtv, r * G + OWN * j, 0);
+      store_steps<OWN, true>(wdu, duv, r * G + OWN * j, 0);
+    }
+    __syncwarp();
+    // The next tile's loads: their DRAM latency hides behind this tile's scan.
+    if (t0 + T < l) {
+      if (vec && t0 + 2 * T <= l) fetch(t0 + T, Flag<true>());
+      else fetch(t0 + T, Flag<false>());
+    }
+#pragma unroll
+    for (int r = 0; r < SUB; ++r) {
+      float acc[G];
+#pragma unroll
+      for (int q = 0; q < G / 4; ++q) {
+        const int o = r * G + 4 * q;
+        const float4 dt4 = *reinterpret_cast<const float4*>(wdt + o);
+        const float4 du4 = *reinterpret_cast<const float4*>(wdu + o);
+        const float dts[4] = {dt4.x, dt4.y, dt4.z, dt4.w}, dus[4] = {du4.x, du4.y, du4.z, du4.w};
+        float Bq[S][4], Cq[S][4];
+        if (!FIXED)
+#pragma unroll
+          for (int k = 0; k < S; ++k) {
+            load_steps<4, FULL>(Bq[k], Bj + k * rs, t0 + o, l);
+            load_steps<4, FULL>(Cq[k], Cj + k * rs, t0 + o, l);
+          }
+#pragma unroll
+        for (int x = 0; x < 4; ++x) {
+          const int m = 4 * q + x;
+          float part = 0.0f;
+#pragma unroll
+          for (int k = 0; k < S; ++k) {
+            const float e = dts[x] * a2[k];
+            const float da = m % 8 < EXPP ? ex2_poly(e) : ex2_mufu(e);
+            h[k] = fmaf(da, h[k], dus[x] * (FIXED ? Bf[k] : Bq[k][x]));
+            part = fmaf(h[k], FIXED ? Cf[k] : Cq[k][x], part);
+          }
+          acc[m] = part;
+        }
+      }
+      if (RED) {
+        // Through shared memory: each lane stores its G partials, then sums the L partials of its own
+        // OWN steps: G / 4 + L accesses and (L - 1) OWN adds per sub-block, against about 4 G
+        // instructions for the butterfly, but twice its shared-memory traffic.
+        float* cb = sred + (warp * CW + c) * red_channel_floats<L>();
+        constexpr int RS = G + 4;
+#pragma unroll
+        for (int q = 0; q < G / 4; ++q)
+          *reinterpret_cast<float4*>(cb + j * RS + 4 * q) =
+              make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+        __syncwarp();
+#pragma unroll
+        for (int x = 0; x < OWN; ++x) acc[x] = 0.0f;
+#pragma unroll
+        for (int jp = 0; jp < L; ++jp) {
+          float p[OWN];
+          load_shared<OWN>(p, cb + jp * RS + OWN * j);
+#pragma unroll
+          for (int x = 0; x < OWN; ++x) acc[x] += p[x];
+        }
+        __syncwarp();  // the next sub-block rewrites the rows
+      } else {
+        // Transposed butterfly: at distance o the lane keeps the half of its (2 OWN o)-vector that bit o
+        // of j selects and sends the other half; after distance 1, acc[x] = y partial of step OWN j + x.
+#pragma unroll
+        for (int lv = LG - 1; lv >= 0; --lv) {  // counted, so it unrolls and acc stays in registers
+          const int o = 1 << lv;
+          const bool upper = j & o;
+#pragma unroll
+          for (int x = 0; x < G / 2; ++x) {  // a constant bound unrolls; x < OWN o folds per level
+            if (x >= OWN * o) break;
+            const float lo = acc[x], hi = acc[x + OWN * o];  // selects on values, not on addresses
+            acc[x] = (upper ? hi : lo) + __shfl_xor_sync(0xffffffffu, upper ? lo : hi, o);
+          }
+        }
+      }
+      float out[OWN];
+#pragma unroll
+      for (int x = 0; x < OWN; ++x) {
+        out[x] = fmaf(Dv, cu[r][x], acc[x]);
+        if (zr) out[x] *= __fdividef(cz[r][x], 1.0f + __expf(-cz[r][x]));
+      }
+      if (active) store_steps<OWN, FULL>(yr, out, t0 + r * G + OWN * j, l);
+    }
+  };
+  if (vec && T <= l) fetch(0, Flag<true>());
+  else fetch(0, Flag<false>());
+  for (int t0 = 0; t0 < l; t0 += T) {
+    if (vec && t0 + T <= l) tile(t0, Flag<true>());
+    else tile(t0, Flag<false>());
+  }
+  if (last_state && active)
+#pragma unroll
+    for (int k = 0; k < S; ++k) last_state[chan * N + j + L * k] = h[k];
+}
+
+)";
+
+const char* kLanesLaunch = R"(
+template <int N, int L>
+void launch_lanes(const float* u, const float* delta, const float* A, const float* B, const float* C,
+                  const float* D, const float* z, const float* delta_bias, float* y, float* last_state, int64_t b,
+                  int64_t d, int64_t l, int64_t g, int bc_layout, int softplus, cudaStream_t stream) {
+  constexpr int CW = 32 / L;
+  const unsigned blocks = unsigned((b * d + WARPS * CW - 1) / (WARPS * CW));
+  auto aligned = [](const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  const bool vec = l % 4 == 0 && aligned(u) && aligned(delta) && aligned(z) && aligned(y) &&
+                   (bc_layout == 0 || (aligned(B) && aligned(C)));
+  // RED's buffer may pass the 48 KiB a block gets by default.
+  const int red_bytes = RED ? WARPS * CW * red_channel_floats<L>() * int(sizeof(float)) : 0;
+  if (bc_layout) {
+    if (RED) cudaFuncSetAttribute(scan_lanes<N, L, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, red_bytes);
+    scan_lanes<N, L, false><<<blocks, WARPS * 32, red_bytes, stream>>>(u, delta, A, B, C, D, z, delta_bias, y,
+                                                                      last_state, b, d, int(l), g, softplus, vec);
+  } else {
+    if (RED) cudaFuncSetAttribute(scan_lanes<N, L, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, red_bytes);
+    scan_lanes<N, L, true><<<blocks, WARPS * 32, red_bytes, stream>>>(u, delta, A, B, C, D, z, delta_bias, y,
+                                                                     last_state, b, d, int(l), g, softplus, vec);
+  }
+}
+
+extern "C" void selective_scan(const float* u, const float* delta, const float* A, const float* B, const float* C,
+                               const float* D, const float* z, const float* delta_bias, float* y, float* last_state,
+                               int64_t b, int64_t d, int64_t l, int64_t n, int64_t g, int32_t bc_layout,
+                               int32_t delta_softplus, cudaStream_t stream) {
+  if (b * d == 0) return;
+  if (n == 16) {
+    // Thin grids (few channels) take 16 lanes per channel: twice the warps of 8, more latency hidden.
+    int dev = 0, sms = 132;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (LPC < 16 && b * d * LPC < int64_t(MINW) * sms * 32)
+      launch_lanes<16, 16>(u, delta, A, B, C, D, z, delta_bias, y, last_state, b, d, l, g, bc_layout, delta_softplus,
+                           stream);
+    else
+      launch_lanes<16, LPC>(u, delta, A, B, C, D, z, delta_bias, y, last_state, b, d, l, g, bc_layout, delta_softplus,
+                            stream);
+  } else if (n <= 256) {
+    scan_generic<<<unsigned((b * d + 127) / 128), 128, 0, stream>>>(u, delta, A, B, C, D, z, delta_bias, y, last_state,
+                                                                    b, d, l, n, g, bc_layout, delta_softplus);
+  }
+}
+)";
+
 }  // namespace
 
 const TaskTemplates& selective_scan_templates() {
@@ -358,7 +656,29 @@ const TaskTemplates& selective_scan_templates() {
           {"P", "chunks per time tile", {4, 8}, 8},
           {"LPS", "lanes per channel chunk (states split over them)", {2, 4, 8}, 4},
           {"K", "steps per chunk", {8, 16}, 16}}});
-    t.sources = {std::string(kChunked) + kGenericScan + kChunkedLaunch, std::string(kTiled) + kGenericScan + kTiledLaunch};
+    t.families.push_back(
+        {"lanes_single_pass", "one pass over time (one exp per update), states over lanes, y reduce-scattered",
+         "No rescan, so one exp per state update (the MUFU pipe, 16/clk/SM, is the compute ceiling; EXPP of every 8 "
+         "steps use a degree-5 polynomial on the FMA pipe instead). A channel's n = 16 states sit in LPC lanes (16/LPC "
+         "each, in registers). Time goes in tiles of SUB sub-blocks; in a sub-block each lane owns OWN consecutive "
+         "steps: it loads their u, delta, z (coalesced vector loads, one tile ahead) and computes dt (softplus) and "
+         "dt*u once per step into per-warp shared rows, read back as float4 broadcasts; B/C come as float4 per state "
+         "row through L1. Each lane keeps one partial C.h per step; a transposed butterfly over the LPC lanes (RED = 1: "
+         "shared memory instead) leaves each lane the y of its own steps, where D, the SiLU gate and a coalesced store "
+         "are applied once. Grids with fewer than MINW warps per SM use 16 lanes per channel (more warps); OCC caps "
+         "registers for that many resident warps per SM. Other state sizes use a sequential fallback.",
+         3, 150.0,
+         {{"LPC", "lanes per channel (n / LPC states per lane)", {4, 8, 16}, 8},
+          {"OWN", "consecutive steps a lane owns per sub-block (its loads, dt, y)", {2, 4}, 2},
+          {"SUB", "sub-blocks per tile (loads in flight)", {1, 2, 4}, 2},
+          {"WARPS", "warps per block", {2, 4, 8}, 4},
+          {"OCC", "resident warps per SM the registers must allow (whole blocks)", {8, 12, 16}, 12},
+          {"EXPP", "steps of every 8 whose exp runs as a polynomial on the FMA pipe", {0, 1, 2}, 0},
+          {"RED", "y reduction over the lanes: 0 shuffle butterfly, 1 through shared memory", {0, 1}, 0},
+          {"MINW", "warps per SM below which 16 lanes per channel are used", {0, 4, 8, 16}, 8}}});
+    t.sources = {std::string(kChunked) + kGenericScan + kChunkedLaunch,
+                 std::string(kTiled) + kGenericScan + kTiledLaunch,
+                 std::string(kLanes) + kGenericScan + kLanesLaunch};
     return t;
   }();
   return t;

@@ -2,8 +2,9 @@
 // segment, the time axis split into P chunks scanned in parallel (two passes: chunk transfer, then
 // the exact scan from the combined chunk-start state); channels of one block share B/C through L1.
 // tiled_registers: time tiles staged in shared memory, states in registers, the same two passes.
-// lanes_single_pass: one pass (one exp per update, the MUFU bound), states over a few lanes, y by a
-// transposed butterfly; the parallelism is b*d*n / (states per lane) lanes, so thin grids use more lanes.
+// lanes_single_pass: one pass (one exp per update, the MUFU bound), states over a few lanes, B/C staged
+// per warp, y reduce-scattered over the lanes; its parallelism is b*d*n / (states per lane) lanes, so
+// thin grids use more lanes per channel.
 #include "proposers/builtin/cuda/common.hpp"
 
 namespace ksearch::builtin::cuda {
@@ -408,6 +409,20 @@ __device__ __forceinline__ void load_shared(float (&v)[W], const float* p) {
   }
 }
 
+// 16 bytes global -> shared without registers (through L1: the block's channels share B/C lines).
+__device__ __forceinline__ void cp_async16(float* dst, const float* src) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_one() { asm volatile("cp.async.wait_group 1;\n" ::); }
+
+// BCS = 1: floats per warp for the B and C sub-blocks of its (batch, group), two deep: [2][B, C][N][G + 4].
+template <int N, int L>
+__host__ __device__ constexpr int bc_warp_floats() {
+  return 2 * 2 * N * (OWN * L + 4);
+}
+
 // RED = 1: floats per channel in the reduction buffer, L rows of G + 4 partials (the pad spreads the
 // lanes' float4 stores over the banks) plus a skew that puts the next channel's reads OWN * L banks on.
 template <int L>
@@ -428,18 +443,22 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     const float* __restrict__ u, const float* __restrict__ delta, const float* __restrict__ A,
     const float* __restrict__ B, const float* __restrict__ C, const float* __restrict__ D,
     const float* __restrict__ z, const float* __restrict__ delta_bias, float* __restrict__ y,
-    float* __restrict__ last_state, int64_t b, int64_t d, int l, int64_t g, int softplus, bool vec) {
+    float* __restrict__ last_state, int64_t d, int l, int64_t g, int softplus, bool vec) {
   constexpr int S = N / L, CW = 32 / L, G = OWN * L, T = SUB * G;
   constexpr int LG = L >= 16 ? 4 : L >= 8 ? 3 : L >= 4 ? 2 : L / 2;
   static_assert(G % 4 == 0, "sub-blocks are read in float4 groups of steps");
   // Rows padded by 4 floats: the CW channels' float4 broadcasts fall in different banks.
   __shared__ __align__(16) float sdt[WARPS][CW][T + 4], sdu[WARPS][CW][T + 4];
-  extern __shared__ __align__(16) float sred[];  // RED = 1 only: WARPS * CW * red_channel_floats<L>()
+  // Dynamic: RED's WARPS * CW * red_channel_floats<L>() floats, then BCS's WARPS * bc_warp_floats<N, L>().
+  extern __shared__ __align__(16) float dyn[];
+  float* sred = dyn;
+  // A block holds channels of one (batch, group), so a warp's channels share their B/C rows.
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, c = lane / L, j = lane % L;
-  const int64_t bd = b * d, first = (int64_t(blockIdx.x) * WARPS + warp) * CW + c;
-  const bool active = first < bd;
-  const int64_t chan = active ? first : bd - 1;  // idle lanes shadow a real channel and store nothing
-  const int64_t bi = chan / d, i = chan % d, group = i / (d / g);
+  const int64_t dg = d / g, group = blockIdx.y, bi = blockIdx.z;
+  const int64_t local = (int64_t(blockIdx.x) * WARPS + warp) * CW + c;
+  const bool active = local < dg;
+  const int64_t i = group * dg + (active ? local : dg - 1);  // idle lanes shadow a real channel, store nothing
+  const int64_t chan = bi * d + i;
   float a2[S], h[S], Bf[S], Cf[S];
 #pragma unroll
   for (int k = 0; k < S; ++k) {
@@ -457,6 +476,30 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
   const float *Bj = B + row, *Cj = C + row;
   float* wdt = sdt[warp][c];
   float* wdu = sdu[warp][c];
+  // BCS: the warp's two staged B/C sub-blocks; slots f = lane + 32 it cover [B, C][N rows][G / 4 float4s].
+  constexpr int RSB = G + 4, BCH = 2 * N * RSB, SLOTS = N * G / 2;  // rows padded: reads spread over the banks
+  static_assert(SLOTS % 32 == 0, "whole float4 slots per lane");
+  float* sbc = dyn + (RED ? WARPS * CW * red_channel_floats<L>() : 0) + warp * bc_warp_floats<N, L>();
+  const float* Bg = B + (FIXED ? 0 : (bi * g + group) * N * int64_t(l));
+  const float* Cg = C + (FIXED ? 0 : (bi * g + group) * N * int64_t(l));
+  auto stage = [&](int ts) {  // the sub-block from step ts into buffer (ts / G) & 1, as one cp.async group
+    float* dst0 = sbc + ((ts / G) & 1) * BCH;
+    const bool whole = vec && ts + G <= l;
+#pragma unroll
+    for (int it = 0; it < SLOTS / 32; ++it) {
+      const int f = lane + 32 * it, w = f / (N * G / 4), rem = f % (N * G / 4);
+      const int s = rem / (G / 4), col = 4 * (rem % (G / 4));
+      const float* src = (w ? Cg : Bg) + s * int64_t(l) + ts + col;
+      float* dst = dst0 + (w * N + s) * RSB + col;
+      if (whole) {
+        cp_async16(dst, src);
+      } else {
+#pragma unroll
+        for (int x = 0; x < 4; ++x) dst[x] = ts + col + x < l ? __ldg(src + x) : 0.0f;
+      }
+    }
+    cp_async_commit();
+  };
   float nu[SUB][OWN], nd[SUB][OWN], nz[SUB][OWN];
   auto fetch = [&](int t0, auto full) {
     constexpr bool FULL = decltype(full)::value;
@@ -495,6 +538,17 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     }
 #pragma unroll
     for (int r = 0; r < SUB; ++r) {
+      const int ts = t0 + r * G;
+      if (ts >= l) break;  // nothing left (and BCS stages nothing there): h is already final
+      const float* bcur = sbc + ((ts / G) & 1) * BCH;
+      if (BCS && !FIXED) {
+        // The next sub-block's copies fly during this one's scan; this one's group is then the older.
+        // The copies of all lanes land in rows that all lanes read, hence the warp barriers.
+        if (ts + G < l) stage(ts + G);
+        else cp_async_commit();  // an empty group keeps "all but the newest" meaning this sub-block
+        cp_async_wait_one();
+        __syncwarp();  // the other lanes' copies into the warp's rows are visible
+      }
       float acc[G];
 #pragma unroll
       for (int q = 0; q < G / 4; ++q) {
@@ -506,8 +560,13 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
         if (!FIXED)
 #pragma unroll
           for (int k = 0; k < S; ++k) {
-            load_steps<4, FULL>(Bq[k], Bj + k * rs, t0 + o, l);
-            load_steps<4, FULL>(Cq[k], Cj + k * rs, t0 + o, l);
+            if (BCS) {
+              load_shared<4>(Bq[k], bcur + (j + L * k) * RSB + 4 * q);
+              load_shared<4>(Cq[k], bcur + (N + j + L * k) * RSB + 4 * q);
+            } else {
+              load_steps<4, FULL>(Bq[k], Bj + k * rs, t0 + o, l);
+              load_steps<4, FULL>(Cq[k], Cj + k * rs, t0 + o, l);
+            }
           }
 #pragma unroll
         for (int x = 0; x < 4; ++x) {
@@ -566,10 +625,12 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
         if (zr) out[x] *= __fdividef(cz[r][x], 1.0f + __expf(-cz[r][x]));
       }
       if (active) store_steps<OWN, FULL>(yr, out, t0 + r * G + OWN * j, l);
+      if (BCS && !FIXED) __syncwarp();  // this buffer is restaged during the next sub-block
     }
   };
   if (vec && T <= l) fetch(0, Flag<true>());
   else fetch(0, Flag<false>());
+  if (BCS && !FIXED && l > 0) stage(0);
   for (int t0 = 0; t0 < l; t0 += T) {
     if (vec && t0 + T <= l) tile(t0, Flag<true>());
     else tile(t0, Flag<false>());
@@ -587,20 +648,22 @@ void launch_lanes(const float* u, const float* delta, const float* A, const floa
                   const float* D, const float* z, const float* delta_bias, float* y, float* last_state, int64_t b,
                   int64_t d, int64_t l, int64_t g, int bc_layout, int softplus, cudaStream_t stream) {
   constexpr int CW = 32 / L;
-  const unsigned blocks = unsigned((b * d + WARPS * CW - 1) / (WARPS * CW));
+  const dim3 blocks(unsigned((d / g + WARPS * CW - 1) / (WARPS * CW)), unsigned(g), unsigned(b));
   auto aligned = [](const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   const bool vec = l % 4 == 0 && aligned(u) && aligned(delta) && aligned(z) && aligned(y) &&
                    (bc_layout == 0 || (aligned(B) && aligned(C)));
-  // RED's buffer may pass the 48 KiB a block gets by default.
-  const int red_bytes = RED ? WARPS * CW * red_channel_floats<L>() * int(sizeof(float)) : 0;
+  // The RED and BCS buffers may pass the 48 KiB a block gets by default (only then the extra call).
+  const int bytes = int(sizeof(float)) * ((RED ? WARPS * CW * red_channel_floats<L>() : 0) +
+                                          (BCS && bc_layout ? WARPS * bc_warp_floats<N, L>() : 0));
+  const bool big = bytes + 2 * WARPS * CW * (SUB * OWN * L + 4) * int(sizeof(float)) > 48 * 1024;
   if (bc_layout) {
-    if (RED) cudaFuncSetAttribute(scan_lanes<N, L, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, red_bytes);
-    scan_lanes<N, L, false><<<blocks, WARPS * 32, red_bytes, stream>>>(u, delta, A, B, C, D, z, delta_bias, y,
-                                                                      last_state, b, d, int(l), g, softplus, vec);
+    if (big) cudaFuncSetAttribute(scan_lanes<N, L, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    scan_lanes<N, L, false><<<blocks, WARPS * 32, bytes, stream>>>(u, delta, A, B, C, D, z, delta_bias, y, last_state,
+                                                                  d, int(l), g, softplus, vec);
   } else {
-    if (RED) cudaFuncSetAttribute(scan_lanes<N, L, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, red_bytes);
-    scan_lanes<N, L, true><<<blocks, WARPS * 32, red_bytes, stream>>>(u, delta, A, B, C, D, z, delta_bias, y,
-                                                                     last_state, b, d, int(l), g, softplus, vec);
+    if (big) cudaFuncSetAttribute(scan_lanes<N, L, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    scan_lanes<N, L, true><<<blocks, WARPS * 32, bytes, stream>>>(u, delta, A, B, C, D, z, delta_bias, y, last_state,
+                                                                 d, int(l), g, softplus, vec);
   }
 }
 
@@ -662,20 +725,23 @@ const TaskTemplates& selective_scan_templates() {
          "steps use a degree-5 polynomial on the FMA pipe instead). A channel's n = 16 states sit in LPC lanes (16/LPC "
          "each, in registers). Time goes in tiles of SUB sub-blocks; in a sub-block each lane owns OWN consecutive "
          "steps: it loads their u, delta, z (coalesced vector loads, one tile ahead) and computes dt (softplus) and "
-         "dt*u once per step into per-warp shared rows, read back as float4 broadcasts; B/C come as float4 per state "
-         "row through L1. Each lane keeps one partial C.h per step; a transposed butterfly over the LPC lanes (RED = 1: "
-         "shared memory instead) leaves each lane the y of its own steps, where D, the SiLU gate and a coalesced store "
-         "are applied once. Grids with fewer than MINW warps per SM use 16 lanes per channel (more warps); OCC caps "
-         "registers for that many resident warps per SM. Other state sizes use a sequential fallback.",
+         "dt*u once per step into per-warp shared rows, read back as float4 broadcasts. A block holds channels of one "
+         "(batch, group), so each warp stages its B/C sub-blocks once by cp.async into shared rows, one sub-block "
+         "ahead (BCS = 0: float4 loads per state row straight from L1, whose requests touch one line per lane). Each "
+         "lane keeps one partial C.h per step; a transposed butterfly over the LPC lanes (RED = 1: shared memory "
+         "instead) leaves each lane the y of its own steps, where D, the SiLU gate and a coalesced store are applied "
+         "once. Grids with fewer than MINW warps per SM use 16 lanes per channel (more warps); OCC caps registers for "
+         "that many resident warps per SM. Other state sizes use a sequential fallback.",
          3, 150.0,
          {{"LPC", "lanes per channel (n / LPC states per lane)", {4, 8, 16}, 8},
           {"OWN", "consecutive steps a lane owns per sub-block (its loads, dt, y)", {2, 4}, 2},
-          {"SUB", "sub-blocks per tile (loads in flight)", {1, 2, 4}, 2},
-          {"WARPS", "warps per block", {2, 4, 8}, 4},
+          {"SUB", "sub-blocks per tile (u, delta, z loads in flight one tile ahead)", {1, 2, 4}, 4},
+          {"WARPS", "warps per block", {2, 4}, 4},
           {"OCC", "resident warps per SM the registers must allow (whole blocks)", {8, 12, 16}, 12},
           {"EXPP", "steps of every 8 whose exp runs as a polynomial on the FMA pipe", {0, 1, 2}, 0},
           {"RED", "y reduction over the lanes: 0 shuffle butterfly, 1 through shared memory", {0, 1}, 0},
-          {"MINW", "warps per SM below which 16 lanes per channel are used", {0, 4, 8, 16}, 8}}});
+          {"BCS", "B/C: 0 float4 loads per state row through L1, 1 staged per sub-block by cp.async", {0, 1}, 1},
+          {"MINW", "warps per SM below which 16 lanes per channel are used", {0, 4, 8, 16}, 4}}});
     t.sources = {std::string(kChunked) + kGenericScan + kChunkedLaunch,
                  std::string(kTiled) + kGenericScan + kTiledLaunch,
                  std::string(kLanes) + kGenericScan + kLanesLaunch};

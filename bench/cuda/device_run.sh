@@ -5,9 +5,9 @@
 # to /tmp/runs/kernels/<task>/, and the side-by-side benchmark of those kernels (or of
 # BENCH_KERNELS=DIR, e.g. .devcarry/variants) against PyTorch.
 # Logs go to $OUT (at most 8 files come back: the run folders and exports are packed in runs.tgz).
-#   [SEARCH_TASKS="softmax selective_scan"] [SEARCH_ROUNDS=3] [SEARCH_MINUTES=2] [BENCH_TASKS=a,b] \
-#   [BENCH_WRAPPERS=task,task] [EVAL_VARIANTS=task/variant ...] \
-#   bash bench/cuda/device_run.sh [tests] [seeds] [variants] [search] [bench]
+#   [SEARCH_TASKS="softmax:1 attention_bf16:2.5"] [SEARCH_ROUNDS=12] [SEARCH_MINUTES=2] [SEARCH_PARALLEL=4] \
+#   [BENCH_TASKS=a,b] [BENCH_WRAPPERS=task,task] [EVAL_VARIANTS=task/variant ...] [GPU_TESTS=gtest filter] \
+#   bash bench/cuda/device_run.sh [tests] [seeds] [variants] [restore] [search] [bench]
 set -uo pipefail
 ROOT=$(pwd)
 export LD_LIBRARY_PATH=$ROOT/.devcarry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -20,7 +20,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 for stage in "$@"; do
   case $stage in
     tests)
-      timeout 300 "$BIN/ksearch_cuda_tests" --gtest_filter='CudaGpu.*:CudaHost.BackendIsRegistered' 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "^\[|adversarial|Failure|Expected|Which|actual|error" | head -80
+      timeout 300 "$BIN/ksearch_cuda_tests" --gtest_filter="${GPU_TESTS:-CudaGpu.*:CudaHost.BackendIsRegistered}" 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "^\[|adversarial|Failure|Expected|Which|actual|error" | head -80
       cat "$KSEARCH_CACHE_DIR"/ceilings/cuda-*.json > "$OUT/ceilings.json" 2>/dev/null ;;
     seeds)
       for t in softmax rmsnorm matmul attention attention_bf16 selective_scan; do
@@ -30,19 +30,22 @@ for stage in "$@"; do
       for v in ${EVAL_VARIANTS:-}; do
         timeout 150 "$BIN/ksearch" eval --task ${v%%/*} --backend cuda --workloads all .devcarry/variants/$v.cu 2>&1 | tee -a "$OUT/search.log" | grep -vE "^$"
       done ;;
+    restore)  # the run folders and exports of an earlier call, brought back as .devcarry/runs.tgz
+      tar xzf .devcarry/runs.tgz -C /tmp ;;
     search)  # each task's run folder and exported best kernel under /tmp/runs (packed into $OUT/runs.tgz)
-      for t in ${SEARCH_TASKS:-softmax selective_scan}; do
+      for spec in ${SEARCH_TASKS:-softmax selective_scan}; do  # TASK or TASK:MINUTES
+        t=${spec%%:*}; minutes=${SEARCH_MINUTES:-2}; [[ $spec == *:* ]] && minutes=${spec#*:}
         rm -rf /tmp/runs/search-$t /tmp/runs/kernels/$t
         mkdir -p /tmp/runs/kernels/$t
         SECONDS=0
-        timeout 300 "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-3} --minutes ${SEARCH_MINUTES:-2} \
-          --out /tmp/runs/search-$t --json > /tmp/runs/search-$t.json 2>> "$OUT/search.log"
+        timeout 300 "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-12} --minutes $minutes \
+          --parallel ${SEARCH_PARALLEL:-4} --out /tmp/runs/search-$t --json > /tmp/runs/search-$t.json 2>> "$OUT/search.log"
         echo "search $t: exit $? in ${SECONDS}s" | tee -a "$OUT/search.log"
         cat /tmp/runs/search-$t.json; echo
         "$BIN/ksearch" show /tmp/runs/search-$t 2>&1 | tee -a "$OUT/search.log" | tail -25
         "$BIN/ksearch" export /tmp/runs/search-$t --out /tmp/runs/kernels/$t/ 2>&1 | tee -a "$OUT/search.log"
-      done
-      tar czf "$OUT/runs.tgz" -C /tmp runs ;;
+        tar czf "$OUT/runs.tgz" -C /tmp runs  # after every task, so a call cut short keeps what finished
+      done ;;
     bench)
       PYTHONUNBUFFERED=1 timeout 420 python3 bench/cuda/bench.py "${BENCH_KERNELS:-/tmp/runs/kernels}" --out "$OUT/bench.json" \
         ${BENCH_WRAPPERS:+--wrappers $BENCH_WRAPPERS} 2>&1 | tee "$OUT/bench.log" ;;

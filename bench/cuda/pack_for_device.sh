@@ -13,6 +13,7 @@ for exe in ksearch ksearch-runner-cpu ksearch-runner-cuda ksearch_cuda_tests; do
   [ -x "$BUILD/$exe" ] || { echo "missing $BUILD/$exe (configure with a CUDA toolkit present)" >&2; exit 1; }
   cp "$BUILD/$exe" .devcarry/bin/
 done
+strip --strip-debug .devcarry/bin/*  # debug info would take the carry over its 64 MiB
 # The device has its own libc, libstdc++ and CUDA driver; everything else travels.
 ldd .devcarry/bin/* | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
   grep -vE '/(libc|libm|libdl|librt|libpthread|libresolv|libstdc\+\+|libgcc_s|ld-linux[^/]*|libcuda|libnvidia[^/]*)\.so' |

@@ -50,7 +50,7 @@ std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const Task& 
           "CUDA tensor of dtype {1}\");",
           t, torch_dtype(a.tensor->dtype), a.name);
       checks += optional ? fmt::format("  if ({}.has_value()) {}\n", a.name, body) : "  " + body + "\n";
-      call += fmt::format("{}{}({}{}.data_ptr(){})", call.empty() ? "" : ", ", a.c_type,
+      call += fmt::format("{}reinterpret_cast<{}>({}{}.data_ptr(){})", call.empty() ? "" : ", ", a.c_type,
                           optional ? a.name + ".has_value() ? " : "", t, optional ? " : nullptr" : "");
     } else {
       params += sep + (a.kind == CallArg::Kind::floating ? "double " : "int64_t ") + a.name;

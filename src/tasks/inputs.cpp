@@ -1,33 +1,62 @@
 #include "tasks/inputs.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <thread>
 
 namespace ksearch {
 
 namespace {
 
-void fill(HostTensor& t, uint64_t seed) {
+// Elements drawn from one independently seeded stream. Fixed, so the values of a seed do not depend
+// on how many threads draw them.
+constexpr size_t kChunkElements = size_t(1) << 18;
+
+uint64_t chunk_seed(uint64_t tensor_seed, uint64_t chunk) {  // splitmix64 of the pair
+  uint64_t z = tensor_seed + (chunk + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void fill_chunk(HostTensor& t, uint64_t seed, size_t begin, size_t end) {
   const Distribution& d = t.spec->dist;
   std::mt19937_64 rng(seed);
-  const size_t n = t.elements();
   void* data = t.bytes.data();
   if (d.kind == "normal") {
     std::normal_distribution<double> dist(d.a, d.b);
-    for (size_t i = 0; i < n; ++i) store_from_double(data, i, t.spec->dtype, dist(rng));
+    for (size_t i = begin; i < end; ++i) store_from_double(data, i, t.spec->dtype, dist(rng));
   } else if (d.kind == "uniform") {
     std::uniform_real_distribution<double> dist(d.a, d.b);
-    for (size_t i = 0; i < n; ++i) store_from_double(data, i, t.spec->dtype, dist(rng));
+    for (size_t i = begin; i < end; ++i) store_from_double(data, i, t.spec->dtype, dist(rng));
   } else if (d.kind == "log_uniform" || d.kind == "neg_log_uniform") {
     std::uniform_real_distribution<double> dist(std::log(d.a), std::log(d.b));
     const double sign = d.kind == "neg_log_uniform" ? -1.0 : 1.0;
-    for (size_t i = 0; i < n; ++i) store_from_double(data, i, t.spec->dtype, sign * std::exp(dist(rng)));
+    for (size_t i = begin; i < end; ++i) store_from_double(data, i, t.spec->dtype, sign * std::exp(dist(rng)));
   } else {  // randint, inclusive bounds
     std::uniform_int_distribution<int64_t> dist(int64_t(d.a), int64_t(d.b));
-    for (size_t i = 0; i < n; ++i) store_from_double(data, i, t.spec->dtype, double(dist(rng)));
+    for (size_t i = begin; i < end; ++i) store_from_double(data, i, t.spec->dtype, double(dist(rng)));
   }
+}
+
+// Large workloads (GPU sizes: 10^8 elements) are drawn on every core: one thread takes seconds per tensor,
+// and an evaluation draws several input sets per workload.
+void fill(HostTensor& t, uint64_t seed) {
+  const size_t n = t.elements(), chunks = (n + kChunkElements - 1) / kChunkElements;
+  std::atomic<size_t> next{0};
+  auto draw = [&] {
+    for (size_t c = next++; c < chunks; c = next++)
+      fill_chunk(t, chunk_seed(seed, c), c * kChunkElements, std::min(n, (c + 1) * kChunkElements));
+  };
+  const size_t threads = std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> helpers;
+  for (size_t i = 1; i < threads; ++i) helpers.emplace_back(draw);
+  draw();
+  for (auto& h : helpers) h.join();
 }
 
 }  // namespace

@@ -17,6 +17,8 @@ struct HostTensor {
 
 // Inputs of a workload drawn from the task's distributions; the same seed gives the same values.
 std::vector<HostTensor> generate_inputs(const Task& task, const Workload& workload, uint64_t seed);
+// Changes whenever generate_inputs draws other values for a seed: cached references are keyed by it.
+inline constexpr int kInputGeneratorVersion = 2;
 // Output tensors of a workload, allocated and filled with the poison value (NaN / sentinel).
 std::vector<HostTensor> allocate_outputs(const Task& task, const Workload& workload);
 void poison(void* data, size_t elements, DType dtype);

@@ -100,8 +100,8 @@ ReferenceOutputs cached_reference_outputs(const Task& task, const Workload& work
                                           const std::string& origin, const std::function<ReferenceOutputs()>& compute) {
   std::string axes;
   for (const auto& [k, v] : task.bindings(workload)) axes += fmt::format("{}={};", k, v);
-  // The CPU reference keeps the key it always had (no origin), so its existing cache entries stay valid.
-  std::string material = fmt::format("{}|{}|{}|{}", task.content_hash, workload.name, axes, seed);
+  std::string material =
+      fmt::format("{}|{}|{}|{}|inputs v{}", task.content_hash, workload.name, axes, seed, kInputGeneratorVersion);
   if (!origin.empty()) material += "|" + origin;
   const std::string key = sha256_hex(material).substr(0, 32);
   const fs::path file = cache_subdir("references/" + task.name) / (key + ".bin");

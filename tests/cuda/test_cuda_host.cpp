@@ -116,6 +116,9 @@ TEST(CudaHost, ExportBundle) {
   EXPECT_NE(files[0].second.find("extern \"C\" void attention("), std::string::npos);
   EXPECT_NE(files[1].second.find("torch::kBFloat16"), std::string::npos);
   EXPECT_NE(files[1].second.find("getCurrentCUDAStream"), std::string::npos);
+  // A function-style cast to a pointer type ("const float*(p)") is not C++: the binding must cast properly.
+  EXPECT_NE(files[1].second.find("reinterpret_cast<const __nv_bfloat16*>(q.data_ptr())"), std::string::npos) << files[1].second;
+  EXPECT_EQ(files[1].second.find("*(q.data_ptr())"), std::string::npos);
   EXPECT_NE(files[1].second.find("PYBIND11_MODULE"), std::string::npos);
   EXPECT_EQ(files[2].first, "setup.py");  // PyTorch's default nvcc flags would reject implicit bf16 conversions
   EXPECT_NE(files[2].second.find("-U__CUDA_NO_BFLOAT16_CONVERSIONS__"), std::string::npos);

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
 #include <filesystem>
 #include <fstream>
 
@@ -100,6 +103,28 @@ TEST(Tasks, InputsAreDeterministicPerSeedAndNonDegenerate) {
     if (tensor.spec->name == "A") EXPECT_LT(hi, 0) << "A must be negative";
     if (tensor.spec->name == "delta") EXPECT_GT(lo, 0) << "delta must be positive";
   }
+}
+
+// Large tensors are drawn in independently seeded chunks on several threads: still one value per seed,
+// no chunk repeating another, and the task's distribution overall.
+TEST(Tasks, LargeInputsAreDrawnInDistinctChunksFromTheDistribution) {
+  const Task t = resolve_task("softmax");
+  const auto& w = t.workload("r2048_c4096");  // 8M elements: 32 chunks
+  const auto a = generate_inputs(t, w, 5), b = generate_inputs(t, w, 5);
+  ASSERT_EQ(a[0].bytes, b[0].bytes);
+  const size_t chunk_bytes = (size_t(1) << 18) * sizeof(float);
+  ASSERT_GT(a[0].bytes.size(), 2 * chunk_bytes);
+  EXPECT_NE(std::memcmp(a[0].bytes.data(), a[0].bytes.data() + chunk_bytes, chunk_bytes), 0);
+  double sum = 0, sum_sq = 0;
+  const size_t n = a[0].elements();
+  for (size_t i = 0; i < n; ++i) {
+    const double v = load_as_double(a[0].bytes.data(), i, DType::f32);
+    sum += v;
+    sum_sq += v * v;
+  }
+  const double mean = sum / double(n), std_dev = std::sqrt(sum_sq / double(n) - mean * mean);
+  EXPECT_NEAR(mean, 0.0, 0.01);     // normal(0, 4): the mean of 8M draws is within 0.0014 at 1 sigma
+  EXPECT_NEAR(std_dev, 4.0, 0.01);
 }
 
 TEST(Tasks, EntrySignatureAndShim) {

@@ -237,7 +237,8 @@ __global__ void decode_combine(const float* __restrict__ part, bf16* __restrict_
 
 )";
 
-// The fallback for head sizes other than 128, shared by both families.
+// Shared by both families: the fallback for head sizes other than 128 and the start of the entry point,
+// which sends those sizes there.
 const char* kRowsFallback = R"(
 // Any head size other than 128: one warp per query row (the plain online-softmax loop).
 __global__ void attention_rows(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
@@ -272,9 +273,6 @@ __global__ void attention_rows(const bf16* q, const bf16* k, const bf16* v, bf16
     if (lane + 32 * c < d) o[row * d + lane + 32 * c] = __float2bfloat16(acc[c] / sum);
 }
 
-)";
-
-const char* kFlashEntry = R"(
 extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
                           int64_t lq, int64_t lk, int64_t d, int32_t causal, cudaStream_t stream) {
   if (b * hq * lq == 0) return;
@@ -283,7 +281,10 @@ extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, 
     attention_rows<<<unsigned((b * hq * lq + 3) / 4), dim3(32, 4), 0, stream>>>(q, k, v, o, b, hq, hkv, lq, lk, d, causal);
     return;
   }
-  if (lq == 1) {
+)";
+
+// The rest of each family's entry point (the head size is 128 from here on).
+const char* kFlashEntry = R"(  if (lq == 1) {
     int64_t splits = (SPLIT_TARGET + b * hq - 1) / (b * hq);
     splits = splits < 1 ? 1 : splits > (lk + 63) / 64 ? (lk + 63) / 64 : splits;
     float* part = nullptr;
@@ -712,16 +713,7 @@ __global__ void __launch_bounds__(128) decode_merge(const float* __restrict__ pa
 }
 )";
 
-const char* kPipelinedEntry = R"(
-extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
-                          int64_t lq, int64_t lk, int64_t d, int32_t causal, cudaStream_t stream) {
-  if (b * hq * lq == 0) return;
-  const float scale_log2 = 1.4426950408889634f / sqrtf(float(d));
-  if (d != D) {
-    attention_rows<<<unsigned((b * hq * lq + 3) / 4), dim3(32, 4), 0, stream>>>(q, k, v, o, b, hq, hkv, lq, lk, d, causal);
-    return;
-  }
-  if (lq == 1 && lk > 0) {  // a single query sees every key, causal or not
+const char* kPipelinedEntry = R"(  if (lq == 1 && lk > 0) {  // a single query sees every key, causal or not
     const int64_t splits = (lk + DEC_TK - 1) / DEC_TK, chunks = (hq / hkv + DEC_HB - 1) / DEC_HB;
     float* part = nullptr;
     if (cudaMallocAsync(reinterpret_cast<void**>(&part), sizeof(float) * b * hq * splits * (D + 2), stream) != cudaSuccess)

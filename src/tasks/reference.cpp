@@ -3,10 +3,13 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "core/build_cache.hpp"
 #include "core/error.hpp"
@@ -87,6 +90,53 @@ ReferenceOutputs compute(const Task& task, const Workload& workload,
   return out_data;
 }
 
+// Cache files: per output, its element count, a width byte (4: stored as float, 8: as double) and the
+// values. Outputs whose values are all floats (a device reference's fp32 or bf16 results) take half
+// the space: GPU-sized outputs are hundreds of megabytes per seed.
+constexpr int kCacheFileVersion = 2;
+
+bool exact_in_float(const std::vector<double>& values) {
+  return std::all_of(values.begin(), values.end(), [](double v) { return std::isnan(v) || double(float(v)) == v; });
+}
+
+std::string cache_blob(const ReferenceOutputs& outputs) {
+  std::string blob;
+  for (const auto& o : outputs) {
+    const uint64_t n = o.size();
+    const char width = exact_in_float(o) ? 4 : 8;
+    blob.append(reinterpret_cast<const char*>(&n), sizeof n);
+    blob.push_back(width);
+    if (width == 8) {
+      blob.append(reinterpret_cast<const char*>(o.data()), n * sizeof(double));
+    } else {
+      const std::vector<float> narrow(o.begin(), o.end());
+      blob.append(reinterpret_cast<const char*>(narrow.data()), n * sizeof(float));
+    }
+  }
+  return blob;
+}
+
+std::optional<ReferenceOutputs> read_cached(const fs::path& file, size_t outputs) {
+  std::ifstream in(file, std::ios::binary);
+  ReferenceOutputs out(outputs);
+  for (auto& o : out) {
+    uint64_t n = 0;
+    char width = 0;
+    if (!in.read(reinterpret_cast<char*>(&n), sizeof n) || !in.read(&width, 1)) return std::nullopt;
+    o.resize(n);
+    if (width == 8) {
+      if (!in.read(reinterpret_cast<char*>(o.data()), std::streamsize(n * sizeof(double)))) return std::nullopt;
+    } else if (width == 4) {
+      std::vector<float> narrow(n);
+      if (!in.read(reinterpret_cast<char*>(narrow.data()), std::streamsize(n * sizeof(float)))) return std::nullopt;
+      std::copy(narrow.begin(), narrow.end(), o.begin());
+    } else {
+      return std::nullopt;  // not a file of this version: computed again
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void ensure_reference_built(const Task& task) { load_reference(task); }
@@ -100,32 +150,16 @@ ReferenceOutputs cached_reference_outputs(const Task& task, const Workload& work
                                           const std::string& origin, const std::function<ReferenceOutputs()>& compute) {
   std::string axes;
   for (const auto& [k, v] : task.bindings(workload)) axes += fmt::format("{}={};", k, v);
-  std::string material =
-      fmt::format("{}|{}|{}|{}|inputs v{}", task.content_hash, workload.name, axes, seed, kInputGeneratorVersion);
+  std::string material = fmt::format("{}|{}|{}|{}|inputs v{}|file v{}", task.content_hash, workload.name, axes, seed,
+                                     kInputGeneratorVersion, kCacheFileVersion);
   if (!origin.empty()) material += "|" + origin;
   const std::string key = sha256_hex(material).substr(0, 32);
   const fs::path file = cache_subdir("references/" + task.name) / (key + ".bin");
 
-  if (fs::exists(file)) {
-    std::ifstream in(file, std::ios::binary);
-    ReferenceOutputs out(task.outputs.size());
-    bool ok = true;
-    for (auto& o : out) {
-      uint64_t n = 0;
-      ok = ok && bool(in.read(reinterpret_cast<char*>(&n), sizeof n));
-      o.resize(n);
-      ok = ok && bool(in.read(reinterpret_cast<char*>(o.data()), std::streamsize(n * sizeof(double))));
-    }
-    if (ok) return out;
-  }
+  if (fs::exists(file))
+    if (auto cached = read_cached(file, task.outputs.size())) return *cached;
   ReferenceOutputs out = compute();
-  std::string blob;
-  for (const auto& o : out) {
-    const uint64_t n = o.size();
-    blob.append(reinterpret_cast<const char*>(&n), sizeof n);
-    blob.append(reinterpret_cast<const char*>(o.data()), n * sizeof(double));
-  }
-  write_file_atomic(file, blob);
+  write_file_atomic(file, cache_blob(out));
   return out;
 }
 

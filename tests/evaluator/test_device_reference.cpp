@@ -1,7 +1,11 @@
 // Device references (`[reference.<backend>]`), exercised with the cpu backend on saxpy_device: its
 // device reference is the seed's own float code, its CPU reference computes in double.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -10,6 +14,7 @@
 #include "core/paths.hpp"
 #include "evaluator/device_reference.hpp"
 #include "evaluator/evaluator.hpp"
+#include "tasks/reference.hpp"
 #include "tasks/registry.hpp"
 
 using namespace ksearch;
@@ -106,4 +111,43 @@ TEST(DeviceReference, VerificationIsRecordedAndReused) {
   ASSERT_EQ(reused.checks.size(), 1u);
   EXPECT_EQ(reused.checks[0].max_abs_err, 123.0);
   fs::remove(marker);
+}
+
+// Cached references keep every value exactly; outputs whose values are all floats (a device reference's
+// fp32 results) are stored at half the size of doubles.
+TEST(ReferenceCache, RoundTripsExactlyAndStoresFloatValuesAsFloats) {
+  const Task task = load_task(kTaskDir / "task.toml");
+  const Workload& w = task.workloads.front();
+  const std::vector<double> floats = {1.5, -0.25, 3.0e-8f, std::nan("")}, doubles = {0.1, 1.0 / 3.0, 2.0, -7.0};
+  int computed = 0;
+  auto cache = [&](uint64_t seed, const std::vector<double>& values) {
+    return cached_reference_outputs(task, w, seed, "cache-test", [&] {
+      ++computed;
+      return ReferenceOutputs{values};
+    });
+  };
+  // A cache of its own: other tests write references of this task concurrently.
+  const fs::path private_cache = fs::temp_directory_path() / fmt::format("ksearch-cache-test-{}", getpid());
+  fs::remove_all(private_cache);
+  const std::string previous = std::getenv("KSEARCH_CACHE_DIR") ? std::getenv("KSEARCH_CACHE_DIR") : "";
+  setenv("KSEARCH_CACHE_DIR", private_cache.c_str(), 1);
+  const fs::path dir = cache_subdir("references/" + task.name);
+  for (const auto& [seed, values] : {std::pair{uint64_t(1), floats}, std::pair{uint64_t(2), doubles}}) {
+    cache(seed, values);
+    const ReferenceOutputs again = cache(seed, values);  // from the file this time
+    ASSERT_EQ(again.size(), 1u);
+    ASSERT_EQ(again[0].size(), values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (std::isnan(values[i])) EXPECT_TRUE(std::isnan(again[0][i]));
+      else EXPECT_EQ(again[0][i], values[i]) << "seed " << seed << " value " << i;
+    }
+  }
+  EXPECT_EQ(computed, 2);
+  std::vector<uintmax_t> sizes;
+  for (const auto& entry : fs::directory_iterator(dir)) sizes.push_back(entry.file_size());
+  std::sort(sizes.begin(), sizes.end());
+  const uintmax_t header = sizeof(uint64_t) + 1;
+  EXPECT_EQ(sizes, (std::vector<uintmax_t>{header + 4 * sizeof(float), header + 4 * sizeof(double)}));
+  setenv("KSEARCH_CACHE_DIR", previous.c_str(), 1);
+  fs::remove_all(private_cache);
 }

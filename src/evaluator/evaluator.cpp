@@ -396,7 +396,8 @@ const std::map<std::string, double>& Evaluator::seed_times() {
   const std::string key = sha256_hex(fmt::format("{}|{}|{}|{}|{}|{}", task_.content_hash, backend_.name(), seed_source,
                                                  c.bandwidth_bytes_per_s, c.flops_per_s, options_.target_seconds))
                               .substr(0, 24);
-  const fs::path file = cache_subdir("seed-timings") / (task_.name + "-" + backend_.name() + "-" + key + ".json");
+  const fs::path dir = options_.seed_timings_dir.empty() ? cache_subdir("seed-timings") : options_.seed_timings_dir;
+  const fs::path file = dir / ("seed-timings-" + task_.name + "-" + backend_.name() + "-" + key + ".json");
   std::map<std::string, double> times;
   if (fs::exists(file)) {
     auto j = nlohmann::json::parse(read_file(file), nullptr, false);

@@ -1,5 +1,6 @@
 #pragma once
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +28,9 @@ struct EvalOptions {
   double target_seconds = 0.3;       // timed work per workload
   std::chrono::milliseconds call_timeout{0};  // 0: the backend's call_timeout()
   bool compare_to_seed = true;       // time the task's seed too (cached) for speedup_vs_seed
+  // Where the seed's timings are kept: empty = this machine's cache (timed once per machine); a
+  // search gives its run folder, so its speedups compare timings of the same sitting.
+  std::filesystem::path seed_timings_dir;
   double implausible_roofline_fraction = 1.5;  // faster than the roofline by this much: rejected
   // The profile's static rules. Turned off only by the adversarial tests, to show that the run-time
   // defenses (sandbox, nonces, checks) hold on their own.

@@ -422,6 +422,7 @@ bool Search::do_code() {
 void Search::evaluate_round(const std::vector<int64_t>& ids) {
   EvalOptions eval_options;
   eval_options.workloads = WorkloadSet::visible;  // held-out workloads are kept for the final verdict
+  eval_options.seed_timings_dir = store_.dir();
   Evaluator evaluator(task_, backend_, eval_options);
   backend_.profile();  // initialized once here: check_and_build runs on several threads
   struct Job {
@@ -607,6 +608,7 @@ void Search::do_final() {
   if (has_held_out) {
     EvalOptions o;
     o.workloads = WorkloadSet::held_out;
+    o.seed_timings_dir = store_.dir();
     Evaluator evaluator(task_, backend_, o);
     for (size_t i = 0; i < passing.size() && i < 3; ++i) {
       const EvalReport r = evaluator.evaluate(passing[i].source);

@@ -53,6 +53,11 @@ RunSummary search_task(const Task& task, const std::string& name, int rounds, in
   // The world model was refined: the best node has a solution and the tree grew below the root.
   const auto m = WorldModel::from_json(*store.latest_world_model());
   EXPECT_GT(m.nodes.size(), 2u);
+  // The seed was timed for this run, in the same sitting as its candidates, and kept in the run folder.
+  int seed_timings = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    seed_timings += entry.path().filename().string().rfind("seed-timings-" + task.name, 0) == 0;
+  EXPECT_EQ(seed_timings, 1);
   std::filesystem::remove_all(dir);
   return s;
 }

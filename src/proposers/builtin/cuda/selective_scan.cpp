@@ -4,7 +4,7 @@
 // tiled_registers: time tiles staged in shared memory, states in registers, the same two passes.
 // lanes_single_pass: one pass (one exp per update, the MUFU bound), states over a few lanes, B/C staged
 // per warp, y reduce-scattered over the lanes; its parallelism is b*d*n / (states per lane) lanes, so
-// thin grids use more lanes per channel.
+// thin grids use more lanes per channel, and with TCHUNKS > 1 split time into chunks (two passes).
 #include "proposers/builtin/cuda/common.hpp"
 
 namespace ksearch::builtin::cuda {
@@ -437,14 +437,20 @@ __host__ __device__ constexpr int red_channel_floats() {
 // broadcasts), and after the scan receives their y. The scan leaves one partial C.h per step and lane;
 // a transposed butterfly over the L lanes (G - OWN shuffles per G steps instead of G log2 L) gives lane j
 // the full sums of its own steps, so D, the gate and the y store happen once per step, coalesced.
-// Steps past l get dt = 0 and u = 0: the identity step, so h ends as the last state.
-template <int N, int L, bool FIXED>
+// Steps past the end get dt = 0 and u = 0: the identity step, so h ends as the last state.
+// PASS 0 scans the whole time axis. Thin grids split it into nc chunks of clen steps (a multiple of the
+// tile, so chunk tiles stay aligned), blockIdx.z = batch * chunks + chunk: PASS 1 leaves in ws each of
+// chunks 0..nc-2 its end state from zero and its dt sum (its decay is 2^(a2 sum)), with no y; PASS 2
+// starts each chunk from the state those combine to and rescans it exactly, y and all.
+template <int N, int L, bool FIXED, int PASS>
 __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1) scan_lanes(
     const float* __restrict__ u, const float* __restrict__ delta, const float* __restrict__ A,
     const float* __restrict__ B, const float* __restrict__ C, const float* __restrict__ D,
     const float* __restrict__ z, const float* __restrict__ delta_bias, float* __restrict__ y,
-    float* __restrict__ last_state, int64_t d, int l, int64_t g, int softplus, bool vec) {
+    float* __restrict__ last_state, int64_t d, int l, int64_t g, int softplus, bool vec, int clen,
+    float* __restrict__ ws) {
   constexpr int S = N / L, CW = 32 / L, G = OWN * L, T = SUB * G;
+  constexpr int RU = PASS == 1 ? 1 : SUB;  // PASS 1 unrolled over sub-blocks hoists their loads and spills
   constexpr int LG = L >= 16 ? 4 : L >= 8 ? 3 : L >= 4 ? 2 : L / 2;
   static_assert(G % 4 == 0, "sub-blocks are read in float4 groups of steps");
   // Rows padded by 4 floats: the CW channels' float4 broadcasts fall in different banks.
@@ -454,7 +460,10 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
   float* sred = dyn;
   // A block holds channels of one (batch, group), so a warp's channels share their B/C rows.
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, c = lane / L, j = lane % L;
-  const int64_t dg = d / g, group = blockIdx.y, bi = blockIdx.z;
+  const int nc = PASS ? (l + clen - 1) / clen : 1, zc = PASS == 1 ? nc - 1 : nc;  // chunks, chunks here
+  const int chunk = PASS ? int(blockIdx.z % zc) : 0, tb = PASS ? chunk * clen : 0;
+  const int te = PASS ? min(l, tb + clen) : l;  // this block's steps: tb .. te - 1
+  const int64_t dg = d / g, group = blockIdx.y, bi = blockIdx.z / zc;
   const int64_t local = (int64_t(blockIdx.x) * WARPS + warp) * CW + c;
   const bool active = local < dg;
   const int64_t i = group * dg + (active ? local : dg - 1);  // idle lanes shadow a real channel, store nothing
@@ -469,7 +478,7 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     Cf[k] = FIXED ? C[i * N + s] : 0.0f;
   }
   const float bias = delta_bias ? delta_bias[i] : 0.0f, Dv = D ? D[i] : 0.0f;
-  const float *ur = u + chan * l, *dr = delta + chan * l, *zr = z ? z + chan * l : nullptr;
+  const float *ur = u + chan * l, *dr = delta + chan * l, *zr = z && PASS != 1 ? z + chan * l : nullptr;
   float* yr = y + chan * l;
   // Row of state j; state j + L k lies k * rs further.
   const int64_t rs = int64_t(L) * l, row = FIXED ? 0 : ((bi * g + group) * N + j) * int64_t(l);
@@ -484,7 +493,7 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
   const float* Cg = C + (FIXED ? 0 : (bi * g + group) * N * int64_t(l));
   auto stage = [&](int ts) {  // the sub-block from step ts into buffer (ts / G) & 1, as one cp.async group
     float* dst0 = sbc + ((ts / G) & 1) * BCH;
-    const bool whole = vec && ts + G <= l;
+    const bool whole = vec && ts + G <= te;
 #pragma unroll
     for (int it = 0; it < SLOTS / 32; ++it) {
       const int f = lane + 32 * it, w = f / (N * G / 4), rem = f % (N * G / 4);
@@ -495,7 +504,7 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
         cp_async16(dst, src);
       } else {
 #pragma unroll
-        for (int x = 0; x < 4; ++x) dst[x] = ts + col + x < l ? __ldg(src + x) : 0.0f;
+        for (int x = 0; x < 4; ++x) dst[x] = ts + col + x < te ? __ldg(src + x) : 0.0f;
       }
     }
     cp_async_commit();
@@ -506,12 +515,13 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
 #pragma unroll
     for (int r = 0; r < SUB; ++r) {
       const int t = t0 + r * G + OWN * j;
-      load_steps<OWN, FULL>(nu[r], ur, t, l);
-      load_steps<OWN, FULL>(nd[r], dr, t, l);
-      if (zr) load_steps<OWN, FULL>(nz[r], zr, t, l);
+      load_steps<OWN, FULL>(nu[r], ur, t, te);
+      load_steps<OWN, FULL>(nd[r], dr, t, te);
+      if (zr) load_steps<OWN, FULL>(nz[r], zr, t, te);
     }
   };
-  // One tile from t0: FULL tiles are aligned and inside l, so no bounds checks and vector accesses.
+  // One tile from t0: FULL tiles are aligned and inside te, so no bounds checks and vector accesses.
+  float dsum = 0.0f;  // PASS 1: the dt sum of the lane's own steps
   auto tile = [&](int t0, auto full) {
     constexpr bool FULL = decltype(full)::value;
     float cu[SUB][OWN], cz[SUB][OWN];
@@ -521,9 +531,10 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
       float dtv[OWN], duv[OWN];
 #pragma unroll
       for (int x = 0; x < OWN; ++x) {
-        const bool inside = FULL || t0 + r * G + OWN * j + x < l;
+        const bool inside = FULL || t0 + r * G + OWN * j + x < te;
         dtv[x] = inside ? step_dt(nd[r][x] + bias, softplus) : 0.0f;
         duv[x] = dtv[x] * nu[r][x];
+        if (PASS == 1) dsum += dtv[x];
         cu[r][x] = nu[r][x];
         cz[r][x] = zr ? nz[r][x] : 0.0f;
       }
@@ -532,19 +543,19 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     }
     __syncwarp();
     // The next tile's loads: their DRAM latency hides behind this tile's scan.
-    if (t0 + T < l) {
-      if (vec && t0 + 2 * T <= l) fetch(t0 + T, Flag<true>());
+    if (t0 + T < te) {
+      if (vec && t0 + 2 * T <= te) fetch(t0 + T, Flag<true>());
       else fetch(t0 + T, Flag<false>());
     }
-#pragma unroll
+#pragma unroll RU
     for (int r = 0; r < SUB; ++r) {
       const int ts = t0 + r * G;
-      if (ts >= l) break;  // nothing left (and BCS stages nothing there): h is already final
+      if (ts >= te) break;  // nothing left (and BCS stages nothing there): h is already final
       const float* bcur = sbc + ((ts / G) & 1) * BCH;
       if (BCS && !FIXED) {
         // The next sub-block's copies fly during this one's scan; this one's group is then the older.
         // The copies of all lanes land in rows that all lanes read, hence the warp barriers.
-        if (ts + G < l) stage(ts + G);
+        if (ts + G < te) stage(ts + G);
         else cp_async_commit();  // an empty group keeps "all but the newest" meaning this sub-block
         cp_async_wait_one();
         __syncwarp();  // the other lanes' copies into the warp's rows are visible
@@ -562,10 +573,10 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
           for (int k = 0; k < S; ++k) {
             if (BCS) {
               load_shared<4>(Bq[k], bcur + (j + L * k) * RSB + 4 * q);
-              load_shared<4>(Cq[k], bcur + (N + j + L * k) * RSB + 4 * q);
+              if (PASS != 1) load_shared<4>(Cq[k], bcur + (N + j + L * k) * RSB + 4 * q);
             } else {
-              load_steps<4, FULL>(Bq[k], Bj + k * rs, t0 + o, l);
-              load_steps<4, FULL>(Cq[k], Cj + k * rs, t0 + o, l);
+              load_steps<4, FULL>(Bq[k], Bj + k * rs, t0 + o, te);
+              if (PASS != 1) load_steps<4, FULL>(Cq[k], Cj + k * rs, t0 + o, te);
             }
           }
 #pragma unroll
@@ -577,10 +588,14 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
             const float e = dts[x] * a2[k];
             const float da = m % 8 < EXPP ? ex2_poly(e) : ex2_mufu(e);
             h[k] = fmaf(da, h[k], dus[x] * (FIXED ? Bf[k] : Bq[k][x]));
-            part = fmaf(h[k], FIXED ? Cf[k] : Cq[k][x], part);
+            if (PASS != 1) part = fmaf(h[k], FIXED ? Cf[k] : Cq[k][x], part);
           }
           acc[m] = part;
         }
+      }
+      if (PASS == 1) {  // a summary has no y
+        if (BCS && !FIXED) __syncwarp();  // as below: this buffer is restaged next
+        continue;
       }
       if (RED) {
         // Through shared memory: each lane stores its G partials, then sums the L partials of its own
@@ -624,18 +639,35 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
         out[x] = fmaf(Dv, cu[r][x], acc[x]);
         if (zr) out[x] *= __fdividef(cz[r][x], 1.0f + __expf(-cz[r][x]));
       }
-      if (active) store_steps<OWN, FULL>(yr, out, t0 + r * G + OWN * j, l);
+      if (active) store_steps<OWN, FULL>(yr, out, t0 + r * G + OWN * j, te);
       if (BCS && !FIXED) __syncwarp();  // this buffer is restaged during the next sub-block
     }
   };
-  if (vec && T <= l) fetch(0, Flag<true>());
-  else fetch(0, Flag<false>());
-  if (BCS && !FIXED && l > 0) stage(0);
-  for (int t0 = 0; t0 < l; t0 += T) {
-    if (vec && t0 + T <= l) tile(t0, Flag<true>());
+  // PASS 2: the chunk's start state, S_c = 2^(a2 sum_{c-1}) S_{c-1} + E_{c-1} from S_0 = 0; ws holds
+  // per (channel, chunk) the end state from zero (N floats), then the dt sum.
+  if (PASS == 2)
+    for (int q = 0; q < chunk; ++q) {
+      const float* wq = ws + (chan * (nc - 1) + q) * (N + 1);
+#pragma unroll
+      for (int k = 0; k < S; ++k) h[k] = fmaf(ex2_mufu(wq[N] * a2[k]), h[k], wq[j + L * k]);
+    }
+  if (vec && tb + T <= te) fetch(tb, Flag<true>());
+  else fetch(tb, Flag<false>());
+  if (BCS && !FIXED && tb < te) stage(tb);
+  for (int t0 = tb; t0 < te; t0 += T) {
+    if (vec && t0 + T <= te) tile(t0, Flag<true>());
     else tile(t0, Flag<false>());
   }
-  if (last_state && active)
+  if (PASS == 1)
+#pragma unroll
+    for (int o = L / 2; o > 0; o >>= 1) dsum += __shfl_xor_sync(0xffffffffu, dsum, o);  // the chunk's
+  if (PASS == 1 && active) {
+    float* wc = ws + (chan * (nc - 1) + chunk) * (N + 1);
+#pragma unroll
+    for (int k = 0; k < S; ++k) wc[j + L * k] = h[k];
+    if (j == 0) wc[N] = dsum;
+  }
+  if (PASS != 1 && last_state && active && chunk == nc - 1)
 #pragma unroll
     for (int k = 0; k < S; ++k) last_state[chan * N + j + L * k] = h[k];
 }
@@ -646,8 +678,8 @@ const char* kLanesLaunch = R"(
 template <int N, int L>
 void launch_lanes(const float* u, const float* delta, const float* A, const float* B, const float* C,
                   const float* D, const float* z, const float* delta_bias, float* y, float* last_state, int64_t b,
-                  int64_t d, int64_t l, int64_t g, int bc_layout, int softplus, cudaStream_t stream) {
-  constexpr int CW = 32 / L;
+                  int64_t d, int64_t l, int64_t g, int bc_layout, int softplus, int sms, cudaStream_t stream) {
+  constexpr int CW = 32 / L, T = SUB * OWN * L;
   const dim3 blocks(unsigned((d / g + WARPS * CW - 1) / (WARPS * CW)), unsigned(g), unsigned(b));
   auto aligned = [](const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   const bool vec = l % 4 == 0 && aligned(u) && aligned(delta) && aligned(z) && aligned(y) &&
@@ -656,15 +688,38 @@ void launch_lanes(const float* u, const float* delta, const float* A, const floa
   const int bytes = int(sizeof(float)) * ((RED ? WARPS * CW * red_channel_floats<L>() : 0) +
                                           (BCS && bc_layout ? WARPS * bc_warp_floats<N, L>() : 0));
   const bool big = bytes + 2 * WARPS * CW * (SUB * OWN * L + 4) * int(sizeof(float)) > 48 * 1024;
-  if (bc_layout) {
-    if (big) cudaFuncSetAttribute(scan_lanes<N, L, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    scan_lanes<N, L, false><<<blocks, WARPS * 32, bytes, stream>>>(u, delta, A, B, C, D, z, delta_bias, y, last_state,
-                                                                  d, int(l), g, softplus, vec);
-  } else {
-    if (big) cudaFuncSetAttribute(scan_lanes<N, L, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    scan_lanes<N, L, true><<<blocks, WARPS * 32, bytes, stream>>>(u, delta, A, B, C, D, z, delta_bias, y, last_state,
-                                                                 d, int(l), g, softplus, vec);
+  // Grids of at most half the OCC warps per SM leave the GPU idle while each warp runs its serial chain
+  // of l steps: min(TCHUNKS, OCC sms / warps) chunks of whole tiles fill it (two passes, twice the exps,
+  // a chain of about 2 l / nc steps). A failed workspace allocation falls back to the single pass.
+  int nc = 1, clen = int(l);
+  const int64_t warps = int64_t(blocks.x) * g * b * WARPS, fill = int64_t(OCC) * sms / warps;
+  if (TCHUNKS > 1 && fill > 1 && l > T) {
+    const int64_t k = fill < TCHUNKS ? fill : TCHUNKS;
+    clen = int((l + k - 1) / k + T - 1) / T * T;
+    nc = int((l + clen - 1) / clen);
   }
+  auto passes = [&](auto fixed) {
+    constexpr bool F = decltype(fixed)::value;
+    auto go = [&](auto kernel, int64_t zs, float* ws) {
+      if (big) cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+      const dim3 grid(blocks.x, blocks.y, unsigned(zs));
+      kernel<<<grid, WARPS * 32, bytes, stream>>>(u, delta, A, B, C, D, z, delta_bias, y, last_state, d, int(l), g,
+                                                  softplus, vec, clen, ws);
+    };
+    float* ws = nullptr;
+    if constexpr (TCHUNKS > 1) {  // (TCHUNKS = 1 instantiates the single pass only)
+      if (nc > 1 && cudaMallocAsync(reinterpret_cast<void**>(&ws), sizeof(float) * b * d * (nc - 1) * (N + 1),
+                                    stream) == cudaSuccess) {
+        go(scan_lanes<N, L, F, 1>, b * (nc - 1), ws);
+        go(scan_lanes<N, L, F, 2>, b * nc, ws);
+        cudaFreeAsync(ws, stream);
+        return;
+      }
+    }
+    go(scan_lanes<N, L, F, 0>, b, ws);
+  };
+  if (bc_layout) passes(Flag<false>());
+  else passes(Flag<true>());
 }
 
 extern "C" void selective_scan(const float* u, const float* delta, const float* A, const float* B, const float* C,
@@ -679,10 +734,10 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (LPC < 16 && b * d * LPC < int64_t(MINW) * sms * 32)
       launch_lanes<16, 16>(u, delta, A, B, C, D, z, delta_bias, y, last_state, b, d, l, g, bc_layout, delta_softplus,
-                           stream);
+                           sms, stream);
     else
       launch_lanes<16, LPC>(u, delta, A, B, C, D, z, delta_bias, y, last_state, b, d, l, g, bc_layout, delta_softplus,
-                            stream);
+                            sms, stream);
   } else if (n <= 256) {
     scan_generic<<<unsigned((b * d + 127) / 128), 128, 0, stream>>>(u, delta, A, B, C, D, z, delta_bias, y, last_state,
                                                                     b, d, l, n, g, bc_layout, delta_softplus);
@@ -731,7 +786,10 @@ const TaskTemplates& selective_scan_templates() {
          "lane keeps one partial C.h per step; a transposed butterfly over the LPC lanes (RED = 1: shared memory "
          "instead) leaves each lane the y of its own steps, where D, the SiLU gate and a coalesced store are applied "
          "once. Grids with fewer than MINW warps per SM use 16 lanes per channel (more warps); OCC caps registers for "
-         "that many resident warps per SM. Other state sizes use a sequential fallback.",
+         "that many resident warps per SM. Grids with at most OCC / 2 warps per SM may split time into up to TCHUNKS "
+         "chunks of whole tiles (a summary pass: each chunk's end state from zero and dt sum into a cudaMallocAsync "
+         "workspace; then each chunk rescanned from its exactly combined start state): twice the exps, a shorter "
+         "chain. Other state sizes use a sequential fallback.",
          3, 450.0,  // at its defaults on the H200: 41x the seed where tiled_registers' best gave 27x
          {{"LPC", "lanes per channel (n / LPC states per lane)", {4, 8, 16}, 8},
           {"OWN", "consecutive steps a lane owns per sub-block (its loads, dt, y)", {2, 4}, 2},
@@ -741,7 +799,9 @@ const TaskTemplates& selective_scan_templates() {
           {"EXPP", "steps of every 8 whose exp runs as a polynomial on the FMA pipe", {0, 1, 2}, 0},
           {"RED", "y reduction over the lanes: 0 shuffle butterfly, 1 through shared memory", {0, 1}, 0},
           {"BCS", "B/C: 0 float4 loads per state row through L1, 1 staged per sub-block by cp.async", {0, 1}, 1},
-          {"MINW", "warps per SM below which 16 lanes per channel are used", {0, 4, 8, 16}, 4}}});
+          {"MINW", "warps per SM below which 16 lanes per channel are used", {0, 4, 8, 16}, 4},
+          {"TCHUNKS", "most time chunks scanned in parallel where warps fill at most half of OCC per SM",
+           {1, 2, 4, 8}, 1}}});
     t.sources = {std::string(kChunked) + kGenericScan + kChunkedLaunch,
                  std::string(kTiled) + kGenericScan + kTiledLaunch,
                  std::string(kLanes) + kGenericScan + kLanesLaunch};

@@ -6,7 +6,7 @@
 # BENCH_KERNELS=DIR, e.g. .devcarry/variants) against PyTorch.
 # Logs go to $OUT (at most 8 files come back: the run folders and exports are packed in runs.tgz).
 #   [SEARCH_TASKS="softmax:1 attention_bf16:2.5"] [SEARCH_ROUNDS=12] [SEARCH_MINUTES=2] [SEARCH_PARALLEL=4] \
-#   [BENCH_TASKS=a,b] [BENCH_WRAPPERS=task,task] [EVAL_VARIANTS=task/variant ...] [GPU_TESTS=gtest filter] \
+#   [BENCH_TASKS=a,b] [BENCH_WRAPPERS=task,task] [EVAL_VARIANTS=task/variant ...] [GPU_TESTS=gtest filter] [TESTS_TIMEOUT=300] \
 #   bash bench/cuda/device_run.sh [tests] [seeds] [variants] [restore] [search] [bench]
 set -uo pipefail
 ROOT=$(pwd)
@@ -20,7 +20,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 for stage in "$@"; do
   case $stage in
     tests)
-      timeout 300 "$BIN/ksearch_cuda_tests" --gtest_filter="${GPU_TESTS:-CudaGpu.*:CudaHost.BackendIsRegistered}" 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "^\[|adversarial|Failure|Expected|Which|actual|error" | head -80
+      timeout ${TESTS_TIMEOUT:-300} "$BIN/ksearch_cuda_tests" --gtest_filter="${GPU_TESTS:-CudaGpu.*:CudaHost.BackendIsRegistered}" 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "^\[|adversarial|Failure|Expected|Which|actual|error" | head -80
       cat "$KSEARCH_CACHE_DIR"/ceilings/cuda-*.json > "$OUT/ceilings.json" 2>/dev/null ;;
     seeds)
       for t in softmax rmsnorm matmul attention attention_bf16 selective_scan; do

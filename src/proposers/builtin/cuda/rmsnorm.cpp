@@ -58,6 +58,9 @@ __global__ void __launch_bounds__(THREADS) rms_rows(const float* __restrict__ x,
   }
 }
 
+)";
+
+const char* kBlockRowsEntry = R"(
 extern "C" void rmsnorm(const float* x, const float* weight, float* y, int64_t rows, int64_t cols, float eps,
                         cudaStream_t stream) {
   if (rows > 0 && cols > 0) rms_rows<<<(unsigned)rows, THREADS, 0, stream>>>(x, weight, y, cols, eps);
@@ -65,41 +68,53 @@ extern "C" void rmsnorm(const float* x, const float* weight, float* y, int64_t r
 )";
 
 const char* kBlockRegisters = R"(
-// One block per row held in registers (CHUNKS float4 per thread): one read and one write of memory.
-__global__ void __launch_bounds__(THREADS) rms_rows(const float* __restrict__ x, const float* __restrict__ w,
-                                                    float* __restrict__ y, int64_t cols, float eps) {
-  const float* row = x + blockIdx.x * cols;
-  float* out = y + blockIdx.x * cols;
+// One block per row held in registers (CH float4 per thread): one read and one write of memory.
+template <int CH>
+__global__ void __launch_bounds__(THREADS) rms_rows_in_registers(const float* __restrict__ x, const float* __restrict__ w,
+                                                                 float* __restrict__ y, int64_t cols, float eps) {
+  const float4* r4 = reinterpret_cast<const float4*>(x + blockIdx.x * cols);
+  const float4* w4 = reinterpret_cast<const float4*>(w);
+  float4* o4 = reinterpret_cast<float4*>(y + blockIdx.x * cols);
   const int64_t n4 = cols / 4;
-  if (cols % 4 == 0 && n4 <= int64_t(THREADS) * CHUNKS) {
-    const float4* r4 = reinterpret_cast<const float4*>(row);
-    float4 v[CHUNKS];
-    float s = 0;
-#pragma unroll
-    for (int c = 0; c < CHUNKS; ++c) {
-      const int64_t i = threadIdx.x + int64_t(c) * THREADS;
-      v[c] = i < n4 ? __ldcs(r4 + i) : make_float4(0, 0, 0, 0);
-      s += v[c].x * v[c].x + v[c].y * v[c].y + v[c].z * v[c].z + v[c].w * v[c].w;
-    }
-    const float inv = rsqrtf(block_sum(s) / float(cols) + eps);
-    const float4* w4 = reinterpret_cast<const float4*>(w);
-    float4* o4 = reinterpret_cast<float4*>(out);
-#pragma unroll
-    for (int c = 0; c < CHUNKS; ++c) {
-      const int64_t i = threadIdx.x + int64_t(c) * THREADS;
-      if (i < n4) __stcs(o4 + i, scale4(v[c], __ldg(w4 + i), inv));
-    }
-    return;
-  }
+  float4 v[CH];
   float s = 0;
-  for (int64_t i = threadIdx.x; i < cols; i += THREADS) s += row[i] * row[i];
+#pragma unroll
+  for (int c = 0; c < CH; ++c) {
+    const int64_t i = threadIdx.x + int64_t(c) * THREADS;
+    v[c] = i < n4 ? __ldcs(r4 + i) : make_float4(0, 0, 0, 0);
+    s += v[c].x * v[c].x + v[c].y * v[c].y + v[c].z * v[c].z + v[c].w * v[c].w;
+  }
   const float inv = rsqrtf(block_sum(s) / float(cols) + eps);
-  for (int64_t i = threadIdx.x; i < cols; i += THREADS) out[i] = row[i] * inv * w[i];
+#pragma unroll
+  for (int c = 0; c < CH; ++c) {
+    const int64_t i = threadIdx.x + int64_t(c) * THREADS;
+    if (i < n4) __stcs(o4 + i, scale4(v[c], __ldg(w4 + i), inv));
+  }
 }
 
+// Launches the CH-chunk kernel if CH <= CHUNKS and the row fits; the smallest fitting CH keeps registers per thread,
+// and so occupancy, as high as the row allows.
+template <int CH>
+bool launch_in_registers(const float* x, const float* w, float* y, int64_t rows, int64_t cols, float eps,
+                         cudaStream_t stream) {
+  if constexpr (CH > CHUNKS) {
+    return false;
+  } else {
+    if (cols / 4 > int64_t(THREADS) * CH) return false;
+    rms_rows_in_registers<CH><<<(unsigned)rows, THREADS, 0, stream>>>(x, w, y, cols, eps);
+    return true;
+  }
+}
+
+// Rows too long for CHUNKS registers, or not a multiple of 4, take the two-pass block kernel.
 extern "C" void rmsnorm(const float* x, const float* weight, float* y, int64_t rows, int64_t cols, float eps,
                         cudaStream_t stream) {
-  if (rows > 0 && cols > 0) rms_rows<<<(unsigned)rows, THREADS, 0, stream>>>(x, weight, y, cols, eps);
+  if (rows <= 0 || cols <= 0) return;
+  const bool in_registers = cols % 4 == 0 && (launch_in_registers<1>(x, weight, y, rows, cols, eps, stream) ||
+                                              launch_in_registers<2>(x, weight, y, rows, cols, eps, stream) ||
+                                              launch_in_registers<4>(x, weight, y, rows, cols, eps, stream) ||
+                                              launch_in_registers<8>(x, weight, y, rows, cols, eps, stream));
+  if (!in_registers) rms_rows<<<(unsigned)rows, THREADS, 0, stream>>>(x, weight, y, cols, eps);
 }
 )";
 
@@ -116,9 +131,10 @@ const TaskTemplates& rmsnorm_templates() {
                           "the row, mostly from L2.",
                           1, 10.0, {threads}});
     t.families.push_back({"block_registers", "row in registers: one read, one write",
-                          "The row stays in registers (CHUNKS float4 per thread): HBM sees each byte once.", 2, 12.0,
-                          {threads, {"CHUNKS", "float4 registers per thread", {1, 2, 4, 8}, 8}}});
-    t.sources = {std::string(kCommon) + kBlockRows, std::string(kCommon) + kBlockRegisters};
+                          "The row stays in registers (up to CHUNKS float4 per thread, the fewest that hold it): HBM sees each "
+                          "byte once. Longer rows take the two-pass float4 kernel.", 2, 12.0,
+                          {threads, {"CHUNKS", "most float4 registers per thread", {1, 2, 4, 8}, 8}}});
+    t.sources = {std::string(kCommon) + kBlockRows + kBlockRowsEntry, std::string(kCommon) + kBlockRows + kBlockRegisters};
     return t;
   }();
   return t;

@@ -75,6 +75,9 @@ __global__ void __launch_bounds__(THREADS) softmax_rows(const float* __restrict_
   }
 }
 
+)";
+
+const char* kBlockOnlineEntry = R"(
 extern "C" void softmax(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
   if (rows > 0 && cols > 0) softmax_rows<<<(unsigned)rows, THREADS, 0, stream>>>(x, y, cols);
 }
@@ -120,49 +123,58 @@ extern "C" void softmax(const float* x, float* y, int64_t rows, int64_t cols, cu
 )";
 
 const char* kBlockRegisters = R"(
-// One block per row with the row held in registers (CHUNKS float4 per thread): memory is read once
-// and written once. Rows too long for the registers take the two-pass loop.
-__global__ void __launch_bounds__(THREADS) softmax_rows(const float* __restrict__ x, float* __restrict__ y, int64_t cols) {
-  const float* row = x + blockIdx.x * cols;
-  float* out = y + blockIdx.x * cols;
-  float m = -INFINITY, s = 0;
+// One block per row held in registers (CH float4 per thread): memory is read once and written once.
+template <int CH>
+__global__ void __launch_bounds__(THREADS) softmax_rows_in_registers(const float* __restrict__ x, float* __restrict__ y,
+                                                                     int64_t cols) {
+  const float4* r4 = reinterpret_cast<const float4*>(x + blockIdx.x * cols);
+  float4* o4 = reinterpret_cast<float4*>(y + blockIdx.x * cols);
   const int64_t n4 = cols / 4;
-  if (cols % 4 == 0 && n4 <= int64_t(THREADS) * CHUNKS) {
-    const float4* r4 = reinterpret_cast<const float4*>(row);
-    float4 v[CHUNKS];
+  float4 v[CH];
 #pragma unroll
-    for (int c = 0; c < CHUNKS; ++c) {
-      const int64_t i = threadIdx.x + int64_t(c) * THREADS;
-      v[c] = i < n4 ? __ldcs(r4 + i) : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-    }
-    float mx = -INFINITY;
-#pragma unroll
-    for (int c = 0; c < CHUNKS; ++c) mx = fmaxf(mx, fmaxf(fmaxf(v[c].x, v[c].y), fmaxf(v[c].z, v[c].w)));
-    if (mx != -INFINITY) {
-      m = mx;
-#pragma unroll
-      for (int c = 0; c < CHUNKS; ++c) s += __expf(v[c].x - m) + __expf(v[c].y - m) + __expf(v[c].z - m) + __expf(v[c].w - m);
-    }
-    block_merge(m, s);
-    const float inv = 1.0f / s;
-    float4* o4 = reinterpret_cast<float4*>(out);
-#pragma unroll
-    for (int c = 0; c < CHUNKS; ++c) {
-      const int64_t i = threadIdx.x + int64_t(c) * THREADS;
-      if (i < n4)
-        __stcs(o4 + i, make_float4(__expf(v[c].x - m) * inv, __expf(v[c].y - m) * inv, __expf(v[c].z - m) * inv,
-                                   __expf(v[c].w - m) * inv));
-    }
-    return;
+  for (int c = 0; c < CH; ++c) {
+    const int64_t i = threadIdx.x + int64_t(c) * THREADS;
+    v[c] = i < n4 ? __ldcs(r4 + i) : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
   }
-  for (int64_t i = threadIdx.x; i < cols; i += THREADS) add(m, s, __ldg(row + i));
+  float mx = -INFINITY, s = 0;
+#pragma unroll
+  for (int c = 0; c < CH; ++c) mx = fmaxf(mx, fmaxf(fmaxf(v[c].x, v[c].y), fmaxf(v[c].z, v[c].w)));
+  if (mx != -INFINITY) {
+#pragma unroll
+    for (int c = 0; c < CH; ++c) s += __expf(v[c].x - mx) + __expf(v[c].y - mx) + __expf(v[c].z - mx) + __expf(v[c].w - mx);
+  }
+  float m = mx;
   block_merge(m, s);
   const float inv = 1.0f / s;
-  for (int64_t i = threadIdx.x; i < cols; i += THREADS) out[i] = __expf(__ldg(row + i) - m) * inv;
+#pragma unroll
+  for (int c = 0; c < CH; ++c) {
+    const int64_t i = threadIdx.x + int64_t(c) * THREADS;
+    if (i < n4)
+      __stcs(o4 + i, make_float4(__expf(v[c].x - m) * inv, __expf(v[c].y - m) * inv, __expf(v[c].z - m) * inv,
+                                 __expf(v[c].w - m) * inv));
+  }
 }
 
+// Launches the CH-chunk kernel if CH <= CHUNKS and the row fits; the smallest fitting CH keeps registers per thread,
+// and so occupancy, as high as the row allows.
+template <int CH>
+bool launch_in_registers(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
+  if constexpr (CH > CHUNKS) {
+    return false;
+  } else {
+    if (cols / 4 > int64_t(THREADS) * CH) return false;
+    softmax_rows_in_registers<CH><<<(unsigned)rows, THREADS, 0, stream>>>(x, y, cols);
+    return true;
+  }
+}
+
+// Rows too long for CHUNKS registers, or not a multiple of 4, take the two-pass block kernel.
 extern "C" void softmax(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
-  if (rows > 0 && cols > 0) softmax_rows<<<(unsigned)rows, THREADS, 0, stream>>>(x, y, cols);
+  if (rows <= 0 || cols <= 0) return;
+  const bool in_registers =
+      cols % 4 == 0 && (launch_in_registers<1>(x, y, rows, cols, stream) || launch_in_registers<2>(x, y, rows, cols, stream) ||
+                        launch_in_registers<4>(x, y, rows, cols, stream) || launch_in_registers<8>(x, y, rows, cols, stream));
+  if (!in_registers) softmax_rows<<<(unsigned)rows, THREADS, 0, stream>>>(x, y, cols);
 }
 )";
 
@@ -182,11 +194,12 @@ const TaskTemplates& softmax_templates() {
                           "Each warp owns a row: online (max, sum) with shuffles only; suits short rows and many of them.",
                           1, 15.0, {{"THREADS", "threads per block (THREADS / 32 rows)", {128, 256, 512}, 256}}});
     t.families.push_back({"block_registers", "row in registers: one read, one write",
-                          "The block keeps its row in registers (CHUNKS float4 per thread) so memory is read once; "
-                          "reductions by shuffles and one shared-memory step.",
-                          2, 25.0, {threads, {"CHUNKS", "float4 registers per thread", {1, 2, 4, 8}, 8}}});
-    t.sources = {std::string(kCommon) + kBlockOnline, std::string(kCommon) + kWarpOnline,
-                 std::string(kCommon) + kBlockRegisters};
+                          "The block keeps its row in registers (up to CHUNKS float4 per thread, the fewest that hold the row) so "
+                          "memory is read once; reductions by shuffles and one shared-memory step. Longer rows take "
+                          "the two-pass float4 kernel.",
+                          2, 25.0, {threads, {"CHUNKS", "most float4 registers per thread", {1, 2, 4, 8}, 8}}});
+    t.sources = {std::string(kCommon) + kBlockOnline + kBlockOnlineEntry, std::string(kCommon) + kWarpOnline,
+                 std::string(kCommon) + kBlockOnline + kBlockRegisters};
     return t;
   }();
   return t;

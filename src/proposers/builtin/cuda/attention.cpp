@@ -309,16 +309,21 @@ const char* kPipelined = R"(
 constexpr int D = 128;          // the tensor-core path's head size
 constexpr int LDS = D + 8;      // shared row stride in bf16 (272 bytes): the 8 row addresses of an ldmatrix 8x8
                                 // matrix, and 8 lanes' 16-byte accesses to 8 consecutive rows, hit distinct banks
-constexpr int WROWS = 16 * MT;     // query rows per warp: MT m-tiles of 16
-constexpr int BQ = WROWS * WARPS;  // query rows per block
-constexpr int NT = 32 * WARPS;     // threads per block
+constexpr int NT = 32 * WARPS;  // threads per block
+// The prefill comes in MT = 1 and 2 m-tiles of 16 query rows per warp (the entry picks one per shape).
+template <int MT>
+constexpr int WROWS = 16 * MT;  // query rows per warp
+template <int MT>
+constexpr int BQ = WROWS<MT> * WARPS;  // query rows per block
+template <int MT>
 constexpr int QREGS = MT == 1 ? D / 16 : 1;  // Q A-fragments held in registers (MT 1 only)
 // Q tile (reused to stage the output), then STAGES buffers of K and STAGES of V.
-constexpr size_t PREFILL_SMEM = size_t(BQ + 2 * STAGES * BKV) * LDS * sizeof(bf16);
+template <int MT>
+constexpr size_t PREFILL_SMEM = size_t(BQ<MT> + 2 * STAGES * BKV) * LDS * sizeof(bf16);
 static_assert(STAGES == 1 || STAGES == 2, "STAGES is 1 or 2");
-static_assert(MT == 1 || MT == 2, "MT is 1 or 2");
-static_assert(PREFILL_SMEM <= 227 * 1024, "shared memory per block: 227 KB at most; the largest here is 208 KB");
-static_assert(BKV % 64 == 0 && (BKV * (D / 8)) % NT == 0 && (BQ * (D / 8)) % NT == 0, "tile shapes");
+static_assert(MT_MAX == 1 || MT_MAX == 2, "MT_MAX is 1 or 2");
+static_assert(PREFILL_SMEM<MT_MAX> <= 227 * 1024, "shared memory per block: 227 KB at most; the largest here is 208 KB");
+static_assert(BKV % 64 == 0 && (BKV * (D / 8)) % NT == 0 && (BQ<1> * (D / 8)) % NT == 0, "tile shapes");
 
 __device__ __forceinline__ unsigned smem_u32(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
 // 16-byte async copy global -> shared; with valid false the 16 bytes are zero-filled and nothing is read.
@@ -376,8 +381,8 @@ __device__ __forceinline__ void load_rows(bf16* dst, const bf16* src, int r0, in
 //   MT 2: key (lane & 7) + 8*(lane >> 4) of a 16-key block, dims 8*((lane >> 3) & 1) .. +7 of 16-dim chunk ks:
 //     matrices 0,1 are b0,b1 of the block's first n-block, 2,3 of its second. The A fragments are read per chunk from
 //     Qt (this lane's ldmatrix row of the warp's Q rows, as in the prefill): 2 x 16 x 128 of them beside O would spill.
-template <int NK>
-__device__ __forceinline__ void qk_softmax(float (&s)[MT][NK / 8][4], const uint32_t (&qa)[QREGS][4], const bf16* Qt,
+template <int NK, int MT>
+__device__ __forceinline__ void qk_softmax(float (&s)[MT][NK / 8][4], const uint32_t (&qa)[QREGS<MT>][4], const bf16* Qt,
                                            const bf16* Kt, int j0, bool edge, const int (&lim)[2 * MT], int t,
                                            float scale_log2, float (&m)[2 * MT], float (&l)[2 * MT],
                                            float (&acc)[MT][D / 8][4]) {
@@ -395,7 +400,7 @@ __device__ __forceinline__ void qk_softmax(float (&s)[MT][NK / 8][4], const uint
       for (int c = 0; c < 2 / MT; ++c) {
         if (MT == 1) {
 #pragma unroll
-          for (int i = 0; i < 4; ++i) a[mt][c][i] = qa[(2 * ks + c) % QREGS][i];  // % keeps MT 2's dead code in bounds
+          for (int i = 0; i < 4; ++i) a[mt][c][i] = qa[(2 * ks + c) % QREGS<MT>][i];  // % keeps MT 2's dead code in bounds
         } else {
           ldsm_x4(a[mt][c], Qt + mt * 16 * LDS + ks * 16);
         }
@@ -473,7 +478,7 @@ __device__ __forceinline__ void qk_softmax(float (&s)[MT][NK / 8][4], const uint
 // row g, a1 = row g+8) and 2kk+1 (a2, a3). Vt points at this lane's ldmatrix.trans row: key (lane & 15) of a 16-key
 // chunk, dims 8*(lane >> 4) .. +7 of a 16-dim slice, so matrices 0,1 are b0,b1 (keys 0-7 / 8-15, B[k][n] = V[k][n])
 // of n-block 2*n2 and matrices 2,3 of n-block 2*n2+1, each fed to every m-tile.
-template <int NK>
+template <int NK, int MT>
 __device__ __forceinline__ void pv(float (&acc)[MT][D / 8][4], const float (&s)[MT][NK / 8][4], const bf16* Vt) {
 #pragma unroll
   for (int kk = 0; kk < NK / 16; ++kk) {
@@ -507,13 +512,14 @@ __device__ __forceinline__ void pv(float (&acc)[MT][D / 8][4], const float (&s)[
 //     BKV keys, softmax | wait V_jt | barrier | load K_jt+1 | O += P V. S holds all BKV keys: with MT 2, BKV 128
 //     spills (S of 32 x 128 beside O).
 // A warp whose rows see no key of a (sub-)tile (causal, above the diagonal) skips it; masks only on edge tiles.
+template <int MT>
 __global__ void __launch_bounds__(NT) flash_pipelined_prefill(const bf16* __restrict__ q, const bf16* __restrict__ k,
                                                               const bf16* __restrict__ v, bf16* __restrict__ o,
                                                               int64_t hq, int64_t hkv, int lq, int lk, int causal,
                                                               float scale_log2) {
   extern __shared__ __align__(16) unsigned char smem[];
-  bf16* Qs = reinterpret_cast<bf16*>(smem);  // [BQ][LDS], later each warp's output rows
-  bf16* Ks = Qs + BQ * LDS;                  // [STAGES][BKV][LDS]
+  bf16* Qs = reinterpret_cast<bf16*>(smem);  // [BQ<MT>][LDS], later each warp's output rows
+  bf16* Ks = Qs + BQ<MT> * LDS;                  // [STAGES][BKV][LDS]
   bf16* Vs = Ks + STAGES * BKV * LDS;        // [STAGES][BKV][LDS]
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int tile = causal ? int(gridDim.x) - 1 - int(blockIdx.x) : int(blockIdx.x);  // heavy causal tiles first
@@ -522,11 +528,11 @@ __global__ void __launch_bounds__(NT) flash_pipelined_prefill(const bf16* __rest
   const bf16* K = k + (bi * hkv + kh) * lk * D;
   const bf16* V = v + (bi * hkv + kh) * lk * D;
   bf16* O = o + (bi * hq + h) * lq * D;
-  const int q0 = tile * BQ, wq0 = q0 + warp * WROWS, shift = lk - lq;  // causal: row i sees keys j <= i + shift
-  const int kv_end = causal ? min(lk, min(lq - 1, q0 + BQ - 1) + shift + 1) : lk;  // keys any row of the block sees
+  const int q0 = tile * BQ<MT>, wq0 = q0 + warp * WROWS<MT>, shift = lk - lq;  // causal: row i sees keys j <= i + shift
+  const int kv_end = causal ? min(lk, min(lq - 1, q0 + BQ<MT> - 1) + shift + 1) : lk;  // keys any row of the block sees
   const int n_tiles = kv_end > 0 ? (kv_end + BKV - 1) / BKV : 0;
 
-  load_rows<BQ>(Qs, Q, q0, lq);
+  load_rows<BQ<MT>>(Qs, Q, q0, lq);
   cp_async_commit();
   if (n_tiles > 0) load_rows<BKV>(Ks, K, 0, lk);
   if (STAGES == 1) cp_async_commit();  // STAGES 1: K_0 alone; STAGES 2: K_0 and V_0 together
@@ -537,11 +543,11 @@ __global__ void __launch_bounds__(NT) flash_pipelined_prefill(const bf16* __rest
   // A fragments of a 16 x 128 Q slice (m-tile), one ldmatrix.x4 per 16-column chunk kk: lanes 0-15 address rows
   // 0-15 at column kk*16, lanes 16-31 rows 0-15 at column kk*16+8, so matrices 0..3 are (rows 0-7, cols 0-7),
   // (rows 8-15, cols 0-7), (rows 0-7, cols 8-15), (rows 8-15, cols 8-15): exactly a0..a3. MT 1 loads them once.
-  const bf16* Qt = Qs + (warp * WROWS + (lane & 15)) * LDS + (lane >> 4) * 8;
-  uint32_t qa[QREGS][4];
+  const bf16* Qt = Qs + (warp * WROWS<MT> + (lane & 15)) * LDS + (lane >> 4) * 8;
+  uint32_t qa[QREGS<MT>][4];
   if (MT == 1) {
 #pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) ldsm_x4(qa[kk % QREGS], Qt + kk * 16);
+    for (int kk = 0; kk < D / 16; ++kk) ldsm_x4(qa[kk % QREGS<MT>], Qt + kk * 16);
   }
   float acc[MT][D / 8][4];  // O: n-block nb of m-tile mt holds rows g, g+8 at columns nb*8 + 2t, +1
 #pragma unroll
@@ -574,11 +580,11 @@ __global__ void __launch_bounds__(NT) flash_pipelined_prefill(const bf16* __rest
       for (int sub = 0; sub < BKV / SUB; ++sub) {
         const int js = j0 + sub * SUB;
         // A key of the sub-tile is visible to a row of the warp:
-        if (js < kv_end && (!causal || js <= wq0 + WROWS - 1 + shift)) {
+        if (js < kv_end && (!causal || js <= wq0 + WROWS<MT> - 1 + shift)) {
           const bool edge = js + SUB > lk || (causal && js + SUB - 1 > wq0 + shift);
           float s[MT][SUB / 8][4];
-          qk_softmax<SUB>(s, qa, Qt, Ks + buf + sub * SUB * LDS + k_off, js, edge, lim, t, scale_log2, m, l, acc);
-          pv<SUB>(acc, s, Vs + buf + sub * SUB * LDS + v_off);
+          qk_softmax<SUB, MT>(s, qa, Qt, Ks + buf + sub * SUB * LDS + k_off, js, edge, lim, t, scale_log2, m, l, acc);
+          pv<SUB, MT>(acc, s, Vs + buf + sub * SUB * LDS + v_off);
         }
       }
     } else {
@@ -586,15 +592,15 @@ __global__ void __launch_bounds__(NT) flash_pipelined_prefill(const bf16* __rest
       __syncthreads();     // everyone's have; and every warp is done with V_jt-1
       load_rows<BKV>(Vs, V, j0, lk);  // V_jt streams in while S_jt is computed
       cp_async_commit();
-      const bool active = !causal || j0 <= wq0 + WROWS - 1 + shift;
+      const bool active = !causal || j0 <= wq0 + WROWS<MT> - 1 + shift;
       const bool edge = j0 + BKV > lk || (causal && j0 + BKV - 1 > wq0 + shift);
       float s[MT][BKV / 8][4];
-      if (active) qk_softmax<BKV>(s, qa, Qt, Ks + k_off, j0, edge, lim, t, scale_log2, m, l, acc);
+      if (active) qk_softmax<BKV, MT>(s, qa, Qt, Ks + k_off, j0, edge, lim, t, scale_log2, m, l, acc);
       cp_async_wait<0>();  // V_jt has landed
       __syncthreads();     // everyone's has; and every warp is done with K_jt
       if (jt + 1 < n_tiles) load_rows<BKV>(Ks, K, j0 + BKV, lk);  // K_jt+1 streams in while O += P V runs
       cp_async_commit();
-      if (active) pv<BKV>(acc, s, Vs + v_off);
+      if (active) pv<BKV, MT>(acc, s, Vs + v_off);
     }
   }
 #pragma unroll
@@ -607,7 +613,7 @@ __global__ void __launch_bounds__(NT) flash_pipelined_prefill(const bf16* __rest
   float inv[2 * MT];
 #pragma unroll
   for (int r = 0; r < 2 * MT; ++r) inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
-  bf16* St = Qs + warp * WROWS * LDS;
+  bf16* St = Qs + warp * WROWS<MT> * LDS;
   __syncwarp();
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
@@ -620,7 +626,7 @@ __global__ void __launch_bounds__(NT) flash_pipelined_prefill(const bf16* __rest
     }
   __syncwarp();
 #pragma unroll
-  for (int i = 0; i < WROWS * (D / 8) / 32; ++i) {
+  for (int i = 0; i < WROWS<MT> * (D / 8) / 32; ++i) {
     const int c = i * 32 + lane, r = c / (D / 8), col = (c % (D / 8)) * 8;
     if (wq0 + r < lq)
       *reinterpret_cast<uint4*>(O + int64_t(wq0 + r) * D + col) = *reinterpret_cast<const uint4*>(St + r * LDS + col);
@@ -780,6 +786,23 @@ __global__ void __launch_bounds__(128) decode_merge(const float* __restrict__ pa
   }
   o[int64_t(blockIdx.x) * D + tid] = __float2bfloat16(acc / ll);
 }
+
+// Two m-tiles per warp read 3/8 less shared memory per MMA but make blocks twice as tall: MT 2 (up to MT_MAX) runs
+// where its grid still gives every SM a block; shorter grids keep MT 1's twice as many blocks. Returns whether it ran.
+template <int MT>
+bool launch_prefill(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
+                    int64_t lq, int64_t lk, int causal, float scale_log2, int sms, cudaStream_t stream) {
+  if constexpr (MT > MT_MAX) {
+    return false;
+  } else {
+    const int64_t tiles = (lq + BQ<MT> - 1) / BQ<MT>;
+    if (MT > 1 && tiles * hq * b < sms) return false;
+    cudaFuncSetAttribute(flash_pipelined_prefill<MT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(PREFILL_SMEM<MT>));
+    flash_pipelined_prefill<MT><<<dim3(unsigned(tiles), unsigned(hq), unsigned(b)), NT, PREFILL_SMEM<MT>, stream>>>(
+        q, k, v, o, hq, hkv, int(lq), int(lk), causal, scale_log2);
+    return true;
+  }
+}
 )";
 
 const char* kPipelinedEntry = R"(  if (lq == 1 && lk > 0) {  // a single query sees every key, causal or not
@@ -795,9 +818,11 @@ const char* kPipelinedEntry = R"(  if (lq == 1 && lk > 0) {  // a single query s
     cudaFreeAsync(part, stream);
     return;
   }
-  cudaFuncSetAttribute(flash_pipelined_prefill, cudaFuncAttributeMaxDynamicSharedMemorySize, int(PREFILL_SMEM));
-  const dim3 grid(unsigned((lq + BQ - 1) / BQ), unsigned(hq), unsigned(b));
-  flash_pipelined_prefill<<<grid, NT, PREFILL_SMEM, stream>>>(q, k, v, o, hq, hkv, int(lq), int(lk), causal, scale_log2);
+  int dev = 0, sms = 132;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (!launch_prefill<2>(q, k, v, o, b, hq, hkv, lq, lk, causal, scale_log2, sms, stream))
+    launch_prefill<1>(q, k, v, o, b, hq, hkv, lq, lk, causal, scale_log2, sms, stream);
 }
 )";
 
@@ -823,7 +848,8 @@ const TaskTemplates& attention_bf16_templates() {
         {"flash_pipelined", "FA2-style pipelined flash attention (ldmatrix.x4, double-buffered K/V); GQA-aware decode",
          "Prefill: a block of 16*MT*WARPS query rows per (tile, head), each warp MT m-tiles of 16 rows (MT 2: every K/V "
          "fragment read from shared memory feeds two MMAs and Q fragments are re-read per 16-dim step instead of held "
-         "in registers, 3/8 fewer shared-memory reads per flop); Q staged once through shared memory, K "
+         "in registers, 3/8 fewer shared-memory reads per flop; used up to MT_MAX where its grid still gives every SM "
+         "a block, else MT 1); Q staged once through shared memory, K "
          "and V tiles streamed by cp.async into dynamic shared memory in separate commit groups (STAGES 2: tile j+1 "
          "prefetched while tile j computes; STAGES 1: V_j loads during S = QK^T, K_j+1 during O += PV), operands "
          "by ldmatrix.x4 (.trans for V), online softmax with one FFMA + EX2 per element, masks only on edge tiles, "
@@ -832,8 +858,9 @@ const TaskTemplates& attention_bf16_templates() {
          "in shared memory, partials merged by a second kernel. Head size 128; other sizes take a warp-per-row loop.",
          4, 80.0,
          {{"WARPS", "prefill warps per block (16*MT query rows each)", {4, 8}, 8},
-          {"MT", "prefill 16-row m-tiles per warp: 2 feeds each K/V fragment to two MMAs (Q re-read from shared memory)",
-           {1, 2}, 1},
+          {"MT_MAX", "prefill 16-row m-tiles per warp, at most: 2 feeds each K/V fragment to two MMAs where the grid "
+                     "still fills the SMs",
+           {1, 2}, 2},
           {"BKV", "prefill keys per shared-memory tile", {64, 128}, 64},
           {"STAGES", "prefill K/V buffers: 2 prefetches the next tile, 1 overlaps V/K loads with the other GEMM", {1, 2}, 2},
           {"DEC_TK", "decode keys per block (one split)", {64, 128}, 64}}});

@@ -4,12 +4,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <future>
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "evaluator/device_reference.hpp"
 #include "evaluator/evaluator.hpp"
+#include "proposers/builtin/catalog.hpp"
 #include "tasks/inputs.hpp"
 #include "tasks/registry.hpp"
 #include "test_common.hpp"
@@ -66,6 +68,38 @@ TEST(CudaGpu, TimedSeedIsWithinTheRoofline) {
   const Ceilings c = backend->ceilings();
   EXPECT_GT(c.bandwidth_bytes_per_s, 1e11);
   EXPECT_GT(c.flops_per_s, 1e12);
+}
+
+// Every built-in template family at its defaults passes every visible workload (the large ones against the device
+// references): the search starts each family there. Builds run in parallel first; evaluations reuse them.
+TEST(CudaGpu, TemplateFamiliesPassEveryVisibleWorkloadAtTheirDefaults) {
+  auto backend = gpu_backend();
+  if (!backend) GTEST_SKIP() << "no GPU here";
+  auto provider = builtin::provider_for("cuda");
+  ASSERT_TRUE(provider);
+  backend->profile();  // initialized before the builds run on several threads
+  struct Case {
+    Task task;
+    std::string family, source;
+  };
+  std::vector<Case> cases;
+  for (const auto& task : list_builtin_tasks()) {
+    if (!task.entries.count("cuda")) continue;
+    for (const auto& family : provider->families(task))
+      cases.push_back({task, family.name, provider->render(task, family.name, family.defaults())});
+  }
+  std::vector<std::future<BuildResult>> builds;
+  for (const auto& c : cases)
+    builds.push_back(std::async(std::launch::async, [&backend, &c] { return backend->build(c.task, c.source); }));
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const BuildResult build = builds[i].get();
+    ASSERT_TRUE(build.ok) << cases[i].task.name << "/" << cases[i].family << ":\n" << build.log;
+    EvalOptions options = quick_options();
+    options.time = false;
+    const EvalReport r = Evaluator(cases[i].task, *backend, options).evaluate(cases[i].source);
+    EXPECT_EQ(status_name(r.status), "passed") << cases[i].task.name << "/" << cases[i].family << ": " << r.message;
+  }
+  EXPECT_GE(cases.size(), 10u);
 }
 
 // softmax's 8192 x 8192 workload is checked against the device reference (reference.cu), which is

@@ -398,9 +398,9 @@ __device__ __forceinline__ void qk_softmax(float (&s)[MT][NK / 8][4], const uint
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
       for (int c = 0; c < 2 / MT; ++c) {
-        if (MT == 1) {
+        if constexpr (MT == 1) {
 #pragma unroll
-          for (int i = 0; i < 4; ++i) a[mt][c][i] = qa[(2 * ks + c) % QREGS<MT>][i];  // % keeps MT 2's dead code in bounds
+          for (int i = 0; i < 4; ++i) a[mt][c][i] = qa[2 * ks + c][i];
         } else {
           ldsm_x4(a[mt][c], Qt + mt * 16 * LDS + ks * 16);
         }
@@ -545,9 +545,9 @@ __global__ void __launch_bounds__(NT) flash_pipelined_prefill(const bf16* __rest
   // (rows 8-15, cols 0-7), (rows 0-7, cols 8-15), (rows 8-15, cols 8-15): exactly a0..a3. MT 1 loads them once.
   const bf16* Qt = Qs + (warp * WROWS<MT> + (lane & 15)) * LDS + (lane >> 4) * 8;
   uint32_t qa[QREGS<MT>][4];
-  if (MT == 1) {
+  if constexpr (MT == 1) {
 #pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) ldsm_x4(qa[kk % QREGS<MT>], Qt + kk * 16);
+    for (int kk = 0; kk < D / 16; ++kk) ldsm_x4(qa[kk], Qt + kk * 16);
   }
   float acc[MT][D / 8][4];  // O: n-block nb of m-tile mt holds rows g, g+8 at columns nb*8 + 2t, +1
 #pragma unroll

@@ -688,12 +688,12 @@ void launch_lanes(const float* u, const float* delta, const float* A, const floa
   const int bytes = int(sizeof(float)) * ((RED ? WARPS * CW * red_channel_floats<L>() : 0) +
                                           (BCS && bc_layout ? WARPS * bc_warp_floats<N, L>() : 0));
   const bool big = bytes + 2 * WARPS * CW * (SUB * OWN * L + 4) * int(sizeof(float)) > 48 * 1024;
-  // Grids of at most half the OCC warps per SM leave the GPU idle while each warp runs its serial chain
-  // of l steps: min(TCHUNKS, OCC sms / warps, l / 512) chunks of whole tiles fill it (two passes, twice the
-  // exps, a chain of about 2 l / nc steps). Fewer than 4 chunks do not shorten the chain enough to pay for
-  // the second pass, and chunks under 512 steps not for its launch (measured on the H200: 2 chunks of 1024
-  // steps and 4 of 128 were slower than one pass, 4 of 512 faster). A failed workspace allocation falls back
-  // to the single pass.
+  // Thin grids (a quarter of the OCC warps per SM or fewer) leave the GPU idle while each warp runs its
+  // serial chain of l steps: min(TCHUNKS, OCC sms / warps, l / 512) chunks of whole tiles fill it (two
+  // passes, twice the exps, a chain of about 2 l / nc steps). Fewer than 4 chunks do not shorten the chain
+  // enough to pay for the second pass, and chunks under 512 steps not for its launch (measured on the
+  // H200: 2 chunks of 1024 steps and 4 of 128 were slower than one pass, 4 of 512 faster). A failed
+  // workspace allocation falls back to the single pass.
   int nc = 1, clen = int(l);
   const int64_t warps = int64_t(blocks.x) * g * b * WARPS, fill = int64_t(OCC) * sms / warps;
   int64_t k = fill < TCHUNKS ? fill : TCHUNKS;
@@ -791,8 +791,8 @@ const TaskTemplates& selective_scan_templates() {
          "instead) leaves each lane the y of its own steps, where D, the SiLU gate and a coalesced store are applied "
          "once. Grids with fewer than MINW warps per SM use 16 lanes per channel (more warps); OCC caps registers for "
          "that many resident warps per SM. Grids with at most OCC / 4 warps per SM may split time into 4 to TCHUNKS "
-         "chunks of whole tiles and at least 512 steps (a summary pass: each chunk's end state from zero and dt sum into a cudaMallocAsync "
-         "workspace; then each chunk rescanned from its exactly combined start state): twice the exps, a shorter "
+         "chunks of whole tiles and at least 512 steps (a summary pass: each chunk's end state from zero and dt sum "
+         "into a cudaMallocAsync workspace; then each chunk rescanned from its exactly combined start state): twice the exps, a shorter "
          "chain. Other state sizes use a sequential fallback.",
          3, 450.0,  // at its defaults on the H200: 41x the seed where tiled_registers' best gave 27x
          {{"LPC", "lanes per channel (n / LPC states per lane)", {4, 8, 16}, 8},

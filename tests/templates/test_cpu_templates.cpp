@@ -10,6 +10,8 @@
 #include <memory>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "backends/backend.hpp"
 #include "core/paths.hpp"
 #include "evaluator/evaluator.hpp"
@@ -103,10 +105,19 @@ axes = { b = 1, d = 9, l = 21, n = 20, g = 1 }
 )"},
 };
 
-// A copy of the task with the small workloads and trivial costs (nothing is timed), in the cache.
+// A copy of the task with the small workloads and trivial costs (nothing is timed), in the cache: in a folder of this
+// process's own, removed at exit, since ctest runs the cases of one task in parallel processes.
 Task small_task(const std::string& name) {
+  struct RemovedAtExit {
+    std::filesystem::path dir;
+    ~RemovedAtExit() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  };
+  static const RemovedAtExit process_dir{cache_subdir("templates-tests") / std::to_string(getpid())};
   const Task task = resolve_task(name);
-  const auto dir = cache_subdir("templates-tests") / name;
+  const auto dir = process_dir.dir / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::filesystem::copy(task.dir, dir, std::filesystem::copy_options::recursive);

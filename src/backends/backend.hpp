@@ -58,11 +58,18 @@ class Backend {
   // How long one call of a candidate may take before it counts as a hang (emulators need longer).
   virtual std::chrono::milliseconds call_timeout() const { return std::chrono::seconds(20); }
   virtual Ceilings ceilings() = 0;
-  // Bytes written between timed repetitions to evict the last-level cache (at least twice its size).
-  virtual size_t flush_bytes() const = 0;
+  // Bytes ksearch writes in its own process before each timed repetition to evict the candidate's
+  // tensors from the host's caches (at least twice the last-level cache); 0 where the candidate's data
+  // lives in a device's memory, whose runner flushes the device's caches itself. Flushing outside the
+  // candidate's process means no candidate can find the flush buffer or shrink the flush.
+  virtual size_t host_flush_bytes() const { return 0; }
   // Extra fields for the runner's load command besides the build artifact (e.g. the workload's
   // launch geometry); most backends need none.
   virtual nlohmann::json load_options(const Task&) const { return nlohmann::json::object(); }
+  // A memory checker the runner can be started under (argv prefix) to catch out-of-bounds accesses
+  // that land in mapped memory and so pass the output checks; empty where none is available. It
+  // must print "ERROR SUMMARY: 0 errors" at exit when it found nothing.
+  virtual std::vector<std::string> memcheck_launcher() const { return {}; }
 };
 
 // Helpers shared by backends whose candidates compile to one shared object.

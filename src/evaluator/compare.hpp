@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,12 @@ struct Comparison {
 };
 
 // Checks every element: |out - ref| <= atol + rtol * |ref|, no NaN/Inf where the reference is
-// finite, and no constant output where the reference varies.
+// finite, and no constant output where the reference varies; then every row of `row_length`
+// consecutive elements against the tolerance's norm-wise bound.
+// What norm-wise checks call a row of a tensor of this shape: its innermost dimension.
+size_t row_length(const std::optional<std::vector<int64_t>>& shape);
+
 Comparison compare_output(const std::string& name, const void* output, DType dtype, const std::vector<double>& reference,
-                          const Tolerance& tolerance);
+                          const Tolerance& tolerance, size_t row_length);
 
 }  // namespace ksearch

@@ -114,7 +114,8 @@ const DeviceReferenceVerification& DeviceReference::verify() {
       for (size_t i = 0; i < produced.size(); ++i) {
         if (!produced[i]) continue;
         const TensorSpec& output = task_.outputs[i];
-        const Comparison c = compare_output(output.name, produced[i], output.dtype, expected[i], task_.tolerance(output.dtype));
+        const Comparison c = compare_output(output.name, produced[i], output.dtype, expected[i], task_.tolerance(output.dtype),
+                                              row_length(task_.shape_of(output, *w)));
         check.max_abs_err = std::max(check.max_abs_err, c.max_abs_err);
         check.max_rel_err = std::max(check.max_rel_err, c.max_rel_err);
         if (!c.ok && disagreement.empty()) disagreement = c.message;

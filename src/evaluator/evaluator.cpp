@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <regex>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -18,6 +20,7 @@
 #include "evaluator/compare.hpp"
 #include "evaluator/device_reference.hpp"
 #include "evaluator/staging.hpp"
+#include "evaluator/timing.hpp"
 #include "tasks/inputs.hpp"
 #include "tasks/reference.hpp"
 
@@ -151,9 +154,14 @@ double EvalReport::mean_median_ms() const {
 
 Evaluator::Evaluator(const Task& task, Backend& backend, EvalOptions options)
     : task_(task), backend_(backend), options_(options) {
-  options_.trials = std::max(options_.trials, 3);
+  if (options_.memcheck) {  // a checker slows kernels down by orders of magnitude: one call each
+    options_.trials = 1;
+    options_.time = false;
+    options_.workloads = WorkloadSet::visible;
+  }
+  options_.trials = std::max(options_.trials, options_.memcheck ? 1 : 3);
   options_.rotating_sets = std::max(options_.rotating_sets, 1);
-  if (options_.call_timeout.count() <= 0) options_.call_timeout = backend_.call_timeout();
+  if (options_.call_timeout.count() <= 0) options_.call_timeout = backend_.call_timeout() * (options_.memcheck ? 30 : 1);
 }
 
 std::vector<const Workload*> Evaluator::selected_workloads() const {
@@ -163,6 +171,16 @@ std::vector<const Workload*> Evaluator::selected_workloads() const {
     if (options_.workloads == WorkloadSet::visible && w.held_out) continue;
     if (options_.workloads == WorkloadSet::held_out && !w.held_out) continue;
     out.push_back(&w);
+  }
+  if (options_.memcheck) {  // the workloads small enough for the CPU reference, at least the cheapest
+    std::vector<const Workload*> small;
+    for (const Workload* w : out)
+      if (!task_.device_reference_for(backend_.name(), *w)) small.push_back(w);
+    if (small.empty() && !out.empty())
+      small.push_back(*std::min_element(out.begin(), out.end(), [&](const Workload* a, const Workload* b) {
+        return task_.flops(*a) + task_.bytes(*a) < task_.flops(*b) + task_.bytes(*b);
+      }));
+    return small;
   }
   return out;
 }
@@ -232,8 +250,19 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     report.workloads.push_back(wr);
   }
 
+  // Per workload, calibrated before the candidate is loaded (see evaluator/timing).
+  std::vector<NullCallCost> null_calls(workloads.size());
   try {
-    process = std::make_unique<runner::RunnerProcess>(backend_.runner_executable(), backend_.runner_limits());
+    process = std::make_unique<runner::RunnerProcess>(
+        backend_.runner_executable(), backend_.runner_limits(), std::vector<std::string>{},
+        options_.memcheck ? backend_.memcheck_launcher() : std::vector<std::string>{});
+    for (size_t wi = 0; timing && wi < workloads.size(); ++wi) {
+      const StagingLayout layout = make_staging_layout(task_, backend_.name(), *workloads[wi], options_.rotating_sets);
+      process->shared_memory(layout.total, options_.call_timeout);
+      nlohmann::json command = layout.command_base;
+      command["set"] = layout.offsets[0];
+      null_calls[wi] = calibrate_null_call(*process, command, backend_.host_flush_bytes(), options_.call_timeout);
+    }
     report.sandbox = load_build(*process, backend_, task_, build, options_.call_timeout).value("sandbox", "");
   } catch (const runner::RunnerFailure& f) {
     report.status = failure_status(f);
@@ -262,13 +291,9 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     std::iota(seed_indices.begin(), seed_indices.end(), 0);
     std::shuffle(seed_indices.begin(), seed_indices.end(), std::mt19937(rd()));
 
-    auto trial = [&](int set, uint64_t seed) {
+    // Compares what a call left in a staged set with the reference: outputs within tolerance, inputs unchanged.
+    auto check_staged = [&](const char* shm, int set, const std::vector<HostTensor>& inputs, const ReferenceOutputs& reference) {
       TrialOutcome out;
-      auto inputs = generate_inputs(task_, w, seed);
-      const ReferenceOutputs reference = reference_for(seed, inputs);
-      char* shm = process->shared_memory(layout.total, options_.call_timeout);
-      stage(shm, layout, set, inputs);
-      out.call_ms = call_staged(*process, layout, set, options_.call_timeout).value("ms", 0.0);
       for (size_t slot = 0; slot < layout.names.size(); ++slot) {
         const int64_t offset = layout.offsets[size_t(set)][slot];
         if (offset < 0) continue;
@@ -282,7 +307,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           continue;
         }
         const Comparison c = compare_output(layout.names[slot], shm + offset, layout.dtypes[slot],
-                                            reference[size_t(layout.output_index[slot])], task_.tolerance(layout.dtypes[slot]));
+                                            reference[size_t(layout.output_index[slot])], task_.tolerance(layout.dtypes[slot]),
+                                            layout.row_lengths[slot]);
         out.max_abs = std::max(out.max_abs, c.max_abs_err);
         out.max_rel = std::max(out.max_rel, c.max_rel_err);
         if (!c.ok && out.status == Status::passed) {
@@ -290,6 +316,16 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           out.message = c.message;
         }
       }
+      return out;
+    };
+    auto trial = [&](int set, uint64_t seed) {
+      auto inputs = generate_inputs(task_, w, seed);
+      const ReferenceOutputs reference = reference_for(seed, inputs);
+      char* shm = process->shared_memory(layout.total, options_.call_timeout);
+      stage(shm, layout, set, inputs);
+      const double call_ms = call_staged(*process, layout, set, options_.call_timeout).value("ms", 0.0);
+      TrialOutcome out = check_staged(shm, set, inputs, reference);
+      out.call_ms = call_ms;
       return out;
     };
 
@@ -306,25 +342,64 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         }
       }
       if (wr.status == Status::passed && timing) {
-        char* shm = process->shared_memory(layout.total, options_.call_timeout);
-        for (int s = 0; s < options_.rotating_sets; ++s)
-          stage(shm, layout, s, generate_inputs(task_, w, (uint64_t(rd()) << 32) | rd()));
-        nlohmann::json command = layout.command_base;
-        command["cmd"] = "time";
-        command["sets"] = layout.offsets;
-        command["warmup"] = options_.warmup;
-        command["min_reps"] = options_.min_reps;
-        command["max_reps"] = options_.max_reps;
-        command["target_seconds"] = options_.target_seconds;
-        command["flush_bytes"] = backend_.flush_bytes();
-        const auto budget = std::chrono::milliseconds(
-            int64_t(10000 + (options_.warmup + options_.max_reps) * (3 * call_ms + 50)));
-        std::vector<double> times;
-        {
-          TimingLock lock;
-          times = process->request(command, std::min(budget, options_.call_timeout * 10)).at("times_ms").get<std::vector<double>>();
+        // One repetition at a time, each on inputs drawn just before it (no call has seen them, so
+        // nothing cached can answer them) with freshly poisoned outputs. Secretly chosen repetitions
+        // are checked against the reference; the others still need fresh inputs, not references.
+        std::mt19937_64 rng((uint64_t(rd()) << 32) | rd());
+        const int first_checked_seed = options_.trials + 1;  // after the trials' and the re-check's
+        const std::set<int> checked = choose_checked_repetitions(
+            options_.min_reps, options_.max_reps, 2, kSecretSeedsPerWorkload - first_checked_seed, rng);
+        std::map<int, std::pair<std::vector<HostTensor>, ReferenceOutputs>> checked_cases;
+        int next_seed = first_checked_seed;
+        for (int rep : checked) {
+          const uint64_t seed = secret_seed(task_, w, seed_indices[size_t(next_seed++)]);
+          auto inputs = generate_inputs(task_, w, seed);
+          ReferenceOutputs reference = reference_for(seed, inputs);
+          checked_cases.emplace(rep, std::make_pair(std::move(inputs), std::move(reference)));
         }
-        wr.timing = summarize(times);
+        char* shm = process->shared_memory(layout.total, options_.call_timeout);
+        const auto budget = std::max(options_.call_timeout, std::chrono::milliseconds(int64_t(10000 + 3 * call_ms)));
+        std::vector<TimedCall> calls;
+        double timed_ms = 0;
+        TimingLock lock;
+        for (int rep = -options_.warmup; rep < options_.max_reps; ++rep) {
+          if (rep >= options_.min_reps && timed_ms / 1000.0 >= options_.target_seconds) break;
+          const int set = (rep + options_.warmup) % options_.rotating_sets;
+          const auto checked_case = checked_cases.find(rep);
+          const std::vector<HostTensor> inputs = checked_case != checked_cases.end()
+                                                     ? checked_case->second.first
+                                                     : generate_inputs(task_, w, (uint64_t(rd()) << 32) | rd());
+          stage(shm, layout, set, inputs);
+          nlohmann::json command = layout.command_base;
+          command["set"] = layout.offsets[size_t(set)];
+          command["cmd"] = "prepare";
+          process->request(command, options_.call_timeout);
+          flush_host_caches(backend_.host_flush_bytes());
+          command["cmd"] = "timed_call";
+          const TimedCall call = measure_timed_call(*process, command, budget);
+          command["cmd"] = "collect";
+          process->request(command, options_.call_timeout);
+          if (rep < 0) continue;  // warm-up
+          calls.push_back(call);
+          timed_ms += call.reported_ms;
+          if (checked_case != checked_cases.end()) {
+            const TrialOutcome o = check_staged(shm, set, inputs, checked_case->second.second);
+            wr.max_abs_err = std::max(wr.max_abs_err, o.max_abs);
+            wr.max_rel_err = std::max(wr.max_rel_err, o.max_rel);
+            if (o.status != Status::passed) {
+              wr.status = o.status;
+              wr.message = fmt::format("timed repetition {} (checked after the fact): {}", rep + 1, o.message);
+              break;
+            }
+          }
+        }
+        const TrustedTimes trusted = trusted_times(calls, null_calls[wi]);
+        if (wr.status == Status::passed && !trusted.inconsistency.empty()) {
+          wr.status = Status::rejected;
+          wr.message = trusted.inconsistency;
+        }
+        const std::vector<double>& times = trusted.times_ms;
+        if (wr.status == Status::passed) wr.timing = summarize(times);
         const double flops = task_.flops(w), bytes = task_.bytes(w);
         double roofline_s = 0;
         if (ceilings.flops_per_s > 0) roofline_s = std::max(roofline_s, flops / ceilings.flops_per_s);
@@ -336,7 +411,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         const double plausible_ms =
             bytes > 2.0 * double(ceilings.cache_bytes) ? wr.roofline_ms
                                                        : (ceilings.flops_per_s > 0 ? 1000 * flops / ceilings.flops_per_s : 0);
-        if (plausible_ms > 0 && wr.timing.median * options_.implausible_roofline_fraction < plausible_ms) {
+        if (wr.status == Status::passed && plausible_ms > 0 && wr.timing.median * options_.implausible_roofline_fraction < plausible_ms) {
           wr.status = Status::rejected;
           wr.message = fmt::format("implausible timing: {:.4f} ms is {:.1f}x faster than this machine's roofline allows ({:.4f} ms); "
                                    "the candidate skips work or defeats the timer", wr.timing.median, plausible_ms / wr.timing.median, plausible_ms);
@@ -360,6 +435,19 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     } catch (const Error& e) {  // ksearch's own side failed (reference, memory): say so plainly
       wr.status = Status::runtime_error;
       wr.message = std::string("evaluation error: ") + e.what();
+    }
+  }
+
+  if (options_.memcheck && report.workloads.back().ran) {
+    process->finish(options_.call_timeout);
+    const std::string output = process->output_tail();
+    std::smatch summary;
+    if (!std::regex_search(output, summary, std::regex(R"(ERROR SUMMARY: (\d+) error)")) || summary[1] != "0") {
+      report.status = Status::runtime_error;
+      report.message = summary.empty() ? "the memory checker did not finish its report"
+                                       : "the memory checker found " + summary[1].str() + " invalid memory accesses or other errors";
+      report.log = tail_lines(output, 40);
+      return report;
     }
   }
 
@@ -387,6 +475,14 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     if (report.log.empty()) report.log = tail_lines(process->output_tail(), 10);
   }
   return report;
+}
+
+std::optional<EvalReport> Evaluator::memcheck(const std::string& source) {
+  if (backend_.memcheck_launcher().empty()) return std::nullopt;
+  EvalOptions options = options_;
+  options.memcheck = true;
+  options.call_timeout = std::chrono::milliseconds(0);
+  return Evaluator(task_, backend_, options).evaluate(source);
 }
 
 const std::map<std::string, double>& Evaluator::seed_times() {

@@ -35,6 +35,10 @@ struct EvalOptions {
   // The profile's static rules. Turned off only by the adversarial tests, to show that the run-time
   // defenses (sandbox, nonces, checks) hold on their own.
   bool enforce_rules = true;
+  // Run the runner under the backend's memory checker (Backend::memcheck_launcher): one untimed trial
+  // on each visible workload that takes the CPU reference; any error the checker reports is a
+  // runtime_error. Set by `Evaluator::memcheck`.
+  bool memcheck = false;
 };
 
 struct WorkloadResult {
@@ -82,6 +86,10 @@ class Evaluator {
   std::optional<EvalReport> check_and_build(const std::string& source, BuildResult& build);
   EvalReport evaluate_built(const BuildResult& build);
 
+  // The candidate under the backend's memory checker (out-of-bounds accesses that land in mapped memory
+  // pass every output check); nullopt where the backend has none.
+  std::optional<EvalReport> memcheck(const std::string& source);
+
   // Median milliseconds of the task's seed per workload, cached per machine.
   const std::map<std::string, double>& seed_times();
 
@@ -99,6 +107,6 @@ class Evaluator {
 
 // The secret seed pool: seeds a candidate cannot see, stable per machine so references cache.
 uint64_t secret_seed(const Task& task, const Workload& workload, int index);
-inline constexpr int kSecretSeedsPerWorkload = 8;
+inline constexpr int kSecretSeedsPerWorkload = 12;
 
 }  // namespace ksearch

@@ -1,5 +1,7 @@
 #include "evaluator/staging.hpp"
 
+#include "evaluator/compare.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -24,6 +26,7 @@ StagingLayout make_staging_layout(const Task& task, const std::string& backend, 
     if (arg.kind != CallArg::Kind::tensor) continue;
     auto shape = task.shape_of(*arg.tensor, w);
     layout.bytes.push_back(shape ? element_count(*shape) * dtype_size(arg.tensor->dtype) : 0);
+    layout.row_lengths.push_back(row_length(shape));
     layout.is_output.push_back(arg.is_output);
     int output_index = -1;
     for (size_t i = 0; i < task.outputs.size(); ++i)

@@ -27,6 +27,7 @@ struct StagingLayout {
   std::vector<bool> is_output;
   std::vector<int> output_index;  // per slot: index into Task::outputs, -1 for inputs
   std::vector<DType> dtypes;
+  std::vector<size_t> row_lengths;  // per slot: the innermost dimension (what norm-wise checks call a row)
   std::vector<std::string> names;
   std::vector<std::vector<int64_t>> offsets;  // [set][slot], -1 when absent
   size_t total = 0;

@@ -18,6 +18,14 @@
 
 namespace ksearch::runner {
 
+void RunnerDevice::prepare(const CallArgs&) { reset_candidate_state(); }
+
+double RunnerDevice::timed_call(const CallArgs& args, bool null_call) {
+  const double start = now_ms();
+  if (!null_call) call(args);
+  return now_ms() - start;
+}
+
 nlohmann::json RunnerDevice::extra(const nlohmann::json& command) {
   throw std::runtime_error("unknown runner command: " + command.value("cmd", std::string("?")));
 }
@@ -30,15 +38,6 @@ void reset_candidate_state() { candidate_state.restore(); }
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-void flush_caches(size_t bytes) {
-  static std::vector<char> buffer;
-  if (bytes == 0) return;
-  if (buffer.size() < bytes) buffer.resize(bytes);
-  // Volatile stores, so the compiler cannot drop the pass; one line of every 64 bytes is enough.
-  volatile char* p = buffer.data();
-  for (size_t i = 0; i < bytes; i += 64) p[i] = char(p[i] + 1);
 }
 
 namespace {
@@ -175,17 +174,20 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         const double start = now_ms();
         device.call(call);
         reply({{"ok", true}, {"ms", now_ms() - start}});
-      } else if (cmd == "time") {
+      } else if (cmd == "prepare") {
         if (!loaded) throw std::runtime_error("no candidate loaded");
-        std::vector<CallArgs> sets;
-        for (const auto& set : command->at("sets")) sets.push_back(call_args(shm, set, *command));
-        TimingRequest request;
-        request.warmup = command->value("warmup", request.warmup);
-        request.min_reps = command->value("min_reps", request.min_reps);
-        request.max_reps = command->value("max_reps", request.max_reps);
-        request.target_seconds = command->value("target_seconds", request.target_seconds);
-        request.flush_bytes = command->value("flush_bytes", size_t(0));
-        reply({{"ok", true}, {"times_ms", device.time(sets, request)}});
+        device.prepare(call_args(shm, command->at("set"), *command));
+        reply({{"ok", true}});
+      } else if (cmd == "timed_call") {
+        // A null call calibrates the same path (parsing included) before any candidate is loaded.
+        const bool null_call = command->value("null", false);
+        if (!loaded && !null_call) throw std::runtime_error("no candidate loaded");
+        const CallArgs call = command->contains("set") ? call_args(shm, command->at("set"), *command) : CallArgs{};
+        reply({{"ok", true}, {"ms", device.timed_call(call, null_call)}});
+      } else if (cmd == "collect") {
+        if (!loaded) throw std::runtime_error("no candidate loaded");
+        device.collect(call_args(shm, command->at("set"), *command));
+        reply({{"ok", true}});
       } else {
         nlohmann::json result = device.extra(*command);
         result["ok"] = true;

@@ -18,14 +18,6 @@ struct CallArgs {
   std::vector<double> floats;
 };
 
-struct TimingRequest {
-  int warmup = 2;
-  int min_reps = 5;
-  int max_reps = 50;
-  double target_seconds = 1.0;   // stop adding repetitions after this much timed work
-  size_t flush_bytes = 0;        // cache-flush buffer written between repetitions
-};
-
 // What a backend's runner implements. Everything else (protocol, sandbox, limits) is shared.
 class RunnerDevice {
  public:
@@ -37,8 +29,15 @@ class RunnerDevice {
   virtual void load(const nlohmann::json& artifact) = 0;
   // Run the candidate once; all its work must be finished and its outputs in the host buffers on return.
   virtual void call(const CallArgs& args) = 0;
-  // Time repeated calls, rotating over `sets`; returns milliseconds per call.
-  virtual std::vector<double> time(const std::vector<CallArgs>& sets, const TimingRequest& request) = 0;
+  // Timing is driven by the evaluator one repetition at a time, so that each repetition gets inputs
+  // staged just before it and ksearch can hold the runner's clock against its own (see EVALUATION.md).
+  // prepare: untimed set-up of one repetition on the host buffers `args` (candidate state reset; devices
+  // with their own memory also upload, poison and flush their caches). timed_call: one call, timed from its start until all its work
+  // is done; `null_call` times the same path with nothing called, to calibrate the overhead.
+  // collect: the tensors' contents back into the host buffers (for devices with their own memory).
+  virtual void prepare(const CallArgs& args);
+  virtual double timed_call(const CallArgs& args, bool null_call);
+  virtual void collect(const CallArgs&) {}
   // Backend-specific commands (e.g. measuring ceilings). Unknown ones throw.
   virtual nlohmann::json extra(const nlohmann::json& command);
   // Whether the strict sandbox (no file opens after load, no executable mappings) can apply.
@@ -46,39 +45,11 @@ class RunnerDevice {
 };
 
 // Puts the candidate's writable data back as it was after loading (see LibraryState). The runner
-// calls it before every untimed call; timing loops must call it before every repetition.
+// calls it before every call and in every `prepare`.
 void reset_candidate_state();
-
-// Host-side timing loop with a cache flush and a state reset between repetitions; `invoke` runs one call.
-template <class Invoke>
-std::vector<double> time_host_calls(const std::vector<CallArgs>& sets, const TimingRequest& request, Invoke&& invoke);
 
 int runner_main(int argc, char** argv, RunnerDevice& device);
 
-// Writes every byte of a buffer of `bytes` bytes, so the last-level cache holds none of the inputs.
-void flush_caches(size_t bytes);
 double now_ms();
-
-template <class Invoke>
-std::vector<double> time_host_calls(const std::vector<CallArgs>& sets, const TimingRequest& request, Invoke&& invoke) {
-  for (int i = 0; i < request.warmup; ++i) {
-    reset_candidate_state();
-    invoke(sets[size_t(i) % sets.size()]);
-  }
-  std::vector<double> times;
-  double total = 0;
-  for (int rep = 0; rep < request.max_reps; ++rep) {
-    if (rep >= request.min_reps && total / 1000.0 >= request.target_seconds) break;
-    flush_caches(request.flush_bytes);
-    reset_candidate_state();
-    const CallArgs& args = sets[size_t(rep) % sets.size()];
-    const double start = now_ms();
-    invoke(args);
-    const double elapsed = now_ms() - start;
-    times.push_back(elapsed);
-    total += elapsed;
-  }
-  return times;
-}
 
 }  // namespace ksearch::runner

@@ -4,11 +4,13 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <random>
 
 #include "core/error.hpp"
@@ -31,11 +33,16 @@ std::vector<int> random_fds(int count) {
   }
   return fds;
 }
+// Each nonce straight from the kernel's random source: knowing earlier nonces tells nothing of the next.
+uint64_t random_nonce() {
+  uint64_t nonce = 0;
+  if (getrandom(&nonce, sizeof nonce, 0) != ssize_t(sizeof nonce)) throw Error(std::string("getrandom: ") + std::strerror(errno));
+  return nonce;
+}
 }  // namespace
 
 RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const RunnerLimits& limits,
-                             const std::vector<std::string>& environment)
-    : next_nonce_((uint64_t(std::random_device{}()) << 32) | std::random_device{}()) {
+                             const std::vector<std::string>& environment, const std::vector<std::string>& launcher) {
   if (!std::filesystem::exists(executable)) throw Error("runner not found: " + executable.string() + " (build ksearch first)");
   int to_child[2], from_child[2], output[2];
   if (pipe2(to_child, O_CLOEXEC) || pipe2(from_child, O_CLOEXEC) || pipe2(output, O_CLOEXEC))
@@ -57,10 +64,12 @@ RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const Runn
   posix_spawnattr_setpgroup(&attr, 0);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
 
-  std::vector<std::string> argv_strings = {executable.string(), "--command-fd", std::to_string(fds[0]),
+  std::vector<std::string> argv_strings = launcher;
+  const std::vector<std::string> runner_argv = {executable.string(), "--command-fd", std::to_string(fds[0]),
                                            "--result-fd", std::to_string(fds[1]), "--shm-fd", std::to_string(fds[2]),
                                            "--memory", std::to_string(limits.memory_bytes),
                                            "--cpu-seconds", std::to_string(limits.cpu_seconds)};
+  argv_strings.insert(argv_strings.end(), runner_argv.begin(), runner_argv.end());
   std::vector<char*> argv;
   for (auto& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -113,6 +122,42 @@ RunnerProcess::~RunnerProcess() {
   if (output_reader_.joinable()) output_reader_.join();
   if (output_fd_ >= 0) close(output_fd_);
   if (shm_base_) munmap(shm_base_, shm_size_);
+}
+
+std::optional<double> RunnerProcess::main_thread_cpu_ms() const {
+  if (pid_ <= 0 || reaped_) return std::nullopt;
+  const std::string task = "/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_);
+  // The kernel adds a running thread's current slice to its total only when it stops running.
+  for (int attempt = 0; attempt < 2000; ++attempt) {
+    std::ifstream stat(task + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return std::nullopt;
+    const size_t name_end = line.rfind(')');
+    const char state = name_end + 2 < line.size() ? line[name_end + 2] : '?';
+    if (state == 'S' || state == 'D') {
+      std::ifstream schedstat(task + "/schedstat");
+      double nanoseconds = 0;
+      if (!(schedstat >> nanoseconds)) return std::nullopt;
+      return nanoseconds / 1e6;
+    }
+    usleep(10);
+  }
+  return std::nullopt;
+}
+
+int RunnerProcess::finish(std::chrono::milliseconds timeout) {
+  if (alive()) {
+    write_frame(command_fd_, {{"cmd", "exit"}, {"nonce", random_nonce()}});
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (alive() && std::chrono::steady_clock::now() < deadline) usleep(10000);
+    if (!reaped_) {
+      kill_group();
+      waitpid(pid_, &exit_status_, 0);
+      reaped_ = true;
+    }
+  }
+  if (output_reader_.joinable()) output_reader_.join();  // the pipe closes once the process group is gone
+  return exit_status_;
 }
 
 void RunnerProcess::kill_group() {
@@ -175,7 +220,7 @@ nlohmann::json RunnerProcess::request(const nlohmann::json& command_in, std::chr
   // Every command carries a fresh nonce that the runner echoes: a frame written to the result pipe by
   // the candidate (which cannot know the nonce of the command in flight) is caught as a forgery.
   nlohmann::json command = command_in;
-  const uint64_t nonce = next_nonce_++ * 0x9e3779b97f4a7c15ull;
+  const uint64_t nonce = random_nonce();
   command["nonce"] = nonce;
   if (!write_frame(command_fd_, command)) throw RunnerFailure(RunnerFailure::Kind::crashed, death_description());
   bool timed_out = false;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,8 +28,9 @@ struct RunnerFailure : std::runtime_error {
 
 class RunnerProcess {
  public:
+  // `launcher` is an argv prefix the runner is started under (e.g. a memory checker), empty for none.
   RunnerProcess(const std::filesystem::path& executable, const RunnerLimits& limits,
-                const std::vector<std::string>& environment = {});
+                const std::vector<std::string>& environment = {}, const std::vector<std::string>& launcher = {});
   ~RunnerProcess();
   RunnerProcess(const RunnerProcess&) = delete;
   RunnerProcess& operator=(const RunnerProcess&) = delete;
@@ -42,6 +44,13 @@ class RunnerProcess {
   size_t shared_memory_size() const { return shm_size_; }
 
   std::string output_tail() const;  // last lines the runner (and the candidate) printed
+  // CPU time in milliseconds that the runner's main thread has used, as the kernel accounts it, read
+  // once that thread is blocked (waiting for the next command) so that its last run is included;
+  // nullopt if it could not be read. The candidate cannot forge it: it is not in its process.
+  std::optional<double> main_thread_cpu_ms() const;
+  // Asks the runner to exit and waits for it (and for what a launcher prints at the end); returns the
+  // wait status.
+  int finish(std::chrono::milliseconds timeout);
   void kill_group();
   bool alive();
 
@@ -56,7 +65,6 @@ class RunnerProcess {
   std::thread output_reader_;
   mutable std::mutex output_mutex_;
   std::string output_;
-  uint64_t next_nonce_;
 };
 
 }  // namespace ksearch::runner

@@ -266,8 +266,11 @@ Task load_task(const fs::path& file_in) {
       Tolerance tolerance;
       tolerance.rtol = r.number(t.get("rtol"), field + ".rtol");
       tolerance.atol = r.number(t.get("atol"), field + ".atol");
+      if (t.get("norm_rtol")) tolerance.norm_rtol = r.number(t.get("norm_rtol"), field + ".norm_rtol");
       if (tolerance.rtol < 0 || tolerance.atol < 0 || tolerance.rtol >= 0.5)
         r.fail(&value, field, "rtol must be in [0, 0.5) and atol >= 0");
+      if (t.get("norm_rtol") && (tolerance.norm_rtol < 0 || tolerance.norm_rtol > tolerance.rtol))
+        r.fail(&value, field, "norm_rtol must be in [0, rtol]");
       task.tolerances[dtype] = tolerance;
     }
   }

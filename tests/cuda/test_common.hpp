@@ -26,4 +26,13 @@ inline std::string expected_status(const std::string& source) {
   return source.substr(start, end - start);
 }
 
+// The status a source names for the run-time defenses alone: "// expect-without-rules: STATUS"; empty if none.
+inline std::string expected_status_without_rules(const std::string& source) {
+  const std::string key = "expect-without-rules: ";
+  const auto pos = source.find(key);
+  if (pos == std::string::npos) return "";
+  const auto start = pos + key.size();
+  return source.substr(start, source.find_first_of(" :\n", start) - start);
+}
+
 }  // namespace cuda_test

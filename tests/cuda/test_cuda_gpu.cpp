@@ -175,6 +175,14 @@ TEST(CudaGpu, AdversarialSuite) {
     EXPECT_EQ(status_name(r.status), cuda_test::expected_status(source)) << file.filename() << ": " << r.message;
     std::printf("adversarial %-22s -> %-13s %s\n", file.filename().c_str(), std::string(status_name(r.status)).c_str(),
                 r.message.substr(0, 150).c_str());
+    const std::string without_rules = cuda_test::expected_status_without_rules(source);
+    if (without_rules.empty()) continue;
+    EvalOptions o = quick_options();
+    o.enforce_rules = false;
+    const EvalReport bare = Evaluator(task, *backend, o).evaluate(source);
+    EXPECT_EQ(status_name(bare.status), without_rules) << file.filename() << " without rules: " << bare.message;
+    std::printf("adversarial %-22s -> %-13s %s (rules off)\n", file.filename().c_str(),
+                std::string(status_name(bare.status)).c_str(), bare.message.substr(0, 150).c_str());
   }
   // The GPU is still usable afterwards.
   Evaluator evaluator(task, *backend, quick_options());

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 
 #include "backends/backend.hpp"
@@ -20,7 +21,11 @@ struct Case {
   std::string name;
   std::string source;
   std::string expect, expect_without_rules;
+  std::string task = "tiny_softmax";  // `// task: NAME`: a task of tests/data/tasks
+  bool expect_no_speedup = false;     // `// expect-no-speedup`: a neutralized cheat is timed doing real work
 };
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 std::vector<Case> load_cases() {
   std::vector<Case> cases;
@@ -32,6 +37,8 @@ std::vector<Case> load_cases() {
     std::smatch m;
     if (std::regex_search(c.source, m, std::regex(R"(// expect: (\w+))"))) c.expect = m[1];
     if (std::regex_search(c.source, m, std::regex(R"(// expect-without-rules: (\w+))"))) c.expect_without_rules = m[1];
+    if (std::regex_search(c.source, m, std::regex(R"(// task: (\w+))"))) c.task = m[1];
+    c.expect_no_speedup = c.source.find("// expect-no-speedup") != std::string::npos;
     cases.push_back(c);
   }
   std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
@@ -44,15 +51,37 @@ class Adversarial : public ::testing::TestWithParam<Case> {
     std::ofstream("/tmp/ksearch-adversarial-secret") << "the inputs' seeds";
     fs::remove("/tmp/ksearch-adversarial-written");
   }
-  EvalReport run(bool enforce_rules) {
-    static const Task task = resolve_task(std::string(KSEARCH_TEST_DATA) + "/tasks/tiny_softmax");
-    static auto backend = make_backend("cpu");
+  static const Task& task(const std::string& name) {
+    static std::map<std::string, Task> tasks;
+    if (!tasks.count(name)) tasks.emplace(name, resolve_task(std::string(KSEARCH_TEST_DATA) + "/tasks/" + name));
+    return tasks.at(name);
+  }
+  static Backend& backend() {
+    static auto cpu = make_backend("cpu");
+    return *cpu;
+  }
+  static EvalOptions options(bool enforce_rules) {
     EvalOptions o;
     o.enforce_rules = enforce_rules;
     o.target_seconds = 0.05;
     o.max_reps = 10;
     o.call_timeout = std::chrono::seconds(3);
-    return Evaluator(task, *backend, o).evaluate(GetParam().source);
+    return o;
+  }
+  EvalReport run(bool enforce_rules) {
+    return Evaluator(task(GetParam().task), backend(), options(enforce_rules)).evaluate(GetParam().source);
+  }
+  // A cheat that is neutralized computes for real: it may not look much faster than the honest,
+  // naive seed timed in the same way just before it.
+  void expect_no_speedup(const EvalReport& r) {
+    EvalOptions o = options(true);
+    o.compare_to_seed = false;
+    const Task& t = task(GetParam().task);
+    const EvalReport seed = Evaluator(t, backend(), o).evaluate(read_file(t.entry("cpu").seed));
+    ASSERT_EQ(seed.status, Status::passed) << seed.message;
+    for (size_t i = 0; i < r.workloads.size(); ++i)
+      EXPECT_GT(r.workloads[i].timing.median, 0.5 * seed.workloads[i].timing.median)
+          << GetParam().name << " on " << r.workloads[i].name << ": a speedup over the seed the cheat should not have";
   }
 };
 
@@ -62,6 +91,7 @@ TEST_P(Adversarial, StatusWithRules) {
   const EvalReport r = run(true);
   EXPECT_EQ(status_name(r.status), c.expect) << c.name << ": " << r.message << "\n" << r.log;
   EXPECT_FALSE(r.message.empty() && r.status != Status::passed) << "a failure must say why";
+  if (c.expect_no_speedup && r.status == Status::passed) expect_no_speedup(r);
 }
 
 TEST_P(Adversarial, StatusWithRuntimeDefensesAlone) {
@@ -71,6 +101,7 @@ TEST_P(Adversarial, StatusWithRuntimeDefensesAlone) {
   EXPECT_EQ(status_name(r.status), c.expect_without_rules) << c.name << ": " << r.message << "\n" << r.log;
   if (r.status == Status::passed)
     for (const auto& w : r.workloads) EXPECT_GT(w.timing.median, 0) << c.name << ": the timer was fooled";
+  if (c.expect_no_speedup && r.status == Status::passed) expect_no_speedup(r);
   EXPECT_FALSE(fs::exists("/tmp/ksearch-adversarial-written")) << "a candidate wrote a file";
 }
 

@@ -73,17 +73,43 @@ TEST(Compare, ToleranceNanAndConstantOutputs) {
   const Tolerance tol{1e-3, 1e-8};
   std::vector<double> ref = {1e-6, 2e-6, 3e-6, 0.5};
   float good[4] = {1e-6f, 2e-6f, 3e-6f, 0.5f};
-  EXPECT_TRUE(compare_output("y", good, DType::f32, ref, tol).ok);
+  EXPECT_TRUE(compare_output("y", good, DType::f32, ref, tol, 4).ok);
   float nan_out[4] = {1e-6f, NAN, 3e-6f, 0.5f};
-  auto c = compare_output("y", nan_out, DType::f32, ref, tol);
+  auto c = compare_output("y", nan_out, DType::f32, ref, tol, 4);
   EXPECT_FALSE(c.ok);
   EXPECT_NE(c.message.find("element 1"), std::string::npos);
   // Tiny reference values with a loose absolute tolerance: all zeros would sit inside it.
   std::vector<double> tiny = {1e-9, 2e-9, 3e-9};
   float zeros[3] = {0, 0, 0};
-  auto z = compare_output("y", zeros, DType::f32, tiny, Tolerance{1e-3, 1e-6});
+  auto z = compare_output("y", zeros, DType::f32, tiny, Tolerance{1e-3, 1e-6}, 3);
   EXPECT_FALSE(z.ok);
   EXPECT_NE(z.message.find("constant"), std::string::npos);
   float off[4] = {1e-6f, 2e-6f, 3e-6f, 0.51f};
-  EXPECT_FALSE(compare_output("y", off, DType::f32, ref, tol).ok);
+  EXPECT_FALSE(compare_output("y", off, DType::f32, ref, tol, 4).ok);
+}
+
+// Every element within the elementwise tolerance, but the whole of one row off by 80% of it: the
+// signature of computing in a lower precision than the task's. Rows elsewhere stay exact.
+TEST(Compare, NormWiseRowCheckCatchesUniformLowPrecision) {
+  const Tolerance tol{1e-3, 1e-8};
+  const size_t rows = 3, cols = 64;
+  std::vector<double> ref(rows * cols);
+  std::vector<float> out(rows * cols);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    ref[i] = 0.5 + 0.25 * std::sin(double(i));
+    const bool degraded = i / cols == 1;
+    out[i] = float(ref[i] * (degraded ? 1 + 0.8e-3 * ((i % 2) ? 1 : -1) : 1));
+  }
+  const Comparison c = compare_output("y", out.data(), DType::f32, ref, tol, cols);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.mismatches, 0u) << "each element is within the elementwise tolerance";
+  EXPECT_NE(c.message.find("row 1"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("1 of 3 rows"), std::string::npos) << c.message;
+  // Errors of an honest fp32 kernel (a few ulps) pass, and a task may loosen the bound.
+  for (size_t i = 0; i < out.size(); ++i) out[i] = std::nextafter(float(ref[i]), 2.0f);
+  EXPECT_TRUE(compare_output("y", out.data(), DType::f32, ref, tol, cols).ok);
+  Tolerance loose = tol;
+  loose.norm_rtol = 1e-3;
+  for (size_t i = 0; i < out.size(); ++i) out[i] = float(ref[i] * (1 + 0.8e-3 * ((i % 2) ? 1 : -1)));
+  EXPECT_TRUE(compare_output("y", out.data(), DType::f32, ref, loose, cols).ok);
 }

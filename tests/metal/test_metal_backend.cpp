@@ -52,7 +52,7 @@ TEST(MetalBackend, ReportsNoTimingAndNoCeilings) {
   ASSERT_TRUE(backend->available(&why)) << why;
   EXPECT_FALSE(backend->timing_available());
   EXPECT_EQ(backend->ceilings().flops_per_s, 0);
-  EXPECT_EQ(backend->flush_bytes(), 0u);
+  EXPECT_EQ(backend->host_flush_bytes(), 0u);
   EXPECT_NE(backend->profile().prose.find("simdgroup_matrix"), std::string::npos);
   EXPECT_EQ(backend->profile().prose.find("{rules}"), std::string::npos);
   const std::string entry = backend->entry_description(resolve_task("selective_scan"));

@@ -110,7 +110,7 @@ class CpuBackend : public Backend {
     return c;
   }
 
-  size_t flush_bytes() const override { return std::max<size_t>(2 * host_info().llc_bytes, size_t(64) << 20); }
+  size_t host_flush_bytes() const override { return std::max<size_t>(2 * host_info().llc_bytes, size_t(64) << 20); }
 
  private:
   std::optional<HardwareProfile> profile_;

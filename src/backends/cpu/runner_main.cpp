@@ -25,11 +25,8 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
     if (!entry_) throw std::runtime_error("the candidate library has no ksearch_entry");
   }
 
-  void call(const ksearch::runner::CallArgs& args) override { invoke(args); }
-
-  std::vector<double> time(const std::vector<ksearch::runner::CallArgs>& sets,
-                           const ksearch::runner::TimingRequest& request) override {
-    return ksearch::runner::time_host_calls(sets, request, [&](const auto& args) { invoke(args); });
+  void call(const ksearch::runner::CallArgs& args) override {
+    entry_(args.ptrs.data(), args.ints.data(), args.floats.data(), nullptr);
   }
 
   nlohmann::json extra(const nlohmann::json& command) override {
@@ -38,10 +35,6 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
   }
 
  private:
-  void invoke(const ksearch::runner::CallArgs& args) {
-    entry_(args.ptrs.data(), args.ints.data(), args.floats.data(), nullptr);
-  }
-
   // Best of several passes of a parallel copy and triad over arrays far larger than the caches
   // (bytes read + written), and of an FMA loop with independent accumulators on every core.
   static nlohmann::json measure_ceilings() {

@@ -167,16 +167,19 @@ class CudaBackend : public Backend {
     return limits;
   }
 
+  // compute-sanitizer beside nvcc; a report on the device names the first bad accesses.
+  std::vector<std::string> memcheck_launcher() const override {
+    const fs::path nvcc = cuda::nvcc_path();
+    const fs::path sanitizer = nvcc.empty() ? fs::path() : nvcc.parent_path() / "compute-sanitizer";
+    if (sanitizer.empty() || !fs::exists(sanitizer)) return {};
+    return {sanitizer.string(), "--tool", "memcheck", "--print-limit", "8", "--error-exitcode", "86"};
+  }
+
   Ceilings ceilings() override {
     std::lock_guard lock(mutex_);
     return measured_locked().ceilings;
   }
 
-  size_t flush_bytes() const override {
-    std::lock_guard lock(mutex_);
-    const size_t l2 = measured_ ? measured_->device.value("l2_bytes", size_t(0)) : 0;
-    return std::max<size_t>(2 * l2, size_t(128) << 20);
-  }
 
  private:
   struct Measured {

@@ -90,6 +90,7 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault), "cudaStreamCreate");
     check(cudaEventCreate(&start_), "cudaEventCreate");
     check(cudaEventCreate(&end_), "cudaEventCreate");
+    check(cudaEventCreate(&idle_), "cudaEventCreate");
     // The flush buffer is written between timed repetitions: at least twice the L2.
     flush_bytes_ = std::max<size_t>(size_t(2) * size_t(prop_.l2CacheSize), size_t(64) << 20);
     check(cudaMalloc(&flush_, flush_bytes_), "allocating the L2 flush buffer");
@@ -104,6 +105,7 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
     check(cudaMallocAsync(&workspace, kPooledWorkspaceBytes, stream_), "reserving the workspace pool");
     check(cudaFreeAsync(workspace, stream_), "reserving the workspace pool");
     check(cudaStreamSynchronize(stream_), "reserving the workspace pool");
+    calibrate_idle_event_delay();
     // The driver's files stay readable for lazily loaded pieces (device fds are already open).
     return {"/usr/local/cuda", "/usr/local/nvidia", "/usr/lib/x86_64-linux-gnu", "/proc/driver/nvidia", "/sys/bus/pci",
             "/sys/devices"};
@@ -121,52 +123,36 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
   }
 
   void call(const ksearch::runner::CallArgs& args) override {
-    std::vector<void*> dptrs = stage(args);
-    invoke(dptrs, args);
+    invoke(stage(args), args);
     check(cudaGetLastError(), "the candidate's launch");
     check(cudaDeviceSynchronize(), "the candidate's kernels");
-    // Inputs come back too: the evaluator compares them with what it staged.
+    collect(args);
+  }
+
+  void prepare(const ksearch::runner::CallArgs& args) override {
+    stage(args);
+    ksearch::runner::reset_candidate_state();
+    check(cudaMemsetAsync(flush_, ++flush_pattern_ & 0xff, flush_bytes_, stream_), "flushing L2");
+    reset_l2_policy();
+    check(cudaDeviceSynchronize(), "flushing L2");
+  }
+
+  // From the start event until the whole device is idle. The idle event comes a little after the
+  // device went idle; the part of that delay a call with no work shows (calibrated at start-up) is
+  // not counted.
+  double timed_call(const ksearch::runner::CallArgs& args, bool null_call) override {
+    const auto [end_ms, idle_ms] = time_until_idle([&] {
+      if (!null_call) invoke(device_pointers(args), args);
+    });
+    return std::max(end_ms, idle_ms - idle_event_delay_ms_);
+  }
+
+  // Inputs come back too: the evaluator compares them with what it staged.
+  void collect(const ksearch::runner::CallArgs& args) override {
+    const std::vector<void*> dptrs = device_pointers(args);
     for (size_t i = 0; i < args.ptrs.size(); ++i)
       if (args.ptrs[i] && args.bytes[i])
         check(cudaMemcpy(args.ptrs[i], dptrs[i], args.bytes[i], cudaMemcpyDeviceToHost), "copying results back");
-  }
-
-  std::vector<double> time(const std::vector<ksearch::runner::CallArgs>& sets,
-                           const ksearch::runner::TimingRequest& request) override {
-    std::vector<std::vector<void*>> dsets;
-    for (const auto& s : sets) dsets.push_back(stage(s));
-    for (int i = 0; i < request.warmup; ++i) {
-      ksearch::runner::reset_candidate_state();
-      invoke(dsets[size_t(i) % sets.size()], sets[size_t(i) % sets.size()]);
-    }
-    check(cudaDeviceSynchronize(), "the candidate's warm-up calls");
-    const size_t flush = std::min(std::max(request.flush_bytes, flush_bytes_), flush_bytes_);
-    std::vector<double> times;
-    double total = 0;
-    for (int rep = 0; rep < request.max_reps; ++rep) {
-      if (rep >= request.min_reps && total / 1000.0 >= request.target_seconds) break;
-      const size_t k = size_t(rep) % sets.size();
-      ksearch::runner::reset_candidate_state();
-      check(cudaMemsetAsync(flush_, rep & 0xff, flush, stream_), "flushing L2");
-      reset_l2_policy();
-      check(cudaEventRecord(start_, stream_), "cudaEventRecord");
-      invoke(dsets[k], sets[k]);
-      // Recorded on the legacy default stream, the end event waits for work on every blocking
-      // stream; work the candidate left on non-blocking streams is caught by the device-wide
-      // synchronization below, whose wait is added to the repetition.
-      check(cudaGetLastError(), "the candidate's launch");
-      check(cudaEventRecord(end_, cudaStreamLegacy), "cudaEventRecord");
-      check(cudaEventSynchronize(end_), "the candidate's kernels");
-      const double t0 = ksearch::runner::now_ms();
-      check(cudaDeviceSynchronize(), "the candidate's kernels");
-      const double straggler_ms = ksearch::runner::now_ms() - t0;
-      float ms = 0;
-      check(cudaEventElapsedTime(&ms, start_, end_), "cudaEventElapsedTime");
-      const double elapsed = double(ms) + (straggler_ms > 0.05 ? straggler_ms : 0.0);
-      times.push_back(elapsed);
-      total += elapsed;
-    }
-    return times;
   }
 
   nlohmann::json extra(const nlohmann::json& command) override {
@@ -213,6 +199,48 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
     }
     check(cudaDeviceSynchronize(), "staging");
     return dptrs;
+  }
+
+  // The device buffers that `stage` last filled for these host tensors.
+  std::vector<void*> device_pointers(const ksearch::runner::CallArgs& args) const {
+    std::vector<void*> dptrs(args.ptrs.size(), nullptr);
+    for (size_t i = 0; i < args.ptrs.size(); ++i) {
+      if (!args.ptrs[i]) continue;
+      const auto it = buffers_.find(args.ptrs[i]);
+      if (it == buffers_.end() || it->second.bytes < args.bytes[i])
+        throw std::runtime_error("a tensor was not staged before the call");
+      dptrs[i] = it->second.ptr;
+    }
+    return dptrs;
+  }
+
+  // Milliseconds from an event before `launch` to the end event on the legacy stream (which waits for
+  // every blocking stream) and to an event recorded after a device-wide synchronization (which also
+  // covers work left on other streams).
+  std::pair<double, double> time_until_idle(const std::function<void()>& launch) {
+    check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+    launch();
+    check(cudaGetLastError(), "the candidate's launch");
+    check(cudaEventRecord(end_, cudaStreamLegacy), "cudaEventRecord");
+    check(cudaDeviceSynchronize(), "the candidate's kernels");
+    check(cudaEventRecord(idle_, stream_), "cudaEventRecord");
+    check(cudaEventSynchronize(idle_), "the candidate's kernels");
+    float end_ms = 0, idle_ms = 0;
+    check(cudaEventElapsedTime(&end_ms, start_, end_), "cudaEventElapsedTime");
+    check(cudaEventElapsedTime(&idle_ms, start_, idle_), "cudaEventElapsedTime");
+    return {double(end_ms), double(idle_ms)};
+  }
+
+  // The 90th percentile of how much later than the end event the idle event fires for a call with no
+  // work: what timed_call leaves out, so that honest kernels are not charged for the synchronization.
+  void calibrate_idle_event_delay() {
+    std::vector<double> delays;
+    for (int i = 0; i < 32; ++i) {
+      const auto [end_ms, idle_ms] = time_until_idle([] {});
+      delays.push_back(idle_ms - end_ms);
+    }
+    std::sort(delays.begin(), delays.end());
+    idle_event_delay_ms_ = delays[delays.size() * 9 / 10];
   }
 
   nlohmann::json device_info() {
@@ -302,7 +330,9 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
 
   cudaDeviceProp prop_{};
   cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, end_ = nullptr;
+  cudaEvent_t start_ = nullptr, end_ = nullptr, idle_ = nullptr;
+  double idle_event_delay_ms_ = 0;
+  int flush_pattern_ = 0;
   void* flush_ = nullptr;
   size_t flush_bytes_ = 0;
   std::map<void*, DeviceBuffer> buffers_;

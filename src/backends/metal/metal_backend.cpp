@@ -231,7 +231,6 @@ class MetalBackend : public Backend {
 
   // No Apple GPU here: no roofline (the evaluator does not time this backend).
   Ceilings ceilings() override { return {0, 0, "none: no Apple GPU on this host (metalsim checks correctness only)"}; }
-  size_t flush_bytes() const override { return 0; }
 
  private:
   std::optional<HardwareProfile> profile_;

@@ -99,7 +99,7 @@ class MetalDevice : public ksearch::runner::RunnerDevice {
     if (!r.ok) throw std::runtime_error(describe(r));
   }
 
-  std::vector<double> time(const std::vector<ksearch::runner::CallArgs>&, const ksearch::runner::TimingRequest&) override {
+  double timed_call(const ksearch::runner::CallArgs&, bool) override {
     throw std::runtime_error("the metal backend has no timing on this host: metalsim emulates the GPU on the CPU");
   }
 

@@ -1,0 +1,102 @@
+#include "evaluator/timing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace ksearch {
+
+namespace {
+constexpr int kCalibrationCalls = 8;
+// Reports below the CPU time by less than this are accounting noise, not tampering.
+constexpr double kInconsistencyFloorMs = 0.05;
+// The runner's interval lies inside ksearch's; this much is left for rounding.
+constexpr double kWallSlackMs = 0.001;
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0 : values[values.size() / 2];
+}
+}  // namespace
+
+TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
+                             std::chrono::milliseconds timeout) {
+  TimedCall call;
+  const std::optional<double> cpu_before = process.main_thread_cpu_ms();
+  const auto start = std::chrono::steady_clock::now();
+  call.reported_ms = process.request(command, timeout).value("ms", 0.0);
+  call.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const std::optional<double> cpu_after = process.main_thread_cpu_ms();
+  if (cpu_before && cpu_after) call.cpu_ms = *cpu_after - *cpu_before;
+  return call;
+}
+
+NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann::json& command, size_t flush_bytes,
+                                 std::chrono::milliseconds timeout) {
+  nlohmann::json null_command = command;
+  null_command["cmd"] = "timed_call";
+  null_command["null"] = true;
+  std::vector<double> walls, cpus;
+  for (int i = 0; i < kCalibrationCalls; ++i) {
+    flush_host_caches(flush_bytes);
+    const TimedCall c = measure_timed_call(process, null_command, timeout);
+    walls.push_back(c.wall_ms);
+    if (c.cpu_ms) cpus.push_back(*c.cpu_ms);
+  }
+  return {median(walls), median(cpus)};
+}
+
+TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call) {
+  TrustedTimes out;
+  std::vector<double> cpu_bounds, deficits;
+  for (const TimedCall& c : calls) {
+    if (c.reported_ms > c.wall_ms + kWallSlackMs && out.inconsistency.empty())
+      out.inconsistency = fmt::format(
+          "the runner reported {:.4f} ms for a call that took {:.4f} ms from ksearch's side: its replies were forged",
+          c.reported_ms, c.wall_ms);
+    const double cpu_bound = c.cpu_ms ? std::max(0.0, *c.cpu_ms - null_call.cpu_ms) : 0.0;
+    out.times_ms.push_back(std::max(c.reported_ms, cpu_bound));
+    if (c.cpu_ms) {
+      cpu_bounds.push_back(cpu_bound);
+      deficits.push_back(cpu_bound - c.reported_ms);
+    }
+  }
+  // An honest report is at least the CPU time its thread spent in the call, up to accounting noise and
+  // what cache misses add outside the runner's timer; a runner whose reports are under half of it on
+  // most calls was tampered with.
+  const double median_deficit = median(deficits), median_cpu = median(cpu_bounds);
+  if (out.inconsistency.empty() && !deficits.empty() && median_deficit > std::max(kInconsistencyFloorMs, 0.5 * median_cpu)) {
+    std::vector<double> reported;
+    for (const TimedCall& c : calls) reported.push_back(c.reported_ms);
+    out.inconsistency = fmt::format(
+        "the runner reported a median of {:.4f} ms per call, but its main thread ran for {:.4f} ms per call by the "
+        "kernel's account (beyond the calibrated {:.4f} ms of a null call): the candidate tampered with the runner's "
+        "clock or replies",
+        median(reported), median_cpu, null_call.cpu_ms);
+  }
+  return out;
+}
+
+std::set<int> choose_checked_repetitions(int min_reps, int max_reps, int at_least, int budget, std::mt19937_64& rng) {
+  std::set<int> checked;
+  std::vector<int> first(size_t(std::max(min_reps, 0)));
+  std::iota(first.begin(), first.end(), 0);
+  std::shuffle(first.begin(), first.end(), rng);
+  for (int i = 0; i < std::min({at_least, budget, int(first.size())}); ++i) checked.insert(first[size_t(i)]);
+  std::bernoulli_distribution later(1.0 / 8);
+  for (int rep = min_reps; rep < max_reps && int(checked.size()) < budget; ++rep)
+    if (later(rng)) checked.insert(rep);
+  return checked;
+}
+
+void flush_host_caches(size_t bytes) {
+  static std::vector<char> buffer;
+  if (bytes == 0) return;
+  if (buffer.size() < bytes) buffer.resize(bytes);
+  // Volatile stores, so the compiler cannot drop the pass; one byte of every 64-byte line is enough.
+  volatile char* p = buffer.data();
+  for (size_t i = 0; i < bytes; i += 64) p[i] = char(p[i] + 1);
+}
+
+}  // namespace ksearch

@@ -1,0 +1,61 @@
+#pragma once
+// Timing against clocks the candidate cannot reach. A candidate runs inside the runner's process and
+// can tamper with anything there, the runner's clock and replies included, so the time a runner
+// reports for a call is held against two measurements ksearch takes from outside that process: the
+// wall time around the call (an upper bound: the runner's interval lies inside it) and the CPU time
+// the kernel accounted to the runner's main thread during it (a lower bound: a thread cannot run for
+// longer than the call lasted). Wall time cannot be a lower bound: on a loaded machine the runner
+// and ksearch wait to be scheduled, which inflates it by milliseconds for honest calls.
+#include <chrono>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/parent.hpp"
+
+namespace ksearch {
+
+// One timed call as measured from both sides.
+struct TimedCall {
+  double reported_ms = 0;             // what the runner said
+  double wall_ms = 0;                 // from sending the command to reading the reply
+  std::optional<double> cpu_ms;       // the runner's main thread's CPU time over the same span
+};
+TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
+                             std::chrono::milliseconds timeout);
+
+// The medians of what a timed call with nothing called costs: parsing, replying, the timer itself,
+// each after the same cache flush as a real call (the runner's own code and data come back from
+// memory then). Measured before the candidate is loaded, while the runner's process is trustworthy,
+// with the command a workload's calls will send.
+struct NullCallCost {
+  double wall_ms = 0;
+  double cpu_ms = 0;
+};
+NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann::json& command, size_t flush_bytes,
+                                 std::chrono::milliseconds timeout);
+
+struct TrustedTimes {
+  // Per call: the reported time, but never less than the main thread's CPU time in the call.
+  std::vector<double> times_ms;
+  // Set when the reports contradict ksearch's measurements: a call reported longer than its wall
+  // time, or reports systematically below the CPU time spent (the runner's clock or replies were
+  // tampered with).
+  std::string inconsistency;
+};
+TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call);
+
+// Which timed repetitions have their outputs verified: `at_least` random ones among the first
+// `min_reps` (which always run), then each later one with probability 1/8, at most `budget` in all.
+// Drawn by ksearch and never told to the runner.
+std::set<int> choose_checked_repetitions(int min_reps, int max_reps, int at_least, int budget, std::mt19937_64& rng);
+
+// Writes every cache line of a buffer of `bytes` bytes in this process, so that the last-level cache
+// holds none of a runner's tensors (which ksearch has just written: its copies are the only cached ones).
+void flush_host_caches(size_t bytes);
+
+}  // namespace ksearch

@@ -1,0 +1,76 @@
+// The trusted-clock rules of evaluator/timing: what a runner may report against the wall time ksearch
+// measured, and which repetitions are checked.
+#include <gtest/gtest.h>
+
+#include "evaluator/timing.hpp"
+
+using namespace ksearch;
+
+namespace {
+const NullCallCost kNullCall{0.03, 0.01};
+
+// Calls whose main thread ran for `cpu_ms` beyond a null call, with scheduling delays on the wall side.
+std::vector<TimedCall> calls(double reported, double cpu_ms, int n, double wall_delay = 0) {
+  std::vector<TimedCall> out;
+  for (int i = 0; i < n; ++i) out.push_back({reported, reported + kNullCall.wall_ms + wall_delay, cpu_ms + kNullCall.cpu_ms});
+  return out;
+}
+}  // namespace
+
+TEST(TrustedTimes, HonestReportsAreKept) {
+  // Single-threaded: the main thread ran for the whole call; on a loaded machine the wall time is far
+  // longer, which says nothing against the report.
+  const TrustedTimes t = trusted_times(calls(1.0, 0.99, 10, 3.0), kNullCall);
+  EXPECT_TRUE(t.inconsistency.empty()) << t.inconsistency;
+  for (double ms : t.times_ms) EXPECT_DOUBLE_EQ(ms, 1.0);
+}
+
+TEST(TrustedTimes, AReportBelowTheCpuTimeIsRaisedToIt) {
+  // 10% under-reported: within what is not called tampering, but never counted below the CPU time.
+  const TrustedTimes t = trusted_times(calls(0.9, 1.0, 10), kNullCall);
+  EXPECT_TRUE(t.inconsistency.empty());
+  for (double ms : t.times_ms) EXPECT_NEAR(ms, 1.0, 1e-12);
+}
+
+TEST(TrustedTimes, SystematicUnderReportingIsTampering) {
+  const TrustedTimes t = trusted_times(calls(0.05, 2.0, 10), kNullCall);
+  EXPECT_NE(t.inconsistency.find("tampered"), std::string::npos);
+  for (double ms : t.times_ms) EXPECT_NEAR(ms, 2.0, 1e-12);
+}
+
+TEST(TrustedTimes, AReportLongerThanTheWallTimeIsForged) {
+  std::vector<TimedCall> c = calls(1.0, 1.0, 10);
+  c[4].reported_ms = c[4].wall_ms + 0.5;
+  EXPECT_NE(trusted_times(c, kNullCall).inconsistency.find("forged"), std::string::npos);
+}
+
+TEST(TrustedTimes, AccountingNoiseOnTinyCallsIsNotTampering) {
+  // A 2 us kernel reported as 0: the gap is under the accounting floor.
+  EXPECT_TRUE(trusted_times(calls(0.0, 0.002, 10), kNullCall).inconsistency.empty());
+  // A few calls with an unreadable or odd CPU account do not decide it either.
+  std::vector<TimedCall> c = calls(0.5, 0.5, 10);
+  c[1].cpu_ms = 5.0;
+  c[2].cpu_ms.reset();
+  EXPECT_TRUE(trusted_times(c, kNullCall).inconsistency.empty());
+}
+
+TEST(CheckedRepetitions, AtLeastTwoAmongTheRepetitionsThatAlwaysRunAndWithinBudget) {
+  std::mt19937_64 rng(7);
+  std::map<int, int> hits;
+  for (int draw = 0; draw < 400; ++draw) {
+    const std::set<int> checked = choose_checked_repetitions(5, 40, 2, 8, rng);
+    ASSERT_GE(checked.size(), 2u);
+    ASSERT_LE(checked.size(), 8u);
+    int early = 0;
+    for (int rep : checked) {
+      EXPECT_LT(rep, 40);
+      early += rep < 5;
+      ++hits[rep];
+    }
+    EXPECT_EQ(early, 2);
+  }
+  // Every early repetition and some later ones get checked across draws: the runner cannot predict which.
+  for (int rep = 0; rep < 5; ++rep) EXPECT_GT(hits[rep], 80) << rep;
+  EXPECT_GT(hits.size(), 20u);
+  EXPECT_TRUE(choose_checked_repetitions(5, 40, 2, 0, rng).empty());
+}

@@ -23,7 +23,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # MLX for Linux (CPU): used by the metal backend's signature checks and by the benchmarks.
+# mlx-lm and pytest: the metalsim_mlx tests (tests/python). metalsim_mlx itself (python/), editable
+# from this checkout, so that `import metalsim_mlx` works in any directory (docs/METAL.md).
 if [ "${KSEARCH_SKIP_PIP:-0}" != "1" ]; then
   python3 -c "import mlx.core" 2>/dev/null || python3 -m pip install -q "mlx[cpu]" || \
     echo "install-deps: warning: pip could not install mlx[cpu]; MLX-based checks will be skipped"
+  # find_spec, not import: importing mlx_lm (transformers) takes seconds.
+  python3 -c "import importlib.util as u, sys; sys.exit(not (u.find_spec('mlx_lm') and u.find_spec('pytest')))" || \
+    python3 -m pip install -q mlx-lm pytest || \
+    echo "install-deps: warning: pip could not install mlx-lm and pytest; the metalsim_mlx tests will be skipped"
+  package_dir="$(cd "$(dirname "$0")/../python" && pwd)"
+  installed_from_here="import metalsim_mlx, os, sys; sys.exit(os.path.dirname(metalsim_mlx.__file__) != sys.argv[1])"
+  python3 -c "$installed_from_here" "$package_dir/metalsim_mlx" 2>/dev/null || \
+    python3 -m pip install -q -e "$package_dir" || \
+    echo "install-deps: warning: pip could not install metalsim_mlx from $package_dir"
 fi

@@ -1,0 +1,27 @@
+"""Exceptions raised for kernels that metalsim could not compile or found faulty."""
+
+
+class MetalsimError(RuntimeError):
+    """Base class of every metalsim_mlx error."""
+
+
+class MetalsimSetupError(MetalsimError):
+    """The ksearch-metalsim executable or the host compiler it needs is missing."""
+
+
+class MetalCompileError(MetalsimError):
+    """The kernel did not compile; ``messages`` are the compiler's, mapped to body/header lines."""
+
+    def __init__(self, text, messages, log):
+        super().__init__(text)
+        self.messages = messages
+        self.log = log
+
+
+class MetalRuntimeError(MetalsimError):
+    """metalsim reported problems while running the kernel (out-of-bounds access, data race,
+    barrier divergence, ...), or crashed. ``diagnostics`` holds metalsim's records."""
+
+    def __init__(self, text, diagnostics):
+        super().__init__(text)
+        self.diagnostics = diagnostics

@@ -1,0 +1,148 @@
+"""metal_kernel: the mx.fast.metal_kernel API, with calls run by metalsim on the CPU."""
+import mlx.core as mx
+
+from . import dtypes, tool
+from .errors import MetalCompileError, MetalRuntimeError
+
+_MATH_MODES = ("safe", "relaxed", "fast")
+
+
+def metal_kernel(
+    name,
+    input_names,
+    output_names,
+    source,
+    header="",
+    ensure_row_contiguous=True,
+    atomic_outputs=False,
+    compile_options=None,
+):
+    """Same arguments as mx.fast.metal_kernel; returns a callable kernel run by metalsim.
+
+    compile_options' math_mode is checked as MLX does but changes nothing here: metalsim
+    computes every math function with the host's libm, as Metal's "safe" mode would.
+    """
+    if compile_options is not None:
+        if not isinstance(compile_options, dict):
+            raise ValueError("[metal_kernel] Expected `compile_options` to be a dict.")
+        for key, value in compile_options.items():
+            if key != "math_mode":
+                raise ValueError(f"[metal_kernel] Unknown compile option `{key}`.")
+            if value not in _MATH_MODES:
+                raise ValueError("[metal_kernel] Expected math_mode to be 'safe', 'relaxed', or 'fast'.")
+    return MetalKernel(name, list(input_names), list(output_names), source, header, ensure_row_contiguous, atomic_outputs)
+
+
+class MetalKernel:
+    """The callable that metal_kernel returns; see mx.fast.metal_kernel's documentation."""
+
+    def __init__(self, name, input_names, output_names, source, header, ensure_row_contiguous, atomic_outputs):
+        self.name = name
+        self.input_names = input_names
+        self.output_names = output_names
+        self.source = source
+        self.header = header
+        self.ensure_row_contiguous = ensure_row_contiguous
+        self.atomic_outputs = atomic_outputs
+
+    def __call__(
+        self,
+        *,
+        inputs,
+        output_shapes,
+        output_dtypes,
+        grid,
+        threadgroup,
+        template=None,
+        init_value=None,
+        verbose=False,
+        stream=None,
+    ):
+        """Runs the kernel now (not lazily, unlike MLX) and returns its outputs as mx.arrays.
+        `stream` is accepted for compatibility and ignored."""
+        _expect_size("inputs", inputs, self.input_names)
+        _expect_size("output_shapes", output_shapes, self.output_names)
+        _expect_size("output_dtypes", output_dtypes, self.output_names)
+        # Python scalars and numpy arrays become MLX arrays exactly as MLX converts them.
+        arrays = [value if isinstance(value, mx.array) else mx.array(value) for value in inputs]
+        input_specs = [
+            _tensor(n, dtypes.metalsim_name(a.dtype, f"input '{n}'"), a.shape) for n, a in zip(self.input_names, arrays)
+        ]
+        output_specs = [
+            _tensor(n, dtypes.metalsim_name(d, f"output '{n}'"), shape)
+            for n, shape, d in zip(self.output_names, output_shapes, output_dtypes)
+        ]
+        spec = {
+            "name": self.name,
+            "inputs": input_specs,
+            "outputs": output_specs,
+            "source": self.source,
+            "header": self.header,
+            "template": [_template_arg(n, v) for n, v in (template or [])],
+            "grid": _triple("grid", grid),
+            "threadgroup": _triple("threadgroup", threadgroup),
+            "ensure_row_contiguous": self.ensure_row_contiguous,
+            "atomic_outputs": self.atomic_outputs,
+            "init_value": None if init_value is None else float(init_value),
+        }
+        output_bytes = [d.size * _size(t["shape"]) for d, t in zip(output_dtypes, output_specs)]
+        result, raw_outputs = tool.run(spec, [dtypes.to_bytes(a) for a in arrays], output_bytes, verbose)
+        if verbose:
+            print(f"Generated source code for `{self.name}`:\n```\n{result['source']}\n```")
+        if result["stage"] == "compile":
+            raise _compile_error(self.name, result["compile"])
+        if not result["ok"]:
+            raise _runtime_error(self.name, result["run"]["diagnostics"])
+        return [dtypes.from_bytes(raw, t["dtype"], t["shape"]) for raw, t in zip(raw_outputs, output_specs)]
+
+
+def _expect_size(argument, values, names):
+    if len(values) != len(names):
+        raise ValueError(f"[metal_kernel] Expected `{argument}` to have size {len(names)} but got size {len(values)}.")
+
+
+def _tensor(name, dtype_name, shape):
+    return {"name": name, "dtype": dtype_name, "shape": [int(d) for d in shape]}
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _triple(argument, value):
+    values = [int(v) for v in value]
+    if len(values) != 3:
+        raise ValueError(f"[metal_kernel] `{argument}` must have 3 elements, got {len(values)}.")
+    return values
+
+
+def _template_arg(name, value):
+    # bool is an int subclass; JSON keeps it true/false, which metalsim reads as a bool template.
+    if isinstance(value, int):
+        return {"name": name, "value": value}
+    if isinstance(value, mx.Dtype):
+        return {"name": name, "value": {"dtype": dtypes.metalsim_name(value, f"template argument '{name}'")}}
+    raise ValueError("[metal_kernel] Invalid template argument. Must be `mlx.core.Dtype`, `int` or `bool`.")
+
+
+def _compile_error(kernel_name, compiled):
+    lines = []
+    for m in compiled["messages"]:
+        where = f"{m['file']} line {m['line']}" if m["file"] in ("body", "header") else f"{m['file']} code line {m['line']}"
+        lines.append(f"  {where}, column {m['column']}: {m['severity']}: {m['message']}")
+    if not lines:
+        lines.append(compiled["log"].strip())
+    text = f"[metal_kernel] kernel '{kernel_name}' does not compile:\n" + "\n".join(lines)
+    return MetalCompileError(text, compiled["messages"], compiled["log"])
+
+
+def _runtime_error(kernel_name, diagnostics):
+    count = len(diagnostics)
+    lines = [
+        f"  {d['kind']}: {d['message']}" + (f" ({d['count']} times)" if d["count"] > 1 else "") for d in diagnostics
+    ]
+    text = f"[metal_kernel] metalsim found {count} problem{'s' if count != 1 else ''} running kernel '{kernel_name}':\n"
+    return MetalRuntimeError(text + "\n".join(lines), diagnostics)

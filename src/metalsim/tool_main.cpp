@@ -1,0 +1,162 @@
+// ksearch-metalsim: runs one MLX custom-kernel call (mx.fast.metal_kernel) with metalsim, every
+// check on. The metalsim_mlx Python package (python/) drives it as a subprocess:
+//
+//   ksearch-metalsim run --spec SPEC.json --inputs IN.bin --outputs OUT.bin [--source]
+//
+// SPEC.json is metalsim's spec JSON (spec_from_json). IN.bin holds the inputs' row-contiguous
+// bytes back to back in spec order; OUT.bin receives the outputs the same way. stdout gets one
+// JSON object: {"ok", "stage": "compile"|"run", "compile": {...}, "run": {...}[, "source"]}.
+// Exit status 0 whenever that object was written (also for compile errors and diagnostics),
+// 2 for bad usage or unreadable files, 3 when the host compiler is missing.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "metalsim/metalsim.hpp"
+
+namespace {
+
+namespace ms = ksearch::metalsim;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int kUsageError = 2;
+constexpr int kMissingCompiler = 3;
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw UsageError("cannot read " + path.string());
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::size_t tensor_bytes(const ms::TensorSpec& t) {
+  std::size_t n = ms::dtype_size(t.dtype);
+  for (int64_t d : t.shape) {
+    if (d < 0) throw UsageError("tensor '" + t.name + "' has a negative dimension");
+    n *= static_cast<std::size_t>(d);
+  }
+  return n;
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  std::string dir;
+  while (std::getline(dirs, dir, ':'))
+    if (!dir.empty() && access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+json position(const std::array<uint32_t, 3>& p) { return json::array({p[0], p[1], p[2]}); }
+
+int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs::path& outputs_path, bool with_source) {
+  const ms::KernelSpec spec = ms::spec_from_json(read_text(spec_path));
+  json result = {{"ok", false}, {"stage", "compile"}};
+  if (with_source) result["source"] = ms::generate_source(spec);
+
+  const ms::CompileOptions compile_options;
+  if (!on_path(compile_options.compiler)) {
+    std::cerr << "ksearch-metalsim: " << compile_options.compiler
+              << " not found on PATH; metalsim compiles every kernel for the host with it (Debian/Ubuntu: apt-get "
+                 "install clang)\n";
+    return kMissingCompiler;
+  }
+  const ms::CompileResult compiled = ms::compile(spec, compile_options);
+  json messages = json::array();
+  for (const auto& m : compiled.messages)
+    messages.push_back({{"file", m.file}, {"line", m.line}, {"column", m.column}, {"severity", m.severity}, {"message", m.message}});
+  result["compile"] = {{"ok", compiled.ok}, {"cached", compiled.cached}, {"seconds", compiled.seconds},
+                       {"messages", messages}, {"log", compiled.log}};
+  if (!compiled.ok) {
+    std::cout << result.dump() << "\n";
+    return 0;
+  }
+
+  // One allocation per tensor keeps every buffer 16-byte aligned, as Metal buffers are.
+  std::ifstream in(inputs_path, std::ios::binary);
+  if (!in) throw UsageError("cannot read " + inputs_path.string());
+  std::vector<std::vector<unsigned char>> storage;
+  std::vector<ms::Buffer> inputs, outputs;
+  for (const auto& t : spec.inputs) {
+    auto& bytes = storage.emplace_back(tensor_bytes(t));
+    if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
+      throw UsageError(inputs_path.string() + " is shorter than the inputs of the spec");
+    inputs.push_back({t.name, t.dtype, t.shape, bytes.data(), bytes.size()});
+  }
+  if (in.peek() != std::char_traits<char>::eof())
+    throw UsageError(inputs_path.string() + " is longer than the inputs of the spec");
+  for (const auto& t : spec.outputs) {
+    // MLX leaves outputs uninitialized without init_value; 0xFF bytes (NaN, all ones) make a
+    // kernel that relies on zeroed outputs visibly wrong instead of accidentally right.
+    auto& bytes = storage.emplace_back(tensor_bytes(t), 0xFF);
+    outputs.push_back({t.name, t.dtype, t.shape, bytes.data(), bytes.size()});
+  }
+
+  const ms::RunResult ran = ms::run(compiled.so_path, spec, inputs, outputs, ms::RunOptions{});
+  json diagnostics = json::array();
+  for (const auto& d : ran.diagnostics) {
+    json item = {{"kind", ms::diagnostic_kind_name(d.kind)}, {"message", d.message}, {"buffer", d.buffer}, {"count", d.count}};
+    if (d.has_thread) item["thread_position"] = position(d.thread_position);
+    item["threadgroup_position"] = position(d.threadgroup_position);
+    diagnostics.push_back(std::move(item));
+  }
+  result["stage"] = "run";
+  result["ok"] = ran.ok;
+  result["run"] = {{"ok", ran.ok}, {"seconds", ran.seconds}, {"diagnostics", diagnostics}};
+
+  std::ofstream out(outputs_path, std::ios::binary | std::ios::trunc);
+  for (const auto& o : outputs) out.write(static_cast<const char*>(o.data), static_cast<std::streamsize>(o.bytes));
+  if (!out.flush()) throw UsageError("cannot write " + outputs_path.string());
+  std::cout << result.dump() << "\n";
+  return 0;
+}
+
+const char* const kUsage =
+    "usage: ksearch-metalsim run --spec SPEC.json --inputs IN.bin --outputs OUT.bin [--source]\n"
+    "Runs one MLX custom-kernel call with metalsim (docs/METAL.md, \"MLX custom kernels on Linux\").\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << kUsage;
+    return args.empty() ? kUsageError : 0;
+  }
+  try {
+    if (args[0] != "run") throw UsageError("unknown command '" + args[0] + "'");
+    fs::path spec, inputs, outputs;
+    bool with_source = false;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      auto value = [&]() -> fs::path {
+        if (i + 1 >= args.size()) throw UsageError(args[i] + " needs a value");
+        return args[++i];
+      };
+      if (args[i] == "--spec") spec = value();
+      else if (args[i] == "--inputs") inputs = value();
+      else if (args[i] == "--outputs") outputs = value();
+      else if (args[i] == "--source") with_source = true;
+      else throw UsageError("unknown option '" + args[i] + "'");
+    }
+    if (spec.empty() || inputs.empty() || outputs.empty()) throw UsageError("--spec, --inputs and --outputs are required");
+    return run_command(spec, inputs, outputs, with_source);
+  } catch (const std::exception& e) {
+    // Bad spec JSON and unreadable files land here, as do usage errors.
+    std::cerr << "ksearch-metalsim: " << e.what() << "\n";
+    if (dynamic_cast<const UsageError*>(&e)) std::cerr << kUsage;
+    return kUsageError;
+  }
+}

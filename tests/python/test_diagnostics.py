@@ -1,0 +1,122 @@
+"""Kernel defects and bad calls raise Python exceptions with metalsim's findings."""
+import mlx.core as mx
+import pytest
+
+import metalsim_mlx
+
+COPY_SOURCE = """
+    uint i = thread_position_in_grid.x;
+    out[i] = a[i];
+"""
+
+
+def call(source, n=16, threadgroup=16, header="", grid=None, **kwargs):
+    kernel = metalsim_mlx.metal_kernel(name="k", input_names=["a"], output_names=["out"], source=source, header=header)
+    return kernel(
+        inputs=[mx.arange(n, dtype=mx.float32)],
+        output_shapes=[(n,)],
+        output_dtypes=[mx.float32],
+        grid=grid or (n, 1, 1),
+        threadgroup=(threadgroup, 1, 1),
+        **kwargs,
+    )
+
+
+def test_out_of_bounds_write_names_the_buffer_and_the_thread():
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="out_of_bounds") as caught:
+        call("uint i = thread_position_in_grid.x;\nout[i + 1] = a[i];\n")
+    (finding,) = caught.value.diagnostics
+    assert finding["kind"] == "out_of_bounds" and finding["buffer"] == "out"
+    assert finding["thread_position"] == [15, 0, 0]
+    assert "write to device buffer 'out' at element 16" in str(caught.value)
+
+
+def test_out_of_bounds_read_of_an_input():
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="read of device buffer 'a'"):
+        call("uint i = thread_position_in_grid.x;\nout[i] = a[i + 4];\n")
+
+
+def test_grid_larger_than_the_data_is_caught():
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="out_of_bounds") as caught:
+        call(COPY_SOURCE, grid=(32, 1, 1))
+    assert {d["buffer"] for d in caught.value.diagnostics} == {"a", "out"}
+
+
+def test_compile_error_points_at_the_body_line():
+    source = "uint i = thread_position_in_grid.x;\nfloat v = a[i];\nout[i] = v + undeclared_thing;\n"
+    with pytest.raises(metalsim_mlx.MetalCompileError, match="body line 3") as caught:
+        call(source)
+    assert "undeclared_thing" in str(caught.value)
+    assert any(m["file"] == "body" and m["line"] == 3 for m in caught.value.messages)
+
+
+def test_compile_error_points_at_the_header_line():
+    header = "inline float helper(float x) {\n  return x * missing_in_header;\n}\n"
+    with pytest.raises(metalsim_mlx.MetalCompileError, match="header line 2"):
+        call("uint i = thread_position_in_grid.x;\nout[i] = helper(a[i]);\n", header=header)
+
+
+def test_double_is_rejected_at_its_line():
+    with pytest.raises(metalsim_mlx.MetalCompileError, match="body line 2"):
+        call("uint i = thread_position_in_grid.x;\ndouble v = a[i];\nout[i] = v;\n")
+
+
+def test_barrier_in_a_branch_is_barrier_divergence():
+    source = """
+        uint i = thread_position_in_grid.x;
+        if (i < 8) threadgroup_barrier(mem_flags::mem_threadgroup);
+        out[i] = a[i];
+    """
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="barrier_divergence"):
+        call(source)
+
+
+def test_missing_barrier_is_a_data_race_on_threadgroup_memory():
+    source = """
+        uint i = thread_position_in_grid.x;
+        threadgroup float buf[16];
+        buf[i] = a[i];
+        out[i] = buf[(i + 1) % 16];
+    """
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="data_race") as caught:
+        call(source)
+    assert caught.value.diagnostics[0]["buffer"] == "buf"
+
+
+def test_threadgroup_over_1024_threads():
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="threadgroup_too_large"):
+        call(COPY_SOURCE, n=4096, threadgroup=2048)
+
+
+def test_access_far_outside_every_buffer_crashes_the_tool_not_python():
+    source = """
+        uint i = thread_position_in_grid.x;
+        out[i + (1ul << 38)] = a[i];
+    """
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="crashed"):
+        call(source)
+
+
+def test_argument_errors_read_like_mlx():
+    kernel = metalsim_mlx.metal_kernel(name="k", input_names=["a", "b"], output_names=["out"], source=COPY_SOURCE)
+    common = dict(output_shapes=[(4,)], output_dtypes=[mx.float32], grid=(4, 1, 1), threadgroup=(4, 1, 1))
+    with pytest.raises(ValueError, match=r"Expected `inputs` to have size 2 but got size 1\."):
+        kernel(inputs=[mx.zeros(4)], **common)
+    with pytest.raises(ValueError, match="Invalid template argument"):
+        kernel(inputs=[mx.zeros(4), mx.zeros(4)], template=[("X", 1.5)], **common)
+    with pytest.raises(ValueError, match="input 'b' has dtype mlx.core.float64"):
+        kernel(inputs=[mx.zeros(4), mx.zeros(4, dtype=mx.float64)], **common)
+    with pytest.raises(ValueError, match="output 'out' has dtype mlx.core.complex64"):
+        kernel(inputs=[mx.zeros(4), mx.zeros(4)], **{**common, "output_dtypes": [mx.complex64]})
+
+
+def test_missing_executable_is_a_setup_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("KSEARCH_METALSIM", str(tmp_path / "nothing-here"))
+    with pytest.raises(metalsim_mlx.MetalsimSetupError, match="is not an executable file"):
+        call(COPY_SOURCE)
+
+
+def test_missing_host_compiler_is_a_setup_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(metalsim_mlx.MetalsimSetupError, match="clang\\+\\+ not found on PATH"):
+        call(COPY_SOURCE)

@@ -1,5 +1,5 @@
-// 5: writes machine code into fresh memory and makes it executable with pkey_mprotect (the plain
-// mprotect and mmap are refused). It computes correctly only when the generated code runs, so a
+// 5: writes machine code into fresh memory and makes it executable with a raw pkey_mprotect (the
+// plain mprotect and mmap are refused). It computes correctly only when the generated code runs, so a
 // wrong_answer shows the sandbox stopped it.
 // expect: rejected
 // expect-without-rules: wrong_answer
@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 extern "C" void softmax(const float* x, float* y, int64_t rows, int64_t cols) {
 #if defined(__x86_64__)
   const unsigned char code[] = {0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3};  // mov eax, 1; ret
@@ -17,7 +19,8 @@ extern "C" void softmax(const float* x, float* y, int64_t rows, int64_t cols) {
   if (page == MAP_FAILED) return;
   std::memcpy(page, code, sizeof code);
   __builtin___clear_cache(static_cast<char*>(page), static_cast<char*>(page) + sizeof code);
-  if (pkey_mprotect(page, 4096, PROT_READ | PROT_EXEC, -1) != 0) return;
+  // A raw call: glibc's wrapper turns key -1 (no key) into a plain mprotect.
+  if (syscall(SYS_pkey_mprotect, page, 4096, PROT_READ | PROT_EXEC, -1) != 0) return;
   if (reinterpret_cast<int (*)()>(page)() != 1) return;
   for (int64_t r = 0; r < rows; ++r) {
     float m = -INFINITY, s = 0;

@@ -23,8 +23,8 @@ int unprotect_and_hook(dl_phdr_info* info, size_t, void* hooked) {
     const uintptr_t end = info->dlpi_addr + ph.p_vaddr + ph.p_memsz;
     if (mprotect(reinterpret_cast<void*>(begin), end - begin, PROT_READ | PROT_WRITE) != 0) return 1;
     for (auto** slot = reinterpret_cast<void**>(begin); slot + 1 <= reinterpret_cast<void**>(end); ++slot)
-      if (*slot == reinterpret_cast<void*>(&clock_gettime)) {
-        *slot = reinterpret_cast<void*>(&frozen_clock);
+      if (*slot == reinterpret_cast<void*>(&clock_gettime) || *slot == reinterpret_cast<void*>(&frozen_clock)) {
+        *slot = reinterpret_cast<void*>(&frozen_clock);  // hooked by an earlier call already
         *static_cast<bool*>(hooked) = true;
       }
   }

@@ -175,7 +175,8 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         paths.insert(paths.end(), artifact_paths.begin(), artifact_paths.end());
         const PathHandles handles(artifact_paths);
         std::string sandbox = restrict_filesystem(paths);  // first: it opens the paths it allows
-        sandbox += "; " + drop_privileges();
+        // A GPU driver (not strict) keeps uid 0, without capabilities: it is untested as another user.
+        sandbox += "; " + drop_privileges(device.strict_sandbox());
         device.start_threads();
         sandbox += "; " + apply_syscall_filter(false, device.strict_sandbox());
         const nlohmann::json artifact = reachable_paths(command->at("artifact"), handles);

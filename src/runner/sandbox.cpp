@@ -106,12 +106,13 @@ std::string PathHandles::reachable(const std::string& path) const {
   return path;
 }
 
-std::string drop_privileges() {
+std::string drop_privileges(bool switch_user) {
   // The bounding and ambient sets first: changing them needs CAP_SETPCAP, which the switch below removes.
   for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
   prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-  std::string user = "uid " + std::to_string(getuid()) + " (not root)";
-  if (getuid() == 0 || geteuid() == 0) {
+  const bool root = getuid() == 0 || geteuid() == 0;
+  std::string user = "uid " + std::to_string(getuid()) + (root ? "" : " (not root)");
+  if (root && switch_user) {
     constexpr uid_t kNobody = 65534;
     // glibc applies every set*id call to all threads of the process.
     if (setgroups(0, nullptr) == 0 && setresgid(kNobody, kNobody, kNobody) == 0 &&
@@ -184,14 +185,14 @@ Program unless_argument_one_of(int arg, const std::vector<uint32_t>& values, uin
   return code;
 }
 
-void load_program(const Program& body) {
+void load_program(const Program& body, bool all_threads) {
   Program code = {load(offsetof(seccomp_data, arch)), jump_if_equal(kNativeArch, 1, 0),
                   give(SECCOMP_RET_ALLOW)};  // other architectures: the libseccomp filter kills them
   code.insert(code.end(), body.begin(), body.end());
   code.push_back(give(SECCOMP_RET_ALLOW));
   if (code.size() > BPF_MAXINSNS) throw std::runtime_error("seccomp program too long");
   const sock_fprog program{uint16_t(code.size()), code.data()};
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &program) != 0)
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, all_threads ? SECCOMP_FILTER_FLAG_TSYNC : 0, &program) != 0)
     throw std::runtime_error(std::string("cannot load a seccomp program: ") + std::strerror(errno));
 }
 
@@ -236,7 +237,8 @@ std::vector<AddressRange> loaded_images() {
 std::string apply_syscall_filter(bool after_load, bool strict) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) throw std::runtime_error("seccomp_init failed");
-  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);  // threads started earlier (OpenMP's team, a driver's) too
+  // Threads started earlier (OpenMP's team) too; a GPU driver's own threads are left alone (untested).
+  if (strict) seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
   // KILL where only an attack would make the call; EPERM where a library might try it harmlessly.
   const uint32_t kill = SCMP_ACT_KILL_PROCESS, refuse = SCMP_ACT_ERRNO(EPERM);
   const uint64_t self = uint64_t(getpid());
@@ -316,7 +318,8 @@ std::string apply_syscall_filter(bool after_load, bool strict) {
                                                                {PR_SET_NAME, PR_GET_NAME, PR_SET_VMA, PR_GET_DUMPABLE,
                                                                 PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS,
                                                                 PR_CAPBSET_READ, PR_GET_SECCOMP},
-                                                               SECCOMP_RET_ERRNO | EPERM)));
+                                                               SECCOMP_RET_ERRNO | EPERM)),
+                 strict);
   } else {
     // The runner's GOT is read-only (full RELRO, so is the dynamic loader's copy of the vDSO's clock):
     // changing the protection of, replacing or moving any page of loaded code kills the runner. A range
@@ -330,7 +333,7 @@ std::string apply_syscall_filter(bool after_load, bool strict) {
     Program remap = when_argument_in(0, images, kill_process);
     for (const auto& sf : when_argument_in(4, images, kill_process)) remap.push_back(sf);
     for (const auto& sf : on_syscall(__NR_mremap, remap)) program.push_back(sf);
-    load_program(program);
+    load_program(program, true);
   }
   return description;
 }

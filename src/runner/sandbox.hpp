@@ -28,16 +28,17 @@ class PathHandles {
 };
 
 // Drops every capability (bounding, ambient, effective, permitted, inheritable) and, when running as
-// root, switches every thread to uid and gid 65534 (nobody, no supplementary groups), so the candidate
-// can neither raise its limits nor signal, renice or ptrace other root processes. Returns what was applied.
-std::string drop_privileges();
+// root and `switch_user`, switches every thread to uid and gid 65534 (nobody, no supplementary groups),
+// so the candidate can neither raise its limits nor signal, renice or ptrace other root processes.
+// Returns what was applied.
+std::string drop_privileges(bool switch_user);
 
 // Seccomp stage 1 (before the candidate is loaded): no processes, no network, no ptrace, no writes
 // through new file descriptors, no signals outside the runner, no scheduling, priority or rlimit
 // changes, no prctl beyond harmless queries. Stage 2 (after loading) adds, when `strict`: no file
 // opens, no new executable memory and no change to the mappings of loaded code (the runner's
-// read-only GOT stays read-only), so the candidate can neither read secrets nor patch code.
-// Every stage covers all threads. Returns a description of what was applied.
+// read-only GOT stays read-only), so the candidate can neither read secrets nor patch code. When
+// `strict`, every stage also covers the threads started before it. Returns what was applied.
 std::string apply_syscall_filter(bool after_load, bool strict);
 
 }  // namespace ksearch::runner

@@ -235,6 +235,8 @@ std::vector<AddressRange> loaded_images() {
 }  // namespace
 
 std::string apply_syscall_filter(bool after_load, bool strict) {
+  // Read before the filter below refuses to open /proc/self/maps.
+  const std::vector<AddressRange> images = after_load && strict ? loaded_images() : std::vector<AddressRange>{};
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) throw std::runtime_error("seccomp_init failed");
   // Threads started earlier (OpenMP's team) too; a GPU driver's own threads are left alone (untested).
@@ -325,7 +327,6 @@ std::string apply_syscall_filter(bool after_load, bool strict) {
     // changing the protection of, replacing or moving any page of loaded code kills the runner. A range
     // that starts below an image reaches its read-only data only through its code, which then loses
     // its execute permission (refused above).
-    const std::vector<AddressRange> images = loaded_images();
     const uint32_t kill_process = SECCOMP_RET_KILL_PROCESS;
     Program program;
     for (long nr : {__NR_mprotect, __NR_pkey_mprotect, __NR_munmap, __NR_mmap})

@@ -48,8 +48,10 @@ void expect_ceiling_reaches_honest_kernel(const std::string& march) {
   const nlohmann::json ceilings = cpu::measure_ceilings(march);
   const double honest = honest_matmul_flops(march);
   double peak = ceilings.at("flops_per_s").get<double>();
-  // Other processes only slow a measurement down: one that ran in a busy moment is measured again.
-  if (peak < honest) peak = std::max(peak, cpu::measure_ceilings(march).at("flops_per_s").get<double>());
+  // Other processes only slow a measurement down, and where the kernel reaches the machine's peak (it
+  // did at 99% on a 16-thread host with AVX2) the two differ by noise alone: measure again, twice at most.
+  for (int again = 0; again < 2 && peak < honest; ++again)
+    peak = std::max(peak, cpu::measure_ceilings(march).at("flops_per_s").get<double>());
   std::cout << "-march=" << march << ": FMA ceiling " << peak / 1e9 << " GFLOP/s (" << ceilings.value("isa", "")
             << ", " << ceilings.value("vector_bits", 0) << "-bit x " << ceilings.value("accumulators", 0)
             << " accumulators, " << ceilings.value("threads", 0) << " threads), register-blocked matmul "

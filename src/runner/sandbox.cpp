@@ -85,7 +85,6 @@ std::string restrict_filesystem(const std::vector<std::filesystem::path>& readab
   return "landlock abi " + std::to_string(abi) + ": read-only system libraries and artifact, no writes, no TCP";
 }
 
-
 PathHandles::PathHandles(const std::vector<std::filesystem::path>& paths) {
   for (const auto& path : paths) {
     std::string name = path.lexically_normal().string();

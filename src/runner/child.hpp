@@ -25,6 +25,9 @@ class RunnerDevice {
   // Before the sandbox closes: open drivers and devices. Paths the runner must still read afterwards
   // (system libraries are always readable) are returned.
   virtual std::vector<std::filesystem::path> initialize() { return {}; }
+  // Called once privileges are dropped, before the system-call filter: start the threads the candidate
+  // will run on (OpenMP's team binds its threads under OMP_PROC_BIND, which the filter refuses later).
+  virtual void start_threads() {}
   // Load the compiled candidate described by `artifact` (e.g. {"library": path}). Throw on failure.
   virtual void load(const nlohmann::json& artifact) = 0;
   // Run the candidate once; all its work must be finished and its outputs in the host buffers on return.

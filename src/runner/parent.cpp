@@ -200,7 +200,7 @@ std::string RunnerProcess::death_description() {
   if (WIFSIGNALED(exit_status_)) {
     const int sig = WTERMSIG(exit_status_);
     switch (sig) {
-      case SIGSYS: return "killed by the sandbox (SIGSYS): the candidate made a forbidden system call (process creation, network, ...)";
+      case SIGSYS: return "killed by the sandbox (SIGSYS): the candidate made a forbidden system call (process creation, network, signals to other processes, ...)";
       case SIGXCPU: return "killed for exceeding its CPU-time limit (SIGXCPU)";
       case SIGXFSZ: return "killed for writing to a file (SIGXFSZ): candidates may not write files";
       case SIGSEGV: return "crashed with a segmentation fault (SIGSEGV): invalid memory access";

@@ -1,16 +1,26 @@
 #include "runner/sandbox.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <link.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
+#include <fstream>
 #include <sched.h>
 #include <stdexcept>
 
@@ -75,45 +85,257 @@ std::string restrict_filesystem(const std::vector<std::filesystem::path>& readab
   return "landlock abi " + std::to_string(abi) + ": read-only system libraries and artifact, no writes, no TCP";
 }
 
-void apply_syscall_filter(bool after_load, bool strict) {
+PathHandles::PathHandles(const std::vector<std::filesystem::path>& paths) {
+  for (const auto& path : paths) {
+    std::string name = path.lexically_normal().string();
+    while (name.size() > 1 && name.back() == '/') name.pop_back();
+    const int fd = open(name.c_str(), O_PATH | O_CLOEXEC);
+    if (fd >= 0) handles_.emplace_back(name, fd);
+  }
+}
+
+PathHandles::~PathHandles() {
+  for (const auto& [path, fd] : handles_) close(fd);
+}
+
+std::string PathHandles::reachable(const std::string& path) const {
+  for (const auto& [prefix, fd] : handles_)
+    if (path == prefix || (path.compare(0, prefix.size(), prefix) == 0 && path[prefix.size()] == '/'))
+      return "/proc/self/fd/" + std::to_string(fd) + path.substr(prefix.size());
+  return path;
+}
+
+std::string drop_privileges(bool switch_user) {
+  // The bounding and ambient sets first: changing them needs CAP_SETPCAP, which the switch below removes.
+  for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  const bool root = getuid() == 0 || geteuid() == 0;
+  std::string user = "uid " + std::to_string(getuid()) + (root ? "" : " (not root)");
+  if (root && switch_user) {
+    constexpr uid_t kNobody = 65534;
+    // glibc applies every set*id call to all threads of the process.
+    if (setgroups(0, nullptr) == 0 && setresgid(kNobody, kNobody, kNobody) == 0 &&
+        setresuid(kNobody, kNobody, kNobody) == 0)
+      user = "uid and gid 65534";
+    else  // e.g. a user namespace that maps no uid 65534; still without capabilities
+      user = std::string("still uid 0: cannot switch to 65534 (") + std::strerror(errno) + ")";
+  }
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {};
+  if (syscall(SYS_capset, &header, none) != 0)
+    throw std::runtime_error(std::string("cannot drop capabilities: ") + std::strerror(errno));
+  // A change of user clears the parent-death signal.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() == 1) throw std::runtime_error("ksearch exited while the runner was starting");
+  return "no capabilities, " + user;
+}
+
+namespace {
+
+// Hand-written seccomp programs for what libseccomp cannot express (it takes one comparison per
+// argument): an argument inside one of several address ranges, or outside a set of values.
+using Program = std::vector<sock_filter>;
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "arguments are read as two little-endian halves");
+#if defined(__x86_64__)
+constexpr uint32_t kNativeArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr uint32_t kNativeArch = AUDIT_ARCH_AARCH64;
+#endif
+
+constexpr uint32_t argument_low(int i) { return uint32_t(offsetof(seccomp_data, args) + 8 * i); }
+constexpr uint32_t argument_high(int i) { return argument_low(i) + 4; }
+
+sock_filter load(uint32_t offset) { return BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset); }
+sock_filter jump_if_equal(uint32_t value, uint8_t if_true, uint8_t if_false) {
+  return BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, if_true, if_false);
+}
+sock_filter give(uint32_t action) { return BPF_STMT(BPF_RET | BPF_K, action); }
+
+// `body` runs for system call `nr` only; it falls through to what follows unless it returns.
+Program on_syscall(long nr, const Program& body) {
+  Program code = {load(offsetof(seccomp_data, nr)), jump_if_equal(uint32_t(nr), 1, 0),
+                  BPF_JUMP(BPF_JMP | BPF_JA, uint32_t(body.size()), 0, 0)};
+  code.insert(code.end(), body.begin(), body.end());
+  return code;
+}
+
+struct AddressRange {
+  uint64_t begin, end;
+};
+
+Program when_argument_in(int arg, const std::vector<AddressRange>& ranges, uint32_t action) {
+  Program code;
+  for (const auto& range : ranges)
+    for (uint64_t first = range.begin; first < range.end;) {
+      const uint64_t last = std::min<uint64_t>(range.end - 1, first | 0xffffffffull);  // a piece within one high half
+      code.insert(code.end(), {load(argument_high(arg)), jump_if_equal(uint32_t(first >> 32), 0, 4),
+                               load(argument_low(arg)), BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, uint32_t(first), 0, 2),
+                               BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, uint32_t(last), 1, 0), give(action)});
+      first = last + 1;
+    }
+  return code;
+}
+
+// For arguments the kernel reads as 32-bit ints (the upper half is ignored by the kernel, so here too).
+Program unless_argument_one_of(int arg, const std::vector<uint32_t>& values, uint32_t action) {
+  Program code = {load(argument_low(arg))};
+  for (size_t i = 0; i < values.size(); ++i) code.push_back(jump_if_equal(values[i], uint8_t(values.size() - i), 0));
+  code.push_back(give(action));
+  return code;
+}
+
+void load_program(const Program& body, bool all_threads) {
+  Program code = {load(offsetof(seccomp_data, arch)), jump_if_equal(kNativeArch, 1, 0),
+                  give(SECCOMP_RET_ALLOW)};  // other architectures: the libseccomp filter kills them
+  code.insert(code.end(), body.begin(), body.end());
+  code.push_back(give(SECCOMP_RET_ALLOW));
+  if (code.size() > BPF_MAXINSNS) throw std::runtime_error("seccomp program too long");
+  const sock_fprog program{uint16_t(code.size()), code.data()};
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, all_threads ? SECCOMP_FILTER_FLAG_TSYNC : 0, &program) != 0)
+    throw std::runtime_error(std::string("cannot load a seccomp program: ") + std::strerror(errno));
+}
+
+// The pages of every loaded object (the runner, its libraries, the candidate), of the vDSO and of the
+// kernel's clock data the vDSO reads: what a candidate would remap or unprotect to hook the clock.
+std::vector<AddressRange> loaded_images() {
+  const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
+  std::vector<AddressRange> ranges;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        AddressRange image{UINT64_MAX, 0};
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const auto& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD) continue;
+          image.begin = std::min<uint64_t>(image.begin, info->dlpi_addr + ph.p_vaddr);
+          image.end = std::max<uint64_t>(image.end, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+        }
+        if (image.begin < image.end) static_cast<std::vector<AddressRange>*>(data)->push_back(image);
+        return 0;
+      },
+      &ranges);
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find("[vvar") != std::string::npos || line.find("[vdso]") != std::string::npos) {
+      const size_t dash = line.find('-');
+      ranges.push_back({std::stoull(line.substr(0, dash), nullptr, 16), std::stoull(line.substr(dash + 1), nullptr, 16)});
+    }
+  for (auto& r : ranges) {
+    r.begin &= ~(page - 1);
+    r.end = (r.end + page - 1) & ~(page - 1);
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
+  std::vector<AddressRange> merged;
+  for (const auto& r : ranges)
+    if (!merged.empty() && r.begin <= merged.back().end) merged.back().end = std::max(merged.back().end, r.end);
+    else merged.push_back(r);
+  return merged;
+}
+
+}  // namespace
+
+std::string apply_syscall_filter(bool after_load, bool strict) {
+  // Read before the filter below refuses to open /proc/self/maps.
+  const std::vector<AddressRange> images = after_load && strict ? loaded_images() : std::vector<AddressRange>{};
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) throw std::runtime_error("seccomp_init failed");
-  const uint32_t kill = SCMP_ACT_KILL_PROCESS;
-  for (int sc : {SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(socket),
-                 SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(accept),
-                 SCMP_SYS(accept4), SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
-                 SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(chroot), SCMP_SYS(pivot_root), SCMP_SYS(setuid),
-                 SCMP_SYS(setgid), SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(kexec_load), SCMP_SYS(reboot),
-                 SCMP_SYS(init_module), SCMP_SYS(finit_module), SCMP_SYS(bpf), SCMP_SYS(perf_event_open),
-                 SCMP_SYS(userfaultfd), SCMP_SYS(io_uring_setup)})
-    seccomp_rule_add(ctx, kill, sc, 0);
-  // Threads are fine (OpenMP); new processes are not. clone3 hides its flags, so make glibc fall back to clone.
-  seccomp_rule_add(ctx, kill, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
-  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-  // Signals only to this process: kill(pid) for another pid would reach outside.
-  seccomp_rule_add(ctx, kill, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, uint64_t(getpid())));
-  for (int sc : {SCMP_SYS(unlink), SCMP_SYS(unlinkat), SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2),
-                 SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(rmdir), SCMP_SYS(symlink), SCMP_SYS(symlinkat),
-                 SCMP_SYS(link), SCMP_SYS(linkat), SCMP_SYS(chmod), SCMP_SYS(fchmod), SCMP_SYS(fchmodat),
-                 SCMP_SYS(truncate), SCMP_SYS(ftruncate)})
-    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sc, 0);
-  // Opening files for writing is refused in both stages; after loading, opening anything is.
-  if (after_load && strict) {
-    for (int sc : {SCMP_SYS(open), SCMP_SYS(openat), SCMP_SYS(creat), SCMP_SYS(openat2), SCMP_SYS(open_by_handle_at)})
-      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), sc, 0);
-    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-  } else {
+  // Threads started earlier (OpenMP's team) too; a GPU driver's own threads are left alone (untested).
+  if (strict) seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+  // KILL where only an attack would make the call; EPERM where a library might try it harmlessly.
+  const uint32_t kill = SCMP_ACT_KILL_PROCESS, refuse = SCMP_ACT_ERRNO(EPERM);
+  const uint64_t self = uint64_t(getpid());
+  std::string description;
+  if (!after_load) {
+    // Stage 1 stays in force after loading: filters only ever add up.
+    for (int sc : {SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(socket),
+                   SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(accept),
+                   SCMP_SYS(accept4), SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
+                   SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(chroot), SCMP_SYS(pivot_root), SCMP_SYS(setuid),
+                   SCMP_SYS(setgid), SCMP_SYS(setreuid), SCMP_SYS(setregid), SCMP_SYS(setresuid),
+                   SCMP_SYS(setresgid), SCMP_SYS(setgroups), SCMP_SYS(setfsuid), SCMP_SYS(setfsgid),
+                   SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(kexec_load), SCMP_SYS(reboot), SCMP_SYS(init_module),
+                   SCMP_SYS(finit_module), SCMP_SYS(bpf), SCMP_SYS(perf_event_open), SCMP_SYS(userfaultfd),
+                   SCMP_SYS(io_uring_setup),
+                   // other processes: signals, descriptors, memory advice, comparisons of their kernel objects
+                   SCMP_SYS(tkill), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd),
+                   SCMP_SYS(process_madvise), SCMP_SYS(kcmp),
+                   // the machine: segment tables, I/O ports, keyrings shared with the session, the clock
+                   SCMP_SYS(modify_ldt), SCMP_SYS(iopl), SCMP_SYS(ioperm), SCMP_SYS(keyctl), SCMP_SYS(add_key),
+                   SCMP_SYS(request_key), SCMP_SYS(clock_settime), SCMP_SYS(settimeofday)})
+      seccomp_rule_add(ctx, kill, sc, 0);
+    // Threads are fine (OpenMP); new processes are not. clone3 hides its flags, so make glibc fall back to clone.
+    seccomp_rule_add(ctx, kill, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+    // Signals only to this process (raise, abort and glibc's own thread signals name it).
+    for (int sc : {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo)})
+      seccomp_rule_add(ctx, kill, sc, 1, SCMP_A0(SCMP_CMP_NE, self));
+    // READ_IMPLIES_EXEC would make readable mappings executable behind the checks below; 0xffffffff only queries.
+    seccomp_rule_add(ctx, kill, SCMP_SYS(personality), 1, SCMP_A0(SCMP_CMP_NE, 0xffffffffull));
+    // Scheduling and priorities: another process's would outlast the runner (and be inherited by the
+    // runners ksearch starts later); the runner's own would disturb the machine. Limits only go down,
+    // before loading; reading them (prlimit64 without a new value) is fine.
+    seccomp_rule_add(ctx, refuse, SCMP_SYS(sched_setaffinity), 1, SCMP_A0(SCMP_CMP_NE, self));
+    seccomp_rule_add(ctx, refuse, SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_NE, 0));
+    for (int sc : {SCMP_SYS(sched_setscheduler), SCMP_SYS(sched_setparam), SCMP_SYS(sched_setattr),
+                   SCMP_SYS(setpriority), SCMP_SYS(ioprio_set), SCMP_SYS(setrlimit), SCMP_SYS(adjtimex),
+                   SCMP_SYS(clock_adjtime), SCMP_SYS(pkey_alloc),
+                   // System V and POSIX IPC objects outlive the runner and are shared with other processes.
+                   SCMP_SYS(shmget), SCMP_SYS(shmat), SCMP_SYS(msgget), SCMP_SYS(semget), SCMP_SYS(mq_open)})
+      seccomp_rule_add(ctx, refuse, sc, 0);
+    for (int sc : {SCMP_SYS(unlink), SCMP_SYS(unlinkat), SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2),
+                   SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(rmdir), SCMP_SYS(symlink), SCMP_SYS(symlinkat),
+                   SCMP_SYS(link), SCMP_SYS(linkat), SCMP_SYS(chmod), SCMP_SYS(fchmod), SCMP_SYS(fchmodat),
+                   SCMP_SYS(truncate), SCMP_SYS(ftruncate)})
+      seccomp_rule_add(ctx, refuse, sc, 0);
+    // Opening files for writing is refused in both stages; after loading (strict), opening anything is.
     for (uint64_t flag : {uint64_t(O_WRONLY), uint64_t(O_RDWR), uint64_t(O_CREAT), uint64_t(O_TRUNC), uint64_t(O_APPEND)}) {
       seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag));
       seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag));
     }
     seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(creat), 0);
     seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+    description = "seccomp: no processes, network, ptrace, file writes, signals outside the runner, scheduling, "
+                  "priority or limit changes, prctl beyond naming and queries";
+  } else if (strict) {
+    for (int sc : {SCMP_SYS(open), SCMP_SYS(openat), SCMP_SYS(creat), SCMP_SYS(openat2), SCMP_SYS(open_by_handle_at)})
+      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), sc, 0);
+    seccomp_rule_add(ctx, refuse, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+    seccomp_rule_add(ctx, refuse, SCMP_SYS(pkey_mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+    seccomp_rule_add(ctx, refuse, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+    seccomp_rule_add(ctx, refuse, SCMP_SYS(memfd_create), 0);
+    description = "after loading: no file opens, no executable memory, no change to the mappings of loaded code";
+  } else {
+    // The CUDA driver maps executable memory and opens its files after loading: stage 1 only.
+    seccomp_release(ctx);
+    return "after loading: as before (the driver maps code and opens files)";
   }
   const int rc = seccomp_load(ctx);
   seccomp_release(ctx);
   if (rc != 0) throw std::runtime_error(std::string("seccomp_load failed: ") + std::strerror(-rc));
+  if (!after_load) {
+    // prctl could drop the parent-death signal (PR_SET_PDEATHSIG), make the runner traceable
+    // (PR_SET_DUMPABLE, PR_SET_PTRACER) or route the runner's own system calls to a candidate's
+    // signal handler (PR_SET_SYSCALL_USER_DISPATCH): only naming and queries are left.
+    load_program(on_syscall(__NR_prctl, unless_argument_one_of(0,
+                                                               {PR_SET_NAME, PR_GET_NAME, PR_SET_VMA, PR_GET_DUMPABLE,
+                                                                PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS,
+                                                                PR_CAPBSET_READ, PR_GET_SECCOMP},
+                                                               SECCOMP_RET_ERRNO | EPERM)),
+                 strict);
+  } else {
+    // The runner's GOT is read-only (full RELRO, so is the dynamic loader's copy of the vDSO's clock):
+    // changing the protection of, replacing or moving any page of loaded code kills the runner. A range
+    // that starts below an image reaches its read-only data only through its code, which then loses
+    // its execute permission (refused above).
+    const uint32_t kill_process = SECCOMP_RET_KILL_PROCESS;
+    Program program;
+    for (long nr : {__NR_mprotect, __NR_pkey_mprotect, __NR_munmap, __NR_mmap})
+      for (const auto& sf : on_syscall(nr, when_argument_in(0, images, kill_process))) program.push_back(sf);
+    Program remap = when_argument_in(0, images, kill_process);
+    for (const auto& sf : when_argument_in(4, images, kill_process)) remap.push_back(sf);
+    for (const auto& sf : on_syscall(__NR_mremap, remap)) program.push_back(sf);
+    load_program(program, true);
+  }
+  return description;
 }
 
 }  // namespace ksearch::runner

@@ -1,6 +1,8 @@
 // Runs every candidate of tests/adversarial/cpu with the rules on and off and checks the status
 // each header line promises (see tests/adversarial/cpu/README.md).
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/resource.h>
 
 #include <filesystem>
 #include <fstream>
@@ -50,7 +52,18 @@ class Adversarial : public ::testing::TestWithParam<Case> {
   static void SetUpTestSuite() {
     std::ofstream("/tmp/ksearch-adversarial-secret") << "the inputs' seeds";
     fs::remove("/tmp/ksearch-adversarial-written");
+    sched_getaffinity(0, sizeof own_cpus, &own_cpus);
+    own_priority = getpriority(PRIO_PROCESS, 0);
   }
+  // This process is the runners' parent, which several candidates attack.
+  static void TearDownTestSuite() {
+    cpu_set_t cpus;
+    sched_getaffinity(0, sizeof cpus, &cpus);
+    EXPECT_TRUE(CPU_EQUAL(&cpus, &own_cpus)) << "a candidate changed its parent's CPU affinity";
+    EXPECT_EQ(getpriority(PRIO_PROCESS, 0), own_priority) << "a candidate changed its parent's priority";
+  }
+  static inline cpu_set_t own_cpus;
+  static inline int own_priority = 0;
   static const Task& task(const std::string& name) {
     static std::map<std::string, Task> tasks;
     if (!tasks.count(name)) tasks.emplace(name, resolve_task(std::string(KSEARCH_TEST_DATA) + "/tasks/" + name));

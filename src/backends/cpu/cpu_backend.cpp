@@ -7,11 +7,13 @@
 #include <thread>
 
 #include "backends/backend.hpp"
+#include "backends/cpu/cpu_tools.hpp"
 #include "backends/cpu/host_info.hpp"
 #include "core/build_cache.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/paths.hpp"
+#include "core/process.hpp"
 #include "core/timing_lock.hpp"
 #include "runner/parent.hpp"
 #include "tasks/signature.hpp"
@@ -20,7 +22,47 @@ namespace fs = std::filesystem;
 
 namespace ksearch {
 
+namespace cpu {
+
+std::vector<std::string> candidate_flags(const std::string& march) {
+  return {"-std=c++20", "-O3", "-march=" + march, "-fopenmp"};
+}
+
 namespace {
+// A source file read at run time from the source tree, like profiles/ and tasks/.
+fs::path ceilings_probe_source() { return fs::path(KSEARCH_SOURCE_DIR) / "src/backends/cpu/ceilings_probe.cpp"; }
+}  // namespace
+
+nlohmann::json measure_ceilings(const std::string& march) {
+  BuildRequest request;
+  request.kind = "cpu-probe";
+  request.files = {{"ceilings_probe.cpp", read_file(ceilings_probe_source())}};
+  request.command = {"g++"};
+  for (const auto& flag : candidate_flags(march)) request.command.push_back(flag);
+  request.command.insert(request.command.end(), {"ceilings_probe.cpp", "-o", "{out}"});
+  request.artifact_name = "ceilings_probe";
+  const BuildOutcome build = build_cached(request);
+  if (!build.ok) throw Error("cannot build the cpu ceilings probe:\n" + tail_lines(build.log, 20));
+  CommandOptions options;
+  options.timeout = std::chrono::minutes(5);
+  CommandResult run;
+  {
+    TimingLock lock;
+    run = run_command({build.artifact.string()}, options);
+  }
+  auto report = nlohmann::json::parse(run.output, nullptr, false);
+  if (!run.ok() || !report.is_object() || !report.contains("flops_per_s"))
+    throw Error("the cpu ceilings probe failed:\n" + tail_lines(run.output, 20));
+  return report;
+}
+
+}  // namespace cpu
+
+namespace {
+
+// Bumped when the way ceilings are measured changes, so that no earlier measurement is reused
+// (version 1 ran a fixed 512-bit loop compiled with the runner's flags: 13 GFLOP/s on an AVX2 host).
+constexpr int kCeilingsVersion = 2;
 
 class CpuBackend : public Backend {
  public:
@@ -66,8 +108,11 @@ class CpuBackend : public Backend {
     // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
     request.files = {{"candidate.cpp", source},
                      {"entry.cpp", "#include \"candidate.cpp\"\n" + entry_shim(task, "cpu")}};
-    request.command = {"g++", "-std=c++20", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
-                       "-fno-gnu-unique", "-Wno-attributes", "entry.cpp", "-o", "{out}"};
+    request.command = {"g++"};
+    for (const auto& flag : cpu::candidate_flags()) request.command.push_back(flag);
+    // Full RELRO: the candidate's GOT is read-only once loaded, like the runner's.
+    request.command.insert(request.command.end(), {"-fPIC", "-shared", "-fno-gnu-unique", "-Wno-attributes",
+                                                   "-Wl,-z,relro,-z,now", "entry.cpp", "-o", "{out}"});
     request.timeout = std::chrono::seconds(120);
     return shared_library_result(build_cached(request));
   }
@@ -84,30 +129,21 @@ class CpuBackend : public Backend {
   Ceilings ceilings() override {
     if (ceilings_) return *ceilings_;
     const HostInfo host = host_info();
-    const fs::path file = cache_subdir("ceilings") / ("cpu-" + sha256_hex(host.fingerprint()).substr(0, 16) + ".json");
-    if (fs::exists(file)) {
-      auto j = nlohmann::json::parse(read_file(file), nullptr, false);
-      if (j.is_object()) {
-        ceilings_ = Ceilings{j.value("bandwidth_bytes_per_s", 0.0), j.value("flops_per_s", 0.0), j.value("method", ""),
-                             host.llc_bytes};
-        return *ceilings_;
-      }
+    // Another machine (model, cores, vector extension), another probe or another method measures anew.
+    const std::string key = sha256_hex(fmt::format("{}|{}|{}", kCeilingsVersion, host.fingerprint(),
+                                                   sha256_hex(read_file(cpu::ceilings_probe_source()))));
+    const fs::path file = cache_subdir("ceilings") / ("cpu-" + key.substr(0, 16) + ".json");
+    nlohmann::json j;
+    if (fs::exists(file)) j = nlohmann::json::parse(read_file(file), nullptr, false);
+    if (!j.is_object()) {
+      j = cpu::measure_ceilings();
+      j["version"] = kCeilingsVersion;
+      j["host"] = host.fingerprint();
+      write_file_atomic(file, j.dump(2));
     }
-    runner::RunnerProcess process(runner_executable(), runner_limits());
-    nlohmann::json reply;
-    {
-      TimingLock lock;
-      reply = process.request({{"cmd", "ceilings"}}, std::chrono::minutes(5));
-    }
-    Ceilings c{reply.at("bandwidth_bytes_per_s").get<double>(), reply.at("flops_per_s").get<double>(),
-               reply.value("method", ""), host.llc_bytes};
-    write_file_atomic(file, nlohmann::json{{"bandwidth_bytes_per_s", c.bandwidth_bytes_per_s},
-                                           {"flops_per_s", c.flops_per_s},
-                                           {"method", c.method},
-                                           {"host", host.fingerprint()}}
-                                .dump(2));
-    ceilings_ = c;
-    return c;
+    ceilings_ = Ceilings{j.value("bandwidth_bytes_per_s", 0.0), j.value("flops_per_s", 0.0), j.value("method", ""),
+                         host.llc_bytes};
+    return *ceilings_;
   }
 
   size_t host_flush_bytes() const override { return std::max<size_t>(2 * host_info().llc_bytes, size_t(64) << 20); }

@@ -1,0 +1,70 @@
+// The cpu ceilings: the FMA peak the probe measures is at least what an honest compute-bound kernel
+// reaches, at the native vector width and on a simulated AVX2 host (-march=haswell).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+
+#include "backends/cpu/cpu_tools.hpp"
+#include "core/build_cache.hpp"
+#include "core/paths.hpp"
+#include "core/process.hpp"
+#include "core/timing_lock.hpp"
+
+using namespace ksearch;
+
+namespace {
+
+// flop/s of tests/data/ceilings/register_blocked_matmul.cpp built with the candidates' flags for `march`.
+double honest_matmul_flops(const std::string& march) {
+  BuildRequest request;
+  request.kind = "test-bench";
+  request.files = {{"matmul.cpp", read_file(std::string(KSEARCH_TEST_DATA) + "/ceilings/register_blocked_matmul.cpp")}};
+  request.command = {"g++"};
+  for (const auto& flag : cpu::candidate_flags(march)) request.command.push_back(flag);
+  request.command.insert(request.command.end(), {"matmul.cpp", "-o", "{out}"});
+  request.artifact_name = "matmul";
+  const BuildOutcome build = build_cached(request);
+  EXPECT_TRUE(build.ok) << build.log;
+  CommandResult run;
+  {
+    TimingLock lock;
+    run = run_command({build.artifact.string()});
+  }
+  const auto report = nlohmann::json::parse(run.output, nullptr, false);
+  EXPECT_TRUE(run.ok() && report.is_object()) << run.output;
+  return report.value("flops_per_s", 0.0);
+}
+
+bool host_has(const std::string& flag) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("flags", 0) == 0) return (line + " ").find(" " + flag + " ") != std::string::npos;
+  return false;
+}
+
+void expect_ceiling_reaches_honest_kernel(const std::string& march) {
+  const nlohmann::json ceilings = cpu::measure_ceilings(march);
+  const double honest = honest_matmul_flops(march);
+  double peak = ceilings.at("flops_per_s").get<double>();
+  // Other processes only slow a measurement down, and where the kernel reaches the machine's peak (it
+  // did at 99% on a 16-thread host with AVX2) the two differ by noise alone: measure again, twice at most.
+  for (int again = 0; again < 2 && peak < honest; ++again)
+    peak = std::max(peak, cpu::measure_ceilings(march).at("flops_per_s").get<double>());
+  std::cout << "-march=" << march << ": FMA ceiling " << peak / 1e9 << " GFLOP/s (" << ceilings.value("isa", "")
+            << ", " << ceilings.value("vector_bits", 0) << "-bit x " << ceilings.value("accumulators", 0)
+            << " accumulators, " << ceilings.value("threads", 0) << " threads), register-blocked matmul "
+            << honest / 1e9 << " GFLOP/s, bandwidth " << ceilings.value("bandwidth_bytes_per_s", 0.0) / 1e9
+            << " GB/s\n";
+  EXPECT_GE(peak, honest) << "an honest kernel beats the measured FMA ceiling: it would be rejected as implausible";
+}
+
+TEST(CpuCeilings, FmaPeakReachesAnHonestKernelAtTheNativeWidth) { expect_ceiling_reaches_honest_kernel("native"); }
+
+TEST(CpuCeilings, FmaPeakReachesAnHonestKernelOnAnAvx2Host) {
+  if (!host_has("avx2") || !host_has("fma")) GTEST_SKIP() << "this host has no AVX2 and FMA";
+  expect_ceiling_reaches_honest_kernel("haswell");
+}
+
+}  // namespace

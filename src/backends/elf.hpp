@@ -4,7 +4,6 @@
 // offset is checked against the file, so a malformed file is an Error, never a crash.
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "backends/elf.hpp"

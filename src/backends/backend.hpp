@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "backends/rules.hpp"
+#include "core/build_cache.hpp"
 #include "runner/parent.hpp"
 #include "tasks/task.hpp"
 
@@ -40,6 +42,12 @@ struct BuildResult {
   double seconds = 0;
 };
 
+// A candidate as the compiler sees it, for RuleSet::check_preprocessed.
+struct Preprocessed {
+  PreprocessOutcome output;
+  std::string candidate_file;  // the candidate's file name in the output's line markers
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -53,6 +61,9 @@ class Backend {
   // What a candidate must define, for listings and prompts.
   virtual std::string entry_description(const Task& task) const = 0;
   virtual BuildResult build(const Task& task, const std::string& source) = 0;
+  // The candidate preprocessed with the flags build() compiles it with; nullopt where the backend
+  // has no preprocessor to run (its text rules are all there is).
+  virtual std::optional<Preprocessed> preprocess(const Task&, const std::string&) { return std::nullopt; }
   virtual std::filesystem::path runner_executable() const = 0;
   virtual runner::RunnerLimits runner_limits() const { return {}; }
   // How long one call of a candidate may take before it counts as a hang (emulators need longer).
@@ -73,7 +84,6 @@ class Backend {
 };
 
 // Helpers shared by backends whose candidates compile to one shared object.
-struct BuildOutcome;
 BuildResult shared_library_result(const BuildOutcome& outcome);  // artifact {library, readable}
 uint64_t half_of_memory(uint64_t cap_bytes);                      // a runner's address-space limit
 

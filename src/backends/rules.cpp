@@ -1,10 +1,13 @@
 #include "backends/rules.hpp"
 
 #include <fmt/format.h>
+#include <fnmatch.h>
 
+#include <optional>
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "backends/source_scan.hpp"
 #include "core/error.hpp"
 
 namespace ksearch {
@@ -40,22 +43,49 @@ std::string strip_comments_and_strings(const std::string& source) {
   return out;
 }
 
+void NameList::add(const std::string& pattern) {
+  if (pattern.find_first_of("*?[") == std::string::npos) exact_.insert(pattern);
+  else globs_.push_back(pattern);
+}
+
+bool NameList::matches(const std::string& name) const {
+  if (exact_.count(name)) return true;
+  for (const auto& glob : globs_)
+    if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) return true;
+  return false;
+}
+
 namespace {
+
 int line_of(const std::string& text, size_t offset) {
   return 1 + int(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
 }
+
+// The first use of a rule's identifiers, if any.
+std::optional<RuleViolation> first_use(const ForbiddenRule& rule, const SourceScan& scan) {
+  if (!rule.identifiers.empty())
+    for (const auto& id : scan.identifiers)
+      if (rule.identifiers.matches(id.name)) return RuleViolation{rule.id, fmt::format("{} (found '{}')", rule.message, id.name), id.line};
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
   std::vector<RuleViolation> out;
   if (source.size() > max_source_bytes)
     out.push_back({"source-size", fmt::format("source is {} bytes, over the limit of {}", source.size(), max_source_bytes), 0});
+  const SourceScan scan = scan_source(source);
+  for (int line : scan.line_directives)
+    out.push_back({"line-directive", "Line directives (#line N \"file\", # N \"file\") are not allowed: they would hide where code comes from.", line});
+  // One report per rule is enough for a fix.
   const std::string code = strip_comments_and_strings(source);
   for (const auto& rule : forbidden) {
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), rule.regex); it != std::sregex_iterator(); ++it) {
-      out.push_back({rule.id, fmt::format("{} (found '{}')", rule.message, it->str()), line_of(code, size_t(it->position()))});
-      break;  // one report per rule is enough for a fix
-    }
+    std::smatch match;
+    if (!rule.pattern.empty() && std::regex_search(code, match, rule.regex))
+      out.push_back({rule.id, fmt::format("{} (found '{}')", rule.message, match.str()), line_of(code, size_t(match.position()))});
+    else if (auto use = first_use(rule, scan))
+      out.push_back(*use);
   }
   // Includes are read from the original text: the stripper blanks the quoted file names.
   static const std::regex include_re(R"(^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]*)[>"])", std::regex::multiline);
@@ -72,6 +102,26 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
   return out;
 }
 
+std::vector<RuleViolation> RuleSet::check_preprocessed(const std::string& preprocessed, const std::string& file) const {
+  std::vector<RuleViolation> out;
+  const SourceScan scan = scan_preprocessed(preprocessed, file);
+  for (const auto& rule : forbidden)
+    if (auto use = first_use(rule, scan)) out.push_back(*use);
+  // A header is allowed where its path ends with an allowed name: the preprocessor names an
+  // included file by the search directory it was found in, then the name as written.
+  for (const auto& include : scan.includes) {
+    const std::string path = std::filesystem::path(include.path).lexically_normal().string();
+    const bool system = !path.empty() && path[0] == '/';
+    bool allowed = allowed_includes.empty() && (system || allow_quoted_includes);
+    for (const auto& name : allowed_includes)
+      allowed = allowed || (system && path.size() > name.size() && path.ends_with("/" + name));
+    if (!allowed)
+      out.push_back({"include", fmt::format("the candidate includes {}, which is not among the headers allowed on this target", path),
+                     include.line});
+  }
+  return out;
+}
+
 std::string RuleSet::describe() const {
   std::string text;
   for (const auto& rule : forbidden) text += fmt::format("- {}\n", rule.message);
@@ -81,39 +131,78 @@ std::string RuleSet::describe() const {
     text += "- Only these headers may be included: " + list + "\n";
   }
   text += fmt::format("- Source at most {} bytes, one file.\n", max_source_bytes);
+  if (object.enabled)
+    text += "- The built library is checked too: no code that runs at load or exit time (constructors, global objects "
+            "with constructors or destructors), no thread-local storage, and only the library functions this target "
+            "allows (math, memory and string functions, printf, and the target's own runtime).\n";
   return text;
 }
 
+namespace {
+
+// A TOML array of strings (absent: empty); anything else in it is an error naming the key.
+std::vector<std::string> string_list(toml::node_view<const toml::node> node, const std::filesystem::path& file, const char* key) {
+  std::vector<std::string> out;
+  if (!node) return out;
+  const auto* array = node.as_array();
+  if (!array) throw Error(fmt::format("{}: {} must be an array of strings", file.string(), key));
+  for (const auto& item : *array) {
+    if (!item.is_string()) throw Error(fmt::format("{}:{}: {} must hold strings", file.string(), item.source().begin.line, key));
+    out.push_back(item.value_or(std::string()));
+  }
+  return out;
+}
+
+ObjectRules load_object_rules(toml::node_view<const toml::node> table, const std::filesystem::path& file) {
+  ObjectRules rules;
+  if (!table.is_table()) return rules;
+  rules.enabled = true;
+  for (const auto& p : string_list(table["allowed_imports"], file, "object.allowed_imports")) rules.allowed_imports.add(p);
+  for (const auto& l : string_list(table["allowed_libraries"], file, "object.allowed_libraries")) rules.allowed_libraries.insert(l);
+  rules.init_functions = string_list(table["init_functions"], file, "object.init_functions");
+  rules.fini_functions = string_list(table["fini_functions"], file, "object.fini_functions");
+  for (const auto& i : string_list(table["forbidden_instructions"], file, "object.forbidden_instructions"))
+    rules.forbidden_instructions.insert(i);
+  rules.device_globals = table["device_globals"].value_or(true);
+  return rules;
+}
+
+}  // namespace
+
 RuleSet load_rules(const std::filesystem::path& file) {
-  toml::table root;
+  toml::table parsed;
   try {
-    root = toml::parse_file(file.string());
+    parsed = toml::parse_file(file.string());
   } catch (const toml::parse_error& e) {
     throw Error(fmt::format("{}:{}: {}", file.string(), e.source().begin.line, e.description()));
   }
+  const toml::table& root = parsed;
   RuleSet rules;
   rules.max_source_bytes = size_t(root["limits"]["max_source_bytes"].value_or(int64_t(256 * 1024)));
   if (auto* forbid = root["forbid"].as_array()) {
     for (const auto& node : *forbid) {
       const auto* t = node.as_table();
       if (!t) throw Error(fmt::format("{}: [[forbid]] entries must be tables", file.string()));
-      ForbiddenPattern p;
-      p.id = (*t)["id"].value_or(std::string());
-      p.pattern = (*t)["pattern"].value_or(std::string());
-      p.message = (*t)["message"].value_or(std::string());
-      if (p.id.empty() || p.pattern.empty() || p.message.empty())
-        throw Error(fmt::format("{}:{}: a [[forbid]] rule needs id, pattern and message", file.string(), node.source().begin.line));
+      const int line = int(node.source().begin.line);
+      ForbiddenRule rule;
+      rule.id = (*t)["id"].value_or(std::string());
+      rule.pattern = (*t)["pattern"].value_or(std::string());
+      rule.message = (*t)["message"].value_or(std::string());
+      const auto identifiers = string_list((*t)["identifiers"], file, "identifiers");
+      for (const auto& name : identifiers) rule.identifiers.add(name);
+      if (rule.id.empty() || rule.message.empty() || (rule.pattern.empty() && identifiers.empty()))
+        throw Error(fmt::format("{}:{}: a [[forbid]] rule needs id, message, and a pattern or identifiers", file.string(), line));
       try {
-        p.regex = std::regex(p.pattern, std::regex::ECMAScript | std::regex::optimize);
+        if (!rule.pattern.empty()) rule.regex = std::regex(rule.pattern, std::regex::ECMAScript | std::regex::optimize);
       } catch (const std::regex_error& e) {
-        throw Error(fmt::format("{}:{}: bad pattern for rule '{}': {}", file.string(), node.source().begin.line, p.id, e.what()));
+        throw Error(fmt::format("{}:{}: bad pattern for rule '{}': {}", file.string(), line, rule.id, e.what()));
       }
-      rules.forbidden.push_back(std::move(p));
+      rules.forbidden.push_back(std::move(rule));
     }
   }
-  if (auto* includes = root["includes"]["allow"].as_array())
-    for (const auto& h : *includes) rules.allowed_includes.insert(h.value_or(std::string()));
+  for (const auto& h : string_list(root["includes"]["allow"], file, "includes.allow")) rules.allowed_includes.insert(h);
   rules.allow_quoted_includes = root["includes"]["allow_quoted"].value_or(false);
+  rules.object = load_object_rules(root["object"], file);
   return rules;
 }
 

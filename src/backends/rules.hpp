@@ -13,22 +13,56 @@ struct RuleViolation {
   int line = 0;  // 1-based line in the candidate source, 0 if not tied to a line
 };
 
-// Machine-checked rules of a hardware profile (loaded from a .rules.toml file): forbidden
-// constructs matched on the source with comments removed, an include allowlist, size limits.
-struct ForbiddenPattern {
-  std::string id;
-  std::string pattern;  // ECMAScript regex
-  std::string message;
-  std::regex regex;
+// Names to match: exact names, or glob patterns (fnmatch: `*`, `?`, `[...]`).
+class NameList {
+ public:
+  void add(const std::string& pattern);
+  bool matches(const std::string& name) const;
+  bool empty() const { return exact_.empty() && globs_.empty(); }
+
+ private:
+  std::set<std::string> exact_;
+  std::vector<std::string> globs_;
 };
 
+// A construct the candidate may not use: a regex on its text (comments and strings removed), or
+// identifiers, matched on every use in the text and in the preprocessor's output.
+struct ForbiddenRule {
+  std::string id;
+  std::string message;
+  std::string pattern;  // ECMAScript regex; empty: none
+  std::regex regex;
+  NameList identifiers;
+};
+
+// Rules on the shared object a build produced, checked before anything loads it (the [object]
+// table of a .rules.toml; `enabled` only where it has one).
+struct ObjectRules {
+  bool enabled = false;
+  NameList allowed_imports;                 // undefined dynamic symbols, by demangled name
+  std::set<std::string> allowed_libraries;  // or by the library their symbol version binds them to
+  std::vector<std::string> init_functions;  // what the toolchain itself puts in .init_array, each once
+  std::vector<std::string> fini_functions;  // likewise for .fini_array
+  std::set<std::string> forbidden_instructions;  // host code, mnemonics as objdump prints them
+  bool device_globals = true;               // false: no variables in .nv.global* of embedded device code
+
+  std::vector<RuleViolation> check(const std::filesystem::path& library) const;
+};
+
+// Machine-checked rules of a hardware profile (loaded from a .rules.toml file).
 struct RuleSet {
-  std::vector<ForbiddenPattern> forbidden;
+  std::vector<ForbiddenRule> forbidden;
   std::set<std::string> allowed_includes;  // <name> includes; empty = any
   bool allow_quoted_includes = false;
   size_t max_source_bytes = 256 * 1024;
+  ObjectRules object;
 
+  // On the candidate's text, without a compiler: size, patterns, identifiers, includes, and no
+  // line directives (they would make the preprocessor's line markers lie).
   std::vector<RuleViolation> check(const std::string& source) const;
+  // On what the compiler sees: the identifiers that the preprocessor's output attributes to the
+  // candidate's `file` (macros expanded, tokens pasted), and the files it really includes.
+  std::vector<RuleViolation> check_preprocessed(const std::string& preprocessed, const std::string& file) const;
   std::string describe() const;  // the rules as a bullet list, for prompts
 };
 

@@ -12,6 +12,41 @@ namespace fs = std::filesystem;
 
 namespace ksearch {
 
+namespace {
+
+// The request's command with "{out}" replaced by `artifact`.
+std::vector<std::string> command_writing(const BuildRequest& request, const fs::path& artifact) {
+  std::vector<std::string> command;
+  for (std::string arg : request.command) {
+    if (auto pos = arg.find("{out}"); pos != std::string::npos) arg.replace(pos, 5, artifact.string());
+    command.push_back(arg);
+  }
+  return command;
+}
+
+CommandResult run_in(const BuildRequest& request, const fs::path& dir, const std::vector<std::string>& command) {
+  for (const auto& [name, contents] : request.files) write_file_atomic(dir / name, contents);
+  CommandOptions options;
+  options.timeout = request.timeout;
+  options.cwd = dir;
+  options.memory_limit_bytes = request.memory_limit_bytes;
+  return run_command(command, options);
+}
+
+// Compiler messages name files by their build-folder paths; keep them short and stable.
+void drop_prefix(std::string& log, const fs::path& prefix) {
+  const std::string p = prefix.string() + "/";
+  for (size_t pos; (pos = log.find(p)) != std::string::npos;) log.erase(pos, p.size());
+}
+
+fs::path private_folder(const fs::path& root, const std::string& stem) {
+  const fs::path dir = root / (stem + ".tmp." + std::to_string(getpid()) + "." + std::to_string(std::random_device{}()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
 BuildOutcome build_cached(const BuildRequest& request) {
   std::string key_material;
   for (const auto& [name, contents] : request.files) key_material += name + "\n" + contents + "\n\x1f";
@@ -34,19 +69,8 @@ BuildOutcome build_cached(const BuildRequest& request) {
   }
 
   // Build in a private folder, then publish it with one rename so concurrent builds never see half a result.
-  const fs::path work = root / (key + ".tmp." + std::to_string(getpid()) + "." + std::to_string(std::random_device{}()));
-  fs::create_directories(work);
-  for (const auto& [name, contents] : request.files) write_file_atomic(work / name, contents);
-  std::vector<std::string> command;
-  for (std::string arg : request.command) {
-    if (auto pos = arg.find("{out}"); pos != std::string::npos) arg.replace(pos, 5, (work / request.artifact_name).string());
-    command.push_back(arg);
-  }
-  CommandOptions options;
-  options.timeout = request.timeout;
-  options.cwd = work;
-  options.memory_limit_bytes = request.memory_limit_bytes;
-  CommandResult result = run_command(command, options);
+  const fs::path work = private_folder(root, key);
+  CommandResult result = run_in(request, work, command_writing(request, work / request.artifact_name));
   outcome.seconds = result.wall_seconds;
   outcome.log = result.output;
   outcome.timed_out = result.timed_out;
@@ -62,11 +86,22 @@ BuildOutcome build_cached(const BuildRequest& request) {
   if (ec) fs::remove_all(work);  // another process published the same key first: use theirs
   outcome.ok = ok;
   if (ok) outcome.artifact = final_dir / request.artifact_name;
-  // Compiler messages name files by their build-folder paths; keep them short and stable.
-  for (const fs::path& prefix : {work, final_dir}) {
-    const std::string p = prefix.string() + "/";
-    for (size_t pos; (pos = outcome.log.find(p)) != std::string::npos;) outcome.log.erase(pos, p.size());
-  }
+  for (const fs::path& prefix : {work, final_dir}) drop_prefix(outcome.log, prefix);
+  return outcome;
+}
+
+PreprocessOutcome preprocess_uncached(const BuildRequest& request) {
+  const fs::path dir = private_folder(cache_subdir("preprocess"), request.kind);
+  std::vector<std::string> command = command_writing(request, dir / "preprocessed.ii");
+  command.insert(command.begin() + 1, "-E");
+  const CommandResult result = run_in(request, dir, command);
+  PreprocessOutcome outcome;
+  outcome.ok = result.ok() && fs::exists(dir / "preprocessed.ii");
+  outcome.log = result.output;
+  if (result.timed_out) outcome.log += "\n[ksearch] preprocessing timed out after " + std::to_string(request.timeout.count()) + " s";
+  drop_prefix(outcome.log, dir);
+  if (outcome.ok) outcome.text = read_file(dir / "preprocessed.ii");
+  fs::remove_all(dir);
   return outcome;
 }
 

@@ -30,4 +30,14 @@ struct BuildOutcome {
 
 BuildOutcome build_cached(const BuildRequest& request);
 
+struct PreprocessOutcome {
+  bool ok = false;
+  std::string text;  // the preprocessor's output, line markers included
+  std::string log;   // its messages
+};
+
+// The request's command with -E added (the same flags, so the same macros and headers), run on its
+// files in a private temporary folder; not cached.
+PreprocessOutcome preprocess_uncached(const BuildRequest& request);
+
 }  // namespace ksearch

@@ -9,6 +9,7 @@
 #include <random>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include <spdlog/spdlog.h>
 
@@ -185,35 +186,70 @@ std::vector<const Workload*> Evaluator::selected_workloads() const {
   return out;
 }
 
+namespace {
+
+EvalReport rejected(EvalReport report, std::vector<RuleViolation> violations) {
+  report.status = Status::rejected;
+  report.violations = std::move(violations);
+  const auto& v = report.violations.front();
+  report.message = v.line ? fmt::format("line {}: {}", v.line, v.message) : v.message;
+  for (const auto& violation : report.violations)
+    report.log += fmt::format("line {}: [{}] {}\n", violation.line, violation.rule, violation.message);
+  return report;
+}
+
+EvalReport compile_error(EvalReport report, const std::string& log) {
+  report.status = Status::compile_error;
+  report.log = tail_lines(log, 40);
+  std::string first_error;
+  for (size_t pos = 0; pos < log.size();) {
+    size_t nl = log.find('\n', pos);
+    std::string line = log.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    if (line.find("error") != std::string::npos) { first_error = line; break; }
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  report.message = first_error.empty() ? "compilation failed" : first_error;
+  return report;
+}
+
+// The preprocessor's diagnostics located in the candidate's own file, with their context lines:
+// those in other files would quote files the candidate may have included only to read them.
+std::string candidate_diagnostics(const std::string& log, const std::string& file) {
+  std::string out;
+  bool keep = false;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] != ' ') keep = line.starts_with(file + ":");  // "candidate.cpp:3:10: error: ..."
+    if (keep) out += line + "\n";
+  }
+  return out.empty() ? "the preprocessor failed in a file the candidate included\n" : out;
+}
+
+}  // namespace
+
 std::optional<EvalReport> Evaluator::check_and_build(const std::string& source, BuildResult& build) {
   EvalReport report;
   report.task = task_.name;
   report.backend = backend_.name();
-  if (options_.enforce_rules) report.violations = backend_.profile().rules.check(source);
-  if (!report.violations.empty()) {
-    report.status = Status::rejected;
-    const auto& v = report.violations.front();
-    report.message = v.line ? fmt::format("line {}: {}", v.line, v.message) : v.message;
-    for (const auto& violation : report.violations)
-      report.log += fmt::format("line {}: [{}] {}\n", violation.line, violation.rule, violation.message);
-    return report;
+  const RuleSet& rules = backend_.profile().rules;
+  // The rules, cheapest first: on the text, on what the preprocessor makes of it (no compile is
+  // spent on a violation), then on the built library before anything loads it.
+  if (options_.enforce_rules) {
+    if (auto violations = rules.check(source); !violations.empty()) return rejected(report, violations);
+    if (const auto preprocessed = backend_.preprocess(task_, source)) {
+      if (!preprocessed->output.ok)
+        return compile_error(report, candidate_diagnostics(preprocessed->output.log, preprocessed->candidate_file));
+      if (auto violations = rules.check_preprocessed(preprocessed->output.text, preprocessed->candidate_file); !violations.empty())
+        return rejected(report, violations);
+    }
   }
   build = backend_.build(task_, source);
   report.compile_seconds = build.seconds;
-  if (!build.ok) {
-    report.status = Status::compile_error;
-    report.log = tail_lines(build.log, 40);
-    std::string first_error;
-    for (size_t pos = 0; pos < build.log.size();) {
-      size_t nl = build.log.find('\n', pos);
-      std::string line = build.log.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-      if (line.find("error") != std::string::npos) { first_error = line; break; }
-      if (nl == std::string::npos) break;
-      pos = nl + 1;
-    }
-    report.message = first_error.empty() ? "compilation failed" : first_error;
-    return report;
-  }
+  if (!build.ok) return compile_error(report, build.log);
+  if (options_.enforce_rules && build.artifact.contains("library"))
+    if (auto violations = rules.object.check(build.artifact["library"].get<std::string>()); !violations.empty())
+      return rejected(report, violations);
   return std::nullopt;
 }
 

@@ -103,18 +103,11 @@ class CpuBackend : public Backend {
   }
 
   BuildResult build(const Task& task, const std::string& source) override {
-    BuildRequest request;
-    request.kind = "cpu";
-    // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
-    request.files = {{"candidate.cpp", source},
-                     {"entry.cpp", "#include \"candidate.cpp\"\n" + entry_shim(task, "cpu")}};
-    request.command = {"g++"};
-    for (const auto& flag : cpu::candidate_flags()) request.command.push_back(flag);
-    // Full RELRO: the candidate's GOT is read-only once loaded, like the runner's.
-    request.command.insert(request.command.end(), {"-fPIC", "-shared", "-fno-gnu-unique", "-Wno-attributes",
-                                                   "-Wl,-z,relro,-z,now", "entry.cpp", "-o", "{out}"});
-    request.timeout = std::chrono::seconds(120);
-    return shared_library_result(build_cached(request));
+    return shared_library_result(build_cached(build_request(task, source)));
+  }
+
+  std::optional<Preprocessed> preprocess(const Task& task, const std::string& source) override {
+    return Preprocessed{preprocess_uncached(build_request(task, source)), "candidate.cpp"};
   }
 
   fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-cpu"; }
@@ -149,6 +142,21 @@ class CpuBackend : public Backend {
   size_t host_flush_bytes() const override { return std::max<size_t>(2 * host_info().llc_bytes, size_t(64) << 20); }
 
  private:
+  static BuildRequest build_request(const Task& task, const std::string& source) {
+    BuildRequest request;
+    request.kind = "cpu";
+    // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
+    request.files = {{"candidate.cpp", source},
+                     {"entry.cpp", "#include \"candidate.cpp\"\n" + entry_shim(task, "cpu")}};
+    request.command = {"g++"};
+    for (const auto& flag : cpu::candidate_flags()) request.command.push_back(flag);
+    // Full RELRO: the candidate's GOT is read-only once loaded, like the runner's.
+    request.command.insert(request.command.end(), {"-fPIC", "-shared", "-fno-gnu-unique", "-Wno-attributes",
+                                                   "-Wl,-z,relro,-z,now", "entry.cpp", "-o", "{out}"});
+    request.timeout = std::chrono::seconds(120);
+    return request;
+  }
+
   std::optional<HardwareProfile> profile_;
   std::optional<Ceilings> ceilings_;
 };

@@ -148,14 +148,12 @@ class CudaBackend : public Backend {
   }
 
   BuildResult build(const Task& task, const std::string& source) override {
-    BuildRequest request;
-    request.kind = "cuda";
-    // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
-    request.files = {{"candidate.cu", source}, {"entry.cu", "#include \"candidate.cu\"\n" + entry_shim(task, "cuda")}};
-    request.command = cuda::nvcc_command(cuda::target_arch(), "entry.cu", "{out}");
-    request.timeout = std::chrono::seconds(300);
-    request.memory_limit_bytes = size_t(32) << 30;  // cicc reserves a large address space
-    return shared_library_result(build_cached(request));
+    return shared_library_result(build_cached(build_request(task, source)));
+  }
+
+  // nvcc -E preprocesses for the host (device-only code under __CUDA_ARCH__ is not in the output).
+  std::optional<Preprocessed> preprocess(const Task& task, const std::string& source) override {
+    return Preprocessed{preprocess_uncached(build_request(task, source)), "candidate.cu"};
   }
 
   fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-cuda"; }
@@ -187,6 +185,17 @@ class CudaBackend : public Backend {
     double fp32_flops = 0, mma_flops = 0;
     nlohmann::json device;
   };
+
+  static BuildRequest build_request(const Task& task, const std::string& source) {
+    BuildRequest request;
+    request.kind = "cuda";
+    // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
+    request.files = {{"candidate.cu", source}, {"entry.cu", "#include \"candidate.cu\"\n" + entry_shim(task, "cuda")}};
+    request.command = cuda::nvcc_command(cuda::target_arch(), "entry.cu", "{out}");
+    request.timeout = std::chrono::seconds(300);
+    request.memory_limit_bytes = size_t(32) << 30;  // cicc reserves a large address space
+    return request;
+  }
 
   static bool set(std::string* why, const std::string& text) {
     if (why) *why = text;

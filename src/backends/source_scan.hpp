@@ -1,0 +1,33 @@
+#pragma once
+// Lexing of C/C++ source as the compiler sees it (line splices, comments, raw strings, digit
+// separators), for rules on identifiers: the candidate's own text, or the preprocessor's output,
+// of which only the part its line markers attribute to the candidate's file counts.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ksearch {
+
+struct SourceIdentifier {
+  std::string name;
+  int line = 0;  // 1-based, in the candidate's file
+};
+
+struct IncludedFile {
+  std::string path;  // as the preprocessor opened it
+  int line = 0;      // of the #include in the candidate's file
+};
+
+struct SourceScan {
+  std::vector<SourceIdentifier> identifiers;  // outside comments and literals, directives included
+  std::vector<int> line_directives;           // lines of `#line N "file"` / `# N "file"` in the text
+  std::vector<IncludedFile> includes;         // preprocessed: the files the candidate includes itself
+};
+
+// The candidate's own text.
+SourceScan scan_source(std::string_view text);
+// The output of `cc -E` (with line markers): identifiers attributed to `file`, with their lines there,
+// including the expansions of macros used in it, and the files it includes directly.
+SourceScan scan_preprocessed(std::string_view text, const std::string& file);
+
+}  // namespace ksearch

@@ -1,0 +1,237 @@
+// Rules on what the compiler sees: identifiers in the candidate's text and in the preprocessor's
+// output (token pasting, #include MACRO, system macros), and the built shared object (imports,
+// load-time code, thread-local storage, instructions). Libraries are built by the cpu backend for
+// the tiny_softmax test task, so that the flags are the real ones.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "backends/backend.hpp"
+#include "core/paths.hpp"
+#include "evaluator/evaluator.hpp"
+#include "tasks/registry.hpp"
+
+using namespace ksearch;
+
+namespace {
+
+const Task& tiny_softmax() {
+  static const Task task = resolve_task(std::string(KSEARCH_TEST_DATA) + "/tasks/tiny_softmax");
+  return task;
+}
+Backend& cpu() {
+  static const auto backend = make_backend("cpu");
+  return *backend;
+}
+const RuleSet& rules() {
+  static const RuleSet set = load_rules(profiles_dir() / "cpu.rules.toml");
+  return set;
+}
+
+// A correct entry, appended to each test's declarations.
+const std::string kEntry = R"(
+extern "C" void softmax(const float* x, float* y, int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float m = -INFINITY, s = 0;
+    for (int64_t c = 0; c < cols; ++c) m = std::fmax(m, x[r * cols + c]);
+    for (int64_t c = 0; c < cols; ++c) s += std::exp(x[r * cols + c] - m);
+    for (int64_t c = 0; c < cols; ++c) y[r * cols + c] = std::exp(x[r * cols + c] - m) / s;
+  }
+}
+)";
+const std::string kHeaders = "#include <cmath>\n#include <cstdint>\n";
+
+std::vector<RuleViolation> preprocessed(const std::string& source) {
+  const auto p = cpu().preprocess(tiny_softmax(), source);
+  EXPECT_TRUE(p && p->output.ok) << (p ? p->output.log : "no preprocessor");
+  return p && p->output.ok ? rules().check_preprocessed(p->output.text, p->candidate_file) : std::vector<RuleViolation>{};
+}
+
+std::vector<RuleViolation> object(const std::string& source) {
+  const BuildResult b = cpu().build(tiny_softmax(), source);
+  EXPECT_TRUE(b.ok) << b.log;
+  return b.ok ? rules().object.check(b.artifact["library"].get<std::string>()) : std::vector<RuleViolation>{};
+}
+
+std::string listing(const std::vector<RuleViolation>& violations) {
+  std::string text;
+  for (const auto& v : violations) text += "  line " + std::to_string(v.line) + " [" + v.rule + "] " + v.message + "\n";
+  return text;
+}
+
+// The violation of `rule` whose message mentions `text`, if any.
+const RuleViolation* find(const std::vector<RuleViolation>& violations, const std::string& rule, const std::string& text) {
+  for (const auto& v : violations)
+    if (v.rule == rule && v.message.find(text) != std::string::npos) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(Rules, IdentifiersCountOnEveryUseButNotInCommentsOrLiterals) {
+  const auto paren = rules().check(kHeaders + "void f() { (dup2)(1, 2); }\n");
+  ASSERT_TRUE(find(paren, "raw-syscalls", "'dup2'")) << listing(paren);
+  EXPECT_EQ(find(paren, "raw-syscalls", "'dup2'")->line, 3);
+  EXPECT_TRUE(find(rules().check("auto p = &fork;\n"), "process-creation", "'fork'"));
+  // Names in comments, strings, raw strings and character literals are not uses.
+  EXPECT_TRUE(rules().check("// fork()\n/* syscall */ const char* a = \"exit(0)\";\nconst char* b = R\"x(abort() \" )x\";\n"
+                            "char c = 'a';\n").empty());
+  // Digit separators are not character literals: the code after them is still code.
+  const auto separated = rules().check("int n = 1'000;\nvoid f() { syscall(1); }\nint m = 2'000;\n");
+  ASSERT_TRUE(find(separated, "raw-syscalls", "'syscall'")) << listing(separated);
+  EXPECT_EQ(find(separated, "raw-syscalls", "'syscall'")->line, 2);
+  // A raw string that the old comment stripper misread does not hide the code after it.
+  EXPECT_TRUE(find(rules().check("const char* s = R\"x(\")x\";\nvoid f() { syscall(1); }\n"), "raw-syscalls", "'syscall'"));
+  // Ordinary variable names that read like library functions are fine.
+  EXPECT_TRUE(rules().check(kHeaders + "int time = 0, clock = 1, thread = 2;\n" + kEntry).empty());
+}
+
+TEST(Rules, LineDirectivesAreRejected) {
+  for (const char* source : {"#line 1 \"/usr/include/stdio.h\"\n", "# 1 \"/usr/include/stdio.h\" 1 3 4\n",
+                             "%:line 7\n", "#\\\nline 7\n", "/* a\n comment */ # line 3\n", "  #  12\n"}) {
+    const auto v = rules().check(source);
+    EXPECT_TRUE(find(v, "line-directive", "")) << source << "\n" << listing(v);
+  }
+  EXPECT_TRUE(rules().check("const char* s = R\"(\n#line 5\n)\";\n#define TWO 2\n").empty());
+}
+
+TEST(PreprocessedRules, TokenPastingIsSeen) {
+  const std::string source = kHeaders + "#define CAT(a, b) a##b\nextern \"C\" long CAT(sys, call)(long, ...);\n" + kEntry +
+                             "void f() {\n  CAT(sys, call)(39);\n}\n";
+  EXPECT_TRUE(rules().check(source).empty()) << "the text rules were expected to miss this";
+  const auto v = preprocessed(source);
+  const RuleViolation* found = find(v, "raw-syscalls", "'syscall'");
+  ASSERT_TRUE(found) << listing(v);
+  EXPECT_EQ(found->line, 4);  // the declaration, the first use
+}
+
+TEST(PreprocessedRules, IncludesAreCheckedOnWhatIsReallyIncluded) {
+  const auto v = preprocessed("#define HEADER <unistd.h>\n#include HEADER\n" + kHeaders + kEntry);
+  const RuleViolation* found = find(v, "include", "unistd.h");
+  ASSERT_TRUE(found) << listing(v);
+  EXPECT_EQ(found->line, 2);
+  EXPECT_TRUE(preprocessed("#define HEADER <cmath>\n#include HEADER\n#include <cstdint>\n" + kEntry).empty());
+  EXPECT_TRUE(find(preprocessed("#define THREADS <thread>\n#include THREADS\n" + kHeaders + kEntry), "include", "/thread"));
+}
+
+TEST(PreprocessedRules, SystemHeadersAndTheirMacrosAreNotTheCandidatesCode) {
+  // <cstdlib> declares exit, system and abort; INFINITY, assert and the intrinsics are macros or
+  // inline functions of system headers: none of it is the candidate's.
+  const std::string source = "#include <cassert>\n#include <cstdlib>\n#include <cstdio>\n#include <immintrin.h>\n"
+                             "#include <omp.h>\n#include <vector>\n" + kHeaders + kEntry +
+                             "float g(const float* p) { assert(p); std::vector<float> v(8); __m256 a = _mm256_loadu_ps(p);\n"
+                             "  return _mm256_cvtss_f32(a) + v[0] + omp_get_thread_num() + INFINITY; }\n";
+  const auto v = preprocessed(source);
+  EXPECT_TRUE(v.empty()) << listing(v);
+}
+
+TEST(PreprocessedRules, MacroExpansionsFromSystemHeadersAreChecked) {
+  // ia32intrin.h's _rdtsc() is a macro for __rdtsc(): the expansion is what the compiler sees.
+  const auto rdtsc = preprocessed("#include <immintrin.h>\n" + kHeaders + kEntry + "long t() { return _rdtsc(); }\n");
+  EXPECT_TRUE(find(rdtsc, "timers", "'__rdtsc'")) << listing(rdtsc);
+  const auto pragma = preprocessed(kHeaders + "int counter;\n_Pragma(\"omp threadprivate(counter)\")\n" + kEntry);
+  EXPECT_TRUE(find(pragma, "threads-outside-openmp", "'threadprivate'")) << listing(pragma);
+  const auto mangled = preprocessed(kHeaders + "extern \"C\" long _ZNSt6chrono3_V212steady_clock3nowEv();\n" + kEntry);
+  EXPECT_TRUE(find(mangled, "mangled-names", "_ZNSt6chrono")) << listing(mangled);
+}
+
+TEST(ObjectRules, AToolchainOnlyLibraryPasses) {
+  const auto v = object(kHeaders + kEntry);
+  EXPECT_TRUE(v.empty()) << listing(v);
+}
+
+TEST(ObjectRules, ConstructorsAndDynamicInitializersAreLoadTimeCode) {
+  const auto ctor = object(kHeaders + "[[gnu::constructor]] void warm_up() {}\n" + kEntry);
+  EXPECT_TRUE(find(ctor, "object-load-time-code", "`warm_up()`")) << listing(ctor);
+  const auto init = object(kHeaders + "static int probe() { return 42; }\nstatic int x = probe();\n" + kEntry +
+                           "extern \"C\" int get() { return x; }\n");
+  EXPECT_TRUE(find(init, "object-load-time-code", "dynamic initialization")) << listing(init);
+  const auto object_ctor = object(kHeaders + "struct Warm { Warm(); };\nWarm::Warm() {}\nWarm warm;\n" + kEntry);
+  EXPECT_TRUE(find(object_ctor, "object-load-time-code", "dynamic initialization")) << listing(object_ctor);
+  const auto dtor = object(kHeaders + "struct Flush { ~Flush(); };\nFlush::~Flush() {}\nFlush flush;\n" + kEntry);
+  EXPECT_TRUE(find(dtor, "object-imports", "__cxa_atexit")) << listing(dtor);
+  const auto section = object(kHeaders + "__attribute__((section(\".init\"))) void early() {}\n" + kEntry);
+  EXPECT_TRUE(find(section, "object-load-time-code", "`early()`")) << listing(section);
+  const auto ifunc = object(kHeaders + "extern \"C\" void* pick() { return nullptr; }\n"
+                            "extern \"C\" void picked() __attribute__((ifunc(\"pick\")));\n" + kEntry);
+  EXPECT_TRUE(find(ifunc, "object-load-time-code", "indirect function")) << listing(ifunc);
+}
+
+TEST(ObjectRules, ThreadLocalStorage) {
+  const auto tls = object(kHeaders + "thread_local int calls;\n" + kEntry + "extern \"C\" int count() { return ++calls; }\n");
+  EXPECT_TRUE(find(tls, "object-thread-local", "`calls`")) << listing(tls);
+  const auto omp = object(kHeaders + "int seen;\n#pragma omp threadprivate(seen)\n" + kEntry + "extern \"C\" int count() { return ++seen; }\n");
+  EXPECT_TRUE(find(omp, "object-thread-local", "`seen`")) << listing(omp);
+}
+
+TEST(ObjectRules, ImportsOutsideTheAllowlist) {
+  const auto mangled = object(kHeaders + "extern \"C\" long _ZNSt6chrono3_V212steady_clock3nowEv();\n" + kEntry +
+                              "extern \"C\" long now() { return _ZNSt6chrono3_V212steady_clock3nowEv(); }\n");
+  EXPECT_TRUE(find(mangled, "object-imports", "`std::chrono::_V2::steady_clock::now()`")) << listing(mangled);
+  const auto clock = object(kHeaders + "extern \"C\" int clock_gettime(int, void*);\n" + kEntry +
+                            "extern \"C\" int now(void* t) { return clock_gettime(1, t); }\n");
+  EXPECT_TRUE(find(clock, "object-imports", "`clock_gettime` from libc.so.6")) << listing(clock);
+  // OpenMP, libm, assert, snprintf and the C++ runtime behind the allowed headers are allowed;
+  // omp_get_wtime is a clock.
+  const auto ordinary = object(
+      "#include <algorithm>\n#include <atomic>\n#include <cassert>\n#include <complex>\n#include <cstdio>\n"
+      "#include <functional>\n#include <memory>\n#include <numeric>\n#include <omp.h>\n#include <vector>\n" + kHeaders +
+      kEntry +
+      "extern \"C\" double f(int n) {\n  assert(n > 0);\n  std::vector<double> v(n);\n  std::iota(v.begin(), v.end(), 0.0);\n"
+      "  std::stable_sort(v.begin(), v.end(), [](double a, double b) { return a > b; });\n"
+      "  auto shared = std::make_shared<std::vector<float>>(n);\n  std::unique_ptr<float[]> owned(new float[n]);\n"
+      "  std::function<double(double)> g = [](double a) { return std::tanh(a); };\n"
+      "  const std::complex<float> c = std::exp(std::complex<float>(float(v[0]), 1.0f));\n"
+      "  char text[32];\n  std::snprintf(text, sizeof text, \"%f\", c.real());\n  std::atomic<double> s{0};\n"
+      "#pragma omp parallel for\n  for (int i = 0; i < n; ++i) s = s + g(v[i]) + (*shared)[0] + owned[0];\n"
+      "  return s + text[0] + omp_get_max_threads() + omp_get_wtime();\n}\n");
+  ASSERT_EQ(ordinary.size(), 1u) << listing(ordinary);
+  EXPECT_TRUE(find(ordinary, "object-imports", "`omp_get_wtime`"));
+}
+
+TEST(ObjectRules, ForbiddenInstructions) {
+  const auto v = object("#include <x86intrin.h>\n" + kHeaders + kEntry + "extern \"C\" unsigned long long t() { return __builtin_ia32_rdtsc(); }\n");
+  EXPECT_TRUE(find(v, "object-instructions", "`rdtsc` (in `t`)")) << listing(v);
+}
+
+TEST(ObjectRules, EveryCpuSeedPassesEveryRule) {
+  int seeds = 0;
+  for (const auto& task : list_builtin_tasks()) {
+    if (!task.entries.count("cpu")) continue;
+    ++seeds;
+    const std::string source = read_file(task.entry("cpu").seed);
+    EXPECT_TRUE(rules().check(source).empty()) << task.name;
+    const auto p = cpu().preprocess(task, source);
+    ASSERT_TRUE(p && p->output.ok) << task.name;
+    const auto pre = rules().check_preprocessed(p->output.text, p->candidate_file);
+    EXPECT_TRUE(pre.empty()) << task.name << "\n" << listing(pre);
+    const BuildResult b = cpu().build(task, source);
+    ASSERT_TRUE(b.ok) << task.name << b.log;
+    const auto start = std::chrono::steady_clock::now();
+    const auto obj = rules().object.check(b.artifact["library"].get<std::string>());
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_TRUE(obj.empty()) << task.name << "\n" << listing(obj);
+    EXPECT_LT(ms, 1000) << task.name << ": the object rules took " << ms << " ms";
+    std::printf("%-16s object rules checked in %.1f ms\n", task.name.c_str(), ms);
+  }
+  EXPECT_GE(seeds, 5);
+}
+
+// A candidate that includes a private file through a macro, hoping that the preprocessor's errors
+// quote it back: only diagnostics in the candidate's own file are reported.
+TEST(PreprocessedRules, FailuresDoNotQuoteFilesTheCandidateIncluded) {
+  const std::filesystem::path secret = std::filesystem::temp_directory_path() / ("ksearch-rules-secret-" + std::to_string(getpid()));
+  std::ofstream(secret) << "private words /* never closed\n";
+  BuildResult build;
+  const auto early = Evaluator(tiny_softmax(), cpu(), {}).check_and_build(
+      "#define PRIVATE \"" + secret.string() + "\"\n#include PRIVATE\n" + kHeaders + kEntry, build);
+  std::filesystem::remove(secret);
+  ASSERT_TRUE(early);
+  EXPECT_EQ(early->status, Status::compile_error) << early->message;
+  EXPECT_EQ((early->message + early->log).find("private words"), std::string::npos) << early->log;
+}

@@ -32,7 +32,7 @@ void print_table(const EvalReport& r) {
                    w.max_abs_err, w.max_rel_err, w.timing.median, 100 * w.timing.spread(), w.speedup_vs_seed,
                    100 * w.roofline_fraction);
       else
-        fmt::print("{:<44} {:<13} {:>10.2e} {:>10.2e} {:>11} {:>7} {:>9} {:>9}\n", name, w.ran ? status_name(w.status) : "not run",
+        fmt::print("{:<44} {:<13} {:>10.2e} {:>10.2e} {:>11} {:>7} {:>9} {:>9}\n", name, status_name(w.status),
                    w.max_abs_err, w.max_rel_err, "-", "-", "-", "-");
     }
     if (std::any_of(r.workloads.begin(), r.workloads.end(), [](const auto& w) { return w.reference == "device"; }))

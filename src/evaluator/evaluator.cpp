@@ -315,6 +315,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     const Workload& w = *workloads[wi];
     WorkloadResult& wr = report.workloads[wi];
     wr.ran = true;
+    wr.status = Status::passed;
     const DeviceReferenceSpec* device_spec = task_.device_reference_for(backend_.name(), w);
     wr.reference = device_spec ? "device" : "cpu";
     auto reference_for = [&](uint64_t seed, const std::vector<HostTensor>& inputs) {
@@ -491,7 +492,10 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
   std::vector<double> speedups, fractions;
   const auto* seeds = (timing && options_.compare_to_seed) ? &seed_times() : nullptr;
   for (auto& wr : report.workloads) {
-    if (!wr.ran && report.status == Status::passed) report.status = Status::runtime_error;
+    if (!wr.ran && report.status == Status::passed) {
+      report.status = Status::runtime_error;
+      report.message = fmt::format("workload {}: {}", wr.name, wr.message);
+    }
     if (wr.status > report.status) {
       report.status = wr.status;
       report.message = fmt::format("workload {}: {}", wr.name, wr.message);

@@ -44,7 +44,7 @@ struct EvalOptions {
 struct WorkloadResult {
   std::string name;
   bool held_out = false;
-  Status status = Status::passed;
+  Status status = Status::not_run;  // until the workload runs (a not-run workload's message says why)
   std::string message;
   double max_abs_err = 0, max_rel_err = 0;
   TimingSummary timing;          // milliseconds

@@ -73,7 +73,7 @@ pre.source { max-height: 640px; overflow-y: auto; }
 svg#progress { width: 100%; height: auto; max-width: 900px; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 10px; color: #fff; font-size: 12px; background: var(--open); }
 .st-passed { background: var(--pass); } .st-wrong_answer, .st-runtime_error, .st-timeout { background: var(--fail); }
-.st-compile_error, .st-rejected { background: var(--warn); } .st-pending { background: var(--open); }
+.st-compile_error, .st-rejected { background: var(--warn); } .st-pending, .st-not_run { background: var(--open); }
 .cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 12px 0; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 8px 14px; min-width: 150px; }
 .card b { display: block; font-size: 20px; }

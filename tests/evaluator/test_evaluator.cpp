@@ -99,3 +99,36 @@ TEST(Evaluator, EveryBuiltinCpuSeedPasses) {
     EXPECT_EQ(r.status, Status::passed) << task.name << ": " << r.message << "\n" << r.log;
   }
 }
+
+// A runner that dies on one workload leaves the later ones not run: their status says so (never passed, in
+// the JSON too), with the reason, and the crash is the evaluation's status.
+TEST(Evaluator, WorkloadsAfterARunnerCrashAreNotRun) {
+  const Task task = tiny();
+  auto backend = make_backend("cpu");
+  const std::string crashes_on_long_rows = R"(
+#include <cmath>
+#include <cstdint>
+extern "C" void softmax(const float* x, float* y, int64_t rows, int64_t cols) {
+  if (cols == 1000) y = reinterpret_cast<float*>(uintptr_t(16));
+  for (int64_t r = 0; r < rows; ++r) {
+    float m = -INFINITY, s = 0;
+    for (int64_t c = 0; c < cols; ++c) m = std::fmax(m, x[r * cols + c]);
+    for (int64_t c = 0; c < cols; ++c) s += std::exp(x[r * cols + c] - m);
+    for (int64_t c = 0; c < cols; ++c) y[r * cols + c] = std::exp(x[r * cols + c] - m) / s;
+  }
+})";
+  EvalOptions o = quick_options();
+  o.time = false;
+  const EvalReport r = Evaluator(task, *backend, o).evaluate(crashes_on_long_rows);
+  ASSERT_EQ(r.workloads.size(), 3u);
+  EXPECT_EQ(r.workloads[0].status, Status::passed) << r.workloads[0].message;
+  EXPECT_EQ(r.workloads[1].status, Status::runtime_error) << r.workloads[1].message;
+  EXPECT_EQ(r.workloads[2].status, Status::not_run);
+  EXPECT_FALSE(r.workloads[2].ran);
+  EXPECT_NE(r.workloads[2].message.find("not run"), std::string::npos) << r.workloads[2].message;
+  EXPECT_EQ(r.status, Status::runtime_error);
+  EXPECT_NE(r.message.find("r16_c1000"), std::string::npos) << r.message;
+  const nlohmann::json j = r.to_json();
+  EXPECT_EQ(j["workloads"][2]["status"], "not_run") << j.dump(1);
+  EXPECT_EQ(EvalReport::from_json(j).workloads[2].status, Status::not_run);
+}

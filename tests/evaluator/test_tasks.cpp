@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/error.hpp"
 #include "tasks/inputs.hpp"
@@ -70,6 +71,52 @@ TEST(Tasks, BuiltinTasksLoadAndDeclareEveryRequiredField) {
   }
   for (const char* required : {"softmax", "rmsnorm", "matmul", "attention", "selective_scan"})
     EXPECT_TRUE(names.count(required)) << required;
+}
+
+// On every backend of every built-in task, the held-out workloads go beyond the visible ones, so that a kernel
+// which hard-codes what it saw fails the final verdict: each axis and each float param (an eps) takes a value
+// there that no visible workload has; every value of an integer param (an option: a mask, a layout) and every
+// optional tensor's presence or absence that a visible workload uses is used there too.
+TEST(Tasks, HeldOutWorkloadsVaryEveryAxisBeyondTheVisibleOnes) {
+  for (const auto& task : list_builtin_tasks())
+    for (const auto& [backend, entry] : task.entries) {
+      const auto visible = task.workloads_for(backend, false), held_out = task.workloads_for(backend, true);
+      const std::string where = task.name + " on " + backend;
+      ASSERT_FALSE(held_out.empty()) << where;
+      auto values = [&](const std::vector<const Workload*>& workloads, const std::string& name) {
+        std::set<double> out;
+        for (const Workload* w : workloads) out.insert(task.bindings(*w).at(name));
+        return out;
+      };
+      auto has_new_value = [&](const std::string& name) {
+        const auto seen = values(visible, name);
+        for (double v : values(held_out, name))
+          if (!seen.count(v)) return true;
+        return false;
+      };
+      auto covers_visible_values = [&](const std::string& name) {
+        const auto tested = values(held_out, name);
+        for (double v : values(visible, name))
+          if (!tested.count(v)) return false;
+        return true;
+      };
+      for (const auto& [axis, _] : task.axes)
+        EXPECT_TRUE(has_new_value(axis)) << where << ": no held-out workload has a value of axis '" << axis
+                                         << "' that no visible workload has";
+      for (const auto& p : task.params) {
+        if (p.dtype == DType::f32 || p.dtype == DType::f64)
+          EXPECT_TRUE(has_new_value(p.name)) << where << ": no held-out workload gives param '" << p.name
+                                             << "' a value that no visible workload gives it";
+        else
+          EXPECT_TRUE(covers_visible_values(p.name)) << where << ": a value of option '" << p.name
+                                                     << "' used by a visible workload is used by no held-out one";
+      }
+      for (const auto* list : {&task.inputs, &task.outputs})
+        for (const auto& t : *list)
+          if (t.optional)
+            EXPECT_TRUE(covers_visible_values("has_" + t.name))
+                << where << ": optional tensor '" << t.name << "' is present (or absent) in a visible workload but in no held-out one";
+    }
 }
 
 TEST(Tasks, SelectiveScanCoversTheSeedWorkloadsAndLayouts) {

@@ -78,6 +78,34 @@ TEST(MetalBackend, OutOfBoundsWriteIsARuntimeErrorNamingBufferAndThread) {
   EXPECT_NE(r.message.find("thread ("), std::string::npos) << r.message;
 }
 
+// The out-of-bounds write fails the first workload and ends the runner: the other two never run. The JSON of
+// `ksearch eval` says not_run for them (with the reason), never passed; unselected workloads are not listed.
+TEST(MetalBackend, WorkloadsAfterARunnerFailureAreNotRun) {
+  const std::string file = kDir + "/candidates/out_of_bounds_write.metal";
+  CommandOptions o;
+  o.timeout = std::chrono::minutes(10);
+  o.max_output_bytes = 1 << 20;
+  auto eval_json = [&](const std::string& workloads) {
+    const auto result = run_command({KSEARCH_EXECUTABLE, "eval", "--task", kDir + "/tasks/tiny_softmax", "--backend", "metal",
+                                     file, "--json", "--workloads", workloads, "--call-timeout", "120"}, o);
+    EXPECT_NE(result.exit_code, 0) << result.output;
+    return nlohmann::json::parse(result.output.substr(result.output.find('{')));
+  };
+  const auto all = eval_json("all");
+  EXPECT_EQ(all["status"], "runtime_error") << all.dump(2);
+  ASSERT_EQ(all["workloads"].size(), 3u) << all.dump(2);
+  EXPECT_EQ(all["workloads"][0]["status"], "runtime_error");
+  for (int i : {1, 2}) {
+    const auto& w = all["workloads"][i];
+    EXPECT_EQ(w["status"], "not_run") << w.dump(2);
+    EXPECT_EQ(w["ran"], false);
+    EXPECT_NE(w["message"].get<std::string>().find("the runner failed on an earlier workload"), std::string::npos) << w.dump(2);
+  }
+  const auto visible = eval_json("visible");
+  ASSERT_EQ(visible["workloads"].size(), 2u) << visible.dump(2);
+  EXPECT_EQ(visible["workloads"][1]["status"], "not_run");
+}
+
 TEST(MetalBackend, MissingBarrierIsADataRace) {
   const EvalReport r = candidate("race_missing_barrier.metal");
   ASSERT_EQ(r.status, Status::runtime_error) << r.message;

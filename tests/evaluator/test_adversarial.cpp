@@ -85,7 +85,7 @@ class Adversarial : public ::testing::TestWithParam<Case> {
     return Evaluator(task(GetParam().task), backend(), options(enforce_rules)).evaluate(GetParam().source);
   }
   // A cheat that is neutralized computes for real: it may not look much faster than the honest,
-  // naive seed timed in the same way just before it.
+  // naive seed timed in the same way just before it (a replay would be 10x faster; tiny calls are noisy).
   void expect_no_speedup(const EvalReport& r) {
     EvalOptions o = options(true);
     o.compare_to_seed = false;
@@ -93,7 +93,7 @@ class Adversarial : public ::testing::TestWithParam<Case> {
     const EvalReport seed = Evaluator(t, backend(), o).evaluate(read_file(t.entry("cpu").seed));
     ASSERT_EQ(seed.status, Status::passed) << seed.message;
     for (size_t i = 0; i < r.workloads.size(); ++i)
-      EXPECT_GT(r.workloads[i].timing.median, 0.5 * seed.workloads[i].timing.median)
+      EXPECT_GT(r.workloads[i].timing.median, seed.workloads[i].timing.median / 3)
           << GetParam().name << " on " << r.workloads[i].name << ": a speedup over the seed the cheat should not have";
   }
 };

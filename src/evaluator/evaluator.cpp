@@ -292,12 +292,14 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     process = std::make_unique<runner::RunnerProcess>(
         backend_.runner_executable(), backend_.runner_limits(), std::vector<std::string>{},
         options_.memcheck ? backend_.memcheck_launcher() : std::vector<std::string>{});
-    for (size_t wi = 0; timing && wi < workloads.size(); ++wi) {
-      const StagingLayout layout = make_staging_layout(task_, backend_.name(), *workloads[wi], options_.rotating_sets);
-      process->shared_memory(layout.total, options_.call_timeout);
-      nlohmann::json command = layout.command_base;
-      command["set"] = layout.offsets[0];
-      null_calls[wi] = calibrate_null_call(*process, command, backend_.host_flush_bytes(), options_.call_timeout);
+    if (timing) {
+      TimingLock lock;  // its flushes would disturb other processes' timing, and theirs its own
+      for (size_t wi = 0; wi < workloads.size(); ++wi) {
+        const StagingLayout layout = make_staging_layout(task_, backend_.name(), *workloads[wi], options_.rotating_sets);
+        process->shared_memory(layout.total, options_.call_timeout);
+        null_calls[wi] = calibrate_null_call(*process, staged_command(layout, 0, "timed_call"), backend_.host_flush_bytes(),
+                                             options_.call_timeout);
+      }
     }
     report.sandbox = load_build(*process, backend_, task_, build, options_.call_timeout).value("sandbox", "");
   } catch (const runner::RunnerFailure& f) {
@@ -407,15 +409,10 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
                                                      ? checked_case->second.first
                                                      : generate_inputs(task_, w, (uint64_t(rd()) << 32) | rd());
           stage(shm, layout, set, inputs);
-          nlohmann::json command = layout.command_base;
-          command["set"] = layout.offsets[size_t(set)];
-          command["cmd"] = "prepare";
-          process->request(command, options_.call_timeout);
+          process->request(staged_command(layout, set, "prepare"), options_.call_timeout);
           flush_host_caches(backend_.host_flush_bytes());
-          command["cmd"] = "timed_call";
-          const TimedCall call = measure_timed_call(*process, command, budget);
-          command["cmd"] = "collect";
-          process->request(command, options_.call_timeout);
+          const TimedCall call = measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget);
+          process->request(staged_command(layout, set, "collect"), options_.call_timeout);
           if (rep < 0) continue;  // warm-up
           calls.push_back(call);
           timed_ms += call.reported_ms;
@@ -435,8 +432,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           wr.status = Status::rejected;
           wr.message = trusted.inconsistency;
         }
-        const std::vector<double>& times = trusted.times_ms;
-        if (wr.status == Status::passed) wr.timing = summarize(times);
+        if (wr.status == Status::passed) wr.timing = summarize(trusted.times_ms);
         const double flops = task_.flops(w), bytes = task_.bytes(w);
         double roofline_s = 0;
         if (ceilings.flops_per_s > 0) roofline_s = std::max(roofline_s, flops / ceilings.flops_per_s);

@@ -70,12 +70,16 @@ void stage(char* shm, const StagingLayout& layout, int set, const std::vector<Ho
   }
 }
 
+nlohmann::json staged_command(const StagingLayout& layout, int set, const std::string& cmd) {
+  nlohmann::json command = layout.command_base;
+  command["cmd"] = cmd;
+  command["set"] = layout.offsets[size_t(set)];
+  return command;
+}
+
 nlohmann::json call_staged(runner::RunnerProcess& process, const StagingLayout& layout, int set,
                            std::chrono::milliseconds timeout) {
-  nlohmann::json command = layout.command_base;
-  command["cmd"] = "call";
-  command["set"] = layout.offsets[size_t(set)];
-  return process.request(command, timeout);
+  return process.request(staged_command(layout, set, "call"), timeout);
 }
 
 }  // namespace ksearch

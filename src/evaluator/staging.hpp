@@ -41,6 +41,9 @@ const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::
 // Copies the inputs into one set and poisons its outputs.
 void stage(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& inputs);
 
+// A runner command (`call`, `prepare`, `timed_call`, `collect`, ...) on one staged set.
+nlohmann::json staged_command(const StagingLayout& layout, int set, const std::string& cmd);
+
 // Runs the loaded library once on a staged set; returns the runner's reply (with "ms").
 nlohmann::json call_staged(runner::RunnerProcess& process, const StagingLayout& layout, int set,
                            std::chrono::milliseconds timeout);

@@ -35,7 +35,6 @@ TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::jso
 NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann::json& command, size_t flush_bytes,
                                  std::chrono::milliseconds timeout) {
   nlohmann::json null_command = command;
-  null_command["cmd"] = "timed_call";
   null_command["null"] = true;
   std::vector<double> walls, cpus;
   for (int i = 0; i < kCalibrationCalls; ++i) {

@@ -31,7 +31,7 @@ TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::jso
 // The medians of what a timed call with nothing called costs: parsing, replying, the timer itself,
 // each after the same cache flush as a real call (the runner's own code and data come back from
 // memory then). Measured before the candidate is loaded, while the runner's process is trustworthy,
-// with the command a workload's calls will send.
+// with the `timed_call` command a workload's calls will send.
 struct NullCallCost {
   double wall_ms = 0;
   double cpu_ms = 0;
@@ -56,6 +56,7 @@ std::set<int> choose_checked_repetitions(int min_reps, int max_reps, int at_leas
 
 // Writes every cache line of a buffer of `bytes` bytes in this process, so that the last-level cache
 // holds none of a runner's tensors (which ksearch has just written: its copies are the only cached ones).
+// Called with the TimingLock held, which also keeps threads of this process from sharing the buffer.
 void flush_host_caches(size_t bytes);
 
 }  // namespace ksearch

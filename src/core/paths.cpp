@@ -36,10 +36,10 @@ fs::path cache_subdir(const std::string& name) {
 
 fs::path builtin_tasks_dir() {
   if (const char* env = std::getenv("KSEARCH_TASKS_DIR"); env && *env) return env;
-  return fs::path(KSEARCH_SOURCE_DIR) / "tasks";
+  return source_dir() / "tasks";
 }
 
-fs::path include_dir() { return fs::path(KSEARCH_SOURCE_DIR) / "include"; }
+fs::path include_dir() { return source_dir() / "include"; }
 
 fs::path tools_dir() {
   std::error_code ec;
@@ -72,5 +72,6 @@ void write_file_atomic(const fs::path& path, std::string_view contents) {
 }  // namespace ksearch
 
 namespace ksearch {
-std::filesystem::path profiles_dir() { return std::filesystem::path(KSEARCH_SOURCE_DIR) / "profiles"; }
+std::filesystem::path profiles_dir() { return source_dir() / "profiles"; }
+std::filesystem::path source_dir() { return KSEARCH_SOURCE_DIR; }
 }  // namespace ksearch

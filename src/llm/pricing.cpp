@@ -6,6 +6,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "core/paths.hpp"
 #include "llm/errors.hpp"
 
 namespace ksearch::llm {
@@ -98,11 +99,7 @@ CostEstimate PriceTable::cost(std::string_view provider, std::string_view model,
 
 std::filesystem::path PriceTable::default_path() {
   if (const char* env = std::getenv("KSEARCH_PRICES_FILE"); env && *env) return env;
-#ifdef KSEARCH_SOURCE_DIR
-  return std::filesystem::path(KSEARCH_SOURCE_DIR) / "config" / "prices.toml";
-#else
-  return "config/prices.toml";
-#endif
+  return source_dir() / "config" / "prices.toml";
 }
 
 PriceTable PriceTable::load_default(const std::filesystem::path& user_override) {

@@ -18,7 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kKsearch = std::string(KSEARCH_BINARY_DIR) + "/ksearch";
+const std::string kKsearch = KSEARCH_EXECUTABLE;
 
 pid_t spawn(const std::vector<std::string>& args) {
   const pid_t pid = fork();

@@ -30,7 +30,7 @@ std::vector<std::string> candidate_flags(const std::string& march) {
 
 namespace {
 // A source file read at run time from the source tree, like profiles/ and tasks/.
-fs::path ceilings_probe_source() { return fs::path(KSEARCH_SOURCE_DIR) / "src/backends/cpu/ceilings_probe.cpp"; }
+fs::path ceilings_probe_source() { return source_dir() / "src/backends/cpu/ceilings_probe.cpp"; }
 }  // namespace
 
 nlohmann::json measure_ceilings(const std::string& march) {

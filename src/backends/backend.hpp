@@ -74,6 +74,10 @@ class Backend {
   // lives in a device's memory, whose runner flushes the device's caches itself. Flushing outside the
   // candidate's process means no candidate can find the flush buffer or shrink the flush.
   virtual size_t host_flush_bytes() const { return 0; }
+  // Whether the runner makes each timed repetition's inputs in its device's memory (keep_mix_sources
+  // and mixing prepares, runner/child.hpp) rather than ksearch writing them for an upload: for large
+  // tensors the upload would cost more than the call.
+  virtual bool mixes_inputs_on_device() const { return false; }
   // Extra fields for the runner's load command besides the build artifact (e.g. the workload's
   // launch geometry); most backends need none.
   virtual nlohmann::json load_options(const Task&) const { return nlohmann::json::object(); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
@@ -15,11 +16,11 @@ namespace {
 
 struct EvalArgs {
   std::string task, backend = "cpu", file, workloads = "all";
-  bool json = false, no_timing = false;
+  bool json = false, no_timing = false, memcheck = false;
   double call_timeout = 0;
 };
 
-void print_table(const EvalReport& r) {
+void print_table(const EvalReport& r, bool verbose_log) {
   fmt::print("task {}  backend {}  status {}\n", r.task, r.backend, status_name(r.status));
   if (!r.message.empty()) fmt::print("  {}\n", r.message);
   if (!r.workloads.empty()) {
@@ -44,7 +45,7 @@ void print_table(const EvalReport& r) {
     fmt::print("\nspeedup vs seed {:.2f}x (geometric mean), roofline fraction {:.1f}%\n", r.speedup_vs_seed,
                100 * r.roofline_fraction);
   if (!r.timed && r.status == Status::passed) fmt::print("\nno timing on this backend/host: correctness only\n");
-  if (!r.log.empty() && r.status != Status::passed) fmt::print("\nlog:\n{}\n", r.log);
+  if (!r.log.empty() && (r.status != Status::passed || verbose_log)) fmt::print("\nlog:\n{}\n", r.log);
 }
 
 void setup(CLI::App& app, int& exit_code) {
@@ -57,6 +58,9 @@ void setup(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"all", "visible", "held-out"}));
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->add_flag("--no-timing", args->no_timing, "Check correctness only");
+  cmd->add_flag("--memcheck", args->memcheck,
+                "Run one untimed call per workload under the backend's memory checker (cuda: compute-sanitizer), "
+                "as a run's best kernel is checked");
   cmd->add_option("--call-timeout", args->call_timeout, "Seconds one call of the candidate may take (default: the backend's, 20 s on cpu)");
   cmd->callback([args, &exit_code] {
     const Task task = resolve_task(args->task);
@@ -70,9 +74,16 @@ void setup(CLI::App& app, int& exit_code) {
     options.time = !args->no_timing;
     options.call_timeout = std::chrono::milliseconds(int64_t(args->call_timeout * 1000));
     Evaluator evaluator(task, *backend, options);
-    const EvalReport report = evaluator.evaluate(read_file(args->file));
+    EvalReport report;
+    if (args->memcheck) {
+      std::optional<EvalReport> checked = evaluator.memcheck(read_file(args->file));
+      if (!checked) throw Error("backend " + args->backend + " has no memory checker");
+      report = std::move(*checked);
+    } else {
+      report = evaluator.evaluate(read_file(args->file));
+    }
     if (args->json) fmt::print("{}\n", report.to_json().dump(2));
-    else print_table(report);
+    else print_table(report, args->memcheck);
     exit_code = report.status == Status::passed ? kExitOk : kExitCandidateFailed;
   });
 }

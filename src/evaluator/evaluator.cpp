@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstring>
 #include <algorithm>
+#include <array>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <regex>
 #include <set>
@@ -161,7 +163,7 @@ Evaluator::Evaluator(const Task& task, Backend& backend, EvalOptions options)
     options_.workloads = WorkloadSet::visible;
   }
   options_.trials = std::max(options_.trials, options_.memcheck ? 1 : 3);
-  options_.rotating_sets = std::max(options_.rotating_sets, 1);
+  options_.rotating_sets = std::max(options_.rotating_sets, 2);  // two hold the mix sources on their way to a device
   if (options_.call_timeout.count() <= 0) options_.call_timeout = backend_.call_timeout() * (options_.memcheck ? 30 : 1);
 }
 
@@ -286,22 +288,22 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     report.workloads.push_back(wr);
   }
 
-  // Per workload, calibrated before the candidate is loaded (see evaluator/timing).
-  std::vector<NullCallCost> null_calls(workloads.size());
+  // Calibrated before the candidate is loaded (see evaluator/timing). A null call does the same work
+  // for every workload (it parses the command and returns), so one calibration serves them all.
+  NullCallCost null_call;
   try {
     process = std::make_unique<runner::RunnerProcess>(
         backend_.runner_executable(), backend_.runner_limits(), std::vector<std::string>{},
         options_.memcheck ? backend_.memcheck_launcher() : std::vector<std::string>{});
     if (timing) {
       TimingLock lock;  // its flushes would disturb other processes' timing, and theirs its own
-      for (size_t wi = 0; wi < workloads.size(); ++wi) {
-        const StagingLayout layout = make_staging_layout(task_, backend_.name(), *workloads[wi], options_.rotating_sets);
-        process->shared_memory(layout.total, options_.call_timeout);
-        null_calls[wi] = calibrate_null_call(*process, staged_command(layout, 0, "timed_call"), backend_.host_flush_bytes(),
-                                             options_.call_timeout);
-      }
+      const StagingLayout layout = make_staging_layout(task_, backend_.name(), *workloads.front(), options_.rotating_sets);
+      process->shared_memory(layout.total, options_.call_timeout);
+      null_call = calibrate_null_call(*process, staged_command(layout, 0, "timed_call"), backend_.host_flush_bytes(),
+                                      options_.call_timeout);
     }
     report.sandbox = load_build(*process, backend_, task_, build, options_.call_timeout).value("sandbox", "");
+    spdlog::debug("runner started, null call calibrated, candidate loaded");
   } catch (const runner::RunnerFailure& f) {
     report.status = failure_status(f);
     report.message = std::string("loading the candidate failed: ") + f.what();
@@ -357,8 +359,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
       }
       return out;
     };
-    auto trial = [&](int set, uint64_t seed) {
-      auto inputs = generate_inputs(task_, w, seed);
+    auto trial = [&](int set, uint64_t seed, const std::vector<HostTensor>& inputs) {
       const ReferenceOutputs reference = reference_for(seed, inputs);
       char* shm = process->shared_memory(layout.total, options_.call_timeout);
       stage(shm, layout, set, inputs);
@@ -369,9 +370,19 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     };
 
     try {
+      // Every timed repetition runs on a fresh mix of two secret input sets (tasks/inputs: mix_tensor),
+      // checked ones included, so that no repetition can tell whether it will be checked. The first two
+      // trials run on the two sets as drawn. Secret indices: 0-11 the pool, 12-13 the sources, 24-35 mixes.
+      std::array<std::vector<HostTensor>, 2> mix_sources;
+      auto mix_source_seed = [&](int i) { return secret_seed(task_, w, kSecretSeedsPerWorkload + i); };
+      auto trial_seed = [&](int t) {
+        return t < 2 ? mix_source_seed(t) : secret_seed(task_, w, seed_indices[size_t(t) % seed_indices.size()]);
+      };
       double call_ms = 0;
       for (int t = 0; t < options_.trials && wr.status == Status::passed; ++t) {
-        TrialOutcome o = trial(0, secret_seed(task_, w, seed_indices[size_t(t) % seed_indices.size()]));
+        std::vector<HostTensor> inputs = generate_inputs(task_, w, trial_seed(t));
+        TrialOutcome o = trial(0, trial_seed(t), inputs);
+        if (t < 2) mix_sources[size_t(t)] = std::move(inputs);
         wr.max_abs_err = std::max(wr.max_abs_err, o.max_abs);
         wr.max_rel_err = std::max(wr.max_rel_err, o.max_rel);
         call_ms = std::max(call_ms, o.call_ms);
@@ -380,23 +391,39 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           wr.message = fmt::format("trial {}: {}", t + 1, o.message);
         }
       }
+      spdlog::debug("{}: trials done ({})", w.name, status_name(wr.status));
       if (wr.status == Status::passed && timing) {
-        // One repetition at a time, each on inputs drawn just before it (no call has seen them, so
-        // nothing cached can answer them) with freshly poisoned outputs. Secretly chosen repetitions
-        // are checked against the reference; the others still need fresh inputs, not references.
+        // One repetition at a time, each on a fresh mix of the sources made just before it (no call has
+        // seen it, so nothing cached can answer it) with freshly poisoned outputs. Secretly chosen
+        // repetitions are checked against the reference; the others need no reference.
         std::mt19937_64 rng((uint64_t(rd()) << 32) | rd());
         const int first_checked_seed = options_.trials + 1;  // after the trials' and the re-check's
+        // Two among the first repetitions, then a few more (a check costs a reference and a comparison).
         const std::set<int> checked = choose_checked_repetitions(
-            options_.min_reps, options_.max_reps, 2, kSecretSeedsPerWorkload - first_checked_seed, rng);
-        std::map<int, std::pair<std::vector<HostTensor>, ReferenceOutputs>> checked_cases;
-        int next_seed = first_checked_seed;
-        for (int rep : checked) {
-          const uint64_t seed = secret_seed(task_, w, seed_indices[size_t(next_seed++)]);
-          auto inputs = generate_inputs(task_, w, seed);
+            options_.min_reps, options_.max_reps, 2, std::min(kMaxCheckedRepetitions, kSecretSeedsPerWorkload - first_checked_seed), rng);
+        struct CheckedCase {
+          uint64_t mix_seed;
+          std::vector<HostTensor> inputs;  // mix_inputs of the sources with mix_seed
+          ReferenceOutputs reference;
+        };
+        int next_seed = first_checked_seed, checked_count = 0;
+        // Made when its repetition comes: later ones may never run (enough timed work before them).
+        auto checked_case = [&]() {
+          const uint64_t seed = secret_seed(task_, w, 2 * kSecretSeedsPerWorkload + seed_indices[size_t(next_seed++)]);
+          auto inputs = mix_inputs(mix_sources[0], mix_sources[1], seed);
           ReferenceOutputs reference = reference_for(seed, inputs);
-          checked_cases.emplace(rep, std::make_pair(std::move(inputs), std::move(reference)));
-        }
+          return CheckedCase{seed, std::move(inputs), std::move(reference)};
+        };
+        for (int i = 0; i < 2; ++i)
+          if (mix_sources[size_t(i)].empty()) mix_sources[size_t(i)] = generate_inputs(task_, w, mix_source_seed(i));
         char* shm = process->shared_memory(layout.total, options_.call_timeout);
+        const bool mix_on_device = backend_.mixes_inputs_on_device();
+        if (mix_on_device) {  // the sources go to the device once, through two sets' host buffers
+          stage(shm, layout, 0, mix_sources[0]);
+          stage(shm, layout, 1, mix_sources[1]);
+          process->request(keep_mix_sources_command(layout, 0, 1), options_.call_timeout);
+          spdlog::debug("{}: mix sources on the device", w.name);
+        }
         const auto budget = std::max(options_.call_timeout, std::chrono::milliseconds(int64_t(10000 + 3 * call_ms)));
         std::vector<TimedCall> calls;
         double timed_ms = 0;
@@ -404,20 +431,25 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         for (int rep = -options_.warmup; rep < options_.max_reps; ++rep) {
           if (rep >= options_.min_reps && timed_ms / 1000.0 >= options_.target_seconds) break;
           const int set = (rep + options_.warmup) % options_.rotating_sets;
-          const auto checked_case = checked_cases.find(rep);
-          const std::vector<HostTensor> inputs = checked_case != checked_cases.end()
-                                                     ? checked_case->second.first
-                                                     : generate_inputs(task_, w, (uint64_t(rd()) << 32) | rd());
-          stage(shm, layout, set, inputs);
-          process->request(staged_command(layout, set, "prepare"), options_.call_timeout);
+          const bool is_checked = checked.count(rep) > 0;
+          const std::optional<CheckedCase> check = is_checked ? std::optional<CheckedCase>(checked_case()) : std::nullopt;
+          const uint64_t mix_seed = check ? check->mix_seed : rng();
+          checked_count += is_checked;
+          if (mix_on_device) {
+            process->request(mixing_prepare_command(layout, set, mix_sources[0], mix_seed), options_.call_timeout);
+          } else {
+            stage_mix(shm, layout, set, mix_sources[0], mix_sources[1], mix_seed);
+            process->request(staged_command(layout, set, "prepare"), options_.call_timeout);
+          }
           flush_host_caches(backend_.host_flush_bytes());
           const TimedCall call = measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget);
-          process->request(staged_command(layout, set, "collect"), options_.call_timeout);
+          // Only checked repetitions are looked at; the candidate cannot tell which they are.
+          if (is_checked) process->request(staged_command(layout, set, "collect"), options_.call_timeout);
           if (rep < 0) continue;  // warm-up
           calls.push_back(call);
           timed_ms += call.reported_ms;
-          if (checked_case != checked_cases.end()) {
-            const TrialOutcome o = check_staged(shm, set, inputs, checked_case->second.second);
+          if (is_checked) {
+            const TrialOutcome o = check_staged(shm, set, check->inputs, check->reference);
             wr.max_abs_err = std::max(wr.max_abs_err, o.max_abs);
             wr.max_rel_err = std::max(wr.max_rel_err, o.max_rel);
             if (o.status != Status::passed) {
@@ -427,7 +459,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
             }
           }
         }
-        const TrustedTimes trusted = trusted_times(calls, null_calls[wi]);
+        spdlog::debug("{}: {} timed repetitions done ({} checked)", w.name, calls.size(), checked_count);
+        const TrustedTimes trusted = trusted_times(calls, null_call);
         if (wr.status == Status::passed && !trusted.inconsistency.empty()) {
           wr.status = Status::rejected;
           wr.message = trusted.inconsistency;
@@ -452,7 +485,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         // Re-check on fresh inputs at the timed buffers' addresses: catches results cached across calls.
         if (wr.status == Status::passed) {
           const int last_set = options_.rotating_sets - 1;
-          TrialOutcome o = trial(last_set, secret_seed(task_, w, seed_indices[size_t(options_.trials) % seed_indices.size()]));
+          const uint64_t seed = secret_seed(task_, w, seed_indices[size_t(options_.trials) % seed_indices.size()]);
+          TrialOutcome o = trial(last_set, seed, generate_inputs(task_, w, seed));
           if (o.status != Status::passed) {
             wr.status = o.status;
             wr.message = "after timing, on fresh inputs: " + o.message;
@@ -538,6 +572,7 @@ const std::map<std::string, double>& Evaluator::seed_times() {
   bool complete = true;
   for (const Workload* w : selected_workloads()) complete = complete && times.count(w->name);
   if (!complete) {
+    spdlog::debug("timing the seed of {} on {} (not cached)", task_.name, backend_.name());
     EvalOptions seed_options = options_;
     seed_options.compare_to_seed = false;
     seed_options.workloads = WorkloadSet::all;

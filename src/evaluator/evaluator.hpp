@@ -108,5 +108,7 @@ class Evaluator {
 // The secret seed pool: seeds a candidate cannot see, stable per machine so references cache.
 uint64_t secret_seed(const Task& task, const Workload& workload, int index);
 inline constexpr int kSecretSeedsPerWorkload = 12;
+// Timed repetitions checked per workload, at most (at least 2 are).
+inline constexpr int kMaxCheckedRepetitions = 4;
 
 }  // namespace ksearch

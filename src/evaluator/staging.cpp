@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 namespace ksearch {
 
@@ -53,21 +54,67 @@ StagingLayout make_staging_layout(const Task& task, const std::string& backend, 
   return layout;
 }
 
+namespace {
+size_t input_index(const std::vector<HostTensor>& inputs, const std::string& name) {
+  return size_t(std::find_if(inputs.begin(), inputs.end(), [&](const HostTensor& t) { return t.spec->name == name; }) -
+                inputs.begin());
+}
+}  // namespace
+
 const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::string& name) {
-  return *std::find_if(inputs.begin(), inputs.end(), [&](const HostTensor& t) { return t.spec->name == name; });
+  return inputs.at(input_index(inputs, name));
 }
 
-void stage(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& inputs) {
+namespace {
+// Poisons the outputs of one set and has `write_input(slot, destination)` fill each present input.
+void stage_with(char* shm, const StagingLayout& layout, int set,
+                const std::function<void(size_t slot, unsigned char* destination)>& write_input) {
   for (size_t slot = 0; slot < layout.names.size(); ++slot) {
     const int64_t offset = layout.offsets[size_t(set)][slot];
     if (offset < 0) continue;
     if (layout.is_output[slot]) {
       poison(shm + offset, layout.bytes[slot] / dtype_size(layout.dtypes[slot]), layout.dtypes[slot]);
     } else {
-      const HostTensor& t = input_named(inputs, layout.names[slot]);
-      std::memcpy(shm + offset, t.bytes.data(), t.bytes.size());
+      write_input(slot, reinterpret_cast<unsigned char*>(shm + offset));
     }
   }
+}
+}  // namespace
+
+void stage(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& inputs) {
+  stage_with(shm, layout, set, [&](size_t slot, unsigned char* destination) {
+    const HostTensor& t = input_named(inputs, layout.names[slot]);
+    std::memcpy(destination, t.bytes.data(), t.bytes.size());
+  });
+}
+
+void stage_mix(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& a,
+               const std::vector<HostTensor>& b, uint64_t seed) {
+  stage_with(shm, layout, set, [&](size_t slot, unsigned char* destination) {
+    const size_t input = input_index(a, layout.names[slot]);
+    mix_tensor(a.at(input), b.at(input), tensor_seed(seed, input), destination);
+  });
+}
+
+nlohmann::json keep_mix_sources_command(const StagingLayout& layout, int set_a, int set_b) {
+  nlohmann::json command = staged_command(layout, set_a, "keep_mix_sources");
+  command["set_b"] = layout.offsets[size_t(set_b)];
+  return command;
+}
+
+nlohmann::json mixing_prepare_command(const StagingLayout& layout, int set, const std::vector<HostTensor>& a, uint64_t seed) {
+  nlohmann::json command = staged_command(layout, set, "prepare");
+  nlohmann::json mix = nlohmann::json::array();
+  for (size_t slot = 0; slot < layout.names.size(); ++slot) {
+    if (layout.is_output[slot] || layout.offsets[size_t(set)][slot] < 0) {
+      mix.push_back(nullptr);
+    } else {
+      mix.push_back({{"seed", tensor_seed(seed, input_index(a, layout.names[slot]))},
+                     {"element_bytes", dtype_size(layout.dtypes[slot])}});
+    }
+  }
+  command["mix"] = mix;
+  return command;
 }
 
 nlohmann::json staged_command(const StagingLayout& layout, int set, const std::string& cmd) {

@@ -40,6 +40,15 @@ const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::
 
 // Copies the inputs into one set and poisons its outputs.
 void stage(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& inputs);
+// Writes mix_inputs(a, b, seed) (tasks/inputs) into one set and poisons its outputs.
+void stage_mix(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& a,
+               const std::vector<HostTensor>& b, uint64_t seed);
+// For runners that mix on their device (Backend::mixes_inputs_on_device): keeps the inputs of two staged
+// sets there as the sources of later mixes, ...
+nlohmann::json keep_mix_sources_command(const StagingLayout& layout, int set_a, int set_b);
+// ... and a `prepare` of one set whose inputs the device makes mix_inputs(a, b, seed) of those sources
+// (`a` gives the inputs' order) instead of uploading them.
+nlohmann::json mixing_prepare_command(const StagingLayout& layout, int set, const std::vector<HostTensor>& a, uint64_t seed);
 
 // A runner command (`call`, `prepare`, `timed_call`, `collect`, ...) on one staged set.
 nlohmann::json staged_command(const StagingLayout& layout, int set, const std::string& cmd);

@@ -6,7 +6,6 @@
 #include <sstream>
 #include <toml++/toml.h>
 
-#include "core/paths.hpp"
 #include "llm/errors.hpp"
 
 namespace ksearch::llm {
@@ -97,14 +96,10 @@ CostEstimate PriceTable::cost(std::string_view provider, std::string_view model,
   return {usd, true};
 }
 
-std::filesystem::path PriceTable::default_path() {
-  if (const char* env = std::getenv("KSEARCH_PRICES_FILE"); env && *env) return env;
-  return source_dir() / "config" / "prices.toml";
-}
-
-PriceTable PriceTable::load_default(const std::filesystem::path& user_override) {
+PriceTable PriceTable::load_default(const std::filesystem::path& builtin_table, const std::filesystem::path& user_override) {
   PriceTable t;
-  t.merge_file(default_path());
+  const char* env = std::getenv("KSEARCH_PRICES_FILE");
+  t.merge_file(env && *env ? std::filesystem::path(env) : builtin_table);
   if (!user_override.empty()) t.merge_file(user_override);
   return t;
 }

@@ -45,10 +45,9 @@ class PriceTable {
 
   size_t size() const { return prices_.size(); }
 
-  // config/prices.toml of the source tree, or $KSEARCH_PRICES_FILE when set.
-  static std::filesystem::path default_path();
-  // Default table, then the user's override file (if non-empty) merged over it.
-  static PriceTable load_default(const std::filesystem::path& user_override = {});
+  // The built-in table (ksearch's config/prices.toml, which the caller locates), or $KSEARCH_PRICES_FILE
+  // when set; then the user's override file (if non-empty) merged over it.
+  static PriceTable load_default(const std::filesystem::path& builtin_table, const std::filesystem::path& user_override = {});
 
  private:
   std::optional<Price> find_exact_or_prefix(std::string_view provider, std::string_view model) const;

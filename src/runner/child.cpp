@@ -26,6 +26,10 @@ double RunnerDevice::timed_call(const CallArgs& args, bool null_call) {
   return now_ms() - start;
 }
 
+void RunnerDevice::keep_mix_sources(const CallArgs&, const CallArgs&) {
+  throw std::runtime_error("this runner does not mix inputs on a device");
+}
+
 nlohmann::json RunnerDevice::extra(const nlohmann::json& command) {
   throw std::runtime_error("unknown runner command: " + command.value("cmd", std::string("?")));
 }
@@ -56,6 +60,7 @@ RunnerArgs parse_args(int argc, char** argv) {
     else if (flag == "--shm-fd") args.shm_fd = int(value);
     else if (flag == "--memory") args.memory_limit_bytes = value;
     else if (flag == "--cpu-seconds") args.cpu_seconds = value;
+    else if (flag == "--under-checker") args.under_checker = value != 0;
   }
   if (args.command_fd < 0 || args.result_fd < 0 || args.shm_fd < 0)
     throw std::runtime_error("this program is started by ksearch, not by hand");
@@ -116,6 +121,10 @@ CallArgs call_args(const SharedMemory& shm, const nlohmann::json& set, const nlo
   }
   args.ints = command.at("ints").get<std::vector<int64_t>>();
   args.floats = command.at("floats").get<std::vector<double>>();
+  if (command.contains("mix"))
+    for (const auto& m : command.at("mix"))
+      args.mix.push_back(m.is_null() ? std::nullopt
+                                     : std::optional<CallArgs::Mix>({m.at("seed").get<uint64_t>(), m.at("element_bytes").get<size_t>()}));
   return args;
 }
 
@@ -133,7 +142,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
   if (getppid() == 1) return 3;
   // Descriptors inherited by accident (the parent's own pipes, databases, logs) are no business of a
   // candidate's; and a write to a closed pipe must fail with EPIPE rather than kill the runner.
-  close_inherited_descriptors({args.command_fd, args.result_fd, args.shm_fd});
+  if (!args.under_checker) close_inherited_descriptors({args.command_fd, args.result_fd, args.shm_fd});
   signal(SIGPIPE, SIG_IGN);
   apply_resource_limits(args.memory_limit_bytes, args.cpu_seconds);
   SharedMemory shm(args.shm_fd);
@@ -173,15 +182,17 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         auto paths = readable;
         paths.insert(paths.end(), artifact_paths.begin(), artifact_paths.end());
         const PathHandles handles(artifact_paths);
-        std::string sandbox = restrict_filesystem(paths);  // first: it opens the paths it allows
+        // First: it opens the paths it allows.
+        std::string sandbox = args.under_checker ? "under a memory checker: no filesystem or system-call filters"
+                                                 : restrict_filesystem(paths);
         // A GPU driver (not strict) keeps uid 0, without capabilities: it is untested as another user.
         sandbox += "; " + drop_privileges(device.strict_sandbox());
         device.start_threads();
-        sandbox += "; " + apply_syscall_filter(false, device.strict_sandbox());
+        if (!args.under_checker) sandbox += "; " + apply_syscall_filter(false, device.strict_sandbox());
         const nlohmann::json artifact = reachable_paths(command->at("artifact"), handles);
         device.load(artifact);
         if (artifact.contains("library")) candidate_state.capture(artifact.at("library").get<std::string>());
-        sandbox += "; " + apply_syscall_filter(true, device.strict_sandbox());
+        if (!args.under_checker) sandbox += "; " + apply_syscall_filter(true, device.strict_sandbox());
         loaded = true;
         reply({{"ok", true}, {"sandbox", sandbox}});
       } else if (cmd == "map") {
@@ -204,6 +215,10 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         if (!loaded && !null_call) throw std::runtime_error("no candidate loaded");
         const CallArgs call = command->contains("set") ? call_args(shm, command->at("set"), *command) : CallArgs{};
         reply({{"ok", true}, {"ms", device.timed_call(call, null_call)}});
+      } else if (cmd == "keep_mix_sources") {
+        if (!loaded) throw std::runtime_error("no candidate loaded");
+        device.keep_mix_sources(call_args(shm, command->at("set"), *command), call_args(shm, command->at("set_b"), *command));
+        reply({{"ok", true}});
       } else if (cmd == "collect") {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         device.collect(call_args(shm, command->at("set"), *command));

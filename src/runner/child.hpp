@@ -2,6 +2,7 @@
 // The child side of the runner protocol, shared by every backend's runner executable.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@ struct CallArgs {
   std::vector<bool> is_output;
   std::vector<int64_t> ints;
   std::vector<double> floats;
+  // For `prepare` on a device that mixes inputs itself (see keep_mix_sources): per tensor, the mix that
+  // replaces uploading it (tasks/mix.hpp); empty when the inputs are uploaded.
+  struct Mix {
+    uint64_t seed = 0;
+    size_t element_bytes = 0;
+  };
+  std::vector<std::optional<Mix>> mix;
 };
 
 // What a backend's runner implements. Everything else (protocol, sandbox, limits) is shared.
@@ -41,6 +49,10 @@ class RunnerDevice {
   virtual void prepare(const CallArgs& args);
   virtual double timed_call(const CallArgs& args, bool null_call);
   virtual void collect(const CallArgs&) {}
+  // Devices with their own memory can make each repetition's inputs there: this keeps the inputs of two
+  // host buffer sets on the device as the sources of the mixes that later `prepare`s ask for. Making
+  // them on the host and uploading them costs more than the call for large tensors.
+  virtual void keep_mix_sources(const CallArgs& a, const CallArgs& b);
   // Backend-specific commands (e.g. measuring ceilings). Unknown ones throw.
   virtual nlohmann::json extra(const nlohmann::json& command);
   // Whether the strict sandbox (no file opens after load, no executable mappings) can apply.

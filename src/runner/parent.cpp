@@ -68,7 +68,8 @@ RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const Runn
   const std::vector<std::string> runner_argv = {executable.string(), "--command-fd", std::to_string(fds[0]),
                                            "--result-fd", std::to_string(fds[1]), "--shm-fd", std::to_string(fds[2]),
                                            "--memory", std::to_string(limits.memory_bytes),
-                                           "--cpu-seconds", std::to_string(limits.cpu_seconds)};
+                                           "--cpu-seconds", std::to_string(limits.cpu_seconds),
+                                           "--under-checker", launcher.empty() ? "0" : "1"};
   argv_strings.insert(argv_strings.end(), runner_argv.begin(), runner_argv.end());
   std::vector<char*> argv;
   for (auto& s : argv_strings) argv.push_back(s.data());

@@ -26,6 +26,10 @@ struct RunnerArgs {
   int shm_fd = -1;
   uint64_t memory_limit_bytes = 0;  // 0 = no RLIMIT_AS (CUDA needs a huge address space)
   uint64_t cpu_seconds = 0;
+  // Started under a memory checker (RunnerProcess's launcher): the checker's agent in this process
+  // keeps the descriptors, files and sockets it reports through, so the sandbox is limits and dropped
+  // privileges only (docs/EVALUATION.md).
+  bool under_checker = false;
 };
 
 }  // namespace ksearch::runner

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <thread>
@@ -16,11 +17,14 @@ namespace {
 // on how many threads draw them.
 constexpr size_t kChunkElements = size_t(1) << 18;
 
-uint64_t chunk_seed(uint64_t tensor_seed, uint64_t chunk) {  // splitmix64 of the pair
-  uint64_t z = tensor_seed + (chunk + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+
+template <typename Element>
+void mix_elements(const Element* a, const Element* b, const MixPlan& plan, size_t begin, size_t end, Element* out) {
+  for (size_t block = begin; block < end; block += 64) {
+    const uint64_t bits = plan.block_bits(block / 64);
+    const size_t block_end = std::min(end, block + 64);
+    for (size_t i = block; i < block_end; ++i) out[i] = (bits >> (i - block)) & 1 ? a[plan.from_a(i)] : b[plan.from_b(i)];
+  }
 }
 
 void fill_chunk(HostTensor& t, uint64_t seed, size_t begin, size_t end) {
@@ -43,20 +47,24 @@ void fill_chunk(HostTensor& t, uint64_t seed, size_t begin, size_t end) {
   }
 }
 
-// Large workloads (GPU sizes: 10^8 elements) are drawn on every core: one thread takes seconds per tensor,
-// and an evaluation draws several input sets per workload.
-void fill(HostTensor& t, uint64_t seed) {
-  const size_t n = t.elements(), chunks = (n + kChunkElements - 1) / kChunkElements;
+// Large workloads (GPU sizes: 10^8 elements) are drawn and mixed on every core: one thread takes seconds
+// per tensor, and an evaluation makes several input sets per workload. `work(chunk, begin, end)` for
+// each chunk of kChunkElements elements (a multiple of a mix's 64-element blocks).
+void for_each_chunk(size_t n, const std::function<void(size_t, size_t, size_t)>& work) {
+  const size_t chunks = (n + kChunkElements - 1) / kChunkElements;
   std::atomic<size_t> next{0};
-  auto draw = [&] {
-    for (size_t c = next++; c < chunks; c = next++)
-      fill_chunk(t, chunk_seed(seed, c), c * kChunkElements, std::min(n, (c + 1) * kChunkElements));
+  auto run = [&] {
+    for (size_t c = next++; c < chunks; c = next++) work(c, c * kChunkElements, std::min(n, (c + 1) * kChunkElements));
   };
   const size_t threads = std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> helpers;
-  for (size_t i = 1; i < threads; ++i) helpers.emplace_back(draw);
-  draw();
+  for (size_t i = 1; i < threads; ++i) helpers.emplace_back(run);
+  run();
   for (auto& h : helpers) h.join();
+}
+
+void fill(HostTensor& t, uint64_t seed) {
+  for_each_chunk(t.elements(), [&](size_t chunk, size_t begin, size_t end) { fill_chunk(t, tensor_seed(seed, chunk), begin, end); });
 }
 
 }  // namespace
@@ -83,6 +91,31 @@ std::vector<HostTensor> generate_inputs(const Task& task, const Workload& worklo
     inputs.push_back(std::move(t));
   }
   return inputs;
+}
+
+void mix_tensor(const HostTensor& a, const HostTensor& b, uint64_t seed, unsigned char* out) {
+  if (a.elements() == 0) return;
+  const MixPlan plan = mix_plan(seed, a.elements());
+  auto mix = [&](auto element) {
+    using Element = decltype(element);
+    for_each_chunk(plan.n, [&](size_t, size_t begin, size_t end) {
+      mix_elements(reinterpret_cast<const Element*>(a.bytes.data()), reinterpret_cast<const Element*>(b.bytes.data()), plan,
+                   begin, end, reinterpret_cast<Element*>(out));
+    });
+  };
+  switch (dtype_size(a.spec->dtype)) {
+    case 1: return mix(uint8_t{});
+    case 2: return mix(uint16_t{});
+    case 4: return mix(uint32_t{});
+    default: return mix(uint64_t{});
+  }
+}
+
+std::vector<HostTensor> mix_inputs(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b, uint64_t seed) {
+  std::vector<HostTensor> mixed = a;
+  for (size_t i = 0; i < mixed.size(); ++i)
+    if (mixed[i].present) mix_tensor(a[i], b[i], tensor_seed(seed, i), mixed[i].bytes.data());
+  return mixed;
 }
 
 void poison(void* data, size_t elements, DType dtype) {

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tasks/mix.hpp"
 #include "tasks/task.hpp"
 
 namespace ksearch {
@@ -17,7 +18,15 @@ struct HostTensor {
 
 // Inputs of a workload drawn from the task's distributions; the same seed gives the same values.
 std::vector<HostTensor> generate_inputs(const Task& task, const Workload& workload, uint64_t seed);
-// Changes whenever generate_inputs draws other values for a seed: cached references are keyed by it.
+// A fresh input set made from two drawn sets of the same workload: each element of the mix is taken from
+// one of them, chosen at random, at a position rotated by a random offset per tensor. The task's inputs
+// are drawn element by element independently, so a mix has exactly their distribution, at the cost of a
+// copy instead of a draw. The same seed gives the same mix; mix_inputs seeds tensor i with
+// tensor_seed(seed, i) (tasks/mix.hpp).
+void mix_tensor(const HostTensor& a, const HostTensor& b, uint64_t seed, unsigned char* out);
+std::vector<HostTensor> mix_inputs(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b, uint64_t seed);
+// Changes whenever generate_inputs draws, or mix_tensor mixes, other values for a seed: cached
+// references are keyed by it.
 inline constexpr int kInputGeneratorVersion = 2;
 // Output tensors of a workload, allocated and filled with the poison value (NaN / sentinel).
 std::vector<HostTensor> allocate_outputs(const Task& task, const Workload& workload);

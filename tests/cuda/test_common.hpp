@@ -17,21 +17,14 @@ inline std::vector<std::filesystem::path> adversarial_files() {
   return files;
 }
 
-// The status named on a source's first line: "// expect: STATUS ...".
-inline std::string expected_status(const std::string& source) {
-  const auto pos = source.find("expect: ");
+// The value of a header line "// KEY: STATUS ..." of an adversarial source; empty if none. Keys:
+// "expect" (the status with every defense), "expect-without-rules" (the run-time defenses alone),
+// "expect-memcheck" (under the backend's memory checker, as a run's best is checked).
+inline std::string header_status(const std::string& source, const std::string& key) {
+  const std::string marker = "// " + key + ": ";
+  const auto pos = source.find(marker);
   if (pos == std::string::npos) return "";
-  const auto start = pos + 8;
-  auto end = source.find_first_of(" :\n", start);
-  return source.substr(start, end - start);
-}
-
-// The status a source names for the run-time defenses alone: "// expect-without-rules: STATUS"; empty if none.
-inline std::string expected_status_without_rules(const std::string& source) {
-  const std::string key = "expect-without-rules: ";
-  const auto pos = source.find(key);
-  if (pos == std::string::npos) return "";
-  const auto start = pos + key.size();
+  const auto start = pos + marker.size();
   return source.substr(start, source.find_first_of(" :\n", start) - start);
 }
 

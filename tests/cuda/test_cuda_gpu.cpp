@@ -175,10 +175,18 @@ TEST(CudaGpu, AdversarialSuite) {
     const std::string source = read_file(file);
     Evaluator evaluator(task, *backend, quick_options());
     const EvalReport r = evaluator.evaluate(source);
-    EXPECT_EQ(status_name(r.status), cuda_test::expected_status(source)) << file.filename() << ": " << r.message;
+    EXPECT_EQ(status_name(r.status), cuda_test::header_status(source, "expect")) << file.filename() << ": " << r.message;
     std::printf("adversarial %-22s -> %-13s %s\n", file.filename().c_str(), std::string(status_name(r.status)).c_str(),
                 r.message.substr(0, 150).c_str());
-    const std::string without_rules = cuda_test::expected_status_without_rules(source);
+    const std::string under_memcheck = cuda_test::header_status(source, "expect-memcheck");
+    if (!under_memcheck.empty()) {  // as a run's best is checked (Search's final phase)
+      const std::optional<EvalReport> checked = evaluator.memcheck(source);
+      ASSERT_TRUE(checked) << "the cuda backend has no memory checker";
+      EXPECT_EQ(status_name(checked->status), under_memcheck) << file.filename() << " under memcheck: " << checked->message;
+      std::printf("adversarial %-22s -> %-13s %s (memcheck)\n", file.filename().c_str(),
+                  std::string(status_name(checked->status)).c_str(), checked->message.substr(0, 150).c_str());
+    }
+    const std::string without_rules = cuda_test::header_status(source, "expect-without-rules");
     if (without_rules.empty()) continue;
     EvalOptions o = quick_options();
     o.enforce_rules = false;
@@ -187,7 +195,11 @@ TEST(CudaGpu, AdversarialSuite) {
     std::printf("adversarial %-22s -> %-13s %s (rules off)\n", file.filename().c_str(),
                 std::string(status_name(bare.status)).c_str(), bare.message.substr(0, 150).c_str());
   }
-  // The GPU is still usable afterwards.
+  // The GPU is still usable afterwards, and the honest seed passes the memory checker.
   Evaluator evaluator(task, *backend, quick_options());
-  EXPECT_EQ(status_name(evaluator.evaluate(read_file(task.entry("cuda").seed)).status), "passed");
+  const std::string seed = read_file(task.entry("cuda").seed);
+  EXPECT_EQ(status_name(evaluator.evaluate(seed).status), "passed");
+  const std::optional<EvalReport> checked = evaluator.memcheck(seed);
+  ASSERT_TRUE(checked);
+  EXPECT_EQ(status_name(checked->status), "passed") << checked->message << "\n" << checked->log;
 }

@@ -88,7 +88,7 @@ TEST(CudaHost, TextRulesRejectOnlyRejectedCases) {
   for (const auto& file : cuda_test::adversarial_files()) {
     const std::string source = read_file(file);
     const auto violations = rules.check(source);
-    if (cuda_test::expected_status(source) != "rejected")
+    if (cuda_test::header_status(source, "expect") != "rejected")
       EXPECT_TRUE(violations.empty()) << file.filename() << ": " << violations[0].message;
     rejected += !violations.empty();
   }
@@ -105,7 +105,7 @@ TEST(CudaHost, AdversarialCasesAreRejectedByTheRulesTheyName) {
     const std::string source = read_file(file);
     BuildResult build;
     const auto early = Evaluator(task, *backend, {}).check_and_build(source, build);
-    if (cuda_test::expected_status(source) != "rejected") {
+    if (cuda_test::header_status(source, "expect") != "rejected") {
       EXPECT_FALSE(early) << file.filename() << ": " << early->message;
       continue;
     }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "core/error.hpp"
@@ -171,6 +172,59 @@ TEST(Tasks, LargeInputsAreDrawnInDistinctChunksFromTheDistribution) {
   }
   const double mean = sum / double(n), std_dev = std::sqrt(sum_sq / double(n) - mean * mean);
   EXPECT_NEAR(mean, 0.0, 0.01);     // normal(0, 4): the mean of 8M draws is within 0.0014 at 1 sigma
+  EXPECT_NEAR(std_dev, 4.0, 0.01);
+}
+
+// The timed repetitions' inputs: every element of a mix comes from one of the two sources, at one
+// rotated position per source and tensor; a mix is new content each time and keeps the distribution.
+TEST(Tasks, MixedInputsTakeEachElementFromOneRotatedSourceAndKeepTheDistribution) {
+  const Task t = resolve_task("selective_scan");
+  const auto& w = t.workload("fixed_b2_d192_l128_plain");
+  const auto a = generate_inputs(t, w, 1), b = generate_inputs(t, w, 2);
+  const auto mixed = mix_inputs(a, b, 7), again = mix_inputs(a, b, 7), other = mix_inputs(a, b, 8);
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (!a[k].present) continue;
+    EXPECT_EQ(mixed[k].bytes, again[k].bytes) << a[k].spec->name;
+    const size_t n = a[k].elements(), width = dtype_size(a[k].spec->dtype);
+    if (n < 64) continue;
+    EXPECT_NE(mixed[k].bytes, other[k].bytes) << a[k].spec->name;
+    EXPECT_NE(mixed[k].bytes, a[k].bytes) << a[k].spec->name;
+    EXPECT_NE(mixed[k].bytes, b[k].bytes) << a[k].spec->name;
+    // Find each source's rotation from the first element taken from it, then check every element.
+    auto element = [&](const HostTensor& x, size_t i) { return x.bytes.data() + (i % n) * width; };
+    auto rotation_of = [&](const HostTensor& source) -> std::optional<size_t> {
+      for (size_t i = 0; i < 64; ++i)
+        for (size_t s = 0; s < n; ++s)
+          if (std::memcmp(element(mixed[k], i), element(source, i + s), width) == 0 &&
+              std::memcmp(element(mixed[k], i + 1), element(source, i + 1 + s), width) == 0)
+            return s;
+      return std::nullopt;
+    };
+    const auto sa = rotation_of(a[k]), sb = rotation_of(b[k]);
+    ASSERT_TRUE(sa && sb) << a[k].spec->name;
+    size_t from_a = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const bool is_a = std::memcmp(element(mixed[k], i), element(a[k], i + *sa), width) == 0;
+      const bool is_b = std::memcmp(element(mixed[k], i), element(b[k], i + *sb), width) == 0;
+      ASSERT_TRUE(is_a || is_b) << a[k].spec->name << " element " << i;
+      from_a += is_a;
+    }
+    EXPECT_GT(from_a, n / 4) << a[k].spec->name;
+    EXPECT_LT(from_a, 3 * n / 4) << a[k].spec->name;
+  }
+  // The distribution survives: softmax's normal(0, 4) logits, mixed.
+  const Task softmax = resolve_task("softmax");
+  const auto& big = softmax.workload("r2048_c4096");
+  const auto m = mix_inputs(generate_inputs(softmax, big, 3), generate_inputs(softmax, big, 4), 9);
+  double sum = 0, sum_sq = 0;
+  const size_t n = m[0].elements();
+  for (size_t i = 0; i < n; ++i) {
+    const double v = load_as_double(m[0].bytes.data(), i, DType::f32);
+    sum += v;
+    sum_sq += v * v;
+  }
+  const double mean = sum / double(n), std_dev = std::sqrt(sum_sq / double(n) - mean * mean);
+  EXPECT_NEAR(mean, 0.0, 0.01);
   EXPECT_NEAR(std_dev, 4.0, 0.01);
 }
 

@@ -11,8 +11,12 @@
 using namespace ksearch::llm;
 using namespace ksearch::llm::testing;
 
+namespace {
+const std::filesystem::path kBuiltinPrices = std::filesystem::path(KSEARCH_CONFIG_DIR) / "prices.toml";
+}  // namespace
+
 TEST(Prices, DefaultTableLoads) {
-  PriceTable t = PriceTable::load_default();
+  PriceTable t = PriceTable::load_default(kBuiltinPrices);
   EXPECT_GT(t.size(), 0u);
   for (auto [provider, model] : std::vector<std::pair<std::string, std::string>>{
            {"openai", "gpt-5"}, {"anthropic", "claude-sonnet-4-5"}, {"gemini", "gemini-2.5-pro"}}) {
@@ -58,7 +62,7 @@ TEST(Prices, UserOverrideMergesOverDefaults) {
     f << "[openai.\"gpt-5\"]\ninput = 9.0\noutput = 99.0\n\n"
          "[openai-compatible.\"my-vllm-model\"]\ninput = 0.01\noutput = 0.02\n";
   }
-  PriceTable t = PriceTable::load_default(path);
+  PriceTable t = PriceTable::load_default(kBuiltinPrices, path);
   std::filesystem::remove(path);
   auto gpt5 = t.find("openai", "gpt-5");
   ASSERT_TRUE(gpt5);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -23,6 +24,11 @@ namespace fs = std::filesystem;
 namespace ksearch {
 
 namespace cpu {
+
+std::string target_march() {
+  const char* march = std::getenv("KSEARCH_CPU_MARCH");
+  return march && *march ? march : "native";
+}
 
 std::vector<std::string> candidate_flags(const std::string& march) {
   return {"-std=c++20", "-O3", "-march=" + march, "-fopenmp"};
@@ -98,7 +104,8 @@ class CpuBackend : public Backend {
 
   std::string entry_description(const Task& task) const override {
     return entry_prototype(task, "cpu") +
-           "\n// Compiled as C++20 with g++ -O3 -march=native -fopenmp into a shared object; called on host memory."
+           "\n// Compiled as C++20 with g++ -O3 -march=" + cpu::target_march() +
+           " -fopenmp into a shared object; called on host memory."
            "\n// All work must be finished when the function returns. Optional tensors may be NULL.";
   }
 
@@ -123,7 +130,7 @@ class CpuBackend : public Backend {
     if (ceilings_) return *ceilings_;
     const HostInfo host = host_info();
     // Another machine (model, cores, vector extension), another probe or another method measures anew.
-    const std::string key = sha256_hex(fmt::format("{}|{}|{}", kCeilingsVersion, host.fingerprint(),
+    const std::string key = sha256_hex(fmt::format("{}|{}|{}|{}", kCeilingsVersion, host.fingerprint(), cpu::target_march(),
                                                    sha256_hex(read_file(cpu::ceilings_probe_source()))));
     const fs::path file = cache_subdir("ceilings") / ("cpu-" + key.substr(0, 16) + ".json");
     nlohmann::json j;

@@ -166,6 +166,8 @@ class CudaBackend : public Backend {
   }
 
   // compute-sanitizer beside nvcc; a report on the device names the first bad accesses.
+  bool mixes_inputs_on_device() const override { return true; }
+
   std::vector<std::string> memcheck_launcher() const override {
     const fs::path nvcc = cuda::nvcc_path();
     const fs::path sanitizer = nvcc.empty() ? fs::path() : nvcc.parent_path() / "compute-sanitizer";

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runner/child.hpp"
+#include "tasks/mix.hpp"
 
 namespace {
 
@@ -71,6 +72,14 @@ __global__ void mma_kernel(float* out, int iterations) {
     for (int k = 0; k < 4; ++k) s += c[ch][k];
   if (s == 1234.5f) out[0] = s;
 #endif
+}
+
+// One repetition's input made on the device: element i as tasks/mix.hpp defines it, the same values
+// ksearch computes on the host for the repetitions it checks.
+template <typename Element>
+__global__ void mix_kernel(const Element* a, const Element* b, ksearch::MixPlan plan, Element* out) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < plan.n; i += size_t(gridDim.x) * blockDim.x)
+    out[i] = (plan.block_bits(i / 64) >> (i % 64)) & 1 ? a[plan.from_a(i)] : b[plan.from_b(i)];
 }
 
 // Workspace memory (cudaMallocAsync) reserved before the sandbox closes; larger requests need the pool to grow.
@@ -130,7 +139,8 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
   }
 
   void prepare(const ksearch::runner::CallArgs& args) override {
-    stage(args);
+    if (args.mix.empty()) stage(args);
+    else stage_mix(args);
     ksearch::runner::reset_candidate_state();
     check(cudaMemsetAsync(flush_, ++flush_pattern_ & 0xff, flush_bytes_, stream_), "flushing L2");
     reset_l2_policy();
@@ -153,6 +163,21 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
     for (size_t i = 0; i < args.ptrs.size(); ++i)
       if (args.ptrs[i] && args.bytes[i])
         check(cudaMemcpy(args.ptrs[i], dptrs[i], args.bytes[i], cudaMemcpyDeviceToHost), "copying results back");
+  }
+
+  void keep_mix_sources(const ksearch::runner::CallArgs& a, const ksearch::runner::CallArgs& b) override {
+    for (auto& [source_a, source_b] : mix_sources_)
+      for (DeviceBuffer* source : {&source_a, &source_b})
+        if (source->ptr) check(cudaFree(source->ptr), "cudaFree");
+    mix_sources_.assign(a.ptrs.size(), {});
+    for (size_t i = 0; i < a.ptrs.size(); ++i) {
+      if (!a.ptrs[i] || a.is_output[i]) continue;
+      for (auto [host, source] : {std::pair{a.ptrs[i], &mix_sources_[i].first}, std::pair{b.ptrs[i], &mix_sources_[i].second}}) {
+        check(cudaMalloc(&source->ptr, std::max<size_t>(a.bytes[i], 1)), "allocating a mix source");
+        source->bytes = a.bytes[i];
+        check(cudaMemcpy(source->ptr, host, a.bytes[i], cudaMemcpyHostToDevice), "uploading a mix source");
+      }
+    }
   }
 
   nlohmann::json extra(const nlohmann::json& command) override {
@@ -181,11 +206,39 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
   // Device buffers per host tensor (one set of rotating buffers per shared-memory slot): inputs
   // uploaded, outputs filled with NaN (0xff bytes are NaN in f32, f16 and bf16).
   std::vector<void*> stage(const ksearch::runner::CallArgs& args) {
+    return stage_with(args, [&](size_t i, void* device) {
+      check(cudaMemcpy(device, args.ptrs[i], args.bytes[i], cudaMemcpyHostToDevice), "uploading an input");
+    });
+  }
+
+  // As stage, with each input made on the device: the mix of the kept sources that args.mix asks for.
+  void stage_mix(const ksearch::runner::CallArgs& args) {
+    stage_with(args, [&](size_t i, void* device) {
+      const auto& mix = args.mix.at(i);
+      if (!mix || i >= mix_sources_.size() || mix_sources_[i].first.bytes != args.bytes[i])
+        throw std::runtime_error("a mix of inputs that were not kept as mix sources");
+      const ksearch::MixPlan plan = ksearch::mix_plan(mix->seed, args.bytes[i] / mix->element_bytes);
+      const void *a = mix_sources_[i].first.ptr, *b = mix_sources_[i].second.ptr;
+      const unsigned blocks = unsigned(std::min<size_t>((plan.n + 255) / 256, size_t(prop_.multiProcessorCount) * 8));
+      switch (mix->element_bytes) {
+        case 1: mix_kernel<<<blocks, 256>>>(static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b), plan, static_cast<uint8_t*>(device)); break;
+        case 2: mix_kernel<<<blocks, 256>>>(static_cast<const uint16_t*>(a), static_cast<const uint16_t*>(b), plan, static_cast<uint16_t*>(device)); break;
+        case 4: mix_kernel<<<blocks, 256>>>(static_cast<const uint32_t*>(a), static_cast<const uint32_t*>(b), plan, static_cast<uint32_t*>(device)); break;
+        case 8: mix_kernel<<<blocks, 256>>>(static_cast<const uint64_t*>(a), static_cast<const uint64_t*>(b), plan, static_cast<uint64_t*>(device)); break;
+        default: throw std::runtime_error("a mix of elements of an unknown width");
+      }
+      check(cudaGetLastError(), "mixing an input");
+    });
+  }
+
+  // Device buffers for the tensors of `args`: outputs poisoned, inputs filled by `fill_input(i, device)`.
+  std::vector<void*> stage_with(const ksearch::runner::CallArgs& args, const std::function<void(size_t, void*)>& fill_input) {
     std::vector<void*> dptrs(args.ptrs.size(), nullptr);
     for (size_t i = 0; i < args.ptrs.size(); ++i) {
       if (!args.ptrs[i]) continue;
+      // Exactly the tensor's size, so that a memory checker sees a read past its end.
       DeviceBuffer& b = buffers_[args.ptrs[i]];
-      if (b.bytes < args.bytes[i]) {
+      if (b.bytes != args.bytes[i]) {
         if (b.ptr) check(cudaFree(b.ptr), "cudaFree");
         b = {};
         check(cudaMalloc(&b.ptr, std::max<size_t>(args.bytes[i], 1)), "allocating a device tensor");
@@ -194,8 +247,8 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
       dptrs[i] = b.ptr;
       if (args.is_output[i])
         check(cudaMemset(b.ptr, 0xff, args.bytes[i]), "poisoning an output");
-      else
-        check(cudaMemcpy(b.ptr, args.ptrs[i], args.bytes[i], cudaMemcpyHostToDevice), "uploading an input");
+      else if (args.bytes[i])
+        fill_input(i, b.ptr);
     }
     check(cudaDeviceSynchronize(), "staging");
     return dptrs;
@@ -207,7 +260,7 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
     for (size_t i = 0; i < args.ptrs.size(); ++i) {
       if (!args.ptrs[i]) continue;
       const auto it = buffers_.find(args.ptrs[i]);
-      if (it == buffers_.end() || it->second.bytes < args.bytes[i])
+      if (it == buffers_.end() || it->second.bytes != args.bytes[i])
         throw std::runtime_error("a tensor was not staged before the call");
       dptrs[i] = it->second.ptr;
     }
@@ -336,6 +389,7 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
   void* flush_ = nullptr;
   size_t flush_bytes_ = 0;
   std::map<void*, DeviceBuffer> buffers_;
+  std::vector<std::pair<DeviceBuffer, DeviceBuffer>> mix_sources_;  // per tensor, see keep_mix_sources
   Entry entry_ = nullptr;
 };
 

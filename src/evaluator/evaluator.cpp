@@ -406,7 +406,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           std::vector<HostTensor> inputs;  // mix_inputs of the sources with mix_seed
           ReferenceOutputs reference;
         };
-        int next_seed = first_checked_seed, checked_count = 0;
+        int next_seed = first_checked_seed;
         // Made when its repetition comes: later ones may never run (enough timed work before them).
         auto checked_case = [&]() {
           const uint64_t seed = secret_seed(task_, w, 2 * kSecretSeedsPerWorkload + seed_indices[size_t(next_seed++)]);
@@ -431,10 +431,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         for (int rep = -options_.warmup; rep < options_.max_reps; ++rep) {
           if (rep >= options_.min_reps && timed_ms / 1000.0 >= options_.target_seconds) break;
           const int set = (rep + options_.warmup) % options_.rotating_sets;
-          const bool is_checked = checked.count(rep) > 0;
-          const std::optional<CheckedCase> check = is_checked ? std::optional<CheckedCase>(checked_case()) : std::nullopt;
+          const std::optional<CheckedCase> check = checked.count(rep) ? std::optional<CheckedCase>(checked_case()) : std::nullopt;
           const uint64_t mix_seed = check ? check->mix_seed : rng();
-          checked_count += is_checked;
           if (mix_on_device) {
             process->request(mixing_prepare_command(layout, set, mix_sources[0], mix_seed), options_.call_timeout);
           } else {
@@ -444,11 +442,11 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           flush_host_caches(backend_.host_flush_bytes());
           const TimedCall call = measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget);
           // Only checked repetitions are looked at; the candidate cannot tell which they are.
-          if (is_checked) process->request(staged_command(layout, set, "collect"), options_.call_timeout);
+          if (check) process->request(staged_command(layout, set, "collect"), options_.call_timeout);
           if (rep < 0) continue;  // warm-up
           calls.push_back(call);
           timed_ms += call.reported_ms;
-          if (is_checked) {
+          if (check) {
             const TrialOutcome o = check_staged(shm, set, check->inputs, check->reference);
             wr.max_abs_err = std::max(wr.max_abs_err, o.max_abs);
             wr.max_rel_err = std::max(wr.max_rel_err, o.max_rel);
@@ -459,7 +457,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
             }
           }
         }
-        spdlog::debug("{}: {} timed repetitions done ({} checked)", w.name, calls.size(), checked_count);
+        spdlog::debug("{}: {} timed repetitions done ({} checked)", w.name, calls.size(), next_seed - first_checked_seed);
         const TrustedTimes trusted = trusted_times(calls, null_call);
         if (wr.status == Status::passed && !trusted.inconsistency.empty()) {
           wr.status = Status::rejected;

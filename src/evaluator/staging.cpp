@@ -59,13 +59,12 @@ size_t input_index(const std::vector<HostTensor>& inputs, const std::string& nam
   return size_t(std::find_if(inputs.begin(), inputs.end(), [&](const HostTensor& t) { return t.spec->name == name; }) -
                 inputs.begin());
 }
-}  // namespace
 
-const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::string& name) {
-  return inputs.at(input_index(inputs, name));
+// The seed of a slot's tensor in a mix made with `seed`: mix_inputs seeds each input by its index in `a`.
+uint64_t slot_mix_seed(const StagingLayout& layout, size_t slot, const std::vector<HostTensor>& a, uint64_t seed) {
+  return tensor_seed(seed, input_index(a, layout.names[slot]));
 }
 
-namespace {
 // Poisons the outputs of one set and has `write_input(slot, destination)` fill each present input.
 void stage_with(char* shm, const StagingLayout& layout, int set,
                 const std::function<void(size_t slot, unsigned char* destination)>& write_input) {
@@ -81,6 +80,10 @@ void stage_with(char* shm, const StagingLayout& layout, int set,
 }
 }  // namespace
 
+const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::string& name) {
+  return inputs.at(input_index(inputs, name));
+}
+
 void stage(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& inputs) {
   stage_with(shm, layout, set, [&](size_t slot, unsigned char* destination) {
     const HostTensor& t = input_named(inputs, layout.names[slot]);
@@ -91,8 +94,8 @@ void stage(char* shm, const StagingLayout& layout, int set, const std::vector<Ho
 void stage_mix(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& a,
                const std::vector<HostTensor>& b, uint64_t seed) {
   stage_with(shm, layout, set, [&](size_t slot, unsigned char* destination) {
-    const size_t input = input_index(a, layout.names[slot]);
-    mix_tensor(a.at(input), b.at(input), tensor_seed(seed, input), destination);
+    mix_tensor(input_named(a, layout.names[slot]), input_named(b, layout.names[slot]), slot_mix_seed(layout, slot, a, seed),
+               destination);
   });
 }
 
@@ -109,7 +112,7 @@ nlohmann::json mixing_prepare_command(const StagingLayout& layout, int set, cons
     if (layout.is_output[slot] || layout.offsets[size_t(set)][slot] < 0) {
       mix.push_back(nullptr);
     } else {
-      mix.push_back({{"seed", tensor_seed(seed, input_index(a, layout.names[slot]))},
+      mix.push_back({{"seed", slot_mix_seed(layout, slot, a, seed)},
                      {"element_bytes", dtype_size(layout.dtypes[slot])}});
     }
   }

@@ -165,16 +165,13 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
         check(cudaMemcpy(args.ptrs[i], dptrs[i], args.bytes[i], cudaMemcpyDeviceToHost), "copying results back");
   }
 
+  // The tensors' slots are the same for every workload of the task the runner serves.
   void keep_mix_sources(const ksearch::runner::CallArgs& a, const ksearch::runner::CallArgs& b) override {
-    for (auto& [source_a, source_b] : mix_sources_)
-      for (DeviceBuffer* source : {&source_a, &source_b})
-        if (source->ptr) check(cudaFree(source->ptr), "cudaFree");
-    mix_sources_.assign(a.ptrs.size(), {});
+    mix_sources_.resize(a.ptrs.size());
     for (size_t i = 0; i < a.ptrs.size(); ++i) {
       if (!a.ptrs[i] || a.is_output[i]) continue;
       for (auto [host, source] : {std::pair{a.ptrs[i], &mix_sources_[i].first}, std::pair{b.ptrs[i], &mix_sources_[i].second}}) {
-        check(cudaMalloc(&source->ptr, std::max<size_t>(a.bytes[i], 1)), "allocating a mix source");
-        source->bytes = a.bytes[i];
+        fit(*source, a.bytes[i]);
         check(cudaMemcpy(source->ptr, host, a.bytes[i], cudaMemcpyHostToDevice), "uploading a mix source");
       }
     }
@@ -218,17 +215,30 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
       if (!mix || i >= mix_sources_.size() || mix_sources_[i].first.bytes != args.bytes[i])
         throw std::runtime_error("a mix of inputs that were not kept as mix sources");
       const ksearch::MixPlan plan = ksearch::mix_plan(mix->seed, args.bytes[i] / mix->element_bytes);
-      const void *a = mix_sources_[i].first.ptr, *b = mix_sources_[i].second.ptr;
       const unsigned blocks = unsigned(std::min<size_t>((plan.n + 255) / 256, size_t(prop_.multiProcessorCount) * 8));
+      auto launch = [&](auto element) {
+        using Element = decltype(element);
+        mix_kernel<<<blocks, 256>>>(static_cast<const Element*>(mix_sources_[i].first.ptr),
+                                    static_cast<const Element*>(mix_sources_[i].second.ptr), plan, static_cast<Element*>(device));
+      };
       switch (mix->element_bytes) {
-        case 1: mix_kernel<<<blocks, 256>>>(static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b), plan, static_cast<uint8_t*>(device)); break;
-        case 2: mix_kernel<<<blocks, 256>>>(static_cast<const uint16_t*>(a), static_cast<const uint16_t*>(b), plan, static_cast<uint16_t*>(device)); break;
-        case 4: mix_kernel<<<blocks, 256>>>(static_cast<const uint32_t*>(a), static_cast<const uint32_t*>(b), plan, static_cast<uint32_t*>(device)); break;
-        case 8: mix_kernel<<<blocks, 256>>>(static_cast<const uint64_t*>(a), static_cast<const uint64_t*>(b), plan, static_cast<uint64_t*>(device)); break;
+        case 1: launch(uint8_t{}); break;
+        case 2: launch(uint16_t{}); break;
+        case 4: launch(uint32_t{}); break;
+        case 8: launch(uint64_t{}); break;
         default: throw std::runtime_error("a mix of elements of an unknown width");
       }
       check(cudaGetLastError(), "mixing an input");
     });
+  }
+
+  // Reallocates a buffer to exactly `bytes`, so that a memory checker sees a read past its end.
+  static void fit(DeviceBuffer& b, size_t bytes) {
+    if (b.bytes == bytes) return;
+    if (b.ptr) check(cudaFree(b.ptr), "cudaFree");
+    b = {};
+    check(cudaMalloc(&b.ptr, std::max<size_t>(bytes, 1)), "allocating a device tensor");
+    b.bytes = bytes;
   }
 
   // Device buffers for the tensors of `args`: outputs poisoned, inputs filled by `fill_input(i, device)`.
@@ -236,14 +246,8 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
     std::vector<void*> dptrs(args.ptrs.size(), nullptr);
     for (size_t i = 0; i < args.ptrs.size(); ++i) {
       if (!args.ptrs[i]) continue;
-      // Exactly the tensor's size, so that a memory checker sees a read past its end.
       DeviceBuffer& b = buffers_[args.ptrs[i]];
-      if (b.bytes != args.bytes[i]) {
-        if (b.ptr) check(cudaFree(b.ptr), "cudaFree");
-        b = {};
-        check(cudaMalloc(&b.ptr, std::max<size_t>(args.bytes[i], 1)), "allocating a device tensor");
-        b.bytes = args.bytes[i];
-      }
+      fit(b, args.bytes[i]);
       dptrs[i] = b.ptr;
       if (args.is_output[i])
         check(cudaMemset(b.ptr, 0xff, args.bytes[i]), "poisoning an output");

@@ -100,7 +100,7 @@ void setup(CLI::App& app, int& exit_code) {
   submit->add_option("file", sa->file, "The answer: world-model JSON, edit script, or code, as the request's role needs")->required();
   submit->add_flag("--json", sa->json, "Print one JSON object at the end (progress goes to stderr)");
   submit->callback([sa, &exit_code] {
-    auto store = store::RunStore::open(sa->dir);
+    auto store = store::RunStore::open(sa->dir, store::RunStore::Access::write);
     const auto pending = store.pending();
     if (!pending) throw Error("run " + sa->dir + " has no pending request (see `ksearch agent next " + sa->dir + "`)");
     if (pending->answer) throw Error("request " + std::to_string(pending->seq) + " is already answered: `ksearch resume " + sa->dir + "`");

@@ -3,6 +3,7 @@
 
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
+#include "cli/number_checks.hpp"
 #include "cli/search_session.hpp"
 #include "core/error.hpp"
 #include "planner/search.hpp"
@@ -23,11 +24,11 @@ void setup(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ResumeArgs>();
   auto* cmd = app.add_subcommand("resume", "Continue a stopped or killed run where it left off");
   cmd->add_option("dir", args->dir, "Run folder")->required();
-  cmd->add_option("--rounds", args->rounds, "New total round budget (default: the run's)")->check(CLI::PositiveNumber);
-  cmd->add_option("--minutes", args->minutes, "New total time budget in minutes (0: none)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--rounds", args->rounds, "New total round budget (default: the run's)")->check(kPositive);
+  cmd->add_option("--minutes", args->minutes, "New total time budget in minutes (0: none)")->check(kNonNegative);
   cmd->add_flag("--json", args->json, "Print one JSON object at the end (progress goes to stderr)");
   cmd->callback([args, &exit_code] {
-    auto store = store::RunStore::open(args->dir);
+    auto store = store::RunStore::open(args->dir, store::RunStore::Access::write);
     auto info = store.info();
     const Task task = load_task(info.task_file);
     if (task.content_hash != info.task_hash)

@@ -6,6 +6,7 @@
 
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
+#include "cli/number_checks.hpp"
 #include "cli/run_options.hpp"
 #include "cli/search_session.hpp"
 #include "core/error.hpp"
@@ -29,19 +30,19 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--task", args->task, "Task name or path of a task file")->required();
   cmd->add_option("--backend", args->backend, "Backend (cpu, cuda, metal)")->capture_default_str();
   cmd->add_option("--rounds", args->search.rounds, "Code rounds (each evaluates up to --parallel candidates)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--minutes", args->search.minutes, "Wall-clock budget in minutes (0: none)")->check(CLI::NonNegativeNumber);
+      ->capture_default_str()->check(kPositive);
+  cmd->add_option("--minutes", args->search.minutes, "Wall-clock budget in minutes (0: none)")->check(kNonNegative);
   cmd->add_option("--out", args->out, "Run folder (default: runs/<task>-<backend>-<timestamp>)");
   cmd->add_option("--parallel", args->search.parallel, "Candidates per round, compiled concurrently")
       ->capture_default_str()->check(CLI::Range(1, 64));
   cmd->add_flag("--seed-eval", args->search.seed_eval, "Evaluate the seed itself first (round 0)");
   cmd->add_option("--proposer", args->proposer, "Proposer (builtin, or one added by a plugin)")->capture_default_str();
   cmd->add_option("--stagnation", args->search.stagnation_window, "Rounds without improvement that end a cycle")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(kPositive);
   cmd->add_option("--difficulty-cap", args->search.select.difficulty_cap, "Hardest action difficulty (1-5) selected")
       ->capture_default_str()->check(CLI::Range(1, 5));
   cmd->add_option("--explore", args->search.select.exploration, "Exploration constant c of the selection score")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()->check(kNonNegative);
   cmd->add_flag("--json", args->json, "Print one JSON object at the end (progress goes to stderr)");
   std::vector<ApplyProposerOptions> appliers;
   for (auto& hook : run_options_hooks()) appliers.push_back(hook(*cmd));

@@ -50,9 +50,13 @@ nlohmann::json task_json(const Task& task) {
 void setup(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("tasks", "List the tasks: axes, workloads (held-out marked), seeds and entry signatures");
   auto json = std::make_shared<bool>(false);
+  auto names = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("names", *names, "Only these tasks (built-in names or task folders/files); default: every built-in task");
   cmd->add_flag("--json", *json, "Print one JSON array");
-  cmd->callback([json, &exit_code] {
-    const auto tasks = list_builtin_tasks();
+  cmd->callback([json, names, &exit_code] {
+    std::vector<Task> tasks;
+    if (names->empty()) tasks = list_builtin_tasks();
+    for (const auto& name : *names) tasks.push_back(resolve_task(name));  // an unknown name lists the known ones
     if (*json) {
       nlohmann::json all = nlohmann::json::array();
       for (const auto& t : tasks) all.push_back(task_json(t));

@@ -1,6 +1,7 @@
 // `ksearch run` flags of the LLM and agent proposers (see docs/LLM.md).
 #include <optional>
 
+#include "cli/number_checks.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
 #include "llm/llm.hpp"
@@ -26,13 +27,13 @@ ApplyProposerOptions add_llm_options(CLI::App& cmd) {
   opt(cmd.add_option("--base-url", a->base_url, "API base URL (e.g. http://127.0.0.1:8000/v1 for vLLM)"));
   opt(cmd.add_option("--api-key-env", a->api_key_env, "NAME of the environment variable holding the API key"));
   opt(cmd.add_option("--temperature", a->temperature, "Sampling temperature"));
-  opt(cmd.add_option("--max-output-tokens", a->max_output_tokens, "Output token limit per call")->check(CLI::PositiveNumber));
+  opt(cmd.add_option("--max-output-tokens", a->max_output_tokens, "Output token limit per call")->check(kPositive));
   opt(cmd.add_option("--reasoning-effort", a->reasoning_effort, "Reasoning effort (none, minimal, low, medium, high)"));
   opt(cmd.add_option("--llm-config", a->config_file, "TOML file with the model settings: FILE or FILE:SECTION (default section: llm)"));
   opt(cmd.add_option("--prices", a->prices_file, "Price table merged over config/prices.toml")->check(CLI::ExistingFile));
-  opt(cmd.add_option("--max-usd", a->max_usd, "Stop the run cleanly once the model calls cost this much")->check(CLI::NonNegativeNumber));
-  opt(cmd.add_option("--max-tokens", a->max_tokens, "Stop the run cleanly after this many tokens (input + output)")->check(CLI::PositiveNumber));
-  opt(cmd.add_option("--max-calls", a->max_calls, "Stop the run cleanly after this many model calls")->check(CLI::PositiveNumber));
+  opt(cmd.add_option("--max-usd", a->max_usd, "Stop the run cleanly once the model calls cost this much")->check(kNonNegative));
+  opt(cmd.add_option("--max-tokens", a->max_tokens, "Stop the run cleanly after this many tokens (input + output)")->check(kPositive));
+  opt(cmd.add_option("--max-calls", a->max_calls, "Stop the run cleanly after this many model calls")->check(kPositive));
   opt(cmd.add_flag("--agent", a->agent, "Agent mode: requests wait for `ksearch agent next/submit`"));
   return [a](proposers::ProposerSpec& spec) {
     const bool model = !a->spec.empty() || !a->config_file.empty();

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug for more
   CLI::App app{"ksearch: searches for fast, verified compute kernels (cpu, cuda, metal)"};
+  app.set_version_flag("--version", "ksearch " KSEARCH_VERSION);
   app.require_subcommand(1);
   int exit_code = ksearch::cli::kExitOk;
   for (auto& [order, setup] : ksearch::cli::commands()) setup(app, exit_code);

@@ -165,6 +165,8 @@ Evaluator::Evaluator(const Task& task, Backend& backend, EvalOptions options)
   options_.trials = std::max(options_.trials, options_.memcheck ? 1 : 3);
   options_.rotating_sets = std::max(options_.rotating_sets, 2);  // two hold the mix sources on their way to a device
   if (options_.call_timeout.count() <= 0) options_.call_timeout = backend_.call_timeout() * (options_.memcheck ? 30 : 1);
+  // A reference that does not build is the task's error, not a candidate's: say so before any is run.
+  ensure_reference_built(task_);
 }
 
 std::vector<const Workload*> Evaluator::selected_workloads() const {

@@ -1,7 +1,10 @@
 #include "store/run_store.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -153,9 +156,10 @@ void RunStore::exec(const char* sql) const {
 bool RunStore::exists(const fs::path& dir) { return fs::exists(dir / "run.db"); }
 
 RunStore RunStore::create(const fs::path& dir, const RunInfo& info) {
-  if (exists(dir)) throw Error("a run already exists in " + dir.string() + " (use `ksearch resume " + dir.string() + "`)");
   fs::create_directories(dir);
-  RunStore store(dir, open_db(dir / "run.db", true));
+  RunLock lock = RunLock::acquire(dir);  // before the check, so that two runs started at once cannot both create it
+  if (exists(dir)) throw Error("a run already exists in " + dir.string() + " (use `ksearch resume " + dir.string() + "`)");
+  RunStore store(dir, open_db(dir / "run.db", true), std::move(lock));
   // WAL + synchronous=FULL: a committed evaluation survives kill -9 and power loss.
   store.exec("PRAGMA journal_mode=WAL");
   store.exec("PRAGMA synchronous=FULL");
@@ -175,18 +179,28 @@ RunStore RunStore::create(const fs::path& dir, const RunInfo& info) {
   return store;
 }
 
-RunStore RunStore::open(const fs::path& dir) {
+RunStore RunStore::open(const fs::path& dir, Access access) {
   if (!exists(dir)) throw Error("no run found in " + dir.string() + " (expected " + (dir / "run.db").string() + ")");
-  RunStore store(dir, open_db(dir / "run.db", false));
-  store.exec("PRAGMA journal_mode=WAL");
-  store.exec("PRAGMA synchronous=FULL");
-  Stmt s(store.db_, "SELECT value FROM meta WHERE key = 'schema_version'");
-  if (!s.step() || s.text(0) != std::to_string(kSchemaVersion))
-    throw Error("run store " + dir.string() + " has an unknown schema version");
+  std::optional<RunLock> lock;
+  if (access == Access::write) lock = RunLock::acquire(dir);
+  RunStore store(dir, open_db(dir / "run.db", false), std::move(lock));
+  std::string version;
+  try {
+    store.exec("PRAGMA journal_mode=WAL");
+    store.exec("PRAGMA synchronous=FULL");
+    Stmt s(store.db_, "SELECT value FROM meta WHERE key = 'schema_version'");
+    if (s.step()) version = s.text(0);
+  } catch (const Error& e) {  // not an SQLite database, or one without ksearch's tables
+    throw Error(fmt::format("{} is not a ksearch run ({})", (dir / "run.db").string(), e.what()));
+  }
+  if (version.empty()) throw Error((dir / "run.db").string() + " is not a ksearch run (no schema version)");
+  if (version != std::to_string(kSchemaVersion))
+    throw Error(fmt::format("run {} has schema version {}; this ksearch reads version {}", dir.string(), version, kSchemaVersion));
   return store;
 }
 
-RunStore::RunStore(RunStore&& other) noexcept : dir_(std::move(other.dir_)), db_(other.db_) { other.db_ = nullptr; }
+RunStore::RunStore(RunStore&& other) noexcept
+    : dir_(std::move(other.dir_)), db_(std::exchange(other.db_, nullptr)), lock_(std::move(other.lock_)) {}
 
 RunStore::~RunStore() {
   if (db_) sqlite3_close_v2(db_);

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/run_lock.hpp"
+
 namespace ksearch::store {
 
 // What the run searches for; written once when the run is created.
@@ -77,8 +79,10 @@ class RunStore {
  public:
   // Creates <dir>/run.db (the folder too); throws Error if a run already exists there.
   static RunStore create(const std::filesystem::path& dir, const RunInfo& info);
-  // Opens an existing run; throws Error naming the path if there is none.
-  static RunStore open(const std::filesystem::path& dir);
+  // Opens an existing run; throws Error naming the path if there is none. A writer (run, resume,
+  // agent submit) holds the folder's RunLock for the store's lifetime; readers take none.
+  enum class Access { read, write };
+  static RunStore open(const std::filesystem::path& dir, Access access = Access::read);
   static bool exists(const std::filesystem::path& dir);
 
   RunStore(RunStore&& other) noexcept;
@@ -136,10 +140,12 @@ class RunStore {
   }
 
  private:
-  RunStore(std::filesystem::path dir, sqlite3* db) : dir_(std::move(dir)), db_(db) {}
+  RunStore(std::filesystem::path dir, sqlite3* db, std::optional<RunLock> lock)
+      : dir_(std::move(dir)), db_(db), lock_(std::move(lock)) {}
   void exec(const char* sql) const;
   std::filesystem::path dir_;
   sqlite3* db_ = nullptr;
+  std::optional<RunLock> lock_;
 };
 
 double now_seconds();

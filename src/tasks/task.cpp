@@ -159,6 +159,17 @@ class TaskFileReader {
     return out;
   }
 
+  // A misspelt key must not be ignored: a typo'd `held_ot` would silently make held-out workloads visible.
+  void only_known_keys(const toml::table& t, const std::string& field, std::initializer_list<std::string_view> known) const {
+    for (const auto& [key, value] : t) {
+      if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
+      std::string expected;
+      for (std::string_view k : known) expected += (expected.empty() ? "" : ", ") + std::string(k);
+      fail(&value, field.empty() ? std::string(key.str()) : field + "." + std::string(key.str()),
+           "unknown key (expected one of: " + expected + ")");
+    }
+  }
+
   const fs::path& file() const { return file_; }
 
  private:
@@ -172,6 +183,8 @@ TensorSpec read_tensor(const TaskFileReader& r, const toml::node& node, const st
   TensorSpec spec;
   spec.name = r.string(t, "name", field);
   const std::string where = field + "(" + spec.name + ")";
+  if (is_input) r.only_known_keys(t, where, {"name", "dtype", "shape", "optional", "description", "dist"});
+  else r.only_known_keys(t, where, {"name", "dtype", "shape", "optional", "description"});
   try {
     spec.dtype = parse_dtype(r.string(t, "dtype", where));
   } catch (const Error& e) {
@@ -183,6 +196,7 @@ TensorSpec read_tensor(const TaskFileReader& r, const toml::node& node, const st
   if (is_input) {
     if (const toml::node* dist = t.get("dist")) {
       const auto& d = r.table(dist, where + ".dist");
+      r.only_known_keys(d, where + ".dist", {"kind", "mean", "std", "lo", "hi"});
       spec.dist.kind = r.string(d, "kind", where + ".dist");
       if (!kDistributions.count(spec.dist.kind))
         r.fail(d.get("kind"), where + ".dist.kind",
@@ -216,10 +230,13 @@ Task load_task(const fs::path& file_in) {
                             e.source().begin.column, e.description()));
   }
 
+  r.only_known_keys(root, "",
+                    {"task", "axes", "params", "inputs", "outputs", "tolerance", "cost", "workloads", "entry", "reference"});
   Task task;
   task.file = file;
   task.dir = file.parent_path();
   const auto& header = r.table(root.get("task"), "task");
+  r.only_known_keys(header, "task", {"name", "description"});
   task.name = r.string(header, "name", "task");
   task.description = r.string(header, "description", "task", std::string());
 
@@ -233,6 +250,7 @@ Task load_task(const fs::path& file_in) {
       const auto& t = r.table(&item, "params");
       ParamSpec p;
       p.name = r.string(t, "name", "params");
+      r.only_known_keys(t, "params(" + p.name + ")", {"name", "dtype", "default", "description"});
       try {
         p.dtype = parse_dtype(r.string(t, "dtype", "params(" + p.name + ")"));
       } catch (const Error& e) {
@@ -263,6 +281,7 @@ Task load_task(const fs::path& file_in) {
         r.fail(&value, field, e.what());
       }
       const auto& t = r.table(&value, field);
+      r.only_known_keys(t, field, {"rtol", "atol", "norm_rtol"});
       Tolerance tolerance;
       tolerance.rtol = r.number(t.get("rtol"), field + ".rtol");
       tolerance.atol = r.number(t.get("atol"), field + ".atol");
@@ -277,6 +296,7 @@ Task load_task(const fs::path& file_in) {
 
   if (const toml::node* cost = root.get("cost")) {
     const auto& t = r.table(cost, "cost");
+    r.only_known_keys(t, "cost", {"flops", "bytes"});
     task.flops_expr = r.string(t, "flops", "cost", "0");
     task.bytes_expr = r.string(t, "bytes", "cost", "0");
   }
@@ -289,6 +309,7 @@ Task load_task(const fs::path& file_in) {
     Workload w;
     w.name = r.string(t, "name", "workloads");
     const std::string where = "workloads(" + w.name + ")";
+    r.only_known_keys(t, where, {"name", "axes", "params", "shapes", "absent", "held_out", "backends"});
     for (const auto& [k, v] : r.table(t.get("axes"), where + ".axes")) {
       if (!task.is_axis(std::string(k.str())))
         r.fail(&v, where + ".axes." + std::string(k.str()), "not an axis declared in [axes]");
@@ -317,7 +338,10 @@ Task load_task(const fs::path& file_in) {
         if (!spec || !spec->optional) r.fail(a, where + ".absent", "'" + name + "' is not an optional tensor");
         w.absent.insert(name);
       }
-    w.held_out = t["held_out"].value_or(false);
+    if (const toml::node* h = t.get("held_out")) {
+      if (!h->is_boolean()) r.fail(h, where + ".held_out", "expected true or false");
+      w.held_out = *h->value<bool>();
+    }
     if (const toml::node* b = t.get("backends")) w.backends = r.strings(b, where + ".backends");
     for (const auto& other : task.workloads)
       if (other.name == w.name) r.fail(&t, where, "duplicate workload name");

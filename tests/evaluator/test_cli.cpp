@@ -52,6 +52,17 @@ TEST(Cli, TasksListingShowsWorkloadsHeldOutAndSignatures) {
   EXPECT_TRUE(saw_held_out);
   auto text = ksearch_cli({"tasks"});
   EXPECT_NE(text.output.find("(held out)"), std::string::npos);
+
+  // Named tasks only, built-in or from a folder.
+  auto named = ksearch_cli({"tasks", "rmsnorm", data("tasks/saxpy"), "--json"});
+  ASSERT_EQ(named.exit_code, 0) << named.output;
+  const auto n = nlohmann::json::parse(named.output);
+  ASSERT_EQ(n.size(), 2u);
+  EXPECT_EQ(n[0]["name"], "rmsnorm");
+  EXPECT_EQ(n[1]["name"], "saxpy");
+  auto unknown = ksearch_cli({"tasks", "nope"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("unknown task 'nope'"), std::string::npos) << unknown.output;
 }
 
 TEST(Cli, BadInputGetsAClearMessageAndExitCode2) {
@@ -72,6 +83,21 @@ TEST(Cli, BadInputGetsAClearMessageAndExitCode2) {
   auto malformed = ksearch_cli({"eval", "--task", (dir / "task.toml").string(), data("tasks/saxpy/seeds/cpu.cpp")});
   EXPECT_EQ(malformed.exit_code, 2);
   EXPECT_NE(malformed.output.find("task.toml:"), std::string::npos) << malformed.output;
+
+  // Numbers are checked with messages a user reads (not the whole range of a double).
+  auto not_a_number = ksearch_cli({"run", "--task", "softmax", "--rounds", "abc"});
+  EXPECT_EQ(not_a_number.exit_code, 2);
+  EXPECT_NE(not_a_number.output.find("'abc' is not a number"), std::string::npos) << not_a_number.output;
+  EXPECT_LT(not_a_number.output.size(), 200u) << not_a_number.output;
+  auto negative = ksearch_cli({"run", "--task", "softmax", "--minutes", "-1"});
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.output.find("must be 0 or more, got -1"), std::string::npos) << negative.output;
+}
+
+TEST(Cli, VersionIsPrinted) {
+  auto version = ksearch_cli({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.output.rfind("ksearch " KSEARCH_VERSION, 0), 0u) << version.output;
 }
 
 TEST(Cli, FailingCandidateExitsWith1AndSaysWhy) {

@@ -256,6 +256,14 @@ TEST(Tasks, MalformedFilesNameFileLineAndField) {
   EXPECT_NE(load_error(replaced(text, "reference.cpp", "missing.cpp")).find("reference.source"), std::string::npos);
   // A cost expression naming an unknown value.
   EXPECT_NE(load_error(replaced(text, "5 * rows * cols", "5 * rows * colz")).find("cost.flops"), std::string::npos);
+  // Misspelt keys are errors, not silently ignored: a typo'd held_out would make held-out workloads visible.
+  const std::string e3 = load_error(replaced(text, "held_out = true", "held_ot = true"));
+  EXPECT_NE(e3.find("task.toml:"), std::string::npos) << e3;
+  EXPECT_NE(e3.find("workloads(held_r5_c777).held_ot"), std::string::npos) << e3;
+  EXPECT_NE(e3.find("unknown key"), std::string::npos) << e3;
+  EXPECT_NE(load_error(text + "\n[costs]\nflops = \"1\"\n").find("'costs': unknown key"), std::string::npos);
+  EXPECT_NE(load_error(replaced(text, "mean = 0.0", "mean = 0.0, sdt = 1.0")).find("inputs(x).dist.sdt"), std::string::npos);
+  EXPECT_NE(load_error(replaced(text, "held_out = true", "held_out = \"yes\"")).find("expected true or false"), std::string::npos);
   EXPECT_THROW(resolve_task("no_such_task"), Error);
 }
 

@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 
 #include "core/error.hpp"
 #include "store/run_store.hpp"
@@ -96,6 +97,40 @@ TEST(RunStore, OpenMissingRunIsAClearError) {
   }
 }
 
+// Two writers of one run would add duplicate candidates and overwrite results: the second is refused.
+TEST(RunStore, ASecondWriterIsRefusedAndTheHolderNamed) {
+  const fs::path dir = fresh_dir("lock");
+  {
+    auto writer = RunStore::create(dir, info());
+    try {
+      RunStore::open(dir, RunStore::Access::write);
+      FAIL() << "a second writer was let in";
+    } catch (const ksearch::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("being written by another ksearch process (pid " + std::to_string(getpid())),
+                std::string::npos) << e.what();
+    }
+    EXPECT_THROW(RunStore::create(dir, info()), ksearch::Error);
+    EXPECT_EQ(RunStore::open(dir).info().task_name, "softmax");  // readers (show, report) are not blocked
+    auto moved = std::move(writer);  // the claim moves with the store
+    EXPECT_THROW(RunStore::open(dir, RunStore::Access::write), ksearch::Error);
+  }
+  EXPECT_NO_THROW(RunStore::open(dir, RunStore::Access::write));  // released with the store
+  fs::remove_all(dir);
+}
+
+TEST(RunStore, AFileThatIsNotARunIsAClearError) {
+  const fs::path dir = fresh_dir("not-a-run");
+  fs::create_directories(dir);
+  { std::ofstream(dir / "run.db") << "not a database, just text that is long enough to have a header............"; }
+  try {
+    RunStore::open(dir);
+    FAIL();
+  } catch (const ksearch::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a ksearch run"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
 TEST(RunStore, ReusedResultsAreNotEvaluations) {
   const fs::path dir = fresh_dir("reuse");
   auto s = RunStore::create(dir, info());
@@ -131,7 +166,7 @@ TEST(RunStore, SurvivesKill9AfterCommit) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    auto s = RunStore::open(dir);
+    auto s = RunStore::open(dir, RunStore::Access::write);
     for (int i = 0;; ++i) {
       const int64_t id = s.add_candidate(candidate("k" + std::to_string(i)));
       s.record_evaluation(id, {{"i", i}}, "passed", 1 + i, 1, 0, 0, 0);
@@ -144,7 +179,7 @@ TEST(RunStore, SurvivesKill9AfterCommit) {
   int status = 0;
   waitpid(child, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status));
-  auto s = RunStore::open(dir);
+  auto s = RunStore::open(dir, RunStore::Access::write);  // the killed writer's claim went with it
   const auto cs = s.candidates();
   ASSERT_GE(cs.size(), 5u);
   int evaluated = 0;

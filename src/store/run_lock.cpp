@@ -1,0 +1,63 @@
+#include "store/run_lock.hpp"
+
+#include <fcntl.h>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ksearch::store {
+
+namespace {
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[256];
+  ssize_t n;
+  while ((n = pread(fd, buffer, sizeof buffer, off_t(text.size()))) > 0) text.append(buffer, size_t(n));
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+}  // namespace
+
+RunLock RunLock::acquire(const fs::path& dir) {
+  const fs::path file = dir / "run.lock";
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(fmt::format("cannot open {}: {}", file.string(), std::strerror(errno)));
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    const std::string holder = read_all(fd);
+    ::close(fd);
+    if (error != EWOULDBLOCK) throw Error(fmt::format("cannot lock {}: {}", file.string(), std::strerror(error)));
+    throw Error(fmt::format("run {} is being written by another ksearch process ({}); wait for it to end or stop it first",
+                            dir.string(), holder.empty() ? "holder unknown" : holder));
+  }
+  // Who holds it, for the message a second writer gets (best effort: the claim holds without it).
+  const std::string holder = fmt::format("pid {}, since {:%Y-%m-%d %H:%M:%S}\n", getpid(), fmt::localtime(std::time(nullptr)));
+  if (ftruncate(fd, 0) == 0) (void)!pwrite(fd, holder.data(), holder.size(), 0);
+  return RunLock(fd);
+}
+
+RunLock::RunLock(RunLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+RunLock& RunLock::operator=(RunLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
+}
+
+}  // namespace ksearch::store

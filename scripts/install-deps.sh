@@ -3,12 +3,13 @@
 # Idempotent: packages already present are skipped, so repeated runs are cheap.
 set -euo pipefail
 
+# libclang-14-dev: the CUDA -> Metal translator (`ksearch port`, docs/TRANSLATE.md) parses CUDA with it.
 apt_packages=(
   build-essential cmake ninja-build pkg-config clang
   nlohmann-json3-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libcli11-dev libfmt-dev
   libspdlog-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
   libboost-context-dev libseccomp-dev libcpp-httplib-dev libssl-dev libmuparser-dev
-  chromium libpng-dev python3 python3-pip
+  chromium libpng-dev python3 python3-pip libclang-14-dev
 )
 
 missing=()

@@ -1,0 +1,106 @@
+// ksearch port FILE.cu --task T: translates a CUDA kernel to a metal candidate (docs/TRANSLATE.md)
+// and evaluates it with the metal backend against the task's reference.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "backends/backend.hpp"
+#include "cli/command.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "evaluator/evaluator.hpp"
+#include "tasks/registry.hpp"
+#include "translate/translate.hpp"
+
+namespace ksearch::cli {
+namespace {
+
+struct PortArgs {
+  std::string file, task, out;
+  bool json = false;
+};
+
+nlohmann::json problem_json(const translate::Problem& p) {
+  return {{"where", p.where()}, {"construct", p.construct}, {"reason", p.reason}};
+}
+
+nlohmann::json translation_json(const translate::Translation& t) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& k : t.kernels) {
+    nlohmann::json untranslated = nlohmann::json::array();
+    for (const auto& p : k.problems) untranslated.push_back(problem_json(p));
+    kernels.push_back({{"name", k.name}, {"line", k.line}, {"launched", k.launched}, {"translated", k.translated},
+                       {"untranslated", untranslated}});
+  }
+  nlohmann::json problems = nlohmann::json::array();
+  for (const auto& p : t.problems) problems.push_back(problem_json(p));
+  return {{"complete", t.complete()}, {"kernels", kernels}, {"problems", problems}, {"notes", t.notes}};
+}
+
+void print_translation(const translate::Translation& t) {
+  for (const auto& k : t.kernels) {
+    fmt::print("kernel {} (line {}){}\n", k.name, k.line, k.launched ? ", launched by the entry" : ", not launched: not ported");
+    std::string mapped;
+    for (const auto& [construct, count] : k.translated) mapped += fmt::format("{}{} x{}", mapped.empty() ? "" : ", ", construct, count);
+    if (!mapped.empty()) fmt::print("  translated: {}\n", mapped);
+    for (const auto& p : k.problems) fmt::print("  untranslated: {}: {}: {}\n", p.where(), p.construct, p.reason);
+  }
+  for (const auto& p : t.problems) fmt::print("{}: {}: {}\n", p.where(), p.construct, p.reason);
+  for (const auto& n : t.notes) fmt::print("note: {}\n", n);
+}
+
+void setup(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<PortArgs>();
+  auto* cmd = app.add_subcommand("port", "Translate a CUDA kernel to a Metal (MLX) candidate and check it with metalsim");
+  cmd->add_option("file", args->file, "CUDA source (.cu) defining the task's [entry.cuda] function")->required();
+  cmd->add_option("--task", args->task, "Task name or path of a task file")->required();
+  cmd->add_option("--out", args->out, "Where to write the metal candidate (default: FILE's name with .metal, here)");
+  cmd->add_flag("--json", args->json, "Print one JSON object");
+  cmd->callback([args, &exit_code] {
+    std::string why;
+    if (!translate::available(&why)) throw Error("ksearch port: " + why);
+    Task task = resolve_task(args->task);
+    if (!std::filesystem::exists(args->file)) throw Error("CUDA file not found: " + args->file);
+    translate::Translation t = translate::translate_file(args->file, task);
+    if (translate::add_metal_entry_from_cuda(task))
+      t.notes.push_back("task " + task.name + " has no [entry.metal]: its [entry.cuda] arguments are used");
+    const std::string out = args->out.empty() ? std::filesystem::path(args->file).stem().string() + ".metal" : args->out;
+    nlohmann::json result = {{"file", args->file}, {"task", task.name}, {"translation", translation_json(t)}};
+    std::optional<EvalReport> report;
+    if (!t.candidate.empty()) {
+      // A partial translation is written too (for a repair by hand or by a model), but only a
+      // complete one is evaluated.
+      write_file_atomic(out, t.candidate);
+      result["out"] = out;
+    }
+    if (t.complete()) {
+      auto backend = make_backend("metal");
+      if (!backend->available(&why)) throw Error("backend metal is not available here: " + why);
+      EvalOptions options;
+      options.time = false;
+      options.compare_to_seed = false;
+      report = Evaluator(task, *backend, options).evaluate(t.candidate);
+      result["evaluation"] = report->to_json();
+    }
+    const bool passed = report && report->status == Status::passed;
+    result["status"] = passed ? "passed" : report ? std::string(status_name(report->status)) : "untranslated";
+    if (args->json) {
+      fmt::print("{}\n", result.dump(2));
+    } else {
+      print_translation(t);
+      if (!t.candidate.empty()) fmt::print("wrote {}{}\n", out, t.complete() ? "" : " (partial translation, not evaluated)");
+      else fmt::print("no metal candidate written\n");
+      if (report)
+        fmt::print("metal backend (metalsim): {}{}\n", status_name(report->status), report->message.empty() ? "" : ": " + report->message);
+      if (report && !passed)
+        for (const auto& w : report->workloads)
+          if (w.status != Status::passed && !w.message.empty()) fmt::print("  {}: {}\n", w.name, w.message);
+    }
+    exit_code = passed ? kExitOk : kExitCandidateFailed;
+  });
+}
+
+}  // namespace
+KSEARCH_CLI_COMMAND(25, setup);
+}  // namespace ksearch::cli

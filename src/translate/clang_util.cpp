@@ -1,0 +1,89 @@
+#include "translate/clang_util.hpp"
+
+namespace ksearch::translate {
+
+std::string take(CXString s) {
+  const char* c = clang_getCString(s);
+  std::string r = c ? c : "";
+  clang_disposeString(s);
+  return r;
+}
+
+std::string spelling(CXCursor c) { return take(clang_getCursorSpelling(c)); }
+
+std::vector<CXCursor> children(CXCursor c) {
+  std::vector<CXCursor> out;
+  clang_visitChildren(
+      c,
+      [](CXCursor child, CXCursor, CXClientData data) {
+        static_cast<std::vector<CXCursor>*>(data)->push_back(child);
+        return CXChildVisit_Continue;
+      },
+      &out);
+  return out;
+}
+
+bool has_child(CXCursor c, CXCursorKind kind) {
+  for (CXCursor child : children(c))
+    if (clang_getCursorKind(child) == kind) return true;
+  return false;
+}
+
+Position position(CXSourceLocation location) {
+  CXFile file;
+  Position p;
+  clang_getExpansionLocation(location, &file, &p.line, &p.column, &p.offset);
+  p.file = file ? take(clang_getFileName(file)) : "";
+  return p;
+}
+
+Position position(CXCursor c) { return position(clang_getCursorLocation(c)); }
+
+unsigned begin_offset(CXCursor c) { return position(clang_getRangeStart(clang_getCursorExtent(c))).offset; }
+unsigned end_offset(CXCursor c) { return position(clang_getRangeEnd(clang_getCursorExtent(c))).offset; }
+
+std::string decl_key(CXCursor declaration) {
+  const Position p = position(declaration);
+  return p.file + "@" + std::to_string(p.offset);
+}
+
+CXCursor strip_implicit(CXCursor c) {
+  while (clang_getCursorKind(c) == CXCursor_UnexposedExpr) {
+    std::vector<CXCursor> kids = children(c);
+    if (kids.size() != 1) break;
+    c = kids[0];
+  }
+  return c;
+}
+
+CXCursor called_declaration(CXCursor call) {
+  CXCursor callee = clang_getCursorReferenced(call);
+  if (!clang_Cursor_isNull(callee)) return callee;
+  // Calls whose callee depends on a template parameter: the callee expression names an overload set.
+  std::vector<CXCursor> kids = children(call);
+  if (kids.empty()) return clang_getNullCursor();
+  CXCursor found = clang_getNullCursor();
+  clang_visitChildren(
+      kids[0],
+      [](CXCursor c, CXCursor, CXClientData data) {
+        if (clang_getCursorKind(c) == CXCursor_OverloadedDeclRef) {
+          if (clang_getNumOverloadedDecls(c) > 0) *static_cast<CXCursor*>(data) = clang_getOverloadedDecl(c, 0);
+          return CXChildVisit_Break;
+        }
+        if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
+          *static_cast<CXCursor*>(data) = clang_getCursorReferenced(c);
+          return CXChildVisit_Break;
+        }
+        return CXChildVisit_Recurse;
+      },
+      &found);
+  return found;
+}
+
+bool is_pointer(CXType t) { return clang_getCanonicalType(t).kind == CXType_Pointer; }
+bool is_reference(CXType t) {
+  const CXTypeKind k = clang_getCanonicalType(t).kind;
+  return k == CXType_LValueReference || k == CXType_RValueReference;
+}
+
+}  // namespace ksearch::translate

@@ -1,0 +1,33 @@
+#pragma once
+// Small helpers over libclang's C API for the translator: cursor text, positions and children.
+#include <clang-c/Index.h>
+
+#include <string>
+#include <vector>
+
+namespace ksearch::translate {
+
+std::string take(CXString s);  // the string, disposed
+std::string spelling(CXCursor c);
+std::vector<CXCursor> children(CXCursor c);
+bool has_child(CXCursor c, CXCursorKind kind);
+
+struct Position {
+  std::string file;
+  unsigned line = 0, column = 0, offset = 0;
+};
+Position position(CXSourceLocation location);  // where the code is written (macro uses: the use)
+Position position(CXCursor c);
+unsigned begin_offset(CXCursor c);
+unsigned end_offset(CXCursor c);
+// A key unique to a declaration: its file and offset (also for parameters and locals).
+std::string decl_key(CXCursor declaration);
+
+// Skips implicit conversions and other unexposed wrappers that share their child's text.
+CXCursor strip_implicit(CXCursor c);
+// The declaration a call calls, or a null cursor (dependent calls name an overload set: its first).
+CXCursor called_declaration(CXCursor call);
+bool is_pointer(CXType t);
+bool is_reference(CXType t);
+
+}  // namespace ksearch::translate

@@ -1,0 +1,215 @@
+// The CUDA API as ksearch's translator sees it (docs/TRANSLATE.md): declarations only, so that clang
+// parses CUDA sources without the CUDA toolkit. Every name here is either mapped to Metal by the
+// translator or reported as untranslatable with its reason; a name missing here is a parse error.
+#pragma once
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __CUDACC__ 1
+
+// ---------------------------------------------------------------- vector types
+#define KSEARCH_VEC(T, NAME, A)                                            \
+  struct __attribute__((aligned(A * 1))) NAME##1 { T x; };                 \
+  struct __attribute__((aligned(A * 2))) NAME##2 { T x, y; };              \
+  struct NAME##3 { T x, y, z; };                                           \
+  struct __attribute__((aligned(A * 4 > 16 ? 16 : A * 4))) NAME##4 { T x, y, z, w; }; \
+  __host__ __device__ NAME##1 make_##NAME##1(T x);                         \
+  __host__ __device__ NAME##2 make_##NAME##2(T x, T y);                    \
+  __host__ __device__ NAME##3 make_##NAME##3(T x, T y, T z);               \
+  __host__ __device__ NAME##4 make_##NAME##4(T x, T y, T z, T w);
+KSEARCH_VEC(float, float, 4)
+KSEARCH_VEC(int, int, 4)
+KSEARCH_VEC(unsigned int, uint, 4)
+KSEARCH_VEC(short, short, 2)
+KSEARCH_VEC(unsigned short, ushort, 2)
+KSEARCH_VEC(signed char, char, 1)
+KSEARCH_VEC(unsigned char, uchar, 1)
+KSEARCH_VEC(long long, longlong, 8)
+KSEARCH_VEC(double, double, 8)
+#undef KSEARCH_VEC
+
+struct dim3 {
+  unsigned int x, y, z;
+  __host__ __device__ dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  __host__ __device__ dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+};
+
+// ---------------------------------------------------------------- built-in variables
+extern const __device__ uint3 threadIdx;
+extern const __device__ uint3 blockIdx;
+extern const __device__ dim3 blockDim;
+extern const __device__ dim3 gridDim;
+extern const __device__ int warpSize;
+
+// ---------------------------------------------------------------- half and bfloat16
+// 16-bit floats: storage, conversion from and to float, and a pair type.
+#define KSEARCH_FP16(T)                               \
+  struct T {                                          \
+    unsigned short bits;                              \
+    __host__ __device__ T();                          \
+    __host__ __device__ T(float);                     \
+    __host__ __device__ operator float() const;       \
+  };                                                  \
+  struct __attribute__((aligned(4))) T##2 { T x, y; };
+KSEARCH_FP16(__half)
+KSEARCH_FP16(__nv_bfloat16)
+#undef KSEARCH_FP16
+typedef __half half;
+typedef __half2 half2;
+typedef __nv_bfloat16 nv_bfloat16;
+typedef __nv_bfloat162 nv_bfloat162;
+__device__ __half __float2half(float);
+__device__ __half __float2half_rn(float);
+__device__ float __half2float(__half);
+__device__ __half2 __floats2half2_rn(float, float);
+__device__ __half2 __float2half2_rn(float);
+__device__ float2 __half22float2(__half2);
+__device__ __half __hadd(__half, __half);
+__device__ __half __hsub(__half, __half);
+__device__ __half __hmul(__half, __half);
+__device__ __half __hdiv(__half, __half);
+__device__ __half __hfma(__half, __half, __half);
+__device__ __half2 __hadd2(__half2, __half2);
+__device__ __half2 __hmul2(__half2, __half2);
+__device__ __half2 __hfma2(__half2, __half2, __half2);
+__device__ __nv_bfloat16 __float2bfloat16(float);
+__device__ __nv_bfloat16 __float2bfloat16_rn(float);
+__device__ float __bfloat162float(__nv_bfloat16);
+__device__ __nv_bfloat162 __floats2bfloat162_rn(float, float);
+__device__ float2 __bfloat1622float2(__nv_bfloat162);
+
+// ---------------------------------------------------------------- synchronization and warps
+__device__ void __syncthreads();
+__device__ int __syncthreads_count(int);
+__device__ int __syncthreads_and(int);
+__device__ int __syncthreads_or(int);
+__device__ void __syncwarp(unsigned mask = 0xffffffffu);
+__device__ void __threadfence_block();
+__device__ void __threadfence();
+__device__ void __threadfence_system();
+template <class T> __device__ T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32);
+template <class T> __device__ T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32);
+template <class T> __device__ T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32);
+template <class T> __device__ T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32);
+__device__ unsigned __ballot_sync(unsigned mask, int predicate);
+__device__ int __all_sync(unsigned mask, int predicate);
+__device__ int __any_sync(unsigned mask, int predicate);
+__device__ unsigned __activemask();
+template <class T> __device__ unsigned __match_any_sync(unsigned mask, T value);
+template <class T> __device__ T __reduce_add_sync(unsigned mask, T value);
+template <class T> __device__ T __reduce_min_sync(unsigned mask, T value);
+template <class T> __device__ T __reduce_max_sync(unsigned mask, T value);
+
+// ---------------------------------------------------------------- integer intrinsics
+__device__ int __popc(unsigned);
+__device__ int __popcll(unsigned long long);
+__device__ int __ffs(int);
+__device__ int __ffsll(long long);
+__device__ int __clz(int);
+__device__ int __clzll(long long);
+__device__ unsigned __brev(unsigned);
+__device__ int __mulhi(int, int);
+__device__ unsigned __umulhi(unsigned, unsigned);
+
+// ---------------------------------------------------------------- atomics
+#define KSEARCH_ATOMIC(NAME)                                                          \
+  __device__ int NAME(int*, int);                                                     \
+  __device__ unsigned NAME(unsigned*, unsigned);                                      \
+  __device__ unsigned long long NAME(unsigned long long*, unsigned long long);        \
+  __device__ long long NAME(long long*, long long);
+KSEARCH_ATOMIC(atomicAdd)
+KSEARCH_ATOMIC(atomicSub)
+KSEARCH_ATOMIC(atomicMax)
+KSEARCH_ATOMIC(atomicMin)
+KSEARCH_ATOMIC(atomicExch)
+KSEARCH_ATOMIC(atomicAnd)
+KSEARCH_ATOMIC(atomicOr)
+KSEARCH_ATOMIC(atomicXor)
+#undef KSEARCH_ATOMIC
+__device__ float atomicAdd(float*, float);
+__device__ double atomicAdd(double*, double);
+__device__ __half atomicAdd(__half*, __half);
+__device__ float atomicExch(float*, float);
+__device__ int atomicCAS(int*, int, int);
+__device__ unsigned atomicCAS(unsigned*, unsigned, unsigned);
+__device__ unsigned long long atomicCAS(unsigned long long*, unsigned long long, unsigned long long);
+__device__ unsigned atomicInc(unsigned*, unsigned);
+__device__ unsigned atomicDec(unsigned*, unsigned);
+
+// ---------------------------------------------------------------- math intrinsics
+__device__ float __expf(float);
+__device__ float __exp10f(float);
+__device__ float __logf(float);
+__device__ float __log2f(float);
+__device__ float __log10f(float);
+__device__ float __powf(float, float);
+__device__ float __sinf(float);
+__device__ float __cosf(float);
+__device__ float __tanf(float);
+__device__ float __fdividef(float, float);
+__device__ float __frcp_rn(float);
+__device__ float __fsqrt_rn(float);
+__device__ float __saturatef(float);
+__device__ float __fmaf_rn(float, float, float);
+__device__ float __fadd_rn(float, float);
+__device__ float __fmul_rn(float, float);
+__device__ float __int_as_float(int);
+__device__ int __float_as_int(float);
+__device__ unsigned __float_as_uint(float);
+__device__ float __uint_as_float(unsigned);
+__device__ int __float2int_rn(float);
+__device__ int __float2int_rz(float);
+__device__ float rsqrtf(float);
+__device__ float rsqrt(float);
+__device__ float exp10f(float);
+__device__ void sincosf(float, float*, float*);
+template <class T> __device__ T __ldg(const T*);
+template <class T> __device__ T max(T, T);
+template <class T> __device__ T min(T, T);
+__device__ long long clock64();
+__device__ unsigned clock();
+
+// ---------------------------------------------------------------- host API
+typedef struct CUstream_st* cudaStream_t;
+typedef int cudaError_t;
+extern "C" unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared_mem = 0, cudaStream_t stream = 0);
+extern "C" cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shared_mem = 0, cudaStream_t stream = 0);
+extern "C" cudaError_t cudaGetLastError();
+extern "C" cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t stream = 0);
+extern "C" cudaError_t cudaFuncSetAttribute(const void*, int, int);
+#define cudaFuncAttributeMaxDynamicSharedMemorySize 8
+#define cudaSuccess 0
+
+// ---------------------------------------------------------------- reported as untranslatable
+typedef unsigned long long cudaTextureObject_t;
+template <class T> __device__ T tex1Dfetch(cudaTextureObject_t, int);
+template <class T> __device__ T tex2D(cudaTextureObject_t, float, float);
+__device__ void __pipeline_memcpy_async(void*, const void*, size_t, size_t zfill = 0);
+__device__ void __pipeline_commit();
+__device__ void __pipeline_wait_prior(size_t);
+
+// Device overloads of the math library (host declarations come from math.h).
+#define KSEARCH_MATH1(F) __device__ float F##f(float); __device__ float F(float); __device__ double F(double);
+#define KSEARCH_MATH2(F) __device__ float F##f(float, float); __device__ float F(float, float); __device__ double F(double, double);
+KSEARCH_MATH1(exp) KSEARCH_MATH1(exp2) KSEARCH_MATH1(expm1) KSEARCH_MATH1(log) KSEARCH_MATH1(log2) KSEARCH_MATH1(log10) KSEARCH_MATH1(log1p) KSEARCH_MATH1(sqrt) KSEARCH_MATH1(cbrt) KSEARCH_MATH1(sin) KSEARCH_MATH1(cos) KSEARCH_MATH1(tan) KSEARCH_MATH1(asin) KSEARCH_MATH1(acos) KSEARCH_MATH1(atan) KSEARCH_MATH1(sinh) KSEARCH_MATH1(cosh) KSEARCH_MATH1(tanh) KSEARCH_MATH1(asinh) KSEARCH_MATH1(acosh) KSEARCH_MATH1(atanh) KSEARCH_MATH1(erf) KSEARCH_MATH1(erfc) KSEARCH_MATH1(fabs) KSEARCH_MATH1(floor) KSEARCH_MATH1(ceil) KSEARCH_MATH1(round) KSEARCH_MATH1(trunc) KSEARCH_MATH1(rint)
+KSEARCH_MATH2(pow) KSEARCH_MATH2(fmax) KSEARCH_MATH2(fmin) KSEARCH_MATH2(fmod) KSEARCH_MATH2(atan2) KSEARCH_MATH2(copysign) KSEARCH_MATH2(hypot)
+#undef KSEARCH_MATH1
+#undef KSEARCH_MATH2
+__device__ float fmaf(float, float, float);
+__device__ float fma(float, float, float);
+__device__ double fma(double, double, double);
+__device__ bool isnan(float);
+__device__ bool isinf(float);
+__device__ bool isfinite(float);
+__device__ float abs(float);
+__device__ int abs(int);

@@ -1,0 +1,926 @@
+// The libclang side of the translator (docs/TRANSLATE.md). The CUDA file is parsed once; every
+// CUDA construct found in the AST becomes an edit of the source text (a range and what replaces
+// it, rendered recursively so that edits nest: a shuffle's argument may itself use threadIdx), as
+// source-to-source translators built on Clang do. The kernel the entry launches becomes the MLX
+// body, __device__ functions and file-scope types and constants the header.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <toml++/toml.h>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/paths.hpp"
+#include "translate/clang_util.hpp"
+#include "translate/launch.hpp"
+#include "translate/translate.hpp"
+
+namespace ksearch::translate {
+
+extern const std::map<std::string, std::string> kDataFiles;  // data_embed.cpp (generated)
+
+namespace {
+
+// ------------------------------------------------------------------------------------------ data
+struct FunctionMapping {
+  std::string metal;  // a name, or a pattern with $1.., $space, $T
+  std::vector<std::string> helpers;
+  int width_arg = 0;  // 1-based argument that must be absent or 32
+};
+
+struct Mappings {
+  std::map<std::string, FunctionMapping> functions;
+  std::map<std::string, std::string> untranslatable;
+  std::map<std::string, std::string> types;  // token -> Metal spelling: [types] and [macros]
+  std::map<std::string, std::string> helpers;  // name -> code
+};
+
+Mappings load_mappings() {
+  Mappings m;
+  const toml::table table = toml::parse(kDataFiles.at("mappings.toml"));
+  auto section = [&](const char* name) -> const toml::table& {
+    if (!table[name].as_table()) throw Error(std::string("src/translate/mappings.toml: missing [") + name + "]");
+    return *table[name].as_table();
+  };
+  for (const auto& [name, value] : section("functions")) {
+    FunctionMapping f;
+    if (auto s = value.value<std::string>()) {
+      f.metal = *s;
+    } else {
+      const toml::table& t = *value.as_table();
+      f.metal = t["metal"].value_or(std::string());
+      f.width_arg = t["width_arg"].value_or(0);
+      if (auto* list = t["helpers"].as_array())
+        for (const auto& h : *list) f.helpers.push_back(h.value_or(std::string()));
+    }
+    m.functions[std::string(name.str())] = f;
+  }
+  for (const auto& [name, value] : section("untranslatable"))
+    m.untranslatable[std::string(name.str())] = value.value_or(std::string());
+  for (const char* name_of_section : {"types", "macros"})
+    for (const auto& [name, value] : section(name_of_section))
+      m.types[std::string(name.str())] = value.value_or(std::string());
+  // metal_helpers.metal: sections starting at `// helper: NAME`.
+  const std::string& text = kDataFiles.at("metal_helpers.metal");
+  const std::string marker = "// helper: ";
+  for (size_t at = text.find(marker); at != std::string::npos;) {
+    const size_t name_end = text.find('\n', at);
+    const std::string name = text.substr(at + marker.size(), name_end - at - marker.size());
+    const size_t next = text.find(marker, name_end);
+    m.helpers[name] = text.substr(name_end + 1, (next == std::string::npos ? text.size() : next) - name_end - 1);
+    at = next;
+  }
+  return m;
+}
+
+// The CUDA declarations are written to the cache once per content, and clang includes them from there.
+std::filesystem::path cuda_include_dir() {
+  std::string all;
+  for (const auto& [name, text] : kDataFiles) all += name + text;
+  const std::filesystem::path dir = cache_subdir("translate") / ("cuda_include-" + sha256_hex(all).substr(0, 16));
+  if (!std::filesystem::exists(dir / "ksearch_cuda.h")) {
+    std::filesystem::create_directories(dir);
+    for (const auto& [name, text] : kDataFiles)
+      if (name.rfind("cuda_include/", 0) == 0) write_file_atomic(dir / name.substr(13), text);
+  }
+  return dir;
+}
+
+// ------------------------------------------------------------------------------------- rewriting
+// Edits of the source text. render(b, e) copies [b, e) with the outermost edits inside it applied;
+// an edit's text may itself render sub-ranges, which applies the edits nested there.
+class Rewriter {
+ public:
+  explicit Rewriter(std::string text) : text_(std::move(text)) {}
+  void replace(unsigned b, unsigned e, std::function<std::string()> produce) {
+    edits_.push_back({b, e, std::move(produce)});
+    sorted_ = false;
+  }
+  void replace(unsigned b, unsigned e, std::string text) {
+    replace(b, e, [text] { return text; });
+  }
+  void insert(unsigned at, std::string text) { replace(at, at, std::move(text)); }
+  void insert(unsigned at, std::function<std::string()> produce) { replace(at, at, std::move(produce)); }
+  std::string render(unsigned b, unsigned e) {
+    if (!sorted_) {
+      // Insertions first at a position, then longer edits before the ones they contain.
+      std::stable_sort(edits_.begin(), edits_.end(), [](const Edit& x, const Edit& y) {
+        if (x.b != y.b) return x.b < y.b;
+        if ((x.b == x.e) != (y.b == y.e)) return x.b == x.e;
+        return x.e > y.e;
+      });
+      sorted_ = true;
+    }
+    std::string out;
+    unsigned pos = b;
+    auto it = std::lower_bound(edits_.begin(), edits_.end(), b, [](const Edit& x, unsigned v) { return x.b < v; });
+    for (; it != edits_.end() && it->b < e + (it->b == it->e ? 1 : 0); ++it) {
+      if (it->b < pos || it->e > e) continue;
+      out.append(text_, pos, it->b - pos);
+      out += it->produce();
+      pos = it->e;
+    }
+    out.append(text_, pos, e - pos);
+    return out;
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  struct Edit {
+    unsigned b, e;
+    std::function<std::string()> produce;
+  };
+  std::string text_;
+  std::vector<Edit> edits_;
+  bool sorted_ = true;
+};
+
+// Metal names of CUDA's built-in variables (MLX declares them when the body names them).
+const std::map<std::string, std::string> kBuiltins = {{"threadIdx", "thread_position_in_threadgroup"},
+                                                      {"blockIdx", "threadgroup_position_in_grid"},
+                                                      {"blockDim", "threads_per_threadgroup"},
+                                                      {"gridDim", "threadgroups_per_grid"}};
+
+const std::map<std::string, std::string> kTemplateTypes = {
+    {"float", "float32"}, {"__half", "float16"}, {"half", "float16"}, {"__nv_bfloat16", "bfloat16"},
+    {"int", "int32"},     {"unsigned int", "uint32"}, {"short", "int16"}, {"unsigned short", "uint16"}};
+
+struct Function {
+  CXCursor cursor;
+  bool kernel = false;
+  std::set<std::string> builtins;  // built-in variables used here or in callees
+  std::set<std::string> callees;   // decl_keys of user __device__ functions it calls
+  KernelTranslation* report = nullptr;
+};
+
+struct CallSite {
+  CXCursor call;
+  std::string callee;
+};
+
+class Translator {
+ public:
+  Translator(const std::filesystem::path& file, const Task& task)
+      : file_(file.string()), task_(task), entry_(task.entry("cuda")), maps_(load_mappings()), rw_(read_file(file)) {}
+
+  Translation run();
+
+ private:
+  // parsing and classification
+  void parse();
+  bool from_prelude(CXCursor declaration) const {
+    return position(declaration).file.rfind(include_dir_.string(), 0) == 0;
+  }
+  bool in_main_file(CXCursor c) const { return clang_Location_isFromMainFile(clang_getCursorLocation(c)); }
+  void problem(std::vector<Problem>& to, CXCursor at, std::string construct, std::string reason) {
+    const Position p = position(at);
+    to.push_back({file_, int(p.line), int(p.column), std::move(construct), std::move(reason)});
+  }
+  std::string text(unsigned b, unsigned e) const { return rw_.text().substr(b, e - b); }
+
+  // edits
+  void token_edits();
+  void find_launch();
+  bool zeroes_an_output(CXCursor memset_call);
+  void visit_function(Function& fn);
+  void visit(CXCursor c, Function& fn);
+  void map_call(CXCursor call, CXCursor callee, Function& fn);
+  bool map_declaration(CXCursor var, Function& fn);
+  void map_cast(CXCursor cast);
+  void device_function_signature(Function& fn);
+  std::string space_of(CXCursor expression);
+  std::string metal_type(CXType t);
+
+  // output
+  std::string header();
+  std::string kernel_body(const Function& kernel);
+
+  std::string file_;
+  const Task& task_;
+  const EntrySpec& entry_;
+  Mappings maps_;
+  Rewriter rw_;
+  std::filesystem::path include_dir_;
+  CXIndex index_ = nullptr;
+  CXTranslationUnit unit_ = nullptr;
+  Translation out_;
+  std::map<std::string, Function> functions_;  // kernels and __device__ functions by decl_key
+  std::vector<CallSite> call_sites_;
+  std::map<std::string, std::string> spaces_;        // decl_key of a variable -> its address space
+  std::map<std::string, std::string> param_renames_;  // decl_key of a kernel parameter -> body name
+  std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations
+  std::set<std::string> helpers_;
+  // the launch
+  CXCursor launch_ = clang_getNullCursor();
+  std::string launched_kernel_;  // decl_key of the (template) kernel
+  HostScope host_;
+  std::vector<std::string> directives_;
+  std::vector<std::string> bindings_;
+};
+
+void Translator::parse() {
+  include_dir_ = cuda_include_dir();
+  const std::string include_flag = "-I" + include_dir_.string();
+  const std::vector<const char*> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
+                                         "-Wno-unknown-cuda-version", include_flag.c_str(), "-include", "ksearch_cuda.h"};
+  index_ = clang_createIndex(0, 0);
+  const CXErrorCode rc = clang_parseTranslationUnit2(index_, file_.c_str(), args.data(), int(args.size()), nullptr, 0,
+                                                     CXTranslationUnit_DetailedPreprocessingRecord, &unit_);
+  if (rc != CXError_Success || !unit_) throw Error("ksearch port: clang could not parse " + file_);
+  for (unsigned i = 0; i < clang_getNumDiagnostics(unit_); ++i) {
+    CXDiagnostic d = clang_getDiagnostic(unit_, i);
+    if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+      const Position p = position(clang_getDiagnosticLocation(d));
+      out_.problems.push_back({p.file.empty() ? file_ : p.file, int(p.line), int(p.column), "parse error",
+                               take(clang_getDiagnosticSpelling(d)) +
+                                   " (the translator knows the CUDA API declared in src/translate/cuda_include/)"});
+    }
+    clang_disposeDiagnostic(d);
+  }
+  host_.unit = unit_;
+}
+
+// Keywords and type names, token by token, wherever the file is rendered.
+void Translator::token_edits() {
+  CXFile file = clang_getFile(unit_, file_.c_str());
+  CXSourceRange all = clang_getRange(clang_getLocationForOffset(unit_, file, 0),
+                                     clang_getLocationForOffset(unit_, file, unsigned(rw_.text().size())));
+  CXToken* tokens = nullptr;
+  unsigned n = 0;
+  clang_tokenize(unit_, all, &tokens, &n);
+  auto spell = [&](unsigned i) { return i < n ? take(clang_getTokenSpelling(unit_, tokens[i])) : std::string(); };
+  auto begin = [&](unsigned i) { return position(clang_getTokenLocation(unit_, tokens[i])).offset; };
+  auto end = [&](unsigned i) { return position(clang_getRangeEnd(clang_getTokenExtent(unit_, tokens[i]))).offset; };
+  static const std::map<std::string, std::string> keywords = {
+      {"__global__", ""}, {"__device__", ""},     {"__host__", ""},          {"__restrict__", ""},
+      {"__noinline__", ""}, {"__forceinline__", "inline"}, {"__shared__", "threadgroup"}, {"__constant__", "constant"}};
+  for (unsigned i = 0; i < n; ++i) {
+    const std::string s = spell(i);
+    if (auto k = keywords.find(s); k != keywords.end()) {
+      rw_.replace(begin(i), end(i), k->second);
+    } else if (s == "__launch_bounds__" && spell(i + 1) == "(") {
+      unsigned j = i + 1;
+      for (int depth = 0; j < n; ++j) {
+        depth += spell(j) == "(" ? 1 : spell(j) == ")" ? -1 : 0;
+        if (depth == 0) break;
+      }
+      rw_.replace(begin(i), end(std::min(j, n - 1)), "");
+      i = j;
+    } else if (s == "long" && spell(i + 1) == "long") {
+      const bool is_unsigned = i > 0 && spell(i - 1) == "unsigned";
+      rw_.replace(begin(is_unsigned ? i - 1 : i), end(i + 1), is_unsigned ? "ulong" : "long");
+      ++i;
+    } else if (s == "double") {
+      rw_.replace(begin(i), end(i), "float");
+      if (std::find(out_.notes.begin(), out_.notes.end(), "double narrowed to float (Metal has no double)") ==
+          out_.notes.end())
+        out_.notes.push_back("double narrowed to float (Metal has no double)");
+    } else if (s == "std" && spell(i + 1) == "::") {
+      rw_.replace(begin(i), end(i + 1), "metal::");
+      ++i;
+    } else if (auto t = maps_.types.find(s); t != maps_.types.end()) {
+      rw_.replace(begin(i), end(i), t->second);
+    }
+  }
+  clang_disposeTokens(unit_, tokens, n);
+}
+
+// The entry: its only kernel launch, the launch's geometry as directives, the kernel's arguments.
+void Translator::find_launch() {
+  CXCursor entry = clang_getNullCursor();
+  std::pair<Translator*, CXCursor*> search(this, &entry);
+  clang_visitChildren(
+      clang_getTranslationUnitCursor(unit_),
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* self = static_cast<std::pair<Translator*, CXCursor*>*>(data);
+        if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
+        if (clang_getCursorKind(c) == CXCursor_FunctionDecl && spelling(c) == self->first->entry_.function &&
+            clang_isCursorDefinition(c))
+          *self->second = c;
+        return clang_getCursorKind(c) == CXCursor_UnexposedDecl || clang_getCursorKind(c) == CXCursor_Namespace
+                   ? CXChildVisit_Recurse
+                   : CXChildVisit_Continue;
+      },
+      &search);
+  if (clang_Cursor_isNull(entry)) {
+    out_.problems.push_back({file_, 0, 0, "entry", "no definition of the entry function '" + entry_.function + "'"});
+    return;
+  }
+  // Entry parameters are the task's arguments, in [entry.cuda] order (a trailing stream is extra).
+  std::vector<CXCursor> params;
+  for (CXCursor k : children(entry))
+    if (clang_getCursorKind(k) == CXCursor_ParmDecl) params.push_back(k);
+  for (size_t i = 0; i < params.size() && i < entry_.args.size(); ++i) {
+    host_.parameters[decl_key(params[i])] = entry_.args[i];
+    if (spelling(params[i]) != entry_.args[i]) {
+      // The kernel's arguments are rendered from the entry's expressions: use the task's names.
+      std::tuple<Translator*, std::string, std::string> rename(this, decl_key(params[i]), entry_.args[i]);
+      clang_visitChildren(
+          entry,
+          [](CXCursor c, CXCursor, CXClientData data) {
+            auto* p = static_cast<std::tuple<Translator*, std::string, std::string>*>(data);
+            if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && decl_key(clang_getCursorReferenced(c)) == std::get<1>(*p))
+              std::get<0>(*p)->rw_.replace(begin_offset(c), end_offset(c), std::get<2>(*p));
+            return CXChildVisit_Recurse;
+          },
+          &rename);
+    }
+  }
+  // The launch; locals of the entry used in kernel arguments are replaced by their initializers.
+  struct Walk {
+    std::vector<CXCursor> launches;
+    bool guarded = false;
+  } walk;
+  std::function<void(CXCursor, int, bool)> walk_fn = [&](CXCursor c, int loop_depth, bool guarded) {
+    for (CXCursor k : children(c)) {
+      const CXCursorKind kind = clang_getCursorKind(k);
+      if (kind == CXCursor_CallExpr) {
+        bool is_launch = false;
+        for (CXCursor kk : children(k))
+          if (clang_getCursorKind(kk) == CXCursor_CallExpr && spelling(kk) == "__cudaPushCallConfiguration") is_launch = true;
+        if (is_launch) {
+          walk.launches.push_back(k);
+          if (loop_depth > 0) problem(out_.problems, k, "kernel launch in a loop", "an entry that launches kernels repeatedly is a multi-kernel entry (not translated yet)");
+          if (guarded) walk.guarded = true;
+        }
+        const std::string name = spelling(k);
+        if ((name == "cudaMemsetAsync" || name == "cudaMemset") && zeroes_an_output(k)) {
+          if (walk.launches.empty()) {
+            directives_.push_back("// init_value: 0");
+            out_.notes.push_back(fmt::format("line {}: {} of an output before the launch became `init_value: 0` (MLX "
+                                             "fills every output with it)", position(k).line, name));
+            continue;
+          }
+        }
+        if (name == "cudaMemsetAsync" || name == "cudaMemset" || name == "cudaMemcpyAsync" || name == "cudaMalloc" ||
+            name == "cudaMallocAsync")
+          problem(out_.problems, k, name, "the entry does more than one launch: scratch buffers and host-side memory "
+                                          "operations belong to multi-kernel entries (not translated yet)");
+      }
+      if (kind == CXCursor_DeclRefExpr) {
+        CXCursor decl = clang_getCursorReferenced(k);
+        if (clang_getCursorKind(decl) == CXCursor_VarDecl && in_main_file(decl) &&
+            clang_getCursorSemanticParent(decl).kind != CXCursor_TranslationUnit) {
+          std::vector<CXCursor> init = children(decl);
+          if (!init.empty() && clang_isExpression(clang_getCursorKind(init.back()))) {
+            const CXCursor e = init.back();
+            rw_.replace(begin_offset(k), end_offset(k), [this, e] { return "(" + rw_.render(begin_offset(e), end_offset(e)) + ")"; });
+          }
+        }
+      }
+      if (clang_getCursorKind(k) == CXCursor_CStyleCastExpr || clang_getCursorKind(k) == CXCursor_CXXReinterpretCastExpr ||
+          clang_getCursorKind(k) == CXCursor_CXXStaticCastExpr)
+        if (is_pointer(clang_getCursorType(k))) map_cast(k);
+      const bool loop = kind == CXCursor_ForStmt || kind == CXCursor_WhileStmt || kind == CXCursor_DoStmt;
+      walk_fn(k, loop_depth + (loop ? 1 : 0), guarded || kind == CXCursor_IfStmt);
+    }
+  };
+  walk_fn(entry, 0, false);
+  if (walk.launches.empty()) {
+    problem(out_.problems, entry, "entry", "the entry launches no kernel");
+    return;
+  }
+  if (walk.launches.size() > 1) {
+    problem(out_.problems, walk.launches[1], "second kernel launch",
+            "multi-kernel entries (several launches with scratch buffers) are not translated yet");
+    return;
+  }
+  if (walk.guarded)
+    out_.notes.push_back("the launch's guard in the entry (e.g. `if (rows > 0)`) was dropped: every workload launches");
+  launch_ = walk.launches[0];
+  std::vector<CXCursor> kids = children(launch_);
+  CXCursor callee = clang_getCursorReferenced(launch_);
+  CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
+  launched_kernel_ = decl_key(clang_Cursor_isNull(pattern) ? callee : pattern);
+
+  // Geometry: grid in threads = blocks x threads per block.
+  std::vector<CXCursor> config;
+  for (CXCursor k : children(kids.at(1)))
+    if (clang_isExpression(clang_getCursorKind(k))) config.push_back(k);
+  try {
+    const auto grid = directive_dim3(config.at(1), host_);
+    const auto block = directive_dim3(config.at(2), host_);
+    directives_.push_back(fmt::format("// grid: ({}) * ({}), ({}) * ({}), ({}) * ({})", grid[0], block[0], grid[1], block[1],
+                                      grid[2], block[2]));
+    directives_.push_back(fmt::format("// threadgroup: {}, {}, {}", block[0], block[1], block[2]));
+    if (config.size() > 3) {
+      const std::string bytes = directive_expression(config[3], host_);
+      if (bytes != "0") directives_.push_back("// template: KS_DYNAMIC_SHARED_BYTES = max(" + bytes + ", 16)");
+    }
+  } catch (const Error& e) {
+    problem(out_.problems, launch_, "launch configuration", e.what());
+  }
+  // Template arguments of the kernel become MLX template arguments.
+  if (!clang_Cursor_isNull(pattern)) {
+    std::vector<std::string> names;
+    for (CXCursor k : children(pattern))
+      if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter || clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter)
+        names.push_back(spelling(k));
+    const int count = clang_Cursor_getNumTemplateArguments(callee);
+    for (int i = 0; i < count && size_t(i) < names.size(); ++i) {
+      const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(callee, unsigned(i));
+      if (kind == CXTemplateArgumentKind_Integral) {
+        directives_.push_back(fmt::format("// template: {} = {}", names[size_t(i)],
+                                          clang_Cursor_getTemplateArgumentValue(callee, unsigned(i))));
+      } else if (kind == CXTemplateArgumentKind_Type) {
+        const std::string t = take(clang_getTypeSpelling(clang_getCanonicalType(clang_Cursor_getTemplateArgumentType(callee, unsigned(i)))));
+        auto dtype = kTemplateTypes.find(t);
+        if (dtype == kTemplateTypes.end())
+          problem(out_.problems, launch_, "template argument", "type '" + t + "' is not an MLX template dtype");
+        else
+          directives_.push_back(fmt::format("// template: {} = {}", names[size_t(i)], dtype->second));
+      } else {
+        problem(out_.problems, launch_, "template argument", "only integer and type template arguments are translated");
+      }
+    }
+  }
+  // Kernel arguments: each kernel parameter is bound to the launch's expression for it.
+  CXCursor kernel_decl = clang_Cursor_isNull(pattern) ? callee : pattern;
+  std::vector<CXCursor> kparams;
+  for (CXCursor k : children(kernel_decl))
+    if (clang_getCursorKind(k) == CXCursor_ParmDecl) kparams.push_back(k);
+  std::set<std::string> taken(entry_.args.begin(), entry_.args.end());
+  for (const auto& [cuda, metal] : kBuiltins) taken.insert(metal);
+  for (size_t i = 0; i < kparams.size() && i + 2 < kids.size(); ++i) {
+    CXCursor arg = kids[i + 2];
+    const std::string value = rw_.render(begin_offset(arg), end_offset(arg));
+    std::string name = spelling(kparams[i]);
+    if (value == name) continue;
+    while (taken.count(name)) name += "_";
+    if (name != spelling(kparams[i])) param_renames_[decl_key(kparams[i])] = name;
+    taken.insert(name);
+    CXType type = clang_getCursorType(kparams[i]);
+    std::string type_text = metal_type(type);
+    if (is_pointer(type)) type_text = "device " + type_text;
+    else type_text = "const " + type_text;
+    bindings_.push_back(fmt::format("{} {} = {};", type_text, name, value));
+  }
+}
+
+// cudaMemset(output, 0, ...): the output's initial value, which MLX's init_value gives.
+bool Translator::zeroes_an_output(CXCursor memset_call) {
+  std::vector<CXCursor> kids = children(memset_call);
+  if (kids.size() < 3) return false;
+  CXEvalResult value = clang_Cursor_Evaluate(kids[2]);
+  const bool zero = value && clang_EvalResult_getKind(value) == CXEval_Int && clang_EvalResult_getAsLongLong(value) == 0;
+  if (value) clang_EvalResult_dispose(value);
+  CXCursor target = strip_implicit(kids[1]);
+  while (clang_getCursorKind(target) == CXCursor_CStyleCastExpr || clang_getCursorKind(target) == CXCursor_ParenExpr) {
+    std::vector<CXCursor> inner = children(target);
+    if (inner.empty()) break;
+    target = strip_implicit(inner.back());
+  }
+  if (!zero || clang_getCursorKind(target) != CXCursor_DeclRefExpr) return false;
+  auto name = host_.parameters.find(decl_key(clang_getCursorReferenced(target)));
+  return name != host_.parameters.end() &&
+         std::any_of(task_.outputs.begin(), task_.outputs.end(), [&](const TensorSpec& t) { return t.name == name->second; });
+}
+
+// A type as Metal spells it: CUDA type names mapped, `long long` as long, qualifiers kept.
+std::string Translator::metal_type(CXType t) {
+  std::string s = take(clang_getTypeSpelling(t));
+  for (const std::string drop : {"__restrict__ ", "__restrict ", " __restrict__", " __restrict"})
+    for (size_t at; (at = s.find(drop)) != std::string::npos;) s.erase(at, drop.size());
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"unsigned long long", "ulong"}, {"long long", "long"}, {"unsigned int", "uint"}, {"unsigned short", "ushort"},
+           {"unsigned char", "uchar"}, {"unsigned long", "ulong"}})
+    for (size_t at; (at = s.find(from)) != std::string::npos;) s.replace(at, from.size(), to);
+  std::string out, word;
+  auto flush = [&] {
+    auto m = maps_.types.find(word);
+    out += m != maps_.types.end() ? m->second : word;
+    word.clear();
+  };
+  for (char ch : s) {
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
+      word += ch;
+    } else {
+      flush();
+      out += ch;
+    }
+  }
+  flush();
+  return out;
+}
+
+// Where a pointer expression points: device (kernel arguments), threadgroup (__shared__), constant
+// (__constant__) or thread (locals), found from the variable it is derived from.
+std::string Translator::space_of(CXCursor expression) {
+  CXCursor c = strip_implicit(expression);
+  switch (clang_getCursorKind(c)) {
+    case CXCursor_DeclRefExpr: {
+      CXCursor decl = clang_getCursorReferenced(c);
+      auto s = spaces_.find(decl_key(decl));
+      if (s != spaces_.end()) return s->second;
+      if (clang_getCursorKind(decl) == CXCursor_VarDecl && !is_pointer(clang_getCursorType(decl)))
+        return clang_getCursorSemanticParent(decl).kind == CXCursor_TranslationUnit ? "constant" : "thread";
+      return "device";
+    }
+    case CXCursor_ParenExpr:
+    case CXCursor_CStyleCastExpr:
+    case CXCursor_CXXReinterpretCastExpr:
+    case CXCursor_CXXStaticCastExpr:
+    case CXCursor_CXXConstCastExpr:
+    case CXCursor_UnaryOperator:
+    case CXCursor_ArraySubscriptExpr:
+    case CXCursor_MemberRefExpr:
+    case CXCursor_UnexposedExpr: {
+      std::vector<CXCursor> kids = children(c);
+      if (!kids.empty()) return space_of(clang_getCursorKind(c) == CXCursor_ArraySubscriptExpr ? kids.front() : kids.back());
+      return "device";
+    }
+    case CXCursor_BinaryOperator:
+    case CXCursor_ConditionalOperator:
+      for (CXCursor k : children(c))
+        if (is_pointer(clang_getCursorType(k)) || clang_getCanonicalType(clang_getCursorType(k)).kind == CXType_ConstantArray ||
+            clang_getCanonicalType(clang_getCursorType(k)).kind == CXType_IncompleteArray)
+          return space_of(k);
+      return "device";
+    default:
+      return "device";
+  }
+}
+
+void Translator::map_cast(CXCursor cast) {
+  const unsigned b = begin_offset(cast), e = end_offset(cast);
+  const std::string& t = rw_.text();
+  const bool c_style = clang_getCursorKind(cast) == CXCursor_CStyleCastExpr;
+  const char open = c_style ? '(' : '<', close = c_style ? ')' : '>';
+  const size_t type_b = t.find(open, b);
+  if (type_b == std::string::npos || type_b >= e) return;
+  size_t type_e = type_b + 1;
+  for (int depth = 1; type_e < e; ++type_e) {
+    depth += t[type_e] == open ? 1 : t[type_e] == close ? -1 : 0;
+    if (depth == 0) break;
+  }
+  std::vector<CXCursor> kids = children(cast);
+  CXCursor operand = kids.empty() ? cast : kids.back();
+  rw_.insert(unsigned(type_b + 1), [this, operand] { return space_of(operand) + " "; });
+}
+
+// Returns true when the declaration was replaced as a whole (its initializer is not translated).
+bool Translator::map_declaration(CXCursor var, Function& fn) {
+  const std::string key = decl_key(var);
+  CXType type = clang_getCursorType(var);
+  if (take(clang_getTypeSpelling(clang_getCanonicalType(type))) == "cooperative_groups::thread_block") {
+    // The block handle has no Metal counterpart: its sync() becomes a threadgroup barrier.
+    rw_.replace(begin_offset(var), end_offset(var), "");
+    return true;
+  }
+  std::vector<CXCursor> kids = children(var);
+  CXCursor init = clang_getNullCursor();
+  if (!kids.empty() && clang_isExpression(clang_getCursorKind(kids.back()))) init = kids.back();
+  if (has_child(var, CXCursor_CUDASharedAttr)) {
+    spaces_[key] = "threadgroup";
+    if (!fn.kernel)
+      problem(fn.report ? fn.report->problems : out_.problems, var, "__shared__ in a __device__ function",
+              "Metal declares threadgroup memory only in the kernel; declare it there and pass a pointer");
+    if (clang_Cursor_getStorageClass(var) == CX_SC_Extern) {
+      dynamic_shared_.push_back(var);
+      rw_.replace(begin_offset(var), end_offset(var), "");
+      ++fn.report->translated["extern __shared__"];
+    } else if (fn.report) {
+      ++fn.report->translated["__shared__"];
+    }
+    return false;
+  }
+  const unsigned name_at = position(var).offset;
+  if (is_pointer(type)) {
+    if (!clang_Cursor_isNull(init)) {
+      spaces_[key] = space_of(init);
+      rw_.replace(begin_offset(var), name_at, "auto ");
+    } else {
+      spaces_[key] = "device";
+      rw_.insert(begin_offset(var), "device ");
+    }
+    if (fn.report) ++fn.report->translated["pointer variable (address space)"];
+  } else if (is_reference(type) && !clang_Cursor_isNull(init)) {
+    const bool is_const = clang_isConstQualifiedType(clang_getPointeeType(type));
+    rw_.replace(begin_offset(var), name_at, is_const ? "const auto& " : "auto& ");
+  }
+  return false;
+}
+
+void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
+  std::vector<Problem>& problems = fn.report ? fn.report->problems : out_.problems;
+  const std::string name = spelling(callee);
+  std::vector<CXCursor> kids = children(call);
+  const CXCursorKind callee_kind = clang_getCursorKind(callee);
+  // Constructors, conversions and operators of the CUDA types (half, vectors) are Metal's own.
+  if (callee_kind == CXCursor_Constructor || callee_kind == CXCursor_ConversionFunction ||
+      (callee_kind == CXCursor_CXXMethod && name.rfind("operator", 0) == 0))
+    return;
+  if (callee_kind == CXCursor_CXXMethod) {
+    const std::string owner = spelling(clang_getCursorSemanticParent(callee));
+    if (owner == "thread_block" && name == "sync") {
+      rw_.replace(begin_offset(call), end_offset(call), maps_.functions.at("__syncthreads").metal);
+      if (fn.report) ++fn.report->translated["thread_block::sync"];
+      return;
+    }
+    return problem(problems, call, owner + "::" + name,
+                   owner == "grid_group" ? "grid-wide synchronization has no Metal equivalent (split the kernel)"
+                                         : "cooperative groups are not translated");
+  }
+  if (auto u = maps_.untranslatable.find(name); u != maps_.untranslatable.end())
+    return problem(problems, call, name, u->second);
+  auto m = maps_.functions.find(name);
+  if (m == maps_.functions.end())
+    return problem(problems, call, name, "no Metal mapping for '" + name + "' (add one to src/translate/mappings.toml)");
+  const unsigned b = begin_offset(call), e = end_offset(call);
+  if (text(b, b + unsigned(name.size())) != name)
+    return problem(problems, call, name, "used inside a macro: expand the macro by hand");
+  if (fn.report) ++fn.report->translated[name];
+  const FunctionMapping& f = m->second;
+  for (const auto& h : f.helpers) helpers_.insert(h);
+  std::vector<CXCursor> args(kids.begin() + (kids.empty() ? 0 : 1), kids.end());
+  if (f.width_arg > 0 && size_t(f.width_arg) <= args.size()) {
+    CXEvalResult v = clang_Cursor_Evaluate(args[size_t(f.width_arg) - 1]);
+    const bool is_32 = v && clang_EvalResult_getKind(v) == CXEval_Int && clang_EvalResult_getAsLongLong(v) == 32;
+    if (v) clang_EvalResult_dispose(v);
+    if (!is_32) return problem(problems, call, name, "a shuffle width other than 32 (sub-warp segments) is not translated");
+  }
+  if (f.metal.find('(') == std::string::npos) {  // a rename: the arguments stay
+    rw_.replace(b, b + unsigned(name.size()), f.metal);
+    return;
+  }
+  std::string element = "int", space = "device";
+  if (!args.empty() && is_pointer(clang_getCursorType(strip_implicit(args[0])))) {
+    element = metal_type(clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(strip_implicit(args[0])))));
+    space = space_of(args[0]);
+    const long long size = clang_Type_getSizeOf(clang_getPointeeType(clang_getCursorType(strip_implicit(args[0]))));
+    if (name.rfind("atomic", 0) == 0 && size != 4)
+      return problem(problems, call, name, fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", size * 8));
+  }
+  rw_.replace(b, e, [this, pattern = f.metal, args, element, space] {
+    std::string s = pattern;
+    for (size_t i = args.size(); i >= 1; --i) {
+      const std::string arg = rw_.render(begin_offset(args[i - 1]), end_offset(args[i - 1]));
+      for (size_t at; (at = s.find("$" + std::to_string(i))) != std::string::npos;) s.replace(at, 2, arg);
+    }
+    for (size_t at; (at = s.find("$space")) != std::string::npos;) s.replace(at, 6, space);
+    for (size_t at; (at = s.find("$T")) != std::string::npos;) s.replace(at, 2, element);
+    return s;
+  });
+}
+
+void Translator::visit(CXCursor c, Function& fn) {
+  std::vector<Problem>& problems = fn.report ? fn.report->problems : out_.problems;
+  const CXCursorKind kind = clang_getCursorKind(c);
+  if (kind == CXCursor_AsmStmt) {
+    const std::string asm_text = text(begin_offset(c), end_offset(c));
+    struct Known { const char* needle; const char* construct; const char* reason; };
+    static const Known known[] = {
+        {"mma.sync", "mma.sync", "tensor-core MMA: rewrite with simdgroup_matrix 8x8 (simdgroup_multiply_accumulate)"},
+        {"ldmatrix", "ldmatrix", "warp matrix loads: use simdgroup_load"},
+        {"cp.async.bulk", "TMA (cp.async.bulk)", "the tensor memory accelerator has no Metal equivalent"},
+        {"cp.async", "cp.async", "asynchronous global->shared copies have no Metal equivalent"},
+        {"wgmma", "wgmma", "warpgroup MMA has no Metal equivalent"}};
+    for (const auto& k : known)
+      if (asm_text.find(k.needle) != std::string::npos) return problem(problems, c, k.construct, k.reason);
+    return problem(problems, c, "inline PTX", "inline assembly has no Metal equivalent");
+  }
+  if (kind == CXCursor_DeclRefExpr) {
+    CXCursor decl = clang_getCursorReferenced(c);
+    const std::string name = spelling(decl);
+    if (from_prelude(decl)) {
+      if (auto b = kBuiltins.find(name); b != kBuiltins.end()) {
+        rw_.replace(begin_offset(c), end_offset(c), b->second);
+        fn.builtins.insert(name);
+        if (fn.report) ++fn.report->translated[name];
+      } else if (name == "warpSize") {
+        rw_.replace(begin_offset(c), end_offset(c), "32");
+        if (fn.report) ++fn.report->translated[name];
+      }
+    } else if (auto r = param_renames_.find(decl_key(decl)); r != param_renames_.end()) {
+      rw_.replace(begin_offset(c), end_offset(c), r->second);
+    } else if (clang_getCursorKind(decl) == CXCursor_VarDecl && !fn.kernel &&
+               std::any_of(dynamic_shared_.begin(), dynamic_shared_.end(), [&](CXCursor d) { return decl_key(d) == decl_key(decl); })) {
+      problem(problems, c, "extern __shared__ in a __device__ function", "pass the shared array from the kernel as a pointer");
+    }
+  } else if (kind == CXCursor_CallExpr) {
+    for (CXCursor k : children(c))
+      if (clang_getCursorKind(k) == CXCursor_CallExpr && spelling(k) == "__cudaPushCallConfiguration")
+        return problem(problems, c, "kernel launch in device code", "dynamic parallelism has no Metal equivalent");
+    CXCursor callee = called_declaration(c);
+    if (!clang_Cursor_isNull(callee)) {
+      if (from_prelude(callee)) {
+        map_call(c, callee, fn);
+      } else if (in_main_file(callee)) {
+        CXCursor definition = clang_getCursorDefinition(callee);
+        CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
+        const std::string key = decl_key(!clang_Cursor_isNull(pattern) ? pattern : clang_Cursor_isNull(definition) ? callee : definition);
+        if (functions_.count(key)) {
+          fn.callees.insert(key);
+          call_sites_.push_back({c, key});
+        }
+      } else if (clang_getCursorKind(callee) == CXCursor_FunctionDecl) {
+        const std::string name = spelling(callee);
+        if (maps_.functions.count(name)) map_call(c, callee, fn);
+        else if (name == "printf") problem(problems, c, "printf", "Metal kernels cannot print");
+      }
+    }
+  } else if (kind == CXCursor_VarDecl) {
+    if (map_declaration(c, fn)) return;
+  } else if (kind == CXCursor_CStyleCastExpr || kind == CXCursor_CXXReinterpretCastExpr || kind == CXCursor_CXXStaticCastExpr) {
+    if (is_pointer(clang_getCursorType(c))) {
+      map_cast(c);
+      if (fn.report) ++fn.report->translated["pointer cast (address space)"];
+    }
+  }
+  for (CXCursor k : children(c)) visit(k, fn);
+}
+
+// A __device__ function: pointer parameters become template parameters (the caller's address
+// space is deduced), references to locals get `thread`.
+void Translator::device_function_signature(Function& fn) {
+  std::vector<CXCursor> params;
+  for (CXCursor k : children(fn.cursor))
+    if (clang_getCursorKind(k) == CXCursor_ParmDecl) params.push_back(k);
+  std::vector<std::string> template_params;
+  for (CXCursor p : params) {
+    CXType type = clang_getCursorType(p);
+    if (spelling(p).empty()) continue;
+    if (is_pointer(type)) {
+      const std::string name = fmt::format("KsPointer{}", template_params.size());
+      template_params.push_back(name);
+      spaces_[decl_key(p)] = "device";
+      rw_.replace(begin_offset(p), position(p).offset, name + " ");
+    } else if (is_reference(type)) {
+      rw_.insert(begin_offset(p), "thread ");
+    }
+  }
+  if (template_params.empty()) return;
+  std::string list;
+  for (const auto& t : template_params) list += (list.empty() ? "" : ", ") + std::string("typename ") + t;
+  const unsigned b = begin_offset(fn.cursor);
+  if (clang_getCursorKind(fn.cursor) == CXCursor_FunctionTemplate) {
+    const size_t open = rw_.text().find('<', b);
+    rw_.insert(unsigned(open + 1), list + ", ");
+  } else {
+    rw_.insert(b, "template <" + list + "> ");
+  }
+}
+
+void Translator::visit_function(Function& fn) {
+  if (!fn.kernel) device_function_signature(fn);
+  for (CXCursor k : children(fn.cursor))
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) visit(k, fn);
+}
+
+std::string Translator::header() {
+  std::vector<std::pair<unsigned, std::string>> parts;
+  std::pair<Translator*, void*> context(this, &parts);
+  clang_visitChildren(
+      clang_getTranslationUnitCursor(unit_),
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* self = static_cast<Translator*>(static_cast<std::pair<Translator*, void*>*>(data)->first);
+        auto* parts = static_cast<std::vector<std::pair<unsigned, std::string>>*>(static_cast<std::pair<Translator*, void*>*>(data)->second);
+        if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
+        const CXCursorKind kind = clang_getCursorKind(c);
+        const unsigned b = begin_offset(c), e = end_offset(c);
+        switch (kind) {
+          case CXCursor_MacroDefinition: {
+            const size_t line = self->rw_.text().rfind('\n', b);
+            const unsigned from = line == std::string::npos ? 0 : unsigned(line + 1);
+            parts->push_back({b, self->rw_.render(from, e) + "\n"});
+            break;
+          }
+          case CXCursor_StructDecl:
+          case CXCursor_ClassDecl:
+          case CXCursor_ClassTemplate:
+          case CXCursor_EnumDecl:
+          case CXCursor_TypedefDecl:
+          case CXCursor_TypeAliasDecl:
+            if (clang_isCursorDefinition(c) || kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl)
+              parts->push_back({b, self->rw_.render(b, e) + ";\n"});
+            break;
+          case CXCursor_VarDecl: {
+            if (has_child(c, CXCursor_CUDASharedAttr)) break;  // declared in the kernel
+            const bool constant = has_child(c, CXCursor_CUDAConstantAttr);
+            if (!constant && !clang_isConstQualifiedType(clang_getCursorType(c))) break;  // host state
+            parts->push_back({b, (constant ? "" : "constant ") + self->rw_.render(b, e) + ";\n"});
+            break;
+          }
+          case CXCursor_FunctionDecl:
+          case CXCursor_FunctionTemplate: {
+            auto f = self->functions_.find(decl_key(c));
+            if (f != self->functions_.end() && !f->second.kernel) parts->push_back({b, self->rw_.render(b, e) + "\n"});
+            break;
+          }
+          case CXCursor_UnexposedDecl:
+          case CXCursor_Namespace:
+            return CXChildVisit_Recurse;
+          default:
+            break;
+        }
+        return CXChildVisit_Continue;
+      },
+      &context);
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (const auto& h : helpers_) out += maps_.helpers.at(h);
+  for (const auto& [at, text] : parts) out += text;
+  return out;
+}
+
+std::string Translator::kernel_body(const Function& kernel) {
+  std::string out;
+  for (const auto& b : bindings_) out += b + "\n";
+  // extern __shared__ arrays share the launch's dynamic shared memory (KS_DYNAMIC_SHARED_BYTES).
+  for (size_t i = 0; i < dynamic_shared_.size(); ++i) {
+    CXType element = clang_getArrayElementType(clang_getCursorType(dynamic_shared_[i]));
+    const std::string t = metal_type(element), name = spelling(dynamic_shared_[i]);
+    if (i == 0)
+      out += fmt::format("threadgroup {} {}[(KS_DYNAMIC_SHARED_BYTES + sizeof({}) - 1) / sizeof({})];\n", t, name, t, t);
+    else
+      out += fmt::format("threadgroup {}* {} = (threadgroup {}*){};\n", t, name, t, spelling(dynamic_shared_[0]));
+  }
+  for (CXCursor k : children(kernel.cursor))
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) out += rw_.render(begin_offset(k), end_offset(k)) + "\n";
+  return out;
+}
+
+Translation Translator::run() {
+  parse();
+  token_edits();
+  // Kernels and __device__ functions of the file.
+  clang_visitChildren(
+      clang_getTranslationUnitCursor(unit_),
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* self = static_cast<Translator*>(data);
+        if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
+        const CXCursorKind kind = clang_getCursorKind(c);
+        if (kind == CXCursor_UnexposedDecl || kind == CXCursor_Namespace) return CXChildVisit_Recurse;
+        if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) && clang_isCursorDefinition(c)) {
+          Function f{c};
+          f.kernel = has_child(c, CXCursor_CUDAGlobalAttr);
+          if (f.kernel || has_child(c, CXCursor_CUDADeviceAttr)) self->functions_[decl_key(c)] = f;
+        }
+        return CXChildVisit_Continue;
+      },
+      this);
+  find_launch();
+  for (auto& [key, fn] : functions_)
+    if (fn.kernel) {
+      out_.kernels.push_back({spelling(fn.cursor), int(position(fn.cursor).line), key == launched_kernel_, {}, {}});
+    }
+  {
+    size_t i = 0;
+    for (auto& [key, fn] : functions_)
+      if (fn.kernel) fn.report = &out_.kernels[i++];
+  }
+  for (auto& [key, fn] : functions_) visit_function(fn);
+  // Built-in variables used by __device__ functions are passed down from the kernel.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& [key, fn] : functions_)
+      for (const auto& callee : fn.callees)
+        for (const auto& b : functions_.at(callee).builtins) changed |= fn.builtins.insert(b).second;
+  }
+  for (auto& [key, fn] : functions_) {
+    if (fn.kernel || fn.builtins.empty()) continue;
+    std::string params;
+    for (const auto& b : fn.builtins) params += ", uint3 " + kBuiltins.at(b);
+    std::vector<CXCursor> decl_params;
+    for (CXCursor k : children(fn.cursor))
+      if (clang_getCursorKind(k) == CXCursor_ParmDecl) decl_params.push_back(k);
+    const unsigned after = decl_params.empty() ? position(fn.cursor).offset : end_offset(decl_params.back());
+    const size_t close = rw_.text().find(')', after);
+    rw_.insert(unsigned(close), decl_params.empty() ? params.substr(2) : params);
+  }
+  for (const auto& site : call_sites_) {
+    const Function& callee = functions_.at(site.callee);
+    if (callee.builtins.empty()) continue;
+    std::string args;
+    for (const auto& b : callee.builtins) args += ", " + kBuiltins.at(b);
+    const bool no_args = children(site.call).size() <= 1;
+    rw_.insert(end_offset(site.call) - 1, no_args ? args.substr(2) : args);
+  }
+  auto kernel = std::find_if(functions_.begin(), functions_.end(), [&](const auto& f) { return f.first == launched_kernel_; });
+  if (kernel != functions_.end() && !clang_Cursor_isNull(launch_)) {
+    std::string candidate = fmt::format("// Translated from {} by `ksearch port` (docs/TRANSLATE.md): kernel {}, line {}.\n",
+                                        std::filesystem::path(file_).filename().string(), spelling(kernel->second.cursor),
+                                        position(kernel->second.cursor).line);
+    for (const auto& d : directives_) candidate += d + "\n";
+    candidate += header();
+    candidate += "// --- body ---\n" + kernel_body(kernel->second);
+    out_.candidate = candidate;
+  } else if (!clang_Cursor_isNull(launch_)) {
+    problem(out_.problems, launch_, "kernel launch", "the launched kernel is not defined in this file");
+  }
+  clang_disposeTranslationUnit(unit_);
+  clang_disposeIndex(index_);
+  return out_;
+}
+
+}  // namespace
+
+Translation translate_with_clang(const std::filesystem::path& cuda_file, const Task& task) {
+  if (!std::filesystem::exists(cuda_file)) throw Error("CUDA file not found: " + cuda_file.string());
+  return Translator(std::filesystem::absolute(cuda_file), task).run();
+}
+
+}  // namespace ksearch::translate

@@ -152,8 +152,18 @@ struct Function {
   CXCursor cursor;
   bool kernel = false;
   std::set<std::string> builtins;  // built-in variables used here or in callees
+  std::set<std::string> shared;    // hoisted __shared__ variables (hoisted names) used here or in callees
   std::set<std::string> callees;   // decl_keys of user __device__ functions it calls
   KernelTranslation* report = nullptr;
+};
+
+// A static __shared__ variable of a __device__ function. Metal declares threadgroup memory in the
+// kernel only, so the kernel declares it (one per threadgroup, as in CUDA) under a hoisted name and
+// passes it by reference down to the function, which keeps its own name for it.
+struct HoistedShared {
+  std::string owner_key;     // the declaring function
+  std::string name, hoisted;  // `sm`, `block_merge_sm`
+  std::string element, dims;  // `float`, `[32]`
 };
 
 struct CallSite {
@@ -209,6 +219,7 @@ class Translator {
   Translation out_;
   std::map<std::string, Function> functions_;  // kernels and __device__ functions by decl_key
   std::vector<CallSite> call_sites_;
+  std::map<std::string, HoistedShared> hoisted_;  // by hoisted name
   std::map<std::string, std::string> spaces_;        // decl_key of a variable -> its address space
   std::map<std::string, std::string> param_renames_;  // decl_key of a kernel parameter -> body name
   std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations
@@ -261,7 +272,7 @@ void Translator::token_edits() {
     const std::string s = spell(i);
     if (auto k = keywords.find(s); k != keywords.end()) {
       rw_.replace(begin(i), end(i), k->second);
-    } else if (s == "__launch_bounds__" && spell(i + 1) == "(") {
+    } else if ((s == "__launch_bounds__" || s == "__align__") && spell(i + 1) == "(") {
       unsigned j = i + 1;
       for (int depth = 0; j < n; ++j) {
         depth += spell(j) == "(" ? 1 : spell(j) == ")" ? -1 : 0;
@@ -446,9 +457,13 @@ void Translator::find_launch() {
   for (const auto& [cuda, metal] : kBuiltins) taken.insert(metal);
   for (size_t i = 0; i < kparams.size() && i + 2 < kids.size(); ++i) {
     CXCursor arg = kids[i + 2];
-    const std::string value = rw_.render(begin_offset(arg), end_offset(arg));
+    std::string value = rw_.render(begin_offset(arg), end_offset(arg));
     std::string name = spelling(kparams[i]);
-    if (value == name) continue;
+    // CUDA passes an absent optional tensor as a null pointer; MLX as a zero-size array with a
+    // has_<name> template bool: restore the null pointer, so that the kernel's checks hold.
+    const TensorSpec* tensor = task_.find_tensor(value);
+    if (tensor && tensor->optional) value = fmt::format("has_{} ? {} : nullptr", value, value);
+    else if (value == name) continue;
     while (taken.count(name)) name += "_";
     if (name != spelling(kparams[i])) param_renames_[decl_key(kparams[i])] = name;
     taken.insert(name);
@@ -575,9 +590,20 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   if (!kids.empty() && clang_isExpression(clang_getCursorKind(kids.back()))) init = kids.back();
   if (has_child(var, CXCursor_CUDASharedAttr)) {
     spaces_[key] = "threadgroup";
-    if (!fn.kernel)
-      problem(fn.report ? fn.report->problems : out_.problems, var, "__shared__ in a __device__ function",
-              "Metal declares threadgroup memory only in the kernel; declare it there and pass a pointer");
+    if (!fn.kernel && clang_Cursor_getStorageClass(var) != CX_SC_Extern) {
+      CXType element = type;
+      while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
+      const unsigned name_end = position(var).offset + unsigned(spelling(var).size());
+      HoistedShared h{decl_key(fn.cursor), spelling(var), spelling(fn.cursor) + "_" + spelling(var), metal_type(element),
+                      text(name_end, end_offset(var))};
+      fn.shared.insert(h.hoisted);
+      hoisted_[h.hoisted] = h;
+      // In `__shared__ float a[32], b[32];` the second declaration starts at `b`: take its comma too.
+      unsigned from = begin_offset(var);
+      while (from > 0 && std::isspace(static_cast<unsigned char>(rw_.text()[from - 1]))) --from;
+      rw_.replace(from > 0 && rw_.text()[from - 1] == ',' ? from - 1 : begin_offset(var), end_offset(var), "");
+      return false;
+    }
     if (clang_Cursor_getStorageClass(var) == CX_SC_Extern) {
       dynamic_shared_.push_back(var);
       rw_.replace(begin_offset(var), end_offset(var), "");
@@ -801,6 +827,9 @@ std::string Translator::header() {
             if (has_child(c, CXCursor_CUDASharedAttr)) break;  // declared in the kernel
             const bool constant = has_child(c, CXCursor_CUDAConstantAttr);
             if (!constant && !clang_isConstQualifiedType(clang_getCursorType(c))) break;  // host state
+            // `constexpr int a = 1, b = 2;` is one declaration per name, all starting at `constexpr`:
+            // the last one spans the whole statement.
+            if (!parts->empty() && parts->back().first == b) parts->pop_back();
             parts->push_back({b, (constant ? "" : "constant ") + self->rw_.render(b, e) + ";\n"});
             break;
           }
@@ -829,6 +858,10 @@ std::string Translator::header() {
 std::string Translator::kernel_body(const Function& kernel) {
   std::string out;
   for (const auto& b : bindings_) out += b + "\n";
+  for (const auto& name : kernel.shared) {
+    const HoistedShared& h = hoisted_.at(name);
+    out += fmt::format("threadgroup {} {}{};\n", h.element, h.hoisted, h.dims);
+  }
   // extern __shared__ arrays share the launch's dynamic shared memory (KS_DYNAMIC_SHARED_BYTES).
   for (size_t i = 0; i < dynamic_shared_.size(); ++i) {
     CXType element = clang_getArrayElementType(clang_getCursorType(dynamic_shared_[i]));
@@ -873,17 +906,24 @@ Translation Translator::run() {
       if (fn.kernel) fn.report = &out_.kernels[i++];
   }
   for (auto& [key, fn] : functions_) visit_function(fn);
-  // Built-in variables used by __device__ functions are passed down from the kernel.
+  // Built-in variables and hoisted __shared__ variables used by __device__ functions are passed
+  // down from the kernel.
   for (bool changed = true; changed;) {
     changed = false;
     for (auto& [key, fn] : functions_)
-      for (const auto& callee : fn.callees)
+      for (const auto& callee : fn.callees) {
         for (const auto& b : functions_.at(callee).builtins) changed |= fn.builtins.insert(b).second;
+        for (const auto& h : functions_.at(callee).shared) changed |= fn.shared.insert(h).second;
+      }
   }
   for (auto& [key, fn] : functions_) {
-    if (fn.kernel || fn.builtins.empty()) continue;
+    if (fn.kernel || (fn.builtins.empty() && fn.shared.empty())) continue;
     std::string params;
     for (const auto& b : fn.builtins) params += ", uint3 " + kBuiltins.at(b);
+    for (const auto& name : fn.shared) {
+      const HoistedShared& h = hoisted_.at(name);
+      params += fmt::format(", threadgroup {} (&{}){}", h.element, h.owner_key == key ? h.name : h.hoisted, h.dims);
+    }
     std::vector<CXCursor> decl_params;
     for (CXCursor k : children(fn.cursor))
       if (clang_getCursorKind(k) == CXCursor_ParmDecl) decl_params.push_back(k);
@@ -893,9 +933,10 @@ Translation Translator::run() {
   }
   for (const auto& site : call_sites_) {
     const Function& callee = functions_.at(site.callee);
-    if (callee.builtins.empty()) continue;
+    if (callee.builtins.empty() && callee.shared.empty()) continue;
     std::string args;
     for (const auto& b : callee.builtins) args += ", " + kBuiltins.at(b);
+    for (const auto& h : callee.shared) args += ", " + h;
     const bool no_args = children(site.call).size() <= 1;
     rw_.insert(end_offset(site.call) - 1, no_args ? args.substr(2) : args);
   }

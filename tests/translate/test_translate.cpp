@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -14,6 +15,7 @@
 #include "core/paths.hpp"
 #include "core/process.hpp"
 #include "evaluator/evaluator.hpp"
+#include "proposers/builtin/catalog.hpp"
 #include "tasks/registry.hpp"
 #include "translate/translate.hpp"
 
@@ -51,17 +53,21 @@ Task corpus_task(const std::string& name) {
   return task;
 }
 
-void expect_ports_and_passes(const std::string& file, const Task& task) {
-  const translate::Translation t = translate::translate_file(file, task);
-  ASSERT_TRUE(t.complete()) << problems_text(t) << t.candidate;
-  const auto launched = std::count_if(t.kernels.begin(), t.kernels.end(), [](const auto& k) { return k.launched; });
-  EXPECT_EQ(launched, 1);
+EvalReport evaluate_port(const translate::Translation& t, const Task& task) {
   auto backend = make_backend("metal");
   EvalOptions options;
   options.time = false;
   options.compare_to_seed = false;
   options.call_timeout = std::chrono::seconds(120);
-  const EvalReport r = Evaluator(task, *backend, options).evaluate(t.candidate);
+  return Evaluator(task, *backend, options).evaluate(t.candidate);
+}
+
+void expect_ports_and_passes(const std::string& file, const Task& task) {
+  const translate::Translation t = translate::translate_file(file, task);
+  ASSERT_TRUE(t.complete()) << problems_text(t) << t.candidate;
+  const auto launched = std::count_if(t.kernels.begin(), t.kernels.end(), [](const auto& k) { return k.launched; });
+  EXPECT_EQ(launched, 1);
+  const EvalReport r = evaluate_port(t, task);
   EXPECT_EQ(r.status, Status::passed) << r.message << "\n" << r.log << "\n" << t.candidate;
   EXPECT_EQ(r.workloads.size(), task.workloads.size());  // held-out ones included
 }
@@ -89,6 +95,43 @@ TEST_P(BuiltinSeed, PortsAndPassesOnTheSmallTask) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Translate, BuiltinSeed, ::testing::Values("softmax", "rmsnorm", "matmul"));
+
+// Every cuda template family of the built-in expert, rendered at its defaults for the small tasks:
+// it ports and passes, or it ports and exceeds a Metal resource limit that metalsim names (32 KiB of
+// threadgroup memory: the repair step's work), or the translator names a known untranslatable
+// construct (never a parse error or an unmapped CUDA function). Each outcome is printed
+// (docs/TRANSLATE.md's table).
+TEST(BuiltinTemplates, EachCudaFamilyPortsOrNamesWhatIsUntranslatable) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  for (const std::string name : {"softmax", "rmsnorm", "matmul"}) {
+    const Task task = corpus_task(name);
+    auto provider = builtin::provider_for("cuda");
+    ASSERT_NE(provider, nullptr);
+    for (const auto& family : provider->families(task)) {
+      SCOPED_TRACE(name + "/" + family.name);
+      const auto file = std::filesystem::temp_directory_path() /
+                        ("ksearch-family-" + std::to_string(getpid()) + "-" + name + "-" + family.name + ".cu");
+      write_file_atomic(file, provider->render(task, family.name, family.defaults()));
+      const translate::Translation t = translate::translate_file(file, task);
+      if (t.complete()) {
+        const EvalReport r = evaluate_port(t, task);
+        std::cout << name << "/" << family.name << ": ported, " << status_name(r.status) << " " << r.message << "\n";
+        if (r.status != Status::passed)
+          EXPECT_NE(r.message.find("exceeds Metal's"), std::string::npos) << r.message << "\n" << t.candidate;
+      } else {
+        std::cout << name << "/" << family.name << ": not translated:\n" << problems_text(t);
+        std::vector<translate::Problem> all = t.problems;
+        for (const auto& k : t.kernels) all.insert(all.end(), k.problems.begin(), k.problems.end());
+        for (const auto& p : all) {
+          EXPECT_NE(p.construct, "parse error") << p.reason;
+          EXPECT_EQ(p.reason.find("no Metal mapping"), std::string::npos) << p.reason;
+        }
+      }
+      std::filesystem::remove(file);
+    }
+  }
+}
 
 // Each untranslatable file names the construct and the line the translator must report.
 struct Expected {

@@ -15,6 +15,7 @@
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __align__(n) __attribute__((aligned(n)))
 #define __CUDACC__ 1
 
 // ---------------------------------------------------------------- vector types
@@ -163,6 +164,9 @@ __device__ float __saturatef(float);
 __device__ float __fmaf_rn(float, float, float);
 __device__ float __fadd_rn(float, float);
 __device__ float __fmul_rn(float, float);
+__device__ float __fsub_rn(float, float);
+__device__ float __fdiv_rn(float, float);
+__device__ size_t __cvta_generic_to_shared(const void*);
 __device__ float __int_as_float(int);
 __device__ int __float_as_int(float);
 __device__ unsigned __float_as_uint(float);
@@ -174,6 +178,14 @@ __device__ float rsqrt(float);
 __device__ float exp10f(float);
 __device__ void sincosf(float, float*, float*);
 template <class T> __device__ T __ldg(const T*);
+template <class T> __device__ T __ldcs(const T*);
+template <class T> __device__ T __ldcg(const T*);
+template <class T> __device__ T __ldca(const T*);
+template <class T> __device__ T __ldlu(const T*);
+template <class T> __device__ void __stcs(T*, T);
+template <class T> __device__ void __stcg(T*, T);
+template <class T> __device__ void __stwb(T*, T);
+template <class T> __device__ void __stwt(T*, T);
 template <class T> __device__ T max(T, T);
 template <class T> __device__ T min(T, T);
 __device__ long long clock64();
@@ -187,6 +199,12 @@ extern "C" cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shared_me
 extern "C" cudaError_t cudaGetLastError();
 extern "C" cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t stream = 0);
 extern "C" cudaError_t cudaFuncSetAttribute(const void*, int, int);
+template <class F> cudaError_t cudaFuncSetAttribute(F* kernel, int attribute, int value);
+extern "C" cudaError_t cudaMallocAsync(void** p, size_t bytes, cudaStream_t stream = 0);
+extern "C" cudaError_t cudaFreeAsync(void* p, cudaStream_t stream = 0);
+extern "C" cudaError_t cudaGetDevice(int* device);
+extern "C" cudaError_t cudaDeviceGetAttribute(int* value, int attribute, int device);
+#define cudaDevAttrMultiProcessorCount 16
 #define cudaFuncAttributeMaxDynamicSharedMemorySize 8
 #define cudaSuccess 0
 

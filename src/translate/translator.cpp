@@ -154,7 +154,7 @@ struct Function {
   std::set<std::string> builtins;  // built-in variables used here or in callees
   std::set<std::string> shared;    // hoisted __shared__ variables (hoisted names) used here or in callees
   std::set<std::string> callees;   // decl_keys of user __device__ functions it calls
-  KernelTranslation* report = nullptr;
+  KernelTranslation record;  // what was (not) translated in this function itself
 };
 
 // A static __shared__ variable of a __device__ function. Metal declares threadgroup memory in the
@@ -607,9 +607,9 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
     if (clang_Cursor_getStorageClass(var) == CX_SC_Extern) {
       dynamic_shared_.push_back(var);
       rw_.replace(begin_offset(var), end_offset(var), "");
-      ++fn.report->translated["extern __shared__"];
-    } else if (fn.report) {
-      ++fn.report->translated["__shared__"];
+      ++fn.record.translated["extern __shared__"];
+    } else {
+      ++fn.record.translated["__shared__"];
     }
     return false;
   }
@@ -622,7 +622,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
       spaces_[key] = "device";
       rw_.insert(begin_offset(var), "device ");
     }
-    if (fn.report) ++fn.report->translated["pointer variable (address space)"];
+    ++fn.record.translated["pointer variable (address space)"];
   } else if (is_reference(type) && !clang_Cursor_isNull(init)) {
     const bool is_const = clang_isConstQualifiedType(clang_getPointeeType(type));
     rw_.replace(begin_offset(var), name_at, is_const ? "const auto& " : "auto& ");
@@ -631,7 +631,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
 }
 
 void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
-  std::vector<Problem>& problems = fn.report ? fn.report->problems : out_.problems;
+  std::vector<Problem>& problems = fn.record.problems;
   const std::string name = spelling(callee);
   std::vector<CXCursor> kids = children(call);
   const CXCursorKind callee_kind = clang_getCursorKind(callee);
@@ -643,7 +643,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     const std::string owner = spelling(clang_getCursorSemanticParent(callee));
     if (owner == "thread_block" && name == "sync") {
       rw_.replace(begin_offset(call), end_offset(call), maps_.functions.at("__syncthreads").metal);
-      if (fn.report) ++fn.report->translated["thread_block::sync"];
+      ++fn.record.translated["thread_block::sync"];
       return;
     }
     return problem(problems, call, owner + "::" + name,
@@ -658,7 +658,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   const unsigned b = begin_offset(call), e = end_offset(call);
   if (text(b, b + unsigned(name.size())) != name)
     return problem(problems, call, name, "used inside a macro: expand the macro by hand");
-  if (fn.report) ++fn.report->translated[name];
+  ++fn.record.translated[name];
   const FunctionMapping& f = m->second;
   for (const auto& h : f.helpers) helpers_.insert(h);
   std::vector<CXCursor> args(kids.begin() + (kids.empty() ? 0 : 1), kids.end());
@@ -693,7 +693,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
 }
 
 void Translator::visit(CXCursor c, Function& fn) {
-  std::vector<Problem>& problems = fn.report ? fn.report->problems : out_.problems;
+  std::vector<Problem>& problems = fn.record.problems;
   const CXCursorKind kind = clang_getCursorKind(c);
   if (kind == CXCursor_AsmStmt) {
     const std::string asm_text = text(begin_offset(c), end_offset(c));
@@ -715,10 +715,10 @@ void Translator::visit(CXCursor c, Function& fn) {
       if (auto b = kBuiltins.find(name); b != kBuiltins.end()) {
         rw_.replace(begin_offset(c), end_offset(c), b->second);
         fn.builtins.insert(name);
-        if (fn.report) ++fn.report->translated[name];
+        ++fn.record.translated[name];
       } else if (name == "warpSize") {
         rw_.replace(begin_offset(c), end_offset(c), "32");
-        if (fn.report) ++fn.report->translated[name];
+        ++fn.record.translated[name];
       }
     } else if (auto r = param_renames_.find(decl_key(decl)); r != param_renames_.end()) {
       rw_.replace(begin_offset(c), end_offset(c), r->second);
@@ -753,7 +753,7 @@ void Translator::visit(CXCursor c, Function& fn) {
   } else if (kind == CXCursor_CStyleCastExpr || kind == CXCursor_CXXReinterpretCastExpr || kind == CXCursor_CXXStaticCastExpr) {
     if (is_pointer(clang_getCursorType(c))) {
       map_cast(c);
-      if (fn.report) ++fn.report->translated["pointer cast (address space)"];
+      ++fn.record.translated["pointer cast (address space)"];
     }
   }
   for (CXCursor k : children(c)) visit(k, fn);
@@ -896,15 +896,6 @@ Translation Translator::run() {
       },
       this);
   find_launch();
-  for (auto& [key, fn] : functions_)
-    if (fn.kernel) {
-      out_.kernels.push_back({spelling(fn.cursor), int(position(fn.cursor).line), key == launched_kernel_, {}, {}});
-    }
-  {
-    size_t i = 0;
-    for (auto& [key, fn] : functions_)
-      if (fn.kernel) fn.report = &out_.kernels[i++];
-  }
   for (auto& [key, fn] : functions_) visit_function(fn);
   // Built-in variables and hoisted __shared__ variables used by __device__ functions are passed
   // down from the kernel.
@@ -915,6 +906,26 @@ Translation Translator::run() {
         for (const auto& b : functions_.at(callee).builtins) changed |= fn.builtins.insert(b).second;
         for (const auto& h : functions_.at(callee).shared) changed |= fn.shared.insert(h).second;
       }
+  }
+  // A kernel's report covers the __device__ functions it calls, directly or not.
+  for (auto& [key, fn] : functions_) {
+    if (!fn.kernel) continue;
+    KernelTranslation k = fn.record;
+    k.name = spelling(fn.cursor);
+    k.line = int(position(fn.cursor).line);
+    k.launched = key == launched_kernel_;
+    std::set<std::string> reached;
+    std::vector<std::string> pending(fn.callees.begin(), fn.callees.end());
+    while (!pending.empty()) {
+      const std::string callee = pending.back();
+      pending.pop_back();
+      if (!reached.insert(callee).second) continue;
+      const Function& f = functions_.at(callee);
+      for (const auto& [construct, count] : f.record.translated) k.translated[construct] += count;
+      k.problems.insert(k.problems.end(), f.record.problems.begin(), f.record.problems.end());
+      pending.insert(pending.end(), f.callees.begin(), f.callees.end());
+    }
+    out_.kernels.push_back(std::move(k));
   }
   for (auto& [key, fn] : functions_) {
     if (fn.kernel || (fn.builtins.empty() && fn.shared.empty())) continue;

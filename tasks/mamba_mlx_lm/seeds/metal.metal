@@ -2,8 +2,9 @@
 // states in a thread-private array (n is a template constant, N). Neighbouring threads read
 // neighbouring channels of the (b, l, d) activations.
 // grid: d, b, 1
-// threadgroup: 64, 1, 1
+// threadgroup: TG, 1, 1
 // template: N = n
+// template: TG = 64  // ksearch:knob TG = 64 in [32, 64, 128, 256]
 // --- body ---
 uint i = thread_position_in_grid.x;
 uint bi = thread_position_in_grid.y;

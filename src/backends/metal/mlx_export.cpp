@@ -144,7 +144,8 @@ std::string mx_dtype(DType d, const std::string& what) {
 
 // A Python string literal: raw and triple-quoted where that is exact (readable kernel code), else JSON's.
 std::string python_string(const std::string& text) {
-  if (text.find("'''") == std::string::npos && (text.empty() || text.back() != '\\'))
+  if (text.empty()) return "\"\"";
+  if (text.find("'''") == std::string::npos && text.back() != '\\')
     return "r'''" + text + "'''";
   return nlohmann::json(text).dump();
 }
@@ -242,7 +243,8 @@ std::string call_function(const Task& task, const Candidate& candidate) {
     mlx_inputs += fmt::format("{}mx.array({}, dtype={})", mlx_inputs.empty() ? "" : ", ", a.name, dtype);
   }
   for (const auto& a : layout.args)
-    if (a.kind == CallArg::Kind::tensor && a.tensor->optional) templates += fmt::format("(\"has_{0}\", has_{0}), ", a.name);
+    if (a.kind == CallArg::Kind::tensor && a.tensor->optional)
+      templates += fmt::format("{}(\"has_{}\", has_{})", templates.empty() ? "" : ", ", a.name, a.name);
   for (const auto& t : candidate.templates) {
     std::string value;
     if (t.value == "true" || t.value == "false") value = t.value == "true" ? "True" : "False";
@@ -252,7 +254,7 @@ std::string call_function(const Task& task, const Candidate& candidate) {
       template_values += fmt::format("    {0} = _int({1}, \"template {0}\")\n", t.name, python_expression(t.value));
       value = t.name;
     }
-    templates += fmt::format("(\"{}\", {}), ", t.name, value);
+    templates += fmt::format("{}(\"{}\", {})", templates.empty() ? "" : ", ", t.name, value);
   }
   for (const CallArg* a : outputs) {
     const std::string shape = shape_tuple(*a->tensor, a->name);

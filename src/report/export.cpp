@@ -30,15 +30,16 @@ std::string date_text(double unix_seconds) {
 }
 
 // Every line prefixed with "// ", so the header is a comment in C++, CUDA and Metal files alike
-// (and only prose to the Metal directive parser, whose keys are lowercase words followed by ':').
-std::string comment_block(const std::string& text) {
+// (and only prose to the Metal directive parser, whose keys are lowercase words followed by ':');
+// "#" for Python.
+std::string comment_block(const std::string& text, const std::string& marker = "//") {
   std::string out;
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     const std::string line = text.substr(start, end - start);
-    out += line.empty() ? "//\n" : "// " + line + "\n";
+    out += line.empty() ? marker + "\n" : marker + " " + line + "\n";
     start = end + 1;
   }
   return out;
@@ -167,7 +168,7 @@ ExportBundle export_metal(const RunData& run, const Task& task, const store::Can
 ExportBundle export_mlx(const RunData& run, const Task& task, const store::Candidate& best, const std::string& format) {
 #ifdef KSEARCH_HAVE_MLX_EXPORT
   const auto kind = format == "mlx-lm" ? metal::MlxExport::mlx_lm : metal::MlxExport::module;
-  const metal::MlxExportFile file = metal::mlx_export(task, best.source, verification_text(run, task, best, "metal"), kind);
+  const metal::MlxExportFile file = metal::mlx_export(task, best.source, comment_block(verification_text(run, task, best, "metal"), "#"), kind);
   ExportBundle b;
   b.files.push_back({file.name, file.contents});
   b.note = kind == metal::MlxExport::mlx_lm

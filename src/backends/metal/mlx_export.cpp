@@ -162,19 +162,6 @@ std::string replace_all(std::string text, const std::string& key, const std::str
   return text;
 }
 
-std::string comment_lines(const std::string& text) {
-  std::string out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(start, end - start);
-    out += line.empty() ? "#\n" : "# " + line + "\n";
-    start = end + 1;
-  }
-  return out;
-}
-
 // The shape of a tensor as a Python tuple of ints.
 std::string shape_tuple(const TensorSpec& t, const std::string& what) {
   std::string out;
@@ -321,7 +308,7 @@ MlxExportFile mlx_export(const Task& task, const std::string& source, const std:
   const std::string function = task.entry("metal").function;
   const std::string module = task.name + (kind == MlxExport::mlx_lm ? "_mlx_lm" : "_mlx");
   std::string text = kMlxModuleTemplate;
-  text = replace_all(text, "{{COMMENT}}\n", comment_lines(comment));
+  text = replace_all(text, "{{COMMENT}}\n", comment);
   text = replace_all(text, "{{USAGE}}",
                      kind == MlxExport::mlx_lm
                          ? "patch(model)  # an mlx-lm Mamba model: its prompts now run the kernel"

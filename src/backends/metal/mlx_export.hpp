@@ -15,7 +15,7 @@ struct MlxExportFile {
   std::string contents;
 };
 
-// `comment` (e.g. the run's verification record) heads the module as Python comments. Throws Error
+// `comment` (Python comment lines, e.g. the run's verification record) heads the module. Throws Error
 // when the candidate does not parse, or for mlx-lm when the task is not mlx-lm's Mamba scan.
 MlxExportFile mlx_export(const Task& task, const std::string& source, const std::string& comment, MlxExport kind);
 

@@ -55,6 +55,8 @@ TEST(MetalBackend, ReportsNoTimingAndNoCeilings) {
   EXPECT_EQ(backend->host_flush_bytes(), 0u);
   EXPECT_NE(backend->profile().prose.find("simdgroup_matrix"), std::string::npos);
   EXPECT_EQ(backend->profile().prose.find("{rules}"), std::string::npos);
+  EXPECT_EQ(backend->profile().prose.find("{host}"), std::string::npos);
+  EXPECT_NE(backend->profile().prose.find("emulator that\nexecutes them on the CPU"), std::string::npos);
   const std::string entry = backend->entry_description(resolve_task("selective_scan"));
   EXPECT_NE(entry.find("const constant int& d"), std::string::npos) << entry;
   EXPECT_NE(entry.find("has_last_state"), std::string::npos) << entry;

@@ -111,8 +111,10 @@ class MetalBackend : public Backend {
                               : "metal: Apple GPU through MLX custom kernels (emulated by metalsim on this host: correctness only)";
       p.rules = load_rules(profiles_dir() / "metal.rules.toml");
       std::string prose = read_file(profiles_dir() / "metal.md");
-      const std::string key = "{rules}";
-      if (size_t pos = prose.find(key); pos != std::string::npos) prose.replace(pos, key.size(), p.rules.describe());
+      // {host}: how candidates run here (on a Mac's GPU, or emulated by metalsim); {rules}: the rule set.
+      const std::string host = read_file(profiles_dir() / (on_apple_gpu() ? "metal.host-apple.md" : "metal.host-metalsim.md"));
+      for (const auto& [key, text] : {std::pair<std::string, std::string>{"{host}", host}, {"{rules}", p.rules.describe()}})
+        if (size_t pos = prose.find(key); pos != std::string::npos) prose.replace(pos, key.size(), text);
       p.prose = prose;
       profile_ = std::move(p);
     }

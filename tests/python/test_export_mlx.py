@@ -57,6 +57,7 @@ def mamba_module(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def mamba_mlx_lm_module(tmp_path_factory):
+    pytest.importorskip("mlx_lm.models.mamba")  # the drop-in imports mlx-lm
     return exported(tmp_path_factory, "tiny_mamba_mlx_lm", "mlx-lm")
 
 
@@ -127,7 +128,6 @@ def tiny_mamba():
 
 
 def test_mlx_lm_drop_in_gives_the_models_logits(mamba_mlx_lm_module):
-    pytest.importorskip("mlx_lm.models.mamba")
     module, _ = mamba_mlx_lm_module
     model = tiny_mamba()
     prompt = mx.array([[3, 14, 15, 9, 26, 5, 35, 8, 9, 7, 9, 3]])

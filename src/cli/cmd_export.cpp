@@ -10,7 +10,7 @@ namespace ksearch::cli {
 namespace {
 
 struct ExportArgs {
-  std::string dir, out;
+  std::string dir, out, format = "source";
 };
 
 void setup(CLI::App& app, int& exit_code) {
@@ -19,11 +19,15 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("dir", args->dir, "Run folder")->required();
   cmd->add_option("--out", args->out,
                   "Kernel file to write, or an existing folder (default: DIR/export/); companion files (cuda) go beside it");
+  cmd->add_option("--format", args->format,
+                  "source: the backend's kernel file; metal runs also mlx (a Python module on mx.fast.metal_kernel) and "
+                  "mlx-lm (that module with patch(model), a drop-in for mlx-lm's Mamba prefill)")
+      ->check(CLI::IsMember({"source", "mlx", "mlx-lm"}));
   cmd->callback([args, &exit_code] {
     const report::RunData run = report::load_run(args->dir);
     report::ExportBundle bundle;
     try {
-      bundle = report::export_bundle(run);
+      bundle = report::export_bundle(run, args->format);
     } catch (const report::NothingToExport& e) {
       fmt::print(stderr, "ksearch: {}\n", e.what());
       exit_code = kExitCandidateFailed;

@@ -10,6 +10,9 @@
 #ifdef KSEARCH_HAVE_CUDA_EXPORT
 #include "backends/cuda/cuda_tools.hpp"
 #endif
+#ifdef KSEARCH_HAVE_MLX_EXPORT
+#include "backends/metal/mlx_export.hpp"
+#endif
 
 using nlohmann::json;
 
@@ -27,15 +30,16 @@ std::string date_text(double unix_seconds) {
 }
 
 // Every line prefixed with "// ", so the header is a comment in C++, CUDA and Metal files alike
-// (and only prose to the Metal directive parser, whose keys are lowercase words followed by ':').
-std::string comment_block(const std::string& text) {
+// (and only prose to the Metal directive parser, whose keys are lowercase words followed by ':');
+// "#" for Python.
+std::string comment_block(const std::string& text, const std::string& marker = "//") {
   std::string out;
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     const std::string line = text.substr(start, end - start);
-    out += line.empty() ? "//\n" : "// " + line + "\n";
+    out += line.empty() ? marker + "\n" : marker + " " + line + "\n";
     start = end + 1;
   }
   return out;
@@ -160,9 +164,27 @@ ExportBundle export_metal(const RunData& run, const Task& task, const store::Can
   return b;
 }
 
+// A Python module on mx.fast.metal_kernel (and for mlx-lm a drop-in for its Mamba prefill).
+ExportBundle export_mlx(const RunData& run, const Task& task, const store::Candidate& best, const std::string& format) {
+#ifdef KSEARCH_HAVE_MLX_EXPORT
+  const auto kind = format == "mlx-lm" ? metal::MlxExport::mlx_lm : metal::MlxExport::module;
+  const metal::MlxExportFile file = metal::mlx_export(task, best.source, comment_block(verification_text(run, task, best, "metal"), "#"), kind);
+  ExportBundle b;
+  b.files.push_back({file.name, file.contents});
+  b.note = kind == metal::MlxExport::mlx_lm
+               ? "Python module: import it and call patch(model) on an mlx-lm Mamba model (on Linux after metalsim_mlx.patch())"
+               : "Python module: import it and call " + task.entry("metal").function +
+                     "(...) with mx arrays (on Linux after metalsim_mlx.patch())";
+  return b;
+#else
+  (void)run, (void)task, (void)best;
+  throw Error("--format " + format + " needs the metal backend, which this ksearch was built without");
+#endif
+}
+
 }  // namespace
 
-ExportBundle export_bundle(const RunData& run) {
+ExportBundle export_bundle(const RunData& run, const std::string& format) {
   const store::Candidate* best = run.best();
   if (!best) {
     const auto& s = run.summary;
@@ -174,6 +196,11 @@ ExportBundle export_bundle(const RunData& run) {
     throw Error("the run's task file " + run.info.task_file + " is missing; it is needed for the entry signature");
   const Task task = load_task(run.info.task_file);
   const std::string& backend = run.info.backend;
+  if (format == "mlx" || format == "mlx-lm") {
+    if (backend != "metal") throw Error("--format " + format + " exports metal kernels; this run's backend is " + backend);
+    return export_mlx(run, task, *best, format);
+  }
+  if (!format.empty() && format != "source") throw Error("unknown export format '" + format + "' (source, mlx, mlx-lm)");
   if (backend == "cpu") return export_cpu(run, task, *best);
   if (backend == "cuda") return export_cuda(run, task, *best);
   if (backend == "metal") return export_metal(run, task, *best);

@@ -62,7 +62,9 @@ class NothingToExport : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The best kernel with a usage header comment; throws NothingToExport or Error.
-ExportBundle export_bundle(const RunData& run);
+// The best kernel with a usage header comment; throws NothingToExport or Error. `format`: "source"
+// (or empty: the backend's own source file), or for metal runs "mlx" (a Python module on
+// mx.fast.metal_kernel) and "mlx-lm" (that module plus a drop-in for mlx-lm's Mamba prefill).
+ExportBundle export_bundle(const RunData& run, const std::string& format = "source");
 
 }  // namespace ksearch::report

@@ -55,6 +55,8 @@ TEST(MetalBackend, ReportsNoTimingAndNoCeilings) {
   EXPECT_EQ(backend->host_flush_bytes(), 0u);
   EXPECT_NE(backend->profile().prose.find("simdgroup_matrix"), std::string::npos);
   EXPECT_EQ(backend->profile().prose.find("{rules}"), std::string::npos);
+  EXPECT_EQ(backend->profile().prose.find("{host}"), std::string::npos);
+  EXPECT_NE(backend->profile().prose.find("emulator that\nexecutes them on the CPU"), std::string::npos);
   const std::string entry = backend->entry_description(resolve_task("selective_scan"));
   EXPECT_NE(entry.find("const constant int& d"), std::string::npos) << entry;
   EXPECT_NE(entry.find("has_last_state"), std::string::npos) << entry;
@@ -64,6 +66,25 @@ TEST(MetalBackend, SoftmaxSeedPasses) { expect_seed_passes("softmax"); }
 TEST(MetalBackend, RmsnormSeedPasses) { expect_seed_passes("rmsnorm"); }
 // Optional tensors (absent D, z, delta_bias, last_state), a float-free int param set and a template.
 TEST(MetalBackend, SelectiveScanSeedPasses) { expect_seed_passes("selective_scan"); }
+
+// mlx-lm's Mamba prefill: an optional initial state, a template state size, l = 1 and long prompts.
+TEST(MetalBackend, MambaMlxLmSeedPasses) { expect_seed_passes("mamba_mlx_lm"); }
+
+// Every call is built by MLX's C++ API (mlx::core::fast::metal_kernel) and checked to be the
+// kernel metalsim runs, then run by metalsim.
+TEST(MetalBackend, RunsCandidatesThroughMlxWhereItWasBuilt) {
+#ifndef KSEARCH_HAVE_MLX_RUNNER
+  GTEST_SKIP() << "ksearch-runner-mlx was not built: MLX's C++ library was not found at configure time";
+#else
+  EXPECT_EQ(make_backend("metal")->runner_executable().filename(), "ksearch-runner-mlx");
+  const EvalReport r = candidate("threadgroup_reduce.metal");
+  ASSERT_EQ(r.status, Status::passed) << r.message << "\n" << r.log;
+  EXPECT_NE(r.log.find("MLX 0."), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("builds each kernel call"), std::string::npos) << r.log;
+  // metalsim's checks still decide: an out-of-bounds write fails the MLX-built call
+  EXPECT_EQ(candidate("out_of_bounds_write.metal").status, Status::runtime_error);
+#endif
+}
 
 TEST(MetalBackend, ThreadgroupReductionPasses) {
   const EvalReport r = candidate("threadgroup_reduce.metal");

@@ -341,6 +341,35 @@ TEST_F(ReportTest, MetalExportKeepsDirectivesAndBody) {
 #endif
 }
 
+// --format mlx: a Python module with the body verbatim and the launch computed from the shapes
+// (tests/python/test_export_mlx.py imports and runs such modules); other backends' runs refuse it.
+TEST_F(ReportTest, MlxFormatWritesAPythonModuleForMetalRunsOnly) {
+  report::RunData run = report::load_run(make_run(true, "metal", task_with_gpu_entries(dir_)));
+  for (auto& c : run.candidates)
+    if (c.id == run.summary.best_candidate) c.source = "// grid: rows, 1, 1\n// threadgroup: 1, 1, 1\nuint r = thread_position_in_grid.x;\n";
+  const report::ExportBundle b = report::export_bundle(run, "mlx");
+  ASSERT_EQ(b.files.size(), 1u);
+  EXPECT_EQ(b.files[0].name, "tiny_softmax_mlx.py");
+  const std::string& text = b.files[0].contents;
+  EXPECT_NE(text.find("def softmax(x, *, stream=None):"), std::string::npos) << text;
+  EXPECT_NE(text.find("SOURCE = r'''uint r = thread_position_in_grid.x;\n'''"), std::string::npos) << text;
+  EXPECT_NE(text.find("grid=(_int(rows, \"grid\"), _int(1, \"grid\"), _int(1, \"grid\"))"), std::string::npos) << text;
+  EXPECT_NE(text.find("# Verified by ksearch"), std::string::npos) << text;
+  try {
+    report::export_bundle(run, "mlx-lm");
+    ADD_FAILURE() << "mlx-lm export of a softmax";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("x, delta, A, B, C, D, state -> y, new_state"), std::string::npos) << e.what();
+  }
+  run.info.backend = "cuda";
+  try {
+    report::export_bundle(run, "mlx");
+    ADD_FAILURE() << "mlx export of a cuda run";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("exports metal kernels; this run's backend is cuda"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(ReportTest, CudaExportHasCAbiEntry) {
   const report::ExportBundle b = report::export_bundle(report::load_run(make_run(true, "cuda", task_with_gpu_entries(dir_))));
   ASSERT_FALSE(b.files.empty());

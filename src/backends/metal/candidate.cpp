@@ -87,7 +87,9 @@ Candidate parse_candidate(const std::string& source) {
     std::smatch m;
     if (!std::regex_match(lines[code_start], m, kDirective)) continue;  // prose comment
     const int line = int(code_start) + 1;
-    const std::string key = m[1], value = m[2];
+    const std::string key = m[1];
+    // A trailing comment (e.g. a `// ksearch:knob` declaration) is not part of the value.
+    const std::string value = trim(m[2].str().substr(0, m[2].str().find("//")));
     if (key == "grid") {
       c.grid = three_dims(value, line, "grid");
       c.grid_line = line;
@@ -139,7 +141,7 @@ WorkloadKernel kernel_for_workload(const Task& task, const Candidate& candidate,
   spec.header = candidate.header;
   spec.source = candidate.body;
   spec.atomic_outputs = candidate.atomic_outputs;
-  const auto values = task.bindings(workload);
+  auto values = task.bindings(workload);
   const CallLayout layout = call_layout(task, "metal");
 
   std::vector<metalsim::TemplateArg> has_flags;
@@ -188,8 +190,12 @@ WorkloadKernel kernel_for_workload(const Task& task, const Candidate& candidate,
       spec.template_args.push_back(metalsim::TemplateArg::boolean(t.name, t.value == "true"));
     else if (auto dtype = metalsim::parse_dtype(t.value))
       spec.template_args.push_back(metalsim::TemplateArg::type(t.name, *dtype));
-    else
-      spec.template_args.push_back(metalsim::TemplateArg::integer(t.name, integer(t.value, t.line, "template " + t.name)));
+    else {
+      // Later directives may use an int template (e.g. `threadgroup: TG, 1, 1` with `template: TG = 64`).
+      const int v = integer(t.value, t.line, "template " + t.name);
+      spec.template_args.push_back(metalsim::TemplateArg::integer(t.name, v));
+      values.emplace(t.name, v);
+    }
   }
   for (int d = 0; d < 3; ++d) {
     spec.grid[size_t(d)] = integer(candidate.grid[size_t(d)], candidate.grid_line, "grid");

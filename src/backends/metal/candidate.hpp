@@ -1,6 +1,7 @@
 #pragma once
 // A Metal candidate file (docs/METAL.md): leading `// key: value` directives (launch geometry and
-// MLX call options, as expressions over the task's axes and params), then the MLX `header`, a
+// MLX call options, as expressions over the task's axes and params and the int templates declared
+// before them; a trailing `// comment` is ignored), then the MLX `header`, a
 // `// --- body ---` line, then the MLX kernel `source` (body). Without the marker line everything
 // after the directives is the body.
 #include <optional>

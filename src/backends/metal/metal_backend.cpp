@@ -1,6 +1,8 @@
-// The metal backend: candidates are MLX custom-kernel bodies (docs/METAL.md). There is no Apple GPU
-// here, so metalsim compiles each kernel for the host CPU and ksearch-runner-metal runs it with Metal
-// semantics and its checks on (bounds, races, barriers): correctness only, never timing.
+// The metal backend: candidates are MLX custom-kernel bodies (docs/METAL.md). metalsim compiles each
+// kernel for the host CPU. Where ksearch-runner-mlx was built (MLX's C++ library found), it runs every
+// call through MLX: on a Mac with Metal on the GPU, timed; elsewhere MLX builds the call and metalsim
+// runs it with Metal semantics and its checks on (bounds, races, barriers), for correctness only, as
+// ksearch-runner-metal does without MLX.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -72,6 +74,21 @@ std::string describe_messages(const metalsim::CompileResult& c, const metal::Can
   return text.empty() ? c.log : text;
 }
 
+// MLX's runner where it was built, else metalsim's.
+fs::path metal_runner() {
+  const fs::path mlx = tools_dir() / "ksearch-runner-mlx";
+  return fs::exists(mlx) ? mlx : tools_dir() / "ksearch-runner-metal";
+}
+
+// Whether candidates run on an Apple GPU here (MLX's runner on macOS), so that timings mean something.
+bool on_apple_gpu() {
+#ifdef __APPLE__
+  return metal_runner().filename() == "ksearch-runner-mlx";
+#else
+  return false;
+#endif
+}
+
 class MetalBackend : public Backend {
  public:
   std::string name() const override { return "metal"; }
@@ -83,18 +100,21 @@ class MetalBackend : public Backend {
     return false;
   }
 
-  bool timing_available() const override { return false; }
+  bool timing_available() const override { return on_apple_gpu(); }
   // Emulation runs every thread on the host with checks on: a realistic scan takes minutes here.
   std::chrono::milliseconds call_timeout() const override { return std::chrono::minutes(5); }
 
   const HardwareProfile& profile() override {
     if (!profile_) {
       HardwareProfile p;
-      p.name = "metal: Apple GPU through MLX custom kernels (emulated by metalsim on this host: correctness only)";
+      p.name = on_apple_gpu() ? "metal: Apple GPU through MLX custom kernels"
+                              : "metal: Apple GPU through MLX custom kernels (emulated by metalsim on this host: correctness only)";
       p.rules = load_rules(profiles_dir() / "metal.rules.toml");
       std::string prose = read_file(profiles_dir() / "metal.md");
-      const std::string key = "{rules}";
-      if (size_t pos = prose.find(key); pos != std::string::npos) prose.replace(pos, key.size(), p.rules.describe());
+      // {host}: how candidates run here (on a Mac's GPU, or emulated by metalsim); {rules}: the rule set.
+      const std::string host = read_file(profiles_dir() / (on_apple_gpu() ? "metal.host-apple.md" : "metal.host-metalsim.md"));
+      for (const auto& [key, text] : {std::pair<std::string, std::string>{"{host}", host}, {"{rules}", p.rules.describe()}})
+        if (size_t pos = prose.find(key); pos != std::string::npos) prose.replace(pos, key.size(), text);
       p.prose = prose;
       profile_ = std::move(p);
     }
@@ -132,9 +152,11 @@ class MetalBackend : public Backend {
         "//   // grid: X, Y, Z            (threads, as MLX's grid)\n"
         "//   // threadgroup: X, Y, Z\n"
         "//   // template: NAME = expr    (optional, int/bool/dtype; repeatable)\n"
-        "// then optional helper code (MLX's header), a line '// --- body ---', then the kernel body.\n"
-        "// Emulated by metalsim on this host: correctness only (out-of-bounds accesses, races and\n"
-        "// barrier divergence fail the candidate); no timing.";
+        "// then optional helper code (MLX's header), a line '// --- body ---', then the kernel body.\n";
+    text += on_apple_gpu() ? "// Run and timed on this Mac's GPU through MLX (metalsim's checks for out-of-bounds accesses,\n"
+                             "// races and barrier divergence run where there is no Apple GPU)."
+                           : "// Emulated by metalsim on this host: correctness only (out-of-bounds accesses, races and\n"
+                             "// barrier divergence fail the candidate); no timing.";
     return text;
   }
 
@@ -219,7 +241,7 @@ class MetalBackend : public Backend {
     return finish();
   }
 
-  fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-metal"; }
+  fs::path runner_executable() const override { return metal_runner(); }
 
   runner::RunnerLimits runner_limits() const override {
     runner::RunnerLimits limits;
@@ -229,8 +251,10 @@ class MetalBackend : public Backend {
     return limits;
   }
 
-  // No Apple GPU here: no roofline (the evaluator does not time this backend).
-  Ceilings ceilings() override { return {0, 0, "none: no Apple GPU on this host (metalsim checks correctness only)"}; }
+  // No roofline: no Apple GPU here, and on a Mac no ceiling has been measured yet.
+  Ceilings ceilings() override {
+    return {0, 0, on_apple_gpu() ? "none: Apple GPU ceilings not measured" : "none: no Apple GPU on this host (metalsim checks correctness only)"};
+  }
 
  private:
   std::optional<HardwareProfile> profile_;

@@ -1,9 +1,10 @@
-// Seed: one SIMD group (32 threads) per row; a strided pass for the sum of squares, reduced with
-// simd_sum, then a strided pass writing x * rsqrt(mean + eps) * weight.
+// Seed: one SIMD group (32 threads) per row, R rows per threadgroup; a strided pass for the sum of
+// squares, reduced with simd_sum, then a strided pass writing x * rsqrt(mean + eps) * weight.
 // grid: 32 * rows, 1, 1
-// threadgroup: 32, 1, 1
+// threadgroup: 32 * R, 1, 1
+// template: R = 1  // ksearch:knob R = 1 in [1, 2, 4, 8]
 // --- body ---
-uint row = threadgroup_position_in_grid.x;
+uint row = thread_position_in_grid.x / 32;
 uint lane = thread_index_in_simdgroup;
 const device float* xr = x + size_t(row) * cols;
 device float* yr = y + size_t(row) * cols;

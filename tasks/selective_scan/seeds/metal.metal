@@ -1,8 +1,9 @@
 // Seed: one thread per (batch, channel) runs the recurrence over time sequentially, with the n
 // states in a thread-private array (n is a template constant, N). No cross-thread communication.
 // grid: d, b, 1
-// threadgroup: 64, 1, 1
+// threadgroup: TG, 1, 1
 // template: N = n
+// template: TG = 64  // ksearch:knob TG = 64 in [32, 64, 128, 256]
 // --- body ---
 uint i = thread_position_in_grid.x;
 uint bi = thread_position_in_grid.y;

@@ -1,0 +1,330 @@
+#include "backends/metal/mlx_export.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "backends/metal/candidate.hpp"
+#include "core/error.hpp"
+#include "tasks/signature.hpp"
+
+namespace ksearch::metal {
+
+extern const char* const kMlxModuleTemplate;
+extern const char* const kMlxLmPatchTemplate;
+
+namespace {
+
+// Recursive descent over the expression grammar of tasks/expr.hpp, writing Python.
+class PythonExpression {
+ public:
+  explicit PythonExpression(const std::string& text) : text_(text) {}
+
+  std::string translate() {
+    std::string out = ternary();
+    skip_space();
+    if (pos_ != text_.size()) fail("unexpected '" + text_.substr(pos_) + "'");
+    return out;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    throw Error("cannot translate expression '" + text_ + "' to Python: " + why);
+  }
+  void skip_space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool accept(const std::string& op) {
+    skip_space();
+    if (text_.compare(pos_, op.size(), op) != 0) return false;
+    pos_ += op.size();
+    return true;
+  }
+  void expect(const std::string& op) {
+    if (!accept(op)) fail("expected '" + op + "'");
+  }
+
+  std::string ternary() {
+    std::string condition = either();
+    if (!accept("?")) return condition;
+    std::string yes = ternary();
+    expect(":");
+    std::string no = ternary();
+    return "(" + yes + " if " + condition + " else " + no + ")";
+  }
+  std::string either() {
+    std::string out = both();
+    while (accept("||")) out = "(" + out + " or " + both() + ")";
+    return out;
+  }
+  std::string both() {
+    std::string out = comparison();
+    while (accept("&&")) out = "(" + out + " and " + comparison() + ")";
+    return out;
+  }
+  std::string comparison() {
+    std::string out = sum();
+    for (;;) {
+      std::string op;
+      for (const char* candidate : {"==", "!=", "<=", ">=", "<", ">"})
+        if (accept(candidate)) {
+          op = candidate;
+          break;
+        }
+      if (op.empty()) return out;
+      out = "(" + out + " " + op + " " + sum() + ")";
+    }
+  }
+  std::string sum() {
+    std::string out = product();
+    for (;;) {
+      if (accept("+")) out = "(" + out + " + " + product() + ")";
+      else if (accept("-")) out = "(" + out + " - " + product() + ")";
+      else return out;
+    }
+  }
+  std::string product() {
+    std::string out = unary();
+    for (;;) {
+      if (accept("*")) out = "(" + out + " * " + unary() + ")";
+      else if (accept("/")) out = "(" + out + " / " + unary() + ")";
+      else return out;
+    }
+  }
+  std::string unary() {
+    if (accept("-")) return "(-" + unary() + ")";
+    if (accept("+")) return unary();
+    std::string base = primary();
+    if (accept("^")) return "(" + base + " ** " + unary() + ")";
+    return base;
+  }
+  std::string primary() {
+    skip_space();
+    if (accept("(")) {
+      std::string inner = ternary();
+      expect(")");
+      return "(" + inner + ")";
+    }
+    const size_t start = pos_;
+    if (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) {
+      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
+                                     ((text_[pos_] == '-' || text_[pos_] == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E'))))
+        ++pos_;
+      return text_.substr(start, pos_ - start);
+    }
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+    if (pos_ == start) fail(pos_ < text_.size() ? "unexpected '" + text_.substr(pos_) + "'" : "unexpected end");
+    const std::string name = text_.substr(start, pos_ - start);
+    if (!accept("(")) return name;
+    if (name != "min" && name != "max") fail("function '" + name + "' is not supported");
+    std::string args = ternary();
+    while (accept(",")) args += ", " + ternary();
+    expect(")");
+    return name + "(" + args + ")";
+  }
+
+  const std::string& text_;
+  size_t pos_ = 0;
+};
+
+std::string mx_dtype(DType d, const std::string& what) {
+  switch (d) {
+    case DType::f32: return "mx.float32";
+    case DType::f16: return "mx.float16";
+    case DType::bf16: return "mx.bfloat16";
+    case DType::i32: return "mx.int32";
+    case DType::i64: return "mx.int64";
+    case DType::u8: return "mx.uint8";
+    case DType::boolean: return "mx.bool_";
+    case DType::f64: break;
+  }
+  throw Error(what + " is float64, which Metal kernels cannot use");
+}
+
+// A Python string literal: raw and triple-quoted where that is exact (readable kernel code), else JSON's.
+std::string python_string(const std::string& text) {
+  if (text.empty()) return "\"\"";
+  if (text.find("'''") == std::string::npos && text.back() != '\\')
+    return "r'''" + text + "'''";
+  return nlohmann::json(text).dump();
+}
+
+std::string python_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + nlohmann::json(s).dump();
+  return "[" + out + "]";
+}
+
+std::string replace_all(std::string text, const std::string& key, const std::string& value) {
+  for (size_t pos = text.find(key); pos != std::string::npos; pos = text.find(key, pos + value.size()))
+    text.replace(pos, key.size(), value);
+  return text;
+}
+
+// The shape of a tensor as a Python tuple of ints.
+std::string shape_tuple(const TensorSpec& t, const std::string& what) {
+  std::string out;
+  for (const auto& d : t.shape)
+    out += (out.empty() ? "" : ", ") + fmt::format("_int({}, \"{} shape\")", python_expression(d), what);
+  return "(" + out + (t.shape.size() == 1 ? ",)" : ")");
+}
+
+// The function that makes the MLX call, in the task's argument order.
+std::string call_function(const Task& task, const Candidate& candidate) {
+  const CallLayout layout = call_layout(task, "metal");
+  const std::string function = task.entry("metal").function;
+  std::vector<const CallArg*> inputs, outputs;
+  for (const auto& a : layout.args)
+    if (a.kind == CallArg::Kind::tensor) (a.is_output ? outputs : inputs).push_back(&a);
+
+  // Axes come from the first required input whose declared shape names them as a whole dimension;
+  // others are keyword arguments.
+  std::string sizes, keywords;
+  for (const auto& [axis, description] : task.axes) {
+    std::string from;
+    for (const CallArg* a : inputs)
+      for (size_t k = 0; k < a->tensor->shape.size() && from.empty() && !a->tensor->optional; ++k)
+        if (a->tensor->shape[k] == axis) from = fmt::format("{}.shape[{}]", a->name, k);
+    if (from.empty()) keywords += ", " + axis;
+    else sizes += fmt::format("    {} = {}\n", axis, from);
+  }
+  for (const auto& p : task.params)
+    keywords += fmt::format(", {}={}", p.name,
+                            p.dtype == DType::boolean ? (p.default_value != 0 ? "True" : "False")
+                            : (p.dtype == DType::f32 || p.dtype == DType::f64) ? fmt::format("{:g}", p.default_value)
+                                                                               : fmt::format("{}", int64_t(p.default_value)));
+  for (const CallArg* a : outputs)
+    if (a->tensor->optional) keywords += ", with_" + a->name + "=False";
+
+  std::string params, conversions, checks;
+  bool after_optional = false;
+  for (const CallArg* a : inputs) {
+    after_optional = after_optional || a->tensor->optional;
+    params += (params.empty() ? "" : ", ") + a->name + (after_optional ? "=None" : "");
+    const std::string convert = fmt::format("{0} if isinstance({0}, mx.array) else mx.array({0})", a->name);
+    if (a->tensor->optional) {
+      conversions += fmt::format("    has_{0} = {0} is not None\n    {0} = ({1}) if has_{0} else None\n", a->name, convert);
+      checks += fmt::format("    {0} = _array({0}, \"{0}\", {1}, {2}) if has_{0} else mx.zeros((0,), {1})\n", a->name,
+                            mx_dtype(a->tensor->dtype, a->name), shape_tuple(*a->tensor, a->name));
+    } else {
+      if (after_optional) conversions += fmt::format("    if {0} is None:\n        raise TypeError(\"{1}: {0} is required\")\n", a->name, function);
+      conversions += fmt::format("    {0} = {1}\n", a->name, convert);
+      checks += fmt::format("    {0} = _array({0}, \"{0}\", {1}, {2})\n", a->name, mx_dtype(a->tensor->dtype, a->name),
+                            shape_tuple(*a->tensor, a->name));
+    }
+  }
+  for (const CallArg* a : outputs)
+    if (a->tensor->optional) checks += fmt::format("    has_{0} = with_{0}\n", a->name);
+
+  std::string mlx_inputs, templates, template_values, output_shapes, output_dtypes, returned;
+  for (const auto& a : layout.args) {
+    if (a.is_output) continue;
+    if (a.kind == CallArg::Kind::tensor) {
+      mlx_inputs += (mlx_inputs.empty() ? "" : ", ") + a.name;
+      continue;
+    }
+    const ParamSpec* p = task.find_param(a.name);
+    const std::string dtype = a.kind == CallArg::Kind::floating ? "mx.float32"
+                              : p && p->dtype == DType::boolean ? "mx.bool_" : "mx.int32";
+    mlx_inputs += fmt::format("{}mx.array({}, dtype={})", mlx_inputs.empty() ? "" : ", ", a.name, dtype);
+  }
+  for (const auto& a : layout.args)
+    if (a.kind == CallArg::Kind::tensor && a.tensor->optional)
+      templates += fmt::format("{}(\"has_{}\", has_{})", templates.empty() ? "" : ", ", a.name, a.name);
+  for (const auto& t : candidate.templates) {
+    std::string value;
+    if (t.value == "true" || t.value == "false") value = t.value == "true" ? "True" : "False";
+    else if (auto dtype = metalsim::parse_dtype(t.value)) value = "mx." + std::string(metalsim::dtype_name(*dtype));
+    else {
+      // A local variable: the grid and threadgroup expressions may use it.
+      template_values += fmt::format("    {0} = _int({1}, \"template {0}\")\n", t.name, python_expression(t.value));
+      value = t.name;
+    }
+    templates += fmt::format("{}(\"{}\", {})", templates.empty() ? "" : ", ", t.name, value);
+  }
+  for (const CallArg* a : outputs) {
+    const std::string shape = shape_tuple(*a->tensor, a->name);
+    output_shapes += (output_shapes.empty() ? "" : ", ") + (a->tensor->optional ? fmt::format("{} if has_{} else (0,)", shape, a->name) : shape);
+    output_dtypes += (output_dtypes.empty() ? "" : ", ") + mx_dtype(a->tensor->dtype, a->name);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    returned += (i ? ", " : "") + (outputs[i]->tensor->optional ? fmt::format("outputs[{}] if has_{} else None", i, outputs[i]->name)
+                                                                : fmt::format("outputs[{}]", i));
+  auto launch = [](const std::vector<std::string>& dims, const char* what) {
+    std::string out;
+    for (const auto& d : dims) out += (out.empty() ? "" : ", ") + fmt::format("_int({}, \"{}\")", python_expression(d), what);
+    return "(" + out + ")";
+  };
+  std::vector<std::string> output_names;
+  for (const CallArg* a : outputs) output_names.push_back(a->name);
+  return fmt::format(
+      "def {0}({1}, *, stream=None{2}):\n"
+      "    \"\"\"Returns {3}.\"\"\"\n"
+      "{4}{5}{6}{15}"
+      "    outputs = kernel()(\n"
+      "        inputs=[{7}],\n"
+      "        template=[{8}],\n"
+      "        grid={9},\n"
+      "        threadgroup={10},\n"
+      "        output_shapes=[{11}],\n"
+      "        output_dtypes=[{12}],\n"
+      "        init_value={13},\n"
+      "        stream=stream,\n"
+      "    )\n"
+      "    return {14}\n",
+      function, params, keywords, outputs.size() == 1 ? output_names[0] : "(" + fmt::format("{}", fmt::join(output_names, ", ")) + ")",
+      conversions, sizes, checks, mlx_inputs, templates, launch(candidate.grid, "grid"),
+      launch(candidate.threadgroup, "threadgroup"), output_shapes, output_dtypes,
+      candidate.init_value ? python_expression(*candidate.init_value) : "None", returned, template_values);
+}
+
+void require_mlx_lm_interface(const Task& task) {
+  const std::vector<std::string> expected = {"x", "delta", "A", "B", "C", "D", "state", "y", "new_state"};
+  std::vector<std::string> tensors;
+  for (const auto& a : call_layout(task, "metal").args)
+    if (a.kind == CallArg::Kind::tensor) tensors.push_back(a.name);
+  if (tensors != expected)
+    throw Error("--format mlx-lm replaces mlx-lm's Mamba prefill, so it needs a task with its interface "
+                "(x, delta, A, B, C, D, state -> y, new_state, as tasks/mamba_mlx_lm); task " + task.name + " has " +
+                fmt::format("{}", fmt::join(tensors, ", ")));
+}
+
+}  // namespace
+
+std::string python_expression(const std::string& expression) { return PythonExpression(expression).translate(); }
+
+MlxExportFile mlx_export(const Task& task, const std::string& source, const std::string& comment, MlxExport kind) {
+  if (kind == MlxExport::mlx_lm) require_mlx_lm_interface(task);
+  const Candidate candidate = parse_candidate(source);
+  const CallLayout layout = call_layout(task, "metal");
+  std::vector<std::string> input_names, output_names;
+  std::string first_inputs;
+  for (const auto& a : layout.args) {
+    (a.is_output ? output_names : input_names).push_back(a.name);
+    if (a.kind == CallArg::Kind::tensor && !a.is_output && !a.tensor->optional)
+      first_inputs += (first_inputs.empty() ? "" : ", ") + a.name;
+  }
+  const std::string function = task.entry("metal").function;
+  const std::string module = task.name + (kind == MlxExport::mlx_lm ? "_mlx_lm" : "_mlx");
+  std::string text = kMlxModuleTemplate;
+  text = replace_all(text, "{{COMMENT}}\n", comment);
+  text = replace_all(text, "{{USAGE}}",
+                     kind == MlxExport::mlx_lm
+                         ? "patch(model)  # an mlx-lm Mamba model: its prompts now run the kernel"
+                         : fmt::format("{} = {}({})", fmt::join(output_names, ", "), function, first_inputs));
+  text = replace_all(text, "{{TASK}}", task.name);
+  text = replace_all(text, "{{MODULE}}", module);
+  text = replace_all(text, "{{HEADER}}", python_string(candidate.header));
+  text = replace_all(text, "{{SOURCE}}", python_string(candidate.body));
+  text = replace_all(text, "{{NAME}}", nlohmann::json(function).dump());
+  text = replace_all(text, "{{INPUT_NAMES}}", python_list(input_names));
+  text = replace_all(text, "{{OUTPUT_NAMES}}", python_list(output_names));
+  text = replace_all(text, "{{ATOMIC_OUTPUTS}}", candidate.atomic_outputs ? "True" : "False");
+  text = replace_all(text, "{{CALL}}", call_function(task, candidate));
+  if (kind == MlxExport::mlx_lm) text += kMlxLmPatchTemplate;
+  text = replace_all(text, "{{FUNCTION}}", function);
+  return {module + ".py", text};
+}
+
+}  // namespace ksearch::metal

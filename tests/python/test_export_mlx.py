@@ -1,0 +1,163 @@
+"""`ksearch export --format mlx|mlx-lm` on metal runs: the exported modules import, build their kernel
+with mx.fast.metal_kernel (run by metalsim through metalsim_mlx.patch(), as on any Linux machine)
+and match the reference: a softmax against numpy, mlx-lm's Mamba scan against mlx-lm's own
+per-step loop, and the mlx-lm drop-in applied to a tiny random mlx-lm Mamba model gives the
+unpatched model's logits, for a prompt and for decoding after it."""
+import importlib.util
+import os
+import subprocess
+import sys
+
+import mlx.core as mx
+import numpy as np
+import pytest
+
+import metalsim_mlx
+
+KSEARCH = os.environ.get("KSEARCH_EXECUTABLE", "")
+TEST_TASKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "metal", "tasks")
+
+
+def ksearch(*args, **kwargs):
+    if not os.path.exists(KSEARCH):
+        pytest.skip("KSEARCH_EXECUTABLE does not name a built ksearch")
+    return subprocess.run([KSEARCH, *args], capture_output=True, text=True, **kwargs)
+
+
+def exported(tmp_path_factory, task, fmt):
+    """Runs one round of the built-in search on a tiny metal task and exports its best kernel."""
+    root = tmp_path_factory.mktemp(f"{task}-{fmt}")
+    run = ksearch("run", "--task", os.path.join(TEST_TASKS, task), "--backend", "metal", "--rounds", "1",
+                  "--out", str(root / "run"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = ksearch("export", str(root / "run"), "--format", fmt, "--out", str(root / "export") + "/")
+    assert out.returncode == 0, out.stdout + out.stderr
+    path = out.stdout.strip().splitlines()[-1]
+    spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(path))[0], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, open(path).read()
+
+
+@pytest.fixture(autouse=True)
+def metalsim():
+    with metalsim_mlx.patched():
+        yield
+
+
+@pytest.fixture(scope="module")
+def softmax_module(tmp_path_factory):
+    return exported(tmp_path_factory, "tiny_softmax", "mlx")
+
+
+@pytest.fixture(scope="module")
+def mamba_module(tmp_path_factory):
+    return exported(tmp_path_factory, "tiny_mamba_mlx_lm", "mlx")
+
+
+@pytest.fixture(scope="module")
+def mamba_mlx_lm_module(tmp_path_factory):
+    pytest.importorskip("mlx_lm.models.mamba")  # the drop-in imports mlx-lm
+    return exported(tmp_path_factory, "tiny_mamba_mlx_lm", "mlx-lm")
+
+
+def test_softmax_module_matches_numpy(softmax_module):
+    module, text = softmax_module
+    assert "mx.fast.metal_kernel(" in text and "Verified by ksearch" in text
+    x = np.random.default_rng(0).normal(scale=4.0, size=(7, 301)).astype(np.float32)
+    y = module.softmax(x)
+    assert isinstance(y, mx.array) and y.shape == (7, 301) and y.dtype == mx.float32
+    expected = np.exp(x - x.max(axis=1, keepdims=True))
+    expected /= expected.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(np.array(y), expected, rtol=1e-4, atol=1e-7)
+    # other dtypes are converted to the one the kernel was verified with
+    np.testing.assert_allclose(np.array(module.softmax(mx.array(x).astype(mx.float16))), expected, rtol=2e-2, atol=1e-3)
+
+
+def mlx_lm_scan(x, delta, A, B, C, D, state):
+    """mlx-lm's MambaBlock.ssm_step, step by step (its ops without the projections)."""
+    import mlx.nn as nn
+
+    delta = nn.softplus(delta)
+    ys = []
+    for t in range(x.shape[1]):
+        new_state = mx.expand_dims(delta[:, t] * x[:, t], -1) * mx.expand_dims(B[:, t], 1)
+        if state is not None:
+            new_state += state * mx.exp(mx.expand_dims(delta[:, t], -1) * A)
+        ys.append((new_state @ mx.expand_dims(C[:, t], -1)).squeeze(2) + D * x[:, t])
+        state = new_state
+    return mx.stack(ys, axis=1), state
+
+
+@pytest.mark.parametrize("with_state", [False, True])
+def test_mamba_module_matches_mlx_lm_loop(mamba_module, with_state):
+    module, _ = mamba_module
+    rng = np.random.default_rng(1)
+    b, l, d, n = 2, 19, 40, 16
+    arrays = [rng.normal(size=(b, l, d)), rng.uniform(-6.9, -2.25, size=(b, l, d)),
+              -np.exp(rng.uniform(0, np.log(16), size=(d, n))), rng.normal(size=(b, l, n)),
+              rng.normal(size=(b, l, n)), rng.uniform(0.5, 1.5, size=(d,))]
+    x, delta, A, B, C, D = (mx.array(a.astype(np.float32)) for a in arrays)
+    state = mx.array(rng.normal(size=(b, d, n)).astype(np.float32)) if with_state else None
+    y, new_state = module.mamba_mlx_lm(x, delta, A, B, C, D, state)
+    y_ref, state_ref = mlx_lm_scan(x, delta, A, B, C, D, state)
+    np.testing.assert_allclose(np.array(y), np.array(y_ref), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.array(new_state), np.array(state_ref), rtol=1e-4, atol=1e-5)
+
+
+def test_mamba_module_rejects_inconsistent_shapes(mamba_module):
+    module, _ = mamba_module
+    x = mx.zeros((1, 5, 8))
+    with pytest.raises(ValueError, match="B has shape"):
+        module.mamba_mlx_lm(x, x, mx.zeros((8, 16)), mx.zeros((1, 4, 16)), mx.zeros((1, 5, 16)), mx.zeros((8,)))
+
+
+def tiny_mamba():
+    from mlx_lm.models import mamba
+
+    args = mamba.ModelArgs(model_type="mamba", vocab_size=50, hidden_size=16, intermediate_size=32, state_size=16,
+                           num_hidden_layers=2, conv_kernel=4, use_bias=False, use_conv_bias=True,
+                           time_step_rank=4)
+    mx.random.seed(3)
+    model = mamba.Model(args)
+    # mlx-lm's initial A_log/D are the same in every layer; random ones test that each block's own reach the kernel
+    for layer in model.layers:
+        layer.mixer.A_log = mx.random.uniform(0.0, 2.0, shape=layer.mixer.A_log.shape)
+        layer.mixer.D = mx.random.uniform(0.5, 1.5, shape=layer.mixer.D.shape)
+    return model
+
+
+def test_mlx_lm_drop_in_gives_the_models_logits(mamba_mlx_lm_module):
+    module, _ = mamba_mlx_lm_module
+    model = tiny_mamba()
+    prompt = mx.array([[3, 14, 15, 9, 26, 5, 35, 8, 9, 7, 9, 3]])
+
+    def generate(model):
+        cache = model.make_cache()
+        logits = [model(prompt, cache=cache)]
+        token = mx.argmax(logits[-1][:, -1:], axis=-1)
+        for _ in range(3):  # decode: single tokens after the prompt's cached state
+            logits.append(model(token, cache=cache))
+            token = mx.argmax(logits[-1][:, -1:], axis=-1)
+        return logits
+
+    expected = generate(model)
+    calls = []
+    kernel = module.kernel()
+    module.kernel = lambda: (lambda **kw: calls.append(kw) or kernel(**kw))
+    assert module.patch(model) == 2
+    patched = generate(model)
+    assert len(calls) == 2  # the prompt in each of the two blocks; decode kept mlx-lm's step
+    for got, want in zip(patched, expected):
+        np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-3, atol=1e-4)
+    module.unpatch(model)
+    np.testing.assert_allclose(np.array(model(prompt)), np.array(expected[0]), rtol=1e-5, atol=1e-6)
+
+
+def test_mlx_lm_format_needs_the_mamba_interface(tmp_path):
+    run = ksearch("run", "--task", os.path.join(TEST_TASKS, "tiny_softmax"), "--backend", "metal", "--rounds", "1",
+                  "--out", str(tmp_path / "run"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = ksearch("export", str(tmp_path / "run"), "--format", "mlx-lm", "--out", str(tmp_path / "export") + "/")
+    assert out.returncode != 0
+    assert "needs a task with its interface" in out.stderr

@@ -73,5 +73,9 @@ void write_file_atomic(const fs::path& path, std::string_view contents) {
 
 namespace ksearch {
 std::filesystem::path profiles_dir() { return source_dir() / "profiles"; }
+std::filesystem::path templates_dir() {
+  if (const char* env = std::getenv("KSEARCH_TEMPLATES_DIR"); env && *env) return env;
+  return source_dir() / "templates";
+}
 std::filesystem::path source_dir() { return KSEARCH_SOURCE_DIR; }
 }  // namespace ksearch

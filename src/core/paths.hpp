@@ -24,6 +24,8 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
 namespace ksearch {
 // Hardware profiles (prose templates and rule files): <source>/profiles.
 std::filesystem::path profiles_dir();
+// Kernel template families of the built-in proposer: $KSEARCH_TEMPLATES_DIR, else <source>/templates.
+std::filesystem::path templates_dir();
 // The source tree this build was configured from; data folders (tasks, prompts, config) live there.
 std::filesystem::path source_dir();
 }  // namespace ksearch

@@ -10,6 +10,7 @@
 #include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "tasks/expr.hpp"
+#include "tasks/toml_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -114,71 +115,10 @@ size_t element_count(const std::vector<int64_t>& shape) {
 
 namespace {
 
-// Builds error messages that point at the offending line of the task file.
-class TaskFileReader {
- public:
-  explicit TaskFileReader(fs::path file) : file_(std::move(file)) {}
-
-  [[noreturn]] void fail(const toml::node* node, const std::string& field, const std::string& message) const {
-    if (node && node->source().begin.line > 0)
-      throw Error(fmt::format("{}:{}: field '{}': {}", file_.string(), node->source().begin.line, field, message));
-    throw Error(fmt::format("{}: field '{}': {}", file_.string(), field, message));
-  }
-
-  const toml::table& table(const toml::node* node, const std::string& field) const {
-    if (!node || !node->is_table()) fail(node, field, "expected a table");
-    return *node->as_table();
-  }
-
-  std::string string(const toml::table& t, const std::string& key, const std::string& field,
-                     std::optional<std::string> fallback = std::nullopt) const {
-    const toml::node* node = t.get(key);
-    if (!node) {
-      if (fallback) return *fallback;
-      fail(&t, field + "." + key, "missing (a string is required)");
-    }
-    if (!node->is_string()) fail(node, field + "." + key, "expected a string");
-    return std::string(*node->value<std::string>());
-  }
-
-  double number(const toml::node* node, const std::string& field) const {
-    if (node && node->is_integer()) return double(*node->value<int64_t>());
-    if (node && node->is_floating_point()) return *node->value<double>();
-    if (node && node->is_boolean()) return *node->value<bool>() ? 1 : 0;
-    fail(node, field, "expected a number");
-  }
-
-  std::vector<std::string> strings(const toml::node* node, const std::string& field) const {
-    std::vector<std::string> out;
-    if (!node || !node->is_array()) fail(node, field, "expected an array of strings");
-    for (const auto& item : *node->as_array()) {
-      if (item.is_string()) out.emplace_back(*item.value<std::string>());
-      else if (item.is_integer()) out.push_back(std::to_string(*item.value<int64_t>()));
-      else fail(&item, field, "expected strings (or integers for fixed dimensions)");
-    }
-    return out;
-  }
-
-  // A misspelt key must not be ignored: a typo'd `held_ot` would silently make held-out workloads visible.
-  void only_known_keys(const toml::table& t, const std::string& field, std::initializer_list<std::string_view> known) const {
-    for (const auto& [key, value] : t) {
-      if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
-      std::string expected;
-      for (std::string_view k : known) expected += (expected.empty() ? "" : ", ") + std::string(k);
-      fail(&value, field.empty() ? std::string(key.str()) : field + "." + std::string(key.str()),
-           "unknown key (expected one of: " + expected + ")");
-    }
-  }
-
-  const fs::path& file() const { return file_; }
-
- private:
-  fs::path file_;
-};
 
 const std::set<std::string> kDistributions = {"normal", "uniform", "log_uniform", "neg_log_uniform", "randint"};
 
-TensorSpec read_tensor(const TaskFileReader& r, const toml::node& node, const std::string& field, bool is_input) {
+TensorSpec read_tensor(const TomlFileReader& r, const toml::node& node, const std::string& field, bool is_input) {
   const auto& t = r.table(&node, field);
   TensorSpec spec;
   spec.name = r.string(t, "name", field);
@@ -221,14 +161,8 @@ TensorSpec read_tensor(const TaskFileReader& r, const toml::node& node, const st
 Task load_task(const fs::path& file_in) {
   const fs::path file = fs::absolute(file_in);
   if (!fs::exists(file)) throw Error("task file not found: " + file.string());
-  TaskFileReader r(file);
-  toml::table root;
-  try {
-    root = toml::parse_file(file.string());
-  } catch (const toml::parse_error& e) {
-    throw Error(fmt::format("{}:{}:{}: TOML syntax error: {}", file.string(), e.source().begin.line,
-                            e.source().begin.column, e.description()));
-  }
+  TomlFileReader r(file);
+  const toml::table root = r.parse();
 
   r.only_known_keys(root, "",
                     {"task", "axes", "params", "inputs", "outputs", "tolerance", "cost", "workloads", "entry", "reference"});

@@ -8,9 +8,12 @@
 #include <fstream>
 #include <set>
 
+#include <unistd.h>
+
 #include "backends/backend.hpp"
 #include "backends/cuda/cuda_tools.hpp"
 #include "core/paths.hpp"
+#include "core/process.hpp"
 #include "evaluator/evaluator.hpp"
 #include "proposers/builtin/catalog.hpp"
 #include "tasks/registry.hpp"
@@ -115,6 +118,29 @@ TEST(CudaHost, AdversarialCasesAreRejectedByTheRulesTheyName) {
     EXPECT_NE(named.find(early->violations.front().rule), std::string::npos)
         << file.filename() << " was rejected by another rule: " << early->message;
   }
+}
+
+// Every family's source compiles as it is written in templates/cuda/ (with its shared headers, at the
+// defaults of its #define lines), with the candidates' nvcc command, and serves its built-in task.
+TEST(CudaHost, TemplatesCompileInPlace) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found";
+  auto provider = builtin::provider_for("cuda");
+  ASSERT_TRUE(provider);
+  const fs::path out = cache_subdir("cuda-tests") / ("in-place-" + std::to_string(getpid()) + ".so");
+  int compiled = 0;
+  for (const std::string& name : provider->tasks()) {
+    const auto families = provider->families(resolve_task(name));
+    EXPECT_FALSE(families.empty()) << "no family in templates/cuda/" << name << " serves the built-in task";
+    for (const auto& family : families) {
+      CommandOptions options;
+      options.timeout = std::chrono::minutes(5);
+      const CommandResult r = run_command(cuda::nvcc_command(cuda::target_arch(), family.source.string(), out.string()), options);
+      EXPECT_TRUE(r.ok()) << family.source << ":\n" << r.output;
+      ++compiled;
+    }
+  }
+  fs::remove(out);
+  EXPECT_GE(compiled, 11);
 }
 
 // Every seed and every template family at its defaults passes every rule, the built library's included.

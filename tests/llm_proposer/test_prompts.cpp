@@ -6,7 +6,9 @@
 #include "core/error.hpp"
 #include "helpers.hpp"
 #include "planner/world_model.hpp"
+#include "proposers/builtin/catalog.hpp"
 #include "proposers/llm/prompts.hpp"
+#include "tasks/registry.hpp"
 #include "tasks/task.hpp"
 
 using namespace ksearch;
@@ -110,6 +112,20 @@ TEST_F(Prompts, EveryTemplateRenders) {
     if (e.path().extension() != ".md" || e.path().stem() == "README") continue;
     EXPECT_NO_THROW(lib.render(e.path().stem().string(), all)) << e.path();
   }
+}
+
+TEST_F(Prompts, InitializeShowsATemplateExampleWhereTheCatalogHasOne) {
+  BackendInfo with_example = info;
+  with_example.template_example = "TEMPLATE EXAMPLE MARKER";
+  EXPECT_NE(lib.initialize({brief()}, with_example).user.find("TEMPLATE EXAMPLE MARKER"), std::string::npos);
+  BackendInfo without = info;
+  without.template_example.clear();
+  EXPECT_EQ(lib.initialize({brief()}, without).user.find("An example: a fast kernel"), std::string::npos);
+  // The catalog's example: a family of the task, rendered (self-contained).
+  const std::string example = builtin::template_example(resolve_task("softmax"), "cpu");
+  EXPECT_NE(example.find("extern \"C\" void softmax("), std::string::npos);
+  EXPECT_EQ(example.find("#include \""), std::string::npos);
+  EXPECT_TRUE(builtin::template_example(resolve_task("softmax"), "no_such_backend").empty());
 }
 
 TEST_F(Prompts, CodePromptsCarryRulesProfileParentActionAndFeedback) {

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "llm/concurrent.hpp"
+#include "proposers/builtin/catalog.hpp"
 #include "proposers/llm/prompts.hpp"
 #include "proposers/proposer.hpp"
 #include "store/run_store.hpp"
@@ -114,6 +115,7 @@ class LlmProposer : public Proposer {
         spec_(settings_.provider.provider_name + ":" + settings_.provider.model) {
     auto prices = std::make_shared<const kl::PriceTable>(kl::PriceTable::load_default(ksearch::source_dir() / "config" / "prices.toml", settings_.prices_file));
     budget_ = std::make_shared<kl::BudgetTracker>(settings_.budget);
+    if (env.task) backend_.template_example = builtin::template_example(*env.task, env.backend->name());
     if (env.store) restore_spending(*env.store);
     client_ = kl::make_client(settings_.provider, prices, budget_);
   }

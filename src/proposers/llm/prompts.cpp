@@ -117,7 +117,7 @@ Vars task_vars(const planner::TaskBrief& t, const BackendInfo& b) {
   }
   return {{"task_name", t.task},         {"backend", t.backend},           {"task_spec", trim(spec)},
           {"entry", trim(t.entry)},      {"hardware_profile", trim(t.hardware)}, {"rules", trim(b.rules)},
-          {"language", b.language},      {"seed_code", trim(t.seed_source)}};
+          {"language", b.language},      {"seed_code", trim(t.seed_source)}, {"template_example", trim(b.template_example)}};
 }
 
 std::string PromptLibrary::system(const planner::TaskBrief& t, const BackendInfo& b) const { return render("system", task_vars(t, b)); }

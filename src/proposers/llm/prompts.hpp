@@ -36,6 +36,7 @@ struct BackendInfo {
   std::string language;              // code fence language: cpp, cuda, metal
   std::string rules;                 // RuleSet::describe(), shown in every code prompt
   const RuleSet* checks = nullptr;   // the same rules, machine-checked on every answer
+  std::string template_example;      // a built-in template for the task, rendered (empty when none)
   static BackendInfo of(Backend& backend);
 };
 

@@ -1,0 +1,108 @@
+#pragma once
+// The vector layer of the cpu templates: type vf holding VW floats, v_* helpers, and a range-reduced
+// polynomial exp (v_exp<degree> on vectors, s_exp<degree> on scalars). Uses the widest path that
+// VECTOR_BITS (a family's knob: 512, 256 or 0; scalar when undefined) and the target machine allow.
+#include <bit>
+#include <cstdint>
+
+#if (VECTOR_BITS >= 512 && defined(__AVX512F__)) || (VECTOR_BITS >= 256 && defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+
+// Taylor coefficients of exp: accurate enough after range reduction, and exactly reproducible.
+constexpr float kExpCoef[8] = {1.0f, 1.0f, 0.5f, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040};
+constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+// exp underflows to (almost) zero below this; clamping keeps 2^n a normal float.
+constexpr float kExpLo = -87.3f, kExpHi = 88.3f;
+
+template <int D>
+inline float s_exp(float x) {
+  x = x < kExpLo ? kExpLo : (x > kExpHi ? kExpHi : x);
+  const float n = (x * kLog2e + 12582912.0f) - 12582912.0f;  // round to nearest, vectorizable
+  float r = x - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  float p = kExpCoef[D];
+  for (int k = D - 1; k >= 0; --k) p = p * r + kExpCoef[k];
+  return p * std::bit_cast<float>((int32_t(n) + 127) << 23);
+}
+
+#if VECTOR_BITS >= 512 && defined(__AVX512F__)
+typedef __m512 vf;
+constexpr int VW = 16;
+inline vf v_load(const float* p) { return _mm512_loadu_ps(p); }
+inline void v_store(float* p, vf v) { _mm512_storeu_ps(p, v); }
+inline void v_stream(float* p, vf v) { _mm512_stream_ps(p, v); }
+inline vf v_set1(float x) { return _mm512_set1_ps(x); }
+inline vf v_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+inline vf v_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+inline vf v_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+inline vf v_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
+inline vf v_max(vf a, vf b) { return _mm512_max_ps(a, b); }
+inline vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
+inline float v_hsum(vf v) { return _mm512_reduce_add_ps(v); }
+inline float v_hmax(vf v) { return _mm512_reduce_max_ps(v); }
+inline void v_sfence() { _mm_sfence(); }
+template <int D>
+inline vf v_exp(vf x) {
+  x = _mm512_min_ps(_mm512_max_ps(x, v_set1(kExpLo)), v_set1(kExpHi));
+  const vf n = _mm512_roundscale_ps(_mm512_mul_ps(x, v_set1(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  vf r = _mm512_fnmadd_ps(n, v_set1(kLn2Hi), x);
+  r = _mm512_fnmadd_ps(n, v_set1(kLn2Lo), r);
+  vf p = v_set1(kExpCoef[D]);
+  for (int k = D - 1; k >= 0; --k) p = _mm512_fmadd_ps(p, r, v_set1(kExpCoef[k]));
+  return _mm512_scalef_ps(p, n);
+}
+#elif VECTOR_BITS >= 256 && defined(__AVX2__) && defined(__FMA__)
+typedef __m256 vf;
+constexpr int VW = 8;
+inline vf v_load(const float* p) { return _mm256_loadu_ps(p); }
+inline void v_store(float* p, vf v) { _mm256_storeu_ps(p, v); }
+inline void v_stream(float* p, vf v) { _mm256_stream_ps(p, v); }
+inline vf v_set1(float x) { return _mm256_set1_ps(x); }
+inline vf v_add(vf a, vf b) { return _mm256_add_ps(a, b); }
+inline vf v_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+inline vf v_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+inline vf v_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+inline vf v_max(vf a, vf b) { return _mm256_max_ps(a, b); }
+inline vf v_min(vf a, vf b) { return _mm256_min_ps(a, b); }
+inline float v_hsum(vf v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+inline float v_hmax(vf v) {
+  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+inline void v_sfence() { _mm_sfence(); }
+template <int D>
+inline vf v_exp(vf x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, v_set1(kExpLo)), v_set1(kExpHi));
+  const vf n = _mm256_round_ps(_mm256_mul_ps(x, v_set1(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  vf r = _mm256_fnmadd_ps(n, v_set1(kLn2Hi), x);
+  r = _mm256_fnmadd_ps(n, v_set1(kLn2Lo), r);
+  vf p = v_set1(kExpCoef[D]);
+  for (int k = D - 1; k >= 0; --k) p = _mm256_fmadd_ps(p, r, v_set1(kExpCoef[k]));
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+#else
+typedef float vf;
+constexpr int VW = 1;
+inline vf v_load(const float* p) { return *p; }
+inline void v_store(float* p, vf v) { *p = v; }
+inline void v_stream(float* p, vf v) { *p = v; }
+inline vf v_set1(float x) { return x; }
+inline vf v_add(vf a, vf b) { return a + b; }
+inline vf v_sub(vf a, vf b) { return a - b; }
+inline vf v_mul(vf a, vf b) { return a * b; }
+inline vf v_fma(vf a, vf b, vf c) { return a * b + c; }
+inline vf v_max(vf a, vf b) { return a > b ? a : b; }
+inline vf v_min(vf a, vf b) { return a < b ? a : b; }
+inline float v_hsum(vf v) { return v; }
+inline float v_hmax(vf v) { return v; }
+inline void v_sfence() {}
+template <int D>
+inline vf v_exp(vf x) { return s_exp<D>(x); }
+#endif

@@ -1,0 +1,427 @@
+// selective_scan, built-in cuda template family lanes_single_pass: one pass over time (one exp per update), states over lanes, y reduce-scattered.
+// Knobs: ksearch replaces each #define below with the value it tries (lanes_single_pass.toml lists them).
+#define LPC 8
+#define OWN 2
+#define SUB 4
+#define WARPS 4
+#define OCC 12
+#define EXPP 0
+#define RED 0
+#define BCS 1
+#define MINW 4
+#define TCHUNKS 4
+
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+
+// 2^x on the MUFU pipe, 16 per clock per SM: one per state update, the ceiling of this kernel.
+__device__ __forceinline__ float ex2_mufu(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// 2^x on the FMA pipe (about 11 instructions for one MUFU slot), for EXPP of every 8 steps: x = j + f
+// with |f| <= 1/2, 2^f by a degree-5 fit (relative error 2.3e-7, like the MUFU's), j added to the
+// exponent bits. The clamp keeps the exponent field in range (2^-126 is as good as 0 as a decay).
+__device__ __forceinline__ float ex2_poly(float x) {
+  x = fminf(fmaxf(x, -126.0f), 126.0f);
+  const float t = __fadd_rn(x, 12582912.0f);  // 1.5 * 2^23: round(x) lands in the low mantissa bits
+  const float f = __fsub_rn(x, __fsub_rn(t, 12582912.0f));
+  float p = fmaf(1.32763747e-3f, f, 9.67551488e-3f);
+  p = fmaf(p, f, 5.55071346e-2f);
+  p = fmaf(p, f, 2.40221202e-1f);
+  p = fmaf(p, f, 6.93146944e-1f);
+  p = fmaf(p, f, 1.00000012f);
+  return __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
+}
+
+// MUFU ex2/lg2 instead of log1pf: rounding 1 + e^v costs at most 2^-24 absolute in dt.
+__device__ __forceinline__ float step_dt(float v, int softplus) {
+  return softplus ? (v > 20.0f ? v : __logf(1.0f + __expf(v))) : v;
+}
+
+// A compile-time flag for generic lambdas: whole tiles (aligned, inside l) run without bounds checks.
+template <bool F>
+struct Flag {
+  static constexpr bool value = F;
+};
+
+// Steps t..t+W-1 of a row (W = 2 or 4): one 8- or 16-byte load for a whole tile, else element-wise
+// with zeros past l.
+template <int W, bool FULL>
+__device__ __forceinline__ void load_steps(float (&v)[W], const float* __restrict__ row, int t, int l) {
+  if (FULL && W == 4) {
+    const float4 q = __ldg(reinterpret_cast<const float4*>(row + t));
+    v[0] = q.x, v[1] = q.y, v[W > 2 ? 2 : 0] = q.z, v[W > 3 ? 3 : 0] = q.w;
+  } else if (FULL) {
+    const float2 q = __ldg(reinterpret_cast<const float2*>(row + t));
+    v[0] = q.x, v[1] = q.y;
+  } else {
+#pragma unroll
+    for (int x = 0; x < W; ++x) v[x] = t + x < l ? __ldg(row + t + x) : 0.0f;
+  }
+}
+
+template <int W, bool FULL>
+__device__ __forceinline__ void store_steps(float* row, const float (&v)[W], int t, int l) {
+  if (FULL && W == 4) {
+    *reinterpret_cast<float4*>(row + t) = make_float4(v[0], v[1], v[W > 2 ? 2 : 0], v[W > 3 ? 3 : 0]);
+  } else if (FULL) {
+    *reinterpret_cast<float2*>(row + t) = make_float2(v[0], v[1]);
+  } else {
+#pragma unroll
+    for (int x = 0; x < W; ++x)
+      if (t + x < l) row[t + x] = v[x];
+  }
+}
+
+template <int W>
+__device__ __forceinline__ void load_shared(float (&v)[W], const float* p) {
+  if (W == 4) {
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    v[0] = q.x, v[1] = q.y, v[W > 2 ? 2 : 0] = q.z, v[W > 3 ? 3 : 0] = q.w;
+  } else {
+    const float2 q = *reinterpret_cast<const float2*>(p);
+    v[0] = q.x, v[1] = q.y;
+  }
+}
+
+// 16 bytes global -> shared without registers (through L1: the block's channels share B/C lines).
+__device__ __forceinline__ void cp_async16(float* dst, const float* src) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_one() { asm volatile("cp.async.wait_group 1;\n" ::); }
+
+// BCS = 1: floats per warp for the B and C sub-blocks of its (batch, group), two deep: [2][B, C][N][G + 4].
+template <int N, int L>
+__host__ __device__ constexpr int bc_warp_floats() {
+  return 2 * 2 * N * (OWN * L + 4);
+}
+
+// RED = 1: floats per channel in the reduction buffer, L rows of G + 4 partials (the pad spreads the
+// lanes' float4 stores over the banks) plus a skew that puts the next channel's reads OWN * L banks on.
+template <int L>
+__host__ __device__ constexpr int red_channel_floats() {
+  return L * (OWN * L + 4) + ((OWN * L - L * (OWN * L + 4)) % 32 + 32) % 32;
+}
+
+// One pass over time, no rescan: L lanes per channel, lane j holds states j, j + L, ... (S = N / L) in
+// registers. Time goes in tiles of SUB sub-blocks of G = OWN * L steps; in a sub-block lane j owns
+// steps OWN j .. OWN j + OWN - 1: it loads their u, delta, z (coalesced 8/16-byte loads, one tile ahead),
+// computes dt and dt*u once per (channel, step) into the warp's shared rows (read back as float4
+// broadcasts), and after the scan receives their y. The scan leaves one partial C.h per step and lane;
+// a transposed butterfly over the L lanes (G - OWN shuffles per G steps instead of G log2 L) gives lane j
+// the full sums of its own steps, so D, the gate and the y store happen once per step, coalesced.
+// Steps past the end get dt = 0 and u = 0: the identity step, so h ends as the last state.
+// PASS 0 scans the whole time axis. Thin grids split it into nc chunks of clen steps (a multiple of the
+// tile, so chunk tiles stay aligned), blockIdx.z = batch * chunks + chunk: PASS 1 leaves in ws each of
+// chunks 0..nc-2 its end state from zero and its dt sum (its decay is 2^(a2 sum)), with no y; PASS 2
+// starts each chunk from the state those combine to and rescans it exactly, y and all.
+template <int N, int L, bool FIXED, int PASS>
+__global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1) scan_lanes(
+    const float* __restrict__ u, const float* __restrict__ delta, const float* __restrict__ A,
+    const float* __restrict__ B, const float* __restrict__ C, const float* __restrict__ D,
+    const float* __restrict__ z, const float* __restrict__ delta_bias, float* __restrict__ y,
+    float* __restrict__ last_state, int64_t d, int l, int64_t g, int softplus, bool vec, int clen,
+    float* __restrict__ ws) {
+  constexpr int S = N / L, CW = 32 / L, G = OWN * L, T = SUB * G;
+  constexpr int RU = PASS == 1 ? 1 : SUB;  // PASS 1 unrolled over sub-blocks hoists their loads and spills
+  constexpr int LG = L >= 16 ? 4 : L >= 8 ? 3 : L >= 4 ? 2 : L / 2;
+  static_assert(G % 4 == 0, "sub-blocks are read in float4 groups of steps");
+  // Rows padded by 4 floats: the CW channels' float4 broadcasts fall in different banks.
+  __shared__ __align__(16) float sdt[WARPS][CW][T + 4], sdu[WARPS][CW][T + 4];
+  // Dynamic: RED's WARPS * CW * red_channel_floats<L>() floats, then BCS's WARPS * bc_warp_floats<N, L>().
+  extern __shared__ __align__(16) float dyn[];
+  float* sred = dyn;
+  // A block holds channels of one (batch, group), so a warp's channels share their B/C rows.
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, c = lane / L, j = lane % L;
+  const int nc = PASS ? (l + clen - 1) / clen : 1, zc = PASS == 1 ? nc - 1 : nc;  // chunks, chunks here
+  const int chunk = PASS ? int(blockIdx.z % zc) : 0, tb = PASS ? chunk * clen : 0;
+  const int te = PASS ? min(l, tb + clen) : l;  // this block's steps: tb .. te - 1
+  const int64_t dg = d / g, group = blockIdx.y, bi = blockIdx.z / zc;
+  const int64_t local = (int64_t(blockIdx.x) * WARPS + warp) * CW + c;
+  const bool active = local < dg;
+  const int64_t i = group * dg + (active ? local : dg - 1);  // idle lanes shadow a real channel, store nothing
+  const int64_t chan = bi * d + i;
+  float a2[S], h[S], Bf[S], Cf[S];
+#pragma unroll
+  for (int k = 0; k < S; ++k) {
+    const int s = j + L * k;
+    a2[k] = A[i * N + s] * 1.4426950408889634f;
+    h[k] = 0.0f;
+    Bf[k] = FIXED ? B[i * N + s] : 0.0f;
+    Cf[k] = FIXED ? C[i * N + s] : 0.0f;
+  }
+  const float bias = delta_bias ? delta_bias[i] : 0.0f, Dv = D ? D[i] : 0.0f;
+  const float *ur = u + chan * l, *dr = delta + chan * l, *zr = z && PASS != 1 ? z + chan * l : nullptr;
+  float* yr = y + chan * l;
+  // Row of state j; state j + L k lies k * rs further.
+  const int64_t rs = int64_t(L) * l, row = FIXED ? 0 : ((bi * g + group) * N + j) * int64_t(l);
+  const float *Bj = B + row, *Cj = C + row;
+  float* wdt = sdt[warp][c];
+  float* wdu = sdu[warp][c];
+  // BCS: the warp's two staged B/C sub-blocks; slots f = lane + 32 it cover [B, C][N rows][G / 4 float4s].
+  constexpr int RSB = G + 4, BCH = 2 * N * RSB, SLOTS = N * G / 2;  // rows padded: reads spread over the banks
+  static_assert(SLOTS % 32 == 0, "whole float4 slots per lane");
+  float* sbc = dyn + (RED ? WARPS * CW * red_channel_floats<L>() : 0) + warp * bc_warp_floats<N, L>();
+  const float* Bg = B + (FIXED ? 0 : (bi * g + group) * N * int64_t(l));
+  const float* Cg = C + (FIXED ? 0 : (bi * g + group) * N * int64_t(l));
+  auto stage = [&](int ts) {  // the sub-block from step ts into buffer (ts / G) & 1, as one cp.async group
+    float* dst0 = sbc + ((ts / G) & 1) * BCH;
+    const bool whole = vec && ts + G <= te;
+#pragma unroll
+    for (int it = 0; it < SLOTS / 32; ++it) {
+      const int f = lane + 32 * it, w = f / (N * G / 4), rem = f % (N * G / 4);
+      const int s = rem / (G / 4), col = 4 * (rem % (G / 4));
+      const float* src = (w ? Cg : Bg) + s * int64_t(l) + ts + col;
+      float* dst = dst0 + (w * N + s) * RSB + col;
+      if (whole) {
+        cp_async16(dst, src);
+      } else {
+#pragma unroll
+        for (int x = 0; x < 4; ++x) dst[x] = ts + col + x < te ? __ldg(src + x) : 0.0f;
+      }
+    }
+    cp_async_commit();
+  };
+  float nu[SUB][OWN], nd[SUB][OWN], nz[SUB][OWN];
+  auto fetch = [&](int t0, auto full) {
+    constexpr bool FULL = decltype(full)::value;
+#pragma unroll
+    for (int r = 0; r < SUB; ++r) {
+      const int t = t0 + r * G + OWN * j;
+      load_steps<OWN, FULL>(nu[r], ur, t, te);
+      load_steps<OWN, FULL>(nd[r], dr, t, te);
+      if (zr) load_steps<OWN, FULL>(nz[r], zr, t, te);
+    }
+  };
+  // One tile from t0: FULL tiles are aligned and inside te, so no bounds checks and vector accesses.
+  float dsum = 0.0f;  // PASS 1: the dt sum of the lane's own steps
+  auto tile = [&](int t0, auto full) {
+    constexpr bool FULL = decltype(full)::value;
+    float cu[SUB][OWN], cz[SUB][OWN];
+    __syncwarp();  // the previous tile's reads of wdt / wdu are done
+#pragma unroll
+    for (int r = 0; r < SUB; ++r) {
+      float dtv[OWN], duv[OWN];
+#pragma unroll
+      for (int x = 0; x < OWN; ++x) {
+        const bool inside = FULL || t0 + r * G + OWN * j + x < te;
+        dtv[x] = inside ? step_dt(nd[r][x] + bias, softplus) : 0.0f;
+        duv[x] = dtv[x] * nu[r][x];
+        if (PASS == 1) dsum += dtv[x];
+        cu[r][x] = nu[r][x];
+        cz[r][x] = zr ? nz[r][x] : 0.0f;
+      }
+      store_steps<OWN, true>(wdt, dtv, r * G + OWN * j, 0);
+      store_steps<OWN, true>(wdu, duv, r * G + OWN * j, 0);
+    }
+    __syncwarp();
+    // The next tile's loads: their DRAM latency hides behind this tile's scan.
+    if (t0 + T < te) {
+      if (vec && t0 + 2 * T <= te) fetch(t0 + T, Flag<true>());
+      else fetch(t0 + T, Flag<false>());
+    }
+#pragma unroll RU
+    for (int r = 0; r < SUB; ++r) {
+      const int ts = t0 + r * G;
+      if (ts >= te) break;  // nothing left (and BCS stages nothing there): h is already final
+      const float* bcur = sbc + ((ts / G) & 1) * BCH;
+      if (BCS && !FIXED) {
+        // The next sub-block's copies fly during this one's scan; this one's group is then the older.
+        // The copies of all lanes land in rows that all lanes read, hence the warp barriers.
+        if (ts + G < te) stage(ts + G);
+        else cp_async_commit();  // an empty group keeps "all but the newest" meaning this sub-block
+        cp_async_wait_one();
+        __syncwarp();  // the other lanes' copies into the warp's rows are visible
+      }
+      float acc[G];
+#pragma unroll
+      for (int q = 0; q < G / 4; ++q) {
+        const int o = r * G + 4 * q;
+        const float4 dt4 = *reinterpret_cast<const float4*>(wdt + o);
+        const float4 du4 = *reinterpret_cast<const float4*>(wdu + o);
+        const float dts[4] = {dt4.x, dt4.y, dt4.z, dt4.w}, dus[4] = {du4.x, du4.y, du4.z, du4.w};
+        float Bq[S][4], Cq[S][4];
+        if (!FIXED)
+#pragma unroll
+          for (int k = 0; k < S; ++k) {
+            if (BCS) {
+              load_shared<4>(Bq[k], bcur + (j + L * k) * RSB + 4 * q);
+              if (PASS != 1) load_shared<4>(Cq[k], bcur + (N + j + L * k) * RSB + 4 * q);
+            } else {
+              load_steps<4, FULL>(Bq[k], Bj + k * rs, t0 + o, te);
+              if (PASS != 1) load_steps<4, FULL>(Cq[k], Cj + k * rs, t0 + o, te);
+            }
+          }
+#pragma unroll
+        for (int x = 0; x < 4; ++x) {
+          const int m = 4 * q + x;
+          float part = 0.0f;
+#pragma unroll
+          for (int k = 0; k < S; ++k) {
+            const float e = dts[x] * a2[k];
+            const float da = m % 8 < EXPP ? ex2_poly(e) : ex2_mufu(e);
+            h[k] = fmaf(da, h[k], dus[x] * (FIXED ? Bf[k] : Bq[k][x]));
+            if (PASS != 1) part = fmaf(h[k], FIXED ? Cf[k] : Cq[k][x], part);
+          }
+          acc[m] = part;
+        }
+      }
+      if (PASS == 1) {  // a summary has no y
+        if (BCS && !FIXED) __syncwarp();  // as below: this buffer is restaged next
+        continue;
+      }
+      if (RED) {
+        // Through shared memory: each lane stores its G partials, then sums the L partials of its own
+        // OWN steps: G / 4 + L accesses and (L - 1) OWN adds per sub-block, against about 4 G
+        // instructions for the butterfly, but twice its shared-memory traffic.
+        float* cb = sred + (warp * CW + c) * red_channel_floats<L>();
+        constexpr int RS = G + 4;
+#pragma unroll
+        for (int q = 0; q < G / 4; ++q)
+          *reinterpret_cast<float4*>(cb + j * RS + 4 * q) =
+              make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+        __syncwarp();
+#pragma unroll
+        for (int x = 0; x < OWN; ++x) acc[x] = 0.0f;
+#pragma unroll
+        for (int jp = 0; jp < L; ++jp) {
+          float p[OWN];
+          load_shared<OWN>(p, cb + jp * RS + OWN * j);
+#pragma unroll
+          for (int x = 0; x < OWN; ++x) acc[x] += p[x];
+        }
+        __syncwarp();  // the next sub-block rewrites the rows
+      } else {
+        // Transposed butterfly: at distance o the lane keeps the half of its (2 OWN o)-vector that bit o
+        // of j selects and sends the other half; after distance 1, acc[x] = y partial of step OWN j + x.
+#pragma unroll
+        for (int lv = LG - 1; lv >= 0; --lv) {  // counted, so it unrolls and acc stays in registers
+          const int o = 1 << lv;
+          const bool upper = j & o;
+#pragma unroll
+          for (int x = 0; x < G / 2; ++x) {  // a constant bound unrolls; x < OWN o folds per level
+            if (x >= OWN * o) break;
+            const float lo = acc[x], hi = acc[x + OWN * o];  // selects on values, not on addresses
+            acc[x] = (upper ? hi : lo) + __shfl_xor_sync(0xffffffffu, upper ? lo : hi, o);
+          }
+        }
+      }
+      float out[OWN];
+#pragma unroll
+      for (int x = 0; x < OWN; ++x) {
+        out[x] = fmaf(Dv, cu[r][x], acc[x]);
+        if (zr) out[x] *= __fdividef(cz[r][x], 1.0f + __expf(-cz[r][x]));
+      }
+      if (active) store_steps<OWN, FULL>(yr, out, t0 + r * G + OWN * j, te);
+      if (BCS && !FIXED) __syncwarp();  // this buffer is restaged during the next sub-block
+    }
+  };
+  // PASS 2: the chunk's start state, S_c = 2^(a2 sum_{c-1}) S_{c-1} + E_{c-1} from S_0 = 0; ws holds
+  // per (channel, chunk) the end state from zero (N floats), then the dt sum.
+  if (PASS == 2)
+    for (int q = 0; q < chunk; ++q) {
+      const float* wq = ws + (chan * (nc - 1) + q) * (N + 1);
+#pragma unroll
+      for (int k = 0; k < S; ++k) h[k] = fmaf(ex2_mufu(wq[N] * a2[k]), h[k], wq[j + L * k]);
+    }
+  if (vec && tb + T <= te) fetch(tb, Flag<true>());
+  else fetch(tb, Flag<false>());
+  if (BCS && !FIXED && tb < te) stage(tb);
+  for (int t0 = tb; t0 < te; t0 += T) {
+    if (vec && t0 + T <= te) tile(t0, Flag<true>());
+    else tile(t0, Flag<false>());
+  }
+  if (PASS == 1)
+#pragma unroll
+    for (int o = L / 2; o > 0; o >>= 1) dsum += __shfl_xor_sync(0xffffffffu, dsum, o);  // the chunk's
+  if (PASS == 1 && active) {
+    float* wc = ws + (chan * (nc - 1) + chunk) * (N + 1);
+#pragma unroll
+    for (int k = 0; k < S; ++k) wc[j + L * k] = h[k];
+    if (j == 0) wc[N] = dsum;
+  }
+  if (PASS != 1 && last_state && active && chunk == nc - 1)
+#pragma unroll
+    for (int k = 0; k < S; ++k) last_state[chan * N + j + L * k] = h[k];
+}
+
+#include "scan_generic.cuh"
+
+template <int N, int L>
+void launch_lanes(const float* u, const float* delta, const float* A, const float* B, const float* C,
+                  const float* D, const float* z, const float* delta_bias, float* y, float* last_state, int64_t b,
+                  int64_t d, int64_t l, int64_t g, int bc_layout, int softplus, int sms, cudaStream_t stream) {
+  constexpr int CW = 32 / L, T = SUB * OWN * L;
+  const dim3 blocks(unsigned((d / g + WARPS * CW - 1) / (WARPS * CW)), unsigned(g), unsigned(b));
+  auto aligned = [](const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  const bool vec = l % 4 == 0 && aligned(u) && aligned(delta) && aligned(z) && aligned(y) &&
+                   (bc_layout == 0 || (aligned(B) && aligned(C)));
+  // The RED and BCS buffers may pass the 48 KiB a block gets by default (only then the extra call).
+  const int bytes = int(sizeof(float)) * ((RED ? WARPS * CW * red_channel_floats<L>() : 0) +
+                                          (BCS && bc_layout ? WARPS * bc_warp_floats<N, L>() : 0));
+  const bool big = bytes + 2 * WARPS * CW * (SUB * OWN * L + 4) * int(sizeof(float)) > 48 * 1024;
+  // Thin grids (a quarter of the OCC warps per SM or fewer) leave the GPU idle while each warp runs its
+  // serial chain of l steps: min(TCHUNKS, OCC sms / warps, l / 512) chunks of whole tiles fill it (two
+  // passes, twice the exps, a chain of about 2 l / nc steps). Fewer than 4 chunks do not shorten the chain
+  // enough to pay for the second pass, and chunks under 512 steps not for its launch (measured on the
+  // H200: 2 chunks of 1024 steps and 4 of 128 were slower than one pass, 4 of 512 faster). A failed
+  // workspace allocation falls back to the single pass.
+  int nc = 1, clen = int(l);
+  const int64_t warps = int64_t(blocks.x) * g * b * WARPS, fill = int64_t(OCC) * sms / warps;
+  int64_t k = fill < TCHUNKS ? fill : TCHUNKS;
+  if (l / 512 < k) k = l / 512;
+  if (k >= 4 && l > T) {
+    clen = int((l + k - 1) / k + T - 1) / T * T;
+    nc = int((l + clen - 1) / clen);
+  }
+  auto passes = [&](auto fixed) {
+    constexpr bool F = decltype(fixed)::value;
+    auto go = [&](auto kernel, int64_t zs, float* ws) {
+      if (big) cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+      const dim3 grid(blocks.x, blocks.y, unsigned(zs));
+      kernel<<<grid, WARPS * 32, bytes, stream>>>(u, delta, A, B, C, D, z, delta_bias, y, last_state, d, int(l), g,
+                                                  softplus, vec, clen, ws);
+    };
+    float* ws = nullptr;
+    if constexpr (TCHUNKS > 1) {  // (TCHUNKS = 1 instantiates the single pass only)
+      if (nc > 1 && cudaMallocAsync(reinterpret_cast<void**>(&ws), sizeof(float) * b * d * (nc - 1) * (N + 1),
+                                    stream) == cudaSuccess) {
+        go(scan_lanes<N, L, F, 1>, b * (nc - 1), ws);
+        go(scan_lanes<N, L, F, 2>, b * nc, ws);
+        cudaFreeAsync(ws, stream);
+        return;
+      }
+    }
+    go(scan_lanes<N, L, F, 0>, b, ws);
+  };
+  if (bc_layout) passes(Flag<false>());
+  else passes(Flag<true>());
+}
+
+extern "C" void selective_scan(const float* u, const float* delta, const float* A, const float* B, const float* C,
+                               const float* D, const float* z, const float* delta_bias, float* y, float* last_state,
+                               int64_t b, int64_t d, int64_t l, int64_t n, int64_t g, int32_t bc_layout,
+                               int32_t delta_softplus, cudaStream_t stream) {
+  if (b * d == 0) return;
+  if (n == 16) {
+    // Thin grids (few channels) take 16 lanes per channel: twice the warps of 8, more latency hidden.
+    int dev = 0, sms = 132;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (LPC < 16 && b * d * LPC < int64_t(MINW) * sms * 32)
+      launch_lanes<16, 16>(u, delta, A, B, C, D, z, delta_bias, y, last_state, b, d, l, g, bc_layout, delta_softplus,
+                           sms, stream);
+    else
+      launch_lanes<16, LPC>(u, delta, A, B, C, D, z, delta_bias, y, last_state, b, d, l, g, bc_layout, delta_softplus,
+                            sms, stream);
+  } else if (n <= 256) {
+    scan_generic<<<unsigned((b * d + 127) / 128), 128, 0, stream>>>(u, delta, A, B, C, D, z, delta_bias, y, last_state,
+                                                                    b, d, l, n, g, bc_layout, delta_softplus);
+  }
+}

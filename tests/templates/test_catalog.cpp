@@ -30,6 +30,7 @@ TEST(TemplateCatalog, CpuFamiliesCompileInPlaceAndServeTheirTask) {
     const auto families = provider->families(task);
     EXPECT_FALSE(families.empty()) << "no family in templates/cpu/" << name << " serves the built-in task";
     for (const auto& f : families) {
+      EXPECT_EQ(f.description.find('\n'), std::string::npos) << f.name << ": the wrapped paragraph is one line";
       std::vector<std::string> command = {"g++"};
       for (const auto& flag : cpu::candidate_flags()) command.push_back(flag);
       command.insert(command.end(), {"-c", f.source.string(), "-o", out.string()});

@@ -41,6 +41,14 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+// The text as one line: a family file wraps its paragraphs, world-model nodes and reports show them whole.
+std::string one_paragraph(const std::string& text) {
+  std::istringstream words(text);
+  std::string out;
+  for (std::string word; words >> word;) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
 // A knob's description, values and default from a table; `field` names it in errors.
 Knob read_knob(const TomlFileReader& r, const toml::table& t, const std::string& name, const std::string& field) {
   r.only_known_keys(t, field, {"name", "description", "values", "default"});
@@ -147,7 +155,7 @@ const std::vector<TemplateProvider::Served>& TemplateProvider::load(const std::s
     Family& f = s.family;
     f.name = file.stem().string();
     f.title = r.string(root, "title", "");
-    f.description = r.string(root, "description", "");
+    f.description = one_paragraph(r.string(root, "description", ""));
     f.difficulty = int(r.integer(root.get("difficulty"), "difficulty"));
     if (f.difficulty < 1 || f.difficulty > 5) r.fail(root.get("difficulty"), "difficulty", "expected 1 to 5");
     f.expected_gain = r.number(root.get("expected_gain"), "expected_gain");

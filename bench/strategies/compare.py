@@ -7,6 +7,9 @@ held-out workloads), the evaluations spent, the round at which the best was foun
   python3 bench/strategies/compare.py [--tasks softmax,rmsnorm] [--rounds 10] [--seeds 1,2,3]
                                       [--strategies world_model,annealing] [--out bench/results]
 
+--tasks takes built-in task names or task files (the small tests/search/tiny_exp/task.toml keeps a
+run to a few minutes on a loaded machine).
+
 Writes <out>/strategies-<stamp>.md (the table) and .json (the raw `ksearch run --json` outputs);
 the runs themselves go to runs/strategies-<stamp>/.
 """
@@ -39,8 +42,13 @@ def best_round(run_dir, candidate_id):
     return row[0] if row else None
 
 
+def task_label(task):
+    """A built-in task's name, or the folder of a task file (e.g. tests/search/tiny_exp/task.toml)."""
+    return os.path.basename(os.path.dirname(os.path.abspath(task))) if task.endswith(".toml") else task
+
+
 def run(task, strategy, seed, args, stamp):
-    name = f"{task}-{strategy}" + (f"-s{seed}" if seed is not None else "")
+    name = f"{task_label(task)}-{strategy}" + (f"-s{seed}" if seed is not None else "")
     run_dir = os.path.join(ROOT, "runs", f"strategies-{stamp}", name)
     cmd = [KSEARCH, "run", "--task", task, "--backend", "cpu", "--rounds", str(args.rounds),
            "--parallel", str(args.parallel), "--strategy", strategy, "--out", run_dir, "--json"]
@@ -53,7 +61,7 @@ def run(task, strategy, seed, args, stamp):
     out = json.loads(p.stdout)
     best = out.get("best") or {}
     return {
-        "task": task, "strategy": strategy, "seed": seed, "run_dir": run_dir, "ksearch": out,
+        "task": task_label(task), "strategy": strategy, "seed": seed, "run_dir": run_dir, "ksearch": out,
         "speedup": best.get("speedup_vs_seed"), "held_out": best.get("held_out_speedup_vs_seed"),
         "held_out_passed": best.get("held_out_passed"), "evaluations": out["evaluations"],
         "best_round": best_round(run_dir, best.get("candidate_id")), "seconds": out["elapsed_seconds"],

@@ -11,7 +11,7 @@
 #include "cli/search_session.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
-#include "planner/search.hpp"
+#include "search/search.hpp"
 #include "proposers/llm/llm_proposer.hpp"
 #include "proposers/llm/prompts.hpp"
 #include "store/run_store.hpp"
@@ -39,7 +39,7 @@ std::unique_ptr<Backend> backend_of(const store::RunInfo& info) {
 
 // The run is not waiting for an answer: say why (and whether it is finished).
 int explain_no_request(const store::RunStore& store, bool as_json) {
-  const auto s = planner::summarize(store);
+  const auto s = search::summarize(store);
   const bool done = s.phase == "done";
   if (as_json) {
     fmt::print("{}\n", json{{"pending", false}, {"finished", done}, {"summary", s.to_json()}}.dump(2));
@@ -116,10 +116,11 @@ void setup(CLI::App& app, int& exit_code) {
     }
     store.answer_pending(pending->seq, parsed.reply);
     const Task task = load_task(info.task_file);
-    auto options = planner::SearchOptions::from_json(info.config.value("search", json::object()));
+    auto options = search::SearchOptions::from_json(info.config.value("search", json::object()));
     pl::register_llm_proposers();
     auto proposer = proposers::make_proposer(stored_proposer(info), {&task, backend.get(), &store});
-    exit_code = run_session(store, task, *backend, *proposer, options, {sa->json});
+    auto strategy = search::make_strategy(stored_strategy(info), {&task, backend.get()});
+    exit_code = run_session(store, task, *backend, *proposer, *strategy, options, {sa->json});
   });
 }
 

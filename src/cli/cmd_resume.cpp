@@ -6,7 +6,7 @@
 #include "cli/number_checks.hpp"
 #include "cli/search_session.hpp"
 #include "core/error.hpp"
-#include "planner/search.hpp"
+#include "search/search.hpp"
 #include "store/run_store.hpp"
 #include "tasks/task.hpp"
 
@@ -36,24 +36,27 @@ void setup(CLI::App& app, int& exit_code) {
     auto backend = make_backend(info.backend);
     std::string why;
     if (!backend->available(&why)) throw Error("backend " + info.backend + " is not available here: " + why);
-    auto options = planner::SearchOptions::from_json(info.config.value("search", nlohmann::json::object()));
+    auto options = search::SearchOptions::from_json(info.config.value("search", nlohmann::json::object()));
     bool changed = false;
     if (args->rounds > 0) options.rounds = args->rounds, changed = true;
     if (args->minutes >= 0) options.minutes = args->minutes, changed = true;
     if (changed) {
       info.config["search"] = options.to_json();
       store.set_config(info.config);
-      // A larger budget reopens a finished run: go back to selection, the verdict is redone at the end.
-      auto state = store.load_state();
-      if (state && state->value("phase", "") == "done" && options.rounds > state->value("round", 0)) {
-        (*state)["phase"] = "select";
-        (*state)["final"] = nullptr;
-        (*state)["stop_reason"] = "";
-        store.save_state(*state);
+      // A larger budget reopens a finished run: back to the strategy's next step, the verdict is redone at the end.
+      if (const auto stored = store.load_state()) {
+        auto state = search::LoopState::from_json(*stored);
+        if (state.phase == search::Phase::done && options.rounds > state.round) {
+          state.phase = search::Phase::next;
+          state.verdict.reset();
+          state.stop_reason.clear();
+          store.save_state(state.to_json());
+        }
       }
     }
     auto proposer = proposers::make_proposer(stored_proposer(info), {&task, backend.get(), &store});
-    exit_code = run_session(store, task, *backend, *proposer, options, {args->json});
+    auto strategy = search::make_strategy(stored_strategy(info), {&task, backend.get()});
+    exit_code = run_session(store, task, *backend, *proposer, *strategy, options, {args->json});
   });
 }
 

@@ -3,8 +3,8 @@
 #include <functional>
 
 #include "cli/command.hpp"
-#include "planner/search.hpp"
-#include "planner/world_model.hpp"
+#include "search/search.hpp"
+#include "strategies/world_model/world_model.hpp"
 #include "store/run_store.hpp"
 
 namespace ksearch::cli {
@@ -15,9 +15,9 @@ struct ShowArgs {
   bool calls = false, json = false;
 };
 
-void print_tree(const planner::WorldModel& m) {
+void print_tree(const world_model::WorldModel& m) {
   std::function<void(const std::string&, int)> walk = [&](const std::string& id, int depth) {
-    const planner::Node* n = m.find(id);
+    const world_model::Node* n = m.find(id);
     if (!n) return;
     std::string line = fmt::format("{}{} [{}{}]", std::string(size_t(depth) * 2, ' '), n->node_id, state_name(m.state(*n)),
                                    n->too_hard ? ", too hard" : "");
@@ -38,7 +38,7 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->callback([args, &exit_code] {
     const auto store = store::RunStore::open(args->dir);
-    const auto s = planner::summarize(store);
+    const auto s = search::summarize(store);
     exit_code = s.has_best && s.held_out_passed.value_or(true) ? kExitOk : kExitCandidateFailed;
     if (args->json) {
       auto j = s.to_json();
@@ -46,8 +46,8 @@ void setup(CLI::App& app, int& exit_code) {
       fmt::print("{}\n", j.dump(2));
       return;
     }
-    fmt::print("run {}\ntask {} on {}, proposer {}\nphase {}{}; {} of {} rounds, {} cycles, {} evaluations, {:.0f}s\n", s.run_dir,
-               s.task, s.backend, s.proposer, s.phase, s.stop_reason.empty() ? "" : " (" + s.stop_reason + ")", s.rounds,
+    fmt::print("run {}\ntask {} on {}, strategy {}, proposer {}\nphase {}{}; {} of {} rounds, {} cycles, {} evaluations, {:.0f}s\n",
+               s.run_dir, s.task, s.backend, s.strategy, s.proposer, s.phase, s.stop_reason.empty() ? "" : " (" + s.stop_reason + ")", s.rounds,
                s.rounds_budget, s.cycles, s.evaluations, s.elapsed_seconds);
     if (s.has_best)
       fmt::print("best: c{} {:.2f}x vs seed, {:.4f} ms, roofline {:.1f}%, held-out {}\n", s.best_candidate, s.best_speedup,
@@ -57,7 +57,7 @@ void setup(CLI::App& app, int& exit_code) {
       fmt::print("best: none\n");
     if (auto m = store.latest_world_model()) {
       fmt::print("\nworld model:\n");
-      print_tree(planner::WorldModel::from_json(*m));
+      print_tree(world_model::WorldModel::from_json(*m));
     }
     fmt::print("\n{:>5} {:>5} {:<6} {:<14} {:>9} {:>10}  {}\n", "id", "round", "node", "status", "vs_seed", "median_ms", "note");
     for (const auto& c : store.candidates())

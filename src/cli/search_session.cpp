@@ -29,6 +29,14 @@ proposers::ProposerSpec stored_proposer(const store::RunInfo& info) {
   return spec;
 }
 
+search::StrategySpec stored_strategy(const store::RunInfo& info) {
+  search::StrategySpec spec;
+  const auto s = info.config.value("strategy", nlohmann::json::object());
+  spec.name = s.value("name", spec.name);
+  spec.config = s.value("config", nlohmann::json::object());
+  return spec;
+}
+
 namespace {
 
 std::string cid(int64_t id) { return id ? "c" + std::to_string(id) : "-"; }
@@ -38,8 +46,8 @@ class LiveView {
  public:
   LiveView(FILE* out, std::string title) : out_(out), tty_(isatty(fileno(out)) != 0), title_(std::move(title)) {}
 
-  void operator()(const planner::SearchEvent& e, const planner::Progress& p) {
-    using K = planner::SearchEvent::Kind;
+  void operator()(const search::SearchEvent& e, const search::Progress& p) {
+    using K = search::SearchEvent::Kind;
     std::string line;
     switch (e.kind) {
       case K::evaluated:
@@ -70,15 +78,16 @@ class LiveView {
     return l.size() > 100 ? l.substr(0, 97) + "..." : l;
   }
 
-  void draw(const planner::Progress& p, const std::string& current) {
+  void draw(const search::Progress& p, const std::string& current) {
     std::string text;
     for (int i = 0; i < drawn_; ++i) text += "\x1b[1A\x1b[2K";  // up one line, clear it
     std::vector<std::string> lines;
     lines.push_back("\x1b[1m" + title_ + "\x1b[0m");
     const int width = 24, filled = p.rounds ? std::min(width, width * p.round / p.rounds) : 0;
-    lines.push_back(fmt::format("[{}{}] round {}/{}  cycle {}  evaluations {}  {:.0f}s  ({})", std::string(size_t(filled), '#'),
-                                std::string(size_t(width - filled), '.'), p.round, p.rounds, p.cycle, p.evaluations,
-                                p.elapsed_seconds, p.phase));
+    lines.push_back(fmt::format("[{}{}] round {}/{}  evaluations {}  {:.0f}s  ({})", std::string(size_t(filled), '#'),
+                                std::string(size_t(width - filled), '.'), p.round, p.rounds, p.evaluations, p.elapsed_seconds,
+                                p.phase));
+    if (!p.strategy_status.empty()) lines.push_back("strategy: " + p.strategy_status);
     lines.push_back("now:  " + (current.empty() ? p.action : current));
     lines.push_back(p.best_candidate ? fmt::format("best: \x1b[32m{:.2f}x\x1b[0m vs seed ({})", p.best_speedup, cid(p.best_candidate))
                                      : std::string("best: none yet"));
@@ -99,20 +108,20 @@ class LiveView {
 }  // namespace
 
 int run_session(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer,
-                const planner::SearchOptions& options, const SessionOptions& session) {
+                search::Strategy& strategy, const search::SearchOptions& options, const SessionOptions& session) {
   FILE* view_out = session.json ? stderr : stdout;
-  LiveView view(view_out, fmt::format("ksearch: {} on {} ({} proposer) -> {}", task.name, backend.name(), proposer.name(),
-                                      store.dir().string()));
-  planner::Search search(store, task, backend, proposer, options,
-                         [&](const planner::SearchEvent& e, const planner::Progress& p) { view(e, p); });
+  LiveView view(view_out, fmt::format("ksearch: {} on {} ({} strategy, {} proposer) -> {}", task.name, backend.name(),
+                                      strategy.name(), proposer.name(), store.dir().string()));
+  search::Search search(store, task, backend, proposer, strategy, options,
+                         [&](const search::SearchEvent& e, const search::Progress& p) { view(e, p); });
   const auto outcome = search.run();
-  const planner::RunSummary s = planner::summarize(store);
+  const search::RunSummary s = search::summarize(store);
   const bool ok = s.has_best && s.held_out_passed.value_or(true);
   if (session.json) {
     auto j = s.to_json();
-    j["outcome"] = outcome == planner::Search::Outcome::waiting ? "waiting" : "finished";
+    j["outcome"] = outcome == search::Search::Outcome::waiting ? "waiting" : "finished";
     fmt::print("{}\n", j.dump(2));
-  } else if (outcome == planner::Search::Outcome::waiting) {
+  } else if (outcome == search::Search::Outcome::waiting) {
     const auto pending = store.pending();
     fmt::print("waiting for the proposer to answer request {} ({}); see `ksearch agent next {}`\n",
                pending ? pending->seq : 0, pending ? pending->role : "?", store.dir().string());
@@ -132,7 +141,7 @@ int run_session(store::RunStore& store, const Task& task, Backend& backend, prop
       fmt::print("no candidate passed\n");
     fmt::print("run stored in {} (best kernel: {}/best{})\n", store.dir().string(), store.dir().string(), backend.source_extension());
   }
-  if (outcome == planner::Search::Outcome::waiting) return kExitOk;
+  if (outcome == search::Search::Outcome::waiting) return kExitOk;
   return ok ? kExitOk : kExitCandidateFailed;
 }
 

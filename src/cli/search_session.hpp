@@ -1,9 +1,9 @@
 #pragma once
-// Shared by `ksearch run` and `ksearch resume`: drives a Search with the live terminal view and
+// Shared by `ksearch run`, `ksearch resume` and `ksearch agent submit`: drives a Search with the live terminal view and
 // prints the outcome.
 #include <string>
 
-#include "planner/search.hpp"
+#include "search/search.hpp"
 #include "store/run_store.hpp"
 
 namespace ksearch::cli {
@@ -15,9 +15,10 @@ struct SessionOptions {
 // Runs the search to its end (or until the proposer leaves a request pending) and returns the exit
 // code: 0 when a verified candidate exists, 1 otherwise.
 int run_session(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer,
-                const planner::SearchOptions& options, const SessionOptions& session);
+                search::Strategy& strategy, const search::SearchOptions& options, const SessionOptions& session);
 
-// The proposer environment and spec of a stored run.
+// The proposer and strategy specs of a stored run.
 proposers::ProposerSpec stored_proposer(const store::RunInfo& info);
+search::StrategySpec stored_strategy(const store::RunInfo& info);
 
 }  // namespace ksearch::cli

@@ -12,7 +12,7 @@
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
-#include "planner/world_model.hpp"
+#include "strategies/world_model/world_model.hpp"
 #include "tasks/task.hpp"
 
 using nlohmann::json;
@@ -22,7 +22,6 @@ namespace ksearch::proposers {
 namespace {
 
 const std::regex kKnobDecl(R"(//\s*ksearch:knob\s+([A-Za-z_]\w*)\s*=\s*(-?\d+)\s+in\s+\[([^\]]*)\])");
-constexpr const char* kSeedFamily = "seed_knobs";
 
 std::regex assignment_of(const std::string& name) { return std::regex("\\b" + name + R"(\s*=\s*-?\d+)"); }
 
@@ -38,14 +37,14 @@ struct KnobHistory {
   std::set<std::string> tried;                    // config keys already in the tree
 };
 
-KnobHistory history_of(const planner::WorldModel& m) {
+KnobHistory history_of(const world_model::WorldModel& m) {
   KnobHistory h;
   for (const auto& n : m.nodes) {
     if (n.payload.contains("family")) h.tried.insert(config_key(n.payload));
     if (n.solution && n.solution->payload.contains("family")) h.tried.insert(config_key(n.solution->payload));
     const json changed = n.payload.value("changed", json::object());
     if (changed.empty()) continue;
-    const planner::Node* parent = m.find(n.parent_id);
+    const world_model::Node* parent = m.find(n.parent_id);
     const bool failed = n.too_hard || (n.solution && n.solution->status != "passed");
     double log_ratio = 0;
     if (n.solution && !failed && parent && parent->solution && parent->solution->speedup_vs_seed > 0)
@@ -64,45 +63,29 @@ KnobHistory history_of(const planner::WorldModel& m) {
   return h;
 }
 
-class BuiltinProposer : public Proposer {
+class BuiltinProposer : public Proposer, public Planner {
  public:
-  BuiltinProposer(const Task& task, const std::string& backend) : task_(task), backend_(backend) {
-    provider_ = builtin::provider_for(backend);
-    families_ = builtin::families_for(task, backend);
-    if (families_.empty()) {
-      seed_ = read_file(task.entry(backend).seed);
-      auto knobs = parse_seed_knobs(seed_);
-      if (knobs.empty())
-        throw Error(fmt::format(
-            "the built-in proposer has no template families for task '{}' on backend '{}', and the task's seed declares "
-            "no `// ksearch:knob` knobs: only a model or agent proposer can optimize this task (see docs/SEARCH.md)",
-            task.name, backend));
-      builtin::Family f;
-      f.name = kSeedFamily;
-      f.title = "tune the seed's declared knobs";
-      f.description = "The seed kernel with its `// ksearch:knob` values changed.";
-      f.difficulty = 1;
-      f.expected_gain = 1.2;
-      f.knobs = std::move(knobs);
-      families_.push_back(std::move(f));
-    }
+  BuiltinProposer(const Task& task, const std::string& backend)
+      : task_(task), backend_(backend), provider_(builtin::provider_for(backend)), families_(builtin_families(task, backend)) {
+    if (seed_family()) seed_ = read_file(task.entry(backend).seed);
   }
 
   std::string name() const override { return "builtin"; }
+  Planner* planner() override { return this; }
 
-  std::optional<Answer<planner::InitializeReply>> initialize(const planner::InitializeRequest& request) override {
-    planner::WorldModel m;
+  std::optional<Answer<InitializeReply>> initialize(const InitializeRequest& request) override {
+    world_model::WorldModel m;
     m.kernel_summary = request.task.description;
     m.open_questions = {"Which algorithm family suits this hardware best?", "Which knob values fit the caches and cores?"};
-    planner::Node root;
+    world_model::Node root;
     root.node_id = m.root_id = "n0";
     root.decision = "baseline";
     root.choice = "the task's naive seed kernel";
-    root.solution = planner::Solution{"seed", "passed", 1.0, 0, 0, json::object()};
+    root.solution = world_model::Solution{"seed", "passed", 1.0, 0, 0, json::object()};
     m.nodes.push_back(root);
     if (seed_family()) {
       // The seed itself is the family's default configuration: start from its knob neighbours.
-      const json payload = {{"family", kSeedFamily}, {"knobs", families_[0].defaults()}};
+      const json payload = {{"family", kSeedKnobsFamily}, {"knobs", families_[0].defaults()}};
       m.nodes[0].payload = payload;
       m.nodes[0].solution->payload = payload;
       for (auto& n : expand(m, m.nodes[0], payload, 6)) {
@@ -113,13 +96,13 @@ class BuiltinProposer : public Proposer {
       double max_gain = 1.0001;
       for (const auto& f : families_) max_gain = std::max(max_gain, f.expected_gain);
       for (const auto& f : families_) {
-        planner::Node n;
+        world_model::Node n;
         n.node_id = m.new_node_id();
         n.parent_id = m.root_id;
         n.decision = "algorithm family";
         n.choice = f.name;
         const double prior = std::log(std::max(f.expected_gain, 1.0001)) / std::log(max_gain);
-        n.action = planner::Action{f.title, f.description, std::clamp(f.difficulty, 1, 5),
+        n.action = world_model::Action{f.title, f.description, std::clamp(f.difficulty, 1, 5),
                                    std::clamp(0.3 + 0.6 * prior, 0.0, 1.0), std::max(f.expected_gain, 0.01),
                                    "built-in template family, default knobs"};
         n.overall_rating_0_to_10 = std::clamp(10 * (0.3 + 0.6 * prior), 0.0, 10.0);
@@ -128,34 +111,34 @@ class BuiltinProposer : public Proposer {
         m.nodes.push_back(std::move(n));
       }
     }
-    return Answer<planner::InitializeReply>{{m.to_json()}, {}};
+    return Answer<InitializeReply>{{m.to_json()}, {}};
   }
 
-  std::optional<Answer<planner::ProposeReply>> propose(const planner::ProposeRequest& request) override {
-    const auto m = planner::WorldModel::from_json(request.world_model);
+  std::optional<Answer<ProposeReply>> propose(const ProposeRequest& request) override {
+    const auto m = world_model::WorldModel::from_json(request.world_model);
     // Expand the best evaluated configurations that still have untried neighbours.
-    std::vector<const planner::Node*> closed;
+    std::vector<const world_model::Node*> closed;
     for (const auto& n : m.nodes)
       if (n.solution && n.solution->status == "passed" && n.solution->payload.contains("family")) closed.push_back(&n);
     std::sort(closed.begin(), closed.end(), [](auto* a, auto* b) { return a->solution->speedup_vs_seed > b->solution->speedup_vs_seed; });
-    planner::ProposeReply reply;
+    ProposeReply reply;
     int budget = request.max_new_nodes;
-    planner::WorldModel scratch = m;
+    world_model::WorldModel scratch = m;
     for (const auto* n : closed) {
       if (budget <= 0) break;
       for (auto& child : expand(scratch, *n, n->solution->payload, budget)) {
-        reply.edit_script["ops"].push_back({{"op", "insert"}, {"parent_id", n->node_id}, {"node", planner::node_to_json(child)}});
+        reply.edit_script["ops"].push_back({{"op", "insert"}, {"parent_id", n->node_id}, {"node", world_model::node_to_json(child)}});
         scratch.nodes.push_back(child);
         --budget;
       }
     }
-    return Answer<planner::ProposeReply>{reply, {}};
+    return Answer<ProposeReply>{reply, {}};
   }
 
-  std::optional<Answer<planner::CodeReply>> write_code(const planner::CodeRequest& request) override {
-    planner::CodeReply reply;
+  std::optional<Answer<CodeReply>> write_code(const CodeRequest& request) override {
+    CodeReply reply;
     reply.exhausted = true;  // a configuration is one candidate: one round per cycle
-    if (request.round_in_cycle > 0 || !request.node_payload.contains("family")) return Answer<planner::CodeReply>{reply, {}};
+    if (request.round_in_cycle > 0 || !request.node_payload.contains("family")) return Answer<CodeReply>{reply, {}};
     const json base = {{"family", request.node_payload["family"]}, {"knobs", request.node_payload.value("knobs", json::object())}};
     reply.candidates.push_back(candidate(base, request.action.value("title", "")));
     // Extra parallel slots: speculative one-step moves of knobs the action left alone.
@@ -171,31 +154,31 @@ class BuiltinProposer : public Proposer {
                                                                     (*moved)["knobs"][knob.name].get<int64_t>())));
       }
     }
-    return Answer<planner::CodeReply>{reply, {}};
+    return Answer<CodeReply>{reply, {}};
   }
 
-  std::optional<Answer<planner::RefineReply>> refine(const planner::RefineRequest& request) override {
-    planner::RefineReply reply;
+  std::optional<Answer<RefineReply>> refine(const RefineRequest& request) override {
+    RefineReply reply;
     const auto& c = request.cycle;
     if (!c.passed) {
       reply.reflection = "built-in: no passing candidate for this configuration; not expanded further";
-      return Answer<planner::RefineReply>{reply, {}};
+      return Answer<RefineReply>{reply, {}};
     }
     reply.reflection = fmt::format("built-in: predicted x{:.2f} over the parent, observed x{:.2f} ({:.2f}x vs seed)",
                                    c.predicted_factor, c.observed_factor, c.best_speedup);
-    const auto m = planner::WorldModel::from_json(request.world_model);
-    const planner::Node* node = m.find(c.node_id);
-    if (!node || !c.best_payload.contains("family")) return Answer<planner::RefineReply>{reply, {}};
+    const auto m = world_model::WorldModel::from_json(request.world_model);
+    const world_model::Node* node = m.find(c.node_id);
+    if (!node || !c.best_payload.contains("family")) return Answer<RefineReply>{reply, {}};
     // Expand only configurations that beat their parent: a slower one's neighbours are reached
     // from the faster parent anyway.
-    if (c.observed_factor < 1.0 && node->parent_id != m.root_id) return Answer<planner::RefineReply>{reply, {}};
+    if (c.observed_factor < 1.0 && node->parent_id != m.root_id) return Answer<RefineReply>{reply, {}};
     for (auto& child : expand(m, *node, c.best_payload, request.max_new_nodes))
-      reply.edit_script["ops"].push_back({{"op", "insert"}, {"parent_id", node->node_id}, {"node", planner::node_to_json(child)}});
-    return Answer<planner::RefineReply>{reply, {}};
+      reply.edit_script["ops"].push_back({{"op", "insert"}, {"parent_id", node->node_id}, {"node", world_model::node_to_json(child)}});
+    return Answer<RefineReply>{reply, {}};
   }
 
  private:
-  bool seed_family() const { return families_.size() == 1 && families_[0].name == kSeedFamily; }
+  bool seed_family() const { return families_.size() == 1 && families_[0].name == kSeedKnobsFamily; }
 
   const builtin::Family* family(const std::string& name) const {
     for (const auto& f : families_)
@@ -218,12 +201,12 @@ class BuiltinProposer : public Proposer {
     return std::nullopt;
   }
 
-  planner::CodeCandidate candidate(const json& payload, const std::string& note) const {
+  CodeCandidate candidate(const json& payload, const std::string& note) const {
     builtin::KnobValues values;
     for (const auto& [k, v] : payload["knobs"].items()) values[k] = v.get<int64_t>();
     const std::string fam = payload["family"];
-    planner::CodeCandidate c;
-    c.source = fam == kSeedFamily ? render_seed_knobs(seed_, values) : provider_->render(task_, fam, values);
+    CodeCandidate c;
+    c.source = fam == kSeedKnobsFamily ? render_seed_knobs(seed_, values) : provider_->render(task_, fam, values);
     c.note = note;
     c.payload = payload;
     return c;
@@ -232,8 +215,8 @@ class BuiltinProposer : public Proposer {
   // Up to `limit` knob-change children of `node`, whose realized configuration is `config`:
   // single-knob moves of the most effective knobs (observed effect, else catalog order), in their
   // better-looking direction first, then one two-knob move combining the best two directions.
-  std::vector<planner::Node> expand(const planner::WorldModel& m, const planner::Node& node, const json& config, int limit) const {
-    std::vector<planner::Node> out;
+  std::vector<world_model::Node> expand(const world_model::WorldModel& m, const world_model::Node& node, const json& config, int limit) const {
+    std::vector<world_model::Node> out;
     const builtin::Family* f = family(config.value("family", ""));
     if (!f || limit <= 0) return out;
     const KnobHistory h = history_of(m);
@@ -254,12 +237,12 @@ class BuiltinProposer : public Proposer {
     std::set<std::string> tried = h.tried;
     auto add = [&](const json& moved, const json& changed, double score, const std::string& what) {
       if (int(out.size()) >= limit || !tried.insert(config_key(moved)).second) return;
-      planner::Node n;
+      world_model::Node n;
       n.node_id = "";  // assigned when the edit script is applied
       n.parent_id = node.node_id;
       n.decision = "knob change";
       n.choice = what;
-      n.action = planner::Action{"set " + what, fmt::format("{} with {}", f->title, what), 1, score, 1.1,
+      n.action = world_model::Action{"set " + what, fmt::format("{} with {}", f->title, what), 1, score, 1.1,
                                  "neighbouring knob value; knobs with the largest observed effect first"};
       n.overall_rating_0_to_10 = 10 * score;
       n.confidence_0_to_1 = 0.4;
@@ -301,6 +284,25 @@ class BuiltinProposer : public Proposer {
 };
 
 }  // namespace
+
+std::vector<builtin::Family> builtin_families(const Task& task, const std::string& backend) {
+  auto families = builtin::families_for(task, backend);
+  if (!families.empty()) return families;
+  auto knobs = parse_seed_knobs(read_file(task.entry(backend).seed));
+  if (knobs.empty())
+    throw Error(fmt::format(
+        "the built-in proposer has no template families for task '{}' on backend '{}', and the task's seed declares "
+        "no `// ksearch:knob` knobs: only a model or agent proposer can optimize this task (see docs/SEARCH.md)",
+        task.name, backend));
+  builtin::Family f;
+  f.name = kSeedKnobsFamily;
+  f.title = "tune the seed's declared knobs";
+  f.description = "The seed kernel with its `// ksearch:knob` values changed.";
+  f.difficulty = 1;
+  f.expected_gain = 1.2;
+  f.knobs = std::move(knobs);
+  return {std::move(f)};
+}
 
 std::vector<builtin::Knob> parse_seed_knobs(const std::string& seed) {
   std::vector<builtin::Knob> knobs;

@@ -22,6 +22,12 @@ namespace ksearch::proposers {
 
 std::unique_ptr<Proposer> make_builtin_proposer(const ProposerEnv& env, const nlohmann::json& config);
 
+// The knob space the built-in proposer searches (also the annealing strategy's): the task's
+// template families on the backend, else one family kSeedKnobsFamily from the seed's declared
+// knobs. Throws Error (clear message) when there is neither.
+inline constexpr const char* kSeedKnobsFamily = "seed_knobs";
+std::vector<builtin::Family> builtin_families(const Task& task, const std::string& backend);
+
 // Knobs declared by `// ksearch:knob` comments in a seed; throws Error on a malformed declaration.
 std::vector<builtin::Knob> parse_seed_knobs(const std::string& seed);
 std::string render_seed_knobs(const std::string& seed, const builtin::KnobValues& values);

@@ -1,14 +1,16 @@
 #pragma once
 // The interface of every proposer: the built-in expert (templates), model clients, external agents.
 //
-// The search loop (planner::Search) owns selection, evaluation, bookkeeping and the world model's
-// outcome fields; a proposer only answers four kinds of requests (planner/protocol.hpp):
+// A proposer writes code: given a CodeRequest (what to implement, known-good code to start from,
+// feedback on earlier attempts) it returns candidate sources. The search loop (search::Search)
+// owns the strategy, evaluation and bookkeeping. Proposers that can also plan (built-in, LLM,
+// agent) implement the optional Planner role, which the world-model strategy
+// (strategies/world_model) uses to build and grow its tree of hypotheses:
 //   initialize  -> the first world model (root = the seed, children = first hypotheses)
 //   propose     -> an edit script adding hypotheses when the frontier is thin
-//   write_code  -> candidate sources implementing one action
 //   refine      -> an edit script + reflection after a cycle
-// Edit scripts are validated by code (planner::apply_edit_script); an invalid one is sent back
-// in a new request with `previous_errors` set, up to Search's re-ask limit.
+// Edit scripts are validated by code (world_model::apply_edit_script); an invalid one is sent
+// back in a new request with `previous_errors` set, up to the strategy's re-ask limit.
 //
 // Asynchronous / step-driven proposers: a method may return std::nullopt, meaning "no answer
 // yet". The loop then stops with Search::Outcome::waiting; the request stays persisted in the
@@ -32,7 +34,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "planner/protocol.hpp"
+#include "proposers/protocol.hpp"
 
 namespace ksearch {
 class Backend;
@@ -44,16 +46,22 @@ class RunStore;
 
 namespace ksearch::proposers {
 
-using planner::Answer;
+// The optional planning role (see above); the same error and pending rules apply.
+class Planner {
+ public:
+  virtual ~Planner() = default;
+  virtual std::optional<Answer<InitializeReply>> initialize(const InitializeRequest& request) = 0;
+  virtual std::optional<Answer<ProposeReply>> propose(const ProposeRequest& request) = 0;
+  virtual std::optional<Answer<RefineReply>> refine(const RefineRequest& request) = 0;
+};
 
 class Proposer {
  public:
   virtual ~Proposer() = default;
   virtual std::string name() const = 0;  // recorded with every candidate and call, e.g. "builtin", "llm:openai:gpt-5"
-  virtual std::optional<Answer<planner::InitializeReply>> initialize(const planner::InitializeRequest& request) = 0;
-  virtual std::optional<Answer<planner::ProposeReply>> propose(const planner::ProposeRequest& request) = 0;
-  virtual std::optional<Answer<planner::CodeReply>> write_code(const planner::CodeRequest& request) = 0;
-  virtual std::optional<Answer<planner::RefineReply>> refine(const planner::RefineRequest& request) = 0;
+  virtual std::optional<Answer<CodeReply>> write_code(const CodeRequest& request) = 0;
+  // The planning role, or nullptr for a proposer that only writes code.
+  virtual Planner* planner() { return nullptr; }
   // Non-empty once the proposer cannot answer any more requests; the reason becomes the run's stop reason.
   virtual std::string stop_reason() const { return {}; }
 };
@@ -61,11 +69,11 @@ class Proposer {
 // A failed request whose calls (each with its prompt, response, tokens, cost) are still recorded.
 class ProposerError : public Error {
  public:
-  ProposerError(const std::string& message, std::vector<planner::CallInfo> calls) : Error(message), calls_(std::move(calls)) {}
-  const std::vector<planner::CallInfo>& calls() const { return calls_; }
+  ProposerError(const std::string& message, std::vector<CallInfo> calls) : Error(message), calls_(std::move(calls)) {}
+  const std::vector<CallInfo>& calls() const { return calls_; }
 
  private:
-  std::vector<planner::CallInfo> calls_;
+  std::vector<CallInfo> calls_;
 };
 
 // What a factory gets to build a proposer for one run.

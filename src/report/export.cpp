@@ -70,7 +70,7 @@ std::string verification_text(const RunData& run, const Task& task, const store:
   t += fmt::format("Exported by ksearch on {} from run {}, candidate c{} (round {}, node {}, proposer {}).\n", date_text(double(std::time(nullptr))),
                    run.dir.string(), best.id, best.round, best.node_id, best.proposer);
   if (run.world_model)
-    if (const planner::Node* n = run.world_model->find(best.node_id); n && n->action) t += "Optimization: " + n->action->title + "\n";
+    if (const world_model::Node* n = run.world_model->find(best.node_id); n && n->action) t += "Optimization: " + n->action->title + "\n";
   t += "\nEntry point (backend " + backend + "):\n  " + entry_prototype(task, backend) + "\n";
   const CallLayout layout = call_layout(task, backend);
   for (const auto& a : layout.args)

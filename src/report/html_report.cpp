@@ -121,7 +121,7 @@ std::string workload_table(const RunData& run, const store::Candidate& best) {
 
 std::string tree_html(const RunData& run) {
   if (!run.world_model) return "<p class=\"mut\">No world-model snapshot was saved.</p>\n";
-  const planner::WorldModel& m = *run.world_model;
+  const world_model::WorldModel& m = *run.world_model;
   std::string html = fmt::format(
       "<p class=\"legend\"><span><i style=\"background:var(--pass)\"></i>closed, passed</span>"
       "<span><i style=\"background:var(--fail)\"></i>closed, failed</span><span><i style=\"background:var(--front)\"></i>frontier</span>"
@@ -129,14 +129,14 @@ std::string tree_html(const RunData& run) {
       "<p>{}</p>\n",
       esc(m.kernel_summary));
   std::function<void(const std::string&, int)> walk = [&](const std::string& id, int depth) {
-    const planner::Node* n = m.find(id);
+    const world_model::Node* n = m.find(id);
     if (!n || depth > 64) return;
-    const planner::NodeState state = m.state(*n);
-    std::string cls = state == planner::NodeState::closed ? "closed" : state == planner::NodeState::frontier ? "frontier" : "open";
+    const world_model::NodeState state = m.state(*n);
+    std::string cls = state == world_model::NodeState::closed ? "closed" : state == world_model::NodeState::frontier ? "frontier" : "open";
     if (n->solution) cls += n->solution->status == "passed" ? " ok" : " bad";
     if (n->too_hard) cls += " hard";
     html += fmt::format("<li id=\"node-{0}\"><div class=\"node {1}\"><span class=\"id\">{0}</span> <span class=\"meta\">{2}{3}</span>", esc(n->node_id),
-                        cls, esc(planner::state_name(state)), n->too_hard ? ", too hard" : "");
+                        cls, esc(world_model::state_name(state)), n->too_hard ? ", too hard" : "");
     if (n->node_id == m.active_leaf_id) html += " <span class=\"meta\">(active)</span>";
     if (!n->decision.empty() || !n->choice.empty())
       html += fmt::format("<div>{}{}{}</div>", esc(n->decision), n->decision.empty() || n->choice.empty() ? "" : ": ", esc(n->choice));
@@ -190,7 +190,7 @@ std::string candidates_table(const RunData& run) {
   for (const auto& c : run.candidates) {
     std::string action;
     if (run.world_model)
-      if (const planner::Node* n = run.world_model->find(c.node_id); n && n->action) action = n->action->title;
+      if (const world_model::Node* n = run.world_model->find(c.node_id); n && n->action) action = n->action->title;
     std::string from = c.parent_id ? fmt::format("<a href=\"#{0}\">{0}</a>", cid(c.parent_id)) : "seed";
     if (c.reused_from) from += fmt::format("; result of <a href=\"#{0}\">{0}</a>", cid(c.reused_from));
     const std::string message = c.report.is_object() && c.status != "passed" ? c.report.value("message", "") : "";
@@ -371,7 +371,7 @@ std::string render_html(const RunData& run) {
   if (best) {
     std::string action;
     if (run.world_model)
-      if (const planner::Node* n = run.world_model->find(best->node_id); n && n->action) action = n->action->title;
+      if (const world_model::Node* n = run.world_model->find(best->node_id); n && n->action) action = n->action->title;
     html += fmt::format("<p><a href=\"#{0}\">{0}</a> from round {1}, node <a href=\"#node-{2}\">{2}</a>{3}, proposer {4}: {5}</p>\n", cid(best->id),
                         best->round, esc(best->node_id), action.empty() ? "" : " (" + esc(action) + ")", esc(best->proposer), esc(best->note));
     html += workload_table(run, *best);

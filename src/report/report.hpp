@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planner/search.hpp"
-#include "planner/world_model.hpp"
+#include "search/search.hpp"
+#include "strategies/world_model/world_model.hpp"
 #include "store/run_store.hpp"
 
 namespace ksearch::report {
@@ -20,10 +20,10 @@ namespace ksearch::report {
 struct RunData {
   std::filesystem::path dir;
   store::RunInfo info;
-  planner::RunSummary summary;
+  search::RunSummary summary;
   nlohmann::json state = nlohmann::json::object();
   std::vector<store::Candidate> candidates;
-  std::optional<planner::WorldModel> world_model;  // the latest snapshot
+  std::optional<world_model::WorldModel> world_model;  // the latest snapshot
   int64_t world_model_snapshots = 0;
   std::vector<store::ProposerCall> calls;
   std::vector<store::Event> events;  // oldest first

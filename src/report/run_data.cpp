@@ -23,13 +23,13 @@ RunData load_run(const fs::path& dir) {
   RunData run;
   run.dir = fs::absolute(dir).lexically_normal();
   run.info = store.info();
-  run.summary = planner::summarize(store);
+  run.summary = search::summarize(store);
   run.state = store.load_state().value_or(json::object());
   run.candidates = store.candidates();
   if (auto m = store.latest_world_model()) {
     // A snapshot that no longer parses (e.g. written by a newer ksearch) leaves the tree out, not the report.
     try {
-      run.world_model = planner::WorldModel::from_json(*m);
+      run.world_model = world_model::WorldModel::from_json(*m);
     } catch (const Error&) {
     }
   }

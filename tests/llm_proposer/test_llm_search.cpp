@@ -5,8 +5,8 @@
 
 #include "backends/backend.hpp"
 #include "helpers.hpp"
-#include "planner/search.hpp"
-#include "planner/world_model.hpp"
+#include "search/search.hpp"
+#include "strategies/world_model/world_model.hpp"
 #include "proposers/llm/prompts.hpp"
 #include "tasks/task.hpp"
 
@@ -23,7 +23,7 @@ struct LlmSearch : ::testing::Test {
   std::filesystem::path dir;
   std::optional<store::RunStore> store;
 
-  planner::Search::Outcome run(const std::string& name, const proposers::llm::LlmSettings& settings, planner::SearchOptions options) {
+  search::Search::Outcome run(const std::string& name, const proposers::llm::LlmSettings& settings, search::SearchOptions options) {
     proposers::llm::register_llm_proposers();
     dir = test::fresh_dir(name);
     store::RunInfo info;
@@ -32,7 +32,8 @@ struct LlmSearch : ::testing::Test {
     info.backend = "cpu";
     store.emplace(store::RunStore::create(dir, info));
     auto proposer = proposers::make_proposer({"llm", settings.to_json()}, {&task, backend.get()});
-    planner::Search search(*store, task, *backend, *proposer, options);
+    auto strategy = search::make_strategy({}, {&task, backend.get()});
+    search::Search search(*store, task, *backend, *proposer, *strategy, options);
     return search.run();
   }
   void TearDown() override {
@@ -47,8 +48,8 @@ struct LlmSearch : ::testing::Test {
   }
 };
 
-planner::SearchOptions rounds(int n, int parallel = 1) {
-  planner::SearchOptions o;
+search::SearchOptions rounds(int n, int parallel = 1) {
+  search::SearchOptions o;
   o.rounds = n;
   o.parallel = parallel;
   return o;
@@ -63,9 +64,9 @@ TEST_F(LlmSearch, TranscriptsReachAVerifiedSpeedupWithCallsStored) {
   server.enqueue(test::transcript("anthropic", "write_code_b").with_delay(0.4));
   server.enqueue(test::transcript("anthropic", "refine"));
   auto settings = test::settings_for(server, "anthropic:claude-test");
-  ASSERT_EQ(run("e2e", settings, rounds(1, 2)), planner::Search::Outcome::finished);
+  ASSERT_EQ(run("e2e", settings, rounds(1, 2)), search::Search::Outcome::finished);
 
-  const auto s = planner::summarize(*store);
+  const auto s = search::summarize(*store);
   EXPECT_EQ(s.phase, "done");
   ASSERT_TRUE(s.has_best);
   EXPECT_GT(s.best_speedup, 1.2);  // one exp per element instead of two
@@ -94,7 +95,7 @@ TEST_F(LlmSearch, TranscriptsReachAVerifiedSpeedupWithCallsStored) {
   EXPECT_NE(calls[1].prompt.find(rules.substr(0, rules.find('\n'))), std::string::npos);
   EXPECT_NE(calls[1].prompt.find("Store exp(x - max) in y"), std::string::npos);
   // The refinement landed in the tree: the reflection and the follow-up under the solved node.
-  const auto m = planner::WorldModel::from_json(*store->latest_world_model());
+  const auto m = world_model::WorldModel::from_json(*store->latest_world_model());
   EXPECT_NE(m.find("n1")->notes.find("reflection: The candidate implemented exactly the action"), std::string::npos);
   ASSERT_EQ(m.children("n1").size(), 1u);
   EXPECT_EQ(m.children("n1")[0]->action->title, "Vectorize exp with a polynomial approximation");
@@ -111,8 +112,8 @@ TEST_F(LlmSearch, ServerErrorsThenSuccessLoseNoEvaluation) {
   for (int i = 0; i < 3; ++i) server.enqueue(error_for(llm::Provider::OpenAIChat, 500, "overloaded"));
   server.enqueue(test::transcript("openai", "write_code_b"));
   server.enqueue(test::transcript("openai", "refine"));
-  ASSERT_EQ(run("flaky", test::settings_for(server, "openai:gpt-test"), rounds(2)), planner::Search::Outcome::finished);
-  const auto s = planner::summarize(*store);
+  ASSERT_EQ(run("flaky", test::settings_for(server, "openai:gpt-test"), rounds(2)), search::Search::Outcome::finished);
+  const auto s = search::summarize(*store);
   ASSERT_TRUE(s.has_best);
   EXPECT_EQ(s.rounds, 2);
   EXPECT_EQ(store->evaluation_count(), 2);
@@ -126,8 +127,8 @@ TEST_F(LlmSearch, PersistentFailureKeepsTheBestAndEndsTheRun) {
   server.enqueue(test::transcript("openai", "initialize"));
   server.enqueue(test::transcript("openai", "write_code"));
   server.set_handler([](const RecordedRequest&) { return error_for(llm::Provider::OpenAIChat, 503, "down for maintenance"); });
-  ASSERT_EQ(run("down", test::settings_for(server, "openai:gpt-test"), rounds(3)), planner::Search::Outcome::finished);
-  const auto s = planner::summarize(*store);
+  ASSERT_EQ(run("down", test::settings_for(server, "openai:gpt-test"), rounds(3)), search::Search::Outcome::finished);
+  const auto s = search::summarize(*store);
   EXPECT_EQ(s.phase, "done");
   ASSERT_TRUE(s.has_best);
   EXPECT_EQ(s.best_candidate, 1);
@@ -143,8 +144,8 @@ TEST_F(LlmSearch, BudgetExhaustionStopsCleanlyWithTheBestKept) {
   server.enqueue(test::transcript("gemini", "write_code_b"));
   auto settings = test::settings_for(server, "gemini:gemini-test");
   settings.budget.max_calls = 3;
-  ASSERT_EQ(run("budget", settings, rounds(10)), planner::Search::Outcome::finished);
-  const auto s = planner::summarize(*store);
+  ASSERT_EQ(run("budget", settings, rounds(10)), search::Search::Outcome::finished);
+  const auto s = search::summarize(*store);
   EXPECT_EQ(s.phase, "done");
   EXPECT_NE(s.stop_reason.find("max 3 calls"), std::string::npos) << s.stop_reason;
   EXPECT_EQ(s.rounds, 2);
@@ -164,7 +165,7 @@ TEST_F(LlmSearch, InvalidWorldModelEditScriptAndRuleViolationsAreReAskedWithTheE
   const auto u = llm::testing::usage(1000, 300);
   for (const char* name : {"initialize_invalid", "initialize", "write_code_forbidden", "write_code", "refine_invalid", "refine"})
     server.enqueue(canned::openai_responses(test::answer(name), u));
-  ASSERT_EQ(run("reask", test::settings_for(server, "openai-responses:gpt-test"), rounds(1)), planner::Search::Outcome::finished);
+  ASSERT_EQ(run("reask", test::settings_for(server, "openai-responses:gpt-test"), rounds(1)), search::Search::Outcome::finished);
   const auto requests = server.requests();
   ASSERT_EQ(requests.size(), 6u);
   // Each re-ask continues the conversation: the rejected answer, then the errors.
@@ -176,7 +177,7 @@ TEST_F(LlmSearch, InvalidWorldModelEditScriptAndRuleViolationsAreReAskedWithTheE
   // The rule violation cost no evaluation (and no compile).
   EXPECT_EQ(store->evaluation_count(), 1);
   EXPECT_EQ(store->candidates().size(), 1u);
-  const auto s = planner::summarize(*store);
+  const auto s = search::summarize(*store);
   ASSERT_TRUE(s.has_best);
   int rejected = 0;
   for (const auto& c : model_calls()) rejected += c.error.starts_with("answer rejected");

@@ -5,8 +5,8 @@
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "helpers.hpp"
-#include "planner/world_model.hpp"
 #include "proposers/builtin/catalog.hpp"
+#include "strategies/world_model/world_model.hpp"
 #include "proposers/llm/prompts.hpp"
 #include "tasks/registry.hpp"
 #include "tasks/task.hpp"
@@ -23,8 +23,8 @@ struct Prompts : ::testing::Test {
   BackendInfo info = BackendInfo::of(*backend);
   PromptLibrary lib;
 
-  planner::TaskBrief brief() const {
-    planner::TaskBrief b;
+  proposers::TaskBrief brief() const {
+    proposers::TaskBrief b;
     b.task = task.name;
     b.backend = "cpu";
     b.description = task.description;
@@ -37,16 +37,16 @@ struct Prompts : ::testing::Test {
   json world_model() const {
     return parse_initialize(test::answer("initialize")).reply.world_model;
   }
-  planner::CodeRequest code_request(const std::string& mode) const {
-    planner::CodeRequest r;
+  proposers::CodeRequest code_request(const std::string& mode) const {
+    proposers::CodeRequest r;
     r.task = brief();
     r.node_id = "n1";
     r.action = {{"title", "Cache exp in y"}, {"description", "write exp to y"}, {"difficulty_1_to_5", 1},
                 {"expected_vs_baseline_factor", 1.8}};
     r.parent_source = "// PARENT CODE MARKER\n" + brief().seed_source;
-    r.world_view = planner::WorldModel::from_json(world_model()).compact_view();
+    r.world_view = world_model::WorldModel::from_json(world_model()).compact_view();
     r.mode = mode;
-    planner::Feedback f;
+    proposers::Feedback f;
     f.candidate_id = 3;
     f.status = "wrong_result";
     f.message = "y differs from the reference";
@@ -82,14 +82,14 @@ TEST(Renderer, PlaceholdersSectionsPartialsAndComments) {
 
 TEST_F(Prompts, EveryTemplateRenders) {
   expect_rendered(lib.initialize({brief()}, info));
-  planner::ProposeRequest p{brief(), world_model(), "the frontier is empty", "- ops[0]: insert: parent_id n9 does not exist\n", 3};
+  proposers::ProposeRequest p{brief(), world_model(), "the frontier is empty", "- ops[0]: insert: parent_id n9 does not exist\n", 3};
   const Prompt propose = lib.propose(p, info);
   expect_rendered(propose);
   EXPECT_NE(propose.user.find("parent_id n9 does not exist"), std::string::npos);
   EXPECT_NE(propose.user.find("\"op\": \"split\""), std::string::npos);  // edit_script.md included
   expect_rendered(lib.write_code(code_request("debug"), info));
   expect_rendered(lib.write_code(code_request("improve"), info));
-  planner::RefineRequest r;
+  proposers::RefineRequest r;
   r.task = brief();
   r.world_model = world_model();
   r.cycle.node_id = "n1";
@@ -175,7 +175,7 @@ TEST_F(Prompts, WorldModelAndEditScriptsAreValidated) {
   EXPECT_FALSE(parse_initialize("no json here").ok());
   auto good = parse_initialize(test::answer("initialize"));
   ASSERT_TRUE(good.ok()) << good.errors;
-  const auto m = planner::WorldModel::from_json(good.reply.world_model);
+  const auto m = world_model::WorldModel::from_json(good.reply.world_model);
   EXPECT_EQ(m.frontier().size(), 2u);
 
   auto e = parse_refine(test::answer("refine_invalid"), good.reply.world_model, 3);

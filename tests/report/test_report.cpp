@@ -12,7 +12,7 @@
 #include "core/paths.hpp"
 #include "core/error.hpp"
 #include "evaluator/evaluator.hpp"
-#include "planner/world_model.hpp"
+#include "strategies/world_model/world_model.hpp"
 #include "report/report.hpp"
 #include "store/run_store.hpp"
 #include "tasks/task.hpp"
@@ -95,35 +95,35 @@ EvalReport make_report(const std::string& status, double speedup, bool held_out)
   return r;
 }
 
-planner::WorldModel make_world_model() {
-  planner::WorldModel m;
+world_model::WorldModel make_world_model() {
+  world_model::WorldModel m;
   m.kernel_summary = "Row-wise softmax on the host CPU";
   m.root_id = "n0";
   m.active_leaf_id = "n1";
-  planner::Node root;
+  world_model::Node root;
   root.node_id = "n0";
   root.choice = "the seed";
-  root.solution = planner::Solution{"c1", "passed", 1.0, 0.04, 0.25, {}};
-  planner::Node n1;
+  root.solution = world_model::Solution{"c1", "passed", 1.0, 0.04, 0.25, {}};
+  world_model::Node n1;
   n1.node_id = "n1";
   n1.parent_id = "n0";
   n1.decision = "pass structure";
   n1.choice = "online max and sum";
-  n1.action = planner::Action{"Fuse max & sum into one <online> pass", "Track the running max and rescale the sum.", 2, 0.7, 2.0,
+  n1.action = world_model::Action{"Fuse max & sum into one <online> pass", "Track the running max and rescale the sum.", 2, 0.7, 2.0,
                               "Halves the reads of x"};
-  n1.solution = planner::Solution{"c2", "passed", 2.5, 0.016, 0.62, {}};
+  n1.solution = world_model::Solution{"c2", "passed", 2.5, 0.016, 0.62, {}};
   n1.attempts = 2;
   n1.cycles = 1;
-  planner::Node n2;
+  world_model::Node n2;
   n2.node_id = "n2";
   n2.parent_id = "n0";
-  n2.action = planner::Action{"Vectorize the exponential", "", 3, 0.6, 1.8, ""};
-  planner::Node n3;
+  n2.action = world_model::Action{"Vectorize the exponential", "", 3, 0.6, 1.8, ""};
+  world_model::Node n3;
   n3.node_id = "n3";
   n3.parent_id = "n1";
-  n3.action = planner::Action{"Split rows across threads", "", 2, 0.5, 1.5, ""};
+  n3.action = world_model::Action{"Split rows across threads", "", 2, 0.5, 1.5, ""};
   n3.too_hard = true;
-  n3.solution = planner::Solution{"c3", "compile_error", 0, 0, 0, {}};
+  n3.solution = world_model::Solution{"c3", "compile_error", 0, 0, 0, {}};
   m.nodes = {root, n1, n2, n3};
   return m;
 }
@@ -185,7 +185,7 @@ class ReportTest : public ::testing::Test {
                       {"stop_reason", "round budget spent"},
                       {"best", with_pass ? json{{"candidate", best}, {"speedup", 2.5}} : json()},
                       {"final", final}});
-    store.save_world_model(0, "initialize", planner::WorldModel().to_json());
+    store.save_world_model(0, "initialize", world_model::WorldModel().to_json());
     store.save_world_model(2, "final", make_world_model().to_json());
     store.add_event(2, "message", "held-out check of c2: passed (2.40x vs seed) <ok>");
     return run;

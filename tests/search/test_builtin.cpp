@@ -5,12 +5,13 @@
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "helpers.hpp"
-#include "planner/search.hpp"
+#include "search/search.hpp"
+#include "strategies/world_model/world_model.hpp"
 #include "proposers/builtin_proposer.hpp"
 #include "tasks/registry.hpp"
 
 using namespace ksearch;
-using namespace ksearch::planner;
+using namespace ksearch::search;
 
 TEST(SeedKnobs, ParseAndRender) {
   const std::string seed =
@@ -47,11 +48,12 @@ RunSummary search_task(const Task& task, const std::string& name, int rounds, in
   SearchOptions o;
   o.rounds = rounds;
   o.parallel = parallel;
-  Search search(store, task, *backend, *proposer, o);
+  auto strategy = make_strategy({}, {&task, backend.get()});
+  Search search(store, task, *backend, *proposer, *strategy, o);
   EXPECT_EQ(search.run(), Search::Outcome::finished);
   const auto s = summarize(store);
   // The world model was refined: the best node has a solution and the tree grew below the root.
-  const auto m = WorldModel::from_json(*store.latest_world_model());
+  const auto m = world_model::WorldModel::from_json(*store.latest_world_model());
   EXPECT_GT(m.nodes.size(), 2u);
   // The seed was timed for this run, in the same sitting as its candidates, and kept in the run folder.
   int seed_timings = 0;

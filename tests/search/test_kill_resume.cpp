@@ -1,5 +1,5 @@
 // `ksearch run` killed with SIGKILL after its first evaluations are committed, then
-// `ksearch resume`: no evaluation is lost or repeated, and the counters continue.
+// `ksearch resume`: no evaluation is lost or repeated, and the counters continue; for each strategy.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -41,10 +41,12 @@ int wait_exit(pid_t pid) {
 
 }  // namespace
 
-TEST(KillResume, NoEvaluationLost) {
-  const auto dir = test::fresh_run_dir("kill");
+class KillResume : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(KillResume, NoEvaluationLost) {
+  const auto dir = test::fresh_run_dir("kill-" + GetParam());
   const pid_t pid = spawn({kKsearch, "run", "--task", test::tiny_task_file().string(), "--rounds", "5", "--seed-eval",
-                           "--out", dir.string()});
+                           "--strategy", GetParam(), "--out", dir.string()});
   ASSERT_GT(pid, 0);
   // Kill as soon as two evaluations are committed.
   std::map<int64_t, json> before;
@@ -84,4 +86,20 @@ TEST(KillResume, NoEvaluationLost) {
   EXPECT_GT(s.candidates().size(), before.size());  // the search went on
   EXPECT_TRUE(state["final"]["held_out_passed"].get<bool>());
   std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, KillResume, ::testing::Values("world_model", "annealing"));
+
+TEST(RunOptions, UnknownStrategyOrOptionIsAUsageError) {
+  const auto dir = test::fresh_run_dir("bad-strategy");
+  const std::string task = test::tiny_task_file().string();
+  EXPECT_EQ(wait_exit(spawn({kKsearch, "run", "--task", task, "--strategy", "islands", "--out", dir.string()})), 2);
+  EXPECT_EQ(wait_exit(spawn({kKsearch, "run", "--task", task, "--strategy", "annealing", "--strategy-option", "cooling=0.9",
+                             "--out", dir.string()})),
+            2);
+  EXPECT_EQ(wait_exit(spawn({kKsearch, "run", "--task", task, "--stagnation", "2", "--strategy", "annealing", "--out",
+                             dir.string()})),
+            2);  // a world_model option given to annealing
+  EXPECT_EQ(wait_exit(spawn({kKsearch, "run", "--task", task, "--strategy-option", "seed", "--out", dir.string()})), 2);
+  EXPECT_FALSE(std::filesystem::exists(dir));  // refused before a run folder was made
 }

@@ -7,10 +7,12 @@
 
 #include "backends/backend.hpp"
 #include "helpers.hpp"
-#include "planner/search.hpp"
+#include "search/search.hpp"
+#include "strategies/world_model/world_model.hpp"
 
 using namespace ksearch;
-using namespace ksearch::planner;
+using namespace ksearch::search;
+using namespace ksearch::proposers;
 using nlohmann::json;
 
 namespace {
@@ -21,7 +23,7 @@ json node(const std::string& id, double score) {
 }
 
 // Answers from per-node scripts: round k of a cycle on node N returns script[N](k).
-class ScriptedProposer : public proposers::Proposer {
+class ScriptedProposer : public Proposer, public Planner {
  public:
   std::map<std::string, std::function<CodeReply(const CodeRequest&)>> scripts;
   std::vector<CodeRequest> code_requests;
@@ -30,6 +32,7 @@ class ScriptedProposer : public proposers::Proposer {
   int throw_code = 0;       // fail this many write_code calls
 
   std::string name() const override { return "scripted"; }
+  Planner* planner() override { return this; }
   std::optional<Answer<InitializeReply>> initialize(const InitializeRequest&) override {
     json nodes = json::array({{{"node_id", "n0"}, {"decision", "baseline"}, {"choice", "seed"}}});
     for (const json& n : {node("good", 0.9), node("bad", 0.8), node("flat", 0.1)}) nodes.push_back(n);
@@ -95,9 +98,9 @@ TEST_F(Fixture, CyclesStagnationTooHardAndDuplicates) {
   p.scripts["flat"] = [](const CodeRequest&) { return one(test::tiny_source(1), true); };
   SearchOptions o;
   o.rounds = 6;
-  o.stagnation_window = 2;
-  o.select.exploration = 0;  // deterministic order: good, bad, flat
-  Search search(*store, task, *backend, p, o);
+  // exploration 0: deterministic order good, bad, flat
+  auto strategy = make_strategy({"world_model", {{"stagnation_window", 2}, {"exploration", 0}}}, {});
+  Search search(*store, task, *backend, p, *strategy, o);
   ASSERT_EQ(search.run(), Search::Outcome::finished);
 
   // good: 3 rounds (1 improving + 2 stagnant), bad: 2 rounds, flat: 1 round (exhausted).
@@ -117,7 +120,7 @@ TEST_F(Fixture, CyclesStagnationTooHardAndDuplicates) {
   EXPECT_EQ(cs[4].reused_from, cs[3].id);  // bad's identical broken source is not compiled again
   EXPECT_EQ(store->evaluation_count(), 4);
 
-  const auto m = WorldModel::from_json(*store->latest_world_model());
+  const auto m = world_model::WorldModel::from_json(*store->latest_world_model());
   EXPECT_EQ(m.find("good")->solution->candidate_id, "c1");
   EXPECT_TRUE(m.find("bad")->too_hard);
   EXPECT_DOUBLE_EQ(m.find("bad")->action->score_0_to_1, 0.4);
@@ -143,8 +146,8 @@ TEST_F(Fixture, ProposerFailuresCostARoundNotEvaluations) {
   p.scripts["bad"] = p.scripts["flat"] = p.scripts["good"];
   SearchOptions o;
   o.rounds = 2;
-  o.select.exploration = 0;
-  Search search(*store, task, *backend, p, o);
+  auto strategy = make_strategy({"world_model", {{"exploration", 0}}}, {});
+  Search search(*store, task, *backend, p, *strategy, o);
   ASSERT_EQ(search.run(), Search::Outcome::finished);
   int errors = 0;
   for (const auto& c : store->calls()) errors += !c.error.empty();
@@ -159,9 +162,10 @@ TEST_F(Fixture, PendingRequestsWaitForAnAnswer) {
   p.pend_code = true;
   SearchOptions o;
   o.rounds = 1;
-  o.select.exploration = 0;
+  const StrategySpec spec{"world_model", {{"exploration", 0}}};
   {
-    Search search(*store, task, *backend, p, o);
+    auto strategy = make_strategy(spec, {});
+    Search search(*store, task, *backend, p, *strategy, o);
     ASSERT_EQ(search.run(), Search::Outcome::waiting);
   }
   auto pending = store->pending();
@@ -173,12 +177,14 @@ TEST_F(Fixture, PendingRequestsWaitForAnAnswer) {
   EXPECT_TRUE(request.task.workloads.size() == 1u);  // held-out workloads are never shown
   // Asking again (e.g. `ksearch resume` before an answer) keeps the same request pending.
   {
-    Search search(*store, task, *backend, p, o);
+    auto strategy = make_strategy(spec, {});
+    Search search(*store, task, *backend, p, *strategy, o);
     ASSERT_EQ(search.run(), Search::Outcome::waiting);
     EXPECT_EQ(store->pending()->seq, pending->seq);
   }
   store->answer_pending(pending->seq, one(test::tiny_source(1), true).to_json());
-  Search search(*store, task, *backend, p, o);
+  auto strategy = make_strategy(spec, {});
+  Search search(*store, task, *backend, p, *strategy, o);
   ASSERT_EQ(search.run(), Search::Outcome::finished);
   EXPECT_TRUE(p.code_requests.empty());  // the submitted answer was used
   const auto s = summarize(*store);

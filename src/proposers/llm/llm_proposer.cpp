@@ -106,7 +106,7 @@ std::string transcript(const kl::CompletionRequest& r) {
   return s;
 }
 
-class LlmProposer : public Proposer {
+class LlmProposer : public Proposer, public Planner {
  public:
   LlmProposer(const ProposerEnv& env, LlmSettings settings)
       : settings_(std::move(settings)),
@@ -121,6 +121,7 @@ class LlmProposer : public Proposer {
   }
 
   std::string name() const override { return "llm:" + spec_; }
+  Planner* planner() override { return this; }
 
   std::string stop_reason() const override {
     std::lock_guard lk(mu_);
@@ -129,30 +130,30 @@ class LlmProposer : public Proposer {
     return {};
   }
 
-  std::optional<Answer<planner::InitializeReply>> initialize(const planner::InitializeRequest& r) override {
-    return single<planner::InitializeReply>(prompts_.initialize(r, backend_), "initialize",
+  std::optional<Answer<InitializeReply>> initialize(const InitializeRequest& r) override {
+    return single<InitializeReply>(prompts_.initialize(r, backend_), "initialize",
                                             [](std::string_view t) { return parse_initialize(t); });
   }
 
-  std::optional<Answer<planner::ProposeReply>> propose(const planner::ProposeRequest& r) override {
-    return single<planner::ProposeReply>(prompts_.propose(r, backend_), "propose", [&](std::string_view t) {
+  std::optional<Answer<ProposeReply>> propose(const ProposeRequest& r) override {
+    return single<ProposeReply>(prompts_.propose(r, backend_), "propose", [&](std::string_view t) {
       return parse_edit_script(t, r.world_model, r.max_new_nodes);
     });
   }
 
-  std::optional<Answer<planner::RefineReply>> refine(const planner::RefineRequest& r) override {
-    return single<planner::RefineReply>(prompts_.refine(r, backend_), "refine", [&](std::string_view t) {
+  std::optional<Answer<RefineReply>> refine(const RefineRequest& r) override {
+    return single<RefineReply>(prompts_.refine(r, backend_), "refine", [&](std::string_view t) {
       return parse_refine(t, r.world_model, r.max_new_nodes);
     });
   }
 
   // `count` independent conversations at once (complete_all); each yields at most one candidate.
-  std::optional<Answer<planner::CodeReply>> write_code(const planner::CodeRequest& r) override {
+  std::optional<Answer<CodeReply>> write_code(const CodeRequest& r) override {
     static const RuleSet no_rules;
     const RuleSet& rules = backend_.checks ? *backend_.checks : no_rules;
-    auto results = converse<planner::CodeCandidate>(prompts_.write_code(r, backend_), std::max(1, r.count), "write_code " + r.mode,
+    auto results = converse<CodeCandidate>(prompts_.write_code(r, backend_), std::max(1, r.count), "write_code " + r.mode,
                                                     [&](std::string_view t) { return parse_code(t, backend_.language, rules); });
-    Answer<planner::CodeReply> answer;
+    Answer<CodeReply> answer;
     answer.calls = std::move(results.calls);
     for (auto& c : results.replies)
       if (c) answer.reply.candidates.push_back(std::move(*c));
@@ -164,7 +165,7 @@ class LlmProposer : public Proposer {
   template <class Reply>
   struct Conversations {
     std::vector<std::optional<Reply>> replies;
-    std::vector<planner::CallInfo> calls;
+    std::vector<CallInfo> calls;
     std::string last_error;
   };
 
@@ -203,7 +204,7 @@ class LlmProposer : public Proposer {
       for (size_t k = 0; k < active.size(); ++k) {
         const size_t i = active[k];
         const auto& res = results[k];
-        planner::CallInfo call;
+        CallInfo call;
         call.model = spec_;
         call.prompt = transcript(conv[i]);
         if (!res.ok()) {
@@ -278,13 +279,14 @@ class LlmProposer : public Proposer {
 };
 
 // Agent mode: every request stays pending in the run store until `ksearch agent submit` answers it.
-class AgentProposer : public Proposer {
+class AgentProposer : public Proposer, public Planner {
  public:
   std::string name() const override { return "agent"; }
-  std::optional<Answer<planner::InitializeReply>> initialize(const planner::InitializeRequest&) override { return std::nullopt; }
-  std::optional<Answer<planner::ProposeReply>> propose(const planner::ProposeRequest&) override { return std::nullopt; }
-  std::optional<Answer<planner::CodeReply>> write_code(const planner::CodeRequest&) override { return std::nullopt; }
-  std::optional<Answer<planner::RefineReply>> refine(const planner::RefineRequest&) override { return std::nullopt; }
+  Planner* planner() override { return this; }
+  std::optional<Answer<InitializeReply>> initialize(const InitializeRequest&) override { return std::nullopt; }
+  std::optional<Answer<ProposeReply>> propose(const ProposeRequest&) override { return std::nullopt; }
+  std::optional<Answer<CodeReply>> write_code(const CodeRequest&) override { return std::nullopt; }
+  std::optional<Answer<RefineReply>> refine(const RefineRequest&) override { return std::nullopt; }
 };
 
 std::unique_ptr<Proposer> make_llm(const ProposerEnv& env, const json& config) {

@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "llm/extract.hpp"
-#include "planner/world_model.hpp"
+#include "strategies/world_model/world_model.hpp"
 
 using nlohmann::json;
 
@@ -109,7 +109,7 @@ std::string PromptLibrary::render(const std::string& name, const Vars& vars) con
   }
 }
 
-Vars task_vars(const planner::TaskBrief& t, const BackendInfo& b) {
+Vars task_vars(const proposers::TaskBrief& t, const BackendInfo& b) {
   std::string spec = t.description;
   if (!t.workloads.empty()) {
     spec += "\n\nVisible workloads (correctness is checked on each, speed is their geometric mean):";
@@ -120,7 +120,7 @@ Vars task_vars(const planner::TaskBrief& t, const BackendInfo& b) {
           {"language", b.language},      {"seed_code", trim(t.seed_source)}, {"template_example", trim(b.template_example)}};
 }
 
-std::string PromptLibrary::system(const planner::TaskBrief& t, const BackendInfo& b) const { return render("system", task_vars(t, b)); }
+std::string PromptLibrary::system(const proposers::TaskBrief& t, const BackendInfo& b) const { return render("system", task_vars(t, b)); }
 
 namespace {
 
@@ -145,10 +145,10 @@ std::string action_text(const json& a) {
   return s;
 }
 
-std::string cycle_text(const planner::CycleSummary& c, const json& world_model) {
+std::string cycle_text(const proposers::CycleSummary& c, const json& world_model) {
   std::string title;
   try {
-    const auto m = planner::WorldModel::from_json(world_model);
+    const auto m = world_model::WorldModel::from_json(world_model);
     if (const auto* n = m.find(c.node_id); n && n->action) title = " (" + n->action->title + ")";
   } catch (const Error&) {
   }
@@ -164,7 +164,7 @@ std::string cycle_text(const planner::CycleSummary& c, const json& world_model) 
 
 }  // namespace
 
-std::string format_feedback(const std::vector<planner::Feedback>& feedback) {
+std::string format_feedback(const std::vector<proposers::Feedback>& feedback) {
   std::string s;
   for (const auto& f : feedback) {
     s += fmt::format("- c{}: {}", f.candidate_id, f.status);
@@ -181,11 +181,11 @@ std::string format_feedback(const std::vector<planner::Feedback>& feedback) {
   return trim(s);
 }
 
-Prompt PromptLibrary::initialize(const planner::InitializeRequest& r, const BackendInfo& b) const {
+Prompt PromptLibrary::initialize(const proposers::InitializeRequest& r, const BackendInfo& b) const {
   return {system(r.task, b), render("initialize", task_vars(r.task, b))};
 }
 
-Prompt PromptLibrary::propose(const planner::ProposeRequest& r, const BackendInfo& b) const {
+Prompt PromptLibrary::propose(const proposers::ProposeRequest& r, const BackendInfo& b) const {
   Vars v = task_vars(r.task, b);
   v["world_model"] = world_json(r.world_model);
   v["reason"] = r.reason;
@@ -194,7 +194,7 @@ Prompt PromptLibrary::propose(const planner::ProposeRequest& r, const BackendInf
   return {system(r.task, b), render("propose", v)};
 }
 
-Prompt PromptLibrary::write_code(const planner::CodeRequest& r, const BackendInfo& b) const {
+Prompt PromptLibrary::write_code(const proposers::CodeRequest& r, const BackendInfo& b) const {
   Vars v = task_vars(r.task, b);
   v["world_model"] = trim(r.world_view);
   v["node_id"] = r.node_id;
@@ -208,7 +208,7 @@ Prompt PromptLibrary::write_code(const planner::CodeRequest& r, const BackendInf
   return {system(r.task, b), render(r.mode == "debug" ? "debug" : "improve", v)};
 }
 
-Prompt PromptLibrary::refine(const planner::RefineRequest& r, const BackendInfo& b) const {
+Prompt PromptLibrary::refine(const proposers::RefineRequest& r, const BackendInfo& b) const {
   Vars v = task_vars(r.task, b);
   v["world_model"] = world_json(r.world_model);
   v["cycle"] = cycle_text(r.cycle, r.world_model);
@@ -218,11 +218,11 @@ Prompt PromptLibrary::refine(const planner::RefineRequest& r, const BackendInfo&
 }
 
 Prompt PromptLibrary::for_request(const std::string& role, const json& request, const BackendInfo& b) const {
-  switch (planner::parse_role(role)) {
-    case planner::Role::initialize: return initialize(planner::InitializeRequest::from_json(request), b);
-    case planner::Role::propose: return propose(planner::ProposeRequest::from_json(request), b);
-    case planner::Role::write_code: return write_code(planner::CodeRequest::from_json(request), b);
-    case planner::Role::refine: return refine(planner::RefineRequest::from_json(request), b);
+  switch (proposers::parse_role(role)) {
+    case proposers::Role::initialize: return initialize(proposers::InitializeRequest::from_json(request), b);
+    case proposers::Role::propose: return propose(proposers::ProposeRequest::from_json(request), b);
+    case proposers::Role::write_code: return write_code(proposers::CodeRequest::from_json(request), b);
+    case proposers::Role::refine: return refine(proposers::RefineRequest::from_json(request), b);
   }
   throw Error("unknown role " + role);
 }
@@ -257,13 +257,13 @@ json script_of(const json& j) {
 }
 
 std::string check_script(const json& script, const json& world_model, int max_new_nodes) {
-  planner::WorldModel m;
+  world_model::WorldModel m;
   try {
-    m = planner::WorldModel::from_json(world_model);
+    m = world_model::WorldModel::from_json(world_model);
   } catch (const Error& e) {
     return {};  // nothing to check against; the search validates it anyway
   }
-  return planner::apply_edit_script(m, script, max_new_nodes).error_text();
+  return world_model::apply_edit_script(m, script, max_new_nodes).error_text();
 }
 
 std::string violations_text(const std::vector<RuleViolation>& vs) {
@@ -274,14 +274,14 @@ std::string violations_text(const std::vector<RuleViolation>& vs) {
 
 }  // namespace
 
-Parsed<planner::InitializeReply> parse_initialize(std::string_view text) {
-  Parsed<planner::InitializeReply> p;
+Parsed<proposers::InitializeReply> parse_initialize(std::string_view text) {
+  Parsed<proposers::InitializeReply> p;
   auto j = answer_json(text, p.errors);
   if (!j) return p;
   if (j->contains("world_model") && (*j)["world_model"].is_object()) j = (*j)["world_model"];
-  planner::WorldModel m;
+  world_model::WorldModel m;
   try {
-    m = planner::WorldModel::from_json(*j);
+    m = world_model::WorldModel::from_json(*j);
   } catch (const Error& e) {
     p.errors += bullet(e.what());
     // from_json stops at the first structural error: list them all when the JSON is readable.
@@ -299,8 +299,8 @@ Parsed<planner::InitializeReply> parse_initialize(std::string_view text) {
   return p;
 }
 
-Parsed<planner::ProposeReply> parse_edit_script(std::string_view text, const json& world_model, int max_new_nodes) {
-  Parsed<planner::ProposeReply> p;
+Parsed<proposers::ProposeReply> parse_edit_script(std::string_view text, const json& world_model, int max_new_nodes) {
+  Parsed<proposers::ProposeReply> p;
   auto j = answer_json(text, p.errors);
   if (!j) return p;
   p.reply.edit_script = script_of(*j);
@@ -308,8 +308,8 @@ Parsed<planner::ProposeReply> parse_edit_script(std::string_view text, const jso
   return p;
 }
 
-Parsed<planner::RefineReply> parse_refine(std::string_view text, const json& world_model, int max_new_nodes) {
-  Parsed<planner::RefineReply> p;
+Parsed<proposers::RefineReply> parse_refine(std::string_view text, const json& world_model, int max_new_nodes) {
+  Parsed<proposers::RefineReply> p;
   auto j = answer_json(text, p.errors);
   if (!j) return p;
   if (j->is_object() && (*j).contains("reflection") && (*j)["reflection"].is_string()) p.reply.reflection = (*j)["reflection"];
@@ -318,8 +318,8 @@ Parsed<planner::RefineReply> parse_refine(std::string_view text, const json& wor
   return p;
 }
 
-Parsed<planner::CodeCandidate> parse_code(std::string_view text, const std::string& language, const RuleSet& rules) {
-  Parsed<planner::CodeCandidate> p;
+Parsed<proposers::CodeCandidate> parse_code(std::string_view text, const std::string& language, const RuleSet& rules) {
+  Parsed<proposers::CodeCandidate> p;
   const auto block = ksearch::llm::extract_code(text, {language});
   if (!block || trim(block->code).empty()) {
     p.errors = bullet(fmt::format("no code found: put the complete source file in one ```{} fence", language));
@@ -345,24 +345,24 @@ Parsed<json> parse_answer(const std::string& role, std::string_view text, const 
     out.errors = parsed.errors;
     if (parsed.ok()) out.reply = parsed.reply.to_json();
   };
-  switch (planner::parse_role(role)) {
-    case planner::Role::initialize: take(parse_initialize(text)); break;
-    case planner::Role::propose:
+  switch (proposers::parse_role(role)) {
+    case proposers::Role::initialize: take(parse_initialize(text)); break;
+    case proposers::Role::propose:
       take(parse_edit_script(text, request.value("world_model", json()), request.value("max_new_nodes", 3)));
       break;
-    case planner::Role::refine:
+    case proposers::Role::refine:
       take(parse_refine(text, request.value("world_model", json()), request.value("max_new_nodes", 3)));
       break;
-    case planner::Role::write_code: {
+    case proposers::Role::write_code: {
       static const RuleSet none;
       const RuleSet& rules = b.checks ? *b.checks : none;
-      planner::CodeReply reply;
+      proposers::CodeReply reply;
       // A CodeReply object ({"candidates": [...]}) gives several candidates at once.
       const std::string t = trim(text);
       json j = t.starts_with("{") ? json::parse(t, nullptr, false) : json();
       if (j.is_object() && j.contains("candidates")) {
         try {
-          reply = planner::CodeReply::from_json(j);
+          reply = proposers::CodeReply::from_json(j);
         } catch (const std::exception& e) {
           out.errors = bullet(std::string("malformed reply: ") + e.what());
           return out;
@@ -373,7 +373,7 @@ Parsed<json> parse_answer(const std::string& role, std::string_view text, const 
         if (reply.candidates.empty()) out.errors += bullet("no candidates");
       } else if (!ksearch::llm::extract_code(text, {b.language}) && !t.empty()) {
         // A plain source file (`ksearch agent submit DIR kernel.cpp`).
-        planner::CodeCandidate c;
+        proposers::CodeCandidate c;
         c.source = t + "\n";
         out.errors = violations_text(rules.check(c.source));
         reply.candidates.push_back(std::move(c));

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planner/protocol.hpp"
+#include "proposers/protocol.hpp"
 
 namespace ksearch {
 class Backend;
@@ -50,24 +50,24 @@ class PromptLibrary {
   // One template (name without .md) with the placeholders; throws Error.
   std::string render(const std::string& name, const Vars& vars) const;
 
-  Prompt initialize(const planner::InitializeRequest& r, const BackendInfo& b) const;
-  Prompt propose(const planner::ProposeRequest& r, const BackendInfo& b) const;
-  Prompt write_code(const planner::CodeRequest& r, const BackendInfo& b) const;  // debug.md or improve.md
-  Prompt refine(const planner::RefineRequest& r, const BackendInfo& b) const;
+  Prompt initialize(const proposers::InitializeRequest& r, const BackendInfo& b) const;
+  Prompt propose(const proposers::ProposeRequest& r, const BackendInfo& b) const;
+  Prompt write_code(const proposers::CodeRequest& r, const BackendInfo& b) const;  // debug.md or improve.md
+  Prompt refine(const proposers::RefineRequest& r, const BackendInfo& b) const;
   // A pending request as stored in the run store (role name + request JSON).
   Prompt for_request(const std::string& role, const nlohmann::json& request, const BackendInfo& b) const;
   // The follow-up message after a rejected answer.
   std::string reask(const std::string& errors) const;
 
  private:
-  std::string system(const planner::TaskBrief& t, const BackendInfo& b) const;
+  std::string system(const proposers::TaskBrief& t, const BackendInfo& b) const;
   std::filesystem::path dir_;
 };
 
 // The placeholders every request shares (task, entry, hardware profile, rules, seed).
-Vars task_vars(const planner::TaskBrief& t, const BackendInfo& b);
+Vars task_vars(const proposers::TaskBrief& t, const BackendInfo& b);
 // The cycle's attempts, as the code prompts show them.
-std::string format_feedback(const std::vector<planner::Feedback>& feedback);
+std::string format_feedback(const std::vector<proposers::Feedback>& feedback);
 
 // Answers parsed back into replies. `errors` (a bullet list) is empty when the reply is usable;
 // otherwise it goes back to the model in reask.md.
@@ -77,12 +77,12 @@ struct Parsed {
   std::string errors;
   bool ok() const { return errors.empty(); }
 };
-Parsed<planner::InitializeReply> parse_initialize(std::string_view text);
-Parsed<planner::ProposeReply> parse_edit_script(std::string_view text, const nlohmann::json& world_model, int max_new_nodes);
-Parsed<planner::RefineReply> parse_refine(std::string_view text, const nlohmann::json& world_model, int max_new_nodes);
+Parsed<proposers::InitializeReply> parse_initialize(std::string_view text);
+Parsed<proposers::ProposeReply> parse_edit_script(std::string_view text, const nlohmann::json& world_model, int max_new_nodes);
+Parsed<proposers::RefineReply> parse_refine(std::string_view text, const nlohmann::json& world_model, int max_new_nodes);
 // One candidate: the code block in `language` (fences, tags, prose and several files survive), its
 // NOTE line, checked against the backend's rules so that violations never cost a compile.
-Parsed<planner::CodeCandidate> parse_code(std::string_view text, const std::string& language, const RuleSet& rules);
+Parsed<proposers::CodeCandidate> parse_code(std::string_view text, const std::string& language, const RuleSet& rules);
 // Any role, from the pending request (agent submit): the reply's JSON, or errors.
 Parsed<nlohmann::json> parse_answer(const std::string& role, std::string_view text, const nlohmann::json& request,
                                     const BackendInfo& b);

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ksearch::planner {
+namespace ksearch::proposers {
 
 enum class Role { initialize, propose, write_code, refine };
 std::string role_name(Role role);
@@ -147,4 +147,4 @@ struct Answer {
   std::vector<CallInfo> calls;  // empty for the built-in proposer
 };
 
-}  // namespace ksearch::planner
+}  // namespace ksearch::proposers

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "planner/world_model.hpp"
+#include "strategies/world_model/world_model.hpp"
 
-namespace ksearch::planner {
+namespace ksearch::world_model {
 
 struct SelectOptions {
   int difficulty_cap = 4;   // frontier nodes harder than this are not selected
@@ -27,4 +27,4 @@ struct Scored {
 std::vector<Scored> rank_frontier(const WorldModel& model, int total_attempts, const SelectOptions& options = {});
 std::optional<std::string> select_node(const WorldModel& model, int total_attempts, const SelectOptions& options = {});
 
-}  // namespace ksearch::planner
+}  // namespace ksearch::world_model

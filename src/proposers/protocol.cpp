@@ -1,10 +1,10 @@
-#include "planner/protocol.hpp"
+#include "proposers/protocol.hpp"
 
 #include "core/error.hpp"
 
 using nlohmann::json;
 
-namespace ksearch::planner {
+namespace ksearch::proposers {
 
 // Missing fields take their defaults, so that hand-written agent answers may be brief.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TaskBrief, task, backend, description, entry, hardware, seed_source,
@@ -70,4 +70,4 @@ KSEARCH_JSON_METHODS(CycleSummary, "cycle summary")
 KSEARCH_JSON_METHODS(RefineRequest, "refine request")
 KSEARCH_JSON_METHODS(RefineReply, "refine reply")
 
-}  // namespace ksearch::planner
+}  // namespace ksearch::proposers

@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "helpers.hpp"
-#include "planner/select.hpp"
+#include "strategies/world_model/select.hpp"
 
-using namespace ksearch::planner;
-using namespace ksearch::planner::test;
+using namespace ksearch::world_model;
+using namespace ksearch::world_model::test;
 
 TEST(Select, GreedyWithoutExploration) {
   WorldModel m = sample_model();

@@ -1,4 +1,4 @@
-#include "planner/world_model.hpp"
+#include "strategies/world_model/world_model.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 
 using nlohmann::json;
 
-namespace ksearch::planner {
+namespace ksearch::world_model {
 
 std::string state_name(NodeState s) {
   switch (s) {
@@ -57,7 +57,8 @@ Action action_from(const json& j, const Action& base = {}) {
 json solution_json(const Solution& s) {
   return {{"candidate_id", s.candidate_id},          {"status", s.status},
           {"speedup_vs_seed", s.speedup_vs_seed},    {"median_ms", s.median_ms},
-          {"roofline_fraction", s.roofline_fraction}, {"payload", s.payload}};
+          {"roofline_fraction", s.roofline_fraction}, {"payload", s.payload},
+          {"candidate", s.candidate}};
 }
 
 Solution solution_from(const json& j) {
@@ -68,6 +69,7 @@ Solution solution_from(const json& j) {
   s.median_ms = j.value("median_ms", 0.0);
   s.roofline_fraction = j.value("roofline_fraction", 0.0);
   s.payload = j.value("payload", json::object());
+  s.candidate = j.value("candidate", int64_t(0));
   return s;
 }
 
@@ -399,4 +401,4 @@ EditResult apply_edit_script(WorldModel& model, const json& script, int max_new_
   return result;
 }
 
-}  // namespace ksearch::planner
+}  // namespace ksearch::world_model

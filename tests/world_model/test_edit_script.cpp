@@ -2,8 +2,8 @@
 
 #include "helpers.hpp"
 
-using namespace ksearch::planner;
-using namespace ksearch::planner::test;
+using namespace ksearch::world_model;
+using namespace ksearch::world_model::test;
 using nlohmann::json;
 
 namespace {

@@ -2,13 +2,14 @@
 // The world model: K-Search's tree of optimization hypotheses, plus what ksearch adds (attempt
 // counts, too-hard marks, proposer payloads). Field names follow the reference schema so that a
 // model proposer reads and writes the same JSON. Schema and rules: docs/SEARCH.md.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-namespace ksearch::planner {
+namespace ksearch::world_model {
 
 struct Impact {
   double rating_0_to_10 = 5;
@@ -33,6 +34,7 @@ struct Solution {
   double median_ms = 0;
   double roofline_fraction = 0;
   nlohmann::json payload = nlohmann::json::object();  // the candidate's proposer payload
+  int64_t candidate = 0;     // its run-store id (0: the seed); candidate_id is its display name
 };
 
 enum class NodeState { open, closed, frontier };
@@ -103,4 +105,4 @@ struct EditResult {
 inline constexpr int kMaxNewNodesPerEdit = 3;
 EditResult apply_edit_script(WorldModel& model, const nlohmann::json& script, int max_new_nodes = kMaxNewNodesPerEdit);
 
-}  // namespace ksearch::planner
+}  // namespace ksearch::world_model

@@ -1,10 +1,10 @@
-#include "planner/select.hpp"
+#include "strategies/world_model/select.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-namespace ksearch::planner {
+namespace ksearch::world_model {
 
 namespace {
 
@@ -61,4 +61,4 @@ std::optional<std::string> select_node(const WorldModel& m, int total_attempts, 
   return ranked.front().node->node_id;
 }
 
-}  // namespace ksearch::planner
+}  // namespace ksearch::world_model

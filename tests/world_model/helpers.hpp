@@ -1,7 +1,7 @@
 #pragma once
-#include "planner/world_model.hpp"
+#include "strategies/world_model/world_model.hpp"
 
-namespace ksearch::planner::test {
+namespace ksearch::world_model::test {
 
 inline Node make_node(const std::string& id, const std::string& parent, double score = 0.5, int difficulty = 2) {
   Node n;
@@ -27,4 +27,4 @@ inline WorldModel sample_model() {
   return m;
 }
 
-}  // namespace ksearch::planner::test
+}  // namespace ksearch::world_model::test

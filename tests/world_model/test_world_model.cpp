@@ -3,8 +3,8 @@
 #include "core/error.hpp"
 #include "helpers.hpp"
 
-using namespace ksearch::planner;
-using namespace ksearch::planner::test;
+using namespace ksearch::world_model;
+using namespace ksearch::world_model::test;
 
 TEST(WorldModel, StatesAreDerived) {
   WorldModel m = sample_model();

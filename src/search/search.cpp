@@ -1,0 +1,548 @@
+#include "search/search.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <future>
+
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/paths.hpp"
+#include "core/process.hpp"
+
+using nlohmann::json;
+
+namespace ksearch::search {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchOptions, rounds, minutes, parallel, seed_eval)
+
+json SearchOptions::to_json() const { return json(*this); }
+SearchOptions SearchOptions::from_json(const json& j) { return j.get<SearchOptions>(); }
+
+std::string candidate_name(int64_t id) { return id ? "c" + std::to_string(id) : "seed"; }
+
+proposers::Feedback feedback_of(const store::Candidate& c) {
+  proposers::Feedback f;
+  f.candidate_id = c.id;
+  f.status = c.status;
+  f.payload = c.payload;
+  f.speedup_vs_seed = c.speedup_vs_seed;
+  f.median_ms = c.median_ms;
+  f.roofline_fraction = c.roofline_fraction;
+  if (c.report.is_object()) {
+    const EvalReport r = EvalReport::from_json(c.report);
+    f.message = r.message;
+    f.log_excerpt = tail_lines(r.log, 20);
+    for (const auto& w : r.workloads)
+      if (w.status != Status::passed) {
+        f.failing_workload = w.name + (w.message.empty() ? "" : ": " + w.message);
+        f.max_abs_err = w.max_abs_err;
+        f.max_rel_err = w.max_rel_err;
+        break;
+      }
+  }
+  return f;
+}
+
+namespace {
+
+bool better(const store::Candidate& c, const std::optional<Best>& best) {
+  return c.status == "passed" && (!best || c.speedup_vs_seed > best->speedup);
+}
+
+proposers::TaskBrief brief_of(const Task& task, Backend& backend) {
+  proposers::TaskBrief b;
+  b.task = task.name;
+  b.backend = backend.name();
+  b.description = task.description;
+  b.entry = backend.entry_description(task);
+  b.hardware = backend.profile().prose;
+  b.seed_source = read_file(task.entry(backend.name()).seed);
+  b.task_file = task.file.string();
+  for (const Workload* w : task.workloads_for(backend.name(), false)) {
+    std::string line = w->name + ":";
+    for (const auto& [axis, value] : w->axes) line += fmt::format(" {}={}", axis, value);
+    b.workloads.push_back(line);
+  }
+  return b;
+}
+
+}  // namespace
+
+Search::Search(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer, Strategy& strategy,
+               SearchOptions options, SearchObserver observer)
+    : store_(store),
+      task_(task),
+      backend_(backend),
+      proposer_(proposer),
+      strategy_(strategy),
+      options_(options),
+      observer_(std::move(observer)),
+      brief_(brief_of(task, backend)),
+      session_start_(std::chrono::steady_clock::now()) {
+  options_.parallel = std::max(options_.parallel, 1);
+  if (const auto stored = store_.load_state()) {
+    state_ = LoopState::from_json(*stored);
+    if (state_.strategy != strategy_.name())
+      throw Error(fmt::format("the run was searched with strategy '{}', not '{}'", state_.strategy, strategy_.name()));
+    if (!state_.strategy_state.is_null()) strategy_.restore(state_.strategy_state);
+  }
+  state_.strategy = strategy_.name();
+}
+
+double Search::elapsed() const {
+  return state_.elapsed_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - session_start_).count();
+}
+
+bool Search::budget_spent() const {
+  if (state_.round >= options_.rounds) return true;
+  if (!proposer_.stop_reason().empty()) return true;
+  return options_.minutes > 0 && elapsed() >= options_.minutes * 60;
+}
+
+void Search::save(const std::string& reason) {
+  store_.transaction([&] { persist(reason); });
+}
+
+void Search::persist(const std::string& reason) {
+  // elapsed_seconds is stored as the total; in memory it stays the previous sessions' total.
+  LoopState stored = state_;
+  stored.elapsed_seconds = elapsed();
+  stored.strategy_state = strategy_.snapshot();
+  store_.save_state(stored.to_json());
+  if (reason.empty()) return;
+  if (const json tree = strategy_.tree(); !tree.is_null()) store_.save_world_model(state_.round, reason, tree);
+}
+
+Progress Search::progress() const {
+  Progress p;
+  p.phase = phase_name(state_.phase);
+  p.round = state_.round;
+  p.rounds = options_.rounds;
+  p.cycle = state_.cycle;
+  p.strategy_status = strategy_.status();
+  p.evaluations = store_.evaluation_count();
+  p.elapsed_seconds = elapsed();
+  if (state_.plan) {
+    p.node_id = state_.plan->node_id;
+    p.action = state_.plan->action.value("title", "");
+  }
+  if (state_.best) {
+    p.best_speedup = state_.best->speedup;
+    p.best_candidate = state_.best->candidate;
+  }
+  return p;
+}
+
+void Search::notify(SearchEvent event) {
+  if (event.kind == EventKind::message || event.kind == EventKind::cycle_end || event.kind == EventKind::final)
+    store_.add_event(state_.round, event.kind == EventKind::message ? "message" : "cycle", event.text);
+  if (observer_) observer_(event, progress());
+}
+
+proposers::Planner& Search::planner() const {
+  proposers::Planner* p = proposer_.planner();
+  if (!p)
+    throw Error(fmt::format("strategy '{}' needs a proposer that plans; proposer '{}' only writes code", strategy_.name(),
+                            proposer_.name()));
+  return *p;
+}
+
+std::optional<proposers::InitializeReply> Search::ask(const proposers::InitializeRequest& request) {
+  return ask<proposers::InitializeReply>(proposers::Role::initialize, request, [this](const auto& r) { return planner().initialize(r); });
+}
+std::optional<proposers::ProposeReply> Search::ask(const proposers::ProposeRequest& request) {
+  return ask<proposers::ProposeReply>(proposers::Role::propose, request, [this](const auto& r) { return planner().propose(r); });
+}
+std::optional<proposers::RefineReply> Search::ask(const proposers::RefineRequest& request) {
+  return ask<proposers::RefineReply>(proposers::Role::refine, request, [this](const auto& r) { return planner().refine(r); });
+}
+
+// One proposer request: consumes an answer submitted from outside if there is one, otherwise asks
+// the proposer (retrying failures); records every call. nullopt: the request is left pending.
+template <class Reply, class Request, class Call>
+std::optional<Reply> Search::ask(proposers::Role role, const Request& request, Call invoke) {
+  const int round = state_.round;
+  auto pending = store_.pending();
+  if (pending && pending->role == proposers::role_name(role) && pending->answer) {
+    Reply reply;
+    try {
+      reply = Reply::from_json(*pending->answer);
+    } catch (const Error& e) {
+      // Drop the unusable answer so that a corrected one can be submitted for the same request.
+      store_.set_pending({pending->seq, pending->role, pending->request, std::nullopt});
+      throw Error(fmt::format("the answer submitted to request {} ({}) is unusable: {}", pending->seq, pending->role, e.what()));
+    }
+    store::ProposerCall call;
+    call.round = round;
+    call.role = proposers::role_name(role);
+    call.proposer = proposer_.name() + " (submitted)";
+    call.prompt = pending->request.dump();
+    call.response = pending->answer->dump();
+    store_.add_call(call);
+    store_.clear_pending();
+    return reply;
+  }
+  if (!pending || pending->role != proposers::role_name(role)) {
+    ++state_.request_seq;
+    store_.set_pending({state_.request_seq, proposers::role_name(role), request.to_json(), std::nullopt});
+  }
+  for (int attempt = 0;; ++attempt) {
+    const auto start = std::chrono::steady_clock::now();
+    store::ProposerCall call;
+    call.round = round;
+    call.role = proposers::role_name(role);
+    call.proposer = proposer_.name();
+    try {
+      auto answer = invoke(request);
+      if (!answer) return std::nullopt;  // left pending (agent)
+      if (answer->calls.empty()) {
+        call.prompt = request.to_json().dump();
+        call.response = answer->reply.to_json().dump();
+        call.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        store_.add_call(call);
+      }
+      for (const auto& c : answer->calls)
+        store_.add_call({0, round, proposers::role_name(role), proposer_.name(), c.model, c.prompt, c.response, c.input_tokens,
+                         c.output_tokens, c.cost_usd, c.seconds, c.error, 0});
+      store_.clear_pending();
+      return std::move(answer->reply);
+    } catch (const std::exception& e) {
+      const auto* failure = dynamic_cast<const proposers::ProposerError*>(&e);
+      if (failure && !failure->calls().empty()) {
+        for (const auto& c : failure->calls())
+          store_.add_call({0, round, proposers::role_name(role), proposer_.name(), c.model, c.prompt, c.response, c.input_tokens,
+                           c.output_tokens, c.cost_usd, c.seconds, c.error, 0});
+      } else {
+        call.prompt = request.to_json().dump();
+        call.error = e.what();
+        call.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        store_.add_call(call);
+      }
+      notify({EventKind::message, fmt::format("proposer {} failed ({}): {}", proposers::role_name(role), attempt + 1, e.what())});
+      if (attempt >= kProposerRetries || !proposer_.stop_reason().empty()) {
+        store_.clear_pending();
+        throw;
+      }
+    }
+  }
+}
+
+Search::Outcome Search::run() {
+  for (;;) {
+    switch (state_.phase) {
+      case Phase::done: return Outcome::finished;
+      case Phase::init:
+        if (!do_init()) return Outcome::waiting;
+        break;
+      case Phase::next:
+        if (!do_next()) return Outcome::waiting;
+        break;
+      case Phase::code:
+        if (!do_code()) return Outcome::waiting;
+        break;
+      case Phase::evaluate: do_evaluate(); break;
+      case Phase::finish:
+        if (!do_finish()) return Outcome::waiting;
+        break;
+      case Phase::final: do_final(); break;
+    }
+  }
+}
+
+bool Search::do_init() {
+  if (!strategy_.init(*this)) return false;
+  if (options_.seed_eval) {
+    store::Candidate c;
+    c.round = 0;
+    c.proposer = "seed";
+    c.source = brief_.seed_source;
+    c.source_hash = sha256_hex(c.source);
+    c.note = "the task's seed";
+    state_.phase = Phase::evaluate;
+    state_.seed_round = true;
+    store_.transaction([&] {
+      state_.round_candidates = {store_.add_candidate(c)};
+      persist("initialize");
+    });
+    return true;
+  }
+  state_.phase = Phase::next;
+  save("initialize");
+  return true;
+}
+
+bool Search::do_next() {
+  if (budget_spent()) {
+    state_.stop_reason = state_.round >= options_.rounds      ? "round budget spent"
+                         : !proposer_.stop_reason().empty() ? proposer_.stop_reason()
+                                                             : "time budget spent";
+    state_.phase = Phase::finish;
+    save();
+    return true;
+  }
+  Plan plan = strategy_.next(*this);
+  switch (plan.kind) {
+    case Plan::Kind::wait: return false;
+    case Plan::Kind::stop:
+      state_.stop_reason = plan.stop_reason;
+      state_.phase = Phase::finish;
+      save();
+      return true;
+    case Plan::Kind::code: break;
+  }
+  plan.request.task = brief_;
+  plan.request.count = options_.parallel;
+  plan.request.best_speedup = state_.best ? state_.best->speedup : 1.0;
+  state_.plan = std::move(plan.request);
+  state_.cycle = plan.cycle;
+  state_.phase = Phase::code;
+  save();
+  return true;
+}
+
+bool Search::do_code() {
+  const proposers::CodeRequest& request = *state_.plan;
+  const int round = state_.round + 1;
+  notify({EventKind::round_start, fmt::format("round {}: {}", round, request.action.value("title", request.node_id))});
+  std::optional<proposers::CodeReply> reply;
+  try {
+    reply = ask<proposers::CodeReply>(proposers::Role::write_code, request, [this](const auto& r) { return proposer_.write_code(r); });
+  } catch (const std::exception&) {
+    if (!proposer_.stop_reason().empty()) {  // e.g. the model budget is spent: the strategy closes its work, then stop
+      state_.plan.reset();
+      state_.phase = Phase::next;
+      save();
+      return true;
+    }
+    reply = proposers::CodeReply{};  // recorded by ask(): an empty round
+  }
+  if (!reply) return false;
+  // Candidates and the phase change in one transaction: a crash leaves either both or neither.
+  store_.transaction([&] {
+    std::vector<int64_t> ids;
+    for (const auto& cc : reply->candidates) {
+      if (int(ids.size()) >= options_.parallel) break;
+      store::Candidate c;
+      c.round = round;
+      c.cycle = state_.cycle;
+      c.node_id = request.node_id;
+      c.parent_id = request.parent_candidate;
+      c.proposer = proposer_.name();
+      c.source = cc.source;
+      c.source_hash = sha256_hex(cc.source);
+      c.note = cc.note;
+      c.payload = cc.payload;
+      ids.push_back(store_.add_candidate(c));
+    }
+    state_.round_exhausted = reply->exhausted;
+    state_.round_candidates = ids;
+    state_.phase = Phase::evaluate;
+    persist();
+  });
+  return true;
+}
+
+// Builds every candidate of the round concurrently, then evaluates them one at a time (timing is
+// serialized anyway), committing each evaluation as soon as it is done.
+void Search::evaluate_round(const std::vector<int64_t>& ids) {
+  EvalOptions eval_options;
+  eval_options.workloads = WorkloadSet::visible;  // held-out workloads are kept for the final verdict
+  eval_options.seed_timings_dir = store_.dir();
+  Evaluator evaluator(task_, backend_, eval_options);
+  backend_.profile();  // initialized once here: check_and_build runs on several threads
+  struct Job {
+    store::Candidate c;
+    std::optional<store::Candidate> previous;
+    std::future<std::pair<std::optional<EvalReport>, BuildResult>> build;
+  };
+  std::vector<Job> jobs;
+  for (int64_t id : ids) {
+    auto c = store_.candidate(id);
+    if (!c || c->evaluated()) continue;  // committed before a restart
+    Job job{*c, store_.evaluated_by_hash(c->source_hash), {}};
+    if (!job.previous) {
+      job.build = std::async(std::launch::async, [&evaluator, source = c->source] {
+        BuildResult build;
+        auto early = evaluator.check_and_build(source, build);
+        return std::make_pair(std::move(early), std::move(build));
+      });
+    }
+    jobs.push_back(std::move(job));
+  }
+  for (auto& job : jobs) {
+    store::Candidate& c = job.c;
+    // A source seen before (possibly earlier in this round) is never evaluated twice.
+    if (!job.previous) job.previous = store_.evaluated_by_hash(c.source_hash);
+    if (job.previous) {
+      if (job.build.valid()) job.build.wait();
+      const auto& p = *job.previous;
+      store_.record_evaluation(c.id, p.report, p.status, p.speedup_vs_seed, p.median_ms, p.roofline_fraction, 0, 0, p.id);
+      notify({EventKind::evaluated, fmt::format("{} = {} (same source)", candidate_name(c.id), candidate_name(p.id)), c.id, p.status,
+              p.speedup_vs_seed, true});
+      continue;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    auto [early, build] = job.build.get();
+    EvalReport report;
+    try {
+      report = early ? *early : evaluator.evaluate_built(build);
+    } catch (const std::exception& e) {  // an evaluator/infrastructure failure, not the candidate's
+      report.task = task_.name;
+      report.backend = backend_.name();
+      report.status = Status::runtime_error;
+      report.message = std::string("evaluation failed: ") + e.what();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    store_.record_evaluation(c.id, report.to_json(), std::string(status_name(report.status)), report.speedup_vs_seed,
+                             report.mean_median_ms(), report.roofline_fraction, build.seconds, seconds);
+    notify({EventKind::evaluated, report.message, c.id, std::string(status_name(report.status)),
+            report.speedup_vs_seed, false});
+  }
+}
+
+void Search::do_evaluate() {
+  const std::vector<int64_t> ids = state_.round_candidates;
+  evaluate_round(ids);
+  // Round bookkeeping (idempotent: recomputed from the committed evaluations and the strategy's
+  // snapshot taken before the round).
+  Observation observation;
+  observation.exhausted = state_.round_exhausted;
+  observation.seed = state_.seed_round;
+  for (int64_t id : ids) observation.candidates.push_back(*store_.candidate(id));
+  for (const auto& c : observation.candidates)
+    if (better(c, state_.best)) state_.best = Best{c.id, c.speedup_vs_seed, c.median_ms, c.roofline_fraction};
+  if (!observation.seed) ++state_.round;
+  state_.round_candidates.clear();
+  state_.round_exhausted = state_.seed_round = false;
+  state_.plan.reset();
+  strategy_.observe(*this, observation);
+  state_.phase = Phase::next;
+  save(observation.seed ? "seed evaluated" : fmt::format("round {}", state_.round));
+}
+
+bool Search::do_finish() {
+  if (!strategy_.finish(*this)) return false;
+  state_.phase = Phase::final;
+  save();
+  return true;
+}
+
+// The verdict: the best visible candidates, best first, checked on the held-out workloads; the
+// first that passes them is the run's result.
+void Search::do_final() {
+  std::vector<store::Candidate> passing;
+  for (auto& c : store_.candidates())
+    if (c.status == "passed" && !c.reused_from) passing.push_back(std::move(c));
+  std::stable_sort(passing.begin(), passing.end(), [](const auto& a, const auto& b) { return a.speedup_vs_seed > b.speedup_vs_seed; });
+  Verdict verdict;
+  const bool has_held_out = !task_.workloads_for(backend_.name(), true).empty();
+  EvalOptions o;
+  o.workloads = WorkloadSet::held_out;
+  o.seed_timings_dir = store_.dir();
+  Evaluator evaluator(task_, backend_, o);
+  // Out-of-bounds accesses that land in mapped memory pass every output check: a backend with a
+  // memory checker runs the would-be result under it before it becomes the run's result.
+  auto memory_checked = [&](const store::Candidate& c) {
+    const std::optional<EvalReport> r = evaluator.memcheck(c.source);
+    if (!r) return true;
+    verdict.memcheck.push_back({{"candidate", c.id}, {"status", status_name(r->status)}, {"message", r->message}, {"log", r->log}});
+    notify({EventKind::message, fmt::format("memory check of {}: {}{}", candidate_name(c.id), status_name(r->status),
+                                                    r->status == Status::passed ? "" : " (" + r->message + ")")});
+    return r->status == Status::passed;
+  };
+  for (size_t i = 0; i < passing.size() && i < 3; ++i) {
+    if (has_held_out) {
+      const EvalReport r = evaluator.evaluate(passing[i].source);
+      verdict.checked.push_back({{"candidate", passing[i].id}, {"status", status_name(r.status)}, {"speedup_vs_seed", r.speedup_vs_seed},
+                                  {"message", r.message}, {"report", r.to_json()}});
+      notify({EventKind::message, fmt::format("held-out check of {}: {} ({:.2f}x vs seed)", candidate_name(passing[i].id),
+                                                      status_name(r.status), r.speedup_vs_seed)});
+      verdict.held_out_passed = r.status == Status::passed;
+      if (r.status != Status::passed) continue;
+      verdict.held_out_speedup = r.speedup_vs_seed;
+    } else {
+      verdict.note = "the task has no held-out workloads for this backend";
+    }
+    if (!memory_checked(passing[i])) continue;
+    verdict.candidate = passing[i].id;
+    break;
+  }
+  state_.verdict = verdict;
+  state_.phase = Phase::done;
+  if (verdict.candidate) {
+    const auto best = store_.candidate(verdict.candidate);
+    write_file_atomic(store_.dir() / ("best" + backend_.source_extension()), best->source);
+  }
+  save("final");
+  notify({EventKind::final, verdict.candidate ? fmt::format("result: {}", candidate_name(verdict.candidate))
+                                        : std::string("no candidate passed the visible and held-out workloads")});
+}
+
+json RunSummary::to_json() const {
+  json j = {{"task", task},
+            {"backend", backend},
+            {"run_dir", run_dir},
+            {"proposer", proposer},
+            {"strategy", strategy},
+            {"phase", phase},
+            {"stop_reason", stop_reason},
+            {"rounds", rounds},
+            {"rounds_budget", rounds_budget},
+            {"cycles", cycles},
+            {"evaluations", evaluations},
+            {"candidates", candidates},
+            {"elapsed_seconds", elapsed_seconds}};
+  if (has_best)
+    j["best"] = {{"candidate_id", candidate_name(best_candidate)},
+                 {"speedup_vs_seed", best_speedup},
+                 {"median_ms", best_median_ms},
+                 {"roofline_fraction", best_roofline},
+                 {"held_out_passed", held_out_passed ? json(*held_out_passed) : json()},
+                 {"held_out_speedup_vs_seed", held_out_speedup}};
+  else
+    j["best"] = nullptr;
+  return j;
+}
+
+RunSummary summarize(const store::RunStore& store) {
+  RunSummary s;
+  const auto info = store.info();
+  s.task = info.task_name;
+  s.backend = info.backend;
+  s.run_dir = std::filesystem::absolute(store.dir()).lexically_normal().string();
+  s.proposer = info.config.value("proposer", json::object()).value("name", "");
+  s.rounds_budget = info.config.value("search", json::object()).value("rounds", 0);
+  s.evaluations = store.evaluation_count();
+  s.candidates = int64_t(store.candidates().size());
+  const auto stored = store.load_state();
+  const LoopState state = stored ? LoopState::from_json(*stored) : LoopState{};
+  s.phase = phase_name(state.phase);
+  s.strategy = state.strategy;
+  s.stop_reason = state.stop_reason;
+  s.rounds = state.round;
+  s.cycles = state.cycle;
+  s.elapsed_seconds = state.elapsed_seconds;
+  int64_t best = 0;
+  if (state.verdict) {
+    best = state.verdict->candidate;
+    s.held_out_passed = state.verdict->held_out_passed;
+    s.held_out_speedup = state.verdict->held_out_speedup;
+  } else if (state.best) {
+    best = state.best->candidate;
+  }
+  if (best) {
+    const auto c = store.candidate(best);
+    s.has_best = true;
+    s.best_candidate = best;
+    s.best_speedup = c->speedup_vs_seed;
+    s.best_median_ms = c->median_ms;
+    s.best_roofline = c->roofline_fraction;
+  }
+  return s;
+}
+
+}  // namespace ksearch::search

@@ -1,0 +1,139 @@
+#pragma once
+// The search loop: a resumable state machine over the run store (phases: search/state.hpp),
+// driving one Strategy (search/strategy.hpp) and one Proposer.
+//
+// Each transition is persisted (loop state + the strategy's snapshot) before the next begins, and
+// each evaluation is committed on its own, so `Search::run` on a reopened store continues exactly
+// where a killed process stopped. Proposer requests go through the store's pending_request row, so
+// an asynchronous proposer (agent) can leave one unanswered: run() then returns Outcome::waiting.
+// The loop and the strategies are documented in docs/SEARCH.md.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evaluator/evaluator.hpp"
+#include "proposers/proposer.hpp"
+#include "search/state.hpp"
+#include "search/strategy.hpp"
+#include "store/run_store.hpp"
+
+namespace ksearch::search {
+
+// The loop's own options; a strategy's options are in its StrategySpec.
+struct SearchOptions {
+  int rounds = 12;         // code rounds (each evaluates up to `parallel` candidates)
+  double minutes = 0;      // wall-clock budget over all sessions of the run; 0 = none
+  int parallel = 1;        // candidates per round, compiled concurrently, timed one at a time
+  bool seed_eval = false;  // evaluate the seed itself first (round 0)
+  nlohmann::json to_json() const;
+  static SearchOptions from_json(const nlohmann::json& j);
+};
+
+// What the live view shows.
+struct Progress {
+  std::string phase;
+  int round = 0, rounds = 0, cycle = 0;
+  std::string strategy_status;  // Strategy::status()
+  int64_t evaluations = 0;
+  double elapsed_seconds = 0;
+  std::string node_id, action;
+  double best_speedup = 0;
+  int64_t best_candidate = 0;
+};
+
+struct SearchEvent {
+  using Kind = EventKind;
+  Kind kind = Kind::message;
+  std::string text;
+  int64_t candidate = 0;
+  std::string status;
+  double speedup = 0;
+  bool reused = false;
+};
+
+using SearchObserver = std::function<void(const SearchEvent&, const Progress&)>;
+
+// The run's outcome, from the store (also for `ksearch show` and --json).
+struct RunSummary {
+  std::string task, backend, run_dir, phase, stop_reason, proposer, strategy;
+  int rounds = 0, rounds_budget = 0, cycles = 0;
+  int64_t evaluations = 0, candidates = 0;
+  double elapsed_seconds = 0;
+  bool has_best = false;  // a candidate passed the visible workloads (and the held-out check, once done)
+  int64_t best_candidate = 0;
+  double best_speedup = 0, best_median_ms = 0, best_roofline = 0;
+  std::optional<bool> held_out_passed;  // empty until the final verdict, or without held-out workloads
+  double held_out_speedup = 0;
+  nlohmann::json to_json() const;
+};
+RunSummary summarize(const store::RunStore& store);
+
+// "c<id>", or "seed" for 0.
+std::string candidate_name(int64_t id);
+// How an evaluated candidate is shown to a proposer.
+proposers::Feedback feedback_of(const store::Candidate& c);
+
+class Search : private Context {
+ public:
+  enum class Outcome { finished, waiting };
+
+  Search(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer, Strategy& strategy,
+         SearchOptions options, SearchObserver observer = nullptr);
+  // Runs until the budget is spent or the strategy stops (finished: final verdict done), or until
+  // the proposer leaves a request pending (waiting).
+  Outcome run();
+
+  static constexpr int kProposerRetries = 2;
+
+ private:
+  // Phases; each returns false when the run must stop and wait for the proposer.
+  bool do_init();
+  bool do_next();
+  bool do_code();
+  void do_evaluate();
+  bool do_finish();
+  void do_final();
+
+  // Context
+  const proposers::TaskBrief& brief() const override { return brief_; }
+  const store::RunStore& store() const override { return store_; }
+  int round() const override { return state_.round; }
+  int rounds() const override { return options_.rounds; }
+  bool budget_spent() const override;
+  std::optional<Best> best() const override { return state_.best; }
+  bool can_plan() const override { return proposer_.planner() != nullptr; }
+  std::optional<proposers::InitializeReply> ask(const proposers::InitializeRequest& request) override;
+  std::optional<proposers::ProposeReply> ask(const proposers::ProposeRequest& request) override;
+  std::optional<proposers::RefineReply> ask(const proposers::RefineRequest& request) override;
+  void notify(EventKind kind, const std::string& text) override { notify(SearchEvent{kind, text}); }
+  void checkpoint(const std::string& reason) override { save(reason); }
+
+  // One proposer request; `invoke` calls the proposer (see search.cpp).
+  template <class Reply, class Request, class Call>
+  std::optional<Reply> ask(proposers::Role role, const Request& request, Call invoke);
+  proposers::Planner& planner() const;
+
+  double elapsed() const;
+  void save(const std::string& reason = "");     // persist() in a transaction of its own
+  void persist(const std::string& reason = "");  // state + strategy snapshot (+ its tree under `reason`)
+  void notify(SearchEvent event);
+  Progress progress() const;
+  void evaluate_round(const std::vector<int64_t>& ids);
+
+  store::RunStore& store_;
+  const Task& task_;
+  Backend& backend_;
+  proposers::Proposer& proposer_;
+  Strategy& strategy_;
+  SearchOptions options_;
+  SearchObserver observer_;
+  proposers::TaskBrief brief_;
+  LoopState state_;
+  std::chrono::steady_clock::time_point session_start_;
+};
+
+}  // namespace ksearch::search

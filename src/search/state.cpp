@@ -1,0 +1,101 @@
+#include "search/state.hpp"
+
+#include "core/error.hpp"
+
+using nlohmann::json;
+
+namespace ksearch::search {
+
+namespace {
+
+constexpr Phase kPhases[] = {Phase::init, Phase::next, Phase::code, Phase::evaluate, Phase::finish, Phase::final, Phase::done};
+
+json best_to_json(const Best& b) {
+  return {{"candidate", b.candidate}, {"speedup", b.speedup}, {"median_ms", b.median_ms}, {"roofline", b.roofline}};
+}
+
+json verdict_to_json(const Verdict& v) {
+  return {{"candidate", v.candidate},
+          {"held_out_passed", v.held_out_passed ? json(*v.held_out_passed) : json()},
+          {"held_out_speedup", v.held_out_speedup},
+          {"checked", v.checked},
+          {"memcheck", v.memcheck},
+          {"note", v.note}};
+}
+
+Verdict verdict_from_json(const json& j) {
+  Verdict v;
+  v.candidate = j.value("candidate", int64_t(0));
+  if (j.contains("held_out_passed") && j["held_out_passed"].is_boolean()) v.held_out_passed = j["held_out_passed"].get<bool>();
+  v.held_out_speedup = j.value("held_out_speedup", 0.0);
+  v.checked = j.value("checked", json::array());
+  v.memcheck = j.value("memcheck", json::array());
+  v.note = j.value("note", "");
+  return v;
+}
+
+}  // namespace
+
+std::string phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::init: return "init";
+    case Phase::next: return "next";
+    case Phase::code: return "code";
+    case Phase::evaluate: return "evaluate";
+    case Phase::finish: return "finish";
+    case Phase::final: return "final";
+    case Phase::done: return "done";
+  }
+  return "?";
+}
+
+Phase parse_phase(const std::string& name) {
+  for (Phase p : kPhases)
+    if (phase_name(p) == name) return p;
+  throw Error("run store holds an unknown search phase '" + name + "'");
+}
+
+json LoopState::to_json() const {
+  return {{"phase", phase_name(phase)},
+          {"round", round},
+          {"cycle", cycle},
+          {"request_seq", request_seq},
+          {"elapsed_seconds", elapsed_seconds},
+          {"stop_reason", stop_reason},
+          {"plan", plan ? plan->to_json() : json()},
+          {"round_candidates", round_candidates},
+          {"round_exhausted", round_exhausted},
+          {"seed_round", seed_round},
+          {"best", best ? best_to_json(*best) : json()},
+          {"final", verdict ? verdict_to_json(*verdict) : json()},
+          {"strategy", {{"name", strategy}, {"state", strategy_state}}}};
+}
+
+LoopState LoopState::from_json(const json& j) {
+  try {
+    LoopState s;
+    s.phase = parse_phase(j.at("phase").get<std::string>());
+    s.round = j.value("round", 0);
+    s.cycle = j.value("cycle", 0);
+    s.request_seq = j.value("request_seq", int64_t(0));
+    s.elapsed_seconds = j.value("elapsed_seconds", 0.0);
+    s.stop_reason = j.value("stop_reason", "");
+    if (j.contains("plan") && j["plan"].is_object()) s.plan = proposers::CodeRequest::from_json(j["plan"]);
+    s.round_candidates = j.value("round_candidates", std::vector<int64_t>{});
+    s.round_exhausted = j.value("round_exhausted", false);
+    s.seed_round = j.value("seed_round", false);
+    if (j.contains("best") && j["best"].is_object()) {
+      const json& b = j["best"];
+      s.best = Best{b.at("candidate").get<int64_t>(), b.value("speedup", 0.0), b.value("median_ms", 0.0), b.value("roofline", 0.0)};
+    }
+    if (j.contains("final") && j["final"].is_object()) s.verdict = verdict_from_json(j["final"]);
+    const json strategy = j.value("strategy", json::object());
+    s.strategy = strategy.value("name", "");
+    s.strategy_state = strategy.value("state", json());
+    return s;
+  } catch (const json::exception& e) {
+    throw Error(std::string("malformed search state in the run store: ") + e.what());
+  }
+}
+
+}  // namespace ksearch::search

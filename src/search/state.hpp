@@ -1,0 +1,56 @@
+#pragma once
+// The search loop's state, typed, and its JSON form stored in the run store after every step.
+//
+//   init -> next -> code -> evaluate -> next ... -> finish -> final -> done
+//
+// `next` asks the strategy for a plan, `code` asks the proposer for candidates implementing it,
+// `evaluate` evaluates the round's candidates (each committed on its own) and lets the strategy
+// observe them, `finish` lets the strategy close its work once the budget is spent, `final` checks
+// the best candidates on the held-out workloads.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "proposers/protocol.hpp"
+#include "search/strategy.hpp"
+
+namespace ksearch::search {
+
+enum class Phase { init, next, code, evaluate, finish, final, done };
+std::string phase_name(Phase phase);
+Phase parse_phase(const std::string& name);  // throws Error
+
+// The outcome of the final phase.
+struct Verdict {
+  int64_t candidate = 0;                // the run's result; 0 when none passed
+  std::optional<bool> held_out_passed;  // empty without held-out workloads
+  double held_out_speedup = 0;
+  nlohmann::json checked = nlohmann::json::array();   // held-out evaluations, best first
+  nlohmann::json memcheck = nlohmann::json::array();  // memory-checker runs
+  std::string note;
+};
+
+struct LoopState {
+  Phase phase = Phase::init;
+  int round = 0;          // code rounds completed
+  int cycle = 0;          // the latest plan's cycle
+  int64_t request_seq = 0;
+  double elapsed_seconds = 0;  // over all sessions
+  std::string stop_reason;
+  std::optional<proposers::CodeRequest> plan;  // the round being coded
+  std::vector<int64_t> round_candidates;       // the round being evaluated
+  bool round_exhausted = false;                // the proposer's `exhausted` for this round
+  bool seed_round = false;                     // the round being evaluated is the seed's own
+  std::optional<Best> best;
+  std::optional<Verdict> verdict;
+  std::string strategy;                        // its name
+  nlohmann::json strategy_state;               // Strategy::snapshot()
+
+  nlohmann::json to_json() const;
+  static LoopState from_json(const nlohmann::json& j);  // throws Error on a malformed state
+};
+
+}  // namespace ksearch::search

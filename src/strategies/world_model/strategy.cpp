@@ -1,0 +1,364 @@
+// The K-Search world-model strategy ("world_model", the default): a tree of optimization
+// hypotheses grown by the proposer's planning role, worked on in cycles.
+//
+//   select   propose hypotheses when the frontier is thin; pick a frontier node (select.hpp)
+//   code     rounds implementing the node's action, from the cycle's best code so far
+//   refine   when the cycle stagnates or the proposer is exhausted: attach the cycle's best
+//            solution (or mark the node too hard), then the proposer may edit the tree
+// The algorithm is documented in docs/SEARCH.md.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "search/search.hpp"
+#include "search/strategy.hpp"
+#include "strategies/world_model/select.hpp"
+#include "strategies/world_model/world_model.hpp"
+
+using nlohmann::json;
+
+namespace ksearch::world_model {
+
+namespace {
+
+struct Options {
+  int stagnation_window = 5;  // a cycle ends after this many rounds without improvement
+  int frontier_min = 1;       // ask the proposer for more hypotheses below this many selectable nodes
+  int reask = 2;              // re-asks with the errors of an invalid edit script
+  SelectOptions select;
+
+  static Options from_json(const json& config) {
+    Options o;
+    search::read_options("world_model", config, [&](const std::string& key, const json& v) {
+      if (key == "stagnation_window") o.stagnation_window = v.get<int>();
+      else if (key == "frontier_min") o.frontier_min = v.get<int>();
+      else if (key == "reask") o.reask = v.get<int>();
+      else if (key == "difficulty_cap") o.select.difficulty_cap = v.get<int>();
+      else if (key == "exploration") o.select.exploration = v.get<double>();
+      else if (key == "gain_weight") o.select.gain_weight = v.get<double>();
+      else return false;
+      return true;
+    });
+    if (o.stagnation_window < 1) throw Error("strategy world_model: stagnation_window must be at least 1");
+    if (o.select.difficulty_cap < 1 || o.select.difficulty_cap > 5) throw Error("strategy world_model: difficulty_cap must be in 1..5");
+    return o;
+  }
+};
+
+enum class Stage { select, code, refine };
+NLOHMANN_JSON_SERIALIZE_ENUM(Stage, {{Stage::select, "select"}, {Stage::code, "code"}, {Stage::refine, "refine"}})
+
+// The cycle on one node.
+struct Cycle {
+  std::string node_id;
+  int rounds = 0, since_improvement = 0, attempts = 0;
+  int64_t best_candidate = 0;
+  double best_speedup = 0;
+  bool passed = false, exhausted = false;
+  bool finalized = false;  // the code's half of the refinement is done (the proposer's may be pending)
+  std::vector<proposers::Feedback> feedback;  // the latest few attempts
+  int64_t parent_candidate = 0;
+  double parent_speedup = 1;
+};
+void to_json(json& j, const Cycle& c) {
+  j = {{"node_id", c.node_id},         {"rounds", c.rounds},         {"since_improvement", c.since_improvement},
+       {"attempts", c.attempts},       {"best_candidate", c.best_candidate}, {"best_speedup", c.best_speedup},
+       {"passed", c.passed},           {"exhausted", c.exhausted},   {"finalized", c.finalized},
+       {"feedback", json::array()},    {"parent_candidate", c.parent_candidate}, {"parent_speedup", c.parent_speedup}};
+  for (const auto& f : c.feedback) j["feedback"].push_back(f.to_json());
+}
+
+void from_json(const json& j, Cycle& c) {
+  c.node_id = j.at("node_id").get<std::string>();
+  c.rounds = j.at("rounds").get<int>();
+  c.since_improvement = j.at("since_improvement").get<int>();
+  c.attempts = j.at("attempts").get<int>();
+  c.best_candidate = j.at("best_candidate").get<int64_t>();
+  c.best_speedup = j.at("best_speedup").get<double>();
+  c.passed = j.at("passed").get<bool>();
+  c.exhausted = j.at("exhausted").get<bool>();
+  c.finalized = j.at("finalized").get<bool>();
+  c.feedback.clear();
+  for (const auto& f : j.at("feedback")) c.feedback.push_back(proposers::Feedback::from_json(f));
+  c.parent_candidate = j.at("parent_candidate").get<int64_t>();
+  c.parent_speedup = j.at("parent_speedup").get<double>();
+}
+
+constexpr size_t kFeedbackKept = 4;
+
+class WorldModelStrategy : public search::Strategy {
+ public:
+  explicit WorldModelStrategy(Options options) : options_(options) {}
+
+  std::string name() const override { return "world_model"; }
+
+  bool init(search::Context& ctx) override {
+    if (!ctx.can_plan()) throw Error("strategy world_model needs a proposer with the planning role (builtin, llm, agent)");
+    if (!model_.nodes.empty()) return true;
+    auto reply = ctx.ask(proposers::InitializeRequest{ctx.brief()});
+    if (!reply) return false;
+    model_ = WorldModel::from_json(reply->world_model);
+    // The root stands for the seed: its solution is code-owned.
+    Node* root = model_.find(model_.root_id);
+    if (!root->solution) root->solution = Solution{"seed", "passed", 1.0, 0, 0, root->payload};
+    update_signals(ctx);
+    ctx.notify(search::EventKind::message, fmt::format("world model: {} hypotheses under the root", model_.children(model_.root_id).size()));
+    return true;
+  }
+
+  search::Plan next(search::Context& ctx) override {
+    if (stage_ == Stage::refine && !refine(ctx)) return search::Plan::wait();
+    if (stage_ == Stage::select) {
+      if (!propose_if_thin(ctx)) return search::Plan::wait();
+      if (!select(ctx)) return search::Plan::stop("search space exhausted (no selectable hypothesis)");
+    }
+    return search::Plan::code(code_request(ctx), cycle_number_);
+  }
+
+  void observe(search::Context& ctx, const search::Observation& obs) override {
+    if (!obs.candidates.empty()) {
+      model_.signals["last_status"] = obs.candidates.back().status;
+      model_.signals["last_latency_ms"] = obs.candidates.back().median_ms;
+    }
+    if (obs.seed) {  // the seed's own evaluation: numbers for the root
+      if (!obs.candidates.empty()) {
+        const auto& c = obs.candidates[0];
+        Node* root = model_.find(model_.root_id);
+        root->solution = Solution{search::candidate_name(c.id), c.status, c.speedup_vs_seed, c.median_ms, c.roofline_fraction,
+                                  root->payload, c.id};
+      }
+      update_signals(ctx);
+      return;
+    }
+    Cycle& cs = *cycle_;
+    Node* node = model_.find(cs.node_id);
+    bool improved = false;
+    for (const auto& c : obs.candidates) {
+      if (node) node->attempts++;
+      cs.attempts++;
+      cs.feedback.push_back(search::feedback_of(c));
+      if (c.status == "passed" && (!cs.passed || c.speedup_vs_seed > cs.best_speedup)) {
+        cs.passed = true;
+        cs.best_candidate = c.id;
+        cs.best_speedup = c.speedup_vs_seed;
+        improved = true;
+      }
+    }
+    if (cs.feedback.size() > kFeedbackKept) cs.feedback.erase(cs.feedback.begin(), cs.feedback.end() - kFeedbackKept);
+    cs.rounds++;
+    cs.since_improvement = improved ? 0 : cs.since_improvement + 1;
+    cs.exhausted = obs.exhausted;
+    const bool cycle_over = cs.exhausted || cs.since_improvement >= options_.stagnation_window || ctx.budget_spent();
+    stage_ = cycle_over ? Stage::refine : Stage::code;
+    update_signals(ctx);
+  }
+
+  // A cycle still open when the budget ends is closed (refined) before the verdict.
+  bool finish(search::Context& ctx) override { return !cycle_ || refine(ctx); }
+
+  json snapshot() const override {
+    return {{"stage", stage_}, {"cycle", cycle_number_}, {"current", cycle_ ? json(*cycle_) : json()}, {"model", model_.to_json()}};
+  }
+
+  void restore(const json& s) override {
+    try {
+      stage_ = s.at("stage").get<Stage>();
+      cycle_number_ = s.at("cycle").get<int>();
+      cycle_.reset();
+      if (s.at("current").is_object()) cycle_ = s["current"].get<Cycle>();
+      model_ = WorldModel::from_json(s.at("model"));
+    } catch (const std::exception& e) {
+      throw Error(std::string("malformed world_model strategy state: ") + e.what());
+    }
+  }
+
+  json tree() const override { return model_.nodes.empty() ? json() : model_.to_json(); }
+
+  std::string status() const override {
+    if (!cycle_) return fmt::format("cycle {}", cycle_number_);
+    const Node* n = model_.find(cycle_->node_id);
+    return fmt::format("cycle {} on {}{}", cycle_number_, cycle_->node_id, n && n->action ? ": " + n->action->title : "");
+  }
+
+ private:
+  void update_signals(const search::Context& ctx) {
+    std::vector<double> seed_ms;
+    for (const auto& c : ctx.store().candidates())
+      if (c.report.is_object())
+        for (const auto& w : c.report.value("workloads", json::array()))
+          if (w.value("seed_ms", 0.0) > 0) seed_ms.push_back(w["seed_ms"].get<double>());
+    const double log_sum = std::accumulate(seed_ms.begin(), seed_ms.end(), 0.0, [](double a, double b) { return a + std::log(b); });
+    model_.signals["round"] = ctx.round();
+    model_.signals["rounds_budget"] = ctx.rounds();
+    model_.signals["reference_latency_ms"] = seed_ms.empty() ? 0.0 : std::exp(log_sum / double(seed_ms.size()));
+    if (const auto best = ctx.best()) {
+      model_.signals["best_speedup_vs_seed"] = best->speedup;
+      model_.signals["best_latency_ms"] = best->median_ms;
+      model_.signals["best_candidate"] = search::candidate_name(best->candidate);
+    }
+  }
+
+  // Asks for more hypotheses when fewer than frontier_min are selectable. False: waiting.
+  bool propose_if_thin(search::Context& ctx) {
+    const int attempts = int(ctx.store().candidates().size());
+    if (int(rank_frontier(model_, attempts, options_.select).size()) >= options_.frontier_min) return true;
+    std::string errors;
+    for (int k = 0; k <= options_.reask; ++k) {
+      proposers::ProposeRequest request{ctx.brief(), model_.to_json(), "the frontier has no selectable hypothesis left", errors,
+                                        kMaxNewNodesPerEdit};
+      std::optional<proposers::ProposeReply> reply;
+      try {
+        reply = ctx.ask(request);
+      } catch (const std::exception&) {
+        break;  // recorded; select from what there is
+      }
+      if (!reply) return false;
+      const EditResult r = apply_edit_script(model_, reply->edit_script);
+      if (r.ok) {
+        if (!r.inserted.empty()) ctx.checkpoint("propose");
+        break;
+      }
+      errors = r.error_text();
+      ctx.notify(search::EventKind::message, "edit script rejected:\n" + errors);
+    }
+    return true;
+  }
+
+  // Starts a cycle on the best frontier node. False: nothing is selectable.
+  bool select(search::Context& ctx) {
+    const auto chosen = select_node(model_, int(ctx.store().candidates().size()), options_.select);
+    if (!chosen) return false;
+    const Node* node = model_.find(*chosen);
+    const Node* parent = model_.find(node->parent_id);
+    Cycle cs;
+    cs.node_id = *chosen;
+    if (parent && parent->solution) {
+      cs.parent_candidate = parent->solution->candidate;
+      if (parent->solution->speedup_vs_seed > 0) cs.parent_speedup = parent->solution->speedup_vs_seed;
+    }
+    cycle_ = cs;
+    model_.active_leaf_id = *chosen;
+    ++cycle_number_;
+    stage_ = Stage::code;
+    ctx.checkpoint("select " + *chosen);
+    ctx.notify(search::EventKind::cycle_start,
+               fmt::format("cycle {}: {} {}", cycle_number_, *chosen, node->action ? node->action->title : ""));
+    return true;
+  }
+
+  proposers::CodeRequest code_request(const search::Context& ctx) const {
+    const Cycle& cs = *cycle_;
+    const Node* node = model_.find(cs.node_id);
+    if (!node) throw Error("the active node vanished from the world model");
+    proposers::CodeRequest request;
+    request.node_id = node->node_id;
+    request.action = node->action ? json{{"title", node->action->title},
+                                         {"description", node->action->description},
+                                         {"difficulty_1_to_5", node->action->difficulty_1_to_5},
+                                         {"score_0_to_1", node->action->score_0_to_1},
+                                         {"expected_vs_baseline_factor", node->action->expected_vs_baseline_factor},
+                                         {"rationale", node->action->rationale}}
+                                  : json::object();
+    request.node_payload = node->payload;
+    // Known-good code: the cycle's best so far, else the parent's solution, else the seed.
+    request.parent_candidate = cs.passed ? cs.best_candidate : cs.parent_candidate;
+    if (request.parent_candidate) {
+      const auto parent = ctx.store().candidate(request.parent_candidate);
+      request.parent_source = parent->source;
+      request.parent_payload = parent->payload;
+    } else {
+      request.parent_source = ctx.brief().seed_source;
+      if (const Node* root = model_.find(model_.root_id)) request.parent_payload = root->payload;
+    }
+    request.world_view = model_.compact_view();
+    request.mode = cs.passed ? "improve" : "debug";
+    request.round_in_cycle = cs.rounds;
+    request.feedback = cs.feedback;
+    return request;
+  }
+
+  // Ends the open cycle. False: waiting for the proposer's refine answer.
+  bool refine(search::Context& ctx) {
+    Cycle& cs = *cycle_;
+    Node* node = model_.find(cs.node_id);
+    if (!node) throw Error("the active node vanished from the world model");
+    proposers::CycleSummary summary;
+    summary.node_id = node->node_id;
+    summary.rounds = cs.rounds;
+    summary.attempts = cs.attempts;
+    summary.passed = cs.passed;
+    summary.best_candidate = cs.best_candidate;
+    summary.best_speedup = cs.best_speedup;
+    summary.parent_speedup = cs.parent_speedup;
+    summary.predicted_factor = node->action ? node->action->expected_vs_baseline_factor : 1;
+    summary.observed_factor = summary.passed && summary.parent_speedup > 0 ? summary.best_speedup / summary.parent_speedup : 0;
+    if (!cs.finalized) {
+      // The code's half of the refinement: attach the cycle's best, or mark the node too hard.
+      node->cycles++;
+      if (summary.passed) {
+        const auto best = ctx.store().candidate(summary.best_candidate);
+        node->solution = Solution{search::candidate_name(best->id), best->status, best->speedup_vs_seed, best->median_ms,
+                                  best->roofline_fraction, best->payload, best->id};
+        summary.best_payload = best->payload;
+      } else {
+        node->too_hard = true;
+        if (node->action) node->action->score_0_to_1 *= 0.5;
+      }
+      node->notes += fmt::format("{}cycle {}: {} rounds, {} attempts, {}; predicted x{:.2f}, observed {}.", node->notes.empty() ? "" : "\n",
+                                 cycle_number_, summary.rounds, summary.attempts,
+                                 summary.passed ? "passed" : "nothing passed (too hard)", summary.predicted_factor,
+                                 summary.passed ? fmt::format("x{:.2f} ({:.2f}x vs seed)", summary.observed_factor, summary.best_speedup)
+                                                : std::string("-"));
+      cs.finalized = true;
+      stage_ = Stage::refine;
+      ctx.notify(search::EventKind::cycle_end,
+                 fmt::format("cycle {} on {}: {}", cycle_number_, node->node_id,
+                             summary.passed ? fmt::format("{:.2f}x vs seed ({})", summary.best_speedup,
+                                                          search::candidate_name(summary.best_candidate))
+                                            : std::string("no passing candidate, marked too hard")));
+      ctx.checkpoint("cycle end " + node->node_id);
+    } else if (summary.passed) {
+      summary.best_payload = ctx.store().candidate(summary.best_candidate)->payload;
+    }
+    std::string errors;
+    for (int k = 0; k <= options_.reask; ++k) {
+      proposers::RefineRequest request{ctx.brief(), model_.to_json(), summary, errors, kMaxNewNodesPerEdit};
+      std::optional<proposers::RefineReply> reply;
+      try {
+        reply = ctx.ask(request);
+      } catch (const std::exception&) {
+        break;  // recorded; the tree stays as the code left it
+      }
+      if (!reply) return false;
+      const EditResult r = apply_edit_script(model_, reply->edit_script);
+      if (r.ok) {
+        if (Node* n = model_.find(summary.node_id); n && !reply->reflection.empty()) n->notes += "\nreflection: " + reply->reflection;
+        break;
+      }
+      errors = r.error_text();
+      ctx.notify(search::EventKind::message, "refine edit script rejected:\n" + errors);
+    }
+    cycle_.reset();
+    model_.active_leaf_id.clear();
+    stage_ = Stage::select;
+    ctx.checkpoint("refine");
+    return true;
+  }
+
+  Options options_;
+  Stage stage_ = Stage::select;
+  int cycle_number_ = 0;
+  std::optional<Cycle> cycle_;
+  WorldModel model_;
+};
+
+}  // namespace
+
+KSEARCH_REGISTER_STRATEGY("world_model", world_model, [](const search::StrategyEnv&, const json& config) {
+  return std::make_unique<WorldModelStrategy>(Options::from_json(config));
+});
+
+}  // namespace ksearch::world_model

@@ -34,15 +34,13 @@ std::vector<std::string> candidate_flags(const std::string& march) {
   return {"-std=c++20", "-O3", "-march=" + march, "-fopenmp"};
 }
 
-namespace {
-// A source file read at run time from the source tree, like profiles/ and tasks/.
-fs::path ceilings_probe_source() { return source_dir() / "src/backends/cpu/ceilings_probe.cpp"; }
-}  // namespace
+// ceilings_probe.cpp, embedded by the build (src/backends/cpu/CMakeLists.txt).
+extern const char* const kCeilingsProbeSource;
 
 nlohmann::json measure_ceilings(const std::string& march) {
   BuildRequest request;
   request.kind = "cpu-probe";
-  request.files = {{"ceilings_probe.cpp", read_file(ceilings_probe_source())}};
+  request.files = {{"ceilings_probe.cpp", kCeilingsProbeSource}};
   request.command = {"g++"};
   for (const auto& flag : candidate_flags(march)) request.command.push_back(flag);
   request.command.insert(request.command.end(), {"ceilings_probe.cpp", "-o", "{out}"});
@@ -117,7 +115,7 @@ class CpuBackend : public Backend {
     return Preprocessed{preprocess_uncached(build_request(task, source)), "candidate.cpp"};
   }
 
-  fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-cpu"; }
+  fs::path runner_executable() const override { return runner_dir().path / "ksearch-runner-cpu"; }
 
   runner::RunnerLimits runner_limits() const override {
     runner::RunnerLimits limits;
@@ -131,7 +129,7 @@ class CpuBackend : public Backend {
     const HostInfo host = host_info();
     // Another machine (model, cores, vector extension), another probe or another method measures anew.
     const std::string key = sha256_hex(fmt::format("{}|{}|{}|{}", kCeilingsVersion, host.fingerprint(), cpu::target_march(),
-                                                   sha256_hex(read_file(cpu::ceilings_probe_source()))));
+                                                   sha256_hex(cpu::kCeilingsProbeSource)));
     const fs::path file = cache_subdir("ceilings") / ("cpu-" + key.substr(0, 16) + ".json");
     nlohmann::json j;
     if (fs::exists(file)) j = nlohmann::json::parse(read_file(file), nullptr, false);

@@ -156,7 +156,7 @@ class CudaBackend : public Backend {
     return Preprocessed{preprocess_uncached(build_request(task, source)), "candidate.cu"};
   }
 
-  fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-cuda"; }
+  fs::path runner_executable() const override { return runner_dir().path / "ksearch-runner-cuda"; }
 
   runner::RunnerLimits runner_limits() const override {
     runner::RunnerLimits limits;

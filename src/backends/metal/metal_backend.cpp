@@ -76,8 +76,8 @@ std::string describe_messages(const metalsim::CompileResult& c, const metal::Can
 
 // MLX's runner where it was built, else metalsim's.
 fs::path metal_runner() {
-  const fs::path mlx = tools_dir() / "ksearch-runner-mlx";
-  return fs::exists(mlx) ? mlx : tools_dir() / "ksearch-runner-metal";
+  const fs::path mlx = runner_dir().path / "ksearch-runner-mlx";
+  return fs::exists(mlx) ? mlx : runner_dir().path / "ksearch-runner-metal";
 }
 
 // Whether candidates run on an Apple GPU here (MLX's runner on macOS), so that timings mean something.

@@ -93,7 +93,7 @@ BackendInfo BackendInfo::of(Backend& backend) {
 
 std::filesystem::path PromptLibrary::default_dir() {
   if (const char* env = std::getenv("KSEARCH_PROMPTS_DIR"); env && *env) return env;
-  return source_dir() / "prompts";
+  return data_path("prompts");
 }
 
 PromptLibrary::PromptLibrary(std::filesystem::path dir) : dir_(std::move(dir)) {

@@ -40,7 +40,7 @@ void setup(CLI::App& app, int& exit_code) {
         overridable("cache", "KSEARCH_CACHE_DIR", cache_dir(), "user cache"),
     };
     if (*json) {
-      nlohmann::json j = nlohmann::json::object();
+      nlohmann::ordered_json j = nlohmann::ordered_json::object();  // in the order of the table
       for (const auto& [name, path, origin] : rows) j[name] = {{"path", path}, {"origin", origin}};
       fmt::print("{}\n", j.dump(2));
     } else {

@@ -84,7 +84,7 @@ std::string render_template(std::string_view text, const Vars& vars,
 
 BackendInfo BackendInfo::of(Backend& backend) {
   BackendInfo b;
-  b.language = ksearch::llm::language_from_filename("kernel" + backend.source_extension()).value_or("cpp");
+  b.language = backend.code_language();
   const HardwareProfile& profile = backend.profile();
   b.rules = profile.rules.describe();
   b.checks = &profile.rules;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One device call: ksearch binaries built on a CUDA-13 host are carried in .devcarry/ (bin/, lib/
-# with their non-system shared libraries, variants/ rendered by the host test). Runs the GPU tests,
+# One device call: ksearch built on a CUDA-13 host is carried as an install prefix in .devcarry/prefix
+# (bench/cuda/pack_for_device.sh: bin/, libexec/ksearch/, share/ksearch/, lib/ with the non-system
+# shared libraries), with variants/ rendered by the host test in .devcarry/. Runs the GPU tests,
 # `ksearch eval` of every cuda seed, short `ksearch run` searches whose best kernels are exported
 # to /tmp/runs/kernels/<task>/, and the side-by-side benchmark of those kernels (or of
 # BENCH_KERNELS=DIR, e.g. .devcarry/variants) against PyTorch.
@@ -10,12 +11,14 @@
 #   bash bench/cuda/device_run.sh [tests] [seeds] [variants] [restore] [search] [bench]
 set -uo pipefail
 ROOT=$(pwd)
-export LD_LIBRARY_PATH=$ROOT/.devcarry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+PREFIX=$ROOT/.devcarry/prefix
+export LD_LIBRARY_PATH=$PREFIX/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export KSEARCH_CACHE_DIR=/tmp/ksearch-cache
+# The GPU tests' adversarial sources come from this checkout (the data ksearch reads is in the prefix).
+export KSEARCH_CUDA_ADVERSARIAL_DIR=$ROOT/tests/cuda/adversarial
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-# The binaries look for tasks/ and profiles/ under the source path they were built in.
-mkdir -p /work && [ -e /work/main ] || ln -s "$ROOT" /work/main
-BIN=$ROOT/.devcarry/bin
+BIN=$PREFIX/bin
+"$BIN/ksearch" paths | tee "$OUT/paths.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee "$OUT/gpu.txt"
 for stage in "$@"; do
   case $stage in

@@ -1,7 +1,9 @@
 #pragma once
-// The interface every backend implements. A backend is a folder under src/backends/ whose
-// CMakeLists adds an object library to KSEARCH_BACKEND_TARGETS and whose code registers itself
-// with KSEARCH_REGISTER_BACKEND; nothing else in ksearch names a backend.
+// backends/backend: the interface every backend implements. A backend is a folder under
+// src/backends/ whose CMakeLists adds an object library to KSEARCH_BACKEND_TARGETS and whose code
+// registers itself with KSEARCH_REGISTER_BACKEND; everything backend-specific (compiler, runner,
+// profile, call convention, code-fence language, export bundle) is behind this interface, so no
+// other module names a backend (src/layers.toml keeps backends/<name>/ private to its folder).
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -15,6 +17,7 @@
 #include "backends/rules.hpp"
 #include "core/build_cache.hpp"
 #include "runner/parent.hpp"
+#include "tasks/signature.hpp"
 #include "tasks/task.hpp"
 
 namespace ksearch {
@@ -42,6 +45,16 @@ struct BuildResult {
   double seconds = 0;
 };
 
+// The best kernel as files a user takes away (`ksearch export`).
+struct ExportFile {
+  std::string name;
+  std::string contents;
+};
+struct ExportBundle {
+  std::vector<ExportFile> files;  // the first is the kernel
+  std::string note;               // printed after the paths (how to build or use them)
+};
+
 // A candidate as the compiler sees it, for RuleSet::check_preprocessed.
 struct Preprocessed {
   PreprocessOutcome output;
@@ -53,6 +66,11 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
   virtual std::string source_extension() const = 0;  // of candidate files, e.g. ".cpp"
+  // The Markdown code-fence language of candidates ("cpp", "cuda", "metal"): what prompts ask for
+  // and what the LLM proposer extracts.
+  virtual std::string code_language() const = 0;
+  // How candidates spell their entry point (types of half-precision data, extra parameters).
+  virtual CallConvention call_convention() const { return {}; }
   // Whether candidates can be run here (e.g. a GPU is present); `why` says what is missing.
   virtual bool available(std::string* why) const = 0;
   // Whether timings are meaningful here (metalsim checks correctness only).
@@ -85,7 +103,20 @@ class Backend {
   // that land in mapped memory and so pass the output checks; empty where none is available. It
   // must print "ERROR SUMMARY: 0 errors" at exit when it found nothing.
   virtual std::vector<std::string> memcheck_launcher() const { return {}; }
+  // The files `ksearch export --format FORMAT` writes for `source`, the kernel first ("source": the
+  // kernel itself; a backend may offer more, e.g. metal's "mlx"). `verification` (what ksearch
+  // checked, plain text) gets how to build and call the kernel appended and goes on top of the
+  // kernel file as a comment (comment_block). Throws Error for a format the backend does not offer.
+  virtual ExportBundle export_bundle(const Task& task, const std::string& source, std::string verification,
+                                     const std::string& format) const = 0;
 };
+
+// Throws the Error for an export format other than "source" (or empty) that `backend` does not offer.
+void require_source_format(const std::string& backend, const std::string& format);
+
+// Every line prefixed with "// ", so a text is a comment in C++, CUDA and Metal files alike (and
+// only prose to the Metal directive parser, whose keys are lowercase words followed by ':').
+std::string comment_block(const std::string& text, const std::string& marker = "//");
 
 // Helpers shared by backends whose candidates compile to one shared object.
 BuildResult shared_library_result(const BuildOutcome& outcome);  // artifact {library, readable}

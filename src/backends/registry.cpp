@@ -47,6 +47,24 @@ uint64_t half_of_memory(uint64_t cap_bytes) {
   return std::min<uint64_t>(cap_bytes, uint64_t(pages) * uint64_t(page) / 2);
 }
 
+void require_source_format(const std::string& backend, const std::string& format) {
+  if (!format.empty() && format != "source")
+    throw Error("unknown export format '" + format + "' for the " + backend + " backend (it offers: source)");
+}
+
+std::string comment_block(const std::string& text, const std::string& marker) {
+  std::string out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    out += line.empty() ? marker + "\n" : marker + " " + line + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
   for (const auto& [n, _] : factories()) names.push_back(n);

@@ -1,4 +1,6 @@
 #pragma once
+// backends/rules: a hardware profile's machine-checked rules (profiles/<backend>.rules.toml) on a
+// candidate's text, on its preprocessed source and on the built object, before anything runs it.
 #include <filesystem>
 #include <regex>
 #include <set>

@@ -1,5 +1,5 @@
 #pragma once
-// Each ksearch subcommand lives in its own file and registers itself here.
+// cli/command: each ksearch subcommand lives in its own file and registers itself here.
 #include <CLI/CLI.hpp>
 #include <functional>
 
@@ -9,10 +9,11 @@ namespace ksearch::cli {
 using CommandSetup = std::function<void(CLI::App& app, int& exit_code)>;
 bool register_command(int order, CommandSetup setup);
 
-// Exit codes shared by every subcommand.
+// Exit codes shared by every subcommand (docs/CLI.md).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitCandidateFailed = 1;  // the command ran, but the candidate/run did not pass
-inline constexpr int kExitUsage = 2;            // bad input: unknown task, missing file, malformed task file
+inline constexpr int kExitUsage = 2;            // bad input (Error): unknown task, missing file, malformed task file
+inline constexpr int kExitInternal = 3;         // the machine or ksearch failed (SystemError, any other exception)
 
 }  // namespace ksearch::cli
 

@@ -36,12 +36,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : ksearch::cli::kExitUsage;
+  } catch (const ksearch::SystemError& e) {
+    fmt::print(stderr, "ksearch: internal error: {}\n", e.what());
+    return ksearch::cli::kExitInternal;
   } catch (const ksearch::Error& e) {
     fmt::print(stderr, "ksearch: error: {}\n", e.what());
     return ksearch::cli::kExitUsage;
   } catch (const std::exception& e) {
     fmt::print(stderr, "ksearch: internal error: {}\n", e.what());
-    return 3;
+    return ksearch::cli::kExitInternal;
   }
   return exit_code;
 }

@@ -1,4 +1,6 @@
 #pragma once
+// core/build_cache: compile jobs cached by the hash of their sources and command line (failures
+// too), shared by candidates, references and probes.
 #include <chrono>
 #include <filesystem>
 #include <string>

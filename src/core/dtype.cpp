@@ -48,12 +48,12 @@ bool dtype_is_float(DType dtype) {
   return dtype == DType::f32 || dtype == DType::f64 || dtype == DType::f16 || dtype == DType::bf16;
 }
 
-std::string_view dtype_c_type(DType dtype, std::string_view backend) {
+std::string_view dtype_c_type(DType dtype) {
   switch (dtype) {
     case DType::f32: return "float";
     case DType::f64: return "double";
-    case DType::f16: return backend == "cuda" ? "__half" : "uint16_t";
-    case DType::bf16: return backend == "cuda" ? "__nv_bfloat16" : "uint16_t";
+    case DType::f16: return "uint16_t";
+    case DType::bf16: return "uint16_t";
     case DType::i32: return "int32_t";
     case DType::i64: return "int64_t";
     case DType::u8: return "uint8_t";

@@ -1,4 +1,6 @@
 #pragma once
+// core/dtype: the element types of task tensors and parameters, their names, sizes and conversions
+// (f16 and bf16 bits to and from float).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,8 +14,9 @@ DType parse_dtype(std::string_view name);  // throws Error on unknown names
 std::string_view dtype_name(DType dtype);
 size_t dtype_size(DType dtype);
 bool dtype_is_float(DType dtype);
-// C/C++ spelling used in generated entry signatures (bf16/f16 spelled as the backend prefers).
-std::string_view dtype_c_type(DType dtype, std::string_view backend);
+// C/C++ spelling in generated entry signatures; f16 and bf16 are their bits (uint16_t) unless a
+// backend's CallConvention (tasks/signature.hpp) names its own types.
+std::string_view dtype_c_type(DType dtype);
 
 // Element access through double, so that generation, poisoning and comparison are written once.
 double load_as_double(const void* base, size_t index, DType dtype);

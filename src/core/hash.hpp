@@ -1,4 +1,5 @@
 #pragma once
+// core/hash: content hashes, the keys of every cache.
 #include <string>
 #include <string_view>
 

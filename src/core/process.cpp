@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "core/fd.hpp"
 
 namespace ksearch {
 
@@ -25,8 +26,7 @@ void append_bounded(std::string& out, const char* data, size_t n, size_t limit) 
 
 CommandResult run_command(const std::vector<std::string>& argv, const CommandOptions& options) {
   if (argv.empty()) throw Error("run_command: empty command");
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw Error(std::string("pipe: ") + std::strerror(errno));
+  Pipe output = make_pipe();
 
   // Everything the child needs is prepared before fork: only async-signal-safe calls follow it.
   std::vector<char*> args;
@@ -34,11 +34,11 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
   args.push_back(nullptr);
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();  // the child only sets limits and execs, so forking this process is safe
-  if (pid < 0) throw Error(std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) throw SystemError("fork", errno);
   if (pid == 0) {
     setpgid(0, 0);
-    dup2(pipe_fds[1], 1);
-    dup2(pipe_fds[1], 2);
+    dup2(output.write_end.get(), 1);
+    dup2(output.write_end.get(), 2);
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);
     if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(126);
@@ -52,7 +52,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
     _exit(127);
   }
   setpgid(pid, pid);
-  close(pipe_fds[1]);
+  output.write_end.reset();
 
   CommandResult result;
   char buffer[8192];
@@ -65,16 +65,16 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
       kill(-pid, SIGKILL);
       break;
     }
-    pollfd pfd{pipe_fds[0], POLLIN, 0};
+    pollfd pfd{output.read_end.get(), POLLIN, 0};
     int ready = poll(&pfd, 1, int(std::min<long>(remaining.count(), 1000)));
     if (ready < 0 && errno != EINTR) break;
     if (ready > 0) {
-      ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
+      ssize_t n = read(output.read_end.get(), buffer, sizeof buffer);
       if (n > 0) append_bounded(result.output, buffer, size_t(n), options.max_output_bytes);
       else if (n == 0 || errno != EINTR) open_pipe = false;
     }
   }
-  close(pipe_fds[0]);
+  output.read_end.reset();
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   kill(-pid, SIGKILL);  // reap stragglers the command left in its group

@@ -1,4 +1,6 @@
 #pragma once
+// core/process: running a command with a timeout, a memory limit and bounded output (compilers,
+// probes); runners have their own process handling (runner/parent.hpp).
 #include <chrono>
 #include <filesystem>
 #include <string>

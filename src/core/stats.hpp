@@ -1,4 +1,6 @@
 #pragma once
+// core/stats: summaries of timing samples (median, percentiles) and the means speedups are
+// averaged with.
 #include <vector>
 
 namespace ksearch {

@@ -1,4 +1,5 @@
 #pragma once
+// core/status: the outcome of evaluating a candidate, its names and severity order.
 #include <string_view>
 
 namespace ksearch {

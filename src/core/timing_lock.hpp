@@ -1,4 +1,5 @@
 #pragma once
+// core/timing_lock: one timing at a time on this machine, across ksearch processes.
 
 namespace ksearch {
 

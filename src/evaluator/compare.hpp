@@ -1,4 +1,6 @@
 #pragma once
+// evaluator/compare: a candidate's outputs against the reference's, elementwise and per row, with
+// the task's tolerances.
 #include <optional>
 #include <string>
 #include <vector>

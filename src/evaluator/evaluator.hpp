@@ -1,4 +1,6 @@
 #pragma once
+// evaluator/evaluator: the policy shared by every backend that turns a candidate's source into an
+// EvalReport: rules, build, trials on fresh inputs, comparison, timing, re-check (docs/EVALUATION.md).
 #include <chrono>
 #include <filesystem>
 #include <map>

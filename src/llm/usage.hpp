@@ -1,4 +1,5 @@
 #pragma once
+// llm/usage: token counts of one model call, normalised across providers.
 #include <cstdint>
 
 namespace ksearch::llm {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/backend.hpp"
 #include "search/search.hpp"
 #include "strategies/world_model/world_model.hpp"
 #include "store/run_store.hpp"
@@ -46,15 +47,9 @@ std::string render_html(const RunData& run);
 // Writes <dir>/report.html and returns its path.
 std::filesystem::path write_report(const std::filesystem::path& dir);
 
-// A file `ksearch export` writes: the path relative to the output folder, and its contents.
-struct ExportFile {
-  std::string name;
-  std::string contents;
-};
-struct ExportBundle {
-  std::vector<ExportFile> files;  // the first is the kernel
-  std::string note;               // printed after the paths (how to build or use them)
-};
+// The files `ksearch export` writes (names relative to the output folder), made by the run's backend.
+using ksearch::ExportBundle;
+using ksearch::ExportFile;
 
 // Thrown when the run has no passing candidate to export.
 class NothingToExport : public std::runtime_error {

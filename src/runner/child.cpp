@@ -2,7 +2,6 @@
 
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -92,12 +91,8 @@ class SharedMemory {
 };
 
 void close_inherited_descriptors(const std::vector<int>& keep) {
-  std::vector<int> open_fds;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-    const int fd = std::stoi(entry.path().filename().string());
-    if (fd > 2 && std::find(keep.begin(), keep.end(), fd) == keep.end()) open_fds.push_back(fd);
-  }
-  for (int fd : open_fds) close(fd);  // the iterator's own descriptor is among them, already closed: harmless
+  for (int fd : open_descriptors())  // the listing's own descriptor is among them, already closed: harmless
+    if (fd > 2 && std::find(keep.begin(), keep.end(), fd) == keep.end()) close(fd);
 }
 
 // The artifact with every path under one of `handles` named through its descriptor.
@@ -138,7 +133,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
     fprintf(stderr, "%s\n", e.what());
     return 2;
   }
-  prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive ksearch
+  die_with_parent();  // never outlive ksearch
   if (getppid() == 1) return 3;
   // Descriptors inherited by accident (the parent's own pipes, databases, logs) are no business of a
   // candidate's; and a write to a closed pipe must fail with EPIPE rather than kill the runner.

@@ -1,4 +1,6 @@
 #pragma once
+// runner/library_state: a candidate library's writable data, saved after loading and put back
+// before every call (its segments come from runner/sandbox.hpp's writable_segments).
 #include <string>
 #include <vector>
 

@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
-#include <sys/random.h>
+#include <sys/random.h>  // getentropy (glibc and macOS)
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +14,7 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "runner/host.hpp"
 #include "runner/protocol.hpp"
 
 extern char** environ;
@@ -36,7 +37,7 @@ std::vector<int> random_fds(int count) {
 // Each nonce straight from the kernel's random source: knowing earlier nonces tells nothing of the next.
 uint64_t random_nonce() {
   uint64_t nonce = 0;
-  if (getrandom(&nonce, sizeof nonce, 0) != ssize_t(sizeof nonce)) throw Error(std::string("getrandom: ") + std::strerror(errno));
+  if (getentropy(&nonce, sizeof nonce) != 0) throw SystemError("getentropy", errno);
   return nonce;
 }
 }  // namespace
@@ -44,20 +45,18 @@ uint64_t random_nonce() {
 RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const RunnerLimits& limits,
                              const std::vector<std::string>& environment, const std::vector<std::string>& launcher) {
   if (!std::filesystem::exists(executable)) throw Error("runner not found: " + executable.string() + " (build ksearch first)");
-  int to_child[2], from_child[2], output[2];
-  if (pipe2(to_child, O_CLOEXEC) || pipe2(from_child, O_CLOEXEC) || pipe2(output, O_CLOEXEC))
-    throw Error(std::string("pipe: ") + std::strerror(errno));
-  shm_fd_ = memfd_create("ksearch-tensors", MFD_CLOEXEC);
-  if (shm_fd_ < 0) throw Error(std::string("memfd_create: ") + std::strerror(errno));
+  // Every descriptor is owned from the moment it exists, so a constructor that throws leaks none.
+  Pipe to_child = make_pipe(), from_child = make_pipe(), output = make_pipe();
+  shm_fd_ = anonymous_shared_memory("ksearch-tensors");
 
   const auto fds = random_fds(3);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, to_child[0], fds[0]);
-  posix_spawn_file_actions_adddup2(&actions, from_child[1], fds[1]);
-  posix_spawn_file_actions_adddup2(&actions, shm_fd_, fds[2]);
-  posix_spawn_file_actions_adddup2(&actions, output[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, output[1], 2);
+  posix_spawn_file_actions_adddup2(&actions, to_child.read_end.get(), fds[0]);
+  posix_spawn_file_actions_adddup2(&actions, from_child.write_end.get(), fds[1]);
+  posix_spawn_file_actions_adddup2(&actions, shm_fd_.get(), fds[2]);
+  posix_spawn_file_actions_adddup2(&actions, output.write_end.get(), 1);
+  posix_spawn_file_actions_adddup2(&actions, output.write_end.get(), 2);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -86,21 +85,18 @@ RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const Runn
   const int rc = posix_spawn(&pid_, argv[0], &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  close(to_child[0]);
-  close(from_child[1]);
-  close(output[1]);
-  command_fd_ = to_child[1];
-  result_fd_ = from_child[0];
-  output_fd_ = output[0];
+  command_fd_ = std::move(to_child.write_end);
+  result_fd_ = std::move(from_child.read_end);
+  output_fd_ = std::move(output.read_end);
   if (rc != 0) {
     pid_ = -1;
-    throw Error("cannot start runner " + executable.string() + ": " + std::strerror(rc));
+    throw SystemError("cannot start runner " + executable.string(), rc);
   }
   signal(SIGPIPE, SIG_IGN);  // a dead runner must not kill ksearch through a broken pipe
   output_reader_ = std::thread([this] {
     char buffer[4096];
     while (true) {
-      ssize_t n = read(output_fd_, buffer, sizeof buffer);
+      ssize_t n = read(output_fd_.get(), buffer, sizeof buffer);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       std::lock_guard lock(output_mutex_);
@@ -112,43 +108,28 @@ RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const Runn
 
 RunnerProcess::~RunnerProcess() {
   if (pid_ > 0 && alive()) {
-    write_frame(command_fd_, {{"cmd", "exit"}});
+    write_frame(command_fd_.get(), {{"cmd", "exit"}});
     bool timed_out = false;
-    read_frame(result_fd_, 500, &timed_out);
+    read_frame(result_fd_.get(), 500, &timed_out);
   }
   kill_group();
   if (pid_ > 0 && !reaped_) waitpid(pid_, &exit_status_, 0);
-  for (int fd : {command_fd_, result_fd_, shm_fd_})
-    if (fd >= 0) close(fd);
-  if (output_reader_.joinable()) output_reader_.join();
-  if (output_fd_ >= 0) close(output_fd_);
+  command_fd_.reset();
+  result_fd_.reset();
+  shm_fd_.reset();
+  if (output_reader_.joinable()) output_reader_.join();  // the output pipe ends with the runner's group
+  output_fd_.reset();
   if (shm_base_) munmap(shm_base_, shm_size_);
 }
 
 std::optional<double> RunnerProcess::main_thread_cpu_ms() const {
   if (pid_ <= 0 || reaped_) return std::nullopt;
-  const std::string task = "/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_);
-  // The kernel adds a running thread's current slice to its total only when it stops running.
-  for (int attempt = 0; attempt < 2000; ++attempt) {
-    std::ifstream stat(task + "/stat");
-    std::string line;
-    if (!std::getline(stat, line)) return std::nullopt;
-    const size_t name_end = line.rfind(')');
-    const char state = name_end + 2 < line.size() ? line[name_end + 2] : '?';
-    if (state == 'S' || state == 'D') {
-      std::ifstream schedstat(task + "/schedstat");
-      double nanoseconds = 0;
-      if (!(schedstat >> nanoseconds)) return std::nullopt;
-      return nanoseconds / 1e6;
-    }
-    usleep(10);
-  }
-  return std::nullopt;
+  return blocked_main_thread_cpu_ms(pid_);
 }
 
 int RunnerProcess::finish(std::chrono::milliseconds timeout) {
   if (alive()) {
-    write_frame(command_fd_, {{"cmd", "exit"}, {"nonce", random_nonce()}});
+    write_frame(command_fd_.get(), {{"cmd", "exit"}, {"nonce", random_nonce()}});
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (alive() && std::chrono::steady_clock::now() < deadline) usleep(10000);
     if (!reaped_) {
@@ -223,9 +204,9 @@ nlohmann::json RunnerProcess::request(const nlohmann::json& command_in, std::chr
   nlohmann::json command = command_in;
   const uint64_t nonce = random_nonce();
   command["nonce"] = nonce;
-  if (!write_frame(command_fd_, command)) throw RunnerFailure(RunnerFailure::Kind::crashed, death_description());
+  if (!write_frame(command_fd_.get(), command)) throw RunnerFailure(RunnerFailure::Kind::crashed, death_description());
   bool timed_out = false;
-  auto reply = read_frame(result_fd_, int(timeout.count()), &timed_out);
+  auto reply = read_frame(result_fd_.get(), int(timeout.count()), &timed_out);
   if (!reply) {
     if (timed_out) {
       kill_group();
@@ -248,9 +229,9 @@ char* RunnerProcess::shared_memory(size_t bytes, std::chrono::milliseconds timeo
   bytes = std::max<size_t>(bytes, 4096);
   if (bytes <= shm_size_) return shm_base_;
   if (shm_base_) munmap(shm_base_, shm_size_);
-  if (ftruncate(shm_fd_, off_t(bytes)) != 0) throw Error(std::string("cannot size shared memory: ") + std::strerror(errno));
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm_fd_, 0);
-  if (p == MAP_FAILED) throw Error(std::string("cannot map shared memory: ") + std::strerror(errno));
+  if (ftruncate(shm_fd_.get(), off_t(bytes)) != 0) throw SystemError("cannot size shared memory", errno);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm_fd_.get(), 0);
+  if (p == MAP_FAILED) throw SystemError("cannot map shared memory", errno);
   shm_base_ = static_cast<char*>(p);
   shm_size_ = bytes;
   request({{"cmd", "map"}, {"bytes", bytes}}, timeout);

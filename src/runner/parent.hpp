@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/fd.hpp"
+
 namespace ksearch::runner {
 
 struct RunnerLimits {
@@ -57,7 +59,7 @@ class RunnerProcess {
  private:
   std::string death_description();
   pid_t pid_ = -1;
-  int command_fd_ = -1, result_fd_ = -1, shm_fd_ = -1, output_fd_ = -1;
+  UniqueFd command_fd_, result_fd_, shm_fd_, output_fd_;
   char* shm_base_ = nullptr;
   size_t shm_size_ = 0;
   int exit_status_ = 0;

@@ -1,7 +1,15 @@
 #pragma once
+// runner/sandbox: how a runner confines itself before it loads a candidate. One interface, one
+// implementation per platform: runner/platform/linux/ (rlimits, Landlock, capabilities dropped,
+// seccomp, the candidate's data reset between calls) and runner/platform/posix/ (rlimits only: the
+// weaker isolation of other systems, docs/EVALUATION.md "Platforms").
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "core/fd.hpp"
 
 namespace ksearch::runner {
 
@@ -17,14 +25,13 @@ std::string restrict_filesystem(const std::vector<std::filesystem::path>& readab
 class PathHandles {
  public:
   explicit PathHandles(const std::vector<std::filesystem::path>& paths);
-  ~PathHandles();
   PathHandles(const PathHandles&) = delete;
   PathHandles& operator=(const PathHandles&) = delete;
   // `path` itself when it lies under none of the paths.
   std::string reachable(const std::string& path) const;
 
  private:
-  std::vector<std::pair<std::string, int>> handles_;
+  std::vector<std::pair<std::string, UniqueFd>> handles_;
 };
 
 // Drops every capability (bounding, ambient, effective, permitted, inheritable) and, when running as
@@ -40,5 +47,18 @@ std::string drop_privileges(bool switch_user);
 // read-only GOT stays read-only), so the candidate can neither read secrets nor patch code. When
 // `strict`, every stage also covers the threads started before it. Returns what was applied.
 std::string apply_syscall_filter(bool after_load, bool strict);
+
+// The runner is killed when its parent (ksearch) exits; where the platform has no such signal it
+// still exits when ksearch closes the command pipe.
+void die_with_parent();
+// The descriptors open in this process now.
+std::vector<int> open_descriptors();
+
+struct MemoryRange {
+  uintptr_t begin = 0, end = 0;
+};
+// The writable data of the loaded library `library` (.data and .bss, not what becomes read-only after
+// relocation), for LibraryState; empty where the platform cannot tell. Throws when it is not loaded.
+std::vector<MemoryRange> writable_segments(const std::string& library);
 
 }  // namespace ksearch::runner

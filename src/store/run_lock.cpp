@@ -30,34 +30,19 @@ std::string read_all(int fd) {
 
 RunLock RunLock::acquire(const fs::path& dir) {
   const fs::path file = dir / "run.lock";
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(fmt::format("cannot open {}: {}", file.string(), std::strerror(errno)));
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  UniqueFd fd(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd) throw Error(fmt::format("cannot open {}: {}", file.string(), std::strerror(errno)));
+  if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
-    const std::string holder = read_all(fd);
-    ::close(fd);
+    const std::string holder = read_all(fd.get());
     if (error != EWOULDBLOCK) throw Error(fmt::format("cannot lock {}: {}", file.string(), std::strerror(error)));
     throw Error(fmt::format("run {} is being written by another ksearch process ({}); wait for it to end or stop it first",
                             dir.string(), holder.empty() ? "holder unknown" : holder));
   }
   // Who holds it, for the message a second writer gets (best effort: the claim holds without it).
   const std::string holder = fmt::format("pid {}, since {:%Y-%m-%d %H:%M:%S}\n", getpid(), fmt::localtime(std::time(nullptr)));
-  if (ftruncate(fd, 0) == 0) (void)!pwrite(fd, holder.data(), holder.size(), 0);
-  return RunLock(fd);
-}
-
-RunLock::RunLock(RunLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-
-RunLock& RunLock::operator=(RunLock&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
-
-RunLock::~RunLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
+  if (ftruncate(fd.get(), 0) == 0) (void)!pwrite(fd.get(), holder.data(), holder.size(), 0);
+  return RunLock(std::move(fd));
 }
 
 }  // namespace ksearch::store

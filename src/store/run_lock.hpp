@@ -3,6 +3,8 @@
 
 #include <filesystem>
 
+#include "core/fd.hpp"
+
 namespace ksearch::store {
 
 // Exclusive: a second writer (run, resume, agent submit) of the same folder fails with an error that
@@ -13,15 +15,11 @@ class RunLock {
   // Throws Error naming the holder when another process holds the folder.
   static RunLock acquire(const std::filesystem::path& dir);
 
-  RunLock(RunLock&& other) noexcept;
-  RunLock& operator=(RunLock&& other) noexcept;
-  RunLock(const RunLock&) = delete;
-  RunLock& operator=(const RunLock&) = delete;
-  ~RunLock();
+  // Move-only; closing the last descriptor (on destruction) releases the flock.
 
  private:
-  explicit RunLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  explicit RunLock(UniqueFd fd) : fd_(std::move(fd)) {}
+  UniqueFd fd_;
 };
 
 }  // namespace ksearch::store

@@ -1,4 +1,5 @@
 #pragma once
+// tasks/expr: the arithmetic expressions of task files (shapes, costs, conditions).
 #include <map>
 #include <string>
 

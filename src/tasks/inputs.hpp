@@ -1,4 +1,5 @@
 #pragma once
+// tasks/inputs: a workload's input tensors, drawn from each input's distribution with a seed.
 #include <cstdint>
 #include <vector>
 

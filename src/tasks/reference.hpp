@@ -1,4 +1,6 @@
 #pragma once
+// tasks/reference: a task's reference outputs, from its C++ reference compiled at run time and
+// cached per task content, workload and seed.
 #include <cstdint>
 #include <functional>
 #include <string>

@@ -1,4 +1,5 @@
 #pragma once
+// tasks/registry: finding tasks, built-in (core/paths builtin_tasks_dir) or named by path.
 #include <filesystem>
 #include <string>
 #include <vector>

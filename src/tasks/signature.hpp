@@ -1,4 +1,5 @@
 #pragma once
+// tasks/signature: a task's entry point as candidates define it and as the evaluator calls it.
 #include <string>
 #include <vector>
 
@@ -23,12 +24,24 @@ struct CallLayout {
   int tensors = 0, ints = 0, floats = 0;
 };
 
-CallLayout call_layout(const Task& task, const std::string& backend);
+// How a backend's candidates spell their entry point beyond the task's arguments; each backend
+// supplies its own (Backend::call_convention), the default being plain C.
+struct CallConvention {
+  std::string f16_type = "uint16_t";   // element type of f16 tensors and params
+  std::string bf16_type = "uint16_t";  // of bf16 ones
+  std::string extra_parameter;         // appended to every entry point, e.g. "cudaStream_t stream"
+  std::string extra_argument;          // what the shim passes for it, from its `void* stream`
+  std::string shim_headers;            // #include lines the shim needs for these types
+  std::string c_type(DType dtype) const;
+};
+
+// The arguments of `backend`'s entry point for `task`, in the task's order.
+CallLayout call_layout(const Task& task, const std::string& backend, const CallConvention& convention = {});
 
 // `extern "C" void f(const float* x, float* y, int64_t rows, ...)` for C-like backends (cpu, cuda).
-std::string entry_prototype(const Task& task, const std::string& backend);
+std::string entry_prototype(const Task& task, const std::string& backend, const CallConvention& convention = {});
 // Source of the shim that is compiled with the candidate.
-std::string entry_shim(const Task& task, const std::string& backend);
+std::string entry_shim(const Task& task, const std::string& backend, const CallConvention& convention = {});
 
 // Values for the int and float slots of a workload.
 void scalar_arguments(const Task& task, const CallLayout& layout, const Workload& workload,

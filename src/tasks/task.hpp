@@ -1,4 +1,6 @@
 #pragma once
+// tasks/task: a task as its TOML file states it: tensors, axes, parameters, workloads (some held
+// out), per-backend entry points and seeds, tolerances and cost expressions (docs/TASKS.md).
 #include <cstdint>
 #include <filesystem>
 #include <map>

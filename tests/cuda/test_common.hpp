@@ -1,4 +1,6 @@
 #pragma once
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -9,9 +11,12 @@
 
 namespace cuda_test {
 
+// $KSEARCH_CUDA_ADVERSARIAL_DIR (a packed test binary run from another checkout, as on the GPU
+// machine), else this source tree's tests/cuda/adversarial.
 inline std::vector<std::filesystem::path> adversarial_files() {
+  const char* env = std::getenv("KSEARCH_CUDA_ADVERSARIAL_DIR");
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(KSEARCH_CUDA_ADVERSARIAL_DIR))
+  for (const auto& e : std::filesystem::directory_iterator(env && *env ? env : KSEARCH_CUDA_ADVERSARIAL_DIR))
     if (e.path().extension() == ".cu") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;

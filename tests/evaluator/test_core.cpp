@@ -7,6 +7,7 @@
 #include "core/stats.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/text.hpp"
 #include "evaluator/compare.hpp"
 #include "tasks/expr.hpp"
 
@@ -112,4 +113,10 @@ TEST(Compare, NormWiseRowCheckCatchesUniformLowPrecision) {
   loose.norm_rtol = 1e-3;
   for (size_t i = 0; i < out.size(); ++i) out[i] = float(ref[i] * (1 + 0.8e-3 * ((i % 2) ? 1 : -1)));
   EXPECT_TRUE(compare_output("y", out.data(), DType::f32, ref, loose, cols).ok);
+}
+
+TEST(Text, SubstituteFillsKnownPlaceholdersInOnePass) {
+  EXPECT_EQ(substitute("{a} and {a}, {b}", {{"a", "x"}, {"b", "{a}"}}), "x and x, {a}");  // values are not rescanned
+  EXPECT_EQ(substitute("keep {unknown} and {{a}} and {", {{"a", "1"}}), "keep {unknown} and {1} and {");
+  EXPECT_EQ(substitute("", {{"a", "1"}}), "");
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "backends/backend.hpp"
+#include "core/error.hpp"
 #include "core/paths.hpp"
 #include "evaluator/evaluator.hpp"
 #include "tasks/registry.hpp"
@@ -34,4 +35,19 @@ TEST(Sandbox, CandidateBuiltUnderARootOnlyFolderLoadsAfterDroppingPrivileges) {
   EXPECT_NE(r.sandbox.find("no capabilities"), std::string::npos) << r.sandbox;
   if (geteuid() == 0) EXPECT_NE(r.sandbox.find("uid and gid 65534"), std::string::npos) << r.sandbox;
   EXPECT_NE(r.sandbox.find("no change to the mappings of loaded code"), std::string::npos) << r.sandbox;
+}
+
+// A runner that cannot be started (here: a file that is not executable) throws SystemError after
+// the pipes and the shared memory exist; none of them may outlive the failed constructor.
+TEST(Sandbox, FailedRunnerStartLeaksNoDescriptor) {
+  auto count_descriptors = [] {
+    return std::distance(fs::directory_iterator("/proc/self/fd"), fs::directory_iterator{});
+  };
+  const fs::path not_executable = fs::temp_directory_path() / ("ksearch-not-a-runner-" + std::to_string(getpid()));
+  write_file_atomic(not_executable, "not a program\n");
+  const auto before = count_descriptors();
+  for (int attempt = 0; attempt < 3; ++attempt)
+    EXPECT_THROW(runner::RunnerProcess(not_executable, runner::RunnerLimits{}), SystemError);
+  EXPECT_EQ(count_descriptors(), before);
+  fs::remove(not_executable);
 }

@@ -223,7 +223,7 @@ TEST(TranslateCli, UntranslatableKernelFailsWithTheConstructAndLine) {
 TEST(TranslateCli, TaskWithoutACudaEntryIsBadInput) {
   std::string why;
   if (!translate::available(&why)) GTEST_SKIP() << why;
-  const auto r = port({kDir + "/corpus/axpy/basic.cu", "--task", (source_dir() / "tests/metal/tasks/tiny_softmax").string()});
+  const auto r = port({kDir + "/corpus/axpy/basic.cu", "--task", kDir + "/../metal/tasks/tiny_softmax"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("has no [entry.cuda]"), std::string::npos) << r.output;
 }

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/paths.hpp"
+#include "core/text.hpp"
 #include "core/process.hpp"
 #include "core/timing_lock.hpp"
 #include "runner/parent.hpp"
@@ -34,15 +35,13 @@ std::vector<std::string> candidate_flags(const std::string& march) {
   return {"-std=c++20", "-O3", "-march=" + march, "-fopenmp"};
 }
 
-namespace {
-// A source file read at run time from the source tree, like profiles/ and tasks/.
-fs::path ceilings_probe_source() { return source_dir() / "src/backends/cpu/ceilings_probe.cpp"; }
-}  // namespace
+// ceilings_probe.cpp, embedded by the build (src/backends/cpu/CMakeLists.txt).
+extern const char* const kCeilingsProbeSource;
 
 nlohmann::json measure_ceilings(const std::string& march) {
   BuildRequest request;
   request.kind = "cpu-probe";
-  request.files = {{"ceilings_probe.cpp", read_file(ceilings_probe_source())}};
+  request.files = {{"ceilings_probe.cpp", kCeilingsProbeSource}};
   request.command = {"g++"};
   for (const auto& flag : candidate_flags(march)) request.command.push_back(flag);
   request.command.insert(request.command.end(), {"ceilings_probe.cpp", "-o", "{out}"});
@@ -74,6 +73,7 @@ class CpuBackend : public Backend {
  public:
   std::string name() const override { return "cpu"; }
   std::string source_extension() const override { return ".cpp"; }
+  std::string code_language() const override { return "cpp"; }
   bool available(std::string*) const override { return true; }
 
   const HardwareProfile& profile() override {
@@ -83,20 +83,16 @@ class CpuBackend : public Backend {
       p.name = fmt::format("cpu: {}, {} cores, {}", host.model, host.cores, host.simd);
       p.rules = load_rules(profiles_dir() / "cpu.rules.toml");
       const Ceilings c = ceilings();
-      std::string prose = read_file(profiles_dir() / "cpu.md");
-      auto replace = [&](const std::string& key, const std::string& value) {
-        for (size_t pos; (pos = prose.find(key)) != std::string::npos;) prose.replace(pos, key.size(), value);
-      };
-      replace("{model}", host.model);
-      replace("{cores}", std::to_string(host.cores));
-      replace("{simd}", host.simd);
-      replace("{l1d}", fmt::format("{} KiB", host.l1d_bytes / 1024));
-      replace("{l2}", fmt::format("{} KiB", host.l2_bytes / 1024));
-      replace("{llc}", fmt::format("{} MiB", host.llc_bytes / (1024 * 1024)));
-      replace("{bandwidth}", fmt::format("{:.1f} GB/s", c.bandwidth_bytes_per_s / 1e9));
-      replace("{flops}", fmt::format("{:.1f} GFLOP/s", c.flops_per_s / 1e9));
-      replace("{rules}", p.rules.describe());
-      p.prose = prose;
+      p.prose = substitute(read_file(profiles_dir() / "cpu.md"),
+                           {{"model", host.model},
+                            {"cores", std::to_string(host.cores)},
+                            {"simd", host.simd},
+                            {"l1d", fmt::format("{} KiB", host.l1d_bytes / 1024)},
+                            {"l2", fmt::format("{} KiB", host.l2_bytes / 1024)},
+                            {"llc", fmt::format("{} MiB", host.llc_bytes / (1024 * 1024))},
+                            {"bandwidth", fmt::format("{:.1f} GB/s", c.bandwidth_bytes_per_s / 1e9)},
+                            {"flops", fmt::format("{:.1f} GFLOP/s", c.flops_per_s / 1e9)},
+                            {"rules", p.rules.describe()}});
       profile_ = std::move(p);
     }
     return *profile_;
@@ -113,11 +109,28 @@ class CpuBackend : public Backend {
     return shared_library_result(build_cached(build_request(task, source)));
   }
 
+  ExportBundle export_bundle(const Task& task, const std::string& source, std::string verification,
+                             const std::string& format) const override {
+    require_source_format(name(), format);
+    const std::string file = task.name + ".cpp";
+    verification += fmt::format(
+        "\nBuild as a shared library (the flags ksearch measured it with):\n"
+        "  g++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared {0} -o lib{1}.so\n"
+        "or compile into your program (g++ -std=c++20 -O3 -march=native -fopenmp -c {0}) and declare\n"
+        "  {2};\n"
+        "All work is finished when the function returns; pointers are host memory, contiguous, row-major.\n",
+        file, task.name, entry_prototype(task, "cpu"));
+    ExportBundle b;
+    b.files.push_back({file, comment_block(verification) + "\n" + source});
+    b.note = fmt::format("build: g++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared {} -o lib{}.so", file, task.name);
+    return b;
+  }
+
   std::optional<Preprocessed> preprocess(const Task& task, const std::string& source) override {
     return Preprocessed{preprocess_uncached(build_request(task, source)), "candidate.cpp"};
   }
 
-  fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-cpu"; }
+  fs::path runner_executable() const override { return runner_dir().path / "ksearch-runner-cpu"; }
 
   runner::RunnerLimits runner_limits() const override {
     runner::RunnerLimits limits;
@@ -131,7 +144,7 @@ class CpuBackend : public Backend {
     const HostInfo host = host_info();
     // Another machine (model, cores, vector extension), another probe or another method measures anew.
     const std::string key = sha256_hex(fmt::format("{}|{}|{}|{}", kCeilingsVersion, host.fingerprint(), cpu::target_march(),
-                                                   sha256_hex(read_file(cpu::ceilings_probe_source()))));
+                                                   sha256_hex(cpu::kCeilingsProbeSource)));
     const fs::path file = cache_subdir("ceilings") / ("cpu-" + key.substr(0, 16) + ".json");
     nlohmann::json j;
     if (fs::exists(file)) j = nlohmann::json::parse(read_file(file), nullptr, false);

@@ -15,7 +15,7 @@ std::string target_march();
 // The code-generation flags of every candidate (g++ -std=c++20 -O3 -march=<march> -fopenmp).
 std::vector<std::string> candidate_flags(const std::string& march = target_march());
 
-// Builds ceilings_probe.cpp (beside this file in the source tree) with candidate_flags(march), runs it
+// Builds ceilings_probe.cpp (beside this file, embedded in the binary) with candidate_flags(march), runs it
 // under the timing lock and returns its report: bandwidth_bytes_per_s, flops_per_s, isa,
 // vector_bits, accumulators, threads and method. Throws Error when it cannot be built or run.
 nlohmann::json measure_ceilings(const std::string& march = target_march());

@@ -1,4 +1,6 @@
 #pragma once
+// backends/cpu/host_info: the host CPU as the cpu backend's profile describes it (model, cores,
+// vector extension, caches), read from the operating system once per process.
 #include <cstddef>
 #include <string>
 

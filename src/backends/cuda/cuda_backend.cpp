@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/paths.hpp"
+#include "core/text.hpp"
 #include "core/process.hpp"
 #include "runner/parent.hpp"
 #include "tasks/signature.hpp"
@@ -90,6 +91,8 @@ class CudaBackend : public Backend {
  public:
   std::string name() const override { return "cuda"; }
   std::string source_extension() const override { return ".cu"; }
+  std::string code_language() const override { return "cuda"; }
+  CallConvention call_convention() const override { return cuda::call_convention(); }
 
   bool available(std::string* why) const override {
     if (cuda::nvcc_path().empty()) return set(why, "nvcc not found (set KSEARCH_NVCC or CUDA_HOME)");
@@ -105,43 +108,38 @@ class CudaBackend : public Backend {
     if (profile_) return *profile_;
     HardwareProfile p;
     p.rules = load_rules(profiles_dir() / "cuda.rules.toml");
-    std::string prose = read_file(profiles_dir() / "hopper.md");
-    auto replace = [&](const std::string& key, const std::string& value) {
-      for (size_t pos; (pos = prose.find(key)) != std::string::npos;) prose.replace(pos, key.size(), value);
-    };
     std::string why;
     const std::string arch = cuda::target_arch();
-    replace("{arch}", "sm_" + arch);
-    replace("{rules}", p.rules.describe());
+    std::map<std::string, std::string, std::less<>> values = {{"arch", "sm_" + arch}, {"rules", p.rules.describe()}};
     if (available(&why)) {
       const Measured& m = measured_locked();
       const auto& d = m.device;
       p.name = fmt::format("cuda: {}, {} SMs, sm_{}", d.value("name", "?"), d.value("sm_count", 0), arch);
-      replace("{device}", d.value("name", "?"));
-      replace("{sm_count}", std::to_string(d.value("sm_count", 0)));
-      replace("{smem_per_block}", fmt::format("{} KiB", d.value("smem_per_block_optin", 0) / 1024));
-      replace("{smem_per_sm}", fmt::format("{} KiB", d.value("smem_per_sm", 0) / 1024));
-      replace("{regs_per_sm}", std::to_string(d.value("regs_per_sm", 0)));
-      replace("{l2}", fmt::format("{} MiB", d.value("l2_bytes", 0) / (1024 * 1024)));
-      replace("{clock}", fmt::format("{} MHz", d.value("clock_khz", 0) / 1000));
-      replace("{memory}", fmt::format("{:.0f} GiB", d.value("global_mem_bytes", 0.0) / (1024.0 * 1024 * 1024)));
-      replace("{bandwidth}", fmt::format("{:.2f} TB/s", m.ceilings.bandwidth_bytes_per_s / 1e12));
-      replace("{fp32_flops}", fmt::format("{:.1f} TFLOP/s", m.fp32_flops / 1e12));
-      replace("{mma_flops}", fmt::format("{:.0f} TFLOP/s", m.mma_flops / 1e12));
-      replace("{matrix_flops}", fmt::format("{:.0f} TFLOP/s", m.ceilings.flops_per_s / 1e12));
+      values.insert({{"device", d.value("name", "?")},
+                     {"sm_count", std::to_string(d.value("sm_count", 0))},
+                     {"smem_per_block", fmt::format("{} KiB", d.value("smem_per_block_optin", 0) / 1024)},
+                     {"smem_per_sm", fmt::format("{} KiB", d.value("smem_per_sm", 0) / 1024)},
+                     {"regs_per_sm", std::to_string(d.value("regs_per_sm", 0))},
+                     {"l2", fmt::format("{} MiB", d.value("l2_bytes", 0) / (1024 * 1024))},
+                     {"clock", fmt::format("{} MHz", d.value("clock_khz", 0) / 1000)},
+                     {"memory", fmt::format("{:.0f} GiB", d.value("global_mem_bytes", 0.0) / (1024.0 * 1024 * 1024))},
+                     {"bandwidth", fmt::format("{:.2f} TB/s", m.ceilings.bandwidth_bytes_per_s / 1e12)},
+                     {"fp32_flops", fmt::format("{:.1f} TFLOP/s", m.fp32_flops / 1e12)},
+                     {"mma_flops", fmt::format("{:.0f} TFLOP/s", m.mma_flops / 1e12)},
+                     {"matrix_flops", fmt::format("{:.0f} TFLOP/s", m.ceilings.flops_per_s / 1e12)}});
     } else {
       p.name = fmt::format("cuda: sm_{} (no GPU here: {})", arch, why);
-      for (const char* key : {"{device}", "{sm_count}", "{smem_per_block}", "{smem_per_sm}", "{regs_per_sm}", "{l2}",
-                              "{clock}", "{memory}", "{bandwidth}", "{fp32_flops}", "{mma_flops}", "{matrix_flops}"})
-        replace(key, "(not measured: no GPU here)");
+      for (const char* key : {"device", "sm_count", "smem_per_block", "smem_per_sm", "regs_per_sm", "l2", "clock",
+                              "memory", "bandwidth", "fp32_flops", "mma_flops", "matrix_flops"})
+        values[key] = "(not measured: no GPU here)";
     }
-    p.prose = prose;
+    p.prose = substitute(read_file(profiles_dir() / "hopper.md"), values);
     profile_ = std::move(p);
     return *profile_;
   }
 
   std::string entry_description(const Task& task) const override {
-    return entry_prototype(task, "cuda") +
+    return entry_prototype(task, "cuda", cuda::call_convention()) +
            "\n// CUDA C++17, compiled with nvcc -O3 for sm_" + cuda::target_arch() +
            " into a shared object. Pointers are device memory; launch every kernel on `stream`."
            "\n// All work must be finished or queued on `stream` when the function returns. Optional tensors may be NULL.";
@@ -151,12 +149,24 @@ class CudaBackend : public Backend {
     return shared_library_result(build_cached(build_request(task, source)));
   }
 
+  // The bundle (kernel, PyTorch extension, setup.py, README) with the verification record on top of
+  // its kernel file.
+  ExportBundle export_bundle(const Task& task, const std::string& source, std::string verification,
+                             const std::string& format) const override {
+    require_source_format(name(), format);
+    ExportBundle b;
+    for (auto& [name, contents] : cuda::cuda_export_bundle(task, source)) b.files.push_back({name, contents});
+    b.files.front().contents = comment_block(verification) + "\n" + b.files.front().contents;
+    b.note = "see README.md beside the kernel for the nvcc and PyTorch build commands";
+    return b;
+  }
+
   // nvcc -E preprocesses for the host (device-only code under __CUDA_ARCH__ is not in the output).
   std::optional<Preprocessed> preprocess(const Task& task, const std::string& source) override {
     return Preprocessed{preprocess_uncached(build_request(task, source)), "candidate.cu"};
   }
 
-  fs::path runner_executable() const override { return tools_dir() / "ksearch-runner-cuda"; }
+  fs::path runner_executable() const override { return runner_dir().path / "ksearch-runner-cuda"; }
 
   runner::RunnerLimits runner_limits() const override {
     runner::RunnerLimits limits;
@@ -192,7 +202,7 @@ class CudaBackend : public Backend {
     BuildRequest request;
     request.kind = "cuda";
     // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
-    request.files = {{"candidate.cu", source}, {"entry.cu", "#include \"candidate.cu\"\n" + entry_shim(task, "cuda")}};
+    request.files = {{"candidate.cu", source}, {"entry.cu", "#include \"candidate.cu\"\n" + entry_shim(task, "cuda", cuda::call_convention())}};
     request.command = cuda::nvcc_command(cuda::target_arch(), "entry.cu", "{out}");
     request.timeout = std::chrono::seconds(300);
     request.memory_limit_bytes = size_t(32) << 30;  // cicc reserves a large address space

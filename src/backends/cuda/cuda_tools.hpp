@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "tasks/signature.hpp"
 #include "tasks/task.hpp"
 
 namespace ksearch::cuda {
@@ -27,6 +28,10 @@ std::string target_arch();
 
 // nvcc command line that compiles `input` into the shared object `output` for `arch`.
 std::vector<std::string> nvcc_command(const std::string& arch, const std::string& input, const std::string& output);
+
+// How cuda candidates spell their entry point: __half and __nv_bfloat16, and a trailing
+// `cudaStream_t stream` on which every kernel is launched.
+CallConvention call_convention();
 
 // `ksearch export` for cuda: the files of a standalone bundle for a candidate, name -> contents:
 // <task>.cu (the kernel with its C entry point), <task>_torch.cpp (a PyTorch extension calling it on

@@ -25,10 +25,20 @@ std::string torch_dtype(DType d) {
 
 }  // namespace
 
+CallConvention call_convention() {
+  CallConvention c;
+  c.f16_type = "__half";
+  c.bf16_type = "__nv_bfloat16";
+  c.extra_parameter = "cudaStream_t stream";
+  c.extra_argument = "(cudaStream_t)stream";
+  c.shim_headers = "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n";
+  return c;
+}
+
 std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const Task& task, const std::string& source) {
   const EntrySpec& entry = task.entry("cuda");
-  const CallLayout layout = call_layout(task, "cuda");
-  const std::string prototype = entry_prototype(task, "cuda");
+  const CallLayout layout = call_layout(task, "cuda", call_convention());
+  const std::string prototype = entry_prototype(task, "cuda", call_convention());
 
   std::string kernel = fmt::format(
       "// {} for CUDA, exported by ksearch.\n// Entry point (device pointers, launches on `stream`):\n//   {};\n"

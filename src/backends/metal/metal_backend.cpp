@@ -13,9 +13,11 @@
 
 #include "backends/backend.hpp"
 #include "backends/metal/candidate.hpp"
+#include "backends/metal/mlx_export.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/text.hpp"
 #include "metalsim/metalsim.hpp"
 #include "tasks/signature.hpp"
 
@@ -76,8 +78,8 @@ std::string describe_messages(const metalsim::CompileResult& c, const metal::Can
 
 // MLX's runner where it was built, else metalsim's.
 fs::path metal_runner() {
-  const fs::path mlx = tools_dir() / "ksearch-runner-mlx";
-  return fs::exists(mlx) ? mlx : tools_dir() / "ksearch-runner-metal";
+  const fs::path mlx = runner_dir().path / "ksearch-runner-mlx";
+  return fs::exists(mlx) ? mlx : runner_dir().path / "ksearch-runner-metal";
 }
 
 // Whether candidates run on an Apple GPU here (MLX's runner on macOS), so that timings mean something.
@@ -93,6 +95,7 @@ class MetalBackend : public Backend {
  public:
   std::string name() const override { return "metal"; }
   std::string source_extension() const override { return ".metal"; }
+  std::string code_language() const override { return "metal"; }
 
   bool available(std::string* why) const override {
     if (on_path("clang++")) return true;
@@ -110,15 +113,52 @@ class MetalBackend : public Backend {
       p.name = on_apple_gpu() ? "metal: Apple GPU through MLX custom kernels"
                               : "metal: Apple GPU through MLX custom kernels (emulated by metalsim on this host: correctness only)";
       p.rules = load_rules(profiles_dir() / "metal.rules.toml");
-      std::string prose = read_file(profiles_dir() / "metal.md");
       // {host}: how candidates run here (on a Mac's GPU, or emulated by metalsim); {rules}: the rule set.
       const std::string host = read_file(profiles_dir() / (on_apple_gpu() ? "metal.host-apple.md" : "metal.host-metalsim.md"));
-      for (const auto& [key, text] : {std::pair<std::string, std::string>{"{host}", host}, {"{rules}", p.rules.describe()}})
-        if (size_t pos = prose.find(key); pos != std::string::npos) prose.replace(pos, key.size(), text);
-      p.prose = prose;
+      p.prose = substitute(read_file(profiles_dir() / "metal.md"), {{"host", host}, {"rules", p.rules.describe()}});
       profile_ = std::move(p);
     }
     return *profile_;
+  }
+
+  // The kernel body with its launch directives; the header says how to call mx.fast.metal_kernel.
+  ExportBundle export_bundle(const Task& task, const std::string& source, std::string verification,
+                             const std::string& format) const override {
+    if (format == "mlx" || format == "mlx-lm") {
+      // A Python module on mx.fast.metal_kernel (and for mlx-lm a drop-in for its Mamba prefill).
+      const auto kind = format == "mlx-lm" ? metal::MlxExport::mlx_lm : metal::MlxExport::module;
+      const metal::MlxExportFile file = metal::mlx_export(task, source, comment_block(verification, "#"), kind);
+      ExportBundle b;
+      b.files.push_back({file.name, file.contents});
+      b.note = kind == metal::MlxExport::mlx_lm
+                   ? "Python module: import it and call patch(model) on an mlx-lm Mamba model (on Linux after metalsim_mlx.patch())"
+                   : "Python module: import it and call " + task.entry("metal").function +
+                         "(...) with mx arrays (on Linux after metalsim_mlx.patch())";
+      return b;
+    }
+    if (!format.empty() && format != "source")
+      throw Error("unknown export format '" + format + "' for the metal backend (it offers: source, mlx, mlx-lm)");
+    const std::string file = task.name + ".metal";
+    const CallLayout layout = call_layout(task, "metal");
+    std::string inputs, outputs, flags;
+    for (const auto& a : layout.args) {
+      std::string& list = a.is_output ? outputs : inputs;
+      list += (list.empty() ? "\"" : ", \"") + a.name + "\"";
+      if (a.kind == CallArg::Kind::tensor && a.tensor->optional) flags += (flags.empty() ? "" : ", ") + ("has_" + a.name);
+    }
+    verification += fmt::format(
+        "\nLaunch with MLX (mx.fast.metal_kernel):\n"
+        "  kernel = mx.fast.metal_kernel(name=\"{}\", input_names=[{}], output_names=[{}],\n"
+        "                                header=<the lines before the body marker>, source=<the lines after it>)\n"
+        "  (without a body marker line, everything below the leading comments is the source).\n"
+        "Sizes and parameters are passed as 0-d arrays (int32, float32 or bool), tensors as contiguous arrays.\n"
+        "Launch geometry: the grid and threadgroup directive lines below, expressions over the sizes, in threads as MLX counts them.\n"
+        "Template arguments: the template directive line below, if any{}.\n",
+        task.entry("metal").function, inputs, outputs, flags.empty() ? "" : "; plus bool " + flags + " (optional tensor present)");
+    ExportBundle b;
+    b.files.push_back({file, comment_block(verification) + "\n" + source});
+    b.note = "MLX kernel body with its launch directives; the header comment says how to call mx.fast.metal_kernel";
+    return b;
   }
 
   std::string entry_description(const Task& task) const override {

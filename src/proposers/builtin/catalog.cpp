@@ -259,8 +259,8 @@ std::shared_ptr<TemplateProvider> provider_for(const std::string& backend) {
   static std::map<std::string, std::shared_ptr<TemplateProvider>> providers;
   std::lock_guard lock(mutex);
   auto& provider = providers[backend];
-  if (!provider && fs::is_directory(templates_dir() / backend))
-    provider = std::make_shared<TemplateProvider>(backend, templates_dir() / backend);
+  if (!provider && fs::is_directory(data_path("templates") / backend))
+    provider = std::make_shared<TemplateProvider>(backend, data_path("templates") / backend);
   return provider;
 }
 

@@ -69,7 +69,7 @@ class TemplateProvider {
   mutable std::unique_ptr<std::map<std::string, Knob>> shared_knobs_;
 };
 
-// The provider for templates_dir()/<backend>, or nullptr when that folder does not exist.
+// The provider for data_path("templates")/<backend>, or nullptr when that folder does not exist.
 std::shared_ptr<TemplateProvider> provider_for(const std::string& backend);
 // Families of a task on a backend (empty when no built-in knowledge exists).
 std::vector<Family> families_for(const Task& task, const std::string& backend);

@@ -113,7 +113,7 @@ class LlmProposer : public Proposer, public Planner {
         prompts_(settings_.prompts_dir.empty() ? PromptLibrary::default_dir() : std::filesystem::path(settings_.prompts_dir)),
         backend_(BackendInfo::of(*env.backend)),
         spec_(settings_.provider.provider_name + ":" + settings_.provider.model) {
-    auto prices = std::make_shared<const kl::PriceTable>(kl::PriceTable::load_default(ksearch::source_dir() / "config" / "prices.toml", settings_.prices_file));
+    auto prices = std::make_shared<const kl::PriceTable>(kl::PriceTable::load_default(ksearch::data_path("config/prices.toml"), settings_.prices_file));
     budget_ = std::make_shared<kl::BudgetTracker>(settings_.budget);
     if (env.task) backend_.template_example = builtin::template_example(*env.task, env.backend->name());
     if (env.store) restore_spending(*env.store);

@@ -84,7 +84,7 @@ std::string render_template(std::string_view text, const Vars& vars,
 
 BackendInfo BackendInfo::of(Backend& backend) {
   BackendInfo b;
-  b.language = ksearch::llm::language_from_filename("kernel" + backend.source_extension()).value_or("cpp");
+  b.language = backend.code_language();
   const HardwareProfile& profile = backend.profile();
   b.rules = profile.rules.describe();
   b.checks = &profile.rules;
@@ -93,7 +93,7 @@ BackendInfo BackendInfo::of(Backend& backend) {
 
 std::filesystem::path PromptLibrary::default_dir() {
   if (const char* env = std::getenv("KSEARCH_PROMPTS_DIR"); env && *env) return env;
-  return source_dir() / "prompts";
+  return data_path("prompts");
 }
 
 PromptLibrary::PromptLibrary(std::filesystem::path dir) : dir_(std::move(dir)) {

@@ -1,3 +1,5 @@
+// runner/sandbox on Linux: rlimits, Landlock, capabilities and user dropped, seccomp programs,
+// the parent-death signal, and the ELF walk that finds a candidate's writable data.
 #include "runner/sandbox.hpp"
 
 #include <fcntl.h>
@@ -12,7 +14,6 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,6 +24,8 @@
 #include <fstream>
 #include <sched.h>
 #include <stdexcept>
+
+#include "runner/platform/rlimits.hpp"
 
 namespace ksearch::runner {
 
@@ -39,15 +42,8 @@ struct RulesetAttr {  // landlock_ruleset_attr as of ABI 4
 }  // namespace
 
 void apply_resource_limits(uint64_t memory_bytes, uint64_t cpu_seconds) {
-  auto set = [](int resource, rlim_t value) {
-    rlimit lim{value, value};
-    setrlimit(resource, &lim);
-  };
-  if (memory_bytes) set(RLIMIT_AS, memory_bytes);
-  if (cpu_seconds) set(RLIMIT_CPU, cpu_seconds);
-  set(RLIMIT_FSIZE, 0);
-  set(RLIMIT_CORE, 0);
-  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  set_rlimits(memory_bytes, cpu_seconds);
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);  // Landlock and seccomp need it; no setuid binary can raise us
 }
 
 std::string restrict_filesystem(const std::vector<std::filesystem::path>& readable) {
@@ -64,23 +60,21 @@ std::string restrict_filesystem(const std::vector<std::filesystem::path>& readab
   attr.handled_access_fs = handled;
   if (abi >= 4) attr.handled_access_net = kAccessNetBindTcp | kAccessNetConnectTcp;
   const size_t attr_size = abi >= 4 ? sizeof attr : sizeof(uint64_t);
-  const int ruleset = int(syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0));
-  if (ruleset < 0) return std::string("landlock ruleset failed: ") + std::strerror(errno);
+  const UniqueFd ruleset(int(syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0)));
+  if (!ruleset) return std::string("landlock ruleset failed: ") + std::strerror(errno);
   std::vector<std::filesystem::path> paths = {"/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/ld.so.conf",
                                               "/proc/self", "/sys/devices/system/cpu"};
   paths.insert(paths.end(), readable.begin(), readable.end());
   for (const auto& path : paths) {
-    const int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
-    if (fd < 0) continue;
+    const UniqueFd fd(open(path.c_str(), O_PATH | O_CLOEXEC));
+    if (!fd) continue;
     landlock_path_beneath_attr rule{};
-    rule.parent_fd = fd;
+    rule.parent_fd = fd.get();
     const bool is_dir = std::filesystem::is_directory(path);
     rule.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE | (is_dir ? LANDLOCK_ACCESS_FS_READ_DIR : 0);
-    syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
-    close(fd);
+    syscall(SYS_landlock_add_rule, ruleset.get(), LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
   }
-  const int rc = int(syscall(SYS_landlock_restrict_self, ruleset, 0));
-  close(ruleset);
+  const int rc = int(syscall(SYS_landlock_restrict_self, ruleset.get(), 0));
   if (rc != 0) return std::string("landlock restrict failed: ") + std::strerror(errno);
   return "landlock abi " + std::to_string(abi) + ": read-only system libraries and artifact, no writes, no TCP";
 }
@@ -89,19 +83,15 @@ PathHandles::PathHandles(const std::vector<std::filesystem::path>& paths) {
   for (const auto& path : paths) {
     std::string name = path.lexically_normal().string();
     while (name.size() > 1 && name.back() == '/') name.pop_back();
-    const int fd = open(name.c_str(), O_PATH | O_CLOEXEC);
-    if (fd >= 0) handles_.emplace_back(name, fd);
+    UniqueFd fd(open(name.c_str(), O_PATH | O_CLOEXEC));
+    if (fd) handles_.emplace_back(name, std::move(fd));
   }
-}
-
-PathHandles::~PathHandles() {
-  for (const auto& [path, fd] : handles_) close(fd);
 }
 
 std::string PathHandles::reachable(const std::string& path) const {
   for (const auto& [prefix, fd] : handles_)
     if (path == prefix || (path.compare(0, prefix.size(), prefix) == 0 && path[prefix.size()] == '/'))
-      return "/proc/self/fd/" + std::to_string(fd) + path.substr(prefix.size());
+      return "/proc/self/fd/" + std::to_string(fd.get()) + path.substr(prefix.size());
   return path;
 }
 
@@ -124,8 +114,7 @@ std::string drop_privileges(bool switch_user) {
   __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {};
   if (syscall(SYS_capset, &header, none) != 0)
     throw std::runtime_error(std::string("cannot drop capabilities: ") + std::strerror(errno));
-  // A change of user clears the parent-death signal.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  die_with_parent();  // a change of user clears the parent-death signal
   if (getppid() == 1) throw std::runtime_error("ksearch exited while the runner was starting");
   return "no capabilities, " + user;
 }
@@ -336,6 +325,59 @@ std::string apply_syscall_filter(bool after_load, bool strict) {
     load_program(program, true);
   }
   return description;
+}
+
+namespace {
+struct SearchContext {
+  std::string path;
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  bool found = false;
+};
+
+int visit(dl_phdr_info* info, size_t, void* data) {
+  auto* ctx = static_cast<SearchContext*>(data);
+  if (!info->dlpi_name || !*info->dlpi_name) return 0;
+  std::error_code ec;
+  if (!std::filesystem::equivalent(info->dlpi_name, ctx->path, ec)) return 0;
+  ctx->found = true;
+  // The part of the writable segment that becomes read-only after relocation (RELRO) is not data.
+  uintptr_t relro_begin = 0, relro_end = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
+      relro_begin = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+      relro_end = (relro_begin + info->dlpi_phdr[i].p_memsz + 4095) & ~uintptr_t(4095);
+    }
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const auto& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_W)) continue;
+    uintptr_t begin = info->dlpi_addr + ph.p_vaddr, end = begin + ph.p_memsz;
+    if (relro_end > begin && relro_begin < end) {
+      if (relro_begin > begin) ctx->ranges.emplace_back(begin, relro_begin);
+      begin = std::max(begin, relro_end);
+    }
+    if (end > begin) ctx->ranges.emplace_back(begin, end);
+  }
+  return 1;
+}
+}  // namespace
+
+std::vector<MemoryRange> writable_segments(const std::string& library) {
+  SearchContext ctx;
+  ctx.path = library;
+  dl_iterate_phdr(visit, &ctx);
+  if (!ctx.found) throw std::runtime_error("loaded library not found in the process: " + library);
+  std::vector<MemoryRange> ranges;
+  for (const auto& [begin, end] : ctx.ranges) ranges.push_back({begin, end});
+  return ranges;
+}
+
+void die_with_parent() { prctl(PR_SET_PDEATHSIG, SIGKILL); }
+
+std::vector<int> open_descriptors() {
+  std::vector<int> fds;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd"))
+    fds.push_back(std::stoi(entry.path().filename().string()));
+  return fds;
 }
 
 }  // namespace ksearch::runner

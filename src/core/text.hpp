@@ -1,0 +1,13 @@
+#pragma once
+// core/text: filling placeholders in text files (profiles, templates).
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace ksearch {
+
+// `text` with every "{name}" whose name is a key of `values` replaced by its value, in one pass (a
+// value is never searched for placeholders itself); other braces are kept as they are.
+std::string substitute(std::string_view text, const std::map<std::string, std::string, std::less<>>& values);
+
+}  // namespace ksearch

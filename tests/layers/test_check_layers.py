@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""check_layers.py on a small tree: it passes a downward include and fails an upward one, a
+private backend header reached from outside, and a module missing from layers.toml."""
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+CHECK = pathlib.Path(__file__).with_name("check_layers.py")
+LAYERS = """
+[allowed]
+core = []
+backends = ["core"]
+cli = ["backends", "core"]
+[debt]
+"core/old.cpp" = ["backends"]
+[private]
+folders = ["backends/*"]
+"""
+
+
+def run(files: dict[str, str]) -> subprocess.CompletedProcess:
+    with tempfile.TemporaryDirectory() as root:
+        src = pathlib.Path(root) / "src"
+        for name in ("core", "backends/cpu", "cli"):
+            (src / name).mkdir(parents=True, exist_ok=True)
+        (src / "layers.toml").write_text(LAYERS)
+        for name, text in files.items():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            (src / name).write_text(text)
+        return subprocess.run([sys.executable, CHECK, root], capture_output=True, text=True)
+
+
+def expect(files: dict[str, str], ok: bool, needle: str = "") -> None:
+    result = run(files)
+    assert (result.returncode == 0) == ok, (files, result.stdout)
+    assert needle in result.stdout, (needle, result.stdout)
+
+
+expect({"cli/main.cpp": '#include "backends/backend.hpp"\n#include "core/x.hpp"\n'}, True, "graph holds")
+expect({"core/x.cpp": '#include "cli/command.hpp"\n'}, False, "src/core/x.cpp:1")
+expect({"core/old.cpp": '#include "backends/backend.hpp"\n'}, True)  # listed as debt
+expect({"core/new.cpp": '#include "backends/backend.hpp"\n'}, False, "may not depend on 'backends'")
+expect({"cli/main.cpp": '#include "backends/cpu/tools.hpp"\n'}, False, "private")
+expect({"backends/cpu/a.cpp": '#include "backends/cpu/tools.hpp"\n'}, True)
+expect({"backends/new/a.cpp": "\n", "cli/main.cpp": '#include "backends/new/a.hpp"\n'}, False, "private")
+expect({"store/s.cpp": "\n"}, False, "missing from src/layers.toml")
+print("check_layers.py behaves")

@@ -1,4 +1,5 @@
 #include <spdlog/cfg/env.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <map>
@@ -23,6 +24,8 @@ bool register_command(int order, CommandSetup setup) {
 }  // namespace ksearch::cli
 
 int main(int argc, char** argv) {
+  // Logs go to stderr: stdout carries results (`--json` output must parse whatever is logged).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("ksearch"));
   spdlog::set_pattern("%^[%l]%$ %v");
   spdlog::set_level(spdlog::level::warn);
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug for more

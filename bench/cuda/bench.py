@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Side-by-side H200 benchmark of ksearch's CUDA kernels against PyTorch, in one process.
 
-usage: bench.py KERNELS_DIR [--out results.json] [--wrappers task,task]
+usage: bench.py KERNELS_DIR [--out results.json] [--wrappers task,task] [--ceilings ksearch-ceilings.json]
 
 KERNELS_DIR holds kernel sources, one folder per task: the best kernels of `ksearch run` searches
 as `ksearch export` writes them (bench/cuda/device_run.sh's search stage), or rendered template
@@ -11,6 +11,12 @@ PyTorch's device pointers on PyTorch's current stream. Every kernel is checked a
 on the benchmark inputs; the fastest correct one per task is reported. Both sides are timed
 the same way: CUDA events around one call, L2 flushed (a 2 x L2 buffer written) before each
 repetition, median of the repetitions, spread = (p90 - p10) / median.
+
+Some tasks have further baselines beside PyTorch (the scan: a chunked parallel scan in Triton,
+bench/cuda/triton_scan.py, its block sizes tuned here first), checked and timed the same way.
+--ceilings takes the ceilings ksearch measured on this GPU (its cache's ceilings/cuda-*.json) and adds
+ksearch's roofline per case: the largest of bytes / bandwidth, FLOP / matrix rate and
+transcendentals / exp rate, as the evaluator computes it.
 
 --wrappers builds the PyTorch extension that `ksearch export` wrote beside a task's kernel
 (<task>_torch.cpp, JIT through torch.utils.cpp_extension) and checks that calling it gives the
@@ -182,17 +188,40 @@ def scan_torch_loop(u, delta, A, B, C, D, z, bias):
     return y * F.silu(z)
 
 
+def tuned_triton_scan(args):
+    """The Triton scan at its fastest block size and chunk length for these inputs."""
+    import triton_scan
+    best = None
+    for block_d in (8, 16, 32):
+        for chunk in (16, 32, 64):
+            fn = lambda bd=block_d, ch=chunk: triton_scan.selective_scan(*args, block_d=bd, chunk=ch)
+            try:
+                ms, _ = timeit(fn, reps=5, warmup=1)
+            except Exception as e:  # a configuration that does not fit (registers, shared memory)
+                print(f"  triton scan block_d={block_d} chunk={chunk}: {str(e).splitlines()[0][:200]}", flush=True)
+                continue
+            if best is None or ms < best[0]:
+                best = (ms, fn, f"block_d={block_d} chunk={chunk}")
+    print(f"  triton scan tuned: {best[2]}" if best else "  triton scan: no configuration ran", flush=True)
+    return best[1] if best else None
+
+
 def scan_cases():
     out = []
-    for (b, d, l) in [(1, 768, 512), (1, 768, 2048), (1, 2048, 1024), (4, 768, 1024)]:
+    for (b, d, l) in [(1, 768, 512), (1, 768, 2048), (1, 2048, 1024), (4, 768, 1024), (4, 1536, 4096)]:
         u, delta, A, B, C, D, z, bias = scan_inputs(b, d, l)
         y = torch.empty_like(u)
         n = 16
         nbytes = 4 * (4 * b * d * l + 2 * b * n * l + d * n + 2 * d)
+        inputs = (u, delta, A, B, C, D, z, bias)
+        baselines = {}
+        if (triton_fn := tuned_triton_scan(inputs)) is not None:
+            baselines["triton chunked scan"] = triton_fn
         out.append(dict(name=f"selective_scan fp32 b{b} d{d} l{l}", bytes=nbytes, flops=9 * b * d * l * n,
+                        transcendentals=b * d * l * (n + 3),
                         args=[u, delta, A, B, C, D, z, bias, y, None, b, d, l, n, 1, 1, 1],
-                        torch=lambda a=(u, delta, A, B, C, D, z, bias): scan_torch_loop(*a), out=y,
-                        ref=lambda a=(u, delta, A, B, C, D, z, bias): scan_torch_loop(*[t.double() for t in a]).float(),
+                        torch=lambda a=inputs: scan_torch_loop(*a), out=y, baselines=baselines,
+                        ref=lambda a=inputs: scan_torch_loop(*[t.double() for t in a]).float(),
                         tol=1e-3, torch_reps=3))
     return out
 
@@ -249,6 +278,7 @@ def main():
     kdir = sys.argv[1]
     out_json = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
     wrappers = sys.argv[sys.argv.index("--wrappers") + 1].split(",") if "--wrappers" in sys.argv else []
+    ceilings = json.load(open(sys.argv[sys.argv.index("--ceilings") + 1])) if "--ceilings" in sys.argv else None
     only = (os.environ["BENCH_TASKS"].split(",") if os.environ.get("BENCH_TASKS")
             else [t for t in TASKS if os.path.isdir(os.path.join(kdir, t))])
     keep_pool_memory()
@@ -264,6 +294,16 @@ def main():
         cases = make_cases()
         refs = [c["ref"]() for c in cases]
         torch_times = [timeit(c["torch"], reps=c.get("torch_reps", 30), warmup=1 if c.get("torch_reps") else 3) for c in cases]
+        baseline_times = []  # per case: {name: (ms, spread, rel err)}, wrong answers left out with a message
+        for c, ref in zip(cases, refs):
+            timed = {}
+            for bname, fn in c.get("baselines", {}).items():
+                e = rel_err(fn(), ref)
+                if e <= c["tol"]:
+                    timed[bname] = (*timeit(fn), e)
+                else:
+                    print(f"  {task}: baseline {bname} WRONG on {c['name']} (rel err {e:.2e})", flush=True)
+            baseline_times.append(timed)
         best = None
         for src, so in built[task]:
             if not so:
@@ -297,17 +337,25 @@ def main():
         if best is None:
             print(f"{task}: no correct kernel", flush=True)
             continue
-        for c, (tm, tsp), (om, osp), e in zip(cases, torch_times, best[2], best[3]):
+        for c, (tm, tsp), (om, osp), e, extra in zip(cases, torch_times, best[2], best[3], baseline_times):
             row = dict(task=task, case=c["name"], kernel=best[1], ours_ms=om, ours_spread=osp, torch_ms=tm, torch_spread=tsp,
                        vs_torch=tm / om, rel_err=e, bw_fraction=c["bytes"] / (om / 1e3) / bw,
-                       tflops=c["flops"] / (om / 1e3) / 1e12 if c["flops"] else 0.0)
+                       tflops=c["flops"] / (om / 1e3) / 1e12 if c["flops"] else 0.0,
+                       baselines={k: dict(ms=v[0], spread=v[1], rel_err=v[2], vs_ours=v[0] / om) for k, v in extra.items()})
+            if ceilings:
+                row["roofline_ms"] = 1e3 * max(c["bytes"] / ceilings["bandwidth_bytes_per_s"], c["flops"] / ceilings["flops_per_s"],
+                                               c.get("transcendentals", 0) / ceilings.get("exp_per_s", float("inf")))
+                row["roofline_fraction"] = row["roofline_ms"] / om
             results.append(row)
-    print("\n| case | kernel | ours ms (spread) | torch ms (spread) | ours/torch speed | % of copy BW | TFLOP/s | rel err |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| case | kernel | ours ms (spread) | torch ms (spread) | ours/torch speed | other baselines (ms, their time / ours) "
+          "| % of copy BW | % of ksearch roofline | TFLOP/s | rel err |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
+        others = "; ".join(f"{k} {v['ms']:.4f} ({100 * v['spread']:.1f}%) {v['vs_ours']:.2f}x" for k, v in r["baselines"].items())
+        roof = f"{100 * r['roofline_fraction']:.0f}%" if "roofline_fraction" in r else "-"
         print(f"| {r['case']} | {r['kernel']} | {r['ours_ms']:.4f} ({100 * r['ours_spread']:.1f}%) | {r['torch_ms']:.4f} "
-              f"({100 * r['torch_spread']:.1f}%) | {r['vs_torch']:.2f}x | {100 * r['bw_fraction']:.0f}% | "
-              f"{r['tflops']:.1f} | {r['rel_err']:.1e} |")
+              f"({100 * r['torch_spread']:.1f}%) | {r['vs_torch']:.2f}x | {others or '-'} | {100 * r['bw_fraction']:.0f}% | "
+              f"{roof} | {r['tflops']:.1f} | {r['rel_err']:.1e} |")
     for job in wrapper_jobs:  # last: the table above is kept even if a build fails
         try:
             wrapper_checks.append(check_wrapper(*job))
@@ -316,7 +364,7 @@ def main():
         print(wrapper_checks[-1], flush=True)
     if out_json:
         with open(out_json, "w") as fh:
-            json.dump(dict(device=props.name, torch=torch.__version__, copy_bandwidth=bw, results=results,
+            json.dump(dict(device=props.name, torch=torch.__version__, copy_bandwidth=bw, ceilings=ceilings, results=results,
                            wrapper_checks=wrapper_checks), fh, indent=1)
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# One device call: ksearch built on a CUDA-13 host is carried as an install prefix in .devcarry/prefix
-# (bench/cuda/pack_for_device.sh: bin/, libexec/ksearch/, share/ksearch/, lib/ with the non-system
-# shared libraries), with variants/ rendered by the host test in .devcarry/. Runs the GPU tests,
+# One device call: ksearch built on a CUDA-13 host is carried as an install prefix packed in
+# .devcarry/libs.tar.xz and .devcarry/prefix.tar.xz (bench/cuda/pack_for_device.sh: bin/, libexec/ksearch/, share/ksearch/, lib/
+# with the non-system shared libraries), unpacked here into .devcarry/prefix, with variants/ rendered
+# by the host test in .devcarry/. Runs the GPU tests,
 # `ksearch eval` of every cuda seed, short `ksearch run` searches whose best kernels are exported
 # to /tmp/runs/kernels/<task>/, and the side-by-side benchmark of those kernels (or of
 # BENCH_KERNELS=DIR, e.g. .devcarry/variants) against PyTorch.
@@ -12,6 +13,8 @@
 set -uo pipefail
 ROOT=$(pwd)
 PREFIX=$ROOT/.devcarry/prefix
+[ -x "$PREFIX/bin/ksearch" ] || { mkdir -p "$PREFIX" && tar -C "$PREFIX" -xJf "$ROOT/.devcarry/libs.tar.xz" &&
+  tar -C "$PREFIX" -xJf "$ROOT/.devcarry/prefix.tar.xz"; } || exit 1
 export LD_LIBRARY_PATH=$PREFIX/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export KSEARCH_CACHE_DIR=/tmp/ksearch-cache
 # The GPU tests' adversarial sources come from this checkout (the data ksearch reads is in the prefix).
@@ -50,7 +53,8 @@ for stage in "$@"; do
         tar czf "$OUT/runs.tgz" -C /tmp runs  # after every task, so a call cut short keeps what finished
       done ;;
     bench)
-      PYTHONUNBUFFERED=1 timeout 420 python3 bench/cuda/bench.py "${BENCH_KERNELS:-/tmp/runs/kernels}" --out "$OUT/bench.json" \
-        ${BENCH_WRAPPERS:+--wrappers $BENCH_WRAPPERS} 2>&1 | tee "$OUT/bench.log" ;;
+      ceilings=$(ls "$KSEARCH_CACHE_DIR"/ceilings/cuda-*.json 2>/dev/null | head -1)
+      PYTHONUNBUFFERED=1 timeout ${BENCH_TIMEOUT:-420} python3 bench/cuda/bench.py "${BENCH_KERNELS:-/tmp/runs/kernels}" --out "$OUT/bench.json" \
+        ${BENCH_WRAPPERS:+--wrappers $BENCH_WRAPPERS} ${ceilings:+--ceilings $ceilings} 2>&1 | tee "$OUT/bench.log" ;;
   esac
 done

@@ -35,6 +35,7 @@ struct Ceilings {
   double flops_per_s = 0;            // fp32 peak (fma = 2 flops)
   std::string method;                // how it was measured
   size_t cache_bytes = 0;            // largest cache: smaller working sets may beat the bandwidth ceiling
+  double transcendentals_per_s = 0;  // fp32 exp per second (the kind of unit or code a fast kernel uses)
 };
 
 struct BuildResult {

@@ -24,14 +24,14 @@ void print_table(const EvalReport& r, bool verbose_log) {
   fmt::print("task {}  backend {}  status {}\n", r.task, r.backend, status_name(r.status));
   if (!r.message.empty()) fmt::print("  {}\n", r.message);
   if (!r.workloads.empty()) {
-    fmt::print("\n{:<44} {:<13} {:>10} {:>10} {:>11} {:>7} {:>9} {:>9}\n", "workload", "status", "max_abs", "max_rel",
-               "median_ms", "spread", "vs_seed", "roofline");
+    fmt::print("\n{:<44} {:<13} {:>10} {:>10} {:>11} {:>7} {:>9} {:>9} {}\n", "workload", "status", "max_abs", "max_rel",
+               "median_ms", "spread", "vs_seed", "roofline", "bound");
     for (const auto& w : r.workloads) {
       const std::string name = w.name + (w.held_out ? " (h)" : "") + (w.reference == "device" ? " (d)" : "");
       if (w.timing.samples > 0)
-        fmt::print("{:<44} {:<13} {:>10.2e} {:>10.2e} {:>11.4f} {:>6.1f}% {:>8.2f}x {:>8.1f}%\n", name, status_name(w.status),
-                   w.max_abs_err, w.max_rel_err, w.timing.median, 100 * w.timing.spread(), w.speedup_vs_seed,
-                   100 * w.roofline_fraction);
+        fmt::print("{:<44} {:<13} {:>10.2e} {:>10.2e} {:>11.4f} {:>6.1f}% {:>8.2f}x {:>8.1f}% {}\n", name,
+                   status_name(w.status), w.max_abs_err, w.max_rel_err, w.timing.median, 100 * w.timing.spread(),
+                   w.speedup_vs_seed, 100 * w.roofline_fraction, w.roofline_bound);
       else
         fmt::print("{:<44} {:<13} {:>10.2e} {:>10.2e} {:>11} {:>7} {:>9} {:>9}\n", name, status_name(w.status),
                    w.max_abs_err, w.max_rel_err, "-", "-", "-", "-");

@@ -103,6 +103,7 @@ nlohmann::json EvalReport::to_json() const {
                               {"samples", w.timing.samples},
                               {"roofline_ms", w.roofline_ms},
                               {"roofline_fraction", w.roofline_fraction},
+                              {"roofline_bound", w.roofline_bound},
                               {"seed_ms", w.seed_ms},
                               {"speedup_vs_seed", w.speedup_vs_seed}});
   }
@@ -141,6 +142,7 @@ EvalReport EvalReport::from_json(const nlohmann::json& j) {
     wr.timing.samples = w.value("samples", 0);
     wr.roofline_ms = w.value("roofline_ms", 0.0);
     wr.roofline_fraction = w.value("roofline_fraction", 0.0);
+    wr.roofline_bound = w.value("roofline_bound", "");
     wr.seed_ms = w.value("seed_ms", 0.0);
     wr.speedup_vs_seed = w.value("speedup_vs_seed", 0.0);
     r.workloads.push_back(wr);
@@ -468,12 +470,20 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         if (wr.status == Status::passed) wr.timing = summarize(trusted.times_ms);
         const double flops = task_.flops(w), bytes = task_.bytes(w);
         double roofline_s = 0;
-        if (ceilings.flops_per_s > 0) roofline_s = std::max(roofline_s, flops / ceilings.flops_per_s);
-        if (ceilings.bandwidth_bytes_per_s > 0) roofline_s = std::max(roofline_s, bytes / ceilings.bandwidth_bytes_per_s);
+        const auto bound_by = [&](double amount, double per_s, const char* bound) {
+          if (per_s > 0 && amount / per_s > roofline_s) {
+            roofline_s = amount / per_s;
+            wr.roofline_bound = bound;
+          }
+        };
+        bound_by(bytes, ceilings.bandwidth_bytes_per_s, "memory");
+        bound_by(flops, ceilings.flops_per_s, "compute");
+        bound_by(task_.transcendentals(w), ceilings.transcendentals_per_s, "transcendental");
         wr.roofline_ms = roofline_s * 1000;
         if (wr.timing.median > 0) wr.roofline_fraction = wr.roofline_ms / wr.timing.median;
         // Data that fits in the caches can beat the memory roofline despite the flush; then only the
-        // compute ceiling bounds what is plausible.
+        // compute ceiling bounds what is plausible. The transcendental ceiling never does: a kernel may
+        // compute exp with FMA polynomials faster than the units the ceiling measures.
         const double plausible_ms =
             bytes > 2.0 * double(ceilings.cache_bytes) ? wr.roofline_ms
                                                        : (ceilings.flops_per_s > 0 ? 1000 * flops / ceilings.flops_per_s : 0);

@@ -52,6 +52,7 @@ struct WorkloadResult {
   TimingSummary timing;          // milliseconds
   double roofline_ms = 0;
   double roofline_fraction = 0;  // roofline_ms / median
+  std::string roofline_bound;    // which ceiling sets roofline_ms: "memory", "compute" or "transcendental"
   double seed_ms = 0;
   double speedup_vs_seed = 0;
   bool ran = false;

@@ -89,6 +89,7 @@ std::optional<std::vector<int64_t>> Task::shape_of(const TensorSpec& t, const Wo
 
 double Task::flops(const Workload& w) const { return evaluate_expression(flops_expr, bindings(w)); }
 double Task::bytes(const Workload& w) const { return evaluate_expression(bytes_expr, bindings(w)); }
+double Task::transcendentals(const Workload& w) const { return evaluate_expression(transcendentals_expr, bindings(w)); }
 
 double Task::reference_cost(const Workload& w) const {
   const double f = flops(w);
@@ -230,9 +231,10 @@ Task load_task(const fs::path& file_in) {
 
   if (const toml::node* cost = root.get("cost")) {
     const auto& t = r.table(cost, "cost");
-    r.only_known_keys(t, "cost", {"flops", "bytes"});
+    r.only_known_keys(t, "cost", {"flops", "bytes", "transcendentals"});
     task.flops_expr = r.string(t, "flops", "cost", "0");
     task.bytes_expr = r.string(t, "bytes", "cost", "0");
+    task.transcendentals_expr = r.string(t, "transcendentals", "cost", "0");
   }
 
   const toml::node* workloads = root.get("workloads");
@@ -295,7 +297,8 @@ Task load_task(const fs::path& file_in) {
                    fmt::format("shape '{}' of '{}' does not evaluate: {}", dim, t.name, err));
         }
       }
-    for (const auto& [what, expr] : {std::pair{"cost.flops", task.flops_expr}, std::pair{"cost.bytes", task.bytes_expr}}) {
+    for (const auto& [what, expr] : {std::pair{"cost.flops", task.flops_expr}, std::pair{"cost.bytes", task.bytes_expr},
+                                     std::pair{"cost.transcendentals", task.transcendentals_expr}}) {
       std::string err = validate_expression(expr, values);
       if (!err.empty()) r.fail(root.get("cost"), what, fmt::format("'{}' does not evaluate: {}", expr, err));
     }

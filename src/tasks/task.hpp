@@ -85,6 +85,7 @@ struct Task {
   std::map<DType, Tolerance> tolerances;
   std::string flops_expr = "0";
   std::string bytes_expr = "0";
+  std::string transcendentals_expr = "0";  // exp/log/sin...: counted apart, they run on slower units
   std::vector<Workload> workloads;
   std::map<std::string, EntrySpec> entries;  // by backend name
   std::filesystem::path reference_source;
@@ -104,6 +105,7 @@ struct Task {
   std::optional<std::vector<int64_t>> shape_of(const TensorSpec& t, const Workload& w) const;
   double flops(const Workload& w) const;
   double bytes(const Workload& w) const;
+  double transcendentals(const Workload& w) const;
   // What decides between the CPU and a device reference: the flops, or the bytes where flops are 0.
   double reference_cost(const Workload& w) const;
   // The device reference that gives a workload's reference outputs on `backend`, or null where the CPU

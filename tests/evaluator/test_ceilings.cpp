@@ -58,6 +58,12 @@ void expect_ceiling_reaches_honest_kernel(const std::string& march) {
             << honest / 1e9 << " GFLOP/s, bandwidth " << ceilings.value("bandwidth_bytes_per_s", 0.0) / 1e9
             << " GB/s\n";
   EXPECT_GE(peak, honest) << "an honest kernel beats the measured FMA ceiling: it would be rejected as implausible";
+  // A polynomial exp costs about a dozen vector operations: its rate lies well below the FMA rate
+  // and well above what scalar libm calls reach.
+  const double exps = ceilings.value("exp_per_s", 0.0);
+  std::cout << "  exp " << exps / 1e9 << " G/s\n";
+  EXPECT_GT(exps, peak / 200);
+  EXPECT_LT(exps, peak / 4);
 }
 
 TEST(CpuCeilings, FmaPeakReachesAnHonestKernelAtTheNativeWidth) { expect_ceiling_reaches_honest_kernel("native"); }

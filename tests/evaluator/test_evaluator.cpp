@@ -48,6 +48,26 @@ TEST(Evaluator, SeedPassesWithTimingSpeedupAndRoofline) {
   EXPECT_EQ(back.workloads[0].timing.median, r.workloads[0].timing.median);
 }
 
+// The roofline is the largest of the memory, FLOP and transcendental times, and names which one.
+TEST(Evaluator, RooflineTakesTheSlowestCeilingIncludingTranscendentals) {
+  Task task = tiny();
+  auto backend = make_backend("cpu");
+  const Ceilings c = backend->ceilings();
+  ASSERT_GT(c.transcendentals_per_s, 0) << c.method;
+  EvalOptions o = quick_options();
+  o.workloads = WorkloadSet::visible;
+  const std::string seed = read_file(task.entry("cpu").seed);
+  for (const auto& w : Evaluator(task, *backend, o).evaluate(seed).workloads) EXPECT_EQ(w.roofline_bound, "memory") << w.name;
+  task.transcendentals_expr = "1000 * rows * cols";  // far more exps than the bytes' time allows
+  const EvalReport r = Evaluator(task, *backend, o).evaluate(seed);
+  ASSERT_EQ(r.status, Status::passed) << r.message;
+  for (const auto& w : r.workloads) {
+    EXPECT_EQ(w.roofline_bound, "transcendental") << w.name;
+    EXPECT_NEAR(w.roofline_ms, 1000 * task.transcendentals(task.workload(w.name)) / c.transcendentals_per_s, 1e-9 + 1e-6 * w.roofline_ms);
+  }
+  EXPECT_EQ(EvalReport::from_json(r.to_json()).workloads[0].roofline_bound, "transcendental");
+}
+
 TEST(Evaluator, WorkloadSetsSeparateVisibleAndHeldOut) {
   const Task task = tiny();
   auto backend = make_backend("cpu");

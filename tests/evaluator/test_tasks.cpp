@@ -256,6 +256,9 @@ TEST(Tasks, MalformedFilesNameFileLineAndField) {
   EXPECT_NE(load_error(replaced(text, "reference.cpp", "missing.cpp")).find("reference.source"), std::string::npos);
   // A cost expression naming an unknown value.
   EXPECT_NE(load_error(replaced(text, "5 * rows * cols", "5 * rows * colz")).find("cost.flops"), std::string::npos);
+  EXPECT_NE(load_error(replaced(text, "bytes = \"8 * rows * cols\"", "bytes = \"8 * rows * cols\"\ntranscendentals = \"rowz\""))
+                .find("cost.transcendentals"),
+            std::string::npos);
   // Misspelt keys are errors, not silently ignored: a typo'd held_out would make held-out workloads visible.
   const std::string e3 = load_error(replaced(text, "held_out = true", "held_ot = true"));
   EXPECT_NE(e3.find("task.toml:"), std::string::npos) << e3;

@@ -1,5 +1,5 @@
-// The cpu backend's ceiling probe: this machine's fp32 FMA peak and copy/triad bandwidth, as candidates
-// can reach them. ksearch compiles this file at run time with the candidates' own flags (g++ -O3
+// The cpu backend's ceiling probe: this machine's fp32 FMA peak, exp rate and copy/triad bandwidth, as
+// candidates can reach them. ksearch compiles this file at run time with the candidates' own flags (g++ -O3
 // -march=native -fopenmp: the vector width and instructions they get), runs it under the timing
 // lock and reads the one JSON object it prints.
 #include <omp.h>
@@ -33,21 +33,17 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 
 volatile float sink;  // keeps the accumulators' results alive
 
-struct FmaRate {
-  double flops_per_s = 0;
+struct Rate {
+  double per_s = 0;
   int threads = 0;
 };
 
-// Every thread runs `Accumulators` independent FMA chains on vectors of `Bytes`: enough chains cover
-// the FMA latency on every FMA port, too many spill registers. Best of five passes (other processes
-// only ever slow a pass down).
-template <int Bytes, int Accumulators>
-FmaRate fma_rate() {
-  typedef float vec __attribute__((vector_size(Bytes)));
-  constexpr int lanes = Bytes / 4;
-  const long iterations = long(2e9) / (Accumulators * lanes);  // 4 GFLOP per thread and pass
-  FmaRate best;
-  for (int pass = 0; pass < 5; ++pass) {
+// Best of `passes` OpenMP passes (other processes only ever slow a pass down) in which every thread
+// runs `work`, which does `operations` operations and returns a value that keeps its results alive.
+template <typename Work>
+Rate best_parallel_rate(int passes, double operations, Work work) {
+  Rate best;
+  for (int pass = 0; pass < passes; ++pass) {
     int threads = 1;
     float total = 0;
     const double start = now_s();
@@ -55,37 +51,51 @@ FmaRate fma_rate() {
     {
 #pragma omp single
       threads = omp_get_num_threads();
-      vec acc[Accumulators];
-      for (int k = 0; k < Accumulators; ++k) acc[k] = vec{} + float(k + 1) * 1e-3f;
-      const vec x = vec{} + 0.999999f, y = vec{} + 1e-7f;
-      for (long i = 0; i < iterations; ++i)
-#pragma GCC unroll 16
-        for (int k = 0; k < Accumulators; ++k) acc[k] = acc[k] * x + y;
-      for (int k = 0; k < Accumulators; ++k)
-        for (int l = 0; l < lanes; ++l) total += acc[k][l];
+      total += work();
     }
     const double seconds = now_s() - start;
     sink = total;
-    const double rate = double(threads) * double(iterations) * Accumulators * lanes * 2 / seconds;
-    if (rate > best.flops_per_s) best = {rate, threads};
+    const double rate = double(threads) * operations / seconds;
+    if (rate > best.per_s) best = {rate, threads};
   }
   return best;
 }
 
+// Every thread runs `Accumulators` independent FMA chains on vectors of `Bytes`: enough chains cover
+// the FMA latency on every FMA port, too many spill registers. Best of five passes.
+template <int Bytes, int Accumulators>
+Rate fma_rate() {
+  typedef float vec __attribute__((vector_size(Bytes)));
+  constexpr int lanes = Bytes / 4;
+  const long iterations = long(2e9) / (Accumulators * lanes);  // 4 GFLOP per thread and pass
+  return best_parallel_rate(5, double(iterations) * Accumulators * lanes * 2, [&] {
+    vec acc[Accumulators];
+    for (int k = 0; k < Accumulators; ++k) acc[k] = vec{} + float(k + 1) * 1e-3f;
+    const vec x = vec{} + 0.999999f, y = vec{} + 1e-7f;
+    for (long i = 0; i < iterations; ++i)
+#pragma GCC unroll 16
+      for (int k = 0; k < Accumulators; ++k) acc[k] = acc[k] * x + y;
+    float total = 0;
+    for (int k = 0; k < Accumulators; ++k)
+      for (int l = 0; l < lanes; ++l) total += acc[k][l];
+    return total;
+  });
+}
+
 struct Best {
-  FmaRate rate;
+  Rate rate;
   int bits = 0, accumulators = 0;
   std::string trials;  // "bits x accumulators: GFLOP/s" for each configuration tried
 };
 
 template <int Bytes, int Accumulators>
 void try_fma(Best& best) {
-  const FmaRate r = fma_rate<Bytes, Accumulators>();
+  const Rate r = fma_rate<Bytes, Accumulators>();
   char line[64];
   std::snprintf(line, sizeof line, "%s\"%dx%d\": %.1f", best.trials.empty() ? "" : ", ", Bytes * 8, Accumulators,
-                r.flops_per_s / 1e9);
+                r.per_s / 1e9);
   best.trials += line;
-  if (r.flops_per_s > best.rate.flops_per_s) best = {r, Bytes * 8, Accumulators, best.trials};
+  if (r.per_s > best.rate.per_s) best = {r, Bytes * 8, Accumulators, best.trials};
 }
 
 // Every vector width up to the native one (on AVX-512 hosts 256-bit FMAs may run faster than 512-bit
@@ -96,6 +106,40 @@ void try_widths(Best& best) {
   try_fma<Bytes, 10>(best);
   try_fma<Bytes, 12>(best);
   if constexpr (Bytes < kNativeBytes) try_widths<Bytes * 2>(best);
+}
+
+// expf at the native vector width as fast kernels write it (x86 and Arm have no exp instruction):
+// 2^(x log2 e) split into n + f, a degree-5 polynomial for 2^f (relative error below 4e-6) and n added to the
+// exponent bits. Independent chains x -> exp(-x) (staying in (0, 1]) on every thread, best of 5.
+template <int Bytes, int Chains>
+double exp_rate() {
+  typedef float vec __attribute__((vector_size(Bytes)));
+  typedef int ivec __attribute__((vector_size(Bytes)));
+  constexpr int lanes = Bytes / 4;
+  const long iterations = long(4e8) / (Chains * lanes);
+  return best_parallel_rate(5, double(iterations) * Chains * lanes, [&] {
+           vec x[Chains];
+           for (int k = 0; k < Chains; ++k) x[k] = vec{} + float(k + 1) * 0.05f;
+           const vec round_magic = vec{} + 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+           for (long i = 0; i < iterations; ++i)
+#pragma GCC unroll 16
+             for (int k = 0; k < Chains; ++k) {
+               const vec t = x[k] * -1.44269504f;
+               const vec shifted = t + round_magic;
+               const vec f = t - (shifted - round_magic);
+               vec p = 9.6181291e-3f + f * 1.3333558e-3f;
+               p = 5.5504109e-2f + f * p;
+               p = 0.24022651f + f * p;
+               p = 0.69314718f + f * p;
+               p = 1.0f + f * p;
+               x[k] = (vec)((ivec)p + ((ivec)shifted << 23));
+             }
+           float total = 0;
+           for (int k = 0; k < Chains; ++k)
+             for (int l = 0; l < lanes; ++l) total += x[k][l];
+           return total;
+         })
+      .per_s;
 }
 
 // Best of six parallel copy and triad passes over arrays far larger than the caches (bytes read + written).
@@ -129,12 +173,14 @@ int main() {
   Best fma;
   try_widths<16>(fma);
   const double bytes_per_s = bandwidth();
+  const double exp_per_s = std::max(exp_rate<kNativeBytes, 8>(), exp_rate<kNativeBytes, 12>());
   std::printf(
-      "{\"bandwidth_bytes_per_s\": %.6g, \"flops_per_s\": %.6g, \"isa\": \"%s\", \"vector_bits\": %d, "
-      "\"accumulators\": %d, \"threads\": %d, \"fma_gflops_by_bits_x_accumulators\": {%s},\n"
+      "{\"bandwidth_bytes_per_s\": %.6g, \"flops_per_s\": %.6g, \"exp_per_s\": %.6g, \"isa\": \"%s\", "
+      "\"vector_bits\": %d, \"accumulators\": %d, \"threads\": %d, \"fma_gflops_by_bits_x_accumulators\": {%s},\n"
       " \"method\": \"best of 6 OpenMP copy/triad passes over 256 MiB arrays (bytes read + written); fp32 FMA peak: "
       "best of 5 OpenMP passes at each vector width up to the native one with 8, 10 and 12 independent "
-      "accumulators per thread, best %d-bit x %d on %d threads (%s, compiled with the candidates' flags)\"}\n",
-      bytes_per_s, fma.rate.flops_per_s, kIsa, fma.bits, fma.accumulators, fma.rate.threads, fma.trials.c_str(),
-      fma.bits, fma.accumulators, fma.rate.threads, kIsa);
+      "accumulators per thread, best %d-bit x %d on %d threads; exp: a degree-5 polynomial expf at the native "
+      "width, 8 or 12 chains per thread, best of 5 (%s, compiled with the candidates' flags)\"}\n",
+      bytes_per_s, fma.rate.per_s, exp_per_s, kIsa, fma.bits, fma.accumulators, fma.rate.threads,
+      fma.trials.c_str(), fma.bits, fma.accumulators, fma.rate.threads, kIsa);
 }

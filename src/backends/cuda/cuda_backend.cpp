@@ -126,11 +126,12 @@ class CudaBackend : public Backend {
                      {"bandwidth", fmt::format("{:.2f} TB/s", m.ceilings.bandwidth_bytes_per_s / 1e12)},
                      {"fp32_flops", fmt::format("{:.1f} TFLOP/s", m.fp32_flops / 1e12)},
                      {"mma_flops", fmt::format("{:.0f} TFLOP/s", m.mma_flops / 1e12)},
-                     {"matrix_flops", fmt::format("{:.0f} TFLOP/s", m.ceilings.flops_per_s / 1e12)}});
+                     {"matrix_flops", fmt::format("{:.0f} TFLOP/s", m.ceilings.flops_per_s / 1e12)},
+                     {"exp", fmt::format("{:.2f} T/s", m.ceilings.transcendentals_per_s / 1e12)}});
     } else {
       p.name = fmt::format("cuda: sm_{} (no GPU here: {})", arch, why);
       for (const char* key : {"device", "sm_count", "smem_per_block", "smem_per_sm", "regs_per_sm", "l2", "clock",
-                              "memory", "bandwidth", "fp32_flops", "mma_flops", "matrix_flops"})
+                              "memory", "bandwidth", "fp32_flops", "mma_flops", "matrix_flops", "exp"})
         values[key] = "(not measured: no GPU here)";
     }
     p.prose = substitute(read_file(profiles_dir() / "hopper.md"), values);
@@ -223,7 +224,7 @@ class CudaBackend : public Backend {
         cache_subdir("ceilings") / ("cuda-" + sha256_hex(cuda::query_gpu().fingerprint).substr(0, 16) + ".json");
     nlohmann::json j;
     if (fs::exists(file)) j = nlohmann::json::parse(read_file(file), nullptr, false);
-    if (!j.is_object() || !j.contains("device")) {
+    if (!j.is_object() || !j.contains("device") || !j.contains("exp_per_s")) {  // exp_per_s: measured since v0.5
       runner::RunnerProcess process(runner_executable(), runner_limits());
       j = process.request({{"cmd", "ceilings"}}, std::chrono::minutes(5));
       j["device"] = process.request({{"cmd", "device_info"}}, std::chrono::minutes(1));
@@ -235,7 +236,8 @@ class CudaBackend : public Backend {
       write_file_atomic(file, j.dump(2));
     }
     Measured m;
-    m.ceilings = Ceilings{j.value("bandwidth_bytes_per_s", 0.0), j.value("flops_per_s", 0.0), j.value("method", "")};
+    m.ceilings = Ceilings{j.value("bandwidth_bytes_per_s", 0.0), j.value("flops_per_s", 0.0), j.value("method", ""), 0,
+                          j.value("exp_per_s", 0.0)};
     m.fp32_flops = j.value("fp32_flops_per_s", 0.0);
     m.mma_flops = j.value("bf16_mma_sync_flops_per_s", 0.0);
     m.device = j["device"];

@@ -52,6 +52,19 @@ __global__ void fma_kernel(float* out, int iterations, float x, float y) {
   if (s == 1234.5f) out[0] = s;  // keeps the chain alive
 }
 
+// __expf (one FMUL and the special-function unit's ex2) on 8 independent chains per thread: the
+// transcendental ceiling. x -> exp(-x) stays in (0, 1].
+__global__ void exp_kernel(float* out, int iterations) {
+  float a[8];
+  for (int k = 0; k < 8; ++k) a[k] = threadIdx.x * 1e-4f + k * 0.1f;
+  for (int i = 0; i < iterations; ++i)
+#pragma unroll
+    for (int k = 0; k < 8; ++k) a[k] = __expf(-a[k]);
+  float s = 0;
+  for (int k = 0; k < 8; ++k) s += a[k];
+  if (s == 1234.5f) out[0] = s;
+}
+
 // mma.sync m16n8k16 bf16 with fp32 accumulators, 4 independent chains per warp.
 __global__ void mma_kernel(float* out, int iterations) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -370,6 +383,13 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
       if (pass > 0)
         best_mma = std::max(best_mma, double(mma_blocks) * (mma_threads / 32) * mma_iters * 4 * 4096.0 / (ms / 1e3));
     }
+    const int exp_iters = 1 << 13;
+    double best_exp = 0;
+    for (int pass = 0; pass < 4; ++pass) {
+      const float ms = time_events([&] { exp_kernel<<<blocks, threads, 0, stream_>>>(sink, exp_iters); });
+      check(cudaGetLastError(), "exp kernel");
+      if (pass > 0) best_exp = std::max(best_exp, double(blocks) * threads * exp_iters * 8 / (ms / 1e3));
+    }
     check(cudaFree(sink), "cudaFree");
     int clock_khz = 0;
     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
@@ -380,9 +400,11 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
             {"fp32_flops_per_s", best_fp32},
             {"bf16_mma_sync_flops_per_s", best_mma},
             {"bf16_wgmma_peak_flops_per_s", wgmma_peak},
+            {"exp_per_s", best_exp},
             {"method",
              "cudaMemcpyAsync device-to-device of 1 GiB, best of 9 (bytes read + written); fp32: FMA loop on every SM, "
-             "best of 3; matrix: max(measured bf16 mma.sync loop, sm_90 wgmma dense bf16 = SMs x max clock x 4096)"}};
+             "best of 3; matrix: max(measured bf16 mma.sync loop, sm_90 wgmma dense bf16 = SMs x max clock x 4096); "
+             "exp: __expf on 8 chains per thread on every SM, best of 3"}};
   }
 
   cudaDeviceProp prop_{};

@@ -64,6 +64,21 @@ TEST_F(SearchConfig, ARequiredFlagMayComeFromTheFile) {
   EXPECT_EQ(err().find("--task is required"), std::string::npos) << err();
 }
 
+// A real one-round search (the cpu backend, a task whose seed has knobs) set up by the file alone.
+TEST_F(SearchConfig, ARunTakesItsSettingsFromTheFile) {
+  write("search.toml", std::string("task = \"") + KSEARCH_TINY_EXP_TASK + "\"\nrounds = 1\nout = \"runs/exp\"\n"
+                       "strategy = \"annealing\"\nstrategy-option = [\"seed=7\"]\njson = true\n");
+  ASSERT_EQ(ksearch("run --config search.toml"), 0) << err();
+  EXPECT_EQ(nlohmann::json::parse(out()).at("strategy"), "annealing") << "--json came from the file";
+  ASSERT_EQ(ksearch("runs --json"), 0) << err();
+  const auto runs = nlohmann::json::parse(out());
+  ASSERT_EQ(runs.size(), 1u) << out();
+  EXPECT_EQ(runs[0]["task"], "tiny_exp");
+  EXPECT_EQ(runs[0]["strategy"], "annealing");
+  EXPECT_EQ(runs[0]["rounds_budget"], 1);
+  EXPECT_EQ(runs[0]["status"], "finished");
+}
+
 TEST_F(SearchConfig, BadFilesAreErrorsNamingTheKey) {
   write("typo.toml", "task = \"tiny_softmax\"\nroundz = 3\n");
   EXPECT_EQ(ksearch("run --config typo.toml --dump-config"), 2);

@@ -21,7 +21,7 @@ class ReportServer {
   int bind(const std::string& host, int port);
   // Answers requests until stop() is called (from another thread).
   void serve();
-  // Ends serve() and waits for it to return; harmless once it has.
+  // Ends serve() and waits for it to return: call it once serve() runs or is about to (harmless after).
   void stop();
 
  private:

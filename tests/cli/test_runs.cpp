@@ -73,7 +73,7 @@ TEST_F(RunsCommand, ListsTheDefaultFolderAndTheFoldersGiven) {
   EXPECT_NE(table.find("finished"), std::string::npos) << table;
 }
 
-TEST_F(RunsCommand, ARunWhoseLockIsHeldIsRunningAndNothingIsWritten) {
+TEST_F(RunsCommand, StatusFollowsTheLockAndThePendingRequestAndNothingIsWritten) {
   {
     auto writer = store::RunStore::open(dir_ / "runs/b", store::RunStore::Access::write);
     const auto rows = by_folder_name(run_json(""));
@@ -81,8 +81,13 @@ TEST_F(RunsCommand, ARunWhoseLockIsHeldIsRunningAndNothingIsWritten) {
     EXPECT_EQ(rows.at("b")["writer_pid"], ::getpid());
     EXPECT_TRUE(rows.at("a")["writer_pid"].is_null());
   }
-  const auto before = snapshot(dir_ / "runs");
   EXPECT_EQ(by_folder_name(run_json("")).at("b")["status"], "interrupted");  // the claim went with the writer
+  {  // agent mode: a request waits for its answer
+    auto writer = store::RunStore::open(dir_ / "runs/b", store::RunStore::Access::write);
+    writer.set_pending({1, "write_code", {{"round", 1}}, std::nullopt});
+  }
+  const auto before = snapshot(dir_ / "runs");
+  EXPECT_EQ(by_folder_name(run_json("")).at("b")["status"], "waiting");
   ASSERT_EQ(run_ksearch("runs --compare", dir_, dir_ / "compare.txt"), 0);
   EXPECT_EQ(snapshot(dir_ / "runs"), before) << "listing and comparing runs changed a run folder";
 }

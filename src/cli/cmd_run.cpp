@@ -8,6 +8,7 @@
 #include "cli/command.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/run_options.hpp"
+#include "cli/search_config.hpp"
 #include "cli/search_session.hpp"
 #include "core/error.hpp"
 #include "search/search.hpp"
@@ -40,6 +41,7 @@ void add_strategy_option(nlohmann::json& config, const std::string& option) {
 void setup(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "Search for a fast kernel: a strategy + a proposer, stored for resume");
+  add_config_file_options(*cmd);  // first: the file fills in the options added below
   cmd->add_option("--task", args->task, "Task name or path of a task file")->required();
   cmd->add_option("--backend", args->backend, "Backend (cpu, cuda, metal)")->capture_default_str();
   cmd->add_option("--rounds", args->search.rounds, "Code rounds (each evaluates up to --parallel candidates)")

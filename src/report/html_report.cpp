@@ -341,16 +341,39 @@ std::string progress_svg(const RunData& run) {
   return svg + "</svg>\n";
 }
 
-std::string render_html(const RunData& run) {
+// Polls ./stamp every 2 s and reloads when the run has been written since the page was made.
+constexpr const char* kLiveReload = R"(<script>
+(function () {
+  const shown = document.body.dataset.stamp, badge = document.getElementById('live');
+  async function poll() {
+    try {
+      const answer = await (await fetch('stamp', {cache: 'no-store'})).json();
+      if (answer.stamp !== shown) { location.reload(); return; }
+      badge.textContent = 'live';
+    } catch (e) {
+      badge.textContent = 'server stopped';
+    }
+    setTimeout(poll, 2000);
+  }
+  setTimeout(poll, 2000);
+})();
+</script>
+)";
+
+std::string update_stamp(double updated_at) { return fmt::format("{:.6f}", updated_at); }
+
+std::string render_html(const RunData& run, bool live_reload) {
   const auto& s = run.summary;
   const store::Candidate* best = run.best();
   std::string title = fmt::format("ksearch: {} on {}", run.info.task_name, run.info.backend);
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title) +
                      "</title>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>" + kStyle +
-                     "</style>\n</head>\n<body>\n";
+                     "</style>\n</head>\n" +
+                     (live_reload ? "<body data-stamp=\"" + update_stamp(run.updated_at) + "\">\n" : "<body>\n");
   html += "<h1>" + esc(title) + "</h1>\n";
-  html += fmt::format("<p class=\"sub\">{} · {} · phase {}{} · generated {}</p>\n", esc(run.dir.string()), esc(time_text(run.info.created_at)),
-                      esc(s.phase), s.stop_reason.empty() ? "" : " (" + esc(s.stop_reason) + ")", esc(time_text(double(std::time(nullptr)))));
+  html += fmt::format("<p class=\"sub\">{} · {} · phase {}{} · generated {}{}</p>\n", esc(run.dir.string()), esc(time_text(run.info.created_at)),
+                      esc(s.phase), s.stop_reason.empty() ? "" : " (" + esc(s.stop_reason) + ")", esc(time_text(double(std::time(nullptr)))),
+                      live_reload ? " · <span id=\"live\">live</span>" : "");
   html += "<nav><a href=\"#progress-h\">progress</a><a href=\"#best\">best kernel</a><a href=\"#world-model\">world model</a>"
           "<a href=\"#all\">candidates</a><a href=\"#configuration\">configuration</a></nav>\n";
 
@@ -384,6 +407,7 @@ std::string render_html(const RunData& run) {
   html += "<h2 id=\"all\">All candidates</h2>\n" + candidates_table(run);
   html += "<h2 id=\"configuration\">Configuration</h2>\n" + config_html(run);
   html += events_html(run);
+  if (live_reload) html += kLiveReload;
   html += "</body>\n</html>\n";
   return html;
 }

@@ -28,6 +28,7 @@ struct RunData {
   int64_t world_model_snapshots = 0;
   std::vector<store::ProposerCall> calls;
   std::vector<store::Event> events;  // oldest first
+  double updated_at = 0;              // the run's latest write (RunStore::updated_at), read before the rest
   // The final held-out evaluation of the best candidate (EvalReport JSON), null if there is none.
   nlohmann::json best_held_out = nullptr;
 
@@ -42,8 +43,11 @@ std::string html_escape(std::string_view text);
 
 // The best-so-far speedup per round (and every passing candidate as a dot), as an inline SVG.
 std::string progress_svg(const RunData& run);
-// The complete page: no external resources.
-std::string render_html(const RunData& run);
+// The complete page: no external resources. `live_reload`: the page, served by `ksearch report
+// --serve`, polls ./stamp and reloads itself once the run has moved on.
+std::string render_html(const RunData& run, bool live_reload = false);
+// What ./stamp answers and a live page compares: changes whenever the run is written.
+std::string update_stamp(double updated_at);
 // Writes <dir>/report.html and returns its path.
 std::filesystem::path write_report(const std::filesystem::path& dir);
 

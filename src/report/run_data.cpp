@@ -21,6 +21,7 @@ RunData load_run(const fs::path& dir) {
     throw Error(dir.string() + " is not a run directory (it has no run.db); pass the --out folder of `ksearch run`");
   const auto store = store::RunStore::open(dir);
   RunData run;
+  run.updated_at = store.updated_at();  // first: a write while the rest is read makes the page older, not newer, than its stamp
   run.dir = fs::absolute(dir).lexically_normal();
   run.info = store.info();
   run.summary = search::summarize(store);

@@ -4,11 +4,15 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "core/error.hpp"
@@ -43,6 +47,22 @@ RunLock RunLock::acquire(const fs::path& dir) {
   const std::string holder = fmt::format("pid {}, since {:%Y-%m-%d %H:%M:%S}\n", getpid(), fmt::localtime(std::time(nullptr)));
   if (ftruncate(fd.get(), 0) == 0) (void)!pwrite(fd.get(), holder.data(), holder.size(), 0);
   return RunLock(std::move(fd));
+}
+
+std::optional<int> RunLock::holder(const fs::path& dir) {
+  struct stat file;
+  if (::stat((dir / "run.lock").c_str(), &file) != 0) return std::nullopt;  // never locked
+  std::ifstream locks("/proc/locks");
+  if (!locks) throw SystemError("read /proc/locks (is run " + dir.string() + " being written?)", errno);
+  // Lines look like "1: FLOCK  ADVISORY  WRITE 4242 08:01:1234567 0 EOF" (device in hex).
+  const std::string device = fmt::format("{:02x}:{:02x}:{}", major(file.st_dev), minor(file.st_dev), file.st_ino);
+  for (std::string line; std::getline(locks, line);) {
+    std::istringstream fields(line);
+    std::string number, kind, mode, access, id;
+    int pid = 0;
+    if (fields >> number >> kind >> mode >> access >> pid >> id && kind == "FLOCK" && id == device) return pid;
+  }
+  return std::nullopt;
 }
 
 }  // namespace ksearch::store

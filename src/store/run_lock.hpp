@@ -2,6 +2,7 @@
 // RunLock: the claim of one process on a run folder while it writes the run.
 
 #include <filesystem>
+#include <optional>
 
 #include "core/fd.hpp"
 
@@ -14,6 +15,9 @@ class RunLock {
  public:
   // Throws Error naming the holder when another process holds the folder.
   static RunLock acquire(const std::filesystem::path& dir);
+  // The process id of the writer holding `dir`, if any, found in /proc/locks without taking the
+  // claim (so that listing runs never blocks a writer for a moment).
+  static std::optional<int> holder(const std::filesystem::path& dir);
 
   // Move-only; closing the last descriptor (on destruction) releases the flock.
 

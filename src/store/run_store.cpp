@@ -186,8 +186,14 @@ RunStore RunStore::open(const fs::path& dir, Access access) {
   RunStore store(dir, open_db(dir / "run.db", false), std::move(lock));
   std::string version;
   try {
-    store.exec("PRAGMA journal_mode=WAL");
-    store.exec("PRAGMA synchronous=FULL");
+    if (access == Access::write) {
+      store.exec("PRAGMA journal_mode=WAL");
+      store.exec("PRAGMA synchronous=FULL");
+    } else {
+      // Not SQLITE_OPEN_READONLY: a read-only connection cannot remove the -wal and -shm files it
+      // makes when it closes last, and would leave them in the run folder.
+      store.exec("PRAGMA query_only=ON");
+    }
     Stmt s(store.db_, "SELECT value FROM meta WHERE key = 'schema_version'");
     if (s.step()) version = s.text(0);
   } catch (const Error& e) {  // not an SQLite database, or one without ksearch's tables
@@ -389,6 +395,17 @@ std::vector<Event> RunStore::events(size_t last_n) const {
   while (s.step()) out.push_back({s.i64(0), int(s.i64(1)), s.text(2), s.text(3), s.f64(4)});
   std::reverse(out.begin(), out.end());
   return out;
+}
+
+double RunStore::updated_at() const {
+  Stmt s(db_,
+         "SELECT MAX(COALESCE((SELECT CAST(value AS REAL) FROM meta WHERE key = 'created_at'), 0), "
+         "COALESCE((SELECT MAX(MAX(created_at, evaluated_at)) FROM candidates), 0), "
+         "COALESCE((SELECT updated_at FROM state), 0), COALESCE((SELECT MAX(created_at) FROM world_models), 0), "
+         "COALESCE((SELECT MAX(created_at) FROM proposer_calls), 0), COALESCE((SELECT created_at FROM pending_request), 0), "
+         "COALESCE((SELECT MAX(created_at) FROM events), 0))");
+  s.step();
+  return s.f64(0);
 }
 
 }  // namespace ksearch::store

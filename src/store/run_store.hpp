@@ -80,7 +80,8 @@ class RunStore {
   // Creates <dir>/run.db (the folder too); throws Error if a run already exists there.
   static RunStore create(const std::filesystem::path& dir, const RunInfo& info);
   // Opens an existing run; throws Error naming the path if there is none. A writer (run, resume,
-  // agent submit) holds the folder's RunLock for the store's lifetime; readers take none.
+  // agent submit) holds the folder's RunLock for the store's lifetime; readers take none and their
+  // connection refuses writes (show, report, runs never change a run).
   enum class Access { read, write };
   static RunStore open(const std::filesystem::path& dir, Access access = Access::read);
   static bool exists(const std::filesystem::path& dir);
@@ -125,6 +126,10 @@ class RunStore {
 
   void add_event(int round, const std::string& kind, const std::string& message);
   std::vector<Event> events(size_t last_n = 0) const;
+
+  // Unix seconds of the run's latest write (a candidate, evaluation, state, snapshot, call, request or
+  // event): changes whenever the run moves on.
+  double updated_at() const;
 
   // Several writes as one transaction (e.g. state + world model at the end of a round).
   template <class F>

@@ -93,7 +93,7 @@ AnnealRun anneal(const std::string& name, int interrupt_after) {
       EXPECT_EQ(search.run(), Search::Outcome::finished);
     }
   }
-  auto store = store::RunStore::open(dir);
+  auto store = store::RunStore::open(dir, store::RunStore::Access::write);
   if (interrupt_after > 0) {
     EXPECT_EQ(store.evaluation_count(), interrupt_after);
     auto strategy = make_strategy(spec, {&task, backend.get()});

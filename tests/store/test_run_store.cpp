@@ -58,7 +58,7 @@ TEST(RunStore, RoundTrips) {
     s.set_pending({7, "refine", {{"q", 1}}, std::nullopt});
     s.add_event(2, "message", "hello");
   }
-  auto s = RunStore::open(dir);
+  auto s = RunStore::open(dir, RunStore::Access::write);
   const auto i = s.info();
   EXPECT_EQ(i.task_name, "softmax");
   EXPECT_EQ(i.config["search"]["rounds"], 3);
@@ -85,6 +85,28 @@ TEST(RunStore, RoundTrips) {
   s.clear_pending();
   EXPECT_FALSE(s.pending());
   EXPECT_EQ(s.events().back().message, "hello");
+  fs::remove_all(dir);
+}
+
+// show, report and runs read a run while it is written: they see every write, make none, and see
+// who holds the run without taking its lock.
+TEST(RunStore, ReadersRefuseWritesAndSeeTheRunMoveOn) {
+  const fs::path dir = fresh_dir("reader");
+  auto writer = RunStore::create(dir, info());
+  const auto reader = RunStore::open(dir);
+  const double created = reader.updated_at();
+  EXPECT_GT(created, 0);
+  EXPECT_EQ(RunLock::holder(dir), getpid());
+  writer.add_candidate(candidate("a"));
+  EXPECT_GT(reader.updated_at(), created);
+  const double added = reader.updated_at();
+  writer.save_state({{"phase", "code"}});
+  EXPECT_GT(reader.updated_at(), added);
+  auto writable_looking = RunStore::open(dir);
+  EXPECT_THROW(writable_looking.add_candidate(candidate("b")), ksearch::Error);
+  EXPECT_EQ(reader.candidates().size(), 1u);
+  { auto gone = std::move(writer); }
+  EXPECT_FALSE(RunLock::holder(dir));
   fs::remove_all(dir);
 }
 

@@ -131,7 +131,8 @@ after=$(query "SELECT candidate_id, handle FROM executor_jobs WHERE candidate_id
 grep -q "re-attached to slurm job" "$work/resume.err" || fail "resume did not say it re-attached"
 status=$(query "SELECT status FROM candidates WHERE id = $broken")
 [ "$status" = runtime_error ] || fail "the job that failed on its node left status '$status'"
-query "SELECT report FROM candidates WHERE id = $broken" | grep -q "without a result" || fail "the failed job's report does not say what happened"
+query "SELECT report FROM candidates WHERE id = $broken" | grep -q "ended (FAILED) without a result" || fail "the failed job's report does not say what happened"
+query "SELECT report FROM candidates WHERE id = $broken" | grep -q "/nonexistent/task.toml" || fail "the failed job's report lacks its output"
 [ "$(query "SELECT COUNT(*) FROM candidates WHERE status = 'pending'")" = 0 ] || fail "candidates were left unevaluated"
 passed=$(query "SELECT COUNT(*) FROM candidates WHERE status = 'passed' AND reused_from = 0")
 [ "$passed" -ge 2 ] || fail "only $passed candidates passed through Slurm"

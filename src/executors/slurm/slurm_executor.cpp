@@ -142,7 +142,8 @@ class SlurmExecutor : public Executor {
   // squeue's state of each listed job it still knows; jobs it has forgotten are absent. Throws Error
   // when Slurm cannot be asked (the caller keeps waiting: the controller may be restarting).
   std::map<std::string, std::string> job_states(const std::vector<std::string>& ids) const {
-    const CommandResult r = slurm_command({"squeue", "--noheader", "--format=%i %T", "--jobs=" + fmt::format("{}", fmt::join(ids, ","))});
+    const CommandResult r =
+        slurm_command({"squeue", "--noheader", "--states=all", "--format=%i %T", "--jobs=" + fmt::format("{}", fmt::join(ids, ","))});
     std::map<std::string, std::string> states;
     if (!r.ok()) {
       if (r.output.find("Invalid job id") != std::string::npos) return states;  // none of them is known any more
@@ -212,26 +213,25 @@ class SlurmExecutor : public Executor {
       const fs::path log = job_dir(it->first) / "slurm.out";
       const std::string printed = fs::exists(log) ? tail_lines(read_file(log), 15) : "(it printed nothing)";
       done.push_back(failure(it->first, it->second,
-                             fmt::format("slurm job {} ended ({}) without a result; its output:\n{}", it->second,
-                                         state == states.end() ? "no longer listed by squeue" : state->second, printed)));
+                             fmt::format("slurm job {} ended ({}) without a result", it->second,
+                                         state == states.end() ? "no longer listed by squeue" : state->second),
+                             "its output:\n" + printed));
       it = jobs_.erase(it);
     }
     return done;
   }
 
-  Completion failure(int64_t candidate, const std::string& id, const std::string& why) const {
+  Completion failure(int64_t candidate, const std::string& id, const std::string& why, const std::string& log = "") const {
     Completion c;
     c.candidate = candidate;
     c.report.task = env_.task->name;
     c.report.backend = env_.backend->name();
     c.report.status = Status::runtime_error;
-    c.report.message = "evaluation failed: " + first_line(why);
-    c.report.log = why;
+    c.report.message = "evaluation failed: " + why;
+    c.report.log = log;
     c.placement = "slurm job " + id;
     return c;
   }
-
-  static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
   ExecutorEnv env_;
   SlurmOptions options_;

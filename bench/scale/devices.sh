@@ -19,6 +19,7 @@ rounds=${ROUNDS:-6}
 parallel=${PARALLEL:-4}
 configs=${CONFIGS:---devices=0 --devices=0,1}
 out=${OUT:-$(mktemp -d /tmp/ksearch-scale.XXXXXX)}
+mkdir -p "$out"
 [ -x "$ksearch" ] || { echo "devices.sh: no ksearch at $ksearch (build it, or set KSEARCH)" >&2; exit 2; }
 
 printf '%-24s %12s %10s %16s %10s\n' config evaluations seconds evaluations/min best
@@ -31,7 +32,7 @@ import json, sys
 config, path = sys.argv[1], sys.argv[2]
 try:
     s = json.load(open(path))
-except ValueError:
+except (OSError, ValueError):
     print(f"{config:<24} failed: see {path[:-5]}.log")
     sys.exit(0)
 evaluations, seconds = s["evaluations"], s["elapsed_seconds"]

@@ -4,12 +4,15 @@
 set -euo pipefail
 
 # libclang-14-dev: the CUDA -> Metal translator (`ksearch port`, docs/TRANSLATE.md) parses CUDA with it.
+# slurm-wlm, munge: `--executor slurm` (sbatch, squeue, scancel) and its test, which starts a
+# single-node Slurm of its own (tests/executors/slurm_cluster.sh).
 apt_packages=(
   build-essential cmake ninja-build pkg-config clang
   nlohmann-json3-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libcli11-dev libfmt-dev
   libspdlog-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
   libboost-context-dev libseccomp-dev libcpp-httplib-dev libssl-dev libmuparser-dev
   chromium libpng-dev python3 python3-pip libclang-14-dev
+  slurm-wlm munge
 )
 
 missing=()

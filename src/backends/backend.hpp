@@ -100,6 +100,15 @@ class Backend {
   // Extra fields for the runner's load command besides the build artifact (e.g. the workload's
   // launch geometry); most backends need none.
   virtual nlohmann::json load_options(const Task&) const { return nlohmann::json::object(); }
+  // The devices a search can spread its evaluations over (`ksearch run --devices all`), by id; one
+  // unnamed device ("") where the backend has no notion of several (cpu: evaluations then share the
+  // machine, and explicit ids only name slots).
+  virtual std::vector<std::string> devices() const { return {""}; }
+  // Environment entries (NAME=VALUE) that place a runner on `device` (e.g. CUDA_VISIBLE_DEVICES).
+  virtual std::vector<std::string> device_environment(const std::string& /*device*/) const { return {}; }
+  // The core/timing_lock key of `device`: timings under the same key are serialized. "" (the
+  // default) is the whole machine, right where devices share what a timing measures.
+  virtual std::string timing_lock_key(const std::string& /*device*/) const { return ""; }
   // A memory checker the runner can be started under (argv prefix) to catch out-of-bounds accesses
   // that land in mapped memory and so pass the output checks; empty where none is available. It
   // must print "ERROR SUMMARY: 0 errors" at exit when it found nothing.

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <sstream>
 
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
@@ -11,6 +12,7 @@
 #include "cli/search_config.hpp"
 #include "cli/search_session.hpp"
 #include "core/error.hpp"
+#include "executors/executor.hpp"
 #include "search/search.hpp"
 #include "proposers/proposer.hpp"
 #include "store/run_store.hpp"
@@ -27,7 +29,37 @@ struct RunArgs {
   int stagnation = 0, difficulty_cap = 0;
   double explore = 0;
   bool json = false;
+  std::string executor = "local", devices, partition, gres;
+  int max_jobs = 0, time_limit = 0;
 };
+
+// --executor and its options, as the run stores them (`resume` evaluates where `run` did).
+executors::ExecutorSpec executor_spec(const RunArgs& args) {
+  executors::ExecutorSpec spec;
+  spec.name = args.executor;
+  const bool slurm_options = !args.partition.empty() || !args.gres.empty() || args.max_jobs || args.time_limit;
+  if (spec.name != "slurm" && slurm_options)
+    throw Error("--partition, --gres, --max-jobs and --time-limit are options of --executor slurm");
+  if (spec.name != "local" && !args.devices.empty()) throw Error("--devices is an option of --executor local");
+  if (!args.devices.empty()) {
+    if (args.devices == "all") {
+      spec.config["devices"] = "all";
+    } else {
+      std::vector<std::string> ids;
+      std::stringstream list(args.devices);
+      for (std::string id; std::getline(list, id, ',');) {
+        if (id.empty()) throw Error("--devices expects all or a list of device ids like 0,1, got '" + args.devices + "'");
+        ids.push_back(id);
+      }
+      spec.config["devices"] = ids;
+    }
+  }
+  if (!args.partition.empty()) spec.config["partition"] = args.partition;
+  if (!args.gres.empty()) spec.config["gres"] = args.gres;
+  if (args.max_jobs) spec.config["max_jobs"] = args.max_jobs;
+  if (args.time_limit) spec.config["time_limit_minutes"] = args.time_limit;
+  return spec;
+}
 
 // --strategy-option KEY=VALUE: VALUE is read as JSON (numbers, booleans), else taken as a string.
 void add_strategy_option(nlohmann::json& config, const std::string& option) {
@@ -61,6 +93,13 @@ void setup(CLI::App& app, int& exit_code) {
                          ->check(CLI::Range(1, 5));
   auto* explore = cmd->add_option("--explore", args->explore, "world_model: exploration constant c of the selection score (default 0.5)")
                       ->check(kNonNegative);
+  cmd->add_option("--executor", args->executor, "Where evaluations run: local (this host) or slurm (batch jobs on a cluster)")
+      ->capture_default_str();
+  cmd->add_option("--devices", args->devices, "local: the devices evaluations are spread over, all or ids like 0,1 (one runner each)");
+  cmd->add_option("--partition", args->partition, "slurm: the partition jobs are submitted to (default: the cluster's)");
+  cmd->add_option("--gres", args->gres, "slurm: generic resources per job, e.g. gpu:1");
+  cmd->add_option("--max-jobs", args->max_jobs, "slurm: jobs queued or running at once (default 8)")->check(kPositive);
+  cmd->add_option("--time-limit", args->time_limit, "slurm: minutes a job may run (default: the partition's)")->check(kPositive);
   cmd->add_flag("--json", args->json, "Print one JSON object at the end (progress goes to stderr)");
   std::vector<ApplyProposerOptions> appliers;
   for (auto& hook : run_options_hooks()) appliers.push_back(hook(*cmd));
@@ -69,6 +108,7 @@ void setup(CLI::App& app, int& exit_code) {
     if (difficulty->count()) args->strategy.config["difficulty_cap"] = args->difficulty_cap;
     if (explore->count()) args->strategy.config["exploration"] = args->explore;
     for (const auto& option : args->strategy_options) add_strategy_option(args->strategy.config, option);
+    const executors::ExecutorSpec executor = executor_spec(*args);
     const Task task = resolve_task(args->task);
     auto backend = make_backend(args->backend);
     std::string why;
@@ -86,6 +126,9 @@ void setup(CLI::App& app, int& exit_code) {
       dir = std::filesystem::path("runs") /
             fmt::format("{}-{}-{:%Y%m%d-%H%M%S}", task.name, backend->name(), fmt::localtime(std::chrono::system_clock::to_time_t(now)));
     }
+    // Made once here so that an executor that cannot work (unknown, bad options, no sbatch) stops
+    // the run before its folder exists; the search makes its own from the stored spec.
+    executors::make_executor(executor, {&task, backend.get(), {}, dir});
     store::RunInfo info;
     info.task_name = task.name;
     info.task_file = std::filesystem::absolute(task.file).string();
@@ -93,7 +136,8 @@ void setup(CLI::App& app, int& exit_code) {
     info.backend = backend->name();
     info.config = {{"search", args->search.to_json()},
                    {"strategy", {{"name", args->strategy.name}, {"config", args->strategy.config}}},
-                   {"proposer", {{"name", spec.name}, {"config", spec.config}}}};
+                   {"proposer", {{"name", spec.name}, {"config", spec.config}}},
+                   {"executor", executor.to_json()}};
     auto store = store::RunStore::create(dir, info);
     exit_code = run_session(store, task, *backend, *proposer, *strategy, args->search, {args->json});
   });

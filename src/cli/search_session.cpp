@@ -112,8 +112,10 @@ int run_session(store::RunStore& store, const Task& task, Backend& backend, prop
   FILE* view_out = session.json ? stderr : stdout;
   LiveView view(view_out, fmt::format("ksearch: {} on {} ({} strategy, {} proposer) -> {}", task.name, backend.name(),
                                       strategy.name(), proposer.name(), store.dir().string()));
+  // The run's executor, as `ksearch run` stored it (runs from before executors: local).
+  const auto executor = executors::ExecutorSpec::from_json(store.info().config.value("executor", nlohmann::json()));
   search::Search search(store, task, backend, proposer, strategy, options,
-                         [&](const search::SearchEvent& e, const search::Progress& p) { view(e, p); });
+                         [&](const search::SearchEvent& e, const search::Progress& p) { view(e, p); }, executor);
   const auto outcome = search.run();
   const search::RunSummary s = search::summarize(store);
   const bool ok = s.has_best && s.held_out_passed.value_or(true);

@@ -7,13 +7,23 @@
 #include "core/paths.hpp"
 
 namespace ksearch {
+namespace {
 
-TimingLock::TimingLock() : fd_(open((cache_dir() / "timing.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600)) {
-  if (fd_ >= 0) flock(fd_, LOCK_EX);
+int lock_file(const std::string& name, int operation) {
+  const int fd = open((cache_dir() / name).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) flock(fd, operation);
+  return fd;
 }
 
+}  // namespace
+
+TimingLock::TimingLock(const std::string& device_key)
+    : machine_fd_(lock_file("timing.lock", device_key.empty() ? LOCK_EX : LOCK_SH)),
+      device_fd_(device_key.empty() ? -1 : lock_file("timing-" + device_key + ".lock", LOCK_EX)) {}
+
 TimingLock::~TimingLock() {
-  if (fd_ >= 0) close(fd_);
+  if (device_fd_ >= 0) close(device_fd_);
+  if (machine_fd_ >= 0) close(machine_fd_);
 }
 
 }  // namespace ksearch

@@ -39,8 +39,8 @@ fs::path verification_marker(const Task& task, const DeviceReferenceSpec& spec) 
   return cache_subdir("references/" + task.name) / fmt::format("verified-{}-{}.json", spec.backend, key);
 }
 
-DeviceReference::DeviceReference(const Task& task, Backend& backend, const DeviceReferenceSpec& spec)
-    : task_(task), backend_(backend), spec_(spec) {}
+DeviceReference::DeviceReference(const Task& task, Backend& backend, const DeviceReferenceSpec& spec, std::string device)
+    : task_(task), backend_(backend), spec_(spec), device_(std::move(device)) {}
 
 DeviceReference::~DeviceReference() = default;
 
@@ -54,7 +54,8 @@ std::vector<const char*> DeviceReference::run(const Workload& workload, const st
     if (!process_) {
       const BuildResult build = backend_.build(task_, read_file(spec_.source));
       if (!build.ok) throw Error(fmt::format("{} does not compile:\n{}", describe(), tail_lines(build.log, 40)));
-      process_ = std::make_unique<runner::RunnerProcess>(backend_.runner_executable(), backend_.runner_limits());
+      process_ = std::make_unique<runner::RunnerProcess>(backend_.runner_executable(), backend_.runner_limits(),
+                                                          backend_.device_environment(device_));
       load_build(*process_, backend_, task_, build, timeout);
     }
     const StagingLayout layout = make_staging_layout(task_, spec_.backend, workload, 1);

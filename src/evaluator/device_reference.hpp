@@ -29,7 +29,8 @@ struct DeviceReferenceVerification {
 
 class DeviceReference {
  public:
-  DeviceReference(const Task& task, Backend& backend, const DeviceReferenceSpec& spec);
+  // Its runner is placed on `device` (EvalOptions::device), beside the candidate it checks.
+  DeviceReference(const Task& task, Backend& backend, const DeviceReferenceSpec& spec, std::string device = "");
   ~DeviceReference();
   DeviceReference(const DeviceReference&) = delete;
   DeviceReference& operator=(const DeviceReference&) = delete;
@@ -52,6 +53,7 @@ class DeviceReference {
   const Task& task_;
   Backend& backend_;
   const DeviceReferenceSpec& spec_;
+  std::string device_;
   std::unique_ptr<runner::RunnerProcess> process_;
   std::optional<DeviceReferenceVerification> verification_;
   std::string failure_;  // why the verification failed: every later use reports it again

@@ -297,10 +297,10 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
   NullCallCost null_call;
   try {
     process = std::make_unique<runner::RunnerProcess>(
-        backend_.runner_executable(), backend_.runner_limits(), std::vector<std::string>{},
+        backend_.runner_executable(), backend_.runner_limits(), backend_.device_environment(options_.device),
         options_.memcheck ? backend_.memcheck_launcher() : std::vector<std::string>{});
     if (timing) {
-      TimingLock lock;  // its flushes would disturb other processes' timing, and theirs its own
+      TimingLock lock(backend_.timing_lock_key(options_.device));  // its flushes would disturb other processes' timing, and theirs its own
       const StagingLayout layout = make_staging_layout(task_, backend_.name(), *workloads.front(), options_.rotating_sets);
       process->shared_memory(layout.total, options_.call_timeout);
       null_call = calibrate_null_call(*process, staged_command(layout, 0, "timed_call"), backend_.host_flush_bytes(),
@@ -328,7 +328,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     wr.reference = device_spec ? "device" : "cpu";
     auto reference_for = [&](uint64_t seed, const std::vector<HostTensor>& inputs) {
       if (!device_spec) return reference_outputs(task_, w, seed, inputs);
-      if (!device_reference) device_reference = std::make_unique<DeviceReference>(task_, backend_, *device_spec);
+      if (!device_reference) device_reference = std::make_unique<DeviceReference>(task_, backend_, *device_spec, options_.device);
       return device_reference->outputs(w, seed, inputs);
     };
     const StagingLayout layout = make_staging_layout(task_, backend_.name(), w, timing ? options_.rotating_sets : 1);
@@ -431,7 +431,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         const auto budget = std::max(options_.call_timeout, std::chrono::milliseconds(int64_t(10000 + 3 * call_ms)));
         std::vector<TimedCall> calls;
         double timed_ms = 0;
-        TimingLock lock;
+        TimingLock lock(backend_.timing_lock_key(options_.device));
         for (int rep = -options_.warmup; rep < options_.max_reps; ++rep) {
           if (rep >= options_.min_reps && timed_ms / 1000.0 >= options_.target_seconds) break;
           const int set = (rep + options_.warmup) % options_.rotating_sets;

@@ -41,6 +41,8 @@ struct EvalOptions {
   // on each visible workload that takes the CPU reference; any error the checker reports is a
   // runtime_error. Set by `Evaluator::memcheck`.
   bool memcheck = false;
+  // The device the runners are placed on (one of Backend::devices()); "" = the backend's default.
+  std::string device;
 };
 
 struct WorkloadResult {

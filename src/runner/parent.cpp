@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -75,8 +76,12 @@ RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const Runn
   argv.push_back(nullptr);
   // A minimal environment: API keys and other secrets of the parent never reach a candidate.
   std::vector<std::string> env_strings = {"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C"};
+  // Inherited unless `environment` sets them (e.g. the device a runner is placed on).
+  auto overridden = [&](const std::string& name) {
+    return std::any_of(environment.begin(), environment.end(), [&](const std::string& e) { return e.rfind(name + "=", 0) == 0; });
+  };
   for (const char* keep : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
-    if (const char* v = std::getenv(keep)) env_strings.push_back(std::string(keep) + "=" + v);
+    if (const char* v = std::getenv(keep); v && !overridden(keep)) env_strings.push_back(std::string(keep) + "=" + v);
   env_strings.insert(env_strings.end(), environment.begin(), environment.end());
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());

@@ -5,7 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <future>
+#include <deque>
+#include <set>
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
@@ -70,10 +71,19 @@ proposers::TaskBrief brief_of(const Task& task, Backend& backend) {
   return b;
 }
 
+// The options the loop evaluates with: the visible workloads (held-out ones are kept for the final
+// verdict), and the seed timed in this run's folder, so that speedups compare timings of one sitting.
+EvalOptions evaluation_options(const store::RunStore& store) {
+  EvalOptions o;
+  o.workloads = WorkloadSet::visible;
+  o.seed_timings_dir = store.dir();
+  return o;
+}
+
 }  // namespace
 
 Search::Search(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer, Strategy& strategy,
-               SearchOptions options, SearchObserver observer)
+               SearchOptions options, SearchObserver observer, const executors::ExecutorSpec& executor)
     : store_(store),
       task_(task),
       backend_(backend),
@@ -81,6 +91,7 @@ Search::Search(store::RunStore& store, const Task& task, Backend& backend, propo
       strategy_(strategy),
       options_(options),
       observer_(std::move(observer)),
+      executor_(executors::make_executor(executor, {&task, &backend, evaluation_options(store), store.dir()})),
       brief_(brief_of(task, backend)),
       session_start_(std::chrono::steady_clock::now()) {
   options_.parallel = std::max(options_.parallel, 1);
@@ -346,61 +357,61 @@ bool Search::do_code() {
   return true;
 }
 
-// Builds every candidate of the round concurrently, then evaluates them one at a time (timing is
-// serialized anyway), committing each evaluation as soon as it is done.
+void Search::record(const executors::Completion& done) {
+  const EvalReport& report = done.report;
+  store_.record_evaluation(done.candidate, report.to_json(), std::string(status_name(report.status)), report.speedup_vs_seed,
+                           report.mean_median_ms(), report.roofline_fraction, done.build_seconds, done.eval_seconds);
+  notify({EventKind::evaluated, report.message + (done.placement.empty() ? "" : " [" + done.placement + "]"), done.candidate,
+          std::string(status_name(report.status)), report.speedup_vs_seed, false});
+}
+
+// Hands the round's candidates to the executor (as many at once as it takes; jobs a previous
+// session submitted are re-attached) and commits each evaluation as soon as it comes back. A source
+// seen before (possibly earlier in this round) is never evaluated twice.
 void Search::evaluate_round(const std::vector<int64_t>& ids) {
-  EvalOptions eval_options;
-  eval_options.workloads = WorkloadSet::visible;  // held-out workloads are kept for the final verdict
-  eval_options.seed_timings_dir = store_.dir();
-  Evaluator evaluator(task_, backend_, eval_options);
-  backend_.profile();  // initialized once here: check_and_build runs on several threads
-  struct Job {
-    store::Candidate c;
-    std::optional<store::Candidate> previous;
-    std::future<std::pair<std::optional<EvalReport>, BuildResult>> build;
-  };
-  std::vector<Job> jobs;
+  executors::Executor& exec = *executor_;
+  std::deque<executors::Submission> queue;
+  std::vector<store::Candidate> repeats;  // the same source as an earlier candidate of this round
+  std::set<std::string> hashes;
   for (int64_t id : ids) {
     auto c = store_.candidate(id);
     if (!c || c->evaluated()) continue;  // committed before a restart
-    Job job{*c, store_.evaluated_by_hash(c->source_hash), {}};
-    if (!job.previous) {
-      job.build = std::async(std::launch::async, [&evaluator, source = c->source] {
-        BuildResult build;
-        auto early = evaluator.check_and_build(source, build);
-        return std::make_pair(std::move(early), std::move(build));
-      });
-    }
-    jobs.push_back(std::move(job));
-  }
-  for (auto& job : jobs) {
-    store::Candidate& c = job.c;
-    // A source seen before (possibly earlier in this round) is never evaluated twice.
-    if (!job.previous) job.previous = store_.evaluated_by_hash(c.source_hash);
-    if (job.previous) {
-      if (job.build.valid()) job.build.wait();
-      const auto& p = *job.previous;
-      store_.record_evaluation(c.id, p.report, p.status, p.speedup_vs_seed, p.median_ms, p.roofline_fraction, 0, 0, p.id);
-      notify({EventKind::evaluated, fmt::format("{} = {} (same source)", candidate_name(c.id), candidate_name(p.id)), c.id, p.status,
-              p.speedup_vs_seed, true});
+    if (!hashes.insert(c->source_hash).second) {
+      repeats.push_back(*c);
       continue;
     }
-    const auto start = std::chrono::steady_clock::now();
-    auto [early, build] = job.build.get();
-    EvalReport report;
-    try {
-      report = early ? *early : evaluator.evaluate_built(build);
-    } catch (const std::exception& e) {  // an evaluator/infrastructure failure, not the candidate's
-      report.task = task_.name;
-      report.backend = backend_.name();
-      report.status = Status::runtime_error;
-      report.message = std::string("evaluation failed: ") + e.what();
+    if (store_.evaluated_by_hash(c->source_hash)) {
+      repeats.push_back(*c);
+      continue;
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    store_.record_evaluation(c.id, report.to_json(), std::string(status_name(report.status)), report.speedup_vs_seed,
-                             report.mean_median_ms(), report.roofline_fraction, build.seconds, seconds);
-    notify({EventKind::evaluated, report.message, c.id, std::string(status_name(report.status)),
-            report.speedup_vs_seed, false});
+    const executors::Submission submission{c->id, c->source};
+    const auto job = store_.job(c->id);
+    if (job && job->executor == exec.name() && !job->handle.empty() && exec.attach(submission, job->handle)) {
+      notify({EventKind::message, fmt::format("{}: re-attached to {} job {}", candidate_name(c->id), job->executor, job->handle)});
+      continue;
+    }
+    queue.push_back(submission);
+  }
+  try {
+    while (!queue.empty() || exec.outstanding() > 0) {
+      while (!queue.empty() && exec.outstanding() < exec.capacity()) {
+        const std::string handle = exec.submit(queue.front());
+        if (!handle.empty()) store_.set_job(queue.front().candidate, exec.name(), handle);
+        queue.pop_front();
+      }
+      for (const auto& done : exec.collect(std::chrono::seconds(1))) record(done);
+    }
+  } catch (...) {
+    // The driver stops with an error: nothing would collect what is still running.
+    exec.cancel_all();
+    throw;
+  }
+  for (const auto& c : repeats) {
+    const auto p = store_.evaluated_by_hash(c.source_hash);
+    if (!p) continue;  // its first copy was not evaluated (cancelled): evaluated again next session
+    store_.record_evaluation(c.id, p->report, p->status, p->speedup_vs_seed, p->median_ms, p->roofline_fraction, 0, 0, p->id);
+    notify({EventKind::evaluated, fmt::format("{} = {} (same source)", candidate_name(c.id), candidate_name(p->id)), c.id, p->status,
+            p->speedup_vs_seed, true});
   }
 }
 

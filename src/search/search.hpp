@@ -9,6 +9,7 @@
 // The loop and the strategies are documented in docs/SEARCH.md.
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evaluator/evaluator.hpp"
+#include "executors/executor.hpp"
 #include "proposers/proposer.hpp"
 #include "search/state.hpp"
 #include "search/strategy.hpp"
@@ -81,8 +83,10 @@ class Search : private Context {
  public:
   enum class Outcome { finished, waiting };
 
+  // Evaluations go to the executor `executor` names (executors/; by default the local one on the
+  // backend's default device); throws Error when it cannot be made.
   Search(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer, Strategy& strategy,
-         SearchOptions options, SearchObserver observer = nullptr);
+         SearchOptions options, SearchObserver observer = nullptr, const executors::ExecutorSpec& executor = {});
   // Runs until the budget is spent or the strategy stops (finished: final verdict done), or until
   // the proposer leaves a request pending (waiting).
   Outcome run();
@@ -123,6 +127,7 @@ class Search : private Context {
   void notify(SearchEvent event);
   Progress progress() const;
   void evaluate_round(const std::vector<int64_t>& ids);
+  void record(const executors::Completion& done);
 
   store::RunStore& store_;
   const Task& task_;
@@ -131,6 +136,7 @@ class Search : private Context {
   Strategy& strategy_;
   SearchOptions options_;
   SearchObserver observer_;
+  std::unique_ptr<executors::Executor> executor_;
   proposers::TaskBrief brief_;
   LoopState state_;
   std::chrono::steady_clock::time_point session_start_;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/options.hpp"
 
 namespace ksearch::search {
 
@@ -35,17 +36,7 @@ std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec, const Strategy
 
 void read_options(const std::string& strategy, const nlohmann::json& config,
                   const std::function<bool(const std::string&, const nlohmann::json&)>& read) {
-  if (config.is_null()) return;  // no options
-  if (!config.is_object()) throw Error(fmt::format("strategy {}: options must be a JSON object", strategy));
-  for (const auto& [key, value] : config.items()) {
-    bool known = false;
-    try {
-      known = read(key, value);
-    } catch (const nlohmann::json::exception&) {
-      throw Error(fmt::format("strategy {}: option {} has a value of the wrong type: {}", strategy, key, value.dump()));
-    }
-    if (!known) throw Error(fmt::format("strategy {}: unknown option '{}'", strategy, key));
-  }
+  ksearch::read_options("strategy " + strategy, config, read);
 }
 
 }  // namespace ksearch::search

@@ -42,6 +42,8 @@ CREATE TABLE IF NOT EXISTS proposer_calls(
 CREATE TABLE IF NOT EXISTS pending_request(
   id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, role TEXT NOT NULL, request TEXT NOT NULL,
   answer TEXT, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS executor_jobs(
+  candidate_id INTEGER PRIMARY KEY, executor TEXT NOT NULL, handle TEXT NOT NULL, submitted_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS events(
   id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL,
   created_at REAL NOT NULL);
@@ -202,6 +204,7 @@ RunStore RunStore::open(const fs::path& dir, Access access) {
   if (version.empty()) throw Error((dir / "run.db").string() + " is not a ksearch run (no schema version)");
   if (version != std::to_string(kSchemaVersion))
     throw Error(fmt::format("run {} has schema version {}; this ksearch reads version {}", dir.string(), version, kSchemaVersion));
+  if (access == Access::write) store.exec(kSchema);  // tables added since the run was created (all IF NOT EXISTS)
   return store;
 }
 
@@ -377,6 +380,25 @@ std::optional<PendingRequest> RunStore::pending() const {
 }
 
 void RunStore::clear_pending() { exec("DELETE FROM pending_request"); }
+
+void RunStore::set_job(int64_t candidate_id, const std::string& executor, const std::string& handle) {
+  Stmt(db_,
+       "INSERT INTO executor_jobs(candidate_id, executor, handle, submitted_at) VALUES(?, ?, ?, ?) "
+       "ON CONFLICT(candidate_id) DO UPDATE SET executor = excluded.executor, handle = excluded.handle, "
+       "submitted_at = excluded.submitted_at")
+      .bind(candidate_id)
+      .bind(executor)
+      .bind(handle)
+      .bind(now_seconds())
+      .step();
+}
+
+std::optional<ExecutorJob> RunStore::job(int64_t candidate_id) const {
+  Stmt s(db_, "SELECT candidate_id, executor, handle, submitted_at FROM executor_jobs WHERE candidate_id = ?");
+  s.bind(candidate_id);
+  if (!s.step()) return std::nullopt;
+  return ExecutorJob{s.i64(0), s.text(1), s.text(2), s.f64(3)};
+}
 
 void RunStore::add_event(int round, const std::string& kind, const std::string& message) {
   Stmt(db_, "INSERT INTO events(round, kind, message, created_at) VALUES(?, ?, ?, ?)")

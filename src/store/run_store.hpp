@@ -68,6 +68,14 @@ struct PendingRequest {
   std::optional<nlohmann::json> answer;
 };
 
+// An evaluation handed to an executor (executors/): the handle it gave (e.g. a Slurm job id), so that
+// a later session re-attaches to it instead of submitting it again.
+struct ExecutorJob {
+  int64_t candidate_id = 0;
+  std::string executor, handle;
+  double submitted_at = 0;
+};
+
 struct Event {
   int64_t id = 0;
   int round = 0;
@@ -123,6 +131,10 @@ class RunStore {
   void answer_pending(int64_t seq, const nlohmann::json& answer);  // throws Error if seq is not pending
   std::optional<PendingRequest> pending() const;
   void clear_pending();
+
+  // The latest job submitted for a candidate's evaluation (kept after it completes: which job ran it).
+  void set_job(int64_t candidate_id, const std::string& executor, const std::string& handle);
+  std::optional<ExecutorJob> job(int64_t candidate_id) const;
 
   void add_event(int round, const std::string& kind, const std::string& message);
   std::vector<Event> events(size_t last_n = 0) const;

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -162,6 +163,37 @@ TEST(RunStore, ReusedResultsAreNotEvaluations) {
   s.record_evaluation(b, {}, "passed", 2, 1, 0, 0, 0, a);
   EXPECT_EQ(s.evaluation_count(), 1);
   EXPECT_EQ(s.evaluated_by_hash("h-a")->id, a);
+  fs::remove_all(dir);
+}
+
+// The job an executor gave for a candidate's evaluation outlives the driver (resume re-attaches to it),
+// and a run made before the table existed gets it when a writer opens it.
+TEST(RunStore, ExecutorJobsSurviveReopening) {
+  const fs::path dir = fresh_dir("jobs");
+  {
+    auto s = RunStore::create(dir, info());
+    const int64_t a = s.add_candidate(candidate("a"));
+    EXPECT_FALSE(s.job(a));
+    s.set_job(a, "slurm", "41");
+    s.set_job(a, "slurm", "42");  // submitted again: the latest counts
+  }
+  {
+    auto s = RunStore::open(dir, RunStore::Access::write);
+    const auto job = s.job(1);
+    ASSERT_TRUE(job);
+    EXPECT_EQ(job->candidate_id, 1);
+    EXPECT_EQ(job->executor, "slurm");
+    EXPECT_EQ(job->handle, "42");
+    EXPECT_GT(job->submitted_at, 0);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "run.db").c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "DROP TABLE executor_jobs", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  auto s = RunStore::open(dir, RunStore::Access::write);
+  EXPECT_FALSE(s.job(1));
+  s.set_job(1, "slurm", "43");
+  EXPECT_EQ(s.job(1)->handle, "43");
   fs::remove_all(dir);
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <sstream>
 
 #include "backends/backend.hpp"
 #include "backends/cuda/cuda_tools.hpp"
@@ -185,6 +186,25 @@ class CudaBackend : public Backend {
     if (sanitizer.empty() || !fs::exists(sanitizer)) return {};
     return {sanitizer.string(), "--tool", "memcheck", "--print-limit", "8", "--error-exitcode", "86"};
   }
+
+  // The GPUs nvidia-smi lists, by index; a runner sees only its own (CUDA_VISIBLE_DEVICES), and
+  // timings on different GPUs do not disturb each other's kernels, so each GPU has its timing lock.
+  std::vector<std::string> devices() const override {
+    CommandOptions options;
+    options.timeout = std::chrono::seconds(30);
+    const CommandResult r = run_command({"nvidia-smi", "--query-gpu=index", "--format=csv,noheader"}, options);
+    if (!r.ok()) throw Error("cannot list the GPUs: nvidia-smi failed: " + tail_lines(r.output, 5));
+    std::vector<std::string> ids;
+    std::istringstream lines(r.output);
+    for (std::string id; lines >> id;) ids.push_back(id);
+    if (ids.empty()) throw Error("nvidia-smi listed no GPU");
+    return ids;
+  }
+  std::vector<std::string> device_environment(const std::string& device) const override {
+    if (device.empty()) return {};
+    return {"CUDA_VISIBLE_DEVICES=" + device};
+  }
+  std::string timing_lock_key(const std::string& device) const override { return device.empty() ? "" : "cuda" + device; }
 
   Ceilings ceilings() override {
     std::lock_guard lock(mutex_);

@@ -75,6 +75,16 @@ struct Event {
   double created_at = 0;
 };
 
+// One evaluation of the finalists' re-timing (search/search.hpp): the candidate (0: the task's
+// seed) in one round.
+struct Retiming {
+  int round = 0;
+  int64_t candidate = 0;
+  std::string status;
+  nlohmann::json report;  // EvalReport::to_json()
+  double created_at = 0;
+};
+
 class RunStore {
  public:
   // Creates <dir>/run.db (the folder too); throws Error if a run already exists there.
@@ -102,9 +112,10 @@ class RunStore {
   std::optional<Candidate> candidate(int64_t id) const;
   std::vector<Candidate> candidates() const;  // by id
   std::vector<Candidate> pending_candidates() const;
-  // An evaluated candidate with this source hash (the earliest), if any.
+  // An evaluated candidate with this source hash (the earliest), if any; one recorded as not run
+  // (its round ran out of time) is no result to reuse.
   std::optional<Candidate> evaluated_by_hash(const std::string& hash) const;
-  int64_t evaluation_count() const;  // evaluated candidates, reused results excluded
+  int64_t evaluation_count() const;  // evaluated candidates, reused results and ones not run excluded
 
   // Search state (the loop's resumable state machine), one JSON document.
   void save_state(const nlohmann::json& state);
@@ -122,6 +133,12 @@ class RunStore {
   void answer_pending(int64_t seq, const nlohmann::json& answer);  // throws Error if seq is not pending
   std::optional<PendingRequest> pending() const;
   void clear_pending();
+
+  // The finalists' re-timing, each measurement committed on its own; cleared when a finished run is
+  // reopened with a larger budget (its finalists change).
+  void record_retiming(const Retiming& r);
+  std::vector<Retiming> retimings() const;  // in the order taken
+  void clear_retimings();
 
   void add_event(int round, const std::string& kind, const std::string& message);
   std::vector<Event> events(size_t last_n = 0) const;

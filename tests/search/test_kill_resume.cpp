@@ -73,7 +73,7 @@ class KillResume : public ::testing::TestWithParam<std::string> {};
 TEST_P(KillResume, NoEvaluationLost) {
   const auto dir = test::fresh_run_dir("kill-" + GetParam());
   const pid_t pid = spawn({kKsearch, "run", "--task", test::tiny_task_file().string(), "--rounds", "5", "--seed-eval",
-                           "--strategy", GetParam(), "--out", dir.string()});
+                           "--finalists", "1", "--retime-rounds", "2", "--strategy", GetParam(), "--out", dir.string()});
   ASSERT_GT(pid, 0);
   // Kill as soon as two evaluations are committed.
   std::map<int64_t, json> before;

@@ -100,6 +100,8 @@ TEST_F(Fixture, CyclesStagnationTooHardAndDuplicates) {
   p.scripts["flat"] = [](const CodeRequest&) { return one(test::tiny_source(1), true); };
   SearchOptions o;
   o.rounds = 6;
+  o.finalists = 2;
+  o.retime_rounds = 2;
   // exploration 0: deterministic order good, bad, flat
   auto strategy = make_strategy({"world_model", {{"stagnation_window", 2}, {"exploration", 0}}}, {});
   Search search(*store, task, *backend, p, *strategy, o);
@@ -148,6 +150,7 @@ TEST_F(Fixture, ProposerFailuresCostARoundNotEvaluations) {
   p.scripts["bad"] = p.scripts["flat"] = p.scripts["good"];
   SearchOptions o;
   o.rounds = 2;
+  o.finalists = 0;
   auto strategy = make_strategy({"world_model", {{"exploration", 0}}}, {});
   Search search(*store, task, *backend, p, *strategy, o);
   ASSERT_EQ(search.run(), Search::Outcome::finished);
@@ -164,6 +167,7 @@ TEST_F(Fixture, PendingRequestsWaitForAnAnswer) {
   p.pend_code = true;
   SearchOptions o;
   o.rounds = 1;
+  o.finalists = 0;
   const StrategySpec spec{"world_model", {{"exploration", 0}}};
   {
     auto strategy = make_strategy(spec, {});

@@ -10,7 +10,7 @@ apt_packages=(
   build-essential cmake ninja-build pkg-config clang
   nlohmann-json3-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libcli11-dev libfmt-dev
   libspdlog-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libboost-context-dev libseccomp-dev libcpp-httplib-dev libssl-dev libmuparser-dev
+  libboost-context-dev libboost-dev libseccomp-dev libcpp-httplib-dev libssl-dev libmuparser-dev
   chromium libpng-dev python3 python3-pip libclang-14-dev
   slurm-wlm munge
 )

@@ -4,6 +4,7 @@
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
 #include "cli/number_checks.hpp"
+#include "cli/run_options.hpp"
 #include "cli/search_session.hpp"
 #include "core/error.hpp"
 #include "search/search.hpp"
@@ -14,7 +15,7 @@ namespace ksearch::cli {
 namespace {
 
 struct ResumeArgs {
-  std::string dir;
+  std::string dir, proposer;
   int rounds = 0;
   double minutes = -1;
   bool json = false;
@@ -27,7 +28,11 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--rounds", args->rounds, "New total round budget (default: the run's)")->check(kPositive);
   cmd->add_option("--minutes", args->minutes, "New total time budget in minutes (0: none)")->check(kNonNegative);
   cmd->add_flag("--json", args->json, "Print one JSON object at the end (progress goes to stderr)");
-  cmd->callback([args, &exit_code] {
+  // The proposer flags of `ksearch run` (--llm, --agent, ...): given, they replace the run's proposer settings.
+  cmd->add_option("--proposer", args->proposer, "Continue with this proposer (builtin, or one added by a plugin)");
+  std::vector<ApplyProposerOptions> appliers;
+  for (auto& hook : run_options_hooks()) appliers.push_back(hook(*cmd));
+  cmd->callback([args, appliers, &exit_code] {
     auto store = store::RunStore::open(args->dir, store::RunStore::Access::write);
     auto info = store.info();
     const Task task = load_task(info.task_file);
@@ -49,12 +54,34 @@ void setup(CLI::App& app, int& exit_code) {
         if (state.phase == search::Phase::done && options.rounds > state.round) {
           state.phase = search::Phase::next;
           state.verdict.reset();
+          state.finalists.clear();  // chosen and re-timed again when the search ends
+          state.retiming = nullptr;
           state.stop_reason.clear();
-          store.save_state(state.to_json());
+          store.transaction([&] {
+            store.clear_retimings();
+            store.save_state(state.to_json());
+          });
         }
       }
     }
-    auto proposer = proposers::make_proposer(stored_proposer(info), {&task, backend.get(), &store});
+    proposers::ProposerSpec spec = stored_proposer(info);
+    const proposers::ProposerSpec before = spec;
+    if (!args->proposer.empty() && args->proposer != spec.name) spec = {args->proposer, nlohmann::json::object()};
+    for (const auto& apply : appliers) apply(spec);
+    auto proposer = proposers::make_proposer(spec, {&task, backend.get(), &store});  // a bad spec fails before it is recorded
+    if (spec.name != before.name || spec.config != before.config) {
+      // Recorded: the run's config holds the settings in use, the events when and from what they changed.
+      auto history = info.config.value("proposer_history", nlohmann::json::array());
+      history.push_back({{"name", before.name}, {"config", before.config}, {"until", store::now_seconds()}});
+      info.config["proposer_history"] = history;
+      info.config["proposer"] = {{"name", spec.name}, {"config", spec.config}};
+      const auto stored = store.load_state();
+      const int round = stored ? search::LoopState::from_json(*stored).round : 0;
+      store.transaction([&] {
+        store.set_config(info.config);
+        store.add_event(round, "message", fmt::format("resumed with proposer {} (was {})", spec.name, before.name));
+      });
+    }
     auto strategy = search::make_strategy(stored_strategy(info), {&task, backend.get()});
     exit_code = run_session(store, task, *backend, *proposer, *strategy, options, {args->json});
   });

@@ -83,6 +83,10 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--parallel", args->search.parallel, "Candidates per round, compiled concurrently")
       ->capture_default_str()->check(CLI::Range(1, 64));
   cmd->add_flag("--seed-eval", args->search.seed_eval, "Evaluate the seed itself first (round 0)");
+  cmd->add_option("--finalists", args->search.finalists, "Best candidates re-timed against the seed at the end (0: none)")
+      ->capture_default_str()->check(CLI::Range(0, 64));
+  cmd->add_option("--retime-rounds", args->search.retime_rounds, "Interleaved rounds of that re-timing")
+      ->capture_default_str()->check(CLI::Range(2, 100));
   cmd->add_option("--proposer", args->proposer, "Proposer (builtin, or one added by a plugin)")->capture_default_str();
   cmd->add_option("--strategy", args->strategy.name, "Search strategy: world_model (K-Search) or annealing (simulated annealing over template knobs)")
       ->capture_default_str();

@@ -55,6 +55,7 @@ void setup(CLI::App& app, int& exit_code) {
                  s.held_out_passed ? (*s.held_out_passed ? "passed" : "FAILED") : "not checked yet");
     else
       fmt::print("best: none\n");
+    for (const auto& line : s.retime_lines) fmt::print("{}\n", line);
     if (auto m = store.latest_world_model()) {
       fmt::print("\nworld model:\n");
       print_tree(world_model::WorldModel::from_json(*m));

@@ -1,8 +1,10 @@
 #include "cli/search_session.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <deque>
 
 #include "backends/backend.hpp"
@@ -105,6 +107,37 @@ class LiveView {
   int drawn_ = 0;
 };
 
+// While a search runs, SIGINT (Ctrl-C) and SIGTERM end the process at once, as kill -9 would, which
+// loses nothing: every step is committed to the run store before the next begins (a transaction
+// under way is rolled back, and the runner and compiler processes get the same signal or die with
+// their parent). The handler only says how to continue and exits 130.
+class InterruptHandler {
+ public:
+  explicit InterruptHandler(const std::filesystem::path& dir) {
+    const std::string text = fmt::format("\ninterrupted: the run is stored; continue it with `ksearch resume {}`\n", dir.string());
+    std::strncpy(message_, text.c_str(), sizeof message_ - 1);
+    struct sigaction action {};
+    action.sa_handler = &InterruptHandler::on_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
+  }
+  ~InterruptHandler() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  InterruptHandler(const InterruptHandler&) = delete;
+  InterruptHandler& operator=(const InterruptHandler&) = delete;
+
+ private:
+  static void on_signal(int) {  // async-signal-safe: write(2) and _exit(2) only
+    [[maybe_unused]] const auto written = write(STDERR_FILENO, message_, std::strlen(message_));
+    _exit(kExitInterrupted);
+  }
+  static inline char message_[4096] = {};
+  struct sigaction previous_int_ {}, previous_term_ {};
+};
+
 }  // namespace
 
 int run_session(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer,
@@ -116,7 +149,18 @@ int run_session(store::RunStore& store, const Task& task, Backend& backend, prop
   const auto executor = executors::ExecutorSpec::from_json(store.info().config.value("executor", nlohmann::json()));
   search::Search search(store, task, backend, proposer, strategy, options,
                          [&](const search::SearchEvent& e, const search::Progress& p) { view(e, p); }, executor);
-  const auto outcome = search.run();
+  auto outcome = search::Search::Outcome::finished;
+  {
+    const InterruptHandler interrupts(store.dir());
+    try {
+      outcome = search.run();
+    } catch (const std::exception&) {
+      // Nothing is lost (see InterruptHandler): say how to go on once the cause is fixed.
+      fmt::print(stderr, "the run is stored in {0}; once the error below is fixed, continue it with `ksearch resume {0}` (which can also "
+                         "change the proposer: --llm PROVIDER:MODEL, --agent, --proposer builtin)\n", store.dir().string());
+      throw;
+    }
+  }
   const search::RunSummary s = search::summarize(store);
   const bool ok = s.has_best && s.held_out_passed.value_or(true);
   if (session.json) {
@@ -141,6 +185,7 @@ int run_session(store::RunStore& store, const Task& task, Backend& backend, prop
                      : fmt::format("passed ({:.2f}x)", s.held_out_speedup));
     else
       fmt::print("no candidate passed\n");
+    for (const auto& line : s.retime_lines) fmt::print("{}\n", line);
     fmt::print("run stored in {} (best kernel: {}/best{})\n", store.dir().string(), store.dir().string(), backend.source_extension());
   }
   if (outcome == search::Search::Outcome::waiting) return kExitOk;

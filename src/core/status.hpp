@@ -5,9 +5,9 @@
 namespace ksearch {
 
 // Outcome of evaluating one candidate. Order matters: when workloads disagree, the overall
-// status is the most severe one (the largest value). not_run is a workload's only: it was selected but
-// never ran (the candidate did not load, or the runner died on an earlier workload); it sits below every
-// failure, so the failure that stopped the run is the overall status.
+// status is the most severe one (the largest value). not_run: a workload selected but never run (no load, runner died on
+// an earlier workload), or a candidate the search's time budget left unevaluated; it sits below every failure, so the
+// failure that stopped the run is the overall status.
 enum class Status { passed, not_run, wrong_answer, timeout, runtime_error, compile_error, rejected };
 
 std::string_view status_name(Status status);

@@ -157,6 +157,14 @@ double EvalReport::mean_median_ms() const {
   return medians.empty() ? 0 : geometric_mean(medians);
 }
 
+double EvalReport::spread() const {
+  double sum = 0;
+  int timed_workloads = 0;
+  for (const auto& w : workloads)
+    if (w.timing.samples > 0) sum += w.timing.spread(), ++timed_workloads;
+  return timed_workloads ? sum / timed_workloads : 0;
+}
+
 Evaluator::Evaluator(const Task& task, Backend& backend, EvalOptions options)
     : task_(task), backend_(backend), options_(options) {
   if (options_.memcheck) {  // a checker slows kernels down by orders of magnitude: one call each

@@ -79,6 +79,7 @@ struct EvalReport {
   nlohmann::json to_json() const;
   static EvalReport from_json(const nlohmann::json& j);
   double mean_median_ms() const;  // geometric mean of the workloads' medians (0 if untimed)
+  double spread() const;          // mean relative spread of the timed workloads (0 if untimed): the noise of speedup_vs_seed
 };
 
 class Evaluator {

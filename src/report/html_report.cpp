@@ -72,7 +72,7 @@ pre { background: #f6f8fa; border: 1px solid var(--line); padding: 10px; overflo
 pre.source { max-height: 640px; overflow-y: auto; }
 svg#progress { width: 100%; height: auto; max-width: 900px; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 10px; color: #fff; font-size: 12px; background: var(--open); }
-.st-passed { background: var(--pass); } .st-wrong_answer, .st-runtime_error, .st-timeout { background: var(--fail); }
+.st-passed { background: var(--pass); } .st-wrong_answer, .st-runtime_error, .st-timeout, .st-failed { background: var(--fail); }
 .st-compile_error, .st-rejected { background: var(--warn); } .st-pending, .st-not_run { background: var(--open); }
 .cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 12px 0; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 8px 14px; min-width: 150px; }
@@ -201,6 +201,34 @@ std::string candidates_table(const RunData& run) {
         cid(c.id), best == &c ? " class=\"best\"" : "", c.round, esc(c.node_id), esc(action), esc(c.proposer), status_badge(c.status),
         speedup(c.speedup_vs_seed), num(c.median_ms), percent(c.roofline_fraction), from, esc(c.note),
         message.empty() ? "" : "<div class=\"mut\">" + esc(message) + "</div>", esc(c.source));
+  }
+  return html + "</table>\n";
+}
+
+// The finalists' re-timing against the seed (search: the retime phase), best first, with the
+// findings a reader must not miss (ties, noise, failures).
+std::string finalists_html(const RunData& run) {
+  const json& r = run.summary.retiming;
+  if (!r.is_object()) return "";
+  std::string html = fmt::format(
+      "<h2 id=\"finalists\">Finalists, re-timed</h2>\n<p class=\"mut\">Each finalist and the seed evaluated once per round, {} "
+      "interleaved rounds in one sitting; speedups are per-round ratios to the seed, with {:.0f}% confidence intervals.</p>\n",
+      r.value("rounds", 0), 100 * r.value("confidence", 0.95));
+  for (const auto& line : run.summary.retime_lines) html += "<p>" + esc(line) + "</p>\n";
+  html += "<table id=\"finalists-table\"><tr><th>candidate</th><th>re-timed speedup</th><th>interval</th><th>in the search</th>"
+          "<th>status</th></tr>\n";
+  for (const auto& c : r.value("candidates", json::array())) {
+    const json sp = c.value("speedup", json::object());
+    const int64_t id = c.value("candidate", int64_t(0));
+    const store::Candidate* candidate = run.find(id);
+    const std::string message = c.value("message", "");
+    html += fmt::format("<tr><td><a href=\"#{0}\">{0}</a></td><td class=\"n\">{1}</td><td class=\"n\">{2}</td><td class=\"n\">{3}</td>"
+                        "<td>{4}{5}</td></tr>\n",
+                        cid(id), speedup(sp.value("estimate", 0.0)),
+                        sp.value("samples", 0) > 1 ? fmt::format("[{:.2f}, {:.2f}]", sp.value("low", 0.0), sp.value("high", 0.0)) : "–",
+                        candidate ? speedup(candidate->speedup_vs_seed) : "–",
+                        status_badge(c.value("passed", false) ? "passed" : "failed"),
+                        message.empty() ? "" : " <span class=\"mut\">" + esc(message) + "</span>");
   }
   return html + "</table>\n";
 }
@@ -382,6 +410,8 @@ std::string render_html(const RunData& run, bool live_reload) {
   html += fmt::format("<div class=\"card\">best<b>{}</b></div>", best ? cid(best->id) : "none");
   html += fmt::format("<div class=\"card\">speedup vs seed<b>{}</b></div>", best ? speedup(best->speedup_vs_seed) : "–");
   html += fmt::format("<div class=\"card\">median<b>{} ms</b></div>", best ? num(best->median_ms) : "–");
+  if (const auto& r = s.best_retimed)
+    html += fmt::format("<div class=\"card\">re-timed<b>{} [{:.2f}, {:.2f}]</b></div>", speedup(r->estimate), r->low, r->high);
   html += fmt::format("<div class=\"card\">roofline<b>{}</b></div>", best ? percent(best->roofline_fraction) : "–");
   html += fmt::format("<div class=\"card\">held-out<b>{}</b></div>", held_out);
   html += fmt::format("<div class=\"card\">rounds<b>{} / {}</b></div>", s.rounds, s.rounds_budget);
@@ -403,6 +433,7 @@ std::string render_html(const RunData& run, bool live_reload) {
     html += "<p>No candidate has passed" + std::string(s.held_out_passed == false ? " the held-out workloads" : "") + ".</p>\n";
   }
 
+  html += finalists_html(run);
   html += "<h2 id=\"world-model\">World model</h2>\n" + tree_html(run);
   html += "<h2 id=\"all\">All candidates</h2>\n" + candidates_table(run);
   html += "<h2 id=\"configuration\">Configuration</h2>\n" + config_html(run);

@@ -13,17 +13,22 @@
 #include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "core/process.hpp"
+#include "evaluator/retime.hpp"
 
 using nlohmann::json;
 
 namespace ksearch::search {
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchOptions, rounds, minutes, parallel, seed_eval)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchOptions, rounds, minutes, parallel, seed_eval, finalists, retime_rounds)
 
 json SearchOptions::to_json() const { return json(*this); }
 SearchOptions SearchOptions::from_json(const json& j) { return j.get<SearchOptions>(); }
 
 std::string candidate_name(int64_t id) { return id ? "c" + std::to_string(id) : "seed"; }
+
+double timing_spread(const store::Candidate& c) {
+  return c.report.is_object() ? EvalReport::from_json(c.report).spread() : 0;
+}
 
 proposers::Feedback feedback_of(const store::Candidate& c) {
   proposers::Feedback f;
@@ -50,8 +55,11 @@ proposers::Feedback feedback_of(const store::Candidate& c) {
 
 namespace {
 
+// A new best must beat the old one by more than their timing noise: a single lucky evaluation is no
+// improvement (the finalists' re-timing settles the order at the end).
 bool better(const store::Candidate& c, const std::optional<Best>& best) {
-  return c.status == "passed" && (!best || c.speedup_vs_seed > best->speedup);
+  return c.status == "passed" &&
+         (!best || measured_gain(c.speedup_vs_seed, timing_spread(c), best->speedup, best->spread).significant());
 }
 
 proposers::TaskBrief brief_of(const Task& task, Backend& backend) {
@@ -108,10 +116,12 @@ double Search::elapsed() const {
   return state_.elapsed_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - session_start_).count();
 }
 
+bool Search::time_budget_reached() const { return options_.minutes > 0 && elapsed() >= options_.minutes * 60; }
+
 bool Search::budget_spent() const {
   if (state_.round >= options_.rounds) return true;
   if (!proposer_.stop_reason().empty()) return true;
-  return options_.minutes > 0 && elapsed() >= options_.minutes * 60;
+  return time_budget_reached();
 }
 
 void Search::save(const std::string& reason) {
@@ -259,6 +269,7 @@ Search::Outcome Search::run() {
       case Phase::finish:
         if (!do_finish()) return Outcome::waiting;
         break;
+      case Phase::retime: do_retime(); break;
       case Phase::final: do_final(); break;
     }
   }
@@ -290,7 +301,7 @@ bool Search::do_next() {
   if (budget_spent()) {
     state_.stop_reason = state_.round >= options_.rounds      ? "round budget spent"
                          : !proposer_.stop_reason().empty() ? proposer_.stop_reason()
-                                                             : "time budget spent";
+                                                             : "time budget reached";
     state_.phase = Phase::finish;
     save();
     return true;
@@ -367,7 +378,9 @@ void Search::record(const executors::Completion& done) {
 
 // Hands the round's candidates to the executor (as many at once as it takes; jobs a previous
 // session submitted are re-attached) and commits each evaluation as soon as it comes back. A source
-// seen before (possibly earlier in this round) is never evaluated twice.
+// seen before (possibly earlier in this round) is never evaluated twice. The time budget holds inside
+// a round too: candidates not yet handed over when it is reached are recorded as not run (what the
+// executor already runs finishes and is kept).
 void Search::evaluate_round(const std::vector<int64_t>& ids) {
   executors::Executor& exec = *executor_;
   std::deque<executors::Submission> queue;
@@ -376,11 +389,7 @@ void Search::evaluate_round(const std::vector<int64_t>& ids) {
   for (int64_t id : ids) {
     auto c = store_.candidate(id);
     if (!c || c->evaluated()) continue;  // committed before a restart
-    if (!hashes.insert(c->source_hash).second) {
-      repeats.push_back(*c);
-      continue;
-    }
-    if (store_.evaluated_by_hash(c->source_hash)) {
+    if (!hashes.insert(c->source_hash).second || store_.evaluated_by_hash(c->source_hash)) {
       repeats.push_back(*c);
       continue;
     }
@@ -395,6 +404,11 @@ void Search::evaluate_round(const std::vector<int64_t>& ids) {
   try {
     while (!queue.empty() || exec.outstanding() > 0) {
       while (!queue.empty() && exec.outstanding() < exec.capacity()) {
+        if (time_budget_reached()) {
+          for (const auto& left : queue) record_not_run(left.candidate);
+          queue.clear();
+          break;
+        }
         const std::string handle = exec.submit(queue.front());
         if (!handle.empty()) store_.set_job(queue.front().candidate, exec.name(), handle);
         queue.pop_front();
@@ -408,11 +422,24 @@ void Search::evaluate_round(const std::vector<int64_t>& ids) {
   }
   for (const auto& c : repeats) {
     const auto p = store_.evaluated_by_hash(c.source_hash);
-    if (!p) continue;  // its first copy was not evaluated (cancelled): evaluated again next session
+    if (!p) {  // its first copy was not evaluated (the time budget, or cancelled)
+      if (time_budget_reached()) record_not_run(c.id);
+      continue;
+    }
     store_.record_evaluation(c.id, p->report, p->status, p->speedup_vs_seed, p->median_ms, p->roofline_fraction, 0, 0, p->id);
     notify({EventKind::evaluated, fmt::format("{} = {} (same source)", candidate_name(c.id), candidate_name(p->id)), c.id, p->status,
             p->speedup_vs_seed, true});
   }
+}
+
+void Search::record_not_run(int64_t candidate) {
+  EvalReport cancelled;
+  cancelled.task = task_.name;
+  cancelled.backend = backend_.name();
+  cancelled.status = Status::not_run;
+  cancelled.message = "not evaluated: the time budget was reached during its round";
+  store_.record_evaluation(candidate, cancelled.to_json(), std::string(status_name(Status::not_run)), 0, 0, 0, 0, 0);
+  notify({EventKind::evaluated, cancelled.message, candidate, std::string(status_name(Status::not_run)), 0, false});
 }
 
 void Search::do_evaluate() {
@@ -423,9 +450,10 @@ void Search::do_evaluate() {
   Observation observation;
   observation.exhausted = state_.round_exhausted;
   observation.seed = state_.seed_round;
-  for (int64_t id : ids) observation.candidates.push_back(*store_.candidate(id));
+  for (int64_t id : ids)  // candidates the time budget left unevaluated are no evidence
+    if (auto c = store_.candidate(id); c->status != status_name(Status::not_run)) observation.candidates.push_back(std::move(*c));
   for (const auto& c : observation.candidates)
-    if (better(c, state_.best)) state_.best = Best{c.id, c.speedup_vs_seed, c.median_ms, c.roofline_fraction};
+    if (better(c, state_.best)) state_.best = Best{c.id, c.speedup_vs_seed, c.median_ms, c.roofline_fraction, timing_spread(c)};
   if (!observation.seed) ++state_.round;
   state_.round_candidates.clear();
   state_.round_exhausted = state_.seed_round = false;
@@ -437,18 +465,94 @@ void Search::do_evaluate() {
 
 bool Search::do_finish() {
   if (!strategy_.finish(*this)) return false;
-  state_.phase = Phase::final;
+  // The finalists: the fastest distinct passing candidates by their search measurement (the seed's
+  // own evaluation is the reference, not a finalist).
+  std::vector<store::Candidate> passing;
+  for (auto& c : store_.candidates())
+    if (c.status == "passed" && !c.reused_from && c.source != brief_.seed_source) passing.push_back(std::move(c));
+  std::stable_sort(passing.begin(), passing.end(), [](const auto& a, const auto& b) { return a.speedup_vs_seed > b.speedup_vs_seed; });
+  state_.finalists.clear();
+  for (size_t i = 0; i < passing.size() && int(i) < options_.finalists; ++i) state_.finalists.push_back(passing[i].id);
+  state_.phase = Phase::retime;
   save();
   return true;
 }
 
-// The verdict: the best visible candidates, best first, checked on the held-out workloads; the
-// first that passes them is the run's result.
+namespace {
+
+std::vector<std::string> retime_notes(const RetimeResult& r) {
+  std::vector<std::string> notes;
+  if (!r.seed_message.empty()) notes.push_back("the seed failed during re-timing: " + r.seed_message);
+  for (const auto& c : r.candidates)
+    if (!c.passed) notes.push_back(fmt::format("{} failed during re-timing ({}): no finalist", candidate_name(c.id), c.message));
+  const RetimedCandidate* best = r.best();
+  if (!best) return notes;
+  if (r.tied)
+    notes.push_back(fmt::format("{} and {} are statistically tied: their {:.0f}% intervals overlap ([{:.2f}, {:.2f}]x and [{:.2f}, {:.2f}]x)",
+                                candidate_name(best->id), candidate_name(r.candidates[1].id), 100 * r.confidence, best->speedup.low,
+                                best->speedup.high, r.candidates[1].speedup.low, r.candidates[1].speedup.high));
+  if (r.noisy)
+    notes.push_back(fmt::format("warning: timings too noisy to decide: {}'s interval [{:.2f}, {:.2f}]x spans more than +-{:.0f}%; "
+                                "re-run on a quieter machine or with more --retime-rounds",
+                                candidate_name(best->id), best->speedup.low, best->speedup.high, 50 * (kNoisyWidthRatio - 1)));
+  if (best->speedup.samples > 1 && best->speedup.contains(1.0))
+    notes.push_back(fmt::format("{} is not significantly faster than the seed ([{:.2f}, {:.2f}]x)", candidate_name(best->id),
+                                best->speedup.low, best->speedup.high));
+  return notes;
+}
+
+}  // namespace
+
+// The finalists re-timed against the seed in one sitting, interleaved (evaluator/retime): the run's
+// result is chosen from these measurements, not from one possibly lucky evaluation each. Every
+// measurement is committed on its own, so a resumed run re-times only what is missing.
+void Search::do_retime() {
+  // Where the backend cannot time (metal kernels in the emulator), there is nothing to re-time.
+  if (!state_.finalists.empty() && options_.retime_rounds > 0 && backend_.timing_available()) {
+    std::vector<RetimeEntry> entries{{0, brief_.seed_source}};
+    for (int64_t id : state_.finalists) entries.push_back({id, store_.candidate(id)->source});
+    std::set<std::pair<int, int64_t>> stored;
+    for (const auto& r : store_.retimings()) stored.insert({r.round, r.candidate});
+    notify({EventKind::message, fmt::format("re-timing {} finalists against the seed: {} interleaved rounds", state_.finalists.size(),
+                                            options_.retime_rounds)});
+    EvalOptions o;
+    o.workloads = WorkloadSet::visible;
+    retime(
+        task_, backend_, o, entries, options_.retime_rounds, [&](int round, int64_t id) { return stored.count({round, id}) > 0; },
+        [&](const RetimeMeasurement& m) {
+          store_.record_retiming({m.round, m.id, std::string(status_name(m.report.status)), m.report.to_json(), 0});
+          notify({EventKind::message, fmt::format("re-timing round {}/{}: {} {}{}", m.round + 1, options_.retime_rounds,
+                                                  candidate_name(m.id), status_name(m.report.status),
+                                                  m.report.status == Status::passed ? fmt::format(" ({:.4f} ms)", m.report.mean_median_ms())
+                                                                                    : ": " + m.report.message)});
+        });
+    std::vector<RetimeMeasurement> measurements;
+    for (const auto& r : store_.retimings()) measurements.push_back({r.round, r.candidate, EvalReport::from_json(r.report)});
+    const RetimeResult result = analyze_retiming(measurements);
+    state_.retiming = result.to_json();
+    if (const RetimedCandidate* best = result.best())
+      notify({EventKind::message, fmt::format("re-timed best: {} {:.2f}x vs seed ({:.0f}% interval [{:.2f}, {:.2f}], {} rounds)",
+                                              candidate_name(best->id), best->speedup.estimate, 100 * result.confidence,
+                                              best->speedup.low, best->speedup.high, best->speedup.samples)});
+    for (const auto& note : retime_notes(result)) notify({EventKind::message, note});
+  }
+  state_.phase = Phase::final;
+  save();
+}
+
+// The verdict: the best visible candidates, best first (by their re-timing where there is one),
+// checked on the held-out workloads; the first that passes them is the run's result.
 void Search::do_final() {
   std::vector<store::Candidate> passing;
-  for (auto& c : store_.candidates())
-    if (c.status == "passed" && !c.reused_from) passing.push_back(std::move(c));
-  std::stable_sort(passing.begin(), passing.end(), [](const auto& a, const auto& b) { return a.speedup_vs_seed > b.speedup_vs_seed; });
+  const RetimeResult retimed = state_.retiming.is_object() ? RetimeResult::from_json(state_.retiming) : RetimeResult{};
+  if (retimed.best()) {
+    for (const auto& c : retimed.candidates)  // a finalist that failed during its re-timing is out
+      if (c.passed) passing.push_back(*store_.candidate(c.id));
+  } else {
+    for (auto& c : store_.candidates())
+      if (c.status == "passed" && !c.reused_from) passing.push_back(std::move(c));
+    std::stable_sort(passing.begin(), passing.end(), [](const auto& a, const auto& b) { return a.speedup_vs_seed > b.speedup_vs_seed; });
+  }
   Verdict verdict;
   const bool has_held_out = !task_.workloads_for(backend_.name(), true).empty();
   EvalOptions o;
@@ -507,15 +611,21 @@ json RunSummary::to_json() const {
             {"evaluations", evaluations},
             {"candidates", candidates},
             {"elapsed_seconds", elapsed_seconds}};
-  if (has_best)
+  if (has_best) {
     j["best"] = {{"candidate_id", candidate_name(best_candidate)},
                  {"speedup_vs_seed", best_speedup},
                  {"median_ms", best_median_ms},
                  {"roofline_fraction", best_roofline},
                  {"held_out_passed", held_out_passed ? json(*held_out_passed) : json()},
                  {"held_out_speedup_vs_seed", held_out_speedup}};
-  else
+    if (best_retimed)
+      j["best"]["retimed_speedup_vs_seed"] = {{"estimate", best_retimed->estimate}, {"low", best_retimed->low},
+                                              {"high", best_retimed->high}, {"rounds", best_retimed->samples}};
+  } else {
     j["best"] = nullptr;
+  }
+  j["retiming"] = retiming;
+  j["retime_notes"] = retime_lines;
   return j;
 }
 
@@ -544,6 +654,17 @@ RunSummary summarize(const store::RunStore& store) {
     s.held_out_speedup = state.verdict->held_out_speedup;
   } else if (state.best) {
     best = state.best->candidate;
+  }
+  if (state.retiming.is_object()) {
+    const RetimeResult r = RetimeResult::from_json(state.retiming);
+    s.retiming = state.retiming;
+    for (const auto& c : r.candidates)
+      if (c.id == best && c.passed && c.speedup.samples > 0) {
+        s.best_retimed = c.speedup;
+        s.retime_lines.push_back(fmt::format("re-timed against the seed in {} interleaved rounds: {:.2f}x ({:.0f}% interval [{:.2f}, {:.2f}])",
+                                             c.speedup.samples, c.speedup.estimate, 100 * r.confidence, c.speedup.low, c.speedup.high));
+      }
+    for (auto& note : retime_notes(r)) s.retime_lines.push_back(std::move(note));
   }
   if (best) {
     const auto c = store.candidate(best);

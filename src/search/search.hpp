@@ -31,6 +31,8 @@ struct SearchOptions {
   double minutes = 0;      // wall-clock budget over all sessions of the run; 0 = none
   int parallel = 1;        // candidates per round, compiled concurrently, timed one at a time
   bool seed_eval = false;  // evaluate the seed itself first (round 0)
+  int finalists = 4;       // best candidates re-timed against the seed when the search ends (0: none)
+  int retime_rounds = 5;   // interleaved rounds of that re-timing (at least 2 for an interval)
   nlohmann::json to_json() const;
   static SearchOptions from_json(const nlohmann::json& j);
 };
@@ -70,12 +72,19 @@ struct RunSummary {
   double best_speedup = 0, best_median_ms = 0, best_roofline = 0;
   std::optional<bool> held_out_passed;  // empty until the final verdict, or without held-out workloads
   double held_out_speedup = 0;
+  // The finalists' re-timing (RetimeResult::to_json(), null without one) and the best's interval.
+  nlohmann::json retiming;
+  std::optional<RatioInterval> best_retimed;
+  // What a user should read of it: the best's interval, then ties, noise and failures, one line each.
+  std::vector<std::string> retime_lines;
   nlohmann::json to_json() const;
 };
 RunSummary summarize(const store::RunStore& store);
 
 // "c<id>", or "seed" for 0.
 std::string candidate_name(int64_t id);
+// The relative spread of an evaluated candidate's timing (EvalReport::spread()); 0 when untimed.
+double timing_spread(const store::Candidate& c);
 // How an evaluated candidate is shown to a proposer.
 proposers::Feedback feedback_of(const store::Candidate& c);
 
@@ -100,6 +109,7 @@ class Search : private Context {
   bool do_code();
   void do_evaluate();
   bool do_finish();
+  void do_retime();
   void do_final();
 
   // Context
@@ -122,12 +132,14 @@ class Search : private Context {
   proposers::Planner& planner() const;
 
   double elapsed() const;
+  bool time_budget_reached() const;
   void save(const std::string& reason = "");     // persist() in a transaction of its own
   void persist(const std::string& reason = "");  // state + strategy snapshot (+ its tree under `reason`)
   void notify(SearchEvent event);
   Progress progress() const;
   void evaluate_round(const std::vector<int64_t>& ids);
   void record(const executors::Completion& done);
+  void record_not_run(int64_t candidate);  // a candidate the time budget left unevaluated
 
   store::RunStore& store_;
   const Task& task_;

@@ -8,10 +8,10 @@ namespace ksearch::search {
 
 namespace {
 
-constexpr Phase kPhases[] = {Phase::init, Phase::next, Phase::code, Phase::evaluate, Phase::finish, Phase::final, Phase::done};
+constexpr Phase kPhases[] = {Phase::init, Phase::next, Phase::code, Phase::evaluate, Phase::finish, Phase::retime, Phase::final, Phase::done};
 
 json best_to_json(const Best& b) {
-  return {{"candidate", b.candidate}, {"speedup", b.speedup}, {"median_ms", b.median_ms}, {"roofline", b.roofline}};
+  return {{"candidate", b.candidate}, {"speedup", b.speedup}, {"median_ms", b.median_ms}, {"roofline", b.roofline}, {"spread", b.spread}};
 }
 
 json verdict_to_json(const Verdict& v) {
@@ -43,6 +43,7 @@ std::string phase_name(Phase phase) {
     case Phase::code: return "code";
     case Phase::evaluate: return "evaluate";
     case Phase::finish: return "finish";
+    case Phase::retime: return "retime";
     case Phase::final: return "final";
     case Phase::done: return "done";
   }
@@ -67,6 +68,8 @@ json LoopState::to_json() const {
           {"round_exhausted", round_exhausted},
           {"seed_round", seed_round},
           {"best", best ? best_to_json(*best) : json()},
+          {"finalists", finalists},
+          {"retiming", retiming},
           {"final", verdict ? verdict_to_json(*verdict) : json()},
           {"strategy", {{"name", strategy}, {"state", strategy_state}}}};
 }
@@ -86,8 +89,11 @@ LoopState LoopState::from_json(const json& j) {
     s.seed_round = j.value("seed_round", false);
     if (j.contains("best") && j["best"].is_object()) {
       const json& b = j["best"];
-      s.best = Best{b.at("candidate").get<int64_t>(), b.value("speedup", 0.0), b.value("median_ms", 0.0), b.value("roofline", 0.0)};
+      s.best = Best{b.at("candidate").get<int64_t>(), b.value("speedup", 0.0), b.value("median_ms", 0.0), b.value("roofline", 0.0),
+                    b.value("spread", 0.0)};
     }
+    s.finalists = j.value("finalists", std::vector<int64_t>{});
+    s.retiming = j.value("retiming", json());
     if (j.contains("final") && j["final"].is_object()) s.verdict = verdict_from_json(j["final"]);
     const json strategy = j.value("strategy", json::object());
     s.strategy = strategy.value("name", "");

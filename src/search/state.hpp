@@ -1,12 +1,13 @@
 #pragma once
 // The search loop's state, typed, and its JSON form stored in the run store after every step.
 //
-//   init -> next -> code -> evaluate -> next ... -> finish -> final -> done
+//   init -> next -> code -> evaluate -> next ... -> finish -> retime -> final -> done
 //
 // `next` asks the strategy for a plan, `code` asks the proposer for candidates implementing it,
 // `evaluate` evaluates the round's candidates (each committed on its own) and lets the strategy
 // observe them, `finish` lets the strategy close its work once the budget is spent, `final` checks
-// the best candidates on the held-out workloads.
+// re-times the best candidates against the seed in one sitting (evaluator/retime), `final` checks
+// the best of them on the held-out workloads.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,7 +20,7 @@
 
 namespace ksearch::search {
 
-enum class Phase { init, next, code, evaluate, finish, final, done };
+enum class Phase { init, next, code, evaluate, finish, retime, final, done };
 std::string phase_name(Phase phase);
 Phase parse_phase(const std::string& name);  // throws Error
 
@@ -45,6 +46,8 @@ struct LoopState {
   bool round_exhausted = false;                // the proposer's `exhausted` for this round
   bool seed_round = false;                     // the round being evaluated is the seed's own
   std::optional<Best> best;
+  std::vector<int64_t> finalists;              // chosen when the search ends, re-timed before the verdict
+  nlohmann::json retiming;                     // their re-timing's RetimeResult::to_json(); null before or without one
   std::optional<Verdict> verdict;
   std::string strategy;                        // its name
   nlohmann::json strategy_state;               // Strategy::snapshot()

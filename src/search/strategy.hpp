@@ -35,6 +35,7 @@ namespace ksearch::search {
 struct Best {
   int64_t candidate = 0;
   double speedup = 0, median_ms = 0, roofline = 0;
+  double spread = 0;  // relative spread of its timing: a later candidate must beat it by more than the noise
 };
 
 enum class EventKind { message, cycle_start, round_start, evaluated, cycle_end, final };

@@ -47,6 +47,9 @@ CREATE TABLE IF NOT EXISTS executor_jobs(
 CREATE TABLE IF NOT EXISTS events(
   id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL,
   created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS retimings(
+  id INTEGER PRIMARY KEY AUTOINCREMENT, round INTEGER NOT NULL, candidate_id INTEGER NOT NULL, status TEXT NOT NULL,
+  report TEXT NOT NULL, created_at REAL NOT NULL, UNIQUE(round, candidate_id));
 )sql";
 
 // A prepared statement, finalized on scope exit; bind() takes 1-based positions in order.
@@ -268,7 +271,7 @@ std::vector<Candidate> RunStore::pending_candidates() const { return query_candi
 
 std::optional<Candidate> RunStore::evaluated_by_hash(const std::string& hash) const {
   Stmt s(db_, (std::string("SELECT ") + kCandidateColumns +
-               " FROM candidates WHERE source_hash = ? AND status != 'pending' AND reused_from = 0 ORDER BY id LIMIT 1")
+                " FROM candidates WHERE source_hash = ? AND status NOT IN ('pending', 'not_run') AND reused_from = 0 ORDER BY id LIMIT 1")
                   .c_str());
   s.bind(hash);
   if (!s.step()) return std::nullopt;
@@ -276,7 +279,7 @@ std::optional<Candidate> RunStore::evaluated_by_hash(const std::string& hash) co
 }
 
 int64_t RunStore::evaluation_count() const {
-  Stmt s(db_, "SELECT COUNT(*) FROM candidates WHERE status != 'pending' AND reused_from = 0");
+  Stmt s(db_, "SELECT COUNT(*) FROM candidates WHERE status NOT IN ('pending', 'not_run') AND reused_from = 0");
   s.step();
   return s.i64(0);
 }
@@ -399,6 +402,27 @@ std::optional<ExecutorJob> RunStore::job(int64_t candidate_id) const {
   if (!s.step()) return std::nullopt;
   return ExecutorJob{s.i64(0), s.text(1), s.text(2), s.f64(3)};
 }
+
+void RunStore::record_retiming(const Retiming& r) {
+  Stmt(db_, "INSERT INTO retimings(round, candidate_id, status, report, created_at) VALUES(?, ?, ?, ?, ?)")
+      .bind(r.round)
+      .bind(r.candidate)
+      .bind(r.status)
+      .bind(r.report.dump())
+      .bind(r.created_at > 0 ? r.created_at : now_seconds())
+      .step();  // autocommit: each measurement on its own
+}
+
+std::vector<Retiming> RunStore::retimings() const {
+  // A run created before re-timing existed has no table until a writer opens it.
+  if (!Stmt(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'retimings'").step()) return {};
+  Stmt s(db_, "SELECT round, candidate_id, status, report, created_at FROM retimings ORDER BY id");
+  std::vector<Retiming> out;
+  while (s.step()) out.push_back({int(s.i64(0)), s.i64(1), s.text(2), json::parse(s.text(3), nullptr, false), s.f64(4)});
+  return out;
+}
+
+void RunStore::clear_retimings() { exec("DELETE FROM retimings"); }
 
 void RunStore::add_event(int round, const std::string& kind, const std::string& message) {
   Stmt(db_, "INSERT INTO events(round, kind, message, created_at) VALUES(?, ?, ?, ?)")

@@ -83,6 +83,16 @@ struct Event {
   double created_at = 0;
 };
 
+// One evaluation of the finalists' re-timing (search/search.hpp): the candidate (0: the task's
+// seed) in one round.
+struct Retiming {
+  int round = 0;
+  int64_t candidate = 0;
+  std::string status;
+  nlohmann::json report;  // EvalReport::to_json()
+  double created_at = 0;
+};
+
 class RunStore {
  public:
   // Creates <dir>/run.db (the folder too); throws Error if a run already exists there.
@@ -111,9 +121,10 @@ class RunStore {
   std::optional<Candidate> candidate(int64_t id) const;
   std::vector<Candidate> candidates() const;  // by id
   std::vector<Candidate> pending_candidates() const;
-  // An evaluated candidate with this source hash (the earliest), if any.
+  // An evaluated candidate with this source hash (the earliest), if any; one recorded as not run
+  // (its round ran out of time) is no result to reuse.
   std::optional<Candidate> evaluated_by_hash(const std::string& hash) const;
-  int64_t evaluation_count() const;  // evaluated candidates, reused results excluded
+  int64_t evaluation_count() const;  // evaluated candidates, reused results and ones not run excluded
 
   // Search state (the loop's resumable state machine), one JSON document.
   void save_state(const nlohmann::json& state);
@@ -135,6 +146,11 @@ class RunStore {
   // The latest job submitted for a candidate's evaluation (kept after it completes: which job ran it).
   void set_job(int64_t candidate_id, const std::string& executor, const std::string& handle);
   std::optional<ExecutorJob> job(int64_t candidate_id) const;
+  // The finalists' re-timing, each measurement committed on its own; cleared when a finished run is
+  // reopened with a larger budget (its finalists change).
+  void record_retiming(const Retiming& r);
+  std::vector<Retiming> retimings() const;  // in the order taken
+  void clear_retimings();
 
   void add_event(int round, const std::string& kind, const std::string& message);
   std::vector<Event> events(size_t last_n = 0) const;

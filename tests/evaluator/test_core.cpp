@@ -49,6 +49,28 @@ TEST(Stats, MedianQuantilesAndSpread) {
   EXPECT_NEAR(geometric_mean({2, 8}), 4, 1e-12);
 }
 
+TEST(Stats, RatioIntervalIsATIntervalOnTheLogs) {
+  // Five measured speedups: the geometric mean 1.995, t(0.975, 4 dof) = 2.7764 on the logs' standard error.
+  const RatioInterval r = ratio_interval({1.8, 2.2, 2.0, 1.9, 2.1});
+  EXPECT_EQ(r.samples, 5);
+  EXPECT_NEAR(r.estimate, 1.99498, 1e-4);
+  EXPECT_NEAR(r.low, 1.80787, 1e-4);
+  EXPECT_NEAR(r.high, 2.20146, 1e-4);
+  EXPECT_TRUE(r.contains(2.0));
+  EXPECT_FALSE(r.contains(1.7));
+  // A wider confidence gives a wider interval; identical measurements, none.
+  EXPECT_LT(ratio_interval({1.8, 2.2, 2.0, 1.9, 2.1}, 0.99).low, r.low);
+  const RatioInterval exact = ratio_interval({3, 3, 3});
+  EXPECT_DOUBLE_EQ(exact.low, 3);
+  EXPECT_DOUBLE_EQ(exact.high, 3);
+  // One measurement has no interval.
+  const RatioInterval one = ratio_interval({1.5});
+  EXPECT_EQ(one.samples, 1);
+  EXPECT_DOUBLE_EQ(one.low, one.high);
+  EXPECT_TRUE(r.overlaps(ratio_interval({2.15, 2.3, 2.25})));
+  EXPECT_FALSE(r.overlaps(ratio_interval({2.5, 2.6, 2.55})));
+}
+
 TEST(Rules, CommentsAndStringsDoNotTriggerRules) {
   const RuleSet rules = load_rules(profiles_dir() / "cpu.rules.toml");
   EXPECT_TRUE(rules.check("// we never fork() here\n/* system(\"x\") */\nconst char* s = \"fork()\";\n").empty());

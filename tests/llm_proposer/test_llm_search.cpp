@@ -52,6 +52,7 @@ search::SearchOptions rounds(int n, int parallel = 1) {
   search::SearchOptions o;
   o.rounds = n;
   o.parallel = parallel;
+  o.finalists = 0;  // the finalists' re-timing is tested in tests/search
   return o;
 }
 

@@ -184,6 +184,13 @@ class ReportTest : public ::testing::Test {
                       {"elapsed_seconds", 42.0},
                       {"stop_reason", "round budget spent"},
                       {"best", with_pass ? json{{"candidate", best}, {"speedup", 2.5}} : json()},
+                      // The finalists' re-timing (search: retime phase): c2 and c4 overlap.
+                      {"retiming", with_pass ? json{{"rounds", 5}, {"confidence", 0.95}, {"tied", true}, {"noisy", false},
+                                                    {"candidates", {{{"candidate", best}, {"passed", true},
+                                                                     {"speedup", {{"estimate", 2.45}, {"low", 2.3}, {"high", 2.6}, {"samples", 5}}}},
+                                                                    {{"candidate", best + 2}, {"passed", true},
+                                                                     {"speedup", {{"estimate", 2.2}, {"low", 2.0}, {"high", 2.35}, {"samples", 5}}}}}}}
+                                             : json()},
                       {"final", final}});
     store.save_world_model(0, "initialize", world_model::WorldModel().to_json());
     store.save_world_model(2, "final", make_world_model().to_json());
@@ -237,6 +244,13 @@ TEST_F(ReportTest, PageHasPlotTableTreeSourceAndCandidates) {
   for (const char* id : {"c1", "c2", "c3", "c4"}) EXPECT_NE(html.find(std::string("<tr id=\"") + id + "\""), std::string::npos) << id;
   EXPECT_NE(html.find("<tr id=\"c2\" class=\"best\">"), std::string::npos);
   EXPECT_NE(html.find("expected &#39;;&#39; before &#39;}&#39; token"), std::string::npos);
+
+  // The finalists' re-timing: the best's interval in a card, the table, the tie said in words.
+  EXPECT_NE(html.find("re-timed<b>2.45× [2.30, 2.60]</b>"), std::string::npos);
+  EXPECT_NE(html.find("<h2 id=\"finalists\">Finalists, re-timed</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<table id=\"finalists-table\">"), std::string::npos);
+  EXPECT_NE(html.find("c2 and c4 are statistically tied"), std::string::npos);
+  EXPECT_NE(html.find("[2.00, 2.35]"), std::string::npos);
 
   // Configuration and log.
   EXPECT_NE(html.find("<table id=\"config\">"), std::string::npos);

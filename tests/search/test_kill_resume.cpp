@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -20,17 +21,43 @@ namespace {
 
 const std::string kKsearch = KSEARCH_EXECUTABLE;
 
-pid_t spawn(const std::vector<std::string>& args) {
+// Runs ksearch with stdout discarded and stderr into `stderr_file` (discarded when empty); `env`
+// entries NAME=VALUE are set, NAME= unset.
+pid_t spawn(const std::vector<std::string>& args, const std::string& stderr_file = "", const std::vector<std::string>& env = {}) {
   const pid_t pid = fork();
   if (pid == 0) {
     std::vector<char*> argv;
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
+    for (const auto& e : env) {
+      const auto eq = e.find('=');
+      if (eq + 1 == e.size()) unsetenv(e.substr(0, eq).c_str());
+      else setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
+    }
     freopen("/dev/null", "w", stdout);
+    if (!stderr_file.empty()) freopen(stderr_file.c_str(), "w", stderr);
     execv(argv[0], argv.data());
     _exit(127);
   }
   return pid;
+}
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Waits until the run in `dir` has committed `n` evaluations (or 90 s passed).
+void wait_for_evaluations(const std::filesystem::path& dir, int64_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!store::RunStore::exists(dir)) continue;
+    try {
+      if (store::RunStore::open(dir).evaluation_count() >= n) return;
+    } catch (const std::exception&) {  // created but schema not committed yet
+    }
+  }
 }
 
 int wait_exit(pid_t pid) {
@@ -46,20 +73,11 @@ class KillResume : public ::testing::TestWithParam<std::string> {};
 TEST_P(KillResume, NoEvaluationLost) {
   const auto dir = test::fresh_run_dir("kill-" + GetParam());
   const pid_t pid = spawn({kKsearch, "run", "--task", test::tiny_task_file().string(), "--rounds", "5", "--seed-eval",
-                           "--strategy", GetParam(), "--out", dir.string()});
+                           "--finalists", "1", "--retime-rounds", "2", "--strategy", GetParam(), "--out", dir.string()});
   ASSERT_GT(pid, 0);
   // Kill as soon as two evaluations are committed.
   std::map<int64_t, json> before;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (!store::RunStore::exists(dir)) continue;
-    try {
-      auto s = store::RunStore::open(dir);
-      if (s.evaluation_count() >= 2) break;
-    } catch (const std::exception&) {  // created but schema not committed yet
-    }
-  }
+  wait_for_evaluations(dir, 2);
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   ASSERT_EQ(wait_exit(pid), -SIGKILL);
   int round_before = 0;
@@ -102,4 +120,64 @@ TEST(RunOptions, UnknownStrategyOrOptionIsAUsageError) {
             2);  // a world_model option given to annealing
   EXPECT_EQ(wait_exit(spawn({kKsearch, "run", "--task", task, "--strategy-option", "seed", "--out", dir.string()})), 2);
   EXPECT_FALSE(std::filesystem::exists(dir));  // refused before a run folder was made
+}
+
+// Ctrl-C: the run says how to continue, exits 130, and `ksearch resume` finishes it with nothing lost.
+TEST(Interrupt, SigintSaysHowToResumeAndLosesNothing) {
+  const auto dir = test::fresh_run_dir("sigint");
+  const auto err = dir.string() + ".stderr";
+  const pid_t pid = spawn({kKsearch, "run", "--task", test::tiny_task_file().string(), "--rounds", "4", "--finalists", "1",
+                           "--retime-rounds", "2", "--out", dir.string()},
+                          err);
+  ASSERT_GT(pid, 0);
+  wait_for_evaluations(dir, 1);
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  EXPECT_EQ(wait_exit(pid), 130);
+  EXPECT_NE(read_text(err).find("interrupted: the run is stored; continue it with `ksearch resume " + dir.string() + "`"),
+            std::string::npos)
+      << read_text(err);
+  std::map<int64_t, json> before;
+  {
+    auto s = store::RunStore::open(dir);
+    for (const auto& c : s.candidates())
+      if (c.evaluated()) before[c.id] = c.report;
+  }
+  ASSERT_GE(before.size(), 1u);
+  ASSERT_EQ(wait_exit(spawn({kKsearch, "resume", dir.string()})), 0);
+  auto s = store::RunStore::open(dir);
+  EXPECT_EQ((*s.load_state())["phase"], "done");
+  for (const auto& c : s.candidates())
+    if (before.count(c.id)) EXPECT_EQ(c.report, before[c.id]) << "c" << c.id << " changed";
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(err);
+}
+
+// A model run that fails for a missing API key keeps its folder and says what to do; `ksearch resume`
+// with other proposer settings continues it, and the change is recorded.
+TEST(ResumeProposer, AMissingKeySaysWhatToDoAndResumeCanChangeTheProposer) {
+  const auto dir = test::fresh_run_dir("no-key");
+  const auto err = dir.string() + ".stderr";
+  const int rc = wait_exit(spawn({kKsearch, "run", "--task", test::tiny_task_file().string(), "--rounds", "1", "--finalists", "0",
+                                  "--llm", "openai:gpt-4o-mini", "--out", dir.string()},
+                                 err, {"OPENAI_API_KEY="}));
+  EXPECT_NE(rc, 0);
+  const std::string text = read_text(err);
+  EXPECT_NE(text.find("OPENAI_API_KEY"), std::string::npos) << text;
+  if (store::RunStore::exists(dir))  // a folder left behind says how to continue it
+    EXPECT_NE(text.find("continue it with `ksearch resume " + dir.string() + "`"), std::string::npos) << text;
+  else
+    GTEST_SKIP() << "the missing key was refused before a run folder was made: " << text;
+
+  ASSERT_EQ(wait_exit(spawn({kKsearch, "resume", dir.string(), "--proposer", "builtin"}, err)), 0) << read_text(err);
+  auto s = store::RunStore::open(dir);
+  EXPECT_EQ((*s.load_state())["phase"], "done");
+  const auto config = s.info().config;
+  EXPECT_EQ(config["proposer"]["name"], "builtin");
+  ASSERT_EQ(config["proposer_history"].size(), 1u);
+  EXPECT_EQ(config["proposer_history"][0]["name"], "llm");
+  bool logged = false;
+  for (const auto& e : s.events()) logged = logged || e.message == "resumed with proposer builtin (was llm)";
+  EXPECT_TRUE(logged);
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(err);
 }

@@ -4,8 +4,10 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 #include "backends/backend.hpp"
+#include "evaluator/retime.hpp"
 #include "helpers.hpp"
 #include "search/search.hpp"
 #include "strategies/world_model/world_model.hpp"
@@ -98,6 +100,8 @@ TEST_F(Fixture, CyclesStagnationTooHardAndDuplicates) {
   p.scripts["flat"] = [](const CodeRequest&) { return one(test::tiny_source(1), true); };
   SearchOptions o;
   o.rounds = 6;
+  o.finalists = 2;
+  o.retime_rounds = 2;
   // exploration 0: deterministic order good, bad, flat
   auto strategy = make_strategy({"world_model", {{"stagnation_window", 2}, {"exploration", 0}}}, {});
   Search search(*store, task, *backend, p, *strategy, o);
@@ -146,6 +150,7 @@ TEST_F(Fixture, ProposerFailuresCostARoundNotEvaluations) {
   p.scripts["bad"] = p.scripts["flat"] = p.scripts["good"];
   SearchOptions o;
   o.rounds = 2;
+  o.finalists = 0;
   auto strategy = make_strategy({"world_model", {{"exploration", 0}}}, {});
   Search search(*store, task, *backend, p, *strategy, o);
   ASSERT_EQ(search.run(), Search::Outcome::finished);
@@ -162,6 +167,7 @@ TEST_F(Fixture, PendingRequestsWaitForAnAnswer) {
   p.pend_code = true;
   SearchOptions o;
   o.rounds = 1;
+  o.finalists = 0;
   const StrategySpec spec{"world_model", {{"exploration", 0}}};
   {
     auto strategy = make_strategy(spec, {});
@@ -191,4 +197,129 @@ TEST_F(Fixture, PendingRequestsWaitForAnAnswer) {
   EXPECT_EQ(s.evaluations, 1);
   EXPECT_TRUE(s.has_best);
   EXPECT_FALSE(store->pending());
+}
+
+TEST_F(Fixture, FinalistsAreReTimedAgainstTheSeedAndTheBestChosenFromThem) {
+  open("retime");
+  ScriptedProposer p;
+  p.scripts["good"] = [](const CodeRequest& r) { return one(test::tiny_source(r.round_in_cycle == 0 ? 2 : 4), r.round_in_cycle == 1); };
+  p.scripts["bad"] = [](const CodeRequest&) { return one(test::tiny_source(1, 1024), true); };
+  p.scripts["flat"] = [](const CodeRequest&) { return one(test::tiny_source(8), true); };
+  SearchOptions o;
+  o.rounds = 3;
+  o.finalists = 2;
+  o.retime_rounds = 3;
+  auto strategy = make_strategy({"world_model", {{"exploration", 0}}}, {});
+  Search search(*store, task, *backend, p, *strategy, o);
+  ASSERT_EQ(search.run(), Search::Outcome::finished);
+
+  // The two fastest of c1 (2 passes), c2 (4 passes), c3 (1 pass), with the seed, in 3 rounds.
+  const auto state = LoopState::from_json(*store->load_state());
+  ASSERT_EQ(state.finalists.size(), 2u);
+  EXPECT_EQ(std::set<int64_t>(state.finalists.begin(), state.finalists.end()), (std::set<int64_t>{1, 3}));
+  const auto rows = store->retimings();
+  ASSERT_EQ(rows.size(), 9u);
+  std::map<int64_t, int> per_candidate;
+  for (const auto& r : rows) {
+    per_candidate[r.candidate]++;
+    EXPECT_EQ(r.status, "passed");
+  }
+  EXPECT_EQ(per_candidate, (std::map<int64_t, int>{{0, 3}, {1, 3}, {3, 3}}));
+  const RetimeResult retimed = RetimeResult::from_json(state.retiming);
+  ASSERT_NE(retimed.best(), nullptr);
+  EXPECT_EQ(retimed.rounds, 3);
+  EXPECT_EQ(retimed.best()->speedup.samples, 3);
+  EXPECT_LE(retimed.best()->speedup.low, retimed.best()->speedup.estimate);
+  EXPECT_GE(retimed.best()->speedup.high, retimed.best()->speedup.estimate);
+  // The verdict follows the re-timing (its best passes the held-out workloads here), and says so.
+  ASSERT_TRUE(state.verdict);
+  EXPECT_EQ(state.verdict->candidate, retimed.best()->id);
+  const auto s = summarize(*store);
+  EXPECT_EQ(s.best_candidate, retimed.best()->id);
+  ASSERT_TRUE(s.best_retimed);
+  EXPECT_DOUBLE_EQ(s.best_retimed->estimate, retimed.best()->speedup.estimate);
+  ASSERT_FALSE(s.retime_lines.empty());
+  EXPECT_NE(s.retime_lines[0].find("re-timed against the seed in 3 interleaved rounds"), std::string::npos) << s.retime_lines[0];
+  EXPECT_TRUE(s.to_json()["best"].contains("retimed_speedup_vs_seed"));
+}
+
+TEST_F(Fixture, AResumedReTimingKeepsItsStoredMeasurements) {
+  open("retime-resume");
+  ScriptedProposer p;
+  p.scripts["good"] = [](const CodeRequest&) { return one(test::tiny_source(2), true); };
+  p.scripts["bad"] = p.scripts["flat"] = p.scripts["good"];
+  SearchOptions o;
+  o.rounds = 1;
+  o.finalists = 1;
+  o.retime_rounds = 2;
+  const StrategySpec spec{"world_model", {{"exploration", 0}}};
+  {
+    auto strategy = make_strategy(spec, {});
+    ASSERT_EQ(Search(*store, task, *backend, p, *strategy, o).run(), Search::Outcome::finished);
+  }
+  // As if killed during the re-timing after its first round: that round's rows are kept as stored.
+  auto state = LoopState::from_json(*store->load_state());
+  state.phase = Phase::retime;
+  state.retiming = nullptr;
+  state.verdict.reset();
+  const auto first = store->retimings();
+  ASSERT_EQ(first.size(), 4u);
+  store->clear_retimings();
+  for (const auto& r : first)
+    if (r.round == 0) store->record_retiming(r);
+  store->save_state(state.to_json());
+  auto strategy = make_strategy(spec, {});
+  ASSERT_EQ(Search(*store, task, *backend, p, *strategy, o).run(), Search::Outcome::finished);
+  const auto after = store->retimings();
+  ASSERT_EQ(after.size(), 4u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(after[i].round, 0);
+    EXPECT_EQ(after[i].report, first[i].report);  // not measured again
+    EXPECT_DOUBLE_EQ(after[i].created_at, first[i].created_at);
+  }
+  EXPECT_EQ(after[2].round, 1);
+  EXPECT_EQ(summarize(*store).phase, "done");
+}
+
+TEST_F(Fixture, TheTimeBudgetStopsInsideARound) {
+  open("minutes");
+  ScriptedProposer p;
+  // Six distinct slow kernels in one round (each evaluation takes seconds): the 3 s budget runs out
+  // before the round's last evaluations, which are recorded as not run instead of taking their time.
+  p.scripts["good"] = [](const CodeRequest&) {
+    CodeReply r;
+    for (int i = 0; i < 6; ++i) r.candidates.push_back({test::tiny_source(40 + i), "", json::object()});
+    return r;
+  };
+  p.scripts["bad"] = p.scripts["flat"] = p.scripts["good"];
+  SearchOptions o;
+  o.rounds = 5;
+  o.parallel = 6;
+  o.minutes = 3.0 / 60;
+  o.finalists = 0;
+  auto strategy = make_strategy({"world_model", {{"exploration", 0}}}, {});
+  Search search(*store, task, *backend, p, *strategy, o);
+  ASSERT_EQ(search.run(), Search::Outcome::finished);
+
+  const auto s = summarize(*store);
+  EXPECT_EQ(s.stop_reason, "time budget reached");
+  EXPECT_EQ(s.rounds, 1);
+  const auto cs = store->candidates();
+  ASSERT_EQ(cs.size(), 6u);
+  int not_run = 0;
+  for (const auto& c : cs) {
+    EXPECT_TRUE(c.evaluated()) << "c" << c.id;  // nothing left pending
+    if (c.status == "not_run") {
+      ++not_run;
+      EXPECT_EQ(c.report.value("message", ""), "not evaluated: the time budget was reached during its round");
+    }
+  }
+  EXPECT_GE(not_run, 1);
+  EXPECT_EQ(s.evaluations, 6 - not_run);  // what was evaluated before the budget ran out is kept
+  // Candidates left unevaluated are no evidence for the world model.
+  const auto m = world_model::WorldModel::from_json(*store->latest_world_model());
+  EXPECT_EQ(m.find("good")->attempts, 6 - not_run);
+  // Their sources are no result to reuse: proposed again, they would be evaluated.
+  for (const auto& c : cs)
+    if (c.status == "not_run") EXPECT_FALSE(store->evaluated_by_hash(c.source_hash));
 }

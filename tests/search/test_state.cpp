@@ -80,6 +80,7 @@ AnnealRun anneal(const std::string& name, int interrupt_after) {
   info.backend = "cpu";
   SearchOptions o;
   o.rounds = 5;
+  o.finalists = 0;  // the decisions under test end before the re-timing (tested in test_search_loop)
   {
     auto store = store::RunStore::create(dir, info);
     auto strategy = make_strategy(spec, {&task, backend.get()});

@@ -29,6 +29,14 @@ TEST(Select, ObservedGainFavoursTheBestBranch) {
   EXPECT_DOUBLE_EQ(ranked[1].gain, 0);
 }
 
+TEST(Select, AGainWithinTheNoiseEarnsNoGainCredit) {
+  WorldModel m = sample_model();
+  m.find("n1")->solution->significant = false;  // n1's 2x was within the noise of its parent's timing
+  SelectOptions o;
+  o.exploration = 0;
+  for (const auto& s : rank_frontier(m, 10, o)) EXPECT_DOUBLE_EQ(s.gain, 0) << s.node->node_id;
+}
+
 TEST(Select, ExplorationTriesNeglectedBranches) {
   WorldModel m = sample_model();
   m.find("n1")->attempts = 30;  // the n1 branch has had many attempts, n2 none

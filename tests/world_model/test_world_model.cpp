@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 #include "helpers.hpp"
 
@@ -64,4 +66,68 @@ TEST(WorldModel, CompactViewListsFrontier) {
   const std::string view = sample_model().compact_view();
   EXPECT_NE(view.find("n2 [FRONTIER]"), std::string::npos);
   EXPECT_NE(view.find("x2.00 vs seed"), std::string::npos);
+}
+
+// Observations keep their spread; a gain the noise explains is recorded as no significant gain.
+TEST(Uncertainty, MeasuredGainMustExceedTheCombinedSpread) {
+  // 10% spread on both sides: the noise is half their combined spread, about 7%.
+  const ksearch::Gain within = ksearch::measured_gain(2.1, 0.10, 2.0, 0.10);
+  EXPECT_NEAR(within.noise, 0.5 * std::hypot(0.10, 0.10), 1e-12);
+  EXPECT_NEAR(within.factor, 1.05, 1e-12);
+  EXPECT_FALSE(within.significant());
+  EXPECT_TRUE(ksearch::measured_gain(2.2, 0.10, 2.0, 0.10).significant());
+  // An unknown spread (0) takes the other side's; never less than kMinSignificantGain.
+  EXPECT_NEAR(ksearch::measured_gain(2.1, 0.10, 2.0, 0).noise, within.noise, 1e-12);
+  EXPECT_DOUBLE_EQ(ksearch::measured_gain(1.01, 0, 1.0, 0).noise, ksearch::kMinSignificantGain);
+  EXPECT_FALSE(ksearch::measured_gain(1.01, 0, 1.0, 0).significant());
+  EXPECT_FALSE(ksearch::measured_gain(0.5, 0.01, 1.0, 0.01).significant());  // a slowdown is no gain
+}
+
+TEST(Uncertainty, ACycleWhoseGainIsWithinTheNoiseIsNoLesson) {
+  WorldModel m = sample_model();  // n1 solved at 2x; n3 under it
+  m.find("n1")->solution->spread = 0.10;
+  Solution close = passed(2.06, "c7");
+  close.spread = 0.10;
+  const ksearch::Gain g = close_cycle(m, *m.find("n3"), {4, 3, 5, 1.5, close});
+  EXPECT_FALSE(g.significant());
+  const Node& n3 = *m.find("n3");
+  ASSERT_TRUE(n3.solution);
+  EXPECT_FALSE(n3.solution->significant);
+  EXPECT_EQ(n3.solution->candidate_id, "c7");
+  EXPECT_EQ(n3.cycles, 1);
+  EXPECT_NE(n3.notes.find("no significant gain: x1.03 over the parent is within the timing noise (+-7%)"), std::string::npos) << n3.notes;
+  EXPECT_EQ(n3.notes.find("observed x"), std::string::npos) << n3.notes;
+  EXPECT_NE(m.compact_view().find("c7 passed x2.06 vs seed (no significant gain over its parent)"), std::string::npos) << m.compact_view();
+  // Kept through the JSON form.
+  const WorldModel back = WorldModel::from_json(m.to_json());
+  EXPECT_FALSE(back.find("n3")->solution->significant);
+  EXPECT_DOUBLE_EQ(back.find("n3")->solution->spread, 0.10);
+}
+
+TEST(Uncertainty, AGainBeyondTheNoiseIsAnObservedFactor) {
+  WorldModel m = sample_model();
+  m.find("n1")->solution->spread = 0.02;
+  Solution faster = passed(3.0, "c8");
+  faster.spread = 0.02;
+  const ksearch::Gain g = close_cycle(m, *m.find("n3"), {2, 4, 4, 1.5, faster});
+  EXPECT_TRUE(g.significant());
+  EXPECT_NEAR(g.factor, 1.5, 1e-12);
+  EXPECT_TRUE(m.find("n3")->solution->significant);
+  EXPECT_NE(m.find("n3")->notes.find("cycle 2: 4 rounds, 4 attempts, passed; predicted x1.50, observed x1.50 (3.00x vs seed)."),
+            std::string::npos)
+      << m.find("n3")->notes;
+  // Under the root the seed (1x) is the parent.
+  Solution small = passed(1.01, "c9");
+  small.spread = 0.01;
+  EXPECT_FALSE(close_cycle(m, *m.find("n2"), {3, 1, 1, 1.2, small}).significant());
+}
+
+TEST(Uncertainty, ACycleWithoutAPassingCandidateMarksTheNodeTooHard) {
+  WorldModel m = sample_model();
+  const ksearch::Gain g = close_cycle(m, *m.find("n2"), {1, 2, 2, 1.3, std::nullopt});
+  EXPECT_EQ(g.factor, 0);
+  EXPECT_TRUE(m.find("n2")->too_hard);
+  EXPECT_FALSE(m.find("n2")->solution);
+  EXPECT_DOUBLE_EQ(m.find("n2")->action->score_0_to_1, 0.25);
+  EXPECT_NE(m.find("n2")->notes.find("nothing passed (too hard)"), std::string::npos);
 }

@@ -35,9 +35,11 @@ std::vector<Scored> rank_frontier(const WorldModel& m, int total_attempts, const
     s.node = n;
     s.prior = n->action->score_0_to_1;
     // Observed gain: how close the parent's realized solution is to the best so far, on a log
-    // scale (1 when the parent is the best, 0 when it is no faster than the seed).
+    // scale (1 when the parent is the best, 0 when it is no faster than the seed); none when the
+    // parent's own gain was within the timing noise.
     const Node* parent = m.find(n->parent_id);
-    if (parent && parent->node_id != m.root_id && parent->solution && parent->solution->status == "passed" && best > 1)
+    if (parent && parent->node_id != m.root_id && parent->solution && parent->solution->status == "passed" &&
+        parent->solution->significant && best > 1)
       s.gain = o.gain_weight * std::clamp(std::log(std::max(parent->solution->speedup_vs_seed, 1e-9)) / std::log(best), 0.0, 1.0);
     const auto it = visits.find(m.branch_of(n->node_id));
     s.branch_attempts = it == visits.end() ? 0 : it->second;

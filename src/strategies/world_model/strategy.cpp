@@ -56,7 +56,7 @@ struct Cycle {
   std::string node_id;
   int rounds = 0, since_improvement = 0, attempts = 0;
   int64_t best_candidate = 0;
-  double best_speedup = 0;
+  double best_speedup = 0, best_spread = 0;
   bool passed = false, exhausted = false;
   bool finalized = false;  // the code's half of the refinement is done (the proposer's may be pending)
   std::vector<proposers::Feedback> feedback;  // the latest few attempts
@@ -66,6 +66,7 @@ struct Cycle {
 void to_json(json& j, const Cycle& c) {
   j = {{"node_id", c.node_id},         {"rounds", c.rounds},         {"since_improvement", c.since_improvement},
        {"attempts", c.attempts},       {"best_candidate", c.best_candidate}, {"best_speedup", c.best_speedup},
+       {"best_spread", c.best_spread},
        {"passed", c.passed},           {"exhausted", c.exhausted},   {"finalized", c.finalized},
        {"feedback", json::array()},    {"parent_candidate", c.parent_candidate}, {"parent_speedup", c.parent_speedup}};
   for (const auto& f : c.feedback) j["feedback"].push_back(f.to_json());
@@ -78,6 +79,7 @@ void from_json(const json& j, Cycle& c) {
   c.attempts = j.at("attempts").get<int>();
   c.best_candidate = j.at("best_candidate").get<int64_t>();
   c.best_speedup = j.at("best_speedup").get<double>();
+  c.best_spread = j.value("best_spread", 0.0);  // absent in snapshots taken before spreads were kept
   c.passed = j.at("passed").get<bool>();
   c.exhausted = j.at("exhausted").get<bool>();
   c.finalized = j.at("finalized").get<bool>();
@@ -128,7 +130,7 @@ class WorldModelStrategy : public search::Strategy {
         const auto& c = obs.candidates[0];
         Node* root = model_.find(model_.root_id);
         root->solution = Solution{search::candidate_name(c.id), c.status, c.speedup_vs_seed, c.median_ms, c.roofline_fraction,
-                                  root->payload, c.id};
+                                  root->payload, c.id, search::timing_spread(c)};
       }
       update_signals(ctx);
       return;
@@ -140,12 +142,22 @@ class WorldModelStrategy : public search::Strategy {
       if (node) node->attempts++;
       cs.attempts++;
       cs.feedback.push_back(search::feedback_of(c));
-      if (c.status == "passed" && (!cs.passed || c.speedup_vs_seed > cs.best_speedup)) {
-        cs.passed = true;
-        cs.best_candidate = c.id;
-        cs.best_speedup = c.speedup_vs_seed;
-        improved = true;
+      if (c.status != "passed") continue;
+      // Only a gain larger than the timing noise improves the cycle (and restarts its stagnation count).
+      const double spread = search::timing_spread(c);
+      const Gain gain = measured_gain(c.speedup_vs_seed, spread, cs.best_speedup, cs.best_spread);
+      if (cs.passed && !gain.significant()) {
+        if (gain.factor > 1)
+          ctx.notify(search::EventKind::message,
+                     fmt::format("{}: x{:.2f} over the cycle's best {} is within the timing noise (+-{:.0f}%): no significant gain",
+                                 search::candidate_name(c.id), gain.factor, search::candidate_name(cs.best_candidate), 100 * gain.noise));
+        continue;
       }
+      cs.passed = true;
+      cs.best_candidate = c.id;
+      cs.best_speedup = c.speedup_vs_seed;
+      cs.best_spread = spread;
+      improved = true;
     }
     if (cs.feedback.size() > kFeedbackKept) cs.feedback.erase(cs.feedback.begin(), cs.feedback.end() - kFeedbackKept);
     cs.rounds++;
@@ -297,32 +309,28 @@ class WorldModelStrategy : public search::Strategy {
     summary.observed_factor = summary.passed && summary.parent_speedup > 0 ? summary.best_speedup / summary.parent_speedup : 0;
     if (!cs.finalized) {
       // The code's half of the refinement: attach the cycle's best, or mark the node too hard.
-      node->cycles++;
+      CycleOutcome outcome{cycle_number_, summary.rounds, summary.attempts, summary.predicted_factor, std::nullopt};
       if (summary.passed) {
         const auto best = ctx.store().candidate(summary.best_candidate);
-        node->solution = Solution{search::candidate_name(best->id), best->status, best->speedup_vs_seed, best->median_ms,
-                                  best->roofline_fraction, best->payload, best->id};
+        outcome.best = Solution{search::candidate_name(best->id), best->status, best->speedup_vs_seed, best->median_ms,
+                                best->roofline_fraction, best->payload, best->id, search::timing_spread(*best)};
         summary.best_payload = best->payload;
-      } else {
-        node->too_hard = true;
-        if (node->action) node->action->score_0_to_1 *= 0.5;
       }
-      node->notes += fmt::format("{}cycle {}: {} rounds, {} attempts, {}; predicted x{:.2f}, observed {}.", node->notes.empty() ? "" : "\n",
-                                 cycle_number_, summary.rounds, summary.attempts,
-                                 summary.passed ? "passed" : "nothing passed (too hard)", summary.predicted_factor,
-                                 summary.passed ? fmt::format("x{:.2f} ({:.2f}x vs seed)", summary.observed_factor, summary.best_speedup)
-                                                : std::string("-"));
+      const Gain gain = close_cycle(model_, *node, outcome);
       cs.finalized = true;
       stage_ = Stage::refine;
       ctx.notify(search::EventKind::cycle_end,
                  fmt::format("cycle {} on {}: {}", cycle_number_, node->node_id,
-                             summary.passed ? fmt::format("{:.2f}x vs seed ({})", summary.best_speedup,
-                                                          search::candidate_name(summary.best_candidate))
+                             summary.passed ? fmt::format("{:.2f}x vs seed ({}){}", summary.best_speedup,
+                                                          search::candidate_name(summary.best_candidate),
+                                                          gain.significant() ? "" : ", no significant gain over its parent")
                                             : std::string("no passing candidate, marked too hard")));
       ctx.checkpoint("cycle end " + node->node_id);
     } else if (summary.passed) {
       summary.best_payload = ctx.store().candidate(summary.best_candidate)->payload;
     }
+    // A gain the timing noise explains is no lesson: the planner is told the action changed nothing measurable.
+    if (summary.passed && node->solution && !node->solution->significant && summary.observed_factor > 1) summary.observed_factor = 1;
     std::string errors;
     for (int k = 0; k <= options_.reask; ++k) {
       proposers::RefineRequest request{ctx.brief(), model_.to_json(), summary, errors, kMaxNewNodesPerEdit};

@@ -58,7 +58,8 @@ json solution_json(const Solution& s) {
   return {{"candidate_id", s.candidate_id},          {"status", s.status},
           {"speedup_vs_seed", s.speedup_vs_seed},    {"median_ms", s.median_ms},
           {"roofline_fraction", s.roofline_fraction}, {"payload", s.payload},
-          {"candidate", s.candidate}};
+          {"candidate", s.candidate},                 {"spread", s.spread},
+          {"significant", s.significant}};
 }
 
 Solution solution_from(const json& j) {
@@ -70,6 +71,8 @@ Solution solution_from(const json& j) {
   s.roofline_fraction = j.value("roofline_fraction", 0.0);
   s.payload = j.value("payload", json::object());
   s.candidate = j.value("candidate", int64_t(0));
+  s.spread = j.value("spread", 0.0);
+  s.significant = j.value("significant", true);
   return s;
 }
 
@@ -275,7 +278,9 @@ std::string WorldModel::compact_view(size_t max_nodes) const {
                        n.action->score_0_to_1, n.action->expected_vs_baseline_factor);
     else if (!n.choice.empty())
       s += ": " + n.choice;
-    if (n.solution) s += fmt::format(" -> {} {} x{:.2f} vs seed", n.solution->candidate_id, n.solution->status, n.solution->speedup_vs_seed);
+    if (n.solution)
+      s += fmt::format(" -> {} {} x{:.2f} vs seed{}", n.solution->candidate_id, n.solution->status, n.solution->speedup_vs_seed,
+                       n.solution->significant ? "" : " (no significant gain over its parent)");
     return s + "\n";
   };
   // Closed nodes and the frontier first: they are what a proposer needs; open descendants after.
@@ -399,6 +404,32 @@ EditResult apply_edit_script(WorldModel& model, const json& script, int max_new_
   if (result.ok) model = std::move(m);
   else result.inserted.clear();
   return result;
+}
+
+Gain close_cycle(WorldModel& model, Node& node, const CycleOutcome& outcome) {
+  node.cycles++;
+  Gain gain;
+  std::string evidence;
+  if (outcome.best) {
+    node.solution = *outcome.best;
+    const Node* parent = model.find(node.parent_id);
+    const Solution seed{"seed", "passed", 1.0};
+    const Solution& before = parent && parent->solution ? *parent->solution : seed;
+    gain = measured_gain(outcome.best->speedup_vs_seed, outcome.best->spread, before.speedup_vs_seed, before.spread);
+    node.solution->significant = gain.significant();
+    evidence = gain.significant()
+                   ? fmt::format("observed x{:.2f} ({:.2f}x vs seed)", gain.factor, outcome.best->speedup_vs_seed)
+                   : fmt::format("no significant gain: x{:.2f} over the parent is within the timing noise (+-{:.0f}%) ({:.2f}x vs seed)",
+                                 gain.factor, 100 * gain.noise, outcome.best->speedup_vs_seed);
+  } else {
+    node.too_hard = true;
+    if (node.action) node.action->score_0_to_1 *= 0.5;
+    evidence = "observed -";
+  }
+  node.notes += fmt::format("{}cycle {}: {} rounds, {} attempts, {}; predicted x{:.2f}, {}.", node.notes.empty() ? "" : "\n", outcome.cycle,
+                            outcome.rounds, outcome.attempts, outcome.best ? "passed" : "nothing passed (too hard)",
+                            outcome.predicted_factor, evidence);
+  return gain;
 }
 
 }  // namespace ksearch::world_model

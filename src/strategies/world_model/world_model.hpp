@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/stats.hpp"
+
 namespace ksearch::world_model {
 
 struct Impact {
@@ -35,6 +37,10 @@ struct Solution {
   double roofline_fraction = 0;
   nlohmann::json payload = nlohmann::json::object();  // the candidate's proposer payload
   int64_t candidate = 0;     // its run-store id (0: the seed); candidate_id is its display name
+  double spread = 0;         // relative spread of its timing (EvalReport::spread()); 0: unknown
+  // Its gain over the parent node's solution exceeds the timing noise (core/stats measured_gain);
+  // false: recorded as "no significant gain", which selection does not count as a gain.
+  bool significant = true;
 };
 
 enum class NodeState { open, closed, frontier };
@@ -85,6 +91,17 @@ struct WorldModel {
   // A short text view for prompts: the path to the active leaf, the frontier, recent outcomes.
   std::string compact_view(size_t max_nodes = 24) const;
 };
+
+// The code's half of the end of a cycle on `node`: attaches the cycle's best solution, or marks the
+// node too hard without one, and appends the cycle's evidence to its notes. A gain over the parent's
+// solution that the timing noise explains is recorded as "no significant gain" (solution.significant
+// false), not as an observed factor. Returns the gain over the parent (factor 0 without a solution).
+struct CycleOutcome {
+  int cycle = 0, rounds = 0, attempts = 0;
+  double predicted_factor = 1;
+  std::optional<Solution> best;  // the cycle's best passing candidate
+};
+Gain close_cycle(WorldModel& model, Node& node, const CycleOutcome& outcome);
 
 nlohmann::json node_to_json(const Node& n);
 Node node_from_json(const nlohmann::json& j);  // throws Error

@@ -1,5 +1,6 @@
 // ksearch port FILE.cu --task T: translates a CUDA kernel to a metal candidate (docs/TRANSLATE.md)
-// and evaluates it with the metal backend against the task's reference.
+// and evaluates it with the metal backend against the task's reference; with --llm, a model repairs
+// a port that is incomplete or fails (cli/port_repair.hpp).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -7,6 +8,9 @@
 
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
+#include "cli/number_checks.hpp"
+#include "cli/port_repair.hpp"
+#include "cli/run_options.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "evaluator/evaluator.hpp"
@@ -19,6 +23,7 @@ namespace {
 struct PortArgs {
   std::string file, task, out;
   bool json = false;
+  int attempts = 3;
 };
 
 nlohmann::json problem_json(const translate::Problem& p) {
@@ -57,7 +62,15 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--task", args->task, "Task name or path of a task file")->required();
   cmd->add_option("--out", args->out, "Where to write the metal candidate (default: FILE's name with .metal, here)");
   cmd->add_flag("--json", args->json, "Print one JSON object");
-  cmd->callback([args, &exit_code] {
+  cmd->add_option("--attempts", args->attempts, "--llm: model answers tried before giving up")->capture_default_str()->check(kPositive);
+  // The model flags of `ksearch run` (--llm PROVIDER:MODEL, --base-url, ...): the repair step's model.
+  std::vector<ApplyProposerOptions> appliers;
+  for (auto& hook : run_options_hooks()) appliers.push_back(hook(*cmd));
+  cmd->callback([args, appliers, &exit_code] {
+    proposers::ProposerSpec model;
+    for (const auto& apply : appliers) apply(model);
+    if (model.name == "agent")
+      throw Error("ksearch port repairs with a model given by --llm PROVIDER:MODEL (or --llm-config); --agent is for `ksearch run`");
     std::string why;
     if (!translate::available(&why)) throw Error("ksearch port: " + why);
     Task task = resolve_task(args->task);
@@ -74,14 +87,31 @@ void setup(CLI::App& app, int& exit_code) {
       write_file_atomic(out, t.candidate);
       result["out"] = out;
     }
-    if (t.complete()) {
-      auto backend = make_backend("metal");
+    auto backend = make_backend("metal");
+    auto evaluate = [&](const std::string& candidate) {
       if (!backend->available(&why)) throw Error("backend metal is not available here: " + why);
       EvalOptions options;
       options.time = false;
       options.compare_to_seed = false;
-      report = Evaluator(task, *backend, options).evaluate(t.candidate);
+      return Evaluator(task, *backend, options).evaluate(candidate);
+    };
+    if (t.complete()) {
+      report = evaluate(t.candidate);
       result["evaluation"] = report->to_json();
+    }
+    std::optional<Repair> repair;
+    if (model.name == "llm" && !(report && report->status == Status::passed)) {
+      repair = repair_port(task, *backend, proposers::llm::LlmSettings::from_json(model.config), read_file(args->file), t,
+                           report ? failure_text(*report) : "", args->attempts, evaluate);
+      nlohmann::json attempts = nlohmann::json::array();
+      for (const auto& a : repair->attempts) attempts.push_back({{"status", a.status}, {"message", a.message}});
+      result["repair"] = {{"model", repair->model}, {"attempts", attempts}, {"passed", repair->passed()}};
+      if (repair->report) {
+        report = repair->report;
+        result["evaluation"] = report->to_json();
+        write_file_atomic(out, repair->attempts.back().candidate);  // the last evaluated answer
+        result["out"] = out;
+      }
     }
     const bool passed = report && report->status == Status::passed;
     result["status"] = passed ? "passed" : report ? std::string(status_name(report->status)) : "untranslated";
@@ -89,8 +119,16 @@ void setup(CLI::App& app, int& exit_code) {
       fmt::print("{}\n", result.dump(2));
     } else {
       print_translation(t);
-      if (!t.candidate.empty()) fmt::print("wrote {}{}\n", out, t.complete() ? "" : " (partial translation, not evaluated)");
-      else fmt::print("no metal candidate written\n");
+      if (repair) {
+        for (size_t i = 0; i < repair->attempts.size(); ++i)
+          fmt::print("repair attempt {} ({}): {}{}\n", i + 1, repair->model, repair->attempts[i].status,
+                     repair->attempts[i].message.empty() ? "" : ": " + repair->attempts[i].message);
+        if (repair->report) fmt::print("wrote {} (the model's last answer)\n", out);
+      } else if (!t.candidate.empty()) {
+        fmt::print("wrote {}{}\n", out, t.complete() ? "" : " (partial translation, not evaluated)");
+      } else {
+        fmt::print("no metal candidate written\n");
+      }
       if (report)
         fmt::print("metal backend (metalsim): {}{}\n", status_name(report->status), report->message.empty() ? "" : ": " + report->message);
       if (report && !passed)

@@ -3,6 +3,7 @@
 
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
+#include "cli/run_from.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/run_options.hpp"
 #include "cli/search_session.hpp"
@@ -35,7 +36,8 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->callback([args, appliers, &exit_code] {
     auto store = store::RunStore::open(args->dir, store::RunStore::Access::write);
     auto info = store.info();
-    const Task task = load_task(info.task_file);
+    Task task = load_task(info.task_file);
+    use_ported_seed(task, info.config);  // a run started with --from resumes from its port
     if (task.content_hash != info.task_hash)
       spdlog::warn("the task file {} changed since the run started; continuing with the current version", info.task_file);
     auto backend = make_backend(info.backend);

@@ -8,6 +8,7 @@
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
 #include "cli/number_checks.hpp"
+#include "cli/run_from.hpp"
 #include "cli/run_options.hpp"
 #include "cli/search_config.hpp"
 #include "cli/search_session.hpp"
@@ -17,6 +18,7 @@
 #include "proposers/proposer.hpp"
 #include "store/run_store.hpp"
 #include "tasks/registry.hpp"
+#include "translate/translate.hpp"
 
 namespace ksearch::cli {
 namespace {
@@ -31,6 +33,8 @@ struct RunArgs {
   bool json = false;
   std::string executor = "local", devices, partition, gres;
   int max_jobs = 0, time_limit = 0;
+  std::string from;  // --from: a cuda run or a .cu file whose port seeds a metal search
+  int from_top = 3;
 };
 
 // --executor and its options, as the run stores them (`resume` evaluates where `run` did).
@@ -105,6 +109,10 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-jobs", args->max_jobs, "slurm: jobs queued or running at once (default 8)")->check(kPositive);
   cmd->add_option("--time-limit", args->time_limit, "slurm: minutes a job may run (default: the partition's)")->check(kPositive);
   cmd->add_flag("--json", args->json, "Print one JSON object at the end (progress goes to stderr)");
+  cmd->add_option("--from", args->from,
+                  "metal: start from a port of a finished cuda run's best kernels (RUN_DIR) or of a CUDA file (FILE.cu)");
+  cmd->add_option("--from-top", args->from_top, "--from RUN_DIR: how many of its best passing kernels to port")
+      ->capture_default_str()->check(kPositive);
   std::vector<ApplyProposerOptions> appliers;
   for (auto& hook : run_options_hooks()) appliers.push_back(hook(*cmd));
   cmd->callback([args, appliers, stagnation, difficulty, explore, &exit_code] {
@@ -113,17 +121,16 @@ void setup(CLI::App& app, int& exit_code) {
     if (explore->count()) args->strategy.config["exploration"] = args->explore;
     for (const auto& option : args->strategy_options) add_strategy_option(args->strategy.config, option);
     const executors::ExecutorSpec executor = executor_spec(*args);
-    const Task task = resolve_task(args->task);
+    Task task = resolve_task(args->task);
     auto backend = make_backend(args->backend);
     std::string why;
     if (!backend->available(&why)) throw Error("backend " + args->backend + " is not available here: " + why);
+    if (!args->from.empty()) {
+      if (backend->name() != "metal") throw Error("--from seeds a metal search with ported CUDA kernels: use --backend metal");
+      translate::add_metal_entry_from_cuda(task);
+      args->search.seed_eval = true;  // the port is evaluated first: the search's root
+    }
     task.entry(backend->name());  // throws Error when the task has no entry for this backend
-    proposers::ProposerSpec spec;
-    spec.name = args->proposer;
-    for (const auto& apply : appliers) apply(spec);
-    auto proposer = proposers::make_proposer(spec, {&task, backend.get()});
-    auto strategy = search::make_strategy(args->strategy, {&task, backend.get()});
-
     std::filesystem::path dir = args->out;
     if (dir.empty()) {
       const auto now = std::chrono::system_clock::now();
@@ -133,6 +140,21 @@ void setup(CLI::App& app, int& exit_code) {
     // Made once here so that an executor that cannot work (unknown, bad options, no sbatch) stops
     // the run before its folder exists; the search makes its own from the stored spec.
     executors::make_executor(executor, {&task, backend.get(), {}, dir});
+    // --from: the port becomes the task's metal seed before the proposer reads it.
+    PortedSeed ported;
+    if (!args->from.empty()) {
+      if (store::RunStore::exists(dir)) throw Error("a run already exists in " + dir.string());
+      ported = port_seeds(args->from, task, dir, args->from_top);
+      if (ported.seed.empty())
+        throw Error("--from: no kernel of " + args->from + " translated completely:\n  " + fmt::format("{}", fmt::join(ported.events, "\n  ")));
+      use_ported_seed(task, {{"from", ported.lineage}});
+    }
+    proposers::ProposerSpec spec;
+    spec.name = args->proposer;
+    for (const auto& apply : appliers) apply(spec);
+    auto proposer = proposers::make_proposer(spec, {&task, backend.get()});
+    auto strategy = search::make_strategy(args->strategy, {&task, backend.get()});
+
     store::RunInfo info;
     info.task_name = task.name;
     info.task_file = std::filesystem::absolute(task.file).string();
@@ -142,7 +164,9 @@ void setup(CLI::App& app, int& exit_code) {
                    {"strategy", {{"name", args->strategy.name}, {"config", args->strategy.config}}},
                    {"proposer", {{"name", spec.name}, {"config", spec.config}}},
                    {"executor", executor.to_json()}};
+    if (!args->from.empty()) info.config["from"] = ported.lineage;
     auto store = store::RunStore::create(dir, info);
+    for (const auto& line : ported.events) store.add_event(0, "port", line);
     exit_code = run_session(store, task, *backend, *proposer, *strategy, args->search, {args->json});
   });
 }

@@ -14,6 +14,7 @@
 #include "core/paths.hpp"
 #include "core/process.hpp"
 #include "evaluator/retime.hpp"
+#include "search/brief.hpp"
 
 using nlohmann::json;
 
@@ -62,23 +63,6 @@ bool better(const store::Candidate& c, const std::optional<Best>& best) {
          (!best || measured_gain(c.speedup_vs_seed, timing_spread(c), best->speedup, best->spread).significant());
 }
 
-proposers::TaskBrief brief_of(const Task& task, Backend& backend) {
-  proposers::TaskBrief b;
-  b.task = task.name;
-  b.backend = backend.name();
-  b.description = task.description;
-  b.entry = backend.entry_description(task);
-  b.hardware = backend.profile().prose;
-  b.seed_source = read_file(task.entry(backend.name()).seed);
-  b.task_file = task.file.string();
-  for (const Workload* w : task.workloads_for(backend.name(), false)) {
-    std::string line = w->name + ":";
-    for (const auto& [axis, value] : w->axes) line += fmt::format(" {}={}", axis, value);
-    b.workloads.push_back(line);
-  }
-  return b;
-}
-
 // The options the loop evaluates with: the visible workloads (held-out ones are kept for the final
 // verdict), and the seed timed in this run's folder, so that speedups compare timings of one sitting.
 EvalOptions evaluation_options(const store::RunStore& store) {
@@ -89,6 +73,24 @@ EvalOptions evaluation_options(const store::RunStore& store) {
 }
 
 }  // namespace
+
+proposers::TaskBrief brief_of(const Task& task, Backend& backend) {
+  proposers::TaskBrief b;
+  b.task = task.name;
+  b.backend = backend.name();
+  b.description = task.description;
+  b.entry = backend.entry_description(task);
+  b.hardware = backend.profile().prose;
+  const std::string& seed = task.entry(backend.name()).seed;
+  b.seed_source = seed.empty() ? "" : read_file(seed);  // a port's repair step has no seed yet
+  b.task_file = task.file.string();
+  for (const Workload* w : task.workloads_for(backend.name(), false)) {
+    std::string line = w->name + ":";
+    for (const auto& [axis, value] : w->axes) line += fmt::format(" {}={}", axis, value);
+    b.workloads.push_back(line);
+  }
+  return b;
+}
 
 Search::Search(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer, Strategy& strategy,
                SearchOptions options, SearchObserver observer, const executors::ExecutorSpec& executor)

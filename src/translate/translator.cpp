@@ -194,7 +194,8 @@ class Translator {
   // edits
   void token_edits();
   void find_launch();
-  bool zeroes_an_output(CXCursor memset_call);
+  std::string zeroed_buffer(CXCursor memset_call);
+  void add_scratch(CXCursor malloc_call);
   void visit_function(Function& fn);
   void visit(CXCursor c, Function& fn);
   void map_call(CXCursor call, CXCursor callee, Function& fn);
@@ -206,7 +207,7 @@ class Translator {
 
   // output
   std::string header();
-  std::string kernel_body(const Function& kernel);
+  std::string kernel_body(const Function& kernel, const std::vector<std::string>& bindings);
 
   std::string file_;
   const Task& task_;
@@ -224,12 +225,23 @@ class Translator {
   std::map<std::string, std::string> param_renames_;  // decl_key of a kernel parameter -> body name
   std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations
   std::set<std::string> helpers_;
-  // the launch
-  CXCursor launch_ = clang_getNullCursor();
-  std::string launched_kernel_;  // decl_key of the (template) kernel
+  // the launches, in the entry's order (several: a multi-kernel candidate)
+  struct Launch {
+    CXCursor call;
+    std::string kernel;  // decl_key of the (template) kernel
+    std::string section;  // its kernel section's name in a multi-kernel candidate
+    std::vector<std::string> directives, bindings;
+    std::vector<std::string> outputs;  // the buffers it writes (task outputs, scratch)
+  };
+  // A cudaMalloc'd buffer of the entry: a scratch buffer of the candidate.
+  struct Scratch {
+    std::string key, name, directive;
+  };
+  void translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written);
+  std::string buffer_of(CXCursor argument);
+  std::vector<Launch> launches_;
+  std::vector<Scratch> scratch_;
   HostScope host_;
-  std::vector<std::string> directives_;
-  std::vector<std::string> bindings_;
 };
 
 void Translator::parse() {
@@ -340,11 +352,16 @@ void Translator::find_launch() {
           &rename);
     }
   }
-  // The launch; locals of the entry used in kernel arguments are replaced by their initializers.
+  // The launches; locals of the entry used in kernel arguments are replaced by their initializers
+  // (cudaMalloc'd buffers excepted: they become scratch buffers).
   struct Walk {
     std::vector<CXCursor> launches;
     bool guarded = false;
+    std::set<std::string> zeroed;  // buffers a cudaMemset zeroes before the first launch
   } walk;
+  auto is_scratch = [this](CXCursor decl) {
+    return std::any_of(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.key == decl_key(decl); });
+  };
   std::function<void(CXCursor, int, bool)> walk_fn = [&](CXCursor c, int loop_depth, bool guarded) {
     for (CXCursor k : children(c)) {
       const CXCursorKind kind = clang_getCursorKind(k);
@@ -354,27 +371,36 @@ void Translator::find_launch() {
           if (clang_getCursorKind(kk) == CXCursor_CallExpr && spelling(kk) == "__cudaPushCallConfiguration") is_launch = true;
         if (is_launch) {
           walk.launches.push_back(k);
-          if (loop_depth > 0) problem(out_.problems, k, "kernel launch in a loop", "an entry that launches kernels repeatedly is a multi-kernel entry (not translated yet)");
+          if (loop_depth > 0)
+            problem(out_.problems, k, "kernel launch in a loop",
+                    "a launch repeated by a host loop (the count known only at run time) is not translated: unroll it or move the loop into the kernel");
           if (guarded) walk.guarded = true;
         }
         const std::string name = spelling(k);
-        if ((name == "cudaMemsetAsync" || name == "cudaMemset") && zeroes_an_output(k)) {
-          if (walk.launches.empty()) {
-            directives_.push_back("// init_value: 0");
-            out_.notes.push_back(fmt::format("line {}: {} of an output before the launch became `init_value: 0` (MLX "
-                                             "fills every output with it)", position(k).line, name));
+        if (name == "cudaMalloc" || name == "cudaMallocAsync") {
+          add_scratch(k);
+          continue;
+        }
+        if (name == "cudaFree" || name == "cudaFreeAsync") continue;  // MLX frees intermediate arrays itself
+        if (name == "cudaMemsetAsync" || name == "cudaMemset") {
+          const std::string zeroed = zeroed_buffer(k);
+          if (!zeroed.empty() && walk.launches.empty()) {
+            walk.zeroed.insert(zeroed);
+            out_.notes.push_back(fmt::format("line {}: {} of {} before the launches became `init_value: 0` of the kernel that "
+                                             "writes it (MLX fills every output of that kernel with it)",
+                                             position(k).line, name, zeroed));
             continue;
           }
+          problem(out_.problems, k, name, "only zeroing a task output or scratch buffer before the first launch is translated "
+                                          "(init_value); other host-side memory operations have no MLX counterpart");
         }
-        if (name == "cudaMemsetAsync" || name == "cudaMemset" || name == "cudaMemcpyAsync" || name == "cudaMalloc" ||
-            name == "cudaMallocAsync")
-          problem(out_.problems, k, name, "the entry does more than one launch: scratch buffers and host-side memory "
-                                          "operations belong to multi-kernel entries (not translated yet)");
+        if (name == "cudaMemcpyAsync" || name == "cudaMemcpy")
+          problem(out_.problems, k, name, "host-side copies between launches have no MLX kernel counterpart");
       }
       if (kind == CXCursor_DeclRefExpr) {
         CXCursor decl = clang_getCursorReferenced(k);
         if (clang_getCursorKind(decl) == CXCursor_VarDecl && in_main_file(decl) &&
-            clang_getCursorSemanticParent(decl).kind != CXCursor_TranslationUnit) {
+            clang_getCursorSemanticParent(decl).kind != CXCursor_TranslationUnit && !is_scratch(decl)) {
           std::vector<CXCursor> init = children(decl);
           if (!init.empty() && clang_isExpression(clang_getCursorKind(init.back()))) {
             const CXCursor e = init.back();
@@ -394,18 +420,38 @@ void Translator::find_launch() {
     problem(out_.problems, entry, "entry", "the entry launches no kernel");
     return;
   }
-  if (walk.launches.size() > 1) {
-    problem(out_.problems, walk.launches[1], "second kernel launch",
-            "multi-kernel entries (several launches with scratch buffers) are not translated yet");
-    return;
-  }
   if (walk.guarded)
     out_.notes.push_back("the launch's guard in the entry (e.g. `if (rows > 0)`) was dropped: every workload launches");
-  launch_ = walk.launches[0];
-  std::vector<CXCursor> kids = children(launch_);
-  CXCursor callee = clang_getCursorReferenced(launch_);
+  std::vector<std::string> written;
+  std::map<std::string, int> sections;
+  for (CXCursor call : walk.launches) {
+    Launch launch{call, "", "", {}, {}, {}};
+    translate_launch(launch, walk.zeroed, written);
+    // A kernel launched twice gets a numbered section: MLX kernel names are unique.
+    const int n = ++sections[launch.section];
+    if (n > 1) launch.section += "_" + std::to_string(n);
+    launches_.push_back(std::move(launch));
+  }
+  if (launches_.size() > 1 || !scratch_.empty()) {
+    for (const auto& launch : launches_)
+      if (launch.outputs.empty())
+        problem(out_.problems, launch.call, "kernel launch",
+                "the kernel writes no task output or scratch buffer through a non-const pointer parameter");
+    for (const auto& t : task_.outputs)
+      if (std::find(written.begin(), written.end(), t.name) == written.end())
+        problem(out_.problems, entry, "task output",
+                "no launch writes '" + t.name + "' through a non-const pointer parameter (the outputs of a multi-kernel candidate)");
+  }
+}
+
+// One launch: its geometry and template arguments as directives, its kernel's parameters bound to
+// its arguments, and (several launches) the buffers it writes.
+void Translator::translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written) {
+  std::vector<CXCursor> kids = children(launch.call);
+  CXCursor callee = clang_getCursorReferenced(launch.call);
   CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
-  launched_kernel_ = decl_key(clang_Cursor_isNull(pattern) ? callee : pattern);
+  launch.kernel = decl_key(clang_Cursor_isNull(pattern) ? callee : pattern);
+  launch.section = spelling(clang_Cursor_isNull(pattern) ? callee : pattern);
 
   // Geometry: grid in threads = blocks x threads per block.
   std::vector<CXCursor> config;
@@ -414,15 +460,15 @@ void Translator::find_launch() {
   try {
     const auto grid = directive_dim3(config.at(1), host_);
     const auto block = directive_dim3(config.at(2), host_);
-    directives_.push_back(fmt::format("// grid: ({}) * ({}), ({}) * ({}), ({}) * ({})", grid[0], block[0], grid[1], block[1],
-                                      grid[2], block[2]));
-    directives_.push_back(fmt::format("// threadgroup: {}, {}, {}", block[0], block[1], block[2]));
+    launch.directives.push_back(fmt::format("// grid: ({}) * ({}), ({}) * ({}), ({}) * ({})", grid[0], block[0], grid[1],
+                                            block[1], grid[2], block[2]));
+    launch.directives.push_back(fmt::format("// threadgroup: {}, {}, {}", block[0], block[1], block[2]));
     if (config.size() > 3) {
       const std::string bytes = directive_expression(config[3], host_);
-      if (bytes != "0") directives_.push_back("// template: KS_DYNAMIC_SHARED_BYTES = max(" + bytes + ", 16)");
+      if (bytes != "0") launch.directives.push_back("// template: KS_DYNAMIC_SHARED_BYTES = max(" + bytes + ", 16)");
     }
   } catch (const Error& e) {
-    problem(out_.problems, launch_, "launch configuration", e.what());
+    problem(out_.problems, launch.call, "launch configuration", e.what());
   }
   // Template arguments of the kernel become MLX template arguments.
   if (!clang_Cursor_isNull(pattern)) {
@@ -434,17 +480,17 @@ void Translator::find_launch() {
     for (int i = 0; i < count && size_t(i) < names.size(); ++i) {
       const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(callee, unsigned(i));
       if (kind == CXTemplateArgumentKind_Integral) {
-        directives_.push_back(fmt::format("// template: {} = {}", names[size_t(i)],
-                                          clang_Cursor_getTemplateArgumentValue(callee, unsigned(i))));
+        launch.directives.push_back(fmt::format("// template: {} = {}", names[size_t(i)],
+                                                clang_Cursor_getTemplateArgumentValue(callee, unsigned(i))));
       } else if (kind == CXTemplateArgumentKind_Type) {
         const std::string t = take(clang_getTypeSpelling(clang_getCanonicalType(clang_Cursor_getTemplateArgumentType(callee, unsigned(i)))));
         auto dtype = kTemplateTypes.find(t);
         if (dtype == kTemplateTypes.end())
-          problem(out_.problems, launch_, "template argument", "type '" + t + "' is not an MLX template dtype");
+          problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype");
         else
-          directives_.push_back(fmt::format("// template: {} = {}", names[size_t(i)], dtype->second));
+          launch.directives.push_back(fmt::format("// template: {} = {}", names[size_t(i)], dtype->second));
       } else {
-        problem(out_.problems, launch_, "template argument", "only integer and type template arguments are translated");
+        problem(out_.problems, launch.call, "template argument", "only integer and type template arguments are translated");
       }
     }
   }
@@ -454,9 +500,24 @@ void Translator::find_launch() {
   for (CXCursor k : children(kernel_decl))
     if (clang_getCursorKind(k) == CXCursor_ParmDecl) kparams.push_back(k);
   std::set<std::string> taken(entry_.args.begin(), entry_.args.end());
+  for (const auto& b : scratch_) taken.insert(b.name);
   for (const auto& [cuda, metal] : kBuiltins) taken.insert(metal);
+  std::vector<std::string> writes;
   for (size_t i = 0; i < kparams.size() && i + 2 < kids.size(); ++i) {
     CXCursor arg = kids[i + 2];
+    CXType type = clang_getCursorType(kparams[i]);
+    // A non-const pointer parameter writes its buffer: in MLX, an output of this kernel.
+    if (is_pointer(type) && !clang_isConstQualifiedType(clang_getPointeeType(type))) {
+      const std::string buffer = buffer_of(arg);
+      if (!buffer.empty() && std::find(writes.begin(), writes.end(), buffer) == writes.end()) {
+        if (std::find(written.begin(), written.end(), buffer) != written.end())
+          problem(out_.problems, arg, "in-place update across launches",
+                  "'" + buffer + "' was written by an earlier launch: an MLX kernel writes fresh output arrays, so a "
+                  "later kernel can read it but not update it (write a new scratch buffer instead)");
+        else
+          writes.push_back(buffer);
+      }
+    }
     std::string value = rw_.render(begin_offset(arg), end_offset(arg));
     std::string name = spelling(kparams[i]);
     // CUDA passes an absent optional tensor as a null pointer; MLX as a zero-size array with a
@@ -467,18 +528,77 @@ void Translator::find_launch() {
     while (taken.count(name)) name += "_";
     if (name != spelling(kparams[i])) param_renames_[decl_key(kparams[i])] = name;
     taken.insert(name);
-    CXType type = clang_getCursorType(kparams[i]);
     std::string type_text = metal_type(type);
     if (is_pointer(type)) type_text = "device " + type_text;
     else type_text = "const " + type_text;
-    bindings_.push_back(fmt::format("{} {} = {};", type_text, name, value));
+    launch.bindings.push_back(fmt::format("{} {} = {};", type_text, name, value));
+  }
+  launch.outputs = writes;
+  written.insert(written.end(), writes.begin(), writes.end());
+  if (std::any_of(writes.begin(), writes.end(), [&](const std::string& b) { return zeroed.count(b) > 0; }))
+    launch.directives.push_back("// init_value: 0");
+}
+
+// The task tensor or scratch buffer a kernel argument points into (`y`, `partial + row * n`), or "".
+std::string Translator::buffer_of(CXCursor argument) {
+  std::pair<Translator*, std::string> found(this, "");
+  clang_visitChildren(
+      argument,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* f = static_cast<std::pair<Translator*, std::string>*>(data);
+        if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return CXChildVisit_Recurse;
+        const std::string key = decl_key(clang_getCursorReferenced(c));
+        if (auto p = f->first->host_.parameters.find(key); p != f->first->host_.parameters.end() && f->first->task_.find_tensor(p->second))
+          f->second = p->second;
+        for (const auto& b : f->first->scratch_)
+          if (b.key == key) f->second = b.name;
+        return f->second.empty() ? CXChildVisit_Recurse : CXChildVisit_Break;
+      },
+      &found);
+  if (found.second.empty() && clang_getCursorKind(argument) == CXCursor_DeclRefExpr) {
+    const std::string key = decl_key(clang_getCursorReferenced(argument));
+    if (auto p = host_.parameters.find(key); p != host_.parameters.end() && task_.find_tensor(p->second)) return p->second;
+    for (const auto& b : scratch_)
+      if (b.key == key) return b.name;
+  }
+  return found.second;
+}
+
+// cudaMalloc(&p, bytes) / cudaMallocAsync(&p, bytes, stream): a scratch buffer of p's element type,
+// sized bytes / sizeof(element) (a directive expression over the task's axes and params).
+void Translator::add_scratch(CXCursor malloc_call) {
+  std::vector<CXCursor> kids = children(malloc_call);
+  CXCursor var = clang_getNullCursor();
+  if (kids.size() >= 3) {
+    CXCursor target = strip_implicit(kids[1]);
+    while (!clang_Cursor_isNull(target) && clang_getCursorKind(target) != CXCursor_DeclRefExpr) {
+      std::vector<CXCursor> inner = children(target);
+      target = inner.empty() ? clang_getNullCursor() : strip_implicit(inner.back());
+    }
+    if (!clang_Cursor_isNull(target)) var = clang_getCursorReferenced(target);
+  }
+  if (clang_Cursor_isNull(var) || clang_getCursorKind(var) != CXCursor_VarDecl)
+    return problem(out_.problems, malloc_call, spelling(malloc_call), "expected the address of a local pointer variable");
+  CXType element = clang_getPointeeType(clang_getCursorType(var));
+  const std::string t = take(clang_getTypeSpelling(clang_getCanonicalType(element)));
+  auto dtype = kTemplateTypes.find(t);
+  if (dtype == kTemplateTypes.end())
+    return problem(out_.problems, malloc_call, spelling(malloc_call), "a scratch buffer of '" + t + "' (not an MLX dtype)");
+  try {
+    const std::string bytes = directive_expression(kids[2], host_);
+    const std::string name = spelling(var);
+    scratch_.push_back({decl_key(var), name,
+                        fmt::format("// scratch: {} = {}[({}) / {}]", name, dtype->second, bytes, clang_Type_getSizeOf(element))});
+  } catch (const Error& e) {
+    problem(out_.problems, malloc_call, "scratch size", e.what());
   }
 }
 
-// cudaMemset(output, 0, ...): the output's initial value, which MLX's init_value gives.
-bool Translator::zeroes_an_output(CXCursor memset_call) {
+// cudaMemset(buffer, 0, ...) of a task output or scratch buffer: its initial value, which MLX's
+// init_value gives the kernel writing it. Returns the buffer's name, or "".
+std::string Translator::zeroed_buffer(CXCursor memset_call) {
   std::vector<CXCursor> kids = children(memset_call);
-  if (kids.size() < 3) return false;
+  if (kids.size() < 3) return "";
   CXEvalResult value = clang_Cursor_Evaluate(kids[2]);
   const bool zero = value && clang_EvalResult_getKind(value) == CXEval_Int && clang_EvalResult_getAsLongLong(value) == 0;
   if (value) clang_EvalResult_dispose(value);
@@ -488,10 +608,15 @@ bool Translator::zeroes_an_output(CXCursor memset_call) {
     if (inner.empty()) break;
     target = strip_implicit(inner.back());
   }
-  if (!zero || clang_getCursorKind(target) != CXCursor_DeclRefExpr) return false;
-  auto name = host_.parameters.find(decl_key(clang_getCursorReferenced(target)));
-  return name != host_.parameters.end() &&
-         std::any_of(task_.outputs.begin(), task_.outputs.end(), [&](const TensorSpec& t) { return t.name == name->second; });
+  if (!zero || clang_getCursorKind(target) != CXCursor_DeclRefExpr) return "";
+  const std::string key = decl_key(clang_getCursorReferenced(target));
+  for (const auto& b : scratch_)
+    if (b.key == key) return b.name;
+  auto name = host_.parameters.find(key);
+  if (name != host_.parameters.end() &&
+      std::any_of(task_.outputs.begin(), task_.outputs.end(), [&](const TensorSpec& t) { return t.name == name->second; }))
+    return name->second;
+  return "";
 }
 
 // A type as Metal spells it: CUDA type names mapped, `long long` as long, qualifiers kept.
@@ -855,9 +980,9 @@ std::string Translator::header() {
   return out;
 }
 
-std::string Translator::kernel_body(const Function& kernel) {
+std::string Translator::kernel_body(const Function& kernel, const std::vector<std::string>& bindings) {
   std::string out;
-  for (const auto& b : bindings_) out += b + "\n";
+  for (const auto& b : bindings) out += b + "\n";
   for (const auto& name : kernel.shared) {
     const HoistedShared& h = hoisted_.at(name);
     out += fmt::format("threadgroup {} {}{};\n", h.element, h.hoisted, h.dims);
@@ -913,7 +1038,7 @@ Translation Translator::run() {
     KernelTranslation k = fn.record;
     k.name = spelling(fn.cursor);
     k.line = int(position(fn.cursor).line);
-    k.launched = key == launched_kernel_;
+    k.launched = std::any_of(launches_.begin(), launches_.end(), [&](const Launch& l) { return l.kernel == key; });
     std::set<std::string> reached;
     std::vector<std::string> pending(fn.callees.begin(), fn.callees.end());
     while (!pending.empty()) {
@@ -951,17 +1076,37 @@ Translation Translator::run() {
     const bool no_args = children(site.call).size() <= 1;
     rw_.insert(end_offset(site.call) - 1, no_args ? args.substr(2) : args);
   }
-  auto kernel = std::find_if(functions_.begin(), functions_.end(), [&](const auto& f) { return f.first == launched_kernel_; });
-  if (kernel != functions_.end() && !clang_Cursor_isNull(launch_)) {
-    std::string candidate = fmt::format("// Translated from {} by `ksearch port` (docs/TRANSLATE.md): kernel {}, line {}.\n",
-                                        std::filesystem::path(file_).filename().string(), spelling(kernel->second.cursor),
-                                        position(kernel->second.cursor).line);
-    for (const auto& d : directives_) candidate += d + "\n";
+  std::string candidate = fmt::format("// Translated from {} by `ksearch port` (docs/TRANSLATE.md): ",
+                                      std::filesystem::path(file_).filename().string());
+  bool defined = !launches_.empty();
+  for (size_t i = 0; i < launches_.size(); ++i) {
+    auto kernel = functions_.find(launches_[i].kernel);
+    if (kernel == functions_.end()) {
+      problem(out_.problems, launches_[i].call, "kernel launch", "the launched kernel is not defined in this file");
+      defined = false;
+      continue;
+    }
+    candidate += fmt::format("{}kernel {}, line {}", i ? "; " : "", spelling(kernel->second.cursor), position(kernel->second.cursor).line);
+  }
+  if (defined && launches_.size() == 1 && scratch_.empty()) {
+    candidate += ".\n";
+    for (const auto& d : launches_[0].directives) candidate += d + "\n";
     candidate += header();
-    candidate += "// --- body ---\n" + kernel_body(kernel->second);
+    candidate += "// --- body ---\n" + kernel_body(functions_.at(launches_[0].kernel), launches_[0].bindings);
     out_.candidate = candidate;
-  } else if (!clang_Cursor_isNull(launch_)) {
-    problem(out_.problems, launch_, "kernel launch", "the launched kernel is not defined in this file");
+  } else if (defined) {
+    // Several launches: a multi-kernel candidate (docs/METAL.md), each kernel with the file's header.
+    candidate += ".\n";
+    for (const auto& b : scratch_) candidate += b.directive + "\n";
+    const std::string shared_header = header();
+    for (const auto& launch : launches_) {
+      candidate += "// --- kernel: " + launch.section + " ---\n";
+      for (const auto& d : launch.directives) candidate += d + "\n";
+      candidate += fmt::format("// outputs: {}\n", fmt::join(launch.outputs, ", "));
+      candidate += shared_header;
+      candidate += "// --- body ---\n" + kernel_body(functions_.at(launch.kernel), launch.bindings);
+    }
+    out_.candidate = candidate;
   }
   clang_disposeTranslationUnit(unit_);
   clang_disposeIndex(index_);

@@ -106,7 +106,9 @@ TEST_F(Prompts, EveryTemplateRenders) {
   // Every file of the folder is one of the above or a partial of them.
   Vars all = task_vars(brief(), info);
   for (const char* k : {"world_model", "reason", "previous_errors", "max_new_nodes", "node_id", "action", "parent_label",
-                        "parent_code", "feedback", "best_speedup", "round_in_cycle", "count", "cycle", "errors"})
+                        "parent_code", "feedback", "best_speedup", "round_in_cycle", "count", "cycle", "errors",
+                        // port_repair.md (ksearch port --llm)
+                        "cuda_source", "partial", "untranslated", "previous", "failure"})
     all[k] = "x";
   for (const auto& e : std::filesystem::directory_iterator(lib.dir())) {
     if (e.path().extension() != ".md" || e.path().stem() == "README") continue;

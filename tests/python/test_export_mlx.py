@@ -1,6 +1,7 @@
 """`ksearch export --format mlx|mlx-lm` on metal runs: the exported modules import, build their kernel
 with mx.fast.metal_kernel (run by metalsim through metalsim_mlx.patch(), as on any Linux machine)
-and match the reference: a softmax against numpy, mlx-lm's Mamba scan against mlx-lm's own
+and match the reference: a softmax against numpy, a two-kernel softmax with a scratch buffer
+(docs/METAL.md, multi-kernel candidates) against numpy, mlx-lm's Mamba scan against mlx-lm's own
 per-step loop, and the mlx-lm drop-in applied to a tiny random mlx-lm Mamba model gives the
 unpatched model's logits, for a prompt and for decoding after it."""
 import importlib.util
@@ -51,6 +52,13 @@ def softmax_module(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def multi_kernel_module(tmp_path_factory):
+    """A two-kernel softmax (row statistics into a scratch buffer, then the normalization; the form
+    `ksearch port` gives CUDA entries with several launches), searched and exported."""
+    return exported(tmp_path_factory, "tiny_softmax_two_kernel", "mlx")
+
+
+@pytest.fixture(scope="module")
 def mamba_module(tmp_path_factory):
     return exported(tmp_path_factory, "tiny_mamba_mlx_lm", "mlx")
 
@@ -72,6 +80,19 @@ def test_softmax_module_matches_numpy(softmax_module):
     np.testing.assert_allclose(np.array(y), expected, rtol=1e-4, atol=1e-7)
     # other dtypes are converted to the one the kernel was verified with
     np.testing.assert_allclose(np.array(module.softmax(mx.array(x).astype(mx.float16))), expected, rtol=2e-2, atol=1e-3)
+
+
+def test_multi_kernel_module_chains_its_kernels(multi_kernel_module):
+    module, text = multi_kernel_module
+    # one mx.fast.metal_kernel per kernel; the scratch buffer is the first call's output array
+    assert "def kernel_row_stats():" in text and "def kernel_normalize():" in text
+    assert "[stats] = kernel_row_stats()(" in text and "[y] = kernel_normalize()(" in text
+    x = np.random.default_rng(1).normal(scale=4.0, size=(9, 333)).astype(np.float32)
+    y = module.softmax(x)
+    assert isinstance(y, mx.array) and y.shape == (9, 333)
+    expected = np.exp(x - x.max(axis=1, keepdims=True))
+    expected /= expected.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(np.array(y), expected, rtol=1e-4, atol=1e-7)
 
 
 def mlx_lm_scan(x, delta, A, B, C, D, state):

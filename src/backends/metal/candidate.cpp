@@ -51,6 +51,8 @@ std::vector<std::string> three_dims(const std::string& value, int line, const ch
 
 const std::regex kBodyMarker(R"(^\s*//\s*-{3,}\s*body\s*-{3,}\s*$)");
 const std::regex kDirective(R"(^\s*//\s*([a-z_]+)\s*:\s*(.*?)\s*$)");
+const std::regex kKernelMarker(R"(^\s*//\s*-{3,}\s*kernel\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*-{3,}\s*$)");
+const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
 
 metalsim::Dtype metal_dtype(DType d, const std::string& what) {
   switch (d) {
@@ -66,22 +68,16 @@ metalsim::Dtype metal_dtype(DType d, const std::string& what) {
   throw Error(fmt::format("{} is f64: Metal has no double precision", what));
 }
 
-}  // namespace
-
-Candidate parse_candidate(const std::string& source) {
-  std::vector<std::string> lines;
-  {
-    std::istringstream in(source);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-  }
+// One kernel's section: lines [from, to) of the file (0-based), reported as file lines.
+Candidate parse_section(const std::vector<std::string>& lines, size_t from, size_t to, bool multi_kernel) {
   Candidate c;
-  size_t marker = lines.size();
-  for (size_t i = 0; i < lines.size(); ++i)
+  size_t marker = to;
+  for (size_t i = from; i < to; ++i)
     if (std::regex_match(lines[i], kBodyMarker)) { marker = i; break; }
 
   // Directives: the leading run of comment and blank lines (before any code and the marker).
-  size_t code_start = 0;
-  for (; code_start < std::min(marker, lines.size()); ++code_start) {
+  size_t code_start = from;
+  for (; code_start < marker; ++code_start) {
     const std::string t = trim(lines[code_start]);
     if (!t.empty() && t.rfind("//", 0) != 0) break;
     std::smatch m;
@@ -100,7 +96,7 @@ Candidate parse_candidate(const std::string& source) {
       for (const auto& item : split_top_level(value)) {
         const size_t eq = item.find('=');
         const std::string name = eq == std::string::npos ? "" : trim(item.substr(0, eq));
-        if (name.empty() || !std::regex_match(name, std::regex("[A-Za-z_][A-Za-z0-9_]*")) || trim(item.substr(eq + 1)).empty())
+        if (name.empty() || !std::regex_match(name, kIdentifier) || trim(item.substr(eq + 1)).empty())
           throw Error(fmt::format("line {}: template: expected NAME = value, got '{}'", line, item));
         c.templates.push_back({name, trim(item.substr(eq + 1)), line});
       }
@@ -111,79 +107,127 @@ Candidate parse_candidate(const std::string& source) {
       if (value != "true" && value != "false")
         throw Error(fmt::format("line {}: atomic_outputs: expected true or false, got '{}'", line, value));
       c.atomic_outputs = value == "true";
+    } else if (key == "outputs" && multi_kernel) {
+      c.outputs = split_top_level(value);
+      c.outputs_line = line;
+      for (const auto& name : c.outputs)
+        if (!std::regex_match(name, kIdentifier))
+          throw Error(fmt::format("line {}: outputs: expected buffer names, got '{}'", line, value));
+    } else if (key == "scratch" && multi_kernel) {
+      throw Error(fmt::format("line {}: scratch buffers are declared before the first kernel section", line));
     }
   }
-  if (c.grid.empty()) throw Error("missing directive: a leading '// grid: X, Y, Z' line (threads, as in MLX)");
-  if (c.threadgroup.empty()) throw Error("missing directive: a leading '// threadgroup: X, Y, Z' line");
+  const std::string where = multi_kernel ? fmt::format(" in kernel section line {}", from) : "";
+  if (c.grid.empty()) throw Error("missing directive: a leading '// grid: X, Y, Z' line (threads, as in MLX)" + where);
+  if (c.threadgroup.empty()) throw Error("missing directive: a leading '// threadgroup: X, Y, Z' line" + where);
+  if (multi_kernel && c.outputs.empty())
+    throw Error(fmt::format("line {}: kernel section without an '// outputs: NAME, ...' directive (the buffers it writes)", from));
 
-  auto join = [&](size_t from, size_t to) {
+  auto join = [&](size_t a, size_t b) {
     std::string text;
-    for (size_t i = from; i < to; ++i) text += lines[i] + "\n";
+    for (size_t i = a; i < b; ++i) text += lines[i] + "\n";
     return text;
   };
-  if (marker < lines.size()) {
+  if (marker < to) {
     c.header = join(code_start, marker);
     c.header_first_line = int(code_start) + 1;
-    c.body = join(marker + 1, lines.size());
+    c.body = join(marker + 1, to);
     c.body_first_line = int(marker) + 2;
   } else {
-    c.body = join(code_start, lines.size());
+    c.body = join(code_start, to);
     c.body_first_line = int(code_start) + 1;
   }
-  if (trim(c.body).empty()) throw Error("the kernel body is empty");
+  if (trim(c.body).empty()) throw Error("the kernel body is empty" + where);
   return c;
 }
 
-WorkloadKernel kernel_for_workload(const Task& task, const Candidate& candidate, const Workload& workload) {
-  WorkloadKernel k;
-  metalsim::KernelSpec& spec = k.spec;
-  spec.name = task.entry("metal").function;
-  spec.header = candidate.header;
-  spec.source = candidate.body;
-  spec.atomic_outputs = candidate.atomic_outputs;
-  auto values = task.bindings(workload);
-  const CallLayout layout = call_layout(task, "metal");
+}  // namespace
 
-  std::vector<metalsim::TemplateArg> has_flags;
-  for (const auto& arg : layout.args) {
-    metalsim::TensorSpec t;
-    t.name = arg.name;
-    if (arg.kind == CallArg::Kind::tensor) {
-      t.dtype = metal_dtype(arg.tensor->dtype, "tensor '" + arg.name + "'");
-      // An absent optional tensor is a zero-size array: any access to it is out of bounds.
-      t.shape = task.shape_of(*arg.tensor, workload).value_or(std::vector<int64_t>{0});
-      if (arg.tensor->optional)
-        has_flags.push_back(metalsim::TemplateArg::boolean("has_" + arg.name, !workload.absent.count(arg.name)));
-      (arg.is_output ? spec.outputs : spec.inputs).push_back(t);
-      (arg.is_output ? k.outputs : k.inputs).push_back({Binding::From::tensor, arg.slot});
-      continue;
-    }
-    // Scalars are 0-d inputs (`const constant T& name`): MLX has no scalar kernel arguments, and
-    // runtime values keep one compiled kernel for every shape.
-    const ParamSpec* p = task.find_param(arg.name);
-    if (arg.kind == CallArg::Kind::floating) {
-      t.dtype = metalsim::Dtype::float32;
-    } else {
-      t.dtype = p && p->dtype == DType::boolean ? metalsim::Dtype::bool_ : metalsim::Dtype::int32;
-      const double v = values.at(arg.name);
-      if (v > INT32_MAX || v < INT32_MIN)
-        throw Error(fmt::format("{} = {} in workload {} does not fit the int32 kernel argument", arg.name, v, workload.name));
-    }
-    spec.inputs.push_back(t);
-    k.inputs.push_back({arg.kind == CallArg::Kind::floating ? Binding::From::floating : Binding::From::integer, arg.slot});
+Program parse_program(const std::string& source) {
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(source);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
   }
-  spec.template_args = has_flags;
-
-  auto integer = [&](const std::string& expr, int line, const std::string& what) {
-    double v;
-    try {
-      v = evaluate_expression(expr, values);
-    } catch (const std::exception& e) {
-      throw Error(fmt::format("line {}: {}: {}", line, what, e.what()));
+  std::vector<size_t> sections;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    if (std::regex_match(lines[i], m, kKernelMarker)) {
+      sections.push_back(i);
+      names.push_back(m[1]);
     }
-    if (!std::isfinite(v) || v > INT_MAX || v < INT_MIN || v != std::floor(v))
-      throw Error(fmt::format("line {}: {}: '{}' = {} in workload {} is not an int", line, what, expr, v, workload.name));
-    return int(v);
+  }
+  Program p;
+  if (sections.empty()) {
+    p.kernels.push_back(parse_section(lines, 0, lines.size(), false));
+    return p;
+  }
+  // Before the first section: comments and scratch declarations only.
+  for (size_t i = 0; i < sections[0]; ++i) {
+    const std::string t = trim(lines[i]);
+    const int line = int(i) + 1;
+    if (!t.empty() && t.rfind("//", 0) != 0)
+      throw Error(fmt::format("line {}: code before the first '// --- kernel: NAME ---' section", line));
+    std::smatch m;
+    if (!std::regex_match(lines[i], m, kDirective) || m[1] != "scratch") continue;
+    const std::string value = trim(m[2].str().substr(0, m[2].str().find("//")));
+    std::smatch d;
+    static const std::regex kScratch(R"(([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([a-z0-9_]+)\s*\[(.*)\])");
+    const auto dtype = std::regex_match(value, d, kScratch) ? metalsim::parse_dtype(d[2].str()) : std::nullopt;
+    if (!dtype)
+      throw Error(fmt::format("line {}: scratch: expected NAME = DTYPE[size, ...] (DTYPE an MLX dtype such as float32), got '{}'",
+                              line, value));
+    ScratchBuffer b{d[1], *dtype, split_top_level(d[3]), line};
+    if (std::any_of(b.shape.begin(), b.shape.end(), [](auto& e) { return e.empty(); }))
+      throw Error(fmt::format("line {}: scratch: an empty size in '{}'", line, value));
+    for (const auto& other : p.scratch)
+      if (other.name == b.name) throw Error(fmt::format("line {}: scratch buffer '{}' declared twice", line, b.name));
+    p.scratch.push_back(b);
+  }
+  for (size_t s = 0; s < sections.size(); ++s) {
+    Candidate c = parse_section(lines, sections[s] + 1, s + 1 < sections.size() ? sections[s + 1] : lines.size(), true);
+    c.name = names[s];
+    c.name_line = int(sections[s]) + 1;
+    for (const auto& other : p.kernels)
+      if (other.name == c.name) throw Error(fmt::format("line {}: a second kernel named '{}'", c.name_line, c.name));
+    p.kernels.push_back(std::move(c));
+  }
+  return p;
+}
+
+Candidate parse_candidate(const std::string& source) {
+  Program p = parse_program(source);
+  if (p.multi_kernel()) throw Error("a multi-kernel candidate where one kernel was expected");
+  return p.kernels.front();
+}
+
+namespace {
+
+// A buffer a kernel can take: its spec and where it comes from in the call.
+struct Source {
+  metalsim::TensorSpec tensor;
+  Binding binding;
+};
+
+int integer_value(const std::string& expr, const std::map<std::string, double>& values, int line, const std::string& what,
+                  const std::string& workload) {
+  double v;
+  try {
+    v = evaluate_expression(expr, values);
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("line {}: {}: {}", line, what, e.what()));
+  }
+  if (!std::isfinite(v) || v > INT_MAX || v < INT_MIN || v != std::floor(v))
+    throw Error(fmt::format("line {}: {}: '{}' = {} in workload {} is not an int", line, what, expr, v, workload));
+  return int(v);
+}
+
+// Templates, launch geometry and init_value of one kernel (`values`: the workload's axes and params).
+void launch_for_workload(const Candidate& candidate, std::map<std::string, double> values, const Workload& workload,
+                         metalsim::KernelSpec& spec) {
+  auto integer = [&](const std::string& expr, int line, const std::string& what) {
+    return integer_value(expr, values, line, what, workload.name);
   };
   for (const auto& t : candidate.templates) {
     if (t.value == "true" || t.value == "false")
@@ -214,7 +258,103 @@ WorkloadKernel kernel_for_workload(const Task& task, const Candidate& candidate,
       throw Error(fmt::format("line {}: init_value: {}", candidate.init_value_line, e.what()));
     }
   }
-  return k;
+}
+
+}  // namespace
+
+WorkloadProgram program_for_workload(const Task& task, const Program& program, const Workload& workload) {
+  const auto values = task.bindings(workload);
+  const CallLayout layout = call_layout(task, "metal");
+
+  std::vector<Source> task_inputs, task_outputs;
+  std::vector<metalsim::TemplateArg> has_flags;
+  for (const auto& arg : layout.args) {
+    metalsim::TensorSpec t;
+    t.name = arg.name;
+    if (arg.kind == CallArg::Kind::tensor) {
+      t.dtype = metal_dtype(arg.tensor->dtype, "tensor '" + arg.name + "'");
+      // An absent optional tensor is a zero-size array: any access to it is out of bounds.
+      t.shape = task.shape_of(*arg.tensor, workload).value_or(std::vector<int64_t>{0});
+      if (arg.tensor->optional)
+        has_flags.push_back(metalsim::TemplateArg::boolean("has_" + arg.name, !workload.absent.count(arg.name)));
+      (arg.is_output ? task_outputs : task_inputs).push_back({t, {Binding::From::tensor, arg.slot}});
+      continue;
+    }
+    // Scalars are 0-d inputs (`const constant T& name`): MLX has no scalar kernel arguments, and
+    // runtime values keep one compiled kernel for every shape.
+    const ParamSpec* p = task.find_param(arg.name);
+    if (arg.kind == CallArg::Kind::floating) {
+      t.dtype = metalsim::Dtype::float32;
+    } else {
+      t.dtype = p && p->dtype == DType::boolean ? metalsim::Dtype::bool_ : metalsim::Dtype::int32;
+      const double v = values.at(arg.name);
+      if (v > INT32_MAX || v < INT32_MIN)
+        throw Error(fmt::format("{} = {} in workload {} does not fit the int32 kernel argument", arg.name, v, workload.name));
+    }
+    task_inputs.push_back({t, {arg.kind == CallArg::Kind::floating ? Binding::From::floating : Binding::From::integer, arg.slot}});
+  }
+
+  WorkloadProgram out;
+  // What the kernels may write: the task's outputs and the scratch buffers, by name.
+  std::map<std::string, Source> writable;
+  for (const auto& o : task_outputs) writable[o.tensor.name] = o;
+  for (size_t i = 0; i < program.scratch.size(); ++i) {
+    const ScratchBuffer& b = program.scratch[i];
+    if (std::any_of(layout.args.begin(), layout.args.end(), [&](const CallArg& a) { return a.name == b.name; }))
+      throw Error(fmt::format("line {}: scratch buffer '{}' has the name of a task argument", b.line, b.name));
+    metalsim::TensorSpec t{b.name, b.dtype, {}};
+    for (const auto& size : b.shape) {
+      const int n = integer_value(size, values, b.line, "scratch " + b.name, workload.name);
+      if (n < 0) throw Error(fmt::format("line {}: scratch {}: size '{}' = {} in workload {} is negative", b.line, b.name, size, n, workload.name));
+      t.shape.push_back(n);
+    }
+    out.scratch.push_back(t);
+    writable[b.name] = {t, {Binding::From::scratch, int(i)}};
+  }
+
+  std::vector<Source> written;  // by earlier kernels, in order: later kernels read them
+  for (const Candidate& candidate : program.kernels) {
+    WorkloadKernel k;
+    metalsim::KernelSpec& spec = k.spec;
+    spec.name = program.multi_kernel() ? candidate.name : task.entry("metal").function;
+    spec.header = candidate.header;
+    spec.source = candidate.body;
+    spec.atomic_outputs = candidate.atomic_outputs;
+    for (const auto* list : {&task_inputs, &written})
+      for (const auto& s : *list) {
+        spec.inputs.push_back(s.tensor);
+        k.inputs.push_back(s.binding);
+      }
+    std::vector<Source> outputs = task_outputs;
+    if (program.multi_kernel()) {
+      outputs.clear();
+      for (const auto& name : candidate.outputs) {
+        auto w = writable.find(name);
+        if (w == writable.end())
+          throw Error(fmt::format("line {}: outputs: '{}' is neither a task output nor a scratch buffer", candidate.outputs_line, name));
+        if (std::any_of(written.begin(), written.end(), [&](const Source& s) { return s.tensor.name == name; }) ||
+            std::any_of(outputs.begin(), outputs.end(), [&](const Source& s) { return s.tensor.name == name; }))
+          throw Error(fmt::format("line {}: outputs: '{}' is written by an earlier kernel (each MLX kernel call writes fresh "
+                                  "arrays: a buffer is written by one kernel and read by later ones)",
+                                  candidate.outputs_line, name));
+        outputs.push_back(w->second);
+      }
+    }
+    for (const auto& s : outputs) {
+      spec.outputs.push_back(s.tensor);
+      k.outputs.push_back(s.binding);
+    }
+    spec.template_args = has_flags;
+    launch_for_workload(candidate, values, workload, spec);
+    written.insert(written.end(), outputs.begin(), outputs.end());
+    out.kernels.push_back(std::move(k));
+  }
+  for (const auto& [name, source] : writable)
+    if (!std::any_of(written.begin(), written.end(), [&](const Source& s) { return s.tensor.name == name; }))
+      throw Error(source.binding.from == Binding::From::scratch
+                      ? fmt::format("line {}: no kernel writes scratch buffer '{}'", program.scratch[size_t(source.binding.slot)].line, name)
+                      : fmt::format("no kernel writes the task output '{}' (name it in a kernel's outputs directive)", name));
+  return out;
 }
 
 }  // namespace ksearch::metal

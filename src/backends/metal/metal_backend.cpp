@@ -40,6 +40,7 @@ const char* from_name(metal::Binding::From f) {
     case metal::Binding::From::tensor: return "tensor";
     case metal::Binding::From::integer: return "int";
     case metal::Binding::From::floating: return "float";
+    case metal::Binding::From::scratch: return "scratch";
   }
   return "?";
 }
@@ -207,9 +208,9 @@ class MetalBackend : public Backend {
       result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return result;
     };
-    metal::Candidate candidate;
+    metal::Program program;
     try {
-      candidate = metal::parse_candidate(source);
+      program = metal::parse_program(source);
     } catch (const Error& e) {
       result.log = fmt::format("error: {}\n", e.what());
       return finish();
@@ -219,29 +220,43 @@ class MetalBackend : public Backend {
     options.cache_dir = cache_subdir("metalsim");
     nlohmann::json variants = nlohmann::json::array();
     std::set<std::string> readable;
-    std::vector<metal::Binding> inputs, outputs;
+    auto bindings = [](const std::vector<metal::Binding>& list) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& b : list) j.push_back({{"from", from_name(b.from)}, {"slot", b.slot}});
+      return j;
+    };
     result.cached = true;
-    // One kernel per workload: template values (has_<name>, the candidate's own) may differ between
-    // workloads, and the runner cannot compile (its sandbox forbids writes). metalsim's cache makes
-    // workloads that share a kernel share one .so.
+    // One kernel sequence per workload: template values (has_<name>, the candidate's own) and scratch
+    // sizes may differ between workloads, and the runner cannot compile (its sandbox forbids writes).
+    // metalsim's cache makes workloads that share a kernel share one .so.
     for (const auto& w : task.workloads) {
       if (!w.runs_on("metal")) continue;
-      metal::WorkloadKernel k;
+      metal::WorkloadProgram built;
       try {
-        k = metal::kernel_for_workload(task, candidate, w);
+        built = metal::program_for_workload(task, program, w);
       } catch (const Error& e) {
         result.log = fmt::format("error: {}\n", e.what());
         return finish();
       }
-      const metalsim::CompileResult c = metalsim::compile(k.spec, options);
-      if (!c.ok) {
-        result.log = describe_messages(c, candidate);
-        return finish();
+      nlohmann::json kernels = nlohmann::json::array();
+      for (size_t i = 0; i < built.kernels.size(); ++i) {
+        const metal::WorkloadKernel& k = built.kernels[i];
+        const metalsim::CompileResult c = metalsim::compile(k.spec, options);
+        if (!c.ok) {
+          result.log = (program.multi_kernel() ? "kernel " + program.kernels[i].name + ":\n" : std::string()) +
+                       describe_messages(c, program.kernels[i]);
+          return finish();
+        }
+        result.cached = result.cached && c.cached;
+        readable.insert(c.so_path.string());
+        kernels.push_back({{"so", c.so_path.string()},
+                           {"spec", metalsim::spec_to_json(k.spec)},
+                           {"inputs", bindings(k.inputs)},
+                           {"outputs", bindings(k.outputs)}});
       }
-      result.cached = result.cached && c.cached;
-      readable.insert(c.so_path.string());
-      inputs = k.inputs;
-      outputs = k.outputs;
+      nlohmann::json scratch = nlohmann::json::array();
+      for (const auto& t : built.scratch)
+        scratch.push_back({{"name", t.name}, {"dtype", std::string(metalsim::dtype_name(t.dtype))}, {"shape", t.shape}});
       std::vector<int64_t> ints;
       std::vector<double> floats;
       scalar_arguments(task, layout, w, ints, floats);
@@ -253,7 +268,7 @@ class MetalBackend : public Backend {
         }
       for (const auto& other : variants)
         if (other["ints"] == nlohmann::json(ints) && other["floats"] == nlohmann::json(floats) &&
-            other["bytes"] == nlohmann::json(bytes) && other["spec"] != metalsim::spec_to_json(k.spec)) {
+            other["bytes"] == nlohmann::json(bytes) && (other["kernels"] != kernels || other["scratch"] != scratch)) {
           result.log = fmt::format("error: workloads {} and {} pass identical arguments but need different kernels; "
                                    "the runner could not tell them apart",
                                    other["workload"].get<std::string>(), w.name);
@@ -263,19 +278,12 @@ class MetalBackend : public Backend {
                           {"ints", ints},
                           {"floats", floats},
                           {"bytes", bytes},
-                          {"so", c.so_path.string()},
-                          {"spec", metalsim::spec_to_json(k.spec)}});
+                          {"kernels", kernels},
+                          {"scratch", scratch}});
     }
-    auto bindings = [](const std::vector<metal::Binding>& list) {
-      nlohmann::json j = nlohmann::json::array();
-      for (const auto& b : list) j.push_back({{"from", from_name(b.from)}, {"slot", b.slot}});
-      return j;
-    };
     // No "library" key: the runner must not snapshot and restore the .so's data, which holds
     // metalsim's runtime hooks (Metal kernels cannot keep state in program-scope variables anyway).
     result.artifact = {{"variants", variants},
-                       {"inputs", bindings(inputs)},
-                       {"outputs", bindings(outputs)},
                        {"readable", std::vector<std::string>(readable.begin(), readable.end())}};
     result.ok = true;
     return finish();

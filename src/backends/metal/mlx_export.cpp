@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "backends/metal/candidate.hpp"
@@ -12,6 +13,7 @@
 namespace ksearch::metal {
 
 extern const char* const kMlxModuleTemplate;
+extern const char* const kMlxKernelTemplate;
 extern const char* const kMlxLmPatchTemplate;
 
 namespace {
@@ -170,8 +172,29 @@ std::string shape_tuple(const TensorSpec& t, const std::string& what) {
   return "(" + out + (t.shape.size() == 1 ? ",)" : ")");
 }
 
-// The function that makes the MLX call, in the task's argument order.
-std::string call_function(const Task& task, const Candidate& candidate) {
+// The buffers each kernel of a program reads and writes, by name (as program_for_workload orders them).
+struct KernelBuffers {
+  std::vector<std::string> inputs, outputs;
+};
+std::vector<KernelBuffers> kernel_buffers(const Task& task, const Program& program) {
+  const CallLayout layout = call_layout(task, "metal");
+  std::vector<std::string> task_inputs, task_outputs, written;
+  for (const auto& a : layout.args) (a.is_output ? task_outputs : task_inputs).push_back(a.name);
+  std::vector<KernelBuffers> out;
+  for (const Candidate& k : program.kernels) {
+    KernelBuffers b{task_inputs, program.multi_kernel() ? k.outputs : task_outputs};
+    b.inputs.insert(b.inputs.end(), written.begin(), written.end());
+    written.insert(written.end(), b.outputs.begin(), b.outputs.end());
+    out.push_back(b);
+  }
+  return out;
+}
+
+// The Python suffix of a kernel's names in the module: none for a single kernel.
+std::string kernel_suffix(const Program& program, const Candidate& k) { return program.multi_kernel() ? "_" + k.name : ""; }
+
+// The function that makes the MLX calls, in the task's argument order.
+std::string call_function(const Task& task, const Program& program) {
   const CallLayout layout = call_layout(task, "metal");
   const std::string function = task.entry("metal").function;
   std::vector<const CallArg*> inputs, outputs;
@@ -217,66 +240,96 @@ std::string call_function(const Task& task, const Candidate& candidate) {
   for (const CallArg* a : outputs)
     if (a->tensor->optional) checks += fmt::format("    has_{0} = with_{0}\n", a->name);
 
-  std::string mlx_inputs, templates, template_values, output_shapes, output_dtypes, returned;
+  // What a kernel can be given, by name: the task's inputs (scalars as 0-d arrays), then what
+  // earlier kernels wrote (scratch buffers and task outputs: their shapes and dtypes).
+  std::map<std::string, std::string> argument;
+  std::map<std::string, std::pair<std::string, std::string>> written_as;  // name -> (shape, dtype)
   for (const auto& a : layout.args) {
-    if (a.is_output) continue;
+    if (a.is_output) {
+      const std::string shape = shape_tuple(*a.tensor, a.name);
+      written_as[a.name] = {a.tensor->optional ? fmt::format("{} if has_{} else (0,)", shape, a.name) : shape,
+                            mx_dtype(a.tensor->dtype, a.name)};
+      continue;
+    }
     if (a.kind == CallArg::Kind::tensor) {
-      mlx_inputs += (mlx_inputs.empty() ? "" : ", ") + a.name;
+      argument[a.name] = a.name;
       continue;
     }
     const ParamSpec* p = task.find_param(a.name);
     const std::string dtype = a.kind == CallArg::Kind::floating ? "mx.float32"
                               : p && p->dtype == DType::boolean ? "mx.bool_" : "mx.int32";
-    mlx_inputs += fmt::format("{}mx.array({}, dtype={})", mlx_inputs.empty() ? "" : ", ", a.name, dtype);
+    argument[a.name] = fmt::format("mx.array({}, dtype={})", a.name, dtype);
   }
+  for (const auto& b : program.scratch) {
+    std::string shape;
+    for (const auto& d : b.shape)
+      shape += (shape.empty() ? "" : ", ") + fmt::format("_int({}, \"{} shape\")", python_expression(d), b.name);
+    written_as[b.name] = {"(" + shape + (b.shape.size() == 1 ? ",)" : ")"), "mx." + std::string(metalsim::dtype_name(b.dtype))};
+  }
+  std::string has_templates;
   for (const auto& a : layout.args)
     if (a.kind == CallArg::Kind::tensor && a.tensor->optional)
-      templates += fmt::format("{}(\"has_{}\", has_{})", templates.empty() ? "" : ", ", a.name, a.name);
-  for (const auto& t : candidate.templates) {
-    std::string value;
-    if (t.value == "true" || t.value == "false") value = t.value == "true" ? "True" : "False";
-    else if (auto dtype = metalsim::parse_dtype(t.value)) value = "mx." + std::string(metalsim::dtype_name(*dtype));
-    else {
-      // A local variable: the grid and threadgroup expressions may use it.
-      template_values += fmt::format("    {0} = _int({1}, \"template {0}\")\n", t.name, python_expression(t.value));
-      value = t.name;
-    }
-    templates += fmt::format("{}(\"{}\", {})", templates.empty() ? "" : ", ", t.name, value);
-  }
-  for (const CallArg* a : outputs) {
-    const std::string shape = shape_tuple(*a->tensor, a->name);
-    output_shapes += (output_shapes.empty() ? "" : ", ") + (a->tensor->optional ? fmt::format("{} if has_{} else (0,)", shape, a->name) : shape);
-    output_dtypes += (output_dtypes.empty() ? "" : ", ") + mx_dtype(a->tensor->dtype, a->name);
-  }
-  for (size_t i = 0; i < outputs.size(); ++i)
-    returned += (i ? ", " : "") + (outputs[i]->tensor->optional ? fmt::format("outputs[{}] if has_{} else None", i, outputs[i]->name)
-                                                                : fmt::format("outputs[{}]", i));
+      has_templates += fmt::format("{}(\"has_{}\", has_{})", has_templates.empty() ? "" : ", ", a.name, a.name);
   auto launch = [](const std::vector<std::string>& dims, const char* what) {
     std::string out;
     for (const auto& d : dims) out += (out.empty() ? "" : ", ") + fmt::format("_int({}, \"{}\")", python_expression(d), what);
     return "(" + out + ")";
   };
+
+  const std::vector<KernelBuffers> buffers = kernel_buffers(task, program);
+  std::string calls;
+  for (size_t i = 0; i < program.kernels.size(); ++i) {
+    const Candidate& candidate = program.kernels[i];
+    std::string templates = has_templates, template_values, mlx_inputs, output_shapes, output_dtypes, names;
+    for (const auto& t : candidate.templates) {
+      std::string value;
+      if (t.value == "true" || t.value == "false") value = t.value == "true" ? "True" : "False";
+      else if (auto dtype = metalsim::parse_dtype(t.value)) value = "mx." + std::string(metalsim::dtype_name(*dtype));
+      else {
+        // A local variable: the grid and threadgroup expressions may use it.
+        template_values += fmt::format("    {0} = _int({1}, \"template {0}\")\n", t.name, python_expression(t.value));
+        value = t.name;
+      }
+      templates += fmt::format("{}(\"{}\", {})", templates.empty() ? "" : ", ", t.name, value);
+    }
+    for (const auto& name : buffers[i].inputs)
+      mlx_inputs += (mlx_inputs.empty() ? "" : ", ") + (argument.count(name) ? argument.at(name) : name);
+    for (const auto& name : buffers[i].outputs) {
+      output_shapes += (output_shapes.empty() ? "" : ", ") + written_as.at(name).first;
+      output_dtypes += (output_dtypes.empty() ? "" : ", ") + written_as.at(name).second;
+      names += (names.empty() ? "" : ", ") + name;
+    }
+    calls += fmt::format(
+        "{0}"
+        "    {1} = kernel{2}()(\n"
+        "        inputs=[{3}],\n"
+        "        template=[{4}],\n"
+        "        grid={5},\n"
+        "        threadgroup={6},\n"
+        "        output_shapes=[{7}],\n"
+        "        output_dtypes=[{8}],\n"
+        "        init_value={9},\n"
+        "        stream=stream,\n"
+        "    )\n",
+        template_values, program.multi_kernel() ? "[" + names + "]" : "outputs", kernel_suffix(program, candidate), mlx_inputs,
+        templates, launch(candidate.grid, "grid"), launch(candidate.threadgroup, "threadgroup"), output_shapes, output_dtypes,
+        candidate.init_value ? python_expression(*candidate.init_value) : "None");
+  }
+  // A single kernel's outputs are `outputs[i]`; a sequence's are the names its kernels assigned.
+  std::string returned;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string value = program.multi_kernel() ? outputs[i]->name : fmt::format("outputs[{}]", i);
+    returned += (i ? ", " : "") + (outputs[i]->tensor->optional ? fmt::format("{} if has_{} else None", value, outputs[i]->name) : value);
+  }
   std::vector<std::string> output_names;
   for (const CallArg* a : outputs) output_names.push_back(a->name);
   return fmt::format(
       "def {0}({1}, *, stream=None{2}):\n"
       "    \"\"\"Returns {3}.\"\"\"\n"
-      "{4}{5}{6}{15}"
-      "    outputs = kernel()(\n"
-      "        inputs=[{7}],\n"
-      "        template=[{8}],\n"
-      "        grid={9},\n"
-      "        threadgroup={10},\n"
-      "        output_shapes=[{11}],\n"
-      "        output_dtypes=[{12}],\n"
-      "        init_value={13},\n"
-      "        stream=stream,\n"
-      "    )\n"
-      "    return {14}\n",
+      "{4}{5}{6}{7}"
+      "    return {8}\n",
       function, params, keywords, outputs.size() == 1 ? output_names[0] : "(" + fmt::format("{}", fmt::join(output_names, ", ")) + ")",
-      conversions, sizes, checks, mlx_inputs, templates, launch(candidate.grid, "grid"),
-      launch(candidate.threadgroup, "threadgroup"), output_shapes, output_dtypes,
-      candidate.init_value ? python_expression(*candidate.init_value) : "None", returned, template_values);
+      conversions, sizes, checks, calls, returned);
 }
 
 void require_mlx_lm_interface(const Task& task) {
@@ -296,17 +349,36 @@ std::string python_expression(const std::string& expression) { return PythonExpr
 
 MlxExportFile mlx_export(const Task& task, const std::string& source, const std::string& comment, MlxExport kind) {
   if (kind == MlxExport::mlx_lm) require_mlx_lm_interface(task);
-  const Candidate candidate = parse_candidate(source);
+  const Program program = parse_program(source);
   const CallLayout layout = call_layout(task, "metal");
-  std::vector<std::string> input_names, output_names;
+  std::vector<std::string> output_names;
   std::string first_inputs;
   for (const auto& a : layout.args) {
-    (a.is_output ? output_names : input_names).push_back(a.name);
+    if (a.is_output) output_names.push_back(a.name);
     if (a.kind == CallArg::Kind::tensor && !a.is_output && !a.tensor->optional)
       first_inputs += (first_inputs.empty() ? "" : ", ") + a.name;
   }
   const std::string function = task.entry("metal").function;
   const std::string module = task.name + (kind == MlxExport::mlx_lm ? "_mlx_lm" : "_mlx");
+  // Each kernel: its header and body verbatim, and the mx.fast.metal_kernel object built once.
+  const std::vector<KernelBuffers> buffers = kernel_buffers(task, program);
+  const std::string kernel_template = std::string(kMlxKernelTemplate).substr(std::string(kMlxKernelTemplate).find('\n') + 1);
+  std::string kernels;
+  for (size_t i = 0; i < program.kernels.size(); ++i) {
+    const Candidate& k = program.kernels[i];
+    std::string suffix = kernel_suffix(program, k), upper = suffix;
+    for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
+    std::string text = kernel_template;
+    text = replace_all(text, "{{HEADER}}", python_string(k.header));
+    text = replace_all(text, "{{SOURCE}}", python_string(k.body));
+    text = replace_all(text, "{{SUFFIX}}", upper);
+    text = replace_all(text, "{{suffix}}", suffix);
+    text = replace_all(text, "{{NAME}}", nlohmann::json(program.multi_kernel() ? k.name : function).dump());
+    text = replace_all(text, "{{INPUT_NAMES}}", python_list(buffers[i].inputs));
+    text = replace_all(text, "{{OUTPUT_NAMES}}", python_list(buffers[i].outputs));
+    text = replace_all(text, "{{ATOMIC_OUTPUTS}}", k.atomic_outputs ? "True" : "False");
+    kernels += text;
+  }
   std::string text = kMlxModuleTemplate;
   text = replace_all(text, "{{COMMENT}}\n", comment);
   text = replace_all(text, "{{USAGE}}",
@@ -315,13 +387,8 @@ MlxExportFile mlx_export(const Task& task, const std::string& source, const std:
                          : fmt::format("{} = {}({})", fmt::join(output_names, ", "), function, first_inputs));
   text = replace_all(text, "{{TASK}}", task.name);
   text = replace_all(text, "{{MODULE}}", module);
-  text = replace_all(text, "{{HEADER}}", python_string(candidate.header));
-  text = replace_all(text, "{{SOURCE}}", python_string(candidate.body));
-  text = replace_all(text, "{{NAME}}", nlohmann::json(function).dump());
-  text = replace_all(text, "{{INPUT_NAMES}}", python_list(input_names));
-  text = replace_all(text, "{{OUTPUT_NAMES}}", python_list(output_names));
-  text = replace_all(text, "{{ATOMIC_OUTPUTS}}", candidate.atomic_outputs ? "True" : "False");
-  text = replace_all(text, "{{CALL}}", call_function(task, candidate));
+  text = replace_all(text, "{{CALL}}", call_function(task, program));
+  text = replace_all(text, "{{KERNELS}}", kernels);
   if (kind == MlxExport::mlx_lm) text += kMlxLmPatchTemplate;
   text = replace_all(text, "{{FUNCTION}}", function);
   return {module + ".py", text};

@@ -19,6 +19,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -99,6 +101,10 @@ std::vector<mx::array> call_kernel(const mx::fast::CustomKernelFunction& kernel,
 // cache of an Apple GPU (M-series Ultra: 96 MiB), so no tensor of the previous repetition is cached.
 constexpr int kFlushFloats = (256 << 20) / 4;
 
+// A buffer of a call, as (where it comes from, slot): kernels of a sequence pass arrays on by it.
+using SourceKey = std::pair<int, size_t>;
+SourceKey key(const metal::CallSource& s) { return {int(s.from), s.slot}; }
+
 class MlxDevice : public ksearch::runner::RunnerDevice {
  public:
   bool strict_sandbox() const override { return false; }  // the Metal driver maps its own memory
@@ -106,14 +112,17 @@ class MlxDevice : public ksearch::runner::RunnerDevice {
   void load(const nlohmann::json& artifact) override {
     if (!mx::metal::is_available()) throw std::runtime_error("MLX reports no Metal device on this machine");
     artifact_ = metal::RunnerArtifact::parse(artifact);
-    for (const auto& v : artifact_.variants) kernels_.push_back(make_kernel(v.spec));
+    for (const auto& v : artifact_.variants) {
+      kernels_.emplace_back();
+      for (const auto& k : v.kernels) kernels_.back().push_back(make_kernel(k.spec));
+    }
     flush_ = mx::zeros(mx::Shape{kFlushFloats}, mx::float32);
     mx::eval(flush_);
   }
 
   void call(const ksearch::runner::CallArgs& args) override {
     stage(args);
-    outputs_ = run_staged();
+    run_staged();
     collect(args);
   }
 
@@ -128,42 +137,66 @@ class MlxDevice : public ksearch::runner::RunnerDevice {
 
   double timed_call(const ksearch::runner::CallArgs&, bool null_call) override {
     const double start = ksearch::runner::now_ms();
-    if (!null_call) outputs_ = run_staged();
+    if (!null_call) run_staged();
     mx::synchronize();
     return ksearch::runner::now_ms() - start;
   }
 
   void collect(const ksearch::runner::CallArgs& args) override {
-    const metal::CallBuffers buffers = metal::call_buffers(artifact_, *staged_variant_, args);
     for (size_t i = 0; i < outputs_.size(); ++i) {
-      if (outputs_[i].nbytes() != buffers.outputs[i].bytes)
-        throw std::runtime_error("output '" + buffers.outputs[i].name + "' has an unexpected size");
-      std::memcpy(buffers.outputs[i].data, outputs_[i].data<void>(), outputs_[i].nbytes());
+      const size_t slot = output_slots_[i];
+      if (outputs_[i].nbytes() != args.bytes.at(slot)) throw std::runtime_error("an output has an unexpected size");
+      std::memcpy(args.ptrs.at(slot), outputs_[i].data<void>(), outputs_[i].nbytes());
     }
   }
 
  private:
+  // The call's own tensors and scalars that the kernels read, as MLX arrays; what a kernel writes
+  // is passed on to later kernels by run_staged.
   void stage(const ksearch::runner::CallArgs& args) {
     const metal::Variant& v = artifact_.find(args);
     staged_variant_ = &v;
-    staged_kernel_ = &kernels_[size_t(&v - artifact_.variants.data())];
-    const metal::CallBuffers buffers = metal::call_buffers(artifact_, v, args);
+    staged_kernels_ = &kernels_[size_t(&v - artifact_.variants.data())];
+    metal::CallBuffers buffers(v, args);
     staged_inputs_.clear();
-    for (const auto& b : buffers.inputs) staged_inputs_.push_back(mx::copy(wrap(b)));
-    mx::eval(staged_inputs_);
+    std::set<SourceKey> written;
+    for (const auto& k : v.kernels) {
+      const std::vector<ms::Buffer> inputs = buffers.inputs(k);
+      for (size_t i = 0; i < inputs.size(); ++i)
+        if (!written.count(key(k.inputs[i])) && !staged_inputs_.count(key(k.inputs[i])))
+          staged_inputs_.emplace(key(k.inputs[i]), mx::copy(wrap(inputs[i])));
+      for (const auto& o : k.outputs) written.insert(key(o));
+    }
+    for (auto& [source, array] : staged_inputs_) mx::eval(array);
   }
 
-  std::vector<mx::array> run_staged() {
-    std::vector<mx::array> outputs = call_kernel(*staged_kernel_, staged_variant_->spec, staged_inputs_);
-    mx::eval(outputs);
-    return outputs;
+  void run_staged() {
+    std::map<SourceKey, mx::array> arrays = staged_inputs_;
+    outputs_.clear();
+    output_slots_.clear();
+    for (size_t i = 0; i < staged_variant_->kernels.size(); ++i) {
+      const metal::KernelCall& k = staged_variant_->kernels[i];
+      std::vector<mx::array> inputs;
+      for (const auto& s : k.inputs) inputs.push_back(arrays.at(key(s)));
+      const std::vector<mx::array> outputs = call_kernel((*staged_kernels_)[i], k.spec, inputs);
+      for (size_t j = 0; j < outputs.size(); ++j) {
+        arrays.insert_or_assign(key(k.outputs[j]), outputs[j]);
+        if (k.outputs[j].from == metal::CallSource::From::tensor) {
+          outputs_.push_back(outputs[j]);
+          output_slots_.push_back(k.outputs[j].slot);
+        }
+      }
+    }
+    mx::eval(outputs_);
   }
 
   metal::RunnerArtifact artifact_;
-  std::vector<mx::fast::CustomKernelFunction> kernels_;  // parallel to artifact_.variants
+  std::vector<std::vector<mx::fast::CustomKernelFunction>> kernels_;  // parallel to artifact_.variants
   const metal::Variant* staged_variant_ = nullptr;
-  const mx::fast::CustomKernelFunction* staged_kernel_ = nullptr;
-  std::vector<mx::array> staged_inputs_, outputs_;
+  const std::vector<mx::fast::CustomKernelFunction>* staged_kernels_ = nullptr;
+  std::map<SourceKey, mx::array> staged_inputs_;
+  std::vector<mx::array> outputs_;  // the task outputs the kernels wrote
+  std::vector<size_t> output_slots_;  // their slots in the call
   mx::array flush_ = mx::array(0.0f);
 };
 
@@ -192,19 +225,19 @@ std::vector<mx::array> record_call(const mx::fast::CustomKernelFunction& kernel,
 }
 
 // Throws unless the kernel MLX generated for the call is the kernel metalsim runs.
-void check_same_kernel(const mx::array& output, const metal::Variant& v) {
+void check_same_kernel(const mx::array& output, const ms::KernelSpec& spec, const std::string& workload) {
   if (std::string(output.primitive().name()) != "CustomKernel")
     throw std::runtime_error("MLX recorded a " + std::string(output.primitive().name()) + ", not a custom kernel");
   const auto [name, source, grid, threadgroup, shape_infos, row_contiguous, init_value, scalars, precompiled,
               shared_memory, compile_options] = static_cast<mx::fast::CustomKernel&>(output.primitive()).state();
   std::string mismatch;
-  if (name != ms::kernel_name(v.spec)) mismatch = "kernel name " + name + " vs " + ms::kernel_name(v.spec);
-  else if (const std::string ours = ms::generate_source(v.spec); source != ours)
+  if (name != ms::kernel_name(spec)) mismatch = "kernel name " + name + " vs " + ms::kernel_name(spec);
+  else if (const std::string ours = ms::generate_source(spec); source != ours)
     mismatch = "source, " + first_difference(source, ours);
-  else if (grid != dims(v.spec.grid) || threadgroup != dims(v.spec.threadgroup)) mismatch = "grid or threadgroup";
-  else if (init_value != v.spec.init_value) mismatch = "init_value";
+  else if (grid != dims(spec.grid) || threadgroup != dims(spec.threadgroup)) mismatch = "grid or threadgroup";
+  else if (init_value != spec.init_value) mismatch = "init_value";
   if (!mismatch.empty())
-    throw std::runtime_error("MLX's kernel call for workload " + v.workload + " differs from metalsim's: " + mismatch);
+    throw std::runtime_error("MLX's call of kernel " + spec.name + " for workload " + workload + " differs from metalsim's: " + mismatch);
 }
 
 class MlxDevice : public ksearch::runner::RunnerDevice {
@@ -224,7 +257,10 @@ class MlxDevice : public ksearch::runner::RunnerDevice {
   void load(const nlohmann::json& artifact) override {
     artifact_ = metal::RunnerArtifact::parse(artifact);
     artifact_.map_libraries();
-    for (const auto& v : artifact_.variants) kernels_.push_back(make_kernel(v.spec));
+    for (const auto& v : artifact_.variants) {
+      kernels_.emplace_back();
+      for (const auto& k : v.kernels) kernels_.back().push_back(make_kernel(k.spec));
+    }
     // Read now: the CPU count comes from /sys, which cannot be opened after loading.
     options_.workers = std::max(1u, std::thread::hardware_concurrency());
     std::fprintf(stderr,
@@ -235,10 +271,15 @@ class MlxDevice : public ksearch::runner::RunnerDevice {
 
   void call(const ksearch::runner::CallArgs& args) override {
     const metal::Variant& v = artifact_.find(args);
-    metal::CallBuffers buffers = metal::call_buffers(artifact_, v, args);
-    const auto& kernel = kernels_[size_t(&v - artifact_.variants.data())];
-    check_same_kernel(record_call(kernel, v.spec, wrap_all(buffers.inputs)).at(0), v);
-    metal::run_checked(v, buffers, options_);
+    metal::CallBuffers buffers(v, args);
+    const auto& kernels = kernels_[size_t(&v - artifact_.variants.data())];
+    // Each kernel of a sequence is one MLX call, checked and run in order: later kernels read what
+    // earlier ones wrote.
+    for (size_t i = 0; i < v.kernels.size(); ++i) {
+      const metal::KernelCall& k = v.kernels[i];
+      check_same_kernel(record_call(kernels[i], k.spec, wrap_all(buffers.inputs(k))).at(0), k.spec, v.workload);
+      metal::run_checked(k, buffers, options_, v.kernels.size() > 1);
+    }
   }
 
   double timed_call(const ksearch::runner::CallArgs&, bool) override {
@@ -247,7 +288,7 @@ class MlxDevice : public ksearch::runner::RunnerDevice {
 
  private:
   metal::RunnerArtifact artifact_;
-  std::vector<mx::fast::CustomKernelFunction> kernels_;  // parallel to artifact_.variants
+  std::vector<std::vector<mx::fast::CustomKernelFunction>> kernels_;  // parallel to artifact_.variants
   ms::RunOptions options_;                                // every check on
 };
 

@@ -14,9 +14,10 @@ std::vector<CallSource> parse_sources(const nlohmann::json& list) {
   std::vector<CallSource> out;
   for (const auto& b : list) {
     const std::string from = b.at("from").get<std::string>();
-    out.push_back({from == "tensor"  ? CallSource::From::tensor
-                   : from == "int" ? CallSource::From::integer
-                                   : CallSource::From::floating,
+    out.push_back({from == "tensor"    ? CallSource::From::tensor
+                   : from == "int"     ? CallSource::From::integer
+                   : from == "scratch" ? CallSource::From::scratch
+                                       : CallSource::From::floating,
                    b.at("slot").get<size_t>()});
   }
   return out;
@@ -38,12 +39,17 @@ std::string describe(const ms::RunResult& r) {
 
 RunnerArtifact RunnerArtifact::parse(const nlohmann::json& artifact) {
   RunnerArtifact a;
-  a.inputs = parse_sources(artifact.at("inputs"));
-  a.outputs = parse_sources(artifact.at("outputs"));
-  for (const auto& v : artifact.at("variants"))
-    a.variants.push_back({v.at("workload").get<std::string>(), v.at("ints").get<std::vector<int64_t>>(),
-                          v.at("floats").get<std::vector<double>>(), v.at("bytes").get<std::vector<size_t>>(),
-                          v.at("so").get<std::string>(), ms::spec_from_json(v.at("spec").get<std::string>())});
+  for (const auto& v : artifact.at("variants")) {
+    Variant variant{v.at("workload").get<std::string>(), v.at("ints").get<std::vector<int64_t>>(),
+                    v.at("floats").get<std::vector<double>>(), v.at("bytes").get<std::vector<size_t>>(), {}, {}};
+    for (const auto& k : v.at("kernels"))
+      variant.kernels.push_back({k.at("so").get<std::string>(), ms::spec_from_json(k.at("spec").get<std::string>()),
+                                 parse_sources(k.at("inputs")), parse_sources(k.at("outputs"))});
+    for (const auto& s : v.at("scratch"))
+      variant.scratch.push_back({s.at("name").get<std::string>(), *ms::parse_dtype(s.at("dtype").get<std::string>()),
+                                 s.at("shape").get<std::vector<int64_t>>()});
+    a.variants.push_back(std::move(variant));
+  }
   return a;
 }
 
@@ -55,44 +61,66 @@ const Variant& RunnerArtifact::find(const runner::CallArgs& args) const {
 
 void RunnerArtifact::map_libraries() const {
   for (const auto& v : variants)
-    if (!dlopen(v.so.c_str(), RTLD_NOW | RTLD_LOCAL))
-      throw std::runtime_error(std::string("cannot load kernel library: ") + dlerror());
+    for (const auto& k : v.kernels)
+      if (!dlopen(k.so.c_str(), RTLD_NOW | RTLD_LOCAL))
+        throw std::runtime_error(std::string("cannot load kernel library: ") + dlerror());
 }
 
-CallBuffers call_buffers(const RunnerArtifact& artifact, const Variant& variant, const runner::CallArgs& args) {
-  CallBuffers call;
-  call.scalars.resize(variant.spec.inputs.size());
-  auto buffer = [&](const ms::TensorSpec& t, const CallSource& s, CallBuffers::Scalar* scalar) {
-    ms::Buffer b{t.name, t.dtype, t.shape, nullptr, 0};
-    switch (s.from) {
-      case CallSource::From::tensor:
-        b.data = args.ptrs.at(s.slot);
-        b.bytes = args.bytes.at(s.slot);
-        break;
-      case CallSource::From::integer:
-        if (t.dtype == ms::Dtype::bool_) scalar->b = args.ints.at(s.slot) != 0;
-        else scalar->i = int32_t(args.ints.at(s.slot));
-        b.data = scalar;
-        b.bytes = ms::dtype_size(t.dtype);
-        break;
-      case CallSource::From::floating:
-        scalar->f = float(args.floats.at(s.slot));
-        b.data = scalar;
-        b.bytes = sizeof(float);
-        break;
+CallBuffers::CallBuffers(const Variant& variant, const runner::CallArgs& args)
+    : args_(args), ints_(args.ints.size()), floats_(args.floats.size()) {
+  // Scratch starts as 0xFF bytes (NaN, all ones), as metalsim's outputs do: a kernel that relies on
+  // zeroed memory fails visibly.
+  for (const auto& t : variant.scratch) {
+    size_t elements = 1;
+    for (int64_t d : t.shape) elements *= size_t(d);
+    scratch_.emplace_back(elements * ms::dtype_size(t.dtype), std::byte{0xFF});
+  }
+}
+
+ms::Buffer CallBuffers::buffer(const ms::TensorSpec& t, const CallSource& s) {
+  ms::Buffer b{t.name, t.dtype, t.shape, nullptr, 0};
+  switch (s.from) {
+    case CallSource::From::tensor:
+      b.data = args_.ptrs.at(s.slot);
+      b.bytes = args_.bytes.at(s.slot);
+      break;
+    case CallSource::From::scratch:
+      b.data = scratch_.at(s.slot).data();
+      b.bytes = scratch_.at(s.slot).size();
+      break;
+    case CallSource::From::integer: {
+      Scalar& scalar = ints_.at(s.slot);
+      if (t.dtype == ms::Dtype::bool_) scalar.b = args_.ints.at(s.slot) != 0;
+      else scalar.i = int32_t(args_.ints.at(s.slot));
+      b.data = &scalar;
+      b.bytes = ms::dtype_size(t.dtype);
+      break;
     }
-    return b;
-  };
-  for (size_t i = 0; i < variant.spec.inputs.size(); ++i)
-    call.inputs.push_back(buffer(variant.spec.inputs[i], artifact.inputs.at(i), &call.scalars[i]));
-  for (size_t i = 0; i < variant.spec.outputs.size(); ++i)
-    call.outputs.push_back(buffer(variant.spec.outputs[i], artifact.outputs.at(i), nullptr));
-  return call;
+    case CallSource::From::floating:
+      floats_.at(s.slot).f = float(args_.floats.at(s.slot));
+      b.data = &floats_.at(s.slot);
+      b.bytes = sizeof(float);
+      break;
+  }
+  return b;
 }
 
-void run_checked(const Variant& variant, CallBuffers& buffers, const metalsim::RunOptions& options) {
-  const ms::RunResult r = ms::run(variant.so, variant.spec, buffers.inputs, buffers.outputs, options);
-  if (!r.ok) throw std::runtime_error(describe(r));
+std::vector<ms::Buffer> CallBuffers::inputs(const KernelCall& kernel) {
+  std::vector<ms::Buffer> out;
+  for (size_t i = 0; i < kernel.spec.inputs.size(); ++i) out.push_back(buffer(kernel.spec.inputs[i], kernel.inputs.at(i)));
+  return out;
+}
+
+std::vector<ms::Buffer> CallBuffers::outputs(const KernelCall& kernel) {
+  std::vector<ms::Buffer> out;
+  for (size_t i = 0; i < kernel.spec.outputs.size(); ++i) out.push_back(buffer(kernel.spec.outputs[i], kernel.outputs.at(i)));
+  return out;
+}
+
+void run_checked(const KernelCall& kernel, CallBuffers& buffers, const metalsim::RunOptions& options, bool name_kernel) {
+  std::vector<ms::Buffer> inputs = buffers.inputs(kernel), outputs = buffers.outputs(kernel);
+  const ms::RunResult r = ms::run(kernel.so, kernel.spec, inputs, outputs, options);
+  if (!r.ok) throw std::runtime_error((name_kernel ? "kernel " + kernel.spec.name + ": " : std::string()) + describe(r));
 }
 
 }  // namespace ksearch::metal

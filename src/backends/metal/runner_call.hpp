@@ -1,7 +1,8 @@
 #pragma once
 // What both Metal runners share (ksearch-runner-metal: metalsim only; ksearch-runner-mlx: the MLX
-// call, docs/METAL.md): the build artifact's variants (one kernel per workload), finding the variant
-// of a call, the call's buffers in the kernel's order, and running them through metalsim.
+// call, docs/METAL.md): the build artifact's variants (one kernel sequence per workload), finding the
+// variant of a call, the call's buffers in each kernel's order, and running them through metalsim.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -12,48 +13,66 @@
 
 namespace ksearch::metal {
 
-// The kernel of the workloads whose calls pass these scalars and tensor sizes.
+// Where a kernel input or output comes from: the evaluator's call, or a scratch buffer of the call.
+struct CallSource {
+  enum class From { tensor, integer, floating, scratch } from;
+  size_t slot;
+};
+
+// One kernel of a candidate, built for one workload.
+struct KernelCall {
+  std::string so;  // metalsim's build of the kernel for the host
+  metalsim::KernelSpec spec;
+  std::vector<CallSource> inputs, outputs;  // parallel to spec.inputs / spec.outputs
+};
+
+// The kernels (run in order) of the workloads whose calls pass these scalars and tensor sizes.
 struct Variant {
   std::string workload;
   std::vector<int64_t> ints;
   std::vector<double> floats;
   std::vector<size_t> bytes;
-  std::string so;  // metalsim's build of the kernel for the host
-  metalsim::KernelSpec spec;
-};
-
-// Where each kernel input and output comes from in the evaluator's call.
-struct CallSource {
-  enum class From { tensor, integer, floating } from;
-  size_t slot;
+  std::vector<KernelCall> kernels;
+  std::vector<metalsim::TensorSpec> scratch;  // intermediate buffers of a multi-kernel candidate
 };
 
 struct RunnerArtifact {
   std::vector<Variant> variants;
-  std::vector<CallSource> inputs, outputs;  // parallel to each spec's inputs / outputs
 
   static RunnerArtifact parse(const nlohmann::json& artifact);
   // The evaluator sends no workload name: the call's scalars and tensor sizes identify it.
   const Variant& find(const runner::CallArgs& args) const;
-  // dlopen every variant's library. Done while loading: afterwards the sandbox refuses to open files,
+  // dlopen every kernel's library. Done while loading: afterwards the sandbox refuses to open files,
   // and metalsim's own dlopen of the same path then finds the library already mapped.
   void map_libraries() const;
 };
 
-// One call's buffers in the kernel's order. Axes and params are 0-d arrays whose values live in
-// `scalars` (so a CallBuffers must not be copied, only moved).
-struct CallBuffers {
+// One call's buffers: the call's tensors, its axes and params as 0-d arrays (whose values live here),
+// and its scratch buffers. Buffers point into it, so it is neither copied nor moved.
+class CallBuffers {
+ public:
+  CallBuffers(const Variant& variant, const runner::CallArgs& args);
+  CallBuffers(const CallBuffers&) = delete;
+  CallBuffers& operator=(const CallBuffers&) = delete;
+
+  std::vector<metalsim::Buffer> inputs(const KernelCall& kernel);
+  std::vector<metalsim::Buffer> outputs(const KernelCall& kernel);
+
+ private:
   union Scalar {
     int32_t i;
     float f;
     uint8_t b;
   };
-  std::vector<metalsim::Buffer> inputs, outputs;
-  std::vector<Scalar> scalars;
-};
-CallBuffers call_buffers(const RunnerArtifact& artifact, const Variant& variant, const runner::CallArgs& args);
+  metalsim::Buffer buffer(const metalsim::TensorSpec& t, const CallSource& source);
 
-// Runs the variant's kernel with every metalsim check on; throws with metalsim's findings.
-void run_checked(const Variant& variant, CallBuffers& buffers, const metalsim::RunOptions& options);
+  const runner::CallArgs& args_;
+  std::vector<Scalar> ints_, floats_;  // by slot
+  std::vector<std::vector<std::byte>> scratch_;
+};
+
+// Runs the kernel with every metalsim check on; throws with metalsim's findings (naming the kernel
+// when `name_kernel`, for multi-kernel candidates).
+void run_checked(const KernelCall& kernel, CallBuffers& buffers, const metalsim::RunOptions& options, bool name_kernel);
 
 }  // namespace ksearch::metal

@@ -23,8 +23,8 @@ class MetalDevice : public ksearch::runner::RunnerDevice {
 
   void call(const ksearch::runner::CallArgs& args) override {
     const metal::Variant& v = artifact_.find(args);
-    metal::CallBuffers buffers = metal::call_buffers(artifact_, v, args);
-    metal::run_checked(v, buffers, options_);
+    metal::CallBuffers buffers(v, args);
+    for (const auto& kernel : v.kernels) metal::run_checked(kernel, buffers, options_, v.kernels.size() > 1);
   }
 
   double timed_call(const ksearch::runner::CallArgs&, bool) override {

@@ -200,8 +200,13 @@ extern "C" cudaError_t cudaGetLastError();
 extern "C" cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t stream = 0);
 extern "C" cudaError_t cudaFuncSetAttribute(const void*, int, int);
 template <class F> cudaError_t cudaFuncSetAttribute(F* kernel, int attribute, int value);
+extern "C" cudaError_t cudaMemset(void*, int, size_t);
+extern "C" cudaError_t cudaMalloc(void** p, size_t bytes);
+extern "C" cudaError_t cudaFree(void* p);
 extern "C" cudaError_t cudaMallocAsync(void** p, size_t bytes, cudaStream_t stream = 0);
 extern "C" cudaError_t cudaFreeAsync(void* p, cudaStream_t stream = 0);
+template <class T> cudaError_t cudaMalloc(T** p, size_t bytes);
+template <class T> cudaError_t cudaMallocAsync(T** p, size_t bytes, cudaStream_t stream = 0);
 extern "C" cudaError_t cudaGetDevice(int* device);
 extern "C" cudaError_t cudaDeviceGetAttribute(int* value, int attribute, int device);
 #define cudaDevAttrMultiProcessorCount 16

@@ -14,26 +14,7 @@ import functools
 
 import mlx.core as mx
 
-HEADER = {{HEADER}}
-
-SOURCE = {{SOURCE}}
-
-
-@functools.cache
-def kernel():
-    """The kernel object, built once (MLX caches the compiled library by name and source)."""
-    return mx.fast.metal_kernel(
-        name={{NAME}},
-        input_names={{INPUT_NAMES}},
-        output_names={{OUTPUT_NAMES}},
-        source=SOURCE,
-        header=HEADER,
-        ensure_row_contiguous=True,
-        atomic_outputs={{ATOMIC_OUTPUTS}},
-    )
-
-
-def _array(value, name, dtype, shape):
+{{KERNELS}}def _array(value, name, dtype, shape):
     value = value if isinstance(value, mx.array) else mx.array(value)
     if tuple(value.shape) != tuple(shape):
         raise ValueError(f"{{FUNCTION}}: {name} has shape {tuple(value.shape)}, expected {tuple(shape)}")

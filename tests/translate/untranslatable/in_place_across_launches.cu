@@ -1,4 +1,5 @@
-// Untranslatable in this part: an entry with two launches (line 13).
+// Untranslatable: the second launch updates y in place after the first wrote it (line 14); MLX kernels
+// write fresh output arrays.
 #include <cuda_runtime.h>
 #include <stdint.h>
 

@@ -163,10 +163,6 @@ std::string cycle_text(const proposers::CycleSummary& c, const json& world_model
   return s;
 }
 
-}  // namespace
-
-namespace {
-
 // "small: passed, median 0.0123 ms (spread 4%), seed 0.0456 ms, 3.71x vs seed, 12.3% of the roofline"
 std::string workload_line(const proposers::WorkloadFeedback& w) {
   std::string s = w.name + ": " + w.status;

@@ -14,6 +14,7 @@
 #include "search/search.hpp"
 #include "proposers/llm/llm_proposer.hpp"
 #include "proposers/llm/prompts.hpp"
+#include "store/run_lock.hpp"
 #include "store/run_store.hpp"
 #include "tasks/task.hpp"
 
@@ -27,7 +28,10 @@ std::string answer_format(const std::string& role, const std::string& language) 
   if (role == "initialize") return "the world model: one JSON object (```json fence)";
   if (role == "propose") return "an edit script {\"ops\": [...]} (```json fence)";
   if (role == "refine") return "{\"reflection\": \"...\", \"ops\": [...]} (```json fence)";
-  return fmt::format("a line `NOTE: ...`, then the complete source file in a ```{} fence (or a JSON {{\"candidates\": [...]}})", language);
+  return fmt::format("a line `NOTE: ...`, then the complete source file in a ```{} fence, or a plain source file, or JSON "
+                     "{{\"candidates\": [{{\"source\", \"note\"}}], \"exhausted\": false}}; a line `EXHAUSTED` or "
+                     "\"exhausted\": true ends the action's cycle after this round",
+                     language);
 }
 
 std::unique_ptr<Backend> backend_of(const store::RunInfo& info) {
@@ -37,19 +41,63 @@ std::unique_ptr<Backend> backend_of(const store::RunInfo& info) {
   return backend;
 }
 
+// The first evaluation of a run times the seed first (every speedup is measured against it).
+bool seed_timed(const store::RunStore& store) { return store.evaluation_count() > 0; }
+
+// What a process continuing the run is doing between two requests.
+std::string activity(const store::RunStore& store, const search::RunSummary& s) {
+  if (s.phase == "evaluate") return seed_timed(store) ? "evaluating candidates" : "timing the seed, which every speedup is measured against";
+  if (s.phase == "final") return "checking the best candidates on the held-out workloads";
+  return "phase " + s.phase;
+}
+
+// Why no request can be answered now: the run is finished, busy in another process, or stopped.
+std::string why_no_request(const store::RunStore& store, const search::RunSummary& s) {
+  const std::string dir = store.dir().string();
+  if (s.phase == "done")
+    return fmt::format("the run is finished ({}); best: {}; see `ksearch show {}`", s.stop_reason.empty() ? "done" : s.stop_reason,
+                       s.has_best ? fmt::format("c{} {:.2f}x vs seed", s.best_candidate, s.best_speedup) : "none", dir);
+  if (const auto pid = store::RunLock::holder(store.dir()))
+    return fmt::format("the run is busy: another ksearch process (pid {}) is continuing it, {}; the next request appears when it "
+                       "asks (run `ksearch agent next {}` again then)",
+                       *pid, activity(store, s), dir);
+  if (const auto pending = store.pending(); pending && pending->answer)
+    return fmt::format("request {} is answered but the run did not continue: `ksearch resume {}`", pending->seq, dir);
+  return fmt::format("no request is waiting (phase {}): continue the run with `ksearch resume {}`", s.phase, dir);
+}
+
 // The run is not waiting for an answer: say why (and whether it is finished).
 int explain_no_request(const store::RunStore& store, bool as_json) {
   const auto s = search::summarize(store);
   const bool done = s.phase == "done";
-  if (as_json) {
-    fmt::print("{}\n", json{{"pending", false}, {"finished", done}, {"summary", s.to_json()}}.dump(2));
-  } else if (done) {
-    fmt::print("the run is finished ({}); best: {}\n", s.stop_reason.empty() ? "done" : s.stop_reason,
-               s.has_best ? fmt::format("c{} {:.2f}x vs seed", s.best_candidate, s.best_speedup) : "none");
-  } else {
-    fmt::print("no request is waiting (phase {}): continue the run with `ksearch resume {}`\n", s.phase, store.dir().string());
-  }
+  const std::string why = why_no_request(store, s);
+  if (as_json)
+    fmt::print("{}\n", json{{"pending", false}, {"finished", done}, {"message", why}, {"summary", s.to_json()}}.dump(2));
+  else
+    fmt::print("{}\n", why);
   return done && !s.has_best ? kExitCandidateFailed : kExitOk;
+}
+
+// The request an answer names: --request N, or a top-level "request_id" of a JSON answer (removed
+// from the text before the answer is checked). 0: not named.
+int64_t named_request(int64_t option, std::string& text) {
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object() || !j.contains("request_id")) return option;
+  if (!j["request_id"].is_number_integer()) throw Error("the answer's \"request_id\" must be an integer (the id `ksearch agent next` shows)");
+  const int64_t id = j["request_id"].get<int64_t>();
+  if (option && option != id) throw Error(fmt::format("--request {} and the answer's \"request_id\": {} disagree", option, id));
+  j.erase("request_id");
+  text = j.dump();
+  return id;
+}
+
+// Refuses an answer to a request that is not the pending one, saying which one is.
+void check_request_id(int64_t id, const store::PendingRequest& pending, const store::RunStore& store) {
+  if (!id || id == pending.seq) return;
+  const std::string waiting = fmt::format("the run waits on request {} ({}): see `ksearch agent next {}`", pending.seq, pending.role,
+                                          store.dir().string());
+  if (id < pending.seq) throw Error(fmt::format("request {} is stale: it was already answered; {}", id, waiting));
+  throw Error(fmt::format("unknown request {}: the run has issued requests 1 to {}; {}", id, store.last_request_id(), waiting));
 }
 
 void setup(CLI::App& app, int& exit_code) {
@@ -63,7 +111,7 @@ void setup(CLI::App& app, int& exit_code) {
   auto na = std::make_shared<NextArgs>();
   auto* next = agent->add_subcommand("next", "Print the pending request: its role, what to answer, and the full prompt");
   next->add_option("dir", na->dir, "Run folder")->required();
-  next->add_flag("--json", na->json, "Print {seq, role, answer_format, system, prompt, request} as JSON");
+  next->add_flag("--json", na->json, "Print {request_id, role, answer_format, system, prompt, request} as JSON");
   next->callback([na, &exit_code] {
     const auto store = store::RunStore::open(na->dir);
     const auto pending = store.pending();
@@ -77,7 +125,7 @@ void setup(CLI::App& app, int& exit_code) {
     const std::string format = answer_format(pending->role, info.language);
     if (na->json) {
       fmt::print("{}\n", json{{"pending", true},
-                              {"seq", pending->seq},
+                              {"request_id", pending->seq},
                               {"role", pending->role},
                               {"answer_format", format},
                               {"system", prompt.system},
@@ -86,25 +134,38 @@ void setup(CLI::App& app, int& exit_code) {
                              .dump(2));
       return;
     }
-    fmt::print("request {}: {}\nanswer with: {}\nthen: ksearch agent submit {} FILE\n\n=== system ===\n{}\n=== prompt ===\n{}",
-               pending->seq, pending->role, format, na->dir, prompt.system, prompt.user);
+    fmt::print("request {}: {}\nanswer with: {}\nthen: ksearch agent submit {} FILE --request {}\n\n=== system ===\n{}\n=== prompt ===\n{}",
+               pending->seq, pending->role, format, na->dir, pending->seq, prompt.system, prompt.user);
   });
 
   struct SubmitArgs {
     std::string dir, file;
+    int64_t request = 0;
     bool json = false;
   };
   auto sa = std::make_shared<SubmitArgs>();
   auto* submit = agent->add_subcommand("submit", "Answer the pending request from FILE ('-': stdin), then continue the run until it waits again or ends");
   submit->add_option("dir", sa->dir, "Run folder")->required();
   submit->add_option("file", sa->file, "The answer: world-model JSON, edit script, or code, as the request's role needs")->required();
+  submit->add_option("--request", sa->request,
+                     "The id of the request this answers (as `agent next` shows it; or \"request_id\" in a JSON answer): "
+                     "refused unless it is the pending one")
+      ->check(CLI::PositiveNumber);
   submit->add_flag("--json", sa->json, "Print one JSON object at the end (progress goes to stderr)");
   submit->callback([sa, &exit_code] {
+    std::string text = sa->file == "-" ? std::string(std::istreambuf_iterator<char>(std::cin), {}) : read_file(sa->file);
+    const int64_t request_id = named_request(sa->request, text);
+    {
+      // A finished run, or one another process is continuing, says so instead of "locked" or "no request".
+      const auto reader = store::RunStore::open(sa->dir);
+      const auto s = search::summarize(reader);
+      if (s.phase == "done" || store::RunLock::holder(reader.dir()))
+        throw Error("cannot answer: " + why_no_request(reader, s));
+    }
     auto store = store::RunStore::open(sa->dir, store::RunStore::Access::write);
     const auto pending = store.pending();
-    if (!pending) throw Error("run " + sa->dir + " has no pending request (see `ksearch agent next " + sa->dir + "`)");
-    if (pending->answer) throw Error("request " + std::to_string(pending->seq) + " is already answered: `ksearch resume " + sa->dir + "`");
-    const std::string text = sa->file == "-" ? std::string(std::istreambuf_iterator<char>(std::cin), {}) : read_file(sa->file);
+    if (!pending || pending->answer) throw Error("cannot answer: " + why_no_request(store, search::summarize(store)));
+    check_request_id(request_id, *pending, store);
     const auto info = store.info();
     auto backend = backend_of(info);
     const auto parsed = pl::parse_answer(pending->role, text, pending->request, pl::BackendInfo::of(*backend));
@@ -117,6 +178,11 @@ void setup(CLI::App& app, int& exit_code) {
     store.answer_pending(pending->seq, parsed.reply);
     const Task task = load_task(info.task_file);
     auto options = search::SearchOptions::from_json(info.config.value("search", json::object()));
+    fmt::print(stderr, "request {} ({}) accepted; the run continues until it waits for the next request or ends{}\n", pending->seq,
+               pending->role,
+               (pending->role == "write_code" || options.seed_eval) && !seed_timed(store) ? " (first it times the seed, which every speedup is measured against: "
+                                                         "this can take a minute)"
+                                                       : "");
     pl::register_llm_proposers();
     auto proposer = proposers::make_proposer(stored_proposer(info), {&task, backend.get(), &store});
     auto strategy = search::make_strategy(stored_strategy(info), {&task, backend.get()});

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "core/file_error.hpp"
 #include "core/paths.hpp"
 #include "report/report.hpp"
 
@@ -37,7 +38,9 @@ void setup(CLI::App& app, int& exit_code) {
     fs::path kernel = args->out.empty() ? run.dir / "export" : fs::path(args->out);
     if (args->out.empty() || fs::is_directory(kernel) || args->out.back() == '/') kernel /= bundle.files.front().name;
     const fs::path folder = kernel.has_parent_path() ? kernel.parent_path() : fs::path(".");
-    fs::create_directories(folder);
+    std::error_code error;
+    fs::create_directories(folder, error);
+    if (error) throw_file_error("create the export folder", folder, error.value());
     for (size_t i = 0; i < bundle.files.size(); ++i) {
       const fs::path path = i == 0 ? kernel : folder / bundle.files[i].name;
       write_file_atomic(path, bundle.files[i].contents);

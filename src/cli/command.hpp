@@ -14,6 +14,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitCandidateFailed = 1;  // the command ran, but the candidate/run did not pass
 inline constexpr int kExitUsage = 2;            // bad input (Error): unknown task, missing file, malformed task file
 inline constexpr int kExitInternal = 3;         // the machine or ksearch failed (SystemError, any other exception)
+inline constexpr int kExitFileAccess = 4;       // a file or folder cannot be read or written (FileAccessError)
 inline constexpr int kExitInterrupted = 130;    // a run stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + SIGINT, resumable
 
 }  // namespace ksearch::cli

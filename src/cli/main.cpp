@@ -2,10 +2,13 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <map>
+#include <string_view>
 
 #include "cli/command.hpp"
 #include "core/error.hpp"
+#include "core/file_error.hpp"
 
 namespace ksearch::cli {
 
@@ -39,6 +42,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : ksearch::cli::kExitUsage;
+  } catch (const ksearch::FileAccessError& e) {
+    fmt::print(stderr, "ksearch: error: {}\n", e.what());
+    return ksearch::cli::kExitFileAccess;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A folder that cannot be created or written (read-only, permissions, full disk) is the
+    // user's setup, not a bug.
+    if (!ksearch::is_access_errno(e.code().value())) {
+      fmt::print(stderr, "ksearch: internal error: {}\n", e.what());
+      return ksearch::cli::kExitInternal;
+    }
+    std::string_view what = e.what();  // "filesystem error: cannot create directories: Permission denied [/x]"
+    if (what.starts_with("filesystem error: ")) what.remove_prefix(std::string_view("filesystem error: ").size());
+    fmt::print(stderr, "ksearch: error: {}\n", what);
+    return ksearch::cli::kExitFileAccess;
   } catch (const ksearch::SystemError& e) {
     fmt::print(stderr, "ksearch: internal error: {}\n", e.what());
     return ksearch::cli::kExitInternal;

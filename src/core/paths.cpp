@@ -5,12 +5,14 @@
 #include <mach-o/dyld.h>
 #endif
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/file_error.hpp"
 
 namespace fs = std::filesystem;
 
@@ -102,7 +104,10 @@ fs::path cache_subdir(const std::string& name) {
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path.string());
+  if (!in) {
+    if (is_access_errno(errno)) throw FileAccessError("read", path, errno);
+    throw Error("cannot read " + path.string());
+  }
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
@@ -114,9 +119,15 @@ void write_file_atomic(const fs::path& path, std::string_view contents) {
                        std::to_string(std::random_device{}());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write " + tmp.string());
+    if (!out) throw_file_error("write", path, errno);
     out.write(contents.data(), std::streamsize(contents.size()));
-    if (!out) throw Error("cannot write " + tmp.string());
+    out.flush();
+    if (!out) {
+      const int error = errno;
+      std::error_code ignored;
+      fs::remove(tmp, ignored);  // e.g. a full disk: leave no partial file behind
+      throw_file_error("write", path, error);
+    }
   }
   fs::rename(tmp, path);
 }

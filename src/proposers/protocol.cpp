@@ -13,9 +13,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InitializeRequest, task)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InitializeReply, world_model)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProposeRequest, task, world_model, reason, previous_errors, max_new_nodes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProposeReply, edit_script)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkloadFeedback, name, status, message, median_ms, spread, seed_ms,
+                                                speedup_vs_seed, roofline_fraction)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Feedback, candidate_id, status, message, log_excerpt, failing_workload,
                                                 max_abs_err, max_rel_err, median_ms, speedup_vs_seed, roofline_fraction,
-                                                payload)
+                                                workloads, payload)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CodeRequest, task, node_id, action, node_payload, parent_candidate,
                                                 parent_source, parent_payload, world_view, mode, round_in_cycle, count,
                                                 feedback, best_speedup)

@@ -56,6 +56,18 @@ struct ProposeReply {
   static ProposeReply from_json(const nlohmann::json& j);
 };
 
+// One visible workload of an evaluated attempt: the exact verdict and, when timed, the numbers.
+struct WorkloadFeedback {
+  std::string name;
+  std::string status;       // Status name
+  std::string message;      // why it failed or was rejected (empty when passed)
+  double median_ms = 0;     // 0 when not timed
+  double spread = 0;        // (p90 - p10) / median of the timed repetitions
+  double seed_ms = 0;       // the seed's median on this workload
+  double speedup_vs_seed = 0;
+  double roofline_fraction = 0;
+};
+
 // The outcome of one evaluated attempt, as shown to the proposer.
 struct Feedback {
   int64_t candidate_id = 0;
@@ -67,6 +79,7 @@ struct Feedback {
   double median_ms = 0;       // geometric mean over timed workloads
   double speedup_vs_seed = 0;
   double roofline_fraction = 0;
+  std::vector<WorkloadFeedback> workloads;  // per visible workload, in the task's order
   nlohmann::json payload = nlohmann::json::object();  // the candidate's proposer payload
   nlohmann::json to_json() const;
   static Feedback from_json(const nlohmann::json& j);

@@ -43,13 +43,16 @@ proposers::Feedback feedback_of(const store::Candidate& c) {
     const EvalReport r = EvalReport::from_json(c.report);
     f.message = r.message;
     f.log_excerpt = tail_lines(r.log, 20);
-    for (const auto& w : r.workloads)
-      if (w.status != Status::passed) {
+    for (const auto& w : r.workloads) {
+      if (w.held_out) continue;  // never shown to a proposer
+      f.workloads.push_back({w.name, std::string(status_name(w.status)), w.message, w.timing.median, w.timing.spread(), w.seed_ms,
+                             w.speedup_vs_seed, w.roofline_fraction});
+      if (w.status != Status::passed && f.failing_workload.empty()) {
         f.failing_workload = w.name + (w.message.empty() ? "" : ": " + w.message);
         f.max_abs_err = w.max_abs_err;
         f.max_rel_err = w.max_rel_err;
-        break;
       }
+    }
   }
   return f;
 }
@@ -196,7 +199,7 @@ std::optional<Reply> Search::ask(proposers::Role role, const Request& request, C
       reply = Reply::from_json(*pending->answer);
     } catch (const Error& e) {
       // Drop the unusable answer so that a corrected one can be submitted for the same request.
-      store_.set_pending({pending->seq, pending->role, pending->request, std::nullopt});
+      store_.drop_answer(pending->seq);
       throw Error(fmt::format("the answer submitted to request {} ({}) is unusable: {}", pending->seq, pending->role, e.what()));
     }
     store::ProposerCall call;
@@ -205,14 +208,13 @@ std::optional<Reply> Search::ask(proposers::Role role, const Request& request, C
     call.proposer = proposer_.name() + " (submitted)";
     call.prompt = pending->request.dump();
     call.response = pending->answer->dump();
+    call.seconds = std::max(0.0, pending->answered_at - pending->created_at);  // the agent's time to answer
+    call.created_at = pending->answered_at;
     store_.add_call(call);
     store_.clear_pending();
     return reply;
   }
-  if (!pending || pending->role != proposers::role_name(role)) {
-    ++state_.request_seq;
-    store_.set_pending({state_.request_seq, proposers::role_name(role), request.to_json(), std::nullopt});
-  }
+  if (!pending || pending->role != proposers::role_name(role)) store_.issue_request(proposers::role_name(role), request.to_json());
   for (int attempt = 0;; ++attempt) {
     const auto start = std::chrono::steady_clock::now();
     store::ProposerCall call;

@@ -60,7 +60,6 @@ json LoopState::to_json() const {
   return {{"phase", phase_name(phase)},
           {"round", round},
           {"cycle", cycle},
-          {"request_seq", request_seq},
           {"elapsed_seconds", elapsed_seconds},
           {"stop_reason", stop_reason},
           {"plan", plan ? plan->to_json() : json()},
@@ -80,7 +79,6 @@ LoopState LoopState::from_json(const json& j) {
     s.phase = parse_phase(j.at("phase").get<std::string>());
     s.round = j.value("round", 0);
     s.cycle = j.value("cycle", 0);
-    s.request_seq = j.value("request_seq", int64_t(0));
     s.elapsed_seconds = j.value("elapsed_seconds", 0.0);
     s.stop_reason = j.value("stop_reason", "");
     if (j.contains("plan") && j["plan"].is_object()) s.plan = proposers::CodeRequest::from_json(j["plan"]);

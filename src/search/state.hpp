@@ -38,7 +38,6 @@ struct LoopState {
   Phase phase = Phase::init;
   int round = 0;          // code rounds completed
   int cycle = 0;          // the latest plan's cycle
-  int64_t request_seq = 0;
   double elapsed_seconds = 0;  // over all sessions
   std::string stop_reason;
   std::optional<proposers::CodeRequest> plan;  // the round being coded

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/file_error.hpp"
 
 namespace fs = std::filesystem;
 
@@ -35,7 +36,7 @@ std::string read_all(int fd) {
 RunLock RunLock::acquire(const fs::path& dir) {
   const fs::path file = dir / "run.lock";
   UniqueFd fd(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (!fd) throw Error(fmt::format("cannot open {}: {}", file.string(), std::strerror(errno)));
+  if (!fd) throw_file_error("open the run's lock file", file, errno);
   if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
     const std::string holder = read_all(fd.get());

@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/file_error.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -15,7 +19,9 @@ namespace ksearch::store {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2: pending_request.answered_at (how long the agent took) and meta.last_request_id (request ids
+// that survive sessions). Version-1 runs are upgraded when opened.
+constexpr int kSchemaVersion = 2;
 
 const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -41,7 +47,7 @@ CREATE TABLE IF NOT EXISTS proposer_calls(
   error TEXT NOT NULL, created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS pending_request(
   id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, role TEXT NOT NULL, request TEXT NOT NULL,
-  answer TEXT, created_at REAL NOT NULL);
+  answer TEXT, created_at REAL NOT NULL, answered_at REAL NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS executor_jobs(
   candidate_id INTEGER PRIMARY KEY, executor TEXT NOT NULL, handle TEXT NOT NULL, submitted_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS events(
@@ -95,10 +101,15 @@ class Stmt {
   int pos_ = 0;
 };
 
-sqlite3* open_db(const fs::path& file, bool create) {
+// read_only: a run in a folder nobody can write (a copied result, a read-only mount). SQLite would
+// need to create the WAL index beside the database, so the file is opened as immutable instead,
+// which is exact as long as nothing writes it: nothing can.
+sqlite3* open_db(const fs::path& file, bool create, bool read_only = false) {
   sqlite3* db = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
-  if (sqlite3_open_v2(file.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+  const std::string name = read_only ? "file:" + file.string() + "?immutable=1" : file.string();
+  const int flags = (read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE) | (create ? SQLITE_OPEN_CREATE : 0) |
+                    SQLITE_OPEN_FULLMUTEX;
+  if (sqlite3_open_v2(name.c_str(), &db, flags, nullptr) != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     throw Error("cannot open run store " + file.string() + ": " + msg);
@@ -106,6 +117,17 @@ sqlite3* open_db(const fs::path& file, bool create) {
   sqlite3_busy_timeout(db, 10000);  // `ksearch show` may read while a run writes
   return db;
 }
+
+// 0 when `path` can be written, else the errno saying why not.
+int write_errno(const fs::path& path) { return ::access(path.c_str(), W_OK) == 0 ? 0 : errno; }
+
+// Version 1 to 2, in one transaction: the new column, and the request counter continuing from the
+// pending request (the only id a version-1 run kept).
+const char* kUpgradeFrom1 = R"sql(
+ALTER TABLE pending_request ADD COLUMN answered_at REAL NOT NULL DEFAULT 0;
+INSERT INTO meta(key, value) SELECT 'last_request_id', COALESCE((SELECT MAX(seq) FROM pending_request), 0);
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+)sql";
 
 const char* kCandidateColumns =
     "id, round, cycle, node_id, parent_id, proposer, source, source_hash, note, payload, status, speedup_vs_seed, "
@@ -161,7 +183,10 @@ void RunStore::exec(const char* sql) const {
 bool RunStore::exists(const fs::path& dir) { return fs::exists(dir / "run.db"); }
 
 RunStore RunStore::create(const fs::path& dir, const RunInfo& info) {
-  fs::create_directories(dir);
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) throw_file_error("create the run folder", dir, error.value());
+  if (const int e = write_errno(dir)) throw FileAccessError("write the run folder", dir, e);
   RunLock lock = RunLock::acquire(dir);  // before the check, so that two runs started at once cannot both create it
   if (exists(dir)) throw Error("a run already exists in " + dir.string() + " (use `ksearch resume " + dir.string() + "`)");
   RunStore store(dir, open_db(dir / "run.db", true), std::move(lock));
@@ -180,34 +205,50 @@ RunStore RunStore::create(const fs::path& dir, const RunInfo& info) {
     put("backend", info.backend);
     put("config", info.config.dump());
     put("created_at", std::to_string(info.created_at > 0 ? info.created_at : now_seconds()));
+    put("last_request_id", "0");
   });
   return store;
 }
 
 RunStore RunStore::open(const fs::path& dir, Access access) {
   if (!exists(dir)) throw Error("no run found in " + dir.string() + " (expected " + (dir / "run.db").string() + ")");
+  const fs::path file = dir / "run.db";
+  const int folder_errno = write_errno(dir), file_errno = write_errno(file);
   std::optional<RunLock> lock;
-  if (access == Access::write) lock = RunLock::acquire(dir);
-  RunStore store(dir, open_db(dir / "run.db", false), std::move(lock));
+  if (access == Access::write) {
+    if (folder_errno) throw FileAccessError("write the run folder", dir, folder_errno);
+    if (file_errno) throw FileAccessError("write the run store", file, file_errno);
+    lock = RunLock::acquire(dir);
+  }
+  RunStore store(dir, open_db(file, false, folder_errno || file_errno), std::move(lock));
   std::string version;
   try {
-    if (access == Access::write) {
-      store.exec("PRAGMA journal_mode=WAL");
-      store.exec("PRAGMA synchronous=FULL");
-    } else {
-      // Not SQLITE_OPEN_READONLY: a read-only connection cannot remove the -wal and -shm files it
-      // makes when it closes last, and would leave them in the run folder.
-      store.exec("PRAGMA query_only=ON");
-    }
     Stmt s(store.db_, "SELECT value FROM meta WHERE key = 'schema_version'");
     if (s.step()) version = s.text(0);
   } catch (const Error& e) {  // not an SQLite database, or one without ksearch's tables
-    throw Error(fmt::format("{} is not a ksearch run ({})", (dir / "run.db").string(), e.what()));
+    throw Error(fmt::format("{} is not a ksearch run ({})", file.string(), e.what()));
   }
-  if (version.empty()) throw Error((dir / "run.db").string() + " is not a ksearch run (no schema version)");
+  if (version.empty()) throw Error(file.string() + " is not a ksearch run (no schema version)");
+  if (version == "1") {
+    if (folder_errno || file_errno)
+      throw FileAccessError("upgrade (it was written by an earlier ksearch; make it writable once) the run store", file,
+                            folder_errno ? folder_errno : file_errno);
+    store.transaction([&] { store.exec(kUpgradeFrom1); });
+    version = std::to_string(kSchemaVersion);
+  }
   if (version != std::to_string(kSchemaVersion))
     throw Error(fmt::format("run {} has schema version {}; this ksearch reads version {}", dir.string(), version, kSchemaVersion));
-  if (access == Access::write) store.exec(kSchema);  // tables added since the run was created (all IF NOT EXISTS)
+  // After the version check, so that a file that is not a run is left as it was.
+  if (access == Access::write) {
+    // WAL + synchronous=FULL: a committed evaluation survives kill -9 and power loss.
+    store.exec("PRAGMA journal_mode=WAL");
+    store.exec("PRAGMA synchronous=FULL");
+    store.exec(kSchema);  // tables added since the run was created (all IF NOT EXISTS)
+  } else if (!folder_errno && !file_errno) {
+    // Not SQLITE_OPEN_READONLY: a read-only connection cannot remove the -wal and -shm files it
+    // makes when it closes last, and would leave them in the run folder.
+    store.exec("PRAGMA query_only=ON");
+  }
   return store;
 }
 
@@ -355,30 +396,48 @@ std::vector<ProposerCall> RunStore::calls() const {
   return out;
 }
 
-void RunStore::set_pending(const PendingRequest& r) {
-  Stmt s(db_,
-         "INSERT INTO pending_request(id, seq, role, request, answer, created_at) VALUES(1, ?, ?, ?, ?, ?) "
-         "ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, role = excluded.role, request = excluded.request, "
-         "answer = excluded.answer, created_at = excluded.created_at");
-  s.bind(r.seq).bind(r.role).bind(r.request.dump());
-  if (r.answer) s.bind(r.answer->dump());
-  else s.bind_null();
-  s.bind(now_seconds()).step();
+int64_t RunStore::issue_request(const std::string& role, const json& request) {
+  int64_t id = 0;
+  transaction([&] {
+    Stmt(db_, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'last_request_id'").step();
+    id = last_request_id();
+    Stmt s(db_,
+           "INSERT INTO pending_request(id, seq, role, request, answer, created_at, answered_at) VALUES(1, ?, ?, ?, NULL, ?, 0) "
+           "ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, role = excluded.role, request = excluded.request, "
+           "answer = NULL, created_at = excluded.created_at, answered_at = 0");
+    s.bind(id).bind(role).bind(request.dump()).bind(now_seconds()).step();
+  });
+  return id;
+}
+
+int64_t RunStore::last_request_id() const {
+  Stmt s(db_, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'last_request_id'");
+  return s.step() ? s.i64(0) : 0;
 }
 
 void RunStore::answer_pending(int64_t seq, const json& answer) {
-  Stmt(db_, "UPDATE pending_request SET answer = ? WHERE id = 1 AND seq = ?").bind(answer.dump()).bind(seq).step();
+  Stmt(db_, "UPDATE pending_request SET answer = ?, answered_at = ? WHERE id = 1 AND seq = ?")
+      .bind(answer.dump())
+      .bind(now_seconds())
+      .bind(seq)
+      .step();
   if (sqlite3_changes(db_) != 1) throw Error("the run has no pending request number " + std::to_string(seq));
 }
 
+void RunStore::drop_answer(int64_t seq) {
+  Stmt(db_, "UPDATE pending_request SET answer = NULL, answered_at = 0 WHERE id = 1 AND seq = ?").bind(seq).step();
+}
+
 std::optional<PendingRequest> RunStore::pending() const {
-  Stmt s(db_, "SELECT seq, role, request, answer FROM pending_request WHERE id = 1");
+  Stmt s(db_, "SELECT seq, role, request, answer, created_at, answered_at FROM pending_request WHERE id = 1");
   if (!s.step()) return std::nullopt;
   PendingRequest r;
   r.seq = s.i64(0);
   r.role = s.text(1);
   r.request = json::parse(s.text(2));
   if (!s.is_null(3)) r.answer = json::parse(s.text(3));
+  r.created_at = s.f64(4);
+  r.answered_at = s.f64(5);
   return r;
 }
 

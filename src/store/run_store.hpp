@@ -62,10 +62,11 @@ struct ProposerCall {
 
 // The request the search waits on (agent mode), with its answer once submitted.
 struct PendingRequest {
-  int64_t seq = 0;  // increases with every request of the run
+  int64_t seq = 0;  // the request's id: increases with every request of the run, across sessions
   std::string role;
   nlohmann::json request;
   std::optional<nlohmann::json> answer;
+  double created_at = 0, answered_at = 0;  // unix seconds; answered_at is 0 until an answer is stored
 };
 
 // An evaluation handed to an executor (executors/): the handle it gave (e.g. a Slurm job id), so that
@@ -138,8 +139,12 @@ class RunStore {
   int64_t add_call(const ProposerCall& call);
   std::vector<ProposerCall> calls() const;
 
-  void set_pending(const PendingRequest& request);
+  // Makes (role, request) the pending request under the run's next request id, and returns the id.
+  int64_t issue_request(const std::string& role, const nlohmann::json& request);
+  // The highest request id issued so far (0: none).
+  int64_t last_request_id() const;
   void answer_pending(int64_t seq, const nlohmann::json& answer);  // throws Error if seq is not pending
+  void drop_answer(int64_t seq);  // the request waits again, for a corrected answer
   std::optional<PendingRequest> pending() const;
   void clear_pending();
 

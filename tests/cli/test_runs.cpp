@@ -84,7 +84,7 @@ TEST_F(RunsCommand, StatusFollowsTheLockAndThePendingRequestAndNothingIsWritten)
   EXPECT_EQ(by_folder_name(run_json("")).at("b")["status"], "interrupted");  // the claim went with the writer
   {  // agent mode: a request waits for its answer
     auto writer = store::RunStore::open(dir_ / "runs/b", store::RunStore::Access::write);
-    writer.set_pending({1, "write_code", {{"round", 1}}, std::nullopt});
+    writer.issue_request("write_code", {{"round", 1}});
   }
   const auto before = snapshot(dir_ / "runs");
   EXPECT_EQ(by_folder_name(run_json("")).at("b")["status"], "waiting");

@@ -4,9 +4,13 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <fmt/format.h>
+
 #include <cstdio>
 
 #include "helpers.hpp"
+#include "search/state.hpp"
+#include "store/run_store.hpp"
 
 using namespace ksearch;
 using namespace ksearch::llm::testing;
@@ -19,10 +23,10 @@ struct Result {
   std::string out;
 };
 
-// Runs ksearch with the arguments (stderr to /dev/null) and captures stdout.
-Result ksearch_cli(const std::string& args) {
+// Runs ksearch with the arguments and captures stdout (stderr too with `with_stderr`, else it is dropped).
+Result ksearch_cli(const std::string& args, bool with_stderr = false) {
   Result r;
-  FILE* p = popen((std::string(KSEARCH_EXECUTABLE) + " " + args + " 2>/dev/null").c_str(), "r");
+  FILE* p = popen((std::string(KSEARCH_EXECUTABLE) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
   if (!p) return r;
   char buf[4096];
   size_t n;
@@ -74,37 +78,72 @@ TEST(LlmCli, BadModelOptionsAreUsageErrors) {
   EXPECT_FALSE(std::filesystem::exists("/tmp/ksearch-llmp-never"));
 }
 
+// An unattended agent: every request has a stored id that increases across the sessions of the
+// run; an answer naming another id is refused and says which request waits; an answer to a finished
+// run says the run is finished; each submitted answer is stored as a call with the agent's time.
 TEST(AgentMode, NextAndSubmitUntilTheRunFinishes) {
   const auto dir = test::fresh_dir("agent");
   auto r = ksearch_cli("run --task " + q(test::tiny_softmax()) + " --backend cpu --agent --rounds 1 --out " + q(dir));
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("waiting"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("waiting for the proposer to answer request 1 (initialize)"), std::string::npos) << r.out;
 
   const std::map<std::string, std::string> answers = {{"initialize", "initialize.json"},
                                                       {"write_code", "write_code.cpp"},
                                                       {"propose", "propose.json"},
                                                       {"refine", "refine.json"}};
   std::vector<std::string> roles;
+  int64_t last_id = 0;
   for (int step = 0; step < 10; ++step) {
     const auto next = ksearch_cli("agent next " + q(dir) + " --json");
     ASSERT_EQ(next.code, 0) << next.out;
     const json j = json::parse(next.out);
     if (!j["pending"].get<bool>()) {
       EXPECT_TRUE(j["finished"].get<bool>());
+      EXPECT_NE(j["message"].get<std::string>().find("the run is finished"), std::string::npos) << next.out;
       break;
     }
     const std::string role = j["role"];
+    const int64_t id = j["request_id"];
+    EXPECT_GT(id, last_id) << role;  // a new id per request, never reused by a later session
     roles.push_back(role);
     EXPECT_FALSE(j["prompt"].get<std::string>().empty());
+    const auto unknown = ksearch_cli("agent submit " + q(dir) + " " + q(test::here() / "agent" / answers.at(role)) + " --request " +
+                                         std::to_string(id + 1),
+                                     true);
+    EXPECT_EQ(unknown.code, 2);
+    EXPECT_NE(unknown.out.find(fmt::format("unknown request {}", id + 1)), std::string::npos) << unknown.out;
+    EXPECT_NE(unknown.out.find(fmt::format("the run waits on request {} ({})", id, role)), std::string::npos) << unknown.out;
+    if (last_id) {
+      const auto stale = ksearch_cli("agent submit " + q(dir) + " " + q(test::here() / "agent" / answers.at(role)) +
+                                         " --request " + std::to_string(last_id),
+                                     true);
+      EXPECT_EQ(stale.code, 2);
+      EXPECT_NE(stale.out.find(fmt::format("request {} is stale", last_id)), std::string::npos) << stale.out;
+    }
     if (role == "write_code") {
       EXPECT_NE(j["prompt"].get<std::string>().find("Only these headers may be included"), std::string::npos);
+      EXPECT_NE(j["answer_format"].get<std::string>().find("\"exhausted\": true"), std::string::npos);
       // An answer that breaks the rules is refused before anything is stored or compiled.
       const auto bad = ksearch_cli("agent submit " + q(dir) + " " + q(test::here() / "transcripts/answers/write_code_forbidden.md"));
       EXPECT_EQ(bad.code, 2);
-      EXPECT_EQ(json::parse(ksearch_cli("agent next " + q(dir) + " --json").out)["seq"], j["seq"]);
+      EXPECT_EQ(json::parse(ksearch_cli("agent next " + q(dir) + " --json").out)["request_id"], id);
     }
-    const auto sub = ksearch_cli("agent submit " + q(dir) + " " + q(test::here() / "agent" / answers.at(role)));
+    Result sub;
+    if (role == "refine") {  // the id named inside a JSON answer
+      json answer = json::parse(read_file(test::here() / "agent" / "refine.json"));
+      answer["request_id"] = id;
+      write_file_atomic(dir / "answer.json", answer.dump());
+      sub = ksearch_cli("agent submit " + q(dir) + " " + q(dir / "answer.json"), true);
+    } else {
+      sub = ksearch_cli("agent submit " + q(dir) + " " + q(test::here() / "agent" / answers.at(role)) + " --request " +
+                            std::to_string(id),
+                        true);
+    }
     ASSERT_NE(sub.code, 2) << role << "\n" << sub.out;
+    EXPECT_NE(sub.out.find(fmt::format("request {} ({}) accepted", id, role)), std::string::npos) << sub.out;
+    // The first evaluation times the seed first: the agent is told why this submit takes a while.
+    EXPECT_EQ(sub.out.find("first it times the seed") != std::string::npos, role == "write_code") << sub.out;
+    last_id = id;
   }
   EXPECT_EQ(roles, (std::vector<std::string>{"initialize", "write_code", "refine"}));
   const auto show = ksearch_cli("show " + q(dir) + " --json");
@@ -116,5 +155,40 @@ TEST(AgentMode, NextAndSubmitUntilTheRunFinishes) {
   EXPECT_GT(s["best"]["speedup_vs_seed"].get<double>(), 1.2);
   const auto calls = ksearch_cli("show " + q(dir) + " --calls");
   EXPECT_NE(calls.out.find("agent (submitted)"), std::string::npos);
+  int submitted = 0;
+  for (const auto& c : store::RunStore::open(dir).calls())
+    if (c.proposer == "agent (submitted)") {
+      ++submitted;
+      EXPECT_GT(c.seconds, 0) << c.role;  // from the request to its answer
+    }
+  EXPECT_EQ(submitted, 3);
+  const auto late = ksearch_cli("agent submit " + q(dir) + " " + q(test::here() / "agent" / "refine.json"), true);
+  EXPECT_EQ(late.code, 2);
+  EXPECT_NE(late.out.find("the run is finished"), std::string::npos) << late.out;
+  std::filesystem::remove_all(dir);
+}
+
+// While another process continues the run (here: timing the seed after the first answer), `agent
+// next` and `agent submit` say so and what it does, instead of "no request" or a lock error.
+TEST(AgentMode, ABusyRunSaysWhatItIsDoing) {
+  const auto dir = test::fresh_dir("agent-busy");
+  ASSERT_EQ(ksearch_cli("run --task " + q(test::tiny_softmax()) + " --backend cpu --agent --rounds 1 --out " + q(dir)).code, 0);
+  {
+    auto writer = store::RunStore::open(dir, store::RunStore::Access::write);
+    writer.answer_pending(writer.pending()->seq, json::object());
+    search::LoopState state;
+    state.phase = search::Phase::evaluate;
+    state.seed_round = true;
+    writer.save_state(state.to_json());
+    const auto next = ksearch_cli("agent next " + q(dir) + " --json");
+    ASSERT_EQ(next.code, 0) << next.out;
+    const std::string message = json::parse(next.out)["message"];
+    EXPECT_NE(message.find("the run is busy: another ksearch process (pid " + std::to_string(getpid())), std::string::npos) << message;
+    EXPECT_NE(message.find("timing the seed"), std::string::npos) << message;
+    const auto submit = ksearch_cli("agent submit " + q(dir) + " " + q(test::here() / "agent" / "initialize.json"), true);
+    EXPECT_EQ(submit.code, 2);
+    EXPECT_NE(submit.out.find("the run is busy"), std::string::npos) << submit.out;
+    EXPECT_NE(submit.out.find("timing the seed"), std::string::npos) << submit.out;
+  }
   std::filesystem::remove_all(dir);
 }

@@ -48,7 +48,7 @@ struct Prompts : ::testing::Test {
     r.mode = mode;
     proposers::Feedback f;
     f.candidate_id = 3;
-    f.status = "wrong_result";
+    f.status = "wrong_answer";
     f.message = "y differs from the reference";
     f.failing_workload = "r64_c256";
     f.max_abs_err = 0.25;
@@ -106,7 +106,8 @@ TEST_F(Prompts, EveryTemplateRenders) {
   // Every file of the folder is one of the above or a partial of them.
   Vars all = task_vars(brief(), info);
   for (const char* k : {"world_model", "reason", "previous_errors", "max_new_nodes", "node_id", "action", "parent_label",
-                        "parent_code", "feedback", "best_speedup", "round_in_cycle", "count", "cycle", "errors",
+                        "parent_code", "feedback", "correctness_failed", "timing_rejected", "best_speedup", "round_in_cycle",
+                        "count", "cycle", "errors",
                         // port_repair.md (ksearch port --llm)
                         "cuda_source", "partial", "untranslated", "previous", "failure"})
     all[k] = "x";
@@ -146,8 +147,68 @@ TEST_F(Prompts, CodePromptsCarryRulesProfileParentActionAndFeedback) {
     EXPECT_NE(p.user.find("r64_c256"), std::string::npos);
     EXPECT_NE(p.user.find("n1 [FRONTIER]"), std::string::npos);  // the compact world model
   }
-  EXPECT_NE(lib.write_code(code_request("debug"), info).user.find("fix correctness first"), std::string::npos);
+  const std::string debug = lib.write_code(code_request("debug"), info).user;
+  EXPECT_NE(debug.find("wrong result, crash, timeout, rule violation): fix that first"), std::string::npos) << debug;
+  EXPECT_EQ(debug.find("implausible timing"), std::string::npos);
   EXPECT_NE(lib.write_code(code_request("improve"), info).user.find("make it faster"), std::string::npos);
+}
+
+// Each attempt shows every visible workload's median, spread, seed time, speedup, roofline share
+// and exact verdict; an attempt rejected for an impossible time is explained as that, not as a
+// correctness problem (the same templates serve the LLM and the agent).
+TEST_F(Prompts, FeedbackIsPerWorkloadAndATimingRejectionIsNotCalledACorrectnessProblem) {
+  proposers::CodeRequest r = code_request("debug");
+  proposers::Feedback f;
+  f.candidate_id = 7;
+  f.status = "rejected";
+  f.message = "workload r16_c1000: implausible timing: 0.0001 ms is 9.0x faster than this machine's roofline allows";
+  f.workloads = {{"r64_c256", "passed", "", 0.0123, 0.04, 0.0456, 3.71, 0.123},
+                 {"r16_c1000", "rejected", "implausible timing: 0.0001 ms is 9.0x faster than this machine's roofline allows",
+                  0.0001, 0.5, 0.05, 500, 9}};
+  r.feedback = {f};
+  const json request = r.to_json();
+  ASSERT_EQ(request["feedback"][0]["workloads"].size(), 2u);  // the JSON an agent reads carries them too
+  EXPECT_EQ(request["feedback"][0]["workloads"][0]["seed_ms"], 0.0456);
+  EXPECT_EQ(request["feedback"][0]["workloads"][1]["spread"], 0.5);
+  for (const std::string mode : {"debug", "improve"}) {
+    r.mode = mode;
+    const std::string p = lib.for_request("write_code", r.to_json(), info).user;
+    EXPECT_NE(p.find("r64_c256: passed, median 0.0123 ms (spread 4%), seed 0.0456 ms, 3.71x vs seed, 12.3% of the roofline"),
+              std::string::npos)
+        << p;
+    EXPECT_NE(p.find("r16_c1000: rejected, median 0.0001 ms (spread 50%)"), std::string::npos) << p;
+    EXPECT_NE(p.find("- implausible timing: 0.0001 ms is 9.0x faster"), std::string::npos) << p;
+    EXPECT_NE(p.find("computed correct results, but it measured faster than this machine's roofline allows"), std::string::npos) << p;
+    EXPECT_EQ(p.find("fix that first"), std::string::npos) << p;
+    EXPECT_EQ(p.find("correctness first"), std::string::npos) << p;
+    EXPECT_EQ(p.find("max abs error"), std::string::npos) << p;  // no error numbers for a correct result
+  }
+}
+
+// Ending a cycle: `EXHAUSTED` before the code, or "exhausted": true in the JSON reply (also with no
+// code at all); both are in the answer format the prompt gives.
+TEST_F(Prompts, ExhaustedEndsTheCycleInEveryAnswerForm) {
+  const std::string good = read_file(test::here() / "agent" / "write_code.cpp");
+  const std::string prompt = lib.write_code(code_request("improve"), info).user;
+  EXPECT_NE(prompt.find("a line `EXHAUSTED` before the code fence"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("{\"candidates\": [], \"exhausted\": true}"), std::string::npos) << prompt;
+
+  auto fenced = parse_code_reply("NOTE: last idea\nEXHAUSTED\n```cpp\n" + good + "```\n", "cpp", *info.checks);
+  ASSERT_TRUE(fenced.ok()) << fenced.errors;
+  EXPECT_TRUE(fenced.reply.exhausted);
+  EXPECT_EQ(fenced.reply.candidates.at(0).note, "last idea");
+  EXPECT_FALSE(parse_code_reply("NOTE: more to come\n```cpp\n" + good + "```\n", "cpp", *info.checks).reply.exhausted);
+
+  auto none = parse_code_reply(R"({"candidates": [], "exhausted": true})", "cpp", *info.checks);
+  ASSERT_TRUE(none.ok()) << none.errors;
+  EXPECT_TRUE(none.reply.exhausted);
+  EXPECT_TRUE(none.reply.candidates.empty());
+  auto empty = parse_code_reply(R"({"candidates": []})", "cpp", *info.checks);
+  EXPECT_NE(empty.errors.find("no candidates"), std::string::npos);
+  const json with_code = {{"candidates", {{{"source", good}, {"note", "n"}}}}, {"exhausted", true}};
+  auto agent = parse_answer("write_code", with_code.dump(), code_request("improve").to_json(), info);
+  ASSERT_TRUE(agent.ok()) << agent.errors;
+  EXPECT_TRUE(agent.reply["exhausted"].get<bool>());
 }
 
 TEST_F(Prompts, CodeSurvivesFencesTagsProseAndSeveralFiles) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <png.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -304,14 +305,22 @@ TEST_F(ReportTest, CpuExportCompiles) {
   EXPECT_NE(text.find("visible workloads: r64_c256 (passed), r16_c1000 (passed)"), std::string::npos);
   EXPECT_NE(text.find("held-out workloads: passed (held_r5_c777 (passed)), 2.40x vs seed"), std::string::npos);
   EXPECT_NE(text.find("speedup vs the task's seed: 2.50x"), std::string::npos);
-  EXPECT_NE(text.find("g++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared tiny_softmax.cpp"), std::string::npos);
   EXPECT_NE(text.find(kBestSource), std::string::npos);
 
-  const fs::path file = dir_ / b.files[0].name;
-  std::ofstream(file) << text;
-  EXPECT_EQ(run_shell("g++ -std=c++20 -O2 -fopenmp -c " + file.string() + " -o " + (dir_ / "k.o").string()), 0);
-  // The object defines the unmangled entry point.
-  EXPECT_EQ(run_shell("nm " + (dir_ / "k.o").string() + " | grep -q ' T softmax$'"), 0);
+  // The header's build line is the evaluator's compiler and flags (C++20, -O3, -march, OpenMP), and
+  // it builds the exported file exactly as written, in the folder the file is in.
+  const std::string intro = "Build as a shared library (the compiler and flags ksearch built and timed it with):\n//   ";
+  const size_t at = text.find(intro);
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string line = text.substr(at + intro.size(), text.find('\n', at + intro.size()) - at - intro.size());
+  EXPECT_TRUE(line.starts_with("g++ -std=c++20 -O3 -march=")) << line;
+  EXPECT_NE(line.find(" -fopenmp "), std::string::npos) << line;
+  EXPECT_TRUE(line.ends_with("-fPIC -shared tiny_softmax.cpp -o libtiny_softmax.so")) << line;
+  EXPECT_NE(b.note.find(line), std::string::npos) << b.note;
+  std::ofstream(dir_ / b.files[0].name) << text;
+  ASSERT_EQ(run_shell("cd " + dir_.string() + " && " + line), 0) << line;
+  // The library defines the unmangled entry point.
+  EXPECT_EQ(run_shell("nm -D " + (dir_ / "libtiny_softmax.so").string() + " | grep -q ' T softmax$'"), 0);
 }
 
 // A copy of tiny_softmax with metal and cuda entries, so that those exports have signatures.
@@ -416,6 +425,61 @@ TEST_F(ReportTest, CommandLine) {
   make_run(false);
   EXPECT_EQ(run_shell(ksearch + " export " + run.string() + " > /dev/null 2>" + (dir_ / "err.txt").string()), 1);
   EXPECT_NE(read(dir_ / "err.txt").find("nothing to export"), std::string::npos);
+}
+
+// A run folder the user may not write: reading it works (show, export elsewhere); writing it
+// (report, resume, export into it, a new run under it) fails with the path, the system's reason and
+// exit code 4, not "internal error". As root, the commands run as nobody (root writes anything).
+TEST_F(ReportTest, ReadOnlyRunFoldersReadAndRefuseWritesWithExitCode4) {
+  const std::string ksearch = KSEARCH_EXECUTABLE;
+  const fs::path run = make_run();
+  const fs::path out = dir_ / "elsewhere";
+  fs::create_directories(out);
+  fs::permissions(out, fs::perms::all);  // writable by the unprivileged user too
+  const bool root = ::geteuid() == 0;
+  const std::string as_user = root ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  if (!root) fs::permissions(run, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write, fs::perm_options::remove);
+  const fs::path err = out / "err.txt";
+  auto ksearch_as_user = [&](const std::string& args) {
+    return run_shell(as_user + "env KSEARCH_CACHE_DIR=" + (out / "cache").string() + " " + ksearch + " " + args + " > /dev/null 2> " +
+                     err.string());
+  };
+  EXPECT_EQ(ksearch_as_user("show " + run.string()), 0) << read(err);
+  EXPECT_EQ(ksearch_as_user("export " + run.string() + " --out " + out.string()), 0) << read(err);
+  EXPECT_TRUE(fs::exists(out / "tiny_softmax.cpp"));
+
+  EXPECT_EQ(ksearch_as_user("report " + run.string()), 4);
+  EXPECT_NE(read(err).find("ksearch: error: cannot write " + (fs::absolute(run).lexically_normal() / "report.html").string()),
+            std::string::npos) << read(err);
+  EXPECT_EQ(ksearch_as_user("resume " + run.string()), 4);
+  EXPECT_NE(read(err).find("cannot write the run folder " + run.string()), std::string::npos) << read(err);
+  EXPECT_EQ(ksearch_as_user("export " + run.string()), 4);
+  EXPECT_NE(read(err).find("cannot create the export folder " + (fs::absolute(run).lexically_normal() / "export").string()),
+            std::string::npos) << read(err);
+  EXPECT_EQ(ksearch_as_user("run --task " + (kTaskDir / "task.toml").string() + " --backend cpu --agent --out " + (run / "sub").string()), 4);
+  EXPECT_NE(read(err).find("cannot create the run folder " + (run / "sub").string()), std::string::npos) << read(err);
+  EXPECT_EQ(read(err).find("internal error"), std::string::npos) << read(err);
+  if (!root) fs::permissions(run, fs::perms::owner_all, fs::perm_options::add);
+}
+
+// A run.db that is not a run (junk, or an empty file) is named as such by every command that opens
+// a run, and left as it was.
+TEST_F(ReportTest, ARunDbThatIsNotARunIsAClearErrorEverywhere) {
+  const std::string ksearch = KSEARCH_EXECUTABLE;
+  const fs::path err = dir_ / "err.txt";
+  for (const std::string contents : {std::string("a text file, not a database, long enough to have a header...."), std::string()}) {
+    const fs::path run = dir_ / "bogus";
+    fs::create_directories(run);
+    std::ofstream(run / "run.db") << contents;
+    for (const std::string command : {"show", "report", "export", "resume", "agent next", "agent submit"}) {
+      SCOPED_TRACE(command + (contents.empty() ? " (empty run.db)" : " (junk run.db)"));
+      const std::string args = command == "agent submit" ? " " + (kTaskDir / "task.toml").string() : "";
+      EXPECT_EQ(run_shell(ksearch + " " + command + " " + run.string() + args + " > /dev/null 2> " + err.string()), 2);
+      EXPECT_NE(read(err).find((run / "run.db").string() + " is not a ksearch run"), std::string::npos) << read(err);
+    }
+    EXPECT_EQ(read(run / "run.db"), contents);
+    fs::remove_all(run);
+  }
 }
 
 // Distinct colors of a PNG, and the share of pixels that are not white (libpng, 8-bit RGBA).

@@ -18,7 +18,6 @@ TEST(LoopState, JsonRoundTrip) {
   s.phase = Phase::evaluate;
   s.round = 3;
   s.cycle = 2;
-  s.request_seq = 7;
   s.elapsed_seconds = 12.5;
   s.stop_reason = "round budget spent";
   proposers::CodeRequest plan;

@@ -56,7 +56,8 @@ TEST(RunStore, RoundTrips) {
     s.save_state({{"phase", "code"}, {"round", 2}});
     s.save_world_model(2, "round 2", {{"kernel_summary", "k"}});
     s.add_call({0, 1, "write_code", "llm", "gpt", "prompt", "response", 100, 20, 0.01, 1.5, "", 0});
-    s.set_pending({7, "refine", {{"q", 1}}, std::nullopt});
+    EXPECT_EQ(s.issue_request("propose", {{"q", 0}}), 1);
+    EXPECT_EQ(s.issue_request("refine", {{"q", 1}}), 2);
     s.add_event(2, "message", "hello");
   }
   auto s = RunStore::open(dir, RunStore::Access::write);
@@ -78,13 +79,23 @@ TEST(RunStore, RoundTrips) {
   EXPECT_EQ(s.calls()[0].input_tokens, 100);
   auto p = s.pending();
   ASSERT_TRUE(p);
-  EXPECT_EQ(p->seq, 7);
+  EXPECT_EQ(p->seq, 2);
+  EXPECT_EQ(p->role, "refine");
   EXPECT_FALSE(p->answer);
-  EXPECT_THROW(s.answer_pending(8, json::object()), ksearch::Error);
-  s.answer_pending(7, {{"a", 1}});
+  EXPECT_GT(p->created_at, 0);
+  EXPECT_EQ(p->answered_at, 0);
+  EXPECT_THROW(s.answer_pending(1, json::object()), ksearch::Error);  // no longer pending
+  s.answer_pending(2, {{"a", 1}});
   EXPECT_EQ((*s.pending()->answer)["a"], 1);
+  EXPECT_GE(s.pending()->answered_at, p->created_at);
+  s.drop_answer(2);
+  EXPECT_FALSE(s.pending()->answer);
+  EXPECT_EQ(s.pending()->answered_at, 0);
   s.clear_pending();
   EXPECT_FALSE(s.pending());
+  // Ids keep increasing after the pending request is gone, in a later session too.
+  EXPECT_EQ(s.last_request_id(), 2);
+  EXPECT_EQ(s.issue_request("write_code", json::object()), 3);
   EXPECT_EQ(s.events().back().message, "hello");
   fs::remove_all(dir);
 }
@@ -151,6 +162,30 @@ TEST(RunStore, AFileThatIsNotARunIsAClearError) {
   } catch (const ksearch::Error& e) {
     EXPECT_NE(std::string(e.what()).find("is not a ksearch run"), std::string::npos) << e.what();
   }
+  fs::remove_all(dir);
+}
+
+// A run written by the previous schema (version 1: no answered_at, the request counter only in the
+// pending row) is upgraded when opened, and its request ids continue where they were.
+TEST(RunStore, AVersion1RunIsUpgradedAndKeepsItsRequestIds) {
+  const fs::path dir = fresh_dir("v1");
+  fs::create_directories(dir);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "run.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                         "INSERT INTO meta VALUES('schema_version', '1'), ('task_name', 'softmax'), ('config', '{}');"
+                         "CREATE TABLE pending_request(id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, "
+                         "role TEXT NOT NULL, request TEXT NOT NULL, answer TEXT, created_at REAL NOT NULL);"
+                         "INSERT INTO pending_request VALUES(1, 4, 'refine', '{}', NULL, 1000);",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto s = RunStore::open(dir, RunStore::Access::write);
+  EXPECT_EQ(s.pending()->seq, 4);
+  EXPECT_EQ(s.pending()->answered_at, 0);
+  EXPECT_EQ(s.last_request_id(), 4);
+  EXPECT_EQ(s.issue_request("write_code", json::object()), 5);
   fs::remove_all(dir);
 }
 

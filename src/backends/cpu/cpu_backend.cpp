@@ -1,6 +1,7 @@
 // The cpu backend: candidates are C++ compiled with the system compiler into a shared object and
 // run by ksearch-runner-cpu.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -114,16 +115,19 @@ class CpuBackend : public Backend {
                              const std::string& format) const override {
     require_source_format(name(), format);
     const std::string file = task.name + ".cpp";
+    // The compiler and code-generation flags every candidate was built and timed with.
+    const std::string compiler = fmt::format("g++ {}", fmt::join(cpu::candidate_flags(), " "));
+    const std::string shared_library = fmt::format("{} -fPIC -shared {} -o lib{}.so", compiler, file, task.name);
     verification += fmt::format(
-        "\nBuild as a shared library (the flags ksearch measured it with):\n"
-        "  g++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared {0} -o lib{1}.so\n"
-        "or compile into your program (g++ -std=c++20 -O3 -march=native -fopenmp -c {0}) and declare\n"
-        "  {2};\n"
+        "\nBuild as a shared library (the compiler and flags ksearch built and timed it with):\n"
+        "  {}\n"
+        "or compile it into your program ({} -c {}) and declare\n"
+        "  {};\n"
         "All work is finished when the function returns; pointers are host memory, contiguous, row-major.\n",
-        file, task.name, entry_prototype(task, "cpu"));
+        shared_library, compiler, file, entry_prototype(task, "cpu"));
     ExportBundle b;
     b.files.push_back({file, comment_block(verification) + "\n" + source});
-    b.note = fmt::format("build: g++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared {} -o lib{}.so", file, task.name);
+    b.note = "build: " + shared_library;
     return b;
   }
 

@@ -151,13 +151,17 @@ class LlmProposer : public Proposer, public Planner {
   std::optional<Answer<CodeReply>> write_code(const CodeRequest& r) override {
     static const RuleSet no_rules;
     const RuleSet& rules = backend_.checks ? *backend_.checks : no_rules;
-    auto results = converse<CodeCandidate>(prompts_.write_code(r, backend_), std::max(1, r.count), "write_code " + r.mode,
-                                                    [&](std::string_view t) { return parse_code(t, backend_.language, rules); });
+    auto results = converse<CodeReply>(prompts_.write_code(r, backend_), std::max(1, r.count), "write_code " + r.mode,
+                                       [&](std::string_view t) { return parse_code_reply(t, backend_.language, rules); });
     Answer<CodeReply> answer;
     answer.calls = std::move(results.calls);
-    for (auto& c : results.replies)
-      if (c) answer.reply.candidates.push_back(std::move(*c));
-    if (answer.reply.candidates.empty()) throw ProposerError("no usable candidate: " + results.last_error, std::move(answer.calls));
+    for (auto& reply : results.replies) {
+      if (!reply) continue;
+      for (auto& c : reply->candidates) answer.reply.candidates.push_back(std::move(c));
+      answer.reply.exhausted = answer.reply.exhausted || reply->exhausted;
+    }
+    if (answer.reply.candidates.empty() && !answer.reply.exhausted)
+      throw ProposerError("no usable candidate: " + results.last_error, std::move(answer.calls));
     return answer;
   }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 
@@ -162,6 +163,24 @@ std::string cycle_text(const proposers::CycleSummary& c, const json& world_model
   return s;
 }
 
+// "small: passed, median 0.0123 ms (spread 4%), seed 0.0456 ms, 3.71x vs seed, 12.3% of the roofline"
+std::string workload_line(const proposers::WorkloadFeedback& w) {
+  std::string s = w.name + ": " + w.status;
+  if (w.median_ms > 0) {
+    s += fmt::format(", median {:.4g} ms (spread {:.0f}%)", w.median_ms, 100 * w.spread);
+    if (w.seed_ms > 0) s += fmt::format(", seed {:.4g} ms, {:.2f}x vs seed", w.seed_ms, w.speedup_vs_seed);
+    if (w.roofline_fraction > 0) s += fmt::format(", {:.1f}% of the roofline", 100 * w.roofline_fraction);
+  }
+  if (!w.message.empty()) s += " - " + w.message;
+  return s;
+}
+
+// Rejected after its results were checked and timed: correct, but measured faster than possible.
+bool rejected_for_timing(const proposers::Feedback& f) {
+  return f.status == "rejected" &&
+         std::any_of(f.workloads.begin(), f.workloads.end(), [](const auto& w) { return w.status == "rejected" && w.median_ms > 0; });
+}
+
 }  // namespace
 
 std::string format_feedback(const std::vector<proposers::Feedback>& feedback) {
@@ -170,10 +189,11 @@ std::string format_feedback(const std::vector<proposers::Feedback>& feedback) {
     s += fmt::format("- c{}: {}", f.candidate_id, f.status);
     if (!f.message.empty()) s += " - " + f.message;
     s += "\n";
-    if (f.status == "passed")
-      s += fmt::format("  latency {:.4f} ms, {:.2f}x vs seed, {:.1f}% of the roofline\n", f.median_ms, f.speedup_vs_seed,
-                       100 * f.roofline_fraction);
-    if (!f.failing_workload.empty())
+    if (f.median_ms > 0)
+      s += fmt::format("  overall (geometric mean): {:.4f} ms, {:.2f}x vs seed, {:.1f}% of the roofline\n", f.median_ms,
+                       f.speedup_vs_seed, 100 * f.roofline_fraction);
+    for (const auto& w : f.workloads) s += "  " + workload_line(w) + "\n";
+    if (f.status == "wrong_answer" && !f.failing_workload.empty())
       s += fmt::format("  first failing workload: {} (max abs error {:.3g}, max rel error {:.3g})\n", f.failing_workload,
                        f.max_abs_err, f.max_rel_err);
     if (!f.log_excerpt.empty() && f.status != "passed") s += "  log:\n  ```\n" + trim(f.log_excerpt) + "\n  ```\n";
@@ -202,6 +222,13 @@ Prompt PromptLibrary::write_code(const proposers::CodeRequest& r, const BackendI
   v["parent_label"] = r.parent_candidate ? fmt::format("candidate c{}", r.parent_candidate) : "the seed";
   v["parent_code"] = trim(r.parent_source);
   v["feedback"] = format_feedback(r.feedback);
+  // What went wrong, so that the prompt's advice fits it: a kernel rejected for an impossible time
+  // is not told to "fix correctness".
+  const bool timing = std::any_of(r.feedback.begin(), r.feedback.end(), rejected_for_timing);
+  const bool failed = std::any_of(r.feedback.begin(), r.feedback.end(),
+                                  [](const auto& f) { return f.status != "passed" && !rejected_for_timing(f); });
+  v["timing_rejected"] = timing ? "yes" : "";
+  v["correctness_failed"] = failed ? "yes" : "";
   v["best_speedup"] = fmt::format("{:.2f}", r.best_speedup);
   v["round_in_cycle"] = std::to_string(r.round_in_cycle);
   v["count"] = std::to_string(r.count);
@@ -339,6 +366,34 @@ Parsed<proposers::CodeCandidate> parse_code(std::string_view text, const std::st
   return p;
 }
 
+Parsed<proposers::CodeReply> parse_code_reply(std::string_view text, const std::string& language, const RuleSet& rules) {
+  Parsed<proposers::CodeReply> p;
+  const std::string t = trim(text);
+  // A CodeReply object ({"candidates": [...], "exhausted": ...}) gives several candidates at once.
+  if (json j = t.starts_with("{") ? json::parse(t, nullptr, false) : json(); j.is_object() && j.contains("candidates")) {
+    try {
+      p.reply = proposers::CodeReply::from_json(j);
+    } catch (const std::exception& e) {
+      p.errors = bullet(std::string("malformed reply: ") + e.what());
+      return p;
+    }
+    for (size_t i = 0; i < p.reply.candidates.size(); ++i)
+      if (auto v = violations_text(rules.check(p.reply.candidates[i].source)); !v.empty())
+        p.errors += fmt::format("candidate {}:\n{}", i, v);
+    if (p.reply.candidates.empty() && !p.reply.exhausted)
+      p.errors += bullet("no candidates (to end this action's cycle without code, answer {\"candidates\": [], \"exhausted\": true})");
+    return p;
+  }
+  auto c = parse_code(text, language, rules);
+  p.errors = c.errors;
+  p.reply.candidates.push_back(std::move(c.reply));
+  // A line EXHAUSTED before the code: nothing more to try for this action after this candidate.
+  static const std::regex exhausted(R"((^|\n)[ \t*_]*EXHAUSTED\b)");
+  const std::string before_code(text.substr(0, text.find("```")));
+  p.reply.exhausted = std::regex_search(before_code, exhausted);
+  return p;
+}
+
 Parsed<json> parse_answer(const std::string& role, std::string_view text, const json& request, const BackendInfo& b) {
   Parsed<json> out;
   auto take = [&](const auto& parsed) {
@@ -356,33 +411,16 @@ Parsed<json> parse_answer(const std::string& role, std::string_view text, const 
     case proposers::Role::write_code: {
       static const RuleSet none;
       const RuleSet& rules = b.checks ? *b.checks : none;
-      proposers::CodeReply reply;
-      // A CodeReply object ({"candidates": [...]}) gives several candidates at once.
       const std::string t = trim(text);
-      json j = t.starts_with("{") ? json::parse(t, nullptr, false) : json();
-      if (j.is_object() && j.contains("candidates")) {
-        try {
-          reply = proposers::CodeReply::from_json(j);
-        } catch (const std::exception& e) {
-          out.errors = bullet(std::string("malformed reply: ") + e.what());
-          return out;
-        }
-        for (size_t i = 0; i < reply.candidates.size(); ++i)
-          if (auto v = violations_text(rules.check(reply.candidates[i].source)); !v.empty())
-            out.errors += fmt::format("candidate {}:\n{}", i, v);
-        if (reply.candidates.empty()) out.errors += bullet("no candidates");
-      } else if (!ksearch::llm::extract_code(text, {b.language}) && !t.empty()) {
+      if (!t.empty() && !t.starts_with("{") && !ksearch::llm::extract_code(text, {b.language})) {
         // A plain source file (`ksearch agent submit DIR kernel.cpp`).
-        proposers::CodeCandidate c;
-        c.source = t + "\n";
-        out.errors = violations_text(rules.check(c.source));
-        reply.candidates.push_back(std::move(c));
+        Parsed<proposers::CodeReply> plain;
+        plain.reply.candidates.push_back({t + "\n", "", json::object()});
+        plain.errors = violations_text(rules.check(plain.reply.candidates[0].source));
+        take(plain);
       } else {
-        auto c = parse_code(text, b.language, rules);
-        out.errors = c.errors;
-        reply.candidates.push_back(std::move(c.reply));
+        take(parse_code_reply(text, b.language, rules));
       }
-      if (out.ok()) out.reply = reply.to_json();
       break;
     }
   }

@@ -83,6 +83,9 @@ Parsed<proposers::RefineReply> parse_refine(std::string_view text, const nlohman
 // One candidate: the code block in `language` (fences, tags, prose and several files survive), its
 // NOTE line, checked against the backend's rules so that violations never cost a compile.
 Parsed<proposers::CodeCandidate> parse_code(std::string_view text, const std::string& language, const RuleSet& rules);
+// A code answer: one candidate as parse_code reads it (a line `EXHAUSTED` before the code ends the
+// action's cycle after this round), or the JSON {"candidates": [{"source", "note"}], "exhausted"}.
+Parsed<proposers::CodeReply> parse_code_reply(std::string_view text, const std::string& language, const RuleSet& rules);
 // Any role, from the pending request (agent submit): the reply's JSON, or errors.
 Parsed<nlohmann::json> parse_answer(const std::string& role, std::string_view text, const nlohmann::json& request,
                                     const BackendInfo& b);

@@ -66,7 +66,7 @@ TEST_F(SearchConfig, ARequiredFlagMayComeFromTheFile) {
 
 // A real one-round search (the cpu backend, a task whose seed has knobs) set up by the file alone.
 TEST_F(SearchConfig, ARunTakesItsSettingsFromTheFile) {
-  write("search.toml", std::string("task = \"") + KSEARCH_TINY_EXP_TASK + "\"\nrounds = 1\nout = \"runs/exp\"\n"
+  write("search.toml", std::string("task = \"") + KSEARCH_TINY_EXP_TASK + "\"\nrounds = 1\nfinalists = 0\nout = \"runs/exp\"\n"
                        "strategy = \"annealing\"\nstrategy-option = [\"seed=7\"]\njson = true\n");
   ASSERT_EQ(ksearch("run --config search.toml"), 0) << err();
   EXPECT_EQ(nlohmann::json::parse(out()).at("strategy"), "annealing") << "--json came from the file";

@@ -95,7 +95,7 @@ queued() { squeue --noheader --format='%i %T %j' | grep ' ksearch-' ; }
 
 # 1. Jobs queue (partition down) and the driver dies with them outstanding.
 scontrol update PartitionName=ksearch State=DOWN || fail "cannot take the partition down"
-"$ksearch" run --task "$task" --backend cpu --executor slurm --max-jobs 2 --parallel 2 --rounds 3 --out "$run" \
+"$ksearch" run --task "$task" --backend cpu --executor slurm --max-jobs 2 --parallel 2 --rounds 3 --finalists 0 --out "$run" \
   > "$work/run.out" 2>&1 &
 driver=$!
 pids+=("$driver")

@@ -49,7 +49,7 @@ TEST(LlmCli, RunAgainstEachProviderWireFormat) {
     for (const char* name : {"initialize", "write_code", "refine"}) server.enqueue(test::transcript(provider, name));
     const auto dir = test::fresh_dir("cli-" + provider);
     const std::string base = server.base_url() + (provider == "gemini" ? "/v1beta" : "/v1");
-    const auto r = ksearch_cli("run --task softmax --backend cpu --rounds 1 --json --llm " + spec + " --base-url " + base +
+    const auto r = ksearch_cli("run --task softmax --backend cpu --rounds 1 --finalists 0 --json --llm " + spec + " --base-url " + base +
                                " --api-key-env " + kKeyEnv + " --prices " + q(test::here() / "prices.toml") + " --out " + q(dir));
     ASSERT_EQ(r.code, 0) << r.out;
     const json j = json::parse(r.out);
@@ -83,7 +83,7 @@ TEST(LlmCli, BadModelOptionsAreUsageErrors) {
 // run says the run is finished; each submitted answer is stored as a call with the agent's time.
 TEST(AgentMode, NextAndSubmitUntilTheRunFinishes) {
   const auto dir = test::fresh_dir("agent");
-  auto r = ksearch_cli("run --task " + q(test::tiny_softmax()) + " --backend cpu --agent --rounds 1 --out " + q(dir));
+  auto r = ksearch_cli("run --task " + q(test::tiny_softmax()) + " --backend cpu --agent --rounds 1 --finalists 0 --out " + q(dir));
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("waiting for the proposer to answer request 1 (initialize)"), std::string::npos) << r.out;
 
@@ -172,7 +172,7 @@ TEST(AgentMode, NextAndSubmitUntilTheRunFinishes) {
 // next` and `agent submit` say so and what it does, instead of "no request" or a lock error.
 TEST(AgentMode, ABusyRunSaysWhatItIsDoing) {
   const auto dir = test::fresh_dir("agent-busy");
-  ASSERT_EQ(ksearch_cli("run --task " + q(test::tiny_softmax()) + " --backend cpu --agent --rounds 1 --out " + q(dir)).code, 0);
+  ASSERT_EQ(ksearch_cli("run --task " + q(test::tiny_softmax()) + " --backend cpu --agent --rounds 1 --finalists 0 --out " + q(dir)).code, 0);
   {
     auto writer = store::RunStore::open(dir, store::RunStore::Access::write);
     writer.answer_pending(writer.pending()->seq, json::object());

@@ -48,7 +48,8 @@ RunSummary search_task(const Task& task, const std::string& name, int rounds, in
   SearchOptions o;
   o.rounds = rounds;
   o.parallel = parallel;
-  o.retime_rounds = 2;  // short: the re-timing itself is tested in test_search_loop
+  o.finalists = 1;  // short: the re-timing itself is tested in test_search_loop
+  o.retime_rounds = 2;
   auto strategy = make_strategy({}, {&task, backend.get()});
   Search search(store, task, *backend, *proposer, *strategy, o);
   EXPECT_EQ(search.run(), Search::Outcome::finished);

@@ -383,13 +383,13 @@ void Search::record(const executors::Completion& done) {
 // Hands the round's candidates to the executor (as many at once as it takes; jobs a previous
 // session submitted are re-attached) and commits each evaluation as soon as it comes back. A source
 // seen before (possibly earlier in this round) is never evaluated twice. The time budget holds inside
-// a round too: candidates not yet handed over when it is reached are recorded as not run (what the
-// executor already runs finishes and is kept).
+// a round too: when it is reached, what has not come back is cancelled and recorded as not run.
 void Search::evaluate_round(const std::vector<int64_t>& ids) {
   executors::Executor& exec = *executor_;
   std::deque<executors::Submission> queue;
   std::vector<store::Candidate> repeats;  // the same source as an earlier candidate of this round
   std::set<std::string> hashes;
+  std::vector<int64_t> handed;  // to the executor, submitted or re-attached
   for (int64_t id : ids) {
     auto c = store_.candidate(id);
     if (!c || c->evaluated()) continue;  // committed before a restart
@@ -401,20 +401,24 @@ void Search::evaluate_round(const std::vector<int64_t>& ids) {
     const auto job = store_.job(c->id);
     if (job && job->executor == exec.name() && !job->handle.empty() && exec.attach(submission, job->handle)) {
       notify({EventKind::message, fmt::format("{}: re-attached to {} job {}", candidate_name(c->id), job->executor, job->handle)});
+      handed.push_back(c->id);
       continue;
     }
     queue.push_back(submission);
   }
   try {
     while (!queue.empty() || exec.outstanding() > 0) {
+      if (time_budget_reached()) {
+        exec.cancel_all();
+        for (int64_t id : handed)
+          if (!store_.candidate(id)->evaluated()) record_not_run(id);
+        for (const auto& left : queue) record_not_run(left.candidate);
+        break;
+      }
       while (!queue.empty() && exec.outstanding() < exec.capacity()) {
-        if (time_budget_reached()) {
-          for (const auto& left : queue) record_not_run(left.candidate);
-          queue.clear();
-          break;
-        }
         const std::string handle = exec.submit(queue.front());
         if (!handle.empty()) store_.set_job(queue.front().candidate, exec.name(), handle);
+        handed.push_back(queue.front().candidate);
         queue.pop_front();
       }
       for (const auto& done : exec.collect(std::chrono::seconds(1))) record(done);

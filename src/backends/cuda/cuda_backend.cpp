@@ -88,6 +88,10 @@ std::vector<std::string> nvcc_command(const std::string& arch, const std::string
 
 namespace {
 
+// Bumped when the way ceilings are measured changes, so that no earlier measurement is reused
+// (version 2 added the exp rate).
+constexpr int kCeilingsVersion = 2;
+
 class CudaBackend : public Backend {
  public:
   std::string name() const override { return "cuda"; }
@@ -241,10 +245,11 @@ class CudaBackend : public Backend {
     std::string why;
     if (!available(&why)) throw Error("the cuda backend cannot measure this machine: " + why);
     const fs::path file =
-        cache_subdir("ceilings") / ("cuda-" + sha256_hex(cuda::query_gpu().fingerprint).substr(0, 16) + ".json");
+        cache_subdir("ceilings") /
+        ("cuda-" + sha256_hex(fmt::format("{}|{}", kCeilingsVersion, cuda::query_gpu().fingerprint)).substr(0, 16) + ".json");
     nlohmann::json j;
     if (fs::exists(file)) j = nlohmann::json::parse(read_file(file), nullptr, false);
-    if (!j.is_object() || !j.contains("device") || !j.contains("exp_per_s")) {  // exp_per_s: measured since v0.5
+    if (!j.is_object() || !j.contains("device")) {
       runner::RunnerProcess process(runner_executable(), runner_limits());
       j = process.request({{"cmd", "ceilings"}}, std::chrono::minutes(5));
       j["device"] = process.request({{"cmd", "device_info"}}, std::chrono::minutes(1));

@@ -369,27 +369,25 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
     check(cudaFree(b), "cudaFree");
     float* sink = nullptr;
     check(cudaMalloc(&sink, 16), "cudaMalloc");
-    const int blocks = prop_.multiProcessorCount * 8, threads = 256, fma_iters = 1 << 14;
-    double best_fp32 = 0, best_mma = 0;
-    for (int pass = 0; pass < 4; ++pass) {
-      const float ms = time_events([&] { fma_kernel<<<blocks, threads, 0, stream_>>>(sink, fma_iters, 0.999f, 1e-7f); });
-      check(cudaGetLastError(), "fma kernel");
-      if (pass > 0) best_fp32 = std::max(best_fp32, double(blocks) * threads * fma_iters * 8 * 2 / (ms / 1e3));
-    }
+    // Operations per second of `launch`, best of passes 2-4 (the first warms up).
+    const auto best_rate = [&](const char* what, double operations, const std::function<void()>& launch) {
+      double best = 0;
+      for (int pass = 0; pass < 4; ++pass) {
+        const float ms = time_events(launch);
+        check(cudaGetLastError(), what);
+        if (pass > 0) best = std::max(best, operations / (ms / 1e3));
+      }
+      return best;
+    };
+    const int blocks = prop_.multiProcessorCount * 8, threads = 256, fma_iters = 1 << 14, exp_iters = 1 << 13;
+    const double best_fp32 = best_rate("fma kernel", double(blocks) * threads * fma_iters * 8 * 2, [&] {
+      fma_kernel<<<blocks, threads, 0, stream_>>>(sink, fma_iters, 0.999f, 1e-7f);
+    });
     const int mma_iters = 1 << 13, mma_blocks = prop_.multiProcessorCount * 4, mma_threads = 256;
-    for (int pass = 0; pass < 4; ++pass) {
-      const float ms = time_events([&] { mma_kernel<<<mma_blocks, mma_threads, 0, stream_>>>(sink, mma_iters); });
-      check(cudaGetLastError(), "mma kernel");
-      if (pass > 0)
-        best_mma = std::max(best_mma, double(mma_blocks) * (mma_threads / 32) * mma_iters * 4 * 4096.0 / (ms / 1e3));
-    }
-    const int exp_iters = 1 << 13;
-    double best_exp = 0;
-    for (int pass = 0; pass < 4; ++pass) {
-      const float ms = time_events([&] { exp_kernel<<<blocks, threads, 0, stream_>>>(sink, exp_iters); });
-      check(cudaGetLastError(), "exp kernel");
-      if (pass > 0) best_exp = std::max(best_exp, double(blocks) * threads * exp_iters * 8 / (ms / 1e3));
-    }
+    const double best_mma = best_rate("mma kernel", double(mma_blocks) * (mma_threads / 32) * mma_iters * 4 * 4096.0,
+                                      [&] { mma_kernel<<<mma_blocks, mma_threads, 0, stream_>>>(sink, mma_iters); });
+    const double best_exp = best_rate("exp kernel", double(blocks) * threads * exp_iters * 8,
+                                      [&] { exp_kernel<<<blocks, threads, 0, stream_>>>(sink, exp_iters); });
     check(cudaFree(sink), "cudaFree");
     int clock_khz = 0;
     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);

@@ -9,7 +9,8 @@
 # Logs go to $OUT (at most 8 files come back: the run folders and exports are packed in runs.tgz).
 #   [SEARCH_TASKS="softmax:1 attention_bf16:2.5"] [SEARCH_ROUNDS=12] [SEARCH_MINUTES=2] [SEARCH_PARALLEL=4] \
 #   [BENCH_TASKS=a,b] [BENCH_WRAPPERS=task,task] [EVAL_VARIANTS=task/variant ...] [GPU_TESTS=gtest filter] [TESTS_TIMEOUT=300] \
-#   bash bench/cuda/device_run.sh [tests] [seeds] [variants] [restore] [search] [bench]
+#   [EVALCOST_TASKS="softmax rmsnorm"] [EVALCOST_RUNS=3] \
+#   bash bench/cuda/device_run.sh [tests] [seeds] [evalcost] [variants] [restore] [search] [bench]
 set -uo pipefail
 ROOT=$(pwd)
 PREFIX=$ROOT/.devcarry/prefix
@@ -31,6 +32,16 @@ for stage in "$@"; do
     seeds)
       for t in softmax rmsnorm matmul attention attention_bf16 selective_scan; do
         timeout 150 "$BIN/ksearch" eval --task $t --backend cuda --workloads visible tasks/$t/seeds/cuda.cu 2>&1 | tee -a "$OUT/seeds.log" | grep -vE "^$"
+      done ;;
+    evalcost)  # what one `ksearch eval` of each seed costs, by phase (the first run fills the caches)
+      for t in ${EVALCOST_TASKS:-softmax}; do
+        for i in $(seq ${EVALCOST_RUNS:-3}); do
+          SECONDS=0
+          timeout 300 "$BIN/ksearch" eval --task $t --backend cuda --workloads visible --json tasks/$t/seeds/cuda.cu > "$OUT/evalcost-$t-$i.json"
+          python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p=j.get("phase_seconds",{})
+print(sys.argv[2], j["status"], "wall", sys.argv[3], "s |", " ".join(f"{k} {v:.1f}" for k,v in sorted(p.items())))' \
+            "$OUT/evalcost-$t-$i.json" "$t#$i" $SECONDS | tee -a "$OUT/evalcost.log"
+        done
       done ;;
     variants)  # rendered template variants through `ksearch eval` on every workload (log shared with search)
       for v in ${EVAL_VARIANTS:-}; do

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <algorithm>
@@ -55,6 +56,26 @@ struct TrialOutcome {
   double call_ms = 0;
 };
 
+// Adds the wall time of each piece of work to its phase (EvalReport::phase_seconds).
+class PhaseClock {
+ public:
+  struct Scope {
+    double& total;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    ~Scope() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  };
+  explicit PhaseClock(std::map<std::string, double>& seconds) : seconds_(seconds) {}
+  Scope scope(const char* phase) { return Scope{seconds_[phase]}; }
+  template <typename Work>
+  decltype(auto) operator()(const char* phase, Work&& work) {
+    const Scope timed = scope(phase);
+    return work();
+  }
+
+ private:
+  std::map<std::string, double>& seconds_;
+};
+
 Status failure_status(const runner::RunnerFailure& f) {
   switch (f.kind) {
     case runner::RunnerFailure::Kind::timeout: return Status::timeout;
@@ -81,6 +102,7 @@ nlohmann::json EvalReport::to_json() const {
   j["speedup_vs_seed"] = speedup_vs_seed;
   j["roofline_fraction"] = roofline_fraction;
   j["compile_seconds"] = compile_seconds;
+  j["phase_seconds"] = phase_seconds;
   j["sandbox"] = sandbox;
   j["violations"] = nlohmann::json::array();
   for (const auto& v : violations) j["violations"].push_back({{"rule", v.rule}, {"message", v.message}, {"line", v.line}});
@@ -121,6 +143,7 @@ EvalReport EvalReport::from_json(const nlohmann::json& j) {
   r.speedup_vs_seed = j.value("speedup_vs_seed", 0.0);
   r.roofline_fraction = j.value("roofline_fraction", 0.0);
   r.compile_seconds = j.value("compile_seconds", 0.0);
+  r.phase_seconds = j.value("phase_seconds", std::map<std::string, double>{});
   r.sandbox = j.value("sandbox", "");
   for (const auto& v : j.value("violations", nlohmann::json::array()))
     r.violations.push_back({v.value("rule", ""), v.value("message", ""), v.value("line", 0)});
@@ -269,8 +292,12 @@ std::optional<EvalReport> Evaluator::check_and_build(const std::string& source, 
 
 EvalReport Evaluator::evaluate(const std::string& source) {
   BuildResult build;
+  const auto start = std::chrono::steady_clock::now();
   if (auto early = check_and_build(source, build)) return *early;
-  return evaluate_built(build);
+  const double checks_and_build = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EvalReport report = evaluate_built(build);
+  report.phase_seconds["checks"] = std::max(0.0, checks_and_build - build.seconds);  // rules, preprocessing, object checks
+  return report;
 }
 
 EvalReport Evaluator::evaluate_built(const BuildResult& build) {
@@ -278,6 +305,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
   report.task = task_.name;
   report.backend = backend_.name();
   report.compile_seconds = build.seconds;
+  report.phase_seconds["build"] = build.seconds;
+  PhaseClock phase(report.phase_seconds);
   const bool timing = options_.time && backend_.timing_available();
   report.timed = timing;
   const Ceilings ceilings = timing ? backend_.ceilings() : Ceilings{};
@@ -304,6 +333,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
   // for every workload (it parses the command and returns), so one calibration serves them all.
   NullCallCost null_call;
   try {
+    const PhaseClock::Scope starting = phase.scope("start");
     process = std::make_unique<runner::RunnerProcess>(
         backend_.runner_executable(), backend_.runner_limits(), backend_.device_environment(options_.device),
         options_.memcheck ? backend_.memcheck_launcher() : std::vector<std::string>{});
@@ -335,9 +365,10 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     const DeviceReferenceSpec* device_spec = task_.device_reference_for(backend_.name(), w);
     wr.reference = device_spec ? "device" : "cpu";
     auto reference_for = [&](uint64_t seed, const std::vector<HostTensor>& inputs) {
+      const PhaseClock::Scope timed = phase.scope("reference");
       if (!device_spec) return reference_outputs(task_, w, seed, inputs);
       if (!device_reference) device_reference = std::make_unique<DeviceReference>(task_, backend_, *device_spec, options_.device);
-      return device_reference->outputs(w, seed, inputs);
+      return device_reference->outputs(w, inputs);
     };
     const StagingLayout layout = make_staging_layout(task_, backend_.name(), w, timing ? options_.rotating_sets : 1);
     std::vector<int> seed_indices(kSecretSeedsPerWorkload);
@@ -346,6 +377,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
 
     // Compares what a call left in a staged set with the reference: outputs within tolerance, inputs unchanged.
     auto check_staged = [&](const char* shm, int set, const std::vector<HostTensor>& inputs, const ReferenceOutputs& reference) {
+      const PhaseClock::Scope timed = phase.scope("compare");
       TrialOutcome out;
       for (size_t slot = 0; slot < layout.names.size(); ++slot) {
         const int64_t offset = layout.offsets[size_t(set)][slot];
@@ -374,8 +406,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     auto trial = [&](int set, uint64_t seed, const std::vector<HostTensor>& inputs) {
       const ReferenceOutputs reference = reference_for(seed, inputs);
       char* shm = process->shared_memory(layout.total, options_.call_timeout);
-      stage(shm, layout, set, inputs);
-      const double call_ms = call_staged(*process, layout, set, options_.call_timeout).value("ms", 0.0);
+      phase("staging", [&] { stage(shm, layout, set, inputs); });
+      const double call_ms = phase("calls", [&] { return call_staged(*process, layout, set, options_.call_timeout).value("ms", 0.0); });
       TrialOutcome out = check_staged(shm, set, inputs, reference);
       out.call_ms = call_ms;
       return out;
@@ -392,7 +424,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
       };
       double call_ms = 0;
       for (int t = 0; t < options_.trials && wr.status == Status::passed; ++t) {
-        std::vector<HostTensor> inputs = generate_inputs(task_, w, trial_seed(t));
+        std::vector<HostTensor> inputs = phase("inputs", [&] { return generate_inputs(task_, w, trial_seed(t)); });
         TrialOutcome o = trial(0, trial_seed(t), inputs);
         if (t < 2) mix_sources[size_t(t)] = std::move(inputs);
         wr.max_abs_err = std::max(wr.max_abs_err, o.max_abs);
@@ -422,15 +454,17 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         // Made when its repetition comes: later ones may never run (enough timed work before them).
         auto checked_case = [&]() {
           const uint64_t seed = secret_seed(task_, w, 2 * kSecretSeedsPerWorkload + seed_indices[size_t(next_seed++)]);
-          auto inputs = mix_inputs(mix_sources[0], mix_sources[1], seed);
+          auto inputs = phase("inputs", [&] { return mix_inputs(mix_sources[0], mix_sources[1], seed); });
           ReferenceOutputs reference = reference_for(seed, inputs);
           return CheckedCase{seed, std::move(inputs), std::move(reference)};
         };
         for (int i = 0; i < 2; ++i)
-          if (mix_sources[size_t(i)].empty()) mix_sources[size_t(i)] = generate_inputs(task_, w, mix_source_seed(i));
+          if (mix_sources[size_t(i)].empty())
+            mix_sources[size_t(i)] = phase("inputs", [&] { return generate_inputs(task_, w, mix_source_seed(i)); });
         char* shm = process->shared_memory(layout.total, options_.call_timeout);
         const bool mix_on_device = backend_.mixes_inputs_on_device();
         if (mix_on_device) {  // the sources go to the device once, through two sets' host buffers
+          const PhaseClock::Scope timed = phase.scope("staging");
           stage(shm, layout, 0, mix_sources[0]);
           stage(shm, layout, 1, mix_sources[1]);
           process->request(keep_mix_sources_command(layout, 0, 1), options_.call_timeout);
@@ -445,16 +479,18 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           const int set = (rep + options_.warmup) % options_.rotating_sets;
           const std::optional<CheckedCase> check = checked.count(rep) ? std::optional<CheckedCase>(checked_case()) : std::nullopt;
           const uint64_t mix_seed = check ? check->mix_seed : rng();
-          if (mix_on_device) {
-            process->request(mixing_prepare_command(layout, set, mix_sources[0], mix_seed), options_.call_timeout);
-          } else {
-            stage_mix(shm, layout, set, mix_sources[0], mix_sources[1], mix_seed);
-            process->request(staged_command(layout, set, "prepare"), options_.call_timeout);
-          }
-          flush_host_caches(backend_.host_flush_bytes());
-          const TimedCall call = measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget);
+          phase("staging", [&] {
+            if (mix_on_device) {
+              process->request(mixing_prepare_command(layout, set, mix_sources[0], mix_seed), options_.call_timeout);
+            } else {
+              stage_mix(shm, layout, set, mix_sources[0], mix_sources[1], mix_seed);
+              process->request(staged_command(layout, set, "prepare"), options_.call_timeout);
+            }
+          });
+          phase("flush", [&] { flush_host_caches(backend_.host_flush_bytes()); });
+          const TimedCall call = phase("calls", [&] { return measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget); });
           // Only checked repetitions are looked at; the candidate cannot tell which they are.
-          if (check) process->request(staged_command(layout, set, "collect"), options_.call_timeout);
+          if (check) phase("staging", [&] { process->request(staged_command(layout, set, "collect"), options_.call_timeout); });
           if (rep < 0) continue;  // warm-up
           calls.push_back(call);
           timed_ms += call.reported_ms;
@@ -504,7 +540,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         if (wr.status == Status::passed) {
           const int last_set = options_.rotating_sets - 1;
           const uint64_t seed = secret_seed(task_, w, seed_indices[size_t(options_.trials) % seed_indices.size()]);
-          TrialOutcome o = trial(last_set, seed, generate_inputs(task_, w, seed));
+          TrialOutcome o = trial(last_set, seed, phase("inputs", [&] { return generate_inputs(task_, w, seed); }));
           if (o.status != Status::passed) {
             wr.status = o.status;
             wr.message = "after timing, on fresh inputs: " + o.message;

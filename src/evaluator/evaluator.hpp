@@ -73,6 +73,9 @@ struct EvalReport {
   double speedup_vs_seed = 0;    // geometric mean over timed workloads
   double roofline_fraction = 0;  // geometric mean over timed workloads
   double compile_seconds = 0;
+  // Where the evaluation's time went, by phase ("checks", "build", "start", "inputs", "reference",
+  // "staging", "calls", "compare"): what the integrity checks cost is measured, not guessed.
+  std::map<std::string, double> phase_seconds;
   bool timed = false;
   std::string sandbox;
 

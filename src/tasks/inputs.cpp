@@ -1,13 +1,13 @@
 #include "tasks/inputs.hpp"
 
 #include <algorithm>
-#include <atomic>
+#include <array>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <random>
-#include <thread>
+
+#include "core/parallel.hpp"
 
 namespace ksearch {
 
@@ -16,7 +16,6 @@ namespace {
 // Elements drawn from one independently seeded stream. Fixed, so the values of a seed do not depend
 // on how many threads draw them.
 constexpr size_t kChunkElements = size_t(1) << 18;
-
 
 template <typename Element>
 void mix_elements(const Element* a, const Element* b, const MixPlan& plan, size_t begin, size_t end, Element* out) {
@@ -47,24 +46,8 @@ void fill_chunk(HostTensor& t, uint64_t seed, size_t begin, size_t end) {
   }
 }
 
-// Large workloads (GPU sizes: 10^8 elements) are drawn and mixed on every core: one thread takes seconds
-// per tensor, and an evaluation makes several input sets per workload. `work(chunk, begin, end)` for
-// each chunk of kChunkElements elements (a multiple of a mix's 64-element blocks).
-void for_each_chunk(size_t n, const std::function<void(size_t, size_t, size_t)>& work) {
-  const size_t chunks = (n + kChunkElements - 1) / kChunkElements;
-  std::atomic<size_t> next{0};
-  auto run = [&] {
-    for (size_t c = next++; c < chunks; c = next++) work(c, c * kChunkElements, std::min(n, (c + 1) * kChunkElements));
-  };
-  const size_t threads = std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> helpers;
-  for (size_t i = 1; i < threads; ++i) helpers.emplace_back(run);
-  run();
-  for (auto& h : helpers) h.join();
-}
-
 void fill(HostTensor& t, uint64_t seed) {
-  for_each_chunk(t.elements(), [&](size_t chunk, size_t begin, size_t end) { fill_chunk(t, tensor_seed(seed, chunk), begin, end); });
+  for_each_chunk(t.elements(), kChunkElements, [&](size_t chunk, size_t begin, size_t end) { fill_chunk(t, tensor_seed(seed, chunk), begin, end); });
 }
 
 }  // namespace
@@ -98,7 +81,7 @@ void mix_tensor(const HostTensor& a, const HostTensor& b, uint64_t seed, unsigne
   const MixPlan plan = mix_plan(seed, a.elements());
   auto mix = [&](auto element) {
     using Element = decltype(element);
-    for_each_chunk(plan.n, [&](size_t, size_t begin, size_t end) {
+    for_each_chunk(plan.n, kChunkElements, [&](size_t, size_t begin, size_t end) {
       mix_elements(reinterpret_cast<const Element*>(a.bytes.data()), reinterpret_cast<const Element*>(b.bytes.data()), plan,
                    begin, end, reinterpret_cast<Element*>(out));
     });
@@ -119,11 +102,18 @@ std::vector<HostTensor> mix_inputs(const std::vector<HostTensor>& a, const std::
 }
 
 void poison(void* data, size_t elements, DType dtype) {
+  // One poisoned element, copied over all of them on every core.
+  std::array<unsigned char, 16> pattern{};
+  const size_t width = dtype_size(dtype);
   if (dtype_is_float(dtype)) {
-    for (size_t i = 0; i < elements; ++i) store_from_double(data, i, dtype, std::numeric_limits<double>::quiet_NaN());
+    store_from_double(pattern.data(), 0, dtype, std::numeric_limits<double>::quiet_NaN());
   } else {
-    std::memset(data, 0xA5, elements * dtype_size(dtype));  // an unlikely bit pattern for integer results
+    std::memset(pattern.data(), 0xA5, width);  // an unlikely bit pattern for integer results
   }
+  auto* bytes = static_cast<unsigned char*>(data);
+  for_each_chunk(elements, kChunkElements, [&](size_t, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) std::memcpy(bytes + i * width, pattern.data(), width);
+  });
 }
 
 std::vector<HostTensor> allocate_outputs(const Task& task, const Workload& workload) {

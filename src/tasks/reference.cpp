@@ -14,6 +14,7 @@
 #include "core/build_cache.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/parallel.hpp"
 #include "core/paths.hpp"
 #include "ksearch/reference.h"
 
@@ -57,7 +58,9 @@ ReferenceOutputs compute(const Task& task, const Workload& workload,
     const HostTensor& t = inputs[i];
     if (t.present) {
       in_data[i].resize(t.elements());
-      for (size_t e = 0; e < t.elements(); ++e) in_data[i][e] = load_as_double(t.bytes.data(), e, t.spec->dtype);
+      for_each_chunk(t.elements(), size_t(1) << 18, [&](size_t, size_t begin, size_t end) {
+        for (size_t e = begin; e < end; ++e) in_data[i][e] = load_as_double(t.bytes.data(), e, t.spec->dtype);
+      });
     }
     in_tensors.push_back({t.spec->name.c_str(), t.present ? in_data[i].data() : nullptr, t.shape.data(), int(t.shape.size())});
   }

@@ -156,7 +156,7 @@ TEST(CudaGpu, DeviceReferencesAgreeWithTheCpuReferencesAndAreQuick) {
       if (w.runs_on("cuda") && (!largest || task.reference_cost(w) > task.reference_cost(*largest))) largest = &w;
     const auto inputs = generate_inputs(task, *largest, kSeed);
     const auto start = std::chrono::steady_clock::now();
-    const ReferenceOutputs outputs = reference.outputs(*largest, kSeed, inputs);
+    const ReferenceOutputs outputs = reference.outputs(*largest, inputs);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("%-16s device reference on %-40s %.2f s\n", task.name.c_str(), largest->name.c_str(), seconds);
     EXPECT_LT(seconds, 30.0) << task.name;

@@ -137,6 +137,30 @@ TEST(Compare, NormWiseRowCheckCatchesUniformLowPrecision) {
   EXPECT_TRUE(compare_output("y", out.data(), DType::f32, ref, loose, cols).ok);
 }
 
+// Large outputs are compared on every core: the report must not depend on which chunk finished first.
+TEST(Compare, LargeOutputsReportTheFirstBadElementAndRowAndExactCounts) {
+  const Tolerance tol{1e-3, 1e-8};
+  const size_t cols = 1000, rows = 3000;  // 3M elements: dozens of chunks
+  std::vector<double> ref(rows * cols);
+  std::vector<float> out(ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) out[i] = float(ref[i] = 1.0 + 1e-3 * double(i % 977));
+  for (size_t bad : {size_t(2'900'001), size_t(1'500'000), size_t(700'123)}) out[bad] = float(ref[bad] * 1.1);
+  const Comparison c = compare_output("y", out.data(), DType::f32, ref, tol, cols);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.mismatches, 3u);
+  EXPECT_NE(c.message.find("element 700123:"), std::string::npos) << c.message;
+  EXPECT_NEAR(c.max_rel_err, 0.1, 1e-6);
+  // Within each element's tolerance, off norm-wise in rows 2999 and 1234: the first is named.
+  for (size_t i = 0; i < ref.size(); ++i) out[i] = float(ref[i]);
+  for (size_t row : {size_t(2999), size_t(1234)})
+    for (size_t j = 0; j < cols; ++j) out[row * cols + j] = float(ref[row * cols + j] * (1 + 0.8e-3 * ((j % 2) ? 1 : -1)));
+  const Comparison rows_off = compare_output("y", out.data(), DType::f32, ref, tol, cols);
+  EXPECT_FALSE(rows_off.ok);
+  EXPECT_EQ(rows_off.mismatches, 0u);
+  EXPECT_NE(rows_off.message.find("row 1234 "), std::string::npos) << rows_off.message;
+  EXPECT_NE(rows_off.message.find("2 of 3000 rows"), std::string::npos) << rows_off.message;
+}
+
 TEST(Text, SubstituteFillsKnownPlaceholdersInOnePass) {
   EXPECT_EQ(substitute("{a} and {a}, {b}", {{"a", "x"}, {"b", "{a}"}}), "x and x, {a}");  // values are not rescanned
   EXPECT_EQ(substitute("keep {unknown} and {{a}} and {", {{"a", "1"}}), "keep {unknown} and {1} and {");

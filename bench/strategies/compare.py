@@ -5,7 +5,7 @@ budget and --parallel; then a markdown table of the best verified speedup vs the
 held-out workloads), the evaluations spent, the round at which the best was found and the wall time.
 
   python3 bench/strategies/compare.py [--tasks softmax,rmsnorm] [--rounds 10] [--seeds 1,2,3]
-                                      [--strategies world_model,annealing] [--out bench/results]
+                                      [--strategies world_model,annealing] [--finalists K] [--out bench/results]
 
 --tasks takes built-in task names or task files (the small tests/search/tiny_exp/task.toml keeps a
 run to a few minutes on a loaded machine).
@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-KSEARCH = os.path.join(ROOT, "build", "ksearch")
+KSEARCH = os.environ.get("KSEARCH_BIN", os.path.join(ROOT, "build", "ksearch"))  # e.g. an install prefix's bin/ksearch
 
 
 def cpu_model():
@@ -52,6 +52,8 @@ def run(task, strategy, seed, args, stamp):
     run_dir = os.path.join(ROOT, "runs", f"strategies-{stamp}", name)
     cmd = [KSEARCH, "run", "--task", task, "--backend", "cpu", "--rounds", str(args.rounds),
            "--parallel", str(args.parallel), "--strategy", strategy, "--out", run_dir, "--json"]
+    if args.finalists is not None:
+        cmd += ["--finalists", str(args.finalists)]
     if seed is not None:
         cmd += ["--strategy-option", f"seed={seed}"]
     print("+", " ".join(cmd), file=sys.stderr, flush=True)
@@ -80,6 +82,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--parallel", type=int, default=1)
     ap.add_argument("--seeds", default="1,2,3", help="annealing seeds (one run each)")
+    ap.add_argument("--finalists", type=int, help="finalists re-timed at the end (ksearch run's default if absent)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     args = ap.parse_args()
     if not os.access(KSEARCH, os.X_OK):
@@ -96,7 +99,8 @@ def main():
     lines = [
         f"Machine: {cpu_model()}, {os.cpu_count()} logical CPUs; date {stamp} UTC.",
         f"Command: `python3 bench/strategies/compare.py --tasks {args.tasks} --strategies {args.strategies} "
-        f"--rounds {args.rounds} --parallel {args.parallel} --seeds {args.seeds}`",
+        f"--rounds {args.rounds} --parallel {args.parallel} --seeds {args.seeds}"
+        + (f" --finalists {args.finalists}" if args.finalists is not None else "") + "`",
         "",
         "| task | strategy | seed | best vs seed (visible) | held-out | evaluations | best found in round | seconds | stopped |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -20,7 +20,7 @@
 #include "tasks/signature.hpp"
 #include "tasks/task.hpp"
 
-namespace ksearch {
+namespace ksearch::backends {
 
 // The hardware target as prompts and checks see it.
 struct HardwareProfile {
@@ -71,18 +71,18 @@ class Backend {
   // and what the LLM proposer extracts.
   virtual std::string code_language() const = 0;
   // How candidates spell their entry point (types of half-precision data, extra parameters).
-  virtual CallConvention call_convention() const { return {}; }
+  virtual tasks::CallConvention call_convention() const { return {}; }
   // Whether candidates can be run here (e.g. a GPU is present); `why` says what is missing.
   virtual bool available(std::string* why) const = 0;
   // Whether timings are meaningful here (metalsim checks correctness only).
   virtual bool timing_available() const { return true; }
   virtual const HardwareProfile& profile() = 0;
   // What a candidate must define, for listings and prompts.
-  virtual std::string entry_description(const Task& task) const = 0;
-  virtual BuildResult build(const Task& task, const std::string& source) = 0;
+  virtual std::string entry_description(const tasks::Task& task) const = 0;
+  virtual BuildResult build(const tasks::Task& task, const std::string& source) = 0;
   // The candidate preprocessed with the flags build() compiles it with; nullopt where the backend
   // has no preprocessor to run (its text rules are all there is).
-  virtual std::optional<Preprocessed> preprocess(const Task&, const std::string&) { return std::nullopt; }
+  virtual std::optional<Preprocessed> preprocess(const tasks::Task&, const std::string&) { return std::nullopt; }
   virtual std::filesystem::path runner_executable() const = 0;
   virtual runner::RunnerLimits runner_limits() const { return {}; }
   // How long one call of a candidate may take before it counts as a hang (emulators need longer).
@@ -99,7 +99,7 @@ class Backend {
   virtual bool mixes_inputs_on_device() const { return false; }
   // Extra fields for the runner's load command besides the build artifact (e.g. the workload's
   // launch geometry); most backends need none.
-  virtual nlohmann::json load_options(const Task&) const { return nlohmann::json::object(); }
+  virtual nlohmann::json load_options(const tasks::Task&) const { return nlohmann::json::object(); }
   // The devices a search can spread its evaluations over (`ksearch run --devices all`), by id; one
   // unnamed device ("") where the backend has no notion of several (cpu: evaluations then share the
   // machine, and explicit ids only name slots).
@@ -117,7 +117,7 @@ class Backend {
   // kernel itself; a backend may offer more, e.g. metal's "mlx"). `verification` (what ksearch
   // checked, plain text) gets how to build and call the kernel appended and goes on top of the
   // kernel file as a comment (comment_block). Throws Error for a format the backend does not offer.
-  virtual ExportBundle export_bundle(const Task& task, const std::string& source, std::string verification,
+  virtual ExportBundle export_bundle(const tasks::Task& task, const std::string& source, std::string verification,
                                      const std::string& format) const = 0;
 };
 
@@ -138,6 +138,6 @@ std::unique_ptr<Backend> make_backend(const std::string& name);  // throws Error
 std::vector<std::string> backend_names();
 
 #define KSEARCH_REGISTER_BACKEND(NAME, CLASS) \
-  static const bool ksearch_backend_registered_##CLASS = ::ksearch::register_backend(NAME, [] { return std::make_unique<CLASS>(); })
+  static const bool ksearch_backend_registered_##CLASS = ::ksearch::backends::register_backend(NAME, [] { return std::make_unique<CLASS>(); })
 
-}  // namespace ksearch
+}  // namespace ksearch::backends

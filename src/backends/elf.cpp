@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "core/paths.hpp"
 
-namespace ksearch {
+namespace ksearch::backends {
 
 template <class T>
 T ElfFile::read(uint64_t offset) const {
@@ -193,4 +193,4 @@ std::string demangle(const std::string& name) {
   return status == 0 && text ? std::string(text.get()) : name;
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::backends

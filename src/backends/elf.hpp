@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ksearch {
+namespace ksearch::backends {
 
 struct ElfSection {
   std::string name;
@@ -72,4 +72,4 @@ std::vector<ElfFile> embedded_elf_files(std::string_view bytes, const std::strin
 // The C++ name of a mangled symbol (_Z...), or the name itself.
 std::string demangle(const std::string& name);
 
-}  // namespace ksearch
+}  // namespace ksearch::backends

@@ -14,7 +14,7 @@
 
 namespace fs = std::filesystem;
 
-namespace ksearch {
+namespace ksearch::backends {
 
 namespace {
 
@@ -167,4 +167,4 @@ std::vector<RuleViolation> ObjectRules::check(const fs::path& library) const {
   return out;
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::backends

@@ -7,7 +7,7 @@
 #include "core/build_cache.hpp"
 #include "core/error.hpp"
 
-namespace ksearch {
+namespace ksearch::backends {
 
 namespace {
 std::map<std::string, BackendFactory>& factories() {
@@ -71,4 +71,4 @@ std::vector<std::string> backend_names() {
   return names;
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::backends

@@ -10,7 +10,7 @@
 #include "backends/source_scan.hpp"
 #include "core/error.hpp"
 
-namespace ksearch {
+namespace ksearch::backends {
 
 std::string strip_comments_and_strings(const std::string& source) {
   std::string out = source;
@@ -206,4 +206,4 @@ RuleSet load_rules(const std::filesystem::path& file) {
   return rules;
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::backends

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ksearch {
+namespace ksearch::backends {
 
 struct RuleViolation {
   std::string rule;
@@ -72,4 +72,4 @@ RuleSet load_rules(const std::filesystem::path& file);  // throws Error naming f
 // Comments replaced by spaces and string literal contents blanked (line numbers kept).
 std::string strip_comments_and_strings(const std::string& source);
 
-}  // namespace ksearch
+}  // namespace ksearch::backends

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <optional>
 
-namespace ksearch {
+namespace ksearch::backends {
 
 namespace {
 
@@ -237,4 +237,4 @@ SourceScan scan_preprocessed(std::string_view text, const std::string& file) {
   return Lexer(spliced, file).run();
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::backends

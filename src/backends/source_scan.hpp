@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ksearch {
+namespace ksearch::backends {
 
 struct SourceIdentifier {
   std::string name;
@@ -30,4 +30,4 @@ SourceScan scan_source(std::string_view text);
 // including the expansions of macros used in it, and the files it includes directly.
 SourceScan scan_preprocessed(std::string_view text, const std::string& file);
 
-}  // namespace ksearch
+}  // namespace ksearch::backends

@@ -18,6 +18,11 @@
 #include "store/run_store.hpp"
 #include "tasks/task.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::make_backend;
+using ksearch::tasks::Task;
+using ksearch::tasks::load_task;
+
 namespace ksearch::cli {
 namespace {
 

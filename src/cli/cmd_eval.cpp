@@ -11,6 +11,14 @@
 #include "evaluator/evaluator.hpp"
 #include "tasks/registry.hpp"
 
+using ksearch::backends::make_backend;
+using ksearch::evaluator::EvalOptions;
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::Evaluator;
+using ksearch::evaluator::WorkloadSet;
+using ksearch::tasks::Task;
+using ksearch::tasks::resolve_task;
+
 namespace ksearch::cli {
 namespace {
 

@@ -17,6 +17,13 @@
 #include "tasks/registry.hpp"
 #include "translate/translate.hpp"
 
+using ksearch::backends::make_backend;
+using ksearch::evaluator::EvalOptions;
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::Evaluator;
+using ksearch::tasks::Task;
+using ksearch::tasks::resolve_task;
+
 namespace ksearch::cli {
 namespace {
 

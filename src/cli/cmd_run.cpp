@@ -20,6 +20,10 @@
 #include "tasks/registry.hpp"
 #include "translate/translate.hpp"
 
+using ksearch::backends::make_backend;
+using ksearch::tasks::Task;
+using ksearch::tasks::resolve_task;
+
 namespace ksearch::cli {
 namespace {
 

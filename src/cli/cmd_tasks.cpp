@@ -6,6 +6,11 @@
 #include "cli/command.hpp"
 #include "tasks/registry.hpp"
 
+using ksearch::backends::make_backend;
+using ksearch::tasks::Task;
+using ksearch::tasks::list_builtin_tasks;
+using ksearch::tasks::resolve_task;
+
 namespace ksearch::cli {
 namespace {
 

@@ -8,6 +8,10 @@
 #include "proposers/llm/prompts.hpp"
 #include "search/brief.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::evaluator::EvalReport;
+using ksearch::tasks::Task;
+
 namespace ksearch::cli {
 
 namespace kl = ksearch::llm;

@@ -26,17 +26,17 @@ struct RepairAttempt {
 struct Repair {
   std::string model;  // the client's description
   std::vector<RepairAttempt> attempts;
-  std::optional<EvalReport> report;  // of the last evaluated attempt
+  std::optional<evaluator::EvalReport> report;  // of the last evaluated attempt
   bool passed() const { return report && report->status == Status::passed; }
 };
 
 // `first_failure`: why the deterministic port did not pass (its evaluation), empty when it was not
 // evaluated (an incomplete translation). `evaluate` checks one candidate.
-Repair repair_port(const Task& task, Backend& backend, const proposers::llm::LlmSettings& settings,
+Repair repair_port(const tasks::Task& task, backends::Backend& backend, const proposers::llm::LlmSettings& settings,
                    const std::string& cuda_source, const translate::Translation& translation, const std::string& first_failure,
-                   int max_attempts, const std::function<EvalReport(const std::string&)>& evaluate);
+                   int max_attempts, const std::function<evaluator::EvalReport(const std::string&)>& evaluate);
 
 // Why a candidate failed, as the model sees it: the status, message and failing workloads.
-std::string failure_text(const EvalReport& report);
+std::string failure_text(const evaluator::EvalReport& report);
 
 }  // namespace ksearch::cli

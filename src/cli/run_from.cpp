@@ -8,6 +8,8 @@
 #include "core/paths.hpp"
 #include "translate/translate.hpp"
 
+using ksearch::tasks::Task;
+
 namespace ksearch::cli {
 
 namespace {

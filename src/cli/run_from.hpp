@@ -23,10 +23,10 @@ struct PortedSeed {
 // Ports up to `top` passing candidates of the cuda run (best first), or the file, into
 // `run_dir`/from/. Throws Error for bad input (not a cuda run, another task, no passing candidate, a
 // missing file, a task without [entry.cuda]).
-PortedSeed port_seeds(const std::string& from, const Task& task, const std::filesystem::path& run_dir, int top);
+PortedSeed port_seeds(const std::string& from, const tasks::Task& task, const std::filesystem::path& run_dir, int top);
 
 // A run started with --from (its config's "from" names the ported seed): the task's metal entry uses
 // that seed, for the run and on resume. A task without [entry.metal] gets its [entry.cuda] arguments.
-void use_ported_seed(Task& task, const nlohmann::json& run_config);
+void use_ported_seed(tasks::Task& task, const nlohmann::json& run_config);
 
 }  // namespace ksearch::cli

@@ -11,6 +11,9 @@
 #include "cli/command.hpp"
 #include "cli/run_options.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::tasks::Task;
+
 namespace ksearch::cli {
 
 std::vector<RunOptionsHook>& run_options_hooks() {

@@ -14,7 +14,7 @@ struct SessionOptions {
 
 // Runs the search to its end (or until the proposer leaves a request pending) and returns the exit
 // code: 0 when a verified candidate exists, 1 otherwise.
-int run_session(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer,
+int run_session(store::RunStore& store, const tasks::Task& task, backends::Backend& backend, proposers::Proposer& proposer,
                 search::Strategy& strategy, const search::SearchOptions& options, const SessionOptions& session);
 
 // The proposer and strategy specs of a stored run.

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 // A compile job whose result is cached by the hash of its sources and command line.
 struct BuildRequest {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 enum class DType { f32, f64, f16, bf16, i32, i64, u8, boolean };
 

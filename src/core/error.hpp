@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 // A user-facing error about the input (usage, files, tasks, configuration): its message is printed as
 // is, so it must say what is wrong and where. `ksearch` exits 2.

@@ -5,7 +5,7 @@
 
 #include <utility>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 // Owns one descriptor and closes it when destroyed or reset; move-only.
 class UniqueFd {

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 // `ksearch` exits 4.
 class FileAccessError : public Error {

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 // Every key of `config` (a JSON object, or null for none) must be one `read` knows: it returns false
 // for an unknown key, so that a misspelt option is an error, not ignored. Throws Error naming `owner`

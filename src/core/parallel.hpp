@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <functional>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 // Calls work(chunk, begin, end) for each chunk of `chunk_elements` consecutive elements of [0, n),
 // on up to one thread per core; returns when all are done. Chunks are fixed by n and

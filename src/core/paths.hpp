@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 // A resolved folder and how it was found (printed by `ksearch paths`).
 struct Located {

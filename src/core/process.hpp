@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 struct CommandResult {
   int exit_code = -1;      // valid when !signaled && !timed_out

@@ -3,7 +3,7 @@
 // with, and confidence intervals on ratios measured several times.
 #include <vector>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 struct TimingSummary {
   double median = 0;

@@ -2,7 +2,7 @@
 // core/status: the outcome of evaluating a candidate, its names and severity order.
 #include <string_view>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 // Outcome of evaluating one candidate. Order matters: when workloads disagree, the overall
 // status is the most severe one (the largest value). not_run: a workload selected but never run (no load, runner died on

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 // `text` with every "{name}" whose name is a key of `values` replaced by its value, in one pass (a
 // value is never searched for placeholders itself); other braces are kept as they are.

@@ -2,7 +2,7 @@
 // core/timing_lock: one timing at a time per device, across ksearch processes.
 #include <string>
 
-namespace ksearch {
+namespace ksearch {  // core is the root namespace: the vocabulary every module shares
 
 // Serializes timing (and ceiling measurements) across every ksearch process on the machine:
 // concurrent timings on one device disturb each other. File locks in the cache folder, released on

@@ -9,7 +9,9 @@
 
 #include "core/parallel.hpp"
 
-namespace ksearch {
+using ksearch::tasks::Tolerance;
+
+namespace ksearch::evaluator {
 
 namespace {
 
@@ -143,4 +145,4 @@ Comparison compare_output(const std::string& name, const void* output, DType dty
   return c;
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

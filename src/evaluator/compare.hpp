@@ -8,7 +8,7 @@
 #include "core/dtype.hpp"
 #include "tasks/task.hpp"
 
-namespace ksearch {
+namespace ksearch::evaluator {
 
 struct Comparison {
   bool ok = true;
@@ -25,6 +25,6 @@ struct Comparison {
 size_t row_length(const std::optional<std::vector<int64_t>>& shape);
 
 Comparison compare_output(const std::string& name, const void* output, DType dtype, const std::vector<double>& reference,
-                          const Tolerance& tolerance, size_t row_length);
+                          const tasks::Tolerance& tolerance, size_t row_length);
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

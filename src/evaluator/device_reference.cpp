@@ -12,9 +12,22 @@
 #include "evaluator/compare.hpp"
 #include "evaluator/staging.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::BuildResult;
+using ksearch::tasks::DeviceReferenceSpec;
+using ksearch::tasks::HostTensor;
+using ksearch::tasks::ReferenceOutputs;
+using ksearch::tasks::Task;
+using ksearch::tasks::TensorSpec;
+using ksearch::tasks::Workload;
+using ksearch::tasks::cached_reference_outputs;
+using ksearch::tasks::element_count;
+using ksearch::tasks::generate_inputs;
+using ksearch::tasks::reference_outputs;
+
 namespace fs = std::filesystem;
 
-namespace ksearch {
+namespace ksearch::evaluator {
 
 namespace {
 
@@ -146,4 +159,4 @@ const DeviceReferenceVerification& DeviceReference::verify() {
   }
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

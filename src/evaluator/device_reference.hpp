@@ -15,7 +15,7 @@
 #include "tasks/reference.hpp"
 #include "tasks/task.hpp"
 
-namespace ksearch {
+namespace ksearch::evaluator {
 
 // A passed verification: the device reference agreed with the CPU reference on these workloads.
 struct DeviceReferenceVerification {
@@ -30,14 +30,14 @@ struct DeviceReferenceVerification {
 class DeviceReference {
  public:
   // Its runner is placed on `device` (EvalOptions::device), beside the candidate it checks.
-  DeviceReference(const Task& task, Backend& backend, const DeviceReferenceSpec& spec, std::string device = "");
+  DeviceReference(const tasks::Task& task, backends::Backend& backend, const tasks::DeviceReferenceSpec& spec, std::string device = "");
   ~DeviceReference();
   DeviceReference(const DeviceReference&) = delete;
   DeviceReference& operator=(const DeviceReference&) = delete;
 
   // Reference outputs for these inputs (computed every time: the device is faster than a disk cache).
   // Verifies the device reference first. Throws Error when it does not build, fails or disagrees.
-  ReferenceOutputs outputs(const Workload& workload, const std::vector<HostTensor>& inputs);
+  tasks::ReferenceOutputs outputs(const tasks::Workload& workload, const std::vector<tasks::HostTensor>& inputs);
 
   // The verification as this machine's marker records it, or run now and recorded: the CPU and the device
   // reference on the backend's visible workloads below the threshold (at least the cheapest workload),
@@ -47,12 +47,12 @@ class DeviceReference {
  private:
   // Runs the device reference on one workload; pointers to its outputs in the shared memory, in the
   // order of Task::outputs (null when absent), valid until the next run.
-  std::vector<const char*> run(const Workload& workload, const std::vector<HostTensor>& inputs);
+  std::vector<const char*> run(const tasks::Workload& workload, const std::vector<tasks::HostTensor>& inputs);
   std::string describe() const;  // "the cuda device reference of task 'x' (path)"
 
-  const Task& task_;
-  Backend& backend_;
-  const DeviceReferenceSpec& spec_;
+  const tasks::Task& task_;
+  backends::Backend& backend_;
+  const tasks::DeviceReferenceSpec& spec_;
   std::string device_;
   std::unique_ptr<runner::RunnerProcess> process_;
   std::optional<DeviceReferenceVerification> verification_;
@@ -61,6 +61,6 @@ class DeviceReference {
 
 // Where this machine records the verification of a device reference: one file per task content,
 // device reference source and backend.
-std::filesystem::path verification_marker(const Task& task, const DeviceReferenceSpec& spec);
+std::filesystem::path verification_marker(const tasks::Task& task, const tasks::DeviceReferenceSpec& spec);
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

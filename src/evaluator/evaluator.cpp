@@ -28,9 +28,24 @@
 #include "tasks/inputs.hpp"
 #include "tasks/reference.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::BuildResult;
+using ksearch::backends::Ceilings;
+using ksearch::backends::RuleSet;
+using ksearch::backends::RuleViolation;
+using ksearch::tasks::DeviceReferenceSpec;
+using ksearch::tasks::HostTensor;
+using ksearch::tasks::ReferenceOutputs;
+using ksearch::tasks::Task;
+using ksearch::tasks::Workload;
+using ksearch::tasks::ensure_reference_built;
+using ksearch::tasks::generate_inputs;
+using ksearch::tasks::mix_inputs;
+using ksearch::tasks::reference_outputs;
+
 namespace fs = std::filesystem;
 
-namespace ksearch {
+namespace ksearch::evaluator {
 
 namespace {
 
@@ -642,4 +657,4 @@ const std::map<std::string, double>& Evaluator::seed_times() {
   return *seed_times_;
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

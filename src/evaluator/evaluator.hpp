@@ -15,7 +15,7 @@
 #include "core/status.hpp"
 #include "tasks/task.hpp"
 
-namespace ksearch {
+namespace ksearch::evaluator {
 
 enum class WorkloadSet { visible, held_out, all };
 
@@ -68,7 +68,7 @@ struct EvalReport {
   Status status = Status::passed;
   std::string message;  // one line: the first problem
   std::string log;      // compiler or runner output excerpt
-  std::vector<RuleViolation> violations;
+  std::vector<backends::RuleViolation> violations;
   std::vector<WorkloadResult> workloads;
   double speedup_vs_seed = 0;    // geometric mean over timed workloads
   double roofline_fraction = 0;  // geometric mean over timed workloads
@@ -87,13 +87,13 @@ struct EvalReport {
 
 class Evaluator {
  public:
-  Evaluator(const Task& task, Backend& backend, EvalOptions options = {});
+  Evaluator(const tasks::Task& task, backends::Backend& backend, EvalOptions options = {});
 
   // Rules, build, run; never throws for anything the candidate does.
   EvalReport evaluate(const std::string& source);
   // The same split in two, so that builds can run in parallel before evaluations.
-  std::optional<EvalReport> check_and_build(const std::string& source, BuildResult& build);
-  EvalReport evaluate_built(const BuildResult& build);
+  std::optional<EvalReport> check_and_build(const std::string& source, backends::BuildResult& build);
+  EvalReport evaluate_built(const backends::BuildResult& build);
 
   // The candidate under the backend's memory checker (out-of-bounds accesses that land in mapped memory
   // pass every output check); nullopt where the backend has none.
@@ -102,22 +102,22 @@ class Evaluator {
   // Median milliseconds of the task's seed per workload, cached per machine.
   const std::map<std::string, double>& seed_times();
 
-  const Task& task() const { return task_; }
-  Backend& backend() { return backend_; }
+  const tasks::Task& task() const { return task_; }
+  backends::Backend& backend() { return backend_; }
   const EvalOptions& options() const { return options_; }
 
  private:
-  std::vector<const Workload*> selected_workloads() const;
-  const Task& task_;
-  Backend& backend_;
+  std::vector<const tasks::Workload*> selected_workloads() const;
+  const tasks::Task& task_;
+  backends::Backend& backend_;
   EvalOptions options_;
   std::optional<std::map<std::string, double>> seed_times_;
 };
 
 // The secret seed pool: seeds a candidate cannot see, stable per machine so references cache.
-uint64_t secret_seed(const Task& task, const Workload& workload, int index);
+uint64_t secret_seed(const tasks::Task& task, const tasks::Workload& workload, int index);
 inline constexpr int kSecretSeedsPerWorkload = 12;
 // Timed repetitions checked per workload, at most (at least 2 are).
 inline constexpr int kMaxCheckedRepetitions = 4;
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

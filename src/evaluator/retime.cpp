@@ -6,7 +6,11 @@
 
 #include <fmt/format.h>
 
-namespace ksearch {
+using ksearch::backends::Backend;
+using ksearch::backends::BuildResult;
+using ksearch::tasks::Task;
+
+namespace ksearch::evaluator {
 
 std::vector<size_t> retime_order(size_t count, int round) {
   std::vector<size_t> order(count);
@@ -148,4 +152,4 @@ RetimeResult RetimeResult::from_json(const nlohmann::json& j) {
   return r;
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

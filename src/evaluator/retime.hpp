@@ -19,7 +19,7 @@
 #include "core/stats.hpp"
 #include "evaluator/evaluator.hpp"
 
-namespace ksearch {
+namespace ksearch::evaluator {
 
 // An entry to re-time; by convention id 0 is the seed, the reference of every ratio.
 struct RetimeEntry {
@@ -40,7 +40,7 @@ std::vector<size_t> retime_order(size_t count, int round);
 // Evaluates every entry `rounds` times, interleaved, with `options` (its seed comparison is off:
 // the seed is one of the entries). `measured(round, id)` says a measurement is already stored (a
 // resumed re-timing skips it); `record` gets each new one as soon as it is taken.
-void retime(const Task& task, Backend& backend, EvalOptions options, const std::vector<RetimeEntry>& entries, int rounds,
+void retime(const tasks::Task& task, backends::Backend& backend, EvalOptions options, const std::vector<RetimeEntry>& entries, int rounds,
             const std::function<bool(int round, int64_t id)>& measured,
             const std::function<void(const RetimeMeasurement&)>& record);
 
@@ -75,4 +75,4 @@ inline constexpr double kNoisyWidthRatio = 1.2;
 
 RetimeResult analyze_retiming(const std::vector<RetimeMeasurement>& measurements, double confidence = 0.95);
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

@@ -6,7 +6,20 @@
 #include <cstring>
 #include <functional>
 
-namespace ksearch {
+using ksearch::backends::Backend;
+using ksearch::backends::BuildResult;
+using ksearch::tasks::CallArg;
+using ksearch::tasks::HostTensor;
+using ksearch::tasks::Task;
+using ksearch::tasks::Workload;
+using ksearch::tasks::call_layout;
+using ksearch::tasks::element_count;
+using ksearch::tasks::mix_tensor;
+using ksearch::tasks::poison;
+using ksearch::tasks::scalar_arguments;
+using ksearch::tasks::tensor_seed;
+
+namespace ksearch::evaluator {
 
 namespace {
 constexpr size_t kAlign = 256;
@@ -132,4 +145,4 @@ nlohmann::json call_staged(runner::RunnerProcess& process, const StagingLayout& 
   return process.request(staged_command(layout, set, "call"), timeout);
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

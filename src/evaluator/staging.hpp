@@ -14,15 +14,15 @@
 #include "tasks/signature.hpp"
 #include "tasks/task.hpp"
 
-namespace ksearch {
+namespace ksearch::evaluator {
 
 // Loads a build into a started runner; returns the runner's reply (with "sandbox").
-nlohmann::json load_build(runner::RunnerProcess& process, Backend& backend, const Task& task, const BuildResult& build,
+nlohmann::json load_build(runner::RunnerProcess& process, backends::Backend& backend, const tasks::Task& task, const backends::BuildResult& build,
                           std::chrono::milliseconds timeout);
 
 // The tensors of one workload in the entry's call order ("slots"), for `sets` rotating buffer sets.
 struct StagingLayout {
-  CallLayout call;
+  tasks::CallLayout call;
   std::vector<size_t> bytes;  // per tensor slot
   std::vector<bool> is_output;
   std::vector<int> output_index;  // per slot: index into Task::outputs, -1 for inputs
@@ -34,21 +34,21 @@ struct StagingLayout {
   nlohmann::json command_base;
 };
 
-StagingLayout make_staging_layout(const Task& task, const std::string& backend, const Workload& w, int sets);
+StagingLayout make_staging_layout(const tasks::Task& task, const std::string& backend, const tasks::Workload& w, int sets);
 
-const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::string& name);
+const tasks::HostTensor& input_named(const std::vector<tasks::HostTensor>& inputs, const std::string& name);
 
 // Copies the inputs into one set and poisons its outputs.
-void stage(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& inputs);
+void stage(char* shm, const StagingLayout& layout, int set, const std::vector<tasks::HostTensor>& inputs);
 // Writes mix_inputs(a, b, seed) (tasks/inputs) into one set and poisons its outputs.
-void stage_mix(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& a,
-               const std::vector<HostTensor>& b, uint64_t seed);
+void stage_mix(char* shm, const StagingLayout& layout, int set, const std::vector<tasks::HostTensor>& a,
+               const std::vector<tasks::HostTensor>& b, uint64_t seed);
 // For runners that mix on their device (Backend::mixes_inputs_on_device): keeps the inputs of two staged
 // sets there as the sources of later mixes, ...
 nlohmann::json keep_mix_sources_command(const StagingLayout& layout, int set_a, int set_b);
 // ... and a `prepare` of one set whose inputs the device makes mix_inputs(a, b, seed) of those sources
 // (`a` gives the inputs' order) instead of uploading them.
-nlohmann::json mixing_prepare_command(const StagingLayout& layout, int set, const std::vector<HostTensor>& a, uint64_t seed);
+nlohmann::json mixing_prepare_command(const StagingLayout& layout, int set, const std::vector<tasks::HostTensor>& a, uint64_t seed);
 
 // A runner command (`call`, `prepare`, `timed_call`, `collect`, ...) on one staged set.
 nlohmann::json staged_command(const StagingLayout& layout, int set, const std::string& cmd);
@@ -57,4 +57,4 @@ nlohmann::json staged_command(const StagingLayout& layout, int set, const std::s
 nlohmann::json call_staged(runner::RunnerProcess& process, const StagingLayout& layout, int set,
                            std::chrono::milliseconds timeout);
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

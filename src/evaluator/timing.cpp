@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace ksearch {
+namespace ksearch::evaluator {
 
 namespace {
 constexpr int kCalibrationCalls = 8;
@@ -98,4 +98,4 @@ void flush_host_caches(size_t bytes) {
   for (size_t i = 0; i < bytes; i += 64) p[i] = char(p[i] + 1);
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

@@ -17,7 +17,7 @@
 
 #include "runner/parent.hpp"
 
-namespace ksearch {
+namespace ksearch::evaluator {
 
 // One timed call as measured from both sides.
 struct TimedCall {
@@ -59,4 +59,4 @@ std::set<int> choose_checked_repetitions(int min_reps, int max_reps, int at_leas
 // Called with the TimingLock held, which also keeps threads of this process from sharing the buffer.
 void flush_host_caches(size_t bytes);
 
-}  // namespace ksearch
+}  // namespace ksearch::evaluator

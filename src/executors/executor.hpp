@@ -32,7 +32,7 @@ struct Submission {
 // report with status runtime_error whose message says what happened.
 struct Completion {
   int64_t candidate = 0;
-  EvalReport report;
+  evaluator::EvalReport report;
   double build_seconds = 0, eval_seconds = 0;
   std::string placement;  // where it ran, e.g. "device 1" or "slurm job 42 on node7"
 };
@@ -58,10 +58,10 @@ class Executor {
 
 // What a factory gets: the run an executor evaluates for.
 struct ExecutorEnv {
-  const Task* task = nullptr;
-  Backend* backend = nullptr;
-  EvalOptions options;                 // the loop's evaluation options (visible workloads, seed timings)
-  std::filesystem::path run_dir;       // the run's folder (a batch executor keeps its job files there)
+  const tasks::Task* task = nullptr;
+  backends::Backend* backend = nullptr;
+  evaluator::EvalOptions options;  // the loop's evaluation options (visible workloads, seed timings)
+  std::filesystem::path run_dir;   // the run's folder (a batch executor keeps its job files there)
 };
 
 // The executor of a run, by name plus its configuration (stored in the run's config, so that

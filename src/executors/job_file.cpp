@@ -9,6 +9,15 @@
 #include "core/paths.hpp"
 #include "tasks/task.hpp"
 
+using ksearch::backends::BuildResult;
+using ksearch::backends::make_backend;
+using ksearch::evaluator::EvalOptions;
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::Evaluator;
+using ksearch::evaluator::WorkloadSet;
+using ksearch::tasks::Task;
+using ksearch::tasks::load_task;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 

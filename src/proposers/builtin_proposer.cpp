@@ -15,6 +15,8 @@
 #include "strategies/world_model/world_model.hpp"
 #include "tasks/task.hpp"
 
+using ksearch::tasks::Task;
+
 using nlohmann::json;
 
 namespace ksearch::proposers {

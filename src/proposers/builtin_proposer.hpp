@@ -26,7 +26,7 @@ std::unique_ptr<Proposer> make_builtin_proposer(const ProposerEnv& env, const nl
 // template families on the backend, else one family kSeedKnobsFamily from the seed's declared
 // knobs. Throws Error (clear message) when there is neither.
 inline constexpr const char* kSeedKnobsFamily = "seed_knobs";
-std::vector<builtin::Family> builtin_families(const Task& task, const std::string& backend);
+std::vector<builtin::Family> builtin_families(const tasks::Task& task, const std::string& backend);
 
 // Knobs declared by `// ksearch:knob` comments in a seed; throws Error on a malformed declaration.
 std::vector<builtin::Knob> parse_seed_knobs(const std::string& seed);

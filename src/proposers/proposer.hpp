@@ -36,13 +36,15 @@
 #include "core/error.hpp"
 #include "proposers/protocol.hpp"
 
-namespace ksearch {
+namespace ksearch::backends {
 class Backend;
+}
+namespace ksearch::tasks {
 struct Task;
-namespace store {
+}
+namespace ksearch::store {
 class RunStore;
 }
-}  // namespace ksearch
 
 namespace ksearch::proposers {
 
@@ -78,8 +80,8 @@ class ProposerError : public Error {
 
 // What a factory gets to build a proposer for one run.
 struct ProposerEnv {
-  const Task* task = nullptr;
-  Backend* backend = nullptr;
+  const tasks::Task* task = nullptr;
+  backends::Backend* backend = nullptr;
   const store::RunStore* store = nullptr;  // the run's store when resuming (e.g. past spending), else null
 };
 

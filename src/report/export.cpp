@@ -10,6 +10,17 @@
 #include "tasks/signature.hpp"
 #include "tasks/task.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::ExportBundle;
+using ksearch::backends::make_backend;
+using ksearch::tasks::CallArg;
+using ksearch::tasks::CallConvention;
+using ksearch::tasks::CallLayout;
+using ksearch::tasks::Task;
+using ksearch::tasks::call_layout;
+using ksearch::tasks::entry_prototype;
+using ksearch::tasks::load_task;
+
 using nlohmann::json;
 
 namespace ksearch::report {

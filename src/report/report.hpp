@@ -52,8 +52,8 @@ std::string update_stamp(double updated_at);
 std::filesystem::path write_report(const std::filesystem::path& dir);
 
 // The files `ksearch export` writes (names relative to the output folder), made by the run's backend.
-using ksearch::ExportBundle;
-using ksearch::ExportFile;
+using ksearch::backends::ExportBundle;
+using ksearch::backends::ExportFile;
 
 // Thrown when the run has no passing candidate to export.
 class NothingToExport : public std::runtime_error {
@@ -64,6 +64,6 @@ class NothingToExport : public std::runtime_error {
 // The best kernel with a usage header comment; throws NothingToExport or Error. `format`: "source"
 // (or empty: the backend's own source file), or for metal runs "mlx" (a Python module on
 // mx.fast.metal_kernel) and "mlx-lm" (that module plus a drop-in for mlx-lm's Mamba prefill).
-ExportBundle export_bundle(const RunData& run, const std::string& format = "source");
+backends::ExportBundle export_bundle(const RunData& run, const std::string& format = "source");
 
 }  // namespace ksearch::report

@@ -7,6 +7,6 @@
 
 namespace ksearch::search {
 
-proposers::TaskBrief brief_of(const Task& task, Backend& backend);
+proposers::TaskBrief brief_of(const tasks::Task& task, backends::Backend& backend);
 
 }  // namespace ksearch::search

@@ -16,6 +16,21 @@
 #include "evaluator/retime.hpp"
 #include "search/brief.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::evaluator::EvalOptions;
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::Evaluator;
+using ksearch::evaluator::RetimeEntry;
+using ksearch::evaluator::RetimeMeasurement;
+using ksearch::evaluator::RetimeResult;
+using ksearch::evaluator::RetimedCandidate;
+using ksearch::evaluator::WorkloadSet;
+using ksearch::evaluator::analyze_retiming;
+using ksearch::evaluator::kNoisyWidthRatio;
+using ksearch::evaluator::retime;
+using ksearch::tasks::Task;
+using ksearch::tasks::Workload;
+
 using nlohmann::json;
 
 namespace ksearch::search {

@@ -94,7 +94,7 @@ class Search : private Context {
 
   // Evaluations go to the executor `executor` names (executors/; by default the local one on the
   // backend's default device); throws Error when it cannot be made.
-  Search(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer, Strategy& strategy,
+  Search(store::RunStore& store, const tasks::Task& task, backends::Backend& backend, proposers::Proposer& proposer, Strategy& strategy,
          SearchOptions options, SearchObserver observer = nullptr, const executors::ExecutorSpec& executor = {});
   // Runs until the budget is spent or the strategy stops (finished: final verdict done), or until
   // the proposer leaves a request pending (waiting).
@@ -142,8 +142,8 @@ class Search : private Context {
   void record_not_run(int64_t candidate);  // a candidate the time budget left unevaluated
 
   store::RunStore& store_;
-  const Task& task_;
-  Backend& backend_;
+  const tasks::Task& task_;
+  backends::Backend& backend_;
   proposers::Proposer& proposer_;
   Strategy& strategy_;
   SearchOptions options_;

@@ -105,8 +105,8 @@ class Strategy {
 
 // What a factory gets to build a strategy for one run.
 struct StrategyEnv {
-  const Task* task = nullptr;
-  const Backend* backend = nullptr;
+  const tasks::Task* task = nullptr;
+  const backends::Backend* backend = nullptr;
 };
 
 // The strategy of a run, by name plus its configuration (stored in the run's config).

@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 namespace {
 double run_parser(const std::string& expression, const std::map<std::string, double>& values) {
@@ -34,4 +34,4 @@ std::string validate_expression(const std::string& expression, const std::map<st
   }
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

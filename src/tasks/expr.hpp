@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 // Evaluates an arithmetic expression over named values (axes and scalar parameters):
 // + - * / ^, parentheses, comparisons, && ||, ?:, min(), max(). Throws Error with the expression.
@@ -12,4 +12,4 @@ double evaluate_expression(const std::string& expression, const std::map<std::st
 // Checks an expression parses and names only known values; returns an error message or "".
 std::string validate_expression(const std::string& expression, const std::map<std::string, double>& values);
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

@@ -9,7 +9,7 @@
 
 #include "core/parallel.hpp"
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 namespace {
 
@@ -133,4 +133,4 @@ std::vector<HostTensor> allocate_outputs(const Task& task, const Workload& workl
   return outputs;
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

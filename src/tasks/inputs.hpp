@@ -6,7 +6,7 @@
 #include "tasks/mix.hpp"
 #include "tasks/task.hpp"
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 // One tensor's values in host memory, in the task's dtype.
 struct HostTensor {
@@ -33,4 +33,4 @@ inline constexpr int kInputGeneratorVersion = 2;
 std::vector<HostTensor> allocate_outputs(const Task& task, const Workload& workload);
 void poison(void* data, size_t elements, DType dtype);
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

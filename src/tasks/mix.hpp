@@ -11,7 +11,7 @@
 #define KSEARCH_HOST_DEVICE
 #endif
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 // splitmix64 of the pair: independent streams from one seed (tensors of a draw, chunks, mix bits).
 KSEARCH_HOST_DEVICE inline uint64_t tensor_seed(uint64_t seed, uint64_t index) {
@@ -35,4 +35,4 @@ KSEARCH_HOST_DEVICE inline MixPlan mix_plan(uint64_t seed, size_t n) {
   return {seed, n, size_t(tensor_seed(seed, 1) % n), size_t(tensor_seed(seed, 2) % n)};
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

@@ -20,7 +20,7 @@
 
 namespace fs = std::filesystem;
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 namespace {
 
@@ -166,4 +166,4 @@ ReferenceOutputs cached_reference_outputs(const Task& task, const Workload& work
   return out;
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

@@ -9,7 +9,7 @@
 #include "tasks/inputs.hpp"
 #include "tasks/task.hpp"
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 // One double vector per output of the task (empty when absent).
 using ReferenceOutputs = std::vector<std::vector<double>>;
@@ -28,4 +28,4 @@ ReferenceOutputs cached_reference_outputs(const Task& task, const Workload& work
 // Compiles the reference (cached) and throws Error with the compiler output if it fails.
 void ensure_reference_built(const Task& task);
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

@@ -7,7 +7,7 @@
 
 namespace fs = std::filesystem;
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 std::vector<Task> list_builtin_tasks() {
   std::vector<Task> tasks;
@@ -35,4 +35,4 @@ Task resolve_task(const std::string& name_or_path) {
               ") nor a task file or folder");
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

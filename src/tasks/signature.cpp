@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 std::string CallConvention::c_type(DType dtype) const {
   if (dtype == DType::f16) return f16_type;
@@ -82,4 +82,4 @@ void scalar_arguments(const Task& task, const CallLayout& layout, const Workload
   }
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

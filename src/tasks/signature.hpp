@@ -5,7 +5,7 @@
 
 #include "tasks/task.hpp"
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 // How the evaluator passes one call's arguments to a compiled candidate, whatever its signature:
 // tensors as pointers, axes and integer/bool params as int64, float params as double. ksearch
@@ -47,4 +47,4 @@ std::string entry_shim(const Task& task, const std::string& backend, const CallC
 void scalar_arguments(const Task& task, const CallLayout& layout, const Workload& workload,
                       std::vector<int64_t>& ints, std::vector<double>& floats);
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

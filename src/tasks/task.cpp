@@ -14,7 +14,7 @@
 
 namespace fs = std::filesystem;
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 bool Workload::runs_on(const std::string& backend) const {
   return backends.empty() || std::find(backends.begin(), backends.end(), backend) != backends.end();
@@ -363,4 +363,4 @@ Task load_task(const fs::path& file_in) {
   return task;
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

@@ -11,7 +11,7 @@
 
 #include "core/dtype.hpp"
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 // How the values of one input are drawn: realistic and non-degenerate, never constant.
 struct Distribution {
@@ -119,4 +119,4 @@ Task load_task(const std::filesystem::path& file);
 
 size_t element_count(const std::vector<int64_t>& shape);
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

@@ -15,7 +15,7 @@
 
 #include "core/error.hpp"
 
-namespace ksearch {
+namespace ksearch::tasks {
 
 class TomlFileReader {
  public:
@@ -101,4 +101,4 @@ class TomlFileReader {
   std::filesystem::path file_;
 };
 
-}  // namespace ksearch
+}  // namespace ksearch::tasks

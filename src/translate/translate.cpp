@@ -2,6 +2,9 @@
 
 #include "core/error.hpp"
 
+using ksearch::tasks::EntrySpec;
+using ksearch::tasks::Task;
+
 namespace ksearch::translate {
 
 #if KSEARCH_HAVE_LIBCLANG

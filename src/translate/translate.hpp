@@ -39,7 +39,7 @@ struct Translation {
 // A port is evaluated by the metal backend through the task's [entry.metal]; a task without one gets
 // its [entry.cuda] argument list (the same tensors, axes and params in the same order). Returns
 // whether it added the entry.
-bool add_metal_entry_from_cuda(Task& task);
+bool add_metal_entry_from_cuda(tasks::Task& task);
 
 // False (with the reason) when ksearch was built without libclang.
 bool available(std::string* why);
@@ -47,6 +47,6 @@ bool available(std::string* why);
 // Translates `cuda_file` for `task`: its [entry.cuda] function is the host function that launches the
 // kernel; its args name the metal kernel's inputs, outputs, axes and params. Throws Error when the
 // task has no [entry.cuda] or the file cannot be read or parsed at all.
-Translation translate_file(const std::filesystem::path& cuda_file, const Task& task);
+Translation translate_file(const std::filesystem::path& cuda_file, const tasks::Task& task);
 
 }  // namespace ksearch::translate

@@ -18,6 +18,10 @@
 #include "translate/launch.hpp"
 #include "translate/translate.hpp"
 
+using ksearch::tasks::EntrySpec;
+using ksearch::tasks::Task;
+using ksearch::tasks::TensorSpec;
+
 namespace ksearch::translate {
 
 extern const std::map<std::string, std::string> kDataFiles;  // data_embed.cpp (generated)

@@ -16,6 +16,23 @@
 #include "tasks/registry.hpp"
 #include "test_common.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::BuildResult;
+using ksearch::backends::Ceilings;
+using ksearch::backends::make_backend;
+using ksearch::evaluator::DeviceReference;
+using ksearch::evaluator::EvalOptions;
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::Evaluator;
+using ksearch::evaluator::WorkloadSet;
+using ksearch::evaluator::verification_marker;
+using ksearch::tasks::ReferenceOutputs;
+using ksearch::tasks::Task;
+using ksearch::tasks::Workload;
+using ksearch::tasks::generate_inputs;
+using ksearch::tasks::list_builtin_tasks;
+using ksearch::tasks::resolve_task;
+
 using namespace ksearch;
 namespace fs = std::filesystem;
 
@@ -77,7 +94,7 @@ TEST(CudaGpu, TimedSeedIsWithinTheRoofline) {
 TEST(CudaGpu, TemplateFamiliesPassEveryWorkloadAtTheirDefaults) {
   auto backend = gpu_backend();
   if (!backend) GTEST_SKIP() << "no GPU here";
-  auto provider = builtin::provider_for("cuda");
+  auto provider = proposers::builtin::provider_for("cuda");
   ASSERT_TRUE(provider);
   backend->profile();  // initialized before the builds run on several threads
   struct Case {

@@ -19,6 +19,15 @@
 #include "tasks/registry.hpp"
 #include "test_common.hpp"
 
+using ksearch::backends::BuildResult;
+using ksearch::backends::ExportBundle;
+using ksearch::backends::make_backend;
+using ksearch::evaluator::Evaluator;
+using ksearch::tasks::DeviceReferenceSpec;
+using ksearch::tasks::Task;
+using ksearch::tasks::list_builtin_tasks;
+using ksearch::tasks::resolve_task;
+
 namespace fs = std::filesystem;
 using namespace ksearch;
 
@@ -34,8 +43,8 @@ std::vector<Task> cuda_tasks() {
 }
 
 // Every variant the tests build: defaults, and each knob at each of its values with the others at defaults.
-std::vector<builtin::KnobValues> variants(const builtin::Family& f) {
-  std::vector<builtin::KnobValues> out = {f.defaults()};
+std::vector<proposers::builtin::KnobValues> variants(const proposers::builtin::Family& f) {
+  std::vector<proposers::builtin::KnobValues> out = {f.defaults()};
   for (const auto& k : f.knobs)
     for (int64_t v : k.values) {
       if (v == k.default_value) continue;
@@ -46,7 +55,7 @@ std::vector<builtin::KnobValues> variants(const builtin::Family& f) {
   return out;
 }
 
-std::string variant_name(const builtin::KnobValues& values) {
+std::string variant_name(const proposers::builtin::KnobValues& values) {
   std::string name;
   for (const auto& [k, v] : values) name += "_" + k + std::to_string(v);
   return name;
@@ -124,7 +133,7 @@ TEST(CudaHost, AdversarialCasesAreRejectedByTheRulesTheyName) {
 // defaults of its #define lines), with the candidates' nvcc command, and serves its built-in task.
 TEST(CudaHost, TemplatesCompileInPlace) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc not found";
-  auto provider = builtin::provider_for("cuda");
+  auto provider = proposers::builtin::provider_for("cuda");
   ASSERT_TRUE(provider);
   const fs::path out = cache_subdir("cuda-tests") / ("in-place-" + std::to_string(getpid()) + ".so");
   int compiled = 0;
@@ -147,7 +156,7 @@ TEST(CudaHost, TemplatesCompileInPlace) {
 TEST(CudaHost, SeedsAndTemplatesPassTheRulesOnWhatTheCompilerSees) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc not found";
   auto backend = make_backend("cuda");
-  auto provider = builtin::provider_for("cuda");
+  auto provider = proposers::builtin::provider_for("cuda");
   ASSERT_TRUE(provider);
   int checked = 0;
   double slowest_ms = 0;  // of the object rules alone, on a library already built
@@ -257,7 +266,7 @@ TEST(CudaHost, TemplatesPassRulesAndCompile) {
   const char* dump = std::getenv("KSEARCH_CUDA_DUMP_DIR");
   int families = 0;
   for (const auto& task : cuda_tasks()) {
-    auto provider = builtin::provider_for("cuda");
+    auto provider = proposers::builtin::provider_for("cuda");
     ASSERT_TRUE(provider);
     for (const auto& family : provider->families(task)) {
       ++families;

@@ -11,6 +11,14 @@
 #include "evaluator/compare.hpp"
 #include "tasks/expr.hpp"
 
+using ksearch::backends::RuleSet;
+using ksearch::backends::load_rules;
+using ksearch::evaluator::Comparison;
+using ksearch::evaluator::compare_output;
+using ksearch::tasks::Tolerance;
+using ksearch::tasks::evaluate_expression;
+using ksearch::tasks::validate_expression;
+
 using namespace ksearch;
 
 TEST(DType, HalfAndBfloatRoundTrip) {

@@ -17,6 +17,21 @@
 #include "tasks/reference.hpp"
 #include "tasks/registry.hpp"
 
+using ksearch::backends::make_backend;
+using ksearch::evaluator::DeviceReference;
+using ksearch::evaluator::DeviceReferenceVerification;
+using ksearch::evaluator::EvalOptions;
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::Evaluator;
+using ksearch::evaluator::WorkloadResult;
+using ksearch::evaluator::verification_marker;
+using ksearch::tasks::DeviceReferenceSpec;
+using ksearch::tasks::ReferenceOutputs;
+using ksearch::tasks::Task;
+using ksearch::tasks::Workload;
+using ksearch::tasks::cached_reference_outputs;
+using ksearch::tasks::load_task;
+
 using namespace ksearch;
 namespace fs = std::filesystem;
 

@@ -10,6 +10,16 @@
 #include "evaluator/evaluator.hpp"
 #include "tasks/registry.hpp"
 
+using ksearch::backends::Ceilings;
+using ksearch::backends::make_backend;
+using ksearch::evaluator::EvalOptions;
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::Evaluator;
+using ksearch::evaluator::WorkloadSet;
+using ksearch::tasks::Task;
+using ksearch::tasks::list_builtin_tasks;
+using ksearch::tasks::resolve_task;
+
 using namespace ksearch;
 namespace fs = std::filesystem;
 

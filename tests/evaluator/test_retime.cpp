@@ -11,6 +11,21 @@
 #include "evaluator/retime.hpp"
 #include "tasks/registry.hpp"
 
+using ksearch::backends::make_backend;
+using ksearch::evaluator::EvalOptions;
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::RetimeEntry;
+using ksearch::evaluator::RetimeMeasurement;
+using ksearch::evaluator::RetimeResult;
+using ksearch::evaluator::WorkloadResult;
+using ksearch::evaluator::WorkloadSet;
+using ksearch::evaluator::analyze_retiming;
+using ksearch::evaluator::kNoisyWidthRatio;
+using ksearch::evaluator::retime;
+using ksearch::evaluator::retime_order;
+using ksearch::tasks::Task;
+using ksearch::tasks::resolve_task;
+
 using namespace ksearch;
 
 namespace {

@@ -13,6 +13,18 @@
 #include "tasks/registry.hpp"
 #include "tasks/signature.hpp"
 
+using ksearch::tasks::DeviceReferenceSpec;
+using ksearch::tasks::HostTensor;
+using ksearch::tasks::Task;
+using ksearch::tasks::Workload;
+using ksearch::tasks::entry_prototype;
+using ksearch::tasks::entry_shim;
+using ksearch::tasks::generate_inputs;
+using ksearch::tasks::list_builtin_tasks;
+using ksearch::tasks::load_task;
+using ksearch::tasks::mix_inputs;
+using ksearch::tasks::resolve_task;
+
 using namespace ksearch;
 namespace fs = std::filesystem;
 

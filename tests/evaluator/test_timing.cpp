@@ -4,6 +4,12 @@
 
 #include "evaluator/timing.hpp"
 
+using ksearch::evaluator::NullCallCost;
+using ksearch::evaluator::TimedCall;
+using ksearch::evaluator::TrustedTimes;
+using ksearch::evaluator::choose_checked_repetitions;
+using ksearch::evaluator::trusted_times;
+
 using namespace ksearch;
 
 namespace {

@@ -16,6 +16,12 @@
 #include "executors/job_file.hpp"
 #include "tasks/task.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::make_backend;
+using ksearch::evaluator::WorkloadSet;
+using ksearch::tasks::Task;
+using ksearch::tasks::load_task;
+
 using namespace ksearch;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;

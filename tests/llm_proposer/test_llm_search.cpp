@@ -10,6 +10,11 @@
 #include "proposers/llm/prompts.hpp"
 #include "tasks/task.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::make_backend;
+using ksearch::tasks::Task;
+using ksearch::tasks::load_task;
+
 using namespace ksearch;
 using namespace ksearch::llm::testing;
 using nlohmann::json;

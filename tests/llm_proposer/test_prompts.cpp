@@ -11,6 +11,12 @@
 #include "tasks/registry.hpp"
 #include "tasks/task.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::make_backend;
+using ksearch::tasks::Task;
+using ksearch::tasks::load_task;
+using ksearch::tasks::resolve_task;
+
 using namespace ksearch;
 using namespace ksearch::proposers::llm;
 using nlohmann::json;
@@ -125,10 +131,10 @@ TEST_F(Prompts, InitializeShowsATemplateExampleWhereTheCatalogHasOne) {
   without.template_example.clear();
   EXPECT_EQ(lib.initialize({brief()}, without).user.find("An example: a fast kernel"), std::string::npos);
   // The catalog's example: a family of the task, rendered (self-contained).
-  const std::string example = builtin::template_example(resolve_task("softmax"), "cpu");
+  const std::string example = proposers::builtin::template_example(resolve_task("softmax"), "cpu");
   EXPECT_NE(example.find("extern \"C\" void softmax("), std::string::npos);
   EXPECT_EQ(example.find("#include \""), std::string::npos);
-  EXPECT_TRUE(builtin::template_example(resolve_task("softmax"), "no_such_backend").empty());
+  EXPECT_TRUE(proposers::builtin::template_example(resolve_task("softmax"), "no_such_backend").empty());
 }
 
 TEST_F(Prompts, CodePromptsCarryRulesProfileParentActionAndFeedback) {

@@ -22,6 +22,10 @@
 #include "backends/metal/candidate.hpp"
 #endif
 
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::WorkloadResult;
+using ksearch::tasks::load_task;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace ksearch;

@@ -16,6 +16,18 @@
 #include "evaluator/evaluator.hpp"
 #include "tasks/registry.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::BuildResult;
+using ksearch::backends::ObjectRules;
+using ksearch::backends::RuleSet;
+using ksearch::backends::RuleViolation;
+using ksearch::backends::load_rules;
+using ksearch::backends::make_backend;
+using ksearch::evaluator::Evaluator;
+using ksearch::tasks::Task;
+using ksearch::tasks::list_builtin_tasks;
+using ksearch::tasks::resolve_task;
+
 using namespace ksearch;
 
 namespace {

@@ -12,6 +12,11 @@
 #include "search/strategy.hpp"
 #include "strategies/annealing/annealing.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::make_backend;
+using ksearch::tasks::Task;
+using ksearch::tasks::load_task;
+
 using namespace ksearch;
 using nlohmann::json;
 

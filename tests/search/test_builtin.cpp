@@ -10,6 +10,11 @@
 #include "proposers/builtin_proposer.hpp"
 #include "tasks/registry.hpp"
 
+using ksearch::backends::make_backend;
+using ksearch::tasks::Task;
+using ksearch::tasks::load_task;
+using ksearch::tasks::resolve_task;
+
 using namespace ksearch;
 using namespace ksearch::search;
 
@@ -92,7 +97,7 @@ TEST(BuiltinSearch, TaskWithoutKnowledgeIsAClearError) {
 
 TEST(BuiltinSearch, SoftmaxFindsAVerifiedSpeedup) {
   const Task task = resolve_task("softmax");
-  if (builtin::families_for(task, "cpu").empty()) GTEST_SKIP() << "no cpu template families for softmax yet";
+  if (proposers::builtin::families_for(task, "cpu").empty()) GTEST_SKIP() << "no cpu template families for softmax yet";
   const auto s = search_task(task, "softmax", 3, 2);
   ASSERT_TRUE(s.has_best);
   EXPECT_GT(s.best_speedup, 1.05);

@@ -9,6 +9,10 @@
 #include "search/search.hpp"
 #include "search/state.hpp"
 
+using ksearch::backends::make_backend;
+using ksearch::tasks::Task;
+using ksearch::tasks::load_task;
+
 using namespace ksearch;
 using namespace ksearch::search;
 using nlohmann::json;

@@ -9,6 +9,9 @@
 #include "proposers/builtin/catalog.hpp"
 #include "tasks/registry.hpp"
 
+using ksearch::tasks::Task;
+using ksearch::tasks::resolve_task;
+
 int main(int argc, char** argv) {
   using namespace ksearch;
   if (argc < 2) {
@@ -24,16 +27,16 @@ int main(int argc, char** argv) {
     }
     const Task task = resolve_task(argv[1]);
     if (rest.empty()) {
-      for (const auto& f : builtin::families_for(task, backend)) {
+      for (const auto& f : proposers::builtin::families_for(task, backend)) {
         fmt::print("{}", f.name);
         for (const auto& k : f.knobs) fmt::print(" {}={}[{}]", k.name, k.default_value, fmt::join(k.values, ","));
         fmt::print("\n");
       }
       return 0;
     }
-    auto provider = builtin::provider_for(backend);
+    auto provider = proposers::builtin::provider_for(backend);
     if (!provider) throw Error("no template provider for backend " + backend);
-    builtin::KnobValues knobs;
+    proposers::builtin::KnobValues knobs;
     for (size_t i = 1; i < rest.size(); ++i) {
       const auto eq = rest[i].find('=');
       if (eq == std::string::npos) throw Error("expected knob=value, got " + rest[i]);

@@ -15,13 +15,17 @@
 #include "proposers/builtin/catalog.hpp"
 #include "tasks/registry.hpp"
 
+using ksearch::tasks::Task;
+using ksearch::tasks::TensorSpec;
+using ksearch::tasks::resolve_task;
+
 namespace fs = std::filesystem;
 
 namespace ksearch {
 namespace {
 
 TEST(TemplateCatalog, CpuFamiliesCompileInPlaceAndServeTheirTask) {
-  auto provider = builtin::provider_for("cpu");
+  auto provider = proposers::builtin::provider_for("cpu");
   ASSERT_TRUE(provider);
   const fs::path out = cache_subdir("templates-tests") / ("in-place-" + std::to_string(getpid()) + ".o");
   int compiled = 0;
@@ -44,7 +48,7 @@ TEST(TemplateCatalog, CpuFamiliesCompileInPlaceAndServeTheirTask) {
 }
 
 TEST(TemplateCatalog, RendersAreSelfContainedWithKnobValues) {
-  auto provider = builtin::provider_for("cpu");
+  auto provider = proposers::builtin::provider_for("cpu");
   ASSERT_TRUE(provider);
   const Task task = resolve_task("softmax");
   const std::string source = provider->render(task, "online_fused", {{"unroll", 8}, {"vector_bits", 256}});
@@ -89,7 +93,7 @@ class MalformedFamily : public testing::Test {
   // The error message of loading the families, "" when they load.
   std::string error() {
     try {
-      builtin::TemplateProvider("cpu", root_ / "cpu").families(task_);
+      proposers::builtin::TemplateProvider("cpu", root_ / "cpu").families(task_);
     } catch (const Error& e) {
       return e.what();
     }
@@ -102,7 +106,7 @@ class MalformedFamily : public testing::Test {
 
 TEST_F(MalformedFamily, AWellFormedFamilyLoadsAndRenders) {
   write("softmax/fam.toml", family(kUnroll));
-  const builtin::TemplateProvider provider("cpu", root_ / "cpu");
+  const proposers::builtin::TemplateProvider provider("cpu", root_ / "cpu");
   ASSERT_EQ(provider.families(task_).size(), 1u);
   const std::string source = provider.render(task_, "fam", {{"unroll", 2}});
   EXPECT_NE(source.find("#define UNROLL 2\n"), std::string::npos) << source;
@@ -142,7 +146,7 @@ TEST_F(MalformedFamily, IncludesOutsideTheBackendFolderAreRejected) {
   write("softmax/fam.toml", family(kUnroll));
   write("softmax/fam.cpp", "#define UNROLL 4\n#include \"../../elsewhere.h\"\n");
   std::ofstream(root_ / "elsewhere.h") << "int x;\n";
-  const builtin::TemplateProvider provider("cpu", root_ / "cpu");
+  const proposers::builtin::TemplateProvider provider("cpu", root_ / "cpu");
   try {
     provider.render(task_, "fam", {});
     ADD_FAILURE() << "rendered an include outside the backend folder";
@@ -153,7 +157,7 @@ TEST_F(MalformedFamily, IncludesOutsideTheBackendFolderAreRejected) {
 
 TEST_F(MalformedFamily, AnotherDtypeOrSignatureIsNotServed) {
   write("softmax/fam.toml", family(kUnroll));
-  const builtin::TemplateProvider provider("cpu", root_ / "cpu");
+  const proposers::builtin::TemplateProvider provider("cpu", root_ / "cpu");
   Task bf16 = task_;
   bf16.inputs[0].dtype = DType::bf16;
   EXPECT_TRUE(provider.families(bf16).empty());

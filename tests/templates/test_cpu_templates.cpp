@@ -18,12 +18,20 @@
 #include "proposers/builtin/catalog.hpp"
 #include "tasks/registry.hpp"
 
+using ksearch::backends::make_backend;
+using ksearch::evaluator::EvalOptions;
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::Evaluator;
+using ksearch::tasks::Task;
+using ksearch::tasks::load_task;
+using ksearch::tasks::resolve_task;
+
 namespace ksearch {
 namespace {
 
 struct Case {
   std::string task, family, combo;
-  builtin::KnobValues knobs;
+  proposers::builtin::KnobValues knobs;
   std::string load_error;  // the task file did not load (skipped with this message)
   bool small = false;      // evaluated on the small-workload copy of the task
 };
@@ -143,9 +151,9 @@ std::vector<Case> cases() {
       out.push_back({name, "any", "load", {}, e.what()});
       continue;
     }
-    for (const builtin::Family& f : builtin::families_for(task, "cpu")) {
+    for (const proposers::builtin::Family& f : proposers::builtin::families_for(task, "cpu")) {
       out.push_back({task.name, f.name, "defaults", f.defaults()});
-      builtin::KnobValues first, second, last;
+      proposers::builtin::KnobValues first, second, last;
       for (const auto& k : f.knobs) {
         first[k.name] = k.values.front();
         second[k.name] = k.values[k.values.size() > 1 ? 1 : 0];
@@ -170,7 +178,7 @@ TEST_P(CpuTemplate, PassesRulesBuildsAndMatchesReference) {
   if (!c.load_error.empty()) GTEST_SKIP() << c.load_error;
   const Task task = c.small ? small_task(c.task) : resolve_task(c.task);
   auto backend = make_backend("cpu");
-  const std::string source = builtin::provider_for("cpu")->render(task, c.family, c.knobs);
+  const std::string source = proposers::builtin::provider_for("cpu")->render(task, c.family, c.knobs);
 
   const auto violations = backend->profile().rules.check(source);
   for (const auto& v : violations) ADD_FAILURE() << "rule " << v.rule << " line " << v.line << ": " << v.message;
@@ -197,7 +205,7 @@ TEST(CpuTemplates, EveryBuiltinTaskHasFamilies) {
     } catch (const std::exception&) {
       continue;  // reported by the Families cases
     }
-    const auto families = builtin::families_for(task, "cpu");
+    const auto families = proposers::builtin::families_for(task, "cpu");
     EXPECT_GE(families.size(), 2u) << task.name;
     for (const auto& f : families) {
       EXPECT_FALSE(f.title.empty()) << f.name;
@@ -211,7 +219,7 @@ TEST(CpuTemplates, EveryBuiltinTaskHasFamilies) {
 
 TEST(CpuTemplates, RejectsUnknownFamilyKnobAndValue) {
   const Task task = resolve_task("softmax");
-  auto provider = builtin::provider_for("cpu");
+  auto provider = proposers::builtin::provider_for("cpu");
   ASSERT_TRUE(provider);
   EXPECT_ANY_THROW(provider->render(task, "no_such_family", {}));
   EXPECT_ANY_THROW(provider->render(task, "online_fused", {{"no_such_knob", 1}}));

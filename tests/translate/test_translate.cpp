@@ -21,6 +21,13 @@
 #include "tasks/registry.hpp"
 #include "translate/translate.hpp"
 
+using ksearch::backends::make_backend;
+using ksearch::evaluator::EvalOptions;
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::Evaluator;
+using ksearch::tasks::Task;
+using ksearch::tasks::resolve_task;
+
 using namespace ksearch;
 
 namespace {
@@ -124,7 +131,7 @@ TEST(BuiltinTemplates, EachCudaFamilyPortsOrNamesWhatIsUntranslatable) {
   if (!translate::available(&why)) GTEST_SKIP() << why;
   for (const std::string name : {"softmax", "rmsnorm", "matmul"}) {
     const Task task = corpus_task(name);
-    auto provider = builtin::provider_for("cuda");
+    auto provider = proposers::builtin::provider_for("cuda");
     ASSERT_NE(provider, nullptr);
     for (const auto& family : provider->families(task)) {
       SCOPED_TRACE(name + "/" + family.name);

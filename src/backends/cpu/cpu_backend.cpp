@@ -21,11 +21,24 @@
 #include "runner/parent.hpp"
 #include "tasks/signature.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::BuildResult;
+using ksearch::backends::Ceilings;
+using ksearch::backends::ExportBundle;
+using ksearch::backends::HardwareProfile;
+using ksearch::backends::Preprocessed;
+using ksearch::backends::comment_block;
+using ksearch::backends::half_of_memory;
+using ksearch::backends::load_rules;
+using ksearch::backends::require_source_format;
+using ksearch::backends::shared_library_result;
+using ksearch::tasks::Task;
+using ksearch::tasks::entry_prototype;
+using ksearch::tasks::entry_shim;
+
 namespace fs = std::filesystem;
 
-namespace ksearch {
-
-namespace cpu {
+namespace ksearch::cpu {
 
 std::string target_march() {
   const char* march = std::getenv("KSEARCH_CPU_MARCH");
@@ -61,8 +74,6 @@ nlohmann::json measure_ceilings(const std::string& march) {
     throw Error("the cpu ceilings probe failed:\n" + tail_lines(run.output, 20));
   return report;
 }
-
-}  // namespace cpu
 
 namespace {
 
@@ -189,4 +200,4 @@ class CpuBackend : public Backend {
 KSEARCH_REGISTER_BACKEND("cpu", CpuBackend);
 
 }  // namespace
-}  // namespace ksearch
+}  // namespace ksearch::cpu

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <thread>
 
-namespace ksearch {
+namespace ksearch::cpu {
 
 namespace {
 size_t cache_size(int index) {
@@ -47,4 +47,4 @@ HostInfo host_info() {
   return info;
 }
 
-}  // namespace ksearch
+}  // namespace ksearch::cpu

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-namespace ksearch {
+namespace ksearch::cpu {
 
 struct HostInfo {
   std::string model;
@@ -16,4 +16,4 @@ struct HostInfo {
 
 HostInfo host_info();
 
-}  // namespace ksearch
+}  // namespace ksearch::cpu

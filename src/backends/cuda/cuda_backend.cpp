@@ -19,11 +19,24 @@
 #include "runner/parent.hpp"
 #include "tasks/signature.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::BuildResult;
+using ksearch::backends::Ceilings;
+using ksearch::backends::ExportBundle;
+using ksearch::backends::HardwareProfile;
+using ksearch::backends::Preprocessed;
+using ksearch::backends::comment_block;
+using ksearch::backends::load_rules;
+using ksearch::backends::require_source_format;
+using ksearch::backends::shared_library_result;
+using ksearch::tasks::CallConvention;
+using ksearch::tasks::Task;
+using ksearch::tasks::entry_prototype;
+using ksearch::tasks::entry_shim;
+
 namespace fs = std::filesystem;
 
-namespace ksearch {
-
-namespace cuda {
+namespace ksearch::cuda {
 
 fs::path nvcc_path() {
   if (const char* env = std::getenv("KSEARCH_NVCC"); env && *env) return env;
@@ -83,8 +96,6 @@ std::vector<std::string> nvcc_command(const std::string& arch, const std::string
           "-Xcompiler=-fPIC", "-shared", "-cudart=shared", "-Xlinker", "-rpath=" + lib.string(),
           "-Wno-deprecated-gpu-targets", input, "-o", output};
 }
-
-}  // namespace cuda
 
 namespace {
 
@@ -278,4 +289,4 @@ class CudaBackend : public Backend {
 KSEARCH_REGISTER_BACKEND("cuda", CudaBackend);
 
 }  // namespace
-}  // namespace ksearch
+}  // namespace ksearch::cuda

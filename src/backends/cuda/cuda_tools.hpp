@@ -31,11 +31,11 @@ std::vector<std::string> nvcc_command(const std::string& arch, const std::string
 
 // How cuda candidates spell their entry point: __half and __nv_bfloat16, and a trailing
 // `cudaStream_t stream` on which every kernel is launched.
-CallConvention call_convention();
+tasks::CallConvention call_convention();
 
 // `ksearch export` for cuda: the files of a standalone bundle for a candidate, name -> contents:
 // <task>.cu (the kernel with its C entry point), <task>_torch.cpp (a PyTorch extension calling it on
 // the current stream), setup.py, and README.md with the signature and build commands.
-std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const Task& task, const std::string& source);
+std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const tasks::Task& task, const std::string& source);
 
 }  // namespace ksearch::cuda

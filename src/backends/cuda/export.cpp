@@ -5,6 +5,14 @@
 #include "backends/cuda/cuda_tools.hpp"
 #include "tasks/signature.hpp"
 
+using ksearch::tasks::CallArg;
+using ksearch::tasks::CallConvention;
+using ksearch::tasks::CallLayout;
+using ksearch::tasks::EntrySpec;
+using ksearch::tasks::Task;
+using ksearch::tasks::call_layout;
+using ksearch::tasks::entry_prototype;
+
 namespace ksearch::cuda {
 
 namespace {

@@ -90,7 +90,7 @@ __global__ void mma_kernel(float* out, int iterations) {
 // One repetition's input made on the device: element i as tasks/mix.hpp defines it, the same values
 // ksearch computes on the host for the repetitions it checks.
 template <typename Element>
-__global__ void mix_kernel(const Element* a, const Element* b, ksearch::MixPlan plan, Element* out) {
+__global__ void mix_kernel(const Element* a, const Element* b, ksearch::tasks::MixPlan plan, Element* out) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < plan.n; i += size_t(gridDim.x) * blockDim.x)
     out[i] = (plan.block_bits(i / 64) >> (i % 64)) & 1 ? a[plan.from_a(i)] : b[plan.from_b(i)];
 }
@@ -227,7 +227,7 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
       const auto& mix = args.mix.at(i);
       if (!mix || i >= mix_sources_.size() || mix_sources_[i].first.bytes != args.bytes[i])
         throw std::runtime_error("a mix of inputs that were not kept as mix sources");
-      const ksearch::MixPlan plan = ksearch::mix_plan(mix->seed, args.bytes[i] / mix->element_bytes);
+      const ksearch::tasks::MixPlan plan = ksearch::tasks::mix_plan(mix->seed, args.bytes[i] / mix->element_bytes);
       const unsigned blocks = unsigned(std::min<size_t>((plan.n + 255) / 256, size_t(prop_.multiProcessorCount) * 8));
       auto launch = [&](auto element) {
         using Element = decltype(element);

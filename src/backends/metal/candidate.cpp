@@ -12,6 +12,14 @@
 #include "tasks/expr.hpp"
 #include "tasks/signature.hpp"
 
+using ksearch::tasks::CallArg;
+using ksearch::tasks::CallLayout;
+using ksearch::tasks::ParamSpec;
+using ksearch::tasks::Task;
+using ksearch::tasks::Workload;
+using ksearch::tasks::call_layout;
+using ksearch::tasks::evaluate_expression;
+
 namespace ksearch::metal {
 
 namespace {

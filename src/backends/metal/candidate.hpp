@@ -80,6 +80,6 @@ struct WorkloadProgram {
 
 // Throws Error naming the directive's line when an expression does not evaluate or the kernels'
 // outputs do not write every task output exactly once, each scratch buffer before it is read.
-WorkloadProgram program_for_workload(const Task& task, const Program& program, const Workload& workload);
+WorkloadProgram program_for_workload(const tasks::Task& task, const Program& program, const tasks::Workload& workload);
 
 }  // namespace ksearch::metal

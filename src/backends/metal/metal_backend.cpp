@@ -21,9 +21,25 @@
 #include "metalsim/metalsim.hpp"
 #include "tasks/signature.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::BuildResult;
+using ksearch::backends::Ceilings;
+using ksearch::backends::ExportBundle;
+using ksearch::backends::HardwareProfile;
+using ksearch::backends::comment_block;
+using ksearch::backends::half_of_memory;
+using ksearch::backends::load_rules;
+using ksearch::tasks::CallArg;
+using ksearch::tasks::CallLayout;
+using ksearch::tasks::ParamSpec;
+using ksearch::tasks::Task;
+using ksearch::tasks::call_layout;
+using ksearch::tasks::element_count;
+using ksearch::tasks::scalar_arguments;
+
 namespace fs = std::filesystem;
 
-namespace ksearch {
+namespace ksearch::metal {
 
 namespace {
 
@@ -311,4 +327,4 @@ class MetalBackend : public Backend {
 KSEARCH_REGISTER_BACKEND("metal", MetalBackend);
 
 }  // namespace
-}  // namespace ksearch
+}  // namespace ksearch::metal

@@ -10,6 +10,13 @@
 #include "core/error.hpp"
 #include "tasks/signature.hpp"
 
+using ksearch::tasks::CallArg;
+using ksearch::tasks::CallLayout;
+using ksearch::tasks::ParamSpec;
+using ksearch::tasks::Task;
+using ksearch::tasks::TensorSpec;
+using ksearch::tasks::call_layout;
+
 namespace ksearch::metal {
 
 extern const char* const kMlxModuleTemplate;

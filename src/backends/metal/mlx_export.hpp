@@ -17,7 +17,7 @@ struct MlxExportFile {
 
 // `comment` (Python comment lines, e.g. the run's verification record) heads the module. Throws Error
 // when the candidate does not parse, or for mlx-lm when the task is not mlx-lm's Mamba scan.
-MlxExportFile mlx_export(const Task& task, const std::string& source, const std::string& comment, MlxExport kind);
+MlxExportFile mlx_export(const tasks::Task& task, const std::string& source, const std::string& comment, MlxExport kind);
 
 // A task expression (tasks/expr.hpp: + - * / ^, comparisons, && ||, ?:, min, max) as a Python
 // expression over variables of the same names. Throws Error on a malformed expression.

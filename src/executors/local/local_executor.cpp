@@ -19,6 +19,11 @@
 #include "core/options.hpp"
 #include "executors/executor.hpp"
 
+using ksearch::backends::BuildResult;
+using ksearch::evaluator::EvalOptions;
+using ksearch::evaluator::EvalReport;
+using ksearch::evaluator::Evaluator;
+
 namespace ksearch::executors {
 namespace {
 

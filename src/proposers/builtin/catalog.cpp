@@ -12,9 +12,13 @@
 #include "core/paths.hpp"
 #include "tasks/toml_file.hpp"
 
+using ksearch::tasks::Task;
+using ksearch::tasks::TensorSpec;
+using ksearch::tasks::TomlFileReader;
+
 namespace fs = std::filesystem;
 
-namespace ksearch::builtin {
+namespace ksearch::proposers::builtin {
 
 KnobValues Family::defaults() const {
   KnobValues values;
@@ -276,4 +280,4 @@ std::string template_example(const Task& task, const std::string& backend) {
   return best == families.end() ? std::string() : provider_for(backend)->render(task, best->name, best->defaults());
 }
 
-}  // namespace ksearch::builtin
+}  // namespace ksearch::proposers::builtin

@@ -15,7 +15,7 @@
 
 #include "tasks/task.hpp"
 
-namespace ksearch::builtin {
+namespace ksearch::proposers::builtin {
 
 struct Knob {
   std::string name;         // as the world model and the run store see it; the source's macro is its upper case
@@ -48,10 +48,10 @@ class TemplateProvider {
   std::vector<std::string> tasks() const;
   // Families whose [serves] matches the task's entry on this backend (argument list and tensor dtype);
   // empty when there are none. Throws Error naming the file and field of a malformed family.
-  std::vector<Family> families(const Task& task) const;
+  std::vector<Family> families(const tasks::Task& task) const;
   // Candidate source for a family and knob values (missing knobs take defaults). Throws Error on an
   // unknown family, knob or value.
-  std::string render(const Task& task, const std::string& family, const KnobValues& knobs) const;
+  std::string render(const tasks::Task& task, const std::string& family, const KnobValues& knobs) const;
 
  private:
   struct Served {
@@ -72,9 +72,9 @@ class TemplateProvider {
 // The provider for data_path("templates")/<backend>, or nullptr when that folder does not exist.
 std::shared_ptr<TemplateProvider> provider_for(const std::string& backend);
 // Families of a task on a backend (empty when no built-in knowledge exists).
-std::vector<Family> families_for(const Task& task, const std::string& backend);
+std::vector<Family> families_for(const tasks::Task& task, const std::string& backend);
 // The family with the largest expected gain rendered at its defaults, as an example of a fast kernel
 // for prompts ({{template_example}}); empty when the task has no families on the backend.
-std::string template_example(const Task& task, const std::string& backend);
+std::string template_example(const tasks::Task& task, const std::string& backend);
 
-}  // namespace ksearch::builtin
+}  // namespace ksearch::proposers::builtin

@@ -15,6 +15,8 @@
 #include "proposers/proposer.hpp"
 #include "store/run_store.hpp"
 
+using ksearch::backends::RuleSet;
+
 using nlohmann::json;
 namespace kl = ksearch::llm;
 

@@ -12,6 +12,11 @@
 #include "llm/extract.hpp"
 #include "strategies/world_model/world_model.hpp"
 
+using ksearch::backends::Backend;
+using ksearch::backends::HardwareProfile;
+using ksearch::backends::RuleSet;
+using ksearch::backends::RuleViolation;
+
 using nlohmann::json;
 
 namespace ksearch::proposers::llm {

@@ -13,10 +13,10 @@
 
 #include "proposers/protocol.hpp"
 
-namespace ksearch {
+namespace ksearch::backends {
 class Backend;
 struct RuleSet;
-}  // namespace ksearch
+}  // namespace ksearch::backends
 
 namespace ksearch::proposers::llm {
 
@@ -35,9 +35,9 @@ struct Prompt {
 struct BackendInfo {
   std::string language;              // code fence language: cpp, cuda, metal
   std::string rules;                 // RuleSet::describe(), shown in every code prompt
-  const RuleSet* checks = nullptr;   // the same rules, machine-checked on every answer
+  const backends::RuleSet* checks = nullptr;  // the same rules, machine-checked on every answer
   std::string template_example;      // a built-in template for the task, rendered (empty when none)
-  static BackendInfo of(Backend& backend);
+  static BackendInfo of(backends::Backend& backend);
 };
 
 class PromptLibrary {
@@ -82,10 +82,10 @@ Parsed<proposers::ProposeReply> parse_edit_script(std::string_view text, const n
 Parsed<proposers::RefineReply> parse_refine(std::string_view text, const nlohmann::json& world_model, int max_new_nodes);
 // One candidate: the code block in `language` (fences, tags, prose and several files survive), its
 // NOTE line, checked against the backend's rules so that violations never cost a compile.
-Parsed<proposers::CodeCandidate> parse_code(std::string_view text, const std::string& language, const RuleSet& rules);
+Parsed<proposers::CodeCandidate> parse_code(std::string_view text, const std::string& language, const backends::RuleSet& rules);
 // A code answer: one candidate as parse_code reads it (a line `EXHAUSTED` before the code ends the
 // action's cycle after this round), or the JSON {"candidates": [{"source", "note"}], "exhausted"}.
-Parsed<proposers::CodeReply> parse_code_reply(std::string_view text, const std::string& language, const RuleSet& rules);
+Parsed<proposers::CodeReply> parse_code_reply(std::string_view text, const std::string& language, const backends::RuleSet& rules);
 // Any role, from the pending request (agent submit): the reply's JSON, or errors.
 Parsed<nlohmann::json> parse_answer(const std::string& role, std::string_view text, const nlohmann::json& request,
                                     const BackendInfo& b);

@@ -40,7 +40,7 @@ std::string key_of(const json& config) {
   return config.value("family", "") + "|" + config.value("knobs", json::object()).dump();
 }
 
-json config_of(const builtin::Family& f, const builtin::KnobValues& knobs) {
+json config_of(const proposers::builtin::Family& f, const proposers::builtin::KnobValues& knobs) {
   return {{"family", f.name}, {"knobs", knobs}};
 }
 
@@ -52,7 +52,7 @@ std::string describe(const json& config) {
 
 class AnnealingStrategy : public search::Strategy {
  public:
-  AnnealingStrategy(Options options, std::vector<builtin::Family> families)
+  AnnealingStrategy(Options options, std::vector<proposers::builtin::Family> families)
       : options_(options), families_(std::move(families)), rng_(options.seed) {}
 
   std::string name() const override { return "annealing"; }
@@ -158,7 +158,7 @@ class AnnealingStrategy : public search::Strategy {
   }
 
  private:
-  const builtin::Family* family(const std::string& name) const {
+  const proposers::builtin::Family* family(const std::string& name) const {
     for (const auto& f : families_)
       if (f.name == name) return &f;
     return nullptr;
@@ -171,7 +171,7 @@ class AnnealingStrategy : public search::Strategy {
     auto add = [&](const json& c) {
       if (!visited_.count(key_of(c))) out.push_back(c);
     };
-    const builtin::Family* f = family(config["family"]);
+    const proposers::builtin::Family* f = family(config["family"]);
     if (f)
       for (const auto& knob : f->knobs) {
         const int64_t value = config["knobs"].value(knob.name, knob.default_value);
@@ -201,7 +201,7 @@ class AnnealingStrategy : public search::Strategy {
     if (double(visited_.size()) >= space) return std::nullopt;
     for (int attempt = 0; attempt < 10000; ++attempt) {
       const auto& f = families_[std::uniform_int_distribution<size_t>(0, families_.size() - 1)(rng_)];
-      builtin::KnobValues knobs;
+      proposers::builtin::KnobValues knobs;
       for (const auto& k : f.knobs) knobs[k.name] = k.values[std::uniform_int_distribution<size_t>(0, k.values.size() - 1)(rng_)];
       json c = config_of(f, knobs);
       if (!visited_.count(key_of(c))) return c;
@@ -210,7 +210,7 @@ class AnnealingStrategy : public search::Strategy {
   }
 
   Options options_;
-  std::vector<builtin::Family> families_;
+  std::vector<proposers::builtin::Family> families_;
   std::mt19937_64 rng_;
   int step_ = 0;                 // configurations proposed
   std::optional<json> current_;  // the accepted configuration

@@ -95,26 +95,6 @@ int explain_finished_port(const store::RunStore& store, bool as_json) {
   return port.at("status") == "passed" ? kExitOk : kExitCandidateFailed;
 }
 
-// Answers a port folder's pending request (cli/port_agent.hpp) and says where the port stands.
-int submit_to_port(const std::string& dir, int64_t request_id, const std::string& text, bool as_json) {
-  auto store = store::RunStore::open(dir, store::RunStore::Access::write);
-  const auto pending = store.pending();
-  if (!pending || pending->answer) throw Error("cannot answer: " + port_state_line(store));
-  check_request_id(request_id, *pending, store);
-  fmt::print(stderr, "request {} ({}) accepted; metalsim checks the candidate on every workload\n", pending->seq, pending->role);
-  const json port = submit_port_answer(store, *pending, text);
-  const json& last = port.at("attempts").back();
-  if (as_json) {
-    fmt::print("{}\n", port.dump(2));
-  } else {
-    fmt::print("attempt {}: {}{}\n", port.at("attempts").size(), last.at("status").get<std::string>(),
-               last.at("message").get<std::string>().empty() ? "" : ": " + last.at("message").get<std::string>());
-    fmt::print("{}\n", port_state_line(store));
-  }
-  const std::string status = port.at("status").get<std::string>();
-  return status == "passed" || status == "waiting" ? kExitOk : kExitCandidateFailed;
-}
-
 // The request an answer names: --request N, or a top-level "request_id" of a JSON answer (removed
 // from the text before the answer is checked). 0: not named.
 int64_t named_request(int64_t option, std::string& text) {
@@ -135,6 +115,26 @@ void check_request_id(int64_t id, const store::PendingRequest& pending, const st
                                           store.dir().string());
   if (id < pending.seq) throw Error(fmt::format("request {} is stale: it was already answered; {}", id, waiting));
   throw Error(fmt::format("unknown request {}: the run has issued requests 1 to {}; {}", id, store.last_request_id(), waiting));
+}
+
+// Answers a port folder's pending request (cli/port_agent.hpp) and says where the port stands.
+int submit_to_port(const std::string& dir, int64_t request_id, const std::string& text, bool as_json) {
+  auto store = store::RunStore::open(dir, store::RunStore::Access::write);
+  const auto pending = store.pending();
+  if (!pending || pending->answer) throw Error("cannot answer: " + port_state_line(store));
+  check_request_id(request_id, *pending, store);
+  fmt::print(stderr, "request {} ({}) accepted; metalsim checks the candidate on every workload\n", pending->seq, pending->role);
+  const json port = submit_port_answer(store, *pending, text);
+  const json& last = port.at("attempts").back();
+  if (as_json) {
+    fmt::print("{}\n", port.dump(2));
+  } else {
+    fmt::print("attempt {}: {}{}\n", port.at("attempts").size(), last.at("status").get<std::string>(),
+               last.at("message").get<std::string>().empty() ? "" : ": " + last.at("message").get<std::string>());
+    fmt::print("{}\n", port_state_line(store));
+  }
+  const std::string status = port.at("status").get<std::string>();
+  return status == "passed" || status == "waiting" ? kExitOk : kExitCandidateFailed;
 }
 
 void setup(CLI::App& app, int& exit_code) {

@@ -1,6 +1,7 @@
 // `ksearch agent next DIR` / `ksearch agent submit DIR FILE`: an external agent (a person, a coding
 // assistant) plays the model's part in a run started with `ksearch run ... --agent`. The prompts
-// and the checks on answers are the LLM proposer's (src/proposers/llm/prompts.hpp).
+// and the checks on answers are the LLM proposer's (src/proposers/llm/prompts.hpp). A port folder of
+// `ksearch port --agent` is answered the same way (cli/port_agent.hpp).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -8,6 +9,7 @@
 
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
+#include "cli/port_agent.hpp"
 #include "cli/search_session.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
@@ -83,6 +85,16 @@ int explain_no_request(const store::RunStore& store, bool as_json) {
   return done && !s.has_best ? kExitCandidateFailed : kExitOk;
 }
 
+// A port folder with no request waiting: the port is finished (or its answer is being checked).
+int explain_finished_port(const store::RunStore& store, bool as_json) {
+  const json port = port_json(store);
+  if (as_json)
+    fmt::print("{}\n", json{{"pending", false}, {"finished", true}, {"message", port_state_line(store)}, {"port", port}}.dump(2));
+  else
+    fmt::print("{}\n", port_state_line(store));
+  return port.at("status") == "passed" ? kExitOk : kExitCandidateFailed;
+}
+
 // The request an answer names: --request N, or a top-level "request_id" of a JSON answer (removed
 // from the text before the answer is checked). 0: not named.
 int64_t named_request(int64_t option, std::string& text) {
@@ -105,6 +117,26 @@ void check_request_id(int64_t id, const store::PendingRequest& pending, const st
   throw Error(fmt::format("unknown request {}: the run has issued requests 1 to {}; {}", id, store.last_request_id(), waiting));
 }
 
+// Answers a port folder's pending request (cli/port_agent.hpp) and says where the port stands.
+int submit_to_port(const std::string& dir, int64_t request_id, const std::string& text, bool as_json) {
+  auto store = store::RunStore::open(dir, store::RunStore::Access::write);
+  const auto pending = store.pending();
+  if (!pending || pending->answer) throw Error("cannot answer: " + port_state_line(store));
+  check_request_id(request_id, *pending, store);
+  fmt::print(stderr, "request {} ({}) accepted; metalsim checks the candidate on every workload\n", pending->seq, pending->role);
+  const json port = submit_port_answer(store, *pending, text);
+  const json& last = port.at("attempts").back();
+  if (as_json) {
+    fmt::print("{}\n", port.dump(2));
+  } else {
+    fmt::print("attempt {}: {}{}\n", port.at("attempts").size(), last.at("status").get<std::string>(),
+               last.at("message").get<std::string>().empty() ? "" : ": " + last.at("message").get<std::string>());
+    fmt::print("{}\n", port_state_line(store));
+  }
+  const std::string status = port.at("status").get<std::string>();
+  return status == "passed" || status == "waiting" ? kExitOk : kExitCandidateFailed;
+}
+
 void setup(CLI::App& app, int& exit_code) {
   auto* agent = app.add_subcommand("agent", "Answer a run's proposer requests yourself (runs started with --agent)");
   agent->require_subcommand(1);
@@ -115,19 +147,28 @@ void setup(CLI::App& app, int& exit_code) {
   };
   auto na = std::make_shared<NextArgs>();
   auto* next = agent->add_subcommand("next", "Print the pending request: its role, what to answer, and the full prompt");
-  next->add_option("dir", na->dir, "Run folder")->required();
+  next->add_option("dir", na->dir, "Run folder (or port folder of `ksearch port --agent`)")->required();
   next->add_flag("--json", na->json, "Print {request_id, role, answer_format, system, prompt, request} as JSON");
   next->callback([na, &exit_code] {
     const auto store = store::RunStore::open(na->dir);
+    const bool port = is_port(store.info());
     const auto pending = store.pending();
     if (!pending || pending->answer) {
-      exit_code = explain_no_request(store, na->json);
+      exit_code = port ? explain_finished_port(store, na->json) : explain_no_request(store, na->json);
       return;
     }
-    auto backend = backend_of(store.info());
-    const auto info = pl::BackendInfo::of(*backend);
-    const auto prompt = pl::PromptLibrary().for_request(pending->role, pending->request, info);
-    const std::string format = answer_format(pending->role, info.language);
+    pl::Prompt prompt;
+    std::string format;
+    if (port) {  // the port folder's request carries its prompt
+      prompt.system = pending->request.at("system").get<std::string>();
+      prompt.user = pending->request.at("prompt").get<std::string>();
+      format = port_answer_format();
+    } else {
+      auto backend = backend_of(store.info());
+      const auto info = pl::BackendInfo::of(*backend);
+      prompt = pl::PromptLibrary().for_request(pending->role, pending->request, info);
+      format = answer_format(pending->role, info.language);
+    }
     if (na->json) {
       fmt::print("{}\n", json{{"pending", true},
                               {"request_id", pending->seq},
@@ -150,7 +191,7 @@ void setup(CLI::App& app, int& exit_code) {
   };
   auto sa = std::make_shared<SubmitArgs>();
   auto* submit = agent->add_subcommand("submit", "Answer the pending request from FILE ('-': stdin), then continue the run until it waits again or ends");
-  submit->add_option("dir", sa->dir, "Run folder")->required();
+  submit->add_option("dir", sa->dir, "Run folder (or port folder of `ksearch port --agent`)")->required();
   submit->add_option("file", sa->file, "The answer: world-model JSON, edit script, or code, as the request's role needs")->required();
   submit->add_option("--request", sa->request,
                      "The id of the request this answers (as `agent next` shows it; or \"request_id\" in a JSON answer): "
@@ -160,6 +201,10 @@ void setup(CLI::App& app, int& exit_code) {
   submit->callback([sa, &exit_code] {
     std::string text = sa->file == "-" ? std::string(std::istreambuf_iterator<char>(std::cin), {}) : read_file(sa->file);
     const int64_t request_id = named_request(sa->request, text);
+    if (is_port(store::RunStore::open(sa->dir).info())) {
+      exit_code = submit_to_port(sa->dir, request_id, text, sa->json);
+      return;
+    }
     {
       // A finished run, or one another process is continuing, says so instead of "locked" or "no request".
       const auto reader = store::RunStore::open(sa->dir);

@@ -1,7 +1,11 @@
 // ksearch port FILE.cu --task T: translates a CUDA kernel to a metal candidate (docs/TRANSLATE.md)
 // and evaluates it with the metal backend against the task's reference; with --llm, a model repairs
-// a port that is incomplete or fails (cli/port_repair.hpp).
+// a port that is incomplete or fails (cli/port_repair.hpp); with --agent, an external agent does, through
+// `ksearch agent next/submit` on a port folder (cli/port_agent.hpp).
+#include <fmt/chrono.h>
 #include <fmt/format.h>
+
+#include <chrono>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -9,6 +13,7 @@
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
 #include "cli/number_checks.hpp"
+#include "cli/port_agent.hpp"
 #include "cli/port_repair.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
@@ -18,9 +23,7 @@
 #include "translate/translate.hpp"
 
 using ksearch::backends::make_backend;
-using ksearch::evaluator::EvalOptions;
 using ksearch::evaluator::EvalReport;
-using ksearch::evaluator::Evaluator;
 using ksearch::tasks::Task;
 using ksearch::tasks::resolve_task;
 
@@ -28,7 +31,7 @@ namespace ksearch::cli {
 namespace {
 
 struct PortArgs {
-  std::string file, task, out;
+  std::string file, task, out, agent_dir;
   bool json = false;
   int attempts = 3;
 };
@@ -62,6 +65,12 @@ void print_translation(const translate::Translation& t) {
   for (const auto& n : t.notes) fmt::print("note: {}\n", n);
 }
 
+// ports/<FILE's stem>-<time>: where --agent keeps the port's requests by default.
+std::filesystem::path default_port_dir(const std::string& file) {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  return std::filesystem::path("ports") / fmt::format("{}-{:%Y%m%d-%H%M%S}", std::filesystem::path(file).stem().string(), fmt::localtime(now));
+}
+
 void setup(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<PortArgs>();
   auto* cmd = app.add_subcommand("port", "Translate a CUDA kernel to a Metal (MLX) candidate and check it with metalsim");
@@ -69,15 +78,16 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--task", args->task, "Task name or path of a task file")->required();
   cmd->add_option("--out", args->out, "Where to write the metal candidate (default: FILE's name with .metal, here)");
   cmd->add_flag("--json", args->json, "Print one JSON object");
-  cmd->add_option("--attempts", args->attempts, "--llm: model answers tried before giving up")->capture_default_str()->check(kPositive);
+  cmd->add_option("--attempts", args->attempts, "--llm, --agent: answers tried before giving up")->capture_default_str()->check(kPositive);
+  cmd->add_option("--agent-dir", args->agent_dir,
+                  "--agent: the port folder whose requests `ksearch agent next/submit` answer (default: ports/<FILE's name>-<time>)");
   // The model flags of `ksearch run` (--llm PROVIDER:MODEL, --base-url, ...): the repair step's model.
   std::vector<ApplyProposerOptions> appliers;
   for (auto& hook : run_options_hooks()) appliers.push_back(hook(*cmd));
   cmd->callback([args, appliers, &exit_code] {
     proposers::ProposerSpec model;
     for (const auto& apply : appliers) apply(model);
-    if (model.name == "agent")
-      throw Error("ksearch port repairs with a model given by --llm PROVIDER:MODEL (or --llm-config); --agent is for `ksearch run`");
+    if (!args->agent_dir.empty() && model.name != "agent") throw Error("--agent-dir is the port folder of --agent: add --agent");
     std::string why;
     if (!translate::available(&why)) throw Error("ksearch port: " + why);
     Task task = resolve_task(args->task);
@@ -97,19 +107,34 @@ void setup(CLI::App& app, int& exit_code) {
     auto backend = make_backend("metal");
     auto evaluate = [&](const std::string& candidate) {
       if (!backend->available(&why)) throw Error("backend metal is not available here: " + why);
-      EvalOptions options;
-      options.time = false;
-      options.compare_to_seed = false;
-      return Evaluator(task, *backend, options).evaluate(candidate);
+      return check_port(task, *backend, candidate);
     };
     if (t.complete()) {
       report = evaluate(t.candidate);
       result["evaluation"] = report->to_json();
     }
     std::optional<Repair> repair;
-    if (model.name == "llm" && !(report && report->status == Status::passed)) {
-      repair = repair_port(task, *backend, proposers::llm::LlmSettings::from_json(model.config), read_file(args->file), t,
-                           report ? failure_text(*report) : "", args->attempts, evaluate);
+    const bool repairing = !(report && report->status == Status::passed);
+    const auto conversation = [&] { return RepairConversation::start(read_file(args->file), t, report ? failure_text(*report) : ""); };
+    if (model.name == "agent" && repairing) {
+      // The repair waits in a port folder for `ksearch agent submit`; this command ends here.
+      const std::filesystem::path dir = args->agent_dir.empty() ? default_port_dir(args->file) : std::filesystem::path(args->agent_dir);
+      result["out"] = std::filesystem::absolute(out).string();
+      start_port_agent(dir, task, *backend, conversation(), args->attempts, result);
+      const auto store = store::RunStore::open(dir);
+      if (args->json)
+        fmt::print("{}\n", port_json(store).dump(2));
+      else {
+        print_translation(t);
+        if (report) fmt::print("metal backend (metalsim): {}{}\n", status_name(report->status), report->message.empty() ? "" : ": " + report->message);
+        fmt::print("{}\n", port_state_line(store));
+      }
+      exit_code = kExitOk;
+      return;
+    }
+    if (model.name == "llm" && repairing) {
+      repair = repair_port(task, *backend, proposers::llm::LlmSettings::from_json(model.config), conversation(), args->attempts,
+                           evaluate);
       nlohmann::json attempts = nlohmann::json::array();
       for (const auto& a : repair->attempts) attempts.push_back({{"status", a.status}, {"message", a.message}});
       result["repair"] = {{"model", repair->model}, {"attempts", attempts}, {"passed", repair->passed()}};

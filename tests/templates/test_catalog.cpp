@@ -116,6 +116,22 @@ TEST_F(MalformedFamily, AWellFormedFamilyLoadsAndRenders) {
   EXPECT_THROW(provider.render(task_, "other", {}), Error);
 }
 
+// A metal knob that the launch geometry uses is a template directive: it is checked and set like a #define.
+TEST_F(MalformedFamily, MetalTemplateDirectivesAreKnobs) {
+  write("softmax/fam.toml", family(kUnroll));
+  write("softmax/fam.cpp", "// grid: 32 * rows, 1, 1\n// threadgroup: 32 * UNROLL, 1, 1\n// template: UNROLL = 4\n"
+                           "// template: N = cols\n// --- body ---\ny[0] = UNROLL;\n");
+  const proposers::builtin::TemplateProvider provider("cpu", root_ / "cpu");
+  const std::string source = provider.render(task_, "fam", {{"unroll", 2}});
+  EXPECT_NE(source.find("// template: UNROLL = 2\n"), std::string::npos) << source;
+  EXPECT_NE(source.find("// template: N = cols\n"), std::string::npos) << source;  // not a knob: unchanged
+
+  write("softmax/fam.cpp", "// template: UNROLL = 8\n// --- body ---\n");
+  EXPECT_NE(error().find("defines UNROLL as '8'"), std::string::npos) << error();
+  write("softmax/fam.cpp", "// template: UNROLL = 4\n#define UNROLL 4\n");
+  EXPECT_NE(error().find("(found 2)"), std::string::npos) << error();
+}
+
 TEST_F(MalformedFamily, ErrorsNameTheFileAndTheField) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"source = \"fam.cpp\"\ndifficulty = 2\nexpected_gain = 3.0\ndescription = \"d\"\n[serves]\nargs = []\n"

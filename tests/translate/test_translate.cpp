@@ -321,18 +321,21 @@ TEST(RunFrom, NeedsTheMetalBackend) {
   EXPECT_NE(r.output.find("use --backend metal"), std::string::npos) << r.output;
 }
 
+// The rowsum answers of the repair tests: one that does not compile, one that passes.
+const std::string kRowsumDirectives = "// grid: 32 * rows, 1, 1\n// threadgroup: 32, 1, 1\n";
+const std::string kRowsumBad = kRowsumDirectives + "uint r = threadgroup_position_in_grid.x;\ny[r] = total;\n";
+const std::string kRowsumGood = kRowsumDirectives +
+                                "uint r = threadgroup_position_in_grid.x, lane = thread_position_in_threadgroup.x;\n"
+                                "float s = 0.0f;\nfor (int c = lane; c < cols; c += 32) s += x[r * cols + c];\n"
+                                "s = simd_sum(s);\nif (lane == 0) y[r] = s;\n";
+
 // `ksearch port --llm`: the repair loop against the LLM tests' scripted server (no real API). The
 // model's first answer does not compile; the compiler's message goes back with the CUDA source and
 // the untranslatable report, and the second answer passes metalsim.
 TEST(PortRepair, ModelRepairsAnUntranslatablePortWithMetalsimFeedback) {
   std::string why;
   if (!translate::available(&why)) GTEST_SKIP() << why;
-  const std::string directives = "// grid: 32 * rows, 1, 1\n// threadgroup: 32, 1, 1\n";
-  const std::string bad = directives + "uint r = threadgroup_position_in_grid.x;\ny[r] = total;\n";
-  const std::string good = directives +
-                           "uint r = threadgroup_position_in_grid.x, lane = thread_position_in_threadgroup.x;\n"
-                           "float s = 0.0f;\nfor (int c = lane; c < cols; c += 32) s += x[r * cols + c];\n"
-                           "s = simd_sum(s);\nif (lane == 0) y[r] = s;\n";
+  const std::string &bad = kRowsumBad, &good = kRowsumGood;
   llm::testing::ScriptedServer server;
   server.enqueue(llm::testing::canned::openai_chat("The MMA only sums, so:\n```metal\n" + bad + "```\n"));
   server.enqueue(llm::testing::canned::openai_chat("Fixed:\n```metal\n" + good + "```\n"));
@@ -372,6 +375,70 @@ TEST(PortRepair, GivesUpAfterTheAttemptsWithTheLastFailure) {
   EXPECT_EQ(json["repair"]["attempts"][1]["status"], "no_code");
   EXPECT_EQ(server.requests().size(), 2u);
   std::filesystem::remove(out);
+}
+
+// `ksearch port --agent`: the same repair through the agent protocol. The port waits in a port folder;
+// `ksearch agent next` shows the request (the CUDA source and what was not translated, then the metalsim
+// failure of the previous answer), `ksearch agent submit` checks each answer and issues the next request
+// until one passes; an answer without code is refused and stores nothing.
+TEST(PortRepair, AgentRepairsThroughAgentNextAndSubmit) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const auto root = std::filesystem::temp_directory_path() / ("ksearch-port-agent-" + std::to_string(getpid()));
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root);
+  const auto dir = root / "port", out = root / "rowsum.metal";
+  CommandOptions o;
+  o.timeout = std::chrono::minutes(10);
+  o.max_output_bytes = 1 << 20;
+  auto agent = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {KSEARCH_EXECUTABLE, "agent"});
+    return run_command(args, o);
+  };
+  auto json_of = [](const CommandResult& r) { return nlohmann::json::parse(r.output.substr(r.output.rfind("\n{") + 1)); };
+  auto answer = [&](const std::string& name, const std::string& text) {
+    write_file_atomic(root / name, text);
+    return (root / name).string();
+  };
+
+  const auto started = port({kDir + "/untranslatable/mma_sync.cu", "--task", kDir + "/tasks/rowsum", "--out", out.string(),
+                             "--agent", "--agent-dir", dir.string(), "--attempts", "3", "--json"});
+  ASSERT_EQ(started.exit_code, 0) << started.output;
+  EXPECT_EQ(json_of(started)["status"], "waiting");
+  EXPECT_EQ(json_of(started)["request_id"], 1);
+
+  auto next = agent({"next", dir.string(), "--json"});
+  ASSERT_EQ(next.exit_code, 0) << next.output;
+  auto request = json_of(next);
+  EXPECT_EQ(request["role"], "port_repair");
+  EXPECT_NE(request["prompt"].get<std::string>().find("mma.sync.aligned.m16n8k8"), std::string::npos);  // the CUDA source
+  EXPECT_NE(request["prompt"].get<std::string>().find("tensor-core MMA"), std::string::npos);  // the untranslatable report
+  EXPECT_NE(request["answer_format"].get<std::string>().find("```metal"), std::string::npos);
+
+  auto submitted = agent({"submit", dir.string(), answer("bad.md", "Sums only:\n```metal\n" + kRowsumBad + "```\n"), "--json"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
+  EXPECT_EQ(json_of(submitted)["status"], "waiting");
+  EXPECT_EQ(json_of(submitted)["attempts"][0]["status"], "compile_error");
+
+  const auto no_code = agent({"submit", dir.string(), answer("none.md", "```\n```\n")});
+  EXPECT_EQ(no_code.exit_code, 2) << no_code.output;
+  EXPECT_NE(no_code.output.find("no metal code"), std::string::npos) << no_code.output;
+
+  next = agent({"next", dir.string(), "--json"});
+  request = json_of(next);
+  EXPECT_EQ(request["request_id"], 2);  // the answer without code stored nothing
+  EXPECT_NE(request["prompt"].get<std::string>().find("use of undeclared identifier 'total'"), std::string::npos);
+
+  submitted = agent({"submit", dir.string(), answer("good.metal", kRowsumGood), "--request", "2", "--json"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
+  EXPECT_EQ(json_of(submitted)["status"], "passed");
+  EXPECT_EQ(json_of(submitted)["attempts"].size(), 2u);
+  EXPECT_EQ(read_file(out), kRowsumGood);
+
+  next = agent({"next", dir.string()});
+  EXPECT_EQ(next.exit_code, 0) << next.output;
+  EXPECT_NE(next.output.find("the port is finished after 2 attempts: passed"), std::string::npos) << next.output;
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace

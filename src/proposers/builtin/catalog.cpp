@@ -29,6 +29,14 @@ KnobValues Family::defaults() const {
 namespace {
 
 const std::regex kDefine(R"(^\s*#\s*define\s+(\w+)\b(.*)$)");
+// A Metal candidate's template directive (docs/METAL.md): a knob that the launch geometry uses (grid and
+// threadgroup expressions see template ints, not macros) is defined here and becomes a kernel constant.
+const std::regex kMetalTemplate(R"(^\s*//\s*template:\s*(\w+)\s*=(.*)$)");
+
+// The knob definition on a line (#define NAME value, or // template: NAME = value): name and value text.
+bool knob_definition(const std::string& line, std::smatch& m) {
+  return std::regex_match(line, m, kDefine) || std::regex_match(line, m, kMetalTemplate);
+}
 const std::regex kLocalInclude(R"(^\s*#\s*include\s+"([^"]+)\".*$)");
 const std::regex kPragmaOnce(R"(^\s*#\s*pragma\s+once\b.*$)");
 
@@ -74,7 +82,7 @@ void check_knob_defines(const TomlFileReader& r, const toml::node* knobs_node, c
   for (const auto& line : lines_of(read_file(source))) {
     ++number;
     std::smatch m;
-    if (std::regex_match(line, m, kDefine)) defines[m[1]].push_back({number, m[2]});
+    if (knob_definition(line, m)) defines[m[1]].push_back({number, m[2]});
   }
   for (size_t i = 0; i < knobs.size(); ++i) {
     const std::string field = fmt::format("knobs[{}]", i);
@@ -83,8 +91,9 @@ void check_knob_defines(const TomlFileReader& r, const toml::node* knobs_node, c
     const auto it = defines.find(macro);
     if (it == defines.end() || it->second.size() != 1)
       r.fail(node, field + ".name",
-             fmt::format("{} must have exactly one `#define {} {}` line (found {})", source.filename().string(), macro,
-                         knobs[i].default_value, it == defines.end() ? 0 : it->second.size()));
+             fmt::format("{} must have exactly one `#define {} {}` (or `// template: {} = {}`) line (found {})",
+                         source.filename().string(), macro, knobs[i].default_value, macro, knobs[i].default_value,
+                         it == defines.end() ? 0 : it->second.size()));
     const auto& [line, value] = it->second.front();
     std::string trimmed = value;
     trimmed.erase(0, trimmed.find_first_not_of(" \t"));
@@ -252,8 +261,12 @@ std::string TemplateProvider::render(const Task& task, const std::string& family
   std::string out = fmt::format("// ksearch built-in template {}/{}/{}\n", backend_, task.name, family);
   for (const auto& line : lines_of(body)) {
     std::smatch m;
-    const auto macro = std::regex_match(line, m, kDefine) ? macros.find(m[1]) : macros.end();
-    out += macro == macros.end() ? line + "\n" : fmt::format("#define {} {}\n", macro->first, macro->second);
+    if (std::regex_match(line, m, kDefine) && macros.count(m[1]))
+      out += fmt::format("#define {} {}\n", std::string(m[1]), macros.at(m[1]));
+    else if (std::regex_match(line, m, kMetalTemplate) && macros.count(m[1]))
+      out += fmt::format("// template: {} = {}\n", std::string(m[1]), macros.at(m[1]));
+    else
+      out += line + "\n";
   }
   return out;
 }

@@ -256,7 +256,7 @@ TEST(TranslateCli, TaskWithoutACudaEntryIsBadInput) {
 // `ksearch run --backend metal --from RUN_DIR`: a finished cuda run (a fixture: no GPU here) whose
 // best passing kernel is untranslatable (inline PTX) and whose second is a multi-kernel softmax. The
 // metal run ports both, starts from the complete port, and records the lineage and what was not
-// translated. (With an agent proposer: the built-in one has no metal families for softmax, and the
+// translated. (With an agent proposer, so that nothing but the port is evaluated before the check: the
 // agent's first request shows the seed the run starts from; round 0 evaluates it once answered.)
 TEST(RunFrom, CudaRunSeedsTheMetalSearchWithItsBestCompletePort) {
   std::string why;

@@ -34,8 +34,8 @@ inline std::string tiny_source(int passes, int chunk = 4096) {
 
 // A test with a fresh run store (open) for the tiny task on the cpu backend, removed at the end.
 struct RunFixture : ::testing::Test {
-  Task task = load_task(tiny_task_file());
-  std::unique_ptr<Backend> backend = make_backend("cpu");
+  tasks::Task task = tasks::load_task(tiny_task_file());
+  std::unique_ptr<backends::Backend> backend = backends::make_backend("cpu");
   std::filesystem::path dir;
   std::optional<store::RunStore> store;
   void open(const std::string& name) {

@@ -12,11 +12,7 @@
 #include "search/search.hpp"
 #include "strategies/world_model/world_model.hpp"
 
-using ksearch::backends::Backend;
-using ksearch::backends::make_backend;
 using ksearch::evaluator::RetimeResult;
-using ksearch::tasks::Task;
-using ksearch::tasks::load_task;
 
 using namespace ksearch;
 using namespace ksearch::search;

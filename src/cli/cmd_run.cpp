@@ -84,11 +84,11 @@ void setup(CLI::App& app, int& exit_code) {
   add_config_file_options(*cmd);  // first: the file fills in the options added below
   cmd->add_option("--task", args->task, "Task name or path of a task file")->required();
   cmd->add_option("--backend", args->backend, "Backend (cpu, cuda, metal)")->capture_default_str();
-  cmd->add_option("--rounds", args->search.rounds, "Code rounds (each evaluates up to --parallel candidates)")
+  cmd->add_option("--rounds", args->search.rounds, "Rounds: proposals of up to --parallel candidates each")
       ->capture_default_str()->check(kPositive);
   cmd->add_option("--minutes", args->search.minutes, "Wall-clock budget in minutes (0: none)")->check(kNonNegative);
   cmd->add_option("--out", args->out, "Run folder (default: runs/<task>-<backend>-<timestamp>)");
-  cmd->add_option("--parallel", args->search.parallel, "Candidates per round, compiled concurrently")
+  cmd->add_option("--parallel", args->search.parallel, "Candidates in flight per device (builds overlap timing), and at most per round")
       ->capture_default_str()->check(CLI::Range(1, 64));
   cmd->add_flag("--seed-eval", args->search.seed_eval, "Evaluate the seed itself first (round 0)");
   cmd->add_option("--finalists", args->search.finalists, "Best candidates re-timed against the seed at the end (0: none)")

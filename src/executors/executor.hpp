@@ -41,7 +41,7 @@ class Executor {
  public:
   virtual ~Executor() = default;
   virtual std::string name() const = 0;
-  // Evaluations that may be outstanding at once; the loop submits no more than this.
+  // Evaluations that may be outstanding at once; the loop keeps this many in flight, no more.
   virtual int capacity() const = 0;
   virtual int outstanding() const = 0;
   // Starts one evaluation. Returns the handle to store for re-attaching from a later session, or ""
@@ -62,6 +62,7 @@ struct ExecutorEnv {
   backends::Backend* backend = nullptr;
   evaluator::EvalOptions options;  // the loop's evaluation options (visible workloads, seed timings)
   std::filesystem::path run_dir;   // the run's folder (a batch executor keeps its job files there)
+  int parallel = 1;                // --parallel: evaluations per device a local executor holds (built ahead of its timing)
 };
 
 // The executor of a run, by name plus its configuration (stored in the run's config, so that

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
+#include <future>
 #include <set>
 
 #include "backends/backend.hpp"
@@ -119,7 +119,7 @@ Search::Search(store::RunStore& store, const Task& task, Backend& backend, propo
       strategy_(strategy),
       options_(options),
       observer_(std::move(observer)),
-      executor_(executors::make_executor(executor, {&task, &backend, evaluation_options(store), store.dir()})),
+      executor_(executors::make_executor(executor, {&task, &backend, evaluation_options(store), store.dir(), std::max(options.parallel, 1)})),
       brief_(brief_of(task, backend)),
       session_start_(std::chrono::steady_clock::now()) {
   options_.parallel = std::max(options_.parallel, 1);
@@ -202,6 +202,23 @@ std::optional<proposers::RefineReply> Search::ask(const proposers::RefineRequest
   return ask<proposers::RefineReply>(proposers::Role::refine, request, [this](const auto& r) { return planner().refine(r); });
 }
 
+// A proposer call (seconds to minutes for a model) on a thread of its own, while this thread goes on
+// collecting and committing evaluations: neither the proposer nor the devices wait for the other.
+// Only this thread writes the store; the strategy is not called meanwhile (rounds that complete are
+// observed once the call returned).
+template <class Call>
+auto Search::while_evaluating(Call call) {
+  if (unfinished() == 0) return call();
+  auto answer = std::async(std::launch::async, call);
+  while (answer.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    if (unfinished() > 0)
+      poll(std::chrono::milliseconds(100));
+    else
+      answer.wait();
+  }
+  return answer.get();
+}
+
 // One proposer request: consumes an answer submitted from outside if there is one, otherwise asks
 // the proposer (retrying failures); records every call. nullopt: the request is left pending.
 template <class Reply, class Request, class Call>
@@ -237,7 +254,7 @@ std::optional<Reply> Search::ask(proposers::Role role, const Request& request, C
     call.role = proposers::role_name(role);
     call.proposer = proposer_.name();
     try {
-      auto answer = invoke(request);
+      auto answer = while_evaluating([&] { return invoke(request); });
       if (!answer) return std::nullopt;  // left pending (agent)
       if (answer->calls.empty()) {
         call.prompt = request.to_json().dump();
@@ -279,12 +296,10 @@ Search::Outcome Search::run() {
         if (!do_init()) return Outcome::waiting;
         break;
       case Phase::next:
-        if (!do_next()) return Outcome::waiting;
-        break;
       case Phase::code:
-        if (!do_code()) return Outcome::waiting;
+      case Phase::evaluate:
+        if (!do_search()) return Outcome::waiting;
         break;
-      case Phase::evaluate: do_evaluate(); break;
       case Phase::finish:
         if (!do_finish()) return Outcome::waiting;
         break;
@@ -296,6 +311,7 @@ Search::Outcome Search::run() {
 
 bool Search::do_init() {
   if (!strategy_.init(*this)) return false;
+  state_.phase = Phase::next;
   if (options_.seed_eval) {
     store::Candidate c;
     c.round = 0;
@@ -303,51 +319,84 @@ bool Search::do_init() {
     c.source = brief_.seed_source;
     c.source_hash = sha256_hex(c.source);
     c.note = "the task's seed";
-    state_.phase = Phase::evaluate;
-    state_.seed_round = true;
     store_.transaction([&] {
-      state_.round_candidates = {store_.add_candidate(c)};
+      RoundInFlight seed;
+      seed.seed = true;
+      seed.candidates = {store_.add_candidate(c)};
+      state_.in_flight.push_back(seed);
       persist("initialize");
     });
     return true;
   }
-  state_.phase = Phase::next;
   save("initialize");
   return true;
 }
 
-bool Search::do_next() {
-  if (budget_spent()) {
-    state_.stop_reason = state_.round >= options_.rounds      ? "round budget spent"
-                         : !proposer_.stop_reason().empty() ? proposer_.stop_reason()
-                                                             : "time budget reached";
-    state_.phase = Phase::finish;
-    save();
-    return true;
+// The asynchronous search. Up to the executor's capacity of evaluations are in flight; a round is
+// observed as soon as its candidates are back, and free places are filled with new rounds (of as
+// many candidates as there are free places, at most --parallel), written while the others are
+// evaluated. False: the proposer left a request pending (what is in flight is committed first).
+bool Search::do_search() {
+  try {
+    for (const auto& round : state_.in_flight) dispatch(round);  // a resumed run: evaluated again, or re-attached
+    for (;;) {
+      observe_completed();
+      if (state_.plan) {  // being written (also when the session that planned it died)
+        if (!write_round()) break;
+        continue;
+      }
+      const int room = std::min(options_.parallel, executor_->capacity() - unfinished());
+      if (!budget_spent() && !idle_ && room > 0) {
+        state_.phase = Phase::next;
+        Plan plan = strategy_.next(*this);
+        if (plan.kind == Plan::Kind::wait) break;
+        if (plan.kind == Plan::Kind::stop) {
+          if (state_.in_flight.empty()) {
+            state_.stop_reason = plan.stop_reason;
+            state_.phase = Phase::finish;
+            save();
+            return true;
+          }
+          idle_ = true;  // maybe something to propose once a pending round is observed
+          continue;
+        }
+        plan.request.task = brief_;
+        plan.request.count = room;
+        plan.request.best_speedup = state_.best ? state_.best->speedup : 1.0;
+        state_.plan = std::move(plan.request);
+        state_.cycle = plan.cycle;
+        state_.phase = Phase::code;
+        save();
+        continue;
+      }
+      if (state_.in_flight.empty()) {  // the budget is spent and everything observed (an idle strategy has a round pending)
+        state_.stop_reason = state_.round >= options_.rounds      ? "round budget spent"
+                             : !proposer_.stop_reason().empty() ? proposer_.stop_reason()
+                                                                 : "time budget reached";
+        state_.phase = Phase::finish;
+        save();
+        return true;
+      }
+      state_.phase = Phase::evaluate;
+      poll(std::chrono::seconds(1));
+    }
+  } catch (...) {
+    // The driver stops with an error: nothing would collect what is still running.
+    executor_->cancel_all();
+    throw;
   }
-  Plan plan = strategy_.next(*this);
-  switch (plan.kind) {
-    case Plan::Kind::wait: return false;
-    case Plan::Kind::stop:
-      state_.stop_reason = plan.stop_reason;
-      state_.phase = Phase::finish;
-      save();
-      return true;
-    case Plan::Kind::code: break;
-  }
-  plan.request.task = brief_;
-  plan.request.count = options_.parallel;
-  plan.request.best_speedup = state_.best ? state_.best->speedup : 1.0;
-  state_.plan = std::move(plan.request);
-  state_.cycle = plan.cycle;
-  state_.phase = Phase::code;
-  save();
-  return true;
+  // Waiting for the proposer: what is in flight is committed now (and observed when the run goes
+  // on), so that the step that waits is asked again from the same strategy snapshot.
+  while (unfinished() > 0) poll(std::chrono::seconds(1));
+  return false;
 }
 
-bool Search::do_code() {
-  const proposers::CodeRequest& request = *state_.plan;
+// The proposer writes the planned round; its candidates and the state change are committed in one
+// transaction (a crash leaves either both or neither), then handed to the executor.
+bool Search::write_round() {
+  const proposers::CodeRequest request = *state_.plan;
   const int round = state_.round + 1;
+  state_.phase = Phase::code;
   notify({EventKind::round_start, fmt::format("round {}: {}", round, request.action.value("title", request.node_id))});
   std::optional<proposers::CodeReply> reply;
   try {
@@ -362,11 +411,15 @@ bool Search::do_code() {
     reply = proposers::CodeReply{};  // recorded by ask(): an empty round
   }
   if (!reply) return false;
-  // Candidates and the phase change in one transaction: a crash leaves either both or neither.
+  RoundInFlight written;
+  written.round = round;
+  written.cycle = state_.cycle;
+  written.node_id = request.node_id;
+  written.node_payload = request.node_payload;
+  written.exhausted = reply->exhausted;
   store_.transaction([&] {
-    std::vector<int64_t> ids;
     for (const auto& cc : reply->candidates) {
-      if (int(ids.size()) >= options_.parallel) break;
+      if (int(written.candidates.size()) >= std::max(request.count, 1)) break;
       store::Candidate c;
       c.round = round;
       c.cycle = state_.cycle;
@@ -377,17 +430,88 @@ bool Search::do_code() {
       c.source_hash = sha256_hex(cc.source);
       c.note = cc.note;
       c.payload = cc.payload;
-      ids.push_back(store_.add_candidate(c));
+      written.candidates.push_back(store_.add_candidate(c));
     }
-    state_.round_exhausted = reply->exhausted;
-    state_.round_candidates = ids;
+    state_.round = round;
+    state_.plan.reset();
+    state_.in_flight.push_back(written);
     state_.phase = Phase::evaluate;
     persist();
   });
+  dispatch(written);
   return true;
 }
 
+std::vector<PendingRound> Search::pending() const {
+  std::vector<PendingRound> out;
+  for (const auto& r : state_.in_flight) {
+    PendingRound p{r.round, r.cycle, r.node_id, r.node_payload, 0};
+    for (int64_t id : r.candidates)
+      p.evaluations += int(evaluating_.count(id) + std::count(waiting_.begin(), waiting_.end(), id));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// A source seen before is never evaluated twice: an evaluated copy's result is reused at once, a
+// copy still in flight is waited for. Jobs a previous session submitted are re-attached.
+void Search::dispatch(const RoundInFlight& round) {
+  for (int64_t id : round.candidates) {
+    const auto c = store_.candidate(id);
+    if (!c || c->evaluated() || evaluating_.count(id) || std::count(waiting_.begin(), waiting_.end(), id)) continue;
+    waiting_.push_back(id);
+  }
+  hand_out_waiting();
+}
+
+void Search::hand_out_waiting() {
+  executors::Executor& exec = *executor_;
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    const auto c = store_.candidate(*it);
+    if (const auto first = store_.evaluated_by_hash(c->source_hash)) {
+      store_.record_evaluation(c->id, first->report, first->status, first->speedup_vs_seed, first->median_ms, first->roofline_fraction, 0,
+                               0, first->id);
+      notify({EventKind::evaluated, fmt::format("{} = {} (same source)", candidate_name(c->id), candidate_name(first->id)), c->id,
+              first->status, first->speedup_vs_seed, true});
+      it = waiting_.erase(it);
+      continue;
+    }
+    const bool copy_in_flight = std::any_of(evaluating_.begin(), evaluating_.end(), [&](const auto& e) { return e.second == c->source_hash; });
+    if (copy_in_flight) {
+      ++it;
+      continue;
+    }
+    evaluating_[c->id] = c->source_hash;
+    const executors::Submission submission{c->id, c->source};
+    const auto job = store_.job(c->id);
+    if (job && job->executor == exec.name() && !job->handle.empty() && exec.attach(submission, job->handle))
+      notify({EventKind::message, fmt::format("{}: re-attached to {} job {}", candidate_name(c->id), job->executor, job->handle)});
+    else
+      queue_.push_back(submission);
+    it = waiting_.erase(it);
+  }
+  submit_queued();
+}
+
+void Search::submit_queued() {
+  executors::Executor& exec = *executor_;
+  while (!queue_.empty() && exec.outstanding() < exec.capacity()) {
+    const std::string handle = exec.submit(queue_.front());
+    if (!handle.empty()) store_.set_job(queue_.front().candidate, exec.name(), handle);
+    queue_.pop_front();
+  }
+}
+
+void Search::poll(std::chrono::milliseconds timeout) {
+  if (time_budget_reached()) return cancel_in_flight();
+  submit_queued();
+  if (executor_->outstanding() == 0) throw Error("internal error: evaluations in flight but none with the executor");
+  for (const auto& done : executor_->collect(timeout)) record(done);
+  hand_out_waiting();
+}
+
 void Search::record(const executors::Completion& done) {
+  evaluating_.erase(done.candidate);
   const EvalReport& report = done.report;
   store_.record_evaluation(done.candidate, report.to_json(), std::string(status_name(report.status)), report.speedup_vs_seed,
                            report.mean_median_ms(), report.roofline_fraction, done.build_seconds, done.eval_seconds);
@@ -395,64 +519,15 @@ void Search::record(const executors::Completion& done) {
           std::string(status_name(report.status)), report.speedup_vs_seed, false});
 }
 
-// Hands the round's candidates to the executor (as many at once as it takes; jobs a previous
-// session submitted are re-attached) and commits each evaluation as soon as it comes back. A source
-// seen before (possibly earlier in this round) is never evaluated twice. The time budget holds inside
-// a round too: when it is reached, what has not come back is cancelled and recorded as not run.
-void Search::evaluate_round(const std::vector<int64_t>& ids) {
-  executors::Executor& exec = *executor_;
-  std::deque<executors::Submission> queue;
-  std::vector<store::Candidate> repeats;  // the same source as an earlier candidate of this round
-  std::set<std::string> hashes;
-  std::vector<int64_t> handed;  // to the executor, submitted or re-attached
-  for (int64_t id : ids) {
-    auto c = store_.candidate(id);
-    if (!c || c->evaluated()) continue;  // committed before a restart
-    if (!hashes.insert(c->source_hash).second || store_.evaluated_by_hash(c->source_hash)) {
-      repeats.push_back(*c);
-      continue;
-    }
-    const executors::Submission submission{c->id, c->source};
-    const auto job = store_.job(c->id);
-    if (job && job->executor == exec.name() && !job->handle.empty() && exec.attach(submission, job->handle)) {
-      notify({EventKind::message, fmt::format("{}: re-attached to {} job {}", candidate_name(c->id), job->executor, job->handle)});
-      handed.push_back(c->id);
-      continue;
-    }
-    queue.push_back(submission);
-  }
-  try {
-    while (!queue.empty() || exec.outstanding() > 0) {
-      if (time_budget_reached()) {
-        exec.cancel_all();
-        for (int64_t id : handed)
-          if (!store_.candidate(id)->evaluated()) record_not_run(id);
-        for (const auto& left : queue) record_not_run(left.candidate);
-        break;
-      }
-      while (!queue.empty() && exec.outstanding() < exec.capacity()) {
-        const std::string handle = exec.submit(queue.front());
-        if (!handle.empty()) store_.set_job(queue.front().candidate, exec.name(), handle);
-        handed.push_back(queue.front().candidate);
-        queue.pop_front();
-      }
-      for (const auto& done : exec.collect(std::chrono::seconds(1))) record(done);
-    }
-  } catch (...) {
-    // The driver stops with an error: nothing would collect what is still running.
-    exec.cancel_all();
-    throw;
-  }
-  for (const auto& c : repeats) {
-    const auto p = store_.evaluated_by_hash(c.source_hash);
-    if (!p) {  // its first copy was not evaluated (the time budget, or cancelled)
-      if (time_budget_reached()) record_not_run(c.id);
-      continue;
-    }
-    store_.record_evaluation(c.id, p->report, p->status, p->speedup_vs_seed, p->median_ms, p->roofline_fraction, 0, 0, p->id);
-    notify({EventKind::evaluated, fmt::format("{} = {} (same source)", candidate_name(c.id), candidate_name(p->id)), c.id, p->status,
-            p->speedup_vs_seed, true});
-  }
+// The time budget holds inside a round too: what has not come back is cancelled and recorded as not run.
+void Search::cancel_in_flight() {
+  executor_->cancel_all();
+  queue_.clear();
+  evaluating_.clear();
+  waiting_.clear();
+  for (const auto& round : state_.in_flight)
+    for (int64_t id : round.candidates)
+      if (!store_.candidate(id)->evaluated()) record_not_run(id);
 }
 
 void Search::record_not_run(int64_t candidate) {
@@ -465,25 +540,32 @@ void Search::record_not_run(int64_t candidate) {
   notify({EventKind::evaluated, cancelled.message, candidate, std::string(status_name(Status::not_run)), 0, false});
 }
 
-void Search::do_evaluate() {
-  const std::vector<int64_t> ids = state_.round_candidates;
-  evaluate_round(ids);
-  // Round bookkeeping (idempotent: recomputed from the committed evaluations and the strategy's
-  // snapshot taken before the round).
-  Observation observation;
-  observation.exhausted = state_.round_exhausted;
-  observation.seed = state_.seed_round;
-  for (int64_t id : ids)  // candidates the time budget left unevaluated are no evidence
-    if (auto c = store_.candidate(id); c->status != status_name(Status::not_run)) observation.candidates.push_back(std::move(*c));
-  for (const auto& c : observation.candidates)
-    if (better(c, state_.best)) state_.best = Best{c.id, c.speedup_vs_seed, c.median_ms, c.roofline_fraction, timing_spread(c)};
-  if (!observation.seed) ++state_.round;
-  state_.round_candidates.clear();
-  state_.round_exhausted = state_.seed_round = false;
-  state_.plan.reset();
-  strategy_.observe(*this, observation);
-  state_.phase = Phase::next;
-  save(observation.seed ? "seed evaluated" : fmt::format("round {}", state_.round));
+// Each round whose candidates are all back goes to the strategy, in the order they came in
+// (idempotent after a restart: the observation is rebuilt from the committed evaluations).
+void Search::observe_completed() {
+  for (size_t i = 0; i < state_.in_flight.size();) {
+    const RoundInFlight round = state_.in_flight[i];
+    Observation observation{{}, round.exhausted, round.seed, round.round, round.cycle, round.node_id, round.node_payload};
+    bool complete = true;
+    for (int64_t id : round.candidates) {
+      auto c = store_.candidate(id);
+      if (!c->evaluated()) {
+        complete = false;
+        break;
+      }
+      if (c->status != status_name(Status::not_run)) observation.candidates.push_back(std::move(*c));  // no evidence
+    }
+    if (!complete) {
+      ++i;
+      continue;
+    }
+    for (const auto& c : observation.candidates)
+      if (better(c, state_.best)) state_.best = Best{c.id, c.speedup_vs_seed, c.median_ms, c.roofline_fraction, timing_spread(c)};
+    state_.in_flight.erase(state_.in_flight.begin() + std::ptrdiff_t(i));
+    strategy_.observe(*this, observation);
+    idle_ = false;
+    save(round.seed ? "seed evaluated" : fmt::format("round {}", round.round));
+  }
 }
 
 bool Search::do_finish() {

@@ -2,13 +2,19 @@
 // The search loop: a resumable state machine over the run store (phases: search/state.hpp),
 // driving one Strategy (search/strategy.hpp) and one Proposer.
 //
+// The loop is asynchronous: it keeps up to the executor's capacity (--parallel x devices locally,
+// --max-jobs on Slurm) evaluations in flight; as soon as a round's candidates are back the strategy
+// observes it and the freed places are filled with new rounds. A proposer call runs on a thread of
+// its own while this thread goes on collecting evaluations; the store is written on this thread only.
 // Each transition is persisted (loop state + the strategy's snapshot) before the next begins, and
 // each evaluation is committed on its own, so `Search::run` on a reopened store continues exactly
-// where a killed process stopped. Proposer requests go through the store's pending_request row, so
-// an asynchronous proposer (agent) can leave one unanswered: run() then returns Outcome::waiting.
-// The loop and the strategies are documented in docs/SEARCH.md.
+// where a killed process stopped (rounds in flight are evaluated again, or re-attached). Proposer
+// requests go through the store's pending_request row, so an asynchronous proposer (agent) can leave
+// one unanswered: run() then returns Outcome::waiting. Documented in docs/SEARCH.md.
 #include <chrono>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,9 +33,9 @@ namespace ksearch::search {
 
 // The loop's own options; a strategy's options are in its StrategySpec.
 struct SearchOptions {
-  int rounds = 12;         // code rounds (each evaluates up to `parallel` candidates)
+  int rounds = 12;         // rounds: proposals of up to `parallel` candidates each
   double minutes = 0;      // wall-clock budget over all sessions of the run; 0 = none
-  int parallel = 1;        // candidates per round, compiled concurrently, timed one at a time
+  int parallel = 1;        // candidates in flight per device (local executor), at most per round
   bool seed_eval = false;  // evaluate the seed itself first (round 0)
   int finalists = 4;       // best candidates re-timed against the seed when the search ends (0: none)
   int retime_rounds = 5;   // interleaved rounds of that re-timing (at least 2 for an interval)
@@ -105,9 +111,7 @@ class Search : private Context {
  private:
   // Phases; each returns false when the run must stop and wait for the proposer.
   bool do_init();
-  bool do_next();
-  bool do_code();
-  void do_evaluate();
+  bool do_search();  // next, code and evaluate: the asynchronous loop
   bool do_finish();
   void do_retime();
   void do_final();
@@ -119,6 +123,7 @@ class Search : private Context {
   int rounds() const override { return options_.rounds; }
   bool budget_spent() const override;
   std::optional<Best> best() const override { return state_.best; }
+  std::vector<PendingRound> pending() const override;
   bool can_plan() const override { return proposer_.planner() != nullptr; }
   std::optional<proposers::InitializeReply> ask(const proposers::InitializeRequest& request) override;
   std::optional<proposers::ProposeReply> ask(const proposers::ProposeRequest& request) override;
@@ -129,6 +134,8 @@ class Search : private Context {
   // One proposer request; `invoke` calls the proposer (see search.cpp).
   template <class Reply, class Request, class Call>
   std::optional<Reply> ask(proposers::Role role, const Request& request, Call invoke);
+  template <class Call>
+  auto while_evaluating(Call call);  // runs a proposer call on its own thread, collecting evaluations meanwhile
   proposers::Planner& planner() const;
 
   double elapsed() const;
@@ -137,7 +144,14 @@ class Search : private Context {
   void persist(const std::string& reason = "");  // state + strategy snapshot (+ its tree under `reason`)
   void notify(SearchEvent event);
   Progress progress() const;
-  void evaluate_round(const std::vector<int64_t>& ids);
+  bool write_round();  // the proposer writes state_.plan; false: left pending
+  void dispatch(const RoundInFlight& round);  // hands its candidates to the executor (or reuses, or waits for a copy)
+  void submit_queued();                       // as many queued candidates as the executor takes
+  void poll(std::chrono::milliseconds timeout);  // collects and commits what came back (or cancels at the time budget)
+  void hand_out_waiting();  // to the executor, unless a copy of the source is evaluated (reused) or in flight
+  void cancel_in_flight();  // the time budget: what has not come back is recorded as not run
+  void observe_completed();  // rounds whose candidates are all back, to the strategy
+  int unfinished() const { return int(evaluating_.size() + waiting_.size()); }  // candidates in flight not back yet
   void record(const executors::Completion& done);
   void record_not_run(int64_t candidate);  // a candidate the time budget left unevaluated
 
@@ -152,6 +166,11 @@ class Search : private Context {
   proposers::TaskBrief brief_;
   LoopState state_;
   std::chrono::steady_clock::time_point session_start_;
+  // This session's view of the rounds in flight (rebuilt from state_.in_flight on resume).
+  std::deque<executors::Submission> queue_;  // waiting for room in the executor
+  std::map<int64_t, std::string> evaluating_;  // candidate -> source hash: queued or with the executor
+  std::vector<int64_t> waiting_;             // not handed out yet: a copy of the source is in flight, its result will be reused
+  bool idle_ = false;                        // the strategy had nothing to propose until a round is observed
 };
 
 }  // namespace ksearch::search

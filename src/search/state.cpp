@@ -1,5 +1,7 @@
 #include "search/state.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 using nlohmann::json;
@@ -34,6 +36,41 @@ Verdict verdict_from_json(const json& j) {
   return v;
 }
 
+json round_to_json(const RoundInFlight& r) {
+  return {{"round", r.round},           {"cycle", r.cycle},         {"node_id", r.node_id}, {"node_payload", r.node_payload},
+          {"candidates", r.candidates}, {"exhausted", r.exhausted}, {"seed", r.seed}};
+}
+
+RoundInFlight round_from_json(const json& j) {
+  RoundInFlight r;
+  r.round = j.at("round").get<int>();
+  r.cycle = j.value("cycle", 0);
+  r.node_id = j.value("node_id", "");
+  r.node_payload = j.value("node_payload", json());
+  r.candidates = j.at("candidates").get<std::vector<int64_t>>();
+  r.exhausted = j.value("exhausted", false);
+  r.seed = j.value("seed", false);
+  return r;
+}
+
+// A state stored by the round-synchronous loop (before in_flight): its one round under evaluation.
+void upgrade_round_state(const json& j, LoopState& s) {
+  if (s.phase != Phase::evaluate) return;
+  RoundInFlight r;
+  r.seed = j.value("seed_round", false);
+  r.round = r.seed ? 0 : s.round + 1;  // `round` then counted rounds completed
+  r.cycle = s.cycle;
+  if (s.plan) {
+    r.node_id = s.plan->node_id;
+    r.node_payload = s.plan->node_payload;
+  }
+  r.candidates = j.value("round_candidates", std::vector<int64_t>{});
+  r.exhausted = j.value("round_exhausted", false);
+  s.round = std::max(s.round, r.round);
+  s.plan.reset();
+  s.in_flight.push_back(std::move(r));
+}
+
 }  // namespace
 
 std::string phase_name(Phase phase) {
@@ -57,20 +94,20 @@ Phase parse_phase(const std::string& name) {
 }
 
 json LoopState::to_json() const {
-  return {{"phase", phase_name(phase)},
-          {"round", round},
-          {"cycle", cycle},
-          {"elapsed_seconds", elapsed_seconds},
-          {"stop_reason", stop_reason},
-          {"plan", plan ? plan->to_json() : json()},
-          {"round_candidates", round_candidates},
-          {"round_exhausted", round_exhausted},
-          {"seed_round", seed_round},
-          {"best", best ? best_to_json(*best) : json()},
-          {"finalists", finalists},
-          {"retiming", retiming},
-          {"final", verdict ? verdict_to_json(*verdict) : json()},
-          {"strategy", {{"name", strategy}, {"state", strategy_state}}}};
+  json j = {{"phase", phase_name(phase)},
+            {"round", round},
+            {"cycle", cycle},
+            {"elapsed_seconds", elapsed_seconds},
+            {"stop_reason", stop_reason},
+            {"plan", plan ? plan->to_json() : json()},
+            {"in_flight", json::array()},
+            {"best", best ? best_to_json(*best) : json()},
+            {"finalists", finalists},
+            {"retiming", retiming},
+            {"final", verdict ? verdict_to_json(*verdict) : json()},
+            {"strategy", {{"name", strategy}, {"state", strategy_state}}}};
+  for (const auto& r : in_flight) j["in_flight"].push_back(round_to_json(r));
+  return j;
 }
 
 LoopState LoopState::from_json(const json& j) {
@@ -82,9 +119,10 @@ LoopState LoopState::from_json(const json& j) {
     s.elapsed_seconds = j.value("elapsed_seconds", 0.0);
     s.stop_reason = j.value("stop_reason", "");
     if (j.contains("plan") && j["plan"].is_object()) s.plan = proposers::CodeRequest::from_json(j["plan"]);
-    s.round_candidates = j.value("round_candidates", std::vector<int64_t>{});
-    s.round_exhausted = j.value("round_exhausted", false);
-    s.seed_round = j.value("seed_round", false);
+    if (j.contains("in_flight"))
+      for (const auto& r : j["in_flight"]) s.in_flight.push_back(round_from_json(r));
+    else
+      upgrade_round_state(j, s);
     if (j.contains("best") && j["best"].is_object()) {
       const json& b = j["best"];
       s.best = Best{b.at("candidate").get<int64_t>(), b.value("speedup", 0.0), b.value("median_ms", 0.0), b.value("roofline", 0.0),

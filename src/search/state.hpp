@@ -1,13 +1,14 @@
 #pragma once
 // The search loop's state, typed, and its JSON form stored in the run store after every step.
 //
-//   init -> next -> code -> evaluate -> next ... -> finish -> retime -> final -> done
+//   init -> (next | code | evaluate)* -> finish -> retime -> final -> done
 //
-// `next` asks the strategy for a plan, `code` asks the proposer for candidates implementing it,
-// `evaluate` evaluates the round's candidates (each committed on its own) and lets the strategy
-// observe them, `finish` lets the strategy close its work once the budget is spent, `final` checks
-// re-times the best candidates against the seed in one sitting (evaluator/retime), `final` checks
-// the best of them on the held-out workloads.
+// The search itself is asynchronous: rounds (one proposal each) are evaluated while the next ones
+// are planned and written. Its phase says what the loop is doing now: `next` the strategy plans a
+// round, `code` the proposer writes it (`plan`), `evaluate` the loop waits for evaluations; all
+// three resume the same loop from `plan` and `in_flight`. `finish` lets the strategy close its work
+// once the budget is spent, `retime` re-times the best candidates against the seed in one sitting
+// (evaluator/retime), `final` checks the best of them on the held-out workloads.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,16 +35,25 @@ struct Verdict {
   std::string note;
 };
 
+// A round whose candidates are stored and handed out for evaluation, not yet observed by the strategy.
+struct RoundInFlight {
+  int round = 0;  // its number (0: the seed's own evaluation)
+  int cycle = 0;  // its plan's cycle
+  std::string node_id;
+  nlohmann::json node_payload;
+  std::vector<int64_t> candidates;
+  bool exhausted = false;  // the proposer's `exhausted` for it
+  bool seed = false;       // the seed's own evaluation (--seed-eval)
+};
+
 struct LoopState {
   Phase phase = Phase::init;
-  int round = 0;          // code rounds completed
+  int round = 0;          // rounds written: the latest round's number (a round is one proposal)
   int cycle = 0;          // the latest plan's cycle
   double elapsed_seconds = 0;  // over all sessions
   std::string stop_reason;
-  std::optional<proposers::CodeRequest> plan;  // the round being coded
-  std::vector<int64_t> round_candidates;       // the round being evaluated
-  bool round_exhausted = false;                // the proposer's `exhausted` for this round
-  bool seed_round = false;                     // the round being evaluated is the seed's own
+  std::optional<proposers::CodeRequest> plan;  // the round the proposer is writing
+  std::vector<RoundInFlight> in_flight;        // rounds being evaluated, oldest first
   std::optional<Best> best;
   std::vector<int64_t> finalists;              // chosen when the search ends, re-timed before the verdict
   nlohmann::json retiming;                     // their re-timing's RetimeResult::to_json(); null before or without one

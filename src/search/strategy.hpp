@@ -3,11 +3,18 @@
 //
 // The loop (search/search.hpp) owns the run: budget, proposer calls, evaluation, the store, the
 // best candidate and the final verdict. A strategy decides, round by round, what the proposer
-// should implement next, and learns from each round's evaluated candidates:
+// should implement next, and learns from each round's evaluated candidates. The loop is
+// asynchronous: several rounds may be in flight at once (ctx.pending()), and they come back in any
+// order.
 //
 //   init(ctx)            once, before the first round (may ask the proposer's planning role)
-//   next(ctx)  -> Plan   the next round's code request, or stop, or wait (a pending request)
-//   observe(ctx, obs)    the round's evaluated candidates (also the seed's own evaluation)
+//   next(ctx)  -> Plan   the next round's code request, or stop, or wait (a pending request).
+//                        Rounds still pending should make the next one differ (diversity). `stop`
+//                        while rounds are pending means "nothing to propose until one of them is
+//                        observed": the loop asks again after the next observation, and ends the
+//                        search only on a stop with nothing pending
+//   observe(ctx, obs)    one round's evaluated candidates, once all of them are back (also the
+//                        seed's own evaluation); from then on the round is no longer pending
 //   finish(ctx)          once, when the budget is spent, before the verdict
 //   snapshot / restore   the strategy's whole state as JSON, stored with the loop's state after
 //                        every step, so that a killed search resumes exactly
@@ -16,6 +23,7 @@
 // code, and after every observe(); a strategy may save more often with ctx.checkpoint(). A step
 // that returned `wait` (or was killed) is called again after restore(): from the same snapshot it
 // must reach the same decision, so randomness lives in the snapshot (e.g. a seeded generator).
+// Rounds pending at a kill are evaluated after `resume` and observed then.
 // Strategies register a factory by name (KSEARCH_REGISTER_STRATEGY); `ksearch run --strategy NAME`.
 #include <functional>
 #include <limits>
@@ -40,16 +48,27 @@ struct Best {
 
 enum class EventKind { message, cycle_start, round_start, evaluated, cycle_end, final };
 
+// A round in flight: planned by next(), not yet observed.
+struct PendingRound {
+  int round = 0;  // its number (0: the seed's own evaluation)
+  int cycle = 0;  // the plan's cycle
+  std::string node_id;
+  nlohmann::json node_payload;
+  int evaluations = 0;  // its candidates not back yet
+};
+
 // What the loop offers a strategy.
 class Context {
  public:
   virtual ~Context() = default;
   virtual const proposers::TaskBrief& brief() const = 0;
   virtual const store::RunStore& store() const = 0;  // candidates and their evaluations
-  virtual int round() const = 0;                     // rounds completed
+  virtual int round() const = 0;                     // rounds written (the latest round's number)
   virtual int rounds() const = 0;                    // the round budget
   virtual bool budget_spent() const = 0;
   virtual std::optional<Best> best() const = 0;
+  // The rounds handed out and not yet observed, oldest first.
+  virtual std::vector<PendingRound> pending() const = 0;
   // Whether the proposer has the planning role (proposers::Planner). Its requests go through the loop: recorded, retried, persisted while pending. nullopt: left pending (wait).
   // Throws after persistent failure (already recorded).
   virtual bool can_plan() const = 0;
@@ -80,6 +99,9 @@ struct Observation {
   std::vector<store::Candidate> candidates;  // evaluated, in the order the proposer returned them
   bool exhausted = false;                    // the proposer has nothing more to try for this request
   bool seed = false;                         // the seed's own evaluation (round 0, --seed-eval)
+  int round = 0, cycle = 0;                  // the round's number and its plan's cycle
+  std::string node_id;                       // what its plan implemented (CodeRequest::node_id, node_payload)
+  nlohmann::json node_payload;
 };
 
 // A candidate's cost for minimizing strategies: its mean median time; infinite unless it passed.

@@ -178,7 +178,7 @@ TEST(AgentMode, ABusyRunSaysWhatItIsDoing) {
     writer.answer_pending(writer.pending()->seq, json::object());
     search::LoopState state;
     state.phase = search::Phase::evaluate;
-    state.seed_round = true;
+    state.in_flight.push_back({0, 0, "", nullptr, {1}, false, true});  // the seed's own evaluation
     writer.save_state(state.to_json());
     const auto next = ksearch_cli("agent next " + q(dir) + " --json");
     ASSERT_EQ(next.code, 0) << next.out;

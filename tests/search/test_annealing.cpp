@@ -44,6 +44,7 @@ class FakeContext : public search::Context {
   int rounds() const override { return rounds_; }
   bool budget_spent() const override { return round_ >= rounds_; }
   std::optional<search::Best> best() const override { return std::nullopt; }
+  std::vector<search::PendingRound> pending() const override { return in_flight; }
   bool can_plan() const override { return false; }
   std::optional<proposers::InitializeReply> ask(const proposers::InitializeRequest&) override { throw Error("no planner"); }
   std::optional<proposers::ProposeReply> ask(const proposers::ProposeRequest&) override { throw Error("no planner"); }
@@ -51,8 +52,11 @@ class FakeContext : public search::Context {
   void notify(search::EventKind, const std::string&) override {}
   void checkpoint(const std::string&) override {}
 
+  std::vector<search::PendingRound> in_flight;  // what pending() reports
+
   // One round: the planned configuration "evaluated" at `cost_ms` (infinite: it failed).
-  search::Observation evaluate(const proposers::CodeRequest& request, double cost_ms) {
+  search::Observation evaluate(const search::Plan& plan, double cost_ms) {
+    const proposers::CodeRequest& request = plan.request;
     store::Candidate c;
     c.round = ++round_;
     c.source = "// " + request.node_payload.dump();
@@ -61,7 +65,7 @@ class FakeContext : public search::Context {
     const int64_t id = store_->add_candidate(c);
     const bool passed = !std::isinf(cost_ms);
     store_->record_evaluation(id, json::object(), passed ? "passed" : "incorrect", passed ? 1.0 / cost_ms : 0, passed ? cost_ms : 0, 0, 0, 0);
-    return {{*store_->candidate(id)}, false, false};
+    return {{*store_->candidate(id)}, false, false, round_, plan.cycle, request.node_id, request.node_payload};
   }
 
  private:
@@ -90,7 +94,7 @@ struct Annealing : ::testing::Test {
       const auto plan = s.next(ctx);
       if (plan.kind != search::Plan::Kind::code) break;
       proposed.push_back(plan.request.node_payload);
-      s.observe(ctx, ctx.evaluate(plan.request, cost(plan.request.node_payload)));
+      s.observe(ctx, ctx.evaluate(plan, cost(plan.request.node_payload)));
     }
     return proposed;
   }
@@ -144,13 +148,13 @@ TEST_F(Annealing, AcceptsAWorseConfigurationOnlyWhenHot) {
     auto s = make({{"seed", 11}, {"t_start", t}, {"t_end", t}});
     FakeContext ctx("anneal-temp", 10);
     auto first = s->next(ctx);
-    s->observe(ctx, ctx.evaluate(first.request, 1.0));
+    s->observe(ctx, ctx.evaluate(first, 1.0));
     auto second = s->next(ctx);
-    s->observe(ctx, ctx.evaluate(second.request, 1.5));  // 50% slower
+    s->observe(ctx, ctx.evaluate(second, 1.5));  // 50% slower
     const json current = s->snapshot()["current"];
     EXPECT_EQ(current, t > 1 ? second.request.node_payload : first.request.node_payload) << "T=" << t;
     auto third = s->next(ctx);
-    s->observe(ctx, ctx.evaluate(third.request, kInf));  // a failing candidate is never accepted
+    s->observe(ctx, ctx.evaluate(third, kInf));  // a failing candidate is never accepted
     EXPECT_EQ(s->snapshot()["current"], current) << "T=" << t;
   }
 }
@@ -182,6 +186,34 @@ TEST_F(Annealing, RestoredSnapshotContinuesExactly) {
   second->restore(snapshot);
   for (const auto& p : drive(*second, ctx, 5)) split.push_back(p);
   EXPECT_EQ(split, whole);
+}
+
+// Rounds in flight at once (the asynchronous loop) evaluate distinct configurations: what is pending
+// counts as taken, among the current configuration's neighbours and for a restart alike.
+TEST_F(Annealing, ConcurrentRoundsTryDistinctConfigurations) {
+  auto s = make({{"seed", 4}});
+  FakeContext ctx("anneal-pending", 20);
+  const auto first = drive(*s, ctx, 1);  // a current configuration: its neighbours are the next proposals
+  ASSERT_EQ(first.size(), 1u);
+  std::set<std::string> proposed = {first[0].dump()};
+  for (int i = 0; i < 6; ++i) {
+    const auto plan = s->next(ctx);
+    ASSERT_EQ(plan.kind, search::Plan::Kind::code);
+    EXPECT_TRUE(proposed.insert(plan.request.node_payload.dump()).second) << "in flight twice: " << plan.request.node_payload.dump();
+    ctx.in_flight.push_back({i + 2, plan.cycle, plan.request.node_id, plan.request.node_payload, 1});
+  }
+  // The rounds come back out of order; each is observed once, and none is proposed again.
+  for (auto it = ctx.in_flight.rbegin(); it != ctx.in_flight.rend(); ++it) {
+    search::Plan plan;
+    plan.cycle = it->cycle;
+    plan.request.node_id = it->node_id;
+    plan.request.node_payload = it->node_payload;
+    s->observe(ctx, ctx.evaluate(plan, cost(it->node_payload)));
+  }
+  ctx.in_flight.clear();
+  const auto rest = drive(*s, ctx, 20);
+  for (const auto& p : rest) EXPECT_TRUE(proposed.insert(p.dump()).second) << "proposed again: " << p.dump();
+  EXPECT_EQ(proposed.size(), 12u);  // every configuration of the tiny task's space, once
 }
 
 TEST_F(Annealing, BadOptionsAreClearErrors) {

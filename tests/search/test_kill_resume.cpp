@@ -1,5 +1,6 @@
 // `ksearch run` killed with SIGKILL after its first evaluations are committed, then
-// `ksearch resume`: no evaluation is lost or repeated, and the counters continue; for each strategy.
+// `ksearch resume`: no evaluation is lost or repeated, and the counters continue; for each strategy,
+// one round at a time and with several evaluations in flight at the kill (re-queued on resume).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,6 +11,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "helpers.hpp"
 #include "store/run_store.hpp"
@@ -68,15 +70,20 @@ int wait_exit(pid_t pid) {
 
 }  // namespace
 
-class KillResume : public ::testing::TestWithParam<std::string> {};
+// (strategy, concurrent): concurrent runs on two cpu slots with --parallel 2, four evaluations in flight.
+class KillResume : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
 
 TEST_P(KillResume, NoEvaluationLost) {
-  const auto dir = test::fresh_run_dir("kill-" + GetParam());
-  const pid_t pid = spawn({kKsearch, "run", "--task", test::tiny_task_file().string(), "--rounds", "5", "--seed-eval",
-                           "--finalists", "1", "--retime-rounds", "2", "--strategy", GetParam(), "--out", dir.string()});
+  const auto& [strategy, concurrent] = GetParam();
+  const auto dir = test::fresh_run_dir("kill-" + strategy + (concurrent ? "-concurrent" : ""));
+  std::vector<std::string> args = {kKsearch, "run", "--task", test::tiny_task_file().string(), "--rounds", "5", "--seed-eval",
+                                   "--finalists", "1", "--retime-rounds", "2", "--strategy", strategy, "--out", dir.string()};
+  if (concurrent) args.insert(args.end(), {"--devices", "0,1", "--parallel", "2"});
+  const pid_t pid = spawn(args);
   ASSERT_GT(pid, 0);
   // Kill as soon as two evaluations are committed.
   std::map<int64_t, json> before;
+  std::set<int64_t> in_flight;  // stored, not evaluated at the kill
   wait_for_evaluations(dir, 2);
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   ASSERT_EQ(wait_exit(pid), -SIGKILL);
@@ -85,9 +92,11 @@ TEST_P(KillResume, NoEvaluationLost) {
     auto s = store::RunStore::open(dir);
     for (const auto& c : s.candidates())
       if (c.evaluated()) before[c.id] = c.report;
+      else in_flight.insert(c.id);
     round_before = s.load_state().value_or(json::object()).value("round", 0);
   }
   ASSERT_GE(before.size(), 2u);
+  if (concurrent) EXPECT_FALSE(in_flight.empty()) << "no evaluation was in flight at the kill";
 
   ASSERT_EQ(wait_exit(spawn({kKsearch, "resume", dir.string(), "--json"})), 0);
   auto s = store::RunStore::open(dir);
@@ -100,13 +109,15 @@ TEST_P(KillResume, NoEvaluationLost) {
     EXPECT_TRUE(c.evaluated()) << "c" << c.id;
     if (before.count(c.id)) EXPECT_EQ(c.report, before[c.id]) << "c" << c.id << " changed";
     if (!c.reused_from) EXPECT_TRUE(hashes.insert(c.source_hash).second) << "c" << c.id << " evaluated twice";
+    if (in_flight.count(c.id)) EXPECT_NE(c.status, "not_run") << "c" << c.id << " was in flight at the kill: evaluated on resume";
   }
   EXPECT_GT(s.candidates().size(), before.size());  // the search went on
   EXPECT_TRUE(state["final"]["held_out_passed"].get<bool>());
   std::filesystem::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, KillResume, ::testing::Values("world_model", "annealing"));
+INSTANTIATE_TEST_SUITE_P(Strategies, KillResume, ::testing::Combine(::testing::Values("world_model", "annealing"), ::testing::Bool()),
+                         [](const auto& info) { return std::get<0>(info.param) + (std::get<1>(info.param) ? "_concurrent" : ""); });
 
 TEST(RunOptions, UnknownStrategyOrOptionIsAUsageError) {
   const auto dir = test::fresh_run_dir("bad-strategy");

@@ -12,11 +12,7 @@
 #include "search/search.hpp"
 #include "strategies/world_model/world_model.hpp"
 
-using ksearch::backends::Backend;
-using ksearch::backends::make_backend;
 using ksearch::evaluator::RetimeResult;
-using ksearch::tasks::Task;
-using ksearch::tasks::load_task;
 
 using namespace ksearch;
 using namespace ksearch::search;
@@ -72,24 +68,7 @@ CodeReply one(const std::string& source, bool exhausted = false) {
   return r;
 }
 
-struct Fixture : ::testing::Test {
-  Task task = load_task(test::tiny_task_file());
-  std::unique_ptr<Backend> backend = make_backend("cpu");
-  std::filesystem::path dir;
-  std::optional<store::RunStore> store;
-  void open(const std::string& name) {
-    dir = test::fresh_run_dir(name);
-    store::RunInfo info;
-    info.task_name = task.name;
-    info.task_file = task.file.string();
-    info.backend = "cpu";
-    store.emplace(store::RunStore::create(dir, info));
-  }
-  void TearDown() override {
-    store.reset();
-    std::filesystem::remove_all(dir);
-  }
-};
+struct Fixture : test::RunFixture {};
 
 }  // namespace
 
@@ -309,22 +288,27 @@ TEST_F(Fixture, TheTimeBudgetStopsInsideARound) {
 
   const auto s = summarize(*store);
   EXPECT_EQ(s.stop_reason, "time budget reached");
-  EXPECT_EQ(s.rounds, 1);
+  EXPECT_GE(s.rounds, 1);  // a place freed before the budget ran out is filled with another round
   const auto cs = store->candidates();
-  ASSERT_EQ(cs.size(), 6u);
-  int not_run = 0;
+  ASSERT_GE(cs.size(), 6u);
+  int not_run = 0, evaluated = 0;
+  std::map<std::string, int> observed;  // per node: candidates with a result (evaluated or reused)
   for (const auto& c : cs) {
     EXPECT_TRUE(c.evaluated()) << "c" << c.id;  // nothing left pending
     if (c.status == "not_run") {
       ++not_run;
       EXPECT_EQ(c.report.value("message", ""), "not evaluated: the time budget was reached during its round");
+      continue;
     }
+    observed[c.node_id]++;
+    evaluated += !c.reused_from;
   }
   EXPECT_GE(not_run, 1);
-  EXPECT_EQ(s.evaluations, 6 - not_run);  // what was evaluated before the budget ran out is kept
+  EXPECT_EQ(s.evaluations, evaluated);  // what was evaluated before the budget ran out is kept
   // Candidates left unevaluated are no evidence for the world model.
   const auto m = world_model::WorldModel::from_json(*store->latest_world_model());
-  EXPECT_EQ(m.find("good")->attempts, 6 - not_run);
+  for (const auto& n : m.nodes)
+    if (n.node_id != m.root_id) EXPECT_EQ(n.attempts, observed[n.node_id]) << n.node_id;
   // Their sources are no result to reuse: proposed again, they would be evaluated.
   for (const auto& c : cs)
     if (c.status == "not_run") EXPECT_FALSE(store->evaluated_by_hash(c.source_hash));

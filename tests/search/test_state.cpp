@@ -30,8 +30,8 @@ TEST(LoopState, JsonRoundTrip) {
   plan.parent_candidate = 2;
   plan.feedback.push_back({});
   s.plan = plan;
-  s.round_candidates = {5, 6};
-  s.round_exhausted = true;
+  s.in_flight.push_back({3, 2, "n4", {{"knobs", {{"TILE", 8}}}}, {5, 6}, true, false});
+  s.in_flight.push_back({0, 0, "", nullptr, {1}, false, true});
   s.best = Best{2, 1.8, 0.4, 0.3};
   s.verdict = Verdict{2, true, 1.7, json::array({{{"candidate", 2}}}), json::array(), "note"};
   s.strategy = "annealing";
@@ -41,7 +41,11 @@ TEST(LoopState, JsonRoundTrip) {
   EXPECT_EQ(back.to_json(), j);
   EXPECT_EQ(back.phase, Phase::evaluate);
   EXPECT_EQ(back.plan->node_id, "n4");
-  EXPECT_EQ(back.round_candidates, (std::vector<int64_t>{5, 6}));
+  ASSERT_EQ(back.in_flight.size(), 2u);
+  EXPECT_EQ(back.in_flight[0].candidates, (std::vector<int64_t>{5, 6}));
+  EXPECT_EQ(back.in_flight[0].node_payload["knobs"]["TILE"], 8);
+  EXPECT_TRUE(back.in_flight[0].exhausted);
+  EXPECT_TRUE(back.in_flight[1].seed);
   EXPECT_EQ(back.best->candidate, 2);
   EXPECT_EQ(back.verdict->held_out_passed, std::optional<bool>(true));
   EXPECT_EQ(back.strategy_state["step"], 3);
@@ -52,6 +56,25 @@ TEST(LoopState, JsonRoundTrip) {
   const LoopState fresh = LoopState::from_json(LoopState{}.to_json());
   EXPECT_FALSE(fresh.plan || fresh.best || fresh.verdict);
   EXPECT_THROW(LoopState::from_json({{"phase", "select-ish"}}), Error);
+
+  // A state stored by the round-synchronous loop: its round under evaluation becomes the one in flight.
+  json old = LoopState{}.to_json();
+  old.erase("in_flight");
+  old["phase"] = "evaluate";
+  old["round"] = 4;
+  old["cycle"] = 3;
+  old["plan"] = plan.to_json();
+  old["round_candidates"] = {7, 8};
+  old["round_exhausted"] = true;
+  const LoopState upgraded = LoopState::from_json(old);
+  EXPECT_EQ(upgraded.round, 5);  // then: rounds completed; now: rounds written
+  EXPECT_FALSE(upgraded.plan);
+  ASSERT_EQ(upgraded.in_flight.size(), 1u);
+  EXPECT_EQ(upgraded.in_flight[0].round, 5);
+  EXPECT_EQ(upgraded.in_flight[0].cycle, 3);
+  EXPECT_EQ(upgraded.in_flight[0].node_id, "n4");
+  EXPECT_EQ(upgraded.in_flight[0].candidates, (std::vector<int64_t>{7, 8}));
+  EXPECT_TRUE(upgraded.in_flight[0].exhausted);
   EXPECT_THROW(LoopState::from_json({{"round", 1}}), Error);
 }
 

@@ -59,3 +59,25 @@ TEST(Select, SkipsTooHardAndOverCap) {
   o.difficulty_cap = 5;
   EXPECT_EQ(*select_node(m, 1, o), "n3");
 }
+
+// Rounds in flight at once: a pending evaluation costs its node `pending_penalty` (a virtual loss)
+// and counts as a visit of its branch, so concurrent picks spread over the hypotheses.
+TEST(Select, PendingEvaluationsSpreadConcurrentChoices) {
+  WorldModel m = sample_model();
+  SelectOptions o;
+  o.exploration = 0;
+  o.gain_weight = 0;
+  m.find("n3")->action->score_0_to_1 = 0.7;  // n3 0.7 leads n2 0.5
+  EXPECT_EQ(*select_node(m, 10, o), "n3");
+  EXPECT_EQ(*select_node(m, 10, o, {{"n3", 1}}), "n2");  // 0.7 - 0.5 < 0.5
+  EXPECT_EQ(*select_node(m, 10, o, {{"n3", 1}, {"n2", 1}}), "n3");  // both pending: the leader again
+  const auto ranked = rank_frontier(m, 10, o, {{"n3", 1}});
+  EXPECT_DOUBLE_EQ(ranked[1].penalty, o.pending_penalty);
+  o.pending_penalty = 0;  // without the penalty every concurrent pick is the same node
+  EXPECT_EQ(*select_node(m, 10, o, {{"n3", 3}}), "n3");
+  // Pending evaluations are visits in the exploration term.
+  o.exploration = 1.0;
+  const auto explored = rank_frontier(m, 10, o, {{"n2", 3}});
+  for (const auto& s : explored)
+    if (s.node->node_id == "n2") EXPECT_EQ(s.branch_attempts, 3);
+}

@@ -1,15 +1,14 @@
 // The local executor: evaluations in this process's runners on this host. Builds run in a pool
 // sized to the cores; each built candidate then waits for a free device (`devices`, one runner per
 // device at a time, placed with Backend::device_environment) and is checked and timed there, its
-// timing serialized per device by the backend's timing lock key. With one device (the default) this
-// is the loop's behaviour before executors: builds in parallel, evaluations one at a time.
+// timing serialized per device by the backend's timing lock key. Its capacity is --parallel
+// evaluations per device: the next candidates build while a device checks and times one.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <condition_variable>
 #include <future>
-#include <limits>
 #include <list>
 #include <mutex>
 #include <semaphore>
@@ -47,8 +46,7 @@ class LocalExecutor : public Executor {
   }
 
   std::string name() const override { return "local"; }
-  // Everything submitted queues here; the build pool and the devices set the pace.
-  int capacity() const override { return std::numeric_limits<int>::max(); }
+  int capacity() const override { return int(slots_.size()) * std::max(env_.parallel, 1); }
   int outstanding() const override {
     std::lock_guard lock(mutex_);
     return outstanding_;

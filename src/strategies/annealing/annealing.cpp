@@ -61,22 +61,26 @@ class AnnealingStrategy : public search::Strategy {
 
   search::Plan next(search::Context& ctx) override {
     const double t = temperature(options_, step_, ctx.rounds());
+    // Configurations in flight are taken too: concurrent rounds evaluate distinct neighbours.
+    std::set<std::string> taken = visited_;
+    for (const auto& p : ctx.pending())
+      if (p.node_payload.is_object()) taken.insert(key_of(p.node_payload));
     std::optional<json> proposal;
     if (current_) {
-      const auto moves = unvisited_neighbours(*current_);
+      const auto moves = unvisited_neighbours(*current_, taken);
       if (!moves.empty()) proposal = moves[std::uniform_int_distribution<size_t>(0, moves.size() - 1)(rng_)];
     }
-    if (!proposal) proposal = random_unvisited();  // the start, or a restart from a fully explored neighbourhood
+    if (!proposal) proposal = random_unvisited(taken);  // the start, or a restart from a fully explored neighbourhood
     if (!proposal) return search::Plan::stop("search space exhausted (every configuration evaluated)");
-    proposal_ = *proposal;
+    const json& config = *proposal;
     ++step_;
     proposers::CodeRequest request;
     request.node_id = fmt::format("step{}", step_);
-    request.action = {{"title", "set " + describe(proposal_)},
+    request.action = {{"title", "set " + describe(config)},
                       {"description", fmt::format("Simulated annealing step {} at temperature {:.3g}: the template family and knob "
                                                   "values of the configuration {}.",
-                                                  step_, t, describe(proposal_))}};
-    request.node_payload = proposal_;
+                                                  step_, t, describe(config))}};
+    request.node_payload = config;
     request.parent_candidate = current_candidate_;
     if (current_candidate_) {
       const auto parent = ctx.store().candidate(current_candidate_);
@@ -89,10 +93,13 @@ class AnnealingStrategy : public search::Strategy {
     return search::Plan::code(std::move(request), step_);
   }
 
+  // A round's outcome is a move from the current configuration as it is now (rounds in flight come
+  // back in any order), at the temperature of the step that proposed it.
   void observe(search::Context& ctx, const search::Observation& obs) override {
     if (obs.seed) return;  // the seed is no configuration of the space
-    visited_.insert(key_of(proposal_));
-    json next_config = proposal_;
+    if (!obs.node_payload.is_object()) throw Error(fmt::format("annealing: round {} has no configuration", obs.round));
+    visited_.insert(key_of(obs.node_payload));
+    json next_config = obs.node_payload;
     double next_cost = kInfinity;
     int64_t next_candidate = 0;
     for (const auto& c : obs.candidates) {  // with --parallel, the proposer's extra neighbours count too
@@ -104,7 +111,7 @@ class AnnealingStrategy : public search::Strategy {
         if (c.payload.contains("family")) next_config = c.payload;
       }
     }
-    const double t = temperature(options_, step_ - 1, ctx.rounds());
+    const double t = temperature(options_, obs.cycle - 1, ctx.rounds());
     const double p = current_ ? acceptance_probability(current_cost_, next_cost, t) : 1.0;
     const double u = std::uniform_real_distribution<double>(0, 1)(rng_);  // drawn always: one draw per step
     const bool accept = u < p;
@@ -115,7 +122,7 @@ class AnnealingStrategy : public search::Strategy {
     }
     (accept ? accepted_ : rejected_)++;
     ctx.notify(search::EventKind::message,
-               fmt::format("annealing step {} at T={:.3g}: {} {} (p={:.2f})", step_, t, describe(next_config),
+               fmt::format("annealing step {} at T={:.3g}: {} {} (p={:.2f})", obs.cycle, t, describe(next_config),
                            accept ? "accepted" : "rejected", p));
   }
 
@@ -126,7 +133,6 @@ class AnnealingStrategy : public search::Strategy {
             {"current", current_ ? *current_ : json()},
             {"current_cost", std::isinf(current_cost_) ? json() : json(current_cost_)},
             {"current_candidate", current_candidate_},
-            {"proposal", proposal_},
             {"visited", visited_},
             {"accepted", accepted_},
             {"rejected", rejected_},
@@ -140,7 +146,6 @@ class AnnealingStrategy : public search::Strategy {
       if (s.at("current").is_object()) current_ = s["current"];
       current_cost_ = s.at("current_cost").is_number() ? s["current_cost"].get<double>() : kInfinity;
       current_candidate_ = s.at("current_candidate").get<int64_t>();
-      proposal_ = s.at("proposal");
       visited_ = s.at("visited").get<std::set<std::string>>();
       accepted_ = s.at("accepted").get<int>();
       rejected_ = s.at("rejected").get<int>();
@@ -166,10 +171,10 @@ class AnnealingStrategy : public search::Strategy {
 
   // Kernel Tuner's "adjacent" neighbours: one knob to the next or previous allowed value; plus,
   // across the family dimension (categorical), every other family at its defaults.
-  std::vector<json> unvisited_neighbours(const json& config) const {
+  std::vector<json> unvisited_neighbours(const json& config, const std::set<std::string>& taken) const {
     std::vector<json> out;
     auto add = [&](const json& c) {
-      if (!visited_.count(key_of(c))) out.push_back(c);
+      if (!taken.count(key_of(c))) out.push_back(c);
     };
     const proposers::builtin::Family* f = family(config["family"]);
     if (f)
@@ -190,21 +195,21 @@ class AnnealingStrategy : public search::Strategy {
     return out;
   }
 
-  // A uniformly random unvisited configuration, or nullopt when every one was visited.
-  std::optional<json> random_unvisited() {
+  // A uniformly random configuration not taken, or nullopt when every one is.
+  std::optional<json> random_unvisited(const std::set<std::string>& taken) {
     double space = 0;
     for (const auto& f : families_) {
       double n = 1;
       for (const auto& k : f.knobs) n *= double(k.values.size());
       space += n;
     }
-    if (double(visited_.size()) >= space) return std::nullopt;
+    if (double(taken.size()) >= space) return std::nullopt;
     for (int attempt = 0; attempt < 10000; ++attempt) {
       const auto& f = families_[std::uniform_int_distribution<size_t>(0, families_.size() - 1)(rng_)];
       proposers::builtin::KnobValues knobs;
       for (const auto& k : f.knobs) knobs[k.name] = k.values[std::uniform_int_distribution<size_t>(0, k.values.size() - 1)(rng_)];
       json c = config_of(f, knobs);
-      if (!visited_.count(key_of(c))) return c;
+      if (!taken.count(key_of(c))) return c;
     }
     return std::nullopt;  // the few unvisited configurations are too rare to sample: treat as exhausted
   }
@@ -216,7 +221,6 @@ class AnnealingStrategy : public search::Strategy {
   std::optional<json> current_;  // the accepted configuration
   double current_cost_ = kInfinity;
   int64_t current_candidate_ = 0;
-  json proposal_;                // the configuration being evaluated
   std::set<std::string> visited_;
   int accepted_ = 0, rejected_ = 0;
 };

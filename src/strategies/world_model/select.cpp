@@ -8,11 +8,13 @@ namespace ksearch::world_model {
 
 namespace {
 
-// Attempts spent so far in each top-level branch (the visits count n of UCB1).
-std::map<std::string, int> branch_attempts(const WorldModel& m) {
+// Attempts spent so far in each top-level branch, pending ones included (the visits count n of UCB1).
+std::map<std::string, int> branch_attempts(const WorldModel& m, const PendingEvaluations& pending) {
   std::map<std::string, int> out;
   for (const auto& n : m.nodes)
     if (n.node_id != m.root_id) out[m.branch_of(n.node_id)] += n.attempts;
+  for (const auto& [id, count] : pending)
+    if (m.find(id) && id != m.root_id) out[m.branch_of(id)] += count;
   return out;
 }
 
@@ -25,8 +27,8 @@ double best_speedup(const WorldModel& m) {
 
 }  // namespace
 
-std::vector<Scored> rank_frontier(const WorldModel& m, int total_attempts, const SelectOptions& o) {
-  const auto visits = branch_attempts(m);
+std::vector<Scored> rank_frontier(const WorldModel& m, int total_attempts, const SelectOptions& o, const PendingEvaluations& pending) {
+  const auto visits = branch_attempts(m, pending);
   const double best = best_speedup(m);
   std::vector<Scored> out;
   for (const Node* n : m.frontier()) {
@@ -44,6 +46,7 @@ std::vector<Scored> rank_frontier(const WorldModel& m, int total_attempts, const
     const auto it = visits.find(m.branch_of(n->node_id));
     s.branch_attempts = it == visits.end() ? 0 : it->second;
     s.explore = o.exploration * std::sqrt(std::log(double(total_attempts) + 1) / (s.branch_attempts + 1));
+    if (const auto p = pending.find(n->node_id); p != pending.end()) s.penalty = o.pending_penalty * p->second;
     out.push_back(s);
   }
   std::stable_sort(out.begin(), out.end(), [](const Scored& a, const Scored& b) {
@@ -57,8 +60,8 @@ std::vector<Scored> rank_frontier(const WorldModel& m, int total_attempts, const
   return out;
 }
 
-std::optional<std::string> select_node(const WorldModel& m, int total_attempts, const SelectOptions& o) {
-  auto ranked = rank_frontier(m, total_attempts, o);
+std::optional<std::string> select_node(const WorldModel& m, int total_attempts, const SelectOptions& o, const PendingEvaluations& pending) {
+  auto ranked = rank_frontier(m, total_attempts, o, pending);
   if (ranked.empty()) return std::nullopt;
   return ranked.front().node->node_id;
 }

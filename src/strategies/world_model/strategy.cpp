@@ -5,6 +5,9 @@
 //   code     rounds implementing the node's action, from the cycle's best code so far
 //   refine   when the cycle stagnates or the proposer is exhausted: attach the cycle's best
 //            solution (or mark the node too hard), then the proposer may edit the tree
+// With several rounds in flight (the asynchronous loop), several cycles are open at once: a cycle
+// whose last round came back continues first; spare places go to the best node by selection, where
+// pending evaluations weigh against their node, so that concurrent rounds try different hypotheses.
 // The algorithm is documented in docs/SEARCH.md.
 #include <fmt/format.h>
 
@@ -39,20 +42,21 @@ struct Options {
       else if (key == "difficulty_cap") o.select.difficulty_cap = v.get<int>();
       else if (key == "exploration") o.select.exploration = v.get<double>();
       else if (key == "gain_weight") o.select.gain_weight = v.get<double>();
+      else if (key == "pending_penalty") o.select.pending_penalty = v.get<double>();
       else return false;
       return true;
     });
     if (o.stagnation_window < 1) throw Error("strategy world_model: stagnation_window must be at least 1");
     if (o.select.difficulty_cap < 1 || o.select.difficulty_cap > 5) throw Error("strategy world_model: difficulty_cap must be in 1..5");
+    if (o.select.pending_penalty < 0) throw Error("strategy world_model: pending_penalty must not be negative");
     return o;
   }
 };
 
-enum class Stage { select, code, refine };
-NLOHMANN_JSON_SERIALIZE_ENUM(Stage, {{Stage::select, "select"}, {Stage::code, "code"}, {Stage::refine, "refine"}})
-
-// The cycle on one node.
+// A cycle on one node.
 struct Cycle {
+  int number = 0;
+  bool over = false;  // stagnated, exhausted or out of budget: refined once its pending rounds are back
   std::string node_id;
   int rounds = 0, since_improvement = 0, attempts = 0;
   int64_t best_candidate = 0;
@@ -64,7 +68,8 @@ struct Cycle {
   double parent_speedup = 1;
 };
 void to_json(json& j, const Cycle& c) {
-  j = {{"node_id", c.node_id},         {"rounds", c.rounds},         {"since_improvement", c.since_improvement},
+  j = {{"number", c.number},           {"over", c.over},
+       {"node_id", c.node_id},         {"rounds", c.rounds},         {"since_improvement", c.since_improvement},
        {"attempts", c.attempts},       {"best_candidate", c.best_candidate}, {"best_speedup", c.best_speedup},
        {"best_spread", c.best_spread},
        {"passed", c.passed},           {"exhausted", c.exhausted},   {"finalized", c.finalized},
@@ -73,6 +78,8 @@ void to_json(json& j, const Cycle& c) {
 }
 
 void from_json(const json& j, Cycle& c) {
+  c.number = j.value("number", 0);  // absent before several cycles could be open: restore() sets it
+  c.over = j.value("over", false);
   c.node_id = j.at("node_id").get<std::string>();
   c.rounds = j.at("rounds").get<int>();
   c.since_improvement = j.at("since_improvement").get<int>();
@@ -112,12 +119,42 @@ class WorldModelStrategy : public search::Strategy {
   }
 
   search::Plan next(search::Context& ctx) override {
-    if (stage_ == Stage::refine && !refine(ctx)) return search::Plan::wait();
-    if (stage_ == Stage::select) {
-      if (!propose_if_thin(ctx)) return search::Plan::wait();
-      if (!select(ctx)) return search::Plan::stop("search space exhausted (no selectable hypothesis)");
+    const std::vector<search::PendingRound> pending = ctx.pending();
+    auto has_pending = [&](const Cycle& cs) {
+      return std::any_of(pending.begin(), pending.end(), [&](const auto& p) { return p.cycle == cs.number; });
+    };
+    // Cycles that are over are refined once all their rounds are back (their evidence is complete);
+    // a cycle whose node another cycle's refinement deleted from the tree ends without one.
+    for (size_t i = 0; i < cycles_.size();) {
+      if (!model_.find(cycles_[i].node_id)) {
+        cycles_[i].over = true;
+        if (has_pending(cycles_[i])) {
+          ++i;
+          continue;
+        }
+        ctx.notify(search::EventKind::message, fmt::format("cycle {}: its node {} was removed from the tree", cycles_[i].number, cycles_[i].node_id));
+        cycles_.erase(cycles_.begin() + std::ptrdiff_t(i));
+        continue;
+      }
+      if (cycles_[i].over && !has_pending(cycles_[i])) {
+        if (!refine(ctx, i)) return search::Plan::wait();
+        continue;
+      }
+      ++i;
     }
-    return search::Plan::code(code_request(ctx), cycle_number_);
+    // A cycle waiting for its next round goes on (one round at a time, each from the latest feedback).
+    for (auto& cs : cycles_)
+      if (!cs.over && !has_pending(cs)) return code_plan(ctx, cs);
+    // A free place: the best node by selection, pending evaluations counted against their nodes.
+    PendingEvaluations by_node;
+    for (const auto& p : pending) by_node[p.node_id] += std::max(p.evaluations, 1);
+    if (!propose_if_thin(ctx)) return search::Plan::wait();
+    for (const Scored& s : rank_frontier(model_, int(ctx.store().candidates().size()), options_.select, by_node)) {
+      Cycle* open = cycle_on(s.node->node_id);
+      if (!open) return code_plan(ctx, start_cycle(ctx, s.node->node_id));
+      if (!open->over) return code_plan(ctx, *open);  // another round of an open cycle, ahead of its feedback
+    }
+    return search::Plan::stop("search space exhausted (no selectable hypothesis)");
   }
 
   void observe(search::Context& ctx, const search::Observation& obs) override {
@@ -135,7 +172,9 @@ class WorldModelStrategy : public search::Strategy {
       update_signals(ctx);
       return;
     }
-    Cycle& cs = *cycle_;
+    Cycle* found = cycle_number(obs.cycle);
+    if (!found) throw Error(fmt::format("world_model: round {} belongs to cycle {}, which is not open", obs.round, obs.cycle));
+    Cycle& cs = *found;
     Node* node = model_.find(cs.node_id);
     bool improved = false;
     for (const auto& c : obs.candidates) {
@@ -162,25 +201,38 @@ class WorldModelStrategy : public search::Strategy {
     if (cs.feedback.size() > kFeedbackKept) cs.feedback.erase(cs.feedback.begin(), cs.feedback.end() - kFeedbackKept);
     cs.rounds++;
     cs.since_improvement = improved ? 0 : cs.since_improvement + 1;
-    cs.exhausted = obs.exhausted;
-    const bool cycle_over = cs.exhausted || cs.since_improvement >= options_.stagnation_window || ctx.budget_spent();
-    stage_ = cycle_over ? Stage::refine : Stage::code;
+    cs.exhausted = cs.exhausted || obs.exhausted;
+    cs.over = cs.over || cs.exhausted || cs.since_improvement >= options_.stagnation_window || ctx.budget_spent();
     update_signals(ctx);
   }
 
-  // A cycle still open when the budget ends is closed (refined) before the verdict.
-  bool finish(search::Context& ctx) override { return !cycle_ || refine(ctx); }
-
-  json snapshot() const override {
-    return {{"stage", stage_}, {"cycle", cycle_number_}, {"current", cycle_ ? json(*cycle_) : json()}, {"model", model_.to_json()}};
+  // Cycles still open when the budget ends are closed (refined) before the verdict.
+  bool finish(search::Context& ctx) override {
+    while (!cycles_.empty()) {
+      if (!model_.find(cycles_.front().node_id)) {  // removed from the tree by another cycle's refinement
+        cycles_.erase(cycles_.begin());
+        continue;
+      }
+      cycles_.front().over = true;
+      if (!refine(ctx, 0)) return false;
+    }
+    return true;
   }
+
+  json snapshot() const override { return {{"cycle", cycle_number_}, {"cycles", cycles_}, {"model", model_.to_json()}}; }
 
   void restore(const json& s) override {
     try {
-      stage_ = s.at("stage").get<Stage>();
       cycle_number_ = s.at("cycle").get<int>();
-      cycle_.reset();
-      if (s.at("current").is_object()) cycle_ = s["current"].get<Cycle>();
+      cycles_.clear();
+      if (s.contains("cycles")) {
+        cycles_ = s["cycles"].get<std::vector<Cycle>>();
+      } else if (s.at("current").is_object()) {  // stored when one cycle at a time was open
+        Cycle cs = s["current"].get<Cycle>();
+        cs.number = cycle_number_;
+        cs.over = s.at("stage") == "refine";
+        cycles_.push_back(cs);
+      }
       model_ = WorldModel::from_json(s.at("model"));
     } catch (const std::exception& e) {
       throw Error(std::string("malformed world_model strategy state: ") + e.what());
@@ -190,9 +242,14 @@ class WorldModelStrategy : public search::Strategy {
   json tree() const override { return model_.nodes.empty() ? json() : model_.to_json(); }
 
   std::string status() const override {
-    if (!cycle_) return fmt::format("cycle {}", cycle_number_);
-    const Node* n = model_.find(cycle_->node_id);
-    return fmt::format("cycle {} on {}{}", cycle_number_, cycle_->node_id, n && n->action ? ": " + n->action->title : "");
+    if (cycles_.empty()) return fmt::format("cycle {}", cycle_number_);
+    std::string open;
+    for (const auto& cs : cycles_) {
+      const Node* n = model_.find(cs.node_id);
+      open += fmt::format("{}cycle {} on {}{}", open.empty() ? "" : "; ", cs.number, cs.node_id,
+                          n && n->action ? ": " + n->action->title : "");
+    }
+    return open;
   }
 
  private:
@@ -211,6 +268,15 @@ class WorldModelStrategy : public search::Strategy {
       model_.signals["best_latency_ms"] = best->median_ms;
       model_.signals["best_candidate"] = search::candidate_name(best->candidate);
     }
+  }
+
+  Cycle* cycle_on(const std::string& node_id) {
+    const auto it = std::find_if(cycles_.begin(), cycles_.end(), [&](const Cycle& cs) { return cs.node_id == node_id; });
+    return it == cycles_.end() ? nullptr : &*it;
+  }
+  Cycle* cycle_number(int number) {
+    const auto it = std::find_if(cycles_.begin(), cycles_.end(), [&](const Cycle& cs) { return cs.number == number; });
+    return it == cycles_.end() ? nullptr : &*it;
   }
 
   // Asks for more hypotheses when fewer than frontier_min are selectable. False: waiting.
@@ -239,30 +305,31 @@ class WorldModelStrategy : public search::Strategy {
     return true;
   }
 
-  // Starts a cycle on the best frontier node. False: nothing is selectable.
-  bool select(search::Context& ctx) {
-    const auto chosen = select_node(model_, int(ctx.store().candidates().size()), options_.select);
-    if (!chosen) return false;
-    const Node* node = model_.find(*chosen);
+  // Starts a cycle on `node_id` (chosen by selection).
+  Cycle& start_cycle(search::Context& ctx, const std::string& node_id) {
+    const Node* node = model_.find(node_id);
     const Node* parent = model_.find(node->parent_id);
     Cycle cs;
-    cs.node_id = *chosen;
+    cs.number = ++cycle_number_;
+    cs.node_id = node_id;
     if (parent && parent->solution) {
       cs.parent_candidate = parent->solution->candidate;
       if (parent->solution->speedup_vs_seed > 0) cs.parent_speedup = parent->solution->speedup_vs_seed;
     }
-    cycle_ = cs;
-    model_.active_leaf_id = *chosen;
-    ++cycle_number_;
-    stage_ = Stage::code;
-    ctx.checkpoint("select " + *chosen);
-    ctx.notify(search::EventKind::cycle_start,
-               fmt::format("cycle {}: {} {}", cycle_number_, *chosen, node->action ? node->action->title : ""));
-    return true;
+    cycles_.push_back(cs);
+    model_.active_leaf_id = node_id;
+    ctx.checkpoint("select " + node_id);
+    ctx.notify(search::EventKind::cycle_start, fmt::format("cycle {}: {} {}", cs.number, node_id, node->action ? node->action->title : ""));
+    return cycles_.back();
   }
 
-  proposers::CodeRequest code_request(const search::Context& ctx) const {
-    const Cycle& cs = *cycle_;
+  // The next round of cycle `cs`; its node becomes the active leaf (the prompts' view is its path).
+  search::Plan code_plan(const search::Context& ctx, const Cycle& cs) {
+    model_.active_leaf_id = cs.node_id;
+    return search::Plan::code(code_request(ctx, cs), cs.number);
+  }
+
+  proposers::CodeRequest code_request(const search::Context& ctx, const Cycle& cs) const {
     const Node* node = model_.find(cs.node_id);
     if (!node) throw Error("the active node vanished from the world model");
     proposers::CodeRequest request;
@@ -292,9 +359,9 @@ class WorldModelStrategy : public search::Strategy {
     return request;
   }
 
-  // Ends the open cycle. False: waiting for the proposer's refine answer.
-  bool refine(search::Context& ctx) {
-    Cycle& cs = *cycle_;
+  // Ends the cycle cycles_[index] (removed once refined). False: waiting for the proposer's refine answer.
+  bool refine(search::Context& ctx, size_t index) {
+    Cycle& cs = cycles_[index];
     Node* node = model_.find(cs.node_id);
     if (!node) throw Error("the active node vanished from the world model");
     proposers::CycleSummary summary;
@@ -309,7 +376,7 @@ class WorldModelStrategy : public search::Strategy {
     summary.observed_factor = summary.passed && summary.parent_speedup > 0 ? summary.best_speedup / summary.parent_speedup : 0;
     if (!cs.finalized) {
       // The code's half of the refinement: attach the cycle's best, or mark the node too hard.
-      CycleOutcome outcome{cycle_number_, summary.rounds, summary.attempts, summary.predicted_factor, std::nullopt};
+      CycleOutcome outcome{cs.number, summary.rounds, summary.attempts, summary.predicted_factor, std::nullopt};
       if (summary.passed) {
         const auto best = ctx.store().candidate(summary.best_candidate);
         outcome.best = Solution{search::candidate_name(best->id), best->status, best->speedup_vs_seed, best->median_ms,
@@ -318,9 +385,8 @@ class WorldModelStrategy : public search::Strategy {
       }
       const Gain gain = close_cycle(model_, *node, outcome);
       cs.finalized = true;
-      stage_ = Stage::refine;
       ctx.notify(search::EventKind::cycle_end,
-                 fmt::format("cycle {} on {}: {}", cycle_number_, node->node_id,
+                 fmt::format("cycle {} on {}: {}", cs.number, node->node_id,
                              summary.passed ? fmt::format("{:.2f}x vs seed ({}){}", summary.best_speedup,
                                                           search::candidate_name(summary.best_candidate),
                                                           gain.significant() ? "" : ", no significant gain over its parent")
@@ -349,17 +415,15 @@ class WorldModelStrategy : public search::Strategy {
       errors = r.error_text();
       ctx.notify(search::EventKind::message, "refine edit script rejected:\n" + errors);
     }
-    cycle_.reset();
-    model_.active_leaf_id.clear();
-    stage_ = Stage::select;
+    if (model_.active_leaf_id == summary.node_id) model_.active_leaf_id.clear();
+    cycles_.erase(cycles_.begin() + std::ptrdiff_t(index));
     ctx.checkpoint("refine");
     return true;
   }
 
   Options options_;
-  Stage stage_ = Stage::select;
-  int cycle_number_ = 0;
-  std::optional<Cycle> cycle_;
+  int cycle_number_ = 0;       // cycles started
+  std::vector<Cycle> cycles_;  // open cycles, oldest first (several while rounds run concurrently)
   WorldModel model_;
 };
 

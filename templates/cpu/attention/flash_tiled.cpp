@@ -107,26 +107,32 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
   const int64_t k_blocks = (lk + BK - 1) / BK;
   const int64_t tiles = b * hkv * (group / heads_per_tile) * q_blocks;
   const int64_t max_rows = (heads_per_tile * BLOCK_Q + RB - 1) / RB * RB;
-  // Per KV head and key block: K^T as [dp][BK] and V as [BK][dp], zero-padded.
+  // Key block j0 of KV head bk: K^T as [dp][BK] and V as [BK][dp], zero-padded.
   const int64_t block_floats = BK * dp;
-  const size_t packed_floats = size_t(b * hkv * k_blocks * block_floats);
+  const auto pack_block = [&](int64_t bk, int64_t j0, float* __restrict kt, float* __restrict vp) {
+    const int64_t nk = std::min<int64_t>(BK, lk - j0);
+    const float* K = k + (bk * lk + j0) * d;
+    const float* V = v + (bk * lk + j0) * d;
+    for (int64_t j = 0; j < BK; ++j)
+      for (int64_t c = 0; c < dp; ++c) {
+        const bool inside = j < nk && c < d;
+        kt[c * BK + j] = inside ? K[j * d + c] : 0.0f;
+        vp[j * dp + c] = inside ? V[j * d + c] : 0.0f;
+      }
+  };
+  // When several tiles read a KV head, its blocks are packed once up front; else (decode) each tile packs
+  // the block it is about to use into a small buffer that stays in cache.
+  const bool pack_up_front = tiles / (b * hkv) > 1;
+  const size_t packed_floats = pack_up_front ? size_t(b * hkv * k_blocks * block_floats) : 0;
   const std::unique_ptr<float[]> kt_all(new float[packed_floats]), v_all(new float[packed_floats]);  // all written below
 #pragma omp parallel if (THREADS)
   {
+    if (pack_up_front) {
 #pragma omp for schedule(static)
-    for (int64_t hb = 0; hb < b * hkv * k_blocks; ++hb) {
-      const int64_t bk = hb / k_blocks, j0 = hb % k_blocks * BK, nk = std::min<int64_t>(BK, lk - j0);
-      float* kt = kt_all.get() + hb * block_floats;
-      float* vp = v_all.get() + hb * block_floats;
-      const float* K = k + (bk * lk + j0) * d;
-      const float* V = v + (bk * lk + j0) * d;
-      for (int64_t j = 0; j < BK; ++j)
-        for (int64_t c = 0; c < dp; ++c) {
-          const bool inside = j < nk && c < d;
-          kt[c * BK + j] = inside ? K[j * d + c] : 0.0f;
-          vp[j * dp + c] = inside ? V[j * d + c] : 0.0f;
-        }
+      for (int64_t hb = 0; hb < b * hkv * k_blocks; ++hb)
+        pack_block(hb / k_blocks, hb % k_blocks * BK, kt_all.get() + hb * block_floats, v_all.get() + hb * block_floats);
     }
+    std::vector<float> kt_tile(size_t(pack_up_front ? 0 : block_floats)), v_tile(kt_tile.size());
     std::vector<float> qs(size_t(max_rows * dp)), os(size_t(max_rows * dp)), s(size_t(max_rows * BK));
     std::vector<float> m(static_cast<size_t>(max_rows)), l(static_cast<size_t>(max_rows)), alpha(static_cast<size_t>(max_rows));
     std::vector<int64_t> row_end(static_cast<size_t>(max_rows));
@@ -157,8 +163,14 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
       }
       for (int64_t j0 = 0; j0 < key_end; j0 += BK) {
         const int64_t nk = std::min<int64_t>(BK, key_end - j0);
-        const float* kt = kt_all.get() + (bk * k_blocks + j0 / BK) * block_floats;
-        const float* vp = v_all.get() + (bk * k_blocks + j0 / BK) * block_floats;
+        const float* kt = kt_tile.data();
+        const float* vp = v_tile.data();
+        if (pack_up_front) {
+          kt = kt_all.get() + (bk * k_blocks + j0 / BK) * block_floats;
+          vp = v_all.get() + (bk * k_blocks + j0 / BK) * block_floats;
+        } else {
+          pack_block(bk, j0, kt_tile.data(), v_tile.data());
+        }
         for (int64_t r = 0; r < padded_rows; r += RB)
           tile_fma<RB, BKV>(qs.data() + r * dp, dp, kt, BK, dp, s.data() + r * BK, BK, nullptr);
         for (int64_t r = 0; r < padded_rows; ++r)

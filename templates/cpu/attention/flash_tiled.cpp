@@ -1,50 +1,100 @@
-// attention, built-in cpu template family flash_tiled: Flash-style tiles: query block x key block, online softmax, packed K^T and V, GQA heads packed.
+// attention, built-in cpu template family flash_tiled: Flash-style tiles: query block x key block, online softmax, register-blocked QK^T and PV on K^T and V packed once per head.
 // Knobs: ksearch replaces each #define below with the value it tries (flash_tiled.toml lists them).
 #define VECTOR_BITS 512
 #define BLOCK_Q 32
-#define BLOCK_K 64
+#define KEY_VECTORS 4
+#define ROW_BLOCK 0
 #define GQA_PACK 1
-#define EXP_DEGREE 6
+#define EXP_DEGREE 5
 #define THREADS 1
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "../common/vector.h"
 
-// Flash-attention tiling: a tile of query rows (BLOCK_Q positions x the query heads sharing one KV
-// head when GQA_PACK) walks the keys in blocks of BLOCK_K. Per key block, K is packed transposed and V
-// padded so both products are broadcast-FMA over vectors: S = Q K^T vectorized over keys, O += P V
-// vectorized over the head dimension; running max/sum per row rescale O only when the max grows.
-constexpr int BKV = (BLOCK_K + VW - 1) / VW;  // vectors per score row
-constexpr int BK = BKV * VW;
+// Flash-attention tiling: a tile of query rows (BLOCK_Q positions x the query heads sharing one KV head
+// when GQA_PACK) walks the keys in blocks of BK. K is packed transposed and V padded once per KV head, so
+// both products are register-blocked broadcast-FMA micro-kernels over RB query rows: S = Q K^T with an
+// RB x KEY_VECTORS tile of scores, O = O * alpha + P V with an RB x 4 tile of the head dimension. The
+// softmax keeps a running max and sum per row, vectorized across the block's keys.
+constexpr int BKV = KEY_VECTORS;
+constexpr int64_t BK = int64_t(BKV) * VW;
+constexpr int kOutVectors = 4;                     // head-dimension vectors per PV register tile
+constexpr int kAccumulators = VW >= 16 ? 24 : 10;  // vector registers left for accumulators (32 or 16 in all)
+constexpr int RB = ROW_BLOCK > 0 ? ROW_BLOCK : std::max(1, kAccumulators / std::max(BKV, kOutVectors));
+constexpr float kMasked = -3.0e38f;
 
-template <int DVC>  // head-dimension vectors kept in registers; 0 = any count, in memory
-inline void pv_row(int dvr, float* __restrict orow, float alpha, const float* __restrict p, const float* __restrict vp,
-                   int64_t dp, int64_t keys) {
-  if constexpr (DVC > 0) {
-    vf acc[DVC];
-    const vf av = v_set1(alpha);
+// The register tile of both products: out[r][0, W vectors) = init + sum over j < depth of a[r * lda + j] *
+// b[j * ldb][0, W vectors) for RR rows, where init is 0, or out[r] * alpha[r] when alpha is given.
+template <int RR, int W>
+inline void tile_fma(const float* __restrict a, int64_t lda, const float* __restrict b, int64_t ldb, int64_t depth,
+                     float* __restrict out, int64_t ldo, const float* __restrict alpha) {
+  vf acc[RR][W];
 #pragma GCC unroll 8
-    for (int x = 0; x < DVC; ++x) acc[x] = v_mul(v_load(orow + x * VW), av);
-    for (int64_t j = 0; j < keys; ++j) {
-      const vf pj = v_set1(p[j]);
+  for (int r = 0; r < RR; ++r)
 #pragma GCC unroll 8
-      for (int x = 0; x < DVC; ++x) acc[x] = v_fma(pj, v_load(vp + j * dp + x * VW), acc[x]);
-    }
+    for (int x = 0; x < W; ++x) acc[r][x] = alpha ? v_mul(v_load(out + r * ldo + x * VW), v_set1(alpha[r])) : v_set1(0.0f);
+  for (int64_t j = 0; j < depth; ++j) {
+    vf bv[W];
 #pragma GCC unroll 8
-    for (int x = 0; x < DVC; ++x) v_store(orow + x * VW, acc[x]);
-  } else {
-    const vf av = v_set1(alpha);
-    for (int x = 0; x < dvr; ++x) v_store(orow + x * VW, v_mul(v_load(orow + x * VW), av));
-    for (int64_t j = 0; j < keys; ++j) {
-      const vf pj = v_set1(p[j]);
-      for (int x = 0; x < dvr; ++x)
-        v_store(orow + x * VW, v_fma(pj, v_load(vp + j * dp + x * VW), v_load(orow + x * VW)));
+    for (int x = 0; x < W; ++x) bv[x] = v_load(b + j * ldb + x * VW);
+#pragma GCC unroll 8
+    for (int r = 0; r < RR; ++r) {
+      const vf av = v_set1(a[r * lda + j]);
+#pragma GCC unroll 8
+      for (int x = 0; x < W; ++x) acc[r][x] = v_fma(av, bv[x], acc[r][x]);
     }
   }
+#pragma GCC unroll 8
+  for (int r = 0; r < RR; ++r)
+#pragma GCC unroll 8
+    for (int x = 0; x < W; ++x) v_store(out + r * ldo + x * VW, acc[r][x]);
+}
+
+// o[RB rows] = o * alpha + p v over `keys` keys, the head dimension in chunks of kOutVectors (the last narrower).
+inline void pv_rows(float* o, int64_t dp, const float* alpha, const float* p, const float* v, int64_t keys) {
+  const int dvr = int(dp / VW);
+  for (int x0 = 0; x0 < dvr; x0 += kOutVectors) {
+    const int64_t off = int64_t(x0) * VW;
+    switch (std::min(kOutVectors, dvr - x0)) {
+      case 1: tile_fma<RB, 1>(p, BK, v + off, dp, keys, o + off, dp, alpha); break;
+      case 2: tile_fma<RB, 2>(p, BK, v + off, dp, keys, o + off, dp, alpha); break;
+      case 3: tile_fma<RB, 3>(p, BK, v + off, dp, keys, o + off, dp, alpha); break;
+      default: tile_fma<RB, kOutVectors>(p, BK, v + off, dp, keys, o + off, dp, alpha); break;
+    }
+  }
+}
+
+// Scores of one row -> probabilities: keys from `valid` on are masked; returns the row's alpha (the
+// rescale of what it accumulated so far) and updates its running max m and sum l.
+inline float softmax_block(float* __restrict s, int64_t valid, float& m, float& l) {
+  if (valid <= 0) {
+    for (int64_t j = 0; j < BK; ++j) s[j] = 0.0f;
+    return 1.0f;
+  }
+  for (int64_t j = valid; j < BK; ++j) s[j] = kMasked;
+  vf mx = v_load(s);
+#pragma GCC unroll 8
+  for (int x = 1; x < BKV; ++x) mx = v_max(mx, v_load(s + x * VW));
+  const float mnew = std::max(m, v_hmax(mx));
+  const float alpha = s_exp<EXP_DEGREE>(m - mnew);
+  const vf mv = v_set1(mnew);
+  vf sum = v_set1(0.0f);
+#pragma GCC unroll 8
+  for (int x = 0; x < BKV; ++x) {
+    const vf e = v_exp<EXP_DEGREE>(v_sub(v_load(s + x * VW), mv));
+    v_store(s + x * VW, e);
+    sum = v_add(sum, e);
+  }
+  float psum = v_hsum(sum);
+  for (int64_t j = valid; j < BK; ++j) psum -= s[j], s[j] = 0.0f;  // masked keys' exp underflows, not quite 0
+  l = l * alpha + psum;
+  m = mnew;
+  return alpha;
 }
 
 extern "C" void attention(const float* q, const float* k, const float* v, float* o, int64_t b, int64_t hq,
@@ -53,14 +103,38 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
   const int64_t group = hq / hkv;
   const int64_t heads_per_tile = GQA_PACK ? group : 1;
   const int64_t dp = (d + VW - 1) / VW * VW;  // head dimension padded to whole vectors (pads are zero)
-  const int dvr = int(dp / VW);
   const int64_t q_blocks = (lq + BLOCK_Q - 1) / BLOCK_Q;
+  const int64_t k_blocks = (lk + BK - 1) / BK;
   const int64_t tiles = b * hkv * (group / heads_per_tile) * q_blocks;
-  const int64_t max_rows = heads_per_tile * BLOCK_Q;
+  const int64_t max_rows = (heads_per_tile * BLOCK_Q + RB - 1) / RB * RB;
+  // Key block j0 of KV head bk: K^T as [dp][BK] and V as [BK][dp], zero-padded.
+  const int64_t block_floats = BK * dp;
+  const auto pack_block = [&](int64_t bk, int64_t j0, float* __restrict kt, float* __restrict vp) {
+    const int64_t nk = std::min<int64_t>(BK, lk - j0);
+    const float* K = k + (bk * lk + j0) * d;
+    const float* V = v + (bk * lk + j0) * d;
+    for (int64_t j = 0; j < BK; ++j)
+      for (int64_t c = 0; c < dp; ++c) {
+        const bool inside = j < nk && c < d;
+        kt[c * BK + j] = inside ? K[j * d + c] : 0.0f;
+        vp[j * dp + c] = inside ? V[j * d + c] : 0.0f;
+      }
+  };
+  // When several tiles read a KV head, its blocks are packed once up front; else (decode) each tile packs
+  // the block it is about to use into a small buffer that stays in cache.
+  const bool pack_up_front = tiles / (b * hkv) > 1;
+  const size_t packed_floats = pack_up_front ? size_t(b * hkv * k_blocks * block_floats) : 0;
+  const std::unique_ptr<float[]> kt_all(new float[packed_floats]), v_all(new float[packed_floats]);  // all written below
 #pragma omp parallel if (THREADS)
   {
+    if (pack_up_front) {
+#pragma omp for schedule(static)
+      for (int64_t hb = 0; hb < b * hkv * k_blocks; ++hb)
+        pack_block(hb / k_blocks, hb % k_blocks * BK, kt_all.get() + hb * block_floats, v_all.get() + hb * block_floats);
+    }
+    std::vector<float> kt_tile(size_t(pack_up_front ? 0 : block_floats)), v_tile(kt_tile.size());
     std::vector<float> qs(size_t(max_rows * dp)), os(size_t(max_rows * dp)), s(size_t(max_rows * BK));
-    std::vector<float> kt(size_t(dp * BK)), vp(size_t(BK * dp)), m(static_cast<size_t>(max_rows)), l(static_cast<size_t>(max_rows));
+    std::vector<float> m(static_cast<size_t>(max_rows)), l(static_cast<size_t>(max_rows)), alpha(static_cast<size_t>(max_rows));
     std::vector<int64_t> row_end(static_cast<size_t>(max_rows));
 #pragma omp for schedule(dynamic, 1)
     for (int64_t tile = 0; tile < tiles; ++tile) {
@@ -70,65 +144,40 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
       const int64_t bi = bk / hkv, kh = bk % hkv;
       const int64_t q0 = qb * BLOCK_Q, nq = std::min<int64_t>(BLOCK_Q, lq - q0);
       const int64_t rows = heads_per_tile * nq;
-      const float* K = k + bk * lk * d;
-      const float* V = v + bk * lk * d;
+      const int64_t padded_rows = (rows + RB - 1) / RB * RB;  // rows past `rows` are zero and never stored
       // Row r: head kh * group + hg * heads_per_tile + r / nq, position q0 + r % nq.
       int64_t key_end = 0;
-      for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t r = 0; r < padded_rows; ++r) {
+        float* qr = qs.data() + r * dp;
+        std::fill(qr, qr + dp, 0.0f);
+        std::fill(os.begin() + r * dp, os.begin() + (r + 1) * dp, 0.0f);
+        m[size_t(r)] = kMasked;
+        l[size_t(r)] = 0.0f;
+        row_end[size_t(r)] = 0;
+        if (r >= rows) continue;
         const int64_t h = kh * group + hg * heads_per_tile + r / nq, i = q0 + r % nq;
         const float* src = q + ((bi * hq + h) * lq + i) * d;
-        for (int64_t c = 0; c < dp; ++c) qs[size_t(r * dp + c)] = c < d ? src[c] * scale : 0.0f;
-        std::fill(os.begin() + r * dp, os.begin() + (r + 1) * dp, 0.0f);
-        m[size_t(r)] = -3.0e38f;
-        l[size_t(r)] = 0.0f;
+        for (int64_t c = 0; c < d; ++c) qr[c] = src[c] * scale;
         row_end[size_t(r)] = causal ? std::max<int64_t>(0, std::min<int64_t>(lk, i + lk - lq + 1)) : lk;
         key_end = std::max(key_end, row_end[size_t(r)]);
       }
       for (int64_t j0 = 0; j0 < key_end; j0 += BK) {
         const int64_t nk = std::min<int64_t>(BK, key_end - j0);
-        for (int64_t j = 0; j < BK; ++j)
-          for (int64_t c = 0; c < dp; ++c) {
-            const float kv = (j < nk && c < d) ? K[(j0 + j) * d + c] : 0.0f;
-            kt[size_t(c * BK + j)] = kv;
-            vp[size_t(j * dp + c)] = (j < nk && c < d) ? V[(j0 + j) * d + c] : 0.0f;
-          }
-        for (int64_t r = 0; r < rows; ++r) {
-          const int64_t valid = std::min<int64_t>(nk, row_end[size_t(r)] - j0);
-          if (valid <= 0) continue;
-          float* sr = s.data() + r * BK;
-          const float* qr = qs.data() + r * dp;
-          vf acc[BKV];
-#pragma GCC unroll 8
-          for (int x = 0; x < BKV; ++x) acc[x] = v_set1(0.0f);
-          for (int64_t c = 0; c < dp; ++c) {
-            const vf qc = v_set1(qr[c]);
-#pragma GCC unroll 8
-            for (int x = 0; x < BKV; ++x) acc[x] = v_fma(qc, v_load(kt.data() + c * BK + x * VW), acc[x]);
-          }
-#pragma GCC unroll 8
-          for (int x = 0; x < BKV; ++x) v_store(sr + x * VW, acc[x]);
-          float bm = -3.0e38f;
-          for (int64_t j = 0; j < valid; ++j) bm = std::max(bm, sr[j]);
-          const float mnew = std::max(m[size_t(r)], bm);
-          const float alpha = s_exp<EXP_DEGREE>(m[size_t(r)] - mnew);
-          const vf mv = v_set1(mnew);
-          for (int x = 0; x < BKV; ++x) v_store(sr + x * VW, v_exp<EXP_DEGREE>(v_sub(v_load(sr + x * VW), mv)));
-          float psum = 0.0f;
-          for (int64_t j = 0; j < valid; ++j) psum += sr[j];
-          l[size_t(r)] = l[size_t(r)] * alpha + psum;
-          m[size_t(r)] = mnew;
-          float* orow = os.data() + r * dp;
-          switch (dvr) {
-            case 1: pv_row<1>(dvr, orow, alpha, sr, vp.data(), dp, valid); break;
-            case 2: pv_row<2>(dvr, orow, alpha, sr, vp.data(), dp, valid); break;
-            case 3: pv_row<3>(dvr, orow, alpha, sr, vp.data(), dp, valid); break;
-            case 4: pv_row<4>(dvr, orow, alpha, sr, vp.data(), dp, valid); break;
-            case 5: pv_row<5>(dvr, orow, alpha, sr, vp.data(), dp, valid); break;
-            case 6: pv_row<6>(dvr, orow, alpha, sr, vp.data(), dp, valid); break;
-            case 8: pv_row<8>(dvr, orow, alpha, sr, vp.data(), dp, valid); break;
-            default: pv_row<0>(dvr, orow, alpha, sr, vp.data(), dp, valid); break;
-          }
+        const float* kt = kt_tile.data();
+        const float* vp = v_tile.data();
+        if (pack_up_front) {
+          kt = kt_all.get() + (bk * k_blocks + j0 / BK) * block_floats;
+          vp = v_all.get() + (bk * k_blocks + j0 / BK) * block_floats;
+        } else {
+          pack_block(bk, j0, kt_tile.data(), v_tile.data());
         }
+        for (int64_t r = 0; r < padded_rows; r += RB)
+          tile_fma<RB, BKV>(qs.data() + r * dp, dp, kt, BK, dp, s.data() + r * BK, BK, nullptr);
+        for (int64_t r = 0; r < padded_rows; ++r)
+          alpha[size_t(r)] = softmax_block(s.data() + r * BK, std::min<int64_t>(nk, row_end[size_t(r)] - j0),
+                                           m[size_t(r)], l[size_t(r)]);
+        for (int64_t r = 0; r < padded_rows; r += RB)
+          pv_rows(os.data() + r * dp, dp, alpha.data() + r, s.data() + r * BK, vp, nk);
       }
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t h = kh * group + hg * heads_per_tile + r / nq, i = q0 + r % nq;

@@ -1,8 +1,10 @@
-// selective_scan, built-in cpu template family channel_vector: Fused scan vectorized across channels, B/C broadcast per step, OpenMP over (batch, group, block).
+// selective_scan, built-in cpu template family channel_vector: Fused scan vectorized across channels with the state in registers, B/C broadcast per step, OpenMP over (batch, group, block).
 // Knobs: ksearch replaces each #define below with the value it tries (channel_vector.toml lists them).
-#define CHANNEL_BLOCK 16
+#define VECTOR_BITS 512
+#define CHANNEL_VECTORS 1
+#define STATE_GROUP 8
 #define CHUNK 64
-#define EXP_DEGREE 6
+#define EXP_DEGREE 5
 #define THREADS 1
 
 #include <algorithm>
@@ -12,14 +14,63 @@
 #include "../common/vector.h"
 #include "scan_helpers.h"
 
-// SIMD lanes over CHANNEL_BLOCK channels of one group: B[k, t] and C[k, t] are then scalars shared by all
-// lanes (no transposes of B/C, no horizontal sums); u, dt and y are transposed per time chunk to
-// [time][channel] so the recurrence loop is unit-stride over channels.
+// SIMD lanes over CB channels of one group: B[k, t] and C[k, t] are then scalars shared by all lanes (no
+// transposes of B/C, no horizontal sums). Per time chunk, u*dt and dt are transposed to [time][channel];
+// then STATE_GROUP states at a time keep their h vectors in registers for the whole chunk while y
+// accumulates lane-wise in a [time][channel] buffer, so the recurrence touches memory only for inputs.
+constexpr int CV = CHANNEL_VECTORS;
+constexpr int64_t CB = int64_t(CV) * VW;
+constexpr int SG = STATE_GROUP;
+
+// States [k0, k0 + ks) of one channel block over one time chunk; bk(k, t), ck(k, t) give B and C as
+// vectors over the block's channels (broadcasts for the variable layout, per-channel rows when fixed).
+template <int KS, typename BAt, typename CAt>
+inline void scan_states(int64_t k0, int64_t tl, float* __restrict h, const float* __restrict at,
+                        const float* __restrict dtt, const float* __restrict dut, float* __restrict yt, BAt bk,
+                        CAt ck) {
+  vf hr[KS][CV];
+#pragma GCC unroll 16
+  for (int s = 0; s < KS; ++s)
+#pragma GCC unroll 4
+    for (int x = 0; x < CV; ++x) hr[s][x] = v_load(h + (k0 + s) * CB + x * VW);
+  for (int64_t t = 0; t < tl; ++t) {
+    vf dtv[CV], duv[CV], yv[CV];
+#pragma GCC unroll 4
+    for (int x = 0; x < CV; ++x)
+      dtv[x] = v_load(dtt + t * CB + x * VW), duv[x] = v_load(dut + t * CB + x * VW), yv[x] = v_load(yt + t * CB + x * VW);
+#pragma GCC unroll 16
+    for (int s = 0; s < KS; ++s) {
+      const int64_t k = k0 + s;
+#pragma GCC unroll 4
+      for (int x = 0; x < CV; ++x) {
+        const vf decay = v_exp<EXP_DEGREE>(v_mul(dtv[x], v_load(at + k * CB + x * VW)));
+        hr[s][x] = v_fma(decay, hr[s][x], v_mul(duv[x], bk(k, t, x)));
+        yv[x] = v_fma(hr[s][x], ck(k, t, x), yv[x]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int x = 0; x < CV; ++x) v_store(yt + t * CB + x * VW, yv[x]);
+  }
+#pragma GCC unroll 16
+  for (int s = 0; s < KS; ++s)
+#pragma GCC unroll 4
+    for (int x = 0; x < CV; ++x) v_store(h + (k0 + s) * CB + x * VW, hr[s][x]);
+}
+
+// All n states in groups of SG (the last group through the narrower instantiations).
+template <typename BAt, typename CAt>
+inline void scan_chunk(int64_t n, int64_t tl, float* h, const float* at, const float* dtt, const float* dut, float* yt,
+                       BAt bk, CAt ck) {
+  int64_t k0 = 0;
+  for (; k0 + SG <= n; k0 += SG) scan_states<SG>(k0, tl, h, at, dtt, dut, yt, bk, ck);
+  for (; k0 + 4 <= n; k0 += 4) scan_states<4>(k0, tl, h, at, dtt, dut, yt, bk, ck);
+  for (; k0 < n; ++k0) scan_states<1>(k0, tl, h, at, dtt, dut, yt, bk, ck);
+}
+
 extern "C" void selective_scan(const float* u, const float* delta, const float* A, const float* B, const float* C,
                                const float* D, const float* z, const float* delta_bias, float* y, float* last_state,
                                int64_t b, int64_t d, int64_t l, int64_t n, int64_t g, int32_t bc_layout,
                                int32_t delta_softplus) {
-  constexpr int64_t CB = CHANNEL_BLOCK;
   const bool fixed = bc_layout == 0;
   const int64_t dg = d / g;
   const int64_t blocks_per_group = (dg + CB - 1) / CB;
@@ -53,32 +104,19 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
               prepare_dt(delta + row, u + row, delta_bias ? delta_bias[c0 + c] : 0.0f, delta_softplus != 0, tl, dtb, dub);
               for (int64_t t = 0; t < tl; ++t) dtt[size_t(t * CB + c)] = dtb[t], dut[size_t(t * CB + c)] = dub[t];
             }
-            for (int64_t t = 0; t < tl; ++t) {
-              float* __restrict yr = yt.data() + t * CB;
-              const float* __restrict dr = dtt.data() + t * CB;
-              const float* __restrict ur = dut.data() + t * CB;
-#pragma omp simd
-              for (int64_t c = 0; c < CB; ++c) yr[c] = 0.0f;
-              for (int64_t k = 0; k < n; ++k) {
-                float* __restrict hk = h.data() + k * CB;
-                const float* __restrict ak = at.data() + k * CB;
-                if (fixed) {
-                  const float* __restrict bk = bc.data() + k * CB;
-                  const float* __restrict ck = cc.data() + k * CB;
-#pragma omp simd
-                  for (int64_t c = 0; c < CB; ++c) {
-                    hk[c] = s_exp<EXP_DEGREE>(dr[c] * ak[c]) * hk[c] + ur[c] * bk[c];
-                    yr[c] += hk[c] * ck[c];
-                  }
-                } else {
-                  const float bk = bs[k * l + t0 + t], ck = cs[k * l + t0 + t];
-#pragma omp simd
-                  for (int64_t c = 0; c < CB; ++c) {
-                    hk[c] = s_exp<EXP_DEGREE>(dr[c] * ak[c]) * hk[c] + ur[c] * bk;
-                    yr[c] += hk[c] * ck;
-                  }
-                }
-              }
+            std::fill(yt.begin(), yt.begin() + tl * CB, 0.0f);
+            if (fixed) {
+              const float* bp = bc.data();
+              const float* cp = cc.data();
+              scan_chunk(n, tl, h.data(), at.data(), dtt.data(), dut.data(), yt.data(),
+                         [bp](int64_t k, int64_t, int x) { return v_load(bp + k * CB + x * VW); },
+                         [cp](int64_t k, int64_t, int x) { return v_load(cp + k * CB + x * VW); });
+            } else {
+              const float* bp = bs + t0;
+              const float* cp = cs + t0;
+              scan_chunk(n, tl, h.data(), at.data(), dtt.data(), dut.data(), yt.data(),
+                         [bp, l](int64_t k, int64_t t, int) { return v_set1(bp[k * l + t]); },
+                         [cp, l](int64_t k, int64_t t, int) { return v_set1(cp[k * l + t]); });
             }
             for (int64_t c = 0; c < cnt; ++c) {
               const int64_t row = (bi * d + c0 + c) * l + t0;

@@ -53,7 +53,7 @@ TEST_F(SearchConfig, DumpWithoutAFileShowsTheDefaults) {
   ASSERT_EQ(ksearch("run --dump-config --backend cuda"), 0) << err();
   EXPECT_NE(out().find("backend=\"cuda\""), std::string::npos) << out();
   EXPECT_NE(out().find("proposer=\"builtin\""), std::string::npos) << out();
-  EXPECT_NE(out().find("# Code rounds"), std::string::npos) << "each key has its flag's description:\n" << out();
+  EXPECT_NE(out().find("# Rounds: proposals of up to --parallel candidates each"), std::string::npos) << "each key has its flag's description:\n" << out();
 }
 
 TEST_F(SearchConfig, ARequiredFlagMayComeFromTheFile) {

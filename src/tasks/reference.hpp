@@ -20,8 +20,9 @@ ReferenceOutputs reference_outputs(const Task& task, const Workload& workload, u
                                    const std::vector<HostTensor>& inputs);
 
 // The reference cache itself: outputs of (task content, workload, seed) from the reference named by
-// `origin` ("" for the CPU reference, e.g. "cuda:<source hash>" for a device reference, so that the
-// outputs of different references never mix); `compute` runs only when they are not cached yet.
+// `origin` ("" for the CPU reference; any other name keeps another producer's outputs apart; device
+// references are not cached: the GPU recomputes them faster than the disk returns them); `compute`
+// runs only when they are not cached yet.
 ReferenceOutputs cached_reference_outputs(const Task& task, const Workload& workload, uint64_t seed,
                                           const std::string& origin, const std::function<ReferenceOutputs()>& compute);
 

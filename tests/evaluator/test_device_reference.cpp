@@ -128,8 +128,8 @@ TEST(DeviceReference, VerificationIsRecordedAndReused) {
   fs::remove(marker);
 }
 
-// Cached references keep every value exactly; outputs whose values are all floats (a device reference's
-// fp32 results) are stored at half the size of doubles.
+// Cached references keep every value exactly; outputs whose values are all floats (e.g. fp32 results)
+// are stored at half the size of doubles.
 TEST(ReferenceCache, RoundTripsExactlyAndStoresFloatValuesAsFloats) {
   const Task task = load_task(kTaskDir / "task.toml");
   const Workload& w = task.workloads.front();

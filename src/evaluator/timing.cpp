@@ -9,7 +9,8 @@ namespace ksearch::evaluator {
 
 namespace {
 constexpr int kCalibrationCalls = 8;
-// Reports below the CPU time by less than this are accounting noise, not tampering.
+// Reports below the CPU time by less than this (or less than a null call's own CPU time, see
+// trusted_times) are accounting noise, not tampering.
 constexpr double kInconsistencyFloorMs = 0.05;
 // The runner's interval lies inside ksearch's; this much is left for rounding.
 constexpr double kWallSlackMs = 0.001;
@@ -63,9 +64,12 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
   }
   // An honest report is at least the CPU time its thread spent in the call, up to accounting noise and
   // what cache misses add outside the runner's timer; a runner whose reports are under half of it on
-  // most calls was tampered with.
+  // most calls was tampered with. The noise grows with the machine's load (a preempted thread comes
+  // back to cold caches), and so does the null call's CPU time measured at the same time: a deficit
+  // within it is not evidence.
   const double median_deficit = median(deficits), median_cpu = median(cpu_bounds);
-  if (out.inconsistency.empty() && !deficits.empty() && median_deficit > std::max(kInconsistencyFloorMs, 0.5 * median_cpu)) {
+  const double noise_floor = std::max({kInconsistencyFloorMs, null_call.cpu_ms, 0.5 * median_cpu});
+  if (out.inconsistency.empty() && !deficits.empty() && median_deficit > noise_floor) {
     std::vector<double> reported;
     for (const TimedCall& c : calls) reported.push_back(c.reported_ms);
     out.inconsistency = fmt::format(

@@ -60,6 +60,21 @@ TEST(TrustedTimes, AccountingNoiseOnTinyCallsIsNotTampering) {
   EXPECT_TRUE(trusted_times(c, kNullCall).inconsistency.empty());
 }
 
+TEST(TrustedTimes, OnALoadedMachineTheNullCallSetsTheNoiseFloor) {
+  // Seen on a loaded 2-core CI machine for an honest 17 us kernel: its thread ran 72 us beyond a null
+  // call that itself took 72 us of CPU time then.
+  const NullCallCost loaded{0.2, 0.0715};
+  std::vector<TimedCall> honest;
+  for (int i = 0; i < 10; ++i) honest.push_back({0.0171, 0.5, 0.0715 + 0.0725});
+  EXPECT_TRUE(trusted_times(honest, loaded).inconsistency.empty());
+  // Under-reporting well beyond that noise is still tampering, and times are still raised to the CPU bound.
+  std::vector<TimedCall> forged;
+  for (int i = 0; i < 10; ++i) forged.push_back({0.05, 2.5, 0.0715 + 2.0});
+  const TrustedTimes t = trusted_times(forged, loaded);
+  EXPECT_NE(t.inconsistency.find("tampered"), std::string::npos);
+  for (double ms : t.times_ms) EXPECT_NEAR(ms, 2.0, 1e-12);
+}
+
 TEST(CheckedRepetitions, AtLeastTwoAmongTheRepetitionsThatAlwaysRunAndWithinBudget) {
   std::mt19937_64 rng(7);
   std::map<int, int> hits;

@@ -20,7 +20,6 @@ using ksearch::tasks::ReferenceOutputs;
 using ksearch::tasks::Task;
 using ksearch::tasks::TensorSpec;
 using ksearch::tasks::Workload;
-using ksearch::tasks::cached_reference_outputs;
 using ksearch::tasks::element_count;
 using ksearch::tasks::generate_inputs;
 using ksearch::tasks::reference_outputs;

@@ -348,18 +348,22 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
   // for every workload (it parses the command and returns), so one calibration serves them all.
   NullCallCost null_call;
   try {
-    const PhaseClock::Scope starting = phase.scope("start");
-    process = std::make_unique<runner::RunnerProcess>(
-        backend_.runner_executable(), backend_.runner_limits(), backend_.device_environment(options_.device),
-        options_.memcheck ? backend_.memcheck_launcher() : std::vector<std::string>{});
+    phase("start", [&] {
+      process = std::make_unique<runner::RunnerProcess>(
+          backend_.runner_executable(), backend_.runner_limits(), backend_.device_environment(options_.device),
+          options_.memcheck ? backend_.memcheck_launcher() : std::vector<std::string>{});
+    });
     if (timing) {
-      TimingLock lock(backend_.timing_lock_key(options_.device));  // its flushes would disturb other processes' timing, and theirs its own
+      // Its flushes would disturb other processes' timing, and theirs its own.
+      const TimingLock lock = phase("lock_wait", [&] { return TimingLock(backend_.timing_lock_key(options_.device)); });
+      const PhaseClock::Scope starting = phase.scope("start");
       const StagingLayout layout = make_staging_layout(task_, backend_.name(), *workloads.front(), options_.rotating_sets);
       process->shared_memory(layout.total, options_.call_timeout);
       null_call = calibrate_null_call(*process, staged_command(layout, 0, "timed_call"), backend_.host_flush_bytes(),
                                       options_.call_timeout);
     }
-    report.sandbox = load_build(*process, backend_, task_, build, options_.call_timeout).value("sandbox", "");
+    report.sandbox =
+        phase("start", [&] { return load_build(*process, backend_, task_, build, options_.call_timeout).value("sandbox", ""); });
     spdlog::debug("runner started, null call calibrated, candidate loaded");
   } catch (const runner::RunnerFailure& f) {
     report.status = failure_status(f);
@@ -488,7 +492,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         const auto budget = std::max(options_.call_timeout, std::chrono::milliseconds(int64_t(10000 + 3 * call_ms)));
         std::vector<TimedCall> calls;
         double timed_ms = 0;
-        TimingLock lock(backend_.timing_lock_key(options_.device));
+        const TimingLock lock = phase("lock_wait", [&] { return TimingLock(backend_.timing_lock_key(options_.device)); });
         for (int rep = -options_.warmup; rep < options_.max_reps; ++rep) {
           if (rep >= options_.min_reps && timed_ms / 1000.0 >= options_.target_seconds) break;
           const int set = (rep + options_.warmup) % options_.rotating_sets;

@@ -146,16 +146,15 @@ void ensure_reference_built(const Task& task) { load_reference(task); }
 
 ReferenceOutputs reference_outputs(const Task& task, const Workload& workload, uint64_t seed,
                                    const std::vector<HostTensor>& inputs) {
-  return cached_reference_outputs(task, workload, seed, "", [&] { return compute(task, workload, inputs); });
+  return cached_reference_outputs(task, workload, seed, [&] { return compute(task, workload, inputs); });
 }
 
 ReferenceOutputs cached_reference_outputs(const Task& task, const Workload& workload, uint64_t seed,
-                                          const std::string& origin, const std::function<ReferenceOutputs()>& compute) {
+                                          const std::function<ReferenceOutputs()>& compute) {
   std::string axes;
   for (const auto& [k, v] : task.bindings(workload)) axes += fmt::format("{}={};", k, v);
-  std::string material = fmt::format("{}|{}|{}|{}|inputs v{}|file v{}", task.content_hash, workload.name, axes, seed,
+  const std::string material = fmt::format("{}|{}|{}|{}|inputs v{}|file v{}", task.content_hash, workload.name, axes, seed,
                                      kInputGeneratorVersion, kCacheFileVersion);
-  if (!origin.empty()) material += "|" + origin;
   const std::string key = sha256_hex(material).substr(0, 32);
   const fs::path file = cache_subdir("references/" + task.name) / (key + ".bin");
 

@@ -19,12 +19,11 @@ using ReferenceOutputs = std::vector<std::vector<double>>;
 ReferenceOutputs reference_outputs(const Task& task, const Workload& workload, uint64_t seed,
                                    const std::vector<HostTensor>& inputs);
 
-// The reference cache itself: outputs of (task content, workload, seed) from the reference named by
-// `origin` ("" for the CPU reference; any other name keeps another producer's outputs apart; device
-// references are not cached: the GPU recomputes them faster than the disk returns them); `compute`
-// runs only when they are not cached yet.
+// The reference cache itself: the CPU reference's outputs of (task content, workload, seed); `compute`
+// runs only when they are not cached yet. (Device references are not cached: the GPU recomputes them
+// faster than the disk returns them.)
 ReferenceOutputs cached_reference_outputs(const Task& task, const Workload& workload, uint64_t seed,
-                                          const std::string& origin, const std::function<ReferenceOutputs()>& compute);
+                                          const std::function<ReferenceOutputs()>& compute);
 
 // Compiles the reference (cached) and throws Error with the compiler output if it fails.
 void ensure_reference_built(const Task& task);

@@ -136,7 +136,7 @@ TEST(ReferenceCache, RoundTripsExactlyAndStoresFloatValuesAsFloats) {
   const std::vector<double> floats = {1.5, -0.25, 3.0e-8f, std::nan("")}, doubles = {0.1, 1.0 / 3.0, 2.0, -7.0};
   int computed = 0;
   auto cache = [&](uint64_t seed, const std::vector<double>& values) {
-    return cached_reference_outputs(task, w, seed, "cache-test", [&] {
+    return cached_reference_outputs(task, w, seed, [&] {
       ++computed;
       return ReferenceOutputs{values};
     });

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -103,6 +104,26 @@ TEST(Evaluator, FasterCandidateShowsSpeedup) {
   const EvalReport r = Evaluator(task, *backend, quick_options()).evaluate(fast);
   ASSERT_EQ(r.status, Status::passed) << r.message << r.log;
   EXPECT_GT(r.speedup_vs_seed, 1.5) << r.to_json().dump(1);
+}
+
+// What an evaluation cost, by phase: every step of a timed evaluation is counted once, so the phases
+// add up to no more than the evaluation's wall time.
+TEST(Evaluator, PhaseSecondsCoverEachStepOnce) {
+  const Task task = tiny();
+  auto backend = make_backend("cpu");
+  const auto start = std::chrono::steady_clock::now();
+  const EvalReport r = Evaluator(task, *backend, quick_options()).evaluate(read_file(task.entry("cpu").seed));
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.status, Status::passed) << r.message;
+  double sum = 0;
+  for (const char* phase : {"checks", "build", "start", "lock_wait", "inputs", "reference", "staging", "calls", "compare", "flush"}) {
+    ASSERT_TRUE(r.phase_seconds.count(phase)) << phase << " missing from " << r.to_json()["phase_seconds"].dump();
+    EXPECT_GE(r.phase_seconds.at(phase), 0) << phase;
+    sum += r.phase_seconds.at(phase);
+  }
+  EXPECT_GT(r.phase_seconds.at("calls"), 0);
+  EXPECT_LE(sum, wall + 1e-3) << r.to_json()["phase_seconds"].dump();
+  EXPECT_EQ(EvalReport::from_json(r.to_json()).phase_seconds, r.phase_seconds);
 }
 
 // The acceptance criterion of the evaluator issue: every built-in task's cpu seed passes, held-out included.

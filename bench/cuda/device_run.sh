@@ -9,8 +9,8 @@
 # Logs go to $OUT (at most 8 files come back: the run folders and exports are packed in runs.tgz).
 #   [SEARCH_TASKS="softmax:1 attention_bf16:2.5"] [SEARCH_ROUNDS=12] [SEARCH_MINUTES=2] [SEARCH_PARALLEL=4] \
 #   [BENCH_TASKS=a,b] [BENCH_WRAPPERS=task,task] [EVAL_VARIANTS=task/variant ...] [GPU_TESTS=gtest filter] [TESTS_TIMEOUT=300] \
-#   [EVALCOST_TASKS="softmax rmsnorm"] [EVALCOST_RUNS=3] \
-#   bash bench/cuda/device_run.sh [tests] [seeds] [evalcost] [variants] [restore] [search] [bench]
+#   [EVALCOST_TASKS="softmax rmsnorm"] [EVALCOST_RUNS=3] [CPU_SEARCH_TASKS="attention matmul@haswell:3"] \
+#   bash bench/cuda/device_run.sh [tests] [seeds] [evalcost] [variants] [restore] [search] [cpusearch] [bench]
 set -uo pipefail
 ROOT=$(pwd)
 PREFIX=$ROOT/.devcarry/prefix
@@ -62,6 +62,19 @@ print(sys.argv[2], j["status"], "wall", sys.argv[3], "s |", " ".join(f"{k} {v:.1
         "$BIN/ksearch" show /tmp/runs/search-$t 2>&1 | tee -a "$OUT/search.log" | tail -25
         "$BIN/ksearch" export /tmp/runs/search-$t --out /tmp/runs/kernels/$t/ 2>&1 | tee -a "$OUT/search.log"
         tar czf "$OUT/runs.tgz" -C /tmp runs  # after every task, so a call cut short keeps what finished
+      done ;;
+    cpusearch)  # cpu searches on this host's quiet cores, CPU_SEARCH_TASKS="TASK[@MARCH][:MINUTES] ...", each best re-evaluated
+      for spec in ${CPU_SEARCH_TASKS:-attention}; do
+        minutes=2; [[ $spec == *:* ]] && minutes=${spec#*:}
+        spec=${spec%%:*}; t=${spec%%@*}; march=native; [[ $spec == *@* ]] && march=${spec#*@}
+        dir=/tmp/runs/cpu-$t-$march; rm -rf "$dir"; SECONDS=0
+        KSEARCH_CPU_MARCH=$([ "$march" = native ] || echo "$march") timeout 300 "$BIN/ksearch" run --task $t --backend cpu \
+          --minutes $minutes --rounds 1000 --finalists 1 --out "$dir" --json > "$dir.json" 2>> "$OUT/cpusearch.log"
+        echo "cpu search $t ($march): exit $? in ${SECONDS}s" | tee -a "$OUT/cpusearch.log"
+        "$BIN/ksearch" show "$dir" 2>&1 | tail -12 | tee -a "$OUT/cpusearch.log"
+        [ -f "$dir/best.cpp" ] && KSEARCH_CPU_MARCH=$([ "$march" = native ] || echo "$march") timeout 120 "$BIN/ksearch" eval \
+          --task $t --backend cpu --workloads visible "$dir/best.cpp" 2>&1 | tee -a "$OUT/cpusearch.log" | grep -vE "^$"
+        cp "$dir/best.cpp" "$OUT/best-cpu-$t-$march.cpp" 2>/dev/null
       done ;;
     bench)
       ceilings=$(ls "$KSEARCH_CACHE_DIR"/ceilings/cuda-*.json 2>/dev/null | head -1)

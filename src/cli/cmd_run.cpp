@@ -90,6 +90,10 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", args->out, "Run folder (default: runs/<task>-<backend>-<timestamp>)");
   cmd->add_option("--parallel", args->search.parallel, "Candidates in flight per device (builds overlap timing), and at most per round")
       ->capture_default_str()->check(CLI::Range(1, 64));
+  cmd->add_option("--proposer-concurrency", args->search.proposer_concurrency,
+                  "Proposer calls writing code at once (0: enough to fill the evaluation places, their number / --parallel, "
+                  "for a proposer that allows concurrent calls such as --llm; the agent and built-in proposers take one at a time)")
+      ->capture_default_str()->check(CLI::Range(0, 256));
   cmd->add_flag("--seed-eval", args->search.seed_eval, "Evaluate the seed itself first (round 0)");
   cmd->add_option("--finalists", args->search.finalists, "Best candidates re-timed against the seed at the end (0: none)")
       ->capture_default_str()->check(CLI::Range(0, 64));
@@ -157,6 +161,9 @@ void setup(CLI::App& app, int& exit_code) {
     spec.name = args->proposer;
     for (const auto& apply : appliers) apply(spec);
     auto proposer = proposers::make_proposer(spec, {&task, backend.get()});
+    if (args->search.proposer_concurrency > 1 && !proposer->concurrent_calls())
+      throw Error(fmt::format("--proposer-concurrency {}: proposer {} takes one request at a time (use 0 or 1, or a model proposer: --llm)",
+                              args->search.proposer_concurrency, proposer->name()));
     auto strategy = search::make_strategy(args->strategy, {&task, backend.get()});
 
     store::RunInfo info;

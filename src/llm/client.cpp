@@ -137,6 +137,7 @@ class HttpClient final : public Client {
     int malformed_retries = 0;
     for (int attempt = 1;; ++attempt) {
       rec.attempts = attempt;
+      wait_out_rate_limit();
       auto result = attempt_once(http, key, attempt);
       if (auto* ok = std::get_if<CompletionResponse>(&result)) return std::move(*ok);
       AttemptFailure f = std::get<AttemptFailure>(std::move(result));
@@ -153,7 +154,30 @@ class HttpClient final : public Client {
                                      : full_jitter(cfg_.retry_base_delay_s, cfg_.retry_max_delay_s, attempt - 1);
       spdlog::warn("llm {}: attempt {} failed ({}: {}); retrying in {:.2f}s", describe_, attempt,
                    to_string(f.category), f.message, delay);
-      std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+      if (f.category == ErrorCategory::RateLimited)
+        hold_back_calls(delay);  // this call included: it waits at the top of the loop
+      else
+        std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+    }
+  }
+
+  // A rate-limit answer to one call holds back every call of this client (they share the provider's
+  // limits) until the wait it asked for has passed, so that concurrent calls do not stampede it.
+  void hold_back_calls(double seconds) {
+    const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    std::lock_guard lk(rate_limit_mu_);
+    rate_limited_until_ = std::max(rate_limited_until_, until);
+  }
+
+  void wait_out_rate_limit() {
+    for (;;) {
+      Clock::time_point until;
+      {
+        std::lock_guard lk(rate_limit_mu_);
+        until = rate_limited_until_;
+      }
+      if (until <= Clock::now()) return;
+      std::this_thread::sleep_until(until);  // another 429 meanwhile may have moved it on
     }
   }
 
@@ -212,6 +236,8 @@ class HttpClient final : public Client {
   std::string describe_;
   std::mutex warned_mu_;
   bool warned_ = false;
+  std::mutex rate_limit_mu_;
+  Clock::time_point rate_limited_until_{};
 
   void emit(const CallRecord& rec) const {
     if (!hook_) return;

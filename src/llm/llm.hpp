@@ -110,7 +110,9 @@ using CallHook = std::function<void(const CallRecord&)>;
 class Client {
  public:
   virtual ~Client() = default;
-  // Thread-safe. Throws LlmError (BudgetExceeded for a refused call).
+  // Thread-safe: calls may run concurrently. A rate-limit answer (429) to one of them holds back
+  // every call of the client until its Retry-After (else the backoff) has passed.
+  // Throws LlmError (BudgetExceeded for a refused call).
   virtual CompletionResponse complete(const CompletionRequest& request) = 0;
   virtual std::string describe() const = 0;  // "anthropic:claude-sonnet-4-5 @ https://..."
 };

@@ -19,6 +19,9 @@
 // loop consumes the stored answer instead of asking again. Synchronous proposers (built-in, API
 // models) simply always answer.
 //
+// Concurrency: a proposer that declares concurrent_calls() gets several write_code calls at once
+// (each on a worker thread of the loop, planning calls beside them); the others get one call at a time.
+//
 // Errors: throw (any std::exception) for a failed call; the loop records it as a proposer call
 // with the error, retries the same request (kProposerRetries), and on persistent failure ends the
 // round without candidates. Evaluations already committed are never affected. Throw ProposerError
@@ -66,6 +69,10 @@ class Proposer {
   virtual Planner* planner() { return nullptr; }
   // Non-empty once the proposer cannot answer any more requests; the reason becomes the run's stop reason.
   virtual std::string stop_reason() const { return {}; }
+  // True when every method may be called from several threads at once (separate connections per
+  // call, shared state such as spending guarded) and always answers (never leaves a request
+  // pending). The loop then keeps up to --proposer-concurrency calls in flight; otherwise one.
+  virtual bool concurrent_calls() const { return false; }
 };
 
 // A failed request whose calls (each with its prompt, response, tokens, cost) are still recorded.

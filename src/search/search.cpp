@@ -7,6 +7,7 @@
 #include <cmath>
 #include <future>
 #include <set>
+#include <thread>
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
@@ -35,7 +36,8 @@ using nlohmann::json;
 
 namespace ksearch::search {
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchOptions, rounds, minutes, parallel, seed_eval, finalists, retime_rounds)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchOptions, rounds, minutes, parallel, proposer_concurrency, seed_eval, finalists,
+                                                retime_rounds)
 
 json SearchOptions::to_json() const { return json(*this); }
 SearchOptions SearchOptions::from_json(const json& j) { return j.get<SearchOptions>(); }
@@ -90,6 +92,15 @@ EvalOptions evaluation_options(const store::RunStore& store) {
   return o;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+store::ProposerCall call_row(int round, proposers::Role role, const std::string& proposer, const proposers::CallInfo& c) {
+  return {0, round, proposers::role_name(role), proposer, c.model, c.prompt, c.response, c.input_tokens, c.output_tokens, c.cost_usd,
+          c.seconds, c.error, 0};
+}
+
 }  // namespace
 
 proposers::TaskBrief brief_of(const Task& task, Backend& backend) {
@@ -130,6 +141,10 @@ Search::Search(store::RunStore& store, const Task& task, Backend& backend, propo
     if (!state_.strategy_state.is_null()) strategy_.restore(state_.strategy_state);
   }
   state_.strategy = strategy_.name();
+  // One write_code call per group of --parallel places fills the executor; a proposer that is not
+  // safe to call concurrently (agent: one request at a time) gets one.
+  const int fill = (executor_->capacity() + options_.parallel - 1) / options_.parallel;
+  proposer_slots_ = !proposer_.concurrent_calls() ? 1 : options_.proposer_concurrency > 0 ? options_.proposer_concurrency : fill;
 }
 
 double Search::elapsed() const {
@@ -139,7 +154,7 @@ double Search::elapsed() const {
 bool Search::time_budget_reached() const { return options_.minutes > 0 && elapsed() >= options_.minutes * 60; }
 
 bool Search::budget_spent() const {
-  if (state_.round >= options_.rounds) return true;
+  if (state_.round + int(state_.writing.size()) >= options_.rounds) return true;  // rounds written or being written
   if (!proposer_.stop_reason().empty()) return true;
   return time_budget_reached();
 }
@@ -167,9 +182,9 @@ Progress Search::progress() const {
   p.strategy_status = strategy_.status();
   p.evaluations = store_.evaluation_count();
   p.elapsed_seconds = elapsed();
-  if (state_.plan) {
-    p.node_id = state_.plan->node_id;
-    p.action = state_.plan->action.value("title", "");
+  if (!state_.writing.empty()) {
+    p.node_id = state_.writing.back().request.node_id;
+    p.action = state_.writing.back().request.action.value("title", "");
   }
   if (state_.best) {
     p.best_speedup = state_.best->speedup;
@@ -249,43 +264,47 @@ std::optional<Reply> Search::ask(proposers::Role role, const Request& request, C
   if (!pending || pending->role != proposers::role_name(role)) store_.issue_request(proposers::role_name(role), request.to_json());
   for (int attempt = 0;; ++attempt) {
     const auto start = std::chrono::steady_clock::now();
-    store::ProposerCall call;
-    call.round = round;
-    call.role = proposers::role_name(role);
-    call.proposer = proposer_.name();
     try {
       auto answer = while_evaluating([&] { return invoke(request); });
       if (!answer) return std::nullopt;  // left pending (agent)
-      if (answer->calls.empty()) {
-        call.prompt = request.to_json().dump();
-        call.response = answer->reply.to_json().dump();
-        call.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        store_.add_call(call);
-      }
-      for (const auto& c : answer->calls)
-        store_.add_call({0, round, proposers::role_name(role), proposer_.name(), c.model, c.prompt, c.response, c.input_tokens,
-                         c.output_tokens, c.cost_usd, c.seconds, c.error, 0});
+      record_answer(round, role, request.to_json(), answer->calls, answer->reply.to_json(), seconds_since(start));
       store_.clear_pending();
       return std::move(answer->reply);
     } catch (const std::exception& e) {
-      const auto* failure = dynamic_cast<const proposers::ProposerError*>(&e);
-      if (failure && !failure->calls().empty()) {
-        for (const auto& c : failure->calls())
-          store_.add_call({0, round, proposers::role_name(role), proposer_.name(), c.model, c.prompt, c.response, c.input_tokens,
-                           c.output_tokens, c.cost_usd, c.seconds, c.error, 0});
-      } else {
-        call.prompt = request.to_json().dump();
-        call.error = e.what();
-        call.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        store_.add_call(call);
-      }
-      notify({EventKind::message, fmt::format("proposer {} failed ({}): {}", proposers::role_name(role), attempt + 1, e.what())});
+      record_failure(round, role, request.to_json(), e, attempt, seconds_since(start));
       if (attempt >= kProposerRetries || !proposer_.stop_reason().empty()) {
         store_.clear_pending();
         throw;
       }
     }
   }
+}
+
+void Search::record_answer(int round, proposers::Role role, const json& request, const std::vector<proposers::CallInfo>& calls,
+                           const json& reply, double seconds) {
+  if (calls.empty()) {
+    proposers::CallInfo exchange;
+    exchange.prompt = request.dump();
+    exchange.response = reply.dump();
+    exchange.seconds = seconds;
+    store_.add_call(call_row(round, role, proposer_.name(), exchange));
+  }
+  for (const auto& c : calls) store_.add_call(call_row(round, role, proposer_.name(), c));
+}
+
+void Search::record_failure(int round, proposers::Role role, const json& request, const std::exception& error, int attempt,
+                            double seconds) {
+  const auto* failure = dynamic_cast<const proposers::ProposerError*>(&error);
+  if (failure && !failure->calls().empty()) {
+    for (const auto& c : failure->calls()) store_.add_call(call_row(round, role, proposer_.name(), c));
+  } else {
+    proposers::CallInfo exchange;
+    exchange.prompt = request.dump();
+    exchange.error = error.what();
+    exchange.seconds = seconds;
+    store_.add_call(call_row(round, role, proposer_.name(), exchange));
+  }
+  notify({EventKind::message, fmt::format("proposer {} failed ({}): {}", proposers::role_name(role), attempt + 1, error.what())});
 }
 
 Search::Outcome Search::run() {
@@ -333,25 +352,31 @@ bool Search::do_init() {
 }
 
 // The asynchronous search. Up to the executor's capacity of evaluations are in flight; a round is
-// observed as soon as its candidates are back, and free places are filled with new rounds (of as
-// many candidates as there are free places, at most --parallel), written while the others are
-// evaluated. False: the proposer left a request pending (what is in flight is committed first).
+// observed as soon as its candidates are back, and free places are filled with new rounds, written
+// while the others are evaluated: up to proposer_concurrency() rounds at once, the free places shared
+// among them (each at most --parallel candidates). False: the proposer left a request pending (what
+// is in flight is committed first).
 bool Search::do_search() {
+  const bool concurrent = proposer_.concurrent_calls();
   try {
     for (const auto& round : state_.in_flight) dispatch(round);  // a resumed run: evaluated again, or re-attached
     for (;;) {
+      collect_calls();
       observe_completed();
-      if (state_.plan) {  // being written (also when the session that planned it died)
-        if (!write_round()) break;
+      if (!concurrent && !state_.writing.empty()) {  // one call at a time (also a round the session that planned it left)
+        if (!write_round(state_.writing.front())) break;
         continue;
       }
-      const int room = std::min(options_.parallel, executor_->capacity() - unfinished());
-      if (!budget_spent() && !idle_ && room > 0) {
+      for (const auto& round : state_.writing)  // a resumed run: the rounds that were being written are asked for again
+        if (std::none_of(calls_.begin(), calls_.end(), [&](const WriteCall& c) { return c.round.id == round.id; })) start_call(round, 0);
+      const int free_places = executor_->capacity() - unfinished() - being_written();
+      const int free_calls = proposer_slots_ - int(state_.writing.size());
+      if (!budget_spent() && !idle_ && free_places > 0 && free_calls > 0) {
         state_.phase = Phase::next;
         Plan plan = strategy_.next(*this);
         if (plan.kind == Plan::Kind::wait) break;
         if (plan.kind == Plan::Kind::stop) {
-          if (state_.in_flight.empty()) {
+          if (state_.in_flight.empty() && state_.writing.empty()) {
             state_.stop_reason = plan.stop_reason;
             state_.phase = Phase::finish;
             save();
@@ -361,15 +386,19 @@ bool Search::do_search() {
           continue;
         }
         plan.request.task = brief_;
-        plan.request.count = room;
+        // Shared among the calls that may still start, so that several rounds (each its own plan)
+        // are written at once instead of the first taking every place.
+        plan.request.count = std::min(options_.parallel, (free_places + free_calls - 1) / free_calls);
         plan.request.best_speedup = state_.best ? state_.best->speedup : 1.0;
-        state_.plan = std::move(plan.request);
+        const RoundBeingWritten round{++state_.planned, plan.cycle, std::move(plan.request)};
+        state_.writing.push_back(round);
         state_.cycle = plan.cycle;
         state_.phase = Phase::code;
         save();
+        if (concurrent) start_call(round, 0);
         continue;
       }
-      if (state_.in_flight.empty()) {  // the budget is spent and everything observed (an idle strategy has a round pending)
+      if (state_.in_flight.empty() && state_.writing.empty()) {  // the budget is spent and everything observed (an idle strategy has a round pending)
         state_.stop_reason = state_.round >= options_.rounds      ? "round budget spent"
                              : !proposer_.stop_reason().empty() ? proposer_.stop_reason()
                                                                  : "time budget reached";
@@ -377,8 +406,8 @@ bool Search::do_search() {
         save();
         return true;
       }
-      state_.phase = Phase::evaluate;
-      poll(std::chrono::seconds(1));
+      state_.phase = state_.writing.empty() ? Phase::evaluate : Phase::code;
+      await_progress();
     }
   } catch (...) {
     // The driver stops with an error: nothing would collect what is still running.
@@ -387,42 +416,110 @@ bool Search::do_search() {
   }
   // Waiting for the proposer: what is in flight is committed now (and observed when the run goes
   // on), so that the step that waits is asked again from the same strategy snapshot.
-  while (unfinished() > 0) poll(std::chrono::seconds(1));
+  while (!calls_.empty() || unfinished() > 0) {
+    await_progress();
+    collect_calls();
+  }
   return false;
 }
 
-// The proposer writes the planned round; its candidates and the state change are committed in one
-// transaction (a crash leaves either both or neither), then handed to the executor.
-bool Search::write_round() {
-  const proposers::CodeRequest request = *state_.plan;
-  const int round = state_.round + 1;
+void Search::await_progress() {
+  if (calls_.empty()) return poll(std::chrono::seconds(1));
+  if (unfinished() > 0) return poll(std::chrono::milliseconds(100));
+  const auto returned = [&] {
+    return std::any_of(calls_.begin(), calls_.end(),
+                       [](const WriteCall& c) { return c.answer.wait_for(std::chrono::seconds(0)) == std::future_status::ready; });
+  };
+  for (int i = 0; i < 50 && !returned(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+int Search::being_written() const {
+  int candidates = 0;
+  for (const auto& w : state_.writing) candidates += std::max(w.request.count, 1);
+  return candidates;
+}
+
+namespace {
+
+// "round N: <action>", N being the number the round gets when the rounds being written are stored in
+// the order planned (they are numbered in the order they are written).
+std::string round_title(const LoopState& state, const RoundBeingWritten& round) {
+  const auto at = std::find_if(state.writing.begin(), state.writing.end(), [&](const auto& w) { return w.id == round.id; });
+  return fmt::format("round {}: {}", state.round + 1 + (at - state.writing.begin()), round.request.action.value("title", round.request.node_id));
+}
+
+}  // namespace
+
+// One call at a time: the proposer writes the round now, evaluations are collected meanwhile.
+bool Search::write_round(RoundBeingWritten round) {
   state_.phase = Phase::code;
-  notify({EventKind::round_start, fmt::format("round {}: {}", round, request.action.value("title", request.node_id))});
+  notify({EventKind::round_start, round_title(state_, round)});
   std::optional<proposers::CodeReply> reply;
   try {
-    reply = ask<proposers::CodeReply>(proposers::Role::write_code, request, [this](const auto& r) { return proposer_.write_code(r); });
+    reply = ask<proposers::CodeReply>(proposers::Role::write_code, round.request, [this](const auto& r) { return proposer_.write_code(r); });
   } catch (const std::exception&) {
-    if (!proposer_.stop_reason().empty()) {  // e.g. the model budget is spent: the strategy closes its work, then stop
-      state_.plan.reset();
-      state_.phase = Phase::next;
-      save();
-      return true;
-    }
+    if (!proposer_.stop_reason().empty()) return drop_round(round);
     reply = proposers::CodeReply{};  // recorded by ask(): an empty round
   }
   if (!reply) return false;
+  commit_round(round, *reply, [](int) {});  // ask() recorded the calls
+  return true;
+}
+
+// Concurrent calls: the proposer writes the round on a thread of its own; collect_calls() takes the reply.
+void Search::start_call(const RoundBeingWritten& round, int attempt) {
+  if (attempt == 0) notify({EventKind::round_start, round_title(state_, round)});
+  calls_.push_back({round, attempt, std::chrono::steady_clock::now(),
+                    std::async(std::launch::async, [this, request = round.request] { return proposer_.write_code(request); })});
+}
+
+void Search::collect_calls() {
+  for (size_t i = 0; i < calls_.size();) {
+    if (calls_[i].answer.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      ++i;
+      continue;
+    }
+    WriteCall call = std::move(calls_[i]);
+    calls_.erase(calls_.begin() + std::ptrdiff_t(i));
+    const double seconds = seconds_since(call.start);
+    const json request = call.round.request.to_json();
+    std::optional<proposers::Answer<proposers::CodeReply>> answer;
+    try {
+      answer = call.answer.get();
+    } catch (const std::exception& e) {
+      record_failure(state_.round, proposers::Role::write_code, request, e, call.attempt, seconds);
+      if (!proposer_.stop_reason().empty())
+        drop_round(call.round);
+      else if (call.attempt < kProposerRetries)
+        start_call(call.round, call.attempt + 1);
+      else
+        commit_round(call.round, {}, [](int) {});  // recorded above: an empty round
+      continue;
+    }
+    if (!answer) throw Error(fmt::format("proposer {} declares concurrent calls but left a write_code request pending", proposer_.name()));
+    commit_round(call.round, answer->reply, [&](int round) {
+      record_answer(round, proposers::Role::write_code, request, answer->calls, answer->reply.to_json(), seconds);
+    });
+  }
+}
+
+// The candidates, the state change and the call rows in one transaction (a crash leaves either all
+// or none: a round being written is stored exactly once), then handed to the executor.
+void Search::commit_round(RoundBeingWritten round, const proposers::CodeReply& reply, const std::function<void(int)>& record) {
+  const proposers::CodeRequest& request = round.request;
   RoundInFlight written;
-  written.round = round;
-  written.cycle = state_.cycle;
+  written.round = state_.round + 1;
+  written.cycle = round.cycle;
   written.node_id = request.node_id;
   written.node_payload = request.node_payload;
-  written.exhausted = reply->exhausted;
+  written.exhausted = reply.exhausted;
   store_.transaction([&] {
-    for (const auto& cc : reply->candidates) {
+    record(written.round);
+    for (const auto& cc : reply.candidates) {
       if (int(written.candidates.size()) >= std::max(request.count, 1)) break;
       store::Candidate c;
-      c.round = round;
-      c.cycle = state_.cycle;
+      c.round = written.round;
+      c.cycle = round.cycle;
       c.node_id = request.node_id;
       c.parent_id = request.parent_candidate;
       c.proposer = proposer_.name();
@@ -432,13 +529,22 @@ bool Search::write_round() {
       c.payload = cc.payload;
       written.candidates.push_back(store_.add_candidate(c));
     }
-    state_.round = round;
-    state_.plan.reset();
+    state_.round = written.round;
+    std::erase_if(state_.writing, [&](const RoundBeingWritten& w) { return w.id == round.id; });
     state_.in_flight.push_back(written);
     state_.phase = Phase::evaluate;
     persist();
   });
   dispatch(written);
+}
+
+// The proposer can answer no more (e.g. its model budget is spent): the round is not written; the
+// strategy closes its work once nothing is in flight, then the run stops.
+bool Search::drop_round(const RoundBeingWritten& round) {
+  const int64_t id = round.id;
+  std::erase_if(state_.writing, [&](const RoundBeingWritten& w) { return w.id == id; });
+  state_.phase = Phase::next;
+  save();
   return true;
 }
 
@@ -450,6 +556,8 @@ std::vector<PendingRound> Search::pending() const {
       p.evaluations += int(evaluating_.count(id) + std::count(waiting_.begin(), waiting_.end(), id));
     out.push_back(std::move(p));
   }
+  for (const auto& w : state_.writing)
+    out.push_back({0, w.cycle, w.request.node_id, w.request.node_payload, std::max(w.request.count, 1), true});
   return out;
 }
 

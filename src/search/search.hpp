@@ -4,8 +4,9 @@
 //
 // The loop is asynchronous: it keeps up to the executor's capacity (--parallel x devices locally,
 // --max-jobs on Slurm) evaluations in flight; as soon as a round's candidates are back the strategy
-// observes it and the freed places are filled with new rounds. A proposer call runs on a thread of
-// its own while this thread goes on collecting evaluations; the store is written on this thread only.
+// observes it and the freed places are filled with new rounds. Proposer calls run on threads of
+// their own (up to --proposer-concurrency write_code calls at once for a proposer that allows it)
+// while this thread goes on collecting evaluations; the store is written on this thread only.
 // Each transition is persisted (loop state + the strategy's snapshot) before the next begins, and
 // each evaluation is committed on its own, so `Search::run` on a reopened store continues exactly
 // where a killed process stopped (rounds in flight are evaluated again, or re-attached). Proposer
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +38,9 @@ struct SearchOptions {
   int rounds = 12;         // rounds: proposals of up to `parallel` candidates each
   double minutes = 0;      // wall-clock budget over all sessions of the run; 0 = none
   int parallel = 1;        // candidates in flight per device (local executor), at most per round
+  // write_code calls in flight at once for a proposer with concurrent_calls() (others: 1); 0: enough
+  // to fill the executor's places, capacity / parallel rounded up.
+  int proposer_concurrency = 0;
   bool seed_eval = false;  // evaluate the seed itself first (round 0)
   int finalists = 4;       // best candidates re-timed against the seed when the search ends (0: none)
   int retime_rounds = 5;   // interleaved rounds of that re-timing (at least 2 for an interval)
@@ -107,6 +112,8 @@ class Search : private Context {
   Outcome run();
 
   static constexpr int kProposerRetries = 2;
+  // write_code calls this search keeps in flight at once (SearchOptions::proposer_concurrency resolved).
+  int proposer_concurrency() const { return proposer_slots_; }
 
  private:
   // Phases; each returns false when the run must stop and wait for the proposer.
@@ -137,6 +144,12 @@ class Search : private Context {
   template <class Call>
   auto while_evaluating(Call call);  // runs a proposer call on its own thread, collecting evaluations meanwhile
   proposers::Planner& planner() const;
+  // The calls of an answered request (a proposer without model calls: one row, request and reply).
+  void record_answer(int round, proposers::Role role, const nlohmann::json& request, const std::vector<proposers::CallInfo>& calls,
+                     const nlohmann::json& reply, double seconds);
+  // A failed request's calls (or one row with the error), and a message saying it failed.
+  void record_failure(int round, proposers::Role role, const nlohmann::json& request, const std::exception& error, int attempt,
+                      double seconds);
 
   double elapsed() const;
   bool time_budget_reached() const;
@@ -144,7 +157,15 @@ class Search : private Context {
   void persist(const std::string& reason = "");  // state + strategy snapshot (+ its tree under `reason`)
   void notify(SearchEvent event);
   Progress progress() const;
-  bool write_round();  // the proposer writes state_.plan; false: left pending
+  bool write_round(RoundBeingWritten round);  // one call at a time: the proposer writes it now; false: left pending
+  void start_call(const RoundBeingWritten& round, int attempt);  // concurrent calls: on a worker thread
+  void collect_calls();  // concurrent calls that returned: their rounds stored and handed out, failures retried
+  // Stores a written round (its candidates, the state, and `record` the call rows, in one
+  // transaction) and hands it to the executor.
+  void commit_round(RoundBeingWritten round, const proposers::CodeReply& reply, const std::function<void(int)>& record);
+  bool drop_round(const RoundBeingWritten& round);  // the proposer can answer no more: the round is not written
+  void await_progress();  // until an evaluation or a call comes back (at most about a second)
+  int being_written() const;  // candidates asked for by the rounds being written
   void dispatch(const RoundInFlight& round);  // hands its candidates to the executor (or reuses, or waits for a copy)
   void submit_queued();                       // as many queued candidates as the executor takes
   void poll(std::chrono::milliseconds timeout);  // collects and commits what came back (or cancels at the time budget)
@@ -171,6 +192,15 @@ class Search : private Context {
   std::map<int64_t, std::string> evaluating_;  // candidate -> source hash: queued or with the executor
   std::vector<int64_t> waiting_;             // not handed out yet: a copy of the source is in flight, its result will be reused
   bool idle_ = false;                        // the strategy had nothing to propose until a round is observed
+  // write_code calls in flight on worker threads (a proposer with concurrent_calls()).
+  struct WriteCall {
+    RoundBeingWritten round;
+    int attempt = 0;
+    std::chrono::steady_clock::time_point start;
+    std::future<std::optional<proposers::Answer<proposers::CodeReply>>> answer;
+  };
+  std::vector<WriteCall> calls_;
+  int proposer_slots_ = 1;
 };
 
 }  // namespace ksearch::search

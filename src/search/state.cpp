@@ -60,14 +60,14 @@ void upgrade_round_state(const json& j, LoopState& s) {
   r.seed = j.value("seed_round", false);
   r.round = r.seed ? 0 : s.round + 1;  // `round` then counted rounds completed
   r.cycle = s.cycle;
-  if (s.plan) {
-    r.node_id = s.plan->node_id;
-    r.node_payload = s.plan->node_payload;
+  if (!s.writing.empty()) {
+    r.node_id = s.writing.front().request.node_id;
+    r.node_payload = s.writing.front().request.node_payload;
   }
   r.candidates = j.value("round_candidates", std::vector<int64_t>{});
   r.exhausted = j.value("round_exhausted", false);
   s.round = std::max(s.round, r.round);
-  s.plan.reset();
+  s.writing.clear();
   s.in_flight.push_back(std::move(r));
 }
 
@@ -99,13 +99,15 @@ json LoopState::to_json() const {
             {"cycle", cycle},
             {"elapsed_seconds", elapsed_seconds},
             {"stop_reason", stop_reason},
-            {"plan", plan ? plan->to_json() : json()},
+            {"planned", planned},
+            {"writing", json::array()},
             {"in_flight", json::array()},
             {"best", best ? best_to_json(*best) : json()},
             {"finalists", finalists},
             {"retiming", retiming},
             {"final", verdict ? verdict_to_json(*verdict) : json()},
             {"strategy", {{"name", strategy}, {"state", strategy_state}}}};
+  for (const auto& w : writing) j["writing"].push_back({{"id", w.id}, {"cycle", w.cycle}, {"request", w.request.to_json()}});
   for (const auto& r : in_flight) j["in_flight"].push_back(round_to_json(r));
   return j;
 }
@@ -118,11 +120,17 @@ LoopState LoopState::from_json(const json& j) {
     s.cycle = j.value("cycle", 0);
     s.elapsed_seconds = j.value("elapsed_seconds", 0.0);
     s.stop_reason = j.value("stop_reason", "");
-    if (j.contains("plan") && j["plan"].is_object()) s.plan = proposers::CodeRequest::from_json(j["plan"]);
+    if (j.contains("writing")) {
+      for (const auto& w : j["writing"])
+        s.writing.push_back({w.at("id").get<int64_t>(), w.value("cycle", 0), proposers::CodeRequest::from_json(w.at("request"))});
+    } else if (j.contains("plan") && j["plan"].is_object()) {  // stored before several rounds could be written at once
+      s.writing.push_back({s.round + 1, s.cycle, proposers::CodeRequest::from_json(j["plan"])});
+    }
     if (j.contains("in_flight"))
       for (const auto& r : j["in_flight"]) s.in_flight.push_back(round_from_json(r));
     else
       upgrade_round_state(j, s);
+    s.planned = j.value("planned", s.round + int64_t(s.writing.size()));
     if (j.contains("best") && j["best"].is_object()) {
       const json& b = j["best"];
       s.best = Best{b.at("candidate").get<int64_t>(), b.value("speedup", 0.0), b.value("median_ms", 0.0), b.value("roofline", 0.0),

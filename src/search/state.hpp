@@ -5,8 +5,8 @@
 //
 // The search itself is asynchronous: rounds (one proposal each) are evaluated while the next ones
 // are planned and written. Its phase says what the loop is doing now: `next` the strategy plans a
-// round, `code` the proposer writes it (`plan`), `evaluate` the loop waits for evaluations; all
-// three resume the same loop from `plan` and `in_flight`. `finish` lets the strategy close its work
+// round, `code` the proposer writes rounds (`writing`), `evaluate` the loop waits for evaluations;
+// all three resume the same loop from `writing` and `in_flight`. `finish` lets the strategy close its work
 // once the budget is spent, `retime` re-times the best candidates against the seed in one sitting
 // (evaluator/retime), `final` checks the best of them on the held-out workloads.
 #include <cstdint>
@@ -46,13 +46,22 @@ struct RoundInFlight {
   bool seed = false;       // the seed's own evaluation (--seed-eval)
 };
 
+// A round planned by the strategy whose code the proposer is writing (its call in flight): not
+// stored as candidates yet. After a kill it is asked for again, and stored once.
+struct RoundBeingWritten {
+  int64_t id = 0;  // its number among the rounds planned in this run (LoopState::planned)
+  int cycle = 0;   // its plan's cycle
+  proposers::CodeRequest request;
+};
+
 struct LoopState {
   Phase phase = Phase::init;
   int round = 0;          // rounds written: the latest round's number (a round is one proposal)
   int cycle = 0;          // the latest plan's cycle
+  int64_t planned = 0;    // rounds planned (written, being written, or dropped): numbers RoundBeingWritten
   double elapsed_seconds = 0;  // over all sessions
   std::string stop_reason;
-  std::optional<proposers::CodeRequest> plan;  // the round the proposer is writing
+  std::vector<RoundBeingWritten> writing;      // rounds the proposer is writing, in the order planned
   std::vector<RoundInFlight> in_flight;        // rounds being evaluated, oldest first
   std::optional<Best> best;
   std::vector<int64_t> finalists;              // chosen when the search ends, re-timed before the verdict

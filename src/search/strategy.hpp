@@ -50,11 +50,12 @@ enum class EventKind { message, cycle_start, round_start, evaluated, cycle_end, 
 
 // A round in flight: planned by next(), not yet observed.
 struct PendingRound {
-  int round = 0;  // its number (0: the seed's own evaluation)
+  int round = 0;  // its number (0: the seed's own evaluation, or a round still being written)
   int cycle = 0;  // the plan's cycle
   std::string node_id;
   nlohmann::json node_payload;
-  int evaluations = 0;  // its candidates not back yet
+  int evaluations = 0;         // its candidates not back yet (being written: the candidates asked for)
+  bool being_written = false;  // the proposer is still writing its code (several calls may be in flight)
 };
 
 // What the loop offers a strategy.
@@ -67,7 +68,7 @@ class Context {
   virtual int rounds() const = 0;                    // the round budget
   virtual bool budget_spent() const = 0;
   virtual std::optional<Best> best() const = 0;
-  // The rounds handed out and not yet observed, oldest first.
+  // The rounds planned and not yet observed, oldest first: those handed out, then those being written.
   virtual std::vector<PendingRound> pending() const = 0;
   // Whether the proposer has the planning role (proposers::Planner). Its requests go through the loop: recorded, retried, persisted while pending. nullopt: left pending (wait).
   // Throws after persistent failure (already recorded).

@@ -1,7 +1,8 @@
-// Retries, backoff, Retry-After, timeouts, error categories, key hygiene, hook.
+// Retries, backoff, Retry-After (held by every call of a client), timeouts, error categories, key hygiene, hook.
 #include <gtest/gtest.h>
 
 #include <ctime>
+#include <thread>
 
 #include "llm/http.hpp"
 #include "test_util.hpp"
@@ -258,4 +259,25 @@ TEST(Hook, ThrowingHookDoesNotBreakTheCall) {
   auto client = make_client(config_for(server, "openai:gpt-5"), nullptr, nullptr,
                             [](const CallRecord&) { throw std::runtime_error("store down"); });
   EXPECT_EQ(client->complete(simple_request()).text, "fine");
+}
+
+// Calls share the provider's rate limit: once one call is told to wait (429 + Retry-After), a call
+// started meanwhile on the same client waits too instead of adding to the stampede.
+TEST(Retry, ARateLimitOnOneCallHoldsBackTheOthers) {
+  ScriptedServer server;
+  server.enqueue(canned::openai_error(429, "Rate limit reached", "requests", "rate_limit_exceeded").with_header("Retry-After", "1"));
+  server.set_handler([](const RecordedRequest&) { return canned::openai_chat("ok"); });
+  auto client = make_client(config_for(server, "openai:gpt-5"), nullptr);
+  std::thread first([&] { EXPECT_EQ(client->complete(simple_request()).attempts, 2); });
+  while (server.request_count() < 1) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the 429 has reached the first call
+  const auto second_started = Clock::now();
+  EXPECT_EQ(client->complete(simple_request()).attempts, 1);  // held back, not refused
+  first.join();
+  const auto reqs = server.requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  // Nothing reached the server during the second after the 429: neither the retry nor the new call.
+  EXPECT_GE(seconds_between(reqs[0].received, reqs[1].received), 0.95);
+  EXPECT_GE(seconds_between(reqs[0].received, reqs[2].received), 0.95);
+  EXPECT_GE(seconds_between(second_started, reqs[2].received), 0.7);
 }

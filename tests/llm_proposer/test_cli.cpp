@@ -1,12 +1,15 @@
 // The command line: `ksearch run --llm PROVIDER:MODEL --base-url URL` against the scripted server
 // for each wire format, `ksearch show --calls`, and agent mode (`run --agent`, then
-// `agent next` / `agent submit` until the run finishes).
+// `agent next` / `agent submit` until the run finishes), and a run killed while several calls are
+// in flight, then resumed.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <set>
 
 #include "helpers.hpp"
 #include "search/state.hpp"
@@ -37,6 +40,17 @@ Result ksearch_cli(const std::string& args, bool with_stderr = false) {
 }
 
 std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+// Starts ksearch with the arguments in the background (output dropped); returns its pid.
+pid_t start_ksearch(const std::string& args) {
+  const std::string command = "exec " + std::string(KSEARCH_EXECUTABLE) + " " + args + " >/dev/null 2>&1";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
 
 }  // namespace
 
@@ -190,5 +204,50 @@ TEST(AgentMode, ABusyRunSaysWhatItIsDoing) {
     EXPECT_NE(submit.out.find("the run is busy"), std::string::npos) << submit.out;
     EXPECT_NE(submit.out.find("timing the seed"), std::string::npos) << submit.out;
   }
+  std::filesystem::remove_all(dir);
+}
+
+// `ksearch run` killed with SIGKILL while two write_code calls are in flight (both rounds stored as
+// being written), then `ksearch resume`: each is asked for again once and stored once, and the
+// search finishes its round budget.
+TEST(LlmCli, KilledWithCallsInFlightResumesEachOnce) {
+  setenv(kKeyEnv, kKey, 1);
+  ScriptedServer server;
+  auto model = std::make_shared<test::SlowModel>(60.0);  // the killed run's calls do not return
+  server.set_handler([model](const RecordedRequest& r) { return (*model)(r); });
+  const auto dir = test::fresh_dir("kill-calls");
+  const pid_t pid = start_ksearch("run --task " + q(test::tiny_softmax()) + " --backend cpu --rounds 4 --parallel 2 --proposer-concurrency 2 " +
+                                  "--finalists 0 --llm openai:gpt-test --base-url " + server.base_url() + "/v1 --api-key-env " + kKeyEnv +
+                                  " --prices " + q(test::here() / "prices.toml") + " --out " + q(dir));
+  ASSERT_GT(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (model->writing() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(model->writing(), 2);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  model->answer_in(0);
+  {
+    auto store = store::RunStore::open(dir);
+    const auto state = search::LoopState::from_json(*store.load_state());
+    EXPECT_EQ(state.writing.size(), 2u);
+    EXPECT_EQ(state.round, 0);
+    EXPECT_TRUE(store.candidates().empty());
+  }
+
+  const auto resumed = ksearch_cli("resume " + q(dir) + " --json");
+  ASSERT_EQ(resumed.code, 0) << resumed.out;
+  auto store = store::RunStore::open(dir);
+  const auto state = search::LoopState::from_json(*store.load_state());
+  EXPECT_EQ(state.phase, search::Phase::done);
+  EXPECT_EQ(state.round, 4);
+  EXPECT_TRUE(state.writing.empty());
+  std::multiset<int> rounds;
+  for (const auto& c : store.candidates()) {
+    EXPECT_TRUE(c.evaluated()) << "c" << c.id;
+    rounds.insert(c.round);
+  }
+  EXPECT_EQ(rounds, (std::multiset<int>{1, 2, 3, 4})) << "one candidate per round, each round stored once";
+  EXPECT_EQ(model->written(), 2 + 4) << "the two killed calls asked again once each, then two new rounds";
   std::filesystem::remove_all(dir);
 }

@@ -1,6 +1,8 @@
 // Searches on the cpu backend driven by the LLM proposer, its answers replayed by the scripted
 // provider server: a verified speedup from recorded transcripts, calls stored with tokens and
-// cost, concurrent candidates, provider failures, budget exhaustion, and re-asks with the errors.
+// cost, concurrent candidates, several calls in flight at once, provider failures, budget
+// exhaustion, and re-asks with the errors.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "backends/backend.hpp"
@@ -188,4 +190,28 @@ TEST_F(LlmSearch, InvalidWorldModelEditScriptAndRuleViolationsAreReAskedWithTheE
   int rejected = 0;
   for (const auto& c : model_calls()) rejected += c.error.starts_with("answer rejected");
   EXPECT_EQ(rejected, 3);
+}
+
+
+// --parallel 3 with a model answering in a second: with three calls allowed, rounds for different
+// hypotheses are written at the same time; with one, a round's conversations overlap (one prompt)
+// but the next round is asked for only after it.
+TEST_F(LlmSearch, SeveralCallsWriteRoundsAtOnce) {
+  for (const int concurrency : {3, 1}) {
+    SCOPED_TRACE(concurrency);
+    auto model = std::make_shared<test::SlowModel>(1.0);
+    server.set_handler([model](const RecordedRequest& r) { return (*model)(r); });
+    auto options = rounds(3, 3);
+    options.proposer_concurrency = concurrency;
+    ASSERT_EQ(run(fmt::format("calls-{}", concurrency), test::settings_for(server, "openai:gpt-test"), options), search::Search::Outcome::finished);
+    const auto s = search::summarize(*store);
+    EXPECT_EQ(s.rounds, 3);
+    EXPECT_TRUE(s.has_best);
+    if (concurrency > 1)
+      EXPECT_GE(model->most_prompts(), 2) << "rounds written at once";
+    else
+      EXPECT_EQ(model->most_prompts(), 1);
+    store.reset();
+    std::filesystem::remove_all(dir);
+  }
 }

@@ -1,10 +1,13 @@
 // The asynchronous loop, with an executor whose answers the test schedules (the point is ordering,
 // not evaluation): results are observed and new rounds proposed while a slow evaluation is still
-// out, and the world model spreads concurrent rounds over its hypotheses.
+// out, the world model spreads concurrent rounds over its hypotheses, several proposer calls write
+// rounds at once, and rounds being written when a run died are written once on resume.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <deque>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -84,9 +87,12 @@ KSEARCH_REGISTER_EXECUTOR("scheduled", scheduled, [](const executors::ExecutorEn
 class LoggingStrategy : public Strategy {
  public:
   std::vector<std::string> log;
+  int most_being_written = 0;  // rounds being written that next() saw in pending()
   std::string name() const override { return "logging"; }
   bool init(Context&) override { return true; }
-  Plan next(Context&) override {
+  Plan next(Context& ctx) override {
+    const auto pending = ctx.pending();
+    most_being_written = std::max(most_being_written, int(std::count_if(pending.begin(), pending.end(), [](const auto& p) { return p.being_written; })));
     ++planned_;
     log.push_back("plan " + std::to_string(planned_));
     CodeRequest request;
@@ -112,6 +118,35 @@ class TinyProposer : public Proposer {
     reply.candidates.push_back({test::tiny_source(1 + n % 4, 1024 << (n % 3)) + (n == 1 ? "// SLOW\n" : ""), "", json::object()});
     return Answer<CodeReply>{reply, {}};
   }
+};
+
+// Writes each round after a pause, from several threads at once when the loop lets it (it declares
+// concurrent calls), and counts the calls in flight at the same time.
+class SlowConcurrentProposer : public Proposer {
+ public:
+  std::string name() const override { return "slow"; }
+  bool concurrent_calls() const override { return true; }
+  std::optional<Answer<CodeReply>> write_code(const CodeRequest& r) override {
+    const int now = ++in_flight_;
+    for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
+    }
+    {
+      std::lock_guard lock(mu_);
+      requests.push_back(r);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    --in_flight_;
+    const int n = std::stoi(r.node_id.substr(1));
+    CodeReply reply;
+    for (int i = 0; i < std::max(r.count, 1); ++i) reply.candidates.push_back({test::tiny_source(1 + n, 1024 << i), "", json::object()});
+    return Answer<CodeReply>{reply, {}};
+  }
+  std::atomic<int> most{0};
+  std::vector<CodeRequest> requests;  // in the order the calls began
+
+ private:
+  std::atomic<int> in_flight_{0};
+  std::mutex mu_;
 };
 
 struct Async : test::RunFixture {
@@ -186,4 +221,92 @@ TEST_F(Async, TheWorldModelSpreadsConcurrentRoundsOverHypotheses) {
   // good 0.9 - 0.5 pending < bad 0.8; then good 0.4 > bad 0.3 > flat 0.1.
   EXPECT_EQ(first_rounds(0.5), (std::vector<std::string>{"good", "bad", "good"}));
   EXPECT_EQ(first_rounds(0.0), (std::vector<std::string>{"good", "good", "good"}));
+}
+
+// --parallel 3 on three places: with 3 calls allowed, three rounds (three plans, one candidate
+// each) are written at once and the strategy sees them pending; with 1, one round takes all three
+// places and the next is asked for only once places are free again.
+TEST_F(Async, SeveralProposerCallsWriteRoundsAtOnce) {
+  auto search_with = [&](int concurrency) {
+    open(fmt::format("calls-{}", concurrency));
+    LoggingStrategy strategy;
+    SlowConcurrentProposer proposer;
+    SearchOptions o;
+    o.rounds = 6;
+    o.parallel = 3;
+    o.proposer_concurrency = concurrency;
+    o.finalists = 0;
+    Search search(*store, task, *backend, proposer, strategy, o, nullptr, {"scheduled", {{"capacity", 3}, {"start_after", 3}}});
+    EXPECT_EQ(search.proposer_concurrency(), concurrency);
+    EXPECT_EQ(search.run(), Search::Outcome::finished);
+    const auto s = summarize(*store);
+    EXPECT_EQ(s.rounds, 6);
+    EXPECT_EQ(LoopState::from_json(*store->load_state()).writing.size(), 0u);
+    std::set<int> rounds;
+    for (const auto& c : store->candidates()) rounds.insert(c.round);
+    EXPECT_EQ(rounds, (std::set<int>{1, 2, 3, 4, 5, 6})) << "every round planned was written once";
+    return std::tuple{proposer.most.load(), proposer.requests.front().count, strategy.most_being_written};
+  };
+  const auto [most, first_count, seen_pending] = search_with(3);
+  EXPECT_GE(most, 2) << "calls overlapped";
+  EXPECT_EQ(first_count, 1) << "the three places shared among three calls";
+  EXPECT_GE(seen_pending, 1) << "next() saw the rounds being written";
+  const auto [most_one, first_count_one, seen_pending_one] = search_with(1);
+  EXPECT_EQ(most_one, 1);
+  EXPECT_EQ(first_count_one, 3);
+  EXPECT_EQ(seen_pending_one, 0);
+}
+
+// The default fills the executor's places: one call per --parallel places for a proposer that
+// allows concurrent calls, one for the others.
+TEST_F(Async, DefaultProposerConcurrencyFillsThePlaces) {
+  LoggingStrategy strategy;
+  SlowConcurrentProposer concurrent;
+  TinyProposer one_at_a_time;
+  auto slots = [&](Proposer& proposer, int parallel, int capacity) {
+    SearchOptions o;
+    o.parallel = parallel;
+    return Search(*store, task, *backend, proposer, strategy, o, nullptr, {"scheduled", {{"capacity", capacity}}}).proposer_concurrency();
+  };
+  EXPECT_EQ(slots(concurrent, 1, 4), 4);
+  EXPECT_EQ(slots(concurrent, 2, 4), 2);
+  EXPECT_EQ(slots(concurrent, 3, 4), 2);
+  EXPECT_EQ(slots(concurrent, 4, 4), 1);
+  EXPECT_EQ(slots(one_at_a_time, 1, 4), 1);
+}
+
+// A run that died with two rounds being written (the state says so): on resume each is asked for
+// again once and stored once, then the search goes on.
+TEST_F(Async, RoundsBeingWrittenAtAKillAreWrittenOnceOnResume) {
+  LoopState killed;
+  killed.phase = Phase::code;
+  killed.round = 1;
+  killed.planned = 3;
+  killed.strategy = "logging";
+  killed.strategy_state = {{"planned", 3}};
+  for (int id : {2, 3}) {
+    CodeRequest r;
+    r.node_id = "p" + std::to_string(id);
+    r.action = {{"title", "round " + std::to_string(id)}};
+    r.count = 1;
+    killed.writing.push_back({id, id, r});
+  }
+  store->save_state(killed.to_json());
+  LoggingStrategy strategy;
+  SlowConcurrentProposer proposer;
+  SearchOptions o;
+  o.rounds = 4;
+  o.parallel = 1;
+  o.proposer_concurrency = 2;
+  o.finalists = 0;
+  Search search(*store, task, *backend, proposer, strategy, o, nullptr, {"scheduled", {{"capacity", 2}}});
+  ASSERT_EQ(search.run(), Search::Outcome::finished);
+  std::multiset<std::string> asked, stored;
+  for (const auto& r : proposer.requests) asked.insert(r.node_id);
+  for (const auto& c : store->candidates()) stored.insert(c.node_id);
+  EXPECT_EQ(asked, (std::multiset<std::string>{"p2", "p3", "p4"}));
+  EXPECT_EQ(stored, asked) << "each round stored once";
+  std::multiset<std::string> first_two{proposer.requests[0].node_id, proposer.requests[1].node_id};
+  EXPECT_EQ(first_two, (std::multiset<std::string>{"p2", "p3"})) << "the rounds being written are asked for first";
+  EXPECT_EQ(summarize(*store).rounds, 4);
 }

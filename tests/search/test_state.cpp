@@ -29,7 +29,9 @@ TEST(LoopState, JsonRoundTrip) {
   plan.action = {{"title", "tile"}};
   plan.parent_candidate = 2;
   plan.feedback.push_back({});
-  s.plan = plan;
+  s.planned = 5;
+  s.writing.push_back({4, 2, plan});
+  s.writing.push_back({5, 3, {}});
   s.in_flight.push_back({3, 2, "n4", {{"knobs", {{"TILE", 8}}}}, {5, 6}, true, false});
   s.in_flight.push_back({0, 0, "", nullptr, {1}, false, true});
   s.best = Best{2, 1.8, 0.4, 0.3};
@@ -40,7 +42,11 @@ TEST(LoopState, JsonRoundTrip) {
   const LoopState back = LoopState::from_json(j);
   EXPECT_EQ(back.to_json(), j);
   EXPECT_EQ(back.phase, Phase::evaluate);
-  EXPECT_EQ(back.plan->node_id, "n4");
+  ASSERT_EQ(back.writing.size(), 2u);
+  EXPECT_EQ(back.writing[0].request.node_id, "n4");
+  EXPECT_EQ(back.writing[0].id, 4);
+  EXPECT_EQ(back.writing[1].cycle, 3);
+  EXPECT_EQ(back.planned, 5);
   ASSERT_EQ(back.in_flight.size(), 2u);
   EXPECT_EQ(back.in_flight[0].candidates, (std::vector<int64_t>{5, 6}));
   EXPECT_EQ(back.in_flight[0].node_payload["knobs"]["TILE"], 8);
@@ -54,21 +60,26 @@ TEST(LoopState, JsonRoundTrip) {
   EXPECT_EQ(j["final"]["candidate"], 2);
 
   const LoopState fresh = LoopState::from_json(LoopState{}.to_json());
-  EXPECT_FALSE(fresh.plan || fresh.best || fresh.verdict);
+  EXPECT_FALSE(!fresh.writing.empty() || fresh.best || fresh.verdict);
   EXPECT_THROW(LoopState::from_json({{"phase", "select-ish"}}), Error);
 
-  // A state stored by the round-synchronous loop: its round under evaluation becomes the one in flight.
-  json old = LoopState{}.to_json();
-  old.erase("in_flight");
-  old["phase"] = "evaluate";
-  old["round"] = 4;
-  old["cycle"] = 3;
-  old["plan"] = plan.to_json();
+  // A state as older loops stored it: one `plan`, and before in_flight the round under evaluation.
+  auto stored_before = [&](const std::string& phase) {
+    json j = LoopState{}.to_json();
+    for (const char* key : {"in_flight", "writing", "planned"}) j.erase(key);
+    j["phase"] = phase;
+    j["round"] = 4;
+    j["cycle"] = 3;
+    j["plan"] = plan.to_json();
+    return j;
+  };
+  // The round-synchronous loop: its round under evaluation becomes the one in flight.
+  json old = stored_before("evaluate");
   old["round_candidates"] = {7, 8};
   old["round_exhausted"] = true;
   const LoopState upgraded = LoopState::from_json(old);
   EXPECT_EQ(upgraded.round, 5);  // then: rounds completed; now: rounds written
-  EXPECT_FALSE(upgraded.plan);
+  EXPECT_TRUE(upgraded.writing.empty());
   ASSERT_EQ(upgraded.in_flight.size(), 1u);
   EXPECT_EQ(upgraded.in_flight[0].round, 5);
   EXPECT_EQ(upgraded.in_flight[0].cycle, 3);
@@ -76,6 +87,14 @@ TEST(LoopState, JsonRoundTrip) {
   EXPECT_EQ(upgraded.in_flight[0].candidates, (std::vector<int64_t>{7, 8}));
   EXPECT_TRUE(upgraded.in_flight[0].exhausted);
   EXPECT_THROW(LoopState::from_json({{"round", 1}}), Error);
+
+  // One round written at a time: its plan is the one round being written.
+  const LoopState writing = LoopState::from_json(stored_before("code"));
+  ASSERT_EQ(writing.writing.size(), 1u);
+  EXPECT_EQ(writing.writing[0].request.node_id, "n4");
+  EXPECT_EQ(writing.writing[0].id, 5);
+  EXPECT_EQ(writing.writing[0].cycle, 3);
+  EXPECT_EQ(writing.planned, 5);
 }
 
 namespace {

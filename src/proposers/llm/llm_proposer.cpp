@@ -124,6 +124,9 @@ class LlmProposer : public Proposer, public Planner {
 
   std::string name() const override { return "llm:" + spec_; }
   Planner* planner() override { return this; }
+  // Each call has its own conversations and HTTP handles; the client, its budget and rate-limit
+  // backoff are thread-safe and shared, and fatal_ is guarded.
+  bool concurrent_calls() const override { return true; }
 
   std::string stop_reason() const override {
     std::lock_guard lk(mu_);

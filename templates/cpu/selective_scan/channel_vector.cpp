@@ -43,7 +43,7 @@ inline void scan_states(int64_t k0, int64_t tl, float* __restrict h, const float
       const int64_t k = k0 + s;
 #pragma GCC unroll 4
       for (int x = 0; x < CV; ++x) {
-        const vf decay = v_exp<EXP_DEGREE>(v_mul(dtv[x], v_load(at + k * CB + x * VW)));
+        const vf decay = v_exp2_product<EXP_DEGREE>(dtv[x], v_load(at + k * CB + x * VW));  // at holds A log2(e)
         hr[s][x] = v_fma(decay, hr[s][x], v_mul(duv[x], bk(k, t, x)));
         yv[x] = v_fma(hr[s][x], ck(k, t, x), yv[x]);
       }
@@ -92,7 +92,7 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
           std::fill(dut.begin(), dut.end(), 0.0f);
           for (int64_t c = 0; c < cnt; ++c)
             for (int64_t k = 0; k < n; ++k) {
-              at[size_t(k * CB + c)] = A[(c0 + c) * n + k];
+              at[size_t(k * CB + c)] = A[(c0 + c) * n + k] * kLog2e;
               if (fixed) bc[size_t(k * CB + c)] = B[(c0 + c) * n + k], cc[size_t(k * CB + c)] = C[(c0 + c) * n + k];
             }
           const float* bs = fixed ? nullptr : B + (bi * g + grp) * n * l;

@@ -54,6 +54,13 @@ inline float s_exp2_product(float a, float b) {
 #if VECTOR_BITS >= 512 && defined(__AVX512F__)
 typedef __m512 vf;
 constexpr int VW = 16;
+typedef __m512i vi;  // lane offsets for gathers
+// Offsets i * stride of lanes i < count; the lanes past count repeat the last one (stay in bounds).
+inline vi v_offsets(int64_t stride, int count) {
+  const __m512i lane = _mm512_min_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(count - 1));
+  return _mm512_mullo_epi32(lane, _mm512_set1_epi32(int32_t(stride)));
+}
+inline vf v_gather(const float* p, vi offsets) { return _mm512_i32gather_ps(offsets, p, 4); }
 inline vf v_load(const float* p) { return _mm512_loadu_ps(p); }
 inline void v_store(float* p, vf v) { _mm512_storeu_ps(p, v); }
 inline void v_stream(float* p, vf v) { _mm512_stream_ps(p, v); }
@@ -61,6 +68,7 @@ inline vf v_set1(float x) { return _mm512_set1_ps(x); }
 inline vf v_add(vf a, vf b) { return _mm512_add_ps(a, b); }
 inline vf v_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
 inline vf v_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+inline vf v_div(vf a, vf b) { return _mm512_div_ps(a, b); }
 inline vf v_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
 inline vf v_max(vf a, vf b) { return _mm512_max_ps(a, b); }
 inline vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
@@ -90,6 +98,12 @@ inline vf v_exp2_product(vf a, vf b) {
 #elif VECTOR_BITS >= 256 && defined(__AVX2__) && defined(__FMA__)
 typedef __m256 vf;
 constexpr int VW = 8;
+typedef __m256i vi;
+inline vi v_offsets(int64_t stride, int count) {
+  const __m256i lane = _mm256_min_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(count - 1));
+  return _mm256_mullo_epi32(lane, _mm256_set1_epi32(int32_t(stride)));
+}
+inline vf v_gather(const float* p, vi offsets) { return _mm256_i32gather_ps(p, offsets, 4); }
 inline vf v_load(const float* p) { return _mm256_loadu_ps(p); }
 inline void v_store(float* p, vf v) { _mm256_storeu_ps(p, v); }
 inline void v_stream(float* p, vf v) { _mm256_stream_ps(p, v); }
@@ -97,6 +111,7 @@ inline vf v_set1(float x) { return _mm256_set1_ps(x); }
 inline vf v_add(vf a, vf b) { return _mm256_add_ps(a, b); }
 inline vf v_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
 inline vf v_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+inline vf v_div(vf a, vf b) { return _mm256_div_ps(a, b); }
 inline vf v_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
 inline vf v_max(vf a, vf b) { return _mm256_max_ps(a, b); }
 inline vf v_min(vf a, vf b) { return _mm256_min_ps(a, b); }
@@ -138,6 +153,9 @@ inline vf v_exp2_product(vf a, vf b) {
 #else
 typedef float vf;
 constexpr int VW = 1;
+typedef int32_t vi;
+inline vi v_offsets(int64_t, int) { return 0; }
+inline vf v_gather(const float* p, vi offsets) { return p[offsets]; }
 inline vf v_load(const float* p) { return *p; }
 inline void v_store(float* p, vf v) { *p = v; }
 inline void v_stream(float* p, vf v) { *p = v; }
@@ -145,6 +163,7 @@ inline vf v_set1(float x) { return x; }
 inline vf v_add(vf a, vf b) { return a + b; }
 inline vf v_sub(vf a, vf b) { return a - b; }
 inline vf v_mul(vf a, vf b) { return a * b; }
+inline vf v_div(vf a, vf b) { return a / b; }
 inline vf v_fma(vf a, vf b, vf c) { return a * b + c; }
 inline vf v_max(vf a, vf b) { return a > b ? a : b; }
 inline vf v_min(vf a, vf b) { return a < b ? a : b; }

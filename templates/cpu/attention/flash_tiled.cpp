@@ -71,10 +71,10 @@ inline void pv_rows(float* o, int64_t dp, const float* alpha, const float* p, co
 }
 
 // Scores of one row -> probabilities over the first W key vectors of the block: keys from `valid` on are
-// masked; returns the row's alpha (the rescale of what it accumulated so far) and updates its running max
-// m and sum l.
+// masked (only in a causal diagonal block); returns the row's alpha (the rescale of what it accumulated so
+// far) and updates its running max m and its lane-wise running sum l[0, VW) (summed across lanes at the end).
 template <int W>
-inline float softmax_block(float* __restrict s, int64_t valid, float& m, float& l) {
+inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* __restrict l) {
   constexpr int64_t width = int64_t(W) * VW;
   if (valid <= 0) {
     for (int64_t j = 0; j < width; ++j) s[j] = 0.0f;
@@ -85,7 +85,7 @@ inline float softmax_block(float* __restrict s, int64_t valid, float& m, float& 
 #pragma GCC unroll 8
   for (int x = 1; x < W; ++x) mx = v_max(mx, v_load(s + x * VW));
   const float mnew = std::max(m, v_hmax(mx));
-  const float alpha = s_exp<EXP_DEGREE>(m - mnew);
+  const float alpha = mnew > m ? s_exp<EXP_DEGREE>(m - mnew) : 1.0f;
   const vf mv = v_set1(mnew);
   vf sum = v_set1(0.0f);
 #pragma GCC unroll 8
@@ -94,9 +94,12 @@ inline float softmax_block(float* __restrict s, int64_t valid, float& m, float& 
     v_store(s + x * VW, e);
     sum = v_add(sum, e);
   }
-  float psum = v_hsum(sum);
-  for (int64_t j = valid; j < width; ++j) psum -= s[j], s[j] = 0.0f;  // masked keys' exp underflows, not quite 0
-  l = l * alpha + psum;
+  if (valid < width) {  // masked keys' exp underflows, not quite to 0
+    for (int64_t j = valid; j < width; ++j) s[j] = 0.0f;
+    sum = v_load(s);
+    for (int x = 1; x < W; ++x) sum = v_add(sum, v_load(s + x * VW));
+  }
+  v_store(l, v_fma(v_load(l), v_set1(alpha), sum));
   m = mnew;
   return alpha;
 }
@@ -109,7 +112,7 @@ inline void attend_group(int w, int64_t keys, const float* q, float* o, int64_t 
   if constexpr (W > 1)
     if (w < W) return attend_group<W - 1>(w, keys, q, o, dp, kt, v, s, row_end, j0, m, l, alpha);
   tile_fma<RB, W>(q, dp, kt, BK, dp, s, BK, nullptr);
-  for (int r = 0; r < RB; ++r) alpha[r] = softmax_block<W>(s + r * BK, std::min<int64_t>(keys, row_end[r] - j0), m[r], l[r]);
+  for (int r = 0; r < RB; ++r) alpha[r] = softmax_block<W>(s + r * BK, std::min<int64_t>(keys, row_end[r] - j0), m[r], l + r * VW);
   pv_rows(o, dp, alpha, s, v, keys);
 }
 
@@ -154,7 +157,7 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
   {
     std::vector<float> kt_tile(size_t(pack_shared ? 0 : block_floats)), v_tile(v_padded ? kt_tile.size() : 0);
     std::vector<float> qs(size_t(max_rows * dp)), os(size_t(max_rows * dp)), s(size_t(max_rows * BK));
-    std::vector<float> m(static_cast<size_t>(max_rows)), l(static_cast<size_t>(max_rows)), alpha(static_cast<size_t>(max_rows));
+    std::vector<float> m(static_cast<size_t>(max_rows)), alpha(static_cast<size_t>(max_rows)), l(size_t(max_rows * VW));
     std::vector<int64_t> row_end(static_cast<size_t>(max_rows)), group_end(static_cast<size_t>(max_rows / RB));
     // Tile t of KV head bk (batch * hkv + head); its packed blocks (when shared) start at kt_head, v_head.
     const auto run_tile = [&](int64_t bk, int64_t t, const float* kt_head, const float* v_head) {
@@ -172,7 +175,7 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
         std::fill(qr, qr + dp, 0.0f);
         std::fill(os.begin() + r * dp, os.begin() + (r + 1) * dp, 0.0f);
         m[size_t(r)] = kMasked;
-        l[size_t(r)] = 0.0f;
+        std::fill(l.begin() + r * VW, l.begin() + (r + 1) * VW, 0.0f);
         row_end[size_t(r)] = 0;
         if (r % RB == 0) group_end[size_t(r / RB)] = 0;
         if (r >= rows) continue;
@@ -193,13 +196,14 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
           const int64_t keys = std::min<int64_t>(BK, group_end[size_t(r / RB)] - j0);
           if (keys <= 0) continue;  // every row of the group is masked here: nothing to add
           attend_group(int((keys + VW - 1) / VW), keys, qs.data() + r * dp, os.data() + r * dp, dp, kt, vp, s.data() + r * BK,
-                       row_end.data() + r, j0, m.data() + r, l.data() + r, alpha.data() + r);
+                       row_end.data() + r, j0, m.data() + r, l.data() + r * VW, alpha.data() + r);
         }
       }
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t h = kh * group + hg * heads_per_tile + r / nq, i = q0 + r % nq;
         float* dst = o + ((bi * hq + h) * lq + i) * d;
-        const float inv = l[size_t(r)] > 0.0f ? 1.0f / l[size_t(r)] : 0.0f;
+        const float total = v_hsum(v_load(l.data() + r * VW));
+        const float inv = total > 0.0f ? 1.0f / total : 0.0f;
         for (int64_t c = 0; c < d; ++c) dst[c] = os[size_t(r * dp + c)] * inv;
       }
     };

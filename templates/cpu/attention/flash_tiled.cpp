@@ -6,7 +6,7 @@
 #define ROW_BLOCK 0
 #define GQA_PACK 1
 #define EXP_DEGREE 5
-#define PACK_ALL_HEADS 0
+#define PACK_ALL_HEADS 1
 #define THREADS 1
 
 #include <algorithm>

@@ -137,17 +137,20 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
     const int64_t nk = std::min<int64_t>(BK, lk - j0);
     const float* K = k + (bk * lk + j0) * d;
     const float* V = v + (bk * lk + j0) * d;
-    for (int64_t c = d; c < dp; ++c) std::fill(kt + c * BK, kt + (c + 1) * BK, 0.0f);
-    for (int64_t j = 0; j < nk; ++j) {  // K and V rows in one pass: two streams from memory
-      for (int64_t c = 0; c < d; ++c) kt[c * BK + j] = K[j * d + c];
-      if (v_padded) {
-        std::copy(V + j * d, V + (j + 1) * d, vp + j * dp);
-        std::fill(vp + j * dp + d, vp + (j + 1) * dp, 0.0f);
-      }
+    if (v_padded) {  // K and V in one pass, two streams from memory (decode's per-tile packing is bound by it)
+      for (int64_t j = 0; j < BK; ++j)
+        for (int64_t c = 0; c < dp; ++c) {
+          const bool inside = j < nk && c < d;
+          kt[c * BK + j] = inside ? K[j * d + c] : 0.0f;
+          vp[j * dp + c] = inside ? V[j * d + c] : 0.0f;
+        }
+      return;
     }
+    for (int64_t c = d; c < dp; ++c) std::fill(kt + c * BK, kt + (c + 1) * BK, 0.0f);
+    for (int64_t j = 0; j < nk; ++j)
+      for (int64_t c = 0; c < d; ++c) kt[c * BK + j] = K[j * d + c];
     if (nk < BK)
       for (int64_t c = 0; c < d; ++c) std::fill(kt + c * BK + nk, kt + (c + 1) * BK, 0.0f);
-    if (v_padded) std::fill(vp + nk * dp, vp + BK * dp, 0.0f);
   };
   const auto v_block = [&](int64_t bk, int64_t j0, const float* packed) { return v_padded ? packed : v + (bk * lk + j0) * d; };
   const int64_t packed_heads = !pack_shared ? 0 : PACK_ALL_HEADS ? b * hkv : 1;

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <string>
 #include <ctime>
+#include <string>
 #include <vector>
 
 namespace {

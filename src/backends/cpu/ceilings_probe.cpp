@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,17 @@ constexpr int kNativeBytes = 16;
 constexpr const char* kIsa = "SSE or scalar";
 #endif
 
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+// bench/cpu compiles it with -DTHREAD_CPU_TIME and runs it with OMP_NUM_THREADS=1: single-core ceilings
+// in the calling thread's CPU time, comparable with bench/cpu/harness.cpp's timings on a loaded machine.
+double now_s() {
+#if defined(THREAD_CPU_TIME)
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+#else
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+#endif
+}
 
 volatile float sink;  // keeps the accumulators' results alive
 

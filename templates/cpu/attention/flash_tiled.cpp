@@ -1,11 +1,12 @@
-// attention, built-in cpu template family flash_tiled: Flash-style tiles: query block x key block, online softmax, register-blocked QK^T and PV on K^T and V packed once per head.
+// attention, built-in cpu template family flash_tiled: Flash-style tiles: query block x key block, online softmax, register-blocked QK^T and PV on K^T packed once per head, causal work trimmed to the triangle.
 // Knobs: ksearch replaces each #define below with the value it tries (flash_tiled.toml lists them).
 #define VECTOR_BITS 512
-#define BLOCK_Q 32
+#define BLOCK_Q 48
 #define KEY_VECTORS 4
 #define ROW_BLOCK 0
 #define GQA_PACK 1
 #define EXP_DEGREE 5
+#define PACK_ALL_HEADS 1
 #define THREADS 1
 
 #include <algorithm>
@@ -17,8 +18,8 @@
 #include "../common/vector.h"
 
 // Flash-attention tiling: a tile of query rows (BLOCK_Q positions x the query heads sharing one KV head
-// when GQA_PACK) walks the keys in blocks of BK. K is packed transposed and V padded once per KV head, so
-// both products are register-blocked broadcast-FMA micro-kernels over RB query rows: S = Q K^T with an
+// when GQA_PACK) walks the keys in blocks of BK. K is packed transposed once per KV head (V padded only when
+// d is not whole vectors), so both products are register-blocked broadcast-FMA micro-kernels over RB query rows: S = Q K^T with an
 // RB x KEY_VECTORS tile of scores, O = O * alpha + P V with an RB x 4 tile of the head dimension. The
 // softmax keeps a running max and sum per row, vectorized across the block's keys.
 constexpr int BKV = KEY_VECTORS;
@@ -69,32 +70,50 @@ inline void pv_rows(float* o, int64_t dp, const float* alpha, const float* p, co
   }
 }
 
-// Scores of one row -> probabilities: keys from `valid` on are masked; returns the row's alpha (the
-// rescale of what it accumulated so far) and updates its running max m and sum l.
-inline float softmax_block(float* __restrict s, int64_t valid, float& m, float& l) {
+// Scores of one row -> probabilities over the first W key vectors of the block: keys from `valid` on are
+// masked (only in a causal diagonal block); returns the row's alpha (the rescale of what it accumulated so
+// far) and updates its running max m and its lane-wise running sum l[0, VW) (summed across lanes at the end).
+template <int W>
+inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* __restrict l) {
+  constexpr int64_t width = int64_t(W) * VW;
   if (valid <= 0) {
-    for (int64_t j = 0; j < BK; ++j) s[j] = 0.0f;
+    for (int64_t j = 0; j < width; ++j) s[j] = 0.0f;
     return 1.0f;
   }
-  for (int64_t j = valid; j < BK; ++j) s[j] = kMasked;
+  for (int64_t j = valid; j < width; ++j) s[j] = kMasked;
   vf mx = v_load(s);
 #pragma GCC unroll 8
-  for (int x = 1; x < BKV; ++x) mx = v_max(mx, v_load(s + x * VW));
+  for (int x = 1; x < W; ++x) mx = v_max(mx, v_load(s + x * VW));
   const float mnew = std::max(m, v_hmax(mx));
-  const float alpha = s_exp<EXP_DEGREE>(m - mnew);
+  const float alpha = mnew > m ? s_exp<EXP_DEGREE>(m - mnew) : 1.0f;
   const vf mv = v_set1(mnew);
   vf sum = v_set1(0.0f);
 #pragma GCC unroll 8
-  for (int x = 0; x < BKV; ++x) {
+  for (int x = 0; x < W; ++x) {
     const vf e = v_exp<EXP_DEGREE>(v_sub(v_load(s + x * VW), mv));
     v_store(s + x * VW, e);
     sum = v_add(sum, e);
   }
-  float psum = v_hsum(sum);
-  for (int64_t j = valid; j < BK; ++j) psum -= s[j], s[j] = 0.0f;  // masked keys' exp underflows, not quite 0
-  l = l * alpha + psum;
+  if (valid < width) {  // masked keys' exp underflows, not quite to 0
+    for (int64_t j = valid; j < width; ++j) s[j] = 0.0f;
+    sum = v_load(s);
+    for (int x = 1; x < W; ++x) sum = v_add(sum, v_load(s + x * VW));
+  }
+  v_store(l, v_fma(v_load(l), v_set1(alpha), sum));
   m = mnew;
   return alpha;
+}
+
+// One register group of RB rows against the first `keys` keys of a block, in w = ceil(keys / VW) key vectors
+// (w <= W): S = Q K^T, the online softmax of each row (its own keys end at row_end - j0), O = O * alpha + P V.
+template <int W = BKV>
+inline void attend_group(int w, int64_t keys, const float* q, float* o, int64_t dp, const float* kt, const float* v,
+                         float* s, const int64_t* row_end, int64_t j0, float* m, float* l, float* alpha) {
+  if constexpr (W > 1)
+    if (w < W) return attend_group<W - 1>(w, keys, q, o, dp, kt, v, s, row_end, j0, m, l, alpha);
+  tile_fma<RB, W>(q, dp, kt, BK, dp, s, BK, nullptr);
+  for (int r = 0; r < RB; ++r) alpha[r] = softmax_block<W>(s + r * BK, std::min<int64_t>(keys, row_end[r] - j0), m[r], l + r * VW);
+  pv_rows(o, dp, alpha, s, v, keys);
 }
 
 extern "C" void attention(const float* q, const float* k, const float* v, float* o, int64_t b, int64_t hq,
@@ -105,85 +124,115 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
   const int64_t dp = (d + VW - 1) / VW * VW;  // head dimension padded to whole vectors (pads are zero)
   const int64_t q_blocks = (lq + BLOCK_Q - 1) / BLOCK_Q;
   const int64_t k_blocks = (lk + BK - 1) / BK;
-  const int64_t tiles = b * hkv * (group / heads_per_tile) * q_blocks;
+  const int64_t tiles_per_head = group / heads_per_tile * q_blocks;
   const int64_t max_rows = (heads_per_tile * BLOCK_Q + RB - 1) / RB * RB;
-  // Key block j0 of KV head bk: K^T as [dp][BK] and V as [BK][dp], zero-padded.
+  // When several tiles read a KV head, its blocks are packed once, by all threads, before its tiles run;
+  // else (decode) each tile packs the block it is about to use into a small buffer that stays in cache.
+  const bool pack_shared = tiles_per_head > 1;
+  // Key block j0 of KV head bk: K^T as [dp][BK], zero-padded, and V as [BK][dp] when d is not a whole number
+  // of vectors or for decode (else V's own rows serve: blocks never read past their last valid key).
+  const bool v_padded = dp != d || !pack_shared;
   const int64_t block_floats = BK * dp;
   const auto pack_block = [&](int64_t bk, int64_t j0, float* __restrict kt, float* __restrict vp) {
     const int64_t nk = std::min<int64_t>(BK, lk - j0);
     const float* K = k + (bk * lk + j0) * d;
     const float* V = v + (bk * lk + j0) * d;
-    for (int64_t j = 0; j < BK; ++j)
-      for (int64_t c = 0; c < dp; ++c) {
-        const bool inside = j < nk && c < d;
-        kt[c * BK + j] = inside ? K[j * d + c] : 0.0f;
-        vp[j * dp + c] = inside ? V[j * d + c] : 0.0f;
-      }
+    if (v_padded) {  // K and V in one pass, two streams from memory (decode's per-tile packing is bound by it)
+      for (int64_t j = 0; j < BK; ++j)
+        for (int64_t c = 0; c < dp; ++c) {
+          const bool inside = j < nk && c < d;
+          kt[c * BK + j] = inside ? K[j * d + c] : 0.0f;
+          vp[j * dp + c] = inside ? V[j * d + c] : 0.0f;
+        }
+      return;
+    }
+    for (int64_t c = d; c < dp; ++c) std::fill(kt + c * BK, kt + (c + 1) * BK, 0.0f);
+    for (int64_t j = 0; j < nk; ++j)
+      for (int64_t c = 0; c < d; ++c) kt[c * BK + j] = K[j * d + c];
+    if (nk < BK)
+      for (int64_t c = 0; c < d; ++c) std::fill(kt + c * BK + nk, kt + (c + 1) * BK, 0.0f);
   };
-  // When several tiles read a KV head, its blocks are packed once up front; else (decode) each tile packs
-  // the block it is about to use into a small buffer that stays in cache.
-  const bool pack_up_front = tiles / (b * hkv) > 1;
-  const size_t packed_floats = pack_up_front ? size_t(b * hkv * k_blocks * block_floats) : 0;
-  const std::unique_ptr<float[]> kt_all(new float[packed_floats]), v_all(new float[packed_floats]);  // all written below
+  const auto v_block = [&](int64_t bk, int64_t j0, const float* packed) { return v_padded ? packed : v + (bk * lk + j0) * d; };
+  const int64_t packed_heads = !pack_shared ? 0 : PACK_ALL_HEADS ? b * hkv : 1;
+  const size_t packed_floats = size_t(packed_heads * k_blocks * block_floats);
+  const std::unique_ptr<float[]> kt_packed(new float[packed_floats]), v_packed(new float[v_padded ? packed_floats : 0]);
 #pragma omp parallel if (THREADS)
   {
-    if (pack_up_front) {
-#pragma omp for schedule(static)
-      for (int64_t hb = 0; hb < b * hkv * k_blocks; ++hb)
-        pack_block(hb / k_blocks, hb % k_blocks * BK, kt_all.get() + hb * block_floats, v_all.get() + hb * block_floats);
-    }
-    std::vector<float> kt_tile(size_t(pack_up_front ? 0 : block_floats)), v_tile(kt_tile.size());
+    std::vector<float> kt_tile(size_t(pack_shared ? 0 : block_floats)), v_tile(v_padded ? kt_tile.size() : 0);
     std::vector<float> qs(size_t(max_rows * dp)), os(size_t(max_rows * dp)), s(size_t(max_rows * BK));
-    std::vector<float> m(static_cast<size_t>(max_rows)), l(static_cast<size_t>(max_rows)), alpha(static_cast<size_t>(max_rows));
-    std::vector<int64_t> row_end(static_cast<size_t>(max_rows));
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t tile = 0; tile < tiles; ++tile) {
-      const int64_t qb = tile % q_blocks;
-      const int64_t hg = (tile / q_blocks) % (group / heads_per_tile);
-      const int64_t bk = tile / q_blocks / (group / heads_per_tile);  // batch * hkv + kv head
+    std::vector<float> m(static_cast<size_t>(max_rows)), alpha(static_cast<size_t>(max_rows)), l(size_t(max_rows * VW));
+    std::vector<int64_t> row_end(static_cast<size_t>(max_rows)), group_end(static_cast<size_t>(max_rows / RB));
+    // Tile t of KV head bk (batch * hkv + head); its packed blocks (when shared) start at kt_head, v_head.
+    const auto run_tile = [&](int64_t bk, int64_t t, const float* kt_head, const float* v_head) {
+      const int64_t qb = q_blocks - 1 - t % q_blocks;  // the last query blocks first: with causal they see the most keys
+      const int64_t hg = t / q_blocks;
       const int64_t bi = bk / hkv, kh = bk % hkv;
       const int64_t q0 = qb * BLOCK_Q, nq = std::min<int64_t>(BLOCK_Q, lq - q0);
       const int64_t rows = heads_per_tile * nq;
       const int64_t padded_rows = (rows + RB - 1) / RB * RB;  // rows past `rows` are zero and never stored
-      // Row r: head kh * group + hg * heads_per_tile + r / nq, position q0 + r % nq.
+      // Row r: head kh * group + hg * heads_per_tile + r / nq, position q0 + r % nq. A register group of RB
+      // rows needs the keys up to the end of its longest row's.
       int64_t key_end = 0;
       for (int64_t r = 0; r < padded_rows; ++r) {
         float* qr = qs.data() + r * dp;
         std::fill(qr, qr + dp, 0.0f);
         std::fill(os.begin() + r * dp, os.begin() + (r + 1) * dp, 0.0f);
         m[size_t(r)] = kMasked;
-        l[size_t(r)] = 0.0f;
+        std::fill(l.begin() + r * VW, l.begin() + (r + 1) * VW, 0.0f);
         row_end[size_t(r)] = 0;
+        if (r % RB == 0) group_end[size_t(r / RB)] = 0;
         if (r >= rows) continue;
         const int64_t h = kh * group + hg * heads_per_tile + r / nq, i = q0 + r % nq;
         const float* src = q + ((bi * hq + h) * lq + i) * d;
         for (int64_t c = 0; c < d; ++c) qr[c] = src[c] * scale;
         row_end[size_t(r)] = causal ? std::max<int64_t>(0, std::min<int64_t>(lk, i + lk - lq + 1)) : lk;
+        group_end[size_t(r / RB)] = std::max(group_end[size_t(r / RB)], row_end[size_t(r)]);
         key_end = std::max(key_end, row_end[size_t(r)]);
       }
       for (int64_t j0 = 0; j0 < key_end; j0 += BK) {
-        const int64_t nk = std::min<int64_t>(BK, key_end - j0);
-        const float* kt = kt_tile.data();
-        const float* vp = v_tile.data();
-        if (pack_up_front) {
-          kt = kt_all.get() + (bk * k_blocks + j0 / BK) * block_floats;
-          vp = v_all.get() + (bk * k_blocks + j0 / BK) * block_floats;
-        } else {
-          pack_block(bk, j0, kt_tile.data(), v_tile.data());
+        if (!pack_shared) pack_block(bk, j0, kt_tile.data(), v_tile.data());
+        const float* kt = pack_shared ? kt_head + j0 / BK * block_floats : kt_tile.data();
+        const float* vp = v_block(bk, j0, pack_shared ? v_head + (v_padded ? j0 / BK * block_floats : 0) : v_tile.data());
+        // Per register group, only the key vectors up to its last visible key: a causal diagonal block
+        // costs about its triangle, and the unmasked blocks take the same path with no masked keys.
+        for (int64_t r = 0; r < padded_rows; r += RB) {
+          const int64_t keys = std::min<int64_t>(BK, group_end[size_t(r / RB)] - j0);
+          if (keys <= 0) continue;  // every row of the group is masked here: nothing to add
+          attend_group(int((keys + VW - 1) / VW), keys, qs.data() + r * dp, os.data() + r * dp, dp, kt, vp, s.data() + r * BK,
+                       row_end.data() + r, j0, m.data() + r, l.data() + r * VW, alpha.data() + r);
         }
-        for (int64_t r = 0; r < padded_rows; r += RB)
-          tile_fma<RB, BKV>(qs.data() + r * dp, dp, kt, BK, dp, s.data() + r * BK, BK, nullptr);
-        for (int64_t r = 0; r < padded_rows; ++r)
-          alpha[size_t(r)] = softmax_block(s.data() + r * BK, std::min<int64_t>(nk, row_end[size_t(r)] - j0),
-                                           m[size_t(r)], l[size_t(r)]);
-        for (int64_t r = 0; r < padded_rows; r += RB)
-          pv_rows(os.data() + r * dp, dp, alpha.data() + r, s.data() + r * BK, vp, nk);
       }
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t h = kh * group + hg * heads_per_tile + r / nq, i = q0 + r % nq;
         float* dst = o + ((bi * hq + h) * lq + i) * d;
-        const float inv = l[size_t(r)] > 0.0f ? 1.0f / l[size_t(r)] : 0.0f;
+        const float total = v_hsum(v_load(l.data() + r * VW));
+        const float inv = total > 0.0f ? 1.0f / total : 0.0f;
         for (int64_t c = 0; c < d; ++c) dst[c] = os[size_t(r * dp + c)] * inv;
+      }
+    };
+    if (!pack_shared) {
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t tile = 0; tile < b * hkv * tiles_per_head; ++tile) run_tile(tile / tiles_per_head, tile % tiles_per_head, nullptr, nullptr);
+    } else if (PACK_ALL_HEADS) {
+#pragma omp for schedule(static)
+      for (int64_t hb = 0; hb < b * hkv * k_blocks; ++hb)
+        pack_block(hb / k_blocks, hb % k_blocks * BK, kt_packed.get() + hb * block_floats,
+                   v_padded ? v_packed.get() + hb * block_floats : nullptr);
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t tile = 0; tile < b * hkv * tiles_per_head; ++tile) {
+        const int64_t bk = tile / tiles_per_head;
+        run_tile(bk, tile % tiles_per_head, kt_packed.get() + bk * k_blocks * block_floats,
+                 v_packed.get() + (v_padded ? bk * k_blocks * block_floats : 0));
+      }
+    } else {
+      // One KV head at a time: the packed scratch is one head's (fresh pages cost a page fault each, on
+      // every call), at two barriers per head.
+      for (int64_t bk = 0; bk < b * hkv; ++bk) {
+#pragma omp for schedule(static)
+        for (int64_t kb = 0; kb < k_blocks; ++kb)
+          pack_block(bk, kb * BK, kt_packed.get() + kb * block_floats, v_packed.get() + (v_padded ? kb * block_floats : 0));
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t t = 0; t < tiles_per_head; ++t) run_tile(bk, t, kt_packed.get(), v_packed.get());
       }
     }
   }

@@ -26,9 +26,41 @@ inline float s_exp(float x) {
   return p * std::bit_cast<float>((int32_t(n) + 127) << 23);
 }
 
+// 2^f = exp(f ln 2): the Taylor coefficients of exp scaled by powers of ln 2, for exp2 with f in [-1/2, 1/2].
+constexpr auto kExp2Coef = [] {
+  struct Coefficients {
+    float c[8];
+  } out{};
+  double power = 1.0;
+  for (int k = 0; k < 8; ++k, power *= 0.69314718055994531) out.c[k] = float(double(kExpCoef[k]) * power);
+  return out;
+}();
+// exp2 clamps its argument here when it builds 2^n from exponent bits.
+constexpr float kExp2Lo = -126.0f, kExp2Hi = 127.0f;
+
+// 2^(a b): n = round(a b) and f = a b - n each come from one FMA on the exact product, so a caller scaling
+// exp(x a) as 2^(x (a log2 e)) pays no separate multiply.
+template <int D>
+inline float s_exp2_product(float a, float b) {
+  float y = a * b;
+  y = y < kExp2Lo ? kExp2Lo : (y > kExp2Hi ? kExp2Hi : y);
+  const float n = (y + 12582912.0f) - 12582912.0f;
+  const float f = y - n;
+  float p = kExp2Coef.c[D];
+  for (int k = D - 1; k >= 0; --k) p = p * f + kExp2Coef.c[k];
+  return p * std::bit_cast<float>((int32_t(n) + 127) << 23);
+}
+
 #if VECTOR_BITS >= 512 && defined(__AVX512F__)
 typedef __m512 vf;
 constexpr int VW = 16;
+typedef __m512i vi;  // lane offsets for gathers
+// Offsets i * stride of lanes i < count; the lanes past count repeat the last one (stay in bounds).
+inline vi v_offsets(int64_t stride, int count) {
+  const __m512i lane = _mm512_min_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(count - 1));
+  return _mm512_mullo_epi32(lane, _mm512_set1_epi32(int32_t(stride)));
+}
+inline vf v_gather(const float* p, vi offsets) { return _mm512_i32gather_ps(offsets, p, 4); }
 inline vf v_load(const float* p) { return _mm512_loadu_ps(p); }
 inline void v_store(float* p, vf v) { _mm512_storeu_ps(p, v); }
 inline void v_stream(float* p, vf v) { _mm512_stream_ps(p, v); }
@@ -36,6 +68,7 @@ inline vf v_set1(float x) { return _mm512_set1_ps(x); }
 inline vf v_add(vf a, vf b) { return _mm512_add_ps(a, b); }
 inline vf v_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
 inline vf v_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+inline vf v_div(vf a, vf b) { return _mm512_div_ps(a, b); }
 inline vf v_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
 inline vf v_max(vf a, vf b) { return _mm512_max_ps(a, b); }
 inline vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
@@ -52,9 +85,25 @@ inline vf v_exp(vf x) {
   for (int k = D - 1; k >= 0; --k) p = _mm512_fmadd_ps(p, r, v_set1(kExpCoef[k]));
   return _mm512_scalef_ps(p, n);
 }
+// scalef scales by 2^n with the IEEE overflow and underflow (no clamp needed): 9 instructions.
+template <int D>
+inline vf v_exp2_product(vf a, vf b) {
+  const vf magic = v_set1(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
+  const vf n = _mm512_sub_ps(_mm512_fmadd_ps(a, b, magic), magic);
+  const vf f = _mm512_fmsub_ps(a, b, n);
+  vf p = v_set1(kExp2Coef.c[D]);
+  for (int k = D - 1; k >= 0; --k) p = _mm512_fmadd_ps(p, f, v_set1(kExp2Coef.c[k]));
+  return _mm512_scalef_ps(p, n);
+}
 #elif VECTOR_BITS >= 256 && defined(__AVX2__) && defined(__FMA__)
 typedef __m256 vf;
 constexpr int VW = 8;
+typedef __m256i vi;
+inline vi v_offsets(int64_t stride, int count) {
+  const __m256i lane = _mm256_min_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(count - 1));
+  return _mm256_mullo_epi32(lane, _mm256_set1_epi32(int32_t(stride)));
+}
+inline vf v_gather(const float* p, vi offsets) { return _mm256_i32gather_ps(p, offsets, 4); }
 inline vf v_load(const float* p) { return _mm256_loadu_ps(p); }
 inline void v_store(float* p, vf v) { _mm256_storeu_ps(p, v); }
 inline void v_stream(float* p, vf v) { _mm256_stream_ps(p, v); }
@@ -62,6 +111,7 @@ inline vf v_set1(float x) { return _mm256_set1_ps(x); }
 inline vf v_add(vf a, vf b) { return _mm256_add_ps(a, b); }
 inline vf v_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
 inline vf v_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+inline vf v_div(vf a, vf b) { return _mm256_div_ps(a, b); }
 inline vf v_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
 inline vf v_max(vf a, vf b) { return _mm256_max_ps(a, b); }
 inline vf v_min(vf a, vf b) { return _mm256_min_ps(a, b); }
@@ -87,9 +137,25 @@ inline vf v_exp(vf x) {
   const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
   return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
+// n sits in the low mantissa bits of y + 1.5 * 2^23, so shifting them into the exponent field and adding
+// scales p by 2^n (y clamped so that 2^n stays a normal float).
+template <int D>
+inline vf v_exp2_product(vf a, vf b) {
+  const vf y = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(a, b), v_set1(kExp2Lo)), v_set1(kExp2Hi));
+  const vf magic = v_set1(12582912.0f);
+  const vf shifted = _mm256_add_ps(y, magic);
+  const vf f = _mm256_sub_ps(y, _mm256_sub_ps(shifted, magic));
+  vf p = v_set1(kExp2Coef.c[D]);
+  for (int k = D - 1; k >= 0; --k) p = _mm256_fmadd_ps(p, f, v_set1(kExp2Coef.c[k]));
+  const __m256i scale = _mm256_slli_epi32(_mm256_castps_si256(shifted), 23);
+  return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), scale));
+}
 #else
 typedef float vf;
 constexpr int VW = 1;
+typedef int32_t vi;
+inline vi v_offsets(int64_t, int) { return 0; }
+inline vf v_gather(const float* p, vi offsets) { return p[offsets]; }
 inline vf v_load(const float* p) { return *p; }
 inline void v_store(float* p, vf v) { *p = v; }
 inline void v_stream(float* p, vf v) { *p = v; }
@@ -97,6 +163,7 @@ inline vf v_set1(float x) { return x; }
 inline vf v_add(vf a, vf b) { return a + b; }
 inline vf v_sub(vf a, vf b) { return a - b; }
 inline vf v_mul(vf a, vf b) { return a * b; }
+inline vf v_div(vf a, vf b) { return a / b; }
 inline vf v_fma(vf a, vf b, vf c) { return a * b + c; }
 inline vf v_max(vf a, vf b) { return a > b ? a : b; }
 inline vf v_min(vf a, vf b) { return a < b ? a : b; }
@@ -105,4 +172,6 @@ inline float v_hmax(vf v) { return v; }
 inline void v_sfence() {}
 template <int D>
 inline vf v_exp(vf x) { return s_exp<D>(x); }
+template <int D>
+inline vf v_exp2_product(vf a, vf b) { return s_exp2_product<D>(a, b); }
 #endif

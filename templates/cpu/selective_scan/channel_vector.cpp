@@ -43,7 +43,7 @@ inline void scan_states(int64_t k0, int64_t tl, float* __restrict h, const float
       const int64_t k = k0 + s;
 #pragma GCC unroll 4
       for (int x = 0; x < CV; ++x) {
-        const vf decay = v_exp<EXP_DEGREE>(v_mul(dtv[x], v_load(at + k * CB + x * VW)));
+        const vf decay = v_exp2_product<EXP_DEGREE>(dtv[x], v_load(at + k * CB + x * VW));  // at holds A log2(e)
         hr[s][x] = v_fma(decay, hr[s][x], v_mul(duv[x], bk(k, t, x)));
         yv[x] = v_fma(hr[s][x], ck(k, t, x), yv[x]);
       }
@@ -76,10 +76,11 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
   const int64_t blocks_per_group = (dg + CB - 1) / CB;
 #pragma omp parallel if (THREADS)
   {
-    // Lanes past the block's channels run on zeros (finite) and are never written back.
+    // Lanes past the block's channels run with A = 0 on finite inputs and are never written back.
     std::vector<float> h(size_t(n * CB)), at(size_t(n * CB)), bc(size_t(n * CB)), cc(size_t(n * CB));
     std::vector<float> dtt(size_t(CHUNK * CB)), dut(size_t(CHUNK * CB)), yt(size_t(CHUNK * CB));
-    float dtb[CHUNK], dub[CHUNK], yb[CHUNK];
+    float yb[(CHUNK + VW - 1) / VW * VW];
+    const vi time_offsets = v_offsets(CB, VW);  // one channel's column of yt
 #pragma omp for collapse(3) schedule(static)
     for (int64_t bi = 0; bi < b; ++bi)
       for (int64_t grp = 0; grp < g; ++grp)
@@ -88,22 +89,36 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
           const int64_t cnt = std::min<int64_t>(CB, (grp + 1) * dg - c0);
           std::fill(h.begin(), h.end(), 0.0f);
           std::fill(at.begin(), at.end(), 0.0f);
-          std::fill(dtt.begin(), dtt.end(), 0.0f);
-          std::fill(dut.begin(), dut.end(), 0.0f);
           for (int64_t c = 0; c < cnt; ++c)
             for (int64_t k = 0; k < n; ++k) {
-              at[size_t(k * CB + c)] = A[(c0 + c) * n + k];
+              at[size_t(k * CB + c)] = A[(c0 + c) * n + k] * kLog2e;
               if (fixed) bc[size_t(k * CB + c)] = B[(c0 + c) * n + k], cc[size_t(k * CB + c)] = C[(c0 + c) * n + k];
             }
           const float* bs = fixed ? nullptr : B + (bi * g + grp) * n * l;
           const float* cs = fixed ? nullptr : C + (bi * g + grp) * n * l;
+          // Vector x of the block reads rows first[x] + lane (lanes past the block's channels repeat its
+          // last row: finite values that are never written back) with gathers, so dt and u*dt come out
+          // in [time][channel] order with no transposes.
+          int64_t first[CV];
+          vi offsets[CV];
+          vf bias[CV];
+          for (int x = 0; x < CV; ++x) {
+            const int64_t lanes = std::clamp<int64_t>(cnt - x * VW, 1, VW);
+            first[x] = c0 + std::min<int64_t>(x * VW, cnt - 1);
+            offsets[x] = v_offsets(l, int(lanes));
+            bias[x] = delta_bias ? v_gather(delta_bias + first[x], v_offsets(1, int(lanes))) : v_set1(0.0f);
+          }
           for (int64_t t0 = 0; t0 < l; t0 += CHUNK) {
             const int64_t tl = std::min<int64_t>(CHUNK, l - t0);
-            for (int64_t c = 0; c < cnt; ++c) {
-              const int64_t row = (bi * d + c0 + c) * l + t0;
-              prepare_dt(delta + row, u + row, delta_bias ? delta_bias[c0 + c] : 0.0f, delta_softplus != 0, tl, dtb, dub);
-              for (int64_t t = 0; t < tl; ++t) dtt[size_t(t * CB + c)] = dtb[t], dut[size_t(t * CB + c)] = dub[t];
-            }
+            for (int64_t t = 0; t < tl; ++t)
+#pragma GCC unroll 4
+              for (int x = 0; x < CV; ++x) {
+                const int64_t at_t = (bi * d + first[x]) * l + t0 + t;
+                const vf raw = v_add(v_gather(delta + at_t, offsets[x]), bias[x]);
+                const vf dt = delta_softplus ? v_softplus(raw) : raw;
+                v_store(dtt.data() + t * CB + x * VW, dt);
+                v_store(dut.data() + t * CB + x * VW, v_mul(dt, v_gather(u + at_t, offsets[x])));
+              }
             std::fill(yt.begin(), yt.begin() + tl * CB, 0.0f);
             if (fixed) {
               const float* bp = bc.data();
@@ -120,7 +135,7 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
             }
             for (int64_t c = 0; c < cnt; ++c) {
               const int64_t row = (bi * d + c0 + c) * l + t0;
-              for (int64_t t = 0; t < tl; ++t) yb[t] = yt[size_t(t * CB + c)];
+              for (int64_t t = 0; t < tl; t += VW) v_store(yb + t, v_gather(yt.data() + t * CB + c, time_offsets));
               finish_y(yb, u + row, z ? z + row : nullptr, D ? D[c0 + c] : 0.0f, tl, y + row);
             }
           }

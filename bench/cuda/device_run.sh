@@ -67,7 +67,7 @@ print(sys.argv[2], j["status"], "wall", sys.argv[3], "s |", " ".join(f"{k} {v:.1
       for spec in ${CPU_SEARCH_TASKS:-attention}; do
         minutes=2; [[ $spec == *:* ]] && minutes=${spec#*:}
         spec=${spec%%:*}; t=${spec%%@*}; march=native; [[ $spec == *@* ]] && march=${spec#*@}
-        dir=/tmp/runs/cpu-$t-$march; rm -rf "$dir"; SECONDS=0
+        dir=/tmp/runs/cpu-$t-$march; rm -rf "$dir"; mkdir -p /tmp/runs; SECONDS=0
         KSEARCH_CPU_MARCH=$([ "$march" = native ] || echo "$march") timeout 300 "$BIN/ksearch" run --task $t --backend cpu \
           --minutes $minutes --rounds 1000 --finalists 1 --retime-rounds 2 --out "$dir" --json > "$dir.json" 2>> "$OUT/cpusearch.log"
         echo "cpu search $t ($march): exit $? in ${SECONDS}s" | tee -a "$OUT/cpusearch.log"

@@ -77,6 +77,13 @@ TEST(MetalBackend, SelectiveScanSeedPasses) { expect_seed_passes("selective_scan
 // mlx-lm's Mamba prefill: an optional initial state, a template state size, l = 1 and long prompts.
 TEST(MetalBackend, MambaMlxLmSeedPasses) { expect_seed_passes("mamba_mlx_lm"); }
 
+// Shapes no threadgroup divides (m = 1, n = 3, k = 1 held out); the 1024^3 workload is not on metal.
+TEST(MetalBackend, MatmulSeedPasses) { expect_seed_passes("matmul"); }
+// A template head dimension (d = 32 ... 256), grouped-query heads, causal with lq < lk, decode.
+TEST(MetalBackend, AttentionSeedPasses) { expect_seed_passes("attention"); }
+// bfloat16_t tensors (Metal's bfloat), fp32 inside; the metal-only prefills stand in for the GPU-sized ones.
+TEST(MetalBackend, AttentionBf16SeedPasses) { expect_seed_passes("attention_bf16"); }
+
 // Every call is built by MLX's C++ API (mlx::core::fast::metal_kernel) and checked to be the
 // kernel metalsim runs, then run by metalsim.
 TEST(MetalBackend, RunsCandidatesThroughMlxWhereItWasBuilt) {

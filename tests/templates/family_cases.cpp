@@ -24,6 +24,25 @@ namespace ksearch {
 
 namespace {
 
+// Small attention workloads (the fp32 and bf16 tasks share them): GQA, causal with lq = lk and lq < lk,
+// decode, head dims that are no multiple of 32.
+const char* const kSmallAttention = R"([[workloads]]
+name = "prefill_gqa_causal"
+axes = { b = 1, hq = 4, hkv = 2, lq = 37, lk = 37, d = 40 }
+params = { causal = 1 }
+[[workloads]]
+name = "causal_lq_lt_lk"
+axes = { b = 1, hq = 2, hkv = 1, lq = 9, lk = 41, d = 16 }
+params = { causal = 1 }
+[[workloads]]
+name = "noncausal_d64"
+axes = { b = 2, hq = 2, hkv = 2, lq = 5, lk = 50, d = 64 }
+[[workloads]]
+name = "decode_causal"
+axes = { b = 2, hq = 3, hkv = 1, lq = 1, lk = 70, d = 24 }
+params = { causal = 1 }
+)";
+
 // Small workloads per task (TOML), replacing the task's own in the copy.
 const std::map<std::string, std::string> kSmallWorkloads = {
     {"softmax", R"([[workloads]]
@@ -57,22 +76,8 @@ axes = { m = 1, n = 16, k = 7 }
 name = "m41_n300_k600"
 axes = { m = 41, n = 300, k = 600 }
 )"},
-    {"attention", R"([[workloads]]
-name = "prefill_gqa_causal"
-axes = { b = 1, hq = 4, hkv = 2, lq = 37, lk = 37, d = 40 }
-params = { causal = 1 }
-[[workloads]]
-name = "causal_lq_lt_lk"
-axes = { b = 1, hq = 2, hkv = 1, lq = 9, lk = 41, d = 16 }
-params = { causal = 1 }
-[[workloads]]
-name = "noncausal_d64"
-axes = { b = 2, hq = 2, hkv = 2, lq = 5, lk = 50, d = 64 }
-[[workloads]]
-name = "decode_causal"
-axes = { b = 2, hq = 3, hkv = 1, lq = 1, lk = 70, d = 24 }
-params = { causal = 1 }
-)"},
+    {"attention", kSmallAttention},
+    {"attention_bf16", kSmallAttention},
     {"selective_scan", R"([[workloads]]
 name = "variable_b2_d40_l75"
 axes = { b = 2, d = 40, l = 75, n = 16, g = 1 }
@@ -112,6 +117,12 @@ Task small_task(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::filesystem::copy(task.dir, dir, std::filesystem::copy_options::recursive);
+  // A reference in another task's folder (attention_bf16: ../attention/reference.cpp) keeps its relative place.
+  const auto reference = std::filesystem::relative(task.reference_source, task.dir);
+  if (!reference.empty() && *reference.begin() == "..") {
+    std::filesystem::create_directories((dir / reference).parent_path());
+    std::filesystem::copy_file(task.reference_source, dir / reference, std::filesystem::copy_options::overwrite_existing);
+  }
   std::istringstream in(read_file(task.file));
   std::string text, line;
   bool dropping = false;

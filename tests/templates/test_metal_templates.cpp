@@ -28,7 +28,7 @@ using ksearch::tasks::resolve_task;
 namespace ksearch {
 namespace {
 
-const std::vector<std::string> kTasks = {"softmax", "rmsnorm", "selective_scan"};
+const std::vector<std::string> kTasks = {"softmax", "rmsnorm", "selective_scan", "matmul", "attention", "attention_bf16"};
 
 class MetalTemplate : public testing::TestWithParam<FamilyCase> {};
 

@@ -415,11 +415,18 @@ TEST(RunFrom, PortsBecomeRootsAndHypothesesCarryOverOnceAcrossAKill) {
   const pid_t submit = spawn_ksearch({"agent", "submit", metal.string(), answer.string()});
   ASSERT_GT(submit, 0);
   for (auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5); std::chrono::steady_clock::now() < until;) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (store::RunStore::open(metal).evaluation_count() >= 1) break;
   }
   kill(submit, SIGKILL);
   wait_exit(submit);  // killed, or already waiting for the next request if round 0 was quicker
+  {
+    // At the kill the tree with the carried hypotheses was stored (the init step), so resume restores it.
+    const auto killed = store::RunStore::open(metal);
+    const auto stored = killed.latest_world_model();
+    ASSERT_TRUE(stored.has_value());
+    EXPECT_NE(stored->dump().find("\"carried_from\""), std::string::npos);
+  }
   const auto resumed = run_command({KSEARCH_EXECUTABLE, "resume", metal.string()}, o);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
 

@@ -131,7 +131,7 @@ PortedSeed port_seeds(const std::string& from, const Task& task, const std::file
     }
     const std::string status = t.complete() ? (seed ? "seed" : "ported") : "untranslated";
     json port = {{"cuda", k.name}, {"cuda_file", cu.string()},  {"speedup_on_cuda", k.speedup},
-                           {"status", status}, {"untranslated", untranslated}, {"notes", t.notes}};
+                 {"status", status}, {"untranslated", untranslated}, {"notes", t.notes}};
     if (!metal.empty()) port["metal_file"] = metal.string();
     out.lineage["ports"].push_back(port);
     const std::string origin = k.candidate ? fmt::format("cuda {} ({:.2f}x over the cuda seed)", k.name, k.speedup) : k.name;

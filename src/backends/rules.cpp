@@ -122,6 +122,12 @@ std::vector<RuleViolation> RuleSet::check_preprocessed(const std::string& prepro
   return out;
 }
 
+const ForbiddenRule* RuleSet::unavailable_in(const std::string& text) const {
+  for (const auto& rule : unavailable)
+    if (std::regex_search(text, rule.regex)) return &rule;
+  return nullptr;
+}
+
 std::string RuleSet::describe() const {
   std::string text;
   for (const auto& rule : forbidden) text += fmt::format("- {}\n", rule.message);
@@ -167,6 +173,34 @@ ObjectRules load_object_rules(toml::node_view<const toml::node> table, const std
   return rules;
 }
 
+// The [[`key`]] rules of a rules file: id, message, and a pattern (compiled with `flags`) or identifiers.
+std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* key, const std::filesystem::path& file,
+                                         std::regex::flag_type flags) {
+  std::vector<ForbiddenRule> out;
+  const auto* entries = root[key].as_array();
+  if (!entries) return out;
+  for (const auto& node : *entries) {
+    const auto* t = node.as_table();
+    if (!t) throw Error(fmt::format("{}: [[{}]] entries must be tables", file.string(), key));
+    const int line = int(node.source().begin.line);
+    ForbiddenRule rule;
+    rule.id = (*t)["id"].value_or(std::string());
+    rule.pattern = (*t)["pattern"].value_or(std::string());
+    rule.message = (*t)["message"].value_or(std::string());
+    const auto identifiers = string_list((*t)["identifiers"], file, "identifiers");
+    for (const auto& name : identifiers) rule.identifiers.add(name);
+    if (rule.id.empty() || rule.message.empty() || (rule.pattern.empty() && identifiers.empty()))
+      throw Error(fmt::format("{}:{}: a [[{}]] rule needs id, message, and a pattern or identifiers", file.string(), line, key));
+    try {
+      if (!rule.pattern.empty()) rule.regex = std::regex(rule.pattern, flags | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      throw Error(fmt::format("{}:{}: bad pattern for rule '{}': {}", file.string(), line, rule.id, e.what()));
+    }
+    out.push_back(std::move(rule));
+  }
+  return out;
+}
+
 }  // namespace
 
 RuleSet load_rules(const std::filesystem::path& file) {
@@ -179,27 +213,10 @@ RuleSet load_rules(const std::filesystem::path& file) {
   const toml::table& root = parsed;
   RuleSet rules;
   rules.max_source_bytes = size_t(root["limits"]["max_source_bytes"].value_or(int64_t(256 * 1024)));
-  if (auto* forbid = root["forbid"].as_array()) {
-    for (const auto& node : *forbid) {
-      const auto* t = node.as_table();
-      if (!t) throw Error(fmt::format("{}: [[forbid]] entries must be tables", file.string()));
-      const int line = int(node.source().begin.line);
-      ForbiddenRule rule;
-      rule.id = (*t)["id"].value_or(std::string());
-      rule.pattern = (*t)["pattern"].value_or(std::string());
-      rule.message = (*t)["message"].value_or(std::string());
-      const auto identifiers = string_list((*t)["identifiers"], file, "identifiers");
-      for (const auto& name : identifiers) rule.identifiers.add(name);
-      if (rule.id.empty() || rule.message.empty() || (rule.pattern.empty() && identifiers.empty()))
-        throw Error(fmt::format("{}:{}: a [[forbid]] rule needs id, message, and a pattern or identifiers", file.string(), line));
-      try {
-        if (!rule.pattern.empty()) rule.regex = std::regex(rule.pattern, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
-        throw Error(fmt::format("{}:{}: bad pattern for rule '{}': {}", file.string(), line, rule.id, e.what()));
-      }
-      rules.forbidden.push_back(std::move(rule));
-    }
-  }
+  rules.forbidden = load_patterns(root, "forbid", file, std::regex::ECMAScript);
+  rules.unavailable = load_patterns(root, "unavailable", file, std::regex::ECMAScript | std::regex::icase);
+  for (const auto& rule : rules.unavailable)
+    if (rule.pattern.empty()) throw Error(fmt::format("{}: [[unavailable]] rule '{}' needs a pattern", file.string(), rule.id));
   for (const auto& h : string_list(root["includes"]["allow"], file, "includes.allow")) rules.allowed_includes.insert(h);
   rules.allow_quoted_includes = root["includes"]["allow_quoted"].value_or(false);
   rules.object = load_object_rules(root["object"], file);

@@ -54,6 +54,10 @@ struct ObjectRules {
 // Machine-checked rules of a hardware profile (loaded from a .rules.toml file).
 struct RuleSet {
   std::vector<ForbiddenRule> forbidden;
+  // Hardware features of other targets that this one lacks (tensor cores on Metal, ...): patterns
+  // on prose, case-insensitive. A hypothesis carried over from another backend's search (`ksearch
+  // run --from`) whose text names one is irrelevant here and dropped.
+  std::vector<ForbiddenRule> unavailable;
   std::set<std::string> allowed_includes;  // <name> includes; empty = any
   bool allow_quoted_includes = false;
   size_t max_source_bytes = 256 * 1024;
@@ -66,6 +70,8 @@ struct RuleSet {
   // candidate's `file` (macros expanded, tokens pasted), and the files it really includes.
   std::vector<RuleViolation> check_preprocessed(const std::string& preprocessed, const std::string& file) const;
   std::string describe() const;  // the rules as a bullet list, for prompts
+  // The first `unavailable` feature `text` (a hypothesis' title, description, ...) names; null when none.
+  const ForbiddenRule* unavailable_in(const std::string& text) const;
 };
 
 RuleSet load_rules(const std::filesystem::path& file);  // throws Error naming file and line

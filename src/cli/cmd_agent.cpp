@@ -10,6 +10,7 @@
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
 #include "cli/port_agent.hpp"
+#include "cli/run_from.hpp"
 #include "cli/search_session.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
@@ -226,7 +227,8 @@ void setup(CLI::App& app, int& exit_code) {
       return;
     }
     store.answer_pending(pending->seq, parsed.reply);
-    const Task task = load_task(info.task_file);
+    Task task = load_task(info.task_file);
+    const search::Transfer transfer = use_ported_seed(task, info.config);  // a run started with --from continues from its port
     auto options = search::SearchOptions::from_json(info.config.value("search", json::object()));
     fmt::print(stderr, "request {} ({}) accepted; the run continues until it waits for the next request or ends{}\n", pending->seq,
                pending->role,
@@ -236,7 +238,7 @@ void setup(CLI::App& app, int& exit_code) {
     pl::register_llm_proposers();
     auto proposer = proposers::make_proposer(stored_proposer(info), {&task, backend.get(), &store});
     auto strategy = search::make_strategy(stored_strategy(info), {&task, backend.get()});
-    exit_code = run_session(store, task, *backend, *proposer, *strategy, options, {sa->json});
+    exit_code = run_session(store, task, *backend, *proposer, *strategy, options, {sa->json}, transfer);
   });
 }
 

@@ -41,7 +41,7 @@ void setup(CLI::App& app, int& exit_code) {
     auto store = store::RunStore::open(args->dir, store::RunStore::Access::write);
     auto info = store.info();
     Task task = load_task(info.task_file);
-    use_ported_seed(task, info.config);  // a run started with --from resumes from its port
+    const search::Transfer transfer = use_ported_seed(task, info.config);  // a run started with --from resumes from its port
     if (task.content_hash != info.task_hash)
       spdlog::warn("the task file {} changed since the run started; continuing with the current version", info.task_file);
     auto backend = make_backend(info.backend);
@@ -89,7 +89,7 @@ void setup(CLI::App& app, int& exit_code) {
       });
     }
     auto strategy = search::make_strategy(stored_strategy(info), {&task, backend.get()});
-    exit_code = run_session(store, task, *backend, *proposer, *strategy, options, {args->json});
+    exit_code = run_session(store, task, *backend, *proposer, *strategy, options, {args->json}, transfer);
   });
 }
 

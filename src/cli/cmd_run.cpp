@@ -152,11 +152,11 @@ void setup(CLI::App& app, int& exit_code) {
     PortedSeed ported;
     if (!args->from.empty()) {
       if (store::RunStore::exists(dir)) throw Error("a run already exists in " + dir.string());
-      ported = port_seeds(args->from, task, dir, args->from_top);
+      ported = port_seeds(args->from, task, dir, args->from_top, backend->profile().rules);
       if (ported.seed.empty())
         throw Error("--from: no kernel of " + args->from + " translated completely:\n  " + fmt::format("{}", fmt::join(ported.events, "\n  ")));
-      use_ported_seed(task, {{"from", ported.lineage}});
     }
+    const search::Transfer transfer = use_ported_seed(task, {{"from", ported.lineage}});
     proposers::ProposerSpec spec;
     spec.name = args->proposer;
     for (const auto& apply : appliers) apply(spec);
@@ -178,7 +178,7 @@ void setup(CLI::App& app, int& exit_code) {
     if (!args->from.empty()) info.config["from"] = ported.lineage;
     auto store = store::RunStore::create(dir, info);
     for (const auto& line : ported.events) store.add_event(0, "port", line);
-    exit_code = run_session(store, task, *backend, *proposer, *strategy, args->search, {args->json});
+    exit_code = run_session(store, task, *backend, *proposer, *strategy, args->search, {args->json}, transfer);
   });
 }
 

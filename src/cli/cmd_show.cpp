@@ -24,6 +24,7 @@ void print_tree(const world_model::WorldModel& m) {
     line += n->action ? " " + n->action->title : " " + n->choice;
     if (n->action && !n->solution) line += fmt::format("  (score {:.2f}, difficulty {})", n->action->score_0_to_1, n->action->difficulty_1_to_5);
     if (n->solution) line += fmt::format("  -> {} {} {:.2f}x", n->solution->candidate_id, n->solution->status, n->solution->speedup_vs_seed);
+    if (n->carried_from) line += "  [from " + n->carried_from->describe() + "]";
     fmt::print("{}\n", line);
     for (const auto* c : m.children(id)) walk(c->node_id, depth + 1);
   };

@@ -144,14 +144,15 @@ class InterruptHandler {
 }  // namespace
 
 int run_session(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer,
-                search::Strategy& strategy, const search::SearchOptions& options, const SessionOptions& session) {
+                search::Strategy& strategy, const search::SearchOptions& options, const SessionOptions& session,
+                search::Transfer transfer) {
   FILE* view_out = session.json ? stderr : stdout;
   LiveView view(view_out, fmt::format("ksearch: {} on {} ({} strategy, {} proposer) -> {}", task.name, backend.name(),
                                       strategy.name(), proposer.name(), store.dir().string()));
   // The run's executor, as `ksearch run` stored it (runs from before executors: local).
   const auto executor = executors::ExecutorSpec::from_json(store.info().config.value("executor", nlohmann::json()));
   search::Search search(store, task, backend, proposer, strategy, options,
-                         [&](const search::SearchEvent& e, const search::Progress& p) { view(e, p); }, executor);
+                         [&](const search::SearchEvent& e, const search::Progress& p) { view(e, p); }, executor, std::move(transfer));
   auto outcome = search::Search::Outcome::finished;
   {
     const InterruptHandler interrupts(store.dir());

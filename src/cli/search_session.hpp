@@ -13,9 +13,11 @@ struct SessionOptions {
 };
 
 // Runs the search to its end (or until the proposer leaves a request pending) and returns the exit
-// code: 0 when a verified candidate exists, 1 otherwise.
+// code: 0 when a verified candidate exists, 1 otherwise. `transfer`: what the run carries over from
+// another backend's run (use_ported_seed in run_from.hpp), the same on every session.
 int run_session(store::RunStore& store, const tasks::Task& task, backends::Backend& backend, proposers::Proposer& proposer,
-                search::Strategy& strategy, const search::SearchOptions& options, const SessionOptions& session);
+                search::Strategy& strategy, const search::SearchOptions& options, const SessionOptions& session,
+                search::Transfer transfer = {});
 
 // The proposer and strategy specs of a stored run.
 proposers::ProposerSpec stored_proposer(const store::RunInfo& info);

@@ -157,6 +157,8 @@ std::string tree_html(const RunData& run) {
       html += fmt::format("<div>→ {} {} {} vs seed, {} ms</div>", cand, status_badge(s.status), speedup(s.speedup_vs_seed),
                           num(s.median_ms));
     }
+    if (n->carried_from)  // measured on the other backend: lineage and a prior, never this backend's result
+      html += "<div class=\"meta\">carried from " + esc(n->carried_from->describe()) + "</div>";
     if (n->attempts || n->cycles)
       html += fmt::format("<div class=\"meta\">{} attempt{}, {} cycle{}</div>", n->attempts, n->attempts == 1 ? "" : "s", n->cycles,
                           n->cycles == 1 ? "" : "s");

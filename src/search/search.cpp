@@ -122,7 +122,7 @@ proposers::TaskBrief brief_of(const Task& task, Backend& backend) {
 }
 
 Search::Search(store::RunStore& store, const Task& task, Backend& backend, proposers::Proposer& proposer, Strategy& strategy,
-               SearchOptions options, SearchObserver observer, const executors::ExecutorSpec& executor)
+               SearchOptions options, SearchObserver observer, const executors::ExecutorSpec& executor, Transfer transfer)
     : store_(store),
       task_(task),
       backend_(backend),
@@ -132,8 +132,10 @@ Search::Search(store::RunStore& store, const Task& task, Backend& backend, propo
       observer_(std::move(observer)),
       executor_(executors::make_executor(executor, {&task, &backend, evaluation_options(store), store.dir(), std::max(options.parallel, 1)})),
       brief_(brief_of(task, backend)),
+      transfer_(std::move(transfer)),
       session_start_(std::chrono::steady_clock::now()) {
   options_.parallel = std::max(options_.parallel, 1);
+  if (!transfer_.kernels.empty()) options_.seed_eval = true;
   if (const auto stored = store_.load_state()) {
     state_ = LoopState::from_json(*stored);
     if (state_.strategy != strategy_.name())
@@ -342,6 +344,15 @@ bool Search::do_init() {
       RoundInFlight seed;
       seed.seed = true;
       seed.candidates = {store_.add_candidate(c)};
+      for (const auto& kernel : transfer_.kernels) {  // carried over from another run: evaluated with the seed
+        store::Candidate k = c;
+        k.proposer = kernel.proposer;
+        k.source = kernel.source;
+        k.source_hash = sha256_hex(kernel.source);
+        k.note = kernel.note;
+        k.payload = kernel.payload;
+        seed.candidates.push_back(store_.add_candidate(k));
+      }
       state_.in_flight.push_back(seed);
       persist("initialize");
     });

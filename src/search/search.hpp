@@ -104,9 +104,10 @@ class Search : private Context {
   enum class Outcome { finished, waiting };
 
   // Evaluations go to the executor `executor` names (executors/; by default the local one on the
-  // backend's default device); throws Error when it cannot be made.
+  // backend's default device); throws Error when it cannot be made. `transfer`'s kernels are
+  // evaluated with the seed in round 0 (implying seed_eval).
   Search(store::RunStore& store, const tasks::Task& task, backends::Backend& backend, proposers::Proposer& proposer, Strategy& strategy,
-         SearchOptions options, SearchObserver observer = nullptr, const executors::ExecutorSpec& executor = {});
+         SearchOptions options, SearchObserver observer = nullptr, const executors::ExecutorSpec& executor = {}, Transfer transfer = {});
   // Runs until the budget is spent or the strategy stops (finished: final verdict done), or until
   // the proposer leaves a request pending (waiting).
   Outcome run();
@@ -137,6 +138,7 @@ class Search : private Context {
   std::optional<proposers::RefineReply> ask(const proposers::RefineRequest& request) override;
   void notify(EventKind kind, const std::string& text) override { notify(SearchEvent{kind, text}); }
   void checkpoint(const std::string& reason) override { save(reason); }
+  const Transfer& transfer() const override { return transfer_; }
 
   // One proposer request; `invoke` calls the proposer (see search.cpp).
   template <class Reply, class Request, class Call>
@@ -185,6 +187,7 @@ class Search : private Context {
   SearchObserver observer_;
   std::unique_ptr<executors::Executor> executor_;
   proposers::TaskBrief brief_;
+  Transfer transfer_;
   LoopState state_;
   std::chrono::steady_clock::time_point session_start_;
   // This session's view of the rounds in flight (rebuilt from state_.in_flight on resume).

@@ -58,6 +58,24 @@ struct PendingRound {
   bool being_written = false;  // the proposer is still writing its code (several calls may be in flight)
 };
 
+// What a run carries over from a finished run on another backend (`ksearch run --from`,
+// docs/TRANSLATE.md); whoever starts the loop hands it over, on every session of the run alike.
+struct Transfer {
+  // Known kernels besides the seed (the source run's lower-ranked ports): evaluated with the seed
+  // in round 0, in this order after it; strategies see them in that round's observation, where
+  // their payload says where they come from.
+  struct Kernel {
+    std::string source, note, proposer;  // proposer: who wrote it, recorded with the candidate (e.g. "port")
+    nlohmann::json payload = nlohmann::json::object();
+  };
+  std::vector<Kernel> kernels;
+  nlohmann::json seed_origin;  // where the seed comes from (the best port); null: the task's own seed
+  // The source run's hypotheses that still make sense on this backend (world-model nodes, their
+  // outcome there under `carried_from`). A strategy with hypotheses adds them once, in init
+  // (world_model); one without (annealing) ignores them.
+  nlohmann::json hypotheses = nlohmann::json::array();
+};
+
 // What the loop offers a strategy.
 class Context {
  public:
@@ -80,6 +98,11 @@ class Context {
   // Saves the loop's state with the strategy's snapshot now; a non-empty reason also stores the
   // strategy's tree() as a snapshot under that reason (shown by `ksearch show` and the report).
   virtual void checkpoint(const std::string& reason) = 0;
+  // What the run carries over from another backend's run (empty for most runs).
+  virtual const Transfer& transfer() const {
+    static const Transfer none;
+    return none;
+  }
 };
 
 // The decision of next().

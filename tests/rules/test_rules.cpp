@@ -12,6 +12,7 @@
 #include <set>
 
 #include "backends/backend.hpp"
+#include "core/error.hpp"
 #include "core/paths.hpp"
 #include "evaluator/evaluator.hpp"
 #include "tasks/registry.hpp"
@@ -246,4 +247,33 @@ TEST(PreprocessedRules, FailuresDoNotQuoteFilesTheCandidateIncluded) {
   ASSERT_TRUE(early);
   EXPECT_EQ(early->status, Status::compile_error) << early->message;
   EXPECT_EQ((early->message + early->log).find("private words"), std::string::npos) << early->log;
+}
+
+// The metal profile's [[unavailable]] features: a hypothesis carried over from a cuda search
+// (`ksearch run --from`) that names one is dropped; ideas with a Metal counterpart are kept.
+TEST(UnavailableFeatures, MetalLacksTensorCoresAsyncCopiesTmaAndWarpSpecialization) {
+  const RuleSet metal = load_rules(profiles_dir() / "metal.rules.toml");
+  for (const char* text : {"Use Tensor Cores through mma.sync m16n8k16", "load fragments with ldmatrix.x4", "a cp.async pipeline",
+                           "TMA bulk loads of the K tiles", "warp specialization: producer and consumer warps", "wgmma.mma_async",
+                           "thread block clusters sharing distributed shared memory", "inline PTX for ex2.approx",
+                           "accumulate in double precision", "a cooperative launch with grid sync"})
+    EXPECT_NE(metal.unavailable_in(text), nullptr) << text;
+  for (const char* text : {"double buffering of the shared-memory tiles", "warp shuffle reduction (__shfl_xor_sync)",
+                           "tile 64x64 in __shared__ memory", "vectorized float4 loads", "online softmax in one pass",
+                           "8x8 matrix fragments with wmma", "fuse the two kernels"})
+    EXPECT_EQ(metal.unavailable_in(text), nullptr) << text << ": " << metal.unavailable_in(text)->id;
+  EXPECT_EQ(metal.unavailable_in("Use TENSOR cores")->id, "tensor-cores");  // prose: case does not matter
+  EXPECT_TRUE(load_rules(profiles_dir() / "cpu.rules.toml").unavailable.empty());
+}
+
+TEST(UnavailableFeatures, AnEntryWithoutPatternIsAnError) {
+  const auto file = std::filesystem::temp_directory_path() / ("ksearch-unavailable-" + std::to_string(getpid()) + ".rules.toml");
+  std::ofstream(file) << "[[unavailable]]\nid = \"x\"\nidentifiers = [\"mma\"]\nmessage = \"none\"\n";
+  try {
+    load_rules(file);
+    ADD_FAILURE() << "accepted an [[unavailable]] entry without a pattern";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[[unavailable]] rule 'x' needs a pattern"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(file);
 }

@@ -5,8 +5,14 @@
 // Without libclang every test is skipped.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <thread>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -310,6 +316,182 @@ TEST(RunFrom, CudaRunSeedsTheMetalSearchWithItsBestCompletePort) {
   EXPECT_NE(events.find("not translated: cuda c1"), std::string::npos) << events;
   EXPECT_NE(events.find("ported cuda c2 (2.00x over the cuda seed): the metal search's seed"), std::string::npos) << events;
   std::filesystem::remove_all(root);
+}
+
+// Spawns ksearch with its output discarded (the kill test needs the pid); waitpid's status as an
+// exit code, or minus the signal.
+pid_t spawn_ksearch(const std::vector<std::string>& args) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv{const_cast<char*>(KSEARCH_EXECUTABLE)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+// The cuda run of the transfer test: three passing candidates (corpus softmax kernels, best first
+// c1 3x, c2 2x, c3 1.5x) and a world model with hypotheses the metal profile keeps (n1 solved, its
+// child n3 too hard there, n4) and drops (n2 tensor cores, parent of n4; n5 cp.async).
+void make_cuda_run(const std::filesystem::path& dir, const Task& task) {
+  store::RunInfo info{task.name, std::filesystem::absolute(task.file).string(), task.content_hash, "cuda", {}, 0};
+  auto run = store::RunStore::create(dir, info);
+  for (const auto& [file, speedup] : std::vector<std::pair<std::string, double>>{
+           {"online.cu", 3.0}, {"warp_fast_math.cu", 2.0}, {"multi_reduce_normalize.cu", 1.5}}) {
+    store::Candidate c;
+    c.round = 1;
+    c.proposer = "builtin";
+    c.source = read_file(kDir + "/corpus/softmax/" + file);
+    const int64_t id = run.add_candidate(c);
+    run.record_evaluation(id, nlohmann::json::object(), "passed", speedup, 1.0 / speedup, 0, 0, 0);
+  }
+  auto node = [](const std::string& id, const std::string& parent, const std::string& title) {
+    return nlohmann::json{{"node_id", id}, {"parent_id", parent}, {"decision", "d"}, {"choice", title},
+                          {"action", {{"title", title}, {"description", title}, {"difficulty_1_to_5", 2}, {"score_0_to_1", 0.6}}}};
+  };
+  nlohmann::json nodes = {{{"node_id", "n0"}, {"decision", "baseline"}, {"choice", "the seed"},
+                           {"solution", {{"candidate_id", "seed"}, {"status", "passed"}, {"speedup_vs_seed", 1.0}}}},
+                          node("n1", "n0", "one warp per row, online max and sum"),
+                          node("n2", "n0", "row sums on the tensor cores with mma.sync"),
+                          node("n3", "n1", "vectorize the row loads with float4"),
+                          node("n4", "n2", "unroll the exponentials by 4"),
+                          node("n5", "n0", "prefetch the next row with cp.async")};
+  nodes[1]["solution"] = {{"candidate_id", "c2"}, {"status", "passed"}, {"speedup_vs_seed", 2.0}, {"candidate", 2}};
+  nodes[3]["too_hard"] = true;
+  run.save_world_model(3, "round 3", {{"kernel_summary", "softmax"}, {"decision_tree", {{"root_id", "n0"}, {"nodes", nodes}}}});
+}
+
+// `ksearch run --backend metal --from RUN_DIR` with the agent proposer: the best complete port is the
+// seed, the two others are evaluated with it in round 0 and become roots of their own with their cuda
+// lineage, and the cuda run's hypotheses come over minus those the metal profile makes irrelevant,
+// marked as measured on cuda. `ksearch agent submit` continues the run from the port (a task without
+// [entry.metal]); killed with SIGKILL during round 0 and resumed, every carried node is there once.
+TEST(RunFrom, PortsBecomeRootsAndHypothesesCarryOverOnceAcrossAKill) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const auto root = std::filesystem::temp_directory_path() / ("ksearch-from-roots-" + std::to_string(getpid()));
+  std::filesystem::remove_all(root);
+  make_cuda_run(root / "cuda-run", corpus_task("softmax"));
+  const auto metal = root / "metal-run";
+  CommandOptions o;
+  o.timeout = std::chrono::minutes(10);
+  o.max_output_bytes = 1 << 20;
+  const auto started = run_command({KSEARCH_EXECUTABLE, "run", "--task", kDir + "/tasks/softmax", "--backend", "metal", "--from",
+                                    (root / "cuda-run").string(), "--agent", "--out", metal.string()},
+                                   o);
+  ASSERT_EQ(started.exit_code, 0) << started.output;
+  {
+    const nlohmann::json from = store::RunStore::open(metal).info().config.at("from");
+    ASSERT_EQ(from["ports"].size(), 3u) << from.dump(2);
+    EXPECT_EQ(from["ports"][0]["status"], "seed");
+    EXPECT_EQ(from["ports"][1]["status"], "ported");
+    EXPECT_EQ(from["ports"][2]["status"], "ported");
+    std::vector<std::string> kept, dropped;
+    for (const auto& n : from["hypotheses"]) kept.push_back(n["carried_from"]["node_id"]);
+    for (const auto& d : from["hypotheses_dropped"]) dropped.push_back(d["node_id"].get<std::string>() + " " + d["reason"].get<std::string>().substr(0, d["reason"].get<std::string>().find(':')));
+    EXPECT_EQ(kept, (std::vector<std::string>{"n1", "n3", "n4"}));
+    EXPECT_EQ(dropped, (std::vector<std::string>{"n2 tensor-cores", "n5 async-copy"}));
+  }
+  // The agent's first world model; the run then evaluates round 0 (the three ports), killed during it.
+  const auto answer = root / "initialize.json";
+  write_file_atomic(answer, nlohmann::json{{"kernel_summary", "softmax"},
+                                           {"decision_tree",
+                                            {{"root_id", "r"},
+                                             {"nodes",
+                                              {{{"node_id", "r"}, {"decision", "baseline"}, {"choice", "the port"}},
+                                               {{"node_id", "a1"}, {"parent_id", "r"}, {"decision", "d"}, {"choice", "simd_sum rows"},
+                                                {"action", {{"title", "simd_sum per row"}, {"difficulty_1_to_5", 1}, {"score_0_to_1", 0.9}}}}}}}}}
+                                .dump());
+  const pid_t submit = spawn_ksearch({"agent", "submit", metal.string(), answer.string()});
+  ASSERT_GT(submit, 0);
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5); std::chrono::steady_clock::now() < until;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (store::RunStore::open(metal).evaluation_count() >= 1) break;
+  }
+  kill(submit, SIGKILL);
+  wait_exit(submit);  // killed, or already waiting for the next request if round 0 was quicker
+  {
+    // At the kill the tree with the carried hypotheses was stored (the init step), so resume restores it.
+    const auto killed = store::RunStore::open(metal);
+    const auto stored = killed.latest_world_model();
+    ASSERT_TRUE(stored.has_value());
+    EXPECT_NE(stored->dump().find("\"carried_from\""), std::string::npos);
+  }
+  const auto resumed = run_command({KSEARCH_EXECUTABLE, "resume", metal.string()}, o);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+
+  const auto run = store::RunStore::open(metal);
+  ASSERT_TRUE(run.pending().has_value());
+  EXPECT_EQ(run.pending()->role, "write_code");
+  const auto candidates = run.candidates();
+  ASSERT_EQ(candidates.size(), 3u);  // round 0: the seed and two ports, each once
+  for (const auto& c : candidates) {
+    EXPECT_EQ(c.round, 0);
+    EXPECT_EQ(c.status, "passed") << c.id << ": " << c.report.dump();
+  }
+  EXPECT_EQ(candidates[1].note, "port of cuda c2");
+  EXPECT_EQ(candidates[2].note, "port of cuda c3");
+  const nlohmann::json tree = *run.latest_world_model();
+  std::map<std::string, int> carried;  // "cuda n1", "cuda c2", ...: how often each appears
+  std::map<std::string, nlohmann::json> by_origin;
+  for (const auto& n : tree["decision_tree"]["nodes"]) {
+    if (!n.contains("carried_from")) continue;
+    const auto& from = n["carried_from"];
+    const std::string key = from["node_id"] != "" ? from["node_id"].get<std::string>() : from["candidate"].get<std::string>();
+    ++carried[key];
+    by_origin[key] = n;
+  }
+  EXPECT_EQ(carried, (std::map<std::string, int>{{"c1", 1}, {"c2", 1}, {"c3", 1}, {"n1", 1}, {"n3", 1}, {"n4", 1}})) << tree.dump(2);
+  EXPECT_EQ(by_origin["c1"]["node_id"], "r");  // the seed's origin on the root
+  for (const char* port : {"c2", "c3"}) {  // roots of their own, closed with their evaluation here
+    const auto& n = by_origin[port];
+    EXPECT_EQ(n["parent_id"], "r");
+    EXPECT_EQ(n["state"], "CLOSED");
+    EXPECT_EQ(n["solution"]["status"], "passed");
+    EXPECT_EQ(n["carried_from"]["backend"], "cuda");
+  }
+  EXPECT_DOUBLE_EQ(by_origin["c2"]["carried_from"]["speedup_vs_seed"].get<double>(), 2.0);
+  EXPECT_EQ(by_origin["n1"]["solution"], nullptr);  // its 2x was measured on cuda: a prior, no result here
+  EXPECT_EQ(by_origin["n1"]["carried_from"]["status"], "passed");
+  EXPECT_EQ(by_origin["n3"]["parent_id"], by_origin["n1"]["node_id"]);
+  EXPECT_EQ(by_origin["n3"]["carried_from"]["status"], "too_hard");
+  EXPECT_EQ(by_origin["n4"]["parent_id"], "r");  // its parent n2 (tensor cores) was dropped
+  // What the agent sees: the hypotheses marked as from cuda; `ksearch show` says the same.
+  EXPECT_NE(run.pending()->request["world_view"].get<std::string>().find("[from cuda n1 c2: passed, x2.00 over its parent"),
+            std::string::npos)
+      << run.pending()->request.dump(2);
+  const auto shown = run_command({KSEARCH_EXECUTABLE, "show", metal.string()}, o);
+  EXPECT_NE(shown.output.find("[from cuda c3: 1.50x vs the cuda seed]"), std::string::npos) << shown.output;
+  std::filesystem::remove_all(root);
+}
+
+// `--from FILE.cu`: one file, no world model; the port is the seed and nothing else is carried.
+TEST(RunFrom, ASingleCudaFileSeedsTheSearch) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const auto dir = std::filesystem::temp_directory_path() / ("ksearch-from-file-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  CommandOptions o;
+  o.timeout = std::chrono::minutes(5);
+  const auto r = run_command({KSEARCH_EXECUTABLE, "run", "--task", kDir + "/tasks/softmax", "--backend", "metal", "--from",
+                              kDir + "/corpus/softmax/online.cu", "--agent", "--out", dir.string()},
+                             o);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json from = store::RunStore::open(dir).info().config.at("from");
+  ASSERT_EQ(from["ports"].size(), 1u);
+  EXPECT_EQ(from["ports"][0]["status"], "seed");
+  EXPECT_FALSE(from.contains("hypotheses"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(RunFrom, NeedsTheMetalBackend) {

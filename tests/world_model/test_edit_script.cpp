@@ -81,3 +81,18 @@ TEST(EditScript, MalformedScript) {
   EXPECT_FALSE(apply_edit_script(m, json("insert a node please")).ok);
   EXPECT_FALSE(apply_edit_script(m, {{"ops", {{{"op", "insert"}, {"parent_id", "n0"}, {"node", {{"decision", "no action"}}}}}}}).ok);
 }
+
+// Evidence from another backend is set by code (`run --from`): a proposer can neither forge nor edit it.
+TEST(EditScript, CarriedEvidenceIsOwnedByCode) {
+  WorldModel m = sample_model();
+  const json evidence = {{"backend", "cuda"}, {"status", "passed"}, {"factor_over_parent", 9.0}, {"significant", true}};
+  json forged = new_node("claims a cuda win");
+  forged["carried_from"] = evidence;
+  const EditResult inserted = apply_edit_script(m, {{"ops", {{{"op", "insert"}, {"parent_id", "n0"}, {"node", forged}}}}});
+  ASSERT_TRUE(inserted.ok) << inserted.error_text();
+  EXPECT_FALSE(m.find(inserted.inserted[0])->carried_from.has_value());
+  const EditResult updated =
+      apply_edit_script(m, {{"ops", {{{"op", "update"}, {"node_id", "n2"}, {"fields", {{"carried_from", evidence}}}}}}});
+  EXPECT_FALSE(updated.ok);
+  EXPECT_NE(updated.error_text().find("carried_from is set by code"), std::string::npos) << updated.error_text();
+}

@@ -324,6 +324,7 @@ Parsed<proposers::InitializeReply> parse_initialize(std::string_view text) {
     if (n.node_id != m.root_id) n.solution.reset();
     n.attempts = n.cycles = 0;
     n.too_hard = false;
+    n.carried_from.reset();  // evidence from another backend's run is added by code (run --from)
   }
   m.active_leaf_id.clear();
   if (m.frontier().empty()) p.errors += bullet("no hypothesis to try: add children of the root, each with an action");

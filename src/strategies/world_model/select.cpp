@@ -25,11 +25,28 @@ double best_speedup(const WorldModel& m) {
   return best;
 }
 
+// The largest significant gain a carried hypothesis had over its parent on its own backend.
+double best_carried_factor(const WorldModel& m) {
+  double best = 1;
+  for (const auto& n : m.nodes)
+    if (n.carried_from && n.carried_from->status == "passed" && n.carried_from->significant)
+      best = std::max(best, n.carried_from->factor_over_parent);
+  return best;
+}
+
+// A carried hypothesis' outcome where it was measured, in [-1, 1]: its significant gain over its
+// parent there on a log scale (1 for the best carried gain), -1 when nothing passed there.
+double carried_evidence(const CarriedFrom& c, double best_factor) {
+  if (c.status == "too_hard") return -1;
+  if (c.status != "passed" || !c.significant || c.factor_over_parent <= 1 || best_factor <= 1) return 0;
+  return std::clamp(std::log(c.factor_over_parent) / std::log(best_factor), 0.0, 1.0);
+}
+
 }  // namespace
 
 std::vector<Scored> rank_frontier(const WorldModel& m, int total_attempts, const SelectOptions& o, const PendingEvaluations& pending) {
   const auto visits = branch_attempts(m, pending);
-  const double best = best_speedup(m);
+  const double best = best_speedup(m), best_carried = best_carried_factor(m);
   std::vector<Scored> out;
   for (const Node* n : m.frontier()) {
     if (!n->action || n->too_hard || n->action->difficulty_1_to_5 > o.difficulty_cap) continue;
@@ -47,6 +64,7 @@ std::vector<Scored> rank_frontier(const WorldModel& m, int total_attempts, const
     s.branch_attempts = it == visits.end() ? 0 : it->second;
     s.explore = o.exploration * std::sqrt(std::log(double(total_attempts) + 1) / (s.branch_attempts + 1));
     if (const auto p = pending.find(n->node_id); p != pending.end()) s.penalty = o.pending_penalty * p->second;
+    if (n->carried_from) s.carried = o.carried_weight * carried_evidence(*n->carried_from, best_carried);
     out.push_back(s);
   }
   std::stable_sort(out.begin(), out.end(), [](const Scored& a, const Scored& b) {

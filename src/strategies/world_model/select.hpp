@@ -14,6 +14,9 @@ struct SelectOptions {
   double exploration = 0.5; // c in the UCB1 term
   double gain_weight = 0.5; // weight of the parent's observed gain
   double pending_penalty = 0.5;  // virtual loss per evaluation pending on the node
+  // Weight of a carried hypothesis' outcome on another backend (`run --from`): below gain_weight,
+  // since evidence measured elsewhere is a weaker guide than this backend's own.
+  double carried_weight = 0.25;
 };
 
 // Evaluations in flight (asked for, not yet observed) per node id.
@@ -23,8 +26,9 @@ struct Scored {
   const Node* node = nullptr;
   double prior = 0, gain = 0, explore = 0;
   double penalty = 0;  // the virtual loss of its pending evaluations
+  double carried = 0;  // its outcome on another backend (a carried hypothesis): up to +carried_weight, -carried_weight when it failed there
   int branch_attempts = 0;  // observed attempts plus pending evaluations in its branch
-  double total() const { return prior + gain + explore - penalty; }
+  double total() const { return prior + gain + explore + carried - penalty; }
 };
 
 // Every selectable frontier node (has an action, difficulty <= cap, not too hard) with its score,

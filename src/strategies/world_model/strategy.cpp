@@ -43,12 +43,14 @@ struct Options {
       else if (key == "exploration") o.select.exploration = v.get<double>();
       else if (key == "gain_weight") o.select.gain_weight = v.get<double>();
       else if (key == "pending_penalty") o.select.pending_penalty = v.get<double>();
+      else if (key == "carried_weight") o.select.carried_weight = v.get<double>();
       else return false;
       return true;
     });
     if (o.stagnation_window < 1) throw Error("strategy world_model: stagnation_window must be at least 1");
     if (o.select.difficulty_cap < 1 || o.select.difficulty_cap > 5) throw Error("strategy world_model: difficulty_cap must be in 1..5");
     if (o.select.pending_penalty < 0) throw Error("strategy world_model: pending_penalty must not be negative");
+    if (o.select.carried_weight < 0) throw Error("strategy world_model: carried_weight must not be negative");
     return o;
   }
 };
@@ -113,6 +115,7 @@ class WorldModelStrategy : public search::Strategy {
     // The root stands for the seed: its solution is code-owned.
     Node* root = model_.find(model_.root_id);
     if (!root->solution) root->solution = Solution{"seed", "passed", 1.0, 0, 0, root->payload};
+    carry_over_transfer(ctx);
     update_signals(ctx);
     ctx.notify(search::EventKind::message, fmt::format("world model: {} hypotheses under the root", model_.children(model_.root_id).size()));
     return true;
@@ -162,9 +165,12 @@ class WorldModelStrategy : public search::Strategy {
       model_.signals["last_status"] = obs.candidates.back().status;
       model_.signals["last_latency_ms"] = obs.candidates.back().median_ms;
     }
-    if (obs.seed) {  // the seed's own evaluation: numbers for the root
-      if (!obs.candidates.empty()) {
-        const auto& c = obs.candidates[0];
+    if (obs.seed) {  // the seed's own evaluation: numbers for the root; kernels carried over become roots of their own
+      for (const auto& c : obs.candidates) {
+        if (c.payload.contains("carried_from")) {
+          add_carried_kernel(ctx, c);
+          continue;
+        }
         Node* root = model_.find(model_.root_id);
         root->solution = Solution{search::candidate_name(c.id), c.status, c.speedup_vs_seed, c.median_ms, c.roofline_fraction,
                                   root->payload, c.id, search::timing_spread(c)};
@@ -268,6 +274,50 @@ class WorldModelStrategy : public search::Strategy {
       model_.signals["best_latency_ms"] = best->median_ms;
       model_.signals["best_candidate"] = search::candidate_name(best->candidate);
     }
+  }
+
+  // What the run carries over from another backend's run (`run --from`), added to the fresh tree
+  // once: the seed's origin on the root, the source run's hypotheses under it. Resume restores the
+  // tree from the snapshot taken after init, so they are never added twice.
+  void carry_over_transfer(search::Context& ctx) {
+    const search::Transfer& transfer = ctx.transfer();
+    if (!transfer.seed_origin.is_null()) model_.find(model_.root_id)->carried_from = carried_from_json(transfer.seed_origin);
+    std::vector<Node> carried;
+    for (const auto& j : transfer.hypotheses) carried.push_back(node_from_json(j));
+    const auto added = graft(model_, carried);
+    if (!added.empty())
+      ctx.notify(search::EventKind::message,
+                 fmt::format("world model: {} hypotheses carried over from the {} run (their evidence there is a prior, not a result here)",
+                             added.size(), carried.front().carried_from ? carried.front().carried_from->backend : "other"));
+  }
+
+  // A kernel carried over from another backend (a lower-ranked port), evaluated in round 0: a root
+  // of its own under the seed's, closed with its evaluation here (too hard when it failed here), so
+  // that selection refines it like any solution.
+  void add_carried_kernel(search::Context& ctx, const store::Candidate& c) {
+    Node n;
+    n.node_id = model_.new_node_id();
+    n.parent_id = model_.root_id;
+    n.carried_from = carried_from_json(c.payload.at("carried_from"));
+    n.decision = "starting kernel";
+    n.choice = c.note;
+    n.action = Action{c.note, fmt::format("Start from {}, evaluated with the seed.", n.carried_from->describe()), 1, 0.5, 1.0,
+                      "a kernel carried over from the " + n.carried_from->backend + " run"};
+    n.attempts = 1;
+    if (c.status == "passed") {
+      n.solution = Solution{search::candidate_name(c.id), c.status, c.speedup_vs_seed, c.median_ms, c.roofline_fraction,
+                            json::object(), c.id, search::timing_spread(c)};
+      // Like a cycle's solution: its gain over the seed counts for its children only beyond the timing noise.
+      const Solution& seed = *model_.find(model_.root_id)->solution;
+      n.solution->significant = measured_gain(c.speedup_vs_seed, n.solution->spread, seed.speedup_vs_seed, seed.spread).significant();
+      n.notes = fmt::format("round 0: {} passed here, {:.2f}x vs seed; there: {}", search::candidate_name(c.id), c.speedup_vs_seed,
+                            n.carried_from->describe());
+    } else {
+      n.too_hard = true;
+      n.notes = fmt::format("round 0: {} {} here; there: {}", search::candidate_name(c.id), c.status, n.carried_from->describe());
+    }
+    ctx.notify(search::EventKind::message, fmt::format("world model: {} ({}) becomes a root of its own, {}", c.note, n.solution ? "passed" : c.status, n.node_id));
+    model_.nodes.push_back(std::move(n));
   }
 
   Cycle* cycle_on(const std::string& node_id) {

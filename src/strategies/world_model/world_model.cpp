@@ -21,6 +21,45 @@ std::string state_name(NodeState s) {
   return "?";
 }
 
+std::string CarriedFrom::describe() const {
+  const std::string where = backend + (node_id.empty() ? "" : " " + node_id) + (candidate.empty() ? "" : " " + candidate);
+  if (status == "passed")
+    return factor_over_parent > 0
+               ? fmt::format("{}: passed, x{:.2f} over its parent{} ({:.2f}x vs the {} seed)", where, factor_over_parent,
+                             significant ? "" : " (within the noise)", speedup_vs_seed, backend)
+               : fmt::format("{}: {:.2f}x vs the {} seed", where, speedup_vs_seed, backend);
+  return fmt::format("{}: {}", where, status == "too_hard" ? "nothing passed there (too hard)" : "not measured there");
+}
+
+json carried_to_json(const CarriedFrom& c) {
+  return {{"backend", c.backend},
+          {"run", c.run},
+          {"node_id", c.node_id},
+          {"candidate", c.candidate},
+          {"status", c.status},
+          {"speedup_vs_seed", c.speedup_vs_seed},
+          {"factor_over_parent", c.factor_over_parent},
+          {"significant", c.significant}};
+}
+
+CarriedFrom carried_from_json(const json& j) {
+  if (!j.is_object()) throw Error("carried_from must be a JSON object");
+  try {
+    CarriedFrom c;
+    c.backend = j.at("backend").get<std::string>();
+    c.run = j.value("run", "");
+    c.node_id = j.value("node_id", "");
+    c.candidate = j.value("candidate", "");
+    c.status = j.value("status", "untried");
+    c.speedup_vs_seed = j.value("speedup_vs_seed", 0.0);
+    c.factor_over_parent = j.value("factor_over_parent", 0.0);
+    c.significant = j.value("significant", false);
+    return c;
+  } catch (const json::exception& e) {
+    throw Error(std::string("malformed carried_from: ") + e.what());
+  }
+}
+
 namespace {
 
 json impact_json(const Impact& i) { return {{"rating_0_to_10", i.rating_0_to_10}, {"risk", i.risk}, {"notes", i.notes}}; }
@@ -131,6 +170,7 @@ json node_to_json(const Node& n) {
             {"cycles", n.cycles},
             {"too_hard", n.too_hard},
             {"payload", n.payload}};
+  if (n.carried_from) j["carried_from"] = carried_to_json(*n.carried_from);
   return j;
 }
 
@@ -145,6 +185,7 @@ Node node_from_json(const json& j) {
     n.attempts = j.value("attempts", 0);
     n.cycles = j.value("cycles", 0);
     n.too_hard = j.value("too_hard", false);
+    if (j.contains("carried_from") && !j.at("carried_from").is_null()) n.carried_from = carried_from_json(j.at("carried_from"));
     return n;
   } catch (const json::exception& e) {
     throw Error(std::string("malformed node: ") + e.what());
@@ -281,6 +322,7 @@ std::string WorldModel::compact_view(size_t max_nodes) const {
     if (n.solution)
       s += fmt::format(" -> {} {} x{:.2f} vs seed{}", n.solution->candidate_id, n.solution->status, n.solution->speedup_vs_seed,
                        n.solution->significant ? "" : " (no significant gain over its parent)");
+    if (n.carried_from) s += " [from " + n.carried_from->describe() + "]";
     return s + "\n";
   };
   // Closed nodes and the frontier first: they are what a proposer needs; open descendants after.
@@ -338,6 +380,7 @@ EditResult apply_edit_script(WorldModel& model, const json& script, int max_new_
     n.solution.reset();
     n.attempts = n.cycles = 0;
     n.too_hard = false;
+    n.carried_from.reset();
     for (auto& e : check_node_ranges(n)) fail(where + ": " + e);
     m.nodes.push_back(n);
     result.inserted.push_back(n.node_id);
@@ -358,7 +401,7 @@ EditResult apply_edit_script(WorldModel& model, const json& script, int max_new_
       if (!n) { fail(where + ": update: no node " + id); continue; }
       const json fields = op.value("fields", json::object());
       if (!fields.is_object()) { fail(where + ": update: fields must be an object"); continue; }
-      for (const char* owned : {"node_id", "parent_id", "solution", "attempts", "cycles", "too_hard"})
+      for (const char* owned : {"node_id", "parent_id", "solution", "attempts", "cycles", "too_hard", "carried_from"})
         if (fields.contains(owned)) fail(where + fmt::format(": update: {} is set by code, not by the proposer", owned));
       try {
         apply_fields(*n, fields);
@@ -404,6 +447,72 @@ EditResult apply_edit_script(WorldModel& model, const json& script, int max_new_
   if (result.ok) model = std::move(m);
   else result.inserted.clear();
   return result;
+}
+
+CarryOver carry_over(const WorldModel& source, const std::string& backend, const std::string& run,
+                     const std::function<std::optional<std::string>(const Node&)>& irrelevant) {
+  CarryOver out;
+  // Nodes come parents first (edit scripts append), so a node's kept ancestor is known when it is reached.
+  std::map<std::string, std::string> kept_ancestor;  // node id -> nearest kept ancestor or itself ("" = the root)
+  auto ancestor_of = [&](const std::string& parent) {
+    const auto it = kept_ancestor.find(parent);
+    return it == kept_ancestor.end() ? std::string() : it->second;
+  };
+  for (const Node& n : source.nodes) {
+    if (n.node_id == source.root_id) continue;
+    if (!n.action) {
+      kept_ancestor[n.node_id] = ancestor_of(n.parent_id);
+      continue;
+    }
+    if (const auto reason = irrelevant(n)) {
+      out.dropped.push_back({n.node_id, n.action->title, *reason});
+      kept_ancestor[n.node_id] = ancestor_of(n.parent_id);
+      continue;
+    }
+    // The hypothesis as the other backend's planner judged it; outcomes and proposer data stay there.
+    Node c = n;
+    c.parent_id = ancestor_of(n.parent_id);
+    c.solution.reset();
+    c.attempts = c.cycles = 0;
+    c.too_hard = false;
+    c.payload = json::object();
+    CarriedFrom from{backend, run, n.node_id};
+    if (n.solution && n.solution->status == "passed") {
+      from.status = "passed";
+      from.candidate = n.solution->candidate_id;
+      from.speedup_vs_seed = n.solution->speedup_vs_seed;
+      const Node* parent = source.find(n.parent_id);
+      const double before = parent && parent->solution && parent->solution->speedup_vs_seed > 0 ? parent->solution->speedup_vs_seed : 1.0;
+      from.factor_over_parent = n.solution->speedup_vs_seed / before;
+      from.significant = n.solution->significant;
+    } else {
+      from.status = n.too_hard ? "too_hard" : "untried";
+    }
+    c.notes = "carried from " + from.describe() + " (run " + run + ")" + (n.notes.empty() ? "" : "\nits notes there:\n" + n.notes);
+    c.carried_from = from;
+    kept_ancestor[n.node_id] = n.node_id;
+    out.kept.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<std::string> graft(WorldModel& model, const std::vector<Node>& carried) {
+  std::map<std::string, std::string> new_id;  // carried id -> id in `model`
+  std::vector<std::string> added;
+  for (const Node& c : carried) {
+    if (!c.parent_id.empty() && !new_id.count(c.parent_id))
+      throw Error(fmt::format("carried hypothesis {}: its parent {} is not carried before it", c.node_id, c.parent_id));
+    Node n = c;
+    n.node_id = model.new_node_id();
+    n.parent_id = c.parent_id.empty() ? model.root_id : new_id[c.parent_id];
+    n.solution.reset();
+    n.attempts = n.cycles = 0;
+    n.too_hard = false;
+    new_id[c.node_id] = n.node_id;
+    added.push_back(n.node_id);
+    model.nodes.push_back(std::move(n));
+  }
+  return added;
 }
 
 Gain close_cycle(WorldModel& model, Node& node, const CycleOutcome& outcome) {

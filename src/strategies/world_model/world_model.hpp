@@ -3,6 +3,7 @@
 // counts, too-hard marks, proposer payloads). Field names follow the reference schema so that a
 // model proposer reads and writes the same JSON. Schema and rules: docs/SEARCH.md.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,23 @@ struct Solution {
   bool significant = true;
 };
 
+// Evidence from a run on another backend (`ksearch run --from`, docs/TRANSLATE.md): where a node
+// comes from and what was measured there. Never a solution on this backend: a prior for selection,
+// weaker than local evidence (select.hpp). Set by code only.
+struct CarriedFrom {
+  std::string backend;            // e.g. "cuda"
+  std::string run;                // the source run's folder
+  std::string node_id;            // the hypothesis' node there; empty for a ported kernel
+  std::string candidate;          // the candidate measured there ("c12"); empty when none passed
+  std::string status;             // "passed", "too_hard" (nothing passed there) or "untried"
+  double speedup_vs_seed = 0;     // there, against that backend's seed
+  double factor_over_parent = 0;  // there, over its parent's solution; 0 when not passed
+  bool significant = false;       // that factor exceeded the timing noise there
+  std::string describe() const;   // e.g. "cuda n7: passed, x1.40 over its parent (2.10x vs the cuda seed)"
+};
+nlohmann::json carried_to_json(const CarriedFrom& c);
+CarriedFrom carried_from_json(const nlohmann::json& j);  // throws Error
+
 enum class NodeState { open, closed, frontier };
 std::string state_name(NodeState s);
 
@@ -62,6 +80,7 @@ struct Node {
   int cycles = 0;         // cycles spent on it
   bool too_hard = false;  // a cycle ended without a passing candidate: never selected again
   nlohmann::json payload = nlohmann::json::object();  // proposer-private (built-in: family + knobs)
+  std::optional<CarriedFrom> carried_from;  // a hypothesis or kernel from another backend's run
 };
 
 struct WorldModel {
@@ -102,6 +121,25 @@ struct CycleOutcome {
   std::optional<Solution> best;  // the cycle's best passing candidate
 };
 Gain close_cycle(WorldModel& model, Node& node, const CycleOutcome& outcome);
+
+// The hypotheses of `source`, another backend's tree, worth carrying into a search on this backend:
+// every node with an action except those `irrelevant` gives a reason for (dropped; their
+// descendants hang from the nearest kept ancestor instead). Kept nodes keep the source's node ids,
+// and parent ids (empty: under the root); their outcome there is in `carried_from` (backend and
+// run as given), never a solution; attempts, cycles and payload (the other backend's proposer's)
+// are not carried.
+struct DroppedHypothesis {
+  std::string node_id, title, reason;
+};
+struct CarryOver {
+  std::vector<Node> kept;
+  std::vector<DroppedHypothesis> dropped;
+};
+CarryOver carry_over(const WorldModel& source, const std::string& backend, const std::string& run,
+                     const std::function<std::optional<std::string>(const Node&)>& irrelevant);
+// Adds carried nodes (as carry_over returns them) under `model`'s root with fresh ids, parents
+// before children; returns the new ids. Throws Error on a node whose parent is neither carried nor empty.
+std::vector<std::string> graft(WorldModel& model, const std::vector<Node>& carried);
 
 nlohmann::json node_to_json(const Node& n);
 Node node_from_json(const nlohmann::json& j);  // throws Error

@@ -1,6 +1,7 @@
 #include "cli/search_session.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -147,6 +148,14 @@ int run_session(store::RunStore& store, const Task& task, Backend& backend, prop
                 search::Strategy& strategy, const search::SearchOptions& options, const SessionOptions& session,
                 search::Transfer transfer) {
   FILE* view_out = session.json ? stderr : stdout;
+  // The built-in proposer writes this backend's template configurations only: it cannot implement
+  // another backend's hypotheses from their text, and each one chosen would cost a round with nothing
+  // to evaluate. A model or an agent implements them.
+  if (proposer.name() == "builtin" && !transfer.hypotheses.empty()) {
+    spdlog::warn("{} hypotheses of the source run are not carried over: the built-in proposer cannot implement them "
+                 "(--llm PROVIDER:MODEL or --agent can)", transfer.hypotheses.size());
+    transfer.hypotheses = nlohmann::json::array();
+  }
   LiveView view(view_out, fmt::format("ksearch: {} on {} ({} strategy, {} proposer) -> {}", task.name, backend.name(),
                                       strategy.name(), proposer.name(), store.dir().string()));
   // The run's executor, as `ksearch run` stored it (runs from before executors: local).

@@ -475,6 +475,35 @@ TEST(RunFrom, PortsBecomeRootsAndHypothesesCarryOverOnceAcrossAKill) {
   std::filesystem::remove_all(root);
 }
 
+// With the built-in proposer (which writes template configurations only) the ports are still
+// evaluated as roots, but the cuda run's hypotheses are not carried: it could not implement them.
+TEST(RunFrom, TheBuiltinProposerGetsThePortsButNotTheHypotheses) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const auto root = std::filesystem::temp_directory_path() / ("ksearch-from-builtin-" + std::to_string(getpid()));
+  std::filesystem::remove_all(root);
+  make_cuda_run(root / "cuda-run", corpus_task("softmax"));
+  CommandOptions o;
+  o.timeout = std::chrono::minutes(10);
+  o.max_output_bytes = 1 << 20;
+  const auto r = run_command({KSEARCH_EXECUTABLE, "run", "--task", kDir + "/tasks/softmax", "--backend", "metal", "--from",
+                              (root / "cuda-run").string(), "--rounds", "1", "--finalists", "0", "--out", (root / "metal-run").string()},
+                             o);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("3 hypotheses of the source run are not carried over: the built-in proposer"), std::string::npos) << r.output;
+  const auto metal_run = store::RunStore::open(root / "metal-run");
+  const auto model = metal_run.latest_world_model();
+  ASSERT_TRUE(model.has_value());
+  int carried_hypotheses = 0, port_roots = 0;
+  for (const auto& n : (*model)["decision_tree"]["nodes"]) {
+    if (!n.contains("carried_from") || n["carried_from"].is_null()) continue;
+    (n.contains("solution") && !n["solution"].is_null() ? port_roots : carried_hypotheses) += 1;
+  }
+  EXPECT_EQ(carried_hypotheses, 0) << model->dump(1);
+  EXPECT_GE(port_roots, 2) << model->dump(1);  // the two lower-ranked ports (and the root, whose origin is the best port)
+  std::filesystem::remove_all(root);
+}
+
 // `--from FILE.cu`: one file, no world model; the port is the seed and nothing else is carried.
 TEST(RunFrom, ASingleCudaFileSeedsTheSearch) {
   std::string why;

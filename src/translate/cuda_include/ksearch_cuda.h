@@ -57,7 +57,7 @@ extern const __device__ int warpSize;
 #define KSEARCH_FP16(T)                               \
   struct T {                                          \
     unsigned short bits;                              \
-    __host__ __device__ T();                          \
+    T() = default;                                    \
     __host__ __device__ T(float);                     \
     __host__ __device__ operator float() const;       \
   };                                                  \

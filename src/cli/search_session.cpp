@@ -148,12 +148,11 @@ int run_session(store::RunStore& store, const Task& task, Backend& backend, prop
                 search::Strategy& strategy, const search::SearchOptions& options, const SessionOptions& session,
                 search::Transfer transfer) {
   FILE* view_out = session.json ? stderr : stdout;
-  // The built-in proposer writes this backend's template configurations only: it cannot implement
-  // another backend's hypotheses from their text, and each one chosen would cost a round with nothing
-  // to evaluate. A model or an agent implements them.
-  if (proposer.name() == "builtin" && !transfer.hypotheses.empty()) {
-    spdlog::warn("{} hypotheses of the source run are not carried over: the built-in proposer cannot implement them "
-                 "(--llm PROVIDER:MODEL or --agent can)", transfer.hypotheses.size());
+  // A proposer that only fills in templates cannot implement another run's hypotheses from their
+  // text: each one chosen would cost a round with nothing to evaluate.
+  if (!proposer.implements_hypothesis_text() && !transfer.hypotheses.empty()) {
+    spdlog::warn("{} hypotheses of the source run are not carried over: the {} proposer cannot implement them "
+                 "(--llm PROVIDER:MODEL or --agent can)", transfer.hypotheses.size(), proposer.name());
     transfer.hypotheses = nlohmann::json::array();
   }
   LiveView view(view_out, fmt::format("ksearch: {} on {} ({} strategy, {} proposer) -> {}", task.name, backend.name(),

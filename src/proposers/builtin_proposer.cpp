@@ -73,6 +73,7 @@ class BuiltinProposer : public Proposer, public Planner {
   }
 
   std::string name() const override { return "builtin"; }
+  bool implements_hypothesis_text() const override { return false; }
   Planner* planner() override { return this; }
 
   std::optional<Answer<InitializeReply>> initialize(const InitializeRequest& request) override {

@@ -73,6 +73,9 @@ class Proposer {
   // call, shared state such as spending guarded) and always answers (never leaves a request
   // pending). The loop then keeps up to --proposer-concurrency calls in flight; otherwise one.
   virtual bool concurrent_calls() const { return false; }
+  // True when it can write code for a hypothesis from its text alone (a model, an agent); false for
+  // one that only fills in this backend's templates, which cannot act on another run's hypotheses.
+  virtual bool implements_hypothesis_text() const { return true; }
 };
 
 // A failed request whose calls (each with its prompt, response, tokens, cost) are still recorded.

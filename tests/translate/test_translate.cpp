@@ -490,7 +490,7 @@ TEST(RunFrom, TheBuiltinProposerGetsThePortsButNotTheHypotheses) {
                               (root / "cuda-run").string(), "--rounds", "1", "--finalists", "0", "--out", (root / "metal-run").string()},
                              o);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("3 hypotheses of the source run are not carried over: the built-in proposer"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("3 hypotheses of the source run are not carried over: the builtin proposer cannot implement them"), std::string::npos) << r.output;
   const auto metal_run = store::RunStore::open(root / "metal-run");
   const auto model = metal_run.latest_world_model();
   ASSERT_TRUE(model.has_value());

@@ -68,14 +68,16 @@ print(sys.argv[2], j["status"], "wall", sys.argv[3], "s |", " ".join(f"{k} {v:.1
         minutes=2; [[ $spec == *:* ]] && minutes=${spec#*:}
         spec=${spec%%:*}; t=${spec%%@*}; march=native; [[ $spec == *@* ]] && march=${spec#*@}
         dir=/tmp/runs/cpu-$t-$march; rm -rf "$dir"; mkdir -p /tmp/runs; SECONDS=0
-        KSEARCH_CPU_MARCH=$([ "$march" = native ] || echo "$march") timeout 300 "$BIN/ksearch" run --task $t --backend cpu \
+        export KSEARCH_CPU_MARCH=$([ "$march" = native ] || echo "$march")  # empty: the host's own ISA
+        timeout 300 "$BIN/ksearch" run --task $t --backend cpu \
           --minutes $minutes --rounds 1000 --finalists 1 --retime-rounds 2 --out "$dir" --json > "$dir.json" 2>> "$OUT/cpusearch.log"
         echo "cpu search $t ($march): exit $? in ${SECONDS}s" | tee -a "$OUT/cpusearch.log"
         "$BIN/ksearch" show "$dir" 2>&1 | tail -12 | tee -a "$OUT/cpusearch.log"
-        [ -f "$dir/best.cpp" ] && KSEARCH_CPU_MARCH=$([ "$march" = native ] || echo "$march") timeout 120 "$BIN/ksearch" eval \
+        [ -f "$dir/best.cpp" ] && timeout 120 "$BIN/ksearch" eval \
           --task $t --backend cpu --workloads visible "$dir/best.cpp" 2>&1 | tee -a "$OUT/cpusearch.log" | grep -vE "^$"
         cp "$dir/best.cpp" "$OUT/best-cpu-$t-$march.cpp" 2>/dev/null
-      done ;;
+      done
+      unset KSEARCH_CPU_MARCH ;;
     bench)
       ceilings=$(ls "$KSEARCH_CACHE_DIR"/ceilings/cuda-*.json 2>/dev/null | head -1)
       PYTHONUNBUFFERED=1 timeout ${BENCH_TIMEOUT:-420} python3 bench/cuda/bench.py "${BENCH_KERNELS:-/tmp/runs/kernels}" --out "$OUT/bench.json" \

@@ -6,7 +6,7 @@
 #define STAGES 2
 #define DEC_TK 64
 
-#include "mma_bf16.cuh"
+#include "async_copy.cuh"
 
 constexpr int D = 128;          // the tensor-core path's head size
 constexpr int LDS = D + 8;      // shared row stride in bf16 (272 bytes): the 8 row addresses of an ldmatrix 8x8
@@ -27,16 +27,6 @@ static_assert(MT_MAX == 1 || MT_MAX == 2, "MT_MAX is 1 or 2");
 static_assert(PREFILL_SMEM<MT_MAX> <= 227 * 1024, "shared memory per block: 227 KB at most; the largest here is 208 KB");
 static_assert(BKV % 64 == 0 && (BKV * (D / 8)) % NT == 0 && (BQ<1> * (D / 8)) % NT == 0, "tile shapes");
 
-__device__ __forceinline__ unsigned smem_u32(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
-// 16-byte async copy global -> shared; with valid false the 16 bytes are zero-filled and nothing is read.
-__device__ __forceinline__ void cp_async16_zfill(void* smem, const void* gmem, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(smem)), "l"(gmem), "r"(valid ? 16 : 0)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// Waits until at most N of this thread's most recent groups are pending (all older groups have landed).
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 // ldmatrix.x4: lanes 8i..8i+7 give the 8 row addresses (16 bytes each) of 8x8 matrix i, and r[i] receives matrix i
 // with lane l holding row l/4, columns 2(l%4) and 2(l%4)+1; with .trans, rows 2(l%4) and 2(l%4)+1 of column l/4.
 __device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
@@ -46,12 +36,6 @@ __device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
 __device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_u32(p)));
-}
-// 2^x on the SFU; ex2(-inf) = +0.
-__device__ __forceinline__ float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
 }
 __device__ __forceinline__ float2 unpack_bf16(uint32_t u) {  // the element at the lower address is the low half
   return make_float2(__uint_as_float(u << 16), __uint_as_float(u & 0xffff0000u));

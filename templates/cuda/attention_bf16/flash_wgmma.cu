@@ -2,27 +2,37 @@
 // Knobs: ksearch replaces each #define below with the value it tries (flash_wgmma.toml lists them).
 #define WGS 2
 #define BKV 128
+#define STAGES 3
 
 #include "async_copy.cuh"
 #include "wgmma_bf16.cuh"
 
-constexpr int D = 128;          // the tensor-core path's head size
-constexpr int NT = 128 * WGS;   // threads per block: WGS warpgroups
-constexpr int BQ = 64 * WGS;    // query rows per block, 64 per warpgroup
+constexpr int D = 128;        // the tensor-core path's head size
+constexpr int BQ = 64 * WGS;  // query rows per block, 64 per consumer warpgroup
+// WGS consumer warpgroups and one producer warpgroup that only loads (FA3's warp specialization).
+constexpr int NT = 128 * (WGS + 1);  // threads per block
+constexpr int LOADERS = 128;         // the producer's threads
 constexpr uint32_t Q_BYTES = BQ * D * 2, KV_BYTES = BKV * D * 2;
-// Q, then two buffers of K and three of V, each 1024-aligned; 1024 bytes of slack align the dynamic base.
-constexpr size_t PREFILL_SMEM = 1024 + size_t(Q_BYTES) + 5 * size_t(KV_BYTES);
+// Q, then KV_STAGES buffers of K and as many of V (each 1024-aligned), then the mbarriers; 1024 bytes of slack
+// align the dynamic base. STAGES is a maximum: one fewer where that many would not fit.
+constexpr uint32_t BARRIER_BYTES = 128;
+constexpr size_t smem_bytes(int stages) { return 1024 + size_t(Q_BYTES) + 2 * stages * size_t(KV_BYTES) + BARRIER_BYTES; }
+constexpr int KV_STAGES = smem_bytes(STAGES) <= 227 * 1024 ? STAGES : STAGES - 1;
+constexpr size_t PREFILL_SMEM = smem_bytes(KV_STAGES);
+// Registers per thread after setmaxnreg: the loads need few; the consumers take the rest of the 64K.
+constexpr int PRODUCER_REGS = WGS == 2 ? 40 : 32, CONSUMER_REGS = WGS == 2 ? 232 : 160;
 static_assert(BKV == 64 || BKV == 128, "BKV is 64 or 128");
 static_assert(WGS == 2 || WGS == 3, "WGS is 2 or 3");
+static_assert(STAGES == 2 || STAGES == 3, "STAGES is 2 or 3");
 static_assert(PREFILL_SMEM <= 227 * 1024, "shared memory per block: 227 KB at most");
 
 // Rows r0 .. r0+ROWS-1 of a [rows][D] bf16 matrix into a swizzled tile at shared address `tile`: two halves of 64
 // columns, half h at tile + h * ROWS * 128, row r's 16-byte unit u at r * 128 + ((u ^ (r % 8)) * 16). Rows past
 // `limit` are zero-filled. Consecutive threads copy consecutive 16-byte pieces of a row: coalesced reads.
 template <int ROWS>
-__device__ __forceinline__ void load_tile_sw128(uint32_t tile, const bf16* src, int r0, int limit) {
+__device__ __forceinline__ void load_tile_sw128(uint32_t tile, const bf16* src, int r0, int limit, int loader) {
 #pragma unroll
-  for (int i = int(threadIdx.x); i < ROWS * (D / 8); i += NT) {
+  for (int i = loader; i < ROWS * (D / 8); i += LOADERS) {
     const int r = i / (D / 8), u = i % (D / 8), half = u / 8, unit = u % 8;
     const bool ok = r0 + r < limit;
     cp_async16_zfill(tile + half * ROWS * 128 + r * 128 + ((unit ^ (r & 7)) << 4), ok ? src + int64_t(r0 + r) * D + u * 8 : src, ok);
@@ -47,157 +57,128 @@ __device__ __forceinline__ void issue_pv(float (&acc)[D / 2], const uint32_t (&p
     wgmma_rs_tb(acc, p[kk], sw128_desc(v_tile + kk * 16 * 128, BKV * 128, 1024), 1);
 }
 
-// Prefill: one block per (query tile of BQ rows, head, batch); warpgroup wg owns rows wg*64 .. wg*64+63. All threads
-// stream K and V tiles by cp.async (K double-, V triple-buffered: tile j+1 loads while tile j computes); each
-// warpgroup issues S = Q K^T and O += P V as wgmma from shared memory, its softmax in registers (a thread holds rows
-// g and g+8 of its warp's 16). FA3's intra-warpgroup pipelining: per tile j, S_j and then P_j-1 V_j-1 are issued
-// together, and the softmax of S_j runs while the tensor cores still do P_j-1 V_j-1. Every warpgroup runs every tile
-// of the block (causal: a warpgroup above the diagonal computes at most one fully masked tile), so that no wgmma
-// sits under a branch that differs between warpgroups (ptxas would serialize them).
-__device__ __forceinline__ uint32_t k_buffer(uint32_t Ks, int jt) { return Ks + (jt & 1) * KV_BYTES; }
-__device__ __forceinline__ uint32_t v_buffer(uint32_t Vs, int jt) { return Vs + (jt % 3) * KV_BYTES; }
-
-__global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const bf16* __restrict__ q, const bf16* __restrict__ k,
-                                                             const bf16* __restrict__ v, bf16* __restrict__ o,
-                                                             int64_t hq, int64_t hkv, int lq, int lk, int causal,
-                                                             float scale_log2) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  extern __shared__ unsigned char smem_raw[];
-  const uint32_t raw = smem_u32(smem_raw), Qs = (raw + 1023) & ~1023u, Ks = Qs + Q_BYTES, Vs = Ks + 2 * KV_BYTES;
-  // The warpgroup index through a shuffle: ptxas then knows it is uniform, and wgmma under branches on it is not
-  // serialized.
-  const int wg = __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0), warp = (int(threadIdx.x) % 128) / 32, lane = int(threadIdx.x) % 32;
-  const int g = lane / 4, t = lane % 4;
+// What a block works on: one query tile of BQ rows of one head; the keys it sees are [0, kv_end), n_tiles tiles.
+struct PrefillBlock {
+  const bf16 *Q, *K, *V;
+  bf16* O;
+  int q0, shift, n_tiles;  // causal: row i sees keys j <= i + shift
+};
+__device__ __forceinline__ PrefillBlock prefill_block(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t hq,
+                                                      int64_t hkv, int lq, int lk, int causal) {
   const int tile = causal ? int(gridDim.x) - 1 - int(blockIdx.x) : int(blockIdx.x);  // heavy causal tiles first
   const int64_t h = blockIdx.y, bi = blockIdx.z, kh = h / (hq / hkv);
-  const bf16* Q = q + (bi * hq + h) * lq * D;
-  const bf16* K = k + (bi * hkv + kh) * lk * D;
-  const bf16* V = v + (bi * hkv + kh) * lk * D;
-  bf16* O = o + (bi * hq + h) * lq * D;
-  const int q0 = tile * BQ, wq0 = q0 + wg * 64, shift = lk - lq;  // causal: row i sees keys j <= i + shift
-  const int kv_end = causal ? min(lk, min(lq - 1, q0 + BQ - 1) + shift + 1) : lk;  // keys any row of the block sees
-  const int n_tiles = kv_end > 0 ? (kv_end + BKV - 1) / BKV : 0;
-  const int wg_last = min(wq0 + 63, lq - 1);  // the warpgroup's last query row (< wq0: no rows)
-  const uint32_t q_tile = Qs + wg * 64 * 128;
+  PrefillBlock blk;
+  blk.Q = q + (bi * hq + h) * lq * D;
+  blk.K = k + (bi * hkv + kh) * lk * D;
+  blk.V = v + (bi * hkv + kh) * lk * D;
+  blk.O = o + (bi * hq + h) * lq * D;
+  blk.q0 = tile * BQ;
+  blk.shift = lk - lq;
+  const int kv_end = causal ? min(lk, min(lq - 1, blk.q0 + BQ - 1) + blk.shift + 1) : lk;
+  blk.n_tiles = kv_end > 0 ? (kv_end + BKV - 1) / BKV : 0;
+  return blk;
+}
 
-  load_tile_sw128<BQ>(Qs, Q, q0, lq);
-  if (n_tiles > 0) {
-    load_tile_sw128<BKV>(Ks, K, 0, lk);
-    load_tile_sw128<BKV>(Vs, V, 0, lk);
-  }
-  cp_async_commit();
-
-  const int row_a = wq0 + warp * 16 + g, row_b = row_a + 8;  // this thread's two rows
-  const int lim_a = causal ? min(lk - 1, row_a + shift) : lk - 1, lim_b = causal ? min(lk - 1, row_b + shift) : lk - 1;
+// A consumer thread's share of the online softmax: rows a (g) and b (g+8) of its warp's 16, their running max (raw
+// units), partial sums (this lane's columns; the quad's are added at the end) and O's accumulator.
+struct RowState {
+  int lim_a, lim_b;  // the last key each row sees
+  float m_a, m_b, l_a, l_b;
   float acc[D / 2];
-#pragma unroll
-  for (int i = 0; i < D / 2; ++i) acc[i] = 0.0f;
-  float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.0f, l_b = 0.0f;
-  uint32_t p[BKV / 16][4];  // P_j-1 as bf16 A fragments, read by its wgmma until the wait
+};
 
-  for (int jt = 0; jt < n_tiles; ++jt) {
-    const int j0 = jt * BKV;
-    cp_async_wait<0>();   // this thread's pieces of tile jt have landed
-    fence_proxy_async();  // and are visible to wgmma
-    __syncthreads();      // everyone's have; every warpgroup is done with S_jt-1 and P_jt-2 V_jt-2
-    if (jt + 1 < n_tiles) {
-      load_tile_sw128<BKV>(k_buffer(Ks, jt + 1), K, j0 + BKV, lk);
-      load_tile_sw128<BKV>(v_buffer(Vs, jt + 1), V, j0 + BKV, lk);
-    }
-    cp_async_commit();
-    float s[BKV / 2];
-    wgmma_fence();
-    issue_qk(s, q_tile, k_buffer(Ks, jt));
-    wgmma_commit();
-    if (jt > 0) {
-      wgmma_fence();
-      issue_pv(acc, p, v_buffer(Vs, jt - 1));
-    }
-    wgmma_commit();   // (empty for tile 0) the waits below are unconditional: ptxas serializes wgmma otherwise
-    wgmma_wait<1>();  // S_jt has landed; P_jt-1 V_jt-1 may still run
-    pin_registers(s);
+// S_j (keys j0 ..) -> P_j in place: masks past lim on edge tiles, new maxima over the quad, one FFMA + EX2 per
+// element (a row with no visible key yet keeps base 0: p = 0, not NaN). Returns O's rescale factors in c_a, c_b.
+__device__ __forceinline__ void softmax_step(float (&s)[BKV / 2], RowState& st, int j0, bool edge, int t,
+                                             float scale_log2, float& c_a, float& c_b) {
+  if (edge) {
+#pragma unroll
+    for (int nb = 0; nb < BKV / 8; ++nb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int j = j0 + nb * 8 + 2 * t + (e & 1);
+        if (j > (e < 2 ? st.lim_a : st.lim_b)) s[4 * nb + e] = -INFINITY;
+      }
+  }
+  float mx_a = -INFINITY, mx_b = -INFINITY;
+#pragma unroll
+  for (int nb = 0; nb < BKV / 8; ++nb) {
+    mx_a = fmaxf(mx_a, fmaxf(s[4 * nb], s[4 * nb + 1]));
+    mx_b = fmaxf(mx_b, fmaxf(s[4 * nb + 2], s[4 * nb + 3]));
+  }
+#pragma unroll
+  for (int off = 1; off < 4; off <<= 1) {  // a row's keys are spread over the 4 lanes of a quad
+    mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, off));
+    mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, off));
+  }
+  const float n_a = fmaxf(st.m_a, mx_a), n_b = fmaxf(st.m_b, mx_b);
+  const float base_a = n_a == -INFINITY ? 0.0f : n_a * scale_log2, base_b = n_b == -INFINITY ? 0.0f : n_b * scale_log2;
+  c_a = fast_exp2(st.m_a * scale_log2 - base_a);
+  c_b = fast_exp2(st.m_b * scale_log2 - base_b);
+  st.m_a = n_a;
+  st.m_b = n_b;
+  st.l_a *= c_a;
+  st.l_b *= c_b;
+#pragma unroll
+  for (int nb = 0; nb < BKV / 8; ++nb) {
+    s[4 * nb] = fast_exp2(fmaf(s[4 * nb], scale_log2, -base_a));
+    s[4 * nb + 1] = fast_exp2(fmaf(s[4 * nb + 1], scale_log2, -base_a));
+    s[4 * nb + 2] = fast_exp2(fmaf(s[4 * nb + 2], scale_log2, -base_b));
+    s[4 * nb + 3] = fast_exp2(fmaf(s[4 * nb + 3], scale_log2, -base_b));
+    st.l_a += s[4 * nb] + s[4 * nb + 1];
+    st.l_b += s[4 * nb + 2] + s[4 * nb + 3];
+  }
+}
 
-    if (j0 + BKV > lk || (causal && j0 + BKV - 1 > wq0 + shift)) {  // an edge tile: mask keys past lim
+// O *= c (the new maxima), then P_j as bf16 A fragments: keys 16kk .. 16kk+15 are S blocks 2kk (a0 row g, a1 row
+// g+8) and 2kk+1 (a2, a3). Only once the previous P V has completed.
+__device__ __forceinline__ void rescale_and_pack(RowState& st, const float (&s)[BKV / 2], float c_a, float c_b,
+                                                 uint32_t (&p)[BKV / 16][4]) {
 #pragma unroll
-      for (int nb = 0; nb < BKV / 8; ++nb)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int j = j0 + nb * 8 + 2 * t + (e & 1);
-          if (j > (e < 2 ? lim_a : lim_b)) s[4 * nb + e] = -INFINITY;
-        }
-    }
-    float mx_a = -INFINITY, mx_b = -INFINITY;
-#pragma unroll
-    for (int nb = 0; nb < BKV / 8; ++nb) {
-      mx_a = fmaxf(mx_a, fmaxf(s[4 * nb], s[4 * nb + 1]));
-      mx_b = fmaxf(mx_b, fmaxf(s[4 * nb + 2], s[4 * nb + 3]));
-    }
-#pragma unroll
-    for (int off = 1; off < 4; off <<= 1) {  // a row's keys are spread over the 4 lanes of a quad
-      mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, off));
-      mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, off));
-    }
-    // One FFMA and one EX2 per element; a row with no visible key yet keeps base 0 (p = 0, not NaN).
-    const float n_a = fmaxf(m_a, mx_a), n_b = fmaxf(m_b, mx_b);
-    const float base_a = n_a == -INFINITY ? 0.0f : n_a * scale_log2, base_b = n_b == -INFINITY ? 0.0f : n_b * scale_log2;
-    const float c_a = fast_exp2(m_a * scale_log2 - base_a), c_b = fast_exp2(m_b * scale_log2 - base_b);
-    m_a = n_a;
-    m_b = n_b;
-    l_a *= c_a;
-    l_b *= c_b;
-#pragma unroll
-    for (int nb = 0; nb < BKV / 8; ++nb) {
-      s[4 * nb] = fast_exp2(fmaf(s[4 * nb], scale_log2, -base_a));
-      s[4 * nb + 1] = fast_exp2(fmaf(s[4 * nb + 1], scale_log2, -base_a));
-      s[4 * nb + 2] = fast_exp2(fmaf(s[4 * nb + 2], scale_log2, -base_b));
-      s[4 * nb + 3] = fast_exp2(fmaf(s[4 * nb + 3], scale_log2, -base_b));
-      l_a += s[4 * nb] + s[4 * nb + 1];
-      l_b += s[4 * nb + 2] + s[4 * nb + 3];
-    }
-    wgmma_wait<0>();  // O and P belong to the running wgmma until it completes
-    pin_registers(acc);
-    pin_registers(p);
-#pragma unroll
-    for (int nb = 0; nb < D / 8; ++nb) {
-      acc[4 * nb] *= c_a;
-      acc[4 * nb + 1] *= c_a;
-      acc[4 * nb + 2] *= c_b;
-      acc[4 * nb + 3] *= c_b;
-    }
-#pragma unroll
-    for (int kk = 0; kk < BKV / 16; ++kk) {
-      p[kk][0] = pack_bf16(s[8 * kk], s[8 * kk + 1]);
-      p[kk][1] = pack_bf16(s[8 * kk + 2], s[8 * kk + 3]);
-      p[kk][2] = pack_bf16(s[8 * kk + 4], s[8 * kk + 5]);
-      p[kk][3] = pack_bf16(s[8 * kk + 6], s[8 * kk + 7]);
-    }
+  for (int nb = 0; nb < D / 8; ++nb) {
+    st.acc[4 * nb] *= c_a;
+    st.acc[4 * nb + 1] *= c_a;
+    st.acc[4 * nb + 2] *= c_b;
+    st.acc[4 * nb + 3] *= c_b;
   }
-  if (n_tiles > 0) {  // the last P V
-    wgmma_fence();
-    issue_pv(acc, p, v_buffer(Vs, n_tiles - 1));
-    wgmma_commit();
-    wgmma_wait<0>();
-    pin_registers(acc);
+#pragma unroll
+  for (int kk = 0; kk < BKV / 16; ++kk) {
+    p[kk][0] = pack_bf16(s[8 * kk], s[8 * kk + 1]);
+    p[kk][1] = pack_bf16(s[8 * kk + 2], s[8 * kk + 3]);
+    p[kk][2] = pack_bf16(s[8 * kk + 4], s[8 * kk + 5]);
+    p[kk][3] = pack_bf16(s[8 * kk + 6], s[8 * kk + 7]);
   }
-  if (wq0 > wg_last) return;
+}
+
+__device__ __forceinline__ void init_rows(RowState& st, int row_a, int lk, int shift, int causal) {
+  st.lim_a = causal ? min(lk - 1, row_a + shift) : lk - 1;
+  st.lim_b = causal ? min(lk - 1, row_a + 8 + shift) : lk - 1;
+  st.m_a = st.m_b = -INFINITY;
+  st.l_a = st.l_b = 0.0f;
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) st.acc[i] = 0.0f;
+}
+
+// O / l for the warpgroup's 64 rows starting at wq0: staged in its own Q rows (same swizzle: the quads' 4-byte writes
+// hit 32 distinct banks), then 16-byte coalesced stores. Only this warpgroup's wgmmas read those rows, and they have
+// completed. `q_rows` is the generic address of the warpgroup's Q rows; barrier `bar` joins its 128 threads.
+__device__ __forceinline__ void store_rows(RowState& st, unsigned char* q_rows, bf16* O, int wq0, int lq, int bar) {
+  const int lane = int(threadIdx.x) % 32, warp = (int(threadIdx.x) % 128) / 32, g = lane / 4, t = lane % 4;
 #pragma unroll
   for (int off = 1; off < 4; off <<= 1) {
-    l_a += __shfl_xor_sync(0xffffffffu, l_a, off);
-    l_b += __shfl_xor_sync(0xffffffffu, l_b, off);
+    st.l_a += __shfl_xor_sync(0xffffffffu, st.l_a, off);
+    st.l_b += __shfl_xor_sync(0xffffffffu, st.l_b, off);
   }
-  const float inv_a = l_a > 0.0f ? 1.0f / l_a : 0.0f, inv_b = l_b > 0.0f ? 1.0f / l_b : 0.0f;
-  // Stage the output in the warpgroup's own Q rows (same swizzle: the quads' 4-byte writes hit 32 distinct banks),
-  // then 16-byte coalesced stores. Only this warpgroup's wgmmas read those rows, and they have completed.
-  unsigned char* q_rows = smem_raw + (q_tile - raw);
+  const float inv_a = st.l_a > 0.0f ? 1.0f / st.l_a : 0.0f, inv_b = st.l_b > 0.0f ? 1.0f / st.l_b : 0.0f;
   const int ra = warp * 16 + g;
 #pragma unroll
   for (int nb = 0; nb < D / 8; ++nb) {
     const int half = nb / 8, unit = nb % 8;
     unsigned char* pa = q_rows + half * BQ * 128 + ra * 128 + ((unit ^ (ra & 7)) << 4) + 4 * t;
-    *reinterpret_cast<uint32_t*>(pa) = pack_bf16(acc[4 * nb] * inv_a, acc[4 * nb + 1] * inv_a);
-    *reinterpret_cast<uint32_t*>(pa + 8 * 128) = pack_bf16(acc[4 * nb + 2] * inv_b, acc[4 * nb + 3] * inv_b);
+    *reinterpret_cast<uint32_t*>(pa) = pack_bf16(st.acc[4 * nb] * inv_a, st.acc[4 * nb + 1] * inv_a);
+    *reinterpret_cast<uint32_t*>(pa + 8 * 128) = pack_bf16(st.acc[4 * nb + 2] * inv_b, st.acc[4 * nb + 3] * inv_b);
   }
-  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory");  // the warpgroup's 4 warps only
+  asm volatile("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
 #pragma unroll
   for (int i = int(threadIdx.x) % 128; i < 64 * (D / 8); i += 128) {
     const int r = i / (D / 8), u = i % (D / 8), half = u / 8, unit = u % 8;
@@ -205,6 +186,163 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const bf16* __restr
       *reinterpret_cast<uint4*>(O + int64_t(wq0 + r) * D + u * 8) =
           *reinterpret_cast<const uint4*>(q_rows + half * BQ * 128 + r * 128 + ((unit ^ (r & 7)) << 4));
   }
+}
+
+// The warpgroup index through a shuffle: ptxas then knows it is uniform, and wgmma under branches on it is not
+// serialized.
+__device__ __forceinline__ int warpgroup() { return __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0); }
+
+// mbarriers (shared memory, 8 bytes): arrivals complete a phase; waiters spin on the phase's parity.
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrives once all of this thread's earlier cp.async have landed (counted in the barrier's init count).
+__device__ __forceinline__ void mbar_arrive_on_copies(uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint32_t bar, int parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nWAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+
+// The barriers at Bars: full_q, full_k[s], full_v[s] (the producer's copies have landed), empty_k[s], empty_v[s]
+// (every consumer thread is done with buffer s). Tile j uses buffer j % KV_STAGES in its (j / KV_STAGES)-th phase.
+struct Barriers {
+  uint32_t base;
+  __device__ uint32_t full_q() const { return base; }
+  __device__ uint32_t full_k(int s) const { return base + 8 * (1 + s); }
+  __device__ uint32_t full_v(int s) const { return base + 8 * (1 + KV_STAGES + s); }
+  __device__ uint32_t empty_k(int s) const { return base + 8 * (1 + 2 * KV_STAGES + s); }
+  __device__ uint32_t empty_v(int s) const { return base + 8 * (1 + 3 * KV_STAGES + s); }
+};
+static_assert(8 * (1 + 4 * 3) <= BARRIER_BYTES, "barrier space");
+
+// Consumers of the producer's tiles, pingponging with each other: a warpgroup issues its wgmmas only after the
+// previous one has issued its own (named barriers 3 + wg), so one warpgroup's softmax runs under the other's GEMMs.
+struct TileHandover {
+  uint32_t Ks, Vs;
+  Barriers bars;
+  int wg;
+  __device__ uint32_t k_tile(int j) const { return Ks + (j % KV_STAGES) * KV_BYTES; }
+  __device__ uint32_t v_tile(int j) const { return Vs + (j % KV_STAGES) * KV_BYTES; }
+  __device__ void wait_k(int j) {
+    mbar_wait(bars.full_k(j % KV_STAGES), (j / KV_STAGES) & 1);
+    fence_proxy_async();
+  }
+  __device__ void wait_v(int j) {
+    mbar_wait(bars.full_v(j % KV_STAGES), (j / KV_STAGES) & 1);
+    fence_proxy_async();
+  }
+  __device__ void issue_begin() { asm volatile("bar.sync %0, %1;\n" ::"r"(3 + wg), "n"(256) : "memory"); }
+  __device__ void issue_end() { asm volatile("bar.arrive %0, %1;\n" ::"r"(3 + (wg + 1) % WGS), "n"(256) : "memory"); }
+  __device__ void done_k(int j) { mbar_arrive(bars.empty_k(j % KV_STAGES)); }
+  __device__ void done_v(int j) { mbar_arrive(bars.empty_v(j % KV_STAGES)); }
+};
+
+// Each warpgroup's loop over the block's tiles, FA3's intra-warpgroup pipelining: per tile j, S_j and then
+// P_j-1 V_j-1 are issued together, and the softmax of S_j runs while the tensor cores still do P_j-1 V_j-1. Every
+// warpgroup runs every tile of the block (causal: one above the diagonal computes at most one fully masked tile),
+// so that no wgmma sits under a branch that differs between warpgroups (ptxas would serialize them). `tiles` hands
+// the producer's tiles over: wait_k(j) / wait_v(j) until tile j's K / V is in shared memory (and visible to wgmma),
+// issue_begin / issue_end around the wgmma issue (pingpong between warpgroups), done_k(j) / done_v(j) once this
+// warpgroup's wgmmas no longer read them.
+__device__ __forceinline__ void consume_tiles(TileHandover& tiles, RowState& st, const PrefillBlock& blk, uint32_t q_tile,
+                                              int lk, int causal, int wq0, float scale_log2) {
+  const int t = (int(threadIdx.x) % 32) % 4;
+  uint32_t p[BKV / 16][4];  // P_j-1 as bf16 A fragments, read by its wgmma until the wait
+  for (int jt = 0; jt < blk.n_tiles; ++jt) {
+    const int j0 = jt * BKV;
+    tiles.wait_k(jt);
+    tiles.issue_begin();
+    float s[BKV / 2];
+    wgmma_fence();
+    issue_qk(s, q_tile, tiles.k_tile(jt));
+    wgmma_commit();
+    if (jt > 0) {
+      tiles.wait_v(jt - 1);
+      wgmma_fence();
+      issue_pv(st.acc, p, tiles.v_tile(jt - 1));
+    }
+    wgmma_commit();   // (empty for tile 0) the waits below are unconditional: ptxas serializes wgmma otherwise
+    tiles.issue_end();
+    wgmma_wait<1>();  // S_jt has landed; P_jt-1 V_jt-1 may still run
+    pin_registers(s);
+    tiles.done_k(jt);
+    float c_a, c_b;
+    softmax_step(s, st, j0, j0 + BKV > lk || (causal && j0 + BKV - 1 > wq0 + blk.shift), t, scale_log2, c_a, c_b);
+    wgmma_wait<0>();  // O and P belong to the running wgmma until it completes
+    pin_registers(st.acc);
+    pin_registers(p);
+    if (jt > 0) tiles.done_v(jt - 1);
+    rescale_and_pack(st, s, c_a, c_b, p);
+  }
+  if (blk.n_tiles > 0) {  // the last P V
+    tiles.wait_v(blk.n_tiles - 1);
+    wgmma_fence();
+    issue_pv(st.acc, p, tiles.v_tile(blk.n_tiles - 1));
+    wgmma_commit();
+    wgmma_wait<0>();
+    pin_registers(st.acc);
+  }
+}
+
+__global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const bf16* __restrict__ q, const bf16* __restrict__ k,
+                                                             const bf16* __restrict__ v, bf16* __restrict__ o,
+                                                             int64_t hq, int64_t hkv, int lq, int lk, int causal,
+                                                             float scale_log2) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ unsigned char smem_raw[];
+  const uint32_t raw = smem_u32(smem_raw), Qs = (raw + 1023) & ~1023u, Ks = Qs + Q_BYTES;
+  const uint32_t Vs = Ks + KV_STAGES * KV_BYTES, Bars = Vs + KV_STAGES * KV_BYTES;
+  const PrefillBlock blk = prefill_block(q, k, v, o, hq, hkv, lq, lk, causal);
+  const int wg = warpgroup();
+  const Barriers bars{Bars};
+  if (threadIdx.x == 0) {
+    mbar_init(bars.full_q(), LOADERS);
+    for (int s = 0; s < KV_STAGES; ++s) {
+      mbar_init(bars.full_k(s), LOADERS);
+      mbar_init(bars.full_v(s), LOADERS);
+      mbar_init(bars.empty_k(s), 128 * WGS);
+      mbar_init(bars.empty_v(s), 128 * WGS);
+    }
+  }
+  __syncthreads();  // the barriers are initialized (the last block-wide barrier: the roles part here)
+  if (wg == WGS) {  // the producer warpgroup
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
+    const int loader = int(threadIdx.x) - 128 * WGS;
+    load_tile_sw128<BQ>(Qs, blk.Q, blk.q0, lq, loader);
+    mbar_arrive_on_copies(bars.full_q());
+    for (int jt = 0; jt < blk.n_tiles; ++jt) {
+      // Buffer s was last used by tile jt - KV_STAGES, released in the phase before this tile's.
+      const int s = jt % KV_STAGES, phase = ((jt / KV_STAGES) + 1) & 1;
+      if (jt >= KV_STAGES) mbar_wait(bars.empty_k(s), phase);
+      load_tile_sw128<BKV>(Ks + s * KV_BYTES, blk.K, jt * BKV, lk, loader);
+      mbar_arrive_on_copies(bars.full_k(s));
+      if (jt >= KV_STAGES) mbar_wait(bars.empty_v(s), phase);
+      load_tile_sw128<BKV>(Vs + s * KV_BYTES, blk.V, jt * BKV, lk, loader);
+      mbar_arrive_on_copies(bars.full_v(s));
+    }
+    cp_async_wait<0>();
+    return;
+  }
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
+  const uint32_t q_tile = Qs + wg * 64 * 128;
+  const int wq0 = blk.q0 + wg * 64;
+  TileHandover tiles{Ks, Vs, bars, wg};
+  if (wg == WGS - 1) asm volatile("bar.arrive %0, %1;\n" ::"n"(3), "n"(256) : "memory");  // warpgroup 0 issues first
+  RowState st;
+  init_rows(st, wq0 + (int(threadIdx.x) % 128) / 32 * 16 + (int(threadIdx.x) % 32) / 4, lk, blk.shift, causal);
+  mbar_wait(bars.full_q(), 0);
+  fence_proxy_async();
+  consume_tiles(tiles, st, blk, q_tile, lk, causal, wq0, scale_log2);
+  if (wq0 < lq) store_rows(st, smem_raw + (q_tile - raw), blk.O, wq0, lq, 8 + wg);
 #endif
 }
 

@@ -83,7 +83,7 @@ def build(path):
     so = path[:-3] + ".so"
     nvcc = os.environ.get("NVCC", "/usr/local/cuda/bin/nvcc")
     r = subprocess.run([nvcc, "-std=c++17", "-O3", "-gencode=arch=compute_90a,code=sm_90a", "-Xcompiler=-fPIC", "-shared",
-                        "-cudart=shared", path, "-o", so], capture_output=True, text=True)
+                        "-cudart=shared", path, "-o", so, "-lcuda"], capture_output=True, text=True)
     return so if r.returncode == 0 else None
 
 
@@ -262,6 +262,7 @@ def check_wrapper(task, src, fname, case, lib_fn):
         return f"{task}: no {task}_torch.cpp beside the kernel"
     flags = re.search(r"'nvcc': \[(.*)\]", open(os.path.join(folder, "setup.py")).read()).group(1)  # the export's own flags
     ext = load(name=f"{task}_ksearch", sources=[src, binding], extra_cuda_cflags=re.findall(r"'([^']*)'", flags),
+               extra_ldflags=["-lcuda"],
                build_directory=tempfile.mkdtemp(prefix=f"ext-{task}-"), verbose=False)
     case["out"].fill_(float("nan"))
     call_c(lib_fn, case["args"])

@@ -92,9 +92,11 @@ std::string target_arch() {
 std::vector<std::string> nvcc_command(const std::string& arch, const std::string& input, const std::string& output) {
   const fs::path nvcc = nvcc_path();
   const fs::path lib = nvcc.parent_path().parent_path() / "lib64";
+  // The driver library for TMA's tensor maps (cuTensorMapEncodeTiled, the only driver function the object rules let a
+  // candidate import): linked against the toolkit's stub, so it builds without a GPU; the driver's own loads at run time.
   return {nvcc.string(), "-std=c++17", "-O3", "-lineinfo", fmt::format("-gencode=arch=compute_{0},code=sm_{0}", arch),
           "-Xcompiler=-fPIC", "-shared", "-cudart=shared", "-Xlinker", "-rpath=" + lib.string(),
-          "-Wno-deprecated-gpu-targets", input, "-o", output};
+          "-Wno-deprecated-gpu-targets", input, "-o", output, "-L" + (lib / "stubs").string(), "-lcuda"};
 }
 
 namespace {

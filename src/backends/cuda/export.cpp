@@ -50,7 +50,7 @@ std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const Task& 
 
   std::string kernel = fmt::format(
       "// {} for CUDA, exported by ksearch.\n// Entry point (device pointers, launches on `stream`):\n//   {};\n"
-      "// Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC -shared {}.cu -o lib{}.so\n"
+      "// Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC -shared {}.cu -o lib{}.so -lcuda\n"
       "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <stdint.h>\n\n{}\n",
       task.name, prototype, task.name, task.name, source);
 
@@ -95,17 +95,18 @@ std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const Task& 
       "# Builds the PyTorch extension: pip install . (or python setup.py build_ext --inplace)\n"
       "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\n"
       "setup(name='{0}_ksearch', ext_modules=[CUDAExtension('{0}_ksearch', ['{0}.cu', '{0}_torch.cpp'],\n"
-      "      extra_compile_args={{'nvcc': [{1}]}})],\n"
+      "      extra_compile_args={{'nvcc': [{1}]}}, libraries=['cuda'])],\n"
       "      cmdclass={{'build_ext': BuildExtension}})\n",
       task.name, nvcc_flags);
 
   std::string readme = fmt::format(
       "# {0} (CUDA, exported by ksearch)\n\n{1}\n\nC entry point (device pointers; every kernel is launched on `stream`):\n\n"
       "```c\n{2};\n```\n\n- Shared library: `nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC -shared {0}.cu "
-      "-o lib{0}.so` (use your GPU's architecture elsewhere).\n"
+      "-o lib{0}.so -lcuda` (use your GPU's architecture elsewhere; the driver library is for TMA tensor maps).\n"
       "- PyTorch: `pip install .`, then `import torch, {0}_ksearch; {0}_ksearch.{3}(...)` with the same arguments "
       "(outputs preallocated, contiguous CUDA tensors); it runs on the current stream.\n"
-      "- Or JIT: `torch.utils.cpp_extension.load('{0}_ksearch', ['{0}.cu', '{0}_torch.cpp'], extra_cuda_cflags=[{4}])`.\n",
+      "- Or JIT: `torch.utils.cpp_extension.load('{0}_ksearch', ['{0}.cu', '{0}_torch.cpp'], extra_cuda_cflags=[{4}], "
+      "extra_ldflags=['-lcuda'])`.\n",
       task.name, task.description, prototype, entry.function, nvcc_flags);
 
   return {{task.name + ".cu", kernel}, {task.name + "_torch.cpp", wrapper}, {"setup.py", setup}, {"README.md", readme}};

@@ -1,17 +1,17 @@
-// attention_bf16, built-in cuda template family flash_wgmma: Hopper flash attention on warpgroup MMAs (wgmma) from 128-byte-swizzled shared memory.
+// attention_bf16, built-in cuda template family flash_wgmma: Hopper flash attention (FA3-style): TMA loads by a producer warpgroup, warpgroup MMAs (wgmma) from 128-byte-swizzled shared memory.
 // Knobs: ksearch replaces each #define below with the value it tries (flash_wgmma.toml lists them).
 #define WGS 2
 #define BKV 128
 #define STAGES 3
 
 #include "async_copy.cuh"
+#include "tma.cuh"
 #include "wgmma_bf16.cuh"
 
 constexpr int D = 128;        // the tensor-core path's head size
 constexpr int BQ = 64 * WGS;  // query rows per block, 64 per consumer warpgroup
 // WGS consumer warpgroups and one producer warpgroup that only loads (FA3's warp specialization).
 constexpr int NT = 128 * (WGS + 1);  // threads per block
-constexpr int LOADERS = 128;         // the producer's threads
 constexpr uint32_t Q_BYTES = BQ * D * 2, KV_BYTES = BKV * D * 2;
 // Q, then KV_STAGES buffers of K and as many of V (each 1024-aligned), then the mbarriers; 1024 bytes of slack
 // align the dynamic base. STAGES is a maximum: one fewer where that many would not fit.
@@ -25,19 +25,6 @@ static_assert(BKV == 64 || BKV == 128, "BKV is 64 or 128");
 static_assert(WGS == 2 || WGS == 3, "WGS is 2 or 3");
 static_assert(STAGES == 2 || STAGES == 3, "STAGES is 2 or 3");
 static_assert(PREFILL_SMEM <= 227 * 1024, "shared memory per block: 227 KB at most");
-
-// Rows r0 .. r0+ROWS-1 of a [rows][D] bf16 matrix into a swizzled tile at shared address `tile`: two halves of 64
-// columns, half h at tile + h * ROWS * 128, row r's 16-byte unit u at r * 128 + ((u ^ (r % 8)) * 16). Rows past
-// `limit` are zero-filled. Consecutive threads copy consecutive 16-byte pieces of a row: coalesced reads.
-template <int ROWS>
-__device__ __forceinline__ void load_tile_sw128(uint32_t tile, const bf16* src, int r0, int limit, int loader) {
-#pragma unroll
-  for (int i = loader; i < ROWS * (D / 8); i += LOADERS) {
-    const int r = i / (D / 8), u = i % (D / 8), half = u / 8, unit = u % 8;
-    const bool ok = r0 + r < limit;
-    cp_async16_zfill(tile + half * ROWS * 128 + r * 128 + ((unit ^ (r & 7)) << 4), ok ? src + int64_t(r0 + r) * D + u * 8 : src, ok);
-  }
-}
 
 // S (64 x BKV) = Q_wg K^T over the 8 16-dim steps: step ks is 32 bytes into half ks / 4 of both tiles.
 __device__ __forceinline__ void issue_qk(float (&s)[BKV / 2], uint32_t q_tile, uint32_t k_tile) {
@@ -58,20 +45,19 @@ __device__ __forceinline__ void issue_pv(float (&acc)[D / 2], const uint32_t (&p
 }
 
 // What a block works on: one query tile of BQ rows of one head; the keys it sees are [0, kv_end), n_tiles tiles.
+// Q's plane (batch x query head) and K/V's (batch x key/value head) in the tensor maps.
 struct PrefillBlock {
-  const bf16 *Q, *K, *V;
+  int q_plane, kv_plane;
   bf16* O;
   int q0, shift, n_tiles;  // causal: row i sees keys j <= i + shift
 };
-__device__ __forceinline__ PrefillBlock prefill_block(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t hq,
-                                                      int64_t hkv, int lq, int lk, int causal) {
+__device__ __forceinline__ PrefillBlock prefill_block(bf16* o, int hq, int hkv, int lq, int lk, int causal) {
   const int tile = causal ? int(gridDim.x) - 1 - int(blockIdx.x) : int(blockIdx.x);  // heavy causal tiles first
-  const int64_t h = blockIdx.y, bi = blockIdx.z, kh = h / (hq / hkv);
+  const int h = blockIdx.y, bi = blockIdx.z;
   PrefillBlock blk;
-  blk.Q = q + (bi * hq + h) * lq * D;
-  blk.K = k + (bi * hkv + kh) * lk * D;
-  blk.V = v + (bi * hkv + kh) * lk * D;
-  blk.O = o + (bi * hq + h) * lq * D;
+  blk.q_plane = bi * hq + h;
+  blk.kv_plane = bi * hkv + h / (hq / hkv);
+  blk.O = o + int64_t(blk.q_plane) * lq * D;
   blk.q0 = tile * BQ;
   blk.shift = lk - lq;
   const int kv_end = causal ? min(lk, min(lq - 1, blk.q0 + BQ - 1) + blk.shift + 1) : lk;
@@ -192,27 +178,7 @@ __device__ __forceinline__ void store_rows(RowState& st, unsigned char* q_rows, 
 // serialized.
 __device__ __forceinline__ int warpgroup() { return __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0); }
 
-// mbarriers (shared memory, 8 bytes): arrivals complete a phase; waiters spin on the phase's parity.
-__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// Arrives once all of this thread's earlier cp.async have landed (counted in the barrier's init count).
-__device__ __forceinline__ void mbar_arrive_on_copies(uint32_t bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint32_t bar, int parity) {
-  asm volatile(
-      "{\n.reg .pred done;\nWAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-
-// The barriers at Bars: full_q, full_k[s], full_v[s] (the producer's copies have landed), empty_k[s], empty_v[s]
+// The barriers at Bars: full_q, full_k[s], full_v[s] (the producer's TMA copies have landed), empty_k[s], empty_v[s]
 // (every consumer thread is done with buffer s). Tile j uses buffer j % KV_STAGES in its (j / KV_STAGES)-th phase.
 struct Barriers {
   uint32_t base;
@@ -232,14 +198,8 @@ struct TileHandover {
   int wg;
   __device__ uint32_t k_tile(int j) const { return Ks + (j % KV_STAGES) * KV_BYTES; }
   __device__ uint32_t v_tile(int j) const { return Vs + (j % KV_STAGES) * KV_BYTES; }
-  __device__ void wait_k(int j) {
-    mbar_wait(bars.full_k(j % KV_STAGES), (j / KV_STAGES) & 1);
-    fence_proxy_async();
-  }
-  __device__ void wait_v(int j) {
-    mbar_wait(bars.full_v(j % KV_STAGES), (j / KV_STAGES) & 1);
-    fence_proxy_async();
-  }
+  __device__ void wait_k(int j) { mbar_wait(bars.full_k(j % KV_STAGES), (j / KV_STAGES) & 1); }
+  __device__ void wait_v(int j) { mbar_wait(bars.full_v(j % KV_STAGES), (j / KV_STAGES) & 1); }
   __device__ void issue_begin() { asm volatile("bar.sync %0, %1;\n" ::"r"(3 + wg), "n"(256) : "memory"); }
   __device__ void issue_end() { asm volatile("bar.arrive %0, %1;\n" ::"r"(3 + (wg + 1) % WGS), "n"(256) : "memory"); }
   __device__ void done_k(int j) { mbar_arrive(bars.empty_k(j % KV_STAGES)); }
@@ -293,43 +253,43 @@ __device__ __forceinline__ void consume_tiles(TileHandover& tiles, RowState& st,
   }
 }
 
-__global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const bf16* __restrict__ q, const bf16* __restrict__ k,
-                                                             const bf16* __restrict__ v, bf16* __restrict__ o,
-                                                             int64_t hq, int64_t hkv, int lq, int lk, int causal,
-                                                             float scale_log2) {
+__global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_constant__ CUtensorMap q_map,
+                                                             const __grid_constant__ CUtensorMap k_map,
+                                                             const __grid_constant__ CUtensorMap v_map, bf16* __restrict__ o,
+                                                             int hq, int hkv, int lq, int lk, int causal, float scale_log2) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw[];
   const uint32_t raw = smem_u32(smem_raw), Qs = (raw + 1023) & ~1023u, Ks = Qs + Q_BYTES;
   const uint32_t Vs = Ks + KV_STAGES * KV_BYTES, Bars = Vs + KV_STAGES * KV_BYTES;
-  const PrefillBlock blk = prefill_block(q, k, v, o, hq, hkv, lq, lk, causal);
+  const PrefillBlock blk = prefill_block(o, hq, hkv, lq, lk, causal);
   const int wg = warpgroup();
   const Barriers bars{Bars};
   if (threadIdx.x == 0) {
-    mbar_init(bars.full_q(), LOADERS);
+    mbar_init(bars.full_q(), 1);
     for (int s = 0; s < KV_STAGES; ++s) {
-      mbar_init(bars.full_k(s), LOADERS);
-      mbar_init(bars.full_v(s), LOADERS);
+      mbar_init(bars.full_k(s), 1);
+      mbar_init(bars.full_v(s), 1);
       mbar_init(bars.empty_k(s), 128 * WGS);
       mbar_init(bars.empty_v(s), 128 * WGS);
     }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the TMA unit
   }
   __syncthreads();  // the barriers are initialized (the last block-wide barrier: the roles part here)
-  if (wg == WGS) {  // the producer warpgroup
+  if (wg == WGS) {  // the producer warpgroup: one thread issues every copy
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
-    const int loader = int(threadIdx.x) - 128 * WGS;
-    load_tile_sw128<BQ>(Qs, blk.Q, blk.q0, lq, loader);
-    mbar_arrive_on_copies(bars.full_q());
+    if (threadIdx.x != 128 * WGS) return;
+    mbar_arrive_expect_bytes(bars.full_q(), Q_BYTES);
+    tma_load_rows<BQ>(Qs, &q_map, blk.q0, blk.q_plane, bars.full_q());
     for (int jt = 0; jt < blk.n_tiles; ++jt) {
       // Buffer s was last used by tile jt - KV_STAGES, released in the phase before this tile's.
       const int s = jt % KV_STAGES, phase = ((jt / KV_STAGES) + 1) & 1;
       if (jt >= KV_STAGES) mbar_wait(bars.empty_k(s), phase);
-      load_tile_sw128<BKV>(Ks + s * KV_BYTES, blk.K, jt * BKV, lk, loader);
-      mbar_arrive_on_copies(bars.full_k(s));
+      mbar_arrive_expect_bytes(bars.full_k(s), KV_BYTES);
+      tma_load_rows<BKV>(Ks + s * KV_BYTES, &k_map, jt * BKV, blk.kv_plane, bars.full_k(s));
       if (jt >= KV_STAGES) mbar_wait(bars.empty_v(s), phase);
-      load_tile_sw128<BKV>(Vs + s * KV_BYTES, blk.V, jt * BKV, lk, loader);
-      mbar_arrive_on_copies(bars.full_v(s));
+      mbar_arrive_expect_bytes(bars.full_v(s), KV_BYTES);
+      tma_load_rows<BKV>(Vs + s * KV_BYTES, &v_map, jt * BKV, blk.kv_plane, bars.full_v(s));
     }
-    cp_async_wait<0>();
     return;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
@@ -340,7 +300,6 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const bf16* __restr
   RowState st;
   init_rows(st, wq0 + (int(threadIdx.x) % 128) / 32 * 16 + (int(threadIdx.x) % 32) / 4, lk, blk.shift, causal);
   mbar_wait(bars.full_q(), 0);
-  fence_proxy_async();
   consume_tiles(tiles, st, blk, q_tile, lk, causal, wq0, scale_log2);
   if (wq0 < lq) store_rows(st, smem_raw + (q_tile - raw), blk.O, wq0, lq, 8 + wg);
 #endif
@@ -356,12 +315,14 @@ extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, 
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
   cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-  if (lq == 1 || major != 9 || minor != 0) {
+  CUtensorMap q_map, k_map, v_map;
+  if (lq == 1 || major != 9 || minor != 0 || !tensor_map_128(&q_map, q, b * hq, lq, BQ) ||
+      !tensor_map_128(&k_map, k, b * hkv, lk, BKV) || !tensor_map_128(&v_map, v, b * hkv, lk, BKV)) {
     attention_rows<<<unsigned((b * hq * lq + 3) / 4), dim3(32, 4), 0, stream>>>(q, k, v, o, b, hq, hkv, lq, lk, d, causal);
     return;
   }
   const float scale_log2 = 1.4426950408889634f / sqrtf(float(d));
   cudaFuncSetAttribute(flash_wgmma_prefill, cudaFuncAttributeMaxDynamicSharedMemorySize, int(PREFILL_SMEM));
   flash_wgmma_prefill<<<dim3(unsigned((lq + BQ - 1) / BQ), unsigned(hq), unsigned(b)), NT, PREFILL_SMEM, stream>>>(
-      q, k, v, o, hq, hkv, int(lq), int(lk), causal, scale_log2);
+      q_map, k_map, v_map, o, int(hq), int(hkv), int(lq), int(lk), causal, scale_log2);
 }

@@ -1,0 +1,53 @@
+#pragma once
+// Hopper's tensor memory accelerator (TMA) and the mbarriers it completes: a [planes][rows][128] bf16 tensor is
+// copied into shared memory in boxes of 64 columns x box_rows rows, laid out with the 128-byte swizzle that
+// wgmma_bf16.cuh's descriptors read; rows past the tensor's end arrive as zeros.
+#include <cuda.h>
+#include <stdint.h>
+
+#include "mma_bf16.cuh"
+
+// Host: the tensor map of a [planes][rows][128] bf16 tensor (16-byte aligned), boxes of 64 x box_rows; false if the
+// driver refuses it.
+inline bool tensor_map_128(CUtensorMap* map, const bf16* base, int64_t planes, int64_t rows, int box_rows) {
+  const cuuint64_t dims[3] = {128, cuuint64_t(rows), cuuint64_t(planes)};
+  const cuuint64_t strides[2] = {128 * sizeof(bf16), cuuint64_t(rows) * 128 * sizeof(bf16)};  // bytes, dims 1 and 2
+  const cuuint32_t box[3] = {64, cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  return cuTensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<bf16*>(base), dims, strides, box,
+                                element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// mbarriers (shared memory, 8 bytes): arrivals and transferred bytes complete a phase; waiters spin on its parity.
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrives and announces `bytes` that TMA copies will deliver to this phase.
+__device__ __forceinline__ void mbar_arrive_expect_bytes(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint32_t bar, int parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nWAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+
+// Rows row0 .. row0+ROWS-1 of plane `plane` into `tile` as two boxes of 64 columns (half h at tile + h * ROWS * 128),
+// completing `bar` with 2 * ROWS * 128 bytes.
+template <int ROWS>
+__device__ __forceinline__ void tma_load_rows(uint32_t tile, const CUtensorMap* map, int row0, int plane, uint32_t bar) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half)
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::
+            "r"(tile + half * ROWS * 128),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(half * 64), "r"(row0), "r"(plane), "r"(bar)
+        : "memory");
+}

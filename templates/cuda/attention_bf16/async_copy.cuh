@@ -2,7 +2,6 @@
 // cp.async (global -> shared, 16 bytes), its groups, and the SFU exp2: shared by the attention_bf16 families.
 #include "mma_bf16.cuh"
 
-__device__ __forceinline__ unsigned smem_u32(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
 // 16-byte async copy global -> shared; with valid false the 16 bytes are zero-filled and nothing is read.
 __device__ __forceinline__ void cp_async16_zfill(unsigned smem, const void* gmem, bool valid) {
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(smem), "l"(gmem), "r"(valid ? 16 : 0) : "memory");

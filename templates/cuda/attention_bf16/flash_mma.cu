@@ -1,8 +1,10 @@
-// attention_bf16, built-in cuda template family flash_mma: flash attention on mma.sync tiles; split-K decode.
+// attention_bf16, built-in cuda template family flash_mma: flash attention on mma.sync tiles; split-KV cluster decode.
 // Knobs: ksearch replaces each #define below with the value it tries (flash_mma.toml lists them).
 #define WARPS 4
 #define BKV 64
-#define SPLIT_TARGET 528
+#define DEC_TK 64
+#define DEC_STAGES 3
+#define DEC_CLUSTER 8
 
 #include "mma_bf16.cuh"
 
@@ -141,87 +143,15 @@ __global__ void __launch_bounds__(WARPS * 32) flash_prefill(const bf16* __restri
   }
 }
 
-// Decode (one query row): each block scans one split of the keys for one (batch, head) with a warp
-// per key (8 bytes per lane), keeping (max, sum, o) online; a second kernel merges the splits.
-__global__ void __launch_bounds__(128) decode_split(const bf16* __restrict__ q, const bf16* __restrict__ k,
-                                                    const bf16* __restrict__ v, float* __restrict__ part, int64_t hq,
-                                                    int64_t hkv, int64_t lk, int splits, float scale_log2) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int64_t split = blockIdx.x, h = blockIdx.y, bi = blockIdx.z, kh = h / (hq / hkv);
-  const int64_t per = (lk + splits - 1) / splits, j_begin = split * per, j_end = min(lk, j_begin + per);
-  const bf16* K = k + (bi * hkv + kh) * lk * D;
-  const bf16* V = v + (bi * hkv + kh) * lk * D;
-  const uint2 qraw = *reinterpret_cast<const uint2*>(q + (bi * hq + h) * D + lane * 4);
-  const float2 qa = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&qraw.x));
-  const float2 qb = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&qraw.y));
-  float m = -INFINITY, l = 0.0f, o0 = 0, o1 = 0, o2 = 0, o3 = 0;
-  for (int64_t j = j_begin + warp; j < j_end; j += 4) {
-    const uint2 kraw = __ldg(reinterpret_cast<const uint2*>(K + j * D + lane * 4));
-    const uint2 vraw = __ldg(reinterpret_cast<const uint2*>(V + j * D + lane * 4));
-    const float2 ka = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&kraw.x));
-    const float2 kb = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&kraw.y));
-    float sc = qa.x * ka.x + qa.y * ka.y + qb.x * kb.x + qb.y * kb.y;
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) sc += __shfl_xor_sync(0xffffffffu, sc, off);
-    sc *= scale_log2;
-    const float mn = fmaxf(m, sc), c = exp2f(m - mn), p = exp2f(sc - mn);
-    const float2 va = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&vraw.x));
-    const float2 vb = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&vraw.y));
-    l = l * c + p;
-    o0 = o0 * c + p * va.x; o1 = o1 * c + p * va.y; o2 = o2 * c + p * vb.x; o3 = o3 * c + p * vb.y;
-    m = mn;
-  }
-  __shared__ float sm[4], sl[4], so[4][D];
-  if (lane == 0) { sm[warp] = m; sl[warp] = l; }
-  so[warp][lane * 4] = o0; so[warp][lane * 4 + 1] = o1; so[warp][lane * 4 + 2] = o2; so[warp][lane * 4 + 3] = o3;
-  __syncthreads();
-  float* out = part + ((bi * hq + h) * splits + split) * (D + 2);
-  if (threadIdx.x < D) {
-    float mm = -INFINITY;
-    for (int w = 0; w < 4; ++w) mm = fmaxf(mm, sm[w]);
-    float ll = 0, acc = 0;
-    for (int w = 0; w < 4; ++w)
-      if (sm[w] != -INFINITY) {
-        const float c = exp2f(sm[w] - mm);
-        ll += sl[w] * c;
-        acc += so[w][threadIdx.x] * c;
-      }
-    out[threadIdx.x] = acc;
-    if (threadIdx.x == 0) { out[D] = mm; out[D + 1] = ll; }
-  }
-}
-
-__global__ void decode_combine(const float* __restrict__ part, bf16* __restrict__ o, int splits) {
-  const int64_t row = blockIdx.x;  // over b * hq
-  const float* p = part + row * splits * (D + 2);
-  float mm = -INFINITY;
-  for (int s = 0; s < splits; ++s) mm = fmaxf(mm, p[s * (D + 2) + D]);
-  float ll = 0, acc = 0;
-  for (int s = 0; s < splits; ++s) {
-    const float ms = p[s * (D + 2) + D];
-    if (ms == -INFINITY) continue;
-    const float c = exp2f(ms - mm);
-    ll += p[s * (D + 2) + D + 1] * c;
-    acc += p[s * (D + 2) + threadIdx.x] * c;
-  }
-  o[row * D + threadIdx.x] = __float2bfloat16(acc / ll);
-}
-
+#include "decode_split.cuh"
 #include "rows_fallback.cuh"
 
 extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
                           int64_t lq, int64_t lk, int64_t d, int32_t causal, cudaStream_t stream) {
   if (b * hq * lq == 0 || launch_rows_fallback(q, k, v, o, b, hq, hkv, lq, lk, d, causal, stream)) return;
   const float scale_log2 = 1.4426950408889634f / sqrtf(float(d));
-  if (lq == 1) {
-    int64_t splits = (SPLIT_TARGET + b * hq - 1) / (b * hq);
-    splits = splits < 1 ? 1 : splits > (lk + 63) / 64 ? (lk + 63) / 64 : splits;
-    float* part = nullptr;
-    if (cudaMallocAsync(reinterpret_cast<void**>(&part), sizeof(float) * b * hq * splits * (D + 2), stream) != cudaSuccess) return;
-    decode_split<<<dim3(unsigned(splits), unsigned(hq), unsigned(b)), 128, 0, stream>>>(q, k, v, part, hq, hkv, lk,
-                                                                                        int(splits), scale_log2);
-    decode_combine<<<unsigned(b * hq), D, 0, stream>>>(part, o, int(splits));
-    cudaFreeAsync(part, stream);
+  if (lq == 1 && lk > 0) {  // a single query sees every key, causal or not
+    launch_decode_split(q, k, v, o, b, hq, hkv, lk, scale_log2, stream);
     return;
   }
   const dim3 grid(unsigned((lq + BQ - 1) / BQ), unsigned(hq), unsigned(b));

@@ -1,10 +1,12 @@
-// attention_bf16, built-in cuda template family flash_pipelined: FA2-style pipelined flash attention (ldmatrix.x4, double-buffered K/V); GQA-aware decode.
+// attention_bf16, built-in cuda template family flash_pipelined: FA2-style pipelined flash attention (ldmatrix.x4, double-buffered K/V); split-KV cluster decode.
 // Knobs: ksearch replaces each #define below with the value it tries (flash_pipelined.toml lists them).
 #define WARPS 8
 #define MT_MAX 2
 #define BKV 64
 #define STAGES 2
 #define DEC_TK 64
+#define DEC_STAGES 3
+#define DEC_CLUSTER 8
 
 #include "async_copy.cuh"
 
@@ -26,20 +28,6 @@ static_assert(STAGES == 1 || STAGES == 2, "STAGES is 1 or 2");
 static_assert(MT_MAX == 1 || MT_MAX == 2, "MT_MAX is 1 or 2");
 static_assert(PREFILL_SMEM<MT_MAX> <= 227 * 1024, "shared memory per block: 227 KB at most; the largest here is 208 KB");
 static_assert(BKV % 64 == 0 && (BKV * (D / 8)) % NT == 0 && (BQ<1> * (D / 8)) % NT == 0, "tile shapes");
-
-// ldmatrix.x4: lanes 8i..8i+7 give the 8 row addresses (16 bytes each) of 8x8 matrix i, and r[i] receives matrix i
-// with lane l holding row l/4, columns 2(l%4) and 2(l%4)+1; with .trans, rows 2(l%4) and 2(l%4)+1 of column l/4.
-__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_u32(p)));
-}
-__device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], const void* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_u32(p)));
-}
-__device__ __forceinline__ float2 unpack_bf16(uint32_t u) {  // the element at the lower address is the low half
-  return make_float2(__uint_as_float(u << 16), __uint_as_float(u & 0xffff0000u));
-}
 
 // Rows r0 .. r0+ROWS-1 of a [rows][D] bf16 matrix into a [ROWS][LDS] shared tile, rows >= limit zero-filled.
 // Consecutive threads copy consecutive 16-byte pieces of a row (16 per row): coalesced, conflict-free. Piece i of a
@@ -319,160 +307,6 @@ __global__ void __launch_bounds__(NT) flash_pipelined_prefill(const bf16* __rest
   }
 }
 
-// Decode (lq == 1): one block (128 threads) per (key tile of DEC_TK keys, kv head, up to DEC_HB query heads of its
-// group, batch), so K/V are read once per group. K and V tiles arrive by cp.async in two groups; scores for every
-// (head, key) go to shared memory (thread per pair, 16-byte K reads), each warp runs the softmax of a head, and
-// thread d accumulates o[head][d] over the tile's keys. Partial (o, max, sum) per split go to a workspace.
-constexpr int DEC_HB = 8;        // query heads per block (larger groups are split over blocks)
-constexpr int DEC_LDK = D + 8;   // K rows padded: 8 lanes reading 16 bytes of 8 consecutive rows hit distinct banks
-constexpr size_t DEC_SMEM = size_t(DEC_TK) * DEC_LDK * sizeof(bf16) + size_t(DEC_TK) * D * sizeof(bf16) +
-                            size_t(DEC_HB) * D * sizeof(float) + size_t(DEC_TK) * DEC_HB * sizeof(float) +
-                            2 * DEC_HB * sizeof(float);
-static_assert(DEC_TK % 32 == 0 && DEC_HB == 8, "decode tile shapes");
-
-__global__ void __launch_bounds__(128) decode_tile(const bf16* __restrict__ q, const bf16* __restrict__ k,
-                                                   const bf16* __restrict__ v, float* __restrict__ part, int64_t hq,
-                                                   int64_t hkv, int lk, int splits, int head_chunks, float scale_log2) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  bf16* Ks = reinterpret_cast<bf16*>(smem);                // [DEC_TK][DEC_LDK]
-  bf16* Vs = Ks + DEC_TK * DEC_LDK;                        // [DEC_TK][D]
-  float* qs = reinterpret_cast<float*>(Vs + DEC_TK * D);   // [DEC_HB][D], scaled by log2(e) / sqrt(d)
-  float* ps = qs + DEC_HB * D;                             // [DEC_TK][DEC_HB]: scores, then probabilities
-  float* ms = ps + DEC_TK * DEC_HB;                        // [DEC_HB]: tile max per head (log2 units)
-  float* ls = ms + DEC_HB;                                 // [DEC_HB]: tile sum per head
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int split = blockIdx.x, hc = int(blockIdx.y) % head_chunks;
-  const int64_t kh = blockIdx.y / head_chunks, bi = blockIdx.z, group = hq / hkv;
-  const int64_t h_first = kh * group + hc * DEC_HB, rest = group - hc * DEC_HB;
-  const int hb = rest < DEC_HB ? int(rest) : DEC_HB;  // query heads of this block: h_first .. h_first + hb - 1
-  const int j0 = split * DEC_TK, nk = min(DEC_TK, lk - j0);  // valid keys of the tile (>= 1)
-  const bf16* K = k + ((bi * hkv + kh) * lk + j0) * D;
-  const bf16* V = v + ((bi * hkv + kh) * lk + j0) * D;
-#pragma unroll
-  for (int i = 0; i < DEC_TK * (D / 8) / 128; ++i) {
-    const int c = i * 128 + tid, r = c / (D / 8), col = (c % (D / 8)) * 8;
-    cp_async16_zfill(Ks + r * DEC_LDK + col, K + (r < nk ? r : 0) * D + col, r < nk);
-  }
-  cp_async_commit();
-#pragma unroll
-  for (int i = 0; i < DEC_TK * (D / 8) / 128; ++i) {
-    const int c = i * 128 + tid, r = c / (D / 8), col = (c % (D / 8)) * 8;
-    cp_async16_zfill(Vs + r * D + col, V + (r < nk ? r : 0) * D + col, r < nk);
-  }
-  cp_async_commit();
-  // The block's query heads are consecutive rows of q ([b, hq, 1, d]).
-  for (int i = tid; i < hb * D; i += 128) qs[i] = __bfloat162float(q[(bi * hq + h_first) * D + i]) * scale_log2;
-  cp_async_wait<1>();  // K has landed (V may be in flight)
-  __syncthreads();
-  // Scores: thread per (head, key); a warp covers 32 consecutive keys of one head (DEC_TK is a multiple of 32).
-  for (int p = tid; p < hb * DEC_TK; p += 128) {
-    const int hh = p / DEC_TK, r = p % DEC_TK;
-    const uint4* kr = reinterpret_cast<const uint4*>(Ks + r * DEC_LDK);
-    const float4* qr = reinterpret_cast<const float4*>(qs + hh * D);
-    float d0 = 0.0f, d1 = 0.0f;
-#pragma unroll
-    for (int c = 0; c < D / 8; ++c) {
-      const uint4 kv = kr[c];
-      const float4 qa = qr[2 * c], qb = qr[2 * c + 1];
-      const float2 k0 = unpack_bf16(kv.x), k1 = unpack_bf16(kv.y), k2 = unpack_bf16(kv.z), k3 = unpack_bf16(kv.w);
-      d0 = fmaf(qa.x, k0.x, d0);
-      d1 = fmaf(qa.y, k0.y, d1);
-      d0 = fmaf(qa.z, k1.x, d0);
-      d1 = fmaf(qa.w, k1.y, d1);
-      d0 = fmaf(qb.x, k2.x, d0);
-      d1 = fmaf(qb.y, k2.y, d1);
-      d0 = fmaf(qb.z, k3.x, d0);
-      d1 = fmaf(qb.w, k3.y, d1);
-    }
-    ps[r * DEC_HB + hh] = r < nk ? d0 + d1 : -INFINITY;
-  }
-  __syncthreads();
-  for (int hh = warp; hh < hb; hh += 4) {
-    float mx = -INFINITY;
-    for (int r = lane; r < DEC_TK; r += 32) mx = fmaxf(mx, ps[r * DEC_HB + hh]);
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
-    float sum = 0.0f;  // key 0 of the tile is valid, so mx is finite
-    for (int r = lane; r < DEC_TK; r += 32) {
-      const float e = fast_exp2(ps[r * DEC_HB + hh] - mx);
-      ps[r * DEC_HB + hh] = e;
-      sum += e;
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
-    if (lane == 0) {
-      ms[hh] = mx;
-      ls[hh] = sum;
-    }
-  }
-  cp_async_wait<0>();  // V has landed
-  __syncthreads();
-  // Thread tid owns dim tid (D == blockDim.x) for all heads; P of key r for the 8 heads is two float4 broadcasts.
-  // Heads >= hb accumulate garbage that is never written.
-  float acc[DEC_HB];
-#pragma unroll
-  for (int hh = 0; hh < DEC_HB; ++hh) acc[hh] = 0.0f;
-  const float4* p4 = reinterpret_cast<const float4*>(ps);
-#pragma unroll 4
-  for (int r = 0; r < nk; ++r) {
-    const float x = __bfloat162float(Vs[r * D + tid]);
-    const float4 pa = p4[2 * r], pb = p4[2 * r + 1];
-    acc[0] = fmaf(pa.x, x, acc[0]);
-    acc[1] = fmaf(pa.y, x, acc[1]);
-    acc[2] = fmaf(pa.z, x, acc[2]);
-    acc[3] = fmaf(pa.w, x, acc[3]);
-    acc[4] = fmaf(pb.x, x, acc[4]);
-    acc[5] = fmaf(pb.y, x, acc[5]);
-    acc[6] = fmaf(pb.z, x, acc[6]);
-    acc[7] = fmaf(pb.w, x, acc[7]);
-  }
-#pragma unroll
-  for (int hh = 0; hh < DEC_HB; ++hh)
-    if (hh < hb) {
-      float* out = part + ((bi * hq + h_first + hh) * splits + split) * (D + 2);
-      out[tid] = acc[hh];
-      if (tid == 0) {
-        out[D] = ms[hh];
-        out[D + 1] = ls[hh];
-      }
-    }
-}
-
-// One block per (batch, query head): the global max over splits, then chunks of 128 splits whose weights
-// 2^(m_s - max) (and weighted sums) one thread each computes into shared memory; thread d accumulates o[d].
-__global__ void __launch_bounds__(128) decode_merge(const float* __restrict__ part, bf16* __restrict__ o, int splits) {
-  __shared__ float w[128], wl[128], red[4];
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const float* p = part + int64_t(blockIdx.x) * splits * (D + 2);
-  float mm = -INFINITY;
-  for (int s = tid; s < splits; s += 128) mm = fmaxf(mm, p[int64_t(s) * (D + 2) + D]);
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) mm = fmaxf(mm, __shfl_xor_sync(0xffffffffu, mm, off));
-  if (lane == 0) red[warp] = mm;
-  __syncthreads();
-  mm = fmaxf(fmaxf(red[0], red[1]), fmaxf(red[2], red[3]));
-  float ll = 0.0f, acc = 0.0f;
-  for (int s0 = 0; s0 < splits; s0 += 128) {
-    const int s = s0 + tid;
-    float ws = 0.0f, wls = 0.0f;
-    if (s < splits) {
-      ws = fast_exp2(p[int64_t(s) * (D + 2) + D] - mm);
-      wls = ws * p[int64_t(s) * (D + 2) + D + 1];
-    }
-    __syncthreads();  // the previous chunk's weights are consumed
-    w[tid] = ws;
-    wl[tid] = wls;
-    __syncthreads();
-    const int n = min(128, splits - s0);
-#pragma unroll 16
-    for (int i = 0; i < n; ++i) {
-      acc = fmaf(w[i], p[int64_t(s0 + i) * (D + 2) + tid], acc);
-      ll += wl[i];
-    }
-  }
-  o[int64_t(blockIdx.x) * D + tid] = __float2bfloat16(acc / ll);
-}
-
 // Two m-tiles per warp read 3/8 less shared memory per MMA but make blocks twice as tall: MT 2 (up to MT_MAX) runs
 // where its grid still gives every SM a block; shorter grids keep MT 1's twice as many blocks. Returns whether it ran.
 template <int MT>
@@ -490,6 +324,7 @@ bool launch_prefill(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_
   }
 }
 
+#include "decode_split.cuh"
 #include "rows_fallback.cuh"
 
 extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
@@ -497,16 +332,7 @@ extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, 
   if (b * hq * lq == 0 || launch_rows_fallback(q, k, v, o, b, hq, hkv, lq, lk, d, causal, stream)) return;
   const float scale_log2 = 1.4426950408889634f / sqrtf(float(d));
   if (lq == 1 && lk > 0) {  // a single query sees every key, causal or not
-    const int64_t splits = (lk + DEC_TK - 1) / DEC_TK, chunks = (hq / hkv + DEC_HB - 1) / DEC_HB;
-    float* part = nullptr;
-    if (cudaMallocAsync(reinterpret_cast<void**>(&part), sizeof(float) * b * hq * splits * (D + 2), stream) != cudaSuccess)
-      return;
-    if (DEC_SMEM > 48 * 1024)
-      cudaFuncSetAttribute(decode_tile, cudaFuncAttributeMaxDynamicSharedMemorySize, int(DEC_SMEM));
-    decode_tile<<<dim3(unsigned(splits), unsigned(hkv * chunks), unsigned(b)), 128, DEC_SMEM, stream>>>(
-        q, k, v, part, hq, hkv, int(lk), int(splits), int(chunks), scale_log2);
-    decode_merge<<<unsigned(b * hq), 128, 0, stream>>>(part, o, int(splits));
-    cudaFreeAsync(part, stream);
+    launch_decode_split(q, k, v, o, b, hq, hkv, lk, scale_log2, stream);
     return;
   }
   int dev = 0, sms = 132;

@@ -3,6 +3,9 @@
 #define WGS 2
 #define BKV 128
 #define STAGES 3
+#define DEC_TK 64
+#define DEC_STAGES 3
+#define DEC_CLUSTER 8
 
 #include "async_copy.cuh"
 #include "tma.cuh"
@@ -305,9 +308,11 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
 #endif
 }
 
+#include "decode_split.cuh"
 #include "rows_fallback.cuh"
 
-// The wgmma path needs sm_90a (H100, H200) and head size 128; everything else, and decode, takes the rows loop.
+// The wgmma path needs sm_90a (H100, H200) and head size 128; decode takes decode_split.cuh (clusters: sm_90 and
+// later), everything else the rows loop.
 extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
                           int64_t lq, int64_t lk, int64_t d, int32_t causal, cudaStream_t stream) {
   if (b * hq * lq == 0 || launch_rows_fallback(q, k, v, o, b, hq, hkv, lq, lk, d, causal, stream)) return;
@@ -315,6 +320,10 @@ extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, 
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
   cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  if (lq == 1 && lk > 0 && major >= 9) {  // a single query sees every key, causal or not
+    launch_decode_split(q, k, v, o, b, hq, hkv, lk, 1.4426950408889634f / sqrtf(float(d)), stream);
+    return;
+  }
   CUtensorMap q_map, k_map, v_map;
   if (lq == 1 || major != 9 || minor != 0 || !tensor_map_128(&q_map, q, b * hq, lq, BQ) ||
       !tensor_map_128(&k_map, k, b * hkv, lk, BKV) || !tensor_map_128(&v_map, v, b * hkv, lk, BKV)) {

@@ -2,6 +2,7 @@
 // evaluator. Skipped (reported as skipped, never as passed) where no GPU is present.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <future>
@@ -120,6 +121,53 @@ TEST(CudaGpu, TemplateFamiliesPassEveryWorkloadAtTheirDefaults) {
     EXPECT_EQ(status_name(r.status), "passed") << cases[i].task.name << "/" << cases[i].family << ": " << r.message;
   }
   EXPECT_GE(cases.size(), 10u);
+}
+
+// The attention_bf16 decode (templates/cuda/attention_bf16/decode_split.cuh, shared by the families) at every
+// combination of its DEC_* knobs passes every decode workload, held-out ones included (GQA, batch > 1, a key
+// count off the tile size, head size 96 through the fallback); the evaluator's trials call it repeatedly on the
+// same buffers.
+TEST(CudaGpu, AttentionDecodePassesAtEveryCombinationOfItsKnobs) {
+  auto backend = gpu_backend();
+  if (!backend) GTEST_SKIP() << "no GPU here";
+  auto provider = proposers::builtin::provider_for("cuda");
+  ASSERT_TRUE(provider);
+  backend->profile();
+  Task task = resolve_task("attention_bf16");
+  std::erase_if(task.workloads, [](const Workload& w) { return w.axes.at("lq") != 1 || !w.runs_on("cuda"); });
+  ASSERT_GE(task.workloads.size(), 4u);
+  const auto families = provider->families(task);
+  const auto family = std::find_if(families.begin(), families.end(), [](const auto& f) { return f.name == "flash_pipelined"; });
+  ASSERT_NE(family, families.end());
+  std::vector<proposers::builtin::KnobValues> combos = {family->defaults()};
+  for (const auto& knob : family->knobs) {
+    if (!knob.name.starts_with("DEC_")) continue;
+    std::vector<proposers::builtin::KnobValues> grown;
+    for (const auto& combo : combos)
+      for (int64_t v : knob.values) {
+        grown.push_back(combo);
+        grown.back()[knob.name] = v;
+      }
+    combos = std::move(grown);
+  }
+  ASSERT_GE(combos.size(), 8u);
+  std::vector<std::string> sources;
+  std::vector<std::future<BuildResult>> builds;
+  for (const auto& combo : combos) sources.push_back(provider->render(task, family->name, combo));
+  for (const auto& source : sources)
+    builds.push_back(std::async(std::launch::async, [&backend, &task, &source] { return backend->build(task, source); }));
+  for (size_t i = 0; i < combos.size(); ++i) {
+    std::string name;
+    for (const auto& [k, v] : combos[i])
+      if (k.starts_with("DEC_")) name += " " + k + "=" + std::to_string(v);
+    const BuildResult build = builds[i].get();
+    ASSERT_TRUE(build.ok) << name << ":\n" << build.log;
+    EvalOptions options = quick_options();
+    options.workloads = WorkloadSet::all;
+    options.time = false;
+    const EvalReport r = Evaluator(task, *backend, options).evaluate(sources[i]);
+    EXPECT_EQ(status_name(r.status), "passed") << name << ": " << r.message;
+  }
 }
 
 // softmax's 8192 x 8192 workload is checked against the device reference (reference.cu), which is

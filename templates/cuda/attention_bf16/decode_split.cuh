@@ -254,18 +254,25 @@ inline cudaError_t launch_decode_split(const bf16* q, const bf16* k, const bf16*
   int64_t splits = wave < DEC_CLUSTER ? wave : DEC_CLUSTER;
   splits = splits > stages ? stages : splits < 1 ? 1 : splits;
   cudaFuncSetAttribute(decode_split_kv, cudaFuncAttributeMaxDynamicSharedMemorySize, int(DEC_SMEM));
-  if (splits > 8) cudaFuncSetAttribute(decode_split_kv, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(unsigned(splits), unsigned(hkv * chunks), unsigned(b));
   config.blockDim = dim3(DEC_THREADS);
   config.dynamicSmemBytes = DEC_SMEM;
   config.stream = stream;
   cudaLaunchAttribute cluster;
   cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = unsigned(splits);
   cluster.val.clusterDim.y = 1;
   cluster.val.clusterDim.z = 1;
   config.attrs = &cluster;
   config.numAttrs = 1;
+  auto shape = [&](int64_t n) {
+    config.gridDim = dim3(unsigned(n), unsigned(hkv * chunks), unsigned(b));
+    cluster.val.clusterDim.x = unsigned(n);
+  };
+  shape(splits);
+  if (splits > 8) {  // a non-portable cluster: 8 blocks where the GPU cannot place one of this size
+    cudaFuncSetAttribute(decode_split_kv, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    int fits = 0;
+    if (cudaOccupancyMaxActiveClusters(&fits, decode_split_kv, &config) != cudaSuccess || fits == 0) shape(8);
+  }
   return cudaLaunchKernelEx(&config, decode_split_kv, q, k, v, o, hq, hkv, lk, int(chunks), scale_log2);
 }

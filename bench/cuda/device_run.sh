@@ -8,6 +8,7 @@
 # BENCH_KERNELS=DIR, e.g. .devcarry/variants) against PyTorch.
 # Logs go to $OUT (at most 8 files come back: the run folders and exports are packed in runs.tgz).
 #   [SEARCH_TASKS="softmax:1 attention_bf16:2.5"] [SEARCH_ROUNDS=12] [SEARCH_MINUTES=2] [SEARCH_PARALLEL=4] \
+#   [SEARCH_FLAGS="--finalists 0"] (more `ksearch run` options) \
 #   [BENCH_TASKS=a,b] [BENCH_WRAPPERS=task,task] [EVAL_VARIANTS=task/variant ...] [GPU_TESTS=gtest filter] [TESTS_TIMEOUT=300] \
 #   [EVALCOST_TASKS="softmax rmsnorm"] [EVALCOST_RUNS=3] [CPU_SEARCH_TASKS="attention matmul@haswell:3"] \
 #   bash bench/cuda/device_run.sh [tests] [seeds] [evalcost] [variants] [restore] [search] [cpusearch] [bench]
@@ -56,7 +57,7 @@ print(sys.argv[2], j["status"], "wall", sys.argv[3], "s |", " ".join(f"{k} {v:.1
         mkdir -p /tmp/runs/kernels/$t
         SECONDS=0
         timeout 300 "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-12} --minutes $minutes \
-          --parallel ${SEARCH_PARALLEL:-4} --out /tmp/runs/search-$t --json > /tmp/runs/search-$t.json 2>> "$OUT/search.log"
+          --parallel ${SEARCH_PARALLEL:-4} ${SEARCH_FLAGS:-} --out /tmp/runs/search-$t --json > /tmp/runs/search-$t.json 2>> "$OUT/search.log"
         echo "search $t: exit $? in ${SECONDS}s" | tee -a "$OUT/search.log"
         cat /tmp/runs/search-$t.json; echo
         "$BIN/ksearch" show /tmp/runs/search-$t 2>&1 | tee -a "$OUT/search.log" | tail -25

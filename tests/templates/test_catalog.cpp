@@ -13,6 +13,7 @@
 #include "core/paths.hpp"
 #include "core/process.hpp"
 #include "proposers/builtin/catalog.hpp"
+#include "strategies/world_model/select.hpp"
 #include "tasks/registry.hpp"
 
 using ksearch::tasks::Task;
@@ -45,6 +46,23 @@ TEST(TemplateCatalog, CpuFamiliesCompileInPlaceAndServeTheirTask) {
   }
   fs::remove(out);
   EXPECT_GE(compiled, 11);
+}
+
+// A family rated above the world model's default difficulty cap is never selected by a default search: the
+// built-in proposer would carry a family that `ksearch run` cannot reach.
+TEST(TemplateCatalog, EveryFamilyIsWithinTheDefaultSearchsDifficultyCap) {
+  const int cap = world_model::SelectOptions{}.difficulty_cap;
+  int families = 0;
+  for (const char* backend : {"cpu", "cuda", "metal"}) {
+    auto provider = proposers::builtin::provider_for(backend);
+    if (!provider) continue;
+    for (const std::string& name : provider->tasks())
+      for (const auto& f : provider->families(resolve_task(name))) {
+        EXPECT_LE(f.difficulty, cap) << backend << "/" << name << "/" << f.name;
+        ++families;
+      }
+  }
+  EXPECT_GE(families, 30);
 }
 
 TEST(TemplateCatalog, RendersAreSelfContainedWithKnobValues) {

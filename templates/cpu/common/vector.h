@@ -175,3 +175,11 @@ inline vf v_exp(vf x) { return s_exp<D>(x); }
 template <int D>
 inline vf v_exp2_product(vf a, vf b) { return s_exp2_product<D>(a, b); }
 #endif
+
+// Vector registers the compiler can allocate at this width (32 with AVX-512; ymm16-31 need AVX-512VL, as on
+// every AVX-512 server part; 16 otherwise), for register tiles sized to fit them.
+#if defined(__AVX512VL__) || (VECTOR_BITS >= 512 && defined(__AVX512F__))
+constexpr int kVectorRegisters = 32;
+#else
+constexpr int kVectorRegisters = 16;
+#endif

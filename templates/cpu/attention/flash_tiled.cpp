@@ -6,7 +6,8 @@
 #define ROW_BLOCK 0
 #define GQA_PACK 1
 #define EXP_DEGREE 5
-#define PACK_ALL_HEADS 1
+#define PACK_ALL_HEADS 0
+#define PREFETCH_NEXT_HEAD 8
 #define THREADS 1
 
 #include <algorithm>
@@ -28,6 +29,20 @@ constexpr int kOutVectors = 4;                     // head-dimension vectors per
 constexpr int kAccumulators = VW >= 16 ? 24 : 10;  // vector registers left for accumulators (32 or 16 in all)
 constexpr int RB = ROW_BLOCK > 0 ? ROW_BLOCK : std::max(1, kAccumulators / std::max(BKV, kOutVectors));
 constexpr float kMasked = -3.0e38f;
+
+// A range of memory pulled toward the caches a few lines at a time, interleaved with computation.
+struct PrefetchStream {
+  const char* at = nullptr;
+  const char* end = nullptr;
+  void slice(const float* begin, int64_t floats, int64_t part, int64_t parts) {
+    const int64_t bytes = floats * int64_t(sizeof(float));
+    at = reinterpret_cast<const char*>(begin) + bytes * part / parts;
+    end = reinterpret_cast<const char*>(begin) + bytes * (part + 1) / parts;
+  }
+  void step(int lines) {
+    for (; lines > 0 && at < end; --lines, at += 64) __builtin_prefetch(at);
+  }
+};
 
 // The register tile of both products: out[r][0, W vectors) = init + sum over j < depth of a[r * lda + j] *
 // b[j * ldb][0, W vectors) for RR rows, where init is 0, or out[r] * alpha[r] when alpha is given.
@@ -74,7 +89,7 @@ inline void pv_rows(float* o, int64_t dp, const float* alpha, const float* p, co
 // masked (only in a causal diagonal block); returns the row's alpha (the rescale of what it accumulated so
 // far) and updates its running max m and its lane-wise running sum l[0, VW) (summed across lanes at the end).
 template <int W>
-inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* __restrict l) {
+inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* __restrict l, float log2_scale) {
   constexpr int64_t width = int64_t(W) * VW;
   if (valid <= 0) {
     for (int64_t j = 0; j < width; ++j) s[j] = 0.0f;
@@ -85,12 +100,12 @@ inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* 
 #pragma GCC unroll 8
   for (int x = 1; x < W; ++x) mx = v_max(mx, v_load(s + x * VW));
   const float mnew = std::max(m, v_hmax(mx));
-  const float alpha = mnew > m ? s_exp<EXP_DEGREE>(m - mnew) : 1.0f;
-  const vf mv = v_set1(mnew);
+  const float alpha = mnew > m ? s_exp2_product<EXP_DEGREE>(m - mnew, log2_scale) : 1.0f;
+  const vf mv = v_set1(mnew), scale = v_set1(log2_scale);
   vf sum = v_set1(0.0f);
 #pragma GCC unroll 8
   for (int x = 0; x < W; ++x) {
-    const vf e = v_exp<EXP_DEGREE>(v_sub(v_load(s + x * VW), mv));
+    const vf e = v_exp2_product<EXP_DEGREE>(v_sub(v_load(s + x * VW), mv), scale);
     v_store(s + x * VW, e);
     sum = v_add(sum, e);
   }
@@ -108,17 +123,19 @@ inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* 
 // (w <= W): S = Q K^T, the online softmax of each row (its own keys end at row_end - j0), O = O * alpha + P V.
 template <int W = BKV>
 inline void attend_group(int w, int64_t keys, const float* q, float* o, int64_t dp, const float* kt, const float* v,
-                         float* s, const int64_t* row_end, int64_t j0, float* m, float* l, float* alpha) {
+                         float* s, const int64_t* row_end, int64_t j0, float* m, float* l, float* alpha, float log2_scale) {
   if constexpr (W > 1)
-    if (w < W) return attend_group<W - 1>(w, keys, q, o, dp, kt, v, s, row_end, j0, m, l, alpha);
+    if (w < W) return attend_group<W - 1>(w, keys, q, o, dp, kt, v, s, row_end, j0, m, l, alpha, log2_scale);
   tile_fma<RB, W>(q, dp, kt, BK, dp, s, BK, nullptr);
-  for (int r = 0; r < RB; ++r) alpha[r] = softmax_block<W>(s + r * BK, std::min<int64_t>(keys, row_end[r] - j0), m[r], l + r * VW);
+  for (int r = 0; r < RB; ++r) alpha[r] = softmax_block<W>(s + r * BK, std::min<int64_t>(keys, row_end[r] - j0), m[r], l + r * VW, log2_scale);
   pv_rows(o, dp, alpha, s, v, keys);
 }
 
 extern "C" void attention(const float* q, const float* k, const float* v, float* o, int64_t b, int64_t hq,
                           int64_t hkv, int64_t lq, int64_t lk, int64_t d, int32_t causal) {
-  const float scale = 1.0f / std::sqrt(float(d));
+  // Scores stay unscaled: the softmax takes exp(x / sqrt(d)) as 2^(x (log2 e / sqrt(d))), the product folded
+  // into the exp's rounding.
+  const float log2_scale = kLog2e / std::sqrt(float(d));
   const int64_t group = hq / hkv;
   const int64_t heads_per_tile = GQA_PACK ? group : 1;
   const int64_t dp = (d + VW - 1) / VW * VW;  // head dimension padded to whole vectors (pads are zero)
@@ -147,7 +164,12 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
       return;
     }
     for (int64_t c = d; c < dp; ++c) std::fill(kt + c * BK, kt + (c + 1) * BK, 0.0f);
-    for (int64_t j = 0; j < nk; ++j)
+    // Whole vectors of keys by gathers down the columns, the rest scalar.
+    const int64_t whole = nk / VW * VW;
+    const vi rows = v_offsets(d, VW);
+    for (int64_t j = 0; j < whole; j += VW)
+      for (int64_t c = 0; c < d; ++c) v_store(kt + c * BK + j, v_gather(K + j * d + c, rows));
+    for (int64_t j = whole; j < nk; ++j)
       for (int64_t c = 0; c < d; ++c) kt[c * BK + j] = K[j * d + c];
     if (nk < BK)
       for (int64_t c = 0; c < d; ++c) std::fill(kt + c * BK + nk, kt + (c + 1) * BK, 0.0f);
@@ -162,6 +184,7 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
     std::vector<float> qs(size_t(max_rows * dp)), os(size_t(max_rows * dp)), s(size_t(max_rows * BK));
     std::vector<float> m(static_cast<size_t>(max_rows)), alpha(static_cast<size_t>(max_rows)), l(size_t(max_rows * VW));
     std::vector<int64_t> row_end(static_cast<size_t>(max_rows)), group_end(static_cast<size_t>(max_rows / RB));
+    PrefetchStream next_head[4];
     // Tile t of KV head bk (batch * hkv + head); its packed blocks (when shared) start at kt_head, v_head.
     const auto run_tile = [&](int64_t bk, int64_t t, const float* kt_head, const float* v_head) {
       const int64_t qb = q_blocks - 1 - t % q_blocks;  // the last query blocks first: with causal they see the most keys
@@ -170,6 +193,16 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
       const int64_t q0 = qb * BLOCK_Q, nq = std::min<int64_t>(BLOCK_Q, lq - q0);
       const int64_t rows = heads_per_tile * nq;
       const int64_t padded_rows = (rows + RB - 1) / RB * RB;  // rows past `rows` are zero and never stored
+      // The next KV head's q, o, v (and k when heads are packed one at a time) come from memory while this
+      // head's tiles compute: each tile pulls its share toward the caches, a few lines per register group.
+      for (auto& stream : next_head) stream = {};
+      if (PREFETCH_NEXT_HEAD && bk + 1 < b * hkv) {
+        const int64_t next_q = ((bk + 1) / hkv * hq + (bk + 1) % hkv * group) * lq * d;
+        next_head[0].slice(q + next_q, group * lq * d, t, tiles_per_head);
+        next_head[1].slice(o + next_q, group * lq * d, t, tiles_per_head);
+        next_head[2].slice(v + (bk + 1) * lk * d, lk * d, t, tiles_per_head);
+        if (!PACK_ALL_HEADS) next_head[3].slice(k + (bk + 1) * lk * d, lk * d, t, tiles_per_head);
+      }
       // Row r: head kh * group + hg * heads_per_tile + r / nq, position q0 + r % nq. A register group of RB
       // rows needs the keys up to the end of its longest row's.
       int64_t key_end = 0;
@@ -184,7 +217,7 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
         if (r >= rows) continue;
         const int64_t h = kh * group + hg * heads_per_tile + r / nq, i = q0 + r % nq;
         const float* src = q + ((bi * hq + h) * lq + i) * d;
-        for (int64_t c = 0; c < d; ++c) qr[c] = src[c] * scale;
+        std::copy(src, src + d, qr);
         row_end[size_t(r)] = causal ? std::max<int64_t>(0, std::min<int64_t>(lk, i + lk - lq + 1)) : lk;
         group_end[size_t(r / RB)] = std::max(group_end[size_t(r / RB)], row_end[size_t(r)]);
         key_end = std::max(key_end, row_end[size_t(r)]);
@@ -198,8 +231,9 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
         for (int64_t r = 0; r < padded_rows; r += RB) {
           const int64_t keys = std::min<int64_t>(BK, group_end[size_t(r / RB)] - j0);
           if (keys <= 0) continue;  // every row of the group is masked here: nothing to add
+          for (auto& stream : next_head) stream.step(PREFETCH_NEXT_HEAD);
           attend_group(int((keys + VW - 1) / VW), keys, qs.data() + r * dp, os.data() + r * dp, dp, kt, vp, s.data() + r * BK,
-                       row_end.data() + r, j0, m.data() + r, l.data() + r * VW, alpha.data() + r);
+                       row_end.data() + r, j0, m.data() + r, l.data() + r * VW, alpha.data() + r, log2_scale);
         }
       }
       for (int64_t r = 0; r < rows; ++r) {

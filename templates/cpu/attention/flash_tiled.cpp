@@ -6,7 +6,7 @@
 #define ROW_BLOCK 0
 #define GQA_PACK 1
 #define EXP_DEGREE 5
-#define PACK_ALL_HEADS 0
+#define PACK_ALL_HEADS 2
 #define PREFETCH_NEXT_HEAD 8
 #define THREADS 1
 
@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "../common/vector.h"
+
+#include <omp.h>
 
 // Flash-attention tiling: a tile of query rows (BLOCK_Q positions x the query heads sharing one KV head
 // when GQA_PACK) walks the keys in blocks of BK. K is packed transposed once per KV head (V padded only when
@@ -175,7 +177,11 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
       for (int64_t c = 0; c < d; ++c) std::fill(kt + c * BK + nk, kt + (c + 1) * BK, 0.0f);
   };
   const auto v_block = [&](int64_t bk, int64_t j0, const float* packed) { return v_padded ? packed : v + (bk * lk + j0) * d; };
-  const int64_t packed_heads = !pack_shared ? 0 : PACK_ALL_HEADS ? b * hkv : 1;
+  // One KV head at a time keeps its packed K^T in cache and lets the next head's k arrive during this one's
+  // tiles, but runs only one head's tiles at once: with more threads than that, every head is packed first.
+  const int threads = THREADS ? omp_get_max_threads() : 1;
+  const bool pack_all_heads = PACK_ALL_HEADS == 1 || (PACK_ALL_HEADS == 2 && tiles_per_head < threads);
+  const int64_t packed_heads = !pack_shared ? 0 : pack_all_heads ? b * hkv : 1;
   const size_t packed_floats = size_t(packed_heads * k_blocks * block_floats);
   const std::unique_ptr<float[]> kt_packed(new float[packed_floats]), v_packed(new float[v_padded ? packed_floats : 0]);
 #pragma omp parallel if (THREADS)
@@ -201,7 +207,7 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
         next_head[0].slice(q + next_q, group * lq * d, t, tiles_per_head);
         next_head[1].slice(o + next_q, group * lq * d, t, tiles_per_head);
         next_head[2].slice(v + (bk + 1) * lk * d, lk * d, t, tiles_per_head);
-        if (!PACK_ALL_HEADS) next_head[3].slice(k + (bk + 1) * lk * d, lk * d, t, tiles_per_head);
+        if (!pack_all_heads) next_head[3].slice(k + (bk + 1) * lk * d, lk * d, t, tiles_per_head);
       }
       // Row r: head kh * group + hg * heads_per_tile + r / nq, position q0 + r % nq. A register group of RB
       // rows needs the keys up to the end of its longest row's.
@@ -247,7 +253,7 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
     if (!pack_shared) {
 #pragma omp for schedule(dynamic, 1)
       for (int64_t tile = 0; tile < b * hkv * tiles_per_head; ++tile) run_tile(tile / tiles_per_head, tile % tiles_per_head, nullptr, nullptr);
-    } else if (PACK_ALL_HEADS) {
+    } else if (pack_all_heads) {
 #pragma omp for schedule(static)
       for (int64_t hb = 0; hb < b * hkv * k_blocks; ++hb)
         pack_block(hb / k_blocks, hb % k_blocks * BK, kt_packed.get() + hb * block_floats,

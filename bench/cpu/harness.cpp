@@ -4,6 +4,7 @@
 // cold-cache calls. With -DTHREAD_CPU_TIME it times the calling thread's CPU time instead of wall time:
 // on a machine loaded by other processes that is what a single-threaded candidate (THREADS 0) itself
 // spent, without the time slices it waited; compare it with single-core peaks measured the same way.
+// bench/cpu/single_core.py runs it for several kernels against the ceilings probe in interleaved repetitions.
 // Correctness is ksearch eval's job; this only times.
 #include <algorithm>
 #include <chrono>

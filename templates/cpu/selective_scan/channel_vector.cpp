@@ -2,7 +2,7 @@
 // Knobs: ksearch replaces each #define below with the value it tries (channel_vector.toml lists them).
 #define VECTOR_BITS 512
 #define CHANNEL_VECTORS 1
-#define STATE_GROUP 8
+#define STATE_GROUP 4
 #define CHUNK 64
 #define EXP_DEGREE 5
 #define THREADS 1

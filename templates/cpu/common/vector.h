@@ -1,11 +1,12 @@
 #pragma once
 // The vector layer of the cpu templates: type vf holding VW floats, v_* helpers, and a range-reduced
 // polynomial exp (v_exp<degree> on vectors, s_exp<degree> on scalars). Uses the widest path that
-// VECTOR_BITS (a family's knob: 512, 256 or 0; scalar when undefined) and the target machine allow.
+// VECTOR_BITS (a family's knob: 512, 256 or 0; scalar when undefined) and the target machine allow (512 bits
+// with AVX512F and DQ, which every AVX-512 core since Skylake has).
 #include <bit>
 #include <cstdint>
 
-#if (VECTOR_BITS >= 512 && defined(__AVX512F__)) || (VECTOR_BITS >= 256 && defined(__AVX2__) && defined(__FMA__))
+#if (VECTOR_BITS >= 512 && defined(__AVX512F__) && defined(__AVX512DQ__)) || (VECTOR_BITS >= 256 && defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
 #endif
 
@@ -26,32 +27,53 @@ inline float s_exp(float x) {
   return p * std::bit_cast<float>((int32_t(n) + 127) << 23);
 }
 
-// 2^f = exp(f ln 2): the Taylor coefficients of exp scaled by powers of ln 2, for exp2 with f in [-1/2, 1/2].
-constexpr auto kExp2Coef = [] {
-  struct Coefficients {
-    float c[8];
-  } out{};
-  double power = 1.0;
-  for (int k = 0; k < 8; ++k, power *= 0.69314718055994531) out.c[k] = float(double(kExpCoef[k]) * power);
+// 2^f for f in [-1/2, 1/2]: the polynomials of degree 5 to 7 with the least maximum relative error (Remez;
+// 2.3e-7, 1e-7 and 9e-8 in float, the last two at float's own rounding); kExp2Coef.c[D] holds degree D's.
+// Degree 4 (2.7e-6) is not offered: its error does not vanish at f = 0, and in the scan's decays near 1 it
+// accumulates over the long memory to 1.9e-4 (over the task's tolerance; Taylor's degree 5, exact at 0, 6e-5).
+struct Exp2Coefficients {
+  float c[8][8];
+};
+constexpr Exp2Coefficients kExp2Coef = {{{}, {}, {}, {}, {},
+                                         {1.00000012f, 0.693146944f, 0.240221202f, 0.0555071309f, 0.00967554096f,
+                                          0.00132764725f},
+                                         {1.0f, 0.693147182f, 0.240226462f, 0.0555032864f, 0.00961848907f,
+                                          0.00133999309f, 0.000153458124f},
+                                         {1.0f, 0.693147182f, 0.240226507f, 0.0555041023f, 0.00961802714f,
+                                          0.00133339223f, 0.000154692912f, 1.52019211e-05f}}};
+// The same polynomials for f in [0, 1): 2^f = sqrt(2) 2^(f - 1/2), expanded in f.
+constexpr Exp2Coefficients kExp2UnitCoef = [] {
+  Exp2Coefficients out{};
+  for (int d = 5; d <= 7; ++d)
+    for (int k = 0; k <= d; ++k) {
+      double sum = 0, binomial = 1;  // binomial = C(j, k) for j = k, k + 1, ...
+      for (int j = k; j <= d; ++j) {
+        double shift = 1;
+        for (int i = 0; i < j - k; ++i) shift *= -0.5;
+        sum += double(kExp2Coef.c[d][j]) * binomial * shift;
+        binomial = binomial * (j + 1) / (j + 1 - k);
+      }
+      out.c[d][k] = float(1.4142135623730951 * sum);
+    }
   return out;
 }();
 // exp2 clamps its argument here when it builds 2^n from exponent bits.
 constexpr float kExp2Lo = -126.0f, kExp2Hi = 127.0f;
 
-// 2^(a b): n = round(a b) and f = a b - n each come from one FMA on the exact product, so a caller scaling
-// exp(x a) as 2^(x (a log2 e)) pays no separate multiply.
+// 2^(a b): a caller scaling exp(x a) as 2^(x (a log2 e)) pays one multiply for both.
 template <int D>
 inline float s_exp2_product(float a, float b) {
+  static_assert(D >= 5 && D <= 7, "exp2 polynomials have degree 5 to 7");
   float y = a * b;
   y = y < kExp2Lo ? kExp2Lo : (y > kExp2Hi ? kExp2Hi : y);
   const float n = (y + 12582912.0f) - 12582912.0f;
   const float f = y - n;
-  float p = kExp2Coef.c[D];
-  for (int k = D - 1; k >= 0; --k) p = p * f + kExp2Coef.c[k];
+  float p = kExp2Coef.c[D][D];
+  for (int k = D - 1; k >= 0; --k) p = p * f + kExp2Coef.c[D][k];
   return p * std::bit_cast<float>((int32_t(n) + 127) << 23);
 }
 
-#if VECTOR_BITS >= 512 && defined(__AVX512F__)
+#if VECTOR_BITS >= 512 && defined(__AVX512F__) && defined(__AVX512DQ__)
 typedef __m512 vf;
 constexpr int VW = 16;
 typedef __m512i vi;  // lane offsets for gathers
@@ -85,15 +107,16 @@ inline vf v_exp(vf x) {
   for (int k = D - 1; k >= 0; --k) p = _mm512_fmadd_ps(p, r, v_set1(kExpCoef[k]));
   return _mm512_scalef_ps(p, n);
 }
-// scalef scales by 2^n with the IEEE overflow and underflow (no clamp needed): 9 instructions.
+// reduce gives f = y - floor(y) in [0, 1) and scalef multiplies by 2^floor(y) with the IEEE overflow and
+// underflow (no clamp, no rounding step): D + 3 instructions.
 template <int D>
 inline vf v_exp2_product(vf a, vf b) {
-  const vf magic = v_set1(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
-  const vf n = _mm512_sub_ps(_mm512_fmadd_ps(a, b, magic), magic);
-  const vf f = _mm512_fmsub_ps(a, b, n);
-  vf p = v_set1(kExp2Coef.c[D]);
-  for (int k = D - 1; k >= 0; --k) p = _mm512_fmadd_ps(p, f, v_set1(kExp2Coef.c[k]));
-  return _mm512_scalef_ps(p, n);
+  static_assert(D >= 5 && D <= 7, "exp2 polynomials have degree 5 to 7");
+  const vf y = _mm512_mul_ps(a, b);
+  const vf f = _mm512_reduce_ps(y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  vf p = v_set1(kExp2UnitCoef.c[D][D]);
+  for (int k = D - 1; k >= 0; --k) p = _mm512_fmadd_ps(p, f, v_set1(kExp2UnitCoef.c[D][k]));
+  return _mm512_scalef_ps(p, y);
 }
 #elif VECTOR_BITS >= 256 && defined(__AVX2__) && defined(__FMA__)
 typedef __m256 vf;
@@ -138,15 +161,17 @@ inline vf v_exp(vf x) {
   return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
 // n sits in the low mantissa bits of y + 1.5 * 2^23, so shifting them into the exponent field and adding
-// scales p by 2^n (y clamped so that 2^n stays a normal float).
+// scales p by 2^n. y is clamped from below only, so that 2^n stays a normal float: the callers keep a b at
+// most kExp2Hi (where exp2 overflows float), and one instruction less counts in the scan's recurrence.
 template <int D>
 inline vf v_exp2_product(vf a, vf b) {
-  const vf y = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(a, b), v_set1(kExp2Lo)), v_set1(kExp2Hi));
+  static_assert(D >= 5 && D <= 7, "exp2 polynomials have degree 5 to 7");
+  const vf y = _mm256_max_ps(_mm256_mul_ps(a, b), v_set1(kExp2Lo));
   const vf magic = v_set1(12582912.0f);
   const vf shifted = _mm256_add_ps(y, magic);
   const vf f = _mm256_sub_ps(y, _mm256_sub_ps(shifted, magic));
-  vf p = v_set1(kExp2Coef.c[D]);
-  for (int k = D - 1; k >= 0; --k) p = _mm256_fmadd_ps(p, f, v_set1(kExp2Coef.c[k]));
+  vf p = v_set1(kExp2Coef.c[D][D]);
+  for (int k = D - 1; k >= 0; --k) p = _mm256_fmadd_ps(p, f, v_set1(kExp2Coef.c[D][k]));
   const __m256i scale = _mm256_slli_epi32(_mm256_castps_si256(shifted), 23);
   return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), scale));
 }

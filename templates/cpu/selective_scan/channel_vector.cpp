@@ -2,7 +2,7 @@
 // Knobs: ksearch replaces each #define below with the value it tries (channel_vector.toml lists them).
 #define VECTOR_BITS 512
 #define CHANNEL_VECTORS 1
-#define STATE_GROUP 8
+#define STATE_GROUP 4
 #define CHUNK 64
 #define EXP_DEGREE 5
 #define THREADS 1
@@ -22,18 +22,30 @@ constexpr int CV = CHANNEL_VECTORS;
 constexpr int64_t CB = int64_t(CV) * VW;
 constexpr int SG = STATE_GROUP;
 
+// The cache lines of the block's next time chunk (its rows are more streams than the hardware prefetchers
+// follow), requested a few per step while this chunk's recurrence runs, not all at once (that would stall
+// on the fill buffers).
+struct Prefetches {
+  std::vector<const char*> lines;
+  size_t next = 0, per_step = 0;
+  void issue() {
+    for (size_t i = 0; i < per_step && next < lines.size(); ++i) __builtin_prefetch(lines[next++], 0, 2);
+  }
+};
+
 // States [k0, k0 + ks) of one channel block over one time chunk; bk(k, t), ck(k, t) give B and C as
 // vectors over the block's channels (broadcasts for the variable layout, per-channel rows when fixed).
 template <int KS, typename BAt, typename CAt>
 inline void scan_states(int64_t k0, int64_t tl, float* __restrict h, const float* __restrict at,
                         const float* __restrict dtt, const float* __restrict dut, float* __restrict yt, BAt bk,
-                        CAt ck) {
+                        CAt ck, Prefetches& next) {
   vf hr[KS][CV];
 #pragma GCC unroll 16
   for (int s = 0; s < KS; ++s)
 #pragma GCC unroll 4
     for (int x = 0; x < CV; ++x) hr[s][x] = v_load(h + (k0 + s) * CB + x * VW);
   for (int64_t t = 0; t < tl; ++t) {
+    next.issue();
     vf dtv[CV], duv[CV], yv[CV];
 #pragma GCC unroll 4
     for (int x = 0; x < CV; ++x)
@@ -60,11 +72,13 @@ inline void scan_states(int64_t k0, int64_t tl, float* __restrict h, const float
 // All n states in groups of SG (the last group through the narrower instantiations).
 template <typename BAt, typename CAt>
 inline void scan_chunk(int64_t n, int64_t tl, float* h, const float* at, const float* dtt, const float* dut, float* yt,
-                       BAt bk, CAt ck) {
+                       BAt bk, CAt ck, Prefetches& next) {
+  const int64_t groups = n / SG + n % SG / 4 + n % 4;
+  next.per_step = (next.lines.size() + size_t(tl * groups) - 1) / size_t(tl * groups);
   int64_t k0 = 0;
-  for (; k0 + SG <= n; k0 += SG) scan_states<SG>(k0, tl, h, at, dtt, dut, yt, bk, ck);
-  for (; k0 + 4 <= n; k0 += 4) scan_states<4>(k0, tl, h, at, dtt, dut, yt, bk, ck);
-  for (; k0 < n; ++k0) scan_states<1>(k0, tl, h, at, dtt, dut, yt, bk, ck);
+  for (; k0 + SG <= n; k0 += SG) scan_states<SG>(k0, tl, h, at, dtt, dut, yt, bk, ck, next);
+  for (; k0 + 4 <= n; k0 += 4) scan_states<4>(k0, tl, h, at, dtt, dut, yt, bk, ck, next);
+  for (; k0 < n; ++k0) scan_states<1>(k0, tl, h, at, dtt, dut, yt, bk, ck, next);
 }
 
 extern "C" void selective_scan(const float* u, const float* delta, const float* A, const float* B, const float* C,
@@ -80,6 +94,7 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
     std::vector<float> h(size_t(n * CB)), at(size_t(n * CB)), bc(size_t(n * CB)), cc(size_t(n * CB));
     std::vector<float> dtt(size_t(CHUNK * CB)), dut(size_t(CHUNK * CB)), yt(size_t(CHUNK * CB));
     float yb[(CHUNK + VW - 1) / VW * VW];
+    Prefetches next;
     const vi time_offsets = v_offsets(CB, VW);  // one channel's column of yt
 #pragma omp for collapse(3) schedule(static)
     for (int64_t bi = 0; bi < b; ++bi)
@@ -120,18 +135,28 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
                 v_store(dut.data() + t * CB + x * VW, v_mul(dt, v_gather(u + at_t, offsets[x])));
               }
             std::fill(yt.begin(), yt.begin() + tl * CB, 0.0f);
+            next.lines.clear();
+            next.next = 0;
+            if (t0 + CHUNK < l) {
+              const int64_t next_bytes = std::min<int64_t>(CHUNK, l - t0 - CHUNK) * int64_t(sizeof(float));
+              for (const float* rows : {delta, u, z, static_cast<const float*>(y)})
+                if (rows)
+                  for (int64_t c = 0; c < cnt; ++c)
+                    for (int64_t byte = 0; byte < next_bytes; byte += 64)
+                      next.lines.push_back(reinterpret_cast<const char*>(rows + (bi * d + c0 + c) * l + t0 + CHUNK) + byte);
+            }
             if (fixed) {
               const float* bp = bc.data();
               const float* cp = cc.data();
               scan_chunk(n, tl, h.data(), at.data(), dtt.data(), dut.data(), yt.data(),
                          [bp](int64_t k, int64_t, int x) { return v_load(bp + k * CB + x * VW); },
-                         [cp](int64_t k, int64_t, int x) { return v_load(cp + k * CB + x * VW); });
+                         [cp](int64_t k, int64_t, int x) { return v_load(cp + k * CB + x * VW); }, next);
             } else {
               const float* bp = bs + t0;
               const float* cp = cs + t0;
               scan_chunk(n, tl, h.data(), at.data(), dtt.data(), dut.data(), yt.data(),
                          [bp, l](int64_t k, int64_t t, int) { return v_set1(bp[k * l + t]); },
-                         [cp, l](int64_t k, int64_t t, int) { return v_set1(cp[k * l + t]); });
+                         [cp, l](int64_t k, int64_t t, int) { return v_set1(cp[k * l + t]); }, next);
             }
             for (int64_t c = 0; c < cnt; ++c) {
               const int64_t row = (bi * d + c0 + c) * l + t0;

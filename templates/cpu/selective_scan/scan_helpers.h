@@ -17,7 +17,11 @@ inline vf v_softplus(vf x) {
   p = v_fma(p, s2, v_set1(1.0f));
   return v_fma(v_add(s, s), p, v_max(x, zero));
 }
-inline vf v_silu(vf z) { return v_div(z, v_add(v_set1(1.0f), v_exp2_product<EXP_DEGREE>(z, v_set1(-kLog2e)))); }
+// exp(-z) from z >= -88 (exp2 of at most 127): below, z / (1 + exp(88)) is as good as 0.
+inline vf v_silu(vf z) {
+  const vf e = v_exp2_product<EXP_DEGREE>(v_max(z, v_set1(-88.0f)), v_set1(-kLog2e));
+  return v_div(z, v_add(v_set1(1.0f), e));
+}
 
 // Applies body(t, lanes) to a time chunk of tl steps a vector at a time; the last partial vector goes
 // through buffers padded with zeros: body reads its inputs through in(k, t) and writes out(k, t, v).

@@ -2,7 +2,7 @@
 // Knobs: ksearch replaces each #define below with the value it tries (channel_vector.toml lists them).
 #define VECTOR_BITS 512
 #define CHANNEL_VECTORS 1
-#define STATE_GROUP 4
+#define STATE_GROUP 0
 #define CHUNK 64
 #define EXP_DEGREE 5
 #define THREADS 1
@@ -18,9 +18,11 @@
 // transposes of B/C, no horizontal sums). Per time chunk, u*dt and dt are transposed to [time][channel];
 // then STATE_GROUP states at a time keep their h vectors in registers for the whole chunk while y
 // accumulates lane-wise in a [time][channel] buffer, so the recurrence touches memory only for inputs.
+// STATE_GROUP 0 = sized for the target: 4 with 32 vector registers (AVX-512), 8 with 16 (AVX2), the faster of
+// the two on each in interleaved single-core runs (BENCHMARKS, the scan's third pass).
 constexpr int CV = CHANNEL_VECTORS;
 constexpr int64_t CB = int64_t(CV) * VW;
-constexpr int SG = STATE_GROUP;
+constexpr int SG = STATE_GROUP > 0 ? STATE_GROUP : (kVectorRegisters >= 32 ? 4 : 8);
 
 // The cache lines of the block's next time chunk (its rows are more streams than the hardware prefetchers
 // follow), requested a few per step while this chunk's recurrence runs, not all at once (that would stall

@@ -144,9 +144,12 @@ def matmul_cases():
 
 def attention_cases():
     out = []
-    for (b, hq, hkv, lq, lk, causal) in [(1, 32, 32, 4096, 4096, 1), (1, 32, 32, 4096, 4096, 0),
-                                         (1, 32, 8, 1, 4096, 0), (4, 32, 32, 1, 4096, 0)]:
-        d = 128
+    # The shapes of issue 16's goal: long prefills causal and not, a batched shorter one, a very long causal one, a
+    # head size of 64, and GQA / batched decode.
+    for (b, hq, hkv, lq, lk, d, causal) in [(1, 32, 32, 4096, 4096, 128, 1), (1, 32, 32, 4096, 4096, 128, 0),
+                                            (4, 32, 32, 1024, 1024, 128, 1), (4, 32, 32, 1024, 1024, 128, 0),
+                                            (1, 32, 32, 16384, 16384, 128, 1), (1, 8, 8, 8192, 8192, 64, 0),
+                                            (1, 32, 8, 1, 4096, 128, 0), (4, 32, 32, 1, 4096, 128, 0)]:
         q = torch.randn(b, hq, lq, d, device=dev, dtype=torch.bfloat16)
         k = torch.randn(b, hkv, lk, d, device=dev, dtype=torch.bfloat16)
         v = torch.randn(b, hkv, lk, d, device=dev, dtype=torch.bfloat16)
@@ -154,7 +157,7 @@ def attention_cases():
         pairs = lq * lk if not causal else lq * (lk - lq) + lq * (lq + 1) // 2
         kind = "decode" if lq == 1 else ("prefill causal" if causal else "prefill")
         sdpa = lambda q=q, k=k, v=v, c=causal, g=hq != hkv: F.scaled_dot_product_attention(q, k, v, is_causal=bool(c), enable_gqa=g)
-        out.append(dict(name=f"attention bf16 {kind} b{b} hq{hq} hkv{hkv} lq{lq} lk{lk}", bytes=2 * (2 * b * hq * lq * d + 2 * b * hkv * lk * d),
+        out.append(dict(name=f"attention bf16 {kind} b{b} hq{hq} hkv{hkv} lq{lq} lk{lk}" + (f" d{d}" if d != 128 else ""), bytes=2 * (2 * b * hq * lq * d + 2 * b * hkv * lk * d),
                         flops=4 * b * hq * d * pairs,
                         args=[q, k, v, o, b, hq, hkv, lq, lk, d, causal],
                         torch=sdpa, out=o, ref=lambda s=sdpa: s().float(), tol=2e-2, bf16=True))

@@ -23,6 +23,7 @@ struct ResumeArgs {
   std::string dir, proposer;
   int rounds = 0;
   double minutes = -1;
+  int proposer_concurrency = -1;  // -1: the run's
   bool json = false;
 };
 
@@ -32,6 +33,9 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("dir", args->dir, "Run folder")->required();
   cmd->add_option("--rounds", args->rounds, "New total round budget (default: the run's)")->check(kPositive);
   cmd->add_option("--minutes", args->minutes, "New total time budget in minutes (0: none)")->check(kNonNegative);
+  cmd->add_option("--proposer-concurrency", args->proposer_concurrency,
+                  "New number of proposer calls writing code at once (0: enough to fill the evaluation places; default: the run's)")
+      ->check(CLI::Range(0, 256));
   cmd->add_flag("--json", args->json, "Print one JSON object at the end (progress goes to stderr)");
   // The proposer flags of `ksearch run` (--llm, --agent, ...): given, they replace the run's proposer settings.
   cmd->add_option("--proposer", args->proposer, "Continue with this proposer (builtin, or one added by a plugin)");
@@ -51,6 +55,29 @@ void setup(CLI::App& app, int& exit_code) {
     bool changed = false;
     if (args->rounds > 0) options.rounds = args->rounds, changed = true;
     if (args->minutes >= 0) options.minutes = args->minutes, changed = true;
+    proposers::ProposerSpec spec = stored_proposer(info);
+    const proposers::ProposerSpec before = spec;
+    if (!args->proposer.empty() && args->proposer != spec.name) spec = {args->proposer, nlohmann::json::object()};
+    for (const auto& apply : appliers) apply(spec);
+    auto proposer = proposers::make_proposer(spec, {&task, backend.get(), &store});  // a bad spec fails before it is recorded
+    if (args->proposer_concurrency >= 0) {  // checked against the proposer it continues with, before anything is stored
+      check_proposer_concurrency(args->proposer_concurrency, *proposer);
+      options.proposer_concurrency = args->proposer_concurrency;
+      changed = true;
+    }
+    if (spec.name != before.name || spec.config != before.config) {
+      // Recorded: the run's config holds the settings in use, the events when and from what they changed.
+      auto history = info.config.value("proposer_history", nlohmann::json::array());
+      history.push_back({{"name", before.name}, {"config", before.config}, {"until", store::now_seconds()}});
+      info.config["proposer_history"] = history;
+      info.config["proposer"] = {{"name", spec.name}, {"config", spec.config}};
+      const auto stored = store.load_state();
+      const int round = stored ? search::LoopState::from_json(*stored).round : 0;
+      store.transaction([&] {
+        store.set_config(info.config);
+        store.add_event(round, "message", fmt::format("resumed with proposer {} (was {})", spec.name, before.name));
+      });
+    }
     if (changed) {
       info.config["search"] = options.to_json();
       store.set_config(info.config);
@@ -69,24 +96,6 @@ void setup(CLI::App& app, int& exit_code) {
           });
         }
       }
-    }
-    proposers::ProposerSpec spec = stored_proposer(info);
-    const proposers::ProposerSpec before = spec;
-    if (!args->proposer.empty() && args->proposer != spec.name) spec = {args->proposer, nlohmann::json::object()};
-    for (const auto& apply : appliers) apply(spec);
-    auto proposer = proposers::make_proposer(spec, {&task, backend.get(), &store});  // a bad spec fails before it is recorded
-    if (spec.name != before.name || spec.config != before.config) {
-      // Recorded: the run's config holds the settings in use, the events when and from what they changed.
-      auto history = info.config.value("proposer_history", nlohmann::json::array());
-      history.push_back({{"name", before.name}, {"config", before.config}, {"until", store::now_seconds()}});
-      info.config["proposer_history"] = history;
-      info.config["proposer"] = {{"name", spec.name}, {"config", spec.config}};
-      const auto stored = store.load_state();
-      const int round = stored ? search::LoopState::from_json(*stored).round : 0;
-      store.transaction([&] {
-        store.set_config(info.config);
-        store.add_event(round, "message", fmt::format("resumed with proposer {} (was {})", spec.name, before.name));
-      });
     }
     auto strategy = search::make_strategy(stored_strategy(info), {&task, backend.get()});
     exit_code = run_session(store, task, *backend, *proposer, *strategy, options, {args->json}, transfer);

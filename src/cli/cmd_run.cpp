@@ -161,9 +161,7 @@ void setup(CLI::App& app, int& exit_code) {
     spec.name = args->proposer;
     for (const auto& apply : appliers) apply(spec);
     auto proposer = proposers::make_proposer(spec, {&task, backend.get()});
-    if (args->search.proposer_concurrency > 1 && !proposer->concurrent_calls())
-      throw Error(fmt::format("--proposer-concurrency {}: proposer {} takes one request at a time (use 0 or 1, or a model proposer: --llm)",
-                              args->search.proposer_concurrency, proposer->name()));
+    check_proposer_concurrency(args->search.proposer_concurrency, *proposer);
     auto strategy = search::make_strategy(args->strategy, {&task, backend.get()});
 
     store::RunInfo info;

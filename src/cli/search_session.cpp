@@ -27,6 +27,12 @@ bool register_run_options(RunOptionsHook hook) {
   return true;
 }
 
+void check_proposer_concurrency(int requested, const proposers::Proposer& proposer) {
+  if (requested > 1 && !proposer.concurrent_calls())
+    throw Error(fmt::format("--proposer-concurrency {}: proposer {} takes one request at a time (use 0 or 1, or a model proposer: --llm)",
+                            requested, proposer.name()));
+}
+
 proposers::ProposerSpec stored_proposer(const store::RunInfo& info) {
   proposers::ProposerSpec spec;
   const auto p = info.config.value("proposer", nlohmann::json::object());

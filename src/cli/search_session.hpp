@@ -19,6 +19,10 @@ int run_session(store::RunStore& store, const tasks::Task& task, backends::Backe
                 search::Strategy& strategy, const search::SearchOptions& options, const SessionOptions& session,
                 search::Transfer transfer = {});
 
+// Refuses --proposer-concurrency above 1 for a proposer that takes one request at a time (`ksearch run` and
+// `ksearch resume` alike).
+void check_proposer_concurrency(int requested, const proposers::Proposer& proposer);
+
 // The proposer and strategy specs of a stored run.
 proposers::ProposerSpec stored_proposer(const store::RunInfo& info);
 search::StrategySpec stored_strategy(const store::RunInfo& info);

@@ -192,3 +192,29 @@ TEST(ResumeProposer, AMissingKeySaysWhatToDoAndResumeCanChangeTheProposer) {
   std::filesystem::remove_all(dir);
   std::filesystem::remove(err);
 }
+
+// `ksearch resume --proposer-concurrency N` changes the stored setting, checked against the proposer the run
+// continues with: the built-in proposer takes one request at a time, so 2 is refused and nothing is stored.
+TEST(ResumeProposer, ProposerConcurrencyChangesOnResumeWhereTheProposerAllowsIt) {
+  const auto dir = test::fresh_run_dir("resume-concurrency");
+  const auto err = dir.string() + ".stderr";
+  ASSERT_EQ(wait_exit(spawn({kKsearch, "run", "--task", test::tiny_task_file().string(), "--rounds", "1", "--finalists", "0",
+                             "--out", dir.string()},
+                            err)),
+            0)
+      << read_text(err);
+  EXPECT_NE(wait_exit(spawn({kKsearch, "resume", dir.string(), "--rounds", "2", "--proposer-concurrency", "2"}, err)), 0);
+  EXPECT_NE(read_text(err).find("takes one request at a time"), std::string::npos) << read_text(err);
+  {
+    auto s = store::RunStore::open(dir);
+    EXPECT_EQ(s.info().config["search"].value("proposer_concurrency", -1), 0);
+    EXPECT_EQ(s.info().config["search"].value("rounds", 0), 1);  // the refused resume stored nothing
+  }
+  ASSERT_EQ(wait_exit(spawn({kKsearch, "resume", dir.string(), "--rounds", "2", "--proposer-concurrency", "1"}, err)), 0)
+      << read_text(err);
+  auto s = store::RunStore::open(dir);
+  EXPECT_EQ(s.info().config["search"].value("proposer_concurrency", -1), 1);
+  EXPECT_EQ(s.info().config["search"].value("rounds", 0), 2);
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(err);
+}

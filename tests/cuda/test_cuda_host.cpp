@@ -80,6 +80,24 @@ TEST(CudaHost, TargetArchFromEnvironment) {
   EXPECT_NE(std::find(command.begin(), command.end(), "-gencode=arch=compute_90a,code=sm_90a"), command.end());
 }
 
+// Candidates link the driver library (TMA tensor maps): against the toolkit's stub where the toolkit has one, else
+// against the installed driver's by soname.
+TEST(CudaHost, TheDriverLibraryIsLinkedThroughTheToolkitsStubOrBySoname) {
+  const auto toolkit = std::filesystem::temp_directory_path() / ("ksearch-fake-toolkit-" + std::to_string(getpid()));
+  std::filesystem::create_directories(toolkit / "bin");
+  setenv("KSEARCH_NVCC", (toolkit / "bin/nvcc").c_str(), 1);
+  auto command = cuda::nvcc_command("90a", "in.cu", "out.so");
+  EXPECT_NE(std::find(command.begin(), command.end(), "-l:libcuda.so.1"), command.end());
+  std::filesystem::create_directories(toolkit / "targets/x86_64-linux/lib/stubs");
+  std::ofstream(toolkit / "targets/x86_64-linux/lib/stubs/libcuda.so").put('\0');
+  command = cuda::nvcc_command("90a", "in.cu", "out.so");
+  EXPECT_NE(std::find(command.begin(), command.end(), "-L" + (toolkit / "targets/x86_64-linux/lib/stubs").string()), command.end());
+  EXPECT_NE(std::find(command.begin(), command.end(), "-lcuda"), command.end());
+  EXPECT_EQ(std::find(command.begin(), command.end(), "-l:libcuda.so.1"), command.end());
+  unsetenv("KSEARCH_NVCC");
+  std::filesystem::remove_all(toolkit);
+}
+
 TEST(CudaHost, SeedsPassTheRules) {
   auto backend = make_backend("cuda");
   const auto& rules = backend->profile().rules;

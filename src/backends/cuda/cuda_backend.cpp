@@ -90,8 +90,7 @@ std::string target_arch() {
 }
 
 std::vector<std::string> nvcc_command(const std::string& arch, const std::string& input, const std::string& output) {
-  const fs::path nvcc = nvcc_path();
-  const fs::path lib = nvcc.parent_path().parent_path() / "lib64";
+  const fs::path nvcc = nvcc_path(), toolkit = nvcc.parent_path().parent_path(), lib = toolkit / "lib64";
   std::vector<std::string> command = {nvcc.string(), "-std=c++17", "-O3", "-lineinfo",
                                       fmt::format("-gencode=arch=compute_{0},code=sm_{0}", arch), "-Xcompiler=-fPIC",
                                       "-shared", "-cudart=shared", "-Xlinker", "-rpath=" + lib.string(),
@@ -99,7 +98,6 @@ std::vector<std::string> nvcc_command(const std::string& arch, const std::string
   // The driver library for TMA's tensor maps (cuTensorMapEncodeTiled, the only driver function the object rules let a
   // candidate import): linked against the toolkit's stub where it has one, so it builds without a GPU (the driver's
   // own library loads at run time); else against the installed driver's by its soname.
-  const fs::path toolkit = nvcc.parent_path().parent_path();
   for (const fs::path stubs : {toolkit / "lib64/stubs", toolkit / "lib/stubs", toolkit / "targets/x86_64-linux/lib/stubs",
                                toolkit / "targets/sbsa-linux/lib/stubs"})
     if (fs::exists(stubs / "libcuda.so")) {

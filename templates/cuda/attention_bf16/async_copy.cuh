@@ -3,11 +3,10 @@
 #include "mma_bf16.cuh"
 
 // 16-byte async copy global -> shared; with valid false the 16 bytes are zero-filled and nothing is read.
-__device__ __forceinline__ void cp_async16_zfill(unsigned smem, const void* gmem, bool valid) {
-  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(smem), "l"(gmem), "r"(valid ? 16 : 0) : "memory");
-}
 __device__ __forceinline__ void cp_async16_zfill(void* smem, const void* gmem, bool valid) {
-  cp_async16_zfill(smem_u32(smem), gmem, valid);
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(smem_u32(smem)), "l"(gmem),
+               "r"(valid ? 16 : 0)
+               : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 // Waits until at most N of this thread's most recent groups are pending (all older groups have landed).

@@ -320,17 +320,17 @@ extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, 
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
   cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  const float scale_log2 = 1.4426950408889634f / sqrtf(float(d));
   if (lq == 1 && lk > 0 && major >= 9) {  // a single query sees every key, causal or not
-    launch_decode_split(q, k, v, o, b, hq, hkv, lk, 1.4426950408889634f / sqrtf(float(d)), stream);
+    launch_decode_split(q, k, v, o, b, hq, hkv, lk, scale_log2, stream);
     return;
   }
   CUtensorMap q_map, k_map, v_map;
   if (lq == 1 || major != 9 || minor != 0 || !tensor_map_128(&q_map, q, b * hq, lq, BQ) ||
       !tensor_map_128(&k_map, k, b * hkv, lk, BKV) || !tensor_map_128(&v_map, v, b * hkv, lk, BKV)) {
-    attention_rows<<<unsigned((b * hq * lq + 3) / 4), dim3(32, 4), 0, stream>>>(q, k, v, o, b, hq, hkv, lq, lk, d, causal);
+    launch_rows(q, k, v, o, b, hq, hkv, lq, lk, d, causal, stream);
     return;
   }
-  const float scale_log2 = 1.4426950408889634f / sqrtf(float(d));
   cudaFuncSetAttribute(flash_wgmma_prefill, cudaFuncAttributeMaxDynamicSharedMemorySize, int(PREFILL_SMEM));
   flash_wgmma_prefill<<<dim3(unsigned((lq + BQ - 1) / BQ), unsigned(hq), unsigned(b)), NT, PREFILL_SMEM, stream>>>(
       q_map, k_map, v_map, o, int(hq), int(hkv), int(lq), int(lk), causal, scale_log2);

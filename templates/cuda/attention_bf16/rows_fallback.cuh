@@ -35,10 +35,16 @@ __global__ void attention_rows(const bf16* q, const bf16* k, const bf16* v, bf16
     if (lane + 32 * c < d) o[row * d + lane + 32 * c] = __float2bfloat16(acc[c] / sum);
 }
 
+// The warp-per-row loop on every query row.
+inline void launch_rows(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv, int64_t lq,
+                        int64_t lk, int64_t d, int32_t causal, cudaStream_t stream) {
+  attention_rows<<<unsigned((b * hq * lq + 3) / 4), dim3(32, 4), 0, stream>>>(q, k, v, o, b, hq, hkv, lq, lk, d, causal);
+}
+
 // Launches attention_rows when d is not D; returns whether it did.
 inline bool launch_rows_fallback(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq,
                                  int64_t hkv, int64_t lq, int64_t lk, int64_t d, int32_t causal, cudaStream_t stream) {
   if (d == D) return false;
-  attention_rows<<<unsigned((b * hq * lq + 3) / 4), dim3(32, 4), 0, stream>>>(q, k, v, o, b, hq, hkv, lq, lk, d, causal);
+  launch_rows(q, k, v, o, b, hq, hkv, lq, lk, d, causal, stream);
   return true;
 }

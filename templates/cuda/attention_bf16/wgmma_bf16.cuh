@@ -1,9 +1,10 @@
 #pragma once
 // Hopper warpgroup MMAs (wgmma, sm_90a) on bf16 with f32 accumulators, and the shared-memory layout they read:
 // the 128-byte swizzle. A tile of 64 bf16 columns is stored as 128-byte rows whose 16-byte unit u sits at
-// u ^ (row % 8), in atoms of 8 rows (1024 bytes, 1024-aligned). Issued by a whole warpgroup (4 warps, 128 threads);
-// the N columns' f32 accumulator d[N / 2] (its size picks the instruction's N) of warp w covers rows 16w..16w+15 in the m16n8 C-fragment layout (per 8-column block n,
-// d[4n], d[4n+1] = row g, columns 2t, 2t+1; d[4n+2], d[4n+3] = row g+8; g = lane / 4, t = lane % 4).
+// u ^ (row % 8), in atoms of 8 rows (1024 bytes, 1024-aligned). Issued by a whole warpgroup (4 warps, 128 threads).
+// The f32 accumulator of N columns is d[N / 2] (its size picks the instruction's N); warp w's covers rows
+// 16w..16w+15 in the m16n8 C-fragment layout (per 8-column block n, d[4n], d[4n+1] = row g, columns 2t, 2t+1;
+// d[4n+2], d[4n+3] = row g+8; g = lane / 4, t = lane % 4).
 #include <stdint.h>
 
 // The shared-memory matrix descriptor of a 128-byte-swizzled operand. K-major (rows of the operand along M/N,
@@ -36,8 +37,6 @@ __device__ __forceinline__ void pin_registers(uint32_t (&r)[N][4]) {
 #pragma unroll
     for (int j = 0; j < 4; ++j) asm volatile("" : "+r"(r[i][j])::"memory");
 }
-// Makes this thread's generic-proxy shared-memory writes (cp.async, stores) visible to wgmma's async proxy.
-__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
 // D(64x64, f32) = A(64x16) B(16x64) (+ D if accumulate), A and B K-major in shared memory.
 __device__ __forceinline__ void wgmma_ss(float (&d)[32], uint64_t desc_a, uint64_t desc_b, int accumulate) {

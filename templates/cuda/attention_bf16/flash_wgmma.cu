@@ -3,6 +3,7 @@
 #define WGS 2
 #define BKV 128
 #define STAGES 3
+#define PERSIST 2
 #define DEC_TK 64
 #define DEC_STAGES 3
 #define DEC_CLUSTER 8
@@ -11,56 +12,65 @@
 #include "tma.cuh"
 #include "wgmma_bf16.cuh"
 
-constexpr int D = 128;        // the tensor-core path's head size
+constexpr int D = 128;        // decode_split.cuh's head size; the prefill below is compiled for HD = 64 and 128
 constexpr int BQ = 64 * WGS;  // query rows per block, 64 per consumer warpgroup
 // WGS consumer warpgroups and one producer warpgroup that only loads (FA3's warp specialization).
 constexpr int NT = 128 * (WGS + 1);  // threads per block
-constexpr uint32_t Q_BYTES = BQ * D * 2, KV_BYTES = BKV * D * 2;
-// Q, then KV_STAGES buffers of K and as many of V (each 1024-aligned), then the mbarriers; 1024 bytes of slack
-// align the dynamic base. STAGES is a maximum: one fewer where that many would not fit.
-constexpr uint32_t BARRIER_BYTES = 128;
-constexpr size_t smem_bytes(int stages) { return 1024 + size_t(Q_BYTES) + 2 * stages * size_t(KV_BYTES) + BARRIER_BYTES; }
-constexpr int KV_STAGES = smem_bytes(STAGES) <= 227 * 1024 ? STAGES : STAGES - 1;
-constexpr size_t PREFILL_SMEM = smem_bytes(KV_STAGES);
+// Shared memory of the prefill at head size HD: Q, then kv_stages buffers of K and as many of V (each
+// 1024-aligned: a tile is HD / 64 column halves of 128-byte rows), then the mbarriers; 1024 bytes of slack align
+// the dynamic base. STAGES is a maximum: one fewer where that many would not fit.
+template <int HD>
+struct PrefillSmem {
+  static constexpr uint32_t Q_BYTES = BQ * HD * 2, KV_BYTES = BKV * HD * 2, BARRIER_BYTES = 128;
+  static constexpr size_t bytes(int stages) { return 1024 + size_t(Q_BYTES) + 2 * stages * size_t(KV_BYTES) + BARRIER_BYTES; }
+  static constexpr int KV_STAGES = bytes(STAGES) <= 227 * 1024 ? STAGES : STAGES - 1;
+  static constexpr size_t TOTAL = bytes(KV_STAGES);
+  static_assert(TOTAL <= 227 * 1024, "shared memory per block: 227 KB at most");
+  static_assert(8 * (2 + 4 * KV_STAGES) <= BARRIER_BYTES, "barrier space");
+};
 // Registers per thread after setmaxnreg: the loads need few; the consumers take the rest of the 64K.
 constexpr int PRODUCER_REGS = WGS == 2 ? 40 : 32, CONSUMER_REGS = WGS == 2 ? 232 : 160;
 static_assert(BKV == 64 || BKV == 128, "BKV is 64 or 128");
 static_assert(WGS == 2 || WGS == 3, "WGS is 2 or 3");
 static_assert(STAGES == 2 || STAGES == 3, "STAGES is 2 or 3");
-static_assert(PREFILL_SMEM <= 227 * 1024, "shared memory per block: 227 KB at most");
 
-// S (64 x BKV) = Q_wg K^T over the 8 16-dim steps: step ks is 32 bytes into half ks / 4 of both tiles.
+// S (64 x BKV) = Q_wg K^T over the HD / 16 16-dim steps: step ks is 32 bytes into half ks / 4 of both tiles.
+template <int HD>
 __device__ __forceinline__ void issue_qk(float (&s)[BKV / 2], uint32_t q_tile, uint32_t k_tile) {
 #pragma unroll
-  for (int ks = 0; ks < D / 16; ++ks) {
+  for (int ks = 0; ks < HD / 16; ++ks) {
     const uint64_t dq = sw128_desc(q_tile + (ks / 4) * BQ * 128 + (ks % 4) * 32, 16, 1024);
     const uint64_t dk = sw128_desc(k_tile + (ks / 4) * BKV * 128 + (ks % 4) * 32, 16, 1024);
     wgmma_ss(s, dq, dk, ks > 0);
   }
 }
 
-// O (64 x 128) += P V: P from registers (the S accumulator layout is the A layout of P), V read transposed from its
-// swizzled tile (keys along rows: 16 keys are 2048 bytes; the two 64-dim halves are BKV * 128 bytes apart).
-__device__ __forceinline__ void issue_pv(float (&acc)[D / 2], const uint32_t (&p)[BKV / 16][4], uint32_t v_tile) {
+// O (64 x HD) += P V: P from registers (the S accumulator layout is the A layout of P), V read transposed from its
+// swizzled tile (keys along rows: 16 keys are 2048 bytes; the 64-dim halves are BKV * 128 bytes apart).
+template <int HD>
+__device__ __forceinline__ void issue_pv(float (&acc)[HD / 2], const uint32_t (&p)[BKV / 16][4], uint32_t v_tile) {
 #pragma unroll
   for (int kk = 0; kk < BKV / 16; ++kk)
     wgmma_rs_tb(acc, p[kk], sw128_desc(v_tile + kk * 16 * 128, BKV * 128, 1024), 1);
 }
 
-// What a block works on: one query tile of BQ rows of one head; the keys it sees are [0, kv_end), n_tiles tiles.
+// One work tile: a query tile of BQ rows of one head; the keys it sees are [0, kv_end), n_tiles tiles.
 // Q's plane (batch x query head) and K/V's (batch x key/value head) in the tensor maps.
 struct PrefillBlock {
   int q_plane, kv_plane;
   bf16* O;
   int q0, shift, n_tiles;  // causal: row i sees keys j <= i + shift
 };
-__device__ __forceinline__ PrefillBlock prefill_block(bf16* o, int hq, int hkv, int lq, int lk, int causal) {
-  const int tile = causal ? int(gridDim.x) - 1 - int(blockIdx.x) : int(blockIdx.x);  // heavy causal tiles first
-  const int h = blockIdx.y, bi = blockIdx.z;
+template <int HD>
+__device__ __forceinline__ PrefillBlock prefill_block(bf16* o, int hq, int hkv, int lq, int lk, int causal, int work,
+                                                   int q_tiles) {
+  // Work tiles run head by head (the blocks running at once share a few heads' K/V in L2), heavy causal tiles first.
+  const int plane = work / q_tiles, tile = causal ? q_tiles - 1 - work % q_tiles : work % q_tiles;
+  const int h = plane % hq, bi = plane / hq;
   PrefillBlock blk;
-  blk.q_plane = bi * hq + h;
+  blk.q_plane = plane;
   blk.kv_plane = bi * hkv + h / (hq / hkv);
-  blk.O = o + int64_t(blk.q_plane) * lq * D;
+  blk.O = o + int64_t(blk.q_plane) * lq * HD;
   blk.q0 = tile * BQ;
   blk.shift = lk - lq;
   const int kv_end = causal ? min(lk, min(lq - 1, blk.q0 + BQ - 1) + blk.shift + 1) : lk;
@@ -70,15 +80,17 @@ __device__ __forceinline__ PrefillBlock prefill_block(bf16* o, int hq, int hkv, 
 
 // A consumer thread's share of the online softmax: rows a (g) and b (g+8) of its warp's 16, their running max (raw
 // units), partial sums (this lane's columns; the quad's are added at the end) and O's accumulator.
+template <int HD>
 struct RowState {
   int lim_a, lim_b;  // the last key each row sees
   float m_a, m_b, l_a, l_b;
-  float acc[D / 2];
+  float acc[HD / 2];
 };
 
 // S_j (keys j0 ..) -> P_j in place: masks past lim on edge tiles, new maxima over the quad, one FFMA + EX2 per
 // element (a row with no visible key yet keeps base 0: p = 0, not NaN). Returns O's rescale factors in c_a, c_b.
-__device__ __forceinline__ void softmax_step(float (&s)[BKV / 2], RowState& st, int j0, bool edge, int t,
+template <int HD>
+__device__ __forceinline__ void softmax_step(float (&s)[BKV / 2], RowState<HD>& st, int j0, bool edge, int t,
                                              float scale_log2, float& c_a, float& c_b) {
   if (edge) {
 #pragma unroll
@@ -121,10 +133,11 @@ __device__ __forceinline__ void softmax_step(float (&s)[BKV / 2], RowState& st, 
 
 // O *= c (the new maxima), then P_j as bf16 A fragments: keys 16kk .. 16kk+15 are S blocks 2kk (a0 row g, a1 row
 // g+8) and 2kk+1 (a2, a3). Only once the previous P V has completed.
-__device__ __forceinline__ void rescale_and_pack(RowState& st, const float (&s)[BKV / 2], float c_a, float c_b,
+template <int HD>
+__device__ __forceinline__ void rescale_and_pack(RowState<HD>& st, const float (&s)[BKV / 2], float c_a, float c_b,
                                                  uint32_t (&p)[BKV / 16][4]) {
 #pragma unroll
-  for (int nb = 0; nb < D / 8; ++nb) {
+  for (int nb = 0; nb < HD / 8; ++nb) {
     st.acc[4 * nb] *= c_a;
     st.acc[4 * nb + 1] *= c_a;
     st.acc[4 * nb + 2] *= c_b;
@@ -139,19 +152,20 @@ __device__ __forceinline__ void rescale_and_pack(RowState& st, const float (&s)[
   }
 }
 
-__device__ __forceinline__ void init_rows(RowState& st, int row_a, int lk, int shift, int causal) {
+template <int HD>
+__device__ __forceinline__ void init_rows(RowState<HD>& st, int row_a, int lk, int shift, int causal) {
   st.lim_a = causal ? min(lk - 1, row_a + shift) : lk - 1;
   st.lim_b = causal ? min(lk - 1, row_a + 8 + shift) : lk - 1;
   st.m_a = st.m_b = -INFINITY;
   st.l_a = st.l_b = 0.0f;
 #pragma unroll
-  for (int i = 0; i < D / 2; ++i) st.acc[i] = 0.0f;
+  for (int i = 0; i < HD / 2; ++i) st.acc[i] = 0.0f;
 }
 
-// O / l for the warpgroup's 64 rows starting at wq0: staged in its own Q rows (same swizzle: the quads' 4-byte writes
-// hit 32 distinct banks), then 16-byte coalesced stores. Only this warpgroup's wgmmas read those rows, and they have
-// completed. `q_rows` is the generic address of the warpgroup's Q rows; barrier `bar` joins its 128 threads.
-__device__ __forceinline__ void store_rows(RowState& st, unsigned char* q_rows, bf16* O, int wq0, int lq, int bar) {
+// O / l for the warpgroup's 64 rows starting at wq0, stored straight from the accumulators (each quad writes 16
+// contiguous bytes of a row): the Q tile in shared memory already belongs to the next work tile's load.
+template <int HD>
+__device__ __forceinline__ void store_rows(RowState<HD>& st, bf16* O, int wq0, int lq) {
   const int lane = int(threadIdx.x) % 32, warp = (int(threadIdx.x) % 128) / 32, g = lane / 4, t = lane % 4;
 #pragma unroll
   for (int off = 1; off < 4; off <<= 1) {
@@ -159,21 +173,15 @@ __device__ __forceinline__ void store_rows(RowState& st, unsigned char* q_rows, 
     st.l_b += __shfl_xor_sync(0xffffffffu, st.l_b, off);
   }
   const float inv_a = st.l_a > 0.0f ? 1.0f / st.l_a : 0.0f, inv_b = st.l_b > 0.0f ? 1.0f / st.l_b : 0.0f;
-  const int ra = warp * 16 + g;
+  const int ra = wq0 + warp * 16 + g, rb = ra + 8;
 #pragma unroll
-  for (int nb = 0; nb < D / 8; ++nb) {
-    const int half = nb / 8, unit = nb % 8;
-    unsigned char* pa = q_rows + half * BQ * 128 + ra * 128 + ((unit ^ (ra & 7)) << 4) + 4 * t;
-    *reinterpret_cast<uint32_t*>(pa) = pack_bf16(st.acc[4 * nb] * inv_a, st.acc[4 * nb + 1] * inv_a);
-    *reinterpret_cast<uint32_t*>(pa + 8 * 128) = pack_bf16(st.acc[4 * nb + 2] * inv_b, st.acc[4 * nb + 3] * inv_b);
-  }
-  asm volatile("bar.sync %0, 128;\n" ::"r"(bar) : "memory");
-#pragma unroll
-  for (int i = int(threadIdx.x) % 128; i < 64 * (D / 8); i += 128) {
-    const int r = i / (D / 8), u = i % (D / 8), half = u / 8, unit = u % 8;
-    if (wq0 + r < lq)
-      *reinterpret_cast<uint4*>(O + int64_t(wq0 + r) * D + u * 8) =
-          *reinterpret_cast<const uint4*>(q_rows + half * BQ * 128 + r * 128 + ((unit ^ (r & 7)) << 4));
+  for (int nb = 0; nb < HD / 8; ++nb) {
+    if (ra < lq)
+      *reinterpret_cast<uint32_t*>(O + int64_t(ra) * HD + nb * 8 + 2 * t) =
+          pack_bf16(st.acc[4 * nb] * inv_a, st.acc[4 * nb + 1] * inv_a);
+    if (rb < lq)
+      *reinterpret_cast<uint32_t*>(O + int64_t(rb) * HD + nb * 8 + 2 * t) =
+          pack_bf16(st.acc[4 * nb + 2] * inv_b, st.acc[4 * nb + 3] * inv_b);
   }
 }
 
@@ -181,23 +189,29 @@ __device__ __forceinline__ void store_rows(RowState& st, unsigned char* q_rows, 
 // serialized.
 __device__ __forceinline__ int warpgroup() { return __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0); }
 
-// The barriers at Bars: full_q, full_k[s], full_v[s] (the producer's TMA copies have landed), empty_k[s], empty_v[s]
-// (every consumer thread is done with buffer s). Tile j uses buffer j % KV_STAGES in its (j / KV_STAGES)-th phase.
+// The barriers at Bars: full_q, full_k[s], full_v[s] (the producer's TMA copies have landed), empty_q, empty_k[s],
+// empty_v[s] (every consumer thread is done with the buffer). The block's j-th K/V tile (counted over all its work
+// tiles) uses buffer j % KV_STAGES in its (j / KV_STAGES)-th phase; its k-th work tile's Q, phase k of the Q ones.
+template <int HD>
 struct Barriers {
+  static constexpr int KV_STAGES = PrefillSmem<HD>::KV_STAGES;
   uint32_t base;
   __device__ uint32_t full_q() const { return base; }
   __device__ uint32_t full_k(int s) const { return base + 8 * (1 + s); }
   __device__ uint32_t full_v(int s) const { return base + 8 * (1 + KV_STAGES + s); }
   __device__ uint32_t empty_k(int s) const { return base + 8 * (1 + 2 * KV_STAGES + s); }
   __device__ uint32_t empty_v(int s) const { return base + 8 * (1 + 3 * KV_STAGES + s); }
+  __device__ uint32_t empty_q() const { return base + 8 * (1 + 4 * KV_STAGES); }
 };
-static_assert(8 * (1 + 4 * 3) <= BARRIER_BYTES, "barrier space");
 
 // Consumers of the producer's tiles, pingponging with each other: a warpgroup issues its wgmmas only after the
 // previous one has issued its own (named barriers 3 + wg), so one warpgroup's softmax runs under the other's GEMMs.
+template <int HD>
 struct TileHandover {
+  static constexpr int KV_STAGES = PrefillSmem<HD>::KV_STAGES;
+  static constexpr uint32_t KV_BYTES = PrefillSmem<HD>::KV_BYTES;
   uint32_t Ks, Vs;
-  Barriers bars;
+  Barriers<HD> bars;
   int wg;
   __device__ uint32_t k_tile(int j) const { return Ks + (j % KV_STAGES) * KV_BYTES; }
   __device__ uint32_t v_tile(int j) const { return Vs + (j % KV_STAGES) * KV_BYTES; }
@@ -207,68 +221,82 @@ struct TileHandover {
   __device__ void issue_end() { asm volatile("bar.arrive %0, %1;\n" ::"r"(3 + (wg + 1) % WGS), "n"(256) : "memory"); }
   __device__ void done_k(int j) { mbar_arrive(bars.empty_k(j % KV_STAGES)); }
   __device__ void done_v(int j) { mbar_arrive(bars.empty_v(j % KV_STAGES)); }
+  __device__ void done_q() { mbar_arrive(bars.empty_q()); }
 };
 
-// Each warpgroup's loop over the block's tiles, FA3's intra-warpgroup pipelining: per tile j, S_j and then
-// P_j-1 V_j-1 are issued together, and the softmax of S_j runs while the tensor cores still do P_j-1 V_j-1. Every
-// warpgroup runs every tile of the block (causal: one above the diagonal computes at most one fully masked tile),
-// so that no wgmma sits under a branch that differs between warpgroups (ptxas would serialize them). `tiles` hands
-// the producer's tiles over: wait_k(j) / wait_v(j) until tile j's K / V is in shared memory (and visible to wgmma),
-// issue_begin / issue_end around the wgmma issue (pingpong between warpgroups), done_k(j) / done_v(j) once this
-// warpgroup's wgmmas no longer read them.
-__device__ __forceinline__ void consume_tiles(TileHandover& tiles, RowState& st, const PrefillBlock& blk, uint32_t q_tile,
-                                              int lk, int causal, int wq0, float scale_log2) {
+// Each warpgroup's loop over a work tile's K/V tiles, FA3's intra-warpgroup pipelining: per tile jt, S_jt and then
+// P_jt-1 V_jt-1 are issued together, and the softmax of S_jt runs while the tensor cores still do P_jt-1 V_jt-1.
+// Every warpgroup runs every tile (causal: one above the diagonal computes at most one fully masked tile), so that
+// no wgmma sits under a branch that differs between warpgroups (ptxas would serialize them). `tiles` hands the
+// producer's tiles over (tile jt is the block's it0 + jt-th): wait_k / wait_v until its K / V is in shared memory,
+// issue_begin / issue_end around the wgmma issue (pingpong between warpgroups), done_k / done_v once this
+// warpgroup's wgmmas no longer read them, done_q once the last S has landed (the next work tile's Q may load).
+template <int HD>
+__device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<HD>& st, const PrefillBlock& blk,
+                                              uint32_t q_tile, int it0, int lk, int causal, int wq0, float scale_log2) {
   const int t = (int(threadIdx.x) % 32) % 4;
-  uint32_t p[BKV / 16][4];  // P_j-1 as bf16 A fragments, read by its wgmma until the wait
+  uint32_t p[BKV / 16][4];  // P_jt-1 as bf16 A fragments, read by its wgmma until the wait
+  if (blk.n_tiles == 0) tiles.done_q();
   for (int jt = 0; jt < blk.n_tiles; ++jt) {
-    const int j0 = jt * BKV;
-    tiles.wait_k(jt);
+    const int j0 = jt * BKV, j = it0 + jt;
+    tiles.wait_k(j);
     tiles.issue_begin();
     float s[BKV / 2];
     wgmma_fence();
-    issue_qk(s, q_tile, tiles.k_tile(jt));
+    issue_qk<HD>(s, q_tile, tiles.k_tile(j));
     wgmma_commit();
     if (jt > 0) {
-      tiles.wait_v(jt - 1);
+      tiles.wait_v(j - 1);
       wgmma_fence();
-      issue_pv(st.acc, p, tiles.v_tile(jt - 1));
+      issue_pv<HD>(st.acc, p, tiles.v_tile(j - 1));
     }
     wgmma_commit();   // (empty for tile 0) the waits below are unconditional: ptxas serializes wgmma otherwise
     tiles.issue_end();
     wgmma_wait<1>();  // S_jt has landed; P_jt-1 V_jt-1 may still run
     pin_registers(s);
-    tiles.done_k(jt);
+    tiles.done_k(j);
+    if (jt == blk.n_tiles - 1) tiles.done_q();
     float c_a, c_b;
     softmax_step(s, st, j0, j0 + BKV > lk || (causal && j0 + BKV - 1 > wq0 + blk.shift), t, scale_log2, c_a, c_b);
     wgmma_wait<0>();  // O and P belong to the running wgmma until it completes
     pin_registers(st.acc);
     pin_registers(p);
-    if (jt > 0) tiles.done_v(jt - 1);
+    if (jt > 0) tiles.done_v(j - 1);
     rescale_and_pack(st, s, c_a, c_b, p);
   }
   if (blk.n_tiles > 0) {  // the last P V
-    tiles.wait_v(blk.n_tiles - 1);
+    const int j = it0 + blk.n_tiles - 1;
+    tiles.wait_v(j);
     wgmma_fence();
-    issue_pv(st.acc, p, tiles.v_tile(blk.n_tiles - 1));
+    issue_pv<HD>(st.acc, p, tiles.v_tile(j));
     wgmma_commit();
     wgmma_wait<0>();
     pin_registers(st.acc);
+    tiles.done_v(j);
   }
 }
 
+// A block runs the work tiles blockIdx.x, + gridDim.x, ...: one per block, or (PERSIST) a grid of one block per SM
+// whose producer loads the next work tile's Q and K/V while the consumers finish the current one (static
+// round-robin: even for equal tiles, uneven for causal ones).
+template <int HD>
 __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_constant__ CUtensorMap q_map,
                                                              const __grid_constant__ CUtensorMap k_map,
                                                              const __grid_constant__ CUtensorMap v_map, bf16* __restrict__ o,
-                                                             int hq, int hkv, int lq, int lk, int causal, float scale_log2) {
+                                                             int hq, int hkv, int lq, int lk, int causal, float scale_log2,
+                                                             int q_tiles, int work_tiles) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Smem = PrefillSmem<HD>;
+  constexpr int KV_STAGES = Smem::KV_STAGES;
+  constexpr uint32_t KV_BYTES = Smem::KV_BYTES;
   extern __shared__ unsigned char smem_raw[];
-  const uint32_t raw = smem_u32(smem_raw), Qs = (raw + 1023) & ~1023u, Ks = Qs + Q_BYTES;
+  const uint32_t raw = smem_u32(smem_raw), Qs = (raw + 1023) & ~1023u, Ks = Qs + Smem::Q_BYTES;
   const uint32_t Vs = Ks + KV_STAGES * KV_BYTES, Bars = Vs + KV_STAGES * KV_BYTES;
-  const PrefillBlock blk = prefill_block(o, hq, hkv, lq, lk, causal);
   const int wg = warpgroup();
-  const Barriers bars{Bars};
+  const Barriers<HD> bars{Bars};
   if (threadIdx.x == 0) {
     mbar_init(bars.full_q(), 1);
+    mbar_init(bars.empty_q(), 128 * WGS);
     for (int s = 0; s < KV_STAGES; ++s) {
       mbar_init(bars.full_k(s), 1);
       mbar_init(bars.full_v(s), 1);
@@ -281,57 +309,85 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
   if (wg == WGS) {  // the producer warpgroup: one thread issues every copy
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
     if (threadIdx.x != 128 * WGS) return;
-    mbar_arrive_expect_bytes(bars.full_q(), Q_BYTES);
-    tma_load_rows<BQ>(Qs, &q_map, blk.q0, blk.q_plane, bars.full_q());
-    for (int jt = 0; jt < blk.n_tiles; ++jt) {
-      // Buffer s was last used by tile jt - KV_STAGES, released in the phase before this tile's.
-      const int s = jt % KV_STAGES, phase = ((jt / KV_STAGES) + 1) & 1;
-      if (jt >= KV_STAGES) mbar_wait(bars.empty_k(s), phase);
-      mbar_arrive_expect_bytes(bars.full_k(s), KV_BYTES);
-      tma_load_rows<BKV>(Ks + s * KV_BYTES, &k_map, jt * BKV, blk.kv_plane, bars.full_k(s));
-      if (jt >= KV_STAGES) mbar_wait(bars.empty_v(s), phase);
-      mbar_arrive_expect_bytes(bars.full_v(s), KV_BYTES);
-      tma_load_rows<BKV>(Vs + s * KV_BYTES, &v_map, jt * BKV, blk.kv_plane, bars.full_v(s));
+    int j = 0;  // the block's K/V tiles so far
+    for (int work = blockIdx.x, k = 0; work < work_tiles; work += gridDim.x, ++k) {
+      const PrefillBlock blk = prefill_block<HD>(o, hq, hkv, lq, lk, causal, work, q_tiles);
+      if (k > 0) mbar_wait(bars.empty_q(), (k - 1) & 1);
+      mbar_arrive_expect_bytes(bars.full_q(), Smem::Q_BYTES);
+      tma_load_rows<BQ, HD / 64>(Qs, &q_map, blk.q0, blk.q_plane, bars.full_q());
+      for (int jt = 0; jt < blk.n_tiles; ++jt, ++j) {
+        // Buffer s was last used by tile j - KV_STAGES, released in the phase before this tile's.
+        const int s = j % KV_STAGES, phase = ((j / KV_STAGES) + 1) & 1;
+        if (j >= KV_STAGES) mbar_wait(bars.empty_k(s), phase);
+        mbar_arrive_expect_bytes(bars.full_k(s), KV_BYTES);
+        tma_load_rows<BKV, HD / 64>(Ks + s * KV_BYTES, &k_map, jt * BKV, blk.kv_plane, bars.full_k(s));
+        if (j >= KV_STAGES) mbar_wait(bars.empty_v(s), phase);
+        mbar_arrive_expect_bytes(bars.full_v(s), KV_BYTES);
+        tma_load_rows<BKV, HD / 64>(Vs + s * KV_BYTES, &v_map, jt * BKV, blk.kv_plane, bars.full_v(s));
+      }
     }
     return;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
   const uint32_t q_tile = Qs + wg * 64 * 128;
-  const int wq0 = blk.q0 + wg * 64;
-  TileHandover tiles{Ks, Vs, bars, wg};
+  TileHandover<HD> tiles{Ks, Vs, bars, wg};
   if (wg == WGS - 1) asm volatile("bar.arrive %0, %1;\n" ::"n"(3), "n"(256) : "memory");  // warpgroup 0 issues first
-  RowState st;
-  init_rows(st, wq0 + (int(threadIdx.x) % 128) / 32 * 16 + (int(threadIdx.x) % 32) / 4, lk, blk.shift, causal);
-  mbar_wait(bars.full_q(), 0);
-  consume_tiles(tiles, st, blk, q_tile, lk, causal, wq0, scale_log2);
-  if (wq0 < lq) store_rows(st, smem_raw + (q_tile - raw), blk.O, wq0, lq, 8 + wg);
+  int j = 0;
+  for (int work = blockIdx.x, k = 0; work < work_tiles; work += gridDim.x, ++k) {
+    const PrefillBlock blk = prefill_block<HD>(o, hq, hkv, lq, lk, causal, work, q_tiles);
+    const int wq0 = blk.q0 + wg * 64;
+    RowState<HD> st;
+    init_rows(st, wq0 + (int(threadIdx.x) % 128) / 32 * 16 + (int(threadIdx.x) % 32) / 4, lk, blk.shift, causal);
+    mbar_wait(bars.full_q(), k & 1);
+    consume_tiles(tiles, st, blk, q_tile, j, lk, causal, wq0, scale_log2);
+    j += blk.n_tiles;
+    store_rows(st, blk.O, wq0, lq);
+  }
 #endif
 }
 
 #include "decode_split.cuh"
 #include "rows_fallback.cuh"
 
-// The wgmma path needs sm_90a (H100, H200) and head size 128; decode takes decode_split.cuh (clusters: sm_90 and
-// later), everything else the rows loop.
+// The prefill at head size HD; false where the driver refuses a tensor map (the caller falls back).
+template <int HD>
+bool launch_wgmma_prefill(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
+                          int64_t lq, int64_t lk, int32_t causal, float scale_log2, cudaStream_t stream) {
+  CUtensorMap q_map, k_map, v_map;
+  if (!tensor_map_rows(&q_map, q, b * hq, lq, HD, BQ) || !tensor_map_rows(&k_map, k, b * hkv, lk, HD, BKV) ||
+      !tensor_map_rows(&v_map, v, b * hkv, lk, HD, BKV))
+    return false;
+  const int q_tiles = int((lq + BQ - 1) / BQ), work_tiles = int(b * hq) * q_tiles;
+  int grid = work_tiles;
+  if (PERSIST == 1 || (PERSIST == 2 && !causal)) {  // causal tiles differ in work: the hardware's dynamic order balances them
+    int dev = 0, sms = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    grid = min(work_tiles, sms);
+  }
+  constexpr size_t smem = PrefillSmem<HD>::TOTAL;
+  cudaFuncSetAttribute(flash_wgmma_prefill<HD>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+  flash_wgmma_prefill<HD><<<grid, NT, smem, stream>>>(q_map, k_map, v_map, o, int(hq), int(hkv), int(lq), int(lk),
+                                                      causal, scale_log2, q_tiles, work_tiles);
+  return true;
+}
+
+// The wgmma prefill needs sm_90a (H100, H200) and head size 64 or 128; decode at head size 128 takes
+// decode_split.cuh (clusters: sm_90 and later); everything else the rows loop.
 extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
                           int64_t lq, int64_t lk, int64_t d, int32_t causal, cudaStream_t stream) {
-  if (b * hq * lq == 0 || launch_rows_fallback(q, k, v, o, b, hq, hkv, lq, lk, d, causal, stream)) return;
+  if (b * hq * lq == 0) return;
   int dev = 0, major = 0, minor = 0;
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
   cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
   const float scale_log2 = 1.4426950408889634f / sqrtf(float(d));
-  if (lq == 1 && lk > 0 && major >= 9) {  // a single query sees every key, causal or not
+  if (lq == 1 && lk > 0 && major >= 9 && d == D) {  // a single query sees every key, causal or not
     launch_decode_split(q, k, v, o, b, hq, hkv, lk, scale_log2, stream);
     return;
   }
-  CUtensorMap q_map, k_map, v_map;
-  if (lq == 1 || major != 9 || minor != 0 || !tensor_map_128(&q_map, q, b * hq, lq, BQ) ||
-      !tensor_map_128(&k_map, k, b * hkv, lk, BKV) || !tensor_map_128(&v_map, v, b * hkv, lk, BKV)) {
-    launch_rows(q, k, v, o, b, hq, hkv, lq, lk, d, causal, stream);
-    return;
-  }
-  cudaFuncSetAttribute(flash_wgmma_prefill, cudaFuncAttributeMaxDynamicSharedMemorySize, int(PREFILL_SMEM));
-  flash_wgmma_prefill<<<dim3(unsigned((lq + BQ - 1) / BQ), unsigned(hq), unsigned(b)), NT, PREFILL_SMEM, stream>>>(
-      q_map, k_map, v_map, o, int(hq), int(hkv), int(lq), int(lk), causal, scale_log2);
+  const bool hopper = lq > 1 && major == 9 && minor == 0;
+  if (hopper && d == 128 && launch_wgmma_prefill<128>(q, k, v, o, b, hq, hkv, lq, lk, causal, scale_log2, stream)) return;
+  if (hopper && d == 64 && launch_wgmma_prefill<64>(q, k, v, o, b, hq, hkv, lq, lk, causal, scale_log2, stream)) return;
+  launch_rows(q, k, v, o, b, hq, hkv, lq, lk, d, causal, stream);
 }

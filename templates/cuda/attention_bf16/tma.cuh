@@ -1,5 +1,5 @@
 #pragma once
-// Hopper's tensor memory accelerator (TMA) and the mbarriers it completes: a [planes][rows][128] bf16 tensor is
+// Hopper's tensor memory accelerator (TMA) and the mbarriers it completes: a [planes][rows][cols] bf16 tensor is
 // copied into shared memory in boxes of 64 columns x box_rows rows, laid out with the 128-byte swizzle that
 // wgmma_bf16.cuh's descriptors read; rows past the tensor's end arrive as zeros.
 #include <cuda.h>
@@ -7,11 +7,11 @@
 
 #include "mma_bf16.cuh"
 
-// Host: the tensor map of a [planes][rows][128] bf16 tensor (16-byte aligned), boxes of 64 x box_rows; false if the
-// driver refuses it.
-inline bool tensor_map_128(CUtensorMap* map, const bf16* base, int64_t planes, int64_t rows, int box_rows) {
-  const cuuint64_t dims[3] = {128, cuuint64_t(rows), cuuint64_t(planes)};
-  const cuuint64_t strides[2] = {128 * sizeof(bf16), cuuint64_t(rows) * 128 * sizeof(bf16)};  // bytes, dims 1 and 2
+// Host: the tensor map of a [planes][rows][cols] bf16 tensor (cols a multiple of 64, 16-byte aligned), boxes of
+// 64 columns x box_rows; false if the driver refuses it.
+inline bool tensor_map_rows(CUtensorMap* map, const bf16* base, int64_t planes, int64_t rows, int cols, int box_rows) {
+  const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(planes)};
+  const cuuint64_t strides[2] = {cuuint64_t(cols) * sizeof(bf16), cuuint64_t(rows) * cols * sizeof(bf16)};  // bytes
   const cuuint32_t box[3] = {64, cuuint32_t(box_rows), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   return cuTensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<bf16*>(base), dims, strides, box,
@@ -39,12 +39,12 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, int parity) {
       : "memory");
 }
 
-// Rows row0 .. row0+ROWS-1 of plane `plane` into `tile` as two boxes of 64 columns (half h at tile + h * ROWS * 128),
-// completing `bar` with 2 * ROWS * 128 bytes.
-template <int ROWS>
+// Rows row0 .. row0+ROWS-1 of plane `plane` into `tile` as HALVES boxes of 64 columns (half h at tile + h * ROWS *
+// 128), completing `bar` with HALVES * ROWS * 128 bytes.
+template <int ROWS, int HALVES>
 __device__ __forceinline__ void tma_load_rows(uint32_t tile, const CUtensorMap* map, int row0, int plane, uint32_t bar) {
 #pragma unroll
-  for (int half = 0; half < 2; ++half)
+  for (int half = 0; half < HALVES; ++half)
     asm volatile(
         "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::
             "r"(tile + half * ROWS * 128),

@@ -3,7 +3,7 @@
 #define WGS 2
 #define BKV 128
 #define STAGES 3
-#define PERSIST 2
+#define PERSIST 0
 #define DEC_TK 64
 #define DEC_STAGES 3
 #define DEC_CLUSTER 8

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <future>
 
 #include "backends/backend.hpp"
@@ -123,51 +124,97 @@ TEST(CudaGpu, TemplateFamiliesPassEveryWorkloadAtTheirDefaults) {
   EXPECT_GE(cases.size(), 10u);
 }
 
-// The attention_bf16 decode (templates/cuda/attention_bf16/decode_split.cuh, shared by the families) at every
-// combination of its DEC_* knobs passes every decode workload, held-out ones included (GQA, batch > 1, a key
-// count off the tile size, head size 96 through the fallback); the evaluator's trials call it repeatedly on the
-// same buffers.
-TEST(CudaGpu, AttentionDecodePassesAtEveryCombinationOfItsKnobs) {
-  auto backend = gpu_backend();
-  if (!backend) GTEST_SKIP() << "no GPU here";
+namespace {
+
+using proposers::builtin::Family;
+using proposers::builtin::KnobValues;
+
+// attention_bf16's workloads on cuda, held-out ones included: the decodes (lq = 1) or the prefills.
+Task attention_workloads(bool decode) {
+  Task task = resolve_task("attention_bf16");
+  std::erase_if(task.workloads, [&](const Workload& w) { return (w.axes.at("lq") == 1) != decode || !w.runs_on("cuda"); });
+  return task;
+}
+
+// The cuda family `family_name` at every knob combination that `combinations` gives renders, builds and passes every
+// workload left in `task` (the evaluator's trials call it repeatedly on the same buffers); a failure names the
+// knobs whose names start with `shown`.
+void expect_every_combination_passes(Backend& backend, const Task& task, const std::string& family_name,
+                                     const std::function<std::vector<KnobValues>(const Family&)>& combinations,
+                                     const std::string& shown) {
   auto provider = proposers::builtin::provider_for("cuda");
   ASSERT_TRUE(provider);
-  backend->profile();
-  Task task = resolve_task("attention_bf16");
-  std::erase_if(task.workloads, [](const Workload& w) { return w.axes.at("lq") != 1 || !w.runs_on("cuda"); });
-  ASSERT_GE(task.workloads.size(), 4u);
+  backend.profile();
   const auto families = provider->families(task);
-  const auto family = std::find_if(families.begin(), families.end(), [](const auto& f) { return f.name == "flash_pipelined"; });
+  const auto family = std::find_if(families.begin(), families.end(), [&](const auto& f) { return f.name == family_name; });
   ASSERT_NE(family, families.end());
-  std::vector<proposers::builtin::KnobValues> combos = {family->defaults()};
-  for (const auto& knob : family->knobs) {
-    if (!knob.name.starts_with("DEC_")) continue;
-    std::vector<proposers::builtin::KnobValues> grown;
-    for (const auto& combo : combos)
-      for (int64_t v : knob.values) {
-        grown.push_back(combo);
-        grown.back()[knob.name] = v;
-      }
-    combos = std::move(grown);
-  }
-  ASSERT_GE(combos.size(), 8u);
+  const std::vector<KnobValues> combos = combinations(*family);
+  ASSERT_GE(combos.size(), 5u);
   std::vector<std::string> sources;
   std::vector<std::future<BuildResult>> builds;
-  for (const auto& combo : combos) sources.push_back(provider->render(task, family->name, combo));
+  for (const auto& combo : combos) sources.push_back(provider->render(task, family_name, combo));
   for (const auto& source : sources)
-    builds.push_back(std::async(std::launch::async, [&backend, &task, &source] { return backend->build(task, source); }));
+    builds.push_back(std::async(std::launch::async, [&backend, &task, &source] { return backend.build(task, source); }));
   for (size_t i = 0; i < combos.size(); ++i) {
-    std::string name;
+    std::string name = family_name;
     for (const auto& [k, v] : combos[i])
-      if (k.starts_with("DEC_")) name += " " + k + "=" + std::to_string(v);
+      if (k.starts_with(shown)) name += " " + k + "=" + std::to_string(v);
     const BuildResult build = builds[i].get();
     ASSERT_TRUE(build.ok) << name << ":\n" << build.log;
     EvalOptions options = quick_options();
     options.workloads = WorkloadSet::all;
     options.time = false;
-    const EvalReport r = Evaluator(task, *backend, options).evaluate(sources[i]);
+    const EvalReport r = Evaluator(task, backend, options).evaluate(sources[i]);
     EXPECT_EQ(status_name(r.status), "passed") << name << ": " << r.message;
   }
+}
+
+}  // namespace
+
+// The attention_bf16 decode (templates/cuda/attention_bf16/decode_split.cuh, shared by the families) at every
+// combination of its DEC_* knobs passes every decode workload, held-out ones included (GQA, batch > 1, a key
+// count off the tile size, head size 96 through the fallback).
+TEST(CudaGpu, AttentionDecodePassesAtEveryCombinationOfItsKnobs) {
+  auto backend = gpu_backend();
+  if (!backend) GTEST_SKIP() << "no GPU here";
+  const Task task = attention_workloads(true);
+  ASSERT_GE(task.workloads.size(), 4u);
+  expect_every_combination_passes(*backend, task, "flash_pipelined", [](const Family& family) {
+    std::vector<KnobValues> combos = {family.defaults()};
+    for (const auto& knob : family.knobs) {
+      if (!knob.name.starts_with("DEC_")) continue;
+      std::vector<KnobValues> grown;
+      for (const auto& combo : combos)
+        for (int64_t v : knob.values) {
+          grown.push_back(combo);
+          grown.back()[knob.name] = v;
+        }
+      combos = std::move(grown);
+    }
+    return combos;
+  }, "DEC_");
+}
+
+// flash_wgmma's prefill (head sizes 64 and 128 on wgmma, others through the rows loop) at each value of each of its
+// prefill knobs, the others at their defaults, passes every prefill workload, held-out ones included (causal and
+// not, GQA, ragged lengths, a chunk of queries at the end of a longer context, head size 64).
+TEST(CudaGpu, WgmmaPrefillPassesAtEveryValueOfEachKnob) {
+  auto backend = gpu_backend();
+  if (!backend) GTEST_SKIP() << "no GPU here";
+  const Task task = attention_workloads(false);
+  ASSERT_GE(task.workloads.size(), 8u);
+  expect_every_combination_passes(*backend, task, "flash_wgmma", [](const Family& family) {
+    std::vector<KnobValues> combos = {family.defaults()};
+    for (const auto& knob : family.knobs) {
+      if (knob.name.starts_with("DEC_")) continue;
+      for (int64_t v : knob.values) {
+        if (v == knob.default_value) continue;
+        combos.push_back(family.defaults());
+        combos.back()[knob.name] = v;
+      }
+    }
+    return combos;
+  }, "");
 }
 
 // softmax's 8192 x 8192 workload is checked against the device reference (reference.cu), which is

@@ -28,6 +28,8 @@ struct EvalArgs {
   double call_timeout = 0;
 };
 
+bool host_bound(const ksearch::evaluator::WorkloadResult& w) { return 2 * w.host_bound_calls > w.timing.samples; }
+
 void print_table(const EvalReport& r, bool verbose_log) {
   fmt::print("task {}  backend {}  status {}\n", r.task, r.backend, status_name(r.status));
   if (!r.message.empty()) fmt::print("  {}\n", r.message);
@@ -35,7 +37,8 @@ void print_table(const EvalReport& r, bool verbose_log) {
     fmt::print("\n{:<44} {:<13} {:>10} {:>10} {:>11} {:>7} {:>9} {:>9} {}\n", "workload", "status", "max_abs", "max_rel",
                "median_ms", "spread", "vs_seed", "roofline", "bound");
     for (const auto& w : r.workloads) {
-      const std::string name = w.name + (w.held_out ? " (h)" : "") + (w.reference == "device" ? " (d)" : "");
+      const std::string name = w.name + (w.held_out ? " (h)" : "") + (w.reference == "device" ? " (d)" : "") +
+                               (host_bound(w) ? " (host)" : "");
       if (w.timing.samples > 0)
         fmt::print("{:<44} {:<13} {:>10.2e} {:>10.2e} {:>11.4f} {:>6.1f}% {:>8.2f}x {:>8.1f}% {}\n", name,
                    status_name(w.status), w.max_abs_err, w.max_rel_err, w.timing.median, 100 * w.timing.spread(),
@@ -46,6 +49,9 @@ void print_table(const EvalReport& r, bool verbose_log) {
     }
     if (std::any_of(r.workloads.begin(), r.workloads.end(), [](const auto& w) { return w.reference == "device"; }))
       fmt::print("(d): checked against the task's device reference for {}\n", r.backend);
+    if (std::any_of(r.workloads.begin(), r.workloads.end(), host_bound))
+      fmt::print("(host): most timed calls took the runner's main thread longer on the CPU than its clock saw; the time is "
+                 "the host side's (launches, synchronization, the candidate's host code)\n");
     for (const auto& w : r.workloads)
       if (w.status != Status::passed && !w.message.empty()) fmt::print("  {}: {}\n", w.name, w.message);
   }

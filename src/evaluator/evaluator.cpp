@@ -138,6 +138,7 @@ nlohmann::json EvalReport::to_json() const {
                               {"min_ms", w.timing.min},
                               {"max_ms", w.timing.max},
                               {"samples", w.timing.samples},
+                              {"host_bound_calls", w.host_bound_calls},
                               {"roofline_ms", w.roofline_ms},
                               {"roofline_fraction", w.roofline_fraction},
                               {"roofline_bound", w.roofline_bound},
@@ -178,6 +179,7 @@ EvalReport EvalReport::from_json(const nlohmann::json& j) {
     wr.timing.min = w.value("min_ms", 0.0);
     wr.timing.max = w.value("max_ms", 0.0);
     wr.timing.samples = w.value("samples", 0);
+    wr.host_bound_calls = w.value("host_bound_calls", 0);
     wr.roofline_ms = w.value("roofline_ms", 0.0);
     wr.roofline_fraction = w.value("roofline_fraction", 0.0);
     wr.roofline_bound = w.value("roofline_bound", "");
@@ -530,7 +532,10 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           wr.status = Status::rejected;
           wr.message = trusted.inconsistency;
         }
-        if (wr.status == Status::passed) wr.timing = summarize(trusted.times_ms);
+        if (wr.status == Status::passed) {
+          wr.timing = summarize(trusted.times_ms);
+          wr.host_bound_calls = trusted.host_bound_calls;
+        }
         const double flops = task_.flops(w), bytes = task_.bytes(w);
         double roofline_s = 0;
         const auto bound_by = [&](double amount, double per_s, const char* bound) {

@@ -57,6 +57,7 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
           c.reported_ms, c.wall_ms);
     const double cpu_bound = c.cpu_ms ? std::max(0.0, *c.cpu_ms - null_call.cpu_ms) : 0.0;
     out.times_ms.push_back(std::max(c.reported_ms, cpu_bound));
+    if (cpu_bound > c.reported_ms) ++out.host_bound_calls;
     if (c.cpu_ms) {
       cpu_bounds.push_back(cpu_bound);
       deficits.push_back(cpu_bound - c.reported_ms);

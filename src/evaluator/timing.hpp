@@ -42,6 +42,9 @@ NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann:
 struct TrustedTimes {
   // Per call: the reported time, but never less than the main thread's CPU time in the call.
   std::vector<double> times_ms;
+  // How many of them the CPU time set: the call's host-side work (launches, syncs, the candidate's host code)
+  // outlasted what the runner's clock saw, so the time says more about the host than about the kernel.
+  int host_bound_calls = 0;
   // Set when the reports contradict ksearch's measurements: a call reported longer than its wall
   // time, or reports systematically below the CPU time spent (the runner's clock or replies were
   // tampered with).

@@ -29,6 +29,7 @@ TEST(TrustedTimes, HonestReportsAreKept) {
   const TrustedTimes t = trusted_times(calls(1.0, 0.99, 10, 3.0), kNullCall);
   EXPECT_TRUE(t.inconsistency.empty()) << t.inconsistency;
   for (double ms : t.times_ms) EXPECT_DOUBLE_EQ(ms, 1.0);
+  EXPECT_EQ(t.host_bound_calls, 0);
 }
 
 TEST(TrustedTimes, AReportBelowTheCpuTimeIsRaisedToIt) {
@@ -36,6 +37,7 @@ TEST(TrustedTimes, AReportBelowTheCpuTimeIsRaisedToIt) {
   const TrustedTimes t = trusted_times(calls(0.9, 1.0, 10), kNullCall);
   EXPECT_TRUE(t.inconsistency.empty());
   for (double ms : t.times_ms) EXPECT_NEAR(ms, 1.0, 1e-12);
+  EXPECT_EQ(t.host_bound_calls, 10);  // and the report says how often the CPU time decided
 }
 
 TEST(TrustedTimes, SystematicUnderReportingIsTampering) {

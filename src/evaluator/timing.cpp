@@ -49,20 +49,28 @@ NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann:
 
 TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call) {
   TrustedTimes out;
-  std::vector<double> cpu_bounds, deficits;
+  std::vector<double> cpu_bounds, deficits, reported_with_cpu;
   for (const TimedCall& c : calls) {
     if (c.reported_ms > c.wall_ms + kWallSlackMs && out.inconsistency.empty())
       out.inconsistency = fmt::format(
           "the runner reported {:.4f} ms for a call that took {:.4f} ms from ksearch's side: its replies were forged",
           c.reported_ms, c.wall_ms);
-    const double cpu_bound = c.cpu_ms ? std::max(0.0, *c.cpu_ms - null_call.cpu_ms) : 0.0;
-    out.times_ms.push_back(std::max(c.reported_ms, cpu_bound));
-    if (cpu_bound > c.reported_ms) ++out.host_bound_calls;
+    out.times_ms.push_back(c.reported_ms);
     if (c.cpu_ms) {
+      const double cpu_bound = std::max(0.0, *c.cpu_ms - null_call.cpu_ms);
+      if (cpu_bound > c.reported_ms) ++out.host_bound_calls;
       cpu_bounds.push_back(cpu_bound);
+      reported_with_cpu.push_back(c.reported_ms);
       deficits.push_back(cpu_bound - c.reported_ms);
     }
   }
+  // The reports' median is never below the CPU times' median: when it is, every report is raised by the gap.
+  // Medians, not each call against its own CPU time: the host side's jitter (a GPU kernel's thread spins in the
+  // synchronization, so its CPU time is the kernel's plus the host's) would otherwise set the slow calls' times
+  // and the spread; under-reporting gains nothing either way, since a workload's time is the median.
+  const double floor_gap = median(cpu_bounds) - median(reported_with_cpu);
+  if (!cpu_bounds.empty() && floor_gap > 0)
+    for (double& t : out.times_ms) t += floor_gap;
   // An honest report is at least the CPU time its thread spent in the call, up to accounting noise and
   // what cache misses add outside the runner's timer; a runner whose reports are under half of it on
   // most calls was tampered with. The noise grows with the machine's load (a preempted thread comes

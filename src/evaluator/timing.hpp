@@ -40,10 +40,11 @@ NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann:
                                  std::chrono::milliseconds timeout);
 
 struct TrustedTimes {
-  // Per call: the reported time, but never less than the main thread's CPU time in the call.
+  // Per call: the reported time, all raised by one gap where the reports' median is below the median of the
+  // main thread's CPU time in the calls (beyond a null call's).
   std::vector<double> times_ms;
-  // How many of them the CPU time set: the call's host-side work (launches, syncs, the candidate's host code)
-  // outlasted what the runner's clock saw, so the time says more about the host than about the kernel.
+  // How many calls took the main thread longer on the CPU than the runner's clock saw: the host side's work
+  // (launches, synchronization, the candidate's host code) rivals the kernel's.
   int host_bound_calls = 0;
   // Set when the reports contradict ksearch's measurements: a call reported longer than its wall
   // time, or reports systematically below the CPU time spent (the runner's clock or replies were

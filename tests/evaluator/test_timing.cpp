@@ -2,6 +2,8 @@
 // measured, and which repetitions are checked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "evaluator/timing.hpp"
 
 using ksearch::evaluator::NullCallCost;
@@ -33,11 +35,36 @@ TEST(TrustedTimes, HonestReportsAreKept) {
 }
 
 TEST(TrustedTimes, AReportBelowTheCpuTimeIsRaisedToIt) {
-  // 10% under-reported: within what is not called tampering, but never counted below the CPU time.
+  // 10% under-reported: within what is not called tampering, but the median never counts below the CPU time's.
   const TrustedTimes t = trusted_times(calls(0.9, 1.0, 10), kNullCall);
   EXPECT_TRUE(t.inconsistency.empty());
   for (double ms : t.times_ms) EXPECT_NEAR(ms, 1.0, 1e-12);
   EXPECT_EQ(t.host_bound_calls, 10);  // and the report says how often the CPU time decided
+}
+
+TEST(TrustedTimes, TheHostSidesJitterSetsNeitherTheMedianNorTheSpread) {
+  // A short GPU kernel: its thread spins while the kernel runs, so its CPU time is the kernel's plus a jittery
+  // host side, above the clock on some calls and below it on more. The clock's times stand as they are.
+  std::vector<TimedCall> c;
+  for (int i = 0; i < 10; ++i) {
+    const double reported = 0.030 + 0.0005 * i;
+    c.push_back({reported, reported + kNullCall.wall_ms, reported + (i % 5 < 2 ? 0.030 : -0.010) + kNullCall.cpu_ms});
+  }
+  const TrustedTimes t = trusted_times(c, kNullCall);
+  EXPECT_TRUE(t.inconsistency.empty()) << t.inconsistency;
+  ASSERT_EQ(t.times_ms.size(), c.size());
+  for (size_t i = 0; i < c.size(); ++i) EXPECT_DOUBLE_EQ(t.times_ms[i], c[i].reported_ms);
+  EXPECT_EQ(t.host_bound_calls, 4);
+}
+
+TEST(TrustedTimes, UnderReportingMostCallsGainsNothingOnTheMedian) {
+  // 6 of 10 calls reported 30% short (under the tampering threshold): the median is raised back to the CPU time's.
+  std::vector<TimedCall> c = calls(1.0, 1.0, 10);
+  for (int i = 0; i < 6; ++i) c[size_t(i)].reported_ms = 0.7;
+  const TrustedTimes t = trusted_times(c, kNullCall);
+  std::vector<double> sorted = t.times_ms;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_NEAR(sorted[sorted.size() / 2], 1.0, 1e-12);
 }
 
 TEST(TrustedTimes, SystematicUnderReportingIsTampering) {
@@ -69,7 +96,7 @@ TEST(TrustedTimes, OnALoadedMachineTheNullCallSetsTheNoiseFloor) {
   std::vector<TimedCall> honest;
   for (int i = 0; i < 10; ++i) honest.push_back({0.0171, 0.5, 0.0715 + 0.0725});
   EXPECT_TRUE(trusted_times(honest, loaded).inconsistency.empty());
-  // Under-reporting well beyond that noise is still tampering, and times are still raised to the CPU bound.
+  // Under-reporting well beyond that noise is still tampering, and times are still raised to the CPU bound's median.
   std::vector<TimedCall> forged;
   for (int i = 0; i < 10; ++i) forged.push_back({0.05, 2.5, 0.0715 + 2.0});
   const TrustedTimes t = trusted_times(forged, loaded);

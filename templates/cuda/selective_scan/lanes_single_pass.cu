@@ -25,6 +25,19 @@ __device__ __forceinline__ float ex2_mufu(float x) {
   return r;
 }
 
+// log2 x and 1 / x on the MUFU pipe, flushing denormals like ex2_mufu: the softplus and the gate never
+// need them (1 + e^v >= 1), and without the flush each call costs three more instructions.
+__device__ __forceinline__ float lg2_mufu(float x) {
+  float r;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+__device__ __forceinline__ float rcp_mufu(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
 // 2^x on the FMA pipe (about 11 instructions for one MUFU slot), for EXPP of every 8 steps: x = j + f
 // with |f| <= 1/2, 2^f by a degree-5 fit (relative error 2.3e-7, like the MUFU's), j added to the
 // exponent bits. The clamp keeps the exponent field in range (2^-126 is as good as 0 as a decay).
@@ -40,11 +53,23 @@ __device__ __forceinline__ float ex2_poly(float x) {
   return __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
 }
 
+// dt = softplus(v) where v <= limit, else v: limit is 20 with softplus and NaN without it (no v is <= NaN).
 // MUFU ex2/lg2 instead of log1pf: rounding 1 + e^v costs at most 2^-24 absolute in dt. Computed always
 // and selected: a branch per step would cut the tile's code into blocks the scheduler cannot interleave.
-__device__ __forceinline__ float step_dt(float v, int softplus) {
-  const float soft = __logf(1.0f + __expf(v));
-  return softplus && v <= 20.0f ? soft : v;
+__device__ __forceinline__ float dt_below(float v, float limit) {
+  const float soft = lg2_mufu(1.0f + ex2_mufu(v * 1.4426950408889634f)) * 0.6931471805599453f;
+  return v <= limit ? soft : v;
+}
+
+__device__ __forceinline__ float softplus_limit(int softplus) {
+  return softplus ? 20.0f : __int_as_float(0x7fc00000);
+}
+
+__device__ __forceinline__ float step_dt(float v, int softplus) { return dt_below(v, softplus_limit(softplus)); }
+
+// z * sigmoid(z) (SiLU): e^-z by ex2, the division by rcp (1 + e^-z = inf gives 0, like __fdividef).
+__device__ __forceinline__ float silu(float z) {
+  return z * rcp_mufu(1.0f + ex2_mufu(-z * 1.4426950408889634f));
 }
 
 // A compile-time flag for generic lambdas: whole tiles (aligned, inside l) run without bounds checks.
@@ -172,6 +197,10 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     Cf[k] = FIXED ? C[i * N + s] : 0.0f;
   }
   const float bias = delta_bias ? delta_bias[i] : 0.0f, Dv = D ? D[i] : 0.0f;
+  // Passed through an asm the compiler cannot see into: a limit it knows to follow from softplus would let
+  // it duplicate the tile's end for both cases, a branch between the last epilogue and the next rows.
+  float dt_limit;
+  asm("mov.b32 %0, %1;" : "=f"(dt_limit) : "f"(softplus_limit(softplus)));
   const float *ur = u + chan * l, *dr = delta + chan * l, *zr = z && PASS != 1 ? z + chan * l : nullptr;
   float* yr = y + chan * l;
   // Row of state j; state j + L k lies k * rs further.
@@ -227,19 +256,20 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
       if (zr) load_steps<OWN, FULL>(nz[r], zr, t, te);
     }
   };
-  // One tile from t0: FULL tiles are aligned and inside te, so no bounds checks and vector accesses.
+  // The tile from t0: dt (softplus) and dt*u of the lane's own steps into the warp's rows, their u and z
+  // kept for the epilogue (zero dt past te: the identity step).
   float dsum = 0.0f;  // PASS 1: the dt sum of the lane's own steps
-  auto tile = [&](int t0, auto full) {
-    constexpr bool FULL = decltype(full)::value;
-    float cu[SUB][OWN], cz[SUB][OWN];
-    __syncwarp();  // the previous tile's reads of wdt / wdu are done
+  float cu[SUB][OWN], cz[SUB][OWN];
+  auto prepare_rows = [&](int t0) {
 #pragma unroll
     for (int r = 0; r < SUB; ++r) {
       float dtv[OWN], duv[OWN];
 #pragma unroll
       for (int x = 0; x < OWN; ++x) {
-        const bool inside = FULL || t0 + r * G + OWN * j + x < te;
-        dtv[x] = inside ? step_dt(nd[r][x] + bias, softplus) : 0.0f;
+        // Masked, not selected: a select here is compiled as a branch around the softplus, which would
+        // cut this from the tile's last epilogue.
+        const int inside = -int(t0 + r * G + OWN * j + x < te);
+        dtv[x] = __int_as_float(__float_as_int(dt_below(nd[r][x] + bias, dt_limit)) & inside);
         duv[x] = dtv[x] * nu[r][x];
         if (PASS == 1) dsum += dtv[x];
         cu[r][x] = nu[r][x];
@@ -248,9 +278,11 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
       store_steps<OWN, true>(wdt, dtv, r * G + OWN * j, 0);
       store_steps<OWN, true>(wdu, duv, r * G + OWN * j, 0);
     }
-    __syncwarp();
-    // The next tile's loads: their latency hides behind this tile's scan. PF: the rows PF tiles ahead are
-    // asked into L2 now (a line per lane j < PFL), so that this fetch waits for L2, not DRAM.
+  };
+  // After prepare_rows(t0): the loads of the tile after it, whose latency hides behind a tile's scan, and
+  // PF's L2 prefetch of the rows PF tiles ahead of it (a line per lane j < PFL), so that those loads wait
+  // for L2, not DRAM.
+  auto fetch_ahead = [&](int t0) {
     if (t0 + T < te) {
       if (vec && t0 + 2 * T <= te) fetch(t0 + T, Flag<true>());
       else fetch(t0 + T, Flag<false>());
@@ -262,9 +294,15 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
       prefetch_l2(dr + tp);
       if (zr) prefetch_l2(zr + tp);
     }
-    // The y of sub-block r from the lanes' partials a: reduced over the L lanes, D and the gate applied,
-    // stored.
-    auto finish = [&](int r, float(&a)[G]) {
+  };
+  // One tile from t0, prepared: FULL tiles are aligned and inside te, so no bounds checks and vector
+  // accesses. It ends by preparing the next tile (past te: harmless zero rows).
+  auto tile = [&](int t0, auto full) {
+    constexpr bool FULL = decltype(full)::value;
+    __syncwarp();  // the prepared rows are visible to the warp
+    // The y of sub-block r from the lanes' partials a: reduced over the L lanes, D and the gate applied
+    // (its own steps' u and z: uu, zz), stored.
+    auto finish = [&](int r, float(&a)[G], const float(&uu)[OWN], const float(&zz)[OWN]) {
       if (RED) {
         // Through shared memory: each lane stores its G partials, then sums the L partials of its own
         // OWN steps: G / 4 + L accesses and (L - 1) OWN adds per sub-block, against about 4 G
@@ -303,16 +341,17 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
       float out[OWN];
 #pragma unroll
       for (int x = 0; x < OWN; ++x) {
-        out[x] = fmaf(Dv, cu[r][x], a[x]);
+        out[x] = fmaf(Dv, uu[x], a[x]);
         // A select, not a branch, so the unrolled sub-blocks stay one block of code for the scheduler.
-        const float gate = __fdividef(cz[r][x], 1.0f + __expf(-cz[r][x]));
-        out[x] *= zr ? gate : 1.0f;
+        out[x] *= zr ? silu(zz[x]) : 1.0f;
       }
       if (active) store_steps<OWN, FULL>(yr, out, t0 + r * G + OWN * j, te);
     };
     // PIPE: in whole tiles sub-block r's reduction and epilogue follow sub-block r + 1's scan, so the
-    // shuffle chain of the one overlaps the exps of the other (they are independent).
-    constexpr bool DEFER = PIPE && FULL && PASS != 1;
+    // shuffle chain of the one overlaps the exps of the other (they are independent). It keeps two
+    // sub-blocks' partials (2 OWN N per lane's states): at OWN = 4 that spills under the register cap of
+    // OCC >= 12 resident warps (ptxas), so there it waits for OCC = 8.
+    constexpr bool DEFER = PIPE && FULL && PASS != 1 && (OWN * N <= 32 || OCC <= 8);
     float acc[DEFER ? 2 : 1][G];
 #pragma unroll RU
     for (int r = 0; r < SUB; ++r) {
@@ -363,12 +402,23 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
           part[m] = sum;
         }
       }
-      if (BCS && !FIXED) __syncwarp();  // this buffer is restaged during the next sub-block
+      __syncwarp();  // the rows are read: the B/C buffer is restaged next, the tile rows at the tile's end
       if (PASS == 1) continue;  // a summary has no y
-      if (!DEFER) finish(r, part);
-      else if (r > 0) finish(r - 1, acc[(r - 1) & 1]);
+      if (!DEFER) finish(r, part, cu[r], cz[r]);
+      else if (r > 0) finish(r - 1, acc[(r - 1) & 1], cu[r - 1], cz[r - 1]);
     }
-    if (DEFER) finish(SUB - 1, acc[(SUB - 1) & 1]);
+    if (DEFER) {
+      // The next tile's rows first, then the last epilogue from copies of its u and z (prepare_rows
+      // replaces them): one stretch of code without a branch, so the two overlap.
+      float lu[OWN], lz[OWN];
+#pragma unroll
+      for (int x = 0; x < OWN; ++x) lu[x] = cu[SUB - 1][x], lz[x] = cz[SUB - 1][x];
+      prepare_rows(t0 + T);
+      finish(SUB - 1, acc[(SUB - 1) & 1], lu, lz);
+    } else {
+      prepare_rows(t0 + T);
+    }
+    fetch_ahead(t0 + T);
   };
   // PASS 2: the chunk's start state, S_c = 2^(a2 sum_{c-1}) S_{c-1} + E_{c-1} from S_0 = 0; ws holds
   // per (channel, chunk) the end state from zero (N floats), then the dt sum.
@@ -380,6 +430,8 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     }
   if (vec && tb + T <= te) fetch(tb, Flag<true>());
   else fetch(tb, Flag<false>());
+  prepare_rows(tb);
+  fetch_ahead(tb);
   if (BCS && !FIXED && tb < te)
     for (int p = 0; p + 1 < BC_BUFFERS; ++p) stage(tb + p * G, vec && tb + (p + 1) * G <= te);
   for (int t0 = tb; t0 < te; t0 += T) {

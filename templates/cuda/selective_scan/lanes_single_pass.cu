@@ -10,6 +10,9 @@
 #define BCS 1
 #define MINW 4
 #define TCHUNKS 4
+#define PIPE 1
+#define PF 2
+#define CMIN 512
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -19,6 +22,19 @@
 __device__ __forceinline__ float ex2_mufu(float x) {
   float r;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// log2 x and 1 / x on the MUFU pipe, flushing denormals like ex2_mufu: the softplus and the gate never
+// need them (1 + e^v >= 1), and without the flush each call costs three more instructions.
+__device__ __forceinline__ float lg2_mufu(float x) {
+  float r;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+__device__ __forceinline__ float rcp_mufu(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
 
@@ -37,9 +53,23 @@ __device__ __forceinline__ float ex2_poly(float x) {
   return __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
 }
 
-// MUFU ex2/lg2 instead of log1pf: rounding 1 + e^v costs at most 2^-24 absolute in dt.
-__device__ __forceinline__ float step_dt(float v, int softplus) {
-  return softplus ? (v > 20.0f ? v : __logf(1.0f + __expf(v))) : v;
+// dt = softplus(v) where v <= limit, else v: limit is 20 with softplus and NaN without it (no v is <= NaN).
+// MUFU ex2/lg2 instead of log1pf: rounding 1 + e^v costs at most 2^-24 absolute in dt. Computed always
+// and selected: a branch per step would cut the tile's code into blocks the scheduler cannot interleave.
+__device__ __forceinline__ float dt_below(float v, float limit) {
+  const float soft = lg2_mufu(1.0f + ex2_mufu(v * 1.4426950408889634f)) * 0.6931471805599453f;
+  return v <= limit ? soft : v;
+}
+
+__device__ __forceinline__ float softplus_limit(int softplus) {
+  return softplus ? 20.0f : __int_as_float(0x7fc00000);
+}
+
+__device__ __forceinline__ float step_dt(float v, int softplus) { return dt_below(v, softplus_limit(softplus)); }
+
+// z * sigmoid(z) (SiLU): e^-z by ex2, the division by rcp (1 + e^-z = inf gives 0, like __fdividef).
+__device__ __forceinline__ float silu(float z) {
+  return z * rcp_mufu(1.0f + ex2_mufu(-z * 1.4426950408889634f));
 }
 
 // A compile-time flag for generic lambdas: whole tiles (aligned, inside l) run without bounds checks.
@@ -94,12 +124,22 @@ __device__ __forceinline__ void cp_async16(float* dst, const float* src) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void cp_async_wait_one() { asm volatile("cp.async.wait_group 1;\n" ::); }
+// Waits until at most P of this thread's cp.async groups are pending.
+template <int P>
+__device__ __forceinline__ void cp_async_wait_pending() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(P));
+}
 
-// BCS = 1: floats per warp for the B and C sub-blocks of its (batch, group), two deep: [2][B, C][N][G + 4].
+// A hint that brings the 128-byte line of p into L2 (no register, no wait).
+__device__ __forceinline__ void prefetch_l2(const float* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
+// BCS = 1: the B/C sub-block in use and the next one in flight; 2: the two after it in flight.
+constexpr int BC_BUFFERS = BCS == 2 ? 3 : 2;
+
+// BCS: floats per warp for the B and C sub-blocks of its (batch, group): [BC_BUFFERS][B, C][N][G + 4].
 template <int N, int L>
 __host__ __device__ constexpr int bc_warp_floats() {
-  return 2 * 2 * N * (OWN * L + 4);
+  return BC_BUFFERS * 2 * N * (OWN * L + 4);
 }
 
 // RED = 1: floats per channel in the reduction buffer, L rows of G + 4 partials (the pad spreads the
@@ -157,6 +197,10 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     Cf[k] = FIXED ? C[i * N + s] : 0.0f;
   }
   const float bias = delta_bias ? delta_bias[i] : 0.0f, Dv = D ? D[i] : 0.0f;
+  // Passed through an asm the compiler cannot see into: a limit it knows to follow from softplus would let
+  // it duplicate the tile's end for both cases, a branch between the last epilogue and the next rows.
+  float dt_limit;
+  asm("mov.b32 %0, %1;" : "=f"(dt_limit) : "f"(softplus_limit(softplus)));
   const float *ur = u + chan * l, *dr = delta + chan * l, *zr = z && PASS != 1 ? z + chan * l : nullptr;
   float* yr = y + chan * l;
   // Row of state j; state j + L k lies k * rs further.
@@ -164,27 +208,40 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
   const float *Bj = B + row, *Cj = C + row;
   float* wdt = sdt[warp][c];
   float* wdu = sdu[warp][c];
-  // BCS: the warp's two staged B/C sub-blocks; slots f = lane + 32 it cover [B, C][N rows][G / 4 float4s].
+  // BCS: the warp's staged B/C sub-blocks, [B, C][N rows][G / 4 float4s] each.
   constexpr int RSB = G + 4, BCH = 2 * N * RSB, SLOTS = N * G / 2;  // rows padded: reads spread over the banks
   static_assert(SLOTS % 32 == 0, "whole float4 slots per lane");
   float* sbc = dyn + (RED ? WARPS * CW * red_channel_floats<L>() : 0) + warp * bc_warp_floats<N, L>();
   const float* Bg = B + (FIXED ? 0 : (bi * g + group) * N * int64_t(l));
   const float* Cg = C + (FIXED ? 0 : (bi * g + group) * N * int64_t(l));
-  auto stage = [&](int ts) {  // the sub-block from step ts into buffer (ts / G) & 1, as one cp.async group
-    float* dst0 = sbc + ((ts / G) & 1) * BCH;
-    const bool whole = vec && ts + G <= te;
+  // Slot it of a lane copies row lrow + it * RPI (B rows, then C rows), float4 column lcol: the source
+  // rows are fixed per lane, so their addresses are taken once and a sub-block only adds its step.
+  constexpr int QG = G / 4, RPI = 32 / QG;
+  const int lrow = lane / QG, lcol = 4 * (lane % QG);
+  const float* bc_src[SLOTS / 32];
 #pragma unroll
-    for (int it = 0; it < SLOTS / 32; ++it) {
-      const int f = lane + 32 * it, w = f / (N * G / 4), rem = f % (N * G / 4);
-      const int s = rem / (G / 4), col = 4 * (rem % (G / 4));
-      const float* src = (w ? Cg : Bg) + s * int64_t(l) + ts + col;
-      float* dst = dst0 + (w * N + s) * RSB + col;
-      if (whole) {
-        cp_async16(dst, src);
-      } else {
+  for (int it = 0; it < SLOTS / 32; ++it) {
+    const int rw = lrow + it * RPI;
+    bc_src[it] = (rw < N ? Bg + rw * int64_t(l) : Cg + (rw - N) * int64_t(l)) + lcol;
+  }
+  // The sub-block from step ts into buffer (ts / G) % BC_BUFFERS, as one cp.async group, or an empty
+  // group past te (so that "all but the newest BC_BUFFERS - 1" always means the sub-block in use). whole
+  // (aligned, inside te) is a constant in the unrolled whole tiles, so their copies carry no branch.
+  auto stage = [&](int ts, bool whole) {
+    if (!whole && ts >= te) {
+      cp_async_commit();
+      return;
+    }
+    float* dst = sbc + ((ts / G) % BC_BUFFERS) * BCH + lrow * RSB + lcol;
+    if (whole) {
 #pragma unroll
-        for (int x = 0; x < 4; ++x) dst[x] = ts + col + x < te ? __ldg(src + x) : 0.0f;
-      }
+      for (int it = 0; it < SLOTS / 32; ++it) cp_async16(dst + it * RPI * RSB, bc_src[it] + ts);
+    } else {
+#pragma unroll
+      for (int it = 0; it < SLOTS / 32; ++it)
+#pragma unroll
+        for (int x = 0; x < 4; ++x)
+          dst[it * RPI * RSB + x] = ts + lcol + x < te ? __ldg(bc_src[it] + ts + x) : 0.0f;
     }
     cp_async_commit();
   };
@@ -199,19 +256,20 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
       if (zr) load_steps<OWN, FULL>(nz[r], zr, t, te);
     }
   };
-  // One tile from t0: FULL tiles are aligned and inside te, so no bounds checks and vector accesses.
+  // The tile from t0: dt (softplus) and dt*u of the lane's own steps into the warp's rows, their u and z
+  // kept for the epilogue (zero dt past te: the identity step).
   float dsum = 0.0f;  // PASS 1: the dt sum of the lane's own steps
-  auto tile = [&](int t0, auto full) {
-    constexpr bool FULL = decltype(full)::value;
-    float cu[SUB][OWN], cz[SUB][OWN];
-    __syncwarp();  // the previous tile's reads of wdt / wdu are done
+  float cu[SUB][OWN], cz[SUB][OWN];
+  auto prepare_rows = [&](int t0) {
 #pragma unroll
     for (int r = 0; r < SUB; ++r) {
       float dtv[OWN], duv[OWN];
 #pragma unroll
       for (int x = 0; x < OWN; ++x) {
-        const bool inside = FULL || t0 + r * G + OWN * j + x < te;
-        dtv[x] = inside ? step_dt(nd[r][x] + bias, softplus) : 0.0f;
+        // Masked, not selected: a select here is compiled as a branch around the softplus, which would
+        // cut this from the tile's last epilogue.
+        const int inside = -int(t0 + r * G + OWN * j + x < te);
+        dtv[x] = __int_as_float(__float_as_int(dt_below(nd[r][x] + bias, dt_limit)) & inside);
         duv[x] = dtv[x] * nu[r][x];
         if (PASS == 1) dsum += dtv[x];
         cu[r][x] = nu[r][x];
@@ -220,26 +278,98 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
       store_steps<OWN, true>(wdt, dtv, r * G + OWN * j, 0);
       store_steps<OWN, true>(wdu, duv, r * G + OWN * j, 0);
     }
-    __syncwarp();
-    // The next tile's loads: their DRAM latency hides behind this tile's scan.
+  };
+  // After prepare_rows(t0): the loads of the tile after it, whose latency hides behind a tile's scan, and
+  // PF's L2 prefetch of the rows PF tiles ahead of it (a line per lane j < PFL), so that those loads wait
+  // for L2, not DRAM.
+  auto fetch_ahead = [&](int t0) {
     if (t0 + T < te) {
       if (vec && t0 + 2 * T <= te) fetch(t0 + T, Flag<true>());
       else fetch(t0 + T, Flag<false>());
     }
+    constexpr int PFL = (T + 31) / 32;  // 128-byte lines of a row per tile
+    if (PF && j < PFL && t0 + PF * T + 32 * j < te) {
+      const int tp = t0 + PF * T + 32 * j;
+      prefetch_l2(ur + tp);
+      prefetch_l2(dr + tp);
+      if (zr) prefetch_l2(zr + tp);
+    }
+  };
+  // One tile from t0, prepared: FULL tiles are aligned and inside te, so no bounds checks and vector
+  // accesses. It ends by preparing the next tile (past te: harmless zero rows).
+  auto tile = [&](int t0, auto full) {
+    constexpr bool FULL = decltype(full)::value;
+    __syncwarp();  // the prepared rows are visible to the warp
+    // The y of sub-block r from the lanes' partials a: reduced over the L lanes, D and the gate applied
+    // (its own steps' u and z: uu, zz), stored.
+    auto finish = [&](int r, float(&a)[G], const float(&uu)[OWN], const float(&zz)[OWN]) {
+      if (RED) {
+        // Through shared memory: each lane stores its G partials, then sums the L partials of its own
+        // OWN steps: G / 4 + L accesses and (L - 1) OWN adds per sub-block, against about 4 G
+        // instructions for the butterfly, but twice its shared-memory traffic.
+        float* cb = sred + (warp * CW + c) * red_channel_floats<L>();
+        constexpr int RS = G + 4;
+#pragma unroll
+        for (int q = 0; q < G / 4; ++q)
+          *reinterpret_cast<float4*>(cb + j * RS + 4 * q) = make_float4(a[4 * q], a[4 * q + 1], a[4 * q + 2], a[4 * q + 3]);
+        __syncwarp();
+#pragma unroll
+        for (int x = 0; x < OWN; ++x) a[x] = 0.0f;
+#pragma unroll
+        for (int jp = 0; jp < L; ++jp) {
+          float p[OWN];
+          load_shared<OWN>(p, cb + jp * RS + OWN * j);
+#pragma unroll
+          for (int x = 0; x < OWN; ++x) a[x] += p[x];
+        }
+        __syncwarp();  // the next sub-block rewrites the rows
+      } else {
+        // Transposed butterfly: at distance o the lane keeps the half of its (2 OWN o)-vector that bit o
+        // of j selects and sends the other half; after distance 1, a[x] = y partial of step OWN j + x.
+#pragma unroll
+        for (int lv = LG - 1; lv >= 0; --lv) {  // counted, so it unrolls and a stays in registers
+          const int o = 1 << lv;
+          const bool upper = j & o;
+#pragma unroll
+          for (int x = 0; x < G / 2; ++x) {  // a constant bound unrolls; x < OWN o folds per level
+            if (x >= OWN * o) break;
+            const float lo = a[x], hi = a[x + OWN * o];  // selects on values, not on addresses
+            a[x] = (upper ? hi : lo) + __shfl_xor_sync(0xffffffffu, upper ? lo : hi, o);
+          }
+        }
+      }
+      float out[OWN];
+#pragma unroll
+      for (int x = 0; x < OWN; ++x) {
+        out[x] = fmaf(Dv, uu[x], a[x]);
+        // A select, not a branch, so the unrolled sub-blocks stay one block of code for the scheduler.
+        out[x] *= zr ? silu(zz[x]) : 1.0f;
+      }
+      if (active) store_steps<OWN, FULL>(yr, out, t0 + r * G + OWN * j, te);
+    };
+    // PIPE: in whole tiles sub-block r's reduction and epilogue follow sub-block r + 1's scan, so the
+    // shuffle chain of the one overlaps the exps of the other (they are independent). It keeps two
+    // sub-blocks' partials (2 OWN N per lane's states): at OWN = 4 that spills under the register cap of
+    // OCC >= 12 resident warps (ptxas), so there it waits for OCC = 8.
+    constexpr bool DEFER = PIPE && FULL && PASS != 1 && (OWN * N <= 32 || OCC <= 8);
+    float acc[DEFER ? 2 : 1][G];
 #pragma unroll RU
     for (int r = 0; r < SUB; ++r) {
       const int ts = t0 + r * G;
-      if (ts >= te) break;  // nothing left (and BCS stages nothing there): h is already final
-      const float* bcur = sbc + ((ts / G) & 1) * BCH;
+      if (!FULL && ts >= te) break;  // nothing left (and BCS stages nothing there): h is already final
+      const float* bcur = sbc + ((ts / G) % BC_BUFFERS) * BCH;
       if (BCS && !FIXED) {
-        // The next sub-block's copies fly during this one's scan; this one's group is then the older.
-        // The copies of all lanes land in rows that all lanes read, hence the warp barriers.
-        if (ts + G < te) stage(ts + G);
-        else cp_async_commit();  // an empty group keeps "all but the newest" meaning this sub-block
-        cp_async_wait_one();
+        // The copies of the sub-block BC_BUFFERS - 1 ahead fly during this one's scan (into the buffer the
+        // previous sub-block has finished reading); this one's group is then the oldest pending. The
+        // copies of all lanes land in rows that all lanes read, hence the warp barriers.
+        constexpr int AHEAD = BC_BUFFERS - 1;
+        const bool ahead_whole = FULL && r + AHEAD < SUB;  // then whole and inside te
+        const int tn = ts + AHEAD * G;
+        stage(tn, ahead_whole || (vec && tn + G <= te));
+        cp_async_wait_pending<AHEAD>();
         __syncwarp();  // the other lanes' copies into the warp's rows are visible
       }
-      float acc[G];
+      float(&part)[G] = acc[DEFER ? r & 1 : 0];
 #pragma unroll
       for (int q = 0; q < G / 4; ++q) {
         const int o = r * G + 4 * q;
@@ -261,66 +391,34 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
 #pragma unroll
         for (int x = 0; x < 4; ++x) {
           const int m = 4 * q + x;
-          float part = 0.0f;
+          float sum = 0.0f;
 #pragma unroll
           for (int k = 0; k < S; ++k) {
             const float e = dts[x] * a2[k];
             const float da = m % 8 < EXPP ? ex2_poly(e) : ex2_mufu(e);
             h[k] = fmaf(da, h[k], dus[x] * (FIXED ? Bf[k] : Bq[k][x]));
-            if (PASS != 1) part = fmaf(h[k], FIXED ? Cf[k] : Cq[k][x], part);
+            if (PASS != 1) sum = fmaf(h[k], FIXED ? Cf[k] : Cq[k][x], sum);
           }
-          acc[m] = part;
+          part[m] = sum;
         }
       }
-      if (PASS == 1) {  // a summary has no y
-        if (BCS && !FIXED) __syncwarp();  // as below: this buffer is restaged next
-        continue;
-      }
-      if (RED) {
-        // Through shared memory: each lane stores its G partials, then sums the L partials of its own
-        // OWN steps: G / 4 + L accesses and (L - 1) OWN adds per sub-block, against about 4 G
-        // instructions for the butterfly, but twice its shared-memory traffic.
-        float* cb = sred + (warp * CW + c) * red_channel_floats<L>();
-        constexpr int RS = G + 4;
-#pragma unroll
-        for (int q = 0; q < G / 4; ++q)
-          *reinterpret_cast<float4*>(cb + j * RS + 4 * q) =
-              make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
-        __syncwarp();
-#pragma unroll
-        for (int x = 0; x < OWN; ++x) acc[x] = 0.0f;
-#pragma unroll
-        for (int jp = 0; jp < L; ++jp) {
-          float p[OWN];
-          load_shared<OWN>(p, cb + jp * RS + OWN * j);
-#pragma unroll
-          for (int x = 0; x < OWN; ++x) acc[x] += p[x];
-        }
-        __syncwarp();  // the next sub-block rewrites the rows
-      } else {
-        // Transposed butterfly: at distance o the lane keeps the half of its (2 OWN o)-vector that bit o
-        // of j selects and sends the other half; after distance 1, acc[x] = y partial of step OWN j + x.
-#pragma unroll
-        for (int lv = LG - 1; lv >= 0; --lv) {  // counted, so it unrolls and acc stays in registers
-          const int o = 1 << lv;
-          const bool upper = j & o;
-#pragma unroll
-          for (int x = 0; x < G / 2; ++x) {  // a constant bound unrolls; x < OWN o folds per level
-            if (x >= OWN * o) break;
-            const float lo = acc[x], hi = acc[x + OWN * o];  // selects on values, not on addresses
-            acc[x] = (upper ? hi : lo) + __shfl_xor_sync(0xffffffffu, upper ? lo : hi, o);
-          }
-        }
-      }
-      float out[OWN];
-#pragma unroll
-      for (int x = 0; x < OWN; ++x) {
-        out[x] = fmaf(Dv, cu[r][x], acc[x]);
-        if (zr) out[x] *= __fdividef(cz[r][x], 1.0f + __expf(-cz[r][x]));
-      }
-      if (active) store_steps<OWN, FULL>(yr, out, t0 + r * G + OWN * j, te);
-      if (BCS && !FIXED) __syncwarp();  // this buffer is restaged during the next sub-block
+      __syncwarp();  // the rows are read: the B/C buffer is restaged next, the tile rows at the tile's end
+      if (PASS == 1) continue;  // a summary has no y
+      if (!DEFER) finish(r, part, cu[r], cz[r]);
+      else if (r > 0) finish(r - 1, acc[(r - 1) & 1], cu[r - 1], cz[r - 1]);
     }
+    if (DEFER) {
+      // The next tile's rows first, then the last epilogue from copies of its u and z (prepare_rows
+      // replaces them): one stretch of code without a branch, so the two overlap.
+      float lu[OWN], lz[OWN];
+#pragma unroll
+      for (int x = 0; x < OWN; ++x) lu[x] = cu[SUB - 1][x], lz[x] = cz[SUB - 1][x];
+      prepare_rows(t0 + T);
+      finish(SUB - 1, acc[(SUB - 1) & 1], lu, lz);
+    } else {
+      prepare_rows(t0 + T);
+    }
+    fetch_ahead(t0 + T);
   };
   // PASS 2: the chunk's start state, S_c = 2^(a2 sum_{c-1}) S_{c-1} + E_{c-1} from S_0 = 0; ws holds
   // per (channel, chunk) the end state from zero (N floats), then the dt sum.
@@ -332,7 +430,10 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     }
   if (vec && tb + T <= te) fetch(tb, Flag<true>());
   else fetch(tb, Flag<false>());
-  if (BCS && !FIXED && tb < te) stage(tb);
+  prepare_rows(tb);
+  fetch_ahead(tb);
+  if (BCS && !FIXED && tb < te)
+    for (int p = 0; p + 1 < BC_BUFFERS; ++p) stage(tb + p * G, vec && tb + (p + 1) * G <= te);
   for (int t0 = tb; t0 < te; t0 += T) {
     if (vec && t0 + T <= te) tile(t0, Flag<true>());
     else tile(t0, Flag<false>());
@@ -367,15 +468,16 @@ void launch_lanes(const float* u, const float* delta, const float* A, const floa
                                           (BCS && bc_layout ? WARPS * bc_warp_floats<N, L>() : 0));
   const bool big = bytes + 2 * WARPS * CW * (SUB * OWN * L + 4) * int(sizeof(float)) > 48 * 1024;
   // Thin grids (a quarter of the OCC warps per SM or fewer) leave the GPU idle while each warp runs its
-  // serial chain of l steps: min(TCHUNKS, OCC sms / warps, l / 512) chunks of whole tiles fill it (two
+  // serial chain of l steps: min(TCHUNKS, OCC sms / warps, l / CMIN) chunks of whole tiles fill it (two
   // passes, twice the exps, a chain of about 2 l / nc steps). Fewer than 4 chunks do not shorten the chain
   // enough to pay for the second pass, and chunks under 512 steps not for its launch (measured on the
-  // H200: 2 chunks of 1024 steps and 4 of 128 were slower than one pass, 4 of 512 faster). A failed
-  // workspace allocation falls back to the single pass.
+  // H200 before PIPE: 2 chunks of 1024 steps and 4 of 128 were slower than one pass, 4 of 512 faster;
+  // CMIN = 256 with TCHUNKS = 8 tries 8 chunks of 256 on the l2048 sequences). A failed workspace
+  // allocation falls back to the single pass.
   int nc = 1, clen = int(l);
   const int64_t warps = int64_t(blocks.x) * g * b * WARPS, fill = int64_t(OCC) * sms / warps;
   int64_t k = fill < TCHUNKS ? fill : TCHUNKS;
-  if (l / 512 < k) k = l / 512;
+  if (l / CMIN < k) k = l / CMIN;
   if (k >= 4 && l > T) {
     clen = int((l + k - 1) / k + T - 1) / T * T;
     nc = int((l + clen - 1) / clen);

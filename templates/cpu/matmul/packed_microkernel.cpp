@@ -6,6 +6,8 @@
 #define KC 256
 #define MC 192
 #define NC 1024
+#define PACK_A 0
+#define B_PREFETCH_ROWS 8
 #define THREADS 1
 
 #include <algorithm>
@@ -26,7 +28,7 @@ constexpr int kNrVectors = NR_VECTORS > 0 ? NR_VECTORS : (kVectorRegisters >= 32
 // 0 = as many rows as fit the registers beside the B vectors and one broadcast of A.
 constexpr int kMr = MR > 0 ? MR : std::min(16, (kVectorRegisters - kNrVectors - 1) / kNrVectors);
 constexpr int NR = kNrVectors * VW;
-constexpr int64_t MC_ROWS = (MC + kMr - 1) / kMr * kMr;
+constexpr int64_t MC_STRIPS = (MC + kMr - 1) / kMr;
 constexpr int64_t NC_COLS = (NC + NR - 1) / NR * NR;
 
 inline float* align64(const std::unique_ptr<float[]>& buf) {
@@ -46,10 +48,17 @@ inline void pack_a_strip(const float* A, int64_t m, int64_t k, int64_t s, int64_
     for (int64_t p = 0; p < kc; ++p) ap[p * kMr + r] = 0.0f;
 }
 
-// Strip of B columns [j0, j0 + cols) x depth [p0, p0 + kc): bp[p * NR + c]; columns past cols are zero.
+// Strip of B columns [j0, j0 + cols) x depth [p0, p0 + kc): bp[p * NR + c]; columns past cols are zero. The rows
+// are n apart, a stride the hardware prefetchers do not follow across pages: each row is fetched B_PREFETCH_ROWS
+// rows ahead, so that many rows' lines are in flight from memory at once.
 inline void pack_b_strip(const float* B, int64_t n, int64_t j0, int64_t cols, int64_t p0, int64_t kc, float* __restrict bp) {
+  const float* const b0 = B + p0 * n + j0;
+  for (int64_t p = 0; p < std::min<int64_t>(kc, B_PREFETCH_ROWS); ++p)
+    for (int64_t c = 0; c < cols; c += 16) __builtin_prefetch(b0 + p * n + c);
   for (int64_t p = 0; p < kc; ++p) {
-    const float* __restrict b = B + (p0 + p) * n + j0;
+    const float* __restrict b = b0 + p * n;
+    if (p + B_PREFETCH_ROWS < kc)
+      for (int64_t c = 0; c < cols; c += 16) __builtin_prefetch(b + B_PREFETCH_ROWS * n + c);
     if (cols == NR) {
 #pragma GCC unroll 4
       for (int v = 0; v < kNrVectors; ++v) v_store(bp + p * NR + v * VW, v_load(b + v * VW));
@@ -60,37 +69,56 @@ inline void pack_b_strip(const float* B, int64_t n, int64_t j0, int64_t cols, in
   }
 }
 
-// C[0:mr, 0:nr] (+)= a-strip * b-strip over kc; full tiles go straight to C, edge tiles via a buffer.
-inline void micro_kernel(int64_t kc, const float* __restrict a, const float* __restrict b, float* __restrict c,
-                         int64_t ldc, int mr, int nr, bool accumulate) {
-  if (accumulate)  // the tile of C comes from L3 or memory: its lines arrive while the products are summed
-    for (int i = 0; i < mr; ++i) {
-      __builtin_prefetch(c + i * ldc);
-      __builtin_prefetch(c + i * ldc + nr - 1);
-    }
-  vf acc[kMr][kNrVectors];
+// Rows of A that the next packing will read, fetched from memory while a micro-kernel computes: kMr rows from
+// `first`, lda apart; none when first is null.
+struct NextAStrip {
+  const float* first = nullptr;
+  int64_t lda = 0;
+  int rows = 0;
+};
+
+// C[0:mr, 0:nr] (+)= a-strip * b-strip over kc, nr <= kVectors * VW (the B strip's first kVectors vectors: an
+// edge strip computes only the vectors it has); full tiles go straight to C, edge tiles via a buffer. The strip
+// of A is packed (a[p * MR + r]) or, kPackedA false, kMr rows of A itself, lda apart (a[r * lda + p]).
+template <bool kPackedA, int kVectors>
+inline void micro_kernel(int64_t kc, const float* __restrict a, int64_t lda, const float* __restrict b,
+                         float* __restrict c, int64_t ldc, int mr, int nr, bool accumulate, NextAStrip next) {
+  // The tile of C comes from L3 or memory (read to be summed into, or to be overwritten): its lines arrive while
+  // the products are summed.
+  for (int i = 0; i < mr; ++i) {
+    __builtin_prefetch(c + i * ldc, 1);
+    __builtin_prefetch(c + i * ldc + nr - 1, 1);
+  }
+  vf acc[kMr][kVectors];
 #pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i)
 #pragma GCC unroll 4
-    for (int v = 0; v < kNrVectors; ++v) acc[i][v] = v_set1(0.0f);
-  // Unrolled so that the loop's counter and pointer updates do not eat into the issue slots of the FMAs.
+    for (int v = 0; v < kVectors; ++v) acc[i][v] = v_set1(0.0f);
+  const auto step = [&](int64_t p) {
+    vf bv[kVectors];
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p) {
-    vf bv[kNrVectors];
-#pragma GCC unroll 4
-    for (int v = 0; v < kNrVectors; ++v) bv[v] = v_load(b + p * NR + v * VW);
+    for (int v = 0; v < kVectors; ++v) bv[v] = v_load(b + p * NR + v * VW);
 #pragma GCC unroll 16
     for (int i = 0; i < kMr; ++i) {
-      const vf av = v_set1(a[p * kMr + i]);
+      const vf av = v_set1(kPackedA ? a[p * kMr + i] : a[i * lda + p]);
 #pragma GCC unroll 4
-      for (int v = 0; v < kNrVectors; ++v) acc[i][v] = v_fma(av, bv[v], acc[i][v]);
+      for (int v = 0; v < kVectors; ++v) acc[i][v] = v_fma(av, bv[v], acc[i][v]);
     }
+  };
+  // 16 depth steps per cache line of the next A rows: one prefetch per row each 16 steps keeps pace with them.
+  int64_t p = 0;
+  for (; p + 16 <= kc; p += 16) {
+    for (int r = 0; r < next.rows; ++r) __builtin_prefetch(next.first + r * next.lda + p, 0, 2);
+    // Unrolled so that the loop's counter and pointer updates do not eat into the issue slots of the FMAs.
+#pragma GCC unroll 4
+    for (int q = 0; q < 16; ++q) step(p + q);
   }
-  if (mr == kMr && nr == NR) {
+  for (; p < kc; ++p) step(p);
+  if (mr == kMr && nr == kVectors * VW) {
 #pragma GCC unroll 16
     for (int i = 0; i < kMr; ++i)
 #pragma GCC unroll 4
-      for (int v = 0; v < kNrVectors; ++v) {
+      for (int v = 0; v < kVectors; ++v) {
         float* cp = c + i * ldc + v * VW;
         v_store(cp, accumulate ? v_add(v_load(cp), acc[i][v]) : acc[i][v]);
       }
@@ -98,9 +126,19 @@ inline void micro_kernel(int64_t kc, const float* __restrict a, const float* __r
   }
   float tile[kMr * NR];
   for (int i = 0; i < kMr; ++i)
-    for (int v = 0; v < kNrVectors; ++v) v_store(tile + i * NR + v * VW, acc[i][v]);
+    for (int v = 0; v < kVectors; ++v) v_store(tile + i * NR + v * VW, acc[i][v]);
   for (int i = 0; i < mr; ++i)
     for (int j = 0; j < nr; ++j) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.0f) + tile[i * NR + j];
+}
+
+// The micro-kernel for the fewest vectors that hold nr columns.
+template <bool kPackedA, int kVectors = kNrVectors>
+inline void tile_kernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int mr, int nr,
+                        bool accumulate, NextAStrip next) {
+  if constexpr (kVectors > 1)
+    if (nr <= (kVectors - 1) * VW)
+      return tile_kernel<kPackedA, kVectors - 1>(kc, a, lda, b, c, ldc, mr, nr, accumulate, next);
+  micro_kernel<kPackedA, kVectors>(kc, a, lda, b, c, ldc, mr, nr, accumulate, next);
 }
 
 extern "C" void matmul(const float* A, const float* B, float* C, int64_t m, int64_t n, int64_t k) {
@@ -117,27 +155,48 @@ extern "C" void matmul(const float* A, const float* B, float* C, int64_t m, int6
   const auto b_buf = std::make_unique_for_overwrite<float[]>(size_t(nc_max * kc_max) + 16);
   float* const ap = align64(a_buf);
   float* const bp = align64(b_buf);
-  const int64_t m_blocks = (m + MC_ROWS - 1) / MC_ROWS;
 
 #pragma omp parallel if (THREADS)
-  for (int64_t jc = 0; jc < n; jc += NC_COLS) {
-    const int64_t nc = std::min<int64_t>(NC_COLS, n - jc);
-    const int64_t b_strips = (nc + NR - 1) / NR;
-    for (int64_t pc = 0; pc < k; pc += KC) {
-      const int64_t kc = std::min<int64_t>(KC, k - pc);
+  {
+    // Each thread owns an equal share of A's strips (MC_STRIPS at a time) and packs them itself, strip by strip
+    // just before their first micro-kernel, which fetches the next strip's rows: A's reads from memory overlap
+    // the FMAs. B's panel is shared: its strips are packed by all threads before any is used.
+    const int64_t per_thread = (a_strips + omp_get_num_threads() - 1) / omp_get_num_threads();
+    const int64_t first_strip = std::min<int64_t>(a_strips, omp_get_thread_num() * per_thread);
+    const int64_t end_strip = std::min<int64_t>(a_strips, first_strip + per_thread);
+    for (int64_t jc = 0; jc < n; jc += NC_COLS) {
+      const int64_t nc = std::min<int64_t>(NC_COLS, n - jc);
+      const int64_t b_strips = (nc + NR - 1) / NR;
+      for (int64_t pc = 0; pc < k; pc += KC) {
+        const int64_t kc = std::min<int64_t>(KC, k - pc);
 #pragma omp for schedule(static)
-      for (int64_t s = 0; s < b_strips; ++s)
-        pack_b_strip(B, n, jc + s * NR, std::min<int64_t>(NR, nc - s * NR), pc, kc, bp + s * kc * NR);
-#pragma omp for schedule(static)
-      for (int64_t s = 0; s < a_strips; ++s) pack_a_strip(A, m, k, s, pc, kc, ap + s * kc * kMr);
-#pragma omp for schedule(static)
-      for (int64_t unit = 0; unit < m_blocks * b_strips; ++unit) {
-        const int64_t ib = unit / b_strips, s = unit % b_strips;
-        const int nr = int(std::min<int64_t>(NR, nc - s * NR));
-        const int64_t i_end = std::min<int64_t>(m, (ib + 1) * MC_ROWS);
-        for (int64_t i = ib * MC_ROWS; i < i_end; i += kMr)
-          micro_kernel(kc, ap + (i / kMr) * kc * kMr, bp + s * kc * NR, C + i * n + jc + s * NR, n,
-                       int(std::min<int64_t>(kMr, m - i)), nr, pc > 0);
+        for (int64_t s = 0; s < b_strips; ++s)
+          pack_b_strip(B, n, jc + s * NR, std::min<int64_t>(NR, nc - s * NR), pc, kc, bp + s * kc * NR);
+        for (int64_t block = first_strip; block < end_strip; block += MC_STRIPS) {
+          const int64_t block_end = std::min<int64_t>(end_strip, block + MC_STRIPS);
+          for (int64_t s = 0; s < b_strips; ++s) {
+            const int nr = int(std::min<int64_t>(NR, nc - s * NR));
+            for (int64_t i = block; i < block_end; ++i) {
+              // A's rows serve as they are where the strip has all kMr of them and PACK_A is 0.
+              const bool packed = PACK_A || (i + 1) * kMr > m;
+              float* const a_packed = ap + i * kc * kMr;
+              if (packed && s == 0) pack_a_strip(A, m, k, i, pc, kc, a_packed);
+              // The strip packed next: this block's next one during the first B strip, the next block's first
+              // during the last.
+              NextAStrip next;
+              if (i + 1 < end_strip && ((s == 0 && i + 1 < block_end) || (s == b_strips - 1 && i + 1 == block_end)))
+                next = {A + (i + 1) * kMr * k + pc, k, int(std::min<int64_t>(kMr, m - (i + 1) * kMr))};
+              float* const c_tile = C + i * kMr * n + jc + s * NR;
+              const int mr = int(std::min<int64_t>(kMr, m - i * kMr));
+              if (packed)
+                tile_kernel<true>(kc, a_packed, kMr, bp + s * kc * NR, c_tile, n, mr, nr, pc > 0, next);
+              else
+                tile_kernel<false>(kc, A + i * kMr * k + pc, k, bp + s * kc * NR, c_tile, n, mr, nr, pc > 0, next);
+            }
+          }
+        }
+        // B's panel is packed again for the next (jc, pc) only when every thread is done with this one.
+#pragma omp barrier
       }
     }
   }

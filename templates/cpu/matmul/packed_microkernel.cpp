@@ -69,9 +69,9 @@ inline void pack_b_strip(const float* B, int64_t n, int64_t j0, int64_t cols, in
   }
 }
 
-// Rows of A that the next packing will read, fetched from memory while a micro-kernel computes: kMr rows from
-// `first`, lda apart; none when first is null.
-struct NextAStrip {
+// Rows of A read next from memory (by a micro-kernel or a packing), fetched while a micro-kernel computes: rows from
+// `first`, lda apart, each as far as the micro-kernel's depth.
+struct NextARows {
   const float* first = nullptr;
   int64_t lda = 0;
   int rows = 0;
@@ -82,11 +82,11 @@ struct NextAStrip {
 // of A is packed (a[p * MR + r]) or, kPackedA false, kMr rows of A itself, lda apart (a[r * lda + p]).
 template <bool kPackedA, int kVectors>
 inline void micro_kernel(int64_t kc, const float* __restrict a, int64_t lda, const float* __restrict b,
-                         float* __restrict c, int64_t ldc, int mr, int nr, bool accumulate, NextAStrip next) {
-  // The tile of C comes from L3 or memory (read to be summed into, or to be overwritten): its lines arrive while
-  // the products are summed.
+                         float* __restrict c, int64_t ldc, int mr, int nr, bool accumulate, NextARows next) {
+  // The tile of C comes from L3 or memory (read to be summed into, or to be overwritten): all lines of its rows
+  // arrive while the products are summed.
   for (int i = 0; i < mr; ++i) {
-    __builtin_prefetch(c + i * ldc, 1);
+    for (int j = 0; j < nr; j += 16) __builtin_prefetch(c + i * ldc + j, 1);
     __builtin_prefetch(c + i * ldc + nr - 1, 1);
   }
   vf acc[kMr][kVectors];
@@ -134,7 +134,7 @@ inline void micro_kernel(int64_t kc, const float* __restrict a, int64_t lda, con
 // The micro-kernel for the fewest vectors that hold nr columns.
 template <bool kPackedA, int kVectors = kNrVectors>
 inline void tile_kernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int mr, int nr,
-                        bool accumulate, NextAStrip next) {
+                        bool accumulate, NextARows next) {
   if constexpr (kVectors > 1)
     if (nr <= (kVectors - 1) * VW)
       return tile_kernel<kPackedA, kVectors - 1>(kc, a, lda, b, c, ldc, mr, nr, accumulate, next);
@@ -181,11 +181,21 @@ extern "C" void matmul(const float* A, const float* B, float* C, int64_t m, int6
               const bool packed = PACK_A || (i + 1) * kMr > m;
               float* const a_packed = ap + i * kc * kMr;
               if (packed && s == 0) pack_a_strip(A, m, k, i, pc, kc, a_packed);
-              // The strip packed next: this block's next one during the first B strip, the next block's first
-              // during the last.
-              NextAStrip next;
-              if (i + 1 < end_strip && ((s == 0 && i + 1 < block_end) || (s == b_strips - 1 && i + 1 == block_end)))
+              // A's rows read next from memory, one line of each per 16 depth steps: during the thread's first
+              // block's first B strip, the strip after this one; otherwise an equal share of the next block's rows
+              // per micro-kernel, so that the next block arrives while this one computes.
+              NextARows next;
+              const bool first_pass = block == first_strip && s == 0;
+              if (first_pass && i + 1 < end_strip) {
                 next = {A + (i + 1) * kMr * k + pc, k, int(std::min<int64_t>(kMr, m - (i + 1) * kMr))};
+              } else if (!first_pass && block_end < end_strip) {
+                const int64_t passes = block == first_strip ? b_strips - 1 : b_strips;
+                const int64_t kernels = passes * (block_end - block);
+                const int64_t q = (s - (b_strips - passes)) * (block_end - block) + (i - block);
+                const int64_t rows = std::min<int64_t>(MC_STRIPS, end_strip - block_end) * kMr;
+                const int64_t r0 = block_end * kMr + q * rows / kernels, r1 = block_end * kMr + (q + 1) * rows / kernels;
+                next = {A + r0 * k + pc, k, int(std::min(r1, m) - std::min(r0, m))};
+              }
               float* const c_tile = C + i * kMr * n + jc + s * NR;
               const int mr = int(std::min<int64_t>(kMr, m - i * kMr));
               if (packed)

@@ -7,7 +7,6 @@
 #define MC 192
 #define NC 1024
 #define PACK_A 0
-#define B_PREFETCH_ROWS 8
 #define THREADS 1
 
 #include <algorithm>
@@ -20,8 +19,10 @@
 #include <omp.h>
 
 // GotoBLAS/BLIS structure: for each (NC columns, KC depth) panel, B is packed into NR-wide strips
-// (a strip stays in L1 across the micro-kernel calls that use it) and A into MR-tall strips; an
-// MR x NR register tile accumulates KC rank-1 updates with vector FMAs.
+// (a strip stays in L1 across the micro-kernel calls that use it) and A is taken in MR-tall strips; an
+// MR x NR register tile accumulates KC rank-1 updates with vector FMAs. A's strips are broadcast straight from its
+// rows by default: packing them (PACK_A 1) costs a pass of scalar transposing stores that the broadcasts do not
+// need (an MR-row strip's rows are MR streams the L1 holds as well as one packed stream).
 // NR_VECTORS 0 = sized for the target: 4 vectors a row with 32 vector registers (AVX-512), 2 with 16 (AVX2:
 // 6 x 2 ymm, the classic Haswell tile).
 constexpr int kNrVectors = NR_VECTORS > 0 ? NR_VECTORS : (kVectorRegisters >= 32 ? 4 : 2);
@@ -48,17 +49,24 @@ inline void pack_a_strip(const float* A, int64_t m, int64_t k, int64_t s, int64_
     for (int64_t p = 0; p < kc; ++p) ap[p * kMr + r] = 0.0f;
 }
 
+constexpr int64_t kBPrefetchRows = 8;
+
+// The cache lines of `count` floats from p, to be read (kWrite 0) or written (1).
+template <int kWrite>
+inline void prefetch_span(const float* p, int64_t count) {
+  for (int64_t c = 0; c < count; c += 16) __builtin_prefetch(p + c, kWrite);
+  __builtin_prefetch(p + count - 1, kWrite);
+}
+
 // Strip of B columns [j0, j0 + cols) x depth [p0, p0 + kc): bp[p * NR + c]; columns past cols are zero. The rows
-// are n apart, a stride the hardware prefetchers do not follow across pages: each row is fetched B_PREFETCH_ROWS
+// are n apart, a stride the hardware prefetchers do not follow across pages: each row is fetched kBPrefetchRows
 // rows ahead, so that many rows' lines are in flight from memory at once.
 inline void pack_b_strip(const float* B, int64_t n, int64_t j0, int64_t cols, int64_t p0, int64_t kc, float* __restrict bp) {
   const float* const b0 = B + p0 * n + j0;
-  for (int64_t p = 0; p < std::min<int64_t>(kc, B_PREFETCH_ROWS); ++p)
-    for (int64_t c = 0; c < cols; c += 16) __builtin_prefetch(b0 + p * n + c);
+  for (int64_t p = 0; p < std::min<int64_t>(kc, kBPrefetchRows); ++p) prefetch_span<0>(b0 + p * n, cols);
   for (int64_t p = 0; p < kc; ++p) {
     const float* __restrict b = b0 + p * n;
-    if (p + B_PREFETCH_ROWS < kc)
-      for (int64_t c = 0; c < cols; c += 16) __builtin_prefetch(b + B_PREFETCH_ROWS * n + c);
+    if (p + kBPrefetchRows < kc) prefetch_span<0>(b + kBPrefetchRows * n, cols);
     if (cols == NR) {
 #pragma GCC unroll 4
       for (int v = 0; v < kNrVectors; ++v) v_store(bp + p * NR + v * VW, v_load(b + v * VW));
@@ -85,10 +93,7 @@ inline void micro_kernel(int64_t kc, const float* __restrict a, int64_t lda, con
                          float* __restrict c, int64_t ldc, int mr, int nr, bool accumulate, NextARows next) {
   // The tile of C comes from L3 or memory (read to be summed into, or to be overwritten): all lines of its rows
   // arrive while the products are summed.
-  for (int i = 0; i < mr; ++i) {
-    for (int j = 0; j < nr; j += 16) __builtin_prefetch(c + i * ldc + j, 1);
-    __builtin_prefetch(c + i * ldc + nr - 1, 1);
-  }
+  for (int i = 0; i < mr; ++i) prefetch_span<1>(c + i * ldc, nr);
   vf acc[kMr][kVectors];
 #pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i)

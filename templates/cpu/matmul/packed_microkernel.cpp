@@ -50,6 +50,8 @@ inline void pack_a_strip(const float* A, int64_t m, int64_t k, int64_t s, int64_
 }
 
 constexpr int64_t kBPrefetchRows = 8;
+// 2M multiply-adds: about 15 us on one core.
+constexpr int64_t kParallelWork = int64_t(1) << 21;
 
 // The cache lines of `count` floats from p, to be read (kWrite 0) or written (1).
 template <int kWrite>
@@ -161,7 +163,10 @@ extern "C" void matmul(const float* A, const float* B, float* C, int64_t m, int6
   float* const ap = align64(a_buf);
   float* const bp = align64(b_buf);
 
-#pragma omp parallel if (THREADS)
+  // Threads share A's strips (no more threads than strips), and only a product of at least kParallelWork
+  // multiply-adds is shared at all: below, a thread's share would be shorter than starting it and meeting it at
+  // each panel's barriers.
+#pragma omp parallel if (THREADS && m * n * k >= kParallelWork) num_threads(int(std::min<int64_t>(a_strips, omp_get_max_threads())))
   {
     // Each thread owns an equal share of A's strips (MC_STRIPS at a time) and packs them itself, strip by strip
     // just before their first micro-kernel, which fetches the next strip's rows: A's reads from memory overlap

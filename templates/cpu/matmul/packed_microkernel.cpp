@@ -79,8 +79,8 @@ inline void pack_b_strip(const float* B, int64_t n, int64_t j0, int64_t cols, in
   }
 }
 
-// Rows of A read next from memory (by a micro-kernel or a packing), fetched while a micro-kernel computes: rows from
-// `first`, lda apart, each as far as the micro-kernel's depth.
+// Rows of A read next from memory (by a micro-kernel or a packing), fetched while a micro-kernel computes: `rows`
+// rows from `first`, lda apart, each as far as the micro-kernel's depth.
 struct NextARows {
   const float* first = nullptr;
   int64_t lda = 0;
@@ -168,9 +168,9 @@ extern "C" void matmul(const float* A, const float* B, float* C, int64_t m, int6
   // each panel's barriers.
 #pragma omp parallel if (THREADS && m * n * k >= kParallelWork) num_threads(int(std::min<int64_t>(a_strips, omp_get_max_threads())))
   {
-    // Each thread owns an equal share of A's strips (MC_STRIPS at a time) and packs them itself, strip by strip
-    // just before their first micro-kernel, which fetches the next strip's rows: A's reads from memory overlap
-    // the FMAs. B's panel is shared: its strips are packed by all threads before any is used.
+    // Each thread owns an equal share of A's strips, MC_STRIPS at a time, and reads (or packs, just before their
+    // first micro-kernel) only those; the micro-kernels fetch the rows of A that come next, so A's reads from
+    // memory overlap the FMAs. B's panel is shared: its strips are packed by all threads before any is used.
     const int64_t per_thread = (a_strips + omp_get_num_threads() - 1) / omp_get_num_threads();
     const int64_t first_strip = std::min<int64_t>(a_strips, omp_get_thread_num() * per_thread);
     const int64_t end_strip = std::min<int64_t>(a_strips, first_strip + per_thread);

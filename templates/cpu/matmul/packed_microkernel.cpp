@@ -158,7 +158,8 @@ extern "C" void matmul(const float* A, const float* B, float* C, int64_t m, int6
   const int64_t a_strips = (m + kMr - 1) / kMr;
   const int64_t nc_max = std::min<int64_t>(NC_COLS, (n + NR - 1) / NR * NR);
   // Uninitialized: packing writes every element used.
-  const auto a_buf = std::make_unique_for_overwrite<float[]>(size_t(a_strips * kMr * kc_max) + 16);
+  // Without PACK_A only the last strip, short of kMr rows, is packed.
+  const auto a_buf = std::make_unique_for_overwrite<float[]>(size_t((PACK_A ? a_strips : 1) * kMr * kc_max) + 16);
   const auto b_buf = std::make_unique_for_overwrite<float[]>(size_t(nc_max * kc_max) + 16);
   float* const ap = align64(a_buf);
   float* const bp = align64(b_buf);
@@ -189,7 +190,7 @@ extern "C" void matmul(const float* A, const float* B, float* C, int64_t m, int6
             for (int64_t i = block; i < block_end; ++i) {
               // A's rows serve as they are where the strip has all kMr of them and PACK_A is 0.
               const bool packed = PACK_A || (i + 1) * kMr > m;
-              float* const a_packed = ap + i * kc * kMr;
+              float* const a_packed = ap + (PACK_A ? i : 0) * kc * kMr;
               if (packed && s == 0) pack_a_strip(A, m, k, i, pc, kc, a_packed);
               // A's rows read next from memory, one line of each per 16 depth steps: during the thread's first
               // block's first B strip, the strip after this one; otherwise an equal share of the next block's rows

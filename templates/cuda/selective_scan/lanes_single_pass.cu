@@ -8,7 +8,7 @@
 #define EXPP 0
 #define RED 0
 #define BCS 1
-#define MINW 4
+#define MINW 8
 #define TCHUNKS 4
 #define PIPE 1
 #define PF 2

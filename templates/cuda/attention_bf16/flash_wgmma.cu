@@ -349,10 +349,10 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
 #include "decode_split.cuh"
 #include "rows_fallback.cuh"
 
-// The prefill at head size HD; false where the driver refuses a tensor map (the caller falls back).
+// The prefill at head size HD on device `dev`; false where the driver refuses a tensor map (the caller falls back).
 template <int HD>
 bool launch_wgmma_prefill(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
-                          int64_t lq, int64_t lk, int32_t causal, float scale_log2, cudaStream_t stream) {
+                          int64_t lq, int64_t lk, int32_t causal, float scale_log2, int dev, cudaStream_t stream) {
   CUtensorMap q_map, k_map, v_map;
   if (!tensor_map_rows(&q_map, q, b * hq, lq, HD, BQ) || !tensor_map_rows(&k_map, k, b * hkv, lk, HD, BKV) ||
       !tensor_map_rows(&v_map, v, b * hkv, lk, HD, BKV))
@@ -360,8 +360,7 @@ bool launch_wgmma_prefill(const bf16* q, const bf16* k, const bf16* v, bf16* o, 
   const int q_tiles = int((lq + BQ - 1) / BQ), work_tiles = int(b * hq) * q_tiles;
   int grid = work_tiles;
   if (PERSIST == 1 || (PERSIST == 2 && !causal)) {  // causal tiles differ in work: the hardware's dynamic order balances them
-    int dev = 0, sms = 0;
-    cudaGetDevice(&dev);
+    int sms = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     grid = min(work_tiles, sms);
   }
@@ -387,7 +386,7 @@ extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, 
     return;
   }
   const bool hopper = lq > 1 && major == 9 && minor == 0;
-  if (hopper && d == 128 && launch_wgmma_prefill<128>(q, k, v, o, b, hq, hkv, lq, lk, causal, scale_log2, stream)) return;
-  if (hopper && d == 64 && launch_wgmma_prefill<64>(q, k, v, o, b, hq, hkv, lq, lk, causal, scale_log2, stream)) return;
+  if (hopper && d == 128 && launch_wgmma_prefill<128>(q, k, v, o, b, hq, hkv, lq, lk, causal, scale_log2, dev, stream)) return;
+  if (hopper && d == 64 && launch_wgmma_prefill<64>(q, k, v, o, b, hq, hkv, lq, lk, causal, scale_log2, dev, stream)) return;
   launch_rows(q, k, v, o, b, hq, hkv, lq, lk, d, causal, stream);
 }

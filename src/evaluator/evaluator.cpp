@@ -346,8 +346,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     report.workloads.push_back(wr);
   }
 
-  // Calibrated before the candidate is loaded (see evaluator/timing). A null call does the same work
-  // for every workload (it parses the command and returns), so one calibration serves them all.
+  // Calibrated before the candidate is loaded and again after (see evaluator/timing). A null call does the
+  // same work for every workload (it parses the command and returns), so one calibration serves them all.
   NullCallCost null_call;
   try {
     phase("start", [&] {
@@ -355,17 +355,22 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           backend_.runner_executable(), backend_.runner_limits(), backend_.device_environment(options_.device),
           options_.memcheck ? backend_.memcheck_launcher() : std::vector<std::string>{});
     });
-    if (timing) {
+    nlohmann::json null_command;  // a timed call's command, as a workload's calls will send it
+    const auto calibrate = [&] {
       // Its flushes would disturb other processes' timing, and theirs its own.
       const TimingLock lock = phase("lock_wait", [&] { return TimingLock(backend_.timing_lock_key(options_.device)); });
       const PhaseClock::Scope starting = phase.scope("start");
+      return calibrate_null_call(*process, null_command, backend_.host_flush_bytes(), options_.call_timeout);
+    };
+    if (timing) {
       const StagingLayout layout = make_staging_layout(task_, backend_.name(), *workloads.front(), options_.rotating_sets);
-      process->shared_memory(layout.total, options_.call_timeout);
-      null_call = calibrate_null_call(*process, staged_command(layout, 0, "timed_call"), backend_.host_flush_bytes(),
-                                      options_.call_timeout);
+      phase("start", [&] { process->shared_memory(layout.total, options_.call_timeout); });
+      null_command = staged_command(layout, 0, "timed_call");
+      null_call = calibrate();
     }
     report.sandbox =
         phase("start", [&] { return load_build(*process, backend_, task_, build, options_.call_timeout).value("sandbox", ""); });
+    if (timing) null_call = settled_null_call(null_call, calibrate());
     spdlog::debug("runner started, null call calibrated, candidate loaded");
   } catch (const runner::RunnerFailure& f) {
     report.status = failure_status(f);

@@ -28,23 +28,30 @@ struct TimedCall {
 TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
                              std::chrono::milliseconds timeout);
 
-// The medians of what a timed call with nothing called costs: parsing, replying, the timer itself,
-// each after the same cache flush as a real call (the runner's own code and data come back from
-// memory then). Measured before the candidate is loaded, while the runner's process is trustworthy,
-// with the `timed_call` command a workload's calls will send.
+// What a timed call with nothing called costs: parsing, replying, the timer itself, each after the same
+// cache flush as a real call (the runner's own code and data come back from memory then), with the
+// `timed_call` command a workload's calls will send: the runner's main thread's median CPU time, and how
+// far those times spread (10th to 90th percentile), the noise of the host path around every call.
 struct NullCallCost {
-  double wall_ms = 0;
   double cpu_ms = 0;
+  double cpu_spread_ms = 0;
 };
 NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann::json& command, size_t flush_bytes,
                                  std::chrono::milliseconds timeout);
+// The cost the timed calls are measured against, from a calibration before the candidate was loaded
+// (trusted: no candidate code existed) and one after (the state the calls run in: behind the sandbox's
+// system-call filters, which every request's reads and writes pass through). The loaded one is taken,
+// but never more than the trusted median plus its spread: candidate threads running beside the null
+// calls could slow them, and a costlier null call would lower every call's CPU bound. The spread is the
+// trusted one's, for the same reason.
+NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCallCost& after_loading);
 
 struct TrustedTimes {
   // Per call: the reported time, all raised by one gap where the reports' median is below the median of the
-  // main thread's CPU time in the calls (beyond a null call's).
+  // main thread's CPU time in the calls beyond a null call's, less the null call's spread.
   std::vector<double> times_ms;
-  // How many calls took the main thread longer on the CPU than the runner's clock saw: the host side's work
-  // (launches, synchronization, the candidate's host code) rivals the kernel's.
+  // How many calls took the main thread longer on the CPU than the runner's clock saw (beyond the null
+  // call's spread): the host side's work (launches, synchronization, the candidate's host code) rivals the kernel's.
   int host_bound_calls = 0;
   // Set when the reports contradict ksearch's measurements: a call reported longer than its wall
   // time, or reports systematically below the CPU time spent (the runner's clock or replies were

@@ -205,7 +205,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         device.prepare(call_args(shm, command->at("set"), *command));
         reply({{"ok", true}});
       } else if (cmd == "timed_call") {
-        // A null call calibrates the same path (parsing included) before any candidate is loaded.
+        // A null call calibrates the same path (parsing included), before the candidate is loaded and after.
         const bool null_call = command->value("null", false);
         if (!loaded && !null_call) throw std::runtime_error("no candidate loaded");
         const CallArgs call = command->contains("set") ? call_args(shm, command->at("set"), *command) : CallArgs{};

@@ -2,6 +2,7 @@
 """Side-by-side H200 benchmark of ksearch's CUDA kernels against PyTorch, in one process.
 
 usage: bench.py KERNELS_DIR [--out results.json] [--wrappers task,task] [--ceilings ksearch-ceilings.json]
+       bench.py KERNELS_DIR --profile CASE_SUBSTRING   (under ncu: see profile_cases)
 
 KERNELS_DIR holds kernel sources, one folder per task: the best kernels of `ksearch run` searches
 as `ksearch export` writes them (bench/cuda/device_run.sh's search stage), or rendered template
@@ -278,8 +279,29 @@ def check_wrapper(task, src, fname, case, lib_fn):
     return f"{task}: PyTorch extension from the export {'matches' if same else 'DIFFERS from'} the C entry on {case['name']}"
 
 
+def profile_cases(cases, kernels, fname, argtypes):
+    """One call of each kernel, of PyTorch and of the other baselines on each case, after a warm-up, inside an NVTX
+    range named "profile", so that `ncu --nvtx --nvtx-include profile/` measures those calls and nothing else."""
+    calls = [(c["name"], "torch", c["torch"]) for c in cases]
+    calls += [(c["name"], name, fn) for c in cases for name, fn in c.get("baselines", {}).items()]
+    for src, so in kernels:
+        if so:
+            f = getattr(ctypes.CDLL(so), fname)
+            f.argtypes, f.restype = argtypes, None
+            calls += [(c["name"], kernel_label(src), lambda f=f, c=c: call_c(f, c["args"])) for c in cases]
+    for case, who, fn in calls:
+        fn()
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_push("profile")
+        fn()
+        torch.cuda.nvtx.range_pop()
+        torch.cuda.synchronize()
+        print(f"profiled {who} on {case}", flush=True)
+
+
 def main():
     kdir = sys.argv[1]
+    profile = sys.argv[sys.argv.index("--profile") + 1] if "--profile" in sys.argv else None
     out_json = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
     wrappers = sys.argv[sys.argv.index("--wrappers") + 1].split(",") if "--wrappers" in sys.argv else []
     ceilings = json.load(open(sys.argv[sys.argv.index("--ceilings") + 1])) if "--ceilings" in sys.argv else None
@@ -296,6 +318,9 @@ def main():
     for task in only:
         make_cases, fname, argtypes = TASKS[task]
         cases = make_cases()
+        if profile:
+            profile_cases([c for c in cases if profile in c["name"]], built[task], fname, argtypes)
+            continue
         refs = [c["ref"]() for c in cases]
         torch_times = [timeit(c["torch"], reps=c.get("torch_reps", 30), warmup=1 if c.get("torch_reps") else 3) for c in cases]
         baseline_times = []  # per case: {name: (ms, spread, rel err)}, wrong answers left out with a message

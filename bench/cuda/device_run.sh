@@ -11,7 +11,8 @@
 #   [SEARCH_FLAGS="--finalists 0"] (more `ksearch run` options) \
 #   [BENCH_TASKS=a,b] [BENCH_WRAPPERS=task,task] [EVAL_VARIANTS=task/variant ...] [GPU_TESTS=gtest filter] [TESTS_TIMEOUT=300] \
 #   [EVALCOST_TASKS="softmax rmsnorm"] [EVALCOST_RUNS=3] [CPU_SEARCH_TASKS="attention matmul@haswell:3"] \
-#   bash bench/cuda/device_run.sh [tests] [seeds] [evalcost] [variants] [restore] [search] [cpusearch] [bench]
+#   [PROFILE_CASES="task=case substring;task=..."] \
+#   bash bench/cuda/device_run.sh [tests] [seeds] [evalcost] [variants] [restore] [search] [cpusearch] [bench] [profile]
 set -uo pipefail
 ROOT=$(pwd)
 PREFIX=$ROOT/.devcarry/prefix
@@ -83,5 +84,15 @@ print(sys.argv[2], j["status"], "wall", sys.argv[3], "s |", " ".join(f"{k} {v:.1
       ceilings=$(ls "$KSEARCH_CACHE_DIR"/ceilings/cuda-*.json 2>/dev/null | head -1)
       PYTHONUNBUFFERED=1 timeout ${BENCH_TIMEOUT:-420} python3 bench/cuda/bench.py "${BENCH_KERNELS:-/tmp/runs/kernels}" --out "$OUT/bench.json" \
         ${BENCH_WRAPPERS:+--wrappers $BENCH_WRAPPERS} ${ceilings:+--ceilings $ceilings} 2>&1 | tee "$OUT/bench.log" ;;
+    profile)  # ncu on one call of each kernel of BENCH_KERNELS, of PyTorch and of the other baselines, per matching case
+      IFS=';' read -ra specs <<< "${PROFILE_CASES:-attention_bf16=prefill b4}"
+      for spec in "${specs[@]}"; do
+        BENCH_TASKS=${spec%%=*} timeout ${PROFILE_TIMEOUT:-240} $(command -v ncu || echo /usr/local/cuda/bin/ncu) --clock-control none --nvtx \
+          --nvtx-include "profile/" --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
+          --section LaunchStats --section SchedulerStats --section WarpStateStats --section MemoryWorkloadAnalysis \
+          python3 bench/cuda/bench.py "${BENCH_KERNELS:-/tmp/runs/kernels}" --profile "${spec#*=}" >> "$OUT/profile.log" 2>&1
+        echo "profile $spec: exit $?" | tee -a "$OUT/profile.log"
+      done
+      grep -E "^  [a-zA-Z_].*\(|profiled|Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|No Eligible|Executed Ipc A|Theoretical Occ" "$OUT/profile.log" | head -150 ;;
   esac
 done

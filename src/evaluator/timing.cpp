@@ -14,6 +14,11 @@ constexpr int kCalibrationCalls = 8;
 constexpr double kInconsistencyFloorMs = 0.05;
 // The runner's interval lies inside ksearch's; this much is left for rounding.
 constexpr double kWallSlackMs = 0.001;
+// The share of the null calls' spread (10th to 90th percentile) that the difference between a workload's median
+// CPU time and the null calls' median may be off by without meaning anything: about its standard error for 8
+// null calls and about as many timed ones (the spread is some 2.6 standard deviations; a median's standard
+// error some 1.25 / sqrt(n) of one).
+constexpr double kMedianNoiseShare = 0.25;
 
 double percentile(std::vector<double> values, double p) {
   std::sort(values.begin(), values.end());
@@ -71,12 +76,11 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
     }
   }
   // The reports' median is never below the CPU times' median: when it is, every report is raised by the gap,
-  // less the null call's spread (what the host path around a call varies by is no evidence: it raised an honest
-  // 15 us kernel to 40 us on a loaded CI machine when taken as the kernel's).
+  // less what the medians' noise explains (see kMedianNoiseShare).
   // Medians, not each call against its own CPU time: the host side's jitter (a GPU kernel's thread spins in the
   // synchronization, so its CPU time is the kernel's plus the host's) would otherwise set the slow calls' times
   // and the spread; under-reporting gains nothing either way, since a workload's time is the median.
-  const double floor_gap = median(cpu_bounds) - median(reported_with_cpu) - null_call.cpu_spread_ms;
+  const double floor_gap = median(cpu_bounds) - median(reported_with_cpu) - kMedianNoiseShare * null_call.cpu_spread_ms;
   if (!cpu_bounds.empty() && floor_gap > 0)
     for (double& t : out.times_ms) t += floor_gap;
   // An honest report is at least the CPU time its thread spent in the call, up to accounting noise and

@@ -48,7 +48,8 @@ NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCal
 
 struct TrustedTimes {
   // Per call: the reported time, all raised by one gap where the reports' median is below the median of the
-  // main thread's CPU time in the calls beyond a null call's, less the null call's spread.
+  // main thread's CPU time in the calls beyond a null call's, less the noise of those medians (a quarter of
+  // the null calls' spread).
   std::vector<double> times_ms;
   // How many calls took the main thread longer on the CPU than the runner's clock saw (beyond the null
   // call's spread): the host side's work (launches, synchronization, the candidate's host code) rivals the kernel's.

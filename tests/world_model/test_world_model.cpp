@@ -122,6 +122,18 @@ TEST(Uncertainty, AGainBeyondTheNoiseIsAnObservedFactor) {
   EXPECT_FALSE(close_cycle(m, *m.find("n2"), {3, 1, 1, 1.2, small}).significant());
 }
 
+TEST(Uncertainty, ACycleTheBudgetCutOffBeforeAnyEvaluationLeavesTheNodeOpen) {
+  WorldModel m = sample_model();
+  const double score = m.find("n2")->action->score_0_to_1;
+  ksearch::world_model::CycleOutcome cut{1, 1, 0, 1.3, std::nullopt, true};
+  EXPECT_EQ(close_cycle(m, *m.find("n2"), cut).factor, 0);
+  const Node& n2 = *m.find("n2");
+  EXPECT_FALSE(n2.too_hard);
+  EXPECT_EQ(n2.cycles, 0);
+  EXPECT_DOUBLE_EQ(n2.action->score_0_to_1, score);
+  EXPECT_NE(n2.notes.find("no candidate evaluated before the time budget ended; left open"), std::string::npos) << n2.notes;
+}
+
 TEST(Uncertainty, ACycleWithoutAPassingCandidateMarksTheNodeTooHard) {
   WorldModel m = sample_model();
   const ksearch::Gain g = close_cycle(m, *m.find("n2"), {1, 2, 2, 1.3, std::nullopt});

@@ -424,9 +424,10 @@ class WorldModelStrategy : public search::Strategy {
     summary.parent_speedup = cs.parent_speedup;
     summary.predicted_factor = node->action ? node->action->expected_vs_baseline_factor : 1;
     summary.observed_factor = summary.passed && summary.parent_speedup > 0 ? summary.best_speedup / summary.parent_speedup : 0;
+    const bool cut_off = !summary.passed && summary.attempts == 0 && ctx.budget_spent();
     if (!cs.finalized) {
       // The code's half of the refinement: attach the cycle's best, or mark the node too hard.
-      CycleOutcome outcome{cs.number, summary.rounds, summary.attempts, summary.predicted_factor, std::nullopt};
+      CycleOutcome outcome{cs.number, summary.rounds, summary.attempts, summary.predicted_factor, std::nullopt, cut_off};
       if (summary.passed) {
         const auto best = ctx.store().candidate(summary.best_candidate);
         outcome.best = Solution{search::candidate_name(best->id), best->status, best->speedup_vs_seed, best->median_ms,
@@ -437,10 +438,11 @@ class WorldModelStrategy : public search::Strategy {
       cs.finalized = true;
       ctx.notify(search::EventKind::cycle_end,
                  fmt::format("cycle {} on {}: {}", cs.number, node->node_id,
-                             summary.passed ? fmt::format("{:.2f}x vs seed ({}){}", summary.best_speedup,
-                                                          search::candidate_name(summary.best_candidate),
-                                                          gain.significant() ? "" : ", no significant gain over its parent")
-                                            : std::string("no passing candidate, marked too hard")));
+                             summary.passed      ? fmt::format("{:.2f}x vs seed ({}){}", summary.best_speedup,
+                                                               search::candidate_name(summary.best_candidate),
+                                                               gain.significant() ? "" : ", no significant gain over its parent")
+                             : cut_off ? std::string("no candidate evaluated before the time budget ended, left open")
+                                       : std::string("no passing candidate, marked too hard")));
       ctx.checkpoint("cycle end " + node->node_id);
     } else if (summary.passed) {
       summary.best_payload = ctx.store().candidate(summary.best_candidate)->payload;
@@ -448,7 +450,8 @@ class WorldModelStrategy : public search::Strategy {
     // A gain the timing noise explains is no lesson: the planner is told the action changed nothing measurable.
     if (summary.passed && node->solution && !node->solution->significant && summary.observed_factor > 1) summary.observed_factor = 1;
     std::string errors;
-    for (int k = 0; k <= options_.reask; ++k) {
+    // Without an evaluation there is nothing to learn from: the proposer is not asked to edit the tree.
+    for (int k = 0; !cut_off && k <= options_.reask; ++k) {
       proposers::RefineRequest request{ctx.brief(), model_.to_json(), summary, errors, kMaxNewNodesPerEdit};
       std::optional<proposers::RefineReply> reply;
       try {

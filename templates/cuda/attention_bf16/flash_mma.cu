@@ -6,21 +6,15 @@
 #define DEC_STAGES 3
 #define DEC_CLUSTER 8
 
-#include "mma_bf16.cuh"
+#include "async_copy.cuh"
 
 constexpr int D = 128, BQ = 16 * WARPS, LDS = D + 8;  // rows padded by 16 bytes: conflict-free ldmatrix
 
 __device__ __forceinline__ void ldsm_x2(uint32_t& r0, uint32_t& r1, const void* p) {
-  const unsigned addr = unsigned(__cvta_generic_to_shared(p));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(smem_u32(p)));
 }
 __device__ __forceinline__ void ldsm_x2_trans(uint32_t& r0, uint32_t& r1, const void* p) {
-  const unsigned addr = unsigned(__cvta_generic_to_shared(p));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
-}
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const unsigned addr = unsigned(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(addr), "l"(gmem));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(smem_u32(p)));
 }
 __device__ __forceinline__ uint32_t ld32(const bf16* p) { return *reinterpret_cast<const uint32_t*>(p); }
 
@@ -57,16 +51,12 @@ __global__ void __launch_bounds__(WARPS * 32) flash_prefill(const bf16* __restri
     __syncthreads();  // the previous tile is consumed
     for (int c = threadIdx.x; c < BKV * (D / 8); c += WARPS * 32) {
       const int r = c / (D / 8), col = (c % (D / 8)) * 8;
-      if (j0 + r < lk) {
-        cp_async16(&Ks[r][col], K + (j0 + r) * D + col);
-        cp_async16(&Vs[r][col], V + (j0 + r) * D + col);
-      } else {
-        *reinterpret_cast<uint4*>(&Ks[r][col]) = make_uint4(0, 0, 0, 0);
-        *reinterpret_cast<uint4*>(&Vs[r][col]) = make_uint4(0, 0, 0, 0);
-      }
+      const bool key = j0 + r < lk;  // keys past lk are zero-filled
+      cp_async16_zfill(&Ks[r][col], key ? K + (j0 + r) * D + col : K, key);
+      cp_async16_zfill(&Vs[r][col], key ? V + (j0 + r) * D + col : V, key);
     }
-    asm volatile("cp.async.commit_group;\n");
-    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+    cp_async_commit();
+    cp_async_wait<0>();
     __syncthreads();
     float s[BKV / 8][4];
 #pragma unroll

@@ -5,6 +5,7 @@
 // on a machine loaded by other processes that is what a single-threaded candidate (THREADS 0) itself
 // spent, without the time slices it waited; compare it with single-core peaks measured the same way.
 // bench/cpu/single_core.py runs it for several kernels against the ceilings probe in interleaved repetitions.
+// HARNESS_WARM=1 in the environment skips the flush (warm caches: how much of a call the cold data costs).
 // Correctness is ksearch eval's job; this only times.
 #include <algorithm>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include CANDIDATE
@@ -37,7 +39,8 @@ double now_ms() {
 // "median min" of the calls' ms.
 template <class F>
 void print_ms(F&& call) {
-  std::vector<char> flush(size_t(256) << 20);
+  const bool warm = std::getenv("HARNESS_WARM") && std::string(std::getenv("HARNESS_WARM")) == "1";
+  std::vector<char> flush(warm ? 0 : size_t(256) << 20);
   std::vector<double> ms;
   call();
   for (int rep = 0; rep < 15; ++rep) {

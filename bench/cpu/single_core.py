@@ -11,7 +11,8 @@ ceilings probe the same way (OMP_NUM_THREADS=1), and all of them run in interlea
 Shapes are the harness's axes (matmul: m,n,k; attention: b,hq,hkv,lq,lk,d,causal). Prints, per shape and
 kernel, the minimum ms over the repetitions (each the minimum of 15 calls), the spread (max - min) / min of
 those minima, the task's FLOP/s (matmul 2mnk; attention 4d per visible (query, key) pair) and its share of
-the best FMA ceiling of the sitting.
+the best FMA ceiling of the sitting. --warm also times every kernel without the flush (HARNESS_WARM=1), in the
+same repetitions: the difference is what the cold data costs.
 """
 import argparse
 import json
@@ -48,6 +49,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--kernel", action="append", required=True, help="NAME=FILE")
     ap.add_argument("--shape", action="append", required=True, help="comma-separated harness axes")
+    ap.add_argument("--warm", action="store_true", help="also time each kernel with warm caches")
     args = ap.parse_args()
     work = tempfile.mkdtemp()
     probe = os.path.join(work, "probe")
@@ -70,15 +72,17 @@ def main():
         ceilings.append(json.loads(subprocess.run([probe], env=env, capture_output=True, text=True, check=True).stdout))
         for shape in shapes:
             for name, binary in kernels:
-                out = subprocess.run([binary] + [str(x) for x in shape], env=env, capture_output=True, text=True, check=True).stdout
-                ms.setdefault((name, tuple(shape)), []).append(float(out.split()[1]))
+                for warm in ([False, True] if args.warm else [False]):
+                    out = subprocess.run([binary] + [str(x) for x in shape], env=dict(env, HARNESS_WARM="1" if warm else "0"),
+                                         capture_output=True, text=True, check=True).stdout
+                    ms.setdefault((name + (" (warm)" if warm else ""), tuple(shape)), []).append(float(out.split()[1]))
     peaks = [c["flops_per_s"] for c in ceilings]
     print(f"march {args.march}, {ceilings[0]['isa']}: single-core FMA ceilings {min(peaks) / 1e9:.1f}-{max(peaks) / 1e9:.1f} GFLOP/s "
           f"over {args.reps} repetitions; shares against the best")
     print("| shape | kernel | ms | spread | GFLOP/s | of FMA peak |")
     print("|---|---|---|---|---|---|")
     for shape in shapes:
-        for name, _ in kernels:
+        for name in [key[0] for key in ms if key[1] == tuple(shape)]:
             t = ms[(name, tuple(shape))]
             rate = flops(args.task, shape) / (min(t) * 1e-3)
             print(f"| {' '.join(map(str, shape))} | {name} | {min(t):.4f} | {100 * (max(t) - min(t)) / min(t):.0f}% | "

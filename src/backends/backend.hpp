@@ -88,6 +88,11 @@ class Backend {
   // How long one call of a candidate may take before it counts as a hang (emulators need longer).
   virtual std::chrono::milliseconds call_timeout() const { return std::chrono::seconds(20); }
   virtual Ceilings ceilings() = 0;
+  // The ceilings measured again, where a kernel was measured beating them: a probe that ran beside other load
+  // reads low (and a low ceiling makes honest kernels look implausibly fast). Each ceiling keeps the larger of
+  // the two measurements, in the cache too. At most once per backend object; by default the cached ceilings
+  // stand (a backend whose probe nothing else disturbs).
+  virtual Ceilings remeasure_ceilings() { return ceilings(); }
   // Bytes ksearch writes in its own process before each timed repetition to evict the candidate's
   // tensors from the host's caches (at least twice the last-level cache); 0 where the candidate's data
   // lives in a device's memory, whose runner flushes the device's caches itself. Flushing outside the

@@ -57,7 +57,10 @@ void expect_ceiling_reaches_honest_kernel(const std::string& march) {
             << " accumulators, " << ceilings.value("threads", 0) << " threads), register-blocked matmul "
             << honest / 1e9 << " GFLOP/s, bandwidth " << ceilings.value("bandwidth_bytes_per_s", 0.0) / 1e9
             << " GB/s\n";
-  EXPECT_GE(peak, honest) << "an honest kernel beats the measured FMA ceiling: it would be rejected as implausible";
+  // Within 5%: both are measured on a machine other tests load, and an evaluation that sees a kernel beat the
+  // ceilings measures them again (evaluator.cpp); what this catches is a probe systematically below the
+  // hardware (13 GFLOP/s against an honest 170 once).
+  EXPECT_GE(peak, 0.95 * honest) << "an honest kernel beats the measured FMA ceiling by more than noise";
   // A polynomial exp costs about a dozen vector operations: its rate lies well below the FMA rate
   // and well above what scalar libm calls reach.
   const double exps = ceilings.value("exp_per_s", 0.0);

@@ -131,7 +131,7 @@ TEST(Uncertainty, ACycleTheBudgetCutOffBeforeAnyEvaluationLeavesTheNodeOpen) {
   EXPECT_FALSE(n2.too_hard);
   EXPECT_EQ(n2.cycles, 0);
   EXPECT_DOUBLE_EQ(n2.action->score_0_to_1, score);
-  EXPECT_NE(n2.notes.find("no candidate evaluated before the time budget ended; left open"), std::string::npos) << n2.notes;
+  EXPECT_NE(n2.notes.find("no candidate evaluated before the search's budget ended; left open"), std::string::npos) << n2.notes;
 }
 
 TEST(Uncertainty, ACycleWithoutAPassingCandidateMarksTheNodeTooHard) {

@@ -441,7 +441,7 @@ class WorldModelStrategy : public search::Strategy {
                              summary.passed      ? fmt::format("{:.2f}x vs seed ({}){}", summary.best_speedup,
                                                                search::candidate_name(summary.best_candidate),
                                                                gain.significant() ? "" : ", no significant gain over its parent")
-                             : cut_off ? std::string("no candidate evaluated before the time budget ended, left open")
+                             : cut_off ? std::string("no candidate evaluated before the search's budget ended, left open")
                                        : std::string("no passing candidate, marked too hard")));
       ctx.checkpoint("cycle end " + node->node_id);
     } else if (summary.passed) {

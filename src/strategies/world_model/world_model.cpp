@@ -517,7 +517,7 @@ std::vector<std::string> graft(WorldModel& model, const std::vector<Node>& carri
 
 Gain close_cycle(WorldModel& model, Node& node, const CycleOutcome& outcome) {
   if (!outcome.best && outcome.cut_off) {
-    node.notes += fmt::format("{}cycle {}: no candidate evaluated before the time budget ended; left open.",
+    node.notes += fmt::format("{}cycle {}: no candidate evaluated before the search's budget ended; left open.",
                               node.notes.empty() ? "" : "\n", outcome.cycle);
     return {};
   }

@@ -112,15 +112,15 @@ struct WorldModel {
 };
 
 // The code's half of the end of a cycle on `node`: attaches the cycle's best solution, or marks the
-// node too hard without one (unless the time budget ended before any of its candidates came back: that is
-// no evidence, and the node stays open), and appends the cycle's evidence to its notes. A gain over the parent's
+// node too hard without one (unless the search's budget ended before any of its candidates was evaluated:
+// that is no evidence, and the node stays open), and appends the cycle's evidence to its notes. A gain over the parent's
 // solution that the timing noise explains is recorded as "no significant gain" (solution.significant
 // false), not as an observed factor. Returns the gain over the parent (factor 0 without a solution).
 struct CycleOutcome {
   int cycle = 0, rounds = 0, attempts = 0;
   double predicted_factor = 1;
   std::optional<Solution> best;  // the cycle's best passing candidate
-  bool cut_off = false;           // nothing evaluated: the time budget ended first
+  bool cut_off = false;           // nothing evaluated: the search's budget (time, rounds, proposer) ended first
 };
 Gain close_cycle(WorldModel& model, Node& node, const CycleOutcome& outcome);
 

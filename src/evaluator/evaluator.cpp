@@ -565,15 +565,16 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           wr.timing = summarize(trusted.times_ms);
           wr.host_bound_calls = trusted.host_bound_calls;
         }
-        double plausible_ms = apply_roofline(w, wr).plausible_ms;
+        auto bounds = apply_roofline(w, wr);
         // Faster than the memory or FLOP ceiling allows (possible only where the data fits the caches, or the
         // ceilings' probe ran beside other load): measured again (at most once per backend), the larger values
         // stand.
-        if (wr.status == Status::passed && apply_roofline(w, wr).memory_or_flops_ms > wr.timing.median) {
+        if (wr.status == Status::passed && bounds.memory_or_flops_ms > wr.timing.median) {
           ceilings = phase("ceilings", [&] { return backend_.remeasure_ceilings(); });
-          plausible_ms = apply_roofline(w, wr).plausible_ms;
+          bounds = apply_roofline(w, wr);
           ceilings_changed = true;
         }
+        const double plausible_ms = bounds.plausible_ms;
         if (wr.status == Status::passed && plausible_ms > 0 && wr.timing.median * options_.implausible_roofline_fraction < plausible_ms) {
           wr.status = Status::rejected;
           wr.message = fmt::format("implausible timing: {:.4f} ms is {:.1f}x faster than this machine's roofline allows ({:.4f} ms); "

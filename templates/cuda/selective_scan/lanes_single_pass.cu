@@ -7,7 +7,7 @@
 #define OCC 12
 #define EXPP 0
 #define RED 0
-#define BCS 1
+#define BCS 3
 #define MINW 8
 #define TCHUNKS 4
 #define PIPE 1
@@ -118,10 +118,11 @@ __device__ __forceinline__ void load_shared(float (&v)[W], const float* p) {
   }
 }
 
-// 16 bytes global -> shared without registers (through L1: the block's channels share B/C lines).
+// 16 bytes global -> shared without registers, from L2 (each B/C line is copied once per block: through L1
+// as well it would cost the L1 data pipe a read of it, the pipe that bounds this kernel).
 __device__ __forceinline__ void cp_async16(float* dst, const float* src) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 // Waits until at most P of this thread's cp.async groups are pending.
@@ -133,12 +134,18 @@ __device__ __forceinline__ void cp_async_wait_pending() {
 // A hint that brings the 128-byte line of p into L2 (no register, no wait).
 __device__ __forceinline__ void prefetch_l2(const float* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
-// BCS = 1: the B/C sub-block in use and the next one in flight; 2: the two after it in flight.
-constexpr int BC_BUFFERS = BCS == 2 ? 3 : 2;
+// The lane bit that holds bit lv of a lane's state index j (scan_lanes interleaves channel and state bits).
+template <int LCW>
+__device__ __forceinline__ int lane_of_state_bit(int lv) {
+  return lv == 0 ? 2 : 1 << (LCW + lv);
+}
 
-// BCS: floats per warp for the B and C sub-blocks of its (batch, group): [BC_BUFFERS][B, C][N][G + 4].
+// BCS >= 1: the B/C sub-block in use and the BCS after it in flight.
+constexpr int BC_BUFFERS = BCS + 1;
+
+// BCS: floats per block for the B and C sub-blocks of its (batch, group): [BC_BUFFERS][B, C][N][G + 4].
 template <int N, int L>
-__host__ __device__ constexpr int bc_warp_floats() {
+__host__ __device__ constexpr int bc_block_floats() {
   return BC_BUFFERS * 2 * N * (OWN * L + 4);
 }
 
@@ -170,15 +177,20 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     float* __restrict__ ws) {
   constexpr int S = N / L, CW = 32 / L, G = OWN * L, T = SUB * G;
   constexpr int RU = PASS == 1 ? 1 : SUB;  // PASS 1 unrolled over sub-blocks hoists their loads and spills
-  constexpr int LG = L >= 16 ? 4 : L >= 8 ? 3 : L >= 4 ? 2 : L / 2;
+  constexpr int LG = L >= 16 ? 4 : L >= 8 ? 3 : L >= 4 ? 2 : L / 2, LCW = 5 - LG;  // log2 L, log2 CW
   static_assert(G % 4 == 0, "sub-blocks are read in float4 groups of steps");
   // Rows padded by 4 floats: the CW channels' float4 broadcasts fall in different banks.
   __shared__ __align__(16) float sdt[WARPS][CW][T + 4], sdu[WARPS][CW][T + 4];
-  // Dynamic: RED's WARPS * CW * red_channel_floats<L>() floats, then BCS's WARPS * bc_warp_floats<N, L>().
+  // Dynamic: RED's WARPS * CW * red_channel_floats<L>() floats, then BCS's bc_block_floats<N, L>().
   extern __shared__ __align__(16) float dyn[];
   float* sred = dyn;
   // A block holds channels of one (batch, group), so a warp's channels share their B/C rows.
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, c = lane / L, j = lane % L;
+  // Lane bit 0 is a channel bit and lane bit 1 a state bit: shared memory returns a float4 to a warp at
+  // twice the rate when lanes n and n ^ 1 or n and n ^ 2 read the same address, which then holds for the
+  // B/C rows (lanes n, n ^ 1: one state, two channels) and for the dt/du rows (n, n ^ 2: one channel).
+  // With c = lane / L neither B/C load was paired: the L1 data pipe ran at 91% with the MUFU at 46%.
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int c = (lane & 1) | ((lane >> 2) & (CW / 2 - 1)) << 1, j = ((lane >> 1) & 1) | (lane >> (LCW + 1)) << 1;
   const int nc = PASS ? (l + clen - 1) / clen : 1, zc = PASS == 1 ? nc - 1 : nc;  // chunks, chunks here
   const int chunk = PASS ? int(blockIdx.z % zc) : 0, tb = PASS ? chunk * clen : 0;
   const int te = PASS ? min(l, tb + clen) : l;  // this block's steps: tb .. te - 1
@@ -208,20 +220,21 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
   const float *Bj = B + row, *Cj = C + row;
   float* wdt = sdt[warp][c];
   float* wdu = sdu[warp][c];
-  // BCS: the warp's staged B/C sub-blocks, [B, C][N rows][G / 4 float4s] each.
-  constexpr int RSB = G + 4, BCH = 2 * N * RSB, SLOTS = N * G / 2;  // rows padded: reads spread over the banks
-  static_assert(SLOTS % 32 == 0, "whole float4 slots per lane");
-  float* sbc = dyn + (RED ? WARPS * CW * red_channel_floats<L>() : 0) + warp * bc_warp_floats<N, L>();
+  // BCS: the block's staged B/C sub-blocks, [B, C][N rows][G / 4 float4s] each, copied by all its threads
+  // (the copies of each B/C line per block, not per warp, take a quarter of the shared-memory writes).
+  constexpr int RSB = G + 4, BCH = 2 * N * RSB;  // rows padded: reads spread over the banks
+  float* sbc = dyn + (RED ? WARPS * CW * red_channel_floats<L>() : 0);
   const float* Bg = B + (FIXED ? 0 : (bi * g + group) * N * int64_t(l));
   const float* Cg = C + (FIXED ? 0 : (bi * g + group) * N * int64_t(l));
-  // Slot it of a lane copies row lrow + it * RPI (B rows, then C rows), float4 column lcol: the source
-  // rows are fixed per lane, so their addresses are taken once and a sub-block only adds its step.
-  constexpr int QG = G / 4, RPI = 32 / QG;
-  const int lrow = lane / QG, lcol = 4 * (lane % QG);
-  const float* bc_src[SLOTS / 32];
+  // Slot it of a thread copies row lrow + it * RPI (B rows, then C rows; none past 2 N), float4 column
+  // lcol: the source rows are fixed per thread, so their addresses are taken once and a sub-block only
+  // adds its step.
+  constexpr int QG = G / 4, RPI = WARPS * 32 / QG, ITS = (2 * N + RPI - 1) / RPI;
+  const int lrow = int(threadIdx.x) / QG, lcol = 4 * (int(threadIdx.x) % QG);
+  const float* bc_src[ITS];
 #pragma unroll
-  for (int it = 0; it < SLOTS / 32; ++it) {
-    const int rw = lrow + it * RPI;
+  for (int it = 0; it < ITS; ++it) {
+    const int rw = min(lrow + it * RPI, 2 * N - 1);
     bc_src[it] = (rw < N ? Bg + rw * int64_t(l) : Cg + (rw - N) * int64_t(l)) + lcol;
   }
   // The sub-block from step ts into buffer (ts / G) % BC_BUFFERS, as one cp.async group, or an empty
@@ -233,15 +246,16 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
       return;
     }
     float* dst = sbc + ((ts / G) % BC_BUFFERS) * BCH + lrow * RSB + lcol;
-    if (whole) {
 #pragma unroll
-      for (int it = 0; it < SLOTS / 32; ++it) cp_async16(dst + it * RPI * RSB, bc_src[it] + ts);
-    } else {
-#pragma unroll
-      for (int it = 0; it < SLOTS / 32; ++it)
+    for (int it = 0; it < ITS; ++it) {
+      if ((2 * N) % RPI != 0 && lrow + it * RPI >= 2 * N) break;  // (a constant test where RPI divides 2 N)
+      if (whole) {
+        cp_async16(dst + it * RPI * RSB, bc_src[it] + ts);
+      } else {
 #pragma unroll
         for (int x = 0; x < 4; ++x)
           dst[it * RPI * RSB + x] = ts + lcol + x < te ? __ldg(bc_src[it] + ts + x) : 0.0f;
+      }
     }
     cp_async_commit();
   };
@@ -334,7 +348,7 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
           for (int x = 0; x < G / 2; ++x) {  // a constant bound unrolls; x < OWN o folds per level
             if (x >= OWN * o) break;
             const float lo = a[x], hi = a[x + OWN * o];  // selects on values, not on addresses
-            a[x] = (upper ? hi : lo) + __shfl_xor_sync(0xffffffffu, upper ? lo : hi, o);
+            a[x] = (upper ? hi : lo) + __shfl_xor_sync(0xffffffffu, upper ? lo : hi, lane_of_state_bit<LCW>(lv));
           }
         }
       }
@@ -359,15 +373,16 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
       if (!FULL && ts >= te) break;  // nothing left (and BCS stages nothing there): h is already final
       const float* bcur = sbc + ((ts / G) % BC_BUFFERS) * BCH;
       if (BCS && !FIXED) {
-        // The copies of the sub-block BC_BUFFERS - 1 ahead fly during this one's scan (into the buffer the
-        // previous sub-block has finished reading); this one's group is then the oldest pending. The
-        // copies of all lanes land in rows that all lanes read, hence the warp barriers.
+        // This sub-block's copies (the oldest of AHEAD pending groups) have landed; after the block
+        // barrier so have every thread's, and every warp has finished reading the previous sub-block, whose
+        // buffer then receives the copies of the sub-block AHEAD on, in flight during this one's scan.
+        // (Every thread of the block runs the same sub-blocks: te and vec are the block's.)
         constexpr int AHEAD = BC_BUFFERS - 1;
+        cp_async_wait_pending<AHEAD - 1>();
+        __syncthreads();
         const bool ahead_whole = FULL && r + AHEAD < SUB;  // then whole and inside te
         const int tn = ts + AHEAD * G;
         stage(tn, ahead_whole || (vec && tn + G <= te));
-        cp_async_wait_pending<AHEAD>();
-        __syncwarp();  // the other lanes' copies into the warp's rows are visible
       }
       float(&part)[G] = acc[DEFER ? r & 1 : 0];
 #pragma unroll
@@ -402,7 +417,7 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
           part[m] = sum;
         }
       }
-      __syncwarp();  // the rows are read: the B/C buffer is restaged next, the tile rows at the tile's end
+      __syncwarp();  // the tile rows are read: prepare_rows rewrites them at the tile's end
       if (PASS == 1) continue;  // a summary has no y
       if (!DEFER) finish(r, part, cu[r], cz[r]);
       else if (r > 0) finish(r - 1, acc[(r - 1) & 1], cu[r - 1], cz[r - 1]);
@@ -440,7 +455,7 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
   }
   if (PASS == 1)
 #pragma unroll
-    for (int o = L / 2; o > 0; o >>= 1) dsum += __shfl_xor_sync(0xffffffffu, dsum, o);  // the chunk's
+    for (int lv = LG - 1; lv >= 0; --lv) dsum += __shfl_xor_sync(0xffffffffu, dsum, lane_of_state_bit<LCW>(lv));  // the chunk's
   if (PASS == 1 && active) {
     float* wc = ws + (chan * (nc - 1) + chunk) * (N + 1);
 #pragma unroll
@@ -465,7 +480,7 @@ void launch_lanes(const float* u, const float* delta, const float* A, const floa
                    (bc_layout == 0 || (aligned(B) && aligned(C)));
   // The RED and BCS buffers may pass the 48 KiB a block gets by default (only then the extra call).
   const int bytes = int(sizeof(float)) * ((RED ? WARPS * CW * red_channel_floats<L>() : 0) +
-                                          (BCS && bc_layout ? WARPS * bc_warp_floats<N, L>() : 0));
+                                          (BCS && bc_layout ? bc_block_floats<N, L>() : 0));
   const bool big = bytes + 2 * WARPS * CW * (SUB * OWN * L + 4) * int(sizeof(float)) > 48 * 1024;
   // Thin grids (a quarter of the OCC warps per SM or fewer) leave the GPU idle while each warp runs its
   // serial chain of l steps: min(TCHUNKS, OCC sms / warps, l / CMIN) chunks of whole tiles fill it (two

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <future>
 
 #include "backends/backend.hpp"
@@ -195,6 +196,28 @@ TEST(CudaGpu, AttentionDecodePassesAtEveryCombinationOfItsKnobs) {
   }, "DEC_");
 }
 
+namespace {
+
+// The defaults, then each other value of each knob whose name does not start with `skipped`, the rest at their
+// defaults, with `with` added to the combinations that set a knob it names (knob -> the other knobs to set).
+std::vector<KnobValues> each_value_of_each_knob(const Family& family, const std::string& skipped,
+                                                const std::map<std::string, KnobValues>& with = {}) {
+  std::vector<KnobValues> combos = {family.defaults()};
+  for (const auto& knob : family.knobs) {
+    if (!skipped.empty() && knob.name.starts_with(skipped)) continue;
+    for (int64_t v : knob.values) {
+      if (v == knob.default_value) continue;
+      combos.push_back(family.defaults());
+      combos.back()[knob.name] = v;
+      if (const auto extra = with.find(knob.name); extra != with.end())
+        for (const auto& [k, value] : extra->second) combos.back()[k] = value;
+    }
+  }
+  return combos;
+}
+
+}  // namespace
+
 // flash_wgmma's prefill (head sizes 64 and 128 on wgmma, others through the rows loop) at each value of each of its
 // prefill knobs, the others at their defaults, passes every prefill workload, held-out ones included (causal and
 // not, GQA, ragged lengths, a chunk of queries at the end of a longer context, head size 64).
@@ -204,16 +227,22 @@ TEST(CudaGpu, WgmmaPrefillPassesAtEveryValueOfEachKnob) {
   const Task task = attention_workloads(false);
   ASSERT_GE(task.workloads.size(), 8u);
   expect_every_combination_passes(*backend, task, "flash_wgmma", [](const Family& family) {
-    std::vector<KnobValues> combos = {family.defaults()};
-    for (const auto& knob : family.knobs) {
-      if (knob.name.starts_with("DEC_")) continue;
-      for (int64_t v : knob.values) {
-        if (v == knob.default_value) continue;
-        combos.push_back(family.defaults());
-        combos.back()[knob.name] = v;
-      }
-    }
-    return combos;
+    return each_value_of_each_knob(family, "DEC_");
+  }, "");
+}
+
+// The selective scan's lanes_single_pass at each value of each knob passes every cuda workload, held-out ones
+// included (other state sizes through the fallback, groups, the fixed layout, optional tensors absent, odd
+// lengths, thin grids split into time chunks). Lanes per channel below 16 apply only on grids with MINW warps per
+// SM, so those values are tried with MINW = 0; the block-wide B/C staging is tried at every depth and width.
+TEST(CudaGpu, LanesScanPassesAtEveryValueOfEachKnob) {
+  auto backend = gpu_backend();
+  if (!backend) GTEST_SKIP() << "no GPU here";
+  Task task = resolve_task("selective_scan");
+  std::erase_if(task.workloads, [](const Workload& w) { return !w.runs_on("cuda"); });
+  ASSERT_GE(task.workloads.size(), 12u);
+  expect_every_combination_passes(*backend, task, "lanes_single_pass", [](const Family& family) {
+    return each_value_of_each_knob(family, "", {{"LPC", {{"MINW", 0}}}});
   }, "");
 }
 

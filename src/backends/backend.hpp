@@ -93,10 +93,11 @@ class Backend {
   // the two measurements, in the cache too. At most once per backend object; by default the cached ceilings
   // stand (a backend whose probe nothing else disturbs).
   virtual Ceilings remeasure_ceilings() { return ceilings(); }
-  // Bytes ksearch writes in its own process before each timed repetition to evict the candidate's
-  // tensors from the host's caches (at least twice the last-level cache); 0 where the candidate's data
-  // lives in a device's memory, whose runner flushes the device's caches itself. Flushing outside the
-  // candidate's process means no candidate can find the flush buffer or shrink the flush.
+  // Whether ksearch evicts the candidate's tensors from the host's caches before each timed repetition,
+  // and where it cannot evict lines directly (not x86-64), how many bytes it writes in its own process to
+  // push them out (at least twice the last-level cache); 0 where the candidate's data lives in a device's
+  // memory, whose runner flushes the device's caches itself. Flushing outside the candidate's process means
+  // no candidate can see or shorten the flush.
   virtual size_t host_flush_bytes() const { return 0; }
   // Whether the runner makes each timed repetition's inputs in its device's memory (keep_mix_sources
   // and mixing prepares, runner/child.hpp) rather than ksearch writing them for an upload: for large

@@ -536,7 +536,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
               process->request(staged_command(layout, set, "prepare"), options_.call_timeout);
             }
           });
-          phase("flush", [&] { flush_host_caches(backend_.host_flush_bytes()); });
+          phase("flush", [&] { flush_host_caches(set_tensors(shm, layout, set), backend_.host_flush_bytes()); });
           const TimedCall call = phase("calls", [&] { return measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget); });
           // Only checked repetitions are looked at; the candidate cannot tell which they are.
           if (check) phase("staging", [&] { process->request(staged_command(layout, set, "collect"), options_.call_timeout); });

@@ -97,6 +97,14 @@ const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::
   return inputs.at(input_index(inputs, name));
 }
 
+std::vector<std::span<const char>> set_tensors(const char* shm, const StagingLayout& layout, int set) {
+  std::vector<std::span<const char>> tensors;
+  for (size_t slot = 0; slot < layout.bytes.size(); ++slot)
+    if (const int64_t offset = layout.offsets[size_t(set)][slot]; offset >= 0)
+      tensors.emplace_back(shm + offset, layout.bytes[slot]);
+  return tensors;
+}
+
 void stage(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& inputs) {
   stage_with(shm, layout, set, [&](size_t slot, unsigned char* destination) {
     const HostTensor& t = input_named(inputs, layout.names[slot]);

@@ -3,6 +3,7 @@
 // memory, staging a call and requesting it. Shared by the candidate's trials and the device reference,
 // so both run a workload the same way.
 #include <chrono>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct StagingLayout {
 StagingLayout make_staging_layout(const tasks::Task& task, const std::string& backend, const tasks::Workload& w, int sets);
 
 const tasks::HostTensor& input_named(const std::vector<tasks::HostTensor>& inputs, const std::string& name);
+
+// The bytes of one set's tensors (inputs and outputs) in the shared memory.
+std::vector<std::span<const char>> set_tensors(const char* shm, const StagingLayout& layout, int set);
 
 // Copies the inputs into one set and poisons its outputs.
 void stage(char* shm, const StagingLayout& layout, int set, const std::vector<tasks::HostTensor>& inputs);

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <numeric>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 namespace ksearch::evaluator {
 
@@ -45,7 +49,7 @@ NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann:
   null_command["null"] = true;
   std::vector<double> cpus;
   for (int i = 0; i < kCalibrationCalls; ++i) {
-    flush_host_caches(flush_bytes);
+    flush_host_caches({}, flush_bytes);
     const TimedCall c = measure_timed_call(process, null_command, timeout);
     if (c.cpu_ms) cpus.push_back(*c.cpu_ms);
   }
@@ -114,13 +118,47 @@ std::set<int> choose_checked_repetitions(int min_reps, int max_reps, int at_leas
   return checked;
 }
 
-void flush_host_caches(size_t bytes) {
+#if defined(__x86_64__)
+namespace {
+
+constexpr uintptr_t kLine = 64;
+
+bool has_clflushopt() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx & bit_CLFLUSHOPT);
+}
+
+// clflushopt evicts lines without ordering them against each other (clflush does), so many are in flight.
+__attribute__((target("clflushopt"))) void evict_lines_unordered(const char* begin, const char* end) {
+  for (const char* p = begin; p < end; p += kLine) _mm_clflushopt(const_cast<char*>(p));
+}
+
+void evict_lines(const char* begin, const char* end) {
+  for (const char* p = begin; p < end; p += kLine) _mm_clflush(p);
+}
+
+}  // namespace
+#endif
+
+void flush_host_caches(const std::vector<std::span<const char>>& tensors, size_t sweep_bytes) {
+  if (sweep_bytes == 0) return;
+#if defined(__x86_64__)
+  static const bool unordered = has_clflushopt();
+  for (const auto& t : tensors) {
+    if (t.empty()) continue;
+    const auto* begin = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(t.data()) & ~(kLine - 1));
+    if (unordered) evict_lines_unordered(begin, t.data() + t.size());
+    else evict_lines(begin, t.data() + t.size());
+  }
+  _mm_mfence();  // every eviction done before the call's request is written
+#else
   static std::vector<char> buffer;
-  if (bytes == 0) return;
-  if (buffer.size() < bytes) buffer.resize(bytes);
+  if (buffer.size() < sweep_bytes) buffer.resize(sweep_bytes);
   // Volatile stores, so the compiler cannot drop the pass; one byte of every 64-byte line is enough.
   volatile char* p = buffer.data();
-  for (size_t i = 0; i < bytes; i += 64) p[i] = char(p[i] + 1);
+  for (size_t i = 0; i < sweep_bytes; i += 64) p[i] = char(p[i] + 1);
+  (void)tensors;
+#endif
 }
 
 }  // namespace ksearch::evaluator

@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,7 @@ TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::jso
                              std::chrono::milliseconds timeout);
 
 // What a timed call with nothing called costs: parsing, replying, the timer itself, each after the same
-// cache flush as a real call (the runner's own code and data come back from memory then), with the
+// cache flush as a real call has beside its tensors' eviction (none on x86-64), with the
 // `timed_call` command a workload's calls will send: the runner's main thread's median CPU time, and how
 // far those times spread (10th to 90th percentile), the noise of the host path around every call.
 struct NullCallCost {
@@ -66,9 +67,12 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
 // Drawn by ksearch and never told to the runner.
 std::set<int> choose_checked_repetitions(int min_reps, int max_reps, int at_least, int budget, std::mt19937_64& rng);
 
-// Writes every cache line of a buffer of `bytes` bytes in this process, so that the last-level cache
-// holds none of a runner's tensors (which ksearch has just written: its copies are the only cached ones).
-// Called with the TimingLock held, which also keeps threads of this process from sharing the buffer.
-void flush_host_caches(size_t bytes);
+// Evicts a timed call's tensors (which ksearch has just written) from every level of the host's caches:
+// on x86-64 by flushing their lines (clflushopt where the CPU has it), which costs in proportion to the
+// tensors and leaves the runner's own code and data cached, as they are in an application calling the
+// kernel repeatedly; elsewhere by writing every line of a buffer of `sweep_bytes` in this process. Nothing
+// where `sweep_bytes` is 0 (Backend::host_flush_bytes: the data lives in a device's memory). Called with
+// the TimingLock held, which also keeps threads of this process from sharing the buffer.
+void flush_host_caches(const std::vector<std::span<const char>>& tensors, size_t sweep_bytes);
 
 }  // namespace ksearch::evaluator

@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
+#include <span>
+#include <utility>
+#include <vector>
 
 #include "evaluator/timing.hpp"
 
@@ -160,4 +165,54 @@ TEST(CheckedRepetitions, AtLeastTwoAmongTheRepetitionsThatAlwaysRunAndWithinBudg
   for (int rep = 0; rep < 5; ++rep) EXPECT_GT(hits[rep], 80) << rep;
   EXPECT_GT(hits.size(), 20u);
   EXPECT_TRUE(choose_checked_repetitions(5, 40, 2, 0, rng).empty());
+}
+
+namespace {
+// The fastest of `trials` reads of every cache line of `buffer`, in microseconds, each after `before()`.
+double fastest_read_us(const std::vector<char>& buffer, int trials, const std::function<void()>& before) {
+  double best = 1e30;
+  for (int t = 0; t < trials; ++t) {
+    before();
+    const auto start = std::chrono::steady_clock::now();
+    const volatile char* p = buffer.data();
+    unsigned sum = 0;
+    for (size_t i = 0; i < buffer.size(); i += 64) sum += unsigned(p[i]);
+    const auto end = std::chrono::steady_clock::now();
+    EXPECT_GE(sum, 0u);
+    best = std::min(best, std::chrono::duration<double, std::micro>(end - start).count());
+  }
+  return best;
+}
+
+
+// The fastest read of a 4 MiB tensor (inside any last-level cache we run on) just after writing it, and just
+// after writing it and calling flush_host_caches with `sweep_bytes`; interleaved, so that load on the machine
+// hits both alike.
+std::pair<double, double> read_cached_and_after_flush(size_t sweep_bytes) {
+  std::vector<char> tensor(size_t(4) << 20, 1);
+  const std::vector<std::span<const char>> tensors = {std::span<const char>(tensor.data(), tensor.size())};
+  const auto touch = [&] { std::fill(tensor.begin(), tensor.end(), char(1)); };
+  double cached = 1e30, after_flush = 1e30;
+  for (int round = 0; round < 3; ++round) {
+    cached = std::min(cached, fastest_read_us(tensor, 3, touch));
+    after_flush = std::min(after_flush, fastest_read_us(tensor, 3, [&] {
+      touch();
+      evaluator::flush_host_caches(tensors, sweep_bytes);
+    }));
+  }
+  return {cached, after_flush};
+}
+}  // namespace
+
+// The flush before a timed call leaves a tensor ksearch has just written in memory, not in any cache: reading
+// it after the flush is slower than reading it while cached (the sweep size applies where lines cannot be evicted).
+TEST(HostCacheFlush, AFlushedTensorComesFromMemory) {
+  const auto [cached, flushed] = read_cached_and_after_flush(size_t(256) << 20);
+  EXPECT_GT(flushed, 1.3 * cached) << "read after the flush " << flushed << " us, cached " << cached << " us";
+}
+
+// A backend whose tensors live in a device's memory (host_flush_bytes 0) gets no host flush: the tensor stays cached.
+TEST(HostCacheFlush, NothingIsFlushedWithoutASweepSize) {
+  const auto [cached, unflushed] = read_cached_and_after_flush(0);
+  EXPECT_LT(unflushed, 1.3 * cached) << "read after no flush " << unflushed << " us, cached " << cached << " us";
 }

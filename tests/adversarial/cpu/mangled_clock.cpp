@@ -1,5 +1,5 @@
 // 5, 6: reads std::chrono::steady_clock through a declaration under its mangled name, which names no
-// clock a text rule knows and needs no <chrono>, to tell timed repetitions (a cache flush apart)
+// clock a text rule knows and needs no <chrono>, to tell timed repetitions (staging and a cache flush apart)
 // from back-to-back checks, and then writes only the first row. The rules refuse mangled names, and
 // the library's import of steady_clock::now is not on the allowlist. Without the rules the reset of
 // its global state before every call erases the previous call's time: it always computes for real.

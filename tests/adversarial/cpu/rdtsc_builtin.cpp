@@ -1,6 +1,6 @@
 // 5, 6: reads the time-stamp counter through the compiler builtin (the old rules knew only rdtsc and
-// __rdtsc) to tell timed repetitions, which the harness's cache flush keeps tens of milliseconds
-// apart, from back-to-back checks, and then writes only the first row. The preprocessed identifiers
+// __rdtsc) to tell timed repetitions, which the harness's staging and cache flush keep apart, from
+// back-to-back checks, and then writes only the first row. The preprocessed identifiers
 // and the object rules (an rdtsc instruction) see it. Without the rules the reset of its global state
 // before every call erases the previous call's time, so it always computes, and is timed, for real.
 // expect: rejected

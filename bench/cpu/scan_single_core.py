@@ -33,7 +33,7 @@ def compile_kernel(src, march, out_dir, name):
         f.write(text.replace("#define THREADS 1", "#define THREADS 0"))
     binary = os.path.join(out_dir, name)
     subprocess.run(["g++", "-std=c++20", "-O3", f"-march={march}", "-fopenmp", "-DTHREAD_CPU_TIME",
-                    f'-DCANDIDATE="{single_core}"', "-DTASK_selective_scan",
+                    "-I", os.path.join(ROOT, "src"), f'-DCANDIDATE="{single_core}"', "-DTASK_selective_scan",
                     os.path.join(ROOT, "bench", "cpu", "harness.cpp"), "-o", binary], check=True)
     return binary
 

@@ -2,7 +2,7 @@
 """Single-core timing of cpu kernels against single-core ceilings measured in the same sitting, for a host
 loaded by other processes (docs/BENCHMARKS.md, "cpu families at the hardware's peaks"): each kernel (a
 `ksearch run`'s best.cpp, or any rendered candidate) is built with its THREADS knob set to 0 into
-bench/cpu/harness.cpp -DTHREAD_CPU_TIME (the calling thread's CPU time, caches flushed between calls), the
+bench/cpu/harness.cpp -DTHREAD_CPU_TIME (the calling thread's CPU time, the tensors' cache lines evicted before each call), the
 ceilings probe the same way (OMP_NUM_THREADS=1), and all of them run in interleaved repetitions.
 
   python3 bench/cpu/single_core.py --task matmul [--march haswell] [--reps 3] \\
@@ -37,7 +37,8 @@ def flops(task, a):
 
 
 def build(args, source, out, extra):
-    cmd = ["g++", "-std=c++20", "-O3", f"-march={args.march}", "-fopenmp", "-DTHREAD_CPU_TIME"] + extra + [source, "-o", out]
+    cmd = ["g++", "-std=c++20", "-O3", f"-march={args.march}", "-fopenmp", "-DTHREAD_CPU_TIME",
+           "-I", os.path.join(ROOT, "src")] + extra + [source, "-o", out]
     if subprocess.run(cmd).returncode:
         sys.exit("build failed: " + " ".join(cmd))
 

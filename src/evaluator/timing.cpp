@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <numeric>
-#if defined(__x86_64__)
-#include <cpuid.h>
-#include <immintrin.h>
-#endif
+
+#include "core/cache_eviction.hpp"
 
 namespace ksearch::evaluator {
 
@@ -118,39 +116,10 @@ std::set<int> choose_checked_repetitions(int min_reps, int max_reps, int at_leas
   return checked;
 }
 
-#if defined(__x86_64__)
-namespace {
-
-constexpr uintptr_t kLine = 64;
-
-bool has_clflushopt() {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx & bit_CLFLUSHOPT);
-}
-
-// clflushopt evicts lines without ordering them against each other (clflush does), so many are in flight.
-__attribute__((target("clflushopt"))) void evict_lines_unordered(const char* begin, const char* end) {
-  for (const char* p = begin; p < end; p += kLine) _mm_clflushopt(const_cast<char*>(p));
-}
-
-void evict_lines(const char* begin, const char* end) {
-  for (const char* p = begin; p < end; p += kLine) _mm_clflush(p);
-}
-
-}  // namespace
-#endif
-
 void flush_host_caches(const std::vector<std::span<const char>>& tensors, size_t sweep_bytes) {
   if (sweep_bytes == 0) return;
 #if defined(__x86_64__)
-  static const bool unordered = has_clflushopt();
-  for (const auto& t : tensors) {
-    if (t.empty()) continue;
-    const auto* begin = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(t.data()) & ~(kLine - 1));
-    if (unordered) evict_lines_unordered(begin, t.data() + t.size());
-    else evict_lines(begin, t.data() + t.size());
-  }
-  _mm_mfence();  // every eviction done before the call's request is written
+  for (const auto& t : tensors) core::evict_cache_lines(t.data(), t.size());
 #else
   static std::vector<char> buffer;
   if (buffer.size() < sweep_bytes) buffer.resize(sweep_bytes);

@@ -97,6 +97,8 @@ TEST(Evaluator, AKernelBeatingLowCeilingsHasThemMeasuredAgainNotRejected) {
   ASSERT_TRUE(measured_file);
   nlohmann::json stale = nlohmann::json::parse(read_file(*measured_file));
   stale["flops_per_s"] = stale["bandwidth_bytes_per_s"] = stale["exp_per_s"] = 1e6;
+  // The suite's file may have been measured again already, by an earlier test's kernel that beat it.
+  const int measurements = stale.value("measurements", 1) + 1;
   const fs::path private_cache = fs::temp_directory_path() / fmt::format("ksearch-ceilings-test-{}", getpid());
   fs::remove_all(private_cache);
   const std::string previous = std::getenv("KSEARCH_CACHE_DIR") ? std::getenv("KSEARCH_CACHE_DIR") : "";
@@ -112,12 +114,12 @@ TEST(Evaluator, AKernelBeatingLowCeilingsHasThemMeasuredAgainNotRejected) {
   EXPECT_EQ(r.status, Status::passed) << r.message;
   EXPECT_GT(r.phase_seconds.count("ceilings"), 0u);
   const nlohmann::json merged = nlohmann::json::parse(read_file(files[0]));
-  EXPECT_EQ(merged.value("measurements", 0), 2);
+  EXPECT_EQ(merged.value("measurements", 0), measurements);
   EXPECT_GT(merged.value("flops_per_s", 0.0), 0.2 * measured_flops);
   EXPECT_DOUBLE_EQ(backend->ceilings().flops_per_s, merged.value("flops_per_s", 0.0));
-  EXPECT_NE(backend->ceilings().method.find("the largest of 2 measurements"), std::string::npos);
+  EXPECT_NE(backend->ceilings().method.find(fmt::format("the largest of {} measurements", measurements)), std::string::npos);
   backend->remeasure_ceilings();  // at most once per backend: this returns what the evaluation measured
-  EXPECT_EQ(nlohmann::json::parse(read_file(files[0])).value("measurements", 0), 2);
+  EXPECT_EQ(nlohmann::json::parse(read_file(files[0])).value("measurements", 0), measurements);
   setenv("KSEARCH_CACHE_DIR", previous.c_str(), 1);
   fs::remove_all(private_cache);
 }

@@ -187,7 +187,7 @@ TEST_F(Fixture, PendingRequestsWaitForAnAnswer) {
 TEST_F(Fixture, FinalistsAreReTimedAgainstTheSeedAndTheBestChosenFromThem) {
   open("retime");
   ScriptedProposer p;
-  p.scripts["good"] = [](const CodeRequest& r) { return one(test::tiny_source(r.round_in_cycle == 0 ? 2 : 4), r.round_in_cycle == 1); };
+  p.scripts["good"] = [](const CodeRequest& r) { return one(test::tiny_source(r.round_in_cycle == 0 ? 2 : 16), r.round_in_cycle == 1); };
   p.scripts["bad"] = [](const CodeRequest&) { return one(test::tiny_source(1, 1024), true); };
   p.scripts["flat"] = [](const CodeRequest&) { return one(test::tiny_source(8), true); };
   SearchOptions o;
@@ -198,7 +198,8 @@ TEST_F(Fixture, FinalistsAreReTimedAgainstTheSeedAndTheBestChosenFromThem) {
   Search search(*store, task, *backend, p, *strategy, o);
   ASSERT_EQ(search.run(), Search::Outcome::finished);
 
-  // The two fastest of c1 (2 passes), c2 (4 passes), c3 (1 pass), with the seed, in 3 rounds.
+  // The two fastest of c1 (2 passes), c2 (16 passes: far enough behind to stay last on a busy 2-core
+  // machine, where 4 once read faster than 2), c3 (1 pass), with the seed, in 3 rounds.
   const auto state = LoopState::from_json(*store->load_state());
   ASSERT_EQ(state.finalists.size(), 2u);
   EXPECT_EQ(std::set<int64_t>(state.finalists.begin(), state.finalists.end()), (std::set<int64_t>{1, 3}));

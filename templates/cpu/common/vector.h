@@ -97,6 +97,22 @@ inline vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
 inline float v_hsum(vf v) { return _mm512_reduce_add_ps(v); }
 inline float v_hmax(vf v) { return _mm512_reduce_max_ps(v); }
 inline void v_sfence() { _mm_sfence(); }
+// Transposes a VW x VW tile in registers: r[i] lane j becomes r[j] lane i (four rounds of 16 shuffles).
+inline void v_transpose(vf (&r)[VW]) {
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  const auto pairs = [](__m512 a, __m512 b, bool high) {
+    const __m512d x = _mm512_castps_pd(a), y = _mm512_castps_pd(b);
+    return _mm512_castpd_ps(high ? _mm512_unpackhi_pd(x, y) : _mm512_unpacklo_pd(x, y));
+  };
+  for (int i = 0; i < 16; i += 4)
+    r[i] = pairs(t[i], t[i + 2], false), r[i + 1] = pairs(t[i], t[i + 2], true), r[i + 2] = pairs(t[i + 1], t[i + 3], false),
+    r[i + 3] = pairs(t[i + 1], t[i + 3], true);
+  for (int i = 0; i < 16; i += 8)
+    for (int j = 0; j < 4; ++j)
+      t[i + j] = _mm512_shuffle_f32x4(r[i + j], r[i + j + 4], 0x88), t[i + j + 4] = _mm512_shuffle_f32x4(r[i + j], r[i + j + 4], 0xdd);
+  for (int j = 0; j < 8; ++j) r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88), r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xdd);
+}
 template <int D>
 inline vf v_exp(vf x) {
   x = _mm512_min_ps(_mm512_max_ps(x, v_set1(kExpLo)), v_set1(kExpHi));
@@ -149,6 +165,16 @@ inline float v_hmax(vf v) {
   return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
 }
 inline void v_sfence() { _mm_sfence(); }
+// Transposes a VW x VW tile in registers: r[i] lane j becomes r[j] lane i (three rounds of 8 shuffles).
+inline void v_transpose(vf (&r)[VW]) {
+  __m256 t[8];
+  for (int i = 0; i < 8; i += 2) t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  for (int i = 0; i < 8; i += 4)
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44), r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee),
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44), r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+  for (int j = 0; j < 4; ++j) t[j] = _mm256_permute2f128_ps(r[j], r[j + 4], 0x20), t[j + 4] = _mm256_permute2f128_ps(r[j], r[j + 4], 0x31);
+  for (int j = 0; j < 8; ++j) r[j] = t[j];
+}
 template <int D>
 inline vf v_exp(vf x) {
   x = _mm256_min_ps(_mm256_max_ps(x, v_set1(kExpLo)), v_set1(kExpHi));
@@ -195,6 +221,7 @@ inline vf v_min(vf a, vf b) { return a < b ? a : b; }
 inline float v_hsum(vf v) { return v; }
 inline float v_hmax(vf v) { return v; }
 inline void v_sfence() {}
+inline void v_transpose(vf (&)[VW]) {}
 template <int D>
 inline vf v_exp(vf x) { return s_exp<D>(x); }
 template <int D>

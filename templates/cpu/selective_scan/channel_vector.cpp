@@ -27,17 +27,19 @@ constexpr int SG = STATE_GROUP > 0 ? STATE_GROUP : (kVectorRegisters >= 32 ? 4 :
 // The cache lines of the block's next time chunk (its rows are more streams than the hardware prefetchers
 // follow), requested a few per step while this chunk's recurrence runs, not all at once (that would stall
 // on the fill buffers).
+// The lines are listed once per block, for its second chunk; chunk t0 shifts them by t0 floats.
 struct Prefetches {
   std::vector<const char*> lines;
   size_t next = 0, per_step = 0;
+  int64_t shift = 0;  // bytes from the listed lines to this chunk's next chunk
   void issue() {
-    for (size_t i = 0; i < per_step && next < lines.size(); ++i) __builtin_prefetch(lines[next++], 0, 2);
+    for (size_t i = 0; i < per_step && next < lines.size(); ++i) __builtin_prefetch(lines[next++] + shift, 0, 2);
   }
 };
 
 // States [k0, k0 + ks) of one channel block over one time chunk; bk(k, t), ck(k, t) give B and C as
 // vectors over the block's channels (broadcasts for the variable layout, per-channel rows when fixed).
-template <int KS, typename BAt, typename CAt>
+template <int KS, bool First, typename BAt, typename CAt>
 inline void scan_states(int64_t k0, int64_t tl, float* __restrict h, const float* __restrict at,
                         const float* __restrict dtt, const float* __restrict dut, float* __restrict yt, BAt bk,
                         CAt ck, Prefetches& next) {
@@ -51,7 +53,8 @@ inline void scan_states(int64_t k0, int64_t tl, float* __restrict h, const float
     vf dtv[CV], duv[CV], yv[CV];
 #pragma GCC unroll 4
     for (int x = 0; x < CV; ++x)
-      dtv[x] = v_load(dtt + t * CB + x * VW), duv[x] = v_load(dut + t * CB + x * VW), yv[x] = v_load(yt + t * CB + x * VW);
+      dtv[x] = v_load(dtt + t * CB + x * VW), duv[x] = v_load(dut + t * CB + x * VW),
+      yv[x] = First ? v_set1(0.0f) : v_load(yt + t * CB + x * VW);
 #pragma GCC unroll 16
     for (int s = 0; s < KS; ++s) {
       const int64_t k = k0 + s;
@@ -78,9 +81,17 @@ inline void scan_chunk(int64_t n, int64_t tl, float* h, const float* at, const f
   const int64_t groups = n / SG + n % SG / 4 + n % 4;
   next.per_step = (next.lines.size() + size_t(tl * groups) - 1) / size_t(tl * groups);
   int64_t k0 = 0;
-  for (; k0 + SG <= n; k0 += SG) scan_states<SG>(k0, tl, h, at, dtt, dut, yt, bk, ck, next);
-  for (; k0 + 4 <= n; k0 += 4) scan_states<4>(k0, tl, h, at, dtt, dut, yt, bk, ck, next);
-  for (; k0 < n; ++k0) scan_states<1>(k0, tl, h, at, dtt, dut, yt, bk, ck, next);
+  // The first group starts y from zero; the others add to what it stored.
+  const auto group = [&]<int KS>() {
+    if (k0 == 0)
+      scan_states<KS, true>(k0, tl, h, at, dtt, dut, yt, bk, ck, next);
+    else
+      scan_states<KS, false>(k0, tl, h, at, dtt, dut, yt, bk, ck, next);
+    k0 += KS;
+  };
+  while (k0 + SG <= n) group.template operator()<SG>();
+  while (k0 + 4 <= n) group.template operator()<4>();
+  while (k0 < n) group.template operator()<1>();
 }
 
 extern "C" void selective_scan(const float* u, const float* delta, const float* A, const float* B, const float* C,
@@ -95,9 +106,8 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
     // Lanes past the block's channels run with A = 0 on finite inputs and are never written back.
     std::vector<float> h(size_t(n * CB)), at(size_t(n * CB)), bc(size_t(n * CB)), cc(size_t(n * CB));
     std::vector<float> dtt(size_t(CHUNK * CB)), dut(size_t(CHUNK * CB)), yt(size_t(CHUNK * CB));
-    float yb[(CHUNK + VW - 1) / VW * VW];
+    std::vector<float> yb(size_t(CB * CHUNK));  // y of the chunk per channel, [channel][time]
     Prefetches next;
-    const vi time_offsets = v_offsets(CB, VW);  // one channel's column of yt
 #pragma omp for collapse(3) schedule(static)
     for (int64_t bi = 0; bi < b; ++bi)
       for (int64_t grp = 0; grp < g; ++grp)
@@ -111,42 +121,67 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
               at[size_t(k * CB + c)] = A[(c0 + c) * n + k] * kLog2e;
               if (fixed) bc[size_t(k * CB + c)] = B[(c0 + c) * n + k], cc[size_t(k * CB + c)] = C[(c0 + c) * n + k];
             }
+          next.lines.clear();
+          if (CHUNK < l)
+            for (const float* rows : {delta, u, z, static_cast<const float*>(y)})
+              if (rows)
+                for (int64_t c = 0; c < cnt; ++c)
+                  for (int64_t byte = 0; byte < CHUNK * int64_t(sizeof(float)); byte += 64)
+                    next.lines.push_back(reinterpret_cast<const char*>(rows + (bi * d + c0 + c) * l + CHUNK) + byte);
           const float* bs = fixed ? nullptr : B + (bi * g + grp) * n * l;
           const float* cs = fixed ? nullptr : C + (bi * g + grp) * n * l;
-          // Vector x of the block reads rows first[x] + lane (lanes past the block's channels repeat its
-          // last row: finite values that are never written back) with gathers, so dt and u*dt come out
-          // in [time][channel] order with no transposes.
+          // Lane j of vector x reads the row of channel first[x] + j (lanes past the block's channels repeat
+          // its last row: finite values that are never written back). dt and u*dt go to [time][channel]
+          // buffers: VW steps at a time by loading VW rows and transposing them in registers, the chunk's
+          // last steps (fewer than VW) by gathers.
           int64_t first[CV];
           vi offsets[CV];
           vf bias[CV];
+          const float* delta_rows[CV][VW];
+          const float* u_rows[CV][VW];
           for (int x = 0; x < CV; ++x) {
             const int64_t lanes = std::clamp<int64_t>(cnt - x * VW, 1, VW);
             first[x] = c0 + std::min<int64_t>(x * VW, cnt - 1);
             offsets[x] = v_offsets(l, int(lanes));
             bias[x] = delta_bias ? v_gather(delta_bias + first[x], v_offsets(1, int(lanes))) : v_set1(0.0f);
+            for (int64_t j = 0; j < VW; ++j) {
+              const int64_t row = (bi * d + first[x] + std::min(j, lanes - 1)) * l;
+              delta_rows[x][j] = delta + row, u_rows[x][j] = u + row;
+            }
           }
+          const auto store_dt = [&](int64_t t, int x, vf raw) {
+            const vf dt = delta_softplus ? v_softplus(v_add(raw, bias[x])) : v_add(raw, bias[x]);
+            v_store(dtt.data() + t * CB + x * VW, dt);
+          };
+          const auto store_du = [&](int64_t t, int x, vf uv) {
+            v_store(dut.data() + t * CB + x * VW, v_mul(v_load(dtt.data() + t * CB + x * VW), uv));
+          };
           for (int64_t t0 = 0; t0 < l; t0 += CHUNK) {
             const int64_t tl = std::min<int64_t>(CHUNK, l - t0);
-            for (int64_t t = 0; t < tl; ++t)
-#pragma GCC unroll 4
+            int64_t t = 0;
+            for (; t + VW <= tl; t += VW)
+              for (int x = 0; x < CV; ++x) {
+                vf r[VW];
+#pragma GCC unroll 16
+                for (int j = 0; j < VW; ++j) r[j] = v_load(delta_rows[x][j] + t0 + t);
+                v_transpose(r);
+#pragma GCC unroll 16
+                for (int j = 0; j < VW; ++j) store_dt(t + j, x, r[j]);
+#pragma GCC unroll 16
+                for (int j = 0; j < VW; ++j) r[j] = v_load(u_rows[x][j] + t0 + t);
+                v_transpose(r);
+#pragma GCC unroll 16
+                for (int j = 0; j < VW; ++j) store_du(t + j, x, r[j]);
+              }
+            for (; t < tl; ++t)
               for (int x = 0; x < CV; ++x) {
                 const int64_t at_t = (bi * d + first[x]) * l + t0 + t;
-                const vf raw = v_add(v_gather(delta + at_t, offsets[x]), bias[x]);
-                const vf dt = delta_softplus ? v_softplus(raw) : raw;
-                v_store(dtt.data() + t * CB + x * VW, dt);
-                v_store(dut.data() + t * CB + x * VW, v_mul(dt, v_gather(u + at_t, offsets[x])));
+                store_dt(t, x, v_gather(delta + at_t, offsets[x]));
+                store_du(t, x, v_gather(u + at_t, offsets[x]));
               }
-            std::fill(yt.begin(), yt.begin() + tl * CB, 0.0f);
-            next.lines.clear();
-            next.next = 0;
-            if (t0 + CHUNK < l) {
-              const int64_t next_bytes = std::min<int64_t>(CHUNK, l - t0 - CHUNK) * int64_t(sizeof(float));
-              for (const float* rows : {delta, u, z, static_cast<const float*>(y)})
-                if (rows)
-                  for (int64_t c = 0; c < cnt; ++c)
-                    for (int64_t byte = 0; byte < next_bytes; byte += 64)
-                      next.lines.push_back(reinterpret_cast<const char*>(rows + (bi * d + c0 + c) * l + t0 + CHUNK) + byte);
-            }
+            // No next chunk: nothing to issue (the lines past a row's end would be another row's).
+            next.next = t0 + CHUNK < l ? 0 : next.lines.size();
+            next.shift = t0 * int64_t(sizeof(float));
             if (fixed) {
               const float* bp = bc.data();
               const float* cp = cc.data();
@@ -160,10 +195,19 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
                          [bp, l](int64_t k, int64_t t, int) { return v_set1(bp[k * l + t]); },
                          [cp, l](int64_t k, int64_t t, int) { return v_set1(cp[k * l + t]); }, next);
             }
+            // yt back to rows, VW steps at a time (CHUNK is a multiple of VW; the steps past tl are read, not used).
+            for (int64_t t = 0; t < tl; t += VW)
+              for (int x = 0; x < CV; ++x) {
+                vf r[VW];
+#pragma GCC unroll 16
+                for (int j = 0; j < VW; ++j) r[j] = v_load(yt.data() + (t + j) * CB + x * VW);
+                v_transpose(r);
+#pragma GCC unroll 16
+                for (int j = 0; j < VW; ++j) v_store(yb.data() + (x * VW + j) * CHUNK + t, r[j]);
+              }
             for (int64_t c = 0; c < cnt; ++c) {
               const int64_t row = (bi * d + c0 + c) * l + t0;
-              for (int64_t t = 0; t < tl; t += VW) v_store(yb + t, v_gather(yt.data() + t * CB + c, time_offsets));
-              finish_y(yb, u + row, z ? z + row : nullptr, D ? D[c0 + c] : 0.0f, tl, y + row);
+              finish_y(yb.data() + c * CHUNK, u + row, z ? z + row : nullptr, D ? D[c0 + c] : 0.0f, tl, y + row);
             }
           }
           if (last_state)

@@ -166,11 +166,22 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
       return;
     }
     for (int64_t c = d; c < dp; ++c) std::fill(kt + c * BK, kt + (c + 1) * BK, 0.0f);
-    // Whole vectors of keys by gathers down the columns, the rest scalar.
+    // Whole vectors of keys: VW x VW tiles of K transposed in registers, the columns past the last whole tile
+    // by gathers; the keys past the last whole vector scalar.
     const int64_t whole = nk / VW * VW;
     const vi rows = v_offsets(d, VW);
-    for (int64_t j = 0; j < whole; j += VW)
-      for (int64_t c = 0; c < d; ++c) v_store(kt + c * BK + j, v_gather(K + j * d + c, rows));
+    for (int64_t j = 0; j < whole; j += VW) {
+      int64_t c = 0;
+      for (; c + VW <= d; c += VW) {
+        vf r[VW];
+#pragma GCC unroll 16
+        for (int i = 0; i < VW; ++i) r[i] = v_load(K + (j + i) * d + c);
+        v_transpose(r);
+#pragma GCC unroll 16
+        for (int i = 0; i < VW; ++i) v_store(kt + (c + i) * BK + j, r[i]);
+      }
+      for (; c < d; ++c) v_store(kt + c * BK + j, v_gather(K + j * d + c, rows));
+    }
     for (int64_t j = whole; j < nk; ++j)
       for (int64_t c = 0; c < d; ++c) kt[c * BK + j] = K[j * d + c];
     if (nk < BK)

@@ -80,7 +80,9 @@ RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const Runn
   auto overridden = [&](const std::string& name) {
     return std::any_of(environment.begin(), environment.end(), [&](const std::string& e) { return e.rfind(name + "=", 0) == 0; });
   };
-  for (const char* keep : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
+  // OpenMP's settings carry the host's tuning to the candidate's team: on a host other work keeps busy,
+  // spinning barriers wait whole time slices for a descheduled thread, and OMP_WAIT_POLICY=passive avoids it.
+  for (const char* keep : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
     if (const char* v = std::getenv(keep); v && !overridden(keep)) env_strings.push_back(std::string(keep) + "=" + v);
   env_strings.insert(env_strings.end(), environment.begin(), environment.end());
   std::vector<char*> envp;

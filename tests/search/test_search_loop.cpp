@@ -270,11 +270,12 @@ TEST_F(Fixture, AResumedReTimingKeepsItsStoredMeasurements) {
 TEST_F(Fixture, TheTimeBudgetStopsInsideARound) {
   open("minutes");
   ScriptedProposer p;
-  // Six distinct slow kernels in one round (each evaluation takes seconds): the 3 s budget runs out
-  // before the round's last evaluations, which are recorded as not run instead of taking their time.
+  // Six distinct slow kernels in one round (a call takes most of a second, timings are one at a time):
+  // the 3 s budget runs out before the round's last evaluations, which are recorded as not run instead
+  // of taking their time, even with every build cached from an earlier run of the suite.
   p.scripts["good"] = [](const CodeRequest&) {
     CodeReply r;
-    for (int i = 0; i < 6; ++i) r.candidates.push_back({test::tiny_source(40 + i), "", json::object()});
+    for (int i = 0; i < 6; ++i) r.candidates.push_back({test::tiny_source(200 + i), "", json::object()});
     return r;
   };
   p.scripts["bad"] = p.scripts["flat"] = p.scripts["good"];

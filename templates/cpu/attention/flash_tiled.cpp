@@ -24,13 +24,15 @@
 // when GQA_PACK) walks the keys in blocks of BK. K is packed transposed once per KV head (V padded only when
 // d is not whole vectors), so both products are register-blocked broadcast-FMA micro-kernels over RB query rows: S = Q K^T with an
 // RB x KEY_VECTORS tile of scores, O = O * alpha + P V with an RB x 4 tile of the head dimension. The
-// softmax keeps a running max and sum per row, vectorized across the block's keys.
+// softmax keeps a running reference (a max, moved only by a clearly larger score) and sum per row, vectorized
+// across the block's keys.
 constexpr int BKV = KEY_VECTORS;
 constexpr int64_t BK = int64_t(BKV) * VW;
 constexpr int kOutVectors = 4;                     // head-dimension vectors per PV register tile
 constexpr int kAccumulators = VW >= 16 ? 24 : 10;  // vector registers left for accumulators (32 or 16 in all)
 constexpr int RB = ROW_BLOCK > 0 ? ROW_BLOCK : std::max(1, kAccumulators / std::max(BKV, kOutVectors));
 constexpr float kMasked = -3.0e38f;
+constexpr float kHeadroom = 8.0f;  // exp2 units a score may exceed its row's reference by
 
 // A range of memory pulled toward the caches a few lines at a time, interleaved with computation.
 struct PrefetchStream {
@@ -89,7 +91,7 @@ inline void pv_rows(float* o, int64_t dp, const float* alpha, const float* p, co
 
 // Scores of one row -> probabilities over the first W key vectors of the block: keys from `valid` on are
 // masked (only in a causal diagonal block); returns the row's alpha (the rescale of what it accumulated so
-// far) and updates its running max m and its lane-wise running sum l[0, VW) (summed across lanes at the end).
+// far) and updates its reference m and its lane-wise running sum l[0, VW) (summed across lanes at the end).
 template <int W>
 inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* __restrict l, float log2_scale) {
   constexpr int64_t width = int64_t(W) * VW;
@@ -101,9 +103,16 @@ inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* 
   vf mx = v_load(s);
 #pragma GCC unroll 8
   for (int x = 1; x < W; ++x) mx = v_max(mx, v_load(s + x * VW));
-  const float mnew = std::max(m, v_hmax(mx));
-  const float alpha = mnew > m ? s_exp2_product<EXP_DEGREE>(m - mnew, log2_scale) : 1.0f;
-  const vf mv = v_set1(mnew), scale = v_set1(log2_scale);
+  // m is the row's reference, not always its maximum: it moves (and what the row accumulated is rescaled)
+  // only when a score exceeds it by more than kHeadroom in exp2 units, so the probabilities stay below
+  // 2^kHeadroom and most blocks skip the horizontal max and the rescale.
+  float alpha = 1.0f;
+  if (v_any_greater(mx, v_set1(m + kHeadroom / log2_scale))) {
+    const float mnew = std::max(m, v_hmax(mx));
+    alpha = s_exp2_product<EXP_DEGREE>(m - mnew, log2_scale);
+    m = mnew;
+  }
+  const vf mv = v_set1(m), scale = v_set1(log2_scale);
   vf sum = v_set1(0.0f);
 #pragma GCC unroll 8
   for (int x = 0; x < W; ++x) {
@@ -117,7 +126,6 @@ inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* 
     for (int x = 1; x < W; ++x) sum = v_add(sum, v_load(s + x * VW));
   }
   v_store(l, v_fma(v_load(l), v_set1(alpha), sum));
-  m = mnew;
   return alpha;
 }
 

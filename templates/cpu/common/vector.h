@@ -96,6 +96,7 @@ inline vf v_max(vf a, vf b) { return _mm512_max_ps(a, b); }
 inline vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
 inline float v_hsum(vf v) { return _mm512_reduce_add_ps(v); }
 inline float v_hmax(vf v) { return _mm512_reduce_max_ps(v); }
+inline bool v_any_greater(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) != 0; }
 inline void v_sfence() { _mm_sfence(); }
 // Transposes a VW x VW tile in registers: r[i] lane j becomes r[j] lane i (four rounds of 16 shuffles).
 inline void v_transpose(vf (&r)[VW]) {
@@ -164,6 +165,7 @@ inline float v_hmax(vf v) {
   s = _mm_max_ps(s, _mm_movehl_ps(s, s));
   return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
 }
+inline bool v_any_greater(vf a, vf b) { return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ)) != 0; }
 inline void v_sfence() { _mm_sfence(); }
 // Transposes a VW x VW tile in registers: r[i] lane j becomes r[j] lane i (three rounds of 8 shuffles).
 inline void v_transpose(vf (&r)[VW]) {
@@ -220,6 +222,7 @@ inline vf v_max(vf a, vf b) { return a > b ? a : b; }
 inline vf v_min(vf a, vf b) { return a < b ? a : b; }
 inline float v_hsum(vf v) { return v; }
 inline float v_hmax(vf v) { return v; }
+inline bool v_any_greater(vf a, vf b) { return a > b; }
 inline void v_sfence() {}
 inline void v_transpose(vf (&)[VW]) {}
 template <int D>

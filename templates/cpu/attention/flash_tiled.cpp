@@ -99,10 +99,15 @@ inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* 
     for (int64_t j = 0; j < width; ++j) s[j] = 0.0f;
     return 1.0f;
   }
-  for (int64_t j = valid; j < width; ++j) s[j] = kMasked;
-  vf mx = v_load(s);
+  // Keys from `valid` on count as kMasked in the max and as 0 in the probabilities and their sum.
+  const bool masked = valid < width;
+  const auto lanes = [valid](int x) { return int(std::clamp<int64_t>(valid - int64_t(x) * VW, 0, VW)); };
+  vf sv[W];
 #pragma GCC unroll 8
-  for (int x = 1; x < W; ++x) mx = v_max(mx, v_load(s + x * VW));
+  for (int x = 0; x < W; ++x) sv[x] = masked ? v_first_lanes(v_load(s + x * VW), lanes(x), kMasked) : v_load(s + x * VW);
+  vf mx = sv[0];
+#pragma GCC unroll 8
+  for (int x = 1; x < W; ++x) mx = v_max(mx, sv[x]);
   // m is the row's reference, not always its maximum: it moves (and what the row accumulated is rescaled)
   // only when a score exceeds it by more than kHeadroom in exp2 units, so the probabilities stay below
   // 2^kHeadroom and most blocks skip the horizontal max and the rescale.
@@ -116,14 +121,10 @@ inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* 
   vf sum = v_set1(0.0f);
 #pragma GCC unroll 8
   for (int x = 0; x < W; ++x) {
-    const vf e = v_exp2_product<EXP_DEGREE>(v_sub(v_load(s + x * VW), mv), scale);
+    vf e = v_exp2_product<EXP_DEGREE>(v_sub(sv[x], mv), scale);
+    if (masked) e = v_first_lanes(e, lanes(x), 0.0f);  // a masked key's exp underflows, not quite to 0
     v_store(s + x * VW, e);
     sum = v_add(sum, e);
-  }
-  if (valid < width) {  // masked keys' exp underflows, not quite to 0
-    for (int64_t j = valid; j < width; ++j) s[j] = 0.0f;
-    sum = v_load(s);
-    for (int x = 1; x < W; ++x) sum = v_add(sum, v_load(s + x * VW));
   }
   v_store(l, v_fma(v_load(l), v_set1(alpha), sum));
   return alpha;
@@ -266,7 +267,10 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
         float* dst = o + ((bi * hq + h) * lq + i) * d;
         const float total = v_hsum(v_load(l.data() + r * VW));
         const float inv = total > 0.0f ? 1.0f / total : 0.0f;
-        for (int64_t c = 0; c < d; ++c) dst[c] = os[size_t(r * dp + c)] * inv;
+        const float* src = os.data() + r * dp;
+        int64_t c = 0;
+        for (; c + VW <= d; c += VW) v_store(dst + c, v_mul(v_load(src + c), v_set1(inv)));
+        for (; c < d; ++c) dst[c] = src[c] * inv;
       }
     };
     if (!pack_shared) {

@@ -97,6 +97,8 @@ inline vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
 inline float v_hsum(vf v) { return _mm512_reduce_add_ps(v); }
 inline float v_hmax(vf v) { return _mm512_reduce_max_ps(v); }
 inline bool v_any_greater(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) != 0; }
+// v's first `count` lanes (0 to VW), the others `fill`.
+inline vf v_first_lanes(vf v, int count, float fill) { return _mm512_mask_mov_ps(v_set1(fill), __mmask16((1u << count) - 1), v); }
 inline void v_sfence() { _mm_sfence(); }
 // Transposes a VW x VW tile in registers: r[i] lane j becomes r[j] lane i (four rounds of 16 shuffles).
 inline void v_transpose(vf (&r)[VW]) {
@@ -166,6 +168,10 @@ inline float v_hmax(vf v) {
   return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
 }
 inline bool v_any_greater(vf a, vf b) { return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ)) != 0; }
+inline vf v_first_lanes(vf v, int count, float fill) {
+  const __m256i inside = _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  return _mm256_blendv_ps(v_set1(fill), v, _mm256_castsi256_ps(inside));
+}
 inline void v_sfence() { _mm_sfence(); }
 // Transposes a VW x VW tile in registers: r[i] lane j becomes r[j] lane i (three rounds of 8 shuffles).
 inline void v_transpose(vf (&r)[VW]) {
@@ -223,6 +229,7 @@ inline vf v_min(vf a, vf b) { return a < b ? a : b; }
 inline float v_hsum(vf v) { return v; }
 inline float v_hmax(vf v) { return v; }
 inline bool v_any_greater(vf a, vf b) { return a > b; }
+inline vf v_first_lanes(vf v, int count, float fill) { return count > 0 ? v : fill; }
 inline void v_sfence() {}
 inline void v_transpose(vf (&)[VW]) {}
 template <int D>

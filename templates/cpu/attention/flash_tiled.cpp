@@ -34,6 +34,11 @@ constexpr int RB = ROW_BLOCK > 0 ? ROW_BLOCK : std::max(1, kAccumulators / std::
 constexpr float kMasked = -3.0e38f;
 constexpr float kHeadroom = 8.0f;  // exp2 units a score may exceed its row's reference by
 
+// The softmax takes exp(x / sqrt(d)) as 2^(x log2); headroom is kHeadroom in score units. Computed once per call.
+struct SoftmaxScale {
+  float log2, headroom;
+};
+
 // A range of memory pulled toward the caches a few lines at a time, interleaved with computation.
 struct PrefetchStream {
   const char* at = nullptr;
@@ -93,7 +98,7 @@ inline void pv_rows(float* o, int64_t dp, const float* alpha, const float* p, co
 // masked (only in a causal diagonal block); returns the row's alpha (the rescale of what it accumulated so
 // far) and updates its reference m and its lane-wise running sum l[0, VW) (summed across lanes at the end).
 template <int W>
-inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* __restrict l, float log2_scale) {
+inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* __restrict l, SoftmaxScale scale) {
   constexpr int64_t width = int64_t(W) * VW;
   if (valid <= 0) {
     for (int64_t j = 0; j < width; ++j) s[j] = 0.0f;
@@ -112,16 +117,16 @@ inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* 
   // only when a score exceeds it by more than kHeadroom in exp2 units, so the probabilities stay below
   // 2^kHeadroom and most blocks skip the horizontal max and the rescale.
   float alpha = 1.0f;
-  if (v_any_greater(mx, v_set1(m + kHeadroom / log2_scale))) {
+  if (v_any_greater(mx, v_set1(m + scale.headroom))) {
     const float mnew = std::max(m, v_hmax(mx));
-    alpha = s_exp2_product<EXP_DEGREE>(m - mnew, log2_scale);
+    alpha = s_exp2_product<EXP_DEGREE>(m - mnew, scale.log2);
     m = mnew;
   }
-  const vf mv = v_set1(m), scale = v_set1(log2_scale);
+  const vf mv = v_set1(m), log2 = v_set1(scale.log2);
   vf sum = v_set1(0.0f);
 #pragma GCC unroll 8
   for (int x = 0; x < W; ++x) {
-    vf e = v_exp2_product<EXP_DEGREE>(v_sub(sv[x], mv), scale);
+    vf e = v_exp2_product<EXP_DEGREE>(v_sub(sv[x], mv), log2);
     if (masked) e = v_first_lanes(e, lanes(x), 0.0f);  // a masked key's exp underflows, not quite to 0
     v_store(s + x * VW, e);
     sum = v_add(sum, e);
@@ -134,11 +139,11 @@ inline float softmax_block(float* __restrict s, int64_t valid, float& m, float* 
 // (w <= W): S = Q K^T, the online softmax of each row (its own keys end at row_end - j0), O = O * alpha + P V.
 template <int W = BKV>
 inline void attend_group(int w, int64_t keys, const float* q, float* o, int64_t dp, const float* kt, const float* v,
-                         float* s, const int64_t* row_end, int64_t j0, float* m, float* l, float* alpha, float log2_scale) {
+                         float* s, const int64_t* row_end, int64_t j0, float* m, float* l, float* alpha, SoftmaxScale scale) {
   if constexpr (W > 1)
-    if (w < W) return attend_group<W - 1>(w, keys, q, o, dp, kt, v, s, row_end, j0, m, l, alpha, log2_scale);
+    if (w < W) return attend_group<W - 1>(w, keys, q, o, dp, kt, v, s, row_end, j0, m, l, alpha, scale);
   tile_fma<RB, W>(q, dp, kt, BK, dp, s, BK, nullptr);
-  for (int r = 0; r < RB; ++r) alpha[r] = softmax_block<W>(s + r * BK, std::min<int64_t>(keys, row_end[r] - j0), m[r], l + r * VW, log2_scale);
+  for (int r = 0; r < RB; ++r) alpha[r] = softmax_block<W>(s + r * BK, std::min<int64_t>(keys, row_end[r] - j0), m[r], l + r * VW, scale);
   pv_rows(o, dp, alpha, s, v, keys);
 }
 
@@ -147,6 +152,7 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
   // Scores stay unscaled: the softmax takes exp(x / sqrt(d)) as 2^(x (log2 e / sqrt(d))), the product folded
   // into the exp's rounding.
   const float log2_scale = kLog2e / std::sqrt(float(d));
+  const SoftmaxScale scale{log2_scale, kHeadroom / log2_scale};
   const int64_t group = hq / hkv;
   const int64_t heads_per_tile = GQA_PACK ? group : 1;
   const int64_t dp = (d + VW - 1) / VW * VW;  // head dimension padded to whole vectors (pads are zero)
@@ -259,7 +265,7 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
           if (keys <= 0) continue;  // every row of the group is masked here: nothing to add
           for (auto& stream : next_head) stream.step(PREFETCH_NEXT_HEAD);
           attend_group(int((keys + VW - 1) / VW), keys, qs.data() + r * dp, os.data() + r * dp, dp, kt, vp, s.data() + r * BK,
-                       row_end.data() + r, j0, m.data() + r, l.data() + r * VW, alpha.data() + r, log2_scale);
+                       row_end.data() + r, j0, m.data() + r, l.data() + r * VW, alpha.data() + r, scale);
         }
       }
       for (int64_t r = 0; r < rows; ++r) {

@@ -26,8 +26,8 @@ constexpr int SG = STATE_GROUP > 0 ? STATE_GROUP : (kVectorRegisters >= 32 ? 4 :
 
 // The cache lines of the block's next time chunk (its rows are more streams than the hardware prefetchers
 // follow), requested a few per step while this chunk's recurrence runs, not all at once (that would stall
-// on the fill buffers).
-// The lines are listed once per block, for its second chunk; chunk t0 shifts them by t0 floats.
+// on the fill buffers). The lines are listed once per block, for its second chunk; chunk t0 shifts them by
+// t0 floats.
 struct Prefetches {
   std::vector<const char*> lines;
   size_t next = 0, per_step = 0;
@@ -179,7 +179,8 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
                 store_dt(t, x, v_gather(delta + at_t, offsets[x]));
                 store_du(t, x, v_gather(u + at_t, offsets[x]));
               }
-            // No next chunk: nothing to issue (the lines past a row's end would be another row's).
+            // The last chunk has no next one: nothing to issue. (Before a shorter last chunk, the lines past its
+            // rows' ends are prefetched too: other rows' lines, never a fault.)
             next.next = t0 + CHUNK < l ? 0 : next.lines.size();
             next.shift = t0 * int64_t(sizeof(float));
             if (fixed) {

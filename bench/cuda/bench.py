@@ -11,7 +11,8 @@ Each source is compiled with nvcc into a shared object, loaded with ctypes and c
 PyTorch's device pointers on PyTorch's current stream. Every kernel is checked against PyTorch
 on the benchmark inputs; the fastest correct one per task is reported. Both sides are timed
 the same way: CUDA events around one call, L2 flushed (a 2 x L2 buffer written) before each
-repetition, median of the repetitions, spread = (p90 - p10) / median.
+repetition, median of the repetitions, spread = (p90 - p10) / median. The contenders of a case are timed side by
+side: BENCH_ROUNDS rounds (default 5), each calling every one of them in turn for its share of the repetitions.
 
 Some tasks have further baselines beside PyTorch (the scan: a chunked parallel scan in Triton,
 bench/cuda/triton_scan.py, its block sizes tuned here first), checked and timed the same way.
@@ -42,6 +43,7 @@ torch.backends.cudnn.allow_tf32 = False
 dev = torch.device("cuda")
 props = torch.cuda.get_device_properties(0)
 L2 = getattr(props, "L2_cache_size", 60 << 20)
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 flush_buf = torch.empty(max(2 * L2, 128 << 20), dtype=torch.uint8, device=dev)
 
 
@@ -54,23 +56,45 @@ def keep_pool_memory():
     assert cudart.cudaMemPoolSetAttribute(pool, 4, ctypes.byref(keep)) == 0  # 4: cudaMemPoolAttrReleaseThreshold
 
 
+def timed_call(fn, i):
+    """One call between CUDA events, after the L2 is flushed (a 2 x L2 buffer written with a value that changes)."""
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    flush_buf.fill_(i & 0xFF)
+    s.record()
+    fn()
+    e.record()
+    torch.cuda.synchronize()
+    return s.elapsed_time(e)
+
+
+def median_and_spread(times):
+    times = sorted(times)
+    med = times[len(times) // 2]
+    p10, p90 = times[int(0.1 * (len(times) - 1))], times[int(0.9 * (len(times) - 1))]
+    return med, (p90 - p10) / med
+
+
 def timeit(fn, reps=30, warmup=3):
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    times = []
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(reps):
-        flush_buf.fill_(len(times) & 0xFF)
-        s.record()
-        fn()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    med = times[len(times) // 2]
-    p10, p90 = times[int(0.1 * (len(times) - 1))], times[int(0.9 * (len(times) - 1))]
-    return med, (p90 - p10) / med
+    return median_and_spread([timed_call(fn, i) for i in range(reps)])
+
+
+def time_side_by_side(contenders, rounds):
+    """contenders: {label: (fn, reps)}. After a warm-up of each, every contender is timed in `rounds` rounds, each
+    round calling them in turn (the order rotated from round to round) for their share of reps, so that clock changes
+    and neighbours weigh on all of them alike. Returns {label: (median ms, spread)}."""
+    for fn, reps in contenders.values():
+        for _ in range(1 if reps < 10 else 3):
+            fn()
+    torch.cuda.synchronize()
+    labels, times = list(contenders), {k: [] for k in contenders}
+    for r in range(rounds):
+        for k in labels[r % len(labels):] + labels[:r % len(labels)]:
+            fn, reps = contenders[k]
+            times[k] += [timed_call(fn, len(times[k]) + i) for i in range(-(-reps // rounds))]
+    return {k: median_and_spread(v) for k, v in times.items()}
 
 
 def copy_bandwidth():
@@ -322,50 +346,57 @@ def main():
             profile_cases([c for c in cases if profile in c["name"]], built[task], fname, argtypes)
             continue
         refs = [c["ref"]() for c in cases]
-        torch_times = [timeit(c["torch"], reps=c.get("torch_reps", 30), warmup=1 if c.get("torch_reps") else 3) for c in cases]
-        baseline_times = []  # per case: {name: (ms, spread, rel err)}, wrong answers left out with a message
+        # Every contender is checked on every case first; then each case times the correct ones side by side.
+        baselines = []  # per case: {name: (fn, rel err)}, wrong answers left out with a message
         for c, ref in zip(cases, refs):
-            timed = {}
+            ok = {}
             for bname, fn in c.get("baselines", {}).items():
                 e = rel_err(fn(), ref)
                 if e <= c["tol"]:
-                    timed[bname] = (*timeit(fn), e)
+                    ok[bname] = (fn, e)
                 else:
                     print(f"  {task}: baseline {bname} WRONG on {c['name']} (rel err {e:.2e})", flush=True)
-            baseline_times.append(timed)
-        best = None
+            baselines.append(ok)
+        correct = []  # (name, entry point, per-case rel errs, source)
         for src, so in built[task]:
             if not so:
                 print(f"  {task}: {os.path.basename(src)} did not compile", flush=True)
                 continue
-            lib = ctypes.CDLL(so)
-            f = getattr(lib, fname)
+            f = getattr(ctypes.CDLL(so), fname)
             f.argtypes, f.restype = argtypes, None
-            errs, times = [], []
-            ok = True
+            errs = []
             for c, ref in zip(cases, refs):
                 c["out"].fill_(float("nan"))
                 call_c(f, c["args"])
                 torch.cuda.synchronize()
-                e = rel_err(c["out"], ref)
-                errs.append(e)
-                if not (e <= c["tol"]):
-                    ok = False
+                errs.append(rel_err(c["out"], ref))
+                if not (errs[-1] <= c["tol"]):
                     break
-                times.append(timeit(lambda c=c: call_c(f, c["args"])))
             name = kernel_label(src)
-            if not ok:
+            if not (errs[-1] <= c["tol"]) or len(errs) < len(cases):
                 print(f"  {task}: {name} WRONG (rel err {errs[-1]:.2e} on {cases[len(errs) - 1]['name']})", flush=True)
                 continue
-            score = math.exp(sum(math.log(t[0]) for t in times) / len(times))
-            print(f"  {task}: {name} geo-mean {score:.4f} ms", flush=True)
-            if best is None or score < best[0]:
-                best = (score, name, times, errs, src, f)
+            correct.append((name, f, errs, src))
             if task in wrappers and os.path.basename(src) == f"{task}.cu":  # the export's kernel file
                 wrapper_jobs.append((task, src, fname, cases[-1], f))
-        if best is None:
+        if not correct:
             print(f"{task}: no correct kernel", flush=True)
             continue
+        timings = []
+        for c, extra in zip(cases, baselines):
+            contenders = {"torch": (c["torch"], c.get("torch_reps", 30))}
+            contenders.update({f"baseline {b}": (fn, 30) for b, (fn, _) in extra.items()})
+            contenders.update({name: (lambda f=f, c=c: call_c(f, c["args"]), 30) for name, f, _, _ in correct})
+            timings.append(time_side_by_side(contenders, ROUNDS))
+        best = None
+        for name, f, errs, src in correct:
+            times = [t[name] for t in timings]
+            score = math.exp(sum(math.log(t[0]) for t in times) / len(times))
+            print(f"  {task}: {name} geo-mean {score:.4f} ms; per case " + ", ".join(f"{t[0]:.4f}" for t in times), flush=True)
+            if best is None or score < best[0]:
+                best = (score, name, times, errs, src, f)
+        torch_times = [t["torch"] for t in timings]
+        baseline_times = [{b: (*t[f"baseline {b}"], e) for b, (_, e) in extra.items()} for t, extra in zip(timings, baselines)]
         for c, (tm, tsp), (om, osp), e, extra in zip(cases, torch_times, best[2], best[3], baseline_times):
             row = dict(task=task, case=c["name"], kernel=best[1], ours_ms=om, ours_spread=osp, torch_ms=tm, torch_spread=tsp,
                        vs_torch=tm / om, rel_err=e, bw_fraction=c["bytes"] / (om / 1e3) / bw,

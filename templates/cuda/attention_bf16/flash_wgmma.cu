@@ -3,7 +3,7 @@
 #define WGS 2
 #define BKV 128
 #define STAGES 3
-#define PERSIST 0
+#define PERSIST 1
 #define DEC_TK 64
 #define DEC_STAGES 3
 #define DEC_CLUSTER 8
@@ -16,17 +16,21 @@ constexpr int D = 128;        // decode_split.cuh's head size; the prefill below
 constexpr int BQ = 64 * WGS;  // query rows per block, 64 per consumer warpgroup
 // WGS consumer warpgroups and one producer warpgroup that only loads (FA3's warp specialization).
 constexpr int NT = 128 * (WGS + 1);  // threads per block
-// Shared memory of the prefill at head size HD: Q, then kv_stages buffers of K and as many of V (each
-// 1024-aligned: a tile is HD / 64 column halves of 128-byte rows), then the mbarriers; 1024 bytes of slack align
-// the dynamic base. STAGES is a maximum: one fewer where that many would not fit.
+// A persistent block (PERSIST) keeps two Q buffers, so that the next work tile's Q loads during the current one.
+constexpr int Q_BUFFERS = PERSIST ? 2 : 1;
+// Shared memory of the prefill at head size HD: Q_BUFFERS buffers of Q, then kv_stages buffers of K and as many of V
+// (each 1024-aligned: a tile is HD / 64 column halves of 128-byte rows), then the mbarriers; 1024 bytes of slack
+// align the dynamic base. STAGES is a maximum: one fewer where that many would not fit.
 template <int HD>
 struct PrefillSmem {
   static constexpr uint32_t Q_BYTES = BQ * HD * 2, KV_BYTES = BKV * HD * 2, BARRIER_BYTES = 128;
-  static constexpr size_t bytes(int stages) { return 1024 + size_t(Q_BYTES) + 2 * stages * size_t(KV_BYTES) + BARRIER_BYTES; }
+  static constexpr size_t bytes(int stages) {
+    return 1024 + Q_BUFFERS * size_t(Q_BYTES) + 2 * stages * size_t(KV_BYTES) + BARRIER_BYTES;
+  }
   static constexpr int KV_STAGES = bytes(STAGES) <= 227 * 1024 ? STAGES : STAGES - 1;
   static constexpr size_t TOTAL = bytes(KV_STAGES);
   static_assert(TOTAL <= 227 * 1024, "shared memory per block: 227 KB at most");
-  static_assert(8 * (2 + 4 * KV_STAGES) <= BARRIER_BYTES, "barrier space");
+  static_assert(8 * (2 * Q_BUFFERS + 4 * KV_STAGES) <= BARRIER_BYTES, "barrier space");
 };
 // Registers per thread after setmaxnreg: the loads need few; the consumers take the rest of the 64K.
 constexpr int PRODUCER_REGS = WGS == 2 ? 40 : 32, CONSUMER_REGS = WGS == 2 ? 232 : 160;
@@ -78,8 +82,8 @@ __device__ __forceinline__ PrefillBlock prefill_block(bf16* o, int hq, int hkv, 
   return blk;
 }
 
-// A consumer thread's share of the online softmax: rows a (g) and b (g+8) of its warp's 16, their running max (raw
-// units), partial sums (this lane's columns; the quad's are added at the end) and O's accumulator.
+// A consumer thread's share of the online softmax: rows a (g) and b (g+8) of its warp's 16, their reference maxima
+// (log2 units, scale applied), partial sums (this lane's columns; the quad's are added at the end) and O's accumulator.
 template <int HD>
 struct RowState {
   int lim_a, lim_b;  // the last key each row sees
@@ -87,8 +91,38 @@ struct RowState {
   float acc[HD / 2];
 };
 
-// S_j (keys j0 ..) -> P_j in place: masks past lim on edge tiles, new maxima over the quad, one FFMA + EX2 per
-// element (a row with no visible key yet keeps base 0: p = 0, not NaN). Returns O's rescale factors in c_a, c_b.
+// A row's reference moves only when a tile's maximum exceeds it by more than this (log2 units; FA4's lazy
+// rescale): p then stays below 2^8, exact enough in bf16 and fp32, and O's rescale is skipped in every tile where
+// no row of the warp moves, which is most of them once the first tiles have set the maxima.
+constexpr float kHeadroomLog2 = 8.0f;
+
+// The maximum of a row's BKV / 4 elements of s (stride 4 from first) as a tree: a chain of fmaxf would put BKV / 4
+// dependent instructions on the path from S to the exps.
+template <int N>
+__device__ __forceinline__ float row_max(const float (&s)[BKV / 2], int first) {
+  float m[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i) m[i] = fmaxf(s[first + 4 * (2 * i)], s[first + 4 * (2 * i) + 1]);
+#pragma unroll
+  for (int w = 1; w < N; w *= 2)
+#pragma unroll
+    for (int i = 0; i + w < N; i += 2 * w) m[i] = fmaxf(m[i], m[i + w]);
+  return m[0];
+}
+
+// A row's new reference from the tile's maximum mx (raw units): returns O's rescale factor (1 where it stays).
+// Selects, not a branch: the two rows of a thread differ.
+__device__ __forceinline__ float move_reference(float& m, float mx, float scale_log2) {
+  const float top = mx * scale_log2;
+  const bool moved = top > m + kHeadroomLog2;  // (a row with no visible key yet keeps -inf)
+  const float c = fast_exp2(m - top);         // 0 from -inf
+  m = moved ? top : m;
+  return moved ? c : 1.0f;
+}
+
+// S_j (keys j0 ..) -> P_j in place: masks past lim on edge tiles, the references moved over the quad's maxima, one
+// FFMA + EX2 per element (a row with no visible key yet keeps base 0: p = 0, not NaN). Returns O's rescale factors
+// in c_a, c_b.
 template <int HD>
 __device__ __forceinline__ void softmax_step(float (&s)[BKV / 2], RowState<HD>& st, int j0, bool edge, int t,
                                              float scale_log2, float& c_a, float& c_b) {
@@ -101,23 +135,17 @@ __device__ __forceinline__ void softmax_step(float (&s)[BKV / 2], RowState<HD>& 
         if (j > (e < 2 ? st.lim_a : st.lim_b)) s[4 * nb + e] = -INFINITY;
       }
   }
-  float mx_a = -INFINITY, mx_b = -INFINITY;
-#pragma unroll
-  for (int nb = 0; nb < BKV / 8; ++nb) {
-    mx_a = fmaxf(mx_a, fmaxf(s[4 * nb], s[4 * nb + 1]));
-    mx_b = fmaxf(mx_b, fmaxf(s[4 * nb + 2], s[4 * nb + 3]));
-  }
+  // Row a's elements are s[4 nb], s[4 nb + 1], row b's s[4 nb + 2], s[4 nb + 3].
+  float mx_a = fmaxf(row_max<BKV / 16>(s, 0), row_max<BKV / 16>(s, 4));
+  float mx_b = fmaxf(row_max<BKV / 16>(s, 2), row_max<BKV / 16>(s, 6));
 #pragma unroll
   for (int off = 1; off < 4; off <<= 1) {  // a row's keys are spread over the 4 lanes of a quad
     mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, off));
     mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, off));
   }
-  const float n_a = fmaxf(st.m_a, mx_a), n_b = fmaxf(st.m_b, mx_b);
-  const float base_a = n_a == -INFINITY ? 0.0f : n_a * scale_log2, base_b = n_b == -INFINITY ? 0.0f : n_b * scale_log2;
-  c_a = fast_exp2(st.m_a * scale_log2 - base_a);
-  c_b = fast_exp2(st.m_b * scale_log2 - base_b);
-  st.m_a = n_a;
-  st.m_b = n_b;
+  c_a = move_reference(st.m_a, mx_a, scale_log2);
+  c_b = move_reference(st.m_b, mx_b, scale_log2);
+  const float base_a = st.m_a == -INFINITY ? 0.0f : st.m_a, base_b = st.m_b == -INFINITY ? 0.0f : st.m_b;
   st.l_a *= c_a;
   st.l_b *= c_b;
 #pragma unroll
@@ -131,11 +159,11 @@ __device__ __forceinline__ void softmax_step(float (&s)[BKV / 2], RowState<HD>& 
   }
 }
 
-// O *= c (the new maxima), then P_j as bf16 A fragments: keys 16kk .. 16kk+15 are S blocks 2kk (a0 row g, a1 row
-// g+8) and 2kk+1 (a2, a3). Only once the previous P V has completed.
+// O *= c (the references this tile moved), skipped where no row of the warp moved. Only once the previous P V has
+// completed. (Under the next S GEMM, FA3's place for it, ptxas inserts a wait for that GEMM first.)
 template <int HD>
-__device__ __forceinline__ void rescale_and_pack(RowState<HD>& st, const float (&s)[BKV / 2], float c_a, float c_b,
-                                                 uint32_t (&p)[BKV / 16][4]) {
+__device__ __forceinline__ void rescale_output(RowState<HD>& st, float c_a, float c_b) {
+  if (!__any_sync(0xffffffffu, c_a != 1.0f || c_b != 1.0f)) return;
 #pragma unroll
   for (int nb = 0; nb < HD / 8; ++nb) {
     st.acc[4 * nb] *= c_a;
@@ -143,6 +171,11 @@ __device__ __forceinline__ void rescale_and_pack(RowState<HD>& st, const float (
     st.acc[4 * nb + 2] *= c_b;
     st.acc[4 * nb + 3] *= c_b;
   }
+}
+
+// P_j as bf16 A fragments: keys 16kk .. 16kk+15 are S blocks 2kk (a0 row g, a1 row g+8) and 2kk+1 (a2, a3). Only
+// once the previous P V has completed.
+__device__ __forceinline__ void pack_probabilities(const float (&s)[BKV / 2], uint32_t (&p)[BKV / 16][4]) {
 #pragma unroll
   for (int kk = 0; kk < BKV / 16; ++kk) {
     p[kk][0] = pack_bf16(s[8 * kk], s[8 * kk + 1]);
@@ -189,19 +222,20 @@ __device__ __forceinline__ void store_rows(RowState<HD>& st, bf16* O, int wq0, i
 // serialized.
 __device__ __forceinline__ int warpgroup() { return __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0); }
 
-// The barriers at Bars: full_q, full_k[s], full_v[s] (the producer's TMA copies have landed), empty_q, empty_k[s],
-// empty_v[s] (every consumer thread is done with the buffer). The block's j-th K/V tile (counted over all its work
-// tiles) uses buffer j % KV_STAGES in its (j / KV_STAGES)-th phase; its k-th work tile's Q, phase k of the Q ones.
+// The barriers at Bars: full_q[b], full_k[s], full_v[s] (the producer's TMA copies have landed), empty_q[b],
+// empty_k[s], empty_v[s] (every consumer thread is done with the buffer). The block's j-th K/V tile (counted over all
+// its work tiles) uses buffer j % KV_STAGES in its (j / KV_STAGES)-th phase; its k-th work tile's Q, buffer
+// k % Q_BUFFERS in its (k / Q_BUFFERS)-th phase.
 template <int HD>
 struct Barriers {
   static constexpr int KV_STAGES = PrefillSmem<HD>::KV_STAGES;
   uint32_t base;
-  __device__ uint32_t full_q() const { return base; }
-  __device__ uint32_t full_k(int s) const { return base + 8 * (1 + s); }
-  __device__ uint32_t full_v(int s) const { return base + 8 * (1 + KV_STAGES + s); }
-  __device__ uint32_t empty_k(int s) const { return base + 8 * (1 + 2 * KV_STAGES + s); }
-  __device__ uint32_t empty_v(int s) const { return base + 8 * (1 + 3 * KV_STAGES + s); }
-  __device__ uint32_t empty_q() const { return base + 8 * (1 + 4 * KV_STAGES); }
+  __device__ uint32_t full_q(int b) const { return base + 8 * b; }
+  __device__ uint32_t full_k(int s) const { return base + 8 * (Q_BUFFERS + s); }
+  __device__ uint32_t full_v(int s) const { return base + 8 * (Q_BUFFERS + KV_STAGES + s); }
+  __device__ uint32_t empty_k(int s) const { return base + 8 * (Q_BUFFERS + 2 * KV_STAGES + s); }
+  __device__ uint32_t empty_v(int s) const { return base + 8 * (Q_BUFFERS + 3 * KV_STAGES + s); }
+  __device__ uint32_t empty_q(int b) const { return base + 8 * (Q_BUFFERS + 4 * KV_STAGES + b); }
 };
 
 // Consumers of the producer's tiles, pingponging with each other: a warpgroup issues its wgmmas only after the
@@ -221,7 +255,7 @@ struct TileHandover {
   __device__ void issue_end() { asm volatile("bar.arrive %0, %1;\n" ::"r"(3 + (wg + 1) % WGS), "n"(256) : "memory"); }
   __device__ void done_k(int j) { mbar_arrive(bars.empty_k(j % KV_STAGES)); }
   __device__ void done_v(int j) { mbar_arrive(bars.empty_v(j % KV_STAGES)); }
-  __device__ void done_q() { mbar_arrive(bars.empty_q()); }
+  __device__ void done_q(int b) { mbar_arrive(bars.empty_q(b)); }
 };
 
 // Each warpgroup's loop over a work tile's K/V tiles, FA3's intra-warpgroup pipelining: per tile jt, S_jt and then
@@ -233,10 +267,11 @@ struct TileHandover {
 // warpgroup's wgmmas no longer read them, done_q once the last S has landed (the next work tile's Q may load).
 template <int HD>
 __device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<HD>& st, const PrefillBlock& blk,
-                                              uint32_t q_tile, int it0, int lk, int causal, int wq0, float scale_log2) {
+                                              uint32_t q_tile, int qb, int it0, int lk, int causal, int wq0,
+                                              float scale_log2) {
   const int t = (int(threadIdx.x) % 32) % 4;
   uint32_t p[BKV / 16][4];  // P_jt-1 as bf16 A fragments, read by its wgmma until the wait
-  if (blk.n_tiles == 0) tiles.done_q();
+  if (blk.n_tiles == 0) tiles.done_q(qb);
   for (int jt = 0; jt < blk.n_tiles; ++jt) {
     const int j0 = jt * BKV, j = it0 + jt;
     tiles.wait_k(j);
@@ -255,14 +290,15 @@ __device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<
     wgmma_wait<1>();  // S_jt has landed; P_jt-1 V_jt-1 may still run
     pin_registers(s);
     tiles.done_k(j);
-    if (jt == blk.n_tiles - 1) tiles.done_q();
+    if (jt == blk.n_tiles - 1) tiles.done_q(qb);
     float c_a, c_b;
     softmax_step(s, st, j0, j0 + BKV > lk || (causal && j0 + BKV - 1 > wq0 + blk.shift), t, scale_log2, c_a, c_b);
     wgmma_wait<0>();  // O and P belong to the running wgmma until it completes
     pin_registers(st.acc);
     pin_registers(p);
     if (jt > 0) tiles.done_v(j - 1);
-    rescale_and_pack(st, s, c_a, c_b, p);
+    rescale_output(st, c_a, c_b);
+    pack_probabilities(s, p);
   }
   if (blk.n_tiles > 0) {  // the last P V
     const int j = it0 + blk.n_tiles - 1;
@@ -290,13 +326,15 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
   constexpr int KV_STAGES = Smem::KV_STAGES;
   constexpr uint32_t KV_BYTES = Smem::KV_BYTES;
   extern __shared__ unsigned char smem_raw[];
-  const uint32_t raw = smem_u32(smem_raw), Qs = (raw + 1023) & ~1023u, Ks = Qs + Smem::Q_BYTES;
+  const uint32_t raw = smem_u32(smem_raw), Qs = (raw + 1023) & ~1023u, Ks = Qs + Q_BUFFERS * Smem::Q_BYTES;
   const uint32_t Vs = Ks + KV_STAGES * KV_BYTES, Bars = Vs + KV_STAGES * KV_BYTES;
   const int wg = warpgroup();
   const Barriers<HD> bars{Bars};
   if (threadIdx.x == 0) {
-    mbar_init(bars.full_q(), 1);
-    mbar_init(bars.empty_q(), 128 * WGS);
+    for (int b = 0; b < Q_BUFFERS; ++b) {
+      mbar_init(bars.full_q(b), 1);
+      mbar_init(bars.empty_q(b), 128 * WGS);
+    }
     for (int s = 0; s < KV_STAGES; ++s) {
       mbar_init(bars.full_k(s), 1);
       mbar_init(bars.full_v(s), 1);
@@ -312,9 +350,10 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
     int j = 0;  // the block's K/V tiles so far
     for (int work = blockIdx.x, k = 0; work < work_tiles; work += gridDim.x, ++k) {
       const PrefillBlock blk = prefill_block<HD>(o, hq, hkv, lq, lk, causal, work, q_tiles);
-      if (k > 0) mbar_wait(bars.empty_q(), (k - 1) & 1);
-      mbar_arrive_expect_bytes(bars.full_q(), Smem::Q_BYTES);
-      tma_load_rows<BQ, HD / 64>(Qs, &q_map, blk.q0, blk.q_plane, bars.full_q());
+      const int qb = k % Q_BUFFERS;  // last used by work tile k - Q_BUFFERS, released in the phase before this one's
+      if (k >= Q_BUFFERS) mbar_wait(bars.empty_q(qb), (k / Q_BUFFERS - 1) & 1);
+      mbar_arrive_expect_bytes(bars.full_q(qb), Smem::Q_BYTES);
+      tma_load_rows<BQ, HD / 64>(Qs + qb * Smem::Q_BYTES, &q_map, blk.q0, blk.q_plane, bars.full_q(qb));
       for (int jt = 0; jt < blk.n_tiles; ++jt, ++j) {
         // Buffer s was last used by tile j - KV_STAGES, released in the phase before this tile's.
         const int s = j % KV_STAGES, phase = ((j / KV_STAGES) + 1) & 1;
@@ -329,7 +368,6 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
     return;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
-  const uint32_t q_tile = Qs + wg * 64 * 128;
   TileHandover<HD> tiles{Ks, Vs, bars, wg};
   if (wg == WGS - 1) asm volatile("bar.arrive %0, %1;\n" ::"n"(3), "n"(256) : "memory");  // warpgroup 0 issues first
   int j = 0;
@@ -338,8 +376,9 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
     const int wq0 = blk.q0 + wg * 64;
     RowState<HD> st;
     init_rows(st, wq0 + (int(threadIdx.x) % 128) / 32 * 16 + (int(threadIdx.x) % 32) / 4, lk, blk.shift, causal);
-    mbar_wait(bars.full_q(), k & 1);
-    consume_tiles(tiles, st, blk, q_tile, j, lk, causal, wq0, scale_log2);
+    const int qb = k % Q_BUFFERS;
+    mbar_wait(bars.full_q(qb), (k / Q_BUFFERS) & 1);
+    consume_tiles(tiles, st, blk, Qs + qb * Smem::Q_BYTES + wg * 64 * 128, qb, j, lk, causal, wq0, scale_log2);
     j += blk.n_tiles;
     store_rows(st, blk.O, wq0, lq);
   }

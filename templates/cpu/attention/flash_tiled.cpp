@@ -187,14 +187,7 @@ extern "C" void attention(const float* q, const float* k, const float* v, float*
     const vi rows = v_offsets(d, VW);
     for (int64_t j = 0; j < whole; j += VW) {
       int64_t c = 0;
-      for (; c + VW <= d; c += VW) {
-        vf r[VW];
-#pragma GCC unroll 16
-        for (int i = 0; i < VW; ++i) r[i] = v_load(K + (j + i) * d + c);
-        v_transpose(r);
-#pragma GCC unroll 16
-        for (int i = 0; i < VW; ++i) v_store(kt + (c + i) * BK + j, r[i]);
-      }
+      for (; c + VW <= d; c += VW) v_transpose_tile(K + j * d + c, d, kt + c * BK + j, BK);
       for (; c < d; ++c) v_store(kt + c * BK + j, v_gather(K + j * d + c, rows));
     }
     for (int64_t j = whole; j < nk; ++j)

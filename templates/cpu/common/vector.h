@@ -238,6 +238,16 @@ template <int D>
 inline vf v_exp2_product(vf a, vf b) { return s_exp2_product<D>(a, b); }
 #endif
 
+// dst[i * dst_stride + j] = src[j * src_stride + i] for a VW x VW tile, through registers.
+inline void v_transpose_tile(const float* src, int64_t src_stride, float* dst, int64_t dst_stride) {
+  vf r[VW];
+#pragma GCC unroll 16
+  for (int i = 0; i < VW; ++i) r[i] = v_load(src + i * src_stride);
+  v_transpose(r);
+#pragma GCC unroll 16
+  for (int i = 0; i < VW; ++i) v_store(dst + i * dst_stride, r[i]);
+}
+
 // Vector registers the compiler can allocate at this width (32 with AVX-512; ymm16-31 need AVX-512VL, as on
 // every AVX-512 server part; 16 otherwise), for register tiles sized to fit them.
 #if defined(__AVX512VL__) || (VECTOR_BITS >= 512 && defined(__AVX512F__))

@@ -198,14 +198,8 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
             }
             // yt back to rows, VW steps at a time (CHUNK is a multiple of VW; the steps past tl are read, not used).
             for (int64_t t = 0; t < tl; t += VW)
-              for (int x = 0; x < CV; ++x) {
-                vf r[VW];
-#pragma GCC unroll 16
-                for (int j = 0; j < VW; ++j) r[j] = v_load(yt.data() + (t + j) * CB + x * VW);
-                v_transpose(r);
-#pragma GCC unroll 16
-                for (int j = 0; j < VW; ++j) v_store(yb.data() + (x * VW + j) * CHUNK + t, r[j]);
-              }
+              for (int x = 0; x < CV; ++x)
+                v_transpose_tile(yt.data() + t * CB + x * VW, CB, yb.data() + x * VW * CHUNK + t, CHUNK);
             for (int64_t c = 0; c < cnt; ++c) {
               const int64_t row = (bi * d + c0 + c) * l + t0;
               finish_y(yb.data() + c * CHUNK, u + row, z ? z + row : nullptr, D ? D[c0 + c] : 0.0f, tl, y + row);

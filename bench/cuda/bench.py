@@ -10,7 +10,8 @@ variants (`KSEARCH_CUDA_DUMP_DIR=DIR ksearch_cuda_tests --gtest_filter=CudaHost.
 Each source is compiled with nvcc into a shared object, loaded with ctypes and called with
 PyTorch's device pointers on PyTorch's current stream. Every kernel is checked against PyTorch
 on the benchmark inputs; the fastest correct one per task is reported. Both sides are timed
-the same way: CUDA events around one call, L2 flushed (a 2 x L2 buffer written) before each
+the same way: CUDA events around one call, L2 flushed (a 2 x L2 buffer written) and the GPU held busy
+(a spin of BENCH_HOLD_CYCLES, so that the host's dispatch stays outside the events) before each
 repetition, median of the repetitions, spread = (p90 - p10) / median. The contenders of a case are timed side by
 side: BENCH_ROUNDS rounds (default 5), each calling every one of them in turn for its share of the repetitions.
 
@@ -44,6 +45,7 @@ dev = torch.device("cuda")
 props = torch.cuda.get_device_properties(0)
 L2 = getattr(props, "L2_cache_size", 60 << 20)
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
+HOLD_CYCLES = int(os.environ.get("BENCH_HOLD_CYCLES", "400000"))  # about 0.2 ms at the H200's clocks
 flush_buf = torch.empty(max(2 * L2, 128 << 20), dtype=torch.uint8, device=dev)
 
 
@@ -57,9 +59,12 @@ def keep_pool_memory():
 
 
 def timed_call(fn, i):
-    """One call between CUDA events, after the L2 is flushed (a 2 x L2 buffer written with a value that changes)."""
+    """One call between CUDA events, after the L2 is flushed (a 2 x L2 buffer written with a value that changes) and a
+    GPU spin of HOLD_CYCLES: the GPU is still busy with it while Python dispatches the call, so the events time the
+    call's GPU work, not the host's dispatch (which varied by tens of microseconds per call for SDPA)."""
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     flush_buf.fill_(i & 0xFF)
+    torch.cuda._sleep(HOLD_CYCLES)
     s.record()
     fn()
     e.record()

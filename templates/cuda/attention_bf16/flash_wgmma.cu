@@ -62,19 +62,20 @@ __device__ __forceinline__ void issue_pv(float (&acc)[HD / 2], const uint32_t (&
 // Q's plane (batch x query head) and K/V's (batch x key/value head) in the tensor maps.
 struct PrefillBlock {
   int q_plane, kv_plane;
-  bf16* O;
   int q0, shift, n_tiles;  // causal: row i sees keys j <= i + shift
 };
 template <int HD>
-__device__ __forceinline__ PrefillBlock prefill_block(bf16* o, int hq, int hkv, int lq, int lk, int causal, int work,
-                                                   int q_tiles) {
-  // Work tiles run head by head (the blocks running at once share a few heads' K/V in L2), heavy causal tiles first.
-  const int plane = work / q_tiles, tile = causal ? q_tiles - 1 - work % q_tiles : work % q_tiles;
+__device__ __forceinline__ PrefillBlock prefill_block(int hq, int hkv, int lq, int lk, int causal, int work,
+                                                   int q_tiles, int pairs) {
+  // Work tiles run head by head (the blocks running at once share a few heads' K/V in L2). Causal tiles: heavy
+  // first, or with pairs folded (heaviest, lightest, second heaviest, ...), so that a block's pair of
+  // consecutive work tiles sees the same number of keys whichever pair it is.
+  const int r = work % q_tiles, plane = work / q_tiles;
+  const int tile = !causal ? r : !pairs ? q_tiles - 1 - r : r % 2 ? r / 2 : q_tiles - 1 - r / 2;
   const int h = plane % hq, bi = plane / hq;
   PrefillBlock blk;
   blk.q_plane = plane;
   blk.kv_plane = bi * hkv + h / (hq / hkv);
-  blk.O = o + int64_t(blk.q_plane) * lq * HD;
   blk.q0 = tile * BQ;
   blk.shift = lk - lq;
   const int kv_end = causal ? min(lk, min(lq - 1, blk.q0 + BQ - 1) + blk.shift + 1) : lk;
@@ -195,27 +196,35 @@ __device__ __forceinline__ void init_rows(RowState<HD>& st, int row_a, int lk, i
   for (int i = 0; i < HD / 2; ++i) st.acc[i] = 0.0f;
 }
 
-// O / l for the warpgroup's 64 rows starting at wq0, stored straight from the accumulators (each quad writes 16
-// contiguous bytes of a row): the Q tile in shared memory already belongs to the next work tile's load.
+// The warpgroup's O rows, normalized, into its (swizzled) rows of the Q buffer q_tile by stmatrix, then one thread
+// stores them by TMA (rows past lq are not written). Direct 4-byte global stores from the accumulator stalled the
+// warps on the store queue at every work tile's end. The caller keeps the buffer until bulk_wait_read.
 template <int HD>
-__device__ __forceinline__ void store_rows(RowState<HD>& st, bf16* O, int wq0, int lq) {
-  const int lane = int(threadIdx.x) % 32, warp = (int(threadIdx.x) % 128) / 32, g = lane / 4, t = lane % 4;
+__device__ __forceinline__ void store_rows(RowState<HD>& st, uint32_t q_tile, const CUtensorMap* o_map, int wq0,
+                                           int plane, int wg) {
+  const int lane = int(threadIdx.x) % 32, warp = (int(threadIdx.x) % 128) / 32;
 #pragma unroll
   for (int off = 1; off < 4; off <<= 1) {
     st.l_a += __shfl_xor_sync(0xffffffffu, st.l_a, off);
     st.l_b += __shfl_xor_sync(0xffffffffu, st.l_b, off);
   }
   const float inv_a = st.l_a > 0.0f ? 1.0f / st.l_a : 0.0f, inv_b = st.l_b > 0.0f ? 1.0f / st.l_b : 0.0f;
-  const int ra = wq0 + warp * 16 + g, rb = ra + 8;
+  // stmatrix x4 per 16 columns: matrices (rows 0-7, 8-15) x (columns nb, nb + 1 of 8); lane l addresses row l % 8
+  // of matrix l / 8. The 128-byte swizzle puts 16-byte chunk c of row r at chunk c ^ (r % 8).
+  const int row = warp * 16 + (lane / 8) % 2 * 8 + lane % 8;
 #pragma unroll
-  for (int nb = 0; nb < HD / 8; ++nb) {
-    if (ra < lq)
-      *reinterpret_cast<uint32_t*>(O + int64_t(ra) * HD + nb * 8 + 2 * t) =
-          pack_bf16(st.acc[4 * nb] * inv_a, st.acc[4 * nb + 1] * inv_a);
-    if (rb < lq)
-      *reinterpret_cast<uint32_t*>(O + int64_t(rb) * HD + nb * 8 + 2 * t) =
-          pack_bf16(st.acc[4 * nb + 2] * inv_b, st.acc[4 * nb + 3] * inv_b);
+  for (int nb = 0; nb < HD / 8; nb += 2) {
+    const int chunk = nb + lane / 16;  // this lane's matrix's 8 columns, 16 bytes of a 128-byte row
+    const uint32_t addr = q_tile + (chunk / 8) * BQ * 128 + row * 128 + (((chunk % 8) ^ (row % 8)) << 4);
+    const uint32_t r[4] = {pack_bf16(st.acc[4 * nb] * inv_a, st.acc[4 * nb + 1] * inv_a),
+                           pack_bf16(st.acc[4 * nb + 2] * inv_b, st.acc[4 * nb + 3] * inv_b),
+                           pack_bf16(st.acc[4 * nb + 4] * inv_a, st.acc[4 * nb + 5] * inv_a),
+                           pack_bf16(st.acc[4 * nb + 6] * inv_b, st.acc[4 * nb + 7] * inv_b)};
+    stsm_x4(addr, r);
   }
+  fence_async_shared();
+  asm volatile("bar.sync %0, 128;\n" ::"r"(6 + wg) : "memory");  // the warpgroup's rows are written
+  if (threadIdx.x % 128 == 0) tma_store_rows<64, HD / 64>(o_map, q_tile, BQ * 128, wq0, plane);
 }
 
 // The warpgroup index through a shuffle: ptxas then knows it is uniform, and wgmma under branches on it is not
@@ -223,7 +232,8 @@ __device__ __forceinline__ void store_rows(RowState<HD>& st, bf16* O, int wq0, i
 __device__ __forceinline__ int warpgroup() { return __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0); }
 
 // The barriers at Bars: full_q[b], full_k[s], full_v[s] (the producer's TMA copies have landed), empty_q[b],
-// empty_k[s], empty_v[s] (every consumer thread is done with the buffer). The block's j-th K/V tile (counted over all
+// empty_k[s], empty_v[s] (every consumer thread is done with the buffer; empty_q: each warpgroup's O store has read
+// it, one arrival for the warpgroup's 128 threads). The block's j-th K/V tile (counted over all
 // its work tiles) uses buffer j % KV_STAGES in its (j / KV_STAGES)-th phase; its k-th work tile's Q, buffer
 // k % Q_BUFFERS in its (k / Q_BUFFERS)-th phase.
 template <int HD>
@@ -255,7 +265,6 @@ struct TileHandover {
   __device__ void issue_end() { asm volatile("bar.arrive %0, %1;\n" ::"r"(3 + (wg + 1) % WGS), "n"(256) : "memory"); }
   __device__ void done_k(int j) { mbar_arrive(bars.empty_k(j % KV_STAGES)); }
   __device__ void done_v(int j) { mbar_arrive(bars.empty_v(j % KV_STAGES)); }
-  __device__ void done_q(int b) { mbar_arrive(bars.empty_q(b)); }
 };
 
 // Each warpgroup's loop over a work tile's K/V tiles, FA3's intra-warpgroup pipelining: per tile jt, S_jt and then
@@ -264,14 +273,15 @@ struct TileHandover {
 // no wgmma sits under a branch that differs between warpgroups (ptxas would serialize them). `tiles` hands the
 // producer's tiles over (tile jt is the block's it0 + jt-th): wait_k / wait_v until its K / V is in shared memory,
 // issue_begin / issue_end around the wgmma issue (pingpong between warpgroups), done_k / done_v once this
-// warpgroup's wgmmas no longer read them, done_q once the last S has landed (the next work tile's Q may load).
-template <int HD>
+// warpgroup's wgmmas no longer read them. after_first_issue runs once the first S is issued (or at once without
+// tiles): a point where the warpgroup waits for the tensor cores anyway.
+template <int HD, typename AfterFirstIssue>
 __device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<HD>& st, const PrefillBlock& blk,
-                                              uint32_t q_tile, int qb, int it0, int lk, int causal, int wq0,
-                                              float scale_log2) {
+                                              uint32_t q_tile, int it0, int lk, int causal, int wq0, float scale_log2,
+                                              AfterFirstIssue&& after_first_issue) {
   const int t = (int(threadIdx.x) % 32) % 4;
   uint32_t p[BKV / 16][4];  // P_jt-1 as bf16 A fragments, read by its wgmma until the wait
-  if (blk.n_tiles == 0) tiles.done_q(qb);
+  if (blk.n_tiles == 0) after_first_issue();
   for (int jt = 0; jt < blk.n_tiles; ++jt) {
     const int j0 = jt * BKV, j = it0 + jt;
     tiles.wait_k(j);
@@ -287,10 +297,10 @@ __device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<
     }
     wgmma_commit();   // (empty for tile 0) the waits below are unconditional: ptxas serializes wgmma otherwise
     tiles.issue_end();
+    if (jt == 0) after_first_issue();
     wgmma_wait<1>();  // S_jt has landed; P_jt-1 V_jt-1 may still run
     pin_registers(s);
     tiles.done_k(j);
-    if (jt == blk.n_tiles - 1) tiles.done_q(qb);
     float c_a, c_b;
     softmax_step(s, st, j0, j0 + BKV > lk || (causal && j0 + BKV - 1 > wq0 + blk.shift), t, scale_log2, c_a, c_b);
     wgmma_wait<0>();  // O and P belong to the running wgmma until it completes
@@ -312,15 +322,24 @@ __device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<
   }
 }
 
-// A block runs the work tiles blockIdx.x, + gridDim.x, ...: one per block, or (PERSIST) a grid of one block per SM
-// whose producer loads the next work tile's Q and K/V while the consumers finish the current one (static
-// round-robin: even for equal tiles, uneven for causal ones).
+// The k-th work tile of this block: blockIdx.x, + gridDim.x, ..., or with pairs (persistent grids of at least two
+// tiles per block) the pairs 2 blockIdx.x + {0, 1}, 2 (blockIdx.x + gridDim.x) + {0, 1}, ... Singly, the static
+// round-robin gave causal tiles unevenly: on B4 L1024 (8 tiles of 1 to 8 K/V tiles per head) block i drew
+// tiles i % 8 and (i + 4) % 8 of the heads, 48 K/V tiles for some blocks and 24 for others, and the SMs sat
+// idle 23% of the kernel's time (ncu on the H200); folded pairs all see the same number of keys.
+__device__ __forceinline__ int block_work(int k, int pairs) {
+  return pairs ? 2 * (int(blockIdx.x) + (k >> 1) * int(gridDim.x)) + (k & 1) : int(blockIdx.x) + k * int(gridDim.x);
+}
+
+// A block runs the work tiles block_work(0), (1), ...: one per block, or (PERSIST) a grid of one block per SM
+// whose producer loads the next work tile's Q and K/V while the consumers finish the current one.
 template <int HD>
 __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_constant__ CUtensorMap q_map,
                                                              const __grid_constant__ CUtensorMap k_map,
-                                                             const __grid_constant__ CUtensorMap v_map, bf16* __restrict__ o,
+                                                             const __grid_constant__ CUtensorMap v_map,
+                                                             const __grid_constant__ CUtensorMap o_map,
                                                              int hq, int hkv, int lq, int lk, int causal, float scale_log2,
-                                                             int q_tiles, int work_tiles) {
+                                                             int q_tiles, int work_tiles, int pairs) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Smem = PrefillSmem<HD>;
   constexpr int KV_STAGES = Smem::KV_STAGES;
@@ -348,8 +367,8 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
     if (threadIdx.x != 128 * WGS) return;
     int j = 0;  // the block's K/V tiles so far
-    for (int work = blockIdx.x, k = 0; work < work_tiles; work += gridDim.x, ++k) {
-      const PrefillBlock blk = prefill_block<HD>(o, hq, hkv, lq, lk, causal, work, q_tiles);
+    for (int k = 0, work; (work = block_work(k, pairs)) < work_tiles; ++k) {
+      const PrefillBlock blk = prefill_block<HD>(hq, hkv, lq, lk, causal, work, q_tiles, pairs);
       const int qb = k % Q_BUFFERS;  // last used by work tile k - Q_BUFFERS, released in the phase before this one's
       if (k >= Q_BUFFERS) mbar_wait(bars.empty_q(qb), (k / Q_BUFFERS - 1) & 1);
       mbar_arrive_expect_bytes(bars.full_q(qb), Smem::Q_BYTES);
@@ -371,17 +390,30 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
   TileHandover<HD> tiles{Ks, Vs, bars, wg};
   if (wg == WGS - 1) asm volatile("bar.arrive %0, %1;\n" ::"n"(3), "n"(256) : "memory");  // warpgroup 0 issues first
   int j = 0;
-  for (int work = blockIdx.x, k = 0; work < work_tiles; work += gridDim.x, ++k) {
-    const PrefillBlock blk = prefill_block<HD>(o, hq, hkv, lq, lk, causal, work, q_tiles);
+  // O leaves through the warpgroup's rows of its Q buffer; the buffer goes back to the producer (empty_q) once the
+  // TMA store of the warpgroup's thread 0 has read it, checked after the next work tile's first S is issued.
+  int stored_q = -1;
+  auto release_stored_q = [&] {
+    if (stored_q >= 0 && threadIdx.x % 128 == 0) {
+      bulk_wait_read();
+      mbar_arrive_count(bars.empty_q(stored_q), 128);
+    }
+    stored_q = -1;
+  };
+  for (int k = 0, work; (work = block_work(k, pairs)) < work_tiles; ++k) {
+    const PrefillBlock blk = prefill_block<HD>(hq, hkv, lq, lk, causal, work, q_tiles, pairs);
     const int wq0 = blk.q0 + wg * 64;
     RowState<HD> st;
     init_rows(st, wq0 + (int(threadIdx.x) % 128) / 32 * 16 + (int(threadIdx.x) % 32) / 4, lk, blk.shift, causal);
     const int qb = k % Q_BUFFERS;
+    const uint32_t q_tile = Qs + qb * Smem::Q_BYTES + wg * 64 * 128;
     mbar_wait(bars.full_q(qb), (k / Q_BUFFERS) & 1);
-    consume_tiles(tiles, st, blk, Qs + qb * Smem::Q_BYTES + wg * 64 * 128, qb, j, lk, causal, wq0, scale_log2);
+    consume_tiles(tiles, st, blk, q_tile, j, lk, causal, wq0, scale_log2, release_stored_q);
     j += blk.n_tiles;
-    store_rows(st, blk.O, wq0, lq);
+    store_rows(st, q_tile, &o_map, wq0, blk.q_plane, wg);
+    stored_q = qb;
   }
+  if (threadIdx.x % 128 == 0) bulk_wait_read();  // the shared memory outlives the last store's reads
 #endif
 }
 
@@ -392,9 +424,9 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
 template <int HD>
 bool launch_wgmma_prefill(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
                           int64_t lq, int64_t lk, int32_t causal, float scale_log2, int dev, cudaStream_t stream) {
-  CUtensorMap q_map, k_map, v_map;
+  CUtensorMap q_map, k_map, v_map, o_map;  // O: each consumer warpgroup stores its 64 rows
   if (!tensor_map_rows(&q_map, q, b * hq, lq, HD, BQ) || !tensor_map_rows(&k_map, k, b * hkv, lk, HD, BKV) ||
-      !tensor_map_rows(&v_map, v, b * hkv, lk, HD, BKV))
+      !tensor_map_rows(&v_map, v, b * hkv, lk, HD, BKV) || !tensor_map_rows(&o_map, o, b * hq, lq, HD, 64))
     return false;
   const int q_tiles = int((lq + BQ - 1) / BQ), work_tiles = int(b * hq) * q_tiles;
   int grid = work_tiles;
@@ -403,10 +435,11 @@ bool launch_wgmma_prefill(const bf16* q, const bf16* k, const bf16* v, bf16* o, 
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     grid = min(work_tiles, sms);
   }
+  const int pairs = work_tiles >= 2 * grid;  // a persistent grid with two or more tiles per block (block_work)
   constexpr size_t smem = PrefillSmem<HD>::TOTAL;
   cudaFuncSetAttribute(flash_wgmma_prefill<HD>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-  flash_wgmma_prefill<HD><<<grid, NT, smem, stream>>>(q_map, k_map, v_map, o, int(hq), int(hkv), int(lq), int(lk),
-                                                      causal, scale_log2, q_tiles, work_tiles);
+  flash_wgmma_prefill<HD><<<grid, NT, smem, stream>>>(q_map, k_map, v_map, o_map, int(hq), int(hkv), int(lq), int(lk),
+                                                      causal, scale_log2, q_tiles, work_tiles, pairs);
   return true;
 }
 

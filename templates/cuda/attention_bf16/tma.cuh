@@ -30,6 +30,10 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
 __device__ __forceinline__ void mbar_arrive_expect_bytes(uint32_t bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
+// Arrives as `count` threads at once.
+__device__ __forceinline__ void mbar_arrive_count(uint32_t bar, int count) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
 __device__ __forceinline__ void mbar_wait(uint32_t bar, int parity) {
   asm volatile(
       "{\n.reg .pred done;\nWAIT:\n"
@@ -51,3 +55,22 @@ __device__ __forceinline__ void tma_load_rows(uint32_t tile, const CUtensorMap* 
         "l"(reinterpret_cast<uint64_t>(map)), "r"(half * 64), "r"(row0), "r"(plane), "r"(bar)
         : "memory");
 }
+
+// The other direction: HALVES boxes of 64 columns x ROWS rows from `tile` (half h at tile + h * half_stride, laid
+// out as the loads leave them) to rows row0.. of plane `plane`, as one bulk group of the calling thread; rows past
+// the tensor's end are not written. The shared memory's generic writes must be fenced first (fence_async_shared).
+template <int ROWS, int HALVES>
+__device__ __forceinline__ void tma_store_rows(const CUtensorMap* map, uint32_t tile, uint32_t half_stride, int row0,
+                                               int plane) {
+#pragma unroll
+  for (int half = 0; half < HALVES; ++half)
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(half * 64), "r"(row0), "r"(plane), "r"(tile + half * half_stride)
+                 : "memory");
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Makes this thread's shared-memory writes visible to the TMA unit (the async proxy).
+__device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// Waits until the calling thread's bulk stores have read their shared memory (it may then be overwritten).
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }

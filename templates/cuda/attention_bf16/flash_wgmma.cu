@@ -4,7 +4,7 @@
 #define BKV 128
 #define STAGES 3
 #define PERSIST 1
-#define DEC_TK 64
+#define DEC_TK 128
 #define DEC_STAGES 3
 #define DEC_CLUSTER 8
 

@@ -223,7 +223,8 @@ __device__ __forceinline__ void store_rows(RowState<HD>& st, uint32_t q_tile, co
     stsm_x4(addr, r);
   }
   fence_async_shared();
-  asm volatile("bar.sync %0, 128;\n" ::"r"(6 + wg) : "memory");  // the warpgroup's rows are written
+  // The warpgroup's rows are written (named barrier 6 + wg: 0 is the block's, 3 + wg the pingpong's).
+  asm volatile("bar.sync %0, 128;\n" ::"r"(6 + wg) : "memory");
   if (threadIdx.x % 128 == 0) tma_store_rows<64, HD / 64>(o_map, q_tile, BQ * 128, wq0, plane);
 }
 

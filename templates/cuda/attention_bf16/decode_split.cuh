@@ -269,6 +269,9 @@ inline cudaError_t launch_decode_split(const bf16* q, const bf16* k, const bf16*
     cluster.val.clusterDim.x = unsigned(n);
   };
   shape(splits);
+  // One split per head needs no cluster: every block is then a cluster of one (cluster.sync and map_shared_rank
+  // still work), and a launch without the attribute starts its blocks sooner.
+  if (splits == 1) config.numAttrs = 0;
   if (splits > 8) {  // a non-portable cluster: 8 blocks where the GPU cannot place one of this size
     cudaFuncSetAttribute(decode_split_kv, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     int fits = 0;

@@ -268,6 +268,13 @@ struct TileHandover {
   __device__ void done_v(int j) { mbar_arrive(bars.empty_v(j % KV_STAGES)); }
 };
 
+// The first of a warpgroup's K/V tiles that needs masks (keys past lk, or causal keys past a row's diagonal);
+// every later one needs them too. Tile jt holds keys jt BKV .. jt BKV + BKV - 1, row i sees keys <= i + shift.
+__device__ __forceinline__ int first_masked_tile(const PrefillBlock& blk, int wq0, int lk, int causal) {
+  const int past_end = lk / BKV;
+  return causal ? min(past_end, max(0, wq0 + blk.shift + 1) / BKV) : past_end;
+}
+
 // Each warpgroup's loop over a work tile's K/V tiles, FA3's intra-warpgroup pipelining: per tile jt, S_jt and then
 // P_jt-1 V_jt-1 are issued together, and the softmax of S_jt runs while the tensor cores still do P_jt-1 V_jt-1.
 // Every warpgroup runs every tile (causal: one above the diagonal computes at most one fully masked tile), so that
@@ -280,7 +287,7 @@ template <int HD, typename AfterFirstIssue>
 __device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<HD>& st, const PrefillBlock& blk,
                                               uint32_t q_tile, int it0, int lk, int causal, int wq0, float scale_log2,
                                               AfterFirstIssue&& after_first_issue) {
-  const int t = (int(threadIdx.x) % 32) % 4;
+  const int t = (int(threadIdx.x) % 32) % 4, first_edge = first_masked_tile(blk, wq0, lk, causal);
   uint32_t p[BKV / 16][4];  // P_jt-1 as bf16 A fragments, read by its wgmma until the wait
   if (blk.n_tiles == 0) after_first_issue();
   for (int jt = 0; jt < blk.n_tiles; ++jt) {
@@ -303,7 +310,7 @@ __device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<
     pin_registers(s);
     tiles.done_k(j);
     float c_a, c_b;
-    softmax_step(s, st, j0, j0 + BKV > lk || (causal && j0 + BKV - 1 > wq0 + blk.shift), t, scale_log2, c_a, c_b);
+    softmax_step(s, st, j0, jt >= first_edge, t, scale_log2, c_a, c_b);
     wgmma_wait<0>();  // O and P belong to the running wgmma until it completes
     pin_registers(st.acc);
     pin_registers(p);

@@ -8,11 +8,12 @@
 # BENCH_KERNELS=DIR, e.g. .devcarry/variants) against PyTorch.
 # Logs go to $OUT (at most 8 files come back: the run folders and exports are packed in runs.tgz).
 #   [SEARCH_TASKS="softmax:1 attention_bf16:2.5"] [SEARCH_ROUNDS=12] [SEARCH_MINUTES=2] [SEARCH_PARALLEL=4] \
-#   [SEARCH_FLAGS="--finalists 0"] (more `ksearch run` options) \
+#   [SEARCH_FLAGS="--finalists 0"] (more `ksearch run` options) [SEARCH_TIMEOUT=300] (seconds per task; a run cut
+#   short is stored: the `resume` stage finishes it after `restore`) \
 #   [BENCH_TASKS=a,b] [BENCH_WRAPPERS=task,task] [EVAL_VARIANTS=task/variant ...] [GPU_TESTS=gtest filter] [TESTS_TIMEOUT=300] \
 #   [EVALCOST_TASKS="softmax rmsnorm"] [EVALCOST_RUNS=3] [CPU_SEARCH_TASKS="attention matmul@haswell:3"] \
 #   [PROFILE_CASES="task=case substring;task=..."] \
-#   bash bench/cuda/device_run.sh [tests] [seeds] [evalcost] [variants] [restore] [search] [cpusearch] [bench] [profile]
+#   bash bench/cuda/device_run.sh [tests] [seeds] [evalcost] [variants] [restore] [resume] [search] [cpusearch] [bench] [profile]
 set -uo pipefail
 ROOT=$(pwd)
 PREFIX=$ROOT/.devcarry/prefix
@@ -51,13 +52,24 @@ print(sys.argv[2], j["status"], "wall", sys.argv[3], "s |", " ".join(f"{k} {v:.1
       done ;;
     restore)  # the run folders and exports of an earlier call, brought back as .devcarry/runs.tgz
       tar xzf .devcarry/runs.tgz -C /tmp ;;
+    resume)  # the restored runs of SEARCH_TASKS that were cut short (e.g. by SEARCH_TIMEOUT in the re-timing) finished,
+      # their best exported again; completed evaluations are kept
+      for spec in ${SEARCH_TASKS:-softmax selective_scan}; do
+        t=${spec%%:*}; SECONDS=0
+        timeout ${SEARCH_TIMEOUT:-300} "$BIN/ksearch" resume /tmp/runs/search-$t 2>> "$OUT/search.log"
+        echo "resume $t: exit $? in ${SECONDS}s" | tee -a "$OUT/search.log"
+        "$BIN/ksearch" show /tmp/runs/search-$t 2>&1 | tee -a "$OUT/search.log" | tail -25
+        rm -rf /tmp/runs/kernels/$t; mkdir -p /tmp/runs/kernels/$t
+        "$BIN/ksearch" export /tmp/runs/search-$t --out /tmp/runs/kernels/$t/ 2>&1 | tee -a "$OUT/search.log"
+        tar czf "$OUT/runs.tgz" -C /tmp runs
+      done ;;
     search)  # each task's run folder and exported best kernel under /tmp/runs (packed into $OUT/runs.tgz)
       for spec in ${SEARCH_TASKS:-softmax selective_scan}; do  # TASK or TASK:MINUTES
         t=${spec%%:*}; minutes=${SEARCH_MINUTES:-2}; [[ $spec == *:* ]] && minutes=${spec#*:}
         rm -rf /tmp/runs/search-$t /tmp/runs/kernels/$t
         mkdir -p /tmp/runs/kernels/$t
         SECONDS=0
-        timeout 300 "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-12} --minutes $minutes \
+        timeout ${SEARCH_TIMEOUT:-300} "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-12} --minutes $minutes \
           --parallel ${SEARCH_PARALLEL:-4} ${SEARCH_FLAGS:-} --out /tmp/runs/search-$t --json > /tmp/runs/search-$t.json 2>> "$OUT/search.log"
         echo "search $t: exit $? in ${SECONDS}s" | tee -a "$OUT/search.log"
         cat /tmp/runs/search-$t.json; echo

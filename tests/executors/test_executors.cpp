@@ -1,5 +1,5 @@
 // Executors: the per-device timing lock, the local executor spreading evaluations over device
-// slots (cpu: slots sharing the machine), the job files a batch executor's node evaluates, and
+// slots (cpu: slots sharing the machine) in submission order, the job files a batch executor's node evaluates, and
 // option errors. The Slurm executor itself runs against a real Slurm in slurm_cluster.sh.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,6 +7,7 @@
 #include <chrono>
 #include <future>
 #include <set>
+#include <thread>
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
@@ -101,6 +102,24 @@ TEST(LocalExecutor, SpreadsEvaluationsOverDeviceSlots) {
   // The first free slot is taken, so device 1 ran something only while device 0 was busy: the
   // evaluations overlapped.
   EXPECT_EQ(placements, (std::set<std::string>{"device 0", "device 1"}));
+}
+
+TEST(LocalExecutor, BuiltCandidatesTakeTheDeviceInSubmissionOrder) {
+  Fixture f;
+  auto executor = executors::make_executor({}, f.env("order"));  // one device slot
+  // Candidate 1 (about a second per call, ten calls) holds the slot while the others are submitted and
+  // built; they then wait for it together and must take it in the order they came.
+  executor->submit({1, tiny_source(600)});
+  std::this_thread::sleep_for(1500ms);
+  for (int i = 6; i >= 2; --i) executor->submit({i, tiny_source(i)});
+  std::vector<int64_t> order;
+  const auto deadline = std::chrono::steady_clock::now() + 300s;
+  while (executor->outstanding() > 0 && std::chrono::steady_clock::now() < deadline)
+    for (const auto& done : executor->collect(1s)) {
+      EXPECT_EQ(done.report.status, Status::passed) << done.report.message;
+      order.push_back(done.candidate);
+    }
+  EXPECT_EQ(order, (std::vector<int64_t>{1, 6, 5, 4, 3, 2}));
 }
 
 TEST(LocalExecutor, BrokenCandidateIsAReportNotAnException) {

@@ -2,16 +2,22 @@
 // sized to the cores; each built candidate then waits for a free device (`devices`, one runner per
 // device at a time, placed with Backend::device_environment) and is checked and timed there, its
 // timing serialized per device by the backend's timing lock key. Its capacity is --parallel
-// evaluations per device: the next candidates build while a device checks and times one.
+// evaluations per device: the next candidates build while a device checks and times one. Built
+// candidates take the devices in the order they were submitted, so that a search's time budget cuts
+// off the last candidates of a round (a strategy proposes its most promising first), not the
+// unlucky ones: on the H200 a two-minute search's parallel builds finished in arbitrary order and the
+// family's defaults, submitted first, were the one candidate left unevaluated.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdint>
 #include <future>
 #include <list>
 #include <mutex>
 #include <semaphore>
+#include <set>
 #include <thread>
 
 #include "core/error.hpp"
@@ -53,11 +59,13 @@ class LocalExecutor : public Executor {
   }
 
   std::string submit(const Submission& submission) override {
+    uint64_t order = 0;
     {
       std::lock_guard lock(mutex_);
       ++outstanding_;
+      order = submitted_++;
     }
-    running_.push_back(std::async(std::launch::async, [this, submission] { evaluate(submission); }));
+    running_.push_back(std::async(std::launch::async, [this, submission, order] { evaluate(submission, order); }));
     return "";  // dies with this process: nothing to re-attach to
   }
 
@@ -92,7 +100,7 @@ class LocalExecutor : public Executor {
 
   static std::ptrdiff_t build_pool_size() { return std::max<std::ptrdiff_t>(1, std::thread::hardware_concurrency()); }
 
-  void evaluate(const Submission& submission) {
+  void evaluate(const Submission& submission, uint64_t order) {
     Completion c;
     c.candidate = submission.candidate;
     Slot* slot = nullptr;
@@ -108,7 +116,7 @@ class LocalExecutor : public Executor {
       }
       builds_.release();
       c.build_seconds = build.seconds;
-      slot = take_slot();
+      slot = take_slot(order);
       if (!slot) return forget();
       const auto start = std::chrono::steady_clock::now();
       c.report = early ? *early : slot->evaluator->evaluate_built(build);
@@ -130,15 +138,18 @@ class LocalExecutor : public Executor {
     changed_.notify_all();
   }
 
-  // A free device, or null once cancelled.
-  Slot* take_slot() {
+  // A free device once no candidate submitted earlier waits for one, or null once cancelled.
+  Slot* take_slot(uint64_t order) {
     std::unique_lock lock(mutex_);
+    waiting_for_slot_.insert(order);
     Slot* free = nullptr;
     changed_.wait(lock, [&] {
       const auto it = std::find_if(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.busy; });
       free = it == slots_.end() ? nullptr : &*it;
-      return cancelled_ || free;
+      return cancelled_ || (free && *waiting_for_slot_.begin() == order);
     });
+    waiting_for_slot_.erase(order);
+    changed_.notify_all();  // the next in order may take another free device
     if (cancelled_) return nullptr;
     free->busy = true;
     return free;
@@ -164,6 +175,8 @@ class LocalExecutor : public Executor {
   std::condition_variable changed_;
   std::vector<Completion> done_;
   int outstanding_ = 0;
+  uint64_t submitted_ = 0;
+  std::set<uint64_t> waiting_for_slot_;  // built candidates' submission orders
   bool cancelled_ = false;
 };
 

@@ -27,6 +27,14 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 BIN=$PREFIX/bin
 "$BIN/ksearch" paths | tee "$OUT/paths.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee "$OUT/gpu.txt"
+# A task's run: its state into search.log, its best kernel exported to /tmp/runs/kernels/TASK/, and the run
+# folders packed after every task, so that a call cut short keeps what finished.
+show_and_export() {
+  "$BIN/ksearch" show /tmp/runs/search-$1 2>&1 | tee -a "$OUT/search.log" | tail -25
+  rm -rf /tmp/runs/kernels/$1; mkdir -p /tmp/runs/kernels/$1
+  "$BIN/ksearch" export /tmp/runs/search-$1 --out /tmp/runs/kernels/$1/ 2>&1 | tee -a "$OUT/search.log"
+  tar czf "$OUT/runs.tgz" -C /tmp runs
+}
 for stage in "$@"; do
   case $stage in
     tests)
@@ -58,24 +66,18 @@ print(sys.argv[2], j["status"], "wall", sys.argv[3], "s |", " ".join(f"{k} {v:.1
         t=${spec%%:*}; SECONDS=0
         timeout ${SEARCH_TIMEOUT:-300} "$BIN/ksearch" resume /tmp/runs/search-$t 2>> "$OUT/search.log"
         echo "resume $t: exit $? in ${SECONDS}s" | tee -a "$OUT/search.log"
-        "$BIN/ksearch" show /tmp/runs/search-$t 2>&1 | tee -a "$OUT/search.log" | tail -25
-        rm -rf /tmp/runs/kernels/$t; mkdir -p /tmp/runs/kernels/$t
-        "$BIN/ksearch" export /tmp/runs/search-$t --out /tmp/runs/kernels/$t/ 2>&1 | tee -a "$OUT/search.log"
-        tar czf "$OUT/runs.tgz" -C /tmp runs
+        show_and_export $t
       done ;;
     search)  # each task's run folder and exported best kernel under /tmp/runs (packed into $OUT/runs.tgz)
       for spec in ${SEARCH_TASKS:-softmax selective_scan}; do  # TASK or TASK:MINUTES
         t=${spec%%:*}; minutes=${SEARCH_MINUTES:-2}; [[ $spec == *:* ]] && minutes=${spec#*:}
-        rm -rf /tmp/runs/search-$t /tmp/runs/kernels/$t
-        mkdir -p /tmp/runs/kernels/$t
+        rm -rf /tmp/runs/search-$t
         SECONDS=0
         timeout ${SEARCH_TIMEOUT:-300} "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-12} --minutes $minutes \
           --parallel ${SEARCH_PARALLEL:-4} ${SEARCH_FLAGS:-} --out /tmp/runs/search-$t --json > /tmp/runs/search-$t.json 2>> "$OUT/search.log"
         echo "search $t: exit $? in ${SECONDS}s" | tee -a "$OUT/search.log"
         cat /tmp/runs/search-$t.json; echo
-        "$BIN/ksearch" show /tmp/runs/search-$t 2>&1 | tee -a "$OUT/search.log" | tail -25
-        "$BIN/ksearch" export /tmp/runs/search-$t --out /tmp/runs/kernels/$t/ 2>&1 | tee -a "$OUT/search.log"
-        tar czf "$OUT/runs.tgz" -C /tmp runs  # after every task, so a call cut short keeps what finished
+        show_and_export $t
       done ;;
     cpusearch)  # cpu searches on this host's quiet cores, CPU_SEARCH_TASKS="TASK[@MARCH][:MINUTES] ...", each best re-evaluated
       for spec in ${CPU_SEARCH_TASKS:-attention}; do

@@ -9,20 +9,25 @@
 // Decode is memory-bound: K and V are read once per group (every query head of a GQA group is a row of the
 // m16n8k16 tiles, so the group's scores and P V run on tensor cores). Full bandwidth on an H200 (4.25 TB/s,
 // ~700 ns under load) needs ~3 MB in flight, ~23 KB per SM; a block keeps (DEC_STAGES - 1) x DEC_TK x 512 bytes
-// in flight (64 KB at the defaults), so even one block per SM on half the SMs streams at full rate.
+// in flight (64 KB at the defaults), so even one block per SM on half the SMs streams at full rate. The stages
+// arrive by TMA (one thread, four copies per stage, completing an mbarrier) in the 128-byte swizzle, which
+// ldmatrix reads without bank conflicts: per-thread 16-byte cp.async made twice the L2 requests of cuDNN's kernel.
 #include <cooperative_groups.h>
 
 #include "async_copy.cuh"
+#include "tma.cuh"
 
 constexpr int DEC_WARPS = 4;
 constexpr int DEC_THREADS = 32 * DEC_WARPS;
 constexpr int DEC_HB = 16;                  // query heads per block: the 16 rows of an MMA tile
 constexpr int DEC_KW = DEC_TK / DEC_WARPS;  // keys per warp and stage
-constexpr int DEC_LDS = D + 8;              // bf16 row stride (272 bytes): conflict-free ldmatrix and cp.async
 constexpr int DEC_LDO = D + 8;              // fp32 row stride of the warps' partial o: float2 stores of a warp
                                             // (8 rows x 4 lanes) hit each bank at most twice (two wavefronts)
-constexpr size_t DEC_STAGE_BYTES = size_t(2) * DEC_TK * DEC_LDS * sizeof(bf16);  // K and V of a stage
-constexpr size_t DEC_SMEM = DEC_STAGES * DEC_STAGE_BYTES;
+// A stage: K, then V, each two 64-column halves of DEC_TK 128-byte swizzled rows (tma.cuh's boxes).
+constexpr uint32_t DEC_TILE_BYTES = DEC_TK * D * sizeof(bf16), DEC_STAGE_BYTES = 2 * DEC_TILE_BYTES;
+// The stages (1024-aligned for the swizzle: the dynamic base is aligned up), then an mbarrier per stage.
+constexpr size_t DEC_STAGES_BYTES = size_t(DEC_STAGES) * DEC_STAGE_BYTES;
+constexpr size_t DEC_SMEM = 1024 + DEC_STAGES_BYTES + 8 * DEC_STAGES;
 // After the key loop the stage buffers hold each warp's partial (m, l, o), then the block's merged one.
 constexpr size_t DEC_MERGE_BYTES =
     (size_t(DEC_WARPS) * DEC_HB * (DEC_LDO + 2) + size_t(DEC_HB) * (D + 2)) * sizeof(float);
@@ -31,49 +36,44 @@ static_assert(DEC_KW % 16 == 0, "DEC_TK: 16 keys per warp at least (one k-step o
 static_assert(DEC_STAGES >= 2 && DEC_STAGES <= 4, "DEC_STAGES is 2 to 4");
 static_assert(DEC_CLUSTER >= 1 && DEC_CLUSTER <= 16, "DEC_CLUSTER: 16 blocks per cluster at most");
 static_assert(DEC_SMEM <= 227 * 1024, "decode stages: 227 KB of shared memory per block at most");
-static_assert(DEC_MERGE_BYTES <= DEC_SMEM, "the merge reuses the stage buffers");
-
-// Keys [j0, j0 + DEC_TK) of K and V into a stage, rows at or past `end` zero-filled (nothing read). Consecutive
-// threads copy consecutive 16-byte pieces of a row: coalesced, and 8 lanes store 128 contiguous bytes.
-__device__ __forceinline__ void decode_load_stage(bf16* Ks, bf16* Vs, const bf16* K, const bf16* V, int64_t j0,
-                                                  int64_t end) {
-#pragma unroll
-  for (int i = 0; i < DEC_TK * (D / 8) / DEC_THREADS; ++i) {
-    const int c = i * DEC_THREADS + int(threadIdx.x), r = c / (D / 8), col = (c % (D / 8)) * 8;
-    const bool ok = j0 + r < end;
-    const int64_t off = ok ? (j0 + r) * D + col : 0;
-    cp_async16_zfill(Ks + r * DEC_LDS + col, K + off, ok);
-    cp_async16_zfill(Vs + r * DEC_LDS + col, V + off, ok);
-  }
-}
+static_assert(DEC_MERGE_BYTES <= DEC_STAGES_BYTES, "the merge reuses the stage buffers");
+static_assert(DEC_TK <= 256, "a TMA box has at most 256 rows");
 
 // Grid (splits, hkv * head chunks, b), cluster (splits, 1, 1): block `split` takes keys [kb, ke) of its kv head,
 // in stages of DEC_TK keys, warp w the keys w*DEC_KW .. +DEC_KW-1 of each stage with its own online softmax over
 // the 16 head rows (rows >= hb have zero queries: finite scores, never written). Then the warps' partials merge
-// in the block, and the blocks' in the cluster: block c writes heads c, c + splits, ...
-__global__ void __launch_bounds__(DEC_THREADS) decode_split_kv(const bf16* __restrict__ q, const bf16* __restrict__ k,
-                                                               const bf16* __restrict__ v, bf16* __restrict__ o,
-                                                               int64_t hq, int64_t hkv, int64_t lk, int head_chunks,
-                                                               float scale_log2) {
+// in the block, and the blocks' in the cluster: block c writes heads c, c + splits, ... K and V come through the
+// tensor maps of [b * hkv][lk][D] (keys of a stage past ke are masked; past lk they arrive as zeros).
+__global__ void __launch_bounds__(DEC_THREADS) decode_split_kv(const bf16* __restrict__ q,
+                                                               const __grid_constant__ CUtensorMap k_map,
+                                                               const __grid_constant__ CUtensorMap v_map,
+                                                               bf16* __restrict__ o, int64_t hq, int64_t hkv,
+                                                               int64_t lk, int head_chunks, float scale_log2) {
   namespace cg = cooperative_groups;
-  extern __shared__ __align__(16) unsigned char smem[];
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + (((smem_u32(smem_raw) + 1023) & ~1023u) - smem_u32(smem_raw));
   const int tid = int(threadIdx.x), warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int splits = int(gridDim.x), split = int(blockIdx.x), hc = int(blockIdx.y) % head_chunks;
   const int64_t kh = blockIdx.y / head_chunks, bi = blockIdx.z, group = hq / hkv;
   const int64_t h_first = kh * group + hc * DEC_HB;
   const int hb = int(min(int64_t(DEC_HB), group - hc * DEC_HB));  // query heads h_first .. h_first + hb - 1
   const int64_t per = (lk + splits - 1) / splits, kb = min(lk, split * per), ke = min(lk, kb + per);
-  const int n_tiles = int((ke - kb + DEC_TK - 1) / DEC_TK);
-  const bf16* K = k + (bi * hkv + kh) * lk * D;
-  const bf16* V = v + (bi * hkv + kh) * lk * D;
-  auto stage_k = [&](int s) { return reinterpret_cast<bf16*>(smem + s * DEC_STAGE_BYTES); };
-  auto stage_v = [&](int s) { return stage_k(s) + DEC_TK * DEC_LDS; };
-
-#pragma unroll
-  for (int s = 0; s < DEC_STAGES - 1; ++s) {
-    if (s < n_tiles) decode_load_stage(stage_k(s), stage_v(s), K, V, kb + int64_t(s) * DEC_TK, ke);
-    cp_async_commit();
+  const int n_tiles = int((ke - kb + DEC_TK - 1) / DEC_TK), plane = int(bi * hkv + kh);
+  const uint32_t stages = smem_u32(smem), full = stages + uint32_t(DEC_STAGES_BYTES);  // full: mbarriers
+  auto stage_k = [&](int s) { return stages + s * DEC_STAGE_BYTES; };
+  // Tile `tile`'s keys into its stage, issued by thread 0.
+  auto load_stage = [&](int tile) {
+    const int st = tile % DEC_STAGES, j0 = int(kb) + tile * DEC_TK;
+    mbar_arrive_expect_bytes(full + 8 * st, DEC_STAGE_BYTES);
+    tma_load_rows<DEC_TK, D / 64>(stage_k(st), &k_map, j0, plane, full + 8 * st);
+    tma_load_rows<DEC_TK, D / 64>(stage_k(st) + DEC_TILE_BYTES, &v_map, j0, plane, full + 8 * st);
+  };
+  if (tid == 0) {
+    for (int s = 0; s < DEC_STAGES; ++s) mbar_init(full + 8 * s, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the TMA unit
+    for (int s = 0; s < DEC_STAGES - 1 && s < n_tiles; ++s) load_stage(s);
   }
+  __syncthreads();  // the barriers are initialized
   // A fragments of the 16 x 128 query tile (rows: heads), straight from global memory while the stages load.
   const bf16* Q = q + (bi * hq + h_first) * D;
   auto q_pair = [&](int row, int col) {
@@ -92,22 +92,27 @@ __global__ void __launch_bounds__(DEC_THREADS) decode_split_kv(const bf16* __res
 #pragma unroll
   for (int nb = 0; nb < D / 8; ++nb) acc[nb][0] = acc[nb][1] = acc[nb][2] = acc[nb][3] = 0.0f;
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows g, g + 8: max (log2 units), this lane's sum
-  // ldmatrix rows of this lane: K as in the prefill (key lane & 7, dims 8*(lane >> 3) of a 32-dim slice: b0, b1
-  // of 16-dim chunks 2ks and 2ks+1), V transposed (key lane & 15, dims 8*(lane >> 4) of a 16-dim slice).
-  const int k_off = warp * DEC_KW * DEC_LDS + (lane & 7) * DEC_LDS + (lane >> 3) * 8;
-  const int v_off = warp * DEC_KW * DEC_LDS + (lane & 15) * DEC_LDS + (lane >> 4) * 8;
+  // ldmatrix rows of this lane, byte offsets in the swizzled tiles (16-byte unit u of key row r sits at unit
+  // u ^ (r % 8), and r % 8 = lane % 8 in both): K as in the prefill (key lane & 7, dims 8*(lane >> 3) of a 32-dim
+  // slice: b0, b1 of 16-dim chunks 2ks and 2ks+1; slice ks is unit 4 (ks % 2) + (lane >> 3) of half ks / 2), V
+  // transposed (key lane & 15, dims 8*(lane >> 4) of a 16-dim slice n2: unit 2 (n2 % 4) + (lane >> 4) of half
+  // n2 / 4). The units' XOR with a slice's constant bits is taken once per lane here.
+  const int k_row = (warp * DEC_KW + (lane & 7)) * 128, v_row = (warp * DEC_KW + (lane & 15)) * 128;
+  int k_unit[2], v_unit[4];
+#pragma unroll
+  for (int i = 0; i < 2; ++i) k_unit[i] = ((4 * i + (lane >> 3)) ^ (lane & 7)) * 16;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v_unit[i] = ((2 * i + (lane >> 4)) ^ (lane & 7)) * 16;
 
   for (int tile = 0; tile < n_tiles; ++tile) {
-    cp_async_wait<DEC_STAGES - 2>();  // this thread's pieces of stage `tile` have landed
-    __syncthreads();                  // everyone's have; and every warp is done with the buffer refilled now
+    mbar_wait(full + 8 * (tile % DEC_STAGES), (tile / DEC_STAGES) & 1);  // stage `tile` has landed
+    __syncthreads();  // and every warp is done with the buffer refilled now (that of tile - 1)
     const int next = tile + DEC_STAGES - 1;
-    if (next < n_tiles)
-      decode_load_stage(stage_k(next % DEC_STAGES), stage_v(next % DEC_STAGES), K, V, kb + int64_t(next) * DEC_TK, ke);
-    cp_async_commit();
+    if (tid == 0 && next < n_tiles) load_stage(next);
     const int64_t jw = kb + int64_t(tile) * DEC_TK + warp * DEC_KW;  // the warp's first key
     if (jw >= ke) continue;
-    const bf16* Kt = stage_k(tile % DEC_STAGES) + k_off;
-    const bf16* Vt = stage_v(tile % DEC_STAGES) + v_off;
+    const unsigned char* Kt = smem + (tile % DEC_STAGES) * DEC_STAGE_BYTES;
+    const unsigned char* Vt = Kt + DEC_TILE_BYTES;
     float s[DEC_KW / 8][4];
 #pragma unroll
     for (int nb = 0; nb < DEC_KW / 8; ++nb) s[nb][0] = s[nb][1] = s[nb][2] = s[nb][3] = 0.0f;
@@ -116,7 +121,7 @@ __global__ void __launch_bounds__(DEC_THREADS) decode_split_kv(const bf16* __res
 #pragma unroll
       for (int nb = 0; nb < DEC_KW / 8; ++nb) {
         uint32_t b[4];
-        ldsm_x4(b, Kt + nb * 8 * DEC_LDS + ks * 32);
+        ldsm_x4(b, Kt + (ks / 2) * DEC_TK * 128 + k_row + nb * 8 * 128 + k_unit[ks % 2]);
         mma16816(s[nb], qa[2 * ks], b[0], b[1]);
         mma16816(s[nb], qa[2 * ks + 1], b[2], b[3]);
       }
@@ -168,7 +173,7 @@ __global__ void __launch_bounds__(DEC_THREADS) decode_split_kv(const bf16* __res
 #pragma unroll
       for (int n2 = 0; n2 < D / 16; ++n2) {
         uint32_t b[4];
-        ldsm_x4_trans(b, Vt + kk * 16 * DEC_LDS + n2 * 16);
+        ldsm_x4_trans(b, Vt + (n2 / 4) * DEC_TK * 128 + v_row + kk * 16 * 128 + v_unit[n2 % 4]);
         mma16816(acc[2 * n2], a, b[0], b[1]);
         mma16816(acc[2 * n2 + 1], a, b[2], b[3]);
       }
@@ -182,8 +187,7 @@ __global__ void __launch_bounds__(DEC_THREADS) decode_split_kv(const bf16* __res
   float* bo = wl + DEC_WARPS * DEC_HB;            // [DEC_HB][D]: the block's partial, weights relative to bm
   float* bm = bo + DEC_HB * D;                    // [DEC_HB]
   float* bl = bm + DEC_HB;                        // [DEC_HB]
-  cp_async_wait<0>();
-  __syncthreads();  // every warp is done with the stages
+  __syncthreads();  // every warp is done with the stages (every stage loaded was waited for)
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
 #pragma unroll
@@ -241,9 +245,13 @@ __global__ void __launch_bounds__(DEC_THREADS) decode_split_kv(const bf16* __res
 }
 
 // Splits: as many blocks per head as one wave of resident blocks holds, at most DEC_CLUSTER and one stage of keys
-// each. Launches on `stream`; returns the launch's error.
-inline cudaError_t launch_decode_split(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq,
-                                       int64_t hkv, int64_t lk, float scale_log2, cudaStream_t stream) {
+// each. Launches on `stream`; false where the driver refuses a tensor map or the launch fails (the caller falls
+// back).
+inline bool launch_decode_split(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq,
+                                int64_t hkv, int64_t lk, float scale_log2, cudaStream_t stream) {
+  CUtensorMap k_map, v_map;
+  if (!tensor_map_rows(&k_map, k, b * hkv, lk, D, DEC_TK) || !tensor_map_rows(&v_map, v, b * hkv, lk, D, DEC_TK))
+    return false;
   int dev = 0, sms = 132;
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
@@ -277,5 +285,9 @@ inline cudaError_t launch_decode_split(const bf16* q, const bf16* k, const bf16*
     int fits = 0;
     if (cudaOccupancyMaxActiveClusters(&fits, decode_split_kv, &config) != cudaSuccess || fits == 0) shape(8);
   }
-  return cudaLaunchKernelEx(&config, decode_split_kv, q, k, v, o, hq, hkv, lk, int(chunks), scale_log2);
+  if (cudaLaunchKernelEx(&config, decode_split_kv, q, k_map, v_map, o, hq, hkv, lk, int(chunks), scale_log2) ==
+      cudaSuccess)
+    return true;
+  cudaGetLastError();  // the caller's fallback runs instead: the failed launch's error is not the call's
+  return false;
 }

@@ -140,10 +140,8 @@ extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, 
                           int64_t lq, int64_t lk, int64_t d, int32_t causal, cudaStream_t stream) {
   if (b * hq * lq == 0 || launch_rows_fallback(q, k, v, o, b, hq, hkv, lq, lk, d, causal, stream)) return;
   const float scale_log2 = 1.4426950408889634f / sqrtf(float(d));
-  if (lq == 1 && lk > 0) {  // a single query sees every key, causal or not
-    launch_decode_split(q, k, v, o, b, hq, hkv, lk, scale_log2, stream);
-    return;
-  }
+  // A single query sees every key, causal or not.
+  if (lq == 1 && lk > 0 && launch_decode_split(q, k, v, o, b, hq, hkv, lk, scale_log2, stream)) return;
   const dim3 grid(unsigned((lq + BQ - 1) / BQ), unsigned(hq), unsigned(b));
   flash_prefill<<<grid, WARPS * 32, 0, stream>>>(q, k, v, o, hq, hkv, lq, lk, causal, scale_log2);
 }

@@ -461,10 +461,9 @@ extern "C" void attention(const bf16* q, const bf16* k, const bf16* v, bf16* o, 
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
   cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
   const float scale_log2 = 1.4426950408889634f / sqrtf(float(d));
-  if (lq == 1 && lk > 0 && major >= 9 && d == D) {  // a single query sees every key, causal or not
-    launch_decode_split(q, k, v, o, b, hq, hkv, lk, scale_log2, stream);
+  // A single query sees every key, causal or not.
+  if (lq == 1 && lk > 0 && major >= 9 && d == D && launch_decode_split(q, k, v, o, b, hq, hkv, lk, scale_log2, stream))
     return;
-  }
   const bool hopper = lq > 1 && major == 9 && minor == 0;
   if (hopper && d == 128 && launch_wgmma_prefill<128>(q, k, v, o, b, hq, hkv, lq, lk, causal, scale_log2, dev, stream)) return;
   if (hopper && d == 64 && launch_wgmma_prefill<64>(q, k, v, o, b, hq, hkv, lq, lk, causal, scale_log2, dev, stream)) return;

@@ -71,7 +71,7 @@ print(sys.argv[2], j["status"], "wall", sys.argv[3], "s |", " ".join(f"{k} {v:.1
     search)  # each task's run folder and exported best kernel under /tmp/runs (packed into $OUT/runs.tgz)
       for spec in ${SEARCH_TASKS:-softmax selective_scan}; do  # TASK or TASK:MINUTES
         t=${spec%%:*}; minutes=${SEARCH_MINUTES:-2}; [[ $spec == *:* ]] && minutes=${spec#*:}
-        rm -rf /tmp/runs/search-$t
+        rm -rf /tmp/runs/search-$t; mkdir -p /tmp/runs
         SECONDS=0
         timeout ${SEARCH_TIMEOUT:-300} "$BIN/ksearch" run --task $t --backend cuda --rounds ${SEARCH_ROUNDS:-12} --minutes $minutes \
           --parallel ${SEARCH_PARALLEL:-4} ${SEARCH_FLAGS:-} --out /tmp/runs/search-$t --json > /tmp/runs/search-$t.json 2>> "$OUT/search.log"

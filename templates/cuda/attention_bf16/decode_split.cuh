@@ -9,7 +9,7 @@
 // Decode is memory-bound: K and V are read once per group (every query head of a GQA group is a row of the
 // m16n8k16 tiles, so the group's scores and P V run on tensor cores). Full bandwidth on an H200 (4.25 TB/s,
 // ~700 ns under load) needs ~3 MB in flight, ~23 KB per SM; a block keeps (DEC_STAGES - 1) x DEC_TK x 512 bytes
-// in flight (64 KB at the defaults), so even one block per SM on half the SMs streams at full rate. The stages
+// in flight (128 KB at the defaults), so even one block per SM on half the SMs streams at full rate. The stages
 // arrive by TMA (one thread, four copies per stage, completing an mbarrier) in the 128-byte swizzle, which
 // ldmatrix reads without bank conflicts: per-thread 16-byte cp.async made twice the L2 requests of cuDNN's kernel.
 #include <cooperative_groups.h>

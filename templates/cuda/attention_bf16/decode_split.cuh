@@ -250,7 +250,9 @@ __global__ void __launch_bounds__(DEC_THREADS) decode_split_kv(const bf16* __res
 inline bool launch_decode_split(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq,
                                 int64_t hkv, int64_t lk, float scale_log2, cudaStream_t stream) {
   CUtensorMap k_map, v_map;
-  if (!tensor_map_rows(&k_map, k, b * hkv, lk, D, DEC_TK) || !tensor_map_rows(&v_map, v, b * hkv, lk, D, DEC_TK))
+  constexpr auto once = CU_TENSOR_MAP_L2_PROMOTION_NONE;  // every key is read once
+  if (!tensor_map_rows(&k_map, k, b * hkv, lk, D, DEC_TK, once) ||
+      !tensor_map_rows(&v_map, v, b * hkv, lk, D, DEC_TK, once))
     return false;
   int dev = 0, sms = 132;
   cudaGetDevice(&dev);

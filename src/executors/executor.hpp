@@ -52,8 +52,11 @@ class Executor {
   virtual bool attach(const Submission& submission, const std::string& handle) = 0;
   // Waits up to `timeout` for evaluations to finish and returns those that did (none on timeout).
   virtual std::vector<Completion> collect(std::chrono::milliseconds timeout) = 0;
-  // Stops every outstanding evaluation; their results are never collected.
+  // Stops every outstanding evaluation. Those that cannot be interrupted (a local measurement already on
+  // its device) still finish and `collect` returns them while `finishing` counts them; the others'
+  // results are never collected.
   virtual void cancel_all() = 0;
+  virtual int finishing() const { return 0; }
 };
 
 // What a factory gets: the run an executor evaluates for.

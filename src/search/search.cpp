@@ -638,12 +638,16 @@ void Search::record(const executors::Completion& done) {
           std::string(status_name(report.status)), report.speedup_vs_seed, false});
 }
 
-// The time budget holds inside a round too: what has not come back is cancelled and recorded as not run.
+// The time budget holds inside a round too: what has not come back is cancelled and recorded as not run,
+// except the measurements already on a device, which finish anyway and are kept.
 void Search::cancel_in_flight() {
   executor_->cancel_all();
   queue_.clear();
-  evaluating_.clear();
   waiting_.clear();
+  while (executor_->finishing() > 0)
+    for (const auto& done : executor_->collect(std::chrono::milliseconds(100))) record(done);
+  for (const auto& done : executor_->collect(std::chrono::milliseconds(0))) record(done);
+  evaluating_.clear();
   for (const auto& round : state_.in_flight)
     for (int64_t id : round.candidates)
       if (!store_.candidate(id)->evaluated()) record_not_run(id);

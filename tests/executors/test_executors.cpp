@@ -1,6 +1,7 @@
 // Executors: the per-device timing lock, the local executor spreading evaluations over device
-// slots (cpu: slots sharing the machine) in submission order, the job files a batch executor's node evaluates, and
-// option errors. The Slurm executor itself runs against a real Slurm in slurm_cluster.sh.
+// slots (cpu: slots sharing the machine) in submission order and keeping the measurement under way when
+// cancelled, the job files a batch executor's node evaluates, and option errors. The Slurm executor itself
+// runs against a real Slurm in slurm_cluster.sh.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -120,6 +121,30 @@ TEST(LocalExecutor, BuiltCandidatesTakeTheDeviceInSubmissionOrder) {
       order.push_back(done.candidate);
     }
   EXPECT_EQ(order, (std::vector<int64_t>{1, 6, 5, 4, 3, 2}));
+}
+
+TEST(LocalExecutor, CancellingKeepsTheMeasurementOnTheDevice) {
+  Fixture f;
+  auto executor = executors::make_executor({}, f.env("cancel"));  // one device slot
+  // Candidate 1 (about a second per call) is being measured when the run is cancelled: its device time is
+  // spent either way, so it finishes and is collected; candidate 2, built and waiting for the slot, is not.
+  executor->submit({1, tiny_source(600)});
+  std::this_thread::sleep_for(1500ms);
+  executor->submit({2, tiny_source(2)});
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_EQ(executor->finishing(), 0);  // nothing is cancelled yet
+  executor->cancel_all();
+  EXPECT_EQ(executor->finishing(), 1);
+  std::vector<int64_t> collected;
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (executor->finishing() > 0 && std::chrono::steady_clock::now() < deadline)
+    for (const auto& done : executor->collect(100ms)) {
+      EXPECT_EQ(done.report.status, Status::passed) << done.report.message;
+      collected.push_back(done.candidate);
+    }
+  for (const auto& done : executor->collect(0ms)) collected.push_back(done.candidate);
+  EXPECT_EQ(collected, (std::vector<int64_t>{1}));
+  EXPECT_EQ(executor->outstanding(), 0);
 }
 
 TEST(LocalExecutor, BrokenCandidateIsAReportNotAnException) {

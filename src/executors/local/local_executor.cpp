@@ -83,12 +83,16 @@ class LocalExecutor : public Executor {
     return done;
   }
 
-  // Evaluations already on a device finish (a runner is not interrupted mid-measurement); the
-  // others stop before their next step.
+  // Evaluations already on a device finish (a runner is not interrupted mid-measurement) and are
+  // collected: the device's time is spent either way. The others stop before their next step.
   void cancel_all() override {
     std::lock_guard lock(mutex_);
     cancelled_ = true;
     changed_.notify_all();
+  }
+  int finishing() const override {
+    std::lock_guard lock(mutex_);
+    return cancelled_ ? on_device_ : 0;
   }
 
  private:
@@ -129,8 +133,11 @@ class LocalExecutor : public Executor {
       c.report.message = std::string("evaluation failed: ") + e.what();
     }
     std::lock_guard lock(mutex_);
-    if (slot) slot->busy = false;
-    if (cancelled_) {
+    if (slot) {
+      slot->busy = false;
+      --on_device_;
+    }
+    if (cancelled_ && !slot) {
       --outstanding_;
     } else {
       done_.push_back(std::move(c));
@@ -152,6 +159,7 @@ class LocalExecutor : public Executor {
     changed_.notify_all();  // the next in order may take another free device
     if (cancelled_) return nullptr;
     free->busy = true;
+    ++on_device_;
     return free;
   }
 
@@ -175,6 +183,7 @@ class LocalExecutor : public Executor {
   std::condition_variable changed_;
   std::vector<Completion> done_;
   int outstanding_ = 0;
+  int on_device_ = 0;  // evaluations holding a slot
   uint64_t submitted_ = 0;
   std::set<uint64_t> waiting_for_slot_;  // built candidates' submission orders
   bool cancelled_ = false;

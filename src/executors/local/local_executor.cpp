@@ -90,9 +90,9 @@ class LocalExecutor : public Executor {
     cancelled_ = true;
     changed_.notify_all();
   }
-  int finishing() const override {
+  int finishing() const override {  // the evaluations holding a device
     std::lock_guard lock(mutex_);
-    return cancelled_ ? on_device_ : 0;
+    return cancelled_ ? int(std::count_if(slots_.begin(), slots_.end(), [](const Slot& s) { return s.busy; })) : 0;
   }
 
  private:
@@ -133,10 +133,7 @@ class LocalExecutor : public Executor {
       c.report.message = std::string("evaluation failed: ") + e.what();
     }
     std::lock_guard lock(mutex_);
-    if (slot) {
-      slot->busy = false;
-      --on_device_;
-    }
+    if (slot) slot->busy = false;
     if (cancelled_ && !slot) {
       --outstanding_;
     } else {
@@ -159,7 +156,6 @@ class LocalExecutor : public Executor {
     changed_.notify_all();  // the next in order may take another free device
     if (cancelled_) return nullptr;
     free->busy = true;
-    ++on_device_;
     return free;
   }
 
@@ -183,7 +179,6 @@ class LocalExecutor : public Executor {
   std::condition_variable changed_;
   std::vector<Completion> done_;
   int outstanding_ = 0;
-  int on_device_ = 0;  // evaluations holding a slot
   uint64_t submitted_ = 0;
   std::set<uint64_t> waiting_for_slot_;  // built candidates' submission orders
   bool cancelled_ = false;

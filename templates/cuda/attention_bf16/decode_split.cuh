@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(DEC_THREADS) decode_split_kv(const bf16* __res
   };
   if (tid == 0) {
     for (int s = 0; s < DEC_STAGES; ++s) mbar_init(full + 8 * s, 1);
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the TMA unit
+    fence_mbarrier_init();
     for (int s = 0; s < DEC_STAGES - 1 && s < n_tiles; ++s) load_stage(s);
   }
   __syncthreads();  // the barriers are initialized

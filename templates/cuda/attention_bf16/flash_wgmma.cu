@@ -368,7 +368,7 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
       mbar_init(bars.empty_k(s), 128 * WGS);
       mbar_init(bars.empty_v(s), 128 * WGS);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the TMA unit
+    fence_mbarrier_init();
   }
   __syncthreads();  // the barriers are initialized (the last block-wide barrier: the roles part here)
   if (wg == WGS) {  // the producer warpgroup: one thread issues every copy

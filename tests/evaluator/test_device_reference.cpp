@@ -163,6 +163,16 @@ TEST(ReferenceCache, RoundTripsExactlyAndStoresFloatValuesAsFloats) {
   std::sort(sizes.begin(), sizes.end());
   const uintmax_t header = sizeof(uint64_t) + 1;
   EXPECT_EQ(sizes, (std::vector<uintmax_t>{header + 4 * sizeof(float), header + 4 * sizeof(double)}));
+  // The same task with an input drawn from another distribution (changed in memory, as a test may) has inputs of
+  // its own, so its references are computed, not read from the file's.
+  Task wider = task;
+  wider.inputs.front().dist.b *= 8;
+  EXPECT_EQ(cached_reference_outputs(wider, w, 1, [&] {
+              ++computed;
+              return ReferenceOutputs{doubles};
+            })[0],
+            doubles);
+  EXPECT_EQ(computed, 3);
   setenv("KSEARCH_CACHE_DIR", previous.c_str(), 1);
   fs::remove_all(private_cache);
 }

@@ -5,6 +5,7 @@
 #define BKV64 192
 #define STAGES 3
 #define PERSIST 1
+#define SPEC 1
 #define DEC_TK 128
 #define DEC_STAGES 3
 #define DEC_CLUSTER 8
@@ -16,9 +17,9 @@
 constexpr int D = 128;        // decode_split.cuh's head size; the prefill below is compiled for HD = 64 and 128
 constexpr int BQ = 64 * WGS;  // query rows per block, 64 per consumer warpgroup
 // Keys per K/V tile at head size HD: BKV at 128, BKV64 at 64. A tile of 192 keys takes 96 registers of S and 48 of
-// P per thread, which only two consumer warpgroups have room for (WGS 3 takes 128).
+// P per thread, which only two consumer warpgroups without SPEC's second P have room for (else 128: it would spill).
 template <int HD>
-constexpr int KV_KEYS = HD == 64 ? (WGS == 2 ? BKV64 : 128) : BKV;
+constexpr int KV_KEYS = HD == 64 ? (WGS == 2 && !SPEC ? BKV64 : 128) : BKV;
 // WGS consumer warpgroups and one producer warpgroup that only loads (FA3's warp specialization).
 constexpr int NT = 128 * (WGS + 1);  // threads per block
 // A persistent block (PERSIST) keeps two Q buffers, so that the next work tile's Q loads during the current one.
@@ -43,6 +44,7 @@ static_assert(BKV == 64 || BKV == 128, "BKV is 64 or 128");
 static_assert(BKV64 == 128 || BKV64 == 192, "BKV64 is 128 or 192");
 static_assert(WGS == 2 || WGS == 3, "WGS is 2 or 3");
 static_assert(STAGES == 2 || STAGES == 3, "STAGES is 2 or 3");
+static_assert(SPEC == 0 || SPEC == 1, "SPEC is 0 or 1");
 
 // S (64 x keys) = Q_wg K^T over the HD / 16 16-dim steps: step ks is 32 bytes into half ks / 4 of both tiles.
 template <int HD>
@@ -121,30 +123,33 @@ __device__ __forceinline__ float row_max(const float (&s)[KEYS / 2], int first) 
 
 // A row's new reference from the tile's maximum mx (raw units): returns O's rescale factor (1 where it stays).
 // Selects, not a branch: the two rows of a thread differ.
-__device__ __forceinline__ float move_reference(float& m, float mx, float scale_log2) {
+__device__ __forceinline__ float move_reference(float& m, float mx, float scale_log2, float headroom) {
   const float top = mx * scale_log2;
-  const bool moved = top > m + kHeadroomLog2;  // (a row with no visible key yet keeps -inf)
+  const bool moved = top > m + headroom;  // (a row with no visible key yet keeps -inf)
   const float c = fast_exp2(m - top);         // 0 from -inf
   m = moved ? top : m;
   return moved ? c : 1.0f;
 }
 
-// S_j (keys j0 ..) -> P_j in place: masks past lim on edge tiles, the references moved over the quad's maxima, one
-// FFMA + EX2 per element (a row with no visible key yet keeps base 0: p = 0, not NaN). Returns O's rescale factors
-// in c_a, c_b.
+// Keys past a row's last (lim) on an edge tile get S = -inf.
 template <int HD>
-__device__ __forceinline__ void softmax_step(float (&s)[KV_KEYS<HD> / 2], RowState<HD>& st, int j0, bool edge, int t,
-                                             float scale_log2, float& c_a, float& c_b) {
+__device__ __forceinline__ void mask_tile(float (&s)[KV_KEYS<HD> / 2], const RowState<HD>& st, int j0, int t) {
+#pragma unroll
+  for (int nb = 0; nb < KV_KEYS<HD> / 8; ++nb)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int j = j0 + nb * 8 + 2 * t + (e & 1);
+      if (j > (e < 2 ? st.lim_a : st.lim_b)) s[4 * nb + e] = -INFINITY;
+    }
+}
+
+// S_j (masked) -> P_j in place: the references moved over the quad's maxima where a row's exceeds its own by more
+// than headroom, one FFMA + EX2 per element (a row with no visible key yet keeps base 0: p = 0, not NaN). Returns
+// O's rescale factors in c_a, c_b.
+template <int HD>
+__device__ __forceinline__ void softmax_step(float (&s)[KV_KEYS<HD> / 2], RowState<HD>& st, float scale_log2,
+                                             float headroom, float& c_a, float& c_b) {
   constexpr int KEYS = KV_KEYS<HD>;
-  if (edge) {
-#pragma unroll
-    for (int nb = 0; nb < KEYS / 8; ++nb)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int j = j0 + nb * 8 + 2 * t + (e & 1);
-        if (j > (e < 2 ? st.lim_a : st.lim_b)) s[4 * nb + e] = -INFINITY;
-      }
-  }
   // Row a's elements are s[4 nb], s[4 nb + 1], row b's s[4 nb + 2], s[4 nb + 3].
   float mx_a = fmaxf(row_max<KEYS>(s, 0), row_max<KEYS>(s, 4));
   float mx_b = fmaxf(row_max<KEYS>(s, 2), row_max<KEYS>(s, 6));
@@ -153,8 +158,8 @@ __device__ __forceinline__ void softmax_step(float (&s)[KV_KEYS<HD> / 2], RowSta
     mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, off));
     mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, off));
   }
-  c_a = move_reference(st.m_a, mx_a, scale_log2);
-  c_b = move_reference(st.m_b, mx_b, scale_log2);
+  c_a = move_reference(st.m_a, mx_a, scale_log2, headroom);
+  c_b = move_reference(st.m_b, mx_b, scale_log2, headroom);
   const float base_a = st.m_a == -INFINITY ? 0.0f : st.m_a, base_b = st.m_b == -INFINITY ? 0.0f : st.m_b;
   st.l_a *= c_a;
   st.l_b *= c_b;
@@ -194,6 +199,40 @@ __device__ __forceinline__ void pack_probabilities(const float (&s)[KEYS / 2], u
     p[kk][2] = pack_bf16(s[8 * kk + 4], s[8 * kk + 5]);
     p[kk][3] = pack_bf16(s[8 * kk + 6], s[8 * kk + 7]);
   }
+}
+
+// S_j (masked) -> P_j as bf16 A fragments in pn, speculatively (SPEC): the exps with the rows' current references
+// first, and the maxima only where that fails. A thread's partial row sum of at most 2^8 bounds each of its p by
+// the lazy rescale's headroom, so the tile stands as computed (the vote's comparisons also catch inf and NaN);
+// otherwise, and on a row's first tile (reference -inf), the warp takes softmax_step, with the references moved to
+// the maxima (headroom 0), so that the next tiles pass again. Skips the maxima's instructions and their latency
+// before the first exp on nearly every tile.
+template <int HD>
+__device__ __forceinline__ void softmax_speculative(float (&s)[KV_KEYS<HD> / 2], uint32_t (&pn)[KV_KEYS<HD> / 16][4],
+                                                    RowState<HD>& st, float scale_log2, float& c_a, float& c_b) {
+  constexpr int KEYS = KV_KEYS<HD>;
+  if (!__any_sync(0xffffffffu, st.m_a == -INFINITY || st.m_b == -INFINITY)) {
+    float l_a = 0.0f, l_b = 0.0f;
+#pragma unroll
+    for (int kk = 0; kk < KEYS / 16; ++kk) {
+      float e[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) e[i] = fast_exp2(fmaf(s[8 * kk + i], scale_log2, -(i % 4 < 2 ? st.m_a : st.m_b)));
+      l_a += (e[0] + e[1]) + (e[4] + e[5]);
+      l_b += (e[2] + e[3]) + (e[6] + e[7]);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) pn[kk][i] = pack_bf16(e[2 * i], e[2 * i + 1]);
+    }
+    constexpr float bound = float(1 << int(kHeadroomLog2));
+    if (!__any_sync(0xffffffffu, !(l_a <= bound && l_b <= bound))) {
+      st.l_a += l_a;
+      st.l_b += l_b;
+      c_a = c_b = 1.0f;
+      return;
+    }
+  }
+  softmax_step(s, st, scale_log2, 0.0f, c_a, c_b);
+  pack_probabilities<KEYS>(s, pn);
 }
 
 template <int HD>
@@ -321,14 +360,26 @@ __device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<
     wgmma_wait<1>();  // S_jt has landed; P_jt-1 V_jt-1 may still run
     pin_registers(s);
     tiles.done_k(j);
+    if (jt >= first_edge) mask_tile(s, st, j0, t);
     float c_a, c_b;
-    softmax_step(s, st, j0, jt >= first_edge, t, scale_log2, c_a, c_b);
+    uint32_t pn[KEYS / 16][4];  // (SPEC) P_jt, while P_jt-1 is still read
+    if (SPEC)
+      softmax_speculative(s, pn, st, scale_log2, c_a, c_b);
+    else
+      softmax_step(s, st, scale_log2, kHeadroomLog2, c_a, c_b);
     wgmma_wait<0>();  // O and P belong to the running wgmma until it completes
     pin_registers(st.acc);
     pin_registers(p);
     if (jt > 0) tiles.done_v(j - 1);
     rescale_output(st, c_a, c_b);
-    pack_probabilities<KEYS>(s, p);
+    if (SPEC) {
+#pragma unroll
+      for (int kk = 0; kk < KEYS / 16; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) p[kk][i] = pn[kk][i];
+    } else {
+      pack_probabilities<KEYS>(s, p);
+    }
   }
   if (blk.n_tiles > 0) {  // the last P V
     const int j = it0 + blk.n_tiles - 1;

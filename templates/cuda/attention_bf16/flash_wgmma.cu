@@ -2,7 +2,6 @@
 // Knobs: ksearch replaces each #define below with the value it tries (flash_wgmma.toml lists them).
 #define WGS 2
 #define BKV 128
-#define BKV64 192
 #define STAGES 3
 #define PERSIST 1
 #define SPEC 1
@@ -16,10 +15,6 @@
 
 constexpr int D = 128;        // decode_split.cuh's head size; the prefill below is compiled for HD = 64 and 128
 constexpr int BQ = 64 * WGS;  // query rows per block, 64 per consumer warpgroup
-// Keys per K/V tile at head size HD: BKV at 128, BKV64 at 64. A tile of 192 keys takes 96 registers of S and 48 of
-// P per thread, which only two consumer warpgroups without SPEC's second P have room for (else 128: it would spill).
-template <int HD>
-constexpr int KV_KEYS = HD == 64 ? (WGS == 2 && !SPEC ? BKV64 : 128) : BKV;
 // WGS consumer warpgroups and one producer warpgroup that only loads (FA3's warp specialization).
 constexpr int NT = 128 * (WGS + 1);  // threads per block
 // A persistent block (PERSIST) keeps two Q buffers, so that the next work tile's Q loads during the current one.
@@ -29,7 +24,7 @@ constexpr int Q_BUFFERS = PERSIST ? 2 : 1;
 // align the dynamic base. STAGES is a maximum: one fewer where that many would not fit.
 template <int HD>
 struct PrefillSmem {
-  static constexpr uint32_t Q_BYTES = BQ * HD * 2, KV_BYTES = KV_KEYS<HD> * HD * 2, BARRIER_BYTES = 128;
+  static constexpr uint32_t Q_BYTES = BQ * HD * 2, KV_BYTES = BKV * HD * 2, BARRIER_BYTES = 128;
   static constexpr size_t bytes(int stages) {
     return 1024 + Q_BUFFERS * size_t(Q_BYTES) + 2 * stages * size_t(KV_BYTES) + BARRIER_BYTES;
   }
@@ -41,31 +36,28 @@ struct PrefillSmem {
 // Registers per thread after setmaxnreg: the loads need few; the consumers take the rest of the 64K.
 constexpr int PRODUCER_REGS = WGS == 2 ? 40 : 32, CONSUMER_REGS = WGS == 2 ? 232 : 160;
 static_assert(BKV == 64 || BKV == 128, "BKV is 64 or 128");
-static_assert(BKV64 == 128 || BKV64 == 192, "BKV64 is 128 or 192");
 static_assert(WGS == 2 || WGS == 3, "WGS is 2 or 3");
 static_assert(STAGES == 2 || STAGES == 3, "STAGES is 2 or 3");
 static_assert(SPEC == 0 || SPEC == 1, "SPEC is 0 or 1");
 
-// S (64 x keys) = Q_wg K^T over the HD / 16 16-dim steps: step ks is 32 bytes into half ks / 4 of both tiles.
+// S (64 x BKV) = Q_wg K^T over the HD / 16 16-dim steps: step ks is 32 bytes into half ks / 4 of both tiles.
 template <int HD>
-__device__ __forceinline__ void issue_qk(float (&s)[KV_KEYS<HD> / 2], uint32_t q_tile, uint32_t k_tile) {
+__device__ __forceinline__ void issue_qk(float (&s)[BKV / 2], uint32_t q_tile, uint32_t k_tile) {
 #pragma unroll
   for (int ks = 0; ks < HD / 16; ++ks) {
     const uint64_t dq = sw128_desc(q_tile + (ks / 4) * BQ * 128 + (ks % 4) * 32, 16, 1024);
-    const uint64_t dk = sw128_desc(k_tile + (ks / 4) * KV_KEYS<HD> * 128 + (ks % 4) * 32, 16, 1024);
+    const uint64_t dk = sw128_desc(k_tile + (ks / 4) * BKV * 128 + (ks % 4) * 32, 16, 1024);
     wgmma_ss(s, dq, dk, ks > 0);
   }
 }
 
 // O (64 x HD) += P V: P from registers (the S accumulator layout is the A layout of P), V read transposed from its
-// swizzled tile (keys along rows: 16 keys are 2048 bytes; the 64-dim halves are keys * 128 bytes apart).
+// swizzled tile (keys along rows: 16 keys are 2048 bytes; the 64-dim halves are BKV * 128 bytes apart).
 template <int HD>
-__device__ __forceinline__ void issue_pv(float (&acc)[HD / 2], const uint32_t (&p)[KV_KEYS<HD> / 16][4],
-                                         uint32_t v_tile) {
-  constexpr int KEYS = KV_KEYS<HD>;
+__device__ __forceinline__ void issue_pv(float (&acc)[HD / 2], const uint32_t (&p)[BKV / 16][4], uint32_t v_tile) {
 #pragma unroll
-  for (int kk = 0; kk < KEYS / 16; ++kk)
-    wgmma_rs_tb(acc, p[kk], sw128_desc(v_tile + kk * 16 * 128, KEYS * 128, 1024), 1);
+  for (int kk = 0; kk < BKV / 16; ++kk)
+    wgmma_rs_tb(acc, p[kk], sw128_desc(v_tile + kk * 16 * 128, BKV * 128, 1024), 1);
 }
 
 // One work tile: a query tile of BQ rows of one head; the keys it sees are [0, kv_end), n_tiles tiles.
@@ -89,7 +81,7 @@ __device__ __forceinline__ PrefillBlock prefill_block(int hq, int hkv, int lq, i
   blk.q0 = tile * BQ;
   blk.shift = lk - lq;
   const int kv_end = causal ? min(lk, min(lq - 1, blk.q0 + BQ - 1) + blk.shift + 1) : lk;
-  blk.n_tiles = kv_end > 0 ? (kv_end + KV_KEYS<HD> - 1) / KV_KEYS<HD> : 0;
+  blk.n_tiles = kv_end > 0 ? (kv_end + BKV - 1) / BKV : 0;
   return blk;
 }
 
@@ -107,10 +99,10 @@ struct RowState {
 // no row of the warp moves, which is most of them once the first tiles have set the maxima.
 constexpr float kHeadroomLog2 = 8.0f;
 
-// The maximum of a row's KEYS / 4 elements of s (stride 4 from first) as a tree: a chain of fmaxf would put KEYS / 4
+// The maximum of a row's BKV / 4 elements of s (stride 4 from first) as a tree: a chain of fmaxf would put BKV / 4
 // dependent instructions on the path from S to the exps.
-template <int KEYS, int N = KEYS / 16>
-__device__ __forceinline__ float row_max(const float (&s)[KEYS / 2], int first) {
+template <int N>
+__device__ __forceinline__ float row_max(const float (&s)[BKV / 2], int first) {
   float m[N];
 #pragma unroll
   for (int i = 0; i < N; ++i) m[i] = fmaxf(s[first + 4 * (2 * i)], s[first + 4 * (2 * i) + 1]);
@@ -133,9 +125,9 @@ __device__ __forceinline__ float move_reference(float& m, float mx, float scale_
 
 // Keys past a row's last (lim) on an edge tile get S = -inf.
 template <int HD>
-__device__ __forceinline__ void mask_tile(float (&s)[KV_KEYS<HD> / 2], const RowState<HD>& st, int j0, int t) {
+__device__ __forceinline__ void mask_tile(float (&s)[BKV / 2], const RowState<HD>& st, int j0, int t) {
 #pragma unroll
-  for (int nb = 0; nb < KV_KEYS<HD> / 8; ++nb)
+  for (int nb = 0; nb < BKV / 8; ++nb)
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int j = j0 + nb * 8 + 2 * t + (e & 1);
@@ -147,12 +139,11 @@ __device__ __forceinline__ void mask_tile(float (&s)[KV_KEYS<HD> / 2], const Row
 // than headroom, one FFMA + EX2 per element (a row with no visible key yet keeps base 0: p = 0, not NaN). Returns
 // O's rescale factors in c_a, c_b.
 template <int HD>
-__device__ __forceinline__ void softmax_step(float (&s)[KV_KEYS<HD> / 2], RowState<HD>& st, float scale_log2,
+__device__ __forceinline__ void softmax_step(float (&s)[BKV / 2], RowState<HD>& st, float scale_log2,
                                              float headroom, float& c_a, float& c_b) {
-  constexpr int KEYS = KV_KEYS<HD>;
   // Row a's elements are s[4 nb], s[4 nb + 1], row b's s[4 nb + 2], s[4 nb + 3].
-  float mx_a = fmaxf(row_max<KEYS>(s, 0), row_max<KEYS>(s, 4));
-  float mx_b = fmaxf(row_max<KEYS>(s, 2), row_max<KEYS>(s, 6));
+  float mx_a = fmaxf(row_max<BKV / 16>(s, 0), row_max<BKV / 16>(s, 4));
+  float mx_b = fmaxf(row_max<BKV / 16>(s, 2), row_max<BKV / 16>(s, 6));
 #pragma unroll
   for (int off = 1; off < 4; off <<= 1) {  // a row's keys are spread over the 4 lanes of a quad
     mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, off));
@@ -164,7 +155,7 @@ __device__ __forceinline__ void softmax_step(float (&s)[KV_KEYS<HD> / 2], RowSta
   st.l_a *= c_a;
   st.l_b *= c_b;
 #pragma unroll
-  for (int nb = 0; nb < KEYS / 8; ++nb) {
+  for (int nb = 0; nb < BKV / 8; ++nb) {
     s[4 * nb] = fast_exp2(fmaf(s[4 * nb], scale_log2, -base_a));
     s[4 * nb + 1] = fast_exp2(fmaf(s[4 * nb + 1], scale_log2, -base_a));
     s[4 * nb + 2] = fast_exp2(fmaf(s[4 * nb + 2], scale_log2, -base_b));
@@ -190,10 +181,9 @@ __device__ __forceinline__ void rescale_output(RowState<HD>& st, float c_a, floa
 
 // P_j as bf16 A fragments: keys 16kk .. 16kk+15 are S blocks 2kk (a0 row g, a1 row g+8) and 2kk+1 (a2, a3). Only
 // once the previous P V has completed.
-template <int KEYS>
-__device__ __forceinline__ void pack_probabilities(const float (&s)[KEYS / 2], uint32_t (&p)[KEYS / 16][4]) {
+__device__ __forceinline__ void pack_probabilities(const float (&s)[BKV / 2], uint32_t (&p)[BKV / 16][4]) {
 #pragma unroll
-  for (int kk = 0; kk < KEYS / 16; ++kk) {
+  for (int kk = 0; kk < BKV / 16; ++kk) {
     p[kk][0] = pack_bf16(s[8 * kk], s[8 * kk + 1]);
     p[kk][1] = pack_bf16(s[8 * kk + 2], s[8 * kk + 3]);
     p[kk][2] = pack_bf16(s[8 * kk + 4], s[8 * kk + 5]);
@@ -208,13 +198,12 @@ __device__ __forceinline__ void pack_probabilities(const float (&s)[KEYS / 2], u
 // the maxima (headroom 0), so that the next tiles pass again. Skips the maxima's instructions and their latency
 // before the first exp on nearly every tile.
 template <int HD>
-__device__ __forceinline__ void softmax_speculative(float (&s)[KV_KEYS<HD> / 2], uint32_t (&pn)[KV_KEYS<HD> / 16][4],
+__device__ __forceinline__ void softmax_speculative(float (&s)[BKV / 2], uint32_t (&pn)[BKV / 16][4],
                                                     RowState<HD>& st, float scale_log2, float& c_a, float& c_b) {
-  constexpr int KEYS = KV_KEYS<HD>;
   if (!__any_sync(0xffffffffu, st.m_a == -INFINITY || st.m_b == -INFINITY)) {
     float l_a = 0.0f, l_b = 0.0f;
 #pragma unroll
-    for (int kk = 0; kk < KEYS / 16; ++kk) {
+    for (int kk = 0; kk < BKV / 16; ++kk) {
       float e[8];
 #pragma unroll
       for (int i = 0; i < 8; ++i) e[i] = fast_exp2(fmaf(s[8 * kk + i], scale_log2, -(i % 4 < 2 ? st.m_a : st.m_b)));
@@ -232,7 +221,7 @@ __device__ __forceinline__ void softmax_speculative(float (&s)[KV_KEYS<HD> / 2],
     }
   }
   softmax_step(s, st, scale_log2, 0.0f, c_a, c_b);
-  pack_probabilities<KEYS>(s, pn);
+  pack_probabilities(s, pn);
 }
 
 template <int HD>
@@ -318,11 +307,10 @@ struct TileHandover {
 };
 
 // The first of a warpgroup's K/V tiles that needs masks (keys past lk, or causal keys past a row's diagonal);
-// every later one needs them too. Tile jt holds keys jt KEYS .. jt KEYS + KEYS - 1, row i sees keys <= i + shift.
-template <int KEYS>
+// every later one needs them too. Tile jt holds keys jt BKV .. jt BKV + BKV - 1, row i sees keys <= i + shift.
 __device__ __forceinline__ int first_masked_tile(const PrefillBlock& blk, int wq0, int lk, int causal) {
-  const int past_end = lk / KEYS;
-  return causal ? min(past_end, max(0, wq0 + blk.shift + 1) / KEYS) : past_end;
+  const int past_end = lk / BKV;
+  return causal ? min(past_end, max(0, wq0 + blk.shift + 1) / BKV) : past_end;
 }
 
 // Each warpgroup's loop over a work tile's K/V tiles, FA3's intra-warpgroup pipelining: per tile jt, S_jt and then
@@ -337,15 +325,14 @@ template <int HD, typename AfterFirstIssue>
 __device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<HD>& st, const PrefillBlock& blk,
                                               uint32_t q_tile, int it0, int lk, int causal, int wq0, float scale_log2,
                                               AfterFirstIssue&& after_first_issue) {
-  constexpr int KEYS = KV_KEYS<HD>;
-  const int t = (int(threadIdx.x) % 32) % 4, first_edge = first_masked_tile<KEYS>(blk, wq0, lk, causal);
-  uint32_t p[KEYS / 16][4];  // P_jt-1 as bf16 A fragments, read by its wgmma until the wait
+  const int t = (int(threadIdx.x) % 32) % 4, first_edge = first_masked_tile(blk, wq0, lk, causal);
+  uint32_t p[BKV / 16][4];  // P_jt-1 as bf16 A fragments, read by its wgmma until the wait
   if (blk.n_tiles == 0) after_first_issue();
   for (int jt = 0; jt < blk.n_tiles; ++jt) {
-    const int j0 = jt * KEYS, j = it0 + jt;
+    const int j0 = jt * BKV, j = it0 + jt;
     tiles.wait_k(j);
     tiles.issue_begin();
-    float s[KEYS / 2];
+    float s[BKV / 2];
     wgmma_fence();
     issue_qk<HD>(s, q_tile, tiles.k_tile(j));
     wgmma_commit();
@@ -362,7 +349,7 @@ __device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<
     tiles.done_k(j);
     if (jt >= first_edge) mask_tile(s, st, j0, t);
     float c_a, c_b;
-    uint32_t pn[KEYS / 16][4];  // (SPEC) P_jt, while P_jt-1 is still read
+    uint32_t pn[BKV / 16][4];  // (SPEC) P_jt, while P_jt-1 is still read
     if (SPEC)
       softmax_speculative(s, pn, st, scale_log2, c_a, c_b);
     else
@@ -374,11 +361,11 @@ __device__ __forceinline__ void consume_tiles(TileHandover<HD>& tiles, RowState<
     rescale_output(st, c_a, c_b);
     if (SPEC) {
 #pragma unroll
-      for (int kk = 0; kk < KEYS / 16; ++kk)
+      for (int kk = 0; kk < BKV / 16; ++kk)
 #pragma unroll
         for (int i = 0; i < 4; ++i) p[kk][i] = pn[kk][i];
     } else {
-      pack_probabilities<KEYS>(s, p);
+      pack_probabilities(s, p);
     }
   }
   if (blk.n_tiles > 0) {  // the last P V
@@ -415,7 +402,6 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
   using Smem = PrefillSmem<HD>;
   constexpr int KV_STAGES = Smem::KV_STAGES;
   constexpr uint32_t KV_BYTES = Smem::KV_BYTES;
-  constexpr int KEYS = KV_KEYS<HD>;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t raw = smem_u32(smem_raw), Qs = (raw + 1023) & ~1023u, Ks = Qs + Q_BUFFERS * Smem::Q_BYTES;
   const uint32_t Vs = Ks + KV_STAGES * KV_BYTES, Bars = Vs + KV_STAGES * KV_BYTES;
@@ -450,10 +436,10 @@ __global__ void __launch_bounds__(NT, 1) flash_wgmma_prefill(const __grid_consta
         const int s = j % KV_STAGES, phase = ((j / KV_STAGES) + 1) & 1;
         if (j >= KV_STAGES) mbar_wait(bars.empty_k(s), phase);
         mbar_arrive_expect_bytes(bars.full_k(s), KV_BYTES);
-        tma_load_rows<KEYS, HD / 64>(Ks + s * KV_BYTES, &k_map, jt * KEYS, blk.kv_plane, bars.full_k(s));
+        tma_load_rows<BKV, HD / 64>(Ks + s * KV_BYTES, &k_map, jt * BKV, blk.kv_plane, bars.full_k(s));
         if (j >= KV_STAGES) mbar_wait(bars.empty_v(s), phase);
         mbar_arrive_expect_bytes(bars.full_v(s), KV_BYTES);
-        tma_load_rows<KEYS, HD / 64>(Vs + s * KV_BYTES, &v_map, jt * KEYS, blk.kv_plane, bars.full_v(s));
+        tma_load_rows<BKV, HD / 64>(Vs + s * KV_BYTES, &v_map, jt * BKV, blk.kv_plane, bars.full_v(s));
       }
     }
     return;
@@ -497,8 +483,8 @@ template <int HD>
 bool launch_wgmma_prefill(const bf16* q, const bf16* k, const bf16* v, bf16* o, int64_t b, int64_t hq, int64_t hkv,
                           int64_t lq, int64_t lk, int32_t causal, float scale_log2, int dev, cudaStream_t stream) {
   CUtensorMap q_map, k_map, v_map, o_map;  // O: each consumer warpgroup stores its 64 rows
-  if (!tensor_map_rows(&q_map, q, b * hq, lq, HD, BQ) || !tensor_map_rows(&k_map, k, b * hkv, lk, HD, KV_KEYS<HD>) ||
-      !tensor_map_rows(&v_map, v, b * hkv, lk, HD, KV_KEYS<HD>) || !tensor_map_rows(&o_map, o, b * hq, lq, HD, 64))
+  if (!tensor_map_rows(&q_map, q, b * hq, lq, HD, BQ) || !tensor_map_rows(&k_map, k, b * hkv, lk, HD, BKV) ||
+      !tensor_map_rows(&v_map, v, b * hkv, lk, HD, BKV) || !tensor_map_rows(&o_map, o, b * hq, lq, HD, 64))
     return false;
   const int q_tiles = int((lq + BQ - 1) / BQ), work_tiles = int(b * hq) * q_tiles;
   int grid = work_tiles;

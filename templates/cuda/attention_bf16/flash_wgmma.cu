@@ -118,7 +118,7 @@ __device__ __forceinline__ float row_max(const float (&s)[BKV / 2], int first) {
 __device__ __forceinline__ float move_reference(float& m, float mx, float scale_log2, float headroom) {
   const float top = mx * scale_log2;
   const bool moved = top > m + headroom;  // (a row with no visible key yet keeps -inf)
-  const float c = fast_exp2(m - top);         // 0 from -inf
+  const float c = fast_exp2(m - top);     // 0 from -inf
   m = moved ? top : m;
   return moved ? c : 1.0f;
 }

@@ -16,7 +16,8 @@ repetition, median of the repetitions, spread = (p90 - p10) / median. The conten
 side: BENCH_ROUNDS rounds (default 5), each calling every one of them in turn for its share of the repetitions.
 
 Some tasks have further baselines beside PyTorch (the scan: a chunked parallel scan in Triton,
-bench/cuda/triton_scan.py, its block sizes tuned here first), checked and timed the same way.
+bench/cuda/triton_scan.py, its block sizes tuned here first), checked and timed the same way
+(BENCH_BASELINES=0 leaves them out, for comparing variants of our own kernels).
 --ceilings takes the ceilings ksearch measured on this GPU (its cache's ceilings/cuda-*.json) and adds
 ksearch's roofline per case: the largest of bytes / bandwidth, FLOP / matrix rate and
 transcendentals / exp rate, as the evaluator computes it.
@@ -46,6 +47,7 @@ props = torch.cuda.get_device_properties(0)
 L2 = getattr(props, "L2_cache_size", 60 << 20)
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 HOLD_CYCLES = int(os.environ.get("BENCH_HOLD_CYCLES", "400000"))  # about 0.2 ms at the H200's clocks
+BASELINES = os.environ.get("BENCH_BASELINES", "1") != "0"  # 0: PyTorch alone (comparing variants of our own kernels)
 flush_buf = torch.empty(max(2 * L2, 128 << 20), dtype=torch.uint8, device=dev)
 
 
@@ -248,7 +250,7 @@ def scan_cases():
         nbytes = 4 * (4 * b * d * l + 2 * b * n * l + d * n + 2 * d)
         inputs = (u, delta, A, B, C, D, z, bias)
         baselines = {}
-        if (triton_fn := tuned_triton_scan(inputs)) is not None:
+        if BASELINES and (triton_fn := tuned_triton_scan(inputs)) is not None:
             baselines["triton chunked scan"] = triton_fn
         out.append(dict(name=f"selective_scan fp32 b{b} d{d} l{l}", bytes=nbytes, flops=9 * b * d * l * n,
                         transcendentals=b * d * l * (n + 3),

@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <stdint.h>
 
+#include "../common/mbarrier.cuh"
 #include "mma_bf16.cuh"
 
 // Host: the tensor map of a [planes][rows][cols] bf16 tensor (cols a multiple of 64, 16-byte aligned), boxes of
@@ -19,34 +20,6 @@ inline bool tensor_map_rows(CUtensorMap* map, const bf16* base, int64_t planes, 
   return cuTensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<bf16*>(base), dims, strides, box,
                                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                 promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
-// mbarriers (shared memory, 8 bytes): arrivals and transferred bytes complete a phase; waiters spin on its parity.
-__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// Makes this thread's mbarrier initializations visible to the TMA unit (before the block's first barrier).
-__device__ __forceinline__ void fence_mbarrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-// Arrives and announces `bytes` that TMA copies will deliver to this phase.
-__device__ __forceinline__ void mbar_arrive_expect_bytes(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-// Arrives as `count` threads at once.
-__device__ __forceinline__ void mbar_arrive_count(uint32_t bar, int count) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint32_t bar, int parity) {
-  asm volatile(
-      "{\n.reg .pred done;\nWAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
 }
 
 // Rows row0 .. row0+ROWS-1 of plane `plane` into `tile` as HALVES boxes of 64 columns (half h at tile + h * ROWS *
@@ -76,7 +49,5 @@ __device__ __forceinline__ void tma_store_rows(const CUtensorMap* map, uint32_t 
                  : "memory");
   asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
 }
-// Makes this thread's shared-memory writes visible to the TMA unit (the async proxy).
-__device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 // Waits until the calling thread's bulk stores have read their shared memory (it may then be overwritten).
 __device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }

@@ -13,6 +13,7 @@
 #define PIPE 1
 #define PF 2
 #define CMIN 512
+#define TMA 1
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -156,6 +157,119 @@ __host__ __device__ constexpr int red_channel_floats() {
   return L * (OWN * L + 4) + ((OWN * L - L * (OWN * L + 4)) % 32 + 32) % 32;
 }
 
+// The per-warp dt/du rows are padded to this many floats past the tile: the CW channels' rows then lie L banks
+// apart, so that the lanes' own-step writes (a half warp: every channel, 16 / CW lanes x 8 bytes each) and the
+// float4 broadcasts that read them are free of bank conflicts (padded by 4, the writes took 4 wavefronts
+// instead of 2 on the H200 at 8 lanes per channel).
+template <int L>
+__host__ __device__ constexpr int row_pad() {
+  return L < 4 ? 4 : L;
+}
+
+// log2 L: the levels of the reduction over a channel's lanes.
+template <int L>
+__host__ __device__ constexpr int log2_lanes() {
+  return L >= 16 ? 4 : L >= 8 ? 3 : L >= 4 ? 2 : L / 2;
+}
+
+// The lane's channel c and state index j (states j, j + L, ...): lane bit 0 is a channel bit and lane bit 1 a
+// state bit, so that shared memory, which returns a float4 to a warp at twice the rate when lanes n and n ^ 1 or
+// n and n ^ 2 read the same address, pairs the reads of both the B/C rows (lanes n, n ^ 1: one state, two
+// channels) and the dt/du rows (n, n ^ 2: one channel). With c = lane / L neither B/C load was paired: the L1
+// data pipe ran at 91% with the MUFU at 46%.
+template <int L>
+__device__ __forceinline__ void lane_roles(int lane, int& c, int& j) {
+  constexpr int CW = 32 / L, LCW = 5 - log2_lanes<L>();
+  c = (lane & 1) | ((lane >> 2) & (CW / 2 - 1)) << 1;
+  j = ((lane >> 1) & 1) | (lane >> (LCW + 1)) << 1;
+}
+
+// One step of the lane's S states: h = 2^(dt a2) h + du B (the exp on the FMA pipe where `poly`); returns the
+// lane's part of C.h (0 where C is not needed).
+template <int S, bool WITH_C>
+__device__ __forceinline__ float step_states(float (&h)[S], const float (&a2)[S], float dt, float du, const float (&Bv)[S],
+                                             const float (&Cv)[S], bool poly) {
+  float sum = 0.0f;
+#pragma unroll
+  for (int k = 0; k < S; ++k) {
+    const float e = dt * a2[k];
+    const float da = poly ? ex2_poly(e) : ex2_mufu(e);
+    h[k] = fmaf(da, h[k], du * Bv[k]);
+    if (WITH_C) sum = fmaf(h[k], Cv[k], sum);
+  }
+  return sum;
+}
+
+// Four steps of the lane's states from the channel's dt and dt*u rows at `dt`, `du` (float4 broadcasts) and the
+// lane's B/C values of those steps (Bq, Cq: [state][step]); the partials into part[0..4). m0: the first step's
+// index in its sub-block (EXPP's polynomial steps are m % 8 < EXPP).
+template <int S, bool WITH_C>
+__device__ __forceinline__ void step_group(float (&h)[S], const float (&a2)[S], const float* dt, const float* du,
+                                           const float (&Bq)[S][4], const float (&Cq)[S][4], float* part, int m0) {
+  float dts[4], dus[4];
+  load_shared<4>(dts, dt);
+  load_shared<4>(dus, du);
+#pragma unroll
+  for (int x = 0; x < 4; ++x) {
+    float Bv[S], Cv[S];
+#pragma unroll
+    for (int k = 0; k < S; ++k) Bv[k] = Bq[k][x], Cv[k] = Cq[k][x];
+    part[x] = step_states<S, WITH_C>(h, a2, dts[x], dus[x], Bv, Cv, (m0 + x) % 8 < EXPP);
+  }
+}
+
+// A sub-block's partials a[0..G) (one per step: the lane's part of C.h) summed over the channel's L lanes: after
+// it a[x] is the full C.h of step OWN j + x. RED = 0: a transposed butterfly: at distance o the lane keeps the half
+// of its (2 OWN o)-vector that bit o of j selects and sends the other half (G - OWN shuffles per G steps instead of
+// G log2 L). RED = 1: through the channel's rows `cb` in shared memory: each lane stores its G partials, then sums
+// the L partials of its own OWN steps (G / 4 + L accesses and (L - 1) OWN adds, against about 4 G instructions for
+// the butterfly, but twice its shared-memory traffic).
+template <int L, int G>
+__device__ __forceinline__ void reduce_partials(float (&a)[G], int j, float* cb) {
+  constexpr int LG = log2_lanes<L>(), LCW = 5 - LG;
+  if (RED) {
+    constexpr int RS = G + 4;
+#pragma unroll
+    for (int q = 0; q < G / 4; ++q)
+      *reinterpret_cast<float4*>(cb + j * RS + 4 * q) = make_float4(a[4 * q], a[4 * q + 1], a[4 * q + 2], a[4 * q + 3]);
+    __syncwarp();
+#pragma unroll
+    for (int x = 0; x < OWN; ++x) a[x] = 0.0f;
+#pragma unroll
+    for (int jp = 0; jp < L; ++jp) {
+      float p[OWN];
+      load_shared<OWN>(p, cb + jp * RS + OWN * j);
+#pragma unroll
+      for (int x = 0; x < OWN; ++x) a[x] += p[x];
+    }
+    __syncwarp();  // the next sub-block rewrites the rows
+  } else {
+#pragma unroll
+    for (int lv = LG - 1; lv >= 0; --lv) {  // counted, so it unrolls and a stays in registers
+      const int o = 1 << lv;
+      const bool upper = j & o;
+#pragma unroll
+      for (int x = 0; x < G / 2; ++x) {  // a constant bound unrolls; x < OWN o folds per level
+        if (x >= OWN * o) break;
+        const float lo = a[x], hi = a[x + OWN * o];  // selects on values, not on addresses
+        a[x] = (upper ? hi : lo) + __shfl_xor_sync(0xffffffffu, upper ? lo : hi, lane_of_state_bit<LCW>(lv));
+      }
+    }
+  }
+}
+
+// y of the lane's own OWN steps from their C.h sums a[0..OWN): D u added, gated by SiLU(z) where there is a z.
+template <int G>
+__device__ __forceinline__ void gate_steps(float (&out)[OWN], const float (&a)[G], float Dv, const float (&uu)[OWN],
+                                           const float (&zz)[OWN], bool has_z) {
+#pragma unroll
+  for (int x = 0; x < OWN; ++x) {
+    out[x] = fmaf(Dv, uu[x], a[x]);
+    // A select, not a branch, so the unrolled sub-blocks stay one block of code for the scheduler.
+    out[x] *= has_z ? silu(zz[x]) : 1.0f;
+  }
+}
+
 // One pass over time, no rescan: L lanes per channel, lane j holds states j, j + L, ... (S = N / L) in
 // registers. Time goes in tiles of SUB sub-blocks of G = OWN * L steps; in a sub-block lane j owns
 // steps OWN j .. OWN j + OWN - 1: it loads their u, delta, z (coalesced 8/16-byte loads, one tile ahead),
@@ -177,20 +291,17 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     float* __restrict__ ws) {
   constexpr int S = N / L, CW = 32 / L, G = OWN * L, T = SUB * G;
   constexpr int RU = PASS == 1 ? 1 : SUB;  // PASS 1 unrolled over sub-blocks hoists their loads and spills
-  constexpr int LG = L >= 16 ? 4 : L >= 8 ? 3 : L >= 4 ? 2 : L / 2, LCW = 5 - LG;  // log2 L, log2 CW
+  constexpr int LG = log2_lanes<L>(), LCW = 5 - LG;  // log2 L, log2 CW
   static_assert(G % 4 == 0, "sub-blocks are read in float4 groups of steps");
-  // Rows padded by 4 floats: the CW channels' float4 broadcasts fall in different banks.
-  __shared__ __align__(16) float sdt[WARPS][CW][T + 4], sdu[WARPS][CW][T + 4];
+  // Rows padded (row_pad): the CW channels' own-step writes and float4 broadcasts fall in different banks.
+  __shared__ __align__(16) float sdt[WARPS][CW][T + row_pad<L>()], sdu[WARPS][CW][T + row_pad<L>()];
   // Dynamic: RED's WARPS * CW * red_channel_floats<L>() floats, then BCS's bc_block_floats<N, L>().
   extern __shared__ __align__(16) float dyn[];
   float* sred = dyn;
   // A block holds channels of one (batch, group), so a warp's channels share their B/C rows.
-  // Lane bit 0 is a channel bit and lane bit 1 a state bit: shared memory returns a float4 to a warp at
-  // twice the rate when lanes n and n ^ 1 or n and n ^ 2 read the same address, which then holds for the
-  // B/C rows (lanes n, n ^ 1: one state, two channels) and for the dt/du rows (n, n ^ 2: one channel).
-  // With c = lane / L neither B/C load was paired: the L1 data pipe ran at 91% with the MUFU at 46%.
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int c = (lane & 1) | ((lane >> 2) & (CW / 2 - 1)) << 1, j = ((lane >> 1) & 1) | (lane >> (LCW + 1)) << 1;
+  int c, j;
+  lane_roles<L>(lane, c, j);
   const int nc = PASS ? (l + clen - 1) / clen : 1, zc = PASS == 1 ? nc - 1 : nc;  // chunks, chunks here
   const int chunk = PASS ? int(blockIdx.z % zc) : 0, tb = PASS ? chunk * clen : 0;
   const int te = PASS ? min(l, tb + clen) : l;  // this block's steps: tb .. te - 1
@@ -326,48 +437,9 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     // The y of sub-block r from the lanes' partials a: reduced over the L lanes, D and the gate applied
     // (its own steps' u and z: uu, zz), stored.
     auto finish = [&](int r, float(&a)[G], const float(&uu)[OWN], const float(&zz)[OWN]) {
-      if (RED) {
-        // Through shared memory: each lane stores its G partials, then sums the L partials of its own
-        // OWN steps: G / 4 + L accesses and (L - 1) OWN adds per sub-block, against about 4 G
-        // instructions for the butterfly, but twice its shared-memory traffic.
-        float* cb = sred + (warp * CW + c) * red_channel_floats<L>();
-        constexpr int RS = G + 4;
-#pragma unroll
-        for (int q = 0; q < G / 4; ++q)
-          *reinterpret_cast<float4*>(cb + j * RS + 4 * q) = make_float4(a[4 * q], a[4 * q + 1], a[4 * q + 2], a[4 * q + 3]);
-        __syncwarp();
-#pragma unroll
-        for (int x = 0; x < OWN; ++x) a[x] = 0.0f;
-#pragma unroll
-        for (int jp = 0; jp < L; ++jp) {
-          float p[OWN];
-          load_shared<OWN>(p, cb + jp * RS + OWN * j);
-#pragma unroll
-          for (int x = 0; x < OWN; ++x) a[x] += p[x];
-        }
-        __syncwarp();  // the next sub-block rewrites the rows
-      } else {
-        // Transposed butterfly: at distance o the lane keeps the half of its (2 OWN o)-vector that bit o
-        // of j selects and sends the other half; after distance 1, a[x] = y partial of step OWN j + x.
-#pragma unroll
-        for (int lv = LG - 1; lv >= 0; --lv) {  // counted, so it unrolls and a stays in registers
-          const int o = 1 << lv;
-          const bool upper = j & o;
-#pragma unroll
-          for (int x = 0; x < G / 2; ++x) {  // a constant bound unrolls; x < OWN o folds per level
-            if (x >= OWN * o) break;
-            const float lo = a[x], hi = a[x + OWN * o];  // selects on values, not on addresses
-            a[x] = (upper ? hi : lo) + __shfl_xor_sync(0xffffffffu, upper ? lo : hi, lane_of_state_bit<LCW>(lv));
-          }
-        }
-      }
+      reduce_partials<L>(a, j, sred + (warp * CW + c) * red_channel_floats<L>());
       float out[OWN];
-#pragma unroll
-      for (int x = 0; x < OWN; ++x) {
-        out[x] = fmaf(Dv, uu[x], a[x]);
-        // A select, not a branch, so the unrolled sub-blocks stay one block of code for the scheduler.
-        out[x] *= zr ? silu(zz[x]) : 1.0f;
-      }
+      gate_steps(out, a, Dv, uu, zz, zr != nullptr);
       if (active) store_steps<OWN, FULL>(yr, out, t0 + r * G + OWN * j, te);
     };
     // PIPE: in whole tiles sub-block r's reduction and epilogue follow sub-block r + 1's scan, so the
@@ -397,9 +469,6 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
 #pragma unroll
       for (int q = 0; q < G / 4; ++q) {
         const int o = r * G + 4 * q;
-        const float4 dt4 = *reinterpret_cast<const float4*>(wdt + o);
-        const float4 du4 = *reinterpret_cast<const float4*>(wdu + o);
-        const float dts[4] = {dt4.x, dt4.y, dt4.z, dt4.w}, dus[4] = {du4.x, du4.y, du4.z, du4.w};
         float Bq[S][4], Cq[S][4];
         if (!FIXED)
 #pragma unroll
@@ -412,19 +481,12 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
               if (PASS != 1) load_steps<4, FULL>(Cq[k], Cj + k * rs, t0 + o, te);
             }
           }
+        else
 #pragma unroll
-        for (int x = 0; x < 4; ++x) {
-          const int m = 4 * q + x;
-          float sum = 0.0f;
+          for (int k = 0; k < S; ++k)
 #pragma unroll
-          for (int k = 0; k < S; ++k) {
-            const float e = dts[x] * a2[k];
-            const float da = m % 8 < EXPP ? ex2_poly(e) : ex2_mufu(e);
-            h[k] = fmaf(da, h[k], dus[x] * (FIXED ? Bf[k] : Bq[k][x]));
-            if (PASS != 1) sum = fmaf(h[k], FIXED ? Cf[k] : Cq[k][x], sum);
-          }
-          part[m] = sum;
-        }
+            for (int x = 0; x < 4; ++x) Bq[k][x] = Bf[k], Cq[k][x] = Cf[k];
+        step_group<S, PASS != 1>(h, a2, wdt + o, wdu + o, Bq, Cq, part + 4 * q, 4 * q);
       }
       __syncwarp();  // the tile rows are read: prepare_rows rewrites them at the tile's end
       if (PASS == 1) continue;  // a summary has no y
@@ -474,6 +536,7 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     for (int k = 0; k < S; ++k) last_state[chan * N + j + L * k] = h[k];
 }
 
+#include "lanes_tma.cuh"
 #include "scan_generic.cuh"
 
 template <int N, int L>
@@ -488,7 +551,7 @@ void launch_lanes(const float* u, const float* delta, const float* A, const floa
   // The RED and BCS buffers may pass the 48 KiB a block gets by default (only then the extra call).
   const int bytes = int(sizeof(float)) * ((RED ? WARPS * CW * red_channel_floats<L>() : 0) +
                                           (BCS && bc_layout ? bc_block_floats<N, L>() : 0));
-  const bool big = bytes + 2 * WARPS * CW * (SUB * OWN * L + 4) * int(sizeof(float)) > 48 * 1024;
+  const bool big = bytes + 2 * WARPS * CW * (T + row_pad<L>()) * int(sizeof(float)) > 48 * 1024;
   // Thin grids (a quarter of the OCC warps per SM or fewer) leave the GPU idle while each warp runs its
   // serial chain of l steps: min(TCHUNKS, OCC sms / warps, l / CMIN) chunks of whole tiles fill it (two
   // passes, twice the exps, a chain of about 2 l / nc steps). Fewer than 4 chunks do not shorten the chain
@@ -522,6 +585,10 @@ void launch_lanes(const float* u, const float* delta, const float* A, const floa
         return;
       }
     }
+    if constexpr (TMA && !F && L <= 8)
+      if (vec && launch_lanes_tma<N, L>(u, delta, A, B, C, D, z, delta_bias, y, last_state, b, d, l, g, softplus, blocks,
+                                        stream))
+        return;
     go(scan_lanes<N, L, F, 0>, b, ws);
   };
   if (bc_layout) passes(Flag<false>());

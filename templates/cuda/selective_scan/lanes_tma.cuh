@@ -27,9 +27,10 @@ struct TmaLayout {
   // writes and the dt/du float4 broadcasts are conflict-free. A row set starts 128-byte aligned (the TMA's
   // destinations must).
   static constexpr int RU = T + row_pad<L>(), U_SET = (CW * RU + 31) / 32 * 32, U_TILE = 3 * U_SET;
-  static constexpr int U_OFFSET = TMA_BC_STAGES * BC_TILE, BAR_OFFSET = U_OFFSET + WARPS * TMA_U_STAGES * U_TILE;
-  // The mbarriers (8 bytes each): B/C full and empty per stage, then u full per warp and stage; 128 bytes of
-  // slack to align the base.
+  static constexpr int U_OFFSET = TMA_BC_STAGES * BC_TILE, RED_OFFSET = U_OFFSET + WARPS * TMA_U_STAGES * U_TILE;
+  // RED = 1: the reduction rows of every channel (as in scan_lanes); then the mbarriers (8 bytes each): B/C full
+  // and empty per stage, u full per warp and stage; 128 bytes of slack to align the base.
+  static constexpr int BAR_OFFSET = RED_OFFSET + (RED ? WARPS * CW * red_channel_floats<L>() : 0);
   static constexpr int BYTES = 4 * BAR_OFFSET + 8 * (2 * TMA_BC_STAGES + WARPS * TMA_U_STAGES) + 128;
 };
 
@@ -70,7 +71,7 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
   // The dynamic buffers from a 128-byte aligned base, as shared-memory addresses (the TMA's and mbarriers'
   // operands) and as pointers (the lanes' reads).
   const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(dyn_tma)), base = (raw + 127) & ~127u;
-  const float* fbase = dyn_tma + (base - raw) / 4;
+  float* fbase = dyn_tma + (base - raw) / 4;
   const uint32_t bars = base + 4 * Lay::BAR_OFFSET;
   auto bc_full = [&](int s) { return bars + 8 * s; };
   auto bc_empty = [&](int s) { return bars + 8 * (TMA_BC_STAGES + s); };
@@ -132,7 +133,7 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
   };
   // Sub-block r of tile t: y of the lane's own steps from the partials a (u and z from the tile's rows).
   auto finish = [&](int t, int r, float(&a)[G]) {
-    reduce_partials<L>(a, j, nullptr);
+    reduce_partials<L>(a, j, fbase + Lay::RED_OFFSET + (warp * CW + c) * red_channel_floats<L>());
     const float* ur = u_rows(t) + c * RU + r * G + OWN * j;
     float uu[OWN], zz[OWN], out[OWN];
     load_shared<OWN>(uu, ur);

@@ -665,13 +665,21 @@ const std::map<std::string, double>& Evaluator::seed_times() {
                               .substr(0, 24);
   const fs::path dir = options_.seed_timings_dir.empty() ? cache_subdir("seed-timings") : options_.seed_timings_dir;
   const fs::path file = dir / ("seed-timings-" + task_.name + "-" + backend_.name() + "-" + key + ".json");
-  std::map<std::string, double> times;
+  // Entries are keyed by the workload's name and generation spec (Task::generation_spec), so that a workload changed
+  // in memory is timed again instead of compared with the file's.
+  auto entry_key = [&](const Workload& w) { return w.name + "@" + sha256_hex(task_.generation_spec(w)).substr(0, 16); };
+  std::map<std::string, double> stored;
   if (fs::exists(file)) {
     auto j = nlohmann::json::parse(read_file(file), nullptr, false);
-    if (j.is_object()) times = j.get<std::map<std::string, double>>();
+    if (j.is_object()) stored = j.get<std::map<std::string, double>>();
   }
+  std::map<std::string, double> times;
   bool complete = true;
-  for (const Workload* w : selected_workloads()) complete = complete && times.count(w->name);
+  for (const Workload* w : selected_workloads()) {
+    const auto it = stored.find(entry_key(*w));
+    if (it != stored.end()) times[w->name] = it->second;
+    else complete = false;
+  }
   if (!complete) {
     spdlog::debug("timing the seed of {} on {} (not cached)", task_.name, backend_.name());
     EvalOptions seed_options = options_;
@@ -680,10 +688,13 @@ const std::map<std::string, double>& Evaluator::seed_times() {
     Evaluator seed_evaluator(task_, backend_, seed_options);
     EvalReport seed_report = seed_evaluator.evaluate(seed_source);
     for (const auto& wr : seed_report.workloads)
-      if (wr.status == Status::passed && wr.timing.samples > 0) times[wr.name] = wr.timing.median;
+      if (wr.status == Status::passed && wr.timing.samples > 0) {
+        times[wr.name] = wr.timing.median;
+        stored[entry_key(task_.workload(wr.name))] = wr.timing.median;
+      }
     if (seed_report.status != Status::passed)
       spdlog::warn("the seed kernel of task '{}' does not pass on {}: {}", task_.name, backend_.name(), seed_report.message);
-    write_file_atomic(file, nlohmann::json(times).dump(2));
+    write_file_atomic(file, nlohmann::json(stored).dump(2));
   }
   seed_times_ = times;
   return *seed_times_;

@@ -2,7 +2,6 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -152,15 +151,9 @@ ReferenceOutputs reference_outputs(const Task& task, const Workload& workload, u
 
 ReferenceOutputs cached_reference_outputs(const Task& task, const Workload& workload, uint64_t seed,
                                           const std::function<ReferenceOutputs()>& compute) {
-  std::string axes, inputs;
-  for (const auto& [k, v] : task.bindings(workload)) axes += fmt::format("{}={};", k, v);
-  // The inputs' specs as the generator reads them, not only the file's hash: a task changed in memory (a test's
-  // wider distribution, say) must not read the outputs of the file's inputs.
-  for (const auto& t : task.inputs)
-    inputs += fmt::format("{}:{}:{}:{}:{}:{}:{};", t.name, dtype_name(t.dtype), fmt::join(t.shape, ","), t.optional,
-                          t.dist.kind, t.dist.a, t.dist.b);
-  const std::string material = fmt::format("{}|{}|{}|{}|{}|inputs v{}|file v{}", task.content_hash, workload.name, axes,
-                                           inputs, seed, kInputGeneratorVersion, kCacheFileVersion);
+  const std::string material =
+      fmt::format("{}|{}|{}|{}|inputs v{}|file v{}", task.content_hash, workload.name, task.generation_spec(workload), seed,
+                  kInputGeneratorVersion, kCacheFileVersion);
   const std::string key = sha256_hex(material).substr(0, 32);
   const fs::path file = cache_subdir("references/" + task.name) / (key + ".bin");
 

@@ -1,6 +1,7 @@
 #include "tasks/task.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -75,6 +76,17 @@ std::map<std::string, double> Task::bindings(const Workload& w) const {
     for (const auto& t : *list)
       if (t.optional) values["has_" + t.name] = w.absent.count(t.name) ? 0.0 : 1.0;
   return values;
+}
+
+std::string Task::generation_spec(const Workload& w) const {
+  std::string spec;
+  for (const auto& t : inputs)
+    spec += fmt::format("{}:{}:{}:{}:{}:{}:{};", t.name, dtype_name(t.dtype), fmt::join(t.shape, ","), t.optional,
+                        t.dist.kind, t.dist.a, t.dist.b);
+  spec += "|";
+  for (const auto& [k, v] : bindings(w)) spec += fmt::format("{}={};", k, v);
+  for (const auto& [tensor, shape] : w.shapes) spec += fmt::format("{}[{}];", tensor, fmt::join(shape, ","));
+  return spec;
 }
 
 std::optional<std::vector<int64_t>> Task::shape_of(const TensorSpec& t, const Workload& w) const {

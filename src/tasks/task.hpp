@@ -101,6 +101,11 @@ struct Task {
 
   // Values of axes and params (with defaults) for a workload, for expressions.
   std::map<std::string, double> bindings(const Workload& w) const;
+  // What generates a workload's inputs beyond the task file's bytes, as text: every input's name, dtype, shape,
+  // optionality and distribution, and the workload's bindings (axes, parameters, present tensors) and shapes. The
+  // caches keyed by content_hash (reference outputs, the seed's timings) add it: a task changed in memory (a test's
+  // wider inputs or other axes) must not be handed the results of the file's workloads.
+  std::string generation_spec(const Workload& w) const;
   // Concrete shape of a tensor in a workload (empty if absent).
   std::optional<std::vector<int64_t>> shape_of(const TensorSpec& t, const Workload& w) const;
   double flops(const Workload& w) const;

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
@@ -21,6 +23,7 @@ using ksearch::evaluator::EvalReport;
 using ksearch::evaluator::Evaluator;
 using ksearch::evaluator::WorkloadSet;
 using ksearch::tasks::Task;
+using ksearch::tasks::Workload;
 using ksearch::tasks::list_builtin_tasks;
 using ksearch::tasks::resolve_task;
 
@@ -60,6 +63,43 @@ TEST(Evaluator, SeedPassesWithTimingSpeedupAndRoofline) {
   const EvalReport back = EvalReport::from_json(r.to_json());
   EXPECT_EQ(back.workloads.size(), r.workloads.size());
   EXPECT_EQ(back.workloads[0].timing.median, r.workloads[0].timing.median);
+}
+
+// The seed's timings are cached per workload and per what generates its inputs: a workload changed in memory (here
+// 16 times larger) is timed again instead of being compared with the file's timing (which times the seed on every
+// workload again, in one sitting), and an unchanged task reads its timings back.
+TEST(Evaluator, SeedTimingsFollowTheWorkloadNotOnlyItsName) {
+  const Task task = tiny();
+  auto backend = make_backend("cpu");
+  EvalOptions o = quick_options();
+  o.seed_timings_dir = fs::temp_directory_path() / fmt::format("ksearch-seed-timings-{}", getpid());
+  fs::remove_all(o.seed_timings_dir);
+  const std::string seed = read_file(task.entry("cpu").seed);
+  auto seed_ms = [&](const Task& t) {
+    const EvalReport r = Evaluator(t, *backend, o).evaluate(seed);
+    EXPECT_EQ(r.status, Status::passed) << r.message;
+    std::map<std::string, double> by_name;
+    for (const auto& w : r.workloads) by_name[w.name] = w.seed_ms;
+    return by_name;
+  };
+  auto stored_entries = [&] {
+    std::vector<std::string> keys;
+    for (const auto& entry : fs::directory_iterator(o.seed_timings_dir)) {
+      const auto stored = nlohmann::json::parse(read_file(entry.path()));
+      for (const auto& [k, v] : stored.items()) keys.push_back(k);
+    }
+    return keys;
+  };
+  const auto first = seed_ms(task);
+  ASSERT_EQ(stored_entries().size(), first.size());
+  EXPECT_EQ(seed_ms(task), first);  // read back: the very same numbers
+  Task larger = task;
+  Workload& changed = larger.workloads.front();
+  for (auto& [axis, size] : changed.axes) size *= 4;
+  const auto second = seed_ms(larger);
+  EXPECT_EQ(stored_entries().size(), first.size() + 1);  // the changed workload stored beside the file's
+  EXPECT_GT(second.at(changed.name), 2 * first.at(changed.name));
+  fs::remove_all(o.seed_timings_dir);
 }
 
 // The roofline is the largest of the memory, FLOP and transcendental times, and names which one.

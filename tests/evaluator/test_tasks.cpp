@@ -145,6 +145,30 @@ TEST(Tasks, SelectiveScanCoversTheSeedWorkloadsAndLayouts) {
   EXPECT_TRUE(t.shape_of(*t.find_tensor("last_state"), grouped).has_value());
 }
 
+// generation_spec (what the reference and seed-timing caches add to the file's hash) changes with everything that
+// changes a workload's inputs, and only with that.
+TEST(Tasks, GenerationSpecFollowsEverythingThatShapesTheInputs) {
+  const Task t = resolve_task("selective_scan");
+  const Workload& w = t.workload("fixed_b2_d192_l128_plain");
+  const std::string spec = t.generation_spec(w);
+  EXPECT_EQ(Task(t).generation_spec(w), spec);
+  EXPECT_NE(t.generation_spec(t.workload("grouped_b2_d256_l256_g4_state")), spec);
+  auto differs = [&](auto change) {
+    Task copy = t;
+    Workload changed = w;
+    change(copy, changed);
+    return copy.generation_spec(changed) != spec;
+  };
+  EXPECT_TRUE(differs([](Task& c, Workload&) { c.inputs.front().dist.b *= 8; }));
+  EXPECT_TRUE(differs([](Task& c, Workload&) { c.inputs.front().dist.kind = "uniform"; }));
+  EXPECT_TRUE(differs([](Task& c, Workload&) { c.inputs.front().dtype = ksearch::DType::f64; }));
+  EXPECT_TRUE(differs([](Task&, Workload& c) { c.axes["l"] += 1; }));
+  EXPECT_TRUE(differs([](Task&, Workload& c) { c.params["delta_softplus"] = 1; }));
+  EXPECT_TRUE(differs([](Task&, Workload& c) { c.absent.erase("z"); }));
+  EXPECT_TRUE(differs([](Task&, Workload& c) { c.shapes["B"] = {"n", "d"}; }));
+  EXPECT_FALSE(differs([](Task&, Workload& c) { c.held_out = true; }));  // where it is shown, not what it is
+}
+
 TEST(Tasks, InputsAreDeterministicPerSeedAndNonDegenerate) {
   const Task t = resolve_task("selective_scan");
   const auto& w = t.workload("fixed_b2_d192_l128_plain");

@@ -204,8 +204,8 @@ bool launch_lanes_tma(const float* u, const float* delta, const float* A, const 
   CUtensorMap map_u, map_delta, map_z, map_B, map_C;
   const uint64_t rows_dims[2] = {uint64_t(l), uint64_t(b * d)}, bc_dims[3] = {uint64_t(l), uint64_t(N), uint64_t(b * g)};
   const uint32_t rows_box[2] = {uint32_t(Lay::RU), uint32_t(Lay::CW)}, bc_box[3] = {uint32_t(Lay::RB), uint32_t(N), 1};
-  // (The boxes' coordinates are 32-bit: rows past 2^31 stay with scan_lanes.)
-  if (l % 4 != 0 || b * d > INT32_MAX - 64 || !tensor_map_f32(&map_u, u, 2, rows_dims, rows_box) ||
+  // (The boxes' coordinates are 32-bit: rows past 2^31 stay with scan_lanes; so does l = 0, which has no tile.)
+  if (l == 0 || l % 4 != 0 || b * d > INT32_MAX - 64 || !tensor_map_f32(&map_u, u, 2, rows_dims, rows_box) ||
       !tensor_map_f32(&map_delta, delta, 2, rows_dims, rows_box) ||
       (z && !tensor_map_f32(&map_z, z, 2, rows_dims, rows_box)) || !tensor_map_f32(&map_B, B, 3, bc_dims, bc_box) ||
       !tensor_map_f32(&map_C, C, 3, bc_dims, bc_box))

@@ -1,9 +1,9 @@
 #pragma once
-// mbarriers (shared memory, 8 bytes) and the proxy fences that order generic shared-memory accesses with the
-// TMA unit's (the async proxy): shared by the cuda families that copy tiles by TMA.
+// mbarriers (shared memory, 8 bytes: arrivals and transferred bytes complete a phase; waiters spin on its parity)
+// and the proxy fences that order generic shared-memory accesses with the TMA unit's (the async proxy): shared by
+// the cuda families that copy tiles by TMA.
 #include <stdint.h>
 
-// mbarriers (shared memory, 8 bytes): arrivals and transferred bytes complete a phase; waiters spin on its parity.
 __device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }

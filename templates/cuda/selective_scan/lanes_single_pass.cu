@@ -258,6 +258,13 @@ __device__ __forceinline__ void reduce_partials(float (&a)[G], int j, float* cb)
   }
 }
 
+// PIPE's deferred epilogue keeps two sub-blocks' partials (2 OWN N per lane's states): at OWN = 4 that spills under
+// the register cap of OCC >= 12 resident warps (ptxas), so there it waits for OCC = 8.
+template <int N>
+__host__ __device__ constexpr bool pipe_fits_registers() {
+  return OWN * N <= 32 || OCC <= 8;
+}
+
 // y of the lane's own OWN steps from their C.h sums a[0..OWN): D u added, gated by SiLU(z) where there is a z.
 template <int G>
 __device__ __forceinline__ void gate_steps(float (&out)[OWN], const float (&a)[G], float Dv, const float (&uu)[OWN],
@@ -443,10 +450,8 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
       if (active) store_steps<OWN, FULL>(yr, out, t0 + r * G + OWN * j, te);
     };
     // PIPE: in whole tiles sub-block r's reduction and epilogue follow sub-block r + 1's scan, so the
-    // shuffle chain of the one overlaps the exps of the other (they are independent). It keeps two
-    // sub-blocks' partials (2 OWN N per lane's states): at OWN = 4 that spills under the register cap of
-    // OCC >= 12 resident warps (ptxas), so there it waits for OCC = 8.
-    constexpr bool DEFER = PIPE && FULL && PASS != 1 && (OWN * N <= 32 || OCC <= 8);
+    // shuffle chain of the one overlaps the exps of the other (they are independent).
+    constexpr bool DEFER = PIPE && FULL && PASS != 1 && pipe_fits_registers<N>();
     float acc[DEFER ? 2 : 1][G];
 #pragma unroll RU
     for (int r = 0; r < SUB; ++r) {

@@ -85,7 +85,8 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     fence_mbarrier_init();
   }
   __syncthreads();
-  // Tile t's B and C rows (all N states, steps t T .. t T + RB - 1) into B/C stage t % TMA_BC_STAGES: by thread 0.
+  // Tile t's B and C rows (all N states, steps t T .. t T + RB - 1) into B/C stage t % TMA_BC_STAGES: by one thread
+  // (thread 0 for the first tiles, then lane 0 of the warps in turn).
   auto load_bc = [&](int t) {
     const int s = t % TMA_BC_STAGES;
     const uint32_t dst = base + 4 * s * Lay::BC_TILE;
@@ -150,7 +151,7 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     mbar_wait(bc_full(sb), (t / TMA_BC_STAGES) & 1);
     const float* bc = fbase + sb * Lay::BC_TILE;
     // PIPE: sub-block r's reduction and epilogue follow sub-block r + 1's scan (as in scan_lanes).
-    constexpr bool DEFER = PIPE && (OWN * N <= 32 || OCC <= 8);
+    constexpr bool DEFER = PIPE && pipe_fits_registers<N>();
     float acc[DEFER ? 2 : 1][G];
 #pragma unroll
     for (int r = 0; r < SUBS; ++r) {

@@ -10,7 +10,7 @@
 #define BCS 3
 #define MINW 8
 #define TCHUNKS 4
-#define PIPE 1
+#define PIPE 2
 #define PF 2
 #define CMIN 512
 #define TMA 1
@@ -265,16 +265,21 @@ __host__ __device__ constexpr bool pipe_fits_registers() {
   return OWN * N <= 32 || OCC <= 8;
 }
 
-// y of the lane's own OWN steps from their C.h sums a[0..OWN): D u added, gated by SiLU(z) where there is a z.
+// SiLU(z) of the lane's own OWN steps (1 where there is no z: a select, not a branch, so the unrolled sub-blocks
+// stay one block of code). Independent of the scan: computed before the reduction, whose shuffles start a new
+// block of code (the compiler's divergence check), so that its exps overlap the scan's instead of waiting after
+// the shuffles.
+__device__ __forceinline__ void silu_gates(float (&gate)[OWN], const float (&zz)[OWN], bool has_z) {
+#pragma unroll
+  for (int x = 0; x < OWN; ++x) gate[x] = has_z ? silu(zz[x]) : 1.0f;
+}
+
+// y of the lane's own OWN steps from their C.h sums a[0..OWN): D u added, times the gates.
 template <int G>
 __device__ __forceinline__ void gate_steps(float (&out)[OWN], const float (&a)[G], float Dv, const float (&uu)[OWN],
-                                           const float (&zz)[OWN], bool has_z) {
+                                           const float (&gate)[OWN]) {
 #pragma unroll
-  for (int x = 0; x < OWN; ++x) {
-    out[x] = fmaf(Dv, uu[x], a[x]);
-    // A select, not a branch, so the unrolled sub-blocks stay one block of code for the scheduler.
-    out[x] *= has_z ? silu(zz[x]) : 1.0f;
-  }
+  for (int x = 0; x < OWN; ++x) out[x] = fmaf(Dv, uu[x], a[x]) * gate[x];
 }
 
 // One pass over time, no rescan: L lanes per channel, lane j holds states j, j + L, ... (S = N / L) in
@@ -444,13 +449,14 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     // The y of sub-block r from the lanes' partials a: reduced over the L lanes, D and the gate applied
     // (its own steps' u and z: uu, zz), stored.
     auto finish = [&](int r, float(&a)[G], const float(&uu)[OWN], const float(&zz)[OWN]) {
+      float gate[OWN], out[OWN];
+      silu_gates(gate, zz, zr != nullptr);
       reduce_partials<L>(a, j, sred + (warp * CW + c) * red_channel_floats<L>());
-      float out[OWN];
-      gate_steps(out, a, Dv, uu, zz, zr != nullptr);
+      gate_steps(out, a, Dv, uu, gate);
       if (active) store_steps<OWN, FULL>(yr, out, t0 + r * G + OWN * j, te);
     };
-    // PIPE: in whole tiles sub-block r's reduction and epilogue follow sub-block r + 1's scan, so the
-    // shuffle chain of the one overlaps the exps of the other (they are independent).
+    // PIPE (1 and 2 alike here): in whole tiles sub-block r's reduction and epilogue follow sub-block r + 1's scan,
+    // so the shuffle chain of the one overlaps the exps of the other (they are independent).
     constexpr bool DEFER = PIPE && FULL && PASS != 1 && pipe_fits_registers<N>();
     float acc[DEFER ? 2 : 1][G];
 #pragma unroll RU

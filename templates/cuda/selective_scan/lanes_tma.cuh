@@ -109,21 +109,27 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
   if (lane == 0)
     for (int t = 0; t < TMA_U_STAGES && t < tiles; ++t) load_u(t);
   // Tile t's dt (softplus) and dt*u of the lane's own steps into the warp's rows. In the tile that passes l, dt is
-  // masked to 0 there (the identity step: h stays the last state); whole tiles skip the mask.
+  // masked to 0 there (the identity step: h stays the last state); whole tiles skip the mask. Every sub-block's u and
+  // delta are read before the first store: the compiler keeps shared loads behind earlier shared stores (they might
+  // alias), which made the sub-blocks' softplus chains (two MUFU round trips each) run one after the other.
   auto prepare_rows = [&](int t, auto last) {
     constexpr bool LAST = decltype(last)::value;
     mbar_wait(u_full(warp, t % TMA_U_STAGES), (t / TMA_U_STAGES) & 1);
-    const float* ur = u_rows(t) + c * RU;
+    const float* ur = u_rows(t) + c * RU + OWN * j;
+    float uv[SUBS][OWN], dv[SUBS][OWN];
 #pragma unroll
     for (int r = 0; r < SUBS; ++r) {
-      float uv[OWN], dv[OWN], dtv[OWN], duv[OWN];
-      load_shared<OWN>(uv, ur + r * G + OWN * j);
-      load_shared<OWN>(dv, ur + Lay::U_SET + r * G + OWN * j);
+      load_shared<OWN>(uv[r], ur + r * G);
+      load_shared<OWN>(dv[r], ur + Lay::U_SET + r * G);
+    }
+#pragma unroll
+    for (int r = 0; r < SUBS; ++r) {
+      float dtv[OWN], duv[OWN];
 #pragma unroll
       for (int x = 0; x < OWN; ++x) {
-        dtv[x] = dt_below(dv[x] + bias, dt_limit);
+        dtv[x] = dt_below(dv[r][x] + bias, dt_limit);
         if (LAST && t * T + r * G + OWN * j + x >= l) dtv[x] = 0.0f;
-        duv[x] = dtv[x] * uv[x];
+        duv[x] = dtv[x] * uv[r][x];
       }
       store_steps<OWN, true>(wdt, dtv, r * G + OWN * j, 0);
       store_steps<OWN, true>(wdu, duv, r * G + OWN * j, 0);
@@ -135,12 +141,13 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
   };
   // Sub-block r of tile t: y of the lane's own steps from the partials a (u and z from the tile's rows).
   auto finish = [&](int t, int r, float(&a)[G]) {
-    reduce_partials<L>(a, j, fbase + Lay::RED_OFFSET + (warp * CW + c) * red_channel_floats<L>());
     const float* ur = u_rows(t) + c * RU + r * G + OWN * j;
-    float uu[OWN], zz[OWN], out[OWN];
+    float uu[OWN], zz[OWN], gate[OWN], out[OWN];
     load_shared<OWN>(uu, ur);
     load_shared<OWN>(zz, ur + (has_z ? 2 * Lay::U_SET : 0));  // (u's row where there is no z: read, not used)
-    gate_steps(out, a, Dv, uu, zz, has_z);
+    silu_gates(gate, zz, has_z);
+    reduce_partials<L>(a, j, fbase + Lay::RED_OFFSET + (warp * CW + c) * red_channel_floats<L>());
+    gate_steps(out, a, Dv, uu, gate);
     const int ts = t * T + r * G + OWN * j;
     if (active && ts < l) store_steps<OWN, true>(yr, out, ts, 0);
   };
@@ -150,12 +157,15 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     const int sb = t % TMA_BC_STAGES;
     mbar_wait(bc_full(sb), (t / TMA_BC_STAGES) & 1);
     const float* bc = fbase + sb * Lay::BC_TILE;
-    // PIPE: sub-block r's reduction and epilogue follow sub-block r + 1's scan (as in scan_lanes).
-    constexpr bool DEFER = PIPE && pipe_fits_registers<N>();
-    float acc[DEFER ? 2 : 1][G];
+    // PIPE 1: sub-block r's reduction and epilogue follow sub-block r + 1's scan (as in scan_lanes). PIPE 2: all of
+    // them follow the next tile's dt rows, at the tile's end: the compiler's divergence check before each set of
+    // shuffles ends a block of code, and one such block then holds every butterfly of the tile beside the softplus
+    // chains (H200, b4 d1536 l4096: 0.1999 ms against 0.2044 with PIPE 1).
+    constexpr bool AT_END = PIPE == 2, DEFER = PIPE == 1 && pipe_fits_registers<N>();
+    float acc[AT_END ? SUBS : DEFER ? 2 : 1][G];
 #pragma unroll
     for (int r = 0; r < SUBS; ++r) {
-      float(&part)[G] = acc[DEFER ? r & 1 : 0];
+      float(&part)[G] = acc[AT_END ? r : DEFER ? r & 1 : 0];
 #pragma unroll
       for (int q = 0; q < G / 4; ++q) {
         const int o = r * G + 4 * q;
@@ -167,14 +177,18 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
         }
         step_group<S, true>(h, a2, wdt + o, wdu + o, Bq, Cq, part + 4 * q, 4 * q);
       }
+      if (AT_END) continue;
       if (!DEFER) finish(t, r, part);
       else if (r > 0) finish(t, r - 1, acc[(r - 1) & 1]);
     }
     __syncwarp();  // every lane has read the tile's B/C and dt/du rows
     if (lane == 0) mbar_arrive(bc_empty(sb));
-    // The next tile's rows, then the last epilogue: one stretch of code, so the two overlap.
+    // The next tile's rows, then the last epilogue (PIPE 2: every epilogue): one stretch of code, so they overlap.
     if (t + 1 < tiles) prepare_tile(t + 1);
-    if (DEFER) finish(t, SUBS - 1, acc[(SUBS - 1) & 1]);
+    if (AT_END)
+#pragma unroll
+      for (int r = 0; r < SUBS; ++r) finish(t, r, acc[r]);
+    else if (DEFER) finish(t, SUBS - 1, acc[(SUBS - 1) & 1]);
     __syncwarp();  // every lane has read tile t's u/delta/z rows: the stage takes tile t + TMA_U_STAGES
     if (lane == 0 && t + TMA_U_STAGES < tiles) {
       fence_async_shared();

@@ -189,18 +189,21 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
 #pragma unroll
       for (int r = 0; r < SUBS; ++r) finish(t, r, acc[r]);
     else if (DEFER) finish(t, SUBS - 1, acc[(SUBS - 1) & 1]);
+    // The tile index through a shuffle from lane 0, as the warp index above: ptxas then computes the copies' operands
+    // in uniform registers instead of moving each into one (R2UR) inside the copy's issue loop.
+    const int tu = __shfl_sync(0xffffffffu, t, 0);
     __syncwarp();  // every lane has read tile t's u/delta/z rows: the stage takes tile t + TMA_U_STAGES
-    if (lane == 0 && t + TMA_U_STAGES < tiles) {
+    if (lane == 0 && tu + TMA_U_STAGES < tiles) {
       fence_async_shared();
-      load_u(t + TMA_U_STAGES);
+      load_u(tu + TMA_U_STAGES);
     }
     // B/C stage (t - 1) % TMA_BC_STAGES takes tile t + TMA_BC_STAGES - 1 once every warp has left tile t - 1
     // (long ago: a warp waits here only if another trails it by a whole tile). The warps take turns: with one
     // producer warp per block, every block's producer sat on the same scheduler (warp w runs on scheduler w % 4),
     // which then trailed while the other three spun on the mbarriers (H200: 7 retries per tile).
-    if (threadIdx.x == (t % WARPS) * 32 && t + TMA_BC_STAGES - 1 < tiles) {
-      if (t > 0) mbar_wait(bc_empty((t - 1) % TMA_BC_STAGES), ((t - 1) / TMA_BC_STAGES) & 1);
-      load_bc(t + TMA_BC_STAGES - 1);
+    if (threadIdx.x == (tu % WARPS) * 32 && tu + TMA_BC_STAGES - 1 < tiles) {
+      if (tu > 0) mbar_wait(bc_empty((tu - 1) % TMA_BC_STAGES), ((tu - 1) / TMA_BC_STAGES) & 1);
+      load_bc(tu + TMA_BC_STAGES - 1);
     }
   }
   if (last_state && active)

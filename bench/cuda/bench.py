@@ -9,7 +9,7 @@ as `ksearch export` writes them (bench/cuda/device_run.sh's search stage), or re
 variants (`KSEARCH_CUDA_DUMP_DIR=DIR ksearch_cuda_tests --gtest_filter=CudaHost.TemplatesPassRulesAndCompile`).
 Each source is compiled with nvcc into a shared object, loaded with ctypes and called with
 PyTorch's device pointers on PyTorch's current stream. Every kernel is checked against PyTorch
-on the benchmark inputs; the fastest correct one per task is reported. Both sides are timed
+on the benchmark inputs; every correct one gets its rows (the fastest by geo-mean per task marked best). Both sides are timed
 the same way: CUDA events around one call, L2 flushed (a 2 x L2 buffer written) and the GPU held busy
 (a spin of BENCH_HOLD_CYCLES, so that the host's dispatch stays outside the events) before each
 repetition, median of the repetitions, spread = (p90 - p10) / median. The contenders of a case are timed side by
@@ -393,32 +393,35 @@ def main():
             contenders.update({f"baseline {b}": (fn, 30) for b, (fn, _) in extra.items()})
             contenders.update({name: (lambda f=f, c=c: call_c(f, c["args"]), 30) for name, f, _, _ in correct})
             timings.append(time_side_by_side(contenders, ROUNDS))
-        best = None
+        scored = []  # (geo-mean ms, kernel, per-case (median, spread), per-case rel err)
         for name, f, errs, src in correct:
             times = [t[name] for t in timings]
             score = math.exp(sum(math.log(t[0]) for t in times) / len(times))
             print(f"  {task}: {name} geo-mean {score:.4f} ms; per case " + ", ".join(f"{t[0]:.4f}" for t in times), flush=True)
-            if best is None or score < best[0]:
-                best = (score, name, times, errs, src, f)
+            scored.append((score, name, times, errs))
+        best = min(scored, key=lambda s: s[0])[1]
         torch_times = [t["torch"] for t in timings]
         baseline_times = [{b: (*t[f"baseline {b}"], e) for b, (_, e) in extra.items()} for t, extra in zip(timings, baselines)]
-        for c, (tm, tsp), (om, osp), e, extra in zip(cases, torch_times, best[2], best[3], baseline_times):
-            row = dict(task=task, case=c["name"], kernel=best[1], ours_ms=om, ours_spread=osp, torch_ms=tm, torch_spread=tsp,
-                       vs_torch=tm / om, rel_err=e, bw_fraction=c["bytes"] / (om / 1e3) / bw,
-                       tflops=c["flops"] / (om / 1e3) / 1e12 if c["flops"] else 0.0,
-                       baselines={k: dict(ms=v[0], spread=v[1], rel_err=v[2], vs_ours=v[0] / om) for k, v in extra.items()})
-            if ceilings:
-                row["roofline_ms"] = 1e3 * max(c["bytes"] / ceilings["bandwidth_bytes_per_s"], c["flops"] / ceilings["flops_per_s"],
-                                               c.get("transcendentals", 0) / ceilings.get("exp_per_s", float("inf")))
-                row["roofline_fraction"] = row["roofline_ms"] / om
-            results.append(row)
+        # Every kernel's rows, with its spreads (a search's export beside a committed kernel is compared case by
+        # case); `best` marks the kernel of the lowest geo-mean.
+        for _, name, times, errs in scored:
+            for c, (tm, tsp), (om, osp), e, extra in zip(cases, torch_times, times, errs, baseline_times):
+                row = dict(task=task, case=c["name"], kernel=name, best=name == best, ours_ms=om, ours_spread=osp, torch_ms=tm,
+                           torch_spread=tsp, vs_torch=tm / om, rel_err=e, bw_fraction=c["bytes"] / (om / 1e3) / bw,
+                           tflops=c["flops"] / (om / 1e3) / 1e12 if c["flops"] else 0.0,
+                           baselines={k: dict(ms=v[0], spread=v[1], rel_err=v[2], vs_ours=v[0] / om) for k, v in extra.items()})
+                if ceilings:
+                    row["roofline_ms"] = 1e3 * max(c["bytes"] / ceilings["bandwidth_bytes_per_s"], c["flops"] / ceilings["flops_per_s"],
+                                                   c.get("transcendentals", 0) / ceilings.get("exp_per_s", float("inf")))
+                    row["roofline_fraction"] = row["roofline_ms"] / om
+                results.append(row)
     print("\n| case | kernel | ours ms (spread) | torch ms (spread) | ours/torch speed | other baselines (ms, their time / ours) "
           "| % of copy BW | % of ksearch roofline | TFLOP/s | rel err |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         others = "; ".join(f"{k} {v['ms']:.4f} ({100 * v['spread']:.1f}%) {v['vs_ours']:.2f}x" for k, v in r["baselines"].items())
         roof = f"{100 * r['roofline_fraction']:.0f}%" if "roofline_fraction" in r else "-"
-        print(f"| {r['case']} | {r['kernel']} | {r['ours_ms']:.4f} ({100 * r['ours_spread']:.1f}%) | {r['torch_ms']:.4f} "
+        print(f"| {r['case']} | {r['kernel']}{' (best)' if r['best'] else ''} | {r['ours_ms']:.4f} ({100 * r['ours_spread']:.1f}%) | {r['torch_ms']:.4f} "
               f"({100 * r['torch_spread']:.1f}%) | {r['vs_torch']:.2f}x | {others or '-'} | {100 * r['bw_fraction']:.0f}% | "
               f"{roof} | {r['tflops']:.1f} | {r['rel_err']:.1e} |")
     for job in wrapper_jobs:  # last: the table above is kept even if a build fails

@@ -210,7 +210,8 @@ int main() {
       " \"method\": \"best of 6 OpenMP copy/triad passes over 256 MiB arrays (bytes read + written); fp32 FMA peak: "
       "best of 5 OpenMP passes at each vector width up to the native one with 8, 10 and 12 independent "
       "accumulators per thread, best %d-bit x %d on %d threads; exp: a degree-5 polynomial expf at the native "
-      "width, 8 or 12 chains per thread, best of 5 (%s, compiled with the candidates' flags)\"}\n",
+      "width (range reduction and scaling by vreduceps/vscalefps where AVX-512 DQ has them), 8 or 12 chains per "
+      "thread, best of 5 (%s, compiled with the candidates' flags)\"}\n",
       bytes_per_s, fma.rate.per_s, exp_per_s, kIsa, fma.bits, fma.accumulators, fma.rate.threads,
       fma.trials.c_str(), fma.bits, fma.accumulators, fma.rate.threads, kIsa);
 }

@@ -126,9 +126,9 @@ void try_widths(Best& best) {
 // 2^(x log2 e) split into n + f, a degree-5 polynomial for 2^f (relative error below 4e-6) and n added to the
 // exponent bits. With AVX-512 (DQ), f = y - floor(y) comes from one vreduceps and the scaling by 2^floor(y)
 // from one vscalefps, as the cpu templates write it there (templates/cpu/common/vector.h): 8 instructions
-// against 11 for the portable form, which ran 24% slower on an AVX-512 VM, so that a ceiling from the portable
-// form alone let kernels pass for closer to it than they are. Independent chains x -> exp(-x) (staying in
-// (0, 1]) on every thread, best of 5.
+// against 11 for the portable form, which ran 22% slower on an AVX-512 VM (11.9 against 15.2 Gexp/s on one
+// core), so that a ceiling from the portable form alone let kernels pass for closer to it than they are.
+// Independent chains x -> exp(-x) (staying in (0, 1]) on every thread, best of 5.
 template <int Bytes, int Chains>
 double exp_rate() {
   typedef float vec __attribute__((vector_size(Bytes)));

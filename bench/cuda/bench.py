@@ -9,8 +9,8 @@ as `ksearch export` writes them (bench/cuda/device_run.sh's search stage), or re
 variants (`KSEARCH_CUDA_DUMP_DIR=DIR ksearch_cuda_tests --gtest_filter=CudaHost.TemplatesPassRulesAndCompile`).
 Each source is compiled with nvcc into a shared object, loaded with ctypes and called with
 PyTorch's device pointers on PyTorch's current stream. Every kernel is checked against PyTorch
-on the benchmark inputs; every correct one gets its rows (the fastest by geo-mean per task marked best). Both sides are timed
-the same way: CUDA events around one call, L2 flushed (a 2 x L2 buffer written) and the GPU held busy
+on the benchmark inputs; every correct one gets its rows (the fastest by geo-mean per task marked best).
+Both sides are timed the same way: CUDA events around one call, L2 flushed (a 2 x L2 buffer written) and the GPU held busy
 (a spin of BENCH_HOLD_CYCLES, so that the host's dispatch stays outside the events) before each
 repetition, median of the repetitions, spread = (p90 - p10) / median. The contenders of a case are timed side by
 side: BENCH_ROUNDS rounds (default 5), each calling every one of them in turn for its share of the repetitions.

@@ -139,6 +139,13 @@ double exp_rate() {
            vec x[Chains];
            for (int k = 0; k < Chains; ++k) x[k] = vec{} + float(k + 1) * 0.05f;
            const vec round_magic = vec{} + 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+           const auto two_to_fraction = [](vec f) {  // 2^f, f in [0, 1) or [-1/2, 1/2]
+             vec p = 9.6181291e-3f + f * 1.3333558e-3f;
+             p = 5.5504109e-2f + f * p;
+             p = 0.24022651f + f * p;
+             p = 0.69314718f + f * p;
+             return 1.0f + f * p;
+           };
            for (long i = 0; i < iterations; ++i)
 #pragma GCC unroll 16
              for (int k = 0; k < Chains; ++k) {
@@ -146,23 +153,12 @@ double exp_rate() {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
                if constexpr (Bytes == 64) {
                  const vec f = (vec)_mm512_reduce_ps((__m512)t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-                 vec p = 9.6181291e-3f + f * 1.3333558e-3f;
-                 p = 5.5504109e-2f + f * p;
-                 p = 0.24022651f + f * p;
-                 p = 0.69314718f + f * p;
-                 p = 1.0f + f * p;
-                 x[k] = (vec)_mm512_scalef_ps((__m512)p, (__m512)t);
+                 x[k] = (vec)_mm512_scalef_ps((__m512)two_to_fraction(f), (__m512)t);
                  continue;
                }
 #endif
                const vec shifted = t + round_magic;
-               const vec f = t - (shifted - round_magic);
-               vec p = 9.6181291e-3f + f * 1.3333558e-3f;
-               p = 5.5504109e-2f + f * p;
-               p = 0.24022651f + f * p;
-               p = 0.69314718f + f * p;
-               p = 1.0f + f * p;
-               x[k] = (vec)((ivec)p + ((ivec)shifted << 23));
+               x[k] = (vec)((ivec)two_to_fraction(t - (shifted - round_magic)) + ((ivec)shifted << 23));
              }
            float total = 0;
            for (int k = 0; k < Chains; ++k)

@@ -2,7 +2,7 @@
 // Knobs: ksearch replaces each #define below with the value it tries (channel_vector.toml lists them).
 #define VECTOR_BITS 512
 #define CHANNEL_VECTORS 1
-#define STATE_GROUP 0
+#define STATE_GROUP 8
 #define CHUNK 64
 #define EXP_DEGREE 5
 #define THREADS 1
@@ -18,11 +18,11 @@
 // transposes of B/C, no horizontal sums). Per time chunk, u*dt and dt are transposed to [time][channel];
 // then STATE_GROUP states at a time keep their h vectors in registers for the whole chunk while y
 // accumulates lane-wise in a [time][channel] buffer, so the recurrence touches memory only for inputs.
-// STATE_GROUP 0 = sized for the target: 4 with 32 vector registers (AVX-512), 8 with 16 (AVX2), the faster of
-// the two on each in interleaved single-core runs (BENCHMARKS, the scan's third pass).
+// 8 states per group (the default) ran fastest on AVX-512 and on AVX2 in interleaved single-core runs once B and
+// C came from per-chunk buffers (BENCHMARKS); before, their n row pointers spilled registers beyond 4.
 constexpr int CV = CHANNEL_VECTORS;
 constexpr int64_t CB = int64_t(CV) * VW;
-constexpr int SG = STATE_GROUP > 0 ? STATE_GROUP : (kVectorRegisters >= 32 ? 4 : 8);
+constexpr int SG = STATE_GROUP;
 
 // The cache lines of the block's next time chunk (its rows are more streams than the hardware prefetchers
 // follow), requested a few per step while this chunk's recurrence runs, not all at once (that would stall
@@ -108,6 +108,11 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
     std::vector<float> dtt(size_t(CHUNK * CB)), dut(size_t(CHUNK * CB)), yt(size_t(CHUNK * CB));
     std::vector<float> yb(size_t(CB * CHUNK));  // y of the chunk per channel, [channel][time]
     Prefetches next;
+    // The variable B and C of the thread's current (batch, group), laid out [chunk][state][time] with CHUNK steps
+    // per state: the recurrence reads every state's value at a constant offset from one pointer, where n row
+    // pointers (stride l) spilled registers and held the state groups to 4.
+    std::vector<float> b_chunks, c_chunks;
+    int64_t laid_out = -1;
 #pragma omp for collapse(3) schedule(static)
     for (int64_t bi = 0; bi < b; ++bi)
       for (int64_t grp = 0; grp < g; ++grp)
@@ -128,8 +133,19 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
                 for (int64_t c = 0; c < cnt; ++c)
                   for (int64_t byte = 0; byte < CHUNK * int64_t(sizeof(float)); byte += 64)
                     next.lines.push_back(reinterpret_cast<const char*>(rows + (bi * d + c0 + c) * l + CHUNK) + byte);
-          const float* bs = fixed ? nullptr : B + (bi * g + grp) * n * l;
-          const float* cs = fixed ? nullptr : C + (bi * g + grp) * n * l;
+          if (!fixed && laid_out != bi * g + grp) {
+            laid_out = bi * g + grp;
+            const float* bs = B + laid_out * n * l;
+            const float* cs = C + laid_out * n * l;
+            b_chunks.resize(size_t((l + CHUNK - 1) / CHUNK * n * CHUNK));
+            c_chunks.resize(b_chunks.size());
+            for (int64_t t0 = 0; t0 < l; t0 += CHUNK)
+              for (int64_t k = 0; k < n; ++k) {
+                const int64_t steps = std::min<int64_t>(CHUNK, l - t0);
+                std::copy_n(bs + k * l + t0, steps, b_chunks.begin() + (t0 * n + k * CHUNK));
+                std::copy_n(cs + k * l + t0, steps, c_chunks.begin() + (t0 * n + k * CHUNK));
+              }
+          }
           // Lane j of vector x reads the row of channel first[x] + j (lanes past the block's channels repeat
           // its last row: finite values that are never written back). dt and u*dt go to [time][channel]
           // buffers: VW steps at a time by loading VW rows and transposing them in registers, the chunk's
@@ -190,11 +206,11 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
                          [bp](int64_t k, int64_t, int x) { return v_load(bp + k * CB + x * VW); },
                          [cp](int64_t k, int64_t, int x) { return v_load(cp + k * CB + x * VW); }, next);
             } else {
-              const float* bp = bs + t0;
-              const float* cp = cs + t0;
+              const float* bp = b_chunks.data() + t0 * n;
+              const float* cp = c_chunks.data() + t0 * n;
               scan_chunk(n, tl, h.data(), at.data(), dtt.data(), dut.data(), yt.data(),
-                         [bp, l](int64_t k, int64_t t, int) { return v_set1(bp[k * l + t]); },
-                         [cp, l](int64_t k, int64_t t, int) { return v_set1(cp[k * l + t]); }, next);
+                         [bp](int64_t k, int64_t t, int) { return v_set1(bp[k * CHUNK + t]); },
+                         [cp](int64_t k, int64_t t, int) { return v_set1(cp[k * CHUNK + t]); }, next);
             }
             // yt back to rows, VW steps at a time (CHUNK is a multiple of VW; the steps past tl are read, not used).
             for (int64_t t = 0; t < tl; t += VW)

@@ -139,12 +139,13 @@ extern "C" void selective_scan(const float* u, const float* delta, const float* 
             const float* cs = C + laid_out * n * l;
             b_chunks.resize(size_t((l + CHUNK - 1) / CHUNK * n * CHUNK));
             c_chunks.resize(b_chunks.size());
-            for (int64_t t0 = 0; t0 < l; t0 += CHUNK)
+            for (int64_t t0 = 0; t0 < l; t0 += CHUNK) {
+              const int64_t steps = std::min<int64_t>(CHUNK, l - t0);
               for (int64_t k = 0; k < n; ++k) {
-                const int64_t steps = std::min<int64_t>(CHUNK, l - t0);
                 std::copy_n(bs + k * l + t0, steps, b_chunks.begin() + (t0 * n + k * CHUNK));
                 std::copy_n(cs + k * l + t0, steps, c_chunks.begin() + (t0 * n + k * CHUNK));
               }
+            }
           }
           // Lane j of vector x reads the row of channel first[x] + j (lanes past the block's channels repeat
           // its last row: finite values that are never written back). dt and u*dt go to [time][channel]

@@ -51,8 +51,11 @@ struct Prefetches {
     const char* const* end;
     int64_t shift;
     size_t per_step;
+    // (The address in integers: the lines aimed at may lie past the tensors, where a prefetch is harmless but a
+    // pointer would not be.)
     void issue() {
-      for (size_t i = 0; i < per_step && line < end; ++i) __builtin_prefetch(*line++ + shift, 0, 2);
+      for (size_t i = 0; i < per_step && line < end; ++i)
+        __builtin_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(*line++) + shift), 0, 2);
     }
   };
   Cursor cursor() const { return {lines.data() + next, lines.data() + lines.size(), shift, per_step}; }

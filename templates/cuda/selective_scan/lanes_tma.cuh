@@ -139,8 +139,17 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     if ((t + 1) * T <= l) prepare_rows(t, Flag<false>());
     else prepare_rows(t, Flag<true>());
   };
-  // Sub-block r of tile t: y of the lane's own steps from the partials a (u and z from the tile's rows).
-  auto finish = [&](int t, int r, float(&a)[G]) {
+  // The lane's y of tile t: its first own step's address (held at the row's end past it: nothing is stored then),
+  // passed through an asm so that ptxas keeps it in a register and stores every sub-block at a constant offset from it
+  // (it derived each store's 64-bit address again from the kernel parameter, about 7 instructions per store), and the
+  // steps left in l from there (0 for idle lanes).
+  auto y_tile = [&](int t, float*& yp, int& left) {
+    asm("mov.b64 %0, %1;" : "=l"(yp) : "l"(yr + min(t * T + OWN * j, l)));
+    __builtin_assume(__isGlobal(yp));  // (global stores, not generic ones)
+    left = active ? l - t * T - OWN * j : 0;
+  };
+  // Sub-block r of tile t: y of the lane's own steps from the partials a (u and z from the tile's rows), stored at yp.
+  auto finish = [&](int t, int r, float(&a)[G], float* yp, int left) {
     const float* ur = u_rows(t) + c * RU + r * G + OWN * j;
     float uu[OWN], zz[OWN], gate[OWN], out[OWN];
     load_shared<OWN>(uu, ur);
@@ -148,8 +157,7 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     silu_gates(gate, zz, has_z);
     reduce_partials<L>(a, j, fbase + Lay::RED_OFFSET + (warp * CW + c) * red_channel_floats<L>());
     gate_steps(out, a, Dv, uu, gate);
-    const int ts = t * T + r * G + OWN * j;
-    if (active && ts < l) store_steps<OWN, true>(yr, out, ts, 0);
+    if (r * G < left) store_steps<OWN, true>(yp, out, r * G, 0);
   };
   prepare_tile(0);
   for (int t = 0; t < tiles; ++t) {
@@ -163,6 +171,9 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     // chains (H200, b4 d1536 l4096: 0.1999 ms against 0.2044 with PIPE 1).
     constexpr bool AT_END = PIPE == 2, DEFER = PIPE == 1 && pipe_fits_registers<N>();
     float acc[AT_END ? SUBS : DEFER ? 2 : 1][G];
+    float* yp;
+    int left;
+    y_tile(t, yp, left);
 #pragma unroll
     for (int r = 0; r < SUBS; ++r) {
       float(&part)[G] = acc[AT_END ? r : DEFER ? r & 1 : 0];
@@ -178,8 +189,8 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
         step_group<S, true>(h, a2, wdt + o, wdu + o, Bq, Cq, part + 4 * q, 4 * q);
       }
       if (AT_END) continue;
-      if (!DEFER) finish(t, r, part);
-      else if (r > 0) finish(t, r - 1, acc[(r - 1) & 1]);
+      if (!DEFER) finish(t, r, part, yp, left);
+      else if (r > 0) finish(t, r - 1, acc[(r - 1) & 1], yp, left);
     }
     __syncwarp();  // every lane has read the tile's B/C and dt/du rows
     if (lane == 0) mbar_arrive(bc_empty(sb));
@@ -187,8 +198,8 @@ __global__ void __launch_bounds__(WARPS * 32, OCC / WARPS > 0 ? OCC / WARPS : 1)
     if (t + 1 < tiles) prepare_tile(t + 1);
     if (AT_END)
 #pragma unroll
-      for (int r = 0; r < SUBS; ++r) finish(t, r, acc[r]);
-    else if (DEFER) finish(t, SUBS - 1, acc[(SUBS - 1) & 1]);
+      for (int r = 0; r < SUBS; ++r) finish(t, r, acc[r], yp, left);
+    else if (DEFER) finish(t, SUBS - 1, acc[(SUBS - 1) & 1], yp, left);
     // The tile index through a shuffle from lane 0, as the warp index above: ptxas then computes the copies' operands
     // in uniform registers instead of moving each into one (R2UR) inside the copy's issue loop.
     const int tu = __shfl_sync(0xffffffffu, t, 0);

@@ -65,6 +65,21 @@ class MetalKernel:
         _expect_size("output_dtypes", output_dtypes, self.output_names)
         # Python scalars and numpy arrays become MLX arrays exactly as MLX converts them.
         arrays = [value if isinstance(value, mx.array) else mx.array(value) for value in inputs]
+        # MLX's CustomKernel primitive has no derivatives, so mx.grad through a kernel raises on a Mac; outputs
+        # rebuilt from metalsim's bytes would read as constants instead (zero gradients, silently).
+        run = mx.custom_function(lambda *values: self._run(values, output_shapes, output_dtypes, grid, threadgroup,
+                                                           template, init_value, verbose))
+        run.vjp(self._no_derivative("vjp"))
+        run.jvp(self._no_derivative("jvp"))
+        return list(run(*arrays))
+
+    def _no_derivative(self, transform):
+        def refuse(*_):
+            raise ValueError(f"[Primitive::{transform}] Not implemented for CustomKernel (kernel `{self.name}`)")
+
+        return refuse
+
+    def _run(self, arrays, output_shapes, output_dtypes, grid, threadgroup, template, init_value, verbose):
         input_specs = [
             _tensor(n, dtypes.metalsim_name(a.dtype, f"input '{n}'"), a.shape) for n, a in zip(self.input_names, arrays)
         ]

@@ -1,11 +1,43 @@
 // The expressions of a metal candidate's directives and a task's shapes, as the Python of the
 // `ksearch export --format mlx` module computes them (tests/python/test_export_mlx.py runs the modules).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
 
 #include "backends/metal/mlx_export.hpp"
 #include "core/error.hpp"
+#include "proposers/builtin/catalog.hpp"
+#include "tasks/expr.hpp"
+#include "tasks/registry.hpp"
 
 using ksearch::metal::python_expression;
+
+namespace {
+
+// Runs a Python program and returns its standard output; nullopt where python3 is not on PATH.
+std::optional<std::string> run_python(const std::string& program) {
+  if (std::system("python3 -c pass >/dev/null 2>&1") != 0) return std::nullopt;
+  const auto path = std::filesystem::temp_directory_path() / ("mlx_export_test_" + std::to_string(::getpid()) + ".py");
+  std::ofstream(path) << program;
+  std::string out;
+  if (FILE* pipe = ::popen(("python3 " + path.string() + " 2>&1").c_str(), "r")) {
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+    EXPECT_EQ(::pclose(pipe), 0) << out;
+  }
+  std::filesystem::remove(path);
+  return out;
+}
+
+}  // namespace
 
 TEST(MlxExport, ArithmeticKeepsPrecedenceWithParentheses) {
   EXPECT_EQ(python_expression("32 * rows"), "(32 * rows)");
@@ -18,14 +50,59 @@ TEST(MlxExport, ArithmeticKeepsPrecedenceWithParentheses) {
 
 TEST(MlxExport, TernaryLogicAndFunctionsBecomePython) {
   EXPECT_EQ(python_expression("rows > 4 ? 64 : 32"), "(64 if (rows > 4) else 32)");
-  EXPECT_EQ(python_expression("a && b || c == 0"), "((a and b) or (c == 0))");
+  EXPECT_EQ(python_expression("a && b || c == 0"), "int(bool(int(bool(a) and bool(b))) or bool((c == 0)))");
   EXPECT_EQ(python_expression("x <= 2 ? (y >= 3 ? 1 : 2) : 3"), "(((1 if (y >= 3) else 2)) if (x <= 2) else 3)");
+  EXPECT_EQ(python_expression("rint(x / 8 - 0.5)"), "math.floor(((x / 8) - 0.5) + 0.5)");
 }
 
 TEST(MlxExport, MinMaxAndErrors) {
   EXPECT_EQ(python_expression("min(cols, 1024)"), "min(cols, 1024)");
   EXPECT_EQ(python_expression("max(1, d / 32) * 32"), "(max(1, (d / 32)) * 32)");
-  EXPECT_THROW(python_expression("sqrt(x)"), ksearch::Error);
+  EXPECT_THROW(python_expression("floor(x)"), ksearch::Error);  // not one of muparser's functions either
+  EXPECT_THROW(python_expression("rint(x, 2)"), ksearch::Error);
   EXPECT_THROW(python_expression("(a"), ksearch::Error);
   EXPECT_THROW(python_expression("a +"), ksearch::Error);
+}
+
+// Every function and operator of the task files' expressions (muparser's) gives in Python the value the task
+// parser gives, halves and negative values included.
+TEST(MlxExport, ExpressionsEvaluateInPythonAsInTheTaskParser) {
+  const std::map<std::string, double> values = {{"rows", 7}, {"cols", 300}, {"h", -2.5}, {"z", 0}};
+  const std::vector<std::string> expressions = {
+      "32 * rint((rows + 8 - 1) / 8 - 0.5)", "rint(h)", "rint(2.5)", "rint(-h)", "abs(h) + sign(h) + sign(z)",
+      "sqrt(cols) + exp(1) + ln(rows) + log(cols) + log2(cols) + log10(cols)", "sum(rows, cols, h) + avg(rows, cols)",
+      "sin(h) + cos(h) + tan(h) + asin(0.5) + acos(0.5) + atan(h) + atan2(h, rows)",
+      "sinh(h) + cosh(h) + tanh(h) + asinh(h) + acosh(rows) + atanh(0.5)", "_pi * _e", "2 ^ 3 ^ 2", "-2 ^ 2",
+      "rows && cols", "z || cols", "(rows > 4 && cols < 100) + (rows != 7 || z == 0) * 10", "z ? 1 : rows >= 7 ? 2 : 3",
+      "min(rows, cols, h) * max(rows, cols) / 3"};
+  std::string program = "import math\n";
+  for (const auto& [name, value] : values) program += fmt::format("{} = {}\n", name, value);
+  for (const auto& e : expressions) program += fmt::format("print(repr(float({})))\n", python_expression(e));
+  const auto out = run_python(program);
+  if (!out) GTEST_SKIP() << "python3 is not on PATH";
+  std::istringstream lines(*out);
+  for (const auto& e : expressions) {
+    std::string line;
+    ASSERT_TRUE(std::getline(lines, line)) << *out;
+    EXPECT_NEAR(std::stod(line), ksearch::tasks::evaluate_expression(e, values), 1e-12) << e << " -> " << python_expression(e);
+  }
+}
+
+// Each metal template family at its defaults exports as a module that Python parses: its directives' grids
+// (rint in the attention and matmul families) translate.
+TEST(MlxExport, EveryMetalTemplateFamilyExports) {
+  std::string program = "import ast\n";
+  int families = 0;
+  const auto provider = ksearch::proposers::builtin::provider_for("metal");
+  ASSERT_TRUE(provider);
+  for (const auto& task : ksearch::tasks::list_builtin_tasks())
+    for (const auto& family : ksearch::proposers::builtin::families_for(task, "metal")) {
+      const std::string source = provider->render(task, family.name, family.defaults());
+      const auto file = ksearch::metal::mlx_export(task, source, "", ksearch::metal::MlxExport::module);
+      program += fmt::format("ast.parse({}, {})\n", nlohmann::json(file.contents).dump(),
+                             nlohmann::json(task.name + "/" + family.name).dump());
+      ++families;
+    }
+  EXPECT_GE(families, 10);
+  if (!run_python(program)) GTEST_SKIP() << "exported every family; python3 is not on PATH to parse them";
 }

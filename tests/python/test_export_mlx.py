@@ -71,7 +71,7 @@ def mamba_mlx_lm_module(tmp_path_factory):
 
 def test_softmax_module_matches_numpy(softmax_module):
     module, text = softmax_module
-    assert "mx.fast.metal_kernel(" in text and "Verified by ksearch" in text
+    assert "_from(mx.fast.metal_kernel)" in text and "Verified by ksearch" in text
     x = np.random.default_rng(0).normal(scale=4.0, size=(7, 301)).astype(np.float32)
     y = module.softmax(x)
     assert isinstance(y, mx.array) and y.shape == (7, 301) and y.dtype == mx.float32
@@ -93,6 +93,52 @@ def test_multi_kernel_module_chains_its_kernels(multi_kernel_module):
     expected = np.exp(x - x.max(axis=1, keepdims=True))
     expected /= expected.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(np.array(y), expected, rtol=1e-4, atol=1e-7)
+
+
+def test_module_checks_arguments_before_any_launch(softmax_module):
+    module, _ = softmax_module
+    with pytest.raises(ValueError, match=r"x has shape \(10,\), expected \(rows, cols\)"):
+        module.softmax(mx.zeros((10,)))
+    with pytest.raises(TypeError, match="x is complex"):
+        module.softmax(mx.zeros((2, 3), dtype=mx.complex64))
+    with pytest.raises(TypeError, match="x is required"):
+        module.softmax(None)
+    with pytest.raises(ValueError, match="eps must be a scalar"):
+        module._scalar(mx.array([1e-5]), "eps", float)
+    assert module._scalar(np.float64(0.5), "eps", float) == 0.5
+    with pytest.raises(ValueError, match="does not fit the kernel's int32 argument"):
+        module._int32(2**31, "rows")
+    with pytest.raises(ValueError, match="grid dimension 2147483648"):
+        module._launch(2**31, "grid")
+    # no element to compute: empty outputs of the right shape and dtype, no launch (a grid needs a thread)
+    y = module.softmax(mx.zeros((0, 8)))
+    assert y.shape == (0, 8) and y.dtype == mx.float32
+
+
+def test_multi_kernel_module_returns_empty_rows(multi_kernel_module):
+    module, _ = multi_kernel_module
+    y = module.softmax(np.zeros((3, 0), np.float32))
+    assert y.shape == (3, 0) and y.dtype == mx.float32
+
+
+def test_kernel_follows_metalsim_patching(softmax_module):
+    """The kernel object is built per mx.fast.metal_kernel: a module called before metalsim_mlx.patch() (or after
+    unpatch()) still gets the one in place at each call."""
+    module, _ = softmax_module
+    assert type(module.kernel()).__module__ == "metalsim_mlx.kernel"
+    metalsim_mlx.unpatch()
+    try:
+        assert type(module.kernel()).__module__ != "metalsim_mlx.kernel"
+    finally:
+        metalsim_mlx.patch()
+    assert type(module.kernel()).__module__ == "metalsim_mlx.kernel"
+
+
+def test_gradient_through_a_kernel_raises_as_on_metal(softmax_module):
+    module, _ = softmax_module
+    x = mx.ones((2, 8))
+    with pytest.raises(ValueError, match=r"\[Primitive::vjp\] Not implemented for CustomKernel"):
+        mx.grad(lambda v: module.softmax(v).sum())(x)
 
 
 def mlx_lm_scan(x, delta, A, B, C, D, state):

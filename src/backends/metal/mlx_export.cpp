@@ -2,12 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
+#include <set>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "backends/metal/candidate.hpp"
 #include "core/error.hpp"
+#include "tasks/expr.hpp"
 #include "tasks/signature.hpp"
 
 using ksearch::tasks::CallArg;
@@ -24,6 +29,13 @@ extern const char* const kMlxKernelTemplate;
 extern const char* const kMlxLmPatchTemplate;
 
 namespace {
+
+// A float as Python source giving the same double (shortest round-trip digits; inf and nan by name).
+std::string python_float(double value) {
+  if (std::isnan(value)) return "float('nan')";
+  if (std::isinf(value)) return value > 0 ? "float('inf')" : "float('-inf')";
+  return fmt::format("{}", value);
+}
 
 // Recursive descent over the expression grammar of tasks/expr.hpp, writing Python.
 class PythonExpression {
@@ -62,14 +74,15 @@ class PythonExpression {
     std::string no = ternary();
     return "(" + yes + " if " + condition + " else " + no + ")";
   }
+  // muparser's && and || give 1 or 0, where Python's `and`/`or` give an operand.
   std::string either() {
     std::string out = both();
-    while (accept("||")) out = "(" + out + " or " + both() + ")";
+    while (accept("||")) out = "int(bool(" + out + ") or bool(" + both() + "))";
     return out;
   }
   std::string both() {
     std::string out = comparison();
-    while (accept("&&")) out = "(" + out + " and " + comparison() + ")";
+    while (accept("&&")) out = "int(bool(" + out + ") and bool(" + comparison() + "))";
     return out;
   }
   std::string comparison() {
@@ -125,12 +138,37 @@ class PythonExpression {
     while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
     if (pos_ == start) fail(pos_ < text_.size() ? "unexpected '" + text_.substr(pos_) + "'" : "unexpected end");
     const std::string name = text_.substr(start, pos_ - start);
-    if (!accept("(")) return name;
-    if (name != "min" && name != "max") fail("function '" + name + "' is not supported");
-    std::string args = ternary();
-    while (accept(",")) args += ", " + ternary();
+    if (!accept("(")) {
+      // muparser's constants (_pi, _e) as the exact values it uses.
+      if (name == "_pi" || name == "_e") return python_float(tasks::evaluate_expression(name, {}));
+      return name;
+    }
+    std::vector<std::string> args{ternary()};
+    while (accept(",")) args.push_back(ternary());
     expect(")");
-    return name + "(" + args + ")";
+    return call(name, args);
+  }
+
+  // muparser's built-in functions (tasks/expr.cpp evaluates with them), each as the Python that gives the same
+  // value: rint rounds halves up (floor(x + 0.5)), sign gives -1, 0 or 1, sum and avg take any number of arguments.
+  std::string call(const std::string& name, const std::vector<std::string>& args) {
+    const std::string joined = fmt::format("{}", fmt::join(args, ", "));
+    auto arity = [&](size_t n) {
+      if (args.size() != n) fail(fmt::format("{}() takes {} argument{}, got {}", name, n, n == 1 ? "" : "s", args.size()));
+    };
+    if (name == "min" || name == "max") return name + "(" + joined + ")";
+    if (name == "sum") return "(" + fmt::format("{}", fmt::join(args, " + ")) + ")";
+    if (name == "avg") return fmt::format("(({}) / {})", fmt::join(args, " + "), args.size());
+    if (name == "rint") return arity(1), "math.floor(" + args[0] + " + 0.5)";
+    if (name == "abs") return arity(1), "abs(" + args[0] + ")";
+    if (name == "sign") return arity(1), "((" + args[0] + " > 0) - (" + args[0] + " < 0))";
+    if (name == "ln") return arity(1), "math.log(" + args[0] + ")";
+    static const std::set<std::string> one_argument = {"sin",   "cos",   "tan",   "asin", "acos", "atan",
+                                                      "sinh",  "cosh",  "tanh",  "asinh", "acosh", "atanh",
+                                                      "log2",  "log10", "log",   "exp",  "sqrt"};
+    if (one_argument.count(name)) return arity(1), "math." + name + "(" + args[0] + ")";
+    if (name == "atan2") return arity(2), "math.atan2(" + joined + ")";
+    fail("function '" + name + "' is not supported");
   }
 
   const std::string& text_;
@@ -200,7 +238,32 @@ std::vector<KernelBuffers> kernel_buffers(const Task& task, const Program& progr
 // The Python suffix of a kernel's names in the module: none for a single kernel.
 std::string kernel_suffix(const Program& program, const Candidate& k) { return program.multi_kernel() ? "_" + k.name : ""; }
 
-// The function that makes the MLX calls, in the task's argument order.
+// Text from the task file on one line of the docstring (no quotes or backslashes that would end or escape it).
+std::string doc_text(std::string text) {
+  text = replace_all(text, "\\", "/");
+  text = replace_all(text, "\"\"\"", "'''");
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+// The declared shape of a tensor as text, for messages and the docstring: "(rows, cols)".
+std::string declared_shape(const TensorSpec& t) {
+  return "(" + fmt::format("{}", fmt::join(t.shape, ", ")) + (t.shape.size() == 1 ? ",)" : ")");
+}
+
+// A task parameter's default as Python.
+std::string python_default(const ParamSpec& p) {
+  if (p.dtype == DType::boolean) return p.default_value != 0 ? "True" : "False";
+  if (p.dtype == DType::f32 || p.dtype == DType::f64) {
+    std::string text = python_float(p.default_value);
+    return text.find_first_of(".en(") == std::string::npos ? text + ".0" : text;
+  }
+  return fmt::format("{}", int64_t(p.default_value));
+}
+
+// The function that makes the MLX calls, in the task's argument order. Its checks come before any size is
+// read or kernel launched: each tensor's rank (then its shape and dtype, converted), each scalar's kind, and every
+// launch dimension and int32 scalar in the range a Metal launch takes; where every output is empty, nothing runs.
 std::string call_function(const Task& task, const Program& program) {
   const CallLayout layout = call_layout(task, "metal");
   const std::string function = task.entry("metal").function;
@@ -210,52 +273,70 @@ std::string call_function(const Task& task, const Program& program) {
 
   // Axes come from the first required input whose declared shape names them as a whole dimension;
   // others are keyword arguments.
-  std::string sizes, keywords;
+  std::string sizes, keywords, scalars, documented_keywords;
   for (const auto& [axis, description] : task.axes) {
     std::string from;
     for (const CallArg* a : inputs)
       for (size_t k = 0; k < a->tensor->shape.size() && from.empty() && !a->tensor->optional; ++k)
         if (a->tensor->shape[k] == axis) from = fmt::format("{}.shape[{}]", a->name, k);
-    if (from.empty()) keywords += ", " + axis;
-    else sizes += fmt::format("    {} = {}\n", axis, from);
+    if (from.empty()) {
+      keywords += ", " + axis;
+      scalars += fmt::format("    {0} = _scalar({0}, \"{0}\", int)\n", axis);
+      documented_keywords += fmt::format("        {}: int, {}\n", axis, doc_text(description));
+    } else {
+      sizes += fmt::format("    {} = {}\n", axis, from);
+    }
   }
-  for (const auto& p : task.params)
-    keywords += fmt::format(", {}={}", p.name,
-                            p.dtype == DType::boolean ? (p.default_value != 0 ? "True" : "False")
-                            : (p.dtype == DType::f32 || p.dtype == DType::f64) ? fmt::format("{:g}", p.default_value)
-                                                                               : fmt::format("{}", int64_t(p.default_value)));
+  for (const auto& p : task.params) {
+    const char* kind = p.dtype == DType::boolean ? "bool" : (p.dtype == DType::f32 || p.dtype == DType::f64) ? "float" : "int";
+    keywords += fmt::format(", {}={}", p.name, python_default(p));
+    scalars += fmt::format("    {0} = _scalar({0}, \"{0}\", {1})\n", p.name, kind);
+    documented_keywords += fmt::format("        {}: {} (default {}){}{}\n", p.name, kind, python_default(p),
+                                       p.description.empty() ? "" : ", ", doc_text(p.description));
+  }
   for (const CallArg* a : outputs)
-    if (a->tensor->optional) keywords += ", with_" + a->name + "=False";
+    if (a->tensor->optional) {
+      keywords += ", with_" + a->name + "=False";
+      documented_keywords += fmt::format("        with_{0}: bool (default False), whether to compute {0}\n", a->name);
+    }
 
-  std::string params, conversions, checks;
+  std::string params, conversions, checks, documented_inputs;
   bool after_optional = false;
   for (const CallArg* a : inputs) {
     after_optional = after_optional || a->tensor->optional;
     params += (params.empty() ? "" : ", ") + a->name + (after_optional ? "=None" : "");
-    const std::string convert = fmt::format("{0} if isinstance({0}, mx.array) else mx.array({0})", a->name);
+    const std::string dtype = mx_dtype(a->tensor->dtype, a->name);
+    const std::string convert =
+        fmt::format("_tensor({0}, \"{0}\", {1}, \"{2}\")", a->name, a->tensor->shape.size(), declared_shape(*a->tensor));
+    documented_inputs += fmt::format("        {}: {} {}{}{}\n", a->name, dtype.substr(3), declared_shape(*a->tensor),
+                                     a->tensor->optional ? ", optional" : "",
+                                     a->tensor->description.empty() ? "" : ", " + doc_text(a->tensor->description));
     if (a->tensor->optional) {
-      conversions += fmt::format("    has_{0} = {0} is not None\n    {0} = ({1}) if has_{0} else None\n", a->name, convert);
-      checks += fmt::format("    {0} = _array({0}, \"{0}\", {1}, {2}) if has_{0} else mx.zeros((0,), {1})\n", a->name,
-                            mx_dtype(a->tensor->dtype, a->name), shape_tuple(*a->tensor, a->name));
+      conversions += fmt::format("    has_{0} = {0} is not None\n    {0} = {1} if has_{0} else None\n", a->name, convert);
+      checks += fmt::format("    {0} = _array({0}, \"{0}\", {1}, {2}) if has_{0} else mx.zeros((0,), {1})\n", a->name, dtype,
+                            shape_tuple(*a->tensor, a->name));
     } else {
       if (after_optional) conversions += fmt::format("    if {0} is None:\n        raise TypeError(\"{1}: {0} is required\")\n", a->name, function);
       conversions += fmt::format("    {0} = {1}\n", a->name, convert);
-      checks += fmt::format("    {0} = _array({0}, \"{0}\", {1}, {2})\n", a->name, mx_dtype(a->tensor->dtype, a->name),
-                            shape_tuple(*a->tensor, a->name));
+      checks += fmt::format("    {0} = _array({0}, \"{0}\", {1}, {2})\n", a->name, dtype, shape_tuple(*a->tensor, a->name));
     }
   }
   for (const CallArg* a : outputs)
     if (a->tensor->optional) checks += fmt::format("    has_{0} = with_{0}\n", a->name);
 
   // What a kernel can be given, by name: the task's inputs (scalars as 0-d arrays), then what
-  // earlier kernels wrote (scratch buffers and task outputs: their shapes and dtypes).
+  // earlier kernels wrote (scratch buffers and task outputs: their shapes, held in <name>_shape, and dtypes).
   std::map<std::string, std::string> argument;
   std::map<std::string, std::pair<std::string, std::string>> written_as;  // name -> (shape, dtype)
+  std::string output_shapes_code, documented_outputs;
   for (const auto& a : layout.args) {
     if (a.is_output) {
       const std::string shape = shape_tuple(*a.tensor, a.name);
-      written_as[a.name] = {a.tensor->optional ? fmt::format("{} if has_{} else (0,)", shape, a.name) : shape,
-                            mx_dtype(a.tensor->dtype, a.name)};
+      output_shapes_code += fmt::format("    {}_shape = {}\n", a.name,
+                                        a.tensor->optional ? fmt::format("{} if has_{} else (0,)", shape, a.name) : shape);
+      written_as[a.name] = {a.name + "_shape", mx_dtype(a.tensor->dtype, a.name)};
+      documented_outputs += fmt::format("        {}: {} {}{}\n", a.name, mx_dtype(a.tensor->dtype, a.name).substr(3),
+                                        declared_shape(*a.tensor), a.tensor->optional ? fmt::format(" (None unless with_{})", a.name) : "");
       continue;
     }
     if (a.kind == CallArg::Kind::tensor) {
@@ -263,9 +344,9 @@ std::string call_function(const Task& task, const Program& program) {
       continue;
     }
     const ParamSpec* p = task.find_param(a.name);
-    const std::string dtype = a.kind == CallArg::Kind::floating ? "mx.float32"
-                              : p && p->dtype == DType::boolean ? "mx.bool_" : "mx.int32";
-    argument[a.name] = fmt::format("mx.array({}, dtype={})", a.name, dtype);
+    if (a.kind == CallArg::Kind::floating) argument[a.name] = fmt::format("mx.array({}, dtype=mx.float32)", a.name);
+    else if (p && p->dtype == DType::boolean) argument[a.name] = fmt::format("mx.array({}, dtype=mx.bool_)", a.name);
+    else argument[a.name] = fmt::format("_int32({0}, \"{0}\")", a.name);
   }
   for (const auto& b : program.scratch) {
     std::string shape;
@@ -279,7 +360,7 @@ std::string call_function(const Task& task, const Program& program) {
       has_templates += fmt::format("{}(\"has_{}\", has_{})", has_templates.empty() ? "" : ", ", a.name, a.name);
   auto launch = [](const std::vector<std::string>& dims, const char* what) {
     std::string out;
-    for (const auto& d : dims) out += (out.empty() ? "" : ", ") + fmt::format("_int({}, \"{}\")", python_expression(d), what);
+    for (const auto& d : dims) out += (out.empty() ? "" : ", ") + fmt::format("_launch({}, \"{}\")", python_expression(d), what);
     return "(" + out + ")";
   };
 
@@ -322,21 +403,39 @@ std::string call_function(const Task& task, const Program& program) {
         templates, launch(candidate.grid, "grid"), launch(candidate.threadgroup, "threadgroup"), output_shapes, output_dtypes,
         candidate.init_value ? python_expression(*candidate.init_value) : "None");
   }
-  // A single kernel's outputs are `outputs[i]`; a sequence's are the names its kernels assigned.
-  std::string returned;
+  // A single kernel's outputs are `outputs[i]`; a sequence's are the names its kernels assigned. With no
+  // element to compute, the outputs are empty arrays and no kernel runs (a launch needs at least one thread).
+  std::string returned, returned_empty, all_empty;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::string value = program.multi_kernel() ? outputs[i]->name : fmt::format("outputs[{}]", i);
-    returned += (i ? ", " : "") + (outputs[i]->tensor->optional ? fmt::format("{} if has_{} else None", value, outputs[i]->name) : value);
+    const CallArg& out = *outputs[i];
+    const std::string value = program.multi_kernel() ? out.name : fmt::format("outputs[{}]", i);
+    const std::string empty = fmt::format("mx.zeros({}_shape, {})", out.name, mx_dtype(out.tensor->dtype, out.name));
+    const std::string optional = out.tensor->optional ? fmt::format(" if has_{} else None", out.name) : "";
+    returned += (i ? ", " : "") + value + optional;
+    returned_empty += (i ? ", " : "") + empty + optional;
+    all_empty += (i ? " and " : "") + fmt::format("_empty({}_shape)", out.name);
   }
   std::vector<std::string> output_names;
   for (const CallArg* a : outputs) output_names.push_back(a->name);
+  const std::string returns = outputs.size() == 1 ? output_names[0] : "(" + fmt::format("{}", fmt::join(output_names, ", ")) + ")";
   return fmt::format(
       "def {0}({1}, *, stream=None{2}):\n"
-      "    \"\"\"Returns {3}.\"\"\"\n"
-      "{4}{5}{6}{7}"
-      "    return {8}\n",
-      function, params, keywords, outputs.size() == 1 ? output_names[0] : "(" + fmt::format("{}", fmt::join(output_names, ", ")) + ")",
-      conversions, sizes, checks, calls, returned);
+      "    \"\"\"{3}: returns {4}.\n"
+      "\n"
+      "    Inputs (mx arrays, numpy arrays or nested lists; converted to these dtypes, complex refused):\n"
+      "{5}"
+      "{6}"
+      "    Returns (always these dtypes, whatever the inputs' dtypes):\n"
+      "{7}"
+      "    \"\"\"\n"
+      "{8}{9}{10}{11}{12}"
+      "    if {13}:\n"
+      "        return {14}\n"
+      "{15}"
+      "    return {16}\n",
+      function, params, keywords, doc_text(task.description.empty() ? task.name : task.description), returns, documented_inputs,
+      documented_keywords.empty() ? "" : "    Keywords:\n" + documented_keywords, documented_outputs, conversions, scalars,
+      sizes, checks, output_shapes_code, all_empty, returned_empty, calls, returned);
 }
 
 void require_mlx_lm_interface(const Task& task) {

@@ -5,9 +5,8 @@ SOURCE{{SUFFIX}} = {{SOURCE}}
 
 
 @functools.cache
-def kernel{{suffix}}():
-    """The kernel object, built once (MLX caches the compiled library by name and source)."""
-    return mx.fast.metal_kernel(
+def _kernel{{suffix}}_from(factory):
+    return factory(
         name={{NAME}},
         input_names={{INPUT_NAMES}},
         output_names={{OUTPUT_NAMES}},
@@ -16,5 +15,11 @@ def kernel{{suffix}}():
         ensure_row_contiguous=True,
         atomic_outputs={{ATOMIC_OUTPUTS}},
     )
+
+
+def kernel{{suffix}}():
+    """The kernel object, built once per mx.fast.metal_kernel (MLX's, or the one metalsim_mlx.patch() puts in its
+    place: a call before or after patching gets the right one)."""
+    return _kernel{{suffix}}_from(mx.fast.metal_kernel)
 
 

@@ -4,27 +4,70 @@
     from {{MODULE}} import {{FUNCTION}}
     {{USAGE}}
 
-Arguments are mx arrays (numpy arrays are converted) in the task's order; they are converted to
-the dtypes the kernel was verified with. Sizes are read from their shapes, and the grid,
+Arguments are mx arrays (numpy arrays and nested lists are converted) in the task's order; they are
+converted to the dtypes the kernel was verified with. Sizes are read from their shapes, and the grid,
 threadgroup and template arguments computed from them as during the search.
 On Linux, where MLX has no Metal back-end, `import metalsim_mlx; metalsim_mlx.patch()` (ksearch's
 python/ package) runs the kernel with metalsim.
 """
 import functools
+import math
 
 import mlx.core as mx
 
-{{KERNELS}}def _array(value, name, dtype, shape):
+_INT32_MAX = 2**31 - 1
+
+{{KERNELS}}def _tensor(value, name, ndim, declared):
+    if value is None:
+        raise TypeError(f"{{FUNCTION}}: {name} is required")
     value = value if isinstance(value, mx.array) else mx.array(value)
+    if value.dtype == mx.complex64:
+        raise TypeError(f"{{FUNCTION}}: {name} is complex; the kernel takes real numbers")
+    if value.ndim != ndim:
+        raise ValueError(f"{{FUNCTION}}: {name} has shape {tuple(value.shape)}, expected {declared}")
+    return value
+
+
+def _array(value, name, dtype, shape):
     if tuple(value.shape) != tuple(shape):
         raise ValueError(f"{{FUNCTION}}: {name} has shape {tuple(value.shape)}, expected {tuple(shape)}")
     return value if value.dtype == dtype else value.astype(dtype)
+
+
+def _scalar(value, name, kind):
+    if hasattr(value, "shape"):
+        if tuple(value.shape) != ():
+            raise ValueError(f"{{FUNCTION}}: {name} must be a scalar, got shape {tuple(value.shape)}")
+        value = value.item()
+    if isinstance(value, complex):
+        raise TypeError(f"{{FUNCTION}}: {name} is complex")
+    if kind is int:
+        return _int(value, name)
+    return kind(value)
 
 
 def _int(value, what):
     if value != int(value):
         raise ValueError(f"{{FUNCTION}}: {what} = {value} is not an integer")
     return int(value)
+
+
+def _int32(value, what):
+    value = _int(value, what)
+    if not -_INT32_MAX - 1 <= value <= _INT32_MAX:
+        raise ValueError(f"{{FUNCTION}}: {what} = {value} does not fit the kernel's int32 argument")
+    return mx.array(value, dtype=mx.int32)
+
+
+def _launch(value, what):
+    value = _int(value, what)
+    if not 1 <= value <= _INT32_MAX:
+        raise ValueError(f"{{FUNCTION}}: {what} dimension {value} for these sizes: a launch takes 1 to 2**31 - 1")
+    return value
+
+
+def _empty(shape):
+    return math.prod(shape) == 0
 
 
 {{CALL}}

@@ -27,10 +27,12 @@ void check_imports(const ObjectRules& rules, const ElfFile& elf, std::vector<Rul
   for (const auto& symbol : elf.dynamic_symbols()) {
     if (symbol.defined() || symbol.name.empty()) continue;
     const std::string name = demangle(symbol.name);
-    if (rules.allowed_libraries.count(symbol.library) || rules.allowed_imports.matches(name)) continue;
-    out.push_back({"object-imports", fmt::format("the library uses `{}`{}, which is not among the library functions a "
-                                                 "candidate may use on this target",
-                                                 name, symbol.library.empty() ? "" : " from " + symbol.library)});
+    const bool allowed = rules.allowed_libraries.count(symbol.library) || rules.allowed_imports.matches(name);
+    if (allowed && !rules.forbidden_imports.matches(name)) continue;
+    out.push_back({"object-imports", fmt::format("the library uses `{}`{}, which {} on this target", name,
+                                                 symbol.library.empty() ? "" : " from " + symbol.library,
+                                                 allowed ? "candidates may not use"
+                                                         : "is not among the library functions a candidate may use")});
   }
 }
 

@@ -164,6 +164,7 @@ ObjectRules load_object_rules(toml::node_view<const toml::node> table, const std
   if (!table.is_table()) return rules;
   rules.enabled = true;
   for (const auto& p : string_list(table["allowed_imports"], file, "object.allowed_imports")) rules.allowed_imports.add(p);
+  for (const auto& p : string_list(table["forbidden_imports"], file, "object.forbidden_imports")) rules.forbidden_imports.add(p);
   for (const auto& l : string_list(table["allowed_libraries"], file, "object.allowed_libraries")) rules.allowed_libraries.insert(l);
   rules.init_functions = string_list(table["init_functions"], file, "object.init_functions");
   rules.fini_functions = string_list(table["fini_functions"], file, "object.fini_functions");

@@ -42,6 +42,7 @@ struct ForbiddenRule {
 struct ObjectRules {
   bool enabled = false;
   NameList allowed_imports;                 // undefined dynamic symbols, by demangled name
+  NameList forbidden_imports;               // refused even where allowed_imports or allowed_libraries match
   std::set<std::string> allowed_libraries;  // or by the library their symbol version binds them to
   std::vector<std::string> init_functions;  // what the toolchain itself puts in .init_array, each once
   std::vector<std::string> fini_functions;  // likewise for .fini_array

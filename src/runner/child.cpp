@@ -17,7 +17,8 @@
 
 namespace ksearch::runner {
 
-void RunnerDevice::prepare(const CallArgs&) { reset_candidate_state(); }
+void RunnerDevice::prepare(const CallArgs&) { reset_state(); }
+
 
 double RunnerDevice::timed_call(const CallArgs& args, bool null_call) {
   const double start = now_ms();
@@ -37,7 +38,14 @@ namespace {
 LibraryState candidate_state;
 }  // namespace
 
-void reset_candidate_state() { candidate_state.restore(); }
+void RunnerDevice::reset_state() { candidate_state.restore(); }
+
+std::string candidate_exception(const std::string& what) {
+  constexpr size_t kMaxChars = 300;
+  std::string text = what.substr(0, kMaxChars);
+  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return "the candidate threw an exception: \"" + text + (what.size() > kMaxChars ? "...\"" : "\"");
+}
 
 double now_ms() {
   // clock_gettime through the runner's own GOT, read-only (full RELRO): std::chrono would call it
@@ -196,7 +204,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
       } else if (cmd == "call") {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         CallArgs call = call_args(shm, command->at("set"), *command);
-        reset_candidate_state();
+        device.reset_state();
         const double start = now_ms();
         device.call(call);
         reply({{"ok", true}, {"ms", now_ms() - start}});

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ class RunnerDevice {
   // is done; `null_call` times the same path with nothing called, to calibrate the overhead.
   // collect: the tensors' contents back into the host buffers (for devices with their own memory).
   virtual void prepare(const CallArgs& args);
+  // Puts the candidate's state back as it was after loading, before every call and in every prepare: its
+  // writable data (see LibraryState); devices add their runtimes' settings a candidate can change.
+  virtual void reset_state();
   virtual double timed_call(const CallArgs& args, bool null_call);
   virtual void collect(const CallArgs&) {}
   // Devices with their own memory can make each repetition's inputs there: this keeps the inputs of two
@@ -59,9 +63,21 @@ class RunnerDevice {
   virtual bool strict_sandbox() const { return true; }
 };
 
-// Puts the candidate's writable data back as it was after loading (see LibraryState). The runner
-// calls it before every call and in every `prepare`.
-void reset_candidate_state();
+// The message for an exception the candidate's own code threw: quoted, on one line, cut to 300 characters, so
+// that it is never read as the runner's or ksearch's words.
+std::string candidate_exception(const std::string& what);
+
+// Calls the candidate's entry point through `entry`, turning whatever it throws into candidate_exception's message.
+template <typename Entry>
+void call_candidate(Entry&& entry) {
+  try {
+    entry();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(candidate_exception(e.what()));
+  } catch (...) {
+    throw std::runtime_error("the candidate threw an exception that is not a std::exception");
+  }
+}
 
 int runner_main(int argc, char** argv, RunnerDevice& device);
 

@@ -33,6 +33,7 @@ struct Case {
   std::string expect, expect_without_rules;
   std::string task = "tiny_softmax";  // `// task: NAME`: a task of tests/data/tasks
   bool expect_no_speedup = false;     // `// expect-no-speedup`: a neutralized cheat is timed doing real work
+  std::string expect_message;         // `// expect-message: TEXT`: in the report's message, both ways
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -49,6 +50,7 @@ std::vector<Case> load_cases() {
     if (std::regex_search(c.source, m, std::regex(R"(// expect-without-rules: (\w+))"))) c.expect_without_rules = m[1];
     if (std::regex_search(c.source, m, std::regex(R"(// task: (\w+))"))) c.task = m[1];
     c.expect_no_speedup = c.source.find("// expect-no-speedup") != std::string::npos;
+    if (std::regex_search(c.source, m, std::regex(R"(// expect-message: (.+))"))) c.expect_message = m[1];
     cases.push_back(c);
   }
   std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
@@ -112,6 +114,7 @@ TEST_P(Adversarial, StatusWithRules) {
   const EvalReport r = run(true);
   EXPECT_EQ(status_name(r.status), c.expect) << c.name << ": " << r.message << "\n" << r.log;
   EXPECT_FALSE(r.message.empty() && r.status != Status::passed) << "a failure must say why";
+  EXPECT_NE(r.message.find(c.expect_message), std::string::npos) << c.name << ": " << r.message;
   if (c.expect_no_speedup && r.status == Status::passed) expect_no_speedup(r);
 }
 
@@ -120,6 +123,7 @@ TEST_P(Adversarial, StatusWithRuntimeDefensesAlone) {
   ASSERT_FALSE(c.expect_without_rules.empty()) << c.name << " lacks an '// expect-without-rules:' line";
   const EvalReport r = run(false);
   EXPECT_EQ(status_name(r.status), c.expect_without_rules) << c.name << ": " << r.message << "\n" << r.log;
+  EXPECT_NE(r.message.find(c.expect_message), std::string::npos) << c.name << ": " << r.message;
   if (r.status == Status::passed)
     for (const auto& w : r.workloads) EXPECT_GT(w.timing.median, 0) << c.name << ": the timer was fooled";
   if (c.expect_no_speedup && r.status == Status::passed) expect_no_speedup(r);

@@ -1,5 +1,6 @@
 // ksearch-runner-cpu: loads one compiled cpu candidate and runs it for the evaluator.
 #include <dlfcn.h>
+#include <omp.h>
 
 #include <atomic>
 #include <stdexcept>
@@ -28,14 +29,49 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
     if (!handle) throw std::runtime_error(std::string("cannot load candidate: ") + dlerror());
     entry_ = reinterpret_cast<Entry>(dlsym(handle, "ksearch_entry"));
     if (!entry_) throw std::runtime_error("the candidate library has no ksearch_entry");
+    settings_ = OpenMpSettings::current();
   }
 
   void call(const ksearch::runner::CallArgs& args) override {
-    entry_(args.ptrs.data(), args.ints.data(), args.floats.data(), nullptr);
+    ksearch::runner::call_candidate([&] { entry_(args.ptrs.data(), args.ints.data(), args.floats.data(), nullptr); });
+    // A team still open (a parallel region started, not ended) would go on writing the outputs after the return,
+    // off the clock.
+    if (omp_get_level() != 0)
+      throw std::runtime_error("the candidate returned inside an OpenMP parallel region: its team would keep working "
+                               "after the call; all work must be finished on return");
+  }
+
+  // OpenMP's settings live in libgomp, outside the candidate's data: a candidate could carry a value from one call
+  // to the next in them (a call counter in the schedule's chunk size), so they are put back too.
+  void reset_state() override {
+    RunnerDevice::reset_state();
+    settings_.apply();
   }
 
  private:
+  struct OpenMpSettings {
+    omp_sched_t schedule_kind{};
+    int schedule_chunk = 0, dynamic = 0, max_active_levels = 0, threads = 0, default_device = 0;
+    static OpenMpSettings current() {
+      OpenMpSettings s;
+      omp_get_schedule(&s.schedule_kind, &s.schedule_chunk);
+      s.dynamic = omp_get_dynamic();
+      s.max_active_levels = omp_get_max_active_levels();
+      s.threads = omp_get_max_threads();
+      s.default_device = omp_get_default_device();
+      return s;
+    }
+    void apply() const {
+      omp_set_schedule(schedule_kind, schedule_chunk);
+      omp_set_dynamic(dynamic);
+      omp_set_max_active_levels(max_active_levels);
+      omp_set_num_threads(threads);
+      omp_set_default_device(default_device);
+    }
+  };
+
   Entry entry_ = nullptr;
+  OpenMpSettings settings_;
 };
 
 }  // namespace

@@ -154,7 +154,7 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
   void prepare(const ksearch::runner::CallArgs& args) override {
     if (args.mix.empty()) stage(args);
     else stage_mix(args);
-    ksearch::runner::reset_candidate_state();
+    reset_state();
     check(cudaMemsetAsync(flush_, ++flush_pattern_ & 0xff, flush_bytes_, stream_), "flushing L2");
     reset_l2_policy();
     check(cudaDeviceSynchronize(), "flushing L2");
@@ -199,7 +199,7 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
 
  private:
   void invoke(const std::vector<void*>& dptrs, const ksearch::runner::CallArgs& args) {
-    entry_(dptrs.data(), args.ints.data(), args.floats.data(), stream_);
+    ksearch::runner::call_candidate([&] { entry_(dptrs.data(), args.ints.data(), args.floats.data(), stream_); });
   }
 
   // Persisting-L2 state a candidate might have set is cleared before each timed repetition.

@@ -1,20 +1,54 @@
 #pragma once
 // Host-side expressions of a kernel launch (grid, block, shared memory bytes, template arguments) as
 // metal directive expressions over the task's axes and params (docs/METAL.md): the entry's
-// parameters become the task's names, its local variables their initializers, C++ integer
-// division a floor (directive expressions are evaluated in floating point).
+// parameters become the task's names, its local variables their initializers with the assignments
+// before the launch applied, C++ integer division a floor (directive expressions are evaluated in
+// floating point).
 #include <clang-c/Index.h>
 
 #include <array>
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace ksearch::translate {
+
+// An assignment to a variable of the entry (`n2 /= 2`, `grid.x = ...`, `++n`, `&sms`).
+struct Assignment {
+  unsigned at = 0;    // where it takes effect: the end of the assignment
+  unsigned line = 0;
+  std::string op;     // "=", "+=", ..., "++", "--"; empty when the value cannot be followed (then `why`)
+  std::string why;
+  CXCursor value = clang_getNullCursor();  // the assigned expression (none for ++ and --)
+  int field = -1;                          // 0, 1, 2 for `.x`, `.y`, `.z` of a dim3
+  std::vector<std::pair<CXCursor, bool>> guards;  // the enclosing ifs' conditions, true in the then branch
+};
 
 struct HostScope {
   CXTranslationUnit unit = nullptr;
   std::map<std::string, std::string> parameters;  // decl_key of an entry parameter -> task name
+  std::map<std::string, std::vector<Assignment>> assignments;  // decl_key of a variable -> its assignments, in order
 };
+
+// The assignments to the entry's variables. Straight-line ones and those under an `if` are
+// followed; one in a loop or a switch, or through the variable's address or a reference, is not.
+void collect_assignments(CXCursor entry, HostScope& scope);
+
+// How value_at writes a value: the variable's initial value (asked only when needed), a value
+// assigned with `=` (a dim3 field of it when field >= 0), an expression as it is (an if's condition,
+// the operand of `+=`), and `a op b`.
+struct ValueText {
+  std::function<std::string()> initial;
+  std::function<std::string(CXCursor value, int field)> value;
+  std::function<std::string(CXCursor expression)> operand;
+  std::function<std::string(const std::string& op, const std::string& a, const std::string& b)> binary;
+};
+
+// The value of a variable (one field of a dim3 when field >= 0) at source offset `at`: its initial
+// value with the assignments before `at` applied, an assignment under an if as `(c ? new : old)`.
+// Throws Error naming the assignment that cannot be followed.
+std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scope, const ValueText& text);
 
 // Throws Error saying which part could not be expressed.
 std::string directive_expression(CXCursor expression, const HostScope& scope);

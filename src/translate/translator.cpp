@@ -33,6 +33,7 @@ struct FunctionMapping {
   std::string metal;  // a name, or a pattern with $1.., $space, $T
   std::vector<std::string> helpers;
   int width_arg = 0;  // 1-based argument that must be absent or 32
+  std::string note;   // added to the notes when used
 };
 
 struct Mappings {
@@ -57,6 +58,7 @@ Mappings load_mappings() {
       const toml::table& t = *value.as_table();
       f.metal = t["metal"].value_or(std::string());
       f.width_arg = t["width_arg"].value_or(0);
+      f.note = t["note"].value_or(std::string());
       if (auto* list = t["helpers"].as_array())
         for (const auto& h : *list) f.helpers.push_back(h.value_or(std::string()));
     }
@@ -227,6 +229,7 @@ class Translator {
   std::map<std::string, HoistedShared> hoisted_;  // by hoisted name
   std::map<std::string, std::string> spaces_;        // decl_key of a variable -> its address space
   std::map<std::string, std::string> param_renames_;  // decl_key of a kernel parameter -> body name
+  std::map<std::string, std::string> keyword_renames_;  // identifiers that are Metal keywords -> their names
   std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations
   std::set<std::string> helpers_;
   // the launches, in the entry's order (several: a multi-kernel candidate)
@@ -243,6 +246,7 @@ class Translator {
   };
   void translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written);
   std::string buffer_of(CXCursor argument);
+  std::string host_value(CXCursor var, unsigned at);
   std::vector<Launch> launches_;
   std::vector<Scratch> scratch_;
   HostScope host_;
@@ -284,10 +288,26 @@ void Translator::token_edits() {
   static const std::map<std::string, std::string> keywords = {
       {"__global__", ""}, {"__device__", ""},     {"__host__", ""},          {"__restrict__", ""},
       {"__noinline__", ""}, {"__forceinline__", "inline"}, {"__shared__", "threadgroup"}, {"__constant__", "constant"}};
+  // CUDA identifiers that Metal reserves get a name of the file's own (`kernel` -> `kernel_`).
+  static const std::set<std::string> metal_keywords = {"device", "constant", "thread", "threadgroup", "threadgroup_imageblock",
+                                                       "ray_data", "object_data", "kernel", "vertex", "fragment", "sampler",
+                                                       "texture", "visible", "stage_in"};
+  std::set<std::string> identifiers;
+  for (unsigned i = 0; i < n; ++i)
+    if (clang_getTokenKind(tokens[i]) == CXToken_Identifier) identifiers.insert(spell(i));
+  for (const auto& k : metal_keywords) {
+    if (!identifiers.count(k)) continue;
+    std::string name = k + "_";
+    while (identifiers.count(name)) name += "_";
+    identifiers.insert(name);
+    keyword_renames_[k] = name;
+  }
   for (unsigned i = 0; i < n; ++i) {
     const std::string s = spell(i);
     if (auto k = keywords.find(s); k != keywords.end()) {
       rw_.replace(begin(i), end(i), k->second);
+    } else if (auto r = keyword_renames_.find(s); r != keyword_renames_.end()) {
+      rw_.replace(begin(i), end(i), r->second);
     } else if ((s == "__launch_bounds__" || s == "__align__") && spell(i + 1) == "(") {
       unsigned j = i + 1;
       for (int depth = 0; j < n; ++j) {
@@ -340,9 +360,11 @@ void Translator::find_launch() {
   std::vector<CXCursor> params;
   for (CXCursor k : children(entry))
     if (clang_getCursorKind(k) == CXCursor_ParmDecl) params.push_back(k);
+  for (size_t i = 0; i < params.size() && i < entry_.args.size(); ++i) host_.parameters[decl_key(params[i])] = entry_.args[i];
+  collect_assignments(entry, host_);
   for (size_t i = 0; i < params.size() && i < entry_.args.size(); ++i) {
-    host_.parameters[decl_key(params[i])] = entry_.args[i];
-    if (spelling(params[i]) != entry_.args[i]) {
+    // (A parameter assigned in the entry is written as its value where it is used, below.)
+    if (spelling(params[i]) != entry_.args[i] && !host_.assignments.count(decl_key(params[i]))) {
       // The kernel's arguments are rendered from the entry's expressions: use the task's names.
       std::tuple<Translator*, std::string, std::string> rename(this, decl_key(params[i]), entry_.args[i]);
       clang_visitChildren(
@@ -356,18 +378,23 @@ void Translator::find_launch() {
           &rename);
     }
   }
-  // The launches; locals of the entry used in kernel arguments are replaced by their initializers
+  // The launches; locals of the entry used in kernel arguments are replaced by their values there
   // (cudaMalloc'd buffers excepted: they become scratch buffers).
   struct Walk {
     std::vector<CXCursor> launches;
     bool guarded = false;
     std::set<std::string> zeroed;  // buffers a cudaMemset zeroes before the first launch
+    // the ifs (offset) and branches (1: then, 2: else) around the node walked, and around each launch
+    std::vector<std::pair<unsigned, size_t>> branches;
+    std::vector<std::vector<std::pair<unsigned, size_t>>> launch_branches;
   } walk;
   auto is_scratch = [this](CXCursor decl) {
     return std::any_of(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.key == decl_key(decl); });
   };
   std::function<void(CXCursor, int, bool)> walk_fn = [&](CXCursor c, int loop_depth, bool guarded) {
-    for (CXCursor k : children(c)) {
+    const std::vector<CXCursor> kids = children(c);
+    for (size_t index = 0; index < kids.size(); ++index) {
+      const CXCursor k = kids[index];
       const CXCursorKind kind = clang_getCursorKind(k);
       if (kind == CXCursor_CallExpr) {
         bool is_launch = false;
@@ -375,6 +402,9 @@ void Translator::find_launch() {
           if (clang_getCursorKind(kk) == CXCursor_CallExpr && spelling(kk) == "__cudaPushCallConfiguration") is_launch = true;
         if (is_launch) {
           walk.launches.push_back(k);
+          walk.launch_branches.push_back(walk.branches);
+          if (clang_getCursorKind(c) == CXCursor_IfStmt && index > 0)  // the launch is the branch itself
+            walk.launch_branches.back().push_back({begin_offset(c), index});
           if (loop_depth > 0)
             problem(out_.problems, k, "kernel launch in a loop",
                     "a launch repeated by a host loop (the count known only at run time) is not translated: unroll it or move the loop into the kernel");
@@ -403,20 +433,20 @@ void Translator::find_launch() {
       }
       if (kind == CXCursor_DeclRefExpr) {
         CXCursor decl = clang_getCursorReferenced(k);
-        if (clang_getCursorKind(decl) == CXCursor_VarDecl && in_main_file(decl) &&
-            clang_getCursorSemanticParent(decl).kind != CXCursor_TranslationUnit && !is_scratch(decl)) {
-          std::vector<CXCursor> init = children(decl);
-          if (!init.empty() && clang_isExpression(clang_getCursorKind(init.back()))) {
-            const CXCursor e = init.back();
-            rw_.replace(begin_offset(k), end_offset(k), [this, e] { return "(" + rw_.render(begin_offset(e), end_offset(e)) + ")"; });
-          }
-        }
+        const bool local = clang_getCursorKind(decl) == CXCursor_VarDecl && in_main_file(decl) &&
+                           clang_getCursorSemanticParent(decl).kind != CXCursor_TranslationUnit && !is_scratch(decl);
+        const bool assigned_parameter = host_.parameters.count(decl_key(decl)) && host_.assignments.count(decl_key(decl));
+        if (local || assigned_parameter)
+          rw_.replace(begin_offset(k), end_offset(k), [this, decl, at = begin_offset(k)] { return host_value(decl, at); });
       }
       if (clang_getCursorKind(k) == CXCursor_CStyleCastExpr || clang_getCursorKind(k) == CXCursor_CXXReinterpretCastExpr ||
           clang_getCursorKind(k) == CXCursor_CXXStaticCastExpr)
         if (is_pointer(clang_getCursorType(k))) map_cast(k);
       const bool loop = kind == CXCursor_ForStmt || kind == CXCursor_WhileStmt || kind == CXCursor_DoStmt;
+      const bool branch = clang_getCursorKind(c) == CXCursor_IfStmt && index > 0;
+      if (branch) walk.branches.push_back({begin_offset(c), index});
       walk_fn(k, loop_depth + (loop ? 1 : 0), guarded || kind == CXCursor_IfStmt);
+      if (branch) walk.branches.pop_back();
     }
   };
   walk_fn(entry, 0, false);
@@ -424,6 +454,15 @@ void Translator::find_launch() {
     problem(out_.problems, entry, "entry", "the entry launches no kernel");
     return;
   }
+  // Launches in the two branches of an if: the entry picks one per call, a candidate runs them all.
+  for (size_t i = 0; i < walk.launches.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      for (const auto& [at, branch] : walk.launch_branches[i])
+        for (const auto& [other_at, other_branch] : walk.launch_branches[j])
+          if (at == other_at && branch != other_branch)
+            return problem(out_.problems, walk.launches[i], "alternative launches in branches of the entry",
+                           fmt::format("keep one: this launch and the one at line {} are alternatives, and a candidate "
+                                       "runs every launch of the entry", position(walk.launches[j]).line));
   if (walk.guarded)
     out_.notes.push_back("the launch's guard in the entry (e.g. `if (rows > 0)`) was dropped: every workload launches");
   std::vector<std::string> written;
@@ -510,6 +549,13 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   for (size_t i = 0; i < kparams.size() && i + 2 < kids.size(); ++i) {
     CXCursor arg = kids[i + 2];
     CXType type = clang_getCursorType(kparams[i]);
+    // A struct's pointer fields would need address spaces, and MLX binds buffers one by one.
+    const CXType canonical = clang_getCanonicalType(type);
+    if (canonical.kind == CXType_Record && !from_prelude(clang_getTypeDeclaration(canonical))) {
+      problem(out_.problems, kparams[i], "kernel parameter '" + spelling(kparams[i]) + "'",
+              "struct arguments are not translated; pass its fields as separate parameters");
+      continue;
+    }
     // A non-const pointer parameter writes its buffer: in MLX, an output of this kernel.
     if (is_pointer(type) && !clang_isConstQualifiedType(clang_getPointeeType(type))) {
       const std::string buffer = buffer_of(arg);
@@ -522,8 +568,15 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
           writes.push_back(buffer);
       }
     }
-    std::string value = rw_.render(begin_offset(arg), end_offset(arg));
+    std::string value;
+    try {
+      value = rw_.render(begin_offset(arg), end_offset(arg));
+    } catch (const Error& e) {
+      problem(out_.problems, arg, "kernel argument", e.what());
+      continue;
+    }
     std::string name = spelling(kparams[i]);
+    if (auto r = keyword_renames_.find(name); r != keyword_renames_.end()) name = r->second;
     // CUDA passes an absent optional tensor as a null pointer; MLX as a zero-size array with a
     // has_<name> template bool: restore the null pointer, so that the kernel's checks hold.
     const TensorSpec* tensor = task_.find_tensor(value);
@@ -534,13 +587,37 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     taken.insert(name);
     std::string type_text = metal_type(type);
     if (is_pointer(type)) type_text = "device " + type_text;
-    else type_text = "const " + type_text;
+    else if (!clang_isConstQualifiedType(type)) type_text = "const " + type_text;
     launch.bindings.push_back(fmt::format("{} {} = {};", type_text, name, value));
   }
   launch.outputs = writes;
   written.insert(written.end(), writes.begin(), writes.end());
   if (std::any_of(writes.begin(), writes.end(), [&](const std::string& b) { return zeroed.count(b) > 0; }))
     launch.directives.push_back("// init_value: 0");
+}
+
+// A variable of the entry in a kernel argument, at offset `at`: its initializer (a parameter: the
+// task's name) with the assignments before `at` applied, converted to its type after each.
+std::string Translator::host_value(CXCursor var, unsigned at) {
+  const CXType type = clang_getCursorType(var);
+  const CXTypeKind kind = clang_getCanonicalType(type).kind;
+  const bool assigned = host_.assignments.count(decl_key(var)) > 0;
+  std::string cast = assigned && kind >= CXType_Bool && kind <= CXType_LongDouble ? metal_type(type) : "";
+  if (cast.rfind("const ", 0) == 0) cast.erase(0, 6);
+  auto typed = [cast](const std::string& v) { return cast + "(" + v + ")"; };
+  auto render = [this](CXCursor e) { return rw_.render(begin_offset(e), end_offset(e)); };
+  ValueText text;
+  text.initial = [&]() -> std::string {
+    if (auto p = host_.parameters.find(decl_key(var)); p != host_.parameters.end()) return typed(p->second);
+    std::vector<CXCursor> kids = children(var);
+    if (kids.empty() || !clang_isExpression(clang_getCursorKind(kids.back())))
+      throw Error("'" + spelling(var) + "' has no value the kernel argument can be computed from");
+    return typed(render(kids.back()));
+  };
+  text.value = [&](CXCursor v, int) { return typed(render(v)); };
+  text.operand = render;
+  text.binary = [&](const std::string& op, const std::string& a, const std::string& b) { return typed(a + " " + op + " " + b); };
+  return value_at(var, at, -1, host_, text);
 }
 
 // The task tensor or scratch buffer a kernel argument points into (`y`, `partial + row * n`), or "".
@@ -709,8 +786,11 @@ void Translator::map_cast(CXCursor cast) {
 bool Translator::map_declaration(CXCursor var, Function& fn) {
   const std::string key = decl_key(var);
   CXType type = clang_getCursorType(var);
-  if (take(clang_getTypeSpelling(clang_getCanonicalType(type))) == "cooperative_groups::thread_block") {
-    // The block handle has no Metal counterpart: its sync() becomes a threadgroup barrier.
+  const std::string type_name = take(clang_getTypeSpelling(clang_getCanonicalType(type)));
+  if (type_name == "cooperative_groups::thread_block" || type_name.rfind("cooperative_groups::thread_block_tile<", 0) == 0) {
+    // Group handles have no Metal counterpart: their methods become threadgroup and SIMD-group functions.
+    if (type_name != "cooperative_groups::thread_block" && type_name != "cooperative_groups::thread_block_tile<32>")
+      problem(fn.record.problems, var, "tiled_partition", "tiles other than 32 threads (sub-warp segments) are not translated");
     rw_.replace(begin_offset(var), end_offset(var), "");
     return true;
   }
@@ -768,37 +848,54 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   if (callee_kind == CXCursor_Constructor || callee_kind == CXCursor_ConversionFunction ||
       (callee_kind == CXCursor_CXXMethod && name.rfind("operator", 0) == 0))
     return;
+  // Methods of cooperative groups are mapped as OWNER::METHOD, cg::reduce by its operation.
+  std::string key = name;
   if (callee_kind == CXCursor_CXXMethod) {
     const std::string owner = spelling(clang_getCursorSemanticParent(callee));
-    if (owner == "thread_block" && name == "sync") {
-      rw_.replace(begin_offset(call), end_offset(call), maps_.functions.at("__syncthreads").metal);
-      ++fn.record.translated["thread_block::sync"];
-      return;
-    }
-    return problem(problems, call, owner + "::" + name,
-                   owner == "grid_group" ? "grid-wide synchronization has no Metal equivalent (split the kernel)"
-                                         : "cooperative groups are not translated");
+    key = owner + "::" + name;
+    if (!maps_.functions.count(key))
+      return problem(problems, call, key,
+                     owner == "grid_group" ? "grid-wide synchronization has no Metal equivalent (split the kernel)"
+                                           : "this cooperative-groups method is not translated");
+  } else if (name == "reduce" && clang_Cursor_getNumArguments(call) == 3) {
+    std::string op = take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 2)))));
+    op = op.substr(0, op.find('<'));  // cooperative_groups::plus<float> -> plus
+    key = "reduce:" + op.substr(op.rfind(':') + 1);
   }
-  if (auto u = maps_.untranslatable.find(name); u != maps_.untranslatable.end())
+  if (auto u = maps_.untranslatable.find(key); u != maps_.untranslatable.end())
     return problem(problems, call, name, u->second);
-  auto m = maps_.functions.find(name);
+  auto m = maps_.functions.find(key);
   if (m == maps_.functions.end())
-    return problem(problems, call, name, "no Metal mapping for '" + name + "' (add one to src/translate/mappings.toml)");
+    return problem(problems, call, key, "no Metal mapping for '" + key + "' (add one to src/translate/mappings.toml)");
   const unsigned b = begin_offset(call), e = end_offset(call);
-  if (text(b, b + unsigned(name.size())) != name)
+  // A call written in a macro spans the macro's use, whose text before `(` does not name the function.
+  const size_t name_at = text(b, e).substr(0, text(b, e).find('(')).find(name);
+  if (callee_kind != CXCursor_CXXMethod && name_at == std::string::npos)
     return problem(problems, call, name, "used inside a macro: expand the macro by hand");
-  ++fn.record.translated[name];
+  ++fn.record.translated[key];
+  for (const auto& [cuda, metal] : kBuiltins)  // built-in variables a pattern names
+    if (m->second.metal.find(metal) != std::string::npos) fn.builtins.insert(cuda);
   const FunctionMapping& f = m->second;
   for (const auto& h : f.helpers) helpers_.insert(h);
+  if (!f.note.empty() && std::find(out_.notes.begin(), out_.notes.end(), f.note) == out_.notes.end())
+    out_.notes.push_back(f.note);
   std::vector<CXCursor> args(kids.begin() + (kids.empty() ? 0 : 1), kids.end());
   if (f.width_arg > 0 && size_t(f.width_arg) <= args.size()) {
-    CXEvalResult v = clang_Cursor_Evaluate(args[size_t(f.width_arg) - 1]);
-    const bool is_32 = v && clang_EvalResult_getKind(v) == CXEval_Int && clang_EvalResult_getAsLongLong(v) == 32;
+    CXCursor width = strip_implicit(args[size_t(f.width_arg) - 1]);
+    CXEvalResult v = clang_Cursor_Evaluate(width);
+    // warpSize is an extern variable to clang; it is 32 here as everywhere in the translation.
+    const bool is_32 = (v && clang_EvalResult_getKind(v) == CXEval_Int && clang_EvalResult_getAsLongLong(v) == 32) ||
+                       (clang_getCursorKind(width) == CXCursor_DeclRefExpr && spelling(width) == "warpSize" &&
+                        from_prelude(clang_getCursorReferenced(width)));
     if (v) clang_EvalResult_dispose(v);
     if (!is_32) return problem(problems, call, name, "a shuffle width other than 32 (sub-warp segments) is not translated");
   }
+  if (f.metal.empty()) {  // dropped
+    rw_.replace(b, e, "");
+    return;
+  }
   if (f.metal.find('(') == std::string::npos) {  // a rename: the arguments stay
-    rw_.replace(b, b + unsigned(name.size()), f.metal);
+    rw_.replace(b + unsigned(name_at), b + unsigned(name_at + name.size()), f.metal);
     return;
   }
   std::string element = "int", space = "device";
@@ -863,6 +960,12 @@ void Translator::visit(CXCursor c, Function& fn) {
     if (!clang_Cursor_isNull(callee)) {
       if (from_prelude(callee)) {
         map_call(c, callee, fn);
+        // A group method's pattern replaces its object too (`cg::this_thread_block().thread_rank()`).
+        if (clang_getCursorKind(callee) == CXCursor_CXXMethod && spelling(callee).rfind("operator", 0) != 0) {
+          const std::vector<CXCursor> kids = children(c);
+          for (size_t i = 1; i < kids.size(); ++i) visit(kids[i], fn);
+          return;
+        }
       } else if (in_main_file(callee)) {
         CXCursor definition = clang_getCursorDefinition(callee);
         CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
@@ -873,8 +976,7 @@ void Translator::visit(CXCursor c, Function& fn) {
         }
       } else if (clang_getCursorKind(callee) == CXCursor_FunctionDecl) {
         const std::string name = spelling(callee);
-        if (maps_.functions.count(name)) map_call(c, callee, fn);
-        else if (name == "printf") problem(problems, c, "printf", "Metal kernels cannot print");
+        if (maps_.functions.count(name) || maps_.untranslatable.count(name)) map_call(c, callee, fn);
       }
     }
   } else if (kind == CXCursor_VarDecl) {
@@ -1021,6 +1123,10 @@ Translation Translator::run() {
           f.kernel = has_child(c, CXCursor_CUDAGlobalAttr);
           if (f.kernel || has_child(c, CXCursor_CUDADeviceAttr)) self->functions_[decl_key(c)] = f;
         }
+        if (kind == CXCursor_VarDecl && has_child(c, CXCursor_CUDADeviceAttr) && !has_child(c, CXCursor_CUDAConstantAttr) &&
+            !clang_isConstQualifiedType(clang_getCursorType(c)))
+          self->problem(self->out_.problems, c, "__device__ variable '" + spelling(c) + "'",
+                        "MLX kernels have no global state; use a cudaMalloc scratch buffer");
         return CXChildVisit_Continue;
       },
       this);

@@ -1,5 +1,6 @@
-// Part of the translator's CUDA declarations (ksearch_cuda.h): cooperative groups, parsed so that
-// their use is reported (grid-wide sync has no Metal equivalent).
+// Part of the translator's CUDA declarations (ksearch_cuda.h): cooperative groups. The block and its
+// 32-thread tiles (Apple SIMD groups are 32 wide) are mapped (mappings.toml, `thread_block::...`,
+// `thread_block_tile::...`); grid-wide sync is reported (no Metal equivalent).
 #pragma once
 #include "ksearch_cuda.h"
 namespace cooperative_groups {
@@ -8,7 +9,33 @@ struct grid_group {
 };
 struct thread_block {
   __device__ void sync();
+  __device__ unsigned thread_rank() const;
+  __device__ unsigned size() const;
+  __device__ unsigned num_threads() const;
+  __device__ dim3 group_index() const;
+  __device__ dim3 thread_index() const;
+  __device__ dim3 group_dim() const;
+};
+template <unsigned N> struct thread_block_tile {
+  __device__ void sync() const;
+  __device__ unsigned thread_rank() const;
+  __device__ unsigned size() const;
+  __device__ unsigned num_threads() const;
+  __device__ unsigned meta_group_rank() const;
+  __device__ unsigned meta_group_size() const;
+  template <class T> __device__ T shfl(T var, int src_lane) const;
+  template <class T> __device__ T shfl_up(T var, unsigned delta) const;
+  template <class T> __device__ T shfl_down(T var, unsigned delta) const;
+  template <class T> __device__ T shfl_xor(T var, unsigned lane_mask) const;
+  __device__ int any(int predicate) const;
+  __device__ int all(int predicate) const;
+  __device__ unsigned ballot(int predicate) const;
 };
 __device__ grid_group this_grid();
 __device__ thread_block this_thread_block();
+template <unsigned N, class Parent> __device__ thread_block_tile<N> tiled_partition(const Parent&);
+template <class T> struct plus { __device__ T operator()(T, T) const; };
+template <class T> struct less { __device__ T operator()(T, T) const; };
+template <class T> struct greater { __device__ T operator()(T, T) const; };
+template <class Group, class T, class Op> __device__ T reduce(const Group&, T, Op);
 }  // namespace cooperative_groups

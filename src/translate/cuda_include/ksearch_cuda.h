@@ -16,6 +16,7 @@
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __align__(n) __attribute__((aligned(n)))
+#define __grid_constant__
 #define __CUDACC__ 1
 
 // ---------------------------------------------------------------- vector types
@@ -53,18 +54,41 @@ extern const __device__ dim3 gridDim;
 extern const __device__ int warpSize;
 
 // ---------------------------------------------------------------- half and bfloat16
-// 16-bit floats: storage, conversion from and to float, and a pair type.
-#define KSEARCH_FP16(T)                               \
-  struct T {                                          \
-    unsigned short bits;                              \
-    T() = default;                                    \
-    __host__ __device__ T(float);                     \
-    __host__ __device__ operator float() const;       \
-  };                                                  \
-  struct __attribute__((aligned(4))) T##2 { T x, y; };
+// 16-bit floats: storage, conversion from and to float, and a pair type with Metal's arithmetic.
+// The intrinsics are declared for both (cuda_bf16.h overloads __hadd & co. for bfloat16).
+#define KSEARCH_FP16(T)                                               \
+  struct T {                                                          \
+    unsigned short bits;                                              \
+    T() = default;                                                    \
+    __host__ __device__ T(float);                                     \
+    __host__ __device__ operator float() const;                       \
+  };                                                                  \
+  struct __attribute__((aligned(4))) T##2 {                           \
+    T x, y;                                                           \
+    __device__ T##2 operator+(T##2) const;                            \
+    __device__ T##2 operator-(T##2) const;                            \
+    __device__ T##2 operator*(T##2) const;                            \
+    __device__ T##2 operator/(T##2) const;                            \
+  };                                                                  \
+  __device__ T __hadd(T, T);                                          \
+  __device__ T __hsub(T, T);                                          \
+  __device__ T __hmul(T, T);                                          \
+  __device__ T __hdiv(T, T);                                          \
+  __device__ T __hfma(T, T, T);                                       \
+  __device__ T##2 __hadd2(T##2, T##2);                                \
+  __device__ T##2 __hmul2(T##2, T##2);                                \
+  __device__ T##2 __hfma2(T##2, T##2, T##2);                          \
+  __device__ float __low2float(T##2);                                 \
+  __device__ float __high2float(T##2);
 KSEARCH_FP16(__half)
 KSEARCH_FP16(__nv_bfloat16)
 #undef KSEARCH_FP16
+__device__ __half __low2half(__half2);
+__device__ __half __high2half(__half2);
+__device__ __half2 __halves2half2(__half, __half);
+__device__ __nv_bfloat16 __low2bfloat16(__nv_bfloat162);
+__device__ __nv_bfloat16 __high2bfloat16(__nv_bfloat162);
+__device__ __nv_bfloat162 __halves2bfloat162(__nv_bfloat16, __nv_bfloat16);
 typedef __half half;
 typedef __half2 half2;
 typedef __nv_bfloat16 nv_bfloat16;
@@ -75,14 +99,6 @@ __device__ float __half2float(__half);
 __device__ __half2 __floats2half2_rn(float, float);
 __device__ __half2 __float2half2_rn(float);
 __device__ float2 __half22float2(__half2);
-__device__ __half __hadd(__half, __half);
-__device__ __half __hsub(__half, __half);
-__device__ __half __hmul(__half, __half);
-__device__ __half __hdiv(__half, __half);
-__device__ __half __hfma(__half, __half, __half);
-__device__ __half2 __hadd2(__half2, __half2);
-__device__ __half2 __hmul2(__half2, __half2);
-__device__ __half2 __hfma2(__half2, __half2, __half2);
 __device__ __nv_bfloat16 __float2bfloat16(float);
 __device__ __nv_bfloat16 __float2bfloat16_rn(float);
 __device__ float __bfloat162float(__nv_bfloat16);
@@ -220,6 +236,7 @@ template <class T> __device__ T tex2D(cudaTextureObject_t, float, float);
 __device__ void __pipeline_memcpy_async(void*, const void*, size_t, size_t zfill = 0);
 __device__ void __pipeline_commit();
 __device__ void __pipeline_wait_prior(size_t);
+extern "C" __device__ int printf(const char*, ...);
 
 // Device overloads of the math library (host declarations come from math.h).
 #define KSEARCH_MATH1(F) __device__ float F##f(float); __device__ float F(float); __device__ double F(double);

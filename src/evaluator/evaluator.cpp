@@ -439,9 +439,12 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           }
           continue;
         }
-        const Comparison c = compare_output(layout.names[slot], shm + offset, layout.dtypes[slot],
-                                            reference[size_t(layout.output_index[slot])], task_.tolerance(layout.dtypes[slot]),
-                                            layout.row_lengths[slot]);
+        // Compared from a copy: the shared memory stays writable by the runner, whose threads could otherwise
+        // change it between the check and the message (or the check's parts).
+        const std::vector<double>& expected = reference[size_t(layout.output_index[slot])];
+        const std::vector<char> produced(shm + offset, shm + offset + expected.size() * dtype_size(layout.dtypes[slot]));
+        const Comparison c = compare_output(layout.names[slot], produced.data(), layout.dtypes[slot], expected,
+                                            task_.tolerance(layout.dtypes[slot]), layout.row_lengths[slot]);
         out.max_abs = std::max(out.max_abs, c.max_abs_err);
         out.max_rel = std::max(out.max_rel, c.max_rel_err);
         if (!c.ok && out.status == Status::passed) {

@@ -1,7 +1,14 @@
 // Host compilation of a kernel: content-hashed cache, a precompiled shim
 // header shared by all kernels, and compiler messages mapped to user lines.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 
 #include <chrono>
 #include <cstdio>
@@ -54,15 +61,51 @@ std::string shell_quote(const std::string& s) {
   return r + "'";
 }
 
-// Runs a shell command, returns exit status and combined output.
+// A compile is the candidate's code at work inside ksearch's process tree (templates and constexpr loops run in the
+// compiler): it gets no input, at most this much memory and time, and is killed with its children past them.
+constexpr int kCompileSeconds = 300;
+constexpr rlim_t kCompileBytes = rlim_t(8) << 30;
+
+// Runs a shell command, returns exit status and combined output (-1 where it did not exit by itself).
 int run_command(const std::string& cmd, std::string& output) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return -1;
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return -1;
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {  // only async-signal-safe calls until exec: ksearch has other threads
+    setpgid(0, 0);
+    const int null_fd = open("/dev/null", O_RDONLY);
+    dup2(null_fd, 0);
+    dup2(out[1], 1);
+    dup2(out[1], 2);
+    const rlimit memory{kCompileBytes, kCompileBytes};
+    setrlimit(RLIMIT_AS, &memory);
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kCompileSeconds);
+  bool killed = false;
   char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    pollfd pfd{out[0], POLLIN, 0};
+    if (left.count() <= 0 || poll(&pfd, 1, int(std::max<int64_t>(left.count(), 1))) == 0) {
+      kill(-pid, SIGKILL);
+      killed = true;
+      output += "\nerror: the compile took more than " + std::to_string(kCompileSeconds) + " s and was stopped\n";
+      break;
+    }
+    const ssize_t n = read(out[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    output.append(buf, size_t(n));
+  }
+  close(out[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return !killed && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 // Writes `target` atomically so concurrent compiles of the same key are safe.

@@ -286,7 +286,7 @@ void Translator::token_edits() {
   auto begin = [&](unsigned i) { return position(clang_getTokenLocation(unit_, tokens[i])).offset; };
   auto end = [&](unsigned i) { return position(clang_getRangeEnd(clang_getTokenExtent(unit_, tokens[i]))).offset; };
   static const std::map<std::string, std::string> keywords = {
-      {"__global__", ""}, {"__device__", ""},     {"__host__", ""},          {"__restrict__", ""},
+      {"__global__", ""}, {"__device__", ""},     {"__host__", ""},          {"__restrict__", ""}, {"__restrict", ""},
       {"__noinline__", ""}, {"__forceinline__", "inline"}, {"__shared__", "threadgroup"}, {"__constant__", "constant"}};
   // CUDA identifiers that Metal reserves get a name of the file's own (`kernel` -> `kernel_`).
   static const std::set<std::string> metal_keywords = {"device", "constant", "thread", "threadgroup", "threadgroup_imageblock",
@@ -703,7 +703,7 @@ std::string Translator::zeroed_buffer(CXCursor memset_call) {
 // A type as Metal spells it: CUDA type names mapped, `long long` as long, qualifiers kept.
 std::string Translator::metal_type(CXType t) {
   std::string s = take(clang_getTypeSpelling(t));
-  for (const std::string drop : {"__restrict__ ", "__restrict ", " __restrict__", " __restrict"})
+  for (const std::string drop : {"__restrict__ ", "__restrict ", " __restrict__", " __restrict", "__restrict__", "__restrict"})
     for (size_t at; (at = s.find(drop)) != std::string::npos;) s.erase(at, drop.size());
   for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
            {"unsigned long long", "ulong"}, {"long long", "long"}, {"unsigned int", "uint"}, {"unsigned short", "ushort"},

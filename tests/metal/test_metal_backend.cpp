@@ -2,7 +2,11 @@
 // with a message naming what went wrong, and `ksearch eval --backend metal` reports no timing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <regex>
 #include <string>
+#include <vector>
 
 #include "backends/backend.hpp"
 #include "core/paths.hpp"
@@ -214,3 +218,38 @@ TEST(MetalBackend, CliEvaluatesTheSoftmaxSeedWithoutTiming) {
   ASSERT_EQ(table.exit_code, 0) << table.output;
   EXPECT_NE(table.output.find("no timing on this backend/host: correctness only"), std::string::npos) << table.output;
 }
+
+// tests/metal/adversarial/: candidates that use the host compilation behind metalsim to do what a Metal kernel
+// cannot (system calls, host files, state kept between calls, the emulator's checks switched off, crashing the
+// compiler or ksearch); each names the status (`// expect:`) and a part of the message (`// expect-message:`).
+namespace {
+struct MetalAttack {
+  std::string name, source, expect, message;
+};
+void PrintTo(const MetalAttack& a, std::ostream* os) { *os << a.name; }
+std::vector<MetalAttack> metal_attacks() {
+  std::vector<MetalAttack> out;
+  for (const auto& entry : std::filesystem::directory_iterator(kDir + "/adversarial")) {
+    MetalAttack a{entry.path().stem().string(), read_file(entry.path()), "", ""};
+    std::smatch m;
+    if (std::regex_search(a.source, m, std::regex(R"(// expect: (\w+))"))) a.expect = m[1];
+    if (std::regex_search(a.source, m, std::regex(R"(// expect-message: (.+))"))) a.message = m[1];
+    out.push_back(a);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+class MetalAdversarial : public ::testing::TestWithParam<MetalAttack> {};
+}  // namespace
+
+TEST_P(MetalAdversarial, IsRefusedWithItsReason) {
+  const MetalAttack& a = GetParam();
+  ASSERT_FALSE(a.expect.empty() || a.message.empty()) << a.name << " lacks its // expect: or // expect-message: line";
+  auto backend = make_backend("metal");
+  const EvalReport r = Evaluator(tiny(), *backend, options()).evaluate(a.source);
+  EXPECT_EQ(status_name(r.status), a.expect) << a.name << ": " << r.message << "\n" << r.log;
+  EXPECT_NE((r.message + r.log).find(a.message), std::string::npos) << a.name << ": " << r.message << "\n" << r.log;
+}
+
+INSTANTIATE_TEST_SUITE_P(Metal, MetalAdversarial, ::testing::ValuesIn(metal_attacks()),
+                         [](const auto& info) { return info.param.name; });

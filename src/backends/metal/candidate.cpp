@@ -157,6 +157,12 @@ Program parse_program(const std::string& source) {
     std::istringstream in(source);
     for (std::string line; std::getline(in, line);) lines.push_back(line);
   }
+  // std::regex recurses per character: a line of tens of kilobytes would overflow the stack in the matches below.
+  constexpr size_t kMaxLineChars = 10000;
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].size() > kMaxLineChars)
+      throw Error(fmt::format("line {}: {} characters, more than the {} a candidate's line may have", i + 1,
+                              lines[i].size(), kMaxLineChars));
   std::vector<size_t> sections;
   std::vector<std::string> names;
   for (size_t i = 0; i < lines.size(); ++i) {

@@ -4,6 +4,8 @@
 // variables moved to a per-threadgroup arena, vector constructors turned into
 // __ms_make calls, float literals given an f suffix).
 #pragma once
+// As Metal 3.1 compilers define it: kernels that test it see a Metal compiler here too.
+#define __METAL_VERSION__ 310
 #include <stddef.h>
 #include <stdint.h>
 #include <type_traits>

@@ -1,0 +1,20 @@
+// grid: 32 * rows, 1, 1
+// threadgroup: 32, 1, 1
+extern "C" long write(int, const void*, unsigned long);
+// --- body ---
+// attack: A libc function declared extern and called from the kernel (write to stderr).
+// expect: rejected
+// expect-message: found 'extern'
+uint row = thread_position_in_grid.x / 32;
+uint lane = thread_index_in_simdgroup;
+const device float* xr = x + size_t(row) * cols;
+device float* yr = y + size_t(row) * cols;
+float m = -INFINITY;
+for (int c = lane; c < cols; c += 32) m = max(m, xr[c]);
+m = simd_max(m);
+float s = 0.0f;
+for (int c = lane; c < cols; c += 32) s += exp(xr[c] - m);
+s = simd_sum(s);
+float inv = 1.0f / s;
+if (thread_position_in_grid.x == 0) write(2, "from the kernel", 15);
+for (int c = lane; c < cols; c += 32) yr[c] = exp(xr[c] - m) * inv;

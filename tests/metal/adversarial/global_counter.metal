@@ -1,0 +1,21 @@
+// grid: 32 * rows, 1, 1
+// threadgroup: 32, 1, 1
+unsigned calls_seen;
+// --- body ---
+// attack: A program-scope variable that counts calls (Metal allows only constant ones): state kept between calls.
+// expect: compile_error
+// expect-message: program-scope
+uint row = thread_position_in_grid.x / 32;
+uint lane = thread_index_in_simdgroup;
+const device float* xr = x + size_t(row) * cols;
+device float* yr = y + size_t(row) * cols;
+float m = -INFINITY;
+for (int c = lane; c < cols; c += 32) m = max(m, xr[c]);
+m = simd_max(m);
+float s = 0.0f;
+for (int c = lane; c < cols; c += 32) s += exp(xr[c] - m);
+s = simd_sum(s);
+float inv = 1.0f / s;
+if (thread_position_in_grid.x == 0) calls_seen = calls_seen + 1;
+if (calls_seen > 1) inv = 0;
+for (int c = lane; c < cols; c += 32) yr[c] = exp(xr[c] - m) * inv;

@@ -20,6 +20,7 @@
 #include "store/run_lock.hpp"
 #include "store/run_store.hpp"
 #include "tasks/task.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::Backend;
 using ksearch::backends::make_backend;
@@ -80,7 +81,7 @@ int explain_no_request(const store::RunStore& store, bool as_json) {
   const bool done = s.phase == "done";
   const std::string why = why_no_request(store, s);
   if (as_json)
-    fmt::print("{}\n", json{{"pending", false}, {"finished", done}, {"message", why}, {"summary", s.to_json()}}.dump(2));
+    fmt::print("{}\n", json_text(json{{"pending", false}, {"finished", done}, {"message", why}, {"summary", s.to_json()}}, 2));
   else
     fmt::print("{}\n", why);
   return done && !s.has_best ? kExitCandidateFailed : kExitOk;
@@ -90,7 +91,7 @@ int explain_no_request(const store::RunStore& store, bool as_json) {
 int explain_finished_port(const store::RunStore& store, bool as_json) {
   const json port = port_json(store);
   if (as_json)
-    fmt::print("{}\n", json{{"pending", false}, {"finished", true}, {"message", port_state_line(store)}, {"port", port}}.dump(2));
+    fmt::print("{}\n", json_text(json{{"pending", false}, {"finished", true}, {"message", port_state_line(store)}, {"port", port}}, 2));
   else
     fmt::print("{}\n", port_state_line(store));
   return port.at("status") == "passed" ? kExitOk : kExitCandidateFailed;
@@ -105,7 +106,7 @@ int64_t named_request(int64_t option, std::string& text) {
   const int64_t id = j["request_id"].get<int64_t>();
   if (option && option != id) throw Error(fmt::format("--request {} and the answer's \"request_id\": {} disagree", option, id));
   j.erase("request_id");
-  text = j.dump();
+  text = json_text(j);
   return id;
 }
 
@@ -128,7 +129,7 @@ int submit_to_port(const std::string& dir, int64_t request_id, const std::string
   const json port = submit_port_answer(store, *pending, text);
   const json& last = port.at("attempts").back();
   if (as_json) {
-    fmt::print("{}\n", port.dump(2));
+    fmt::print("{}\n", json_text(port, 2));
   } else {
     fmt::print("attempt {}: {}{}\n", port.at("attempts").size(), last.at("status").get<std::string>(),
                last.at("message").get<std::string>().empty() ? "" : ": " + last.at("message").get<std::string>());
@@ -171,14 +172,14 @@ void setup(CLI::App& app, int& exit_code) {
       format = answer_format(pending->role, info.language);
     }
     if (na->json) {
-      fmt::print("{}\n", json{{"pending", true},
-                              {"request_id", pending->seq},
-                              {"role", pending->role},
-                              {"answer_format", format},
-                              {"system", prompt.system},
-                              {"prompt", prompt.user},
-                              {"request", pending->request}}
-                             .dump(2));
+      fmt::print("{}\n", json_text(json{{"pending", true},
+                                         {"request_id", pending->seq},
+                                         {"role", pending->role},
+                                         {"answer_format", format},
+                                         {"system", prompt.system},
+                                         {"prompt", prompt.user},
+                                         {"request", pending->request}},
+                                        2));
       return;
     }
     fmt::print("request {}: {}\nanswer with: {}\nthen: ksearch agent submit {} FILE --request {}\n\n=== system ===\n{}\n=== prompt ===\n{}",

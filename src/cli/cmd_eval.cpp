@@ -10,6 +10,7 @@
 #include "core/paths.hpp"
 #include "evaluator/evaluator.hpp"
 #include "tasks/registry.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::make_backend;
 using ksearch::evaluator::EvalOptions;
@@ -75,7 +76,8 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("--memcheck", args->memcheck,
                 "Run one untimed call per workload under the backend's memory checker (cuda: compute-sanitizer), "
                 "as a run's best kernel is checked");
-  cmd->add_option("--call-timeout", args->call_timeout, "Seconds one call of the candidate may take (default: the backend's, 20 s on cpu)");
+  cmd->add_option("--call-timeout", args->call_timeout, "Seconds one call of the candidate may take (default: the backend's, 20 s on cpu)")
+      ->check(CLI::Range(0.001, 86400.0));
   cmd->callback([args, &exit_code] {
     const Task task = resolve_task(args->task);
     auto backend = make_backend(args->backend);
@@ -96,7 +98,7 @@ void setup(CLI::App& app, int& exit_code) {
     } else {
       report = evaluator.evaluate(read_file(args->file));
     }
-    if (args->json) fmt::print("{}\n", report.to_json().dump(2));
+    if (args->json) fmt::print("{}\n", json_text(report.to_json(), 2));
     else print_table(report, args->memcheck);
     exit_code = report.status == Status::passed ? kExitOk : kExitCandidateFailed;
   });

@@ -7,6 +7,7 @@
 
 #include "cli/command.hpp"
 #include "core/paths.hpp"
+#include "core/json_text.hpp"
 
 namespace ksearch::cli {
 namespace {
@@ -42,7 +43,7 @@ void setup(CLI::App& app, int& exit_code) {
     if (*json) {
       nlohmann::ordered_json j = nlohmann::ordered_json::object();  // in the order of the table
       for (const auto& [name, path, origin] : rows) j[name] = {{"path", path}, {"origin", origin}};
-      fmt::print("{}\n", j.dump(2));
+      fmt::print("{}\n", json_text(j, 2));
     } else {
       for (const auto& [name, path, origin] : rows) fmt::print("{:<11} {}  ({})\n", name, path, origin);
     }

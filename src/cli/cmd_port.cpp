@@ -21,6 +21,7 @@
 #include "evaluator/evaluator.hpp"
 #include "tasks/registry.hpp"
 #include "translate/translate.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::make_backend;
 using ksearch::evaluator::EvalReport;
@@ -123,7 +124,7 @@ void setup(CLI::App& app, int& exit_code) {
       start_port_agent(dir, task, *backend, conversation(), args->attempts, result);
       const auto store = store::RunStore::open(dir);
       if (args->json)
-        fmt::print("{}\n", port_json(store).dump(2));
+        fmt::print("{}\n", json_text(port_json(store), 2));
       else {
         print_translation(t);
         if (report) fmt::print("metal backend (metalsim): {}{}\n", status_name(report->status), report->message.empty() ? "" : ": " + report->message);
@@ -148,7 +149,7 @@ void setup(CLI::App& app, int& exit_code) {
     const bool passed = report && report->status == Status::passed;
     result["status"] = passed ? "passed" : report ? std::string(status_name(report->status)) : "untranslated";
     if (args->json) {
-      fmt::print("{}\n", result.dump(2));
+      fmt::print("{}\n", json_text(result, 2));
     } else {
       print_translation(t);
       if (repair) {

@@ -56,7 +56,8 @@ executors::ExecutorSpec executor_spec(const RunArgs& args) {
       std::vector<std::string> ids;
       std::stringstream list(args.devices);
       for (std::string id; std::getline(list, id, ',');) {
-        if (id.empty()) throw Error("--devices expects all or a list of device ids like 0,1, got '" + args.devices + "'");
+        if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
+          throw Error("--devices expects all or a list of device ids like 0,1, got '" + args.devices + "'");
         ids.push_back(id);
       }
       spec.config["devices"] = ids;

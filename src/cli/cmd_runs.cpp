@@ -16,6 +16,7 @@
 #include "search/search.hpp"
 #include "store/run_lock.hpp"
 #include "store/run_store.hpp"
+#include "core/json_text.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -212,7 +213,7 @@ void setup(CLI::App& app, int& exit_code) {
       if (args->json) {
         json list = json::array();
         for (const auto& row : rows) list.push_back(row_json(row));
-        fmt::print("{}\n", list.dump(2));
+        fmt::print("{}\n", json_text(list, 2));
       } else if (rows.empty()) {
         fmt::print(stderr, "no runs found (looked in ./{} and the folders given)\n", kDefaultRunsFolder.string());
       } else {
@@ -226,7 +227,7 @@ void setup(CLI::App& app, int& exit_code) {
     json tables = json::array();
     for (const auto& [task, task_rows] : by_task) tables.push_back(compare_task(task_rows));
     if (args->json) {
-      fmt::print("{}\n", tables.dump(2));
+      fmt::print("{}\n", json_text(tables, 2));
       return;
     }
     for (size_t i = 0; i < tables.size(); ++i) {

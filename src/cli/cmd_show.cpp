@@ -6,6 +6,7 @@
 #include "search/search.hpp"
 #include "strategies/world_model/world_model.hpp"
 #include "store/run_store.hpp"
+#include "core/json_text.hpp"
 
 namespace ksearch::cli {
 namespace {
@@ -44,7 +45,7 @@ void setup(CLI::App& app, int& exit_code) {
     if (args->json) {
       auto j = s.to_json();
       if (auto m = store.latest_world_model()) j["world_model"] = *m;
-      fmt::print("{}\n", j.dump(2));
+      fmt::print("{}\n", json_text(j, 2));
       return;
     }
     fmt::print("run {}\ntask {} on {}, strategy {}, proposer {}\nphase {}{}; {} of {} rounds, {} cycles, {} evaluations, {:.0f}s\n",

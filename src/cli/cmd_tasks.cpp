@@ -5,6 +5,7 @@
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
 #include "tasks/registry.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::make_backend;
 using ksearch::tasks::Task;
@@ -65,7 +66,7 @@ void setup(CLI::App& app, int& exit_code) {
     if (*json) {
       nlohmann::json all = nlohmann::json::array();
       for (const auto& t : tasks) all.push_back(task_json(t));
-      fmt::print("{}\n", all.dump(2));
+      fmt::print("{}\n", json_text(all, 2));
       exit_code = kExitOk;
       return;
     }

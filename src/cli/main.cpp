@@ -2,9 +2,11 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string_view>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "core/error.hpp"
@@ -37,6 +39,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = ksearch::cli::kExitOk;
   for (auto& [order, setup] : ksearch::cli::commands()) setup(app, exit_code);
+  // CLI11 reads an unknown first word as a stray argument and asks for a subcommand; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      fmt::print(stderr, "ksearch: error: unknown command '{}' (commands: {}; ksearch --help)\n", argv[1],
+                 fmt::join(names, ", "));
+      return ksearch::cli::kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

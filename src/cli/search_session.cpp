@@ -11,6 +11,7 @@
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
 #include "cli/run_options.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::Backend;
 using ksearch::tasks::Task;
@@ -184,7 +185,7 @@ int run_session(store::RunStore& store, const Task& task, Backend& backend, prop
   if (session.json) {
     auto j = s.to_json();
     j["outcome"] = outcome == search::Search::Outcome::waiting ? "waiting" : "finished";
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", json_text(j, 2));
   } else if (outcome == search::Search::Outcome::waiting) {
     const auto pending = store.pending();
     fmt::print("waiting for the proposer to answer request {} ({}); see `ksearch agent next {}`\n",

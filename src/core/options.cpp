@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace ksearch {
 
@@ -15,7 +16,7 @@ void read_options(const std::string& owner, const nlohmann::json& config,
     try {
       known = read(key, value);
     } catch (const nlohmann::json::exception&) {
-      throw Error(fmt::format("{}: option {} has a value of the wrong type: {}", owner, key, value.dump()));
+      throw Error(fmt::format("{}: option {} has a value of the wrong type: {}", owner, key, json_text(value)));
     }
     if (!known) throw Error(fmt::format("{}: unknown option '{}'", owner, key));
   }

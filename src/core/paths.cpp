@@ -103,6 +103,8 @@ fs::path cache_subdir(const std::string& name) {
 }
 
 std::string read_file(const fs::path& path) {
+  // A directory opens as an empty stream: it would read as an empty file.
+  if (std::error_code ec; fs::is_directory(path, ec)) throw Error(path.string() + " is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (is_access_errno(errno)) throw FileAccessError("read", path, errno);

@@ -11,6 +11,7 @@
 #include "core/process.hpp"
 #include "evaluator/compare.hpp"
 #include "evaluator/staging.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::Backend;
 using ksearch::backends::BuildResult;
@@ -150,7 +151,7 @@ const DeviceReferenceVerification& DeviceReference::verify() {
                                    {"device_reference_hash", spec_.source_hash},
                                    {"seed", kVerificationSeed},
                                    {"checks", checks}};
-    write_file_atomic(marker, record.dump(2));
+    write_file_atomic(marker, json_text(record, 2));
     return *(verification_ = verification);
   } catch (const Error& e) {
     failure_ = e.what();

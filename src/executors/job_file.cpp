@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "tasks/task.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::BuildResult;
 using ksearch::backends::make_backend;
@@ -58,7 +59,7 @@ void write_job(const fs::path& dir, const ExecutorEnv& env, const Submission& su
                     {"backend", env.backend->name()},
                     {"workloads", workload_set_name(env.options.workloads)},
                     {"seed_timings_dir", env.options.seed_timings_dir.empty() ? "" : fs::absolute(env.options.seed_timings_dir).string()}};
-  write_file_atomic(dir / "job.json", job.dump(2));
+  write_file_atomic(dir / "job.json", json_text(job, 2));
 }
 
 void run_job(const fs::path& dir) {
@@ -85,7 +86,7 @@ void run_job(const fs::path& dir) {
                          {"build_seconds", build.seconds},
                          {"eval_seconds", seconds - build.seconds},
                          {"host", host_name()}};
-    write_file_atomic(dir / "result.json", result.dump(2));
+    write_file_atomic(dir / "result.json", json_text(result, 2));
   } catch (const json::exception& e) {
     throw Error(fmt::format("{} is malformed: {}", (dir / "job.json").string(), e.what()));
   }

@@ -310,7 +310,7 @@ std::string spec_to_json(const KernelSpec& s) {
             {"ensure_row_contiguous", s.ensure_row_contiguous},
             {"atomic_outputs", s.atomic_outputs}};
   j["init_value"] = s.init_value ? json(*s.init_value) : json(nullptr);
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // sources that are not UTF-8 too
 }
 
 KernelSpec spec_from_json(std::string_view text) {

@@ -81,7 +81,7 @@ int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs
   result["compile"] = {{"ok", compiled.ok}, {"cached", compiled.cached}, {"seconds", compiled.seconds},
                        {"messages", messages}, {"log", compiled.log}};
   if (!compiled.ok) {
-    std::cout << result.dump() << "\n";
+    std::cout << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
 
@@ -120,7 +120,7 @@ int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs
   std::ofstream out(outputs_path, std::ios::binary | std::ios::trunc);
   for (const auto& o : outputs) out.write(static_cast<const char*>(o.data), static_cast<std::streamsize>(o.bytes));
   if (!out.flush()) throw UsageError("cannot write " + outputs_path.string());
-  std::cout << result.dump() << "\n";
+  std::cout << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return 0;
 }
 

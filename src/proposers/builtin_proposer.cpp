@@ -14,6 +14,7 @@
 #include "core/paths.hpp"
 #include "strategies/world_model/world_model.hpp"
 #include "tasks/task.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::tasks::Task;
 
@@ -28,7 +29,7 @@ const std::regex kKnobDecl(R"(//\s*ksearch:knob\s+([A-Za-z_]\w*)\s*=\s*(-?\d+)\s
 std::regex assignment_of(const std::string& name) { return std::regex("\\b" + name + R"(\s*=\s*-?\d+)"); }
 
 std::string config_key(const json& payload) {
-  return payload.value("family", "") + "|" + payload.value("knobs", json::object()).dump();
+  return payload.value("family", "") + "|" + json_text(payload.value("knobs", json::object()));
 }
 
 // Effects of knob moves seen so far, read from the world model: knob-change nodes carry

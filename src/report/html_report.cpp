@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "report/report.hpp"
+#include "core/json_text.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -264,7 +265,7 @@ std::string config_html(const RunData& run) {
                                                 tokens_out, cost)});
   std::string html = "<table id=\"config\">";
   for (const auto& [k, v] : rows) html += fmt::format("<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
-  html += "</table>\n<details><summary>full configuration (JSON)</summary><pre>" + esc(run.info.config.dump(2)) + "</pre></details>\n";
+  html += "</table>\n<details><summary>full configuration (JSON)</summary><pre>" + esc(json_text(run.info.config, 2)) + "</pre></details>\n";
   return html;
 }
 

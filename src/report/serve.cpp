@@ -12,6 +12,7 @@
 #include "report/report.hpp"
 #include "search/search.hpp"
 #include "store/run_store.hpp"
+#include "core/json_text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -46,7 +47,7 @@ ReportServer::ReportServer(fs::path dir) : dir_(std::move(dir)), http_(std::make
     answer(response, "application/json", [&] {
       const auto store = store::RunStore::open(dir_);
       const double updated_at = store.updated_at();
-      return nlohmann::json{{"stamp", update_stamp(updated_at)}, {"phase", search::summarize(store).phase}}.dump();
+      return json_text(nlohmann::json{{"stamp", update_stamp(updated_at)}, {"phase", search::summarize(store).phase}});
     });
   });
 }

@@ -1,4 +1,5 @@
 #include "runner/protocol.hpp"
+#include "core/json_text.hpp"
 
 #include <poll.h>
 #include <unistd.h>
@@ -50,7 +51,7 @@ int read_all(int fd, void* data, size_t n, std::chrono::steady_clock::time_point
 }  // namespace
 
 bool write_frame(int fd, const nlohmann::json& message) {
-  const std::string body = message.dump();
+  const std::string body = json_text(message);
   const uint32_t header[2] = {kFrameMagic, uint32_t(body.size())};
   return write_all(fd, header, sizeof header) && write_all(fd, body.data(), body.size());
 }

@@ -16,6 +16,7 @@
 #include "core/process.hpp"
 #include "evaluator/retime.hpp"
 #include "search/brief.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::Backend;
 using ksearch::evaluator::EvalOptions;
@@ -255,7 +256,7 @@ std::optional<Reply> Search::ask(proposers::Role role, const Request& request, C
     call.round = round;
     call.role = proposers::role_name(role);
     call.proposer = proposer_.name() + " (submitted)";
-    call.prompt = pending->request.dump();
+    call.prompt = json_text(pending->request);
     call.response = pending->answer->dump();
     call.seconds = std::max(0.0, pending->answered_at - pending->created_at);  // the agent's time to answer
     call.created_at = pending->answered_at;
@@ -286,8 +287,8 @@ void Search::record_answer(int round, proposers::Role role, const json& request,
                            const json& reply, double seconds) {
   if (calls.empty()) {
     proposers::CallInfo exchange;
-    exchange.prompt = request.dump();
-    exchange.response = reply.dump();
+    exchange.prompt = json_text(request);
+    exchange.response = json_text(reply);
     exchange.seconds = seconds;
     store_.add_call(call_row(round, role, proposer_.name(), exchange));
   }
@@ -301,7 +302,7 @@ void Search::record_failure(int round, proposers::Role role, const json& request
     for (const auto& c : failure->calls()) store_.add_call(call_row(round, role, proposer_.name(), c));
   } else {
     proposers::CallInfo exchange;
-    exchange.prompt = request.dump();
+    exchange.prompt = json_text(request);
     exchange.error = error.what();
     exchange.seconds = seconds;
     store_.add_call(call_row(round, role, proposer_.name(), exchange));

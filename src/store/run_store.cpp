@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/file_error.hpp"
+#include "core/json_text.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -203,7 +204,7 @@ RunStore RunStore::create(const fs::path& dir, const RunInfo& info) {
     put("task_file", info.task_file);
     put("task_hash", info.task_hash);
     put("backend", info.backend);
-    put("config", info.config.dump());
+    put("config", json_text(info.config));
     put("created_at", std::to_string(info.created_at > 0 ? info.created_at : now_seconds()));
     put("last_request_id", "0");
   });
@@ -275,7 +276,7 @@ RunInfo RunStore::info() const {
 }
 
 void RunStore::set_config(const json& config) {
-  Stmt(db_, "UPDATE meta SET value = ? WHERE key = 'config'").bind(config.dump()).step();
+  Stmt(db_, "UPDATE meta SET value = ? WHERE key = 'config'").bind(json_text(config)).step();
 }
 
 int64_t RunStore::add_candidate(const Candidate& c) {
@@ -283,7 +284,7 @@ int64_t RunStore::add_candidate(const Candidate& c) {
          "INSERT INTO candidates(round, cycle, node_id, parent_id, proposer, source, source_hash, note, payload, "
          "created_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(c.round).bind(c.cycle).bind(c.node_id).bind(c.parent_id).bind(c.proposer).bind(c.source).bind(c.source_hash);
-  s.bind(c.note).bind(c.payload.dump()).bind(c.created_at > 0 ? c.created_at : now_seconds());
+  s.bind(c.note).bind(json_text(c.payload)).bind(c.created_at > 0 ? c.created_at : now_seconds());
   s.step();
   return sqlite3_last_insert_rowid(db_);
 }
@@ -294,7 +295,7 @@ void RunStore::record_evaluation(int64_t id, const json& report, const std::stri
   Stmt s(db_,
          "UPDATE candidates SET status = ?, speedup_vs_seed = ?, median_ms = ?, roofline_fraction = ?, report = ?, "
          "reused_from = ?, build_seconds = ?, eval_seconds = ?, evaluated_at = ? WHERE id = ?");
-  s.bind(status).bind(speedup).bind(median_ms).bind(roofline).bind(report.dump()).bind(reused_from);
+  s.bind(status).bind(speedup).bind(median_ms).bind(roofline).bind(json_text(report)).bind(reused_from);
   s.bind(build_seconds).bind(eval_seconds).bind(now_seconds()).bind(id);
   s.step();  // autocommit: one transaction per evaluation
   if (sqlite3_changes(db_) != 1) throw Error("run store: no candidate " + std::to_string(id));
@@ -328,7 +329,7 @@ int64_t RunStore::evaluation_count() const {
 void RunStore::save_state(const json& state) {
   Stmt(db_, "INSERT INTO state(id, json, updated_at) VALUES(1, ?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json, "
             "updated_at = excluded.updated_at")
-      .bind(state.dump())
+      .bind(json_text(state))
       .bind(now_seconds())
       .step();
 }
@@ -343,7 +344,7 @@ void RunStore::save_world_model(int round, const std::string& reason, const json
   Stmt(db_, "INSERT INTO world_models(round, reason, model, created_at) VALUES(?, ?, ?, ?)")
       .bind(round)
       .bind(reason)
-      .bind(model.dump())
+      .bind(json_text(model))
       .bind(now_seconds())
       .step();
 }
@@ -405,7 +406,7 @@ int64_t RunStore::issue_request(const std::string& role, const json& request) {
            "INSERT INTO pending_request(id, seq, role, request, answer, created_at, answered_at) VALUES(1, ?, ?, ?, NULL, ?, 0) "
            "ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, role = excluded.role, request = excluded.request, "
            "answer = NULL, created_at = excluded.created_at, answered_at = 0");
-    s.bind(id).bind(role).bind(request.dump()).bind(now_seconds()).step();
+    s.bind(id).bind(role).bind(json_text(request)).bind(now_seconds()).step();
   });
   return id;
 }
@@ -417,7 +418,7 @@ int64_t RunStore::last_request_id() const {
 
 void RunStore::answer_pending(int64_t seq, const json& answer) {
   Stmt(db_, "UPDATE pending_request SET answer = ?, answered_at = ? WHERE id = 1 AND seq = ?")
-      .bind(answer.dump())
+      .bind(json_text(answer))
       .bind(now_seconds())
       .bind(seq)
       .step();
@@ -467,7 +468,7 @@ void RunStore::record_retiming(const Retiming& r) {
       .bind(r.round)
       .bind(r.candidate)
       .bind(r.status)
-      .bind(r.report.dump())
+      .bind(json_text(r.report))
       .bind(r.created_at > 0 ? r.created_at : now_seconds())
       .step();  // autocommit: each measurement on its own
 }

@@ -21,6 +21,7 @@
 #include "core/timing_lock.hpp"
 #include "runner/parent.hpp"
 #include "tasks/signature.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::Backend;
 using ksearch::backends::BuildResult;
@@ -209,7 +210,7 @@ class CpuBackend : public Backend {
         measured["measurements"] = j.value("measurements", 1) + 1;
       }
       j = std::move(measured);
-      write_file_atomic(file, j.dump(2));
+      write_file_atomic(file, json_text(j, 2));
     }
     std::string method = j.value("method", "");
     if (j.value("measurements", 1) > 1) method += fmt::format(" (each the largest of {} measurements)", j.value("measurements", 1));

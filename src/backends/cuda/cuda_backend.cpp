@@ -18,6 +18,7 @@
 #include "core/process.hpp"
 #include "runner/parent.hpp"
 #include "tasks/signature.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::Backend;
 using ksearch::backends::BuildResult;
@@ -280,7 +281,7 @@ class CudaBackend : public Backend {
         j.erase(key);
         j["device"].erase(key);
       }
-      write_file_atomic(file, j.dump(2));
+      write_file_atomic(file, json_text(j, 2));
     }
     Measured m;
     m.ceilings = Ceilings{j.value("bandwidth_bytes_per_s", 0.0), j.value("flops_per_s", 0.0), j.value("method", ""), 0,

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "tasks/expr.hpp"
 #include "tasks/signature.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::tasks::CallArg;
 using ksearch::tasks::CallLayout;
@@ -194,12 +195,12 @@ std::string python_string(const std::string& text) {
   if (text.empty()) return "\"\"";
   if (text.find("'''") == std::string::npos && text.back() != '\\')
     return "r'''" + text + "'''";
-  return nlohmann::json(text).dump();
+  return json_text(nlohmann::json(text));
 }
 
 std::string python_list(const std::vector<std::string>& items) {
   std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + nlohmann::json(s).dump();
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + json_text(nlohmann::json(s));
   return "[" + out + "]";
 }
 
@@ -479,7 +480,7 @@ MlxExportFile mlx_export(const Task& task, const std::string& source, const std:
     text = replace_all(text, "{{SOURCE}}", python_string(k.body));
     text = replace_all(text, "{{SUFFIX}}", upper);
     text = replace_all(text, "{{suffix}}", suffix);
-    text = replace_all(text, "{{NAME}}", nlohmann::json(program.multi_kernel() ? k.name : function).dump());
+    text = replace_all(text, "{{NAME}}", json_text(nlohmann::json(program.multi_kernel() ? k.name : function)));
     text = replace_all(text, "{{INPUT_NAMES}}", python_list(buffers[i].inputs));
     text = replace_all(text, "{{OUTPUT_NAMES}}", python_list(buffers[i].outputs));
     text = replace_all(text, "{{ATOMIC_OUTPUTS}}", k.atomic_outputs ? "True" : "False");

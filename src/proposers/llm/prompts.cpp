@@ -11,6 +11,7 @@
 #include "core/paths.hpp"
 #include "llm/extract.hpp"
 #include "strategies/world_model/world_model.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::Backend;
 using ksearch::backends::HardwareProfile;
@@ -138,7 +139,7 @@ std::string world_json(const json& model) {
       n.erase("payload");
       if (n["solution"].is_object()) n["solution"].erase("payload");
     }
-  return m.dump(1);
+  return json_text(m, 1);
 }
 
 std::string action_text(const json& a) {

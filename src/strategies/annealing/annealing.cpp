@@ -14,6 +14,7 @@
 #include "proposers/builtin_proposer.hpp"
 #include "search/search.hpp"
 #include "search/strategy.hpp"
+#include "core/json_text.hpp"
 
 using nlohmann::json;
 
@@ -37,7 +38,7 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // A configuration is the built-in proposer's payload: {"family": F, "knobs": {K: V, ...}}.
 std::string key_of(const json& config) {
-  return config.value("family", "") + "|" + config.value("knobs", json::object()).dump();
+  return config.value("family", "") + "|" + json_text(config.value("knobs", json::object()));
 }
 
 json config_of(const proposers::builtin::Family& f, const proposers::builtin::KnobValues& knobs) {

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 
@@ -77,7 +78,12 @@ void setup(CLI::App& app, int& exit_code) {
                 "Run one untimed call per workload under the backend's memory checker (cuda: compute-sanitizer), "
                 "as a run's best kernel is checked");
   cmd->add_option("--call-timeout", args->call_timeout, "Seconds one call of the candidate may take (default: the backend's, 20 s on cpu)")
-      ->check(CLI::Range(0.001, 86400.0));
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            const double seconds = std::strtod(text.c_str(), nullptr);
+            return seconds >= 0.001 && seconds <= 86400 ? std::string() : "--call-timeout: " + text + " is not 0.001 to 86400 seconds";
+          },
+          "SECONDS"));
   cmd->callback([args, &exit_code] {
     const Task task = resolve_task(args->task);
     auto backend = make_backend(args->backend);

@@ -27,6 +27,7 @@
 #include "evaluator/timing.hpp"
 #include "tasks/inputs.hpp"
 #include "tasks/reference.hpp"
+#include "core/json_text.hpp"
 
 using ksearch::backends::Backend;
 using ksearch::backends::BuildResult;
@@ -600,6 +601,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
       report.log = tail_lines(process->output_tail(), 30);
       fail_all_remaining(wi + 1, "not run: the runner failed on an earlier workload");
       break;
+    } catch (const tasks::ReferenceError&) {  // the task is broken, not the candidate: the caller reports it
+      throw;
     } catch (const Error& e) {  // ksearch's own side failed (reference, memory): say so plainly
       wr.status = Status::runtime_error;
       wr.message = std::string("evaluation error: ") + e.what();
@@ -697,7 +700,7 @@ const std::map<std::string, double>& Evaluator::seed_times() {
       }
     if (seed_report.status != Status::passed)
       spdlog::warn("the seed kernel of task '{}' does not pass on {}: {}", task_.name, backend_.name(), seed_report.message);
-    write_file_atomic(file, nlohmann::json(stored).dump(2));
+    write_file_atomic(file, json_text(nlohmann::json(stored), 2));
   }
   seed_times_ = times;
   return *seed_times_;

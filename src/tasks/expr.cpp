@@ -2,6 +2,8 @@
 
 #include <muParser.h>
 
+#include <cctype>
+
 #include "core/error.hpp"
 
 namespace ksearch::tasks {
@@ -15,13 +17,21 @@ double run_parser(const std::string& expression, const std::map<std::string, dou
   parser.SetExpr(expression);
   return parser.Eval();
 }
+
+std::string message(const mu::Parser::exception_type& e) {
+  // muparser reports a name it has no value for as a mere "unexpected token".
+  const std::string& token = e.GetToken();
+  if (e.GetCode() == mu::ecUNASSIGNABLE_TOKEN && !token.empty() && (std::isalpha(static_cast<unsigned char>(token[0])) || token[0] == '_'))
+    return "unknown axis or parameter '" + token + "'";
+  return e.GetMsg();
+}
 }  // namespace
 
 double evaluate_expression(const std::string& expression, const std::map<std::string, double>& values) {
   try {
     return run_parser(expression, values);
   } catch (const mu::Parser::exception_type& e) {
-    throw Error("cannot evaluate expression '" + expression + "': " + e.GetMsg());
+    throw Error("cannot evaluate expression '" + expression + "': " + message(e));
   }
 }
 
@@ -30,7 +40,7 @@ std::string validate_expression(const std::string& expression, const std::map<st
     run_parser(expression, values);
     return "";
   } catch (const mu::Parser::exception_type& e) {
-    return e.GetMsg();
+    return message(e);
   }
 }
 

@@ -68,7 +68,7 @@ std::vector<HostTensor> generate_inputs(const Task& task, const Workload& worklo
     t.present = shape.has_value();
     if (t.present) {
       t.shape = *shape;
-      t.bytes.resize(element_count(t.shape) * dtype_size(t.spec->dtype));
+      t.bytes.resize(byte_count(t.shape, t.spec->dtype));
       fill(t, tensor_seeds[i]);
     }
     inputs.push_back(std::move(t));
@@ -125,7 +125,7 @@ std::vector<HostTensor> allocate_outputs(const Task& task, const Workload& workl
     t.present = shape.has_value();
     if (t.present) {
       t.shape = *shape;
-      t.bytes.resize(element_count(t.shape) * dtype_size(spec.dtype));
+      t.bytes.resize(byte_count(t.shape, spec.dtype));
       poison(t.bytes.data(), t.elements(), spec.dtype);
     }
     outputs.push_back(std::move(t));

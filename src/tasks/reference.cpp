@@ -2,14 +2,24 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "core/build_cache.hpp"
 #include "core/error.hpp"
@@ -49,8 +59,92 @@ ReferenceFn load_reference(const Task& task) {
   return fn;
 }
 
-ReferenceOutputs compute(const Task& task, const Workload& workload,
-                                         const std::vector<HostTensor>& inputs) {
+// What the reference's process reports at the start of the memory it shares with ksearch; the outputs follow.
+struct ChildReport {
+  enum State : int { unfinished, finished, threw };
+  State state;
+  char message[1024];  // what() of an exception it threw
+};
+constexpr size_t kReportBytes = 4096;  // a page: the outputs after it stay aligned
+static_assert(sizeof(ChildReport) <= kReportBytes);
+
+// Anonymous memory mapped before a fork: what the child writes there, the parent reads.
+class SharedMemory {
+ public:
+  explicit SharedMemory(size_t bytes) : bytes_(bytes) {
+    data_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (data_ == MAP_FAILED) throw SystemError("mmap of the reference's outputs", errno);
+  }
+  ~SharedMemory() { munmap(data_, bytes_); }
+  SharedMemory(const SharedMemory&) = delete;
+  SharedMemory& operator=(const SharedMemory&) = delete;
+  char* data() const { return static_cast<char*>(data_); }
+
+ private:
+  void* data_;
+  size_t bytes_;
+};
+
+// Calls the reference in a child process and waits for it: it is the task author's code, and a crash, an exit() or
+// an endless loop in it must end as an error that names it, not end or hang ksearch. Everything the child touches is
+// made before the fork, so that it takes no lock another thread of ksearch held then (glibc's malloc, which the
+// reference itself may use, is safe after a fork).
+void call_in_child(const Task& task, const Workload& workload, ReferenceFn fn, const ks_reference_args& args,
+                   ChildReport& report) {
+  const auto fail = [&](const std::string& what) {
+    throw ReferenceError(fmt::format("the reference of task '{}' {} on workload '{}'", task.name, what, workload.name));
+  };
+  report.state = ChildReport::unfinished;
+  std::fflush(nullptr);  // a reference calling exit() flushes the stdio buffers it inherited: empty them first
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) throw SystemError("fork for the reference", errno);
+  if (pid == 0) {
+    // ksearch's Ctrl-C handlers are not the child's to run; a ksearch killed outright must not leave it running.
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (getppid() != parent) _exit(1);
+    try {
+      fn(&args);
+      report.state = ChildReport::finished;
+    } catch (const std::exception& e) {
+      std::strncpy(report.message, e.what(), sizeof report.message - 1);
+      report.state = ChildReport::threw;
+    } catch (...) {
+      std::strncpy(report.message, "an exception that is no std::exception", sizeof report.message - 1);
+      report.state = ChildReport::threw;
+    }
+    _exit(0);
+  }
+
+  // Polled with a growing pause: small references end within a millisecond, long ones are checked every 20 ms.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(task.reference_timeout_s);
+  auto pause = std::chrono::microseconds(50);
+  int status = 0;
+  for (;;) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) throw SystemError("waitpid for the reference", errno);
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+      fail(fmt::format("did not finish within {} s (its [reference] timeout)", task.reference_timeout_s));
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(20000));
+  }
+  if (WIFSIGNALED(status)) fail(fmt::format("crashed (signal {}, {})", WTERMSIG(status), strsignal(WTERMSIG(status))));
+  if (report.state == ChildReport::threw)
+    throw ReferenceError(
+        fmt::format("the reference of task '{}' failed on workload '{}': {}", task.name, workload.name, report.message));
+  if (report.state != ChildReport::finished)
+    fail(fmt::format("ended the process (exit status {}) before returning", WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+}
+
+ReferenceOutputs compute(const Task& task, const Workload& workload, const std::vector<HostTensor>& inputs) {
   ReferenceFn fn = load_reference(task);
   std::vector<std::vector<double>> in_data(inputs.size());
   std::vector<ks_tensor> in_tensors;
@@ -64,17 +158,26 @@ ReferenceOutputs compute(const Task& task, const Workload& workload,
     }
     in_tensors.push_back({t.spec->name.c_str(), t.present ? in_data[i].data() : nullptr, t.shape.data(), int(t.shape.size())});
   }
-  std::vector<std::vector<double>> out_data(task.outputs.size());
-  std::vector<std::vector<int64_t>> out_shapes(task.outputs.size());
+  // The outputs live in memory shared with the reference's process, after its report.
+  std::vector<std::optional<std::vector<int64_t>>> out_shapes;
+  size_t shared_bytes = kReportBytes;
+  for (const auto& output : task.outputs) {
+    out_shapes.push_back(task.shape_of(output, workload));
+    if (out_shapes.back()) shared_bytes += byte_count(*out_shapes.back(), DType::f64);
+  }
+  const SharedMemory shared(shared_bytes);
+  std::vector<double*> out_values;
   std::vector<ks_tensor> out_tensors;
-  for (size_t i = 0; i < task.outputs.size(); ++i) {
-    auto shape = task.shape_of(task.outputs[i], workload);
-    if (shape) {
-      out_shapes[i] = *shape;
-      out_data[i].assign(element_count(*shape), std::nan(""));
+  for (size_t i = 0, offset = kReportBytes; i < task.outputs.size(); ++i) {
+    double* values = nullptr;
+    if (out_shapes[i]) {
+      values = reinterpret_cast<double*>(shared.data() + offset);
+      std::fill_n(values, element_count(*out_shapes[i]), std::nan(""));
+      offset += byte_count(*out_shapes[i], DType::f64);
     }
-    out_tensors.push_back({task.outputs[i].name.c_str(), shape ? out_data[i].data() : nullptr, out_shapes[i].data(),
-                           int(out_shapes[i].size())});
+    out_values.push_back(values);
+    out_tensors.push_back({task.outputs[i].name.c_str(), values, out_shapes[i] ? out_shapes[i]->data() : nullptr,
+                           out_shapes[i] ? int(out_shapes[i]->size()) : 0});
   }
   const auto values = task.bindings(workload);
   std::vector<const char*> names;
@@ -85,12 +188,11 @@ ReferenceOutputs compute(const Task& task, const Workload& workload,
   }
   ks_reference_args args{int(in_tensors.size()), in_tensors.data(), int(out_tensors.size()), out_tensors.data(),
                          int(names.size()), names.data(), numbers.data()};
-  try {
-    fn(&args);
-  } catch (const std::exception& e) {
-    throw Error(fmt::format("the reference of task '{}' failed on workload '{}': {}", task.name, workload.name, e.what()));
-  }
-  return out_data;
+  call_in_child(task, workload, fn, args, *reinterpret_cast<ChildReport*>(shared.data()));
+  ReferenceOutputs out(task.outputs.size());
+  for (size_t i = 0; i < task.outputs.size(); ++i)
+    if (out_values[i]) out[i].assign(out_values[i], out_values[i] + element_count(*out_shapes[i]));
+  return out;
 }
 
 // Cache files: per output, its element count, a width byte (4: stored as float, 8: as double) and the
@@ -119,24 +221,32 @@ std::string cache_blob(const ReferenceOutputs& outputs) {
   return blob;
 }
 
+// The cached outputs, or nothing when the file is not one of this version or its lengths do not add up to its size
+// (truncated or damaged: computed again, never a length trusted blindly).
 std::optional<ReferenceOutputs> read_cached(const fs::path& file, size_t outputs) {
+  std::error_code error;
+  const uintmax_t file_size = fs::file_size(file, error);
+  if (error) return std::nullopt;
+  uintmax_t expected_size = 0;
   std::ifstream in(file, std::ios::binary);
   ReferenceOutputs out(outputs);
   for (auto& o : out) {
     uint64_t n = 0;
     char width = 0;
     if (!in.read(reinterpret_cast<char*>(&n), sizeof n) || !in.read(&width, 1)) return std::nullopt;
+    if ((width != 4 && width != 8) || n > (file_size - expected_size) / uint64_t(width)) return std::nullopt;
+    expected_size += sizeof n + 1 + n * uint64_t(width);
+    if (expected_size > file_size) return std::nullopt;
     o.resize(n);
     if (width == 8) {
       if (!in.read(reinterpret_cast<char*>(o.data()), std::streamsize(n * sizeof(double)))) return std::nullopt;
-    } else if (width == 4) {
+    } else {
       std::vector<float> narrow(n);
       if (!in.read(reinterpret_cast<char*>(narrow.data()), std::streamsize(n * sizeof(float)))) return std::nullopt;
       std::copy(narrow.begin(), narrow.end(), o.begin());
-    } else {
-      return std::nullopt;  // not a file of this version: computed again
     }
   }
+  if (expected_size != file_size) return std::nullopt;
   return out;
 }
 

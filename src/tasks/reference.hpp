@@ -6,16 +6,24 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "tasks/inputs.hpp"
 #include "tasks/task.hpp"
 
 namespace ksearch::tasks {
 
+// The task's reference failed on a workload: it threw, crashed, ended its process or ran past the task's reference
+// timeout. The task is broken, not a candidate compared with it (`ksearch` exits 2).
+class ReferenceError : public Error {
+ public:
+  using Error::Error;
+};
+
 // One double vector per output of the task (empty when absent).
 using ReferenceOutputs = std::vector<std::vector<double>>;
 
 // Reference outputs computed by the task's (CPU) reference compiled at run time and cached per
-// (task content, workload, seed).
+// (task content, workload, seed). The reference runs in a child process of its own (throws ReferenceError).
 ReferenceOutputs reference_outputs(const Task& task, const Workload& workload, uint64_t seed,
                                    const std::vector<HostTensor>& inputs);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <toml++/toml.h>
+#include <unistd.h>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -89,14 +90,49 @@ std::string Task::generation_spec(const Workload& w) const {
   return spec;
 }
 
+namespace {
+
+const std::vector<std::string>& dimensions(const TensorSpec& t, const Workload& w) {
+  auto it = w.shapes.find(t.name);
+  return it != w.shapes.end() ? it->second : t.shape;
+}
+
+// Why a dimension's value is none, or "": a positive integer a double holds exactly. (A present tensor of no
+// element would reach the reference as a null pointer, as an absent one does, and leave nothing to time.)
+std::string dimension_problem(double value) {
+  if (!std::isfinite(value) || value != std::floor(value)) return "not an integer";
+  if (value < 1) return "not positive";
+  if (value > kMaxDimension) return "above 2^53";
+  return "";
+}
+
+}  // namespace
+
 std::optional<std::vector<int64_t>> Task::shape_of(const TensorSpec& t, const Workload& w) const {
   if (w.absent.count(t.name)) return std::nullopt;
   const auto values = bindings(w);
-  auto override_it = w.shapes.find(t.name);
-  const auto& dims = override_it != w.shapes.end() ? override_it->second : t.shape;
   std::vector<int64_t> shape;
-  for (const auto& dim : dims) shape.push_back(int64_t(std::llround(evaluate_expression(dim, values))));
+  for (const auto& dim : dimensions(t, w)) {
+    const double value = evaluate_expression(dim, values);
+    if (const std::string problem = dimension_problem(value); !problem.empty())
+      throw Error(fmt::format("task '{}', workload '{}': dimension '{}' of '{}' is {}, {}", name, w.name, dim, t.name, value,
+                              problem));
+    shape.push_back(int64_t(value));
+  }
   return shape;
+}
+
+uint64_t Task::tensor_bytes(const Workload& w) const {
+  uint64_t total = 0;
+  for (const auto* list : {&inputs, &outputs})
+    for (const auto& t : *list)
+      if (const auto shape = shape_of(t, w)) {
+        uint64_t bytes = 0;
+        if (__builtin_mul_overflow(element_count(*shape), dtype_size(t.dtype) + sizeof(double), &bytes) ||
+            __builtin_add_overflow(total, bytes, &total))
+          throw Error(fmt::format("the tensors of workload '{}' take more than 2^64 bytes", w.name));
+      }
+  return total;
 }
 
 double Task::flops(const Workload& w) const { return evaluate_expression(flops_expr, bindings(w)); }
@@ -120,10 +156,27 @@ std::vector<const Workload*> Task::workloads_for(const std::string& backend, boo
   return out;
 }
 
+uint64_t workload_byte_limit() {
+  static const uint64_t limit = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page_size > 0 ? uint64_t(pages) * uint64_t(page_size) / 2 : UINT64_MAX;
+  }();
+  return limit;
+}
+
 size_t element_count(const std::vector<int64_t>& shape) {
   size_t n = 1;
-  for (int64_t d : shape) n *= size_t(std::max<int64_t>(d, 0));
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, size_t(d), &n))
+      throw Error(fmt::format("a tensor of shape [{}] has a negative size or more than 2^64 elements", fmt::join(shape, ", ")));
   return n;
+}
+
+size_t byte_count(const std::vector<int64_t>& shape, DType dtype) {
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(element_count(shape), dtype_size(dtype), &bytes))
+    throw Error(fmt::format("a tensor of shape [{}] has more than 2^64 bytes", fmt::join(shape, ", ")));
+  return bytes;
 }
 
 namespace {
@@ -144,6 +197,7 @@ TensorSpec read_tensor(const TomlFileReader& r, const toml::node& node, const st
     r.fail(t.get("dtype"), where + ".dtype", e.what());
   }
   spec.shape = r.strings(t.get("shape"), where + ".shape");
+  if (spec.shape.empty()) r.fail(t.get("shape"), where + ".shape", "needs at least one dimension (a single value is [1])");
   spec.optional = t["optional"].value_or(false);
   spec.description = t["description"].value_or(std::string());
   if (is_input) {
@@ -187,9 +241,18 @@ Task load_task(const fs::path& file_in) {
   task.name = r.string(header, "name", "task");
   task.description = r.string(header, "description", "task", std::string());
 
+  // Tensors, axes and params share one namespace: entry arguments and expressions name them.
+  std::map<std::string, std::string> declared;  // name -> what it names
+  const auto declare = [&](const std::string& name, const std::string& what, const toml::node* node, const std::string& field) {
+    const auto [it, fresh] = declared.emplace(name, what);
+    if (!fresh)
+      r.fail(node, field, fmt::format("'{}' is already the name of {} (tensors, axes and params need distinct names)", name, it->second));
+  };
   const auto& axes = r.table(root.get("axes"), "axes");
-  for (const auto& [key, value] : axes)
+  for (const auto& [key, value] : axes) {
+    declare(std::string(key.str()), "an axis", &value, "axes." + std::string(key.str()));
     task.axes.emplace_back(std::string(key.str()), value.value_or(std::string()));
+  }
 
   if (const toml::node* params = root.get("params")) {
     if (!params->is_array()) r.fail(params, "params", "expected an array of tables ([[params]])");
@@ -207,6 +270,7 @@ Task load_task(const fs::path& file_in) {
         r.fail(t.get("dtype"), "params(" + p.name + ").dtype", "scalar params are f32, f64, i32, i64 or bool");
       p.default_value = t.get("default") ? r.number(t.get("default"), "params(" + p.name + ").default") : 0.0;
       p.description = t["description"].value_or(std::string());
+      declare(p.name, "a param", &item, "params(" + p.name + ")");
       task.params.push_back(p);
     }
   }
@@ -215,7 +279,14 @@ Task load_task(const fs::path& file_in) {
     const toml::node* node = root.get(key);
     if (!node || !node->is_array() || node->as_array()->empty())
       r.fail(node, key, std::string("expected at least one [[") + key + "]] table");
-    for (const auto& item : *node->as_array()) list->push_back(read_tensor(r, item, key, std::string(key) == "inputs"));
+    const bool inputs = std::string(key) == "inputs";
+    for (const auto& item : *node->as_array()) {
+      TensorSpec spec = read_tensor(r, item, key, inputs);
+      const std::string field = std::string(key) + "(" + spec.name + ")";
+      declare(spec.name, inputs ? "an input" : "an output", &item, field);
+      if (spec.optional) declare("has_" + spec.name, "the presence flag of '" + spec.name + "'", &item, field);
+      list->push_back(std::move(spec));
+    }
   }
 
   if (const toml::node* tol = root.get("tolerance")) {
@@ -252,7 +323,9 @@ Task load_task(const fs::path& file_in) {
   const toml::node* workloads = root.get("workloads");
   if (!workloads || !workloads->is_array() || workloads->as_array()->empty())
     r.fail(workloads, "workloads", "expected at least one [[workloads]] table");
+  std::vector<const toml::node*> workload_nodes;  // for errors found once every workload is read
   for (const auto& item : *workloads->as_array()) {
+    workload_nodes.push_back(&item);
     const auto& t = r.table(&item, "workloads");
     Workload w;
     w.name = r.string(t, "name", "workloads");
@@ -262,8 +335,8 @@ Task load_task(const fs::path& file_in) {
       if (!task.is_axis(std::string(k.str())))
         r.fail(&v, where + ".axes." + std::string(k.str()), "not an axis declared in [axes]");
       const double value = r.number(&v, where + ".axes." + std::string(k.str()));
-      if (value <= 0 || value != std::floor(value))
-        r.fail(&v, where + ".axes." + std::string(k.str()), "must be a positive integer");
+      if (value <= 0 || value != std::floor(value) || value > kMaxDimension)
+        r.fail(&v, where + ".axes." + std::string(k.str()), "must be a positive integer of at most 2^53");
       w.axes[std::string(k.str())] = int64_t(value);
     }
     for (const auto& [axis, _] : task.axes)
@@ -276,9 +349,10 @@ Task load_task(const fs::path& file_in) {
       }
     if (const toml::node* s = t.get("shapes"))
       for (const auto& [k, v] : r.table(s, where + ".shapes")) {
-        if (!task.find_tensor(std::string(k.str())))
-          r.fail(&v, where + ".shapes." + std::string(k.str()), "not a declared input or output");
-        w.shapes[std::string(k.str())] = r.strings(&v, where + ".shapes." + std::string(k.str()));
+        const std::string field = where + ".shapes." + std::string(k.str());
+        if (!task.find_tensor(std::string(k.str()))) r.fail(&v, field, "not a declared input or output");
+        if ((w.shapes[std::string(k.str())] = r.strings(&v, field)).empty())
+          r.fail(&v, field, "needs at least one dimension (a single value is [1])");
       }
     if (const toml::node* a = t.get("absent"))
       for (const auto& name : r.strings(a, where + ".absent")) {
@@ -296,19 +370,36 @@ Task load_task(const fs::path& file_in) {
     task.workloads.push_back(std::move(w));
   }
 
-  // Every shape and cost expression must evaluate on every workload.
-  for (const auto& w : task.workloads) {
+  // Every shape and cost expression must evaluate on every workload, visible or held out, and every dimension of a
+  // present tensor be a positive integer, before any work starts.
+  for (size_t i = 0; i < task.workloads.size(); ++i) {
+    const Workload& w = task.workloads[i];
+    const std::string where = "workloads(" + w.name + ")";
     const auto values = task.bindings(w);
     for (const auto* list : {&task.inputs, &task.outputs})
-      for (const auto& t : *list) {
-        auto it = w.shapes.find(t.name);
-        for (const auto& dim : it != w.shapes.end() ? it->second : t.shape) {
-          std::string err = validate_expression(dim, values);
-          if (!err.empty())
-            r.fail(root.get("workloads"), "workloads(" + w.name + ")",
-                   fmt::format("shape '{}' of '{}' does not evaluate: {}", dim, t.name, err));
+      for (const auto& t : *list)
+        for (const auto& dim : dimensions(t, w)) {
+          const std::string err = validate_expression(dim, values);
+          if (!err.empty()) r.fail(workload_nodes[i], where, fmt::format("{} in the shape of '{}' ('{}')", err, t.name, dim));
+          if (w.absent.count(t.name)) continue;
+          const double value = evaluate_expression(dim, values);
+          if (const std::string problem = dimension_problem(value); !problem.empty())
+            r.fail(workload_nodes[i], where,
+                   fmt::format("dimension '{}' of '{}' is {}, {}: a dimension is a positive integer of at most 2^53", dim,
+                               t.name, value, problem));
         }
-      }
+    uint64_t bytes = 0;
+    try {
+      bytes = task.tensor_bytes(w);
+    } catch (const Error& e) {
+      r.fail(workload_nodes[i], where, e.what());
+    }
+    constexpr double kGiB = 1024.0 * 1024 * 1024;
+    if (bytes > workload_byte_limit())
+      r.fail(workload_nodes[i], where,
+             fmt::format("workload '{}' needs {:.1f} GiB of tensors, more than the limit {:.1f} GiB (half this machine's "
+                         "memory; its inputs and outputs and the reference's double copies of them)",
+                         w.name, double(bytes) / kGiB, double(workload_byte_limit()) / kGiB));
     for (const auto& [what, expr] : {std::pair{"cost.flops", task.flops_expr}, std::pair{"cost.bytes", task.bytes_expr},
                                      std::pair{"cost.transcendentals", task.transcendentals_expr}}) {
       std::string err = validate_expression(expr, values);
@@ -341,14 +432,24 @@ Task load_task(const fs::path& file_in) {
       }
     task.entries[backend] = std::move(e);
   }
+  for (const auto& [backend, _] : task.entries)
+    if (task.workloads_for(backend, false).empty())
+      r.fail(root.get("workloads"), "workloads",
+             "no visible workload runs on backend '" + backend +
+                 "': a search optimizes on the visible ones (held-out ones only judge its best kernel)");
 
   const auto& reference = r.table(root.get("reference"), "reference");
   task.reference_source = task.dir / r.string(reference, "source", "reference");
   if (!fs::exists(task.reference_source))
     r.fail(reference.get("source"), "reference.source", "file not found: " + task.reference_source.string());
 
+  if (const toml::node* timeout = reference.get("timeout")) {
+    task.reference_timeout_s = r.number(timeout, "reference.timeout");
+    if (!(task.reference_timeout_s > 0)) r.fail(timeout, "reference.timeout", "must be a positive number of seconds");
+  }
+
   for (const auto& [key, value] : reference) {
-    if (key == "source") continue;
+    if (key == "source" || key == "timeout") continue;
     const std::string backend(key.str());
     const std::string where = "reference." + backend;
     if (!value.is_table()) r.fail(&value, where, "expected 'source' or a table [reference.<backend>]");

@@ -89,6 +89,7 @@ struct Task {
   std::vector<Workload> workloads;
   std::map<std::string, EntrySpec> entries;  // by backend name
   std::filesystem::path reference_source;
+  double reference_timeout_s = 600;  // how long the CPU reference may take on one workload ([reference] timeout)
   std::map<std::string, DeviceReferenceSpec> device_references;  // by backend name
   std::string content_hash;  // of the task file and the (CPU) reference source
 
@@ -106,8 +107,11 @@ struct Task {
   // caches keyed by content_hash (reference outputs, the seed's timings) add it: a task changed in memory (a test's
   // wider inputs or other axes) must not be handed the results of the file's workloads.
   std::string generation_spec(const Workload& w) const;
-  // Concrete shape of a tensor in a workload (empty if absent).
+  // Concrete shape of a tensor in a workload (empty if absent). Throws Error when a dimension is no positive integer
+  // (load_task has checked every workload of the file; a task changed in memory may still hold one).
   std::optional<std::vector<int64_t>> shape_of(const TensorSpec& t, const Workload& w) const;
+  // The host memory a workload's tensors take: inputs and outputs in their dtypes and the reference's double copies.
+  uint64_t tensor_bytes(const Workload& w) const;
   double flops(const Workload& w) const;
   double bytes(const Workload& w) const;
   double transcendentals(const Workload& w) const;
@@ -122,6 +126,13 @@ struct Task {
 // Loads and validates a task file (TOML). Errors name the file, line and field.
 Task load_task(const std::filesystem::path& file);
 
+// The largest axis value or dimension: expressions compute in doubles, exact for integers up to 2^53.
+inline constexpr double kMaxDimension = 9007199254740992.0;
+// The most bytes a workload's tensors (Task::tensor_bytes) may take: half the machine's physical memory.
+uint64_t workload_byte_limit();
+
+// Elements and bytes of a shape; throw Error on a negative dimension or when they do not fit in 64 bits.
 size_t element_count(const std::vector<int64_t>& shape);
+size_t byte_count(const std::vector<int64_t>& shape, DType dtype);
 
 }  // namespace ksearch::tasks

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -66,6 +67,23 @@ Task task_with_wrong_device_reference() {
   std::ofstream(dir / "task.toml") << toml;
   return load_task(dir / "task.toml");
 }
+
+// A cache folder of its own for the test's lifetime: other tests write references of the same task concurrently.
+class PrivateCache {
+ public:
+  PrivateCache() : previous_(std::getenv("KSEARCH_CACHE_DIR") ? std::getenv("KSEARCH_CACHE_DIR") : "") {
+    fs::remove_all(dir_);
+    setenv("KSEARCH_CACHE_DIR", dir_.c_str(), 1);
+  }
+  ~PrivateCache() {
+    setenv("KSEARCH_CACHE_DIR", previous_.c_str(), 1);
+    fs::remove_all(dir_);
+  }
+
+ private:
+  const fs::path dir_ = fs::temp_directory_path() / fmt::format("ksearch-cache-test-{}", getpid());
+  const std::string previous_;
+};
 
 }  // namespace
 
@@ -141,11 +159,7 @@ TEST(ReferenceCache, RoundTripsExactlyAndStoresFloatValuesAsFloats) {
       return ReferenceOutputs{values};
     });
   };
-  // A cache of its own: other tests write references of this task concurrently.
-  const fs::path private_cache = fs::temp_directory_path() / fmt::format("ksearch-cache-test-{}", getpid());
-  fs::remove_all(private_cache);
-  const std::string previous = std::getenv("KSEARCH_CACHE_DIR") ? std::getenv("KSEARCH_CACHE_DIR") : "";
-  setenv("KSEARCH_CACHE_DIR", private_cache.c_str(), 1);
+  const PrivateCache private_cache;
   const fs::path dir = cache_subdir("references/" + task.name);
   for (const auto& [seed, values] : {std::pair{uint64_t(1), floats}, std::pair{uint64_t(2), doubles}}) {
     cache(seed, values);
@@ -173,6 +187,36 @@ TEST(ReferenceCache, RoundTripsExactlyAndStoresFloatValuesAsFloats) {
             })[0],
             doubles);
   EXPECT_EQ(computed, 3);
-  setenv("KSEARCH_CACHE_DIR", previous.c_str(), 1);
-  fs::remove_all(private_cache);
+}
+
+// A damaged cache file (a length beyond its size, a bad width, a truncated tail, bytes left over) is computed again:
+// no length read from it is trusted before the file's size confirms it.
+TEST(ReferenceCache, DamagedFilesAreComputedAgain) {
+  const Task task = load_task(kTaskDir / "task.toml");
+  const Workload& w = task.workloads.front();
+  const std::vector<double> values = {0.1, 1.0 / 3.0, -2.0};
+  int computed = 0;
+  const auto cache = [&] {
+    return cached_reference_outputs(task, w, 1, [&] {
+      ++computed;
+      return ReferenceOutputs{values};
+    })[0];
+  };
+  const PrivateCache private_cache;
+  cache();
+  const fs::path file = fs::directory_iterator(cache_subdir("references/" + task.name))->path();
+  const std::string good = read_file(file);
+  std::string too_long = good, bad_width = good;
+  const uint64_t huge = uint64_t(1) << 60;
+  std::memcpy(too_long.data(), &huge, sizeof huge);
+  bad_width[sizeof huge] = 3;
+  const std::vector<std::string> damaged = {too_long, bad_width, good.substr(0, good.size() - 1), good + "x", good.substr(0, 4), ""};
+  for (const std::string& contents : damaged) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << contents;
+    EXPECT_EQ(cache(), values);
+    EXPECT_EQ(read_file(file), good);  // written again
+  }
+  EXPECT_EQ(computed, 1 + int(damaged.size()));
+  EXPECT_EQ(cache(), values);
+  EXPECT_EQ(computed, 1 + int(damaged.size()));
 }

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "evaluator/evaluator.hpp"
+#include "tasks/reference.hpp"
 #include "tasks/registry.hpp"
 
 using ksearch::backends::Ceilings;
@@ -257,20 +258,29 @@ extern "C" void softmax(const float* x, float* y, int64_t rows, int64_t cols) {
   EXPECT_EQ(EvalReport::from_json(j).workloads[2].status, Status::not_run);
 }
 
-// A task whose reference does not compile is the task's error: no candidate is blamed for it.
-TEST(Evaluator, ABrokenReferenceIsTheTasksError) {
-  const fs::path dir = fs::temp_directory_path() / "ksearch-broken-reference";
+namespace {
+
+// The tiny task with its seed where it is and a reference of its own, in a folder of its own.
+Task tiny_task_with_reference(const std::string& folder, const std::string& reference) {
+  const fs::path dir = fs::temp_directory_path() / folder;
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path tiny_dir = fs::path(KSEARCH_TEST_DATA) / "tasks/tiny_softmax";
-  // The tiny task with its seed where it is and a reference of its own.
   const std::string softmax = (tiny_dir / "../../../../tasks/softmax").lexically_normal().string();
   std::string toml = read_file(tiny_dir / "task.toml");
   toml.replace(toml.find("../../../../tasks/softmax/seeds"), std::strlen("../../../../tasks/softmax"), softmax);
   toml.replace(toml.find("../../../../tasks/softmax/reference.cpp"), std::strlen("../../../../tasks/softmax/reference.cpp"), "reference.cpp");
   std::ofstream(dir / "task.toml") << toml;
-  std::ofstream(dir / "reference.cpp") << "extern \"C\" void ks_reference(const ks_reference_args* a) { syntax error }\n";
-  const Task task = resolve_task(dir.string());
+  std::ofstream(dir / "reference.cpp") << reference;
+  return resolve_task(dir.string());
+}
+
+}  // namespace
+
+// A task whose reference does not compile is the task's error: no candidate is blamed for it.
+TEST(Evaluator, ABrokenReferenceIsTheTasksError) {
+  const Task task = tiny_task_with_reference(
+      "ksearch-broken-reference", "extern \"C\" void ks_reference(const ks_reference_args* a) { syntax error }\n");
   auto backend = make_backend("cpu");
   try {
     Evaluator evaluator(task, *backend, quick_options());
@@ -279,5 +289,21 @@ TEST(Evaluator, ABrokenReferenceIsTheTasksError) {
     EXPECT_NE(std::string(e.what()).find("the reference of task 'tiny_softmax'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("does not compile"), std::string::npos) << e.what();
   }
-  fs::remove_all(dir);
+  fs::remove_all(task.dir);
+}
+
+// Nor is one that crashes on a workload: the evaluation ends with the reference's error, not a failed candidate.
+TEST(Evaluator, ACrashingReferenceIsTheTasksError) {
+  const Task task = tiny_task_with_reference(
+      "ksearch-crashing-reference",
+      "#include \"ksearch/reference.h\"\nextern \"C\" void ks_reference(const ks_reference_args*) { volatile int* p = nullptr; *p = 1; }\n");
+  auto backend = make_backend("cpu");
+  Evaluator evaluator(task, *backend, quick_options());
+  try {
+    evaluator.evaluate(read_file(task.entry("cpu").seed));
+    FAIL() << "a crashing reference gave an evaluation";
+  } catch (const ksearch::tasks::ReferenceError& e) {
+    EXPECT_NE(std::string(e.what()).find("the reference of task 'tiny_softmax' crashed (signal 11"), std::string::npos) << e.what();
+  }
+  fs::remove_all(task.dir);
 }

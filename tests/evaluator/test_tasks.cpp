@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -10,11 +11,13 @@
 
 #include "core/error.hpp"
 #include "tasks/inputs.hpp"
+#include "tasks/reference.hpp"
 #include "tasks/registry.hpp"
 #include "tasks/signature.hpp"
 
 using ksearch::tasks::DeviceReferenceSpec;
 using ksearch::tasks::HostTensor;
+using ksearch::tasks::ReferenceError;
 using ksearch::tasks::Task;
 using ksearch::tasks::Workload;
 using ksearch::tasks::entry_prototype;
@@ -23,20 +26,23 @@ using ksearch::tasks::generate_inputs;
 using ksearch::tasks::list_builtin_tasks;
 using ksearch::tasks::load_task;
 using ksearch::tasks::mix_inputs;
+using ksearch::tasks::reference_outputs;
 using ksearch::tasks::resolve_task;
+using ksearch::tasks::workload_byte_limit;
 
 using namespace ksearch;
 namespace fs = std::filesystem;
 
 namespace {
 
-// Writes a task folder with `task_toml` as its task file and softmax's reference and seed.
-fs::path write_task(const std::string& name, const std::string& task_toml) {
+// Writes a task folder with `task_toml` as its task file and softmax's seed and reference (or `reference`).
+fs::path write_task(const std::string& name, const std::string& task_toml, const std::string& reference = "") {
   const fs::path dir = fs::temp_directory_path() / ("ksearch-task-test-" + name);
   fs::remove_all(dir);
   fs::create_directories(dir / "seeds");
   const fs::path softmax = fs::path(KSEARCH_TEST_DATA) / "../../tasks/softmax";
-  fs::copy_file(softmax / "reference.cpp", dir / "reference.cpp");
+  if (reference.empty()) fs::copy_file(softmax / "reference.cpp", dir / "reference.cpp");
+  else std::ofstream(dir / "reference.cpp") << reference;
   fs::copy_file(softmax / "seeds/cpu.cpp", dir / "seeds/cpu.cpp");
   std::ofstream(dir / "task.toml") << task_toml;
   return dir / "task.toml";
@@ -347,4 +353,121 @@ TEST(Tasks, MalformedDeviceReferenceTablesNameTheField) {
   EXPECT_NE(no_entry.find("field 'reference.cuda': the task has no [entry.cuda]"), std::string::npos) << no_entry;
   const std::string not_a_table = load_error(replaced(text, "source = \"reference.cpp\"", "source = \"reference.cpp\"\ncpu = \"seeds/cpu.cpp\""));
   EXPECT_NE(not_a_table.find("field 'reference.cpu': expected 'source' or a table"), std::string::npos) << not_a_table;
+}
+
+// A dimension is a positive integer on every workload, visible or held out, checked when the file loads: division by
+// zero, a negative or fractional size or no dimension at all would otherwise reach the allocation of the tensors.
+TEST(Tasks, EveryDimensionOfEveryWorkloadIsAPositiveInteger) {
+  const std::string text = tiny_text();
+  const auto shape_error = [&](const std::string& shape) {
+    return load_error(replaced(text, "shape = [\"rows\", \"cols\"]\ndist", "shape = " + shape + "\ndist"));
+  };
+  const std::string div0 = shape_error("[\"rows / 0\", \"cols\"]");
+  EXPECT_NE(div0.find("task.toml:"), std::string::npos) << div0;
+  EXPECT_NE(div0.find("workloads(r64_c256)"), std::string::npos) << div0;
+  EXPECT_NE(div0.find("dimension 'rows / 0' of 'x' is inf"), std::string::npos) << div0;
+  // Only the held-out workload (5 rows) goes negative: it is checked as well, before any work.
+  const std::string negative = shape_error("[\"rows - 10\", \"cols\"]");
+  EXPECT_NE(negative.find("workloads(held_r5_c777)"), std::string::npos) << negative;
+  EXPECT_NE(negative.find("is -5, not positive"), std::string::npos) << negative;
+  EXPECT_NE(shape_error("[\"rows - 64\", \"cols\"]").find("is 0, not positive"), std::string::npos);
+  EXPECT_NE(shape_error("[\"rows\", \"cols / 3\"]").find("not an integer"), std::string::npos);
+  EXPECT_NE(shape_error("[]").find("inputs(x).shape': needs at least one dimension"), std::string::npos);
+  const std::string unknown = shape_error("[\"rowz\", \"cols\"]");
+  EXPECT_NE(unknown.find("unknown axis or parameter 'rowz' in the shape of 'x'"), std::string::npos) << unknown;
+  // A per-workload shape override is checked too.
+  const std::string override_error =
+      load_error(replaced(text, "axes = { rows = 16, cols = 1000 }", "axes = { rows = 16, cols = 1000 }\nshapes = { y = [\"rows - 17\", \"cols\"] }"));
+  EXPECT_NE(override_error.find("dimension 'rows - 17' of 'y' is -1"), std::string::npos) << override_error;
+  // Axes: at most 2^53, where doubles stop holding every integer (INT64_MAX used to wrap to INT64_MIN).
+  const auto axes_error = [&](const std::string& axes) {
+    return load_error(replaced(text, "axes = { rows = 64, cols = 256 }", "axes = { " + axes + " }"));
+  };
+  EXPECT_NE(axes_error("rows = 9223372036854775807, cols = 2").find("workloads(r64_c256).axes.rows': must be a positive integer of at most 2^53"),
+            std::string::npos);
+  EXPECT_EQ(axes_error("rows = 9007199254740992, cols = 1").find("at most 2^53"), std::string::npos);  // too big, not invalid
+  // 2^32 x 2^32 elements overflow 64 bits; half a terabyte exceeds the byte limit.
+  const std::string overflow = axes_error("rows = 4294967296, cols = 4294967296");
+  EXPECT_NE(overflow.find("more than 2^64"), std::string::npos) << overflow;
+  const std::string huge = axes_error("rows = 500000, cols = 500000");
+  EXPECT_NE(huge.find("workload 'r64_c256' needs 5587.9 GiB of tensors, more than the limit"), std::string::npos) << huge;
+  // A task changed in memory is checked where its shapes are used.
+  Task in_memory = load_task(write_task("shapes", text));
+  in_memory.workloads.front().shapes["x"] = {"rows - 100", "cols"};
+  EXPECT_THROW(generate_inputs(in_memory, in_memory.workloads.front(), 1), Error);
+}
+
+// Every built-in and test task fits the byte limit of the smallest machine that runs the tests (24 GiB: 12 GiB).
+TEST(Tasks, EveryTaskFitsTheByteLimitOfA24GiBMachine) {
+  EXPECT_GT(workload_byte_limit(), uint64_t(1) << 30);
+  std::vector<Task> tasks = list_builtin_tasks();
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(KSEARCH_TEST_DATA) / ".."))
+    if (entry.path().filename() == "task.toml" && entry.path().parent_path().parent_path().filename() == "tasks")
+      tasks.push_back(load_task(entry.path()));
+  EXPECT_GT(tasks.size(), 20u);
+  for (const auto& task : tasks)
+    for (const auto& w : task.workloads) EXPECT_LE(task.tensor_bytes(w), uint64_t(12) << 30) << task.name << " " << w.name;
+}
+
+// Tensors, axes and params share one namespace (entry arguments and expressions name them); every backend needs a
+// visible workload to optimize on.
+TEST(Tasks, NamesAreDistinctAndEveryBackendHasAVisibleWorkload) {
+  const std::string text = tiny_text();
+  const std::string second_input =
+      load_error(replaced(text, "[[outputs]]", "[[inputs]]\nname = \"x\"\ndtype = \"f32\"\nshape = [\"rows\"]\n\n[[outputs]]"));
+  EXPECT_NE(second_input.find("field 'inputs(x)': 'x' is already the name of an input"), std::string::npos) << second_input;
+  const std::string output = load_error(replaced(text, "name = \"y\"", "name = \"x\""));
+  EXPECT_NE(output.find("field 'outputs(x)': 'x' is already the name of an input"), std::string::npos) << output;
+  const std::string axis = load_error(replaced(text, "name = \"x\"", "name = \"rows\""));
+  EXPECT_NE(axis.find("field 'inputs(rows)': 'rows' is already the name of an axis"), std::string::npos) << axis;
+  const std::string param =
+      load_error(replaced(text, "[[inputs]]", "[[params]]\nname = \"cols\"\ndtype = \"i32\"\n\n[[inputs]]"));
+  EXPECT_NE(param.find("field 'params(cols)': 'cols' is already the name of an axis"), std::string::npos) << param;
+  std::string held = text;
+  for (const char* axes : {"axes = { rows = 64, cols = 256 }", "axes = { rows = 16, cols = 1000 }"})
+    held = replaced(held, axes, std::string(axes) + "\nheld_out = true");
+  const std::string all_held = load_error(held);
+  EXPECT_NE(all_held.find("no visible workload runs on backend 'cpu'"), std::string::npos) << all_held;
+  const std::string elsewhere = load_error(replaced(replaced(text, "axes = { rows = 64, cols = 256 }", "axes = { rows = 64, cols = 256 }\nbackends = [\"cuda\"]"),
+                                                    "axes = { rows = 16, cols = 1000 }", "axes = { rows = 16, cols = 1000 }\nbackends = [\"cuda\"]"));
+  EXPECT_NE(elsewhere.find("no visible workload runs on backend 'cpu'"), std::string::npos) << elsewhere;
+}
+
+// The reference is the task author's code: run in a child process, a crash, an exit(), an endless loop or an
+// exception in it is an error that names it (the task's, `ksearch` exits 2), and ksearch goes on.
+TEST(Reference, CrashesExitsHangsAndExceptionsAreTheTasksErrors) {
+  const std::string header = "#include \"ksearch/reference.h\"\n#include <cstdlib>\n#include <stdexcept>\n";
+  const auto failure = [&](const std::string& body, const std::string& toml) -> std::string {
+    const Task task = load_task(write_task("reference", toml, header + "extern \"C\" void ks_reference(const ks_reference_args*) { " + body + " }\n"));
+    const Workload& w = task.workloads.front();
+    try {
+      reference_outputs(task, w, 7, generate_inputs(task, w, 7));
+    } catch (const ReferenceError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string text = tiny_text();
+  const std::string segv = failure("volatile int* p = nullptr; *p = 1;", text);
+  EXPECT_NE(segv.find("the reference of task 'tiny_softmax' crashed (signal 11"), std::string::npos) << segv;
+  EXPECT_NE(segv.find("on workload 'r64_c256'"), std::string::npos) << segv;
+  EXPECT_NE(failure("std::abort();", text).find("crashed (signal 6"), std::string::npos);
+  const std::string exited = failure("std::exit(0);", text);
+  EXPECT_NE(exited.find("ended the process (exit status 0) before returning"), std::string::npos) << exited;
+  const std::string threw = failure("throw std::runtime_error(\"boom\");", text);
+  EXPECT_NE(threw.find("the reference of task 'tiny_softmax' failed on workload 'r64_c256': boom"), std::string::npos) << threw;
+  const auto start = std::chrono::steady_clock::now();
+  const std::string hung = failure("for (volatile int i = 0;; i = i + 1) {}", replaced(text, "source = \"reference.cpp\"", "source = \"reference.cpp\"\ntimeout = 0.5"));
+  EXPECT_NE(hung.find("did not finish within 0.5 s"), std::string::npos) << hung;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));  // the compilation included
+  EXPECT_NE(load_error(replaced(text, "source = \"reference.cpp\"", "source = \"reference.cpp\"\ntimeout = 0")).find("reference.timeout"),
+            std::string::npos);
+  // The real reference still runs, and writes every output.
+  const Task good = load_task(write_task("reference", text));
+  const auto outputs = reference_outputs(good, good.workloads.back(), 7, generate_inputs(good, good.workloads.back(), 7));
+  ASSERT_EQ(outputs.size(), 1u);
+  ASSERT_EQ(outputs[0].size(), 5u * 777u);
+  double row_sum = 0;
+  for (size_t c = 0; c < 777; ++c) row_sum += outputs[0][c];
+  EXPECT_NEAR(row_sum, 1.0, 1e-12);
 }

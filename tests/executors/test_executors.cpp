@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <future>
 #include <set>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "core/timing_lock.hpp"
 #include "executors/executor.hpp"
 #include "executors/job_file.hpp"
+#include "tasks/reference.hpp"
 #include "tasks/task.hpp"
 
 using ksearch::backends::Backend;
@@ -157,6 +159,25 @@ TEST(LocalExecutor, BrokenCandidateIsAReportNotAnException) {
   EXPECT_EQ(done[0].candidate, 7);
   EXPECT_EQ(done[0].report.status, Status::compile_error);
   EXPECT_EQ(executor->outstanding(), 0);
+}
+
+// A reference that crashes is the task's error, not a candidate's: collecting rethrows it, so the search stops with it.
+TEST(LocalExecutor, AFailingReferenceStopsTheSearchWithItsError) {
+  Fixture f;
+  const fs::path task_dir = fresh_dir("crashing-reference-task") / "task";
+  fs::copy(fs::path(KSEARCH_TINY_TASK).parent_path(), task_dir, fs::copy_options::recursive);
+  std::ofstream(task_dir / "reference.cpp")
+      << "#include \"ksearch/reference.h\"\nextern \"C\" void ks_reference(const ks_reference_args*) { volatile int* p = nullptr; *p = 1; }\n";
+  f.task = load_task(task_dir / "task.toml");
+  auto executor = executors::make_executor({}, f.env("crashing-reference"));
+  executor->submit({7, tiny_source(1)});
+  try {
+    for (auto deadline = std::chrono::steady_clock::now() + 60s; std::chrono::steady_clock::now() < deadline;)
+      ASSERT_TRUE(executor->collect(1s).empty()) << "the candidate was blamed for the reference";
+    FAIL() << "no error within a minute";
+  } catch (const tasks::ReferenceError& e) {
+    EXPECT_NE(std::string(e.what()).find("crashed (signal 11"), std::string::npos) << e.what();
+  }
 }
 
 TEST(LocalExecutor, RejectsBadDeviceLists) {

@@ -380,7 +380,7 @@ TEST_F(ReportTest, MlxFormatWritesAPythonModuleForMetalRunsOnly) {
   const std::string& text = b.files[0].contents;
   EXPECT_NE(text.find("def softmax(x, *, stream=None):"), std::string::npos) << text;
   EXPECT_NE(text.find("SOURCE = r'''uint r = thread_position_in_grid.x;\n'''"), std::string::npos) << text;
-  EXPECT_NE(text.find("grid=(_int(rows, \"grid\"), _int(1, \"grid\"), _int(1, \"grid\"))"), std::string::npos) << text;
+  EXPECT_NE(text.find("grid=(_launch(rows, \"grid\"), _launch(1, \"grid\"), _launch(1, \"grid\"))"), std::string::npos) << text;
   EXPECT_NE(text.find("# Verified by ksearch"), std::string::npos) << text;
   try {
     report::export_bundle(run, "mlx-lm");

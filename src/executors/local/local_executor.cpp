@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <future>
 #include <list>
 #include <mutex>
@@ -23,6 +24,7 @@
 #include "core/error.hpp"
 #include "core/options.hpp"
 #include "executors/executor.hpp"
+#include "tasks/reference.hpp"
 
 using ksearch::backends::BuildResult;
 using ksearch::evaluator::EvalOptions;
@@ -76,6 +78,7 @@ class LocalExecutor : public Executor {
     {
       std::unique_lock lock(mutex_);
       changed_.wait_for(lock, timeout, [&] { return !done_.empty() || outstanding_ == 0; });
+      if (task_error_) std::rethrow_exception(task_error_);
       done.swap(done_);
       outstanding_ -= int(done.size());
     }
@@ -126,6 +129,9 @@ class LocalExecutor : public Executor {
       c.report = early ? *early : slot->evaluator->evaluate_built(build);
       c.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!slot->device.empty()) c.placement = "device " + slot->device;
+    } catch (const tasks::ReferenceError&) {  // the task's reference failed: no candidate can pass, the search stops
+      std::lock_guard lock(mutex_);
+      task_error_ = std::current_exception();
     } catch (const std::exception& e) {  // an evaluator/infrastructure failure, not the candidate's
       c.report.task = env_.task->name;
       c.report.backend = env_.backend->name();
@@ -182,6 +188,7 @@ class LocalExecutor : public Executor {
   uint64_t submitted_ = 0;
   std::set<uint64_t> waiting_for_slot_;  // built candidates' submission orders
   bool cancelled_ = false;
+  std::exception_ptr task_error_;  // an evaluation's ReferenceError: collect() rethrows it to the search
 };
 
 // config "devices": "all" (every device the backend lists) or a list of ids; none: the default device.

@@ -205,7 +205,10 @@ int run_session(store::RunStore& store, const Task& task, Backend& backend, prop
     else
       fmt::print("no candidate passed\n");
     for (const auto& line : s.retime_lines) fmt::print("{}\n", line);
-    fmt::print("run stored in {} (best kernel: {}/best{})\n", store.dir().string(), store.dir().string(), backend.source_extension());
+    if (s.has_best)
+      fmt::print("run stored in {} (best kernel: {}/best{})\n", store.dir().string(), store.dir().string(), backend.source_extension());
+    else
+      fmt::print("run stored in {}\n", store.dir().string());
   }
   if (outcome == search::Search::Outcome::waiting) return kExitOk;
   return ok ? kExitOk : kExitCandidateFailed;

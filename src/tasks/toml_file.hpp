@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/paths.hpp"
 
 namespace ksearch::tasks {
 
@@ -23,8 +24,9 @@ class TomlFileReader {
 
   // The whole file; a syntax error names file, line and column.
   toml::table parse() const {
+    const std::string text = read_file(file_);  // a file that cannot be read is the file system's error, not a syntax one
     try {
-      return toml::parse_file(file_.string());
+      return toml::parse(text, file_.string());
     } catch (const toml::parse_error& e) {
       throw Error(fmt::format("{}:{}:{}: TOML syntax error: {}", file_.string(), e.source().begin.line,
                               e.source().begin.column, e.description()));

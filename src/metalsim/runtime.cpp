@@ -392,6 +392,16 @@ void rt_access(const void* addr, uint32_t bytes, int kind) {
   const auto* p = static_cast<const unsigned char*>(addr);
   const unsigned char* a = w.arena.data();
   if (p >= a && p < a + kArenaCapacity) {
+    // Past the declared variables, in the arena's spare capacity: memory a GPU would not give the threadgroup
+    // (a pointer cast or offset beyond the last variable reaches it).
+    if (w.run->opt.check_bounds && std::size_t(p - a) + bytes > w.arena_used) {
+      std::string msg = std::string("out-of-bounds ") + (kind == 0 ? "read of" : "write to") +
+                        " threadgroup memory at byte " + std::to_string(p - a) + ", past its declared variables (" +
+                        std::to_string(w.arena_used) + " bytes) by " + thread_text(*th);
+      w.run->report(DiagnosticKind::OutOfBounds, std::string("threadgroup") + (kind ? "|w" : "|r"), msg, th, nullptr,
+                    "threadgroup", false);
+      return;
+    }
     if (w.run->opt.check_races || w.run->opt.check_uninitialized) tg_access(w, *th, p - a, bytes, kind);
     return;
   }

@@ -87,20 +87,14 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
     else if (auto use = first_use(rule, scan))
       out.push_back(*use);
   }
-  // Includes are read from the text (the stripper blanks the quoted file names) as the preprocessor reads it: line
-  // splices joined and the `%:` digraph as `#`. Every form counts: `#include_next`, `#import`, a macro for the name.
-  std::string text = source;
-  for (const auto& [from, to] : {std::pair<std::string, std::string>{"\\\r\n", ""}, {"\\\n", ""}, {"%:", "#"}})
-    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) text.replace(at, from.size(), to);
-  const std::string text_code = strip_comments_and_strings(text);
-  static const std::regex include_re(R"(^[ \t]*#[ \t]*(include_next|include|import)\b[ \t]*(.*)$)", std::regex::multiline);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), include_re); it != std::sregex_iterator(); ++it) {
-    const int line = line_of(text, size_t(it->position()));
-    if (text_code.compare(size_t(it->position()), 1, text, size_t(it->position()), 1) != 0) continue;  // inside a comment
-    const std::string directive = (*it)[1], rest = (*it)[2];
+  // Every form of include counts (`#include_next`, `#import`, a macro for the name), read by the lexer as the
+  // preprocessor reads it: line splices joined, `%:` as `#`, comments skipped.
+  for (const auto& include : scan.include_directives) {
+    const int line = include.line;
+    const std::string& rest = include.target;
     const size_t close = rest.find(rest.starts_with("<") ? '>' : '"', 1);
-    if (directive != "include") {
-      out.push_back({"include", fmt::format("#{} is not allowed: use #include", directive), line});
+    if (include.directive != "include") {
+      out.push_back({"include", fmt::format("#{} is not allowed: use #include", include.directive), line});
       continue;
     }
     if ((!rest.starts_with("<") && !rest.starts_with("\"")) || close == std::string::npos) {

@@ -1,5 +1,6 @@
 #include "backends/source_scan.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <optional>
@@ -184,6 +185,11 @@ class Lexer {
     if (name == "line") out_.line_directives.push_back(line);
     if (name == "include" || name == "include_next" || name == "import") {
       skip_horizontal_space();
+      if (!candidate_) {
+        size_t end = std::min(s_.find('\n', pos_), s_.size());
+        while (end > pos_ && horizontal_space(s_[end - 1])) --end;
+        out_.include_directives.push_back({name, std::string(s_.substr(pos_, end - pos_)), line});
+      }
       if (peek(0) == '<') {  // a header name, not tokens
         const size_t close = s_.find_first_of(">\n", pos_);
         pos_ = close == std::string_view::npos ? s_.size() : close;

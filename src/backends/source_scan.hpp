@@ -18,8 +18,17 @@ struct IncludedFile {
   int line = 0;      // of the #include in the candidate's file
 };
 
+// An `#include`, `#include_next` or `#import` of the candidate's own text, as the preprocessor reads it (line
+// splices joined, `%:` for `#`): what follows the directive's name, to the end of its line.
+struct IncludeDirective {
+  std::string directive;  // include, include_next or import
+  std::string target;     // <name>, "name" or anything else (a macro), without surrounding space
+  int line = 0;
+};
+
 struct SourceScan {
   std::vector<SourceIdentifier> identifiers;  // outside comments and literals, directives included
+  std::vector<IncludeDirective> include_directives;  // source text only
   std::vector<int> line_directives;           // lines of `#line N "file"` / `# N "file"` in the text
   std::vector<IncludedFile> includes;         // preprocessed: the files the candidate includes itself
 };

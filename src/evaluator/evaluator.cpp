@@ -18,6 +18,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/json_text.hpp"
 #include "core/paths.hpp"
 #include "core/process.hpp"
 #include "core/timing_lock.hpp"
@@ -27,7 +28,6 @@
 #include "evaluator/timing.hpp"
 #include "tasks/inputs.hpp"
 #include "tasks/reference.hpp"
-#include "core/json_text.hpp"
 
 using ksearch::backends::Backend;
 using ksearch::backends::BuildResult;

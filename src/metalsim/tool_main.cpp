@@ -62,6 +62,11 @@ bool on_path(const std::string& program) {
 
 json position(const std::array<uint32_t, 3>& p) { return json::array({p[0], p[1], p[2]}); }
 
+// The result on stdout, one line of JSON; a source that is not UTF-8 reaches it with U+FFFD.
+void print_result(const nlohmann::json& result) {
+  std::cout << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
 int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs::path& outputs_path, bool with_source) {
   const ms::KernelSpec spec = ms::spec_from_json(read_text(spec_path));
   json result = {{"ok", false}, {"stage", "compile"}};
@@ -81,7 +86,7 @@ int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs
   result["compile"] = {{"ok", compiled.ok}, {"cached", compiled.cached}, {"seconds", compiled.seconds},
                        {"messages", messages}, {"log", compiled.log}};
   if (!compiled.ok) {
-    std::cout << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    print_result(result);
     return 0;
   }
 
@@ -120,7 +125,7 @@ int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs
   std::ofstream out(outputs_path, std::ios::binary | std::ios::trunc);
   for (const auto& o : outputs) out.write(static_cast<const char*>(o.data), static_cast<std::streamsize>(o.bytes));
   if (!out.flush()) throw UsageError("cannot write " + outputs_path.string());
-  std::cout << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  print_result(result);
   return 0;
 }
 

@@ -19,7 +19,6 @@ namespace ksearch::runner {
 
 void RunnerDevice::prepare(const CallArgs&) { reset_state(); }
 
-
 double RunnerDevice::timed_call(const CallArgs& args, bool null_call) {
   const double start = now_ms();
   if (!null_call) call(args);

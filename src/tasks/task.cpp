@@ -335,7 +335,7 @@ Task load_task(const fs::path& file_in) {
       if (!task.is_axis(std::string(k.str())))
         r.fail(&v, where + ".axes." + std::string(k.str()), "not an axis declared in [axes]");
       const double value = r.number(&v, where + ".axes." + std::string(k.str()));
-      if (value <= 0 || value != std::floor(value) || value > kMaxDimension)
+      if (!dimension_problem(value).empty())
         r.fail(&v, where + ".axes." + std::string(k.str()), "must be a positive integer of at most 2^53");
       w.axes[std::string(k.str())] = int64_t(value);
     }

@@ -93,10 +93,9 @@ std::optional<std::string> writable_variable(const std::filesystem::path& so) {
   for (const ElfSymbol& s : elf.symbols()) {
     if (!s.defined() || s.size == 0 || (s.type != STT_OBJECT && s.type != STT_TLS) || s.section >= elf.sections().size())
       continue;
+    // Variables live in writable PROGBITS (.data, .tdata) and NOBITS (.bss, .tbss) sections.
     const ElfSection& section = elf.sections()[s.section];
-    if (!(section.flags & SHF_WRITE) || (section.name != ".data" && section.name != ".bss" && section.type != SHT_NOBITS &&
-                                         !section.name.starts_with(".data.") && !section.name.starts_with(".tdata")))
-      continue;
+    if (!(section.flags & SHF_WRITE) || (section.type != SHT_PROGBITS && section.type != SHT_NOBITS)) continue;
     if (s.name == "metalsim_rt" || s.name == "metalsim_checking" || s.name.starts_with("completed.") ||
         s.name.starts_with("DW.ref."))
       continue;

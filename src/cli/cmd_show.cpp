@@ -3,10 +3,10 @@
 #include <functional>
 
 #include "cli/command.hpp"
-#include "search/search.hpp"
-#include "strategies/world_model/world_model.hpp"
-#include "store/run_store.hpp"
 #include "core/json_text.hpp"
+#include "proposers/world_model.hpp"
+#include "search/search.hpp"
+#include "store/run_store.hpp"
 
 namespace ksearch::cli {
 namespace {

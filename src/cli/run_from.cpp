@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/paths.hpp"
-#include "strategies/world_model/world_model.hpp"
+#include "proposers/world_model.hpp"
 #include "translate/translate.hpp"
 
 using ksearch::tasks::Task;

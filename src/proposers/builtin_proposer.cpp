@@ -11,10 +11,10 @@
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
-#include "core/paths.hpp"
-#include "strategies/world_model/world_model.hpp"
-#include "tasks/task.hpp"
 #include "core/json_text.hpp"
+#include "core/paths.hpp"
+#include "proposers/world_model.hpp"
+#include "tasks/task.hpp"
 
 using ksearch::tasks::Task;
 

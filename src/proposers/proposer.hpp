@@ -5,7 +5,7 @@
 // feedback on earlier attempts) it returns candidate sources. The search loop (search::Search)
 // owns the strategy, evaluation and bookkeeping. Proposers that can also plan (built-in, LLM,
 // agent) implement the optional Planner role, which the world-model strategy
-// (strategies/world_model) uses to build and grow its tree of hypotheses:
+// (strategies/world_model) uses to build and grow its tree of hypotheses (world_model.hpp):
 //   initialize  -> the first world model (root = the seed, children = first hypotheses)
 //   propose     -> an edit script adding hypotheses when the frontier is thin
 //   refine      -> an edit script + reflection after a cycle

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/backend.hpp"
+#include "proposers/world_model.hpp"
 #include "search/search.hpp"
-#include "strategies/world_model/world_model.hpp"
 #include "store/run_store.hpp"
 
 namespace ksearch::report {

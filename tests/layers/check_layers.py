@@ -6,7 +6,7 @@ or when a module's library links a module it may not depend on.
 MODULE_LINKS_JSON is <build>/module_links.json, written by cmake/ModuleLayers.cmake: each target
 under src/ with its module and the modules of the ksearch targets it links. The build enforces the
 graph coarsely (a target sees the headers of what it links, transitively through PUBLIC links);
-this check holds the finer rules: each file's own #includes, debt per file, private folders.
+this check holds the finer rules: each file's own #includes, private folders.
 Prints every offence and exits 1; exits 0 when the graph holds.
 """
 import json
@@ -19,18 +19,16 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SOURCES = {".cpp", ".hpp", ".h", ".cu", ".cuh", ".in"}
 
 
-def check_links(targets: dict, allowed: dict, debt: dict) -> list[str]:
-    """A target may link its own module, the modules layers.toml allows it, and those a file of its
-    module still owes as debt."""
+def check_links(targets: dict, allowed: dict) -> list[str]:
+    """A target may link its own module and the modules layers.toml allows it."""
     errors = []
     for target, entry in sorted(targets.items()):
         module = entry["module"]
         if module not in allowed:
             errors.append(f"target {target}: module '{module}' is missing from src/layers.toml [allowed]")
             continue
-        owed = set().union(*(deps for file, deps in debt.items() if file.startswith(module + "/")))
         for linked in entry["links"]:
-            if linked != module and linked not in allowed[module] and linked not in owed:
+            if linked != module and linked not in allowed[module]:
                 errors.append(f"target {target} (module '{module}') links module '{linked}': not allowed by src/layers.toml")
     return errors
 
@@ -40,7 +38,6 @@ def main() -> int:
     src = root / "src"
     layers = tomllib.loads((src / "layers.toml").read_text())
     allowed = {module: set(deps) for module, deps in layers["allowed"].items()}
-    debt = {file: set(deps) for file, deps in layers.get("debt", {}).items()}
     private = []  # "a/*" stands for every subfolder of a
     for folder in layers.get("private", {}).get("folders", []):
         if folder.endswith("/*"):
@@ -65,13 +62,13 @@ def main() -> int:
             if target == "ksearch" or not (src / target).is_dir():
                 continue  # include/ksearch/ and system or generated headers
             for folder in private:
-                if header.startswith(folder) and not relative.startswith(folder) and folder[:-1] not in debt.get(relative, set()):
+                if header.startswith(folder) and not relative.startswith(folder):
                     errors.append(f"{where}: {folder} is private to its folder")
-            if target == module or target in allowed[module] or target in debt.get(relative, set()):
+            if target == module or target in allowed[module]:
                 continue
             errors.append(f"{where}: module '{module}' may not depend on '{target}' (src/layers.toml)")
     if len(sys.argv) > 2:
-        errors += check_links(json.loads(pathlib.Path(sys.argv[2]).read_text()), allowed, debt)
+        errors += check_links(json.loads(pathlib.Path(sys.argv[2]).read_text()), allowed)
     for error in errors:
         print(error)
     if errors:

@@ -7,9 +7,9 @@
 
 #include "backends/backend.hpp"
 #include "helpers.hpp"
-#include "search/search.hpp"
-#include "strategies/world_model/world_model.hpp"
 #include "proposers/llm/prompts.hpp"
+#include "proposers/world_model.hpp"
+#include "search/search.hpp"
 #include "tasks/task.hpp"
 
 using ksearch::backends::Backend;

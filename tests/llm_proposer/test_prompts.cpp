@@ -6,8 +6,8 @@
 #include "core/error.hpp"
 #include "helpers.hpp"
 #include "proposers/builtin/catalog.hpp"
-#include "strategies/world_model/world_model.hpp"
 #include "proposers/llm/prompts.hpp"
+#include "proposers/world_model.hpp"
 #include "tasks/registry.hpp"
 #include "tasks/task.hpp"
 

@@ -10,10 +10,10 @@
 #include <set>
 #include <sstream>
 
-#include "core/paths.hpp"
 #include "core/error.hpp"
+#include "core/paths.hpp"
 #include "evaluator/evaluator.hpp"
-#include "strategies/world_model/world_model.hpp"
+#include "proposers/world_model.hpp"
 #include "report/report.hpp"
 #include "store/run_store.hpp"
 #include "tasks/task.hpp"

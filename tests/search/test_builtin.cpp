@@ -5,9 +5,9 @@
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "helpers.hpp"
-#include "search/search.hpp"
-#include "strategies/world_model/world_model.hpp"
 #include "proposers/builtin_proposer.hpp"
+#include "proposers/world_model.hpp"
+#include "search/search.hpp"
 #include "tasks/registry.hpp"
 
 using ksearch::backends::make_backend;

@@ -9,8 +9,8 @@
 #include "backends/backend.hpp"
 #include "evaluator/retime.hpp"
 #include "helpers.hpp"
+#include "proposers/world_model.hpp"
 #include "search/search.hpp"
-#include "strategies/world_model/world_model.hpp"
 
 using ksearch::evaluator::RetimeResult;
 

@@ -1,5 +1,5 @@
 #pragma once
-#include "strategies/world_model/world_model.hpp"
+#include "proposers/world_model.hpp"
 
 namespace ksearch::world_model::test {
 

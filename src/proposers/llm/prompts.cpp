@@ -8,10 +8,10 @@
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "core/paths.hpp"
 #include "llm/extract.hpp"
-#include "strategies/world_model/world_model.hpp"
-#include "core/json_text.hpp"
+#include "proposers/world_model.hpp"
 
 using ksearch::backends::Backend;
 using ksearch::backends::HardwareProfile;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/world_model/world_model.hpp"
+#include "proposers/world_model.hpp"
 
 namespace ksearch::world_model {
 

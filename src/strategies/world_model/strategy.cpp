@@ -16,10 +16,10 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "proposers/world_model.hpp"
 #include "search/search.hpp"
 #include "search/strategy.hpp"
 #include "strategies/world_model/select.hpp"
-#include "strategies/world_model/world_model.hpp"
 
 using nlohmann::json;
 

@@ -1,4 +1,4 @@
-#include "strategies/world_model/world_model.hpp"
+#include "proposers/world_model.hpp"
 
 #include <fmt/format.h>
 

@@ -128,26 +128,36 @@ void check_instructions(const ObjectRules& rules, const fs::path& library, std::
                                                       instruction, demangle(where))});
 }
 
-// nvcc embeds the device code as ELF images in .nv_fatbin; mutable __device__ variables live in
-// their .nv.global (zero-initialized) and .nv.global.init sections and survive from call to call.
-void check_device_globals(const ElfFile& elf, const fs::path& library, std::vector<RuleViolation>& out) {
+// nvcc embeds the device code as ELF images in .nv_fatbin. Mutable __device__ variables live in
+// their .nv.global (zero-initialized) and .nv.global.init sections and survive from call to call;
+// what device code calls outside itself is an undefined symbol: the device runtime's heap (malloc,
+// whose blocks also outlive a call), launches from the device, anything beyond printf and assert.
+void check_device_code(const ObjectRules& rules, const ElfFile& elf, const fs::path& library, std::vector<RuleViolation>& out) {
   const ElfSection* fatbin = elf.section(".nv_fatbin");
   if (!fatbin) return;
   const auto images = embedded_elf_files(elf.contents(*fatbin), library.string());
   if (images.empty()) {
-    out.push_back({"object-device-globals", "the library's device code could not be read (no device ELF in .nv_fatbin)"});
+    out.push_back({"object-device-code", "the library's device code could not be read (no device ELF in .nv_fatbin)"});
     return;
   }
-  std::set<std::string> names;
+  std::set<std::string> globals, calls;
   for (const auto& image : images)
-    for (const auto& symbol : image.symbols())
-      if (symbol.defined() && symbol.section < image.sections().size() && symbol.type == STT_OBJECT &&
-          image.sections()[symbol.section].name.starts_with(".nv.global"))
-        names.insert(demangle(symbol.name));
-  for (const auto& name : names)
+    for (const auto& symbol : image.symbols()) {
+      if (!symbol.defined() && symbol.type != STT_OBJECT && !symbol.name.empty()) calls.insert(symbol.name);
+      else if (!rules.device_globals && symbol.defined() && symbol.section < image.sections().size() &&
+               symbol.type == STT_OBJECT && image.sections()[symbol.section].name.starts_with(".nv.global"))
+        globals.insert(demangle(symbol.name));
+    }
+  for (const auto& name : globals)
     out.push_back({"object-device-globals", fmt::format("`{}` is a __device__ variable in global memory, which keeps its value from "
                                                         "call to call: use __constant__ tables, registers or shared memory",
                                                         name)});
+  for (const auto& name : calls)
+    if (!rules.allowed_device_imports.matches(demangle(name)))
+      out.push_back({"object-device-imports", fmt::format("the device code calls `{}`, which is not among the device runtime "
+                                                          "functions a candidate may use (device heap memory outlives the call; "
+                                                          "launch every kernel from the host on `stream`)",
+                                                          demangle(name))});
 }
 
 }  // namespace
@@ -165,7 +175,7 @@ std::vector<RuleViolation> ObjectRules::check(const fs::path& library) const {
   check_load_time_code(*this, elf, out);
   check_thread_local_storage(elf, out);
   if (!forbidden_instructions.empty()) check_instructions(*this, library, out);
-  if (!device_globals) check_device_globals(elf, library, out);
+  if (checks_device_code) check_device_code(*this, elf, library, out);
   return out;
 }
 

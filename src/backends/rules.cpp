@@ -181,6 +181,9 @@ ObjectRules load_object_rules(toml::node_view<const toml::node> table, const std
   for (const auto& i : string_list(table["forbidden_instructions"], file, "object.forbidden_instructions"))
     rules.forbidden_instructions.insert(i);
   rules.device_globals = table["device_globals"].value_or(true);
+  for (const auto& p : string_list(table["allowed_device_imports"], file, "object.allowed_device_imports"))
+    rules.allowed_device_imports.add(p);
+  rules.checks_device_code = !rules.device_globals || bool(table["allowed_device_imports"]);
   return rules;
 }
 

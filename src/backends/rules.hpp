@@ -47,7 +47,10 @@ struct ObjectRules {
   std::vector<std::string> init_functions;  // what the toolchain itself puts in .init_array, each once
   std::vector<std::string> fini_functions;  // likewise for .fini_array
   std::set<std::string> forbidden_instructions;  // host code, mnemonics as objdump prints them
-  bool device_globals = true;               // false: no variables in .nv.global* of embedded device code
+  // Embedded device code (.nv_fatbin), checked where either is set:
+  bool device_globals = true;      // false: no variables in .nv.global*
+  NameList allowed_device_imports;  // what it may call outside itself (undefined functions), by demangled name
+  bool checks_device_code = false;
 
   std::vector<RuleViolation> check(const std::filesystem::path& library) const;
 };

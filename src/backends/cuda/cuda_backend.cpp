@@ -190,7 +190,8 @@ class CudaBackend : public Backend {
     return b;
   }
 
-  // nvcc -E preprocesses for the host (device-only code under __CUDA_ARCH__ is not in the output).
+  // nvcc -E with -gencode preprocesses the device side (__CUDA_ARCH__ defined): host-only code under
+  // #ifndef __CUDA_ARCH__ is not in the output; the object rules see what the host side imports.
   std::optional<Preprocessed> preprocess(const Task& task, const std::string& source) override {
     return Preprocessed{preprocess_uncached(build_request(task, source)), "candidate.cu"};
   }

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/fd.hpp"
@@ -86,6 +88,14 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
     if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   }
   return result;
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && access((std::filesystem::path(dir) / program).c_str(), X_OK) == 0) return true;
+  return false;
 }
 
 std::string tail_lines(const std::string& text, size_t max_lines) {

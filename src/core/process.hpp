@@ -27,6 +27,9 @@ struct CommandOptions {
 // Runs argv[0] (searched on PATH) in its own process group; on timeout the whole group is killed.
 CommandResult run_command(const std::vector<std::string>& argv, const CommandOptions& options = {});
 
+// Whether `program` is an executable in one of $PATH's folders (as execvp would find it).
+bool on_path(const std::string& program);
+
 // The last `max_lines` lines of `text`, for short log excerpts.
 std::string tail_lines(const std::string& text, size_t max_lines);
 

@@ -1,22 +1,15 @@
 // Host compilation of a kernel: content-hashed cache, a precompiled shim
 // header shared by all kernels, and compiler messages mapped to user lines.
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
-
+#include <atomic>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
+#include "core/hash.hpp"
+#include "core/paths.hpp"
+#include "core/process.hpp"
 #include "metalsim/metalsim.hpp"
 #include "metalsim/source_internal.hpp"
 
@@ -30,90 +23,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string hash_hex(const std::string& s) {
-  // Two independent 64-bit FNV-1a lanes: ample for a cache key.
-  uint64_t a = 1469598103934665603ull, b = 1099511628211ull ^ 0x9e3779b97f4a7c15ull;
-  for (unsigned char c : s) {
-    a = (a ^ c) * 1099511628211ull;
-    b = (b ^ c) * 0x100000001b3ull + 0x51;
-  }
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(a),
-                static_cast<unsigned long long>(b));
-  return buf;
-}
-
-fs::path default_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "ksearch" / "metalsim";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "ksearch" / "metalsim";
-  return fs::temp_directory_path() / "ksearch-metalsim";
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream f(p, std::ios::binary);
-  f << text;
-  if (!f) throw std::runtime_error("metalsim: cannot write " + p.string());
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
-
 // A compile is the candidate's code at work inside ksearch's process tree (templates and constexpr loops run in the
 // compiler): it gets no input, at most this much memory and time, and is killed with its children past them.
-constexpr int kCompileSeconds = 300;
-constexpr rlim_t kCompileBytes = rlim_t(8) << 30;
+constexpr auto kCompileTime = std::chrono::seconds(300);
+constexpr size_t kCompileBytes = size_t(8) << 30;
 
-// Runs a shell command, returns exit status and combined output (-1 where it did not exit by itself).
-int run_command(const std::string& cmd, std::string& output) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return -1;
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {  // only async-signal-safe calls until exec: ksearch has other threads
-    setpgid(0, 0);
-    const int null_fd = open("/dev/null", O_RDONLY);
-    dup2(null_fd, 0);
-    dup2(out[1], 1);
-    dup2(out[1], 2);
-    const rlimit memory{kCompileBytes, kCompileBytes};
-    setrlimit(RLIMIT_AS, &memory);
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kCompileSeconds);
-  bool killed = false;
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    pollfd pfd{out[0], POLLIN, 0};
-    if (left.count() <= 0 || poll(&pfd, 1, int(std::max<int64_t>(left.count(), 1))) == 0) {
-      kill(-pid, SIGKILL);
-      killed = true;
-      output += "\nerror: the compile took more than " + std::to_string(kCompileSeconds) + " s and was stopped\n";
-      break;
-    }
-    const ssize_t n = read(out[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    output.append(buf, size_t(n));
-  }
-  close(out[0]);
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  return !killed && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-// Writes `target` atomically so concurrent compiles of the same key are safe.
-bool build_to(const std::string& cmd_prefix, const fs::path& target, std::string& log) {
+// Compiles into `target` through a temporary file, so that concurrent compiles of the same key are safe.
+bool build_to(std::vector<std::string> command, const fs::path& target, std::string& log) {
+  static std::atomic<unsigned> compiles{0};
   fs::path tmp = target;
-  tmp += ".tmp." + std::to_string(getpid());
-  int rc = run_command(cmd_prefix + " -o " + shell_quote(tmp.string()), log);
-  if (rc != 0) {
+  tmp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(compiles++);
+  command.insert(command.end(), {"-o", tmp.string()});
+  CommandOptions options;
+  options.timeout = kCompileTime;
+  options.memory_limit_bytes = kCompileBytes;
+  options.max_output_bytes = size_t(1) << 20;
+  const CommandResult result = run_command(command, options);
+  log += result.output;
+  if (result.timed_out) log += "\nerror: the compile took more than " + std::to_string(kCompileTime.count()) + " s and was stopped\n";
+  if (!result.ok()) {
     std::error_code ec;
     fs::remove(tmp, ec);
     return false;
@@ -157,23 +85,26 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
     for (const auto& e : hs.errors) res.log += e.file + ":" + std::to_string(e.line) + ": error: " + e.message + "\n";
     return done();
   }
-  fs::path cache = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
+  fs::path cache = options.cache_dir.empty() ? cache_subdir("metalsim") : options.cache_dir;
   fs::create_directories(cache);
 
   // -fsanitize=thread only instruments loads and stores; its hooks are defined
   // in the kernel TU and forward to the metalsim runtime (no TSan runtime).
-  const std::string flags = "-std=c++20 " + options.optimization +
-                            " -fPIC -fno-exceptions -fno-rtti -fsanitize=thread -w -march=x86-64-v2";
-  const std::string shim_key = hash_hex(std::string(kShimHeader) + kShimAbi + options.compiler + flags);
+  const std::vector<std::string> compiler = {options.compiler, "-std=c++20", options.optimization, "-fPIC",
+                                             "-fno-exceptions", "-fno-rtti", "-fsanitize=thread", "-w", "-march=x86-64-v2"};
+  std::string compiler_key;
+  for (const auto& word : compiler) compiler_key += word + "\n";
+  const std::string shim_key = sha256_hex(std::string(kShimHeader) + kShimAbi + compiler_key);
   fs::path shim_dir = cache / ("shim-" + shim_key);
   fs::path pch = shim_dir / "metal_shim.h.pch";
   if (!fs::exists(pch)) {
     fs::create_directories(shim_dir);
-    write_file(shim_dir / "metal_shim.h", kShimHeader);
-    write_file(shim_dir / "metalsim_abi.h", kShimAbi);
+    write_file_atomic(shim_dir / "metal_shim.h", kShimHeader);
+    write_file_atomic(shim_dir / "metalsim_abi.h", kShimAbi);
     std::string log;
-    if (!build_to(options.compiler + " " + flags + " -x c++-header " + shell_quote((shim_dir / "metal_shim.h").string()),
-                  pch, log)) {
+    auto command = compiler;
+    command.insert(command.end(), {"-x", "c++-header", (shim_dir / "metal_shim.h").string()});
+    if (!build_to(command, pch, log)) {
       res.log = "metalsim: building the shim header failed:\n" + log;
       res.messages = parse_messages(log);
       res.messages.push_back({"shim", 0, 0, "error", "shim precompiled header failed to build"});
@@ -181,7 +112,7 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
     }
   }
 
-  const std::string key = hash_hex(shim_key + "\n" + hs.text);
+  const std::string key = sha256_hex(shim_key + "\n" + hs.text);
   std::string stem = spec.name.substr(0, 40);
   for (char& c : stem)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
@@ -193,11 +124,11 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
     return done();
   }
   fs::path cpp = cache / (stem + "-" + key + ".cpp");
-  write_file(cpp, hs.text);
-  std::string cmd = options.compiler + " " + flags + " -shared -include-pch " + shell_quote(pch.string()) +
-                    " -include " + shell_quote((shim_dir / "metal_shim.h").string()) + " " +
-                    shell_quote(cpp.string()) + " -lm";
-  res.ok = build_to(cmd, so, res.log);
+  write_file_atomic(cpp, hs.text);
+  auto command = compiler;
+  command.insert(command.end(), {"-shared", "-include-pch", pch.string(), "-include", (shim_dir / "metal_shim.h").string(),
+                                 cpp.string(), "-lm"});
+  res.ok = build_to(command, so, res.log);
   res.messages = parse_messages(res.log);
   if (!res.ok && res.messages.empty()) res.messages.push_back({"generated", 0, 0, "error", res.log});
   return done();

@@ -74,9 +74,9 @@ std::string generate_source(const KernelSpec& spec);
 std::string generate_host_source(const KernelSpec& spec);
 
 struct CompileOptions {
-  std::filesystem::path cache_dir;  // empty: $XDG_CACHE_HOME/ksearch/metalsim or ~/.cache/ksearch/metalsim
-  std::string compiler = "clang++";
-  std::string optimization = "-O2";
+  std::filesystem::path cache_dir;  // empty: the metalsim folder of ksearch's cache (core cache_subdir)
+  std::string compiler = "clang++";  // one executable, found on PATH
+  std::string optimization = "-O2";  // one flag
 };
 
 struct CompileMessage {

@@ -8,17 +8,17 @@
 // JSON object: {"ok", "stage": "compile"|"run", "compile": {...}, "run": {...}[, "source"]}.
 // Exit status 0 whenever that object was written (also for compile errors and diagnostics),
 // 2 for bad usage or unreadable files, 3 when the host compiler is missing.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/json_text.hpp"
+#include "core/paths.hpp"
+#include "core/process.hpp"
 #include "metalsim/metalsim.hpp"
 
 namespace {
@@ -34,14 +34,6 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::string read_text(const fs::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw UsageError("cannot read " + path.string());
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 std::size_t tensor_bytes(const ms::TensorSpec& t) {
   std::size_t n = ms::dtype_size(t.dtype);
   for (int64_t d : t.shape) {
@@ -51,29 +43,20 @@ std::size_t tensor_bytes(const ms::TensorSpec& t) {
   return n;
 }
 
-bool on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  std::string dir;
-  while (std::getline(dirs, dir, ':'))
-    if (!dir.empty() && access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
-  return false;
-}
-
 json position(const std::array<uint32_t, 3>& p) { return json::array({p[0], p[1], p[2]}); }
 
 // The result on stdout, one line of JSON; a source that is not UTF-8 reaches it with U+FFFD.
 void print_result(const nlohmann::json& result) {
-  std::cout << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  std::cout << ksearch::json_text(result) << "\n";
 }
 
 int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs::path& outputs_path, bool with_source) {
-  const ms::KernelSpec spec = ms::spec_from_json(read_text(spec_path));
+  const ms::KernelSpec spec = ms::spec_from_json(ksearch::read_file(spec_path));
   json result = {{"ok", false}, {"stage", "compile"}};
   if (with_source) result["source"] = ms::generate_source(spec);
 
   const ms::CompileOptions compile_options;
-  if (!on_path(compile_options.compiler)) {
+  if (!ksearch::on_path(compile_options.compiler)) {
     std::cerr << "ksearch-metalsim: " << compile_options.compiler
               << " not found on PATH; metalsim compiles every kernel for the host with it (Debian/Ubuntu: apt-get "
                  "install clang)\n";

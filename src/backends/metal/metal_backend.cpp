@@ -4,7 +4,6 @@
 // runs it with Metal semantics and its checks on (bounds, races, barriers), for correctness only, as
 // ksearch-runner-metal does without MLX.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -22,6 +21,7 @@
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/process.hpp"
 #include "core/text.hpp"
 #include "metalsim/metalsim.hpp"
 #include "tasks/signature.hpp"
@@ -51,14 +51,6 @@ namespace fs = std::filesystem;
 namespace ksearch::metal {
 
 namespace {
-
-bool on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');)
-    if (!dir.empty() && access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
-  return false;
-}
 
 const char* from_name(metal::Binding::From f) {
   switch (f) {

@@ -511,3 +511,56 @@ TEST(MetalsimCorpus, MiscIntrinsicsMasksPointers) {
     EXPECT_EQ(o[11], t < 20 ? 15.0f : -5.0f);
   }
 }
+
+TEST(MetalsimCorpus, ClassVectorSwizzles) {
+  KernelSpec s;
+  s.name = "swizzles";
+  s.inputs = {tensor("a", Dtype::float32, {8})};
+  s.outputs = {tensor("out", Dtype::float32, {16})};
+  s.source = corpus("class_vector_swizzles.metal");
+  s.grid = {2, 1, 1};
+  s.threadgroup = {2, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  // Exactly representable in half and bfloat.
+  std::vector<float> a{0.5f, 1.5f, 2.0f, 3.0f, -1.0f, 0.25f, 4.0f, 1.25f}, out(16);
+  run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], out)});
+  for (int r = 0; r < 2; ++r) {
+    float x = a[4 * r], y = a[4 * r + 1], z = a[4 * r + 2], w = a[4 * r + 3];
+    // g.xz = h.zx; g.yw = g.wy; g.rg *= 2
+    float g[4] = {2 * z, 2 * w, x, y};
+    const float* o = &out[8 * r];
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(o[k], g[k]) << r << " " << k;
+    EXPECT_EQ(o[4], (x + z + w) + (y + w + w));
+    EXPECT_EQ(o[5], x - z);
+    EXPECT_EQ(o[6], z * 10 + y);
+    EXPECT_EQ(o[7], float(w > 1) + 2 * float(x > 1) + half_round(x * y));
+  }
+}
+
+TEST(MetalsimCorpus, Matrices) {
+  KernelSpec s;
+  s.name = "matrices";
+  s.inputs = {tensor("a", Dtype::float32, {4})};
+  s.outputs = {tensor("out", Dtype::float32, {32})};
+  s.source = corpus("matrices.metal");
+  s.grid = {4, 1, 1};
+  s.threadgroup = {4, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a{0.0f, 1.0f, -2.0f, 0.5f}, out(32);
+  run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], out)});
+  for (int i = 0; i < 4; ++i) {
+    float x = a[i];
+    const float* o = &out[8 * i];
+    // columns (1, 2) and (3, x)
+    EXPECT_EQ(o[0], 1 * x + 3) << i;
+    EXPECT_EQ(o[1], 2 * x + x) << i;
+    EXPECT_EQ(o[2], 3 * x + x) << i;
+    EXPECT_EQ(o[3], (1 * 3 + 3 * x) + 2 * 2) << i;  // (m*m)[1][0] + transpose(m)[1][0] * 2
+    EXPECT_EQ(o[4], x) << i;
+    EXPECT_EQ(o[5], 3 * x + 6) << i;
+    EXPECT_EQ(o[6], 6.0f) << i;
+    EXPECT_EQ(o[7], half_round(2 * half_round(x)) + half_round(0.5f * half_round(x))) << i;
+  }
+}

@@ -1,10 +1,18 @@
 """metal_kernel: the mx.fast.metal_kernel API, with calls run by metalsim on the CPU."""
+import numbers
+import operator
+
 import mlx.core as mx
 
 from . import dtypes, tool
 from .errors import MetalCompileError, MetalRuntimeError
 
 _MATH_MODES = ("safe", "relaxed", "fast")
+# Kernels that load first and mask the value afterwards (as MLX's grid_sample example does) get this hint.
+_DISCARDED_READ_NOTE = (
+    "  note: reading outside a buffer is undefined behaviour in Metal even when the value is discarded "
+    "afterwards (e.g. `v = x[i]; v = in_bounds ? v : 0;`): test the bounds before the load"
+)
 
 
 def metal_kernel(
@@ -60,6 +68,8 @@ class MetalKernel:
     ):
         """Runs the kernel now (not lazily, unlike MLX) and returns its outputs as mx.arrays.
         `stream` is accepted for compatibility and ignored."""
+        for argument, value in (("inputs", inputs), ("output_shapes", output_shapes), ("output_dtypes", output_dtypes)):
+            _expect_sequence(argument, value)
         _expect_size("inputs", inputs, self.input_names)
         _expect_size("output_shapes", output_shapes, self.output_names)
         _expect_size("output_dtypes", output_dtypes, self.output_names)
@@ -84,7 +94,7 @@ class MetalKernel:
             _tensor(n, dtypes.metalsim_name(a.dtype, f"input '{n}'"), a.shape) for n, a in zip(self.input_names, arrays)
         ]
         output_specs = [
-            _tensor(n, dtypes.metalsim_name(d, f"output '{n}'"), shape)
+            _tensor(n, dtypes.metalsim_name(d, f"output '{n}'"), _output_shape(n, shape))
             for n, shape, d in zip(self.output_names, output_shapes, output_dtypes)
         ]
         spec = {
@@ -93,12 +103,12 @@ class MetalKernel:
             "outputs": output_specs,
             "source": self.source,
             "header": self.header,
-            "template": [_template_arg(n, v) for n, v in (template or [])],
+            "template": [_template_arg(entry) for entry in _template_entries(template)],
             "grid": _triple("grid", grid),
             "threadgroup": _triple("threadgroup", threadgroup),
             "ensure_row_contiguous": self.ensure_row_contiguous,
             "atomic_outputs": self.atomic_outputs,
-            "init_value": None if init_value is None else float(init_value),
+            "init_value": _init_value(init_value),
         }
         output_bytes = [d.size * _size(t["shape"]) for d, t in zip(output_dtypes, output_specs)]
         result, raw_outputs = tool.run(spec, [dtypes.to_bytes(a) for a in arrays], output_bytes, verbose)
@@ -127,20 +137,59 @@ def _size(shape):
     return n
 
 
+def _expect_sequence(argument, value):
+    # An mx.array is iterable too, but MLX takes these arguments as lists only.
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"[metal_kernel] `{argument}` must be a list, got {type(value).__name__}.")
+
+
+def _integers(what, value):
+    """value's entries as ints; Python and numpy integers only (MLX rejects floats)."""
+    try:
+        return [operator.index(v) for v in value]
+    except TypeError:
+        raise TypeError(f"[metal_kernel] {what} must be a sequence of integers, got {value!r}.") from None
+
+
+def _output_shape(name, shape):
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"[metal_kernel] the shape of output '{name}' must be a list or tuple, got {shape!r}.")
+    return _integers(f"the shape of output '{name}'", shape)
+
+
 def _triple(argument, value):
-    values = [int(v) for v in value]
+    values = _integers(f"`{argument}`", value)
     if len(values) != 3:
         raise ValueError(f"[metal_kernel] `{argument}` must have 3 elements, got {len(values)}.")
     return values
 
 
-def _template_arg(name, value):
+def _template_entries(template):
+    if template is None:
+        return []
+    if not isinstance(template, (list, tuple)) or not all(
+        isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[0], str) for entry in template
+    ):
+        raise TypeError(f"[metal_kernel] `template` must be a list of (name, value) pairs, got {template!r}.")
+    return template
+
+
+def _template_arg(entry):
+    name, value = entry
     # bool is an int subclass; JSON keeps it true/false, which metalsim reads as a bool template.
-    if isinstance(value, int):
-        return {"name": name, "value": value}
+    if isinstance(value, numbers.Integral):
+        return {"name": name, "value": value if isinstance(value, bool) else int(value)}
     if isinstance(value, mx.Dtype):
         return {"name": name, "value": {"dtype": dtypes.metalsim_name(value, f"template argument '{name}'")}}
     raise ValueError("[metal_kernel] Invalid template argument. Must be `mlx.core.Dtype`, `int` or `bool`.")
+
+
+def _init_value(value):
+    if value is None:
+        return None
+    if isinstance(value, numbers.Real):
+        return float(value)
+    raise TypeError(f"[metal_kernel] `init_value` must be a number or None, got {value!r}.")
 
 
 def _compile_error(kernel_name, compiled):
@@ -159,5 +208,7 @@ def _runtime_error(kernel_name, diagnostics):
     lines = [
         f"  {d['kind']}: {d['message']}" + (f" ({d['count']} times)" if d["count"] > 1 else "") for d in diagnostics
     ]
+    if any(d["kind"] == "out_of_bounds" and "read of device buffer" in d["message"] for d in diagnostics):
+        lines.append(_DISCARDED_READ_NOTE)
     text = f"[metal_kernel] metalsim found {count} problem{'s' if count != 1 else ''} running kernel '{kernel_name}':\n"
     return MetalRuntimeError(text + "\n".join(lines), diagnostics)

@@ -61,6 +61,9 @@ class RunnerDevice {
   virtual nlohmann::json extra(const nlohmann::json& command);
   // Whether the strict sandbox (no file opens after load, no executable mappings) can apply.
   virtual bool strict_sandbox() const { return true; }
+  // Whether the runtime may start threads after the candidate is loaded (OpenMP's larger teams, MLX's
+  // streams). Where it may not, a thread started then is the candidate's and the sandbox refuses it.
+  virtual bool threads_after_load() const { return true; }
 };
 
 // The message for an exception the candidate's own code threw: quoted, on one line, cut to 300 characters, so

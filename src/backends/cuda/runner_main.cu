@@ -135,6 +135,8 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
 
   // The CUDA driver maps executable memory and may open its own files after load.
   bool strict_sandbox() const override { return false; }
+  // The driver started its threads with the context (initialize), before loading.
+  bool threads_after_load() const override { return false; }
 
   void load(const nlohmann::json& artifact) override {
     const std::string library = artifact.at("library").get<std::string>();

@@ -1,4 +1,5 @@
 // expect: rejected (threads): the launch happens on a detached host thread.
+// expect-without-rules: runtime_error: with the rules off, the runner still refuses new threads after loading (the sandbox: clone of a thread fails, so std::thread throws)
 #include <thread>
 #include <cuda_runtime.h>
 #include <stdint.h>

@@ -222,7 +222,7 @@ std::vector<AddressRange> loaded_images() {
 
 }  // namespace
 
-std::string apply_syscall_filter(bool after_load, bool strict) {
+std::string apply_syscall_filter(bool after_load, bool strict, bool threads_after_load) {
   // Read before the filter below refuses to open /proc/self/maps.
   const std::vector<AddressRange> images = after_load && strict ? loaded_images() : std::vector<AddressRange>{};
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -284,18 +284,27 @@ std::string apply_syscall_filter(bool after_load, bool strict) {
     seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
     description = "seccomp: no processes, network, ptrace, file writes, signals outside the runner, scheduling, "
                   "priority or limit changes, prctl beyond naming and queries";
-  } else if (strict) {
-    for (int sc : {SCMP_SYS(open), SCMP_SYS(openat), SCMP_SYS(creat), SCMP_SYS(openat2), SCMP_SYS(open_by_handle_at)})
-      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), sc, 0);
-    seccomp_rule_add(ctx, refuse, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-    seccomp_rule_add(ctx, refuse, SCMP_SYS(pkey_mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-    seccomp_rule_add(ctx, refuse, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-    seccomp_rule_add(ctx, refuse, SCMP_SYS(memfd_create), 0);
-    description = "after loading: no file opens, no executable memory, no change to the mappings of loaded code";
   } else {
-    // The CUDA driver maps executable memory and opens its files after loading: stage 1 only.
-    seccomp_release(ctx);
-    return "after loading: as before (the driver maps code and opens files)";
+    if (strict) {
+      for (int sc : {SCMP_SYS(open), SCMP_SYS(openat), SCMP_SYS(creat), SCMP_SYS(openat2), SCMP_SYS(open_by_handle_at)})
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), sc, 0);
+      seccomp_rule_add(ctx, refuse, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+      seccomp_rule_add(ctx, refuse, SCMP_SYS(pkey_mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+      seccomp_rule_add(ctx, refuse, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+      seccomp_rule_add(ctx, refuse, SCMP_SYS(memfd_create), 0);
+      description = "after loading: no file opens, no executable memory, no change to the mappings of loaded code";
+    } else {
+      // A GPU driver maps executable memory and opens its files after loading.
+      description = "after loading: the driver maps code and opens files";
+    }
+    if (!threads_after_load) {
+      // However its code reached pthread_create (a symbol table read from memory passes every name and import
+      // check), a thread started now is the candidate's: it could work on after a call returned and its timing
+      // stopped. pthread_create reports EAGAIN.
+      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), SCMP_SYS(clone), 1,
+                       SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+      description += "; no new threads";
+    }
   }
   const int rc = seccomp_load(ctx);
   seccomp_release(ctx);
@@ -310,7 +319,7 @@ std::string apply_syscall_filter(bool after_load, bool strict) {
                                                                 PR_CAPBSET_READ, PR_GET_SECCOMP},
                                                                SECCOMP_RET_ERRNO | EPERM)),
                  strict);
-  } else {
+  } else if (strict) {
     // The runner's GOT is read-only (full RELRO, so is the dynamic loader's copy of the vDSO's clock):
     // changing the protection of, replacing or moving any page of loaded code kills the runner. A range
     // that starts below an image reaches its read-only data only through its code, which then loses

@@ -29,7 +29,7 @@ std::string PathHandles::reachable(const std::string& path) const { return path;
 
 std::string drop_privileges(bool) { return std::string("user and privileges unchanged") + kFallback; }
 
-std::string apply_syscall_filter(bool, bool) { return std::string("no system-call filter") + kFallback; }
+std::string apply_syscall_filter(bool, bool, bool) { return std::string("no system-call filter") + kFallback; }
 
 void die_with_parent() {}
 

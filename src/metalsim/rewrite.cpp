@@ -235,9 +235,11 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     if (vector_types().count(id)) {
       std::size_t j = next(i);
       long p = prev(i);
+      // `metal::float4(...)` is the same constructor, already qualified.
+      bool in_metal = p >= 1 && t[p].text == "::" && prev(p) >= 0 && t[prev(p)].text == "metal";
       bool member = p >= 0 && (t[p].text == "." || t[p].text == "->" || t[p].text == "::");
-      if (j < t.size() && t[j].text == "(" && !member) {
-        out += "::metal::__ms_make<" + id + ">";
+      if (j < t.size() && t[j].text == "(" && (in_metal || !member)) {
+        out += in_metal ? "__ms_make<" + id + ">" : "::metal::__ms_make<" + id + ">";
         continue;
       }
     }

@@ -564,3 +564,38 @@ TEST(MetalsimCorpus, Matrices) {
     EXPECT_EQ(o[7], half_round(2 * half_round(x)) + half_round(0.5f * half_round(x))) << i;
   }
 }
+
+TEST(MetalsimCorpus, MathExtraAndMetalQualifiedConstructors) {
+  KernelSpec s;
+  s.name = "math_extra";
+  s.inputs = {tensor("a", Dtype::float32, {8})};
+  s.outputs = {tensor("out", Dtype::float32, {8 * 12})};
+  s.source = corpus("math_extra.metal");
+  s.grid = {8, 1, 1};
+  s.threadgroup = {8, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a{-2.5f, -1.0f, -0.25f, 0.0f, 0.5f, 1.0f, 1.75f, 6.0f}, out(8 * 12);
+  run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], out)});
+  const double pi = 3.14159265358979323846;
+  for (int i = 0; i < 8; ++i) {
+    float x = a[i];
+    const float* o = &out[12 * i];
+    EXPECT_NEAR(o[0], std::cos(pi * x), 1e-6) << x;
+    EXPECT_NEAR(o[1], std::sin(pi * x), 1e-6) << x;
+    EXPECT_NEAR(o[2], std::tan(pi * x * 0.125), 1e-6) << x;
+    EXPECT_FLOAT_EQ(o[3], std::cbrt(x)) << x;
+    EXPECT_EQ(o[4], std::fdim(x, 0.5f)) << x;
+    EXPECT_EQ(o[5], std::remainder(x, 0.75f)) << x;
+    EXPECT_EQ(o[6], x * 8 + x / 2) << x;
+    int e;
+    float m = std::frexp(x, &e);
+    EXPECT_EQ(o[7], m * 100 + e) << x;
+    float w;
+    float f = std::modf(x, &w);
+    EXPECT_EQ(o[8], f * 100 + w + f * 1000 + w * 10000) << x;
+    EXPECT_EQ(o[9], std::clamp(x, 0.0f, 1.0f) + std::clamp(x, -1.0f, 0.25f) * 10) << x;
+    EXPECT_EQ(o[10], std::min(x, 1.0f) + std::max(x, 0.5f) * 10) << x;
+    EXPECT_EQ(o[11], x + 30 + 400) << x;
+  }
+}

@@ -515,7 +515,11 @@ MS_FMATH1(fabs, __builtin_fabsf(x)) MS_FMATH1(fract, x - __builtin_floorf(x))
 MS_FMATH1(saturate, x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x))
 MS_FMATH1(sign, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f))
 MS_FMATH1(erf, __builtin_erff(x)) MS_FMATH1(log1p, __builtin_log1pf(x))
-MS_FMATH1(expm1, __builtin_expm1f(x))
+MS_FMATH1(expm1, __builtin_expm1f(x)) MS_FMATH1(cbrt, __builtin_cbrtf(x))
+// In double, so that integer and half-integer x give Metal's exact zeros and ones.
+MS_FMATH1(cospi, (float)__builtin_cos(3.14159265358979323846 * x))
+MS_FMATH1(sinpi, (float)__builtin_sin(3.14159265358979323846 * x))
+MS_FMATH1(tanpi, (float)__builtin_tan(3.14159265358979323846 * x))
 #undef MS_FMATH1
 
 #define MS_FMATH2(NAME, EXPR)                                                          \
@@ -530,8 +534,23 @@ MS_FMATH2(pow, __builtin_powf(x, y)) MS_FMATH2(powr, __builtin_powf(x, y))
 MS_FMATH2(atan2, __builtin_atan2f(x, y)) MS_FMATH2(fmod, __builtin_fmodf(x, y))
 MS_FMATH2(fmax, __builtin_fmaxf(x, y)) MS_FMATH2(fmin, __builtin_fminf(x, y))
 MS_FMATH2(copysign, __builtin_copysignf(x, y)) MS_FMATH2(step, y < x ? 0.0f : 1.0f)
-MS_FMATH2(hypot, __builtin_hypotf(x, y))
+MS_FMATH2(hypot, __builtin_hypotf(x, y)) MS_FMATH2(fdim, __builtin_fdimf(x, y))
+MS_FMATH2(remainder, __builtin_remainderf(x, y))
 #undef MS_FMATH2
+
+// Exponent and fraction parts (scalars): each result is exact, so half and bfloat go through float.
+template <class T, enable_if_t<is_floating_point_v<T>, int> = 0> inline T ldexp(T x, int e) {
+  return T(__builtin_ldexpf(float(x), e));
+}
+template <class T, enable_if_t<is_floating_point_v<T>, int> = 0> inline T frexp(T x, int& e) {
+  return T(__builtin_frexpf(float(x), &e));
+}
+template <class T, enable_if_t<is_floating_point_v<T>, int> = 0> inline T modf(T x, T& whole) {
+  float w;
+  T fraction = T(__builtin_modff(float(x), &w));
+  whole = T(w);
+  return fraction;
+}
 
 inline float fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 inline half fma(half a, half b, half c) { return half(__builtin_fmaf(a, b, c)); }
@@ -569,8 +588,11 @@ template <class T> inline T abs(T x) {
   });
 }
 template <class T> inline T fmax3(T a, T b, T c) { return fmax(fmax(a, b), c); }
+template <class T> inline T fmin3(T a, T b, T c) { return fmin(fmin(a, b), c); }
 template <class T> inline T max3(T a, T b, T c) { return max(max(a, b), c); }
 template <class T> inline T min3(T a, T b, T c) { return min(min(a, b), c); }
+template <class T> inline T median3(T a, T b, T c) { return max(min(a, b), min(max(a, b), c)); }
+template <class T> inline T fmedian3(T a, T b, T c) { return fmax(fmin(a, b), fmin(fmax(a, b), c)); }
 template <class T, class U> inline T mix(T x, T y, U a) { return x + (y - x) * a; }
 template <class T> inline T smoothstep(T e0, T e1, T x) {
   T t = clamp(T((x - e0) / (e1 - e0)), T(0.0f), T(1.0f));
@@ -665,6 +687,7 @@ using metal::ceil; using metal::fmax; using metal::fmin; using metal::sinh; usin
 using metal::atan; using metal::atan2; using metal::divide; using metal::normalize;
 using metal::length; using metal::saturate; using metal::round; using metal::trunc;
 using metal::fract; using metal::sign; using metal::asin; using metal::acos;
+using metal::cospi; using metal::sinpi; using metal::tanpi; using metal::fmax3; using metal::fmin3;
 }  // namespace fast
 namespace precise = fast;  // host libm is at least as precise as Metal's precise::
 

@@ -1,0 +1,22 @@
+// Math functions beyond the common ones, and vector constructors qualified with metal::.
+uint i = thread_position_in_grid.x;
+float x = a[i];
+int e;
+float mantissa = frexp(x, e);
+float whole;
+float fraction = modf(x, whole);
+half hwhole;
+half hfraction = modf(half(x), hwhole);
+metal::float4 v = metal::float4(x, 1.0f, 2.0f, 3.0f);
+out[12 * i + 0] = cospi(x);
+out[12 * i + 1] = sinpi(x);
+out[12 * i + 2] = fast::tanpi(x * 0.125f);
+out[12 * i + 3] = cbrt(x);
+out[12 * i + 4] = fdim(x, 0.5f);
+out[12 * i + 5] = remainder(x, 0.75f);
+out[12 * i + 6] = ldexp(x, 3) + float(ldexp(half(x), -1));
+out[12 * i + 7] = mantissa * 100.0f + float(e);
+out[12 * i + 8] = fraction * 100.0f + whole + float(hfraction) * 1000.0f + float(hwhole) * 10000.0f;
+out[12 * i + 9] = median3(x, 0.0f, 1.0f) + fmedian3(x, -1.0f, 0.25f) * 10.0f;
+out[12 * i + 10] = fmin3(x, 1.0f, 2.0f) + fast::fmax3(x, -3.0f, 0.5f) * 10.0f;
+out[12 * i + 11] = v.x + v.w * 10.0f + float(metal::int2(3, 4).y) * 100.0f;

@@ -16,8 +16,18 @@ from .errors import MetalsimError, MetalsimSetupError, MetalRuntimeError
 
 TOOL_NAME = "ksearch-metalsim"
 TOOL_ENV = "KSEARCH_METALSIM"
+# Seconds one kernel call may take (compile and run); 0 or less: no limit.
+TIMEOUT_ENV = "METALSIM_MLX_TIMEOUT"
+DEFAULT_TIMEOUT = 600
 # ksearch-metalsim's exit status when clang++ is missing (src/metalsim/tool_main.cpp).
 _MISSING_COMPILER = 3
+# What usually kills the emulator, by signal (the kernel runs as host code).
+_CRASH_CAUSES = {
+    "SIGSEGV": "typically an access far outside every buffer (beyond metalsim's 64 KiB red zones) or a thread "
+    "overflowing its 128 KiB stack",
+    "SIGFPE": "an integer division or remainder by zero (or of the most negative value by -1), which is "
+    "undefined in Metal: a GPU returns an unspecified value, the host traps",
+}
 
 
 def _checkout_build_tool():
@@ -68,7 +78,15 @@ def run(spec, inputs, output_bytes, with_source):
         command = [tool, "run", "--spec", spec_path, "--inputs", inputs_path, "--outputs", outputs_path]
         if with_source:
             command.append("--source")
-        done = subprocess.run(command, capture_output=True, text=True)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=_timeout())
+        except subprocess.TimeoutExpired as expired:
+            raise MetalRuntimeError(
+                f"[metal_kernel] kernel '{spec['name']}' did not finish within {expired.timeout:g} s "
+                f"(${TIMEOUT_ENV} sets the limit): typically a thread waiting for another thread "
+                f"without a barrier, which never yields in metalsim, or a loop that does not end",
+                [],
+            ) from None
         _check_exit(done, spec["name"])
         result = json.loads(done.stdout)
         if result["stage"] != "run":
@@ -82,6 +100,17 @@ def run(spec, inputs, output_bytes, with_source):
     return result, outputs
 
 
+def _timeout():
+    value = os.environ.get(TIMEOUT_ENV)
+    if not value:
+        return DEFAULT_TIMEOUT
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise MetalsimSetupError(f"{TIMEOUT_ENV}={value} is not a number of seconds") from None
+    return seconds if seconds > 0 else None
+
+
 def _check_exit(done, kernel_name):
     if done.returncode == 0:
         return
@@ -91,9 +120,9 @@ def _check_exit(done, kernel_name):
     if done.returncode < 0:
         name = signal.Signals(-done.returncode).name
         raise MetalRuntimeError(
-            f"[metal_kernel] metalsim crashed ({name}) running kernel '{kernel_name}': typically an "
-            f"access far outside every buffer (beyond metalsim's 64 KiB red zones) or a thread "
-            f"overflowing its 128 KiB stack" + (f"\n{detail}" if detail else ""),
+            f"[metal_kernel] metalsim crashed ({name}) running kernel '{kernel_name}': "
+            + _CRASH_CAUSES.get(name, _CRASH_CAUSES["SIGSEGV"])
+            + (f"\n{detail}" if detail else ""),
             [],
         )
     raise MetalsimError(f"[metal_kernel] {TOOL_NAME} failed (exit status {done.returncode}): {detail}")

@@ -120,3 +120,28 @@ def test_missing_host_compiler_is_a_setup_error(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(metalsim_mlx.MetalsimSetupError, match="clang\\+\\+ not found on PATH"):
         call(COPY_SOURCE)
+
+
+def test_integer_division_by_zero_names_the_cause():
+    kernel = metalsim_mlx.metal_kernel(name="divide", input_names=["a", "b"], output_names=["out"],
+                                       source="uint i = thread_position_in_grid.x;\nout[i] = a[i] / b[i];")
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match=r"crashed \(SIGFPE\).*division or remainder by zero"):
+        kernel(inputs=[mx.array([1, 2], dtype=mx.int32), mx.array([1, 0], dtype=mx.int32)], output_shapes=[(2,)],
+               output_dtypes=[mx.int32], grid=(2, 1, 1), threadgroup=(2, 1, 1))
+
+
+def test_a_kernel_that_never_finishes_hits_the_time_limit(monkeypatch):
+    # Thread 0 waits for thread 1, which metalsim runs after thread 0 ends, so never.
+    source = """
+        uint i = thread_position_in_grid.x;
+        if (i == 0) {
+            while (atomic_load_explicit(&out[0], memory_order_relaxed) == 0) {}
+        }
+        if (i == 1) atomic_store_explicit(&out[0], 1, memory_order_relaxed);
+    """
+    kernel = metalsim_mlx.metal_kernel(name="spin", input_names=[], output_names=["out"], source=source,
+                                       atomic_outputs=True)
+    monkeypatch.setenv("METALSIM_MLX_TIMEOUT", "3")
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="did not finish within 3 s"):
+        kernel(inputs=[], output_shapes=[(1,)], output_dtypes=[mx.int32], grid=(2, 1, 1), threadgroup=(2, 1, 1),
+               init_value=0)

@@ -33,11 +33,11 @@ def metalsim_name(dtype, what):
     return _NAMES[dtype]
 
 
-def to_bytes(array):
-    """Row-contiguous numpy view of an MLX array's bytes (bfloat16 as uint16)."""
+def to_numpy(array):
+    """numpy view of an MLX array's memory, with its strides (bfloat16 as uint16)."""
     if array.dtype == mx.bfloat16:
         array = array.view(mx.uint16)
-    return np.ascontiguousarray(array)
+    return np.asarray(array)
 
 
 def from_bytes(raw, name, shape):

@@ -3,6 +3,7 @@ import numbers
 import operator
 
 import mlx.core as mx
+import numpy as np
 
 from . import dtypes, tool
 from .errors import MetalCompileError, MetalRuntimeError
@@ -111,7 +112,8 @@ class MetalKernel:
             "init_value": _init_value(init_value),
         }
         output_bytes = [d.size * _size(t["shape"]) for d, t in zip(output_dtypes, output_specs)]
-        result, raw_outputs = tool.run(spec, [dtypes.to_bytes(a) for a in arrays], output_bytes, verbose)
+        buffers = [self._input_buffer(n, a) for n, a in zip(self.input_names, arrays)]
+        result, raw_outputs = tool.run(spec, buffers, output_bytes, verbose)
         if verbose:
             print(f"Generated source code for `{self.name}`:\n```\n{result['source']}\n```")
         if result["stage"] == "compile":
@@ -119,6 +121,32 @@ class MetalKernel:
         if not result["ok"]:
             raise _runtime_error(self.name, result["run"]["diagnostics"])
         return [dtypes.from_bytes(raw, t["dtype"], t["shape"]) for raw, t in zip(raw_outputs, output_specs)]
+
+
+    def _input_buffer(self, name, array):
+        """The input's bytes as MLX hands them to the kernel: a row-contiguous copy, except with
+        ensure_row_contiguous=False, where MLX passes the array's memory as it lies. A kernel that
+        reads `<name>_strides` gets the row-contiguous layout described there (the same values);
+        one that does not indexes the memory directly, so it gets the memory in its order."""
+        view = dtypes.to_numpy(array)
+        if self.ensure_row_contiguous or view.flags.c_contiguous or f"{name}_strides" in self.source:
+            return np.ascontiguousarray(view)
+        if any(stride < 0 for stride in view.strides):
+            raise ValueError(
+                f"[metal_kernel] input '{name}' has negative strides and the kernel does not read `{name}_strides`: "
+                f"metalsim cannot lay it out as MLX would; use `{name}_strides` (elem_to_loc) or "
+                f"ensure_row_contiguous=True."
+            )
+        span = 1 + sum((extent - 1) * stride for extent, stride in zip(view.shape, view.strides)) // view.itemsize
+        if span < view.size:
+            raise ValueError(
+                f"[metal_kernel] input '{name}' is a broadcast view whose memory holds {span} elements for its "
+                f"{view.size}; with ensure_row_contiguous=False MLX passes those {span} elements as they lie, and "
+                f"metalsim cannot run a buffer smaller than its shape: use `{name}_strides` (elem_to_loc) or "
+                f"ensure_row_contiguous=True."
+            )
+        # The array's first view.size elements of memory, gaps of a sliced view included.
+        return np.lib.stride_tricks.as_strided(view, shape=(view.size,), strides=(view.itemsize,)).copy()
 
 
 def _expect_size(argument, values, names):

@@ -576,3 +576,23 @@ def test_a_kernel_that_does_not_compile_raises_a_runtime_error_like_mlx():
         kernel(inputs=[mx.zeros(4)], output_shapes=[(4,)], output_dtypes=[mx.float32], grid=(4, 1, 1),
                threadgroup=(4, 1, 1))
     assert isinstance(caught.value, metalsim_mlx.MetalCompileError)
+
+
+def test_without_row_contiguous_copies_a_kernel_ignoring_strides_reads_memory_order():
+    # As on a Mac: MLX passes the view's memory unchanged, so flat indexing follows the storage.
+    kernel = metalsim_mlx.metal_kernel(
+        name="flat", input_names=["a"], output_names=["out"], ensure_row_contiguous=False,
+        source="uint i = thread_position_in_grid.x;\nout[i] = a[i];",
+    )
+
+    def flat_copy(a):
+        (out,) = kernel(inputs=[a], grid=(a.size, 1, 1), threadgroup=(32, 1, 1), output_shapes=[a.shape],
+                        output_dtypes=[a.dtype])
+        return np.array(out.astype(mx.float32)).ravel()
+
+    base = mx.arange(32, dtype=mx.float32).reshape(4, 8)
+    np.testing.assert_array_equal(flat_copy(base.T), np.arange(32))  # storage order, not base.T's
+    np.testing.assert_array_equal(flat_copy(base.astype(mx.bfloat16).T), np.arange(32))
+    np.testing.assert_array_equal(flat_copy(base[::2]), np.arange(16))  # the skipped row included
+    with pytest.raises(ValueError, match="broadcast view whose memory holds 8 elements for its 32"):
+        flat_copy(mx.broadcast_to(mx.arange(8, dtype=mx.float32), (4, 8)))

@@ -13,16 +13,35 @@ namespace ksearch::translate {
 
 namespace {
 
-// The token right after `after` inside `c`: a binary operator's operator.
-std::string operator_after(CXTranslationUnit unit, CXCursor c, unsigned after) {
+// A binary operator's operator: the token right before its right operand. libclang (14) names no
+// operator, and inside a macro's expansion every token is placed at the macro's use, so there the
+// operator is not found (""), and the caller names the macro.
+std::string operator_of(CXTranslationUnit unit, CXCursor c) {
+  const std::vector<CXCursor> kids = children(c);
+  if (kids.size() != 2) return "";
+  const unsigned lhs_end = end_offset(kids[0]), rhs_begin = begin_offset(kids[1]);
   CXToken* tokens = nullptr;
   unsigned n = 0;
   clang_tokenize(unit, clang_getCursorExtent(c), &tokens, &n);
   std::string op;
-  for (unsigned i = 0; i < n && op.empty(); ++i)
-    if (position(clang_getTokenLocation(unit, tokens[i])).offset >= after) op = take(clang_getTokenSpelling(unit, tokens[i]));
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned at = position(clang_getTokenLocation(unit, tokens[i])).offset;
+    if (at >= lhs_end && at < rhs_begin && clang_getTokenKind(tokens[i]) == CXToken_Punctuation) op = take(clang_getTokenSpelling(unit, tokens[i]));
+  }
   clang_disposeTokens(unit, tokens, n);
   return op;
+}
+
+// The macro whose use `c` is written in (the identifier where its expansion starts), or "".
+std::string macro_of(CXTranslationUnit unit, CXCursor c) {
+  CXFile file = nullptr;
+  unsigned offset = 0;
+  clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(c)), &file, nullptr, nullptr, &offset);
+  size_t size = 0;
+  const char* text = file ? clang_getFileContents(unit, file, &size) : nullptr;
+  std::string name;
+  while (text && offset < size && (std::isalnum(static_cast<unsigned char>(text[offset])) || text[offset] == '_')) name += text[offset++];
+  return name;
 }
 
 std::string what(CXCursor c) {
@@ -134,7 +153,7 @@ struct Collector {
     else if (kind == CXCursor_ConditionalOperator)
       context = "it is assigned inside a conditional expression";
     if ((kind == CXCursor_BinaryOperator || kind == CXCursor_CompoundAssignOperator) && kids.size() == 2) {
-      const std::string op = operator_after(scope.unit, c, end_offset(kids[0]));
+      const std::string op = operator_of(scope.unit, c);
       if (op == "&&" || op == "||") context = "it is assigned inside a conditional expression";
       if (!op.empty() && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=")
         add(c, target_of(kids[0]), op, kids[1], "");
@@ -223,11 +242,93 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
   return now();
 }
 
-std::string directive_expression(CXCursor expression, const HostScope& scope) {
+CXCursor pure_helper(CXCursor call, std::string* why) {
+  CXCursor callee = clang_getCursorReferenced(call);
+  CXCursor pattern = clang_Cursor_isNull(callee) ? callee : clang_getSpecializedCursorTemplate(callee);
+  CXCursor definition = clang_Cursor_isNull(callee) ? callee : clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
+  const CXCursorKind kind = clang_getCursorKind(definition);
+  if (clang_Cursor_isNull(definition) || !clang_Location_isFromMainFile(clang_getCursorLocation(definition)) ||
+      (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) || has_child(definition, CXCursor_CUDAGlobalAttr)) {
+    *why = "only min, max, ceil, floor and functions of this file are understood";
+    return clang_getNullCursor();
+  }
+  std::vector<CXCursor> statements;
+  for (CXCursor k : children(definition))
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) statements = children(k);
+  const bool returns_last = !statements.empty() && clang_getCursorKind(statements.back()) == CXCursor_ReturnStmt &&
+                            children(statements.back()).size() == 1;
+  bool declarations_first = returns_last;
+  for (size_t i = 0; i + 1 < statements.size(); ++i) {
+    declarations_first &= clang_getCursorKind(statements[i]) == CXCursor_DeclStmt;
+    for (CXCursor var : children(statements[i])) declarations_first &= !clang_Cursor_isNull(initializer(var));
+  }
+  HostScope probe;
+  probe.unit = clang_Cursor_getTranslationUnit(call);
+  collect_assignments(definition, probe);
+  if (!declarations_first || !probe.assignments.empty()) {
+    *why = "its body is not `return expression;` after initialized locals, so it is not followed (a pure function of "
+           "the sizes, such as ceil_div, is)";
+    return clang_getNullCursor();
+  }
+  return definition;
+}
+
+namespace {
+
+bool is_floating(CXType t) {
+  const CXTypeKind k = clang_getCanonicalType(t).kind;
+  return k == CXType_Float || k == CXType_Double || k == CXType_LongDouble || k == CXType_Half || k == CXType_Float16;
+}
+
+bool is_integral(CXType t) {
+  const CXTypeKind k = clang_getCanonicalType(t).kind;
+  return k >= CXType_Bool && k <= CXType_Int128;
+}
+
+// A call to a pure helper of the file: its return expression, in a scope where its parameters are
+// the call's arguments and its locals their initializers (as directive text).
+std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope) {
+  std::string why;
+  CXCursor definition = pure_helper(call, &why);
+  if (clang_Cursor_isNull(definition))
+    throw Error(fmt::format("{}: call to '{}' in a launch size: {}", what(call), spelling(call), why));
+  if (scope.inlined_calls >= 16) throw Error(fmt::format("{}: '{}' calls itself", what(call), spelling(call)));
+  HostScope inner = scope;
+  ++inner.inlined_calls;
+  std::vector<CXCursor> parameters;
+  for (CXCursor k : children(definition))
+    if (clang_getCursorKind(k) == CXCursor_ParmDecl) parameters.push_back(k);
+  const int count = clang_Cursor_getNumArguments(call);
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    CXCursor value = int(i) < count ? clang_Cursor_getArgument(call, unsigned(i)) : initializer(parameters[i]);  // default
+    if (clang_Cursor_isNull(value)) throw Error(fmt::format("{}: '{}' is called with too few arguments", what(call), spelling(call)));
+    inner.parameters[decl_key(parameters[i])] = "(" + directive_expression(value, scope) + ")";
+  }
+  CXCursor result = clang_getNullCursor();
+  for (CXCursor k : children(definition))
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt)
+      for (CXCursor statement : children(k)) {
+        if (clang_getCursorKind(statement) == CXCursor_ReturnStmt) result = children(statement).at(0);
+        else
+          for (CXCursor var : children(statement))
+            inner.parameters[decl_key(var)] = "(" + directive_expression(initializer(var), inner) + ")";
+      }
+  return {result, inner};
+}
+
+// A launch size without the conversion of a floating value to an integer, which directive_expression adds.
+std::string directive_value(CXCursor expression, const HostScope& scope) {
   CXCursor c = strip_implicit(expression);
   const CXCursorKind kind = clang_getCursorKind(c);
+  CXCursor referenced = kind == CXCursor_DeclRefExpr ? clang_getCursorReferenced(c) : clang_getNullCursor();
+  // A variable of the host's global state may have changed before the launch.
+  const CXCursorKind parent = clang_getCursorKind(clang_getCursorSemanticParent(referenced));
+  if (clang_getCursorKind(referenced) == CXCursor_VarDecl && !scope.parameters.count(decl_key(referenced)) &&
+      (parent == CXCursor_TranslationUnit || parent == CXCursor_Namespace) && !clang_isConstQualifiedType(clang_getCursorType(referenced)))
+    throw Error(fmt::format("{}: '{}' is a global variable of the host, whose value at the launch is known only at run time",
+                            what(c), spelling(referenced)));
   // Constants (literals, sizeof, constexpr arithmetic) evaluate directly.
-  if (kind != CXCursor_DeclRefExpr || clang_getCursorKind(clang_getCursorReferenced(c)) != CXCursor_ParmDecl) {
+  if (kind != CXCursor_DeclRefExpr || clang_getCursorKind(referenced) != CXCursor_ParmDecl) {
     CXEvalResult value = clang_Cursor_Evaluate(c);
     if (value) {
       std::string text;
@@ -248,21 +349,24 @@ std::string directive_expression(CXCursor expression, const HostScope& scope) {
       if (!kids.empty()) return directive_expression(kids.back(), scope);
       break;
     case CXCursor_DeclRefExpr: {
-      CXCursor decl = clang_getCursorReferenced(c);
-      auto param = scope.parameters.find(decl_key(decl));
-      if (param == scope.parameters.end() && clang_getCursorKind(decl) == CXCursor_ParmDecl)
-        throw Error(fmt::format("{}: parameter '{}' is not an axis or param of the task's entry", what(c), spelling(decl)));
-      if (param == scope.parameters.end() && clang_getCursorKind(decl) != CXCursor_VarDecl)
-        throw Error(fmt::format("{}: '{}' has no value the launch can be computed from", what(c), spelling(decl)));
+      auto param = scope.parameters.find(decl_key(referenced));
+      if (param == scope.parameters.end() && clang_getCursorKind(referenced) == CXCursor_ParmDecl)
+        throw Error(fmt::format("{}: parameter '{}' is not an axis or param of the task's entry", what(c), spelling(referenced)));
+      if (param == scope.parameters.end() && clang_getCursorKind(referenced) != CXCursor_VarDecl)
+        throw Error(fmt::format("{}: '{}' has no value the launch can be computed from", what(c), spelling(referenced)));
       ValueText text = directive_text(scope);
+      if (is_floating(clang_getCursorType(referenced)))  // `blocks /= 2.5f` divides exactly
+        text.binary = [integer = text.binary](const std::string& op, const std::string& a, const std::string& b) {
+          return op == "/" ? a + " / " + b : integer(op, a, b);
+        };
       text.initial = [&]() -> std::string {
         if (param != scope.parameters.end()) return param->second;
-        CXCursor init = initializer(decl);
+        CXCursor init = initializer(referenced);
         if (clang_Cursor_isNull(init))
-          throw Error(fmt::format("{}: '{}' has no value the launch can be computed from", what(c), spelling(decl)));
+          throw Error(fmt::format("{}: '{}' has no value the launch can be computed from", what(c), spelling(referenced)));
         return "(" + directive_expression(init, scope) + ")";
       };
-      return value_at(decl, begin_offset(c), -1, scope, text);
+      return value_at(referenced, begin_offset(c), -1, scope, text);
     }
     case CXCursor_MemberRefExpr: {
       const std::string m = spelling(c);  // `block.x` of a dim3
@@ -272,7 +376,12 @@ std::string directive_expression(CXCursor expression, const HostScope& scope) {
     }
     case CXCursor_BinaryOperator: {
       const std::string a = directive_expression(kids.at(0), scope), b = directive_expression(kids.at(1), scope);
-      const std::string op = operator_after(scope.unit, c, end_offset(kids.at(0)));
+      const std::string op = operator_of(scope.unit, c);
+      if (op.empty())
+        throw Error(fmt::format("{}: an operator written inside the macro '{}', which libclang does not show: expand the "
+                                "macro by hand, or use a function (ceil_div) or a constexpr value",
+                                what(c), macro_of(scope.unit, c)));
+      if (op == "/" && is_floating(clang_getCursorType(c))) return a + " / " + b;
       try {
         return directive_text(scope).binary(op, a, b);
       } catch (const Error& e) {
@@ -284,15 +393,42 @@ std::string directive_expression(CXCursor expression, const HostScope& scope) {
                          directive_expression(kids.at(2), scope));
     case CXCursor_CallExpr: {
       const std::string name = spelling(c);
-      if ((name == "min" || name == "max") && kids.size() == 3)
-        return fmt::format("{}({}, {})", name, directive_expression(kids[1], scope), directive_expression(kids[2], scope));
+      const int count = clang_Cursor_getNumArguments(c);
+      CXCursor callee = clang_getCursorReferenced(c);
+      const bool library = !clang_Cursor_isNull(callee) && !clang_Location_isFromMainFile(clang_getCursorLocation(callee));
+      auto argument = [&](int i) { return directive_expression(clang_Cursor_getArgument(c, unsigned(i)), scope); };
+      if (library && (name == "min" || name == "max" || name == "fmin" || name == "fmax" || name == "fminf" || name == "fmaxf") &&
+          count == 2)
+        return fmt::format("{}({}, {})", name.substr(name[0] == 'f' ? 1 : 0, 3), argument(0), argument(1));
+      // muparser has no floor or ceil; its rint rounds halves up, so rint(x - 0.5) is floor(x).
+      if (library && (name == "floor" || name == "floorf") && count == 1) return fmt::format("rint(({}) - 0.5)", argument(0));
+      if (library && (name == "ceil" || name == "ceilf") && count == 1) return fmt::format("(-rint(-({}) - 0.5))", argument(0));
+      if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate) {
+        auto [value, inner] = inline_call(c, scope);
+        return "(" + directive_expression(value, inner) + ")";
+      }
       if (kids.size() == 1) return directive_expression(kids[0], scope);  // a conversion written as a call
-      throw Error(fmt::format("{}: call to '{}' in a launch size (only min and max are understood)", what(c), name));
+      throw Error(fmt::format("{}: call to '{}' in a launch size", what(c), name));
     }
     default:
       break;
   }
   throw Error(fmt::format("{}: not understood in a launch size", what(c)));
+}
+
+}  // namespace
+
+std::string directive_expression(CXCursor expression, const HostScope& scope) {
+  const std::string value = directive_value(expression, scope);
+  // A floating value converted to an integer (a cast, or an int initialized from a float) truncates.
+  CXCursor inner = strip_implicit(expression);
+  const CXCursorKind kind = clang_getCursorKind(inner);
+  if ((kind == CXCursor_CStyleCastExpr || kind == CXCursor_CXXStaticCastExpr || kind == CXCursor_CXXFunctionalCastExpr) &&
+      !children(inner).empty())
+    inner = strip_implicit(children(inner).back());
+  if (is_integral(clang_getCursorType(expression)) && is_floating(clang_getCursorType(inner)))
+    return fmt::format("(sign({0}) * rint(abs({0}) - 0.5))", value);
+  return value;
 }
 
 std::array<std::string, 3> directive_dim3(CXCursor expression, const HostScope& scope) {
@@ -316,6 +452,11 @@ std::array<std::string, 3> directive_dim3(CXCursor expression, const HostScope& 
       out[size_t(i)] = value_at(var, begin_offset(c), i, scope, text);
     }
     return out;
+  }
+  const CXCursorKind callee = clang_getCursorKind(clang_getCursorReferenced(c));
+  if (kind == CXCursor_CallExpr && (callee == CXCursor_FunctionDecl || callee == CXCursor_FunctionTemplate)) {
+    auto [value, inner] = inline_call(c, scope);  // a helper returning a dim3
+    return directive_dim3(value, inner);
   }
   if (kind == CXCursor_CallExpr || kind == CXCursor_UnexposedExpr || kind == CXCursor_CXXFunctionalCastExpr) {
     std::vector<CXCursor> args;

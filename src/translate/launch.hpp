@@ -29,6 +29,7 @@ struct HostScope {
   CXTranslationUnit unit = nullptr;
   std::map<std::string, std::string> parameters;  // decl_key of an entry parameter -> task name
   std::map<std::string, std::vector<Assignment>> assignments;  // decl_key of a variable -> its assignments, in order
+  int inlined_calls = 0;  // the depth of helper calls being inlined (a recursive helper is refused)
 };
 
 // The assignments to the entry's variables. Straight-line ones and those under an `if` are
@@ -49,6 +50,11 @@ struct ValueText {
 // value with the assignments before `at` applied, an assignment under an if as `(c ? new : old)`.
 // Throws Error naming the assignment that cannot be followed.
 std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scope, const ValueText& text);
+
+// The definition of the function of the main file that `call` calls when its body is `return e;`,
+// after locals with initializers and without assignments (a pure function of its arguments: a
+// ceil_div); else a null cursor, with `why` said.
+CXCursor pure_helper(CXCursor call, std::string* why);
 
 // Throws Error saying which part could not be expressed.
 std::string directive_expression(CXCursor expression, const HostScope& scope);

@@ -28,3 +28,23 @@ template <typename A, typename T> inline T ks_atomic_cas(A p, T compare, T value
   }
   return expected;
 }
+// helper: ks_shfl_segments
+// CUDA's shuffles with a width below 32: the SIMD group's lanes in segments of `width` (a power of
+// two); a lane reads within its segment (shfl: srcLane modulo width), and gets its own value where
+// CUDA's source lane would leave the segment (up: below it, down and xor: past its end). Every lane
+// shuffles, as simd_shuffle requires; `lane` is the lane in the SIMD group.
+template <typename T> inline T ks_shfl_idx(T v, int src, int width, uint lane) {
+  return simd_shuffle(v, ushort((lane & ~uint(width - 1)) | (uint(src) & uint(width - 1))));
+}
+template <typename T> inline T ks_shfl_up(T v, uint delta, int width, uint lane) {
+  const T up = simd_shuffle_up(v, ushort(delta));
+  return (lane & uint(width - 1)) >= delta ? up : v;
+}
+template <typename T> inline T ks_shfl_down(T v, uint delta, int width, uint lane) {
+  const T down = simd_shuffle_down(v, ushort(delta));
+  return (lane & uint(width - 1)) + delta < uint(width) ? down : v;
+}
+template <typename T> inline T ks_shfl_xor(T v, uint mask, int width, uint lane) {
+  const T other = simd_shuffle_xor(v, ushort(mask));
+  return (lane ^ mask) <= (lane | uint(width - 1)) ? other : v;
+}

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <toml++/toml.h>
 
@@ -32,9 +33,29 @@ namespace {
 struct FunctionMapping {
   std::string metal;  // a name, or a pattern with $1.., $space, $T
   std::vector<std::string> helpers;
-  int width_arg = 0;  // 1-based argument that must be absent or 32
+  int width_arg = 0;  // 1-based argument: a warp width, absent or 32 for `metal`
+  std::string segmented;  // the pattern for a width below 32 ("": not translated)
+  std::vector<std::string> segmented_helpers;
   std::string note;   // added to the notes when used
 };
+
+// $rank and $lane of a pattern: the thread's linear index in the threadgroup, and its lane in the
+// SIMD group (SIMD groups are 32 consecutive threads of that index).
+std::string expand_thread_indices(std::string pattern) {
+  const std::string rank =
+      "(thread_position_in_threadgroup.x + threads_per_threadgroup.x * (thread_position_in_threadgroup.y + "
+      "threads_per_threadgroup.y * thread_position_in_threadgroup.z))";
+  for (const auto& [name, value] : {std::pair<std::string, std::string>{"$lane", "(" + rank + " % 32)"}, {"$rank", rank}})
+    for (size_t at; (at = pattern.find(name)) != std::string::npos;) pattern.replace(at, name.size(), value);
+  return pattern;
+}
+
+std::vector<std::string> strings(const toml::array* list) {
+  std::vector<std::string> out;
+  if (list)
+    for (const auto& h : *list) out.push_back(h.value_or(std::string()));
+  return out;
+}
 
 struct Mappings {
   std::map<std::string, FunctionMapping> functions;
@@ -58,10 +79,12 @@ Mappings load_mappings() {
       const toml::table& t = *value.as_table();
       f.metal = t["metal"].value_or(std::string());
       f.width_arg = t["width_arg"].value_or(0);
+      f.segmented = expand_thread_indices(t["segmented"].value_or(std::string()));
+      f.segmented_helpers = strings(t["segmented_helpers"].as_array());
       f.note = t["note"].value_or(std::string());
-      if (auto* list = t["helpers"].as_array())
-        for (const auto& h : *list) f.helpers.push_back(h.value_or(std::string()));
+      f.helpers = strings(t["helpers"].as_array());
     }
+    f.metal = expand_thread_indices(f.metal);
     m.functions[std::string(name.str())] = f;
   }
   for (const auto& [name, value] : section("untranslatable"))
@@ -101,7 +124,16 @@ std::filesystem::path cuda_include_dir() {
 class Rewriter {
  public:
   explicit Rewriter(std::string text) : text_(std::move(text)) {}
+  // A later replacement of the same range wins: a declaration's name (a parameter bound to the
+  // task's name) over the token's spelling (a Metal keyword renamed).
   void replace(unsigned b, unsigned e, std::function<std::string()> produce) {
+    if (b < e) {
+      auto [at, added] = ranges_.try_emplace({b, e}, edits_.size());
+      if (!added) {
+        edits_[at->second].produce = std::move(produce);
+        return;
+      }
+    }
     edits_.push_back({b, e, std::move(produce)});
     sorted_ = false;
   }
@@ -118,6 +150,8 @@ class Rewriter {
         if ((x.b == x.e) != (y.b == y.e)) return x.b == x.e;
         return x.e > y.e;
       });
+      for (size_t i = 0; i < edits_.size(); ++i)
+        if (edits_[i].b < edits_[i].e) ranges_[{edits_[i].b, edits_[i].e}] = i;
       sorted_ = true;
     }
     std::string out;
@@ -141,6 +175,7 @@ class Rewriter {
   };
   std::string text_;
   std::vector<Edit> edits_;
+  std::map<std::pair<unsigned, unsigned>, size_t> ranges_;  // a replaced range -> its edit
   bool sorted_ = true;
 };
 
@@ -175,7 +210,53 @@ struct HoistedShared {
 struct CallSite {
   CXCursor call;
   std::string callee;
+  size_t arguments = 0;  // those left in the call (group handles are dropped)
 };
+
+// A cooperative group handle's type (also a reference to one): its methods become threadgroup and
+// SIMD-group functions, so the handle itself has no Metal counterpart.
+enum class Group { none, block, tile32, other_tile };
+
+Group group_of(CXType type) {
+  if (is_reference(type)) type = clang_getPointeeType(type);
+  std::string name = take(clang_getTypeSpelling(clang_getCanonicalType(type)));
+  if (name.rfind("const ", 0) == 0) name.erase(0, 6);
+  if (name == "cooperative_groups::thread_block") return Group::block;
+  if (name == "cooperative_groups::thread_block_tile<32>") return Group::tile32;
+  return name.rfind("cooperative_groups::thread_block_tile<", 0) == 0 ? Group::other_tile : Group::none;
+}
+
+// The text that removes `items[i]` of a comma-separated list (parameters, arguments) for each i
+// in `drop` (ascending), commas included, as ranges that do not overlap.
+std::vector<std::pair<unsigned, unsigned>> list_removals(const std::vector<CXCursor>& items, const std::vector<size_t>& drop) {
+  std::vector<bool> kept(items.size(), true);
+  for (size_t i : drop) kept[i] = false;
+  std::vector<std::pair<unsigned, unsigned>> out;
+  for (size_t i : drop) {
+    const bool kept_after = std::find(kept.begin() + long(i) + 1, kept.end(), true) != kept.end();
+    const bool kept_before = std::find(kept.begin(), kept.begin() + long(i), true) != kept.begin() + long(i);
+    if (kept_after) out.push_back({begin_offset(items[i]), begin_offset(items[i + 1])});
+    else if (kept_before) out.push_back({end_offset(items[i - 1]), end_offset(items[i])});
+    else out.push_back({begin_offset(items[i]), i + 1 < items.size() ? begin_offset(items[i + 1]) : end_offset(items[i])});
+  }
+  return out;
+}
+
+// The parameters of a function, and which of them are group handles.
+std::vector<CXCursor> parameters_of(CXCursor function) {
+  std::vector<CXCursor> out;
+  for (CXCursor k : children(function))
+    if (clang_getCursorKind(k) == CXCursor_ParmDecl) out.push_back(k);
+  return out;
+}
+
+std::vector<size_t> group_parameters(CXCursor function) {
+  std::vector<size_t> out;
+  const std::vector<CXCursor> params = parameters_of(function);
+  for (size_t i = 0; i < params.size(); ++i)
+    if (group_of(clang_getCursorType(params[i])) != Group::none) out.push_back(i);
+  return out;
+}
 
 class Translator {
  public:
@@ -196,11 +277,30 @@ class Translator {
     to.push_back({file_, int(p.line), int(p.column), std::move(construct), std::move(reason)});
   }
   std::string text(unsigned b, unsigned e) const { return rw_.text().substr(b, e - b); }
+  // Where a name (a DeclRefExpr) is written in the file: a macro's argument where the macro is used;
+  // none in a macro's body, whose tokens all sit at the macro's use.
+  std::optional<std::pair<unsigned, unsigned>> name_range(CXCursor reference) const {
+    const unsigned b = begin_offset(reference), e = end_offset(reference);
+    const std::string name = spelling(reference);
+    if (text(b, e) == name) return std::make_pair(b, e);
+    CXFile file = nullptr;
+    unsigned at = 0;
+    clang_getSpellingLocation(clang_getCursorLocation(reference), &file, nullptr, nullptr, &at);
+    if (file && take(clang_getFileName(file)) == file_ && rw_.text().compare(at, name.size(), name) == 0)
+      return std::make_pair(at, unsigned(at + name.size()));
+    return std::nullopt;
+  }
+  void macro_problem(std::vector<Problem>& to, CXCursor reference) {
+    problem(to, reference, "'" + spelling(reference) + "' inside a macro",
+            "the port rewrites names where they are written, and this one is written in a macro's definition: expand the "
+            "macro by hand");
+  }
 
   // edits
   void token_edits();
   void find_launch();
   std::string zeroed_buffer(CXCursor memset_call);
+  void add_host_helper(CXCursor call);
   void add_scratch(CXCursor malloc_call);
   void visit_function(Function& fn);
   void visit(CXCursor c, Function& fn);
@@ -287,7 +387,7 @@ void Translator::token_edits() {
   auto end = [&](unsigned i) { return position(clang_getRangeEnd(clang_getTokenExtent(unit_, tokens[i]))).offset; };
   static const std::map<std::string, std::string> keywords = {
       {"__global__", ""}, {"__device__", ""},     {"__host__", ""},          {"__restrict__", ""}, {"__restrict", ""},
-      {"__noinline__", ""}, {"__forceinline__", "inline"}, {"__shared__", "threadgroup"}, {"__constant__", "constant"}};
+      {"__noinline__", ""}, {"__forceinline__", "inline"}, {"__inline__", "inline"}, {"__inline", "inline"}, {"__shared__", "threadgroup"}, {"__constant__", "constant"}};
   // CUDA identifiers that Metal reserves get a name of the file's own (`kernel` -> `kernel_`).
   static const std::set<std::string> metal_keywords = {"device", "constant", "thread", "threadgroup", "threadgroup_imageblock",
                                                        "ray_data", "object_data", "kernel", "vertex", "fragment", "sampler",
@@ -372,7 +472,8 @@ void Translator::find_launch() {
           [](CXCursor c, CXCursor, CXClientData data) {
             auto* p = static_cast<std::tuple<Translator*, std::string, std::string>*>(data);
             if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && decl_key(clang_getCursorReferenced(c)) == std::get<1>(*p))
-              std::get<0>(*p)->rw_.replace(begin_offset(c), end_offset(c), std::get<2>(*p));
+              if (auto at = std::get<0>(*p)->name_range(c)) std::get<0>(*p)->rw_.replace(at->first, at->second, std::get<2>(*p));
+              else std::get<0>(*p)->macro_problem(std::get<0>(*p)->out_.problems, c);
             return CXChildVisit_Recurse;
           },
           &rename);
@@ -410,6 +511,7 @@ void Translator::find_launch() {
                     "a launch repeated by a host loop (the count known only at run time) is not translated: unroll it or move the loop into the kernel");
           if (guarded) walk.guarded = true;
         }
+        add_host_helper(k);
         const std::string name = spelling(k);
         if (name == "cudaMalloc" || name == "cudaMallocAsync") {
           add_scratch(k);
@@ -436,8 +538,10 @@ void Translator::find_launch() {
         const bool local = clang_getCursorKind(decl) == CXCursor_VarDecl && in_main_file(decl) &&
                            clang_getCursorSemanticParent(decl).kind != CXCursor_TranslationUnit && !is_scratch(decl);
         const bool assigned_parameter = host_.parameters.count(decl_key(decl)) && host_.assignments.count(decl_key(decl));
-        if (local || assigned_parameter)
-          rw_.replace(begin_offset(k), end_offset(k), [this, decl, at = begin_offset(k)] { return host_value(decl, at); });
+        if (local || assigned_parameter) {
+          if (auto at = name_range(k)) rw_.replace(at->first, at->second, [this, decl, at = begin_offset(k)] { return host_value(decl, at); });
+          else macro_problem(out_.problems, k);
+        }
       }
       if (clang_getCursorKind(k) == CXCursor_CStyleCastExpr || clang_getCursorKind(k) == CXCursor_CXXReinterpretCastExpr ||
           clang_getCursorKind(k) == CXCursor_CXXStaticCastExpr)
@@ -645,6 +749,22 @@ std::string Translator::buffer_of(CXCursor argument) {
   return found.second;
 }
 
+// A pure host function of the file called by the entry (`int ceil_div(int, int)`) may reach a
+// kernel argument: the header defines it as the __device__ functions are.
+void Translator::add_host_helper(CXCursor call) {
+  std::string why;
+  CXCursor definition = pure_helper(call, &why);
+  if (clang_Cursor_isNull(definition) || functions_.count(decl_key(definition))) return;
+  functions_[decl_key(definition)] = Function{definition};
+  clang_visitChildren(
+      definition,
+      [](CXCursor c, CXCursor, CXClientData self) {
+        if (clang_getCursorKind(c) == CXCursor_CallExpr) static_cast<Translator*>(self)->add_host_helper(c);
+        return CXChildVisit_Recurse;
+      },
+      this);
+}
+
 // cudaMalloc(&p, bytes) / cudaMallocAsync(&p, bytes, stream): a scratch buffer of p's element type,
 // sized bytes / sizeof(element) (a directive expression over the task's axes and params).
 void Translator::add_scratch(CXCursor malloc_call) {
@@ -786,10 +906,8 @@ void Translator::map_cast(CXCursor cast) {
 bool Translator::map_declaration(CXCursor var, Function& fn) {
   const std::string key = decl_key(var);
   CXType type = clang_getCursorType(var);
-  const std::string type_name = take(clang_getTypeSpelling(clang_getCanonicalType(type)));
-  if (type_name == "cooperative_groups::thread_block" || type_name.rfind("cooperative_groups::thread_block_tile<", 0) == 0) {
-    // Group handles have no Metal counterpart: their methods become threadgroup and SIMD-group functions.
-    if (type_name != "cooperative_groups::thread_block" && type_name != "cooperative_groups::thread_block_tile<32>")
+  if (const Group group = group_of(type); group != Group::none) {
+    if (group == Group::other_tile)
       problem(fn.record.problems, var, "tiled_partition", "tiles other than 32 threads (sub-warp segments) are not translated");
     rw_.replace(begin_offset(var), end_offset(var), "");
     return true;
@@ -872,30 +990,41 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   const size_t name_at = text(b, e).substr(0, text(b, e).find('(')).find(name);
   if (callee_kind != CXCursor_CXXMethod && name_at == std::string::npos)
     return problem(problems, call, name, "used inside a macro: expand the macro by hand");
-  ++fn.record.translated[key];
-  for (const auto& [cuda, metal] : kBuiltins)  // built-in variables a pattern names
-    if (m->second.metal.find(metal) != std::string::npos) fn.builtins.insert(cuda);
   const FunctionMapping& f = m->second;
-  for (const auto& h : f.helpers) helpers_.insert(h);
-  if (!f.note.empty() && std::find(out_.notes.begin(), out_.notes.end(), f.note) == out_.notes.end())
-    out_.notes.push_back(f.note);
   std::vector<CXCursor> args(kids.begin() + (kids.empty() ? 0 : 1), kids.end());
+  std::string pattern = f.metal;
+  std::vector<std::string> helpers = f.helpers;
   if (f.width_arg > 0 && size_t(f.width_arg) <= args.size()) {
     CXCursor width = strip_implicit(args[size_t(f.width_arg) - 1]);
     CXEvalResult v = clang_Cursor_Evaluate(width);
-    // warpSize is an extern variable to clang; it is 32 here as everywhere in the translation.
-    const bool is_32 = (v && clang_EvalResult_getKind(v) == CXEval_Int && clang_EvalResult_getAsLongLong(v) == 32) ||
-                       (clang_getCursorKind(width) == CXCursor_DeclRefExpr && spelling(width) == "warpSize" &&
-                        from_prelude(clang_getCursorReferenced(width)));
+    const bool constant = v && clang_EvalResult_getKind(v) == CXEval_Int;
+    const long long value = constant ? clang_EvalResult_getAsLongLong(v) : 0;
     if (v) clang_EvalResult_dispose(v);
-    if (!is_32) return problem(problems, call, name, "a shuffle width other than 32 (sub-warp segments) is not translated");
+    // warpSize is an extern variable to clang; it is 32 here as everywhere in the translation.
+    const bool is_32 = (constant && value == 32) || (clang_getCursorKind(width) == CXCursor_DeclRefExpr &&
+                                                     spelling(width) == "warpSize" && from_prelude(clang_getCursorReferenced(width)));
+    if (constant && !is_32 && (value < 1 || value > 32 || (value & (value - 1)) != 0))
+      return problem(problems, call, name, fmt::format("shuffle width {}: CUDA requires a power of two up to 32", value));
+    if (!is_32) {
+      if (f.segmented.empty())
+        return problem(problems, call, name, "a shuffle width other than 32 (sub-warp segments) is not translated");
+      pattern = f.segmented;
+      helpers = f.segmented_helpers;
+      ++fn.record.translated[key + " (width below 32)"];
+    }
   }
-  if (f.metal.empty()) {  // dropped
+  ++fn.record.translated[key];
+  for (const auto& [cuda, metal] : kBuiltins)  // built-in variables a pattern names
+    if (pattern.find(metal) != std::string::npos) fn.builtins.insert(cuda);
+  for (const auto& h : helpers) helpers_.insert(h);
+  if (!f.note.empty() && std::find(out_.notes.begin(), out_.notes.end(), f.note) == out_.notes.end())
+    out_.notes.push_back(f.note);
+  if (pattern.empty()) {  // dropped
     rw_.replace(b, e, "");
     return;
   }
-  if (f.metal.find('(') == std::string::npos) {  // a rename: the arguments stay
-    rw_.replace(b + unsigned(name_at), b + unsigned(name_at + name.size()), f.metal);
+  if (pattern.find('(') == std::string::npos) {  // a rename: the arguments stay
+    rw_.replace(b + unsigned(name_at), b + unsigned(name_at + name.size()), pattern);
     return;
   }
   std::string element = "int", space = "device";
@@ -906,7 +1035,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     if (name.rfind("atomic", 0) == 0 && size != 4)
       return problem(problems, call, name, fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", size * 8));
   }
-  rw_.replace(b, e, [this, pattern = f.metal, args, element, space] {
+  rw_.replace(b, e, [this, pattern, args, element, space] {
     std::string s = pattern;
     for (size_t i = args.size(); i >= 1; --i) {
       const std::string arg = rw_.render(begin_offset(args[i - 1]), end_offset(args[i - 1]));
@@ -937,17 +1066,22 @@ void Translator::visit(CXCursor c, Function& fn) {
   if (kind == CXCursor_DeclRefExpr) {
     CXCursor decl = clang_getCursorReferenced(c);
     const std::string name = spelling(decl);
-    if (from_prelude(decl)) {
+    const auto at = name_range(c);
+    const bool builtin = from_prelude(decl) && (kBuiltins.count(name) || name == "warpSize");
+    auto rename = param_renames_.find(decl_key(decl));
+    if ((builtin || rename != param_renames_.end()) && !at) {
+      macro_problem(problems, c);
+    } else if (from_prelude(decl)) {
       if (auto b = kBuiltins.find(name); b != kBuiltins.end()) {
-        rw_.replace(begin_offset(c), end_offset(c), b->second);
+        rw_.replace(at->first, at->second, b->second);
         fn.builtins.insert(name);
         ++fn.record.translated[name];
       } else if (name == "warpSize") {
-        rw_.replace(begin_offset(c), end_offset(c), "32");
+        rw_.replace(at->first, at->second, "32");
         ++fn.record.translated[name];
       }
-    } else if (auto r = param_renames_.find(decl_key(decl)); r != param_renames_.end()) {
-      rw_.replace(begin_offset(c), end_offset(c), r->second);
+    } else if (rename != param_renames_.end()) {
+      rw_.replace(at->first, at->second, rename->second);
     } else if (clang_getCursorKind(decl) == CXCursor_VarDecl && !fn.kernel &&
                std::any_of(dynamic_shared_.begin(), dynamic_shared_.end(), [&](CXCursor d) { return decl_key(d) == decl_key(decl); })) {
       problem(problems, c, "extern __shared__ in a __device__ function", "pass the shared array from the kernel as a pointer");
@@ -972,7 +1106,16 @@ void Translator::visit(CXCursor c, Function& fn) {
         const std::string key = decl_key(!clang_Cursor_isNull(pattern) ? pattern : clang_Cursor_isNull(definition) ? callee : definition);
         if (functions_.count(key)) {
           fn.callees.insert(key);
-          call_sites_.push_back({c, key});
+          // Group handles passed to the function are dropped with its parameters for them.
+          std::vector<CXCursor> args;
+          for (int i = 0; i < clang_Cursor_getNumArguments(c); ++i) args.push_back(clang_Cursor_getArgument(c, unsigned(i)));
+          std::vector<size_t> groups = group_parameters(functions_.at(key).cursor);
+          groups.erase(std::remove_if(groups.begin(), groups.end(), [&](size_t i) { return i >= args.size(); }), groups.end());
+          call_sites_.push_back({c, key, args.size() - groups.size()});
+          for (const auto& [b, e] : list_removals(args, groups)) rw_.replace(b, e, "");
+          for (size_t i = 0; i < args.size(); ++i)
+            if (std::find(groups.begin(), groups.end(), i) == groups.end()) visit(args[i], fn);
+          return;
         }
       } else if (clang_getCursorKind(callee) == CXCursor_FunctionDecl) {
         const std::string name = spelling(callee);
@@ -993,13 +1136,18 @@ void Translator::visit(CXCursor c, Function& fn) {
 // A __device__ function: pointer parameters become template parameters (the caller's address
 // space is deduced), references to locals get `thread`.
 void Translator::device_function_signature(Function& fn) {
-  std::vector<CXCursor> params;
-  for (CXCursor k : children(fn.cursor))
-    if (clang_getCursorKind(k) == CXCursor_ParmDecl) params.push_back(k);
+  const std::vector<CXCursor> params = parameters_of(fn.cursor);
+  const std::vector<size_t> groups = group_parameters(fn.cursor);
+  for (const auto& [b, e] : list_removals(params, groups)) rw_.replace(b, e, "");
   std::vector<std::string> template_params;
   for (CXCursor p : params) {
     CXType type = clang_getCursorType(p);
     if (spelling(p).empty()) continue;
+    if (const Group group = group_of(type); group != Group::none) {
+      if (group == Group::other_tile)
+        problem(fn.record.problems, p, "thread_block_tile parameter", "tiles other than 32 threads (sub-warp segments) are not translated");
+      continue;
+    }
     if (is_pointer(type)) {
       const std::string name = fmt::format("KsPointer{}", template_params.size());
       template_params.push_back(name);
@@ -1014,8 +1162,14 @@ void Translator::device_function_signature(Function& fn) {
   for (const auto& t : template_params) list += (list.empty() ? "" : ", ") + std::string("typename ") + t;
   const unsigned b = begin_offset(fn.cursor);
   if (clang_getCursorKind(fn.cursor) == CXCursor_FunctionTemplate) {
-    const size_t open = rw_.text().find('<', b);
-    rw_.insert(unsigned(open + 1), list + ", ");
+    // After the function's own template parameters: a call's explicit arguments (`f<256>(...)`) bind those.
+    unsigned last = b;
+    for (CXCursor k : children(fn.cursor)) {
+      const CXCursorKind kind = clang_getCursorKind(k);
+      if (kind == CXCursor_TemplateTypeParameter || kind == CXCursor_NonTypeTemplateParameter || kind == CXCursor_TemplateTemplateParameter)
+        last = std::max(last, end_offset(k));
+    }
+    rw_.insert(unsigned(rw_.text().find('>', last)), ", " + list);
   } else {
     rw_.insert(b, "template <" + list + "> ");
   }
@@ -1170,12 +1324,11 @@ Translation Translator::run() {
       const HoistedShared& h = hoisted_.at(name);
       params += fmt::format(", threadgroup {} (&{}){}", h.element, h.owner_key == key ? h.name : h.hoisted, h.dims);
     }
-    std::vector<CXCursor> decl_params;
-    for (CXCursor k : children(fn.cursor))
-      if (clang_getCursorKind(k) == CXCursor_ParmDecl) decl_params.push_back(k);
+    const std::vector<CXCursor> decl_params = parameters_of(fn.cursor);
     const unsigned after = decl_params.empty() ? position(fn.cursor).offset : end_offset(decl_params.back());
     const size_t close = rw_.text().find(')', after);
-    rw_.insert(unsigned(close), decl_params.empty() ? params.substr(2) : params);
+    const bool none_kept = decl_params.size() == group_parameters(fn.cursor).size();
+    rw_.insert(unsigned(close), none_kept ? params.substr(2) : params);
   }
   for (const auto& site : call_sites_) {
     const Function& callee = functions_.at(site.callee);
@@ -1183,8 +1336,7 @@ Translation Translator::run() {
     std::string args;
     for (const auto& b : callee.builtins) args += ", " + kBuiltins.at(b);
     for (const auto& h : callee.shared) args += ", " + h;
-    const bool no_args = children(site.call).size() <= 1;
-    rw_.insert(end_offset(site.call) - 1, no_args ? args.substr(2) : args);
+    rw_.insert(end_offset(site.call) - 1, site.arguments == 0 ? args.substr(2) : args);
   }
   std::string candidate = fmt::format("// Translated from {} by `ksearch port` (docs/TRANSLATE.md): ",
                                       std::filesystem::path(file_).filename().string());

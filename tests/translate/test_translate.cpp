@@ -206,7 +206,13 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"printf.cu", "printf", 9},
                                            Expected{"device_variable.cu", "__device__ variable 'g_partial'", 6},
                                            Expected{"alternative_launches.cu", "alternative launches in branches of the entry", 24},
-                                           Expected{"cg_tile16.cu", "tiled_partition", 8}),
+                                           Expected{"cg_tile16.cu", "tiled_partition", 8},
+                                           Expected{"cg_tile16_parameter.cu", "thread_block_tile parameter", 7},
+                                           Expected{"impure_launch_helper.cu", "launch configuration", 21, "call to 'blocks_for' in a launch size"},
+                                           Expected{"host_global_launch.cu", "launch configuration", 18, "'g_threads' is a global variable of the host"},
+                                           Expected{"shuffle_width12.cu", "__shfl_xor_sync", 8, "shuffle width 12"},
+                                           Expected{"macro_launch_size.cu", "launch configuration", 17, "inside the macro 'CEIL_DIV'"},
+                                           Expected{"builtin_in_macro.cu", "'threadIdx' inside a macro", 9}),
                          [](const auto& info) { return test_name(info.param.file); });
 
 CommandResult port(const std::vector<std::string>& args) {

@@ -5,10 +5,10 @@
 #include "ksearch_cuda.h"
 namespace cooperative_groups {
 struct grid_group {
-  __device__ void sync();
+  __device__ void sync() const;
 };
 struct thread_block {
-  __device__ void sync();
+  __device__ void sync() const;
   __device__ unsigned thread_rank() const;
   __device__ unsigned size() const;
   __device__ unsigned num_threads() const;

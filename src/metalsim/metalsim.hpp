@@ -108,7 +108,7 @@ struct Buffer {
 
 struct RunOptions {
   bool check_bounds = true;         // device buffers get red zones; OOB accesses are reported
-  bool check_races = true;          // threadgroup-memory data races
+  bool check_races = true;          // data races on threadgroup and device memory
   bool check_uninitialized = true;  // reads of never-written threadgroup memory
   unsigned workers = 0;             // host threads running threadgroups; 0 = hardware concurrency
   std::size_t stack_bytes = 128 * 1024;  // per Metal thread (fiber)
@@ -121,7 +121,7 @@ enum class DiagnosticKind {
   ThreadgroupTooLarge,     // more than 1024 threads per threadgroup
   BarrierDivergence,       // a barrier not reached by every thread, or different barriers
   Deadlock,
-  DataRace,                // threadgroup memory, no barrier between conflicting accesses
+  DataRace,                // conflicting accesses to threadgroup or device memory that nothing orders
   UninitializedRead,       // threadgroup memory read before any write
   InvalidLaunch,           // buffers do not match the spec, bad grid, .so not loadable
   Internal,

@@ -45,6 +45,7 @@ constexpr uint32_t kSimdWidth = 32;
 constexpr std::size_t kTgLimit = 32768;
 constexpr std::size_t kArenaCapacity = 1 << 20;
 constexpr std::size_t kRedZone = 64 * 1024;
+constexpr uint32_t kMemDevice = 1;  // mem_flags::mem_device
 
 using EntryFn = void (*)(void* const*, const ms_thread_args*);
 
@@ -92,11 +93,50 @@ struct Shadow {
   uint8_t init, multi_read;
 };
 
+// Race-check state of one device-buffer element. Thread ids are global (threadgroup index * nominal
+// threadgroup size + thread index + 1; 0: none). The id words are atomic because threadgroups run on
+// several workers; the epochs are only compared by the threadgroup that wrote them (same worker).
+struct DeviceCell {
+  uint32_t writer;  // last writer, or (with kForeignReader) no writer yet and a reader from another
+                    // threadgroup than `reader`'s: the evidence that a later write by any group races
+  uint32_t w_epoch, w_simd;
+  uint32_t reader;  // a reader; its threadgroup never changes once set (only that group replaces it)
+  uint32_t r_epoch, r_simd;
+};
+constexpr uint32_t kForeignReader = 0x80000000u;
+
+// Cells of one device buffer, allocated a page at a time on first touch, so shadow memory follows
+// what the kernel touches rather than the buffer's size.
+class DeviceShadow {
+ public:
+  explicit DeviceShadow(std::size_t cells) : pages_((cells + kPageCells - 1) / kPageCells) {}
+  DeviceShadow(const DeviceShadow&) = delete;
+  DeviceShadow& operator=(const DeviceShadow&) = delete;
+  ~DeviceShadow() {
+    for (auto& p : pages_) delete[] p.load();
+  }
+  DeviceCell& cell(std::size_t i) {
+    std::atomic<DeviceCell*>& slot = pages_[i / kPageCells];
+    DeviceCell* page = slot.load(std::memory_order_acquire);
+    if (!page) {
+      auto* fresh = new DeviceCell[kPageCells]();
+      if (slot.compare_exchange_strong(page, fresh, std::memory_order_acq_rel)) page = fresh;
+      else delete[] fresh;  // another worker allocated it first; `page` now holds theirs
+    }
+    return page[i % kPageCells];
+  }
+
+ private:
+  static constexpr std::size_t kPageCells = 1024;
+  std::vector<std::atomic<DeviceCell*>> pages_;
+};
+
 struct DeviceBuffer {
   std::string name;
   const unsigned char* lo;
   const unsigned char* hi;
   std::size_t elem;
+  std::unique_ptr<DeviceShadow> shadow;  // null: no race checks on device memory
 };
 
 struct Run;
@@ -113,6 +153,9 @@ struct Worker {
   bool abort = false;
   // threadgroup state
   uint32_t n = 0, done = 0, bar_arrived = 0, bar_site = 0, bar_other_site = 0, epoch = 0;
+  uint32_t bar_flags = 0;      // mem_flags of the threads waiting at the barrier
+  uint32_t device_epoch = 0;   // barriers with mem_device so far: what orders device memory
+  uint32_t first_thread = 0;   // global id of thread 0 of the threadgroup, minus one
   bool bar_mismatch = false;
   std::vector<unsigned char> arena = std::vector<unsigned char>(kArenaCapacity);
   std::size_t arena_used = 0;
@@ -138,7 +181,37 @@ struct Run {
   std::mutex mu;
   std::vector<Diagnostic> diags;
   std::map<std::string, std::size_t> seen;  // dedupe key -> index in diags
-  bool tg_limit_reported = false;
+
+  void tg_position(uint64_t k, uint32_t tgp[3]) const {
+    tgp[0] = static_cast<uint32_t>(k % ntg[0]);
+    tgp[1] = static_cast<uint32_t>((k / ntg[0]) % ntg[1]);
+    tgp[2] = static_cast<uint32_t>(k / (static_cast<uint64_t>(ntg[0]) * ntg[1]));
+  }
+  uint32_t nominal_threads() const { return tg[0] * tg[1] * tg[2]; }
+
+  // The attribute values of thread i of threadgroup tgp (threadgroups at the grid's edge are smaller).
+  ms_thread_args thread_args(const uint32_t tgp[3], uint32_t i) const {
+    uint32_t dims[3];
+    for (int d = 0; d < 3; ++d) dims[d] = std::min(tg[d], grid[d] - tgp[d] * tg[d]);
+    const uint32_t n = dims[0] * dims[1] * dims[2];
+    const uint32_t local[3] = {i % dims[0], (i / dims[0]) % dims[1], i / (dims[0] * dims[1])};
+    ms_thread_args a{};
+    for (int d = 0; d < 3; ++d) {
+      a.thread_position_in_threadgroup[d] = local[d];
+      a.threadgroup_position_in_grid[d] = tgp[d];
+      a.thread_position_in_grid[d] = tgp[d] * tg[d] + local[d];
+      a.threads_per_grid[d] = grid[d];
+      a.threads_per_threadgroup[d] = dims[d];
+      a.threadgroups_per_grid[d] = ntg[d];
+      a.dispatch_threads_per_threadgroup[d] = tg[d];
+    }
+    a.thread_index_in_threadgroup = i;
+    a.thread_index_in_simdgroup = i % kSimdWidth;
+    a.simdgroup_index_in_threadgroup = i / kSimdWidth;
+    a.simdgroups_per_threadgroup = (n + kSimdWidth - 1) / kSimdWidth;
+    a.dispatch_simdgroups_per_threadgroup = (nominal_threads() + kSimdWidth - 1) / kSimdWidth;
+    return a;
+  }
 
   void report(DiagnosticKind kind, const std::string& key, std::string msg, const Thread* th, const uint32_t* tgp,
               std::string buffer, bool fatal) {
@@ -166,9 +239,17 @@ struct Run {
   }
 };
 
-std::string thread_text(const Thread& th) {
-  return "thread " + u3(th.args.thread_position_in_grid) + " (threadgroup " + u3(th.args.threadgroup_position_in_grid) +
-         ", local " + u3(th.args.thread_position_in_threadgroup) + ")";
+std::string thread_text(const ms_thread_args& a) {
+  return "thread " + u3(a.thread_position_in_grid) + " (threadgroup " + u3(a.threadgroup_position_in_grid) +
+         ", local " + u3(a.thread_position_in_threadgroup) + ")";
+}
+std::string thread_text(const Thread& th) { return thread_text(th.args); }
+
+// A thread named by its global id (DeviceCell), possibly of a threadgroup that has finished.
+std::string thread_text(const Run& r, uint32_t id) {
+  uint32_t tgp[3];
+  r.tg_position((id - 1) / r.nominal_threads(), tgp);
+  return thread_text(r.thread_args(tgp, (id - 1) % r.nominal_threads()));
 }
 
 // ------------------------------------------------------------ scheduling
@@ -237,6 +318,8 @@ void check_barrier(Worker& w) {
   for (auto& sg : w.sgs) sg.tg_wait = 0;
   w.bar_arrived = 0;
   w.epoch++;
+  if (w.bar_flags & kMemDevice) w.device_epoch++;
+  w.bar_flags = 0;
 }
 
 void on_thread_done(Worker& w, Thread& th) {
@@ -258,11 +341,12 @@ void fiber_main(ctx::transfer_t t) {
 }
 
 // ------------------------------------------------------ runtime callbacks
-void rt_threadgroup_barrier(uint32_t, uint32_t site) {
+void rt_threadgroup_barrier(uint32_t flags, uint32_t site) {
   Worker& w = *t_worker;
   Thread& th = *w.cur;
   th.state = State::WaitBarrier;
   th.site = site;
+  w.bar_flags |= flags;
   if (w.bar_arrived == 0) w.bar_site = site;
   else if (site != w.bar_site) w.bar_mismatch = true, w.bar_other_site = site;
   w.bar_arrived++;
@@ -332,15 +416,19 @@ const TgVar* var_at(const Worker& w, std::size_t off) {
   return nullptr;
 }
 
+// Whether an access by thread `other` of th's threadgroup (index + 1, 0: none), made at barrier epoch E
+// and its SIMD group's epoch S, is unordered with th's access now: no barrier counted by `epoch` between,
+// and, within one SIMD group, no SIMD-group function between.
+bool unordered_in_group(const Worker& w, const Thread& th, uint32_t other, uint32_t E, uint32_t S, uint32_t epoch) {
+  if (other == 0 || &w.threads[other - 1] == &th || E != epoch) return false;
+  return !(w.threads[other - 1].sg == th.sg && S != w.sgs[th.sg].epoch);
+}
+
 void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind) {
   const RunOptions& o = w.run->opt;
   const uint32_t me = static_cast<uint32_t>(&th - w.threads.data()) + 1;
   const uint32_t S = w.sgs[th.sg].epoch;
-  auto unordered = [&](uint32_t tid, uint32_t E, uint32_t Sx) {
-    if (tid == 0 || tid == me || E != w.epoch) return false;
-    const Thread& other = w.threads[tid - 1];
-    return !(other.sg == th.sg && Sx != S);
-  };
+  auto unordered = [&](uint32_t tid, uint32_t E, uint32_t Sx) { return unordered_in_group(w, th, tid, E, Sx, w.epoch); };
   for (uint32_t b = 0; b < bytes && off + b < w.arena_used; ++b) {
     Shadow& s = w.shadow[off + b];
     if (kind == 2) {  // atomic: never a race, counts as initialization
@@ -385,6 +473,68 @@ void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind)
   }
 }
 
+// Device memory: threads of one threadgroup are ordered by a threadgroup_barrier with mem_device (or, within a SIMD
+// group, a SIMD-group function); threads of different threadgroups by nothing, so any write by one group and
+// access by another is a race. The order of the steps (record own access, then look at the other kind) makes
+// two groups' conflicting accesses on different workers see each other whatever the interleaving.
+void device_access(Worker& w, Thread& th, DeviceBuffer& b, std::size_t off, uint32_t bytes, int kind) {
+  const uint32_t me = w.first_thread + static_cast<uint32_t>(&th - w.threads.data()) + 1;
+  const uint32_t epoch = w.device_epoch, simd = w.sgs[th.sg].epoch;
+  auto local = [&](uint32_t id) { return id - w.first_thread; };  // index + 1 within this threadgroup
+  auto in_group = [&](uint32_t id) { return id != 0 && local(id) - 1 < w.n; };
+  auto race = [&](std::size_t element, uint32_t other, const char* other_did, bool same_group) {
+    std::string msg = "data race on device buffer '" + b.name + "' (element " + std::to_string(element) + "): " +
+                      other_did + " by " + thread_text(*w.run, other) + " and " + (kind ? "written" : "read") + " by " +
+                      thread_text(th) +
+                      (same_group ? " with no threadgroup_barrier(mem_flags::mem_device) between"
+                                  : ", in different threadgroups (nothing orders the threadgroups of a dispatch)");
+    w.run->report(DiagnosticKind::DataRace, "device|" + b.name, msg, &th, nullptr, b.name, false);
+  };
+  for (std::size_t e = off / b.elem; e <= (off + bytes - 1) / b.elem; ++e) {
+    DeviceCell& c = b.shadow->cell(e);
+    std::atomic_ref<uint32_t> writer(c.writer), reader(c.reader);
+    std::atomic_ref<uint32_t> w_epoch(c.w_epoch), w_simd(c.w_simd), r_epoch(c.r_epoch), r_simd(c.r_simd);
+    if (kind == 0) {
+      uint32_t rd = reader.load();
+      if ((rd == 0 && reader.compare_exchange_strong(rd, me)) ||
+          (in_group(rd) && (rd == me || r_epoch.load(std::memory_order_relaxed) != epoch))) {
+        if (rd != me) reader.store(me, std::memory_order_relaxed);  // same threadgroup: the reader's group stays
+        r_epoch.store(epoch, std::memory_order_relaxed);
+        r_simd.store(simd, std::memory_order_relaxed);
+        rd = me;
+      }
+      uint32_t wr = writer.load();
+      if (wr == 0 && !in_group(rd)) writer.compare_exchange_strong(wr, me | kForeignReader);
+      if (wr == 0 || (wr & kForeignReader) || wr == me) continue;
+      if (!in_group(wr)) race(e, wr, "written", false);
+      else if (unordered_in_group(w, th, local(wr), w_epoch.load(std::memory_order_relaxed),
+                                  w_simd.load(std::memory_order_relaxed), epoch))
+        race(e, wr, "written", true);
+    } else {
+      const uint32_t last_epoch = w_epoch.load(std::memory_order_relaxed), last_simd = w_simd.load(std::memory_order_relaxed);
+      const uint32_t wr = writer.exchange(me);
+      w_epoch.store(epoch, std::memory_order_relaxed);
+      w_simd.store(simd, std::memory_order_relaxed);
+      if (wr & kForeignReader) {
+        // Readers from two threadgroups: name the one outside this group.
+        const uint32_t foreign = wr & ~kForeignReader;
+        race(e, in_group(foreign) ? reader.load() : foreign, "read", false);
+        continue;
+      }
+      if (wr != 0 && wr != me) {
+        if (!in_group(wr)) race(e, wr, "written", false);
+        else if (unordered_in_group(w, th, local(wr), last_epoch, last_simd, epoch)) race(e, wr, "written", true);
+      }
+      const uint32_t rd = reader.load();
+      if (rd == 0 || rd == me) continue;
+      if (!in_group(rd)) race(e, rd, "read", false);
+      else if (unordered_in_group(w, th, local(rd), r_epoch.load(std::memory_order_relaxed),
+                                  r_simd.load(std::memory_order_relaxed), epoch))
+        race(e, rd, "read", true);
+    }
+  }
+}
+
 void rt_access(const void* addr, uint32_t bytes, int kind) {
   Worker& w = *t_worker;
   Thread* th = w.cur;
@@ -405,10 +555,14 @@ void rt_access(const void* addr, uint32_t bytes, int kind) {
     if (w.run->opt.check_races || w.run->opt.check_uninitialized) tg_access(w, *th, p - a, bytes, kind);
     return;
   }
+  for (auto& b : w.run->device) {
+    if (p < b.lo || p + bytes > b.hi) continue;
+    if (b.shadow && kind != 2 && bytes) device_access(w, *th, b, p - b.lo, bytes, kind);  // atomics never race
+    return;
+  }
   if (!w.run->opt.check_bounds) return;
   for (const auto& b : w.run->device) {
     if (p + bytes <= b.lo - kRedZone || p >= b.hi + kRedZone) continue;
-    if (p >= b.lo && p + bytes <= b.hi) return;
     long long off = static_cast<long long>(p - b.lo);
     long long elem = off >= 0 ? off / static_cast<long long>(b.elem) : -((-off + b.elem - 1) / b.elem);
     std::string msg = std::string("out-of-bounds ") + (kind == 0 ? "read of" : "write to") + " device buffer '" +
@@ -436,14 +590,16 @@ void prepare_stacks(Worker& w, uint32_t n, std::size_t stack_bytes) {
   for (uint32_t i = 0; i < n; ++i) mprotect(w.stacks + i * stack_bytes, 4096, PROT_NONE);
 }
 
-void run_threadgroup(Worker& w, const uint32_t tgp[3]) {
+void run_threadgroup(Worker& w, uint64_t k) {
   Run& r = *w.run;
+  uint32_t tgp[3];
+  r.tg_position(k, tgp);
   uint32_t dims[3];
   for (int d = 0; d < 3; ++d) dims[d] = std::min(r.tg[d], r.grid[d] - tgp[d] * r.tg[d]);
   const uint32_t n = dims[0] * dims[1] * dims[2];
-  const uint32_t nominal = r.tg[0] * r.tg[1] * r.tg[2];
   w.n = n;
-  w.done = w.bar_arrived = w.epoch = 0;
+  w.first_thread = static_cast<uint32_t>(k * r.nominal_threads());  // fits: run() checks the grid's thread count
+  w.done = w.bar_arrived = w.epoch = w.bar_flags = w.device_epoch = 0;
   w.bar_mismatch = false;
   w.abort = false;
   std::copy_n(tgp, 3, w.tg_pos);
@@ -465,22 +621,7 @@ void run_threadgroup(Worker& w, const uint32_t tgp[3]) {
   for (uint32_t i = 0; i < n; ++i) {
     Thread& th = w.threads[i];
     th = Thread{};
-    ms_thread_args& a = th.args;
-    uint32_t local[3] = {i % dims[0], (i / dims[0]) % dims[1], i / (dims[0] * dims[1])};
-    for (int d = 0; d < 3; ++d) {
-      a.thread_position_in_threadgroup[d] = local[d];
-      a.threadgroup_position_in_grid[d] = tgp[d];
-      a.thread_position_in_grid[d] = tgp[d] * r.tg[d] + local[d];
-      a.threads_per_grid[d] = r.grid[d];
-      a.threads_per_threadgroup[d] = dims[d];
-      a.threadgroups_per_grid[d] = r.ntg[d];
-      a.dispatch_threads_per_threadgroup[d] = r.tg[d];
-    }
-    a.thread_index_in_threadgroup = i;
-    a.thread_index_in_simdgroup = i % kSimdWidth;
-    a.simdgroup_index_in_threadgroup = i / kSimdWidth;
-    a.simdgroups_per_threadgroup = nsg;
-    a.dispatch_simdgroups_per_threadgroup = (nominal + kSimdWidth - 1) / kSimdWidth;
+    th.args = r.thread_args(tgp, i);
     th.sg = i / kSimdWidth;
     th.lane = i % kSimdWidth;
   }
@@ -529,9 +670,7 @@ void worker_main(Run& r, bool fiber_mode) {
   for (;;) {
     uint64_t k = r.next_tg.fetch_add(1);
     if (k >= total || r.stop) break;
-    uint32_t tgp[3] = {static_cast<uint32_t>(k % r.ntg[0]), static_cast<uint32_t>((k / r.ntg[0]) % r.ntg[1]),
-                       static_cast<uint32_t>(k / (static_cast<uint64_t>(r.ntg[0]) * r.ntg[1]))};
-    run_threadgroup(*w, tgp);
+    run_threadgroup(*w, k);
   }
   t_worker = nullptr;
 }
@@ -686,11 +825,18 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   std::vector<std::vector<int64_t>> strides;
   std::vector<int32_t> ndims(spec.inputs.size());
   const bool padded = options.check_bounds;
+  // Device races need every thread's global id below kForeignReader (far beyond what the emulator can run).
+  const uint64_t grid_threads = static_cast<uint64_t>(r.ntg[0]) * r.ntg[1] * r.ntg[2] * r.nominal_threads();
+  const bool device_races = options.check_races && grid_threads < kForeignReader;
   auto add = [&](const std::string& name, void* data, std::size_t bytes, std::size_t elem) -> void* {
-    if (!padded) return data;
-    owned.push_back(std::make_unique<Padded>(bytes, data));
-    unsigned char* p = owned.back()->data;
-    r.device.push_back({name, p, p + bytes, elem});
+    auto* p = static_cast<unsigned char*>(data);
+    if (padded) {
+      owned.push_back(std::make_unique<Padded>(bytes, data));
+      p = owned.back()->data;
+    }
+    if (padded || device_races)
+      r.device.push_back({name, p, p + bytes, elem,
+                          device_races && bytes ? std::make_unique<DeviceShadow>((bytes + elem - 1) / elem) : nullptr});
     return p;
   };
   shapes.reserve(spec.inputs.size());

@@ -39,6 +39,28 @@ Launch launch(const KernelSpec& s, RunOptions o = {}) {
   return l;
 }
 
+// Device memory: the data_race record on buffer `out`, if any.
+const Diagnostic* device_race(const RunResult& r) {
+  for (const auto& d : r.diagnostics)
+    if (d.kind == DiagnosticKind::DataRace && d.buffer == "out") return &d;
+  return nullptr;
+}
+
+RunOptions workers(unsigned n) {
+  RunOptions o;
+  o.workers = n;
+  return o;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// diag/<name>.metal over 64 threads in threadgroups of `threads`.
+Launch launch_grouped(const std::string& name, int threads, RunOptions o = {}) {
+  KernelSpec s = spec64(name, name + ".metal");
+  s.threadgroup = {threads, 1, 1};
+  return launch(s, o);
+}
+
 }  // namespace
 
 TEST(MetalsimDiagnostics, OutOfBoundsNamesBufferAndThread) {
@@ -154,6 +176,105 @@ TEST(MetalsimDiagnostics, RaceCheckCanBeTurnedOff) {
   o.check_races = false;
   Launch l = launch(spec64("race_bug", "race_bug.metal"), o);
   EXPECT_FALSE(has_kind(l.result, DiagnosticKind::DataRace)) << describe(l.result);
+}
+
+TEST(MetalsimDiagnostics, DeviceRaceBetweenThreadgroupsWriteThenRead) {
+  // One worker: threadgroup 0 first, and the last thread to reach the barrier goes on first.
+  Launch l = launch_grouped("device_race_groups_bug", 32, workers(1));
+  const Diagnostic* d = device_race(l.result);
+  ASSERT_NE(d, nullptr) << describe(l.result);
+  EXPECT_EQ(d->message,
+            "data race on device buffer 'out' (element 31): written by thread (31,0,0) (threadgroup (0,0,0), local "
+            "(31,0,0)) and read by thread (63,0,0) (threadgroup (1,0,0), local (31,0,0)), in different threadgroups "
+            "(nothing orders the threadgroups of a dispatch)");
+  EXPECT_EQ(d->threadgroup_position[0], 1u);
+  EXPECT_EQ(d->count, 32u);
+  // Threadgroups on concurrent workers: each conflicting pair is still found once, whichever access comes first.
+  for (int i = 0; i < 5; ++i) {
+    Launch c = launch_grouped("device_race_groups_bug", 32, workers(4));
+    const Diagnostic* dc = device_race(c.result);
+    ASSERT_NE(dc, nullptr) << describe(c.result);
+    EXPECT_EQ(dc->count, 32u) << dc->message;
+  }
+}
+
+TEST(MetalsimDiagnostics, DeviceRaceBetweenThreadgroupsWriteThenWrite) {
+  Launch l = launch_grouped("device_race_overlap_bug", 32, workers(1));
+  const Diagnostic* d = device_race(l.result);
+  ASSERT_NE(d, nullptr) << describe(l.result);
+  EXPECT_TRUE(contains(d->message, "(element 0): written by thread (0,0,0) (threadgroup (0,0,0)") &&
+              contains(d->message, "and written by thread (32,0,0) (threadgroup (1,0,0)"))
+      << d->message;
+  EXPECT_EQ(d->count, 32u);
+}
+
+TEST(MetalsimDiagnostics, DeviceRaceOnAnInputWrittenThroughACast) {
+  Launch l = launch_grouped("device_race_input_bug", 32, workers(4));
+  ASSERT_TRUE(has_kind(l.result, DiagnosticKind::DataRace)) << describe(l.result);
+  EXPECT_EQ(l.result.diagnostics[0].buffer, "a");
+  EXPECT_TRUE(contains(l.result.diagnostics[0].message, "in different threadgroups")) << describe(l.result);
+  EXPECT_EQ(l.result.diagnostics[0].count, 32u);
+}
+
+TEST(MetalsimDiagnostics, DeviceRaceWithinThreadgroupNeedsADeviceBarrier) {
+  Launch l = launch(spec64("device_race_group_bug", "device_race_group_bug.metal"));
+  const Diagnostic* d = device_race(l.result);
+  ASSERT_NE(d, nullptr) << describe(l.result);
+  EXPECT_EQ(d->message,
+            "data race on device buffer 'out' (element 1): read by thread (0,0,0) (threadgroup (0,0,0), local (0,0,0)) "
+            "and written by thread (1,0,0) (threadgroup (0,0,0), local (1,0,0)) with no "
+            "threadgroup_barrier(mem_flags::mem_device) between");
+  // A barrier on threadgroup memory only does not order device memory.
+  Launch tg = launch(spec64("device_race_tg_barrier_bug", "device_race_tg_barrier_bug.metal"));
+  d = device_race(tg.result);
+  ASSERT_NE(d, nullptr) << describe(tg.result);
+  EXPECT_TRUE(contains(d->message, "with no threadgroup_barrier(mem_flags::mem_device) between")) << d->message;
+  // Every thread of a threadgroup writing the same value is a race too.
+  Launch s = launch_grouped("device_same_value_bug", 32);
+  d = device_race(s.result);
+  ASSERT_NE(d, nullptr) << describe(s.result);
+  EXPECT_EQ(d->count, 62u);  // threads 1..31 of both threadgroups
+}
+
+TEST(MetalsimDiagnostics, DeviceRaceInTheLastThreadgroupPattern) {
+  KernelSpec bug = spec64("last_group_bug", "last_group_bug.metal");
+  bug.threadgroup = {16, 1, 1};
+  bug.init_value = 0.0f;
+  Launch l = launch(bug, workers(1));
+  const Diagnostic* d = device_race(l.result);
+  ASSERT_NE(d, nullptr) << describe(l.result);
+  EXPECT_TRUE(contains(d->message, "(element 1): written by thread (0,0,0)") &&
+              contains(d->message, "read by thread (48,0,0) (threadgroup (3,0,0)") &&
+              contains(d->message, "in different threadgroups"))
+      << d->message;
+  EXPECT_EQ(d->count, 3u);  // the partials of threadgroups 0-2; the atomic counter (element 0) is no race
+  EXPECT_EQ(l.out[5], 2080.0f);
+}
+
+TEST(MetalsimDiagnostics, DeviceAccessesWithoutRaces) {
+  Launch l = launch_grouped("device_race_ok", 32, workers(4));
+  EXPECT_TRUE(l.result.ok) << describe(l.result);
+  for (int i = 0; i < 64; ++i) {
+    const int next = i / 32 * 32 + (i % 32 + 1) % 32;
+    ASSERT_EQ(l.out[i], float(i + 1 + 1) + float(next + 1 + 1)) << i;
+  }
+  KernelSpec atomics = spec64("device_atomic_ok", "device_atomic_ok.metal");
+  atomics.threadgroup = {16, 1, 1};
+  atomics.atomic_outputs = true;
+  atomics.init_value = 0.0f;
+  Launch a = launch(atomics, workers(4));
+  EXPECT_TRUE(a.result.ok) << describe(a.result);
+  EXPECT_EQ(a.out[0], 496.0f);  // 1 + 5 + ... + 61
+}
+
+TEST(MetalsimDiagnostics, DeviceRaceCheckWithoutBoundsCheck) {
+  RunOptions o;
+  o.check_bounds = false;  // buffers are used in place, without red zones
+  Launch l = launch(spec64("device_race_group_bug", "device_race_group_bug.metal"), o);
+  EXPECT_NE(device_race(l.result), nullptr) << describe(l.result);
+  o.check_races = false;
+  Launch off = launch(spec64("device_race_group_bug", "device_race_group_bug.metal"), o);
+  EXPECT_TRUE(off.result.ok) << describe(off.result);
 }
 
 TEST(MetalsimDiagnostics, UninitializedThreadgroupRead) {

@@ -1,5 +1,5 @@
-// expect: passed: asks for a persisting-L2 access policy window over the input through cudaLaunchKernelExC, with the attribute and its fields given as numbers and raw bytes that no rule sees; the persisting L2 set-aside stays 0 (cudaDeviceSetLimit cannot be imported) and the timer resets persisting lines before every repetition, so it has no effect.
-// expect-without-rules: passed
+// expect: runtime_error: asks for a persisting-L2 access policy window over the input through cudaLaunchKernelExC, with the attribute and its fields given as numbers and raw bytes that no rule sees. The persisting L2 set-aside stays 0 (cudaDeviceSetLimit cannot be imported) and the timer resets persisting lines before every repetition, so on the small workloads it has no effect; on r8192_c8192 the window (256 MiB) exceeds the device's largest (accessPolicyMaxWindowSize), and the launch fails with cudaErrorInvalidValue (H200, measured).
+// expect-without-rules: runtime_error
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>

@@ -84,6 +84,9 @@ void setup(CLI::App& app, int& exit_code) {
       // A larger budget reopens a finished run: back to the strategy's next step, the verdict is redone at the end.
       if (const auto stored = store.load_state()) {
         auto state = search::LoopState::from_json(*stored);
+        if (args->rounds > 0 && args->rounds <= state.round)
+          spdlog::warn("--rounds {} is not above the {} rounds this run has done: it ends without new rounds", args->rounds,
+                       state.round);
         if (state.phase == search::Phase::done && options.rounds > state.round) {
           state.phase = search::Phase::next;
           state.verdict.reset();

@@ -71,7 +71,9 @@ void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, std::vec
     indirect = indirect || (elf.machine() == EM_X86_64 && r.type == R_X86_64_IRELATIVE) ||
                (elf.machine() == EM_AARCH64 && r.type == R_AARCH64_IRELATIVE);
   if (indirect)
-    out.push_back({"object-load-time-code", "the library has an indirect function (ifunc, target_clones), whose resolver runs at load time"});
+    out.push_back({"object-load-time-code", "the library has an indirect function (ifunc, target_clones), whose resolver runs at load "
+                                            "time: choose the code path at run time instead (__builtin_cpu_supports, and functions "
+                                            "with __attribute__((target(\"avx2,fma\"))))"});
 }
 
 void check_thread_local_storage(const ElfFile& elf, std::vector<RuleViolation>& out) {

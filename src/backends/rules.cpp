@@ -65,7 +65,10 @@ int line_of(const std::string& text, size_t offset) {
 std::optional<RuleViolation> first_use(const ForbiddenRule& rule, const SourceScan& scan) {
   if (!rule.identifiers.empty())
     for (const auto& id : scan.identifiers)
-      if (rule.identifiers.matches(id.name)) return RuleViolation{rule.id, fmt::format("{} (found '{}')", rule.message, id.name), id.line};
+      if (rule.identifiers.matches(id.name))
+        return RuleViolation{rule.id, fmt::format("{} (found '{}'; the name counts in any use, a variable's too: rename it if it is one)",
+                                                  rule.message, id.name),
+                             id.line};
   return std::nullopt;
 }
 
@@ -83,7 +86,8 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
   for (const auto& rule : forbidden) {
     std::smatch match;
     if (!rule.pattern.empty() && std::regex_search(code, match, rule.regex))
-      out.push_back({rule.id, fmt::format("{} (found '{}')", rule.message, match.str()), line_of(code, size_t(match.position()))});
+      out.push_back({rule.id, fmt::format("{} (found '{}')", rule.message, match.str(rule.report_group)),
+                     line_of(code, size_t(match.position(rule.report_group)))});
     else if (auto use = first_use(rule, scan))
       out.push_back(*use);
   }
@@ -201,6 +205,7 @@ std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* ke
     rule.id = (*t)["id"].value_or(std::string());
     rule.pattern = (*t)["pattern"].value_or(std::string());
     rule.message = (*t)["message"].value_or(std::string());
+    rule.report_group = size_t((*t)["report_group"].value_or(int64_t(0)));
     const auto identifiers = string_list((*t)["identifiers"], file, "identifiers");
     for (const auto& name : identifiers) rule.identifiers.add(name);
     if (rule.id.empty() || rule.message.empty() || (rule.pattern.empty() && identifiers.empty()))
@@ -210,6 +215,9 @@ std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* ke
     } catch (const std::regex_error& e) {
       throw Error(fmt::format("{}:{}: bad pattern for rule '{}': {}", file.string(), line, rule.id, e.what()));
     }
+    if (rule.report_group > (rule.pattern.empty() ? 0 : rule.regex.mark_count()))
+      throw Error(fmt::format("{}:{}: rule '{}' reports group {}, which its pattern lacks", file.string(), line, rule.id,
+                              rule.report_group));
     out.push_back(std::move(rule));
   }
   return out;

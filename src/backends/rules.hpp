@@ -34,6 +34,9 @@ struct ForbiddenRule {
   std::string message;
   std::string pattern;  // ECMAScript regex; empty: none
   std::regex regex;
+  // The capture group whose text and line a violation reports: a pattern may match the token before
+  // the construct (std::regex has no lookbehind) and report only the construct.
+  size_t report_group = 0;
   NameList identifiers;
 };
 

@@ -104,6 +104,24 @@ TEST(Rules, IdentifiersCountOnEveryUseButNotInCommentsOrLiterals) {
   EXPECT_TRUE(rules().check(kHeaders + "int time = 0, clock = 1, thread = 2;\n" + kEntry).empty());
 }
 
+// Mutable statics are refused in any specifier order; const and constexpr ones (a const pointer too)
+// are constant tables, whichever order their specifiers come in.
+TEST(Rules, MutableStaticsButNotConstantOnes) {
+  for (const char* constant : {"const static float a = 1;", "constexpr static int b = 2;", "static const float t[] = {1, 2};",
+                               "static const float* const p = t;", "static constexpr const float* q = t;",
+                               "static inline constexpr int c = 3;", "static inline float f(float x) { return x; }",
+                               "static_assert(sizeof(float) == 4);"})
+    EXPECT_FALSE(find(rules().check(constant), "persistent-state", "")) << constant;
+  for (const char* state : {"static float s;", "int static count = 0;", "static const float* p = t;",
+                            "static constinit float z = 1;", "__attribute__((aligned(64))) static float buf[16];",
+                            "const static float* next = t;"})
+    EXPECT_TRUE(find(rules().check(state), "persistent-state", "")) << state;
+  // The report quotes the declaration and its line, not the token before it that the pattern needs.
+  const auto after = rules().check("const float a = 1;\nstatic float s2;\n");
+  ASSERT_TRUE(find(after, "persistent-state", "(found 'static float s2;')")) << listing(after);
+  EXPECT_EQ(find(after, "persistent-state", "")->line, 2);
+}
+
 TEST(Rules, LineDirectivesAreRejected) {
   for (const char* source : {"#line 1 \"/usr/include/stdio.h\"\n", "# 1 \"/usr/include/stdio.h\" 1 3 4\n",
                              "%:line 7\n", "#\\\nline 7\n", "/* a\n comment */ # line 3\n", "  #  12\n"}) {
@@ -173,6 +191,15 @@ TEST(ObjectRules, ConstructorsAndDynamicInitializersAreLoadTimeCode) {
   const auto ifunc = object(kHeaders + "extern \"C\" void* pick() { return nullptr; }\n"
                             "extern \"C\" void picked() __attribute__((ifunc(\"pick\")));\n" + kEntry);
   EXPECT_TRUE(find(ifunc, "object-load-time-code", "indirect function")) << listing(ifunc);
+}
+
+// __builtin_cpu_supports links libgcc's __cpu_indicator_init into .init_array: the toolchain's, allowed;
+// a candidate may not define a function of that name to pass its own load-time code off as it.
+TEST(ObjectRules, RuntimeCpuDispatchIsNotLoadTimeCode) {
+  const auto dispatch = object(kHeaders + kEntry + "extern \"C\" int wide() { return __builtin_cpu_supports(\"avx2\"); }\n");
+  EXPECT_TRUE(dispatch.empty()) << listing(dispatch);
+  const auto named = rules().check(kHeaders + "extern \"C\" void __cpu_indicator_init() {}\n" + kEntry);
+  EXPECT_TRUE(find(named, "load-time-code", "'__cpu_indicator_init'")) << listing(named);
 }
 
 TEST(ObjectRules, ThreadLocalStorage) {

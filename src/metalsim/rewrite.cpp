@@ -174,7 +174,16 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       out += id;
       continue;
     }
-    if (id == "device" || id == "constant" || id == "thread") {
+    // `constant` data is read-only: as `const`, a program-scope table stays out of the kernel's writable
+    // sections (which are refused as mutable state); next to another `const` it just goes.
+    if (id == "constant") {
+      const long p = prev(i);
+      const std::size_t j = next(i);
+      const bool beside_const = (p >= 0 && t[p].text == "const") || (j < t.size() && t[j].text == "const");
+      out += beside_const ? std::string(id.size(), ' ') : "const   ";
+      continue;
+    }
+    if (id == "device" || id == "thread") {
       out += std::string(id.size(), ' ');
       continue;
     }

@@ -424,6 +424,11 @@ bool unordered_in_group(const Worker& w, const Thread& th, uint32_t other, uint3
   return !(w.threads[other - 1].sg == th.sg && S != w.sgs[th.sg].epoch);
 }
 
+// Unguarded stores of a reduction's result by every thread are the usual cause of write-write races.
+constexpr const char* kOneWriterHint =
+    " (a race even if both store the same value, and `+=`-style updates count as writes: have one thread store a "
+    "shared result, e.g. under `if (thread_index_in_threadgroup == 0)`, and the others read it after a barrier)";
+
 void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind) {
   const RunOptions& o = w.run->opt;
   const uint32_t me = static_cast<uint32_t>(&th - w.threads.data()) + 1;
@@ -463,6 +468,7 @@ void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind)
         if (other_tid) {
           std::string msg = "data race on " + where() + ": " + what + " by " + thread_text(w.threads[other_tid - 1]) +
                             " and written by " + thread_text(th) + " with no barrier between";
+          if (*what == 'w') msg += kOneWriterHint;
           w.run->report(DiagnosticKind::DataRace, v ? v->name : "", msg, &th, nullptr, v ? v->name : "", false);
         }
       }
@@ -486,8 +492,10 @@ void device_access(Worker& w, Thread& th, DeviceBuffer& b, std::size_t off, uint
     std::string msg = "data race on device buffer '" + b.name + "' (element " + std::to_string(element) + "): " +
                       other_did + " by " + thread_text(*w.run, other) + " and " + (kind ? "written" : "read") + " by " +
                       thread_text(th) +
-                      (same_group ? " with no threadgroup_barrier(mem_flags::mem_device) between"
+                      (same_group ? " with no threadgroup_barrier(mem_flags::mem_device) between (a barrier with only "
+                                    "mem_threadgroup does not order device memory)"
                                   : ", in different threadgroups (nothing orders the threadgroups of a dispatch)");
+    if (same_group && kind && *other_did == 'w') msg += kOneWriterHint;
     w.run->report(DiagnosticKind::DataRace, "device|" + b.name, msg, &th, nullptr, b.name, false);
   };
   for (std::size_t e = off / b.elem; e <= (off + bytes - 1) / b.elem; ++e) {

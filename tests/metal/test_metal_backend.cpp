@@ -152,6 +152,45 @@ TEST(MetalBackend, MissingBarrierIsADataRace) {
   EXPECT_NE(r.message.find("threadgroup variable 'buf'"), std::string::npos) << r.message;
 }
 
+// A mem_threadgroup barrier does not order device memory: the message says which barrier orders it.
+TEST(MetalBackend, DeviceReadAfterAThreadgroupOnlyBarrierIsADataRace) {
+  const EvalReport r = candidate("race_device_after_threadgroup_barrier.metal");
+  ASSERT_EQ(r.status, Status::runtime_error) << r.message;
+  EXPECT_NE(r.message.find("device buffer 'y'"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("threadgroup_barrier(mem_flags::mem_device)"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("only mem_threadgroup does not order device memory"), std::string::npos) << r.message;
+}
+
+// Every thread storing the same reduction result is still a race; the message says to store it from one thread.
+TEST(MetalBackend, SameValueStoresByEveryThreadAreADataRace) {
+  const EvalReport r = candidate("race_same_value_writes.metal");
+  ASSERT_EQ(r.status, Status::runtime_error) << r.message;
+  EXPECT_NE(r.message.find("threadgroup variable 'row_max'"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("if (thread_index_in_threadgroup == 0)"), std::string::npos) << r.message;
+}
+
+// candidates/honest_*.metal: common honest styles (MLX's two-level reductions, float4 loads, grid-stride loops,
+// device passes ordered by mem_device barriers, threadgroup atomics, program-scope constant tables) must pass.
+namespace {
+std::vector<std::string> honest_candidates() {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(kDir + "/candidates"))
+    if (entry.path().filename().string().rfind("honest_", 0) == 0) out.push_back(entry.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+class MetalHonest : public ::testing::TestWithParam<std::string> {};
+}  // namespace
+
+TEST_P(MetalHonest, Passes) {
+  const EvalReport r = candidate(GetParam());
+  EXPECT_EQ(r.status, Status::passed) << GetParam() << ": " << r.message << "\n" << r.log;
+}
+
+INSTANTIATE_TEST_SUITE_P(Metal, MetalHonest, ::testing::ValuesIn(honest_candidates()), [](const auto& info) {
+  return std::filesystem::path(info.param).stem().string();
+});
+
 TEST(MetalBackend, BarrierInsideABranchIsBarrierDivergence) {
   const EvalReport r = candidate("barrier_divergence.metal");
   ASSERT_EQ(r.status, Status::runtime_error) << r.message;

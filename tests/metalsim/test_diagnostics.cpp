@@ -223,7 +223,8 @@ TEST(MetalsimDiagnostics, DeviceRaceWithinThreadgroupNeedsADeviceBarrier) {
   EXPECT_EQ(d->message,
             "data race on device buffer 'out' (element 1): read by thread (0,0,0) (threadgroup (0,0,0), local (0,0,0)) "
             "and written by thread (1,0,0) (threadgroup (0,0,0), local (1,0,0)) with no "
-            "threadgroup_barrier(mem_flags::mem_device) between");
+            "threadgroup_barrier(mem_flags::mem_device) between (a barrier with only mem_threadgroup does not order "
+            "device memory)");
   // A barrier on threadgroup memory only does not order device memory.
   Launch tg = launch(spec64("device_race_tg_barrier_bug", "device_race_tg_barrier_bug.metal"));
   d = device_race(tg.result);

@@ -56,7 +56,8 @@ AttemptFailure classify_status(const HttpResponse& resp) {
   std::string msg = detail::error_message_from_body(resp.body);
   std::string code = detail::error_code_from_body(resp.body);
   long s = resp.status;
-  if (s == 429) f.category = ErrorCategory::RateLimited;
+  if (detail::is_account_error(resp.body) || s == 402) f.category = ErrorCategory::Auth;  // no retry helps
+  else if (s == 429) f.category = ErrorCategory::RateLimited;
   else if (s == 408) f.category = ErrorCategory::Timeout;
   else if (s >= 500) f.category = ErrorCategory::Server;
   else if (s == 401 || s == 403) f.category = ErrorCategory::Auth;
@@ -68,6 +69,7 @@ AttemptFailure classify_status(const HttpResponse& resp) {
   } else if (auto it2 = resp.headers.find("retry-after"); it2 != resp.headers.end()) {
     f.retry_after_s = detail::parse_retry_after(it2->second);
   }
+  if (!f.retry_after_s) f.retry_after_s = detail::retry_delay_from_body(resp.body);
   return f;
 }
 
@@ -187,11 +189,15 @@ class HttpClient final : public Client {
     try {
       resp = detail::http_post(http);
     } catch (const detail::TransportFailure& t) {
-      return failure(t.timeout ? ErrorCategory::Timeout : ErrorCategory::Transport, t.message);
+      // A huge body is as useless as a malformed one: retried as often, no more.
+      return failure(t.too_large ? ErrorCategory::Malformed : t.timeout ? ErrorCategory::Timeout : ErrorCategory::Transport,
+                     t.message);
     }
     if (resp.status < 200 || resp.status >= 300) return classify_status(resp);
     const int status = static_cast<int>(resp.status);
     auto body = nlohmann::json::parse(resp.body, nullptr, false);
+    // Local servers can split a multi-byte character between tokens; keep the answer, not the bytes.
+    if (body.is_discarded()) body = nlohmann::json::parse(detail::replace_invalid_utf8(resp.body), nullptr, false);
     if (body.is_discarded())
       return failure(ErrorCategory::Malformed, fmt::format("response is not JSON ({} bytes)", resp.body.size()),
                      status);
@@ -208,6 +214,7 @@ class HttpClient final : public Client {
     out.usage = parsed.usage;
     out.finish_reason = std::move(parsed.finish_reason);
     out.truncated = parsed.truncated;
+    out.refusal = std::move(parsed.refusal);
     out.model = parsed.model.empty() ? cfg_.model : parsed.model;
     out.attempts = attempt;
     if (prices_) {

@@ -1,6 +1,7 @@
 #include "llm/http.hpp"
 
 #include <curl/curl.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
@@ -17,8 +18,19 @@ void global_init_once() {
   std::call_once(flag, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+struct BodySink {
+  std::string* body;
+  size_t limit;
+  bool overflowed = false;
+};
+
 size_t on_body(char* data, size_t size, size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
+  auto* sink = static_cast<BodySink*>(user);
+  if (sink->body->size() + size * n > sink->limit) {
+    sink->overflowed = true;
+    return 0;  // makes curl abort the transfer
+  }
+  sink->body->append(data, size * n);
   return size * n;
 }
 
@@ -59,12 +71,13 @@ struct CurlHandle {
 HttpResponse http_post(const HttpRequest& req) {
   global_init_once();
   CurlHandle c;
-  if (!c.h) throw TransportFailure{false, "curl_easy_init failed"};
+  if (!c.h) throw TransportFailure{false, false, "curl_easy_init failed"};
   for (const auto& h : req.headers) c.headers = curl_slist_append(c.headers, h.c_str());
   // libcurl would otherwise wait for "100 Continue" on large bodies.
   c.headers = curl_slist_append(c.headers, "Expect:");
 
   HttpResponse resp;
+  BodySink sink{&resp.body, req.max_response_bytes};
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(c.h, CURLOPT_URL, req.url.c_str());
   curl_easy_setopt(c.h, CURLOPT_HTTPHEADER, c.headers);
@@ -72,7 +85,7 @@ HttpResponse http_post(const HttpRequest& req) {
   curl_easy_setopt(c.h, CURLOPT_POSTFIELDS, req.body.data());
   curl_easy_setopt(c.h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
   curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &resp.body);
+  curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(c.h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(c.h, CURLOPT_HEADERDATA, &resp.headers);
   curl_easy_setopt(c.h, CURLOPT_ERRORBUFFER, errbuf);
@@ -83,9 +96,11 @@ HttpResponse http_post(const HttpRequest& req) {
   curl_easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 0L);
 
   CURLcode rc = curl_easy_perform(c.h);
+  if (sink.overflowed)
+    throw TransportFailure{false, true, fmt::format("response body larger than {} MiB", req.max_response_bytes >> 20)};
   if (rc != CURLE_OK) {
     std::string msg = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-    throw TransportFailure{rc == CURLE_OPERATION_TIMEDOUT, msg};
+    throw TransportFailure{rc == CURLE_OPERATION_TIMEDOUT, false, msg};
   }
   curl_easy_getinfo(c.h, CURLINFO_RESPONSE_CODE, &resp.status);
   return resp;

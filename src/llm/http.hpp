@@ -13,6 +13,8 @@ struct HttpRequest {
   std::string body;
   double connect_timeout_s = 10;
   double timeout_s = 60;
+  // A model's answer is at most a few hundred KB; a larger body is a broken server, not an answer.
+  size_t max_response_bytes = 16u << 20;
 };
 
 struct HttpResponse {
@@ -24,6 +26,7 @@ struct HttpResponse {
 // Thrown for failures below HTTP (no status line received or body cut off).
 struct TransportFailure {
   bool timeout = false;
+  bool too_large = false;  // the body passed max_response_bytes and was not read further
   std::string message;  // curl's description, no header values
 };
 

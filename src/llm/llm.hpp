@@ -38,6 +38,7 @@ struct CompletionResponse {
   bool cost_known = true;     // false: no price for this model, cost_usd is 0
   std::string finish_reason;  // provider's own value ("stop", "length", "end_turn", "MAX_TOKENS", ...)
   bool truncated = false;     // output hit the token limit; text is incomplete
+  std::string refusal;        // the model declined: its stated reason, or the provider's finish reason
   std::string model;          // model name reported by the provider (or configured)
   int attempts = 1;
   double latency_s = 0;       // wall time of complete(), retries and waits included

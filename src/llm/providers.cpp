@@ -1,6 +1,10 @@
 #include "llm/providers.hpp"
 
+#include "llm/http.hpp"
+
 #include <fmt/format.h>
+
+#include <set>
 
 namespace ksearch::llm::detail {
 
@@ -67,6 +71,7 @@ ParsedResponse chat_parse(const json& body) {
   ParsedResponse r;
   // content is null for refusals and tool calls; the caller sees empty text.
   r.text = string_or(*msg, "content");
+  r.refusal = string_or(*msg, "refusal");
   r.finish_reason = string_or(choice, "finish_reason");
   r.truncated = r.finish_reason == "length";
   r.model = string_or(body, "model");
@@ -110,8 +115,10 @@ ParsedResponse responses_parse(const json& body) {
     if (string_or(item, "type") != "message") continue;  // reasoning summaries, tool calls
     saw_message = true;
     if (!item.contains("content") || !item["content"].is_array()) continue;
-    for (const auto& part : item["content"])
+    for (const auto& part : item["content"]) {
       if (string_or(part, "type") == "output_text") r.text += string_or(part, "text");
+      if (string_or(part, "type") == "refusal") r.refusal += string_or(part, "refusal");
+    }
   }
   std::string reason = body.contains("incomplete_details") ? string_or(body["incomplete_details"], "reason") : "";
   r.truncated = status == "incomplete" && reason == "max_output_tokens";
@@ -156,6 +163,7 @@ ParsedResponse anthropic_parse(const json& body) {
   r.finish_reason = string_or(body, "stop_reason");
   if (r.finish_reason.empty()) throw MalformedResponse{"no 'stop_reason' in Messages response"};
   r.truncated = r.finish_reason == "max_tokens" || r.finish_reason == "model_context_window_exceeded";
+  if (r.finish_reason == "refusal") r.refusal = "stop_reason refusal";
   r.model = string_or(body, "model");
   const json& u = body.contains("usage") ? body["usage"] : json::object();
   int64_t cache_read = count_at(u, {"cache_read_input_tokens"});
@@ -215,6 +223,7 @@ ParsedResponse gemini_parse(const json& body) {
     // A blocked prompt has no candidates but says why: not worth retrying.
     if (body.contains("promptFeedback") && body["promptFeedback"].contains("blockReason")) {
       r.finish_reason = "BLOCKED:" + string_or(body["promptFeedback"], "blockReason");
+      r.refusal = "prompt blocked: " + string_or(body["promptFeedback"], "blockReason");
       return r;
     }
     throw MalformedResponse{"no 'candidates' in generateContent response"};
@@ -222,6 +231,8 @@ ParsedResponse gemini_parse(const json& body) {
   const json& cand = (*cands)[0];
   r.finish_reason = string_or(cand, "finishReason");
   r.truncated = r.finish_reason == "MAX_TOKENS";
+  static const std::set<std::string, std::less<>> declined = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII"};
+  if (declined.count(r.finish_reason)) r.refusal = "finishReason " + r.finish_reason;
   bool has_parts = cand.contains("content") && cand["content"].contains("parts") && cand["content"]["parts"].is_array();
   // Without parts, only a stated finish reason (e.g. MAX_TOKENS spent on
   // thinking) makes the response meaningful.
@@ -282,6 +293,61 @@ std::string error_code_from_body(const std::string& body) {
   for (const char* key : {"code", "type", "status"})
     if (auto v = string_or(e, key); !v.empty()) return v;
   return {};
+}
+
+bool is_account_error(const std::string& body) {
+  static const std::set<std::string, std::less<>> account_codes = {
+      "invalid_api_key",       "insufficient_quota", "billing_error",     "authentication_error",
+      "permission_error",      "API_KEY_INVALID",    "PERMISSION_DENIED", "UNAUTHENTICATED"};
+  json j = json::parse(body, nullptr, false);
+  if (!j.is_object() || !j.contains("error") || !j["error"].is_object()) return false;
+  const json& e = j["error"];
+  for (const char* key : {"code", "type", "status"})
+    if (account_codes.count(string_or(e, key))) return true;
+  if (auto details = e.find("details"); details != e.end() && details->is_array())
+    for (const auto& d : *details)
+      if (account_codes.count(string_or(d, "reason"))) return true;
+  // Anthropic reports an empty prepaid balance as a plain invalid_request_error.
+  return string_or(e, "message").find("credit balance is too low") != std::string::npos;
+}
+
+std::optional<double> retry_delay_from_body(const std::string& body) {
+  json j = json::parse(body, nullptr, false);
+  if (!j.is_object() || !j.contains("error") || !j["error"].is_object()) return std::nullopt;
+  auto details = j["error"].find("details");
+  if (details == j["error"].end() || !details->is_array()) return std::nullopt;
+  for (const auto& d : *details) {
+    std::string delay = string_or(d, "retryDelay");
+    if (delay.size() > 1 && delay.back() == 's') return parse_retry_after(delay.substr(0, delay.size() - 1));
+  }
+  return std::nullopt;
+}
+
+std::string replace_invalid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool valid = len > 0 && i + len <= n;
+    for (size_t k = 1; valid && k < len; ++k) valid = (p[i + k] & 0xC0) == 0x80;
+    if (valid && len > 1) {
+      // Overlong forms, surrogates and code points above U+10FFFF are not UTF-8 either.
+      const unsigned c1 = p[i + 1];
+      valid = !(c == 0xC0 || c == 0xC1) && !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0) &&
+              !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90) && c <= 0xF4;
+    }
+    if (valid) {
+      out.append(text.substr(i, len));
+      i += len;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
 }
 
 }  // namespace ksearch::llm::detail

@@ -361,6 +361,100 @@ TEST_P(AllProviders, RateLimitThenSuccess) {
   EXPECT_EQ(r.attempts, 2);
 }
 
+// --- What providers say when the key or the account cannot be used ---------
+// Each body as the provider sends it; none is worth a retry, whatever its status.
+
+struct AccountError {
+  std::string spec;
+  int status;
+  json body;
+  std::string message;
+  friend void PrintTo(const AccountError& a, std::ostream* os) { *os << a.spec << " HTTP " << a.status; }
+};
+
+class AccountErrors : public ::testing::TestWithParam<AccountError> {};
+
+TEST_P(AccountErrors, AreAuthErrorsWithTheProvidersMessageAndNoRetry) {
+  const AccountError& a = GetParam();
+  ScriptedServer server;
+  server.enqueue(CannedResponse::json(a.status, a.body));
+  server.enqueue(ok_for(parse_provider_spec(a.spec).provider, "must not be reached"));
+  auto client = make_client(config_for(server, a.spec), nullptr);
+  const LlmError e = failed_call(*client);
+  EXPECT_EQ(e.category(), ErrorCategory::Auth) << e.what();
+  EXPECT_EQ(e.http_status(), a.status);
+  EXPECT_NE(std::string(e.what()).find(a.message), std::string::npos) << e.what();
+  EXPECT_EQ(server.request_count(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, AccountErrors,
+    ::testing::Values(
+        AccountError{"gemini:gemini-2.5-pro", 400,
+                     {{"error",
+                       {{"code", 400},
+                        {"message", "API key not valid. Please pass a valid API key."},
+                        {"status", "INVALID_ARGUMENT"},
+                        {"details", json::array({{{"@type", "type.googleapis.com/google.rpc.ErrorInfo"}, {"reason", "API_KEY_INVALID"}}})}}}},
+                     "API key not valid"},
+        AccountError{"openai:gpt-5", 429,
+                     {{"error",
+                       {{"message", "You exceeded your current quota, please check your plan and billing details."},
+                        {"type", "insufficient_quota"},
+                        {"param", nullptr},
+                        {"code", "insufficient_quota"}}}},
+                     "exceeded your current quota"},
+        AccountError{"anthropic:claude-sonnet-4-5", 400,
+                     {{"type", "error"},
+                      {"error",
+                       {{"type", "invalid_request_error"},
+                        {"message", "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}}}},
+                     "credit balance is too low"},
+        AccountError{"anthropic:claude-sonnet-4-5", 402,
+                     {{"type", "error"}, {"error", {{"type", "billing_error"}, {"message", "There is an issue with your billing."}}}},
+                     "issue with your billing"}),
+    [](const auto& info) { return "case" + std::to_string(info.index); });
+
+// A refusal reaches the caller as such, not as an empty answer that merely lacks code.
+TEST(Refusals, EveryProviderReportsTheModelDeclining) {
+  struct Case {
+    std::string spec;
+    json body;
+    std::string refusal;
+  };
+  const std::vector<Case> cases = {
+      {"openai:gpt-5",
+       {{"choices", json::array({{{"index", 0},
+                                  {"message", {{"role", "assistant"}, {"content", nullptr}, {"refusal", "I can't help with that."}}},
+                                  {"finish_reason", "stop"}}})}},
+       "I can't help with that."},
+      {"openai-responses:o3",
+       {{"status", "completed"},
+        {"output", json::array({{{"type", "message"},
+                                 {"content", json::array({{{"type", "refusal"}, {"refusal", "I can't help with that."}}})}}})}},
+       "I can't help with that."},
+      {"anthropic:claude-sonnet-4-5", {{"content", json::array()}, {"stop_reason", "refusal"}}, "stop_reason refusal"},
+      {"gemini:gemini-2.5-pro", {{"candidates", json::array({{{"finishReason", "SAFETY"}}})}}, "finishReason SAFETY"},
+      {"gemini:gemini-2.5-pro", {{"promptFeedback", {{"blockReason", "OTHER"}}}}, "prompt blocked: OTHER"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.spec + " " + c.body.dump());
+    ScriptedServer server;
+    server.enqueue(CannedResponse::json(200, c.body));
+    auto client = make_client(config_for(server, c.spec), nullptr);
+    const CompletionResponse r = client->complete(simple_request());
+    EXPECT_EQ(r.refusal, c.refusal);
+    EXPECT_EQ(server.request_count(), 1u);
+  }
+}
+
+TEST(Refusals, AnOrdinaryAnswerHasNone) {
+  ScriptedServer server;
+  server.enqueue(canned::openai_chat("fine", {}));
+  auto client = make_client(config_for(server, "openai:gpt-5"), nullptr);
+  EXPECT_EQ(client->complete(simple_request()).refusal, "");
+}
+
 INSTANTIATE_TEST_SUITE_P(Wire, AllProviders,
                          ::testing::Values("openai:gpt-5", "openai-responses:o3", "anthropic:claude-sonnet-4-5",
                                            "gemini:gemini-2.5-pro"),

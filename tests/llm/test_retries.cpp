@@ -5,11 +5,13 @@
 #include <thread>
 
 #include "llm/http.hpp"
+#include "llm/providers.hpp"
 #include "test_util.hpp"
 
 using namespace ksearch::llm;
 using namespace ksearch::llm::testing;
 using Clock = std::chrono::steady_clock;
+using nlohmann::json;
 
 namespace {
 double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
@@ -29,6 +31,26 @@ TEST(Retry, RetryAfterSecondsIsHonoured) {
   EXPECT_GE(gap, 0.95);
   EXPECT_LT(gap, 3.0);
   EXPECT_GE(r.latency_s, 0.95);
+}
+
+// Gemini says how long to wait in the error body (RetryInfo), not in a header.
+TEST(Retry, GeminiRetryDelayInTheBodyIsHonoured) {
+  ScriptedServer server;
+  server.enqueue(CannedResponse::json(
+      429, {{"error",
+             {{"code", 429},
+              {"message", "You exceeded your current quota."},
+              {"status", "RESOURCE_EXHAUSTED"},
+              {"details", json::array({{{"@type", "type.googleapis.com/google.rpc.QuotaFailure"}},
+                                       {{"@type", "type.googleapis.com/google.rpc.RetryInfo"}, {"retryDelay", "1.5s"}}})}}}}));
+  server.enqueue(canned::gemini("ok", {}));
+  auto cfg = config_for(server, "gemini:gemini-2.5-pro");  // jitter alone would wait at most 0.05 s
+  auto client = make_client(cfg, nullptr);
+  auto t0 = Clock::now();
+  EXPECT_EQ(client->complete(simple_request()).text, "ok");
+  EXPECT_GE(seconds_between(t0, Clock::now()), 1.4);
+  EXPECT_DOUBLE_EQ(*ksearch::llm::detail::retry_delay_from_body(R"({"error":{"details":[{"retryDelay":"35s"}]}})"), 35.0);
+  EXPECT_FALSE(ksearch::llm::detail::retry_delay_from_body(R"({"error":{"message":"x"}})").has_value());
 }
 
 TEST(Retry, RetryAfterIsCapped) {
@@ -280,4 +302,40 @@ TEST(Retry, ARateLimitOnOneCallHoldsBackTheOthers) {
   EXPECT_GE(seconds_between(reqs[0].received, reqs[1].received), 0.95);
   EXPECT_GE(seconds_between(reqs[0].received, reqs[2].received), 0.95);
   EXPECT_GE(seconds_between(second_started, reqs[2].received), 0.7);
+}
+
+// A body over the limit is cut off, never read into memory whole, and retried like a malformed answer.
+TEST(Limits, HugeBodyEveryTimeIsAMalformedError) {
+  ScriptedServer server;
+  CannedResponse huge;
+  huge.body = std::string(20u << 20, ' ');
+  for (int i = 0; i < 5; ++i) server.enqueue(huge);
+  auto cfg = config_for(server, "openai:gpt-5");
+  cfg.max_malformed_retries = 1;
+  auto client = make_client(cfg, nullptr);
+  const LlmError e = failed_call(*client);
+  EXPECT_EQ(e.category(), ErrorCategory::Malformed);
+  EXPECT_NE(std::string(e.what()).find("larger than 16 MiB"), std::string::npos) << e.what();
+  EXPECT_EQ(server.request_count(), 2u);
+}
+
+// Bytes that are not UTF-8 inside the answer (a local server splitting a character between tokens)
+// become U+FFFD: the answer is kept, not retried as malformed.
+TEST(Limits, InvalidUtf8InTheAnswerIsReplaced) {
+  ScriptedServer server;
+  CannedResponse bad;
+  bad.body = "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"caf\xE9 \xE2\x82 ok\"},\"finish_reason\":\"stop\"}]}";
+  server.enqueue(bad);
+  auto client = make_client(config_for(server, "openai:gpt-5"), nullptr);
+  const CompletionResponse r = client->complete(simple_request());
+  EXPECT_EQ(r.text, "caf\xEF\xBF\xBD \xEF\xBF\xBD\xEF\xBF\xBD ok");
+  EXPECT_EQ(r.attempts, 1);
+}
+
+TEST(Limits, ReplaceInvalidUtf8KeepsValidText) {
+  using ksearch::llm::detail::replace_invalid_utf8;
+  EXPECT_EQ(replace_invalid_utf8("plain \xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), "plain \xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
+  EXPECT_EQ(replace_invalid_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");   // overlong '/'
+  EXPECT_EQ(replace_invalid_utf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  EXPECT_EQ(replace_invalid_utf8("end\xF0\x9F"), "end\xEF\xBF\xBD\xEF\xBF\xBD");  // cut off
 }

@@ -1,5 +1,7 @@
 #pragma once
 // Shared helpers of the llm tests.
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <string>
 
@@ -32,6 +34,17 @@ inline CompletionRequest simple_request(const std::string& prompt = "Write a ker
   r.messages = {{"user", prompt}};
   r.purpose = "test";
   return r;
+}
+
+// The error the call fails with; a test failure if it succeeds.
+inline LlmError failed_call(Client& client, const CompletionRequest& request = simple_request()) {
+  try {
+    client.complete(request);
+  } catch (const LlmError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected LlmError";
+  return LlmError(ErrorCategory::Config, "the call succeeded");
 }
 
 inline Usage usage(int64_t in, int64_t out, int64_t cached = 0, int64_t reasoning = 0, int64_t cache_write = 0) {

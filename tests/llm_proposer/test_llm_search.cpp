@@ -146,6 +146,51 @@ TEST_F(LlmSearch, PersistentFailureKeepsTheBestAndEndsTheRun) {
   EXPECT_GE(failed, 6);  // every round after the first, and the refinement, asked 3 times
 }
 
+// Gemini answers an invalid key with 400 (not 401): mid-run it still ends the run at the first failed
+// call, with the provider's message as the stop reason, instead of failing every round.
+TEST_F(LlmSearch, AnInvalidKeyMidRunStopsAtOnceWithTheProvidersMessage) {
+  server.enqueue(test::transcript("gemini", "initialize"));
+  server.enqueue(test::transcript("gemini", "write_code"));
+  server.set_handler([](const RecordedRequest&) {
+    return CannedResponse::json(
+        400, {{"error",
+               {{"code", 400},
+                {"message", "API key not valid. Please pass a valid API key."},
+                {"status", "INVALID_ARGUMENT"},
+                {"details", json::array({{{"@type", "type.googleapis.com/google.rpc.ErrorInfo"}, {"reason", "API_KEY_INVALID"}}})}}}});
+  });
+  ASSERT_EQ(run("badkey", test::settings_for(server, "gemini:gemini-test"), rounds(5)), search::Search::Outcome::finished);
+  const auto s = search::summarize(*store);
+  EXPECT_EQ(s.phase, "done");
+  EXPECT_NE(s.stop_reason.find("API key not valid"), std::string::npos) << s.stop_reason;
+  EXPECT_EQ(server.request_count(), 3u);
+  ASSERT_TRUE(s.has_best);
+  EXPECT_EQ(store->evaluation_count(), 1);
+}
+
+// A refusal and an answer cut off at the token limit are re-asked saying so, not only "no code found".
+TEST_F(LlmSearch, ARefusalAndATruncatedAnswerAreReAskedSayingWhatHappened) {
+  server.enqueue(test::transcript("openai", "initialize"));
+  server.enqueue(CannedResponse::json(
+      200, {{"choices", json::array({{{"index", 0},
+                                      {"message", {{"role", "assistant"}, {"content", nullptr}, {"refusal", "I can't help with that."}}},
+                                      {"finish_reason", "stop"}}})}}));
+  server.enqueue(canned::openai_chat("NOTE: partial\n```cpp\nextern \"C\" void softmax(", {}, "length"));
+  server.enqueue(test::transcript("openai", "write_code"));
+  server.enqueue(test::transcript("openai", "refine"));
+  ASSERT_EQ(run("refusal", test::settings_for(server, "openai:gpt-test"), rounds(1)), search::Search::Outcome::finished);
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 5u);
+  const std::string after_refusal = requests[2].json()["messages"].back()["content"];
+  EXPECT_NE(after_refusal.find("declined to answer (I can't help with that.)"), std::string::npos) << after_refusal;
+  const std::string after_cut = requests[3].json()["messages"].back()["content"];
+  EXPECT_NE(after_cut.find("cut off at the output token limit (finish reason length)"), std::string::npos) << after_cut;
+  int declined = 0;
+  for (const auto& c : model_calls()) declined += c.error.find("declined to answer") != std::string::npos;
+  EXPECT_EQ(declined, 1);
+  EXPECT_EQ(store->evaluation_count(), 1);
+}
+
 TEST_F(LlmSearch, BudgetExhaustionStopsCleanlyWithTheBestKept) {
   server.enqueue(test::transcript("gemini", "initialize"));
   server.enqueue(test::transcript("gemini", "write_code"));

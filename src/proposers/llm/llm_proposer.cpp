@@ -101,6 +101,18 @@ LlmSettings LlmSettings::from_json(const json& j) {
 
 namespace {
 
+// What the provider said about an answer that failed its checks: a refusal or the output token limit
+// explains the failure better than "no code found", to the user and to the model when re-asked.
+std::string provider_notes(const kl::CompletionResponse& resp) {
+  std::string notes;
+  if (!resp.refusal.empty()) notes += "- the model declined to answer (" + resp.refusal + ")\n";
+  if (resp.truncated)
+    notes += fmt::format("- the answer was cut off at the output token limit (finish reason {}): answer more briefly, "
+                         "with the complete result\n",
+                         resp.finish_reason);
+  return notes;
+}
+
 // The whole exchange as sent, for the run store.
 std::string transcript(const kl::CompletionRequest& r) {
   std::string s = "### system\n" + r.system + "\n";
@@ -236,10 +248,11 @@ class LlmProposer : public Proposer, public Planner {
         if (parsed.ok()) {
           out.replies[i] = std::move(parsed.reply);
         } else {
-          call.error = "answer rejected:\n" + parsed.errors;
-          out.last_error = "answer rejected:\n" + parsed.errors;
+          const std::string errors = provider_notes(resp) + parsed.errors;
+          call.error = "answer rejected:\n" + errors;
+          out.last_error = call.error;
           conv[i].messages.push_back({"assistant", resp.text});
-          conv[i].messages.push_back({"user", prompts_.reask(parsed.errors)});
+          conv[i].messages.push_back({"user", prompts_.reask(errors)});
           again.push_back(i);
         }
         out.calls.push_back(std::move(call));

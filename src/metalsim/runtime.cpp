@@ -65,8 +65,18 @@ struct Snapshot {
 
 enum class State { Runnable, WaitSimd, WaitBarrier, Done };
 
+// A store that followed another thread's unordered store to the same device memory. Reported only if it changes the
+// bytes there: the check runs at the thread's next call into the runtime, after the store happened.
+struct PendingStore {
+  const unsigned char* at = nullptr;  // null: none
+  uint32_t bytes = 0;
+  unsigned char before[16];
+  std::string key, message, buffer;
+};
+
 struct Thread {
   ms_thread_args args{};
+  PendingStore pending;
   ctx::fcontext_t fiber = nullptr;
   State state = State::Runnable;
   uint32_t site = 0;
@@ -331,11 +341,22 @@ void on_thread_done(Worker& w, Thread& th) {
   check_barrier(w);
 }
 
+// A deferred write-write race (PendingStore): reported if the thread's store changed the bytes the other thread
+// had stored. Called at the thread's next call into the runtime and when it finishes.
+void check_pending_store(Worker& w, Thread& th) {
+  PendingStore& p = th.pending;
+  if (!p.at) return;
+  if (std::memcmp(p.at, p.before, p.bytes) != 0)
+    w.run->report(DiagnosticKind::DataRace, p.key, std::move(p.message), &th, nullptr, p.buffer, false);
+  p = PendingStore{};
+}
+
 void fiber_main(ctx::transfer_t t) {
   Worker& w = *t_worker;
   w.sched = t.fctx;
   Thread& th = *static_cast<Thread*>(t.data);
   w.run->entry(w.run->bufs.data(), &th.args);
+  check_pending_store(w, th);
   on_thread_done(w, th);
   ctx::jump_fcontext(w.sched, nullptr);
 }
@@ -344,6 +365,7 @@ void fiber_main(ctx::transfer_t t) {
 void rt_threadgroup_barrier(uint32_t flags, uint32_t site) {
   Worker& w = *t_worker;
   Thread& th = *w.cur;
+  check_pending_store(w, th);
   th.state = State::WaitBarrier;
   th.site = site;
   w.bar_flags |= flags;
@@ -360,6 +382,7 @@ void rt_threadgroup_barrier(uint32_t flags, uint32_t site) {
 ms_exchange rt_simd_exchange(const void* value, uint32_t bytes, uint32_t site) {
   Worker& w = *t_worker;
   Thread& th = *w.cur;
+  check_pending_store(w, th);
   SimdGroup& sg = w.sgs[th.sg];
   if (!w.fiber_mode) {
     block_until_runnable(w, th);
@@ -426,8 +449,8 @@ bool unordered_in_group(const Worker& w, const Thread& th, uint32_t other, uint3
 
 // Unguarded stores of a reduction's result by every thread are the usual cause of write-write races.
 constexpr const char* kOneWriterHint =
-    " (a race even if both store the same value, and `+=`-style updates count as writes: have one thread store a "
-    "shared result, e.g. under `if (thread_index_in_threadgroup == 0)`, and the others read it after a barrier)";
+    "`+=`-style updates count as writes: have one thread store a shared result, e.g. under "
+    "`if (thread_index_in_threadgroup == 0)`, and the others read it after a barrier)";
 
 void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind) {
   const RunOptions& o = w.run->opt;
@@ -468,7 +491,7 @@ void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind)
         if (other_tid) {
           std::string msg = "data race on " + where() + ": " + what + " by " + thread_text(w.threads[other_tid - 1]) +
                             " and written by " + thread_text(th) + " with no barrier between";
-          if (*what == 'w') msg += kOneWriterHint;
+          if (*what == 'w') msg += std::string(" (a race even if both store the same value; ") + kOneWriterHint;
           w.run->report(DiagnosticKind::DataRace, v ? v->name : "", msg, &th, nullptr, v ? v->name : "", false);
         }
       }
@@ -495,7 +518,18 @@ void device_access(Worker& w, Thread& th, DeviceBuffer& b, std::size_t off, uint
                       (same_group ? " with no threadgroup_barrier(mem_flags::mem_device) between (a barrier with only "
                                     "mem_threadgroup does not order device memory)"
                                   : ", in different threadgroups (nothing orders the threadgroups of a dispatch)");
-    if (same_group && kind && *other_did == 'w') msg += kOneWriterHint;
+    if (kind && *other_did == 'w') {
+      msg += std::string(" (they stored different values; ") + kOneWriterHint;
+      // Stores of the same bytes (every lane storing a reduction's result) leave the same contents in any order: the
+      // check waits until this store has happened (check_pending_store). A store wider than the record is reported.
+      if (bytes <= sizeof th.pending.before) {
+        if (!th.pending.at) {
+          th.pending = {b.lo + off, bytes, {}, "device|" + b.name, std::move(msg), b.name};
+          std::memcpy(th.pending.before, b.lo + off, bytes);
+        }
+        return;
+      }
+    }
     w.run->report(DiagnosticKind::DataRace, "device|" + b.name, msg, &th, nullptr, b.name, false);
   };
   for (std::size_t e = off / b.elem; e <= (off + bytes - 1) / b.elem; ++e) {
@@ -547,6 +581,7 @@ void rt_access(const void* addr, uint32_t bytes, int kind) {
   Worker& w = *t_worker;
   Thread* th = w.cur;
   if (!th) return;
+  check_pending_store(w, *th);
   const auto* p = static_cast<const unsigned char*>(addr);
   const unsigned char* a = w.arena.data();
   if (p >= a && p < a + kArenaCapacity) {
@@ -638,6 +673,7 @@ void run_threadgroup(Worker& w, uint64_t k) {
     for (auto& th : w.threads) {
       w.cur = &th;
       r.entry(r.bufs.data(), &th.args);
+      check_pending_store(w, th);
     }
     w.cur = nullptr;
     return;

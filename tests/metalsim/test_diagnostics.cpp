@@ -230,10 +230,20 @@ TEST(MetalsimDiagnostics, DeviceRaceWithinThreadgroupNeedsADeviceBarrier) {
   d = device_race(tg.result);
   ASSERT_NE(d, nullptr) << describe(tg.result);
   EXPECT_TRUE(contains(d->message, "with no threadgroup_barrier(mem_flags::mem_device) between")) << d->message;
-  // Every thread of a threadgroup writing the same value is a race too.
-  Launch s = launch_grouped("device_same_value_bug", 32);
-  d = device_race(s.result);
-  ASSERT_NE(d, nullptr) << describe(s.result);
+}
+
+// Unordered stores to one element race when they store different values; stores of the same value (every lane
+// storing a reduction's result) leave the same contents in any order and are not reported.
+TEST(MetalsimDiagnostics, DeviceStoresRaceWhenTheirValuesDiffer) {
+  Launch same = launch_grouped("device_same_value_ok", 32, workers(2));
+  EXPECT_TRUE(same.result.ok) << describe(same.result);
+  Launch differ = launch_grouped("device_different_values_bug", 32, workers(2));
+  const Diagnostic* d = device_race(differ.result);
+  ASSERT_NE(d, nullptr) << describe(differ.result);
+  EXPECT_TRUE(contains(d->message, "(element 0): written by thread (0,0,0) (threadgroup (0,0,0)") &&
+              contains(d->message, "and written by thread (1,0,0) (threadgroup (0,0,0)") &&
+              contains(d->message, "(they stored different values;"))
+      << d->message;
   EXPECT_EQ(d->count, 62u);  // threads 1..31 of both threadgroups
 }
 

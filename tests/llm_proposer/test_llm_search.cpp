@@ -191,6 +191,23 @@ TEST_F(LlmSearch, ARefusalAndATruncatedAnswerAreReAskedSayingWhatHappened) {
   EXPECT_EQ(store->evaluation_count(), 1);
 }
 
+// A provider down for good (every call failing after the client's retries) stops the run after three
+// requests instead of spending its rounds on empty ones (a resume with --rounds uses them later).
+TEST_F(LlmSearch, AnOutageStopsTheRunInsteadOfSpendingItsRounds) {
+  server.enqueue(test::transcript("openai", "initialize"));
+  server.enqueue(test::transcript("openai", "write_code"));
+  server.set_handler([](const RecordedRequest&) { return error_for(llm::Provider::OpenAIChat, 503, "down for maintenance"); });
+  const auto settings = test::settings_for(server, "openai:gpt-test");
+  ASSERT_EQ(run("outage", settings, rounds(20)), search::Search::Outcome::finished);
+  auto s = search::summarize(*store);
+  EXPECT_NE(s.stop_reason.find("failed 9 calls in a row (last: "), std::string::npos) << s.stop_reason;
+  EXPECT_NE(s.stop_reason.find("down for maintenance"), std::string::npos) << s.stop_reason;
+  EXPECT_LE(s.rounds, 4) << "rounds are not spent on an outage";
+  EXPECT_EQ(server.request_count(), 2u + 9u * 2u);  // 9 failed calls, two HTTP attempts each
+  ASSERT_TRUE(s.has_best);
+  EXPECT_EQ(store->evaluation_count(), 1);
+}
+
 TEST_F(LlmSearch, BudgetExhaustionStopsCleanlyWithTheBestKept) {
   server.enqueue(test::transcript("gemini", "initialize"));
   server.enqueue(test::transcript("gemini", "write_code"));

@@ -137,7 +137,7 @@ class LlmProposer : public Proposer, public Planner {
   std::string name() const override { return "llm:" + spec_; }
   Planner* planner() override { return this; }
   // Each call has its own conversations and HTTP handles; the client, its budget and rate-limit
-  // backoff are thread-safe and shared, and fatal_ is guarded.
+  // backoff are thread-safe and shared, and fatal_ and failed_in_a_row_ are guarded.
   bool concurrent_calls() const override { return true; }
 
   std::string stop_reason() const override {
@@ -235,9 +235,10 @@ class LlmProposer : public Proposer, public Planner {
                                    res.error_message);
           call.seconds = seconds;
           out.calls.push_back(std::move(call));
-          note_fatal(res);
+          note_failure(res);
           continue;  // the client already retried what was retryable
         }
+        note_success();
         const auto& resp = *res.response;
         call.response = resp.text;
         call.input_tokens = resp.usage.input_tokens;
@@ -262,14 +263,24 @@ class LlmProposer : public Proposer, public Planner {
     return out;
   }
 
-  // A model that cannot be reached at all ends the run instead of failing every round.
-  void note_fatal(const kl::CompletionResult& res) {
-    if (!res.error_category) return;
-    const auto c = *res.error_category;
-    if (c == kl::ErrorCategory::Auth || c == kl::ErrorCategory::NotFound || c == kl::ErrorCategory::Config) {
-      std::lock_guard lk(mu_);
-      fatal_ = fmt::format("model {} unusable ({}): {}", spec_, kl::to_string(c), res.error_message);
-    }
+  // A model that cannot be used (bad key, no quota, unknown model) ends the run at once, and one that
+  // fails call after call (an outage, each call already retried by the client) after a few requests:
+  // both instead of spending the run's rounds on empty ones. Either run continues with `resume --rounds`.
+  void note_failure(const kl::CompletionResult& res) {
+    const auto c = res.error_category.value_or(kl::ErrorCategory::Transport);
+    std::lock_guard lk(mu_);
+    ++failed_in_a_row_;
+    if (c == kl::ErrorCategory::Auth || c == kl::ErrorCategory::NotFound || c == kl::ErrorCategory::Config)
+      fatal_ = fmt::format("model {} unusable ({}): {}; once fixed, continue with `ksearch resume RUN --rounds N`", spec_,
+                           kl::to_string(c), res.error_message);
+    else if (failed_in_a_row_ >= kMaxFailedCallsInARow && fatal_.empty())
+      fatal_ = fmt::format("model {} failed {} calls in a row (last: {}); continue later with `ksearch resume RUN --rounds N`",
+                           spec_, failed_in_a_row_, res.error_message);
+  }
+
+  void note_success() {
+    std::lock_guard lk(mu_);
+    failed_in_a_row_ = 0;
   }
 
   // Budgets hold over all sessions of a run: count the calls of earlier sessions.
@@ -298,6 +309,9 @@ class LlmProposer : public Proposer, public Planner {
   std::unique_ptr<kl::Client> client_;
   mutable std::mutex mu_;
   std::string fatal_;
+  // Three requests, each with the search's two retries.
+  static constexpr int kMaxFailedCallsInARow = 9;
+  int failed_in_a_row_ = 0;
 };
 
 // Agent mode: every request stays pending in the run store until `ksearch agent submit` answers it.

@@ -69,10 +69,17 @@ ParsedResponse chat_parse(const json& body) {
   auto msg = choice.find("message");
   if (msg == choice.end() || !msg->is_object()) throw MalformedResponse{"no 'message' in first choice"};
   ParsedResponse r;
-  // content is null for refusals and tool calls; the caller sees empty text.
-  r.text = string_or(*msg, "content");
+  // content is null for refusals and tool calls (the caller sees empty text); some compatible
+  // servers send it as a list of parts.
+  if (auto content = msg->find("content"); content != msg->end() && content->is_array()) {
+    for (const auto& part : *content)
+      if (string_or(part, "type") == "text") r.text += string_or(part, "text");
+  } else {
+    r.text = string_or(*msg, "content");
+  }
   r.refusal = string_or(*msg, "refusal");
   r.finish_reason = string_or(choice, "finish_reason");
+  if (r.refusal.empty() && r.finish_reason == "content_filter") r.refusal = "finish_reason content_filter";
   r.truncated = r.finish_reason == "length";
   r.model = string_or(body, "model");
   const json& u = body.contains("usage") ? body["usage"] : json::object();
@@ -123,6 +130,7 @@ ParsedResponse responses_parse(const json& body) {
   std::string reason = body.contains("incomplete_details") ? string_or(body["incomplete_details"], "reason") : "";
   r.truncated = status == "incomplete" && reason == "max_output_tokens";
   r.finish_reason = reason.empty() ? status : status + ":" + reason;
+  if (r.refusal.empty() && reason == "content_filter") r.refusal = "incomplete: content_filter";
   // A completed response without a message item is broken; an incomplete one
   // may have spent its whole budget on reasoning.
   if (!saw_message && status != "incomplete") throw MalformedResponse{"no message item in Responses output"};

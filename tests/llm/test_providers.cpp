@@ -433,6 +433,12 @@ TEST(Refusals, EveryProviderReportsTheModelDeclining) {
         {"output", json::array({{{"type", "message"},
                                  {"content", json::array({{{"type", "refusal"}, {"refusal", "I can't help with that."}}})}}})}},
        "I can't help with that."},
+      {"openai:gpt-5",
+       {{"choices", json::array({{{"message", {{"role", "assistant"}, {"content", ""}}}, {"finish_reason", "content_filter"}}})}},
+       "finish_reason content_filter"},
+      {"openai-responses:o3",
+       {{"status", "incomplete"}, {"incomplete_details", {{"reason", "content_filter"}}}, {"output", json::array()}},
+       "incomplete: content_filter"},
       {"anthropic:claude-sonnet-4-5", {{"content", json::array()}, {"stop_reason", "refusal"}}, "stop_reason refusal"},
       {"gemini:gemini-2.5-pro", {{"candidates", json::array({{{"finishReason", "SAFETY"}}})}}, "finishReason SAFETY"},
       {"gemini:gemini-2.5-pro", {{"promptFeedback", {{"blockReason", "OTHER"}}}}, "prompt blocked: OTHER"},
@@ -446,6 +452,18 @@ TEST(Refusals, EveryProviderReportsTheModelDeclining) {
     EXPECT_EQ(r.refusal, c.refusal);
     EXPECT_EQ(server.request_count(), 1u);
   }
+}
+
+// Some compatible servers send the message content as a list of parts.
+TEST(OpenAICompatible, ContentAsAListOfPartsIsRead) {
+  ScriptedServer server;
+  server.enqueue(CannedResponse::json(
+      200, {{"choices", json::array({{{"message", {{"role", "assistant"},
+                                                    {"content", json::array({{{"type", "text"}, {"text", "first "}},
+                                                                             {{"type", "text"}, {"text", "second"}}})}}},
+                                      {"finish_reason", "stop"}}})}}));
+  auto client = make_client(config_for(server, "openai-compatible:qwen"), nullptr);
+  EXPECT_EQ(client->complete(simple_request()).text, "first second");
 }
 
 TEST(Refusals, AnOrdinaryAnswerHasNone) {

@@ -67,7 +67,12 @@ ApplyProposerOptions add_llm_options(CLI::App& cmd) {
           s.provider.max_output_tokens = from_file.max_output_tokens;
           s.provider.reasoning_effort = from_file.reasoning_effort;
           s.provider.timeout_s = from_file.timeout_s;
+          s.provider.connect_timeout_s = from_file.connect_timeout_s;
           s.provider.max_retries = from_file.max_retries;
+          s.provider.max_malformed_retries = from_file.max_malformed_retries;
+          s.provider.retry_base_delay_s = from_file.retry_base_delay_s;
+          s.provider.retry_max_delay_s = from_file.retry_max_delay_s;
+          s.provider.retry_after_cap_s = from_file.retry_after_cap_s;
         }
       }
     } catch (const llm::LlmError& e) {

@@ -79,6 +79,9 @@ class HttpClient final : public Client {
              CallHook hook)
       : cfg_(std::move(cfg)), prices_(std::move(prices)), budget_(std::move(budget)), hook_(std::move(hook)) {
     if (cfg_.model.empty()) throw LlmError(ErrorCategory::Config, "empty model name");
+    // Anything else would be retried as a transport failure (or reach another protocol) on every call.
+    if (!cfg_.base_url.empty() && !cfg_.base_url.starts_with("http://") && !cfg_.base_url.starts_with("https://"))
+      throw LlmError(ErrorCategory::Config, fmt::format("base URL '{}' must start with http:// or https://", cfg_.base_url));
     describe_ = fmt::format("{}:{} @ {}", cfg_.provider_name, cfg_.model,
                             cfg_.base_url.empty() ? default_base_url(cfg_.provider) : cfg_.base_url);
   }

@@ -94,6 +94,7 @@ HttpResponse http_post(const HttpRequest& req) {
   curl_easy_setopt(c.h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout_s * 1000));
   curl_easy_setopt(c.h, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(c.h, CURLOPT_PROTOCOLS_STR, "http,https");
 
   CURLcode rc = curl_easy_perform(c.h);
   if (sink.overflowed)

@@ -44,6 +44,24 @@ TEST(Spec, Errors) {
   }
 }
 
+// Any other base URL would fail every call as a transport error, retried, or reach another protocol.
+TEST(Spec, BaseUrlMustBeHttp) {
+  for (const char* bad : {"notaurl", "ftp://127.0.0.1/v1", "file:///etc/passwd", "127.0.0.1:8000/v1"}) {
+    ProviderConfig cfg = parse_provider_spec("openai-compatible:m");
+    cfg.base_url = bad;
+    try {
+      make_client(cfg, nullptr);
+      ADD_FAILURE() << bad;
+    } catch (const LlmError& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::Config) << bad;
+      EXPECT_NE(std::string(e.what()).find("must start with http:// or https://"), std::string::npos) << e.what();
+    }
+  }
+  ProviderConfig ok = parse_provider_spec("openai-compatible:m");
+  ok.base_url = "http://127.0.0.1:8000/v1";
+  EXPECT_NO_THROW(make_client(ok, nullptr));
+}
+
 TEST(TomlConfig, SectionIsRead) {
   const char* text = R"(
 [llm.planner]

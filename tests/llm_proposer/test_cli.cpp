@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <fstream>
 #include <set>
 
 #include "helpers.hpp"
@@ -85,10 +86,52 @@ TEST(LlmCli, RunAgainstEachProviderWireFormat) {
   }
 }
 
+// --llm replaces provider, model and base URL of --llm-config's section; its timeouts and retry
+// settings still apply.
+TEST(LlmCli, LlmKeepsTheConfigFilesTimeoutsAndRetries) {
+  setenv(kKeyEnv, kKey, 1);
+  ScriptedServer server;
+  for (const char* name : {"initialize", "write_code", "refine"}) server.enqueue(test::transcript("openai", name));
+  const auto dir = test::fresh_dir("cli-config");
+  const auto config = dir.parent_path() / "cli-config.toml";
+  {
+    std::ofstream f(config);
+    f << "[llm]\nmodel = \"anthropic:claude-test\"\ntimeout_s = 30\nconnect_timeout_s = 3\nmax_retries = 2\n"
+         "max_malformed_retries = 1\nretry_base_delay_s = 0.25\nretry_max_delay_s = 4\nretry_after_cap_s = 9\n";
+  }
+  const auto r = ksearch_cli("run --task " + q(test::tiny_softmax()) + " --backend cpu --rounds 1 --finalists 0 --llm-config " + q(config) +
+                             " --llm openai:gpt-test --base-url " + server.base_url() + "/v1 --api-key-env " + kKeyEnv + " --prices " +
+                             q(test::here() / "prices.toml") + " --out " + q(dir));
+  ASSERT_EQ(r.code, 0) << r.out;
+  const json settings = store::RunStore::open(dir).info().config["proposer"]["config"];
+  EXPECT_EQ(settings["model"], "openai:gpt-test");
+  EXPECT_EQ(settings["timeout_s"], 30.0);
+  EXPECT_EQ(settings["connect_timeout_s"], 3.0);
+  EXPECT_EQ(settings["max_retries"], 2);
+  EXPECT_EQ(settings["max_malformed_retries"], 1);
+  EXPECT_EQ(settings["retry_base_delay_s"], 0.25);
+  EXPECT_EQ(settings["retry_max_delay_s"], 4.0);
+  EXPECT_EQ(settings["retry_after_cap_s"], 9.0);
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(config);
+}
+
 TEST(LlmCli, BadModelOptionsAreUsageErrors) {
   EXPECT_EQ(ksearch_cli("run --task softmax --backend cpu --max-usd 1 --out /tmp/ksearch-llmp-never").code, 2);
   EXPECT_EQ(ksearch_cli("run --task softmax --backend cpu --agent --llm openai:gpt-5 --out /tmp/ksearch-llmp-never").code, 2);
   EXPECT_EQ(ksearch_cli("run --task softmax --backend cpu --llm nosuch:model --out /tmp/ksearch-llmp-never").code, 2);
+  const auto not_http = ksearch_cli("run --task softmax --backend cpu --llm openai-compatible:m --base-url 127.0.0.1:8000/v1 "
+                                    "--out /tmp/ksearch-llmp-never", true);
+  EXPECT_EQ(not_http.code, 2);
+  EXPECT_NE(not_http.out.find("must start with http:// or https://"), std::string::npos) << not_http.out;
+  const auto prices = test::fresh_dir("cli-prices") / "prices.toml";
+  std::filesystem::create_directories(prices.parent_path());
+  std::ofstream(prices) << "[openai.\"gpt-test\"]\ninput = \"cheap\"\n";
+  const auto bad_prices = ksearch_cli("run --task softmax --backend cpu --llm openai:gpt-test --prices " + q(prices) +
+                                      " --out /tmp/ksearch-llmp-never", true);
+  EXPECT_EQ(bad_prices.code, 2);
+  EXPECT_NE(bad_prices.out.find("needs 'input' and 'output'"), std::string::npos) << bad_prices.out;
+  std::filesystem::remove_all(prices.parent_path());
   EXPECT_FALSE(std::filesystem::exists("/tmp/ksearch-llmp-never"));
 }
 

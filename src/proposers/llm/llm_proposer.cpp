@@ -327,7 +327,11 @@ class AgentProposer : public Proposer, public Planner {
 
 std::unique_ptr<Proposer> make_llm(const ProposerEnv& env, const json& config) {
   if (!env.backend) throw Error("the llm proposer needs a backend");
-  return std::make_unique<LlmProposer>(env, LlmSettings::from_json(config));
+  try {
+    return std::make_unique<LlmProposer>(env, LlmSettings::from_json(config));
+  } catch (const kl::LlmError& e) {  // a bad price file or base URL is the user's input, not an internal error
+    throw Error(e.what());
+  }
 }
 
 std::unique_ptr<Proposer> make_agent(const ProposerEnv&, const json&) { return std::make_unique<AgentProposer>(); }

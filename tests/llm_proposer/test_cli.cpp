@@ -132,6 +132,10 @@ TEST(LlmCli, BadModelOptionsAreUsageErrors) {
   EXPECT_EQ(bad_prices.code, 2);
   EXPECT_NE(bad_prices.out.find("needs 'input' and 'output'"), std::string::npos) << bad_prices.out;
   std::filesystem::remove_all(prices.parent_path());
+  // A USD budget for a model without a price could never be reached.
+  const auto unpriced = ksearch_cli("run --task softmax --backend cpu --llm openai:no-such-price --max-usd 5 --out /tmp/ksearch-llmp-never", true);
+  EXPECT_EQ(unpriced.code, 2);
+  EXPECT_NE(unpriced.out.find("--max-usd needs a price for openai:no-such-price"), std::string::npos) << unpriced.out;
   EXPECT_FALSE(std::filesystem::exists("/tmp/ksearch-llmp-never"));
 }
 

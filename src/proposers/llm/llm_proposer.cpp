@@ -128,6 +128,11 @@ class LlmProposer : public Proposer, public Planner {
         backend_(BackendInfo::of(*env.backend)),
         spec_(settings_.provider.provider_name + ":" + settings_.provider.model) {
     auto prices = std::make_shared<const kl::PriceTable>(kl::PriceTable::load_default(ksearch::data_path("config/prices.toml"), settings_.prices_file));
+    // An unpriced model costs $0 to the budget: a USD limit would never stop the run.
+    if (settings_.budget.max_usd && !prices->find(settings_.provider.provider_name, settings_.provider.model))
+      throw Error(fmt::format("--max-usd needs a price for {}: add one with --prices FILE (USD per million tokens, "
+                              "docs/LLM.md), or limit tokens or calls instead (--max-tokens, --max-calls)",
+                              spec_));
     budget_ = std::make_shared<kl::BudgetTracker>(settings_.budget);
     if (env.task) backend_.template_example = builtin::template_example(*env.task, env.backend->name());
     if (env.store) restore_spending(*env.store);

@@ -204,6 +204,13 @@ class HttpClient final : public Client {
     if (body.is_discarded())
       return failure(ErrorCategory::Malformed, fmt::format("response is not JSON ({} bytes)", resp.body.size()),
                      status);
+    if (auto error_status = error_in_success_body(body)) {
+      HttpResponse as_error = resp;
+      as_error.status = *error_status;
+      AttemptFailure f = classify_status(as_error);
+      f.message = fmt::format("HTTP {} with an error body: {}", status, detail::error_message_from_body(resp.body));
+      return f;
+    }
     detail::ParsedResponse parsed;
     try {
       parsed = detail::parse_response(cfg_, body);
@@ -230,6 +237,18 @@ class HttpClient final : public Client {
     if (!out.cost_known) warn_unknown_price();
     if (budget_) budget_->record(out.usage, out.cost_usd);
     return out;
+  }
+
+  // Proxies such as OpenRouter can answer an error with HTTP 200 and {"error": {"message", "code"}}: the
+  // status it stands for (its code when that is one, else 502), so that it is classified and its message
+  // shown, not reported as a body without 'choices'. Responses bodies carry "error" by design.
+  std::optional<long> error_in_success_body(const nlohmann::json& body) const {
+    if (cfg_.provider == Provider::OpenAIResponses || !body.is_object()) return std::nullopt;
+    auto error = body.find("error");
+    if (error == body.end() || error->is_null()) return std::nullopt;
+    auto code = error->is_object() ? error->find("code") : error->end();
+    if (code != error->end() && code->is_number_integer() && *code >= 400 && *code < 600) return code->get<long>();
+    return 502;
   }
 
   void warn_unknown_price() {

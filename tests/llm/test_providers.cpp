@@ -466,6 +466,26 @@ TEST(OpenAICompatible, ContentAsAListOfPartsIsRead) {
   EXPECT_EQ(client->complete(simple_request()).text, "first second");
 }
 
+// OpenRouter reports some errors with HTTP 200: the error's own code classifies it and its message is shown.
+TEST(OpenAICompatible, AnErrorBodyWithStatus200IsClassifiedByItsCode) {
+  ScriptedServer server;
+  server.enqueue(CannedResponse::json(200, {{"error", {{"code", 401}, {"message", "No auth credentials found"}}}}));
+  server.enqueue(canned::openai_chat("must not be reached", {}));
+  auto client = make_client(config_for(server, "openai-compatible:m"), nullptr);
+  const LlmError e = failed_call(*client);
+  EXPECT_EQ(e.category(), ErrorCategory::Auth);
+  EXPECT_NE(std::string(e.what()).find("HTTP 200 with an error body: No auth credentials found"), std::string::npos) << e.what();
+  EXPECT_EQ(server.request_count(), 1u);
+
+  ScriptedServer flaky;
+  flaky.enqueue(CannedResponse::json(200, {{"error", {{"message", "upstream provider error"}}}}));
+  flaky.enqueue(canned::openai_chat("recovered", {}));
+  auto retried = make_client(config_for(flaky, "openai-compatible:m"), nullptr);
+  const CompletionResponse r = retried->complete(simple_request());
+  EXPECT_EQ(r.text, "recovered");
+  EXPECT_EQ(r.attempts, 2);  // without a code: a server error, retried
+}
+
 TEST(Refusals, AnOrdinaryAnswerHasNone) {
   ScriptedServer server;
   server.enqueue(canned::openai_chat("fine", {}));

@@ -200,12 +200,26 @@ TEST_F(LlmSearch, AnOutageStopsTheRunInsteadOfSpendingItsRounds) {
   const auto settings = test::settings_for(server, "openai:gpt-test");
   ASSERT_EQ(run("outage", settings, rounds(20)), search::Search::Outcome::finished);
   auto s = search::summarize(*store);
-  EXPECT_NE(s.stop_reason.find("failed 9 calls in a row (last: "), std::string::npos) << s.stop_reason;
+  EXPECT_NE(s.stop_reason.find("answered none of 9 attempts in a row (last error: "), std::string::npos) << s.stop_reason;
   EXPECT_NE(s.stop_reason.find("down for maintenance"), std::string::npos) << s.stop_reason;
   EXPECT_LE(s.rounds, 4) << "rounds are not spent on an outage";
   EXPECT_EQ(server.request_count(), 2u + 9u * 2u);  // 9 failed calls, two HTTP attempts each
   ASSERT_TRUE(s.has_best);
   EXPECT_EQ(store->evaluation_count(), 1);
+}
+
+// With --parallel 3 an attempt is three calls: the patience is counted in attempts, not calls.
+TEST_F(LlmSearch, AnOutageWithParallelCandidatesGetsAsManyAttempts) {
+  server.enqueue(test::transcript("openai", "initialize"));
+  server.set_handler([](const RecordedRequest&) { return error_for(llm::Provider::OpenAIChat, 503, "down for maintenance"); });
+  auto options = rounds(20, 3);
+  options.proposer_concurrency = 1;
+  ASSERT_EQ(run("outage-parallel", test::settings_for(server, "openai:gpt-test"), options), search::Search::Outcome::finished);
+  const auto s = search::summarize(*store);
+  EXPECT_NE(s.stop_reason.find("answered none of 9 attempts in a row"), std::string::npos) << s.stop_reason;
+  int failed = 0;
+  for (const auto& c : model_calls()) failed += c.error.find("down for maintenance") != std::string::npos;
+  EXPECT_EQ(failed, 9 * 3);
 }
 
 TEST_F(LlmSearch, BudgetExhaustionStopsCleanlyWithTheBestKept) {

@@ -142,7 +142,7 @@ class LlmProposer : public Proposer, public Planner {
   std::string name() const override { return "llm:" + spec_; }
   Planner* planner() override { return this; }
   // Each call has its own conversations and HTTP handles; the client, its budget and rate-limit
-  // backoff are thread-safe and shared, and fatal_ and failed_in_a_row_ are guarded.
+  // backoff are thread-safe and shared, and fatal_ and failed_attempts_in_a_row_ are guarded.
   bool concurrent_calls() const override { return true; }
 
   std::string stop_reason() const override {
@@ -227,6 +227,8 @@ class LlmProposer : public Proposer, public Planner {
       const auto results = kl::complete_all(*client_, batch, size_t(settings_.max_parallel));
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::vector<size_t> again;
+      const kl::CompletionResult* failed = nullptr;
+      bool answered = false;
       for (size_t k = 0; k < active.size(); ++k) {
         const size_t i = active[k];
         const auto& res = results[k];
@@ -240,10 +242,11 @@ class LlmProposer : public Proposer, public Planner {
                                    res.error_message);
           call.seconds = seconds;
           out.calls.push_back(std::move(call));
-          note_failure(res);
+          note_unusable(res);
+          failed = &res;
           continue;  // the client already retried what was retryable
         }
-        note_success();
+        answered = true;
         const auto& resp = *res.response;
         call.response = resp.text;
         call.input_tokens = resp.usage.input_tokens;
@@ -263,29 +266,36 @@ class LlmProposer : public Proposer, public Planner {
         }
         out.calls.push_back(std::move(call));
       }
+      note_attempt(answered, failed);
       active = std::move(again);
     }
     return out;
   }
 
-  // A model that cannot be used (bad key, no quota, unknown model) ends the run at once, and one that
-  // fails call after call (an outage, each call already retried by the client) after a few requests:
-  // both instead of spending the run's rounds on empty ones. Either run continues with `resume --rounds`.
-  void note_failure(const kl::CompletionResult& res) {
+  // A model that cannot be used (bad key, no quota, unknown model) ends the run at once instead of
+  // failing every round.
+  void note_unusable(const kl::CompletionResult& res) {
     const auto c = res.error_category.value_or(kl::ErrorCategory::Transport);
+    if (c != kl::ErrorCategory::Auth && c != kl::ErrorCategory::NotFound && c != kl::ErrorCategory::Config) return;
     std::lock_guard lk(mu_);
-    ++failed_in_a_row_;
-    if (c == kl::ErrorCategory::Auth || c == kl::ErrorCategory::NotFound || c == kl::ErrorCategory::Config)
-      fatal_ = fmt::format("model {} unusable ({}): {}; once fixed, continue with `ksearch resume RUN --rounds N`", spec_,
-                           kl::to_string(c), res.error_message);
-    else if (failed_in_a_row_ >= kMaxFailedCallsInARow && fatal_.empty())
-      fatal_ = fmt::format("model {} failed {} calls in a row (last: {}); continue later with `ksearch resume RUN --rounds N`",
-                           spec_, failed_in_a_row_, res.error_message);
+    fatal_ = fmt::format("model {} unusable ({}): {}; once fixed, continue with `ksearch resume RUN --rounds N`", spec_,
+                         kl::to_string(c), res.error_message);
   }
 
-  void note_success() {
+  // One which answers none of the calls of an attempt, attempt after attempt (an outage, each call
+  // already retried by the client), ends it after a few requests instead of spending its rounds on
+  // empty ones. Attempts, not calls, are counted, so that --parallel does not shorten the patience.
+  void note_attempt(bool answered, const kl::CompletionResult* failed) {
     std::lock_guard lk(mu_);
-    failed_in_a_row_ = 0;
+    if (answered) {
+      failed_attempts_in_a_row_ = 0;
+      return;
+    }
+    if (!failed) return;  // refused by the budget: no request was made
+    if (++failed_attempts_in_a_row_ >= kMaxFailedAttemptsInARow && fatal_.empty())
+      fatal_ = fmt::format("model {} answered none of {} attempts in a row (last error: {}); continue later with "
+                           "`ksearch resume RUN --rounds N`",
+                           spec_, failed_attempts_in_a_row_, failed->error_message);
   }
 
   // Budgets hold over all sessions of a run: count the calls of earlier sessions.
@@ -315,8 +325,8 @@ class LlmProposer : public Proposer, public Planner {
   mutable std::mutex mu_;
   std::string fatal_;
   // Three requests, each with the search's two retries.
-  static constexpr int kMaxFailedCallsInARow = 9;
-  int failed_in_a_row_ = 0;
+  static constexpr int kMaxFailedAttemptsInARow = 9;
+  int failed_attempts_in_a_row_ = 0;
 };
 
 // Agent mode: every request stays pending in the run store until `ksearch agent submit` answers it.

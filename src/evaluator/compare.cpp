@@ -19,6 +19,12 @@ namespace {
 constexpr size_t kCompareChunk = size_t(1) << 16;
 constexpr size_t kNone = std::numeric_limits<size_t>::max();
 
+// An output element as compared. A bool is its raw byte: any byte but 0 converts to true, so the poison
+// of an element the candidate never wrote (0xA5) would pass wherever the reference is true.
+double output_value(const void* output, size_t i, DType dtype) {
+  return dtype == DType::boolean ? double(static_cast<const unsigned char*>(output)[i]) : load_as_double(output, i, dtype);
+}
+
 // What the elementwise pass found in some range of elements; ranges merge in any order.
 struct ElementStats {
   double out_min = INFINITY, out_max = -INFINITY, ref_min = INFINITY, ref_max = -INFINITY;
@@ -42,7 +48,7 @@ ElementStats compare_elements(const void* output, DType dtype, const std::vector
                               size_t begin, size_t end) {
   ElementStats s;
   for (size_t i = begin; i < end; ++i) {
-    const double o = load_as_double(output, i, dtype);
+    const double o = output_value(output, i, dtype);
     const double r = reference[i];
     s.ref_min = std::min(s.ref_min, r);
     s.ref_max = std::max(s.ref_max, r);
@@ -73,7 +79,7 @@ RowError row_error(const void* output, DType dtype, const std::vector<double>& r
                    size_t end) {
   double error_sq = 0, reference_sq = 0;
   for (size_t i = begin; i < end; ++i) {
-    const double r = reference[i], e = load_as_double(output, i, dtype) - r;
+    const double r = reference[i], e = output_value(output, i, dtype) - r;
     if (!std::isfinite(r)) continue;  // the elementwise check already required the same non-finite value
     error_sq += e * e;
     reference_sq += r * r;
@@ -107,7 +113,7 @@ Comparison compare_output(const std::string& name, const void* output, DType dty
     const size_t i = all.first_bad;
     c.ok = false;
     c.message = fmt::format("output '{}' element {}: got {}, expected {} (tolerance {} + {}*|expected|); {} of {} elements wrong",
-                            name, i, load_as_double(output, i, dtype), reference[i], tolerance.atol, tolerance.rtol,
+                            name, i, output_value(output, i, dtype), reference[i], tolerance.atol, tolerance.rtol,
                             c.mismatches, n);
     return c;
   }

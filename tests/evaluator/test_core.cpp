@@ -119,6 +119,21 @@ TEST(Compare, ToleranceNanAndConstantOutputs) {
   EXPECT_FALSE(compare_output("y", off, DType::f32, ref, tol, 4).ok);
 }
 
+// A bool element the candidate never wrote keeps the evaluator's poison byte (0xA5), which converts to true:
+// it must not pass where the reference is true. Integer outputs compare exactly by default.
+TEST(Compare, BoolOutputsCompareTheirBytesAndIntegersExactly) {
+  const Tolerance exact{0, 0};
+  const std::vector<double> ref = {1, 0, 1, 1};
+  const unsigned char written[4] = {1, 0, 1, 1};
+  EXPECT_TRUE(compare_output("mask", written, DType::boolean, ref, exact, 4).ok);
+  const unsigned char unwritten[4] = {1, 0, 0xA5, 1};
+  const Comparison c = compare_output("mask", unwritten, DType::boolean, ref, exact, 4);
+  EXPECT_FALSE(c.ok);
+  EXPECT_NE(c.message.find("element 2: got 165, expected 1"), std::string::npos) << c.message;
+  const int32_t off_by_one[3] = {1000000, 7, -3};
+  EXPECT_FALSE(compare_output("idx", off_by_one, DType::i32, {1000001, 7, -3}, exact, 3).ok);
+}
+
 // Every element within the elementwise tolerance, but the whole of one row off by 80% of it: the
 // signature of computing in a lower precision than the task's. Rows elsewhere stay exact.
 TEST(Compare, NormWiseRowCheckCatchesUniformLowPrecision) {

@@ -54,7 +54,8 @@ ReferenceFn load_reference(const Task& task) {
   if (!handle) throw Error(fmt::format("cannot load the reference of task '{}': {}", task.name, dlerror()));
   auto fn = reinterpret_cast<ReferenceFn>(dlsym(handle, "ks_reference"));
   if (!fn)
-    throw Error(fmt::format("the reference of task '{}' does not define extern \"C\" ks_reference()", task.name));
+    throw Error(fmt::format("the reference of task '{}' ({}) does not define extern \"C\" void ks_reference(const ks_reference_args*)",
+                            task.name, task.reference_source.string()));
   loaded[task.content_hash] = fn;
   return fn;
 }

@@ -289,6 +289,23 @@ Task load_task(const fs::path& file_in) {
     }
   }
 
+  // A declared shape names only axes, params and presence flags, whatever the workload: an unknown name or a syntax
+  // error is reported at the tensor's shape, not at the first workload that evaluates it.
+  std::map<std::string, double> every_name;
+  for (const auto& [axis, _] : task.axes) every_name[axis] = 1;
+  for (const auto& p : task.params) every_name[p.name] = 1;
+  for (const auto* list : {&task.inputs, &task.outputs})
+    for (const auto& t : *list)
+      if (t.optional) every_name["has_" + t.name] = 1;
+  for (auto [key, list] : {std::pair{"inputs", &task.inputs}, std::pair{"outputs", &task.outputs}})
+    for (size_t i = 0; i < list->size(); ++i) {
+      const TensorSpec& t = (*list)[i];
+      const toml::node* shape = root.get(key)->as_array()->get(i)->as_table()->get("shape");
+      for (const auto& dim : t.shape)
+        if (const std::string err = validate_expression(dim, every_name); !err.empty())
+          r.fail(shape, std::string(key) + "(" + t.name + ").shape", fmt::format("'{}': {}", dim, err));
+    }
+
   if (const toml::node* tol = root.get("tolerance")) {
     for (const auto& [key, value] : r.table(tol, "tolerance")) {
       const std::string field = "tolerance." + std::string(key.str());

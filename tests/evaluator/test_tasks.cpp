@@ -374,7 +374,10 @@ TEST(Tasks, EveryDimensionOfEveryWorkloadIsAPositiveInteger) {
   EXPECT_NE(shape_error("[\"rows\", \"cols / 3\"]").find("not an integer"), std::string::npos);
   EXPECT_NE(shape_error("[]").find("inputs(x).shape': needs at least one dimension"), std::string::npos);
   const std::string unknown = shape_error("[\"rowz\", \"cols\"]");
-  EXPECT_NE(unknown.find("unknown axis or parameter 'rowz' in the shape of 'x'"), std::string::npos) << unknown;
+  // A name that is no axis or param (a tensor's included) is an error of the tensor's shape field, with its line.
+  EXPECT_NE(unknown.find("task.toml:13: field 'inputs(x).shape': 'rowz': unknown axis or parameter 'rowz'"), std::string::npos) << unknown;
+  const std::string tensor = load_error(replaced(text, "shape = [\"rows\", \"cols\"]\n\n[tolerance]", "shape = [\"rows\", \"x\"]\n\n[tolerance]"));
+  EXPECT_NE(tensor.find("field 'outputs(y).shape': 'x': unknown axis or parameter 'x'"), std::string::npos) << tensor;
   // A per-workload shape override is checked too.
   const std::string override_error =
       load_error(replaced(text, "axes = { rows = 16, cols = 1000 }", "axes = { rows = 16, cols = 1000 }\nshapes = { y = [\"rows - 17\", \"cols\"] }"));
@@ -462,6 +465,15 @@ TEST(Reference, CrashesExitsHangsAndExceptionsAreTheTasksErrors) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));  // the compilation included
   EXPECT_NE(load_error(replaced(text, "source = \"reference.cpp\"", "source = \"reference.cpp\"\ntimeout = 0")).find("reference.timeout"),
             std::string::npos);
+  // A reference that compiles but misnames its function is an error naming its file and the function it lacks.
+  const Task misnamed = load_task(write_task("misnamed", text, header + "extern \"C\" void ks_ref(const ks_reference_args*) {}\n"));
+  try {
+    reference_outputs(misnamed, misnamed.workloads.front(), 7, generate_inputs(misnamed, misnamed.workloads.front(), 7));
+    ADD_FAILURE() << "a reference without ks_reference ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("misnamed/reference.cpp) does not define extern \"C\" void ks_reference("), std::string::npos)
+        << e.what();
+  }
   // The real reference still runs, and writes every output.
   const Task good = load_task(write_task("reference", text));
   const auto outputs = reference_outputs(good, good.workloads.back(), 7, generate_inputs(good, good.workloads.back(), 7));

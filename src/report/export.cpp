@@ -13,11 +13,9 @@
 using ksearch::backends::Backend;
 using ksearch::backends::ExportBundle;
 using ksearch::backends::make_backend;
-using ksearch::tasks::CallArg;
 using ksearch::tasks::CallConvention;
-using ksearch::tasks::CallLayout;
+using ksearch::tasks::argument_table;
 using ksearch::tasks::Task;
-using ksearch::tasks::call_layout;
 using ksearch::tasks::entry_prototype;
 using ksearch::tasks::load_task;
 
@@ -38,14 +36,6 @@ std::string date_text(double unix_seconds) {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
-std::string tensor_line(const CallArg& a) {
-  std::string shape;
-  for (const auto& d : a.tensor->shape) shape += (shape.empty() ? "" : ", ") + d;
-  return fmt::format("  {:<8} {}[{}] {}{}{}", a.name, dtype_name(a.tensor->dtype), shape, a.is_output ? "output" : "input",
-                     a.tensor->optional ? ", optional (may be null)" : "",
-                     a.tensor->description.empty() ? "" : ": " + a.tensor->description);
-}
-
 // Workload names with their verdicts, e.g. "small (passed), large (passed)".
 std::string workload_verdicts(const json& report) {
   std::string out;
@@ -65,13 +55,7 @@ std::string verification_text(const RunData& run, const Task& task, const store:
   if (run.world_model)
     if (const world_model::Node* n = run.world_model->find(best.node_id); n && n->action) t += "Optimization: " + n->action->title + "\n";
   t += "\nEntry point (backend " + backend + "):\n  " + entry_prototype(task, backend, convention) + "\n";
-  const CallLayout layout = call_layout(task, backend, convention);
-  for (const auto& a : layout.args)
-    if (a.kind == CallArg::Kind::tensor) t += tensor_line(a) + "\n";
-  for (const auto& [name, description] : task.axes) t += fmt::format("  {:<8} size{}\n", name, description.empty() ? "" : ": " + description);
-  for (const auto& p : task.params)
-    t += fmt::format("  {:<8} {} parameter, default {:g}{}\n", p.name, dtype_name(p.dtype), p.default_value,
-                     p.description.empty() ? "" : ": " + p.description);
+  t += argument_table(task, backend, convention, "  ");
 
   t += fmt::format("\nVerified by ksearch on {} against the task's reference (fresh random inputs per trial):\n", date_text(best.evaluated_at));
   t += "  visible workloads: " + workload_verdicts(best.report) + "\n";

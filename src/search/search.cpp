@@ -117,6 +117,9 @@ proposers::TaskBrief brief_of(const Task& task, Backend& backend) {
   for (const Workload* w : task.workloads_for(backend.name(), false)) {
     std::string line = w->name + ":";
     for (const auto& [axis, value] : w->axes) line += fmt::format(" {}={}", axis, value);
+    // Params a workload sets and tensors it leaves out change what the kernel computes: the proposer must see them.
+    for (const auto& [param, value] : w->params) line += fmt::format(" {}={:g}", param, value);
+    for (const auto& tensor : w->absent) line += fmt::format(" (no {})", tensor);
     b.workloads.push_back(line);
   }
   return b;

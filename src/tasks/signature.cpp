@@ -1,6 +1,7 @@
 #include "tasks/signature.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -46,6 +47,26 @@ std::string entry_prototype(const Task& task, const std::string& backend, const 
   for (const auto& a : layout.args) params += fmt::format("{}{} {}", params.empty() ? "" : ", ", a.c_type, a.name);
   if (!convention.extra_parameter.empty()) params += (params.empty() ? "" : ", ") + convention.extra_parameter;
   return fmt::format("extern \"C\" void {}({})", task.entry(backend).function, params);
+}
+
+std::string argument_table(const Task& task, const std::string& backend, const CallConvention& convention, const std::string& prefix) {
+  std::string table;
+  for (const auto& a : call_layout(task, backend, convention).args) {
+    if (a.kind != CallArg::Kind::tensor) continue;
+    const DType dtype = a.tensor->dtype;
+    // A 16-bit float in a uint16_t reads like an integer: the candidate must know which bits it holds.
+    const bool raw_bits = (dtype == DType::f16 || dtype == DType::bf16) && convention.c_type(dtype) == "uint16_t";
+    table += fmt::format("{}{:<8} {}[{}] {}{}{}{}\n", prefix, a.name, dtype_name(dtype), fmt::join(a.tensor->shape, ", "),
+                         a.is_output ? "output" : "input", a.tensor->optional ? ", optional (may be null)" : "",
+                         !raw_bits ? "" : dtype == DType::f16 ? ", IEEE binary16 bits in uint16_t" : ", bfloat16 bits (a float's upper half) in uint16_t",
+                         a.tensor->description.empty() ? "" : ": " + a.tensor->description);
+  }
+  for (const auto& [name, description] : task.axes)
+    table += fmt::format("{}{:<8} size{}\n", prefix, name, description.empty() ? "" : ": " + description);
+  for (const auto& p : task.params)
+    table += fmt::format("{}{:<8} {} parameter, default {:g}{}\n", prefix, p.name, dtype_name(p.dtype), p.default_value,
+                         p.description.empty() ? "" : ": " + p.description);
+  return table;
 }
 
 std::string entry_shim(const Task& task, const std::string& backend, const CallConvention& convention) {

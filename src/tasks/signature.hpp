@@ -40,6 +40,9 @@ CallLayout call_layout(const Task& task, const std::string& backend, const CallC
 
 // `extern "C" void f(const float* x, float* y, int64_t rows, ...)` for C-like backends (cpu, cuda).
 std::string entry_prototype(const Task& task, const std::string& backend, const CallConvention& convention = {});
+// One line per tensor (dtype, declared shape, input or output; f16/bf16 passed as raw bits say so), axis and
+// param (dtype, default) of the entry point, each after `prefix`: what the prototype's C types leave out.
+std::string argument_table(const Task& task, const std::string& backend, const CallConvention& convention, const std::string& prefix);
 // Source of the shim that is compiled with the candidate.
 std::string entry_shim(const Task& task, const std::string& backend, const CallConvention& convention = {});
 

@@ -39,6 +39,29 @@ TEST(Cli, TaskAddedFromFilesWorksEndToEnd) {
   EXPECT_GT(j["roofline_fraction"].get<double>(), 0);
 }
 
+// float16 in, bfloat16 out, a bool mask and a single-element int32 count, float/bool/f64 params: the seed passes every
+// workload, held-out ones included, and a kernel that never writes a true mask element fails (its bytes keep the poison).
+TEST(Cli, TaskWithHalfBoolAndSingleElementOutputsEvaluatesEndToEnd) {
+  const std::string task = data("tasks/mixed_dtypes");
+  auto r = ksearch_cli({"eval", "--task", task, "--backend", "cpu", "--workloads", "all", task + "/seeds/cpu.cpp", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = last_json(r.output);
+  ASSERT_EQ(j["workloads"].size(), 4u);
+  for (const auto& w : j["workloads"]) EXPECT_EQ(w["status"], "passed") << w.dump();
+
+  std::ifstream in(task + "/seeds/cpu.cpp");
+  std::string source(std::istreambuf_iterator<char>(in), {});
+  const std::string write = "mask[i] = (v > thr) != invert;";
+  ASSERT_NE(source.find(write), std::string::npos);
+  source.replace(source.find(write), write.size(), "if ((v > thr) == invert) mask[i] = false;");
+  const fs::path lazy = fs::temp_directory_path() / "ksearch-mixed-dtypes-lazy.cpp";
+  std::ofstream(lazy) << source;
+  auto wrong = ksearch_cli({"eval", "--task", task, "--backend", "cpu", lazy.string(), "--json"});
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.output;
+  EXPECT_EQ(last_json(wrong.output)["status"], "wrong_answer");
+  EXPECT_NE(wrong.output.find("output 'mask' element"), std::string::npos) << wrong.output;
+}
+
 TEST(Cli, TasksListingShowsWorkloadsHeldOutAndSignatures) {
   auto r = ksearch_cli({"tasks", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;

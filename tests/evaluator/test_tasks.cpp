@@ -280,6 +280,22 @@ TEST(Tasks, EntrySignatureAndShim) {
       << shim;
 }
 
+// The prototype's C types leave dtypes and shapes out (an f16 and a bf16 tensor are both uint16_t): the argument table
+// of the brief and the export says them.
+TEST(Tasks, ArgumentTableStatesDtypesShapesAndRawHalfBits) {
+  const Task task = load_task(fs::path(KSEARCH_TEST_DATA) / "tasks/mixed_dtypes/task.toml");
+  const std::string table = ksearch::tasks::argument_table(task, "cpu", {}, "// ");
+  for (const char* line : {"// x        f16[rows, cols] input, IEEE binary16 bits in uint16_t\n",
+                           "// y        bf16[rows, cols] output, bfloat16 bits (a float's upper half) in uint16_t\n",
+                           "// mask     bool[rows * cols] output\n", "// count    i32[1] output\n", "// cols     size: row length\n",
+                           "// invert   bool parameter, default 0\n", "// scale    f64 parameter, default 0.5\n"})
+    EXPECT_NE(table.find(line), std::string::npos) << line << " in\n" << table;
+  ksearch::tasks::CallConvention typed;
+  typed.f16_type = "__half";
+  typed.bf16_type = "__nv_bfloat16";
+  EXPECT_EQ(ksearch::tasks::argument_table(task, "cpu", typed, "").find("bits"), std::string::npos);
+}
+
 TEST(Tasks, MalformedFilesNameFileLineAndField) {
   std::string text = tiny_text();
   // TOML syntax error.

@@ -7,6 +7,7 @@
 #include "helpers.hpp"
 #include "proposers/builtin_proposer.hpp"
 #include "proposers/world_model.hpp"
+#include "search/brief.hpp"
 #include "search/search.hpp"
 #include "tasks/registry.hpp"
 
@@ -81,6 +82,18 @@ TEST(BuiltinSearch, TinyTaskFromSeedKnobs) {
   EXPECT_GT(s.best_speedup, 1.25);
   ASSERT_TRUE(s.held_out_passed.has_value());
   EXPECT_TRUE(*s.held_out_passed);
+}
+
+// What a proposer is told of a task: each visible workload's params (they change the result), and each tensor's
+// dtype and shape beside a prototype where float16 and bfloat16 tensors are both uint16_t.
+TEST(Brief, StatesWorkloadParamsAndTensorDtypes) {
+  const Task task = load_task(std::filesystem::path(KSEARCH_TEST_DIR) / "../data/tasks/mixed_dtypes/task.toml");
+  auto backend = make_backend("cpu");
+  const auto brief = ksearch::search::brief_of(task, *backend);
+  ASSERT_EQ(brief.workloads.size(), 2u);
+  EXPECT_EQ(brief.workloads[1], "r3_c33_inverted: cols=33 rows=3 invert=1 scale=-3.25 thr=-0.1");
+  EXPECT_NE(brief.entry.find("x        f16[rows, cols] input, IEEE binary16 bits in uint16_t"), std::string::npos) << brief.entry;
+  EXPECT_NE(brief.entry.find("count    i32[1] output"), std::string::npos) << brief.entry;
 }
 
 TEST(BuiltinSearch, TaskWithoutKnowledgeIsAClearError) {

@@ -35,6 +35,7 @@ using ksearch::backends::load_rules;
 using ksearch::backends::require_source_format;
 using ksearch::backends::shared_library_result;
 using ksearch::tasks::Task;
+using ksearch::tasks::argument_table;
 using ksearch::tasks::entry_prototype;
 using ksearch::tasks::entry_shim;
 
@@ -114,8 +115,9 @@ class CpuBackend : public Backend {
   }
 
   std::string entry_description(const Task& task) const override {
-    return entry_prototype(task, "cpu") +
-           "\n// Compiled as C++20 with g++ -O3 -march=" + cpu::target_march() +
+    return entry_prototype(task, "cpu") + "\n// Arguments (declared shapes over the axes, row-major):\n" +
+           argument_table(task, "cpu", {}, "//   ") +
+           "// Compiled as C++20 with g++ -O3 -march=" + cpu::target_march() +
            " -fopenmp into a shared object; called on host memory."
            "\n// All work must be finished when the function returns. Optional tensors may be NULL.";
   }

@@ -1,6 +1,8 @@
 // The built-in proposer: seed knobs, and short real searches that must find a verified speedup.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
@@ -78,8 +80,12 @@ TEST(BuiltinSearch, TinyTaskFromSeedKnobs) {
   const Task task = load_task(test::tiny_task_file());
   const auto s = search_task(task, "tiny", 4, 2);
   ASSERT_TRUE(s.has_best);
-  // PASSES 4 -> 2 or 1: 2-4x where the machine is quiet; 1.31x was seen once with ctest -j2 on two cores.
-  EXPECT_GT(s.best_speedup, 1.25);
+  // PASSES 4 -> 2 or 1: 2-4x where the machine is quiet. Under ctest -j2 on two cores a neighbouring test can load
+  // the sitting that timed the seed or the one that timed the best (below 1.25x seen twice); the finalists'
+  // re-timing alternates the two, so one of the two measurements shows the speedup.
+  ASSERT_TRUE(s.best_retimed.has_value());
+  EXPECT_GT(std::max(s.best_speedup, s.best_retimed->estimate), 1.25)
+      << "search " << s.best_speedup << "x, re-timed " << s.best_retimed->estimate << "x";
   ASSERT_TRUE(s.held_out_passed.has_value());
   EXPECT_TRUE(*s.held_out_passed);
 }

@@ -29,6 +29,13 @@ bool has_child(CXCursor c, CXCursorKind kind) {
   return false;
 }
 
+std::vector<CXCursor> parameters_of(CXCursor function) {
+  std::vector<CXCursor> out;
+  for (CXCursor k : children(function))
+    if (clang_getCursorKind(k) == CXCursor_ParmDecl) out.push_back(k);
+  return out;
+}
+
 Position position(CXSourceLocation location) {
   CXFile file;
   Position p;

@@ -11,6 +11,7 @@ std::string take(CXString s);  // the string, disposed
 std::string spelling(CXCursor c);
 std::vector<CXCursor> children(CXCursor c);
 bool has_child(CXCursor c, CXCursorKind kind);
+std::vector<CXCursor> parameters_of(CXCursor function);  // its ParmDecl children, in order
 
 struct Position {
   std::string file;

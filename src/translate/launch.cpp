@@ -295,9 +295,7 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
   if (scope.inlined_calls >= 16) throw Error(fmt::format("{}: '{}' calls itself", what(call), spelling(call)));
   HostScope inner = scope;
   ++inner.inlined_calls;
-  std::vector<CXCursor> parameters;
-  for (CXCursor k : children(definition))
-    if (clang_getCursorKind(k) == CXCursor_ParmDecl) parameters.push_back(k);
+  const std::vector<CXCursor> parameters = parameters_of(definition);
   const int count = clang_Cursor_getNumArguments(call);
   for (size_t i = 0; i < parameters.size(); ++i) {
     CXCursor value = int(i) < count ? clang_Cursor_getArgument(call, unsigned(i)) : initializer(parameters[i]);  // default

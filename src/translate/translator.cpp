@@ -242,14 +242,7 @@ std::vector<std::pair<unsigned, unsigned>> list_removals(const std::vector<CXCur
   return out;
 }
 
-// The parameters of a function, and which of them are group handles.
-std::vector<CXCursor> parameters_of(CXCursor function) {
-  std::vector<CXCursor> out;
-  for (CXCursor k : children(function))
-    if (clang_getCursorKind(k) == CXCursor_ParmDecl) out.push_back(k);
-  return out;
-}
-
+// Which parameters of a function are group handles.
 std::vector<size_t> group_parameters(CXCursor function) {
   std::vector<size_t> out;
   const std::vector<CXCursor> params = parameters_of(function);
@@ -457,9 +450,7 @@ void Translator::find_launch() {
     return;
   }
   // Entry parameters are the task's arguments, in [entry.cuda] order (a trailing stream is extra).
-  std::vector<CXCursor> params;
-  for (CXCursor k : children(entry))
-    if (clang_getCursorKind(k) == CXCursor_ParmDecl) params.push_back(k);
+  const std::vector<CXCursor> params = parameters_of(entry);
   for (size_t i = 0; i < params.size() && i < entry_.args.size(); ++i) host_.parameters[decl_key(params[i])] = entry_.args[i];
   collect_assignments(entry, host_);
   for (size_t i = 0; i < params.size() && i < entry_.args.size(); ++i) {
@@ -643,9 +634,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   }
   // Kernel arguments: each kernel parameter is bound to the launch's expression for it.
   CXCursor kernel_decl = clang_Cursor_isNull(pattern) ? callee : pattern;
-  std::vector<CXCursor> kparams;
-  for (CXCursor k : children(kernel_decl))
-    if (clang_getCursorKind(k) == CXCursor_ParmDecl) kparams.push_back(k);
+  const std::vector<CXCursor> kparams = parameters_of(kernel_decl);
   std::set<std::string> taken(entry_.args.begin(), entry_.args.end());
   for (const auto& b : scratch_) taken.insert(b.name);
   for (const auto& [cuda, metal] : kBuiltins) taken.insert(metal);

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/error.hpp"
 
@@ -120,6 +121,21 @@ double load_as_double(const void* base, size_t index, DType dtype) {
     case DType::boolean: return *bytes != 0;
   }
   return 0;
+}
+
+ValueRange dtype_range(DType dtype) {
+  switch (dtype) {
+    case DType::f32: return {-std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
+    case DType::f64: return {-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
+    case DType::f16: return {-65504.0, 65504.0};
+    case DType::bf16: return {-3.3895313892515355e38, 3.3895313892515355e38};
+    case DType::i32: return {double(std::numeric_limits<int32_t>::min()), double(std::numeric_limits<int32_t>::max())};
+    // The largest doubles below 2^63 that llround maps into int64.
+    case DType::i64: return {-9223372036854775808.0, 9223372036854774784.0};
+    case DType::u8: return {0.0, 255.0};
+    case DType::boolean: return {0.0, 1.0};
+  }
+  return {0.0, 0.0};
 }
 
 void store_from_double(void* base, size_t index, DType dtype, double value) {

@@ -14,6 +14,11 @@ DType parse_dtype(std::string_view name);  // throws Error on unknown names
 std::string_view dtype_name(DType dtype);
 size_t dtype_size(DType dtype);
 bool dtype_is_float(DType dtype);
+// The finite values an element holds; a value drawn outside would wrap (integers) or overflow (f16) when stored.
+struct ValueRange {
+  double lo, hi;
+};
+ValueRange dtype_range(DType dtype);
 // C/C++ spelling in generated entry signatures; f16 and bf16 are their bits (uint16_t) unless a
 // backend's CallConvention (tasks/signature.hpp) names its own types.
 std::string_view dtype_c_type(DType dtype);

@@ -184,6 +184,27 @@ namespace {
 
 const std::set<std::string> kDistributions = {"normal", "uniform", "log_uniform", "neg_log_uniform", "randint"};
 
+// Integer and bool inputs without a dist draw from their whole small range (a normal draw would be mostly 0 and
+// +-1, and true for every element of a bool). A draw outside the dtype's values would be stored wrapped or as an
+// infinity, so that reference and candidate would see other numbers than the task file says: refused here.
+void default_and_check_dist(const TomlFileReader& r, const toml::table& t, const std::string& where, TensorSpec& spec) {
+  Distribution& d = spec.dist;
+  const toml::node* dist = t.get("dist");
+  if (!dist && spec.dtype == DType::boolean) d = {"randint", 0, 1};
+  if (!dist && spec.dtype == DType::u8) d = {"randint", 0, 255};
+  if (spec.dtype == DType::boolean && d.kind != "randint")
+    r.fail(dist ? dist : &t, where + ".dist", "a bool input draws 0 (false) or 1 (true): use kind = \"randint\", lo = 0, hi = 1 (the default)");
+  double lo = d.a, hi = d.b;
+  if (d.kind == "normal") lo = d.a - 6 * d.b, hi = d.a + 6 * d.b;
+  if (d.kind == "neg_log_uniform") lo = -d.b, hi = -d.a;
+  const ValueRange range = dtype_range(spec.dtype);
+  if (lo < range.lo || hi > range.hi)
+    r.fail(dist ? dist : &t, where + ".dist",
+           fmt::format("draws values in [{}, {}]{}, outside what {} holds ([{}, {}]); they would be stored {}", lo, hi,
+                       d.kind == "normal" ? " (mean +- 6 std)" : "", dtype_name(spec.dtype), range.lo, range.hi,
+                       dtype_is_float(spec.dtype) ? "as infinities" : "wrapped"));
+}
+
 TensorSpec read_tensor(const TomlFileReader& r, const toml::node& node, const std::string& field, bool is_input) {
   const auto& t = r.table(&node, field);
   TensorSpec spec;
@@ -219,6 +240,7 @@ TensorSpec read_tensor(const TomlFileReader& r, const toml::node& node, const st
       if ((spec.dist.kind == "log_uniform" || spec.dist.kind == "neg_log_uniform") && spec.dist.a <= 0)
         r.fail(&d, where + ".dist.lo", "must be positive for a log-uniform distribution");
     }
+    default_and_check_dist(r, t, where, spec);
   }
   return spec;
 }

@@ -328,6 +328,47 @@ TEST(Tasks, MalformedFilesNameFileLineAndField) {
   EXPECT_THROW(resolve_task("no_such_task"), Error);
 }
 
+// A draw outside what the input's dtype holds would reach reference and candidate wrapped or infinite; integer
+// and bool inputs without a dist draw from their small range instead of a rounded normal.
+TEST(Tasks, DistributionsMustFitTheInputsDtype) {
+  const std::string text = tiny_text();
+  const auto with = [&](const std::string& dtype, const std::string& dist) {
+    return replaced(replaced(text, "dtype = \"f32\"", "dtype = \"" + dtype + "\""),
+                    "dist = { kind = \"normal\", mean = 0.0, std = 4.0 }", dist);
+  };
+  const std::string wraps = load_error(with("u8", "dist = { kind = \"randint\", lo = 0, hi = 300 }"));
+  EXPECT_NE(wraps.find("inputs(x).dist"), std::string::npos) << wraps;
+  EXPECT_NE(wraps.find("outside what u8 holds ([0, 255])"), std::string::npos) << wraps;
+  EXPECT_NE(wraps.find("wrapped"), std::string::npos) << wraps;
+  EXPECT_NE(load_error(with("i32", "dist = { kind = \"uniform\", lo = -1e10, hi = 0 }")).find("outside what i32 holds"),
+            std::string::npos);
+  const std::string overflows = load_error(with("f16", "dist = { kind = \"normal\", mean = 0.0, std = 20000.0 }"));
+  EXPECT_NE(overflows.find("mean +- 6 std"), std::string::npos) << overflows;
+  EXPECT_NE(overflows.find("as infinities"), std::string::npos) << overflows;
+  EXPECT_NE(load_error(with("i32", "dist = { kind = \"neg_log_uniform\", lo = 1.0, hi = 1e12 }")).find("[-1000000000000, -1]"),
+            std::string::npos);
+  EXPECT_NE(load_error(with("bool", "dist = { kind = \"uniform\", lo = 0.0, hi = 1.0 }")).find("a bool input draws 0"),
+            std::string::npos);
+  EXPECT_EQ(load_error(with("i32", "dist = { kind = \"randint\", lo = -2147483648, hi = 2147483647 }")), "");
+  EXPECT_EQ(load_error(with("f16", "dist = { kind = \"normal\", mean = 0.0, std = 4.0 }")), "");
+
+  for (const auto& [dtype, hi] : {std::pair{std::string("bool"), 1.0}, std::pair{std::string("u8"), 255.0}}) {
+    const Task task = load_task(write_task("dist_" + dtype, with(dtype, "")));
+    EXPECT_EQ(task.inputs.front().dist.kind, "randint") << dtype;
+    EXPECT_EQ(task.inputs.front().dist.a, 0.0) << dtype;
+    EXPECT_EQ(task.inputs.front().dist.b, hi) << dtype;
+    // Both ends drawn: a bool input is neither all true nor all false.
+    const auto inputs = generate_inputs(task, task.workloads.front(), 7);
+    double lo_seen = hi, hi_seen = 0;
+    for (size_t i = 0; i < inputs.front().elements(); ++i) {
+      const double v = load_as_double(inputs.front().bytes.data(), i, task.inputs.front().dtype);
+      lo_seen = std::min(lo_seen, v), hi_seen = std::max(hi_seen, v);
+    }
+    EXPECT_EQ(lo_seen, 0.0) << dtype;
+    EXPECT_EQ(hi_seen, hi) << dtype;
+  }
+}
+
 TEST(Tasks, DeviceReferenceIsChosenByCost) {
   const std::string device = "\n[reference.cpu]\nsource = \"seeds/cpu.cpp\"\nabove_flops = 80000\n";
   const fs::path file = write_task("device", tiny_text() + device);

@@ -74,6 +74,9 @@ class Backend {
   virtual tasks::CallConvention call_convention() const { return {}; }
   // Whether candidates can be run here (e.g. a GPU is present); `why` says what is missing.
   virtual bool available(std::string* why) const = 0;
+  // Why no candidate for `task` could run here whatever its code (an argument type the backend lacks), said
+  // once before anything is built; nothing when the task suits the backend.
+  virtual std::optional<std::string> task_unsupported(const tasks::Task&) const { return std::nullopt; }
   // Whether timings are meaningful here (metalsim checks correctness only).
   virtual bool timing_available() const { return true; }
   virtual const HardwareProfile& profile() = 0;

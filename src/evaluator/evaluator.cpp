@@ -216,7 +216,10 @@ Evaluator::Evaluator(const Task& task, Backend& backend, EvalOptions options)
   options_.trials = std::max(options_.trials, options_.memcheck ? 1 : 3);
   options_.rotating_sets = std::max(options_.rotating_sets, 2);  // two hold the mix sources on their way to a device
   if (options_.call_timeout.count() <= 0) options_.call_timeout = backend_.call_timeout() * (options_.memcheck ? 30 : 1);
-  // A reference that does not build is the task's error, not a candidate's: say so before any is run.
+  // A task the backend cannot run and a reference that does not build are the task's errors, not a
+  // candidate's: say so before any is run.
+  if (const auto why = backend_.task_unsupported(task_))
+    throw Error(fmt::format("task '{}' cannot run on the {} backend: {}", task_.name, backend_.name(), *why));
   ensure_reference_built(task_);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "core/error.hpp"
 #include "core/paths.hpp"
 #include "core/process.hpp"
 #include "evaluator/evaluator.hpp"
@@ -221,6 +222,21 @@ TEST(MetalBackend, DoubleIsRejectedByTheRules) {
   ASSERT_FALSE(r.violations.empty());
   EXPECT_EQ(r.violations[0].rule, "double");
   EXPECT_NE(r.message.find("line 35"), std::string::npos) << r.message;
+}
+
+// MSL has no double: a task with an f64 tensor in its metal entry is refused before any candidate is built.
+TEST(MetalBackend, TaskWithAnF64TensorIsRefusedBeforeAnyBuild) {
+  Task task = tiny();
+  task.outputs.front().dtype = DType::f64;
+  auto backend = make_backend("metal");
+  try {
+    Evaluator(task, *backend, options());
+    FAIL() << "an f64 output was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tensor '" + task.outputs.front().name + "' is f64"), std::string::npos) << e.what();
+  }
+  task.outputs.front().dtype = DType::f32;
+  EXPECT_FALSE(backend->task_unsupported(task));
 }
 
 TEST(MetalBackend, MissingDirectiveIsACompileError) {

@@ -198,6 +198,13 @@ class MetalBackend : public Backend {
     return b;
   }
 
+  std::optional<std::string> task_unsupported(const Task& task) const override {
+    for (const auto& a : call_layout(task, "metal").args)
+      if (a.kind == CallArg::Kind::tensor && a.tensor->dtype == DType::f64)
+        return fmt::format("tensor '{}' is f64, which Metal has no type for (MSL has no double): declare it f32", a.name);
+    return std::nullopt;
+  }
+
   std::string entry_description(const Task& task) const override {
     const CallLayout layout = call_layout(task, "metal");
     std::string inputs, outputs, flags;

@@ -70,6 +70,9 @@ TEST(CudaHost, BackendIsRegistered) {
   const Task task = resolve_task("softmax");
   const std::string entry = backend->entry_description(task);
   EXPECT_NE(entry.find("cudaStream_t stream"), std::string::npos) << entry;
+  // The brief states what the prototype leaves out: each tensor's dtype and declared shape.
+  const std::string bf16 = backend->entry_description(resolve_task("attention_bf16"));
+  EXPECT_NE(bf16.find("//   q        bf16[b, hq, lq, d] input"), std::string::npos) << bf16;
 }
 
 TEST(CudaHost, TargetArchFromEnvironment) {

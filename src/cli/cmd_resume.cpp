@@ -81,23 +81,28 @@ void setup(CLI::App& app, int& exit_code) {
     if (changed) {
       info.config["search"] = options.to_json();
       store.set_config(info.config);
-      // A larger budget reopens a finished run: back to the strategy's next step, the verdict is redone at the end.
-      if (const auto stored = store.load_state()) {
-        auto state = search::LoopState::from_json(*stored);
-        if (args->rounds > 0 && args->rounds <= state.round)
-          spdlog::warn("--rounds {} is not above the {} rounds this run has done: it ends without new rounds", args->rounds,
-                       state.round);
-        if (state.phase == search::Phase::done && options.rounds > state.round) {
-          state.phase = search::Phase::next;
-          state.verdict.reset();
-          state.finalists.clear();  // chosen and re-timed again when the search ends
-          state.retiming = nullptr;
-          state.stop_reason.clear();
-          store.transaction([&] {
-            store.clear_retimings();
-            store.save_state(state.to_json());
-          });
-        }
+    }
+    if (const auto stored = store.load_state()) {
+      auto state = search::LoopState::from_json(*stored);
+      if (args->rounds > 0 && args->rounds <= state.round)
+        spdlog::warn("--rounds {} is not above the {} rounds this run has done: it ends without new rounds", args->rounds,
+                     state.round);
+      // A larger budget reopens a finished run, and so does a run its proposer had stopped with rounds left (an
+      // outage, an unusable model or account) unless the proposer still cannot go on (its spending cap): back to the
+      // strategy's next step, the verdict is redone at the end.
+      const bool retry = state.stopped_by_proposer && proposer->stop_reason().empty();
+      if (state.phase == search::Phase::done && options.rounds > state.round && (changed || retry)) {
+        if (retry) spdlog::warn("the run had stopped ({}); continuing with {} rounds left", state.stop_reason, options.rounds - state.round);
+        state.phase = search::Phase::next;
+        state.verdict.reset();
+        state.finalists.clear();  // chosen and re-timed again when the search ends
+        state.retiming = nullptr;
+        state.stop_reason.clear();
+        state.stopped_by_proposer = false;
+        store.transaction([&] {
+          store.clear_retimings();
+          store.save_state(state.to_json());
+        });
       }
     }
     auto strategy = search::make_strategy(stored_strategy(info), {&task, backend.get()});

@@ -414,9 +414,10 @@ bool Search::do_search() {
         continue;
       }
       if (state_.in_flight.empty() && state_.writing.empty()) {  // the budget is spent and everything observed (an idle strategy has a round pending)
-        state_.stop_reason = state_.round >= options_.rounds      ? "round budget spent"
-                             : !proposer_.stop_reason().empty() ? proposer_.stop_reason()
-                                                                 : "time budget reached";
+        state_.stopped_by_proposer = state_.round < options_.rounds && !proposer_.stop_reason().empty();
+        state_.stop_reason = state_.round >= options_.rounds ? "round budget spent"
+                             : state_.stopped_by_proposer    ? proposer_.stop_reason()
+                                                             : "time budget reached";
         state_.phase = Phase::finish;
         save();
         return true;

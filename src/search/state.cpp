@@ -99,6 +99,7 @@ json LoopState::to_json() const {
             {"cycle", cycle},
             {"elapsed_seconds", elapsed_seconds},
             {"stop_reason", stop_reason},
+            {"stopped_by_proposer", stopped_by_proposer},
             {"planned", planned},
             {"writing", json::array()},
             {"in_flight", json::array()},
@@ -120,6 +121,7 @@ LoopState LoopState::from_json(const json& j) {
     s.cycle = j.value("cycle", 0);
     s.elapsed_seconds = j.value("elapsed_seconds", 0.0);
     s.stop_reason = j.value("stop_reason", "");
+    s.stopped_by_proposer = j.value("stopped_by_proposer", false);
     if (j.contains("writing")) {
       for (const auto& w : j["writing"])
         s.writing.push_back({w.at("id").get<int64_t>(), w.value("cycle", 0), proposers::CodeRequest::from_json(w.at("request"))});

@@ -61,6 +61,9 @@ struct LoopState {
   int64_t planned = 0;    // rounds planned (written, being written, or dropped): numbers RoundBeingWritten
   double elapsed_seconds = 0;  // over all sessions
   std::string stop_reason;
+  // The run ended with rounds left because its proposer could not go on (an outage, an unusable model or account,
+  // its spending cap): a resume tries again with the rounds left.
+  bool stopped_by_proposer = false;
   std::vector<RoundBeingWritten> writing;      // rounds the proposer is writing, in the order planned
   std::vector<RoundInFlight> in_flight;        // rounds being evaluated, oldest first
   std::optional<Best> best;

@@ -298,3 +298,48 @@ TEST(LlmCli, KilledWithCallsInFlightResumesEachOnce) {
   EXPECT_EQ(model->written(), 2 + 4) << "the two killed calls asked again once each, then two new rounds";
   std::filesystem::remove_all(dir);
 }
+
+// A run its provider's outage stopped with rounds left continues on a plain `ksearch resume` once the provider
+// answers again, and spends exactly the rounds left.
+TEST(LlmCli, APlainResumeContinuesARunAnOutageStopped) {
+  setenv(kKeyEnv, kKey, 1);
+  ScriptedServer server;
+  auto model = std::make_shared<test::SlowModel>(0.0);
+  auto down = std::make_shared<std::atomic<bool>>(false);
+  auto answered = std::make_shared<std::atomic<int>>(0);
+  server.set_handler([model, down, answered](const RecordedRequest& r) {
+    if (*answered >= 2) *down = true;  // initialize and the first round's code, then the outage
+    if (*down) return error_for(llm::Provider::OpenAIChat, 503, "down for maintenance");
+    ++*answered;
+    return (*model)(r);
+  });
+  const auto dir = test::fresh_dir("outage-resume");
+  const auto config = dir.parent_path() / "outage-resume.toml";
+  std::ofstream(config) << "[llm]\nmodel = \"openai:gpt-test\"\nmax_retries = 0\nretry_base_delay_s = 0.01\n";
+  const auto first = ksearch_cli("run --task " + q(test::tiny_softmax()) + " --backend cpu --rounds 12 --finalists 0 --llm-config " +
+                                 q(config) + " --base-url " + server.base_url() + "/v1 --api-key-env " + kKeyEnv + " --prices " +
+                                 q(test::here() / "prices.toml") + " --out " + q(dir) + " --json");
+  ASSERT_EQ(first.code, 0) << first.out;
+  int rounds_before = 0;
+  {
+    const auto state = search::LoopState::from_json(*store::RunStore::open(dir).load_state());
+    EXPECT_EQ(state.phase, search::Phase::done);
+    EXPECT_NE(state.stop_reason.find("down for maintenance"), std::string::npos) << state.stop_reason;
+    EXPECT_TRUE(state.stopped_by_proposer);
+    rounds_before = state.round;
+    ASSERT_LT(rounds_before, 12);
+  }
+
+  *down = false, *answered = -100;  // the provider is back
+  const auto resumed = ksearch_cli("resume " + q(dir) + " --json", true);
+  ASSERT_EQ(resumed.code, 0) << resumed.out;
+  EXPECT_NE(resumed.out.find("continuing with " + std::to_string(12 - rounds_before) + " rounds left"), std::string::npos)
+      << resumed.out;
+  const auto state = search::LoopState::from_json(*store::RunStore::open(dir).load_state());
+  EXPECT_EQ(state.phase, search::Phase::done);
+  EXPECT_EQ(state.round, 12);
+  EXPECT_EQ(state.stop_reason, "round budget spent");
+  EXPECT_FALSE(state.stopped_by_proposer);
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(config);
+}

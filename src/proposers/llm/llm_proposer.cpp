@@ -278,7 +278,7 @@ class LlmProposer : public Proposer, public Planner {
     const auto c = res.error_category.value_or(kl::ErrorCategory::Transport);
     if (c != kl::ErrorCategory::Auth && c != kl::ErrorCategory::NotFound && c != kl::ErrorCategory::Config) return;
     std::lock_guard lk(mu_);
-    fatal_ = fmt::format("model {} unusable ({}): {}; once fixed, continue with `ksearch resume RUN --rounds N`", spec_,
+    fatal_ = fmt::format("model {} unusable ({}): {}; once fixed, continue with `ksearch resume RUN` (the rounds left)", spec_,
                          kl::to_string(c), res.error_message);
   }
 
@@ -294,7 +294,7 @@ class LlmProposer : public Proposer, public Planner {
     if (!failed) return;  // refused by the budget: no request was made
     if (++failed_attempts_in_a_row_ >= kMaxFailedAttemptsInARow && fatal_.empty())
       fatal_ = fmt::format("model {} answered none of {} attempts in a row (last error: {}); continue later with "
-                           "`ksearch resume RUN --rounds N`",
+                           "`ksearch resume RUN` (the rounds left)",
                            spec_, failed_attempts_in_a_row_, failed->error_message);
   }
 

@@ -48,3 +48,23 @@ template <typename T> inline T ks_shfl_xor(T v, uint mask, int width, uint lane)
   const T other = simd_shuffle_xor(v, ushort(mask));
   return (lane ^ mask) <= (lane | uint(width - 1)) ? other : v;
 }
+// helper: ks_tile_ballot
+// thread_block_tile<W>::ballot: the predicates of the lane's segment of W lanes, bit i for its lane i.
+inline uint ks_tile_ballot(bool predicate, uint width, uint lane) {
+  return (ks_ballot(predicate) >> (lane & ~(width - 1))) & (0xffffffffu >> (32 - width));
+}
+// helper: ks_tile_reduce
+// cg::reduce over a tile of W lanes (a power of two): a butterfly within the segment, whose every lane
+// gets the result as in CUDA.
+template <typename T> inline T ks_tile_sum(T v, uint width) {
+  for (uint o = width / 2; o > 0; o /= 2) v += simd_shuffle_xor(v, ushort(o));
+  return v;
+}
+template <typename T> inline T ks_tile_min(T v, uint width) {
+  for (uint o = width / 2; o > 0; o /= 2) v = min(v, simd_shuffle_xor(v, ushort(o)));
+  return v;
+}
+template <typename T> inline T ks_tile_max(T v, uint width) {
+  for (uint o = width / 2; o > 0; o /= 2) v = max(v, simd_shuffle_xor(v, ushort(o)));
+  return v;
+}

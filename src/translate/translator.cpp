@@ -17,6 +17,7 @@
 #include "core/paths.hpp"
 #include "translate/clang_util.hpp"
 #include "translate/launch.hpp"
+#include "translate/macros.hpp"
 #include "translate/translate.hpp"
 
 using ksearch::tasks::EntrySpec;
@@ -214,16 +215,57 @@ struct CallSite {
 };
 
 // A cooperative group handle's type (also a reference to one): its methods become threadgroup and
-// SIMD-group functions, so the handle itself has no Metal counterpart.
-enum class Group { none, block, tile32, other_tile };
+// SIMD-group functions, so the handle itself has no Metal counterpart. A tile's width is its size as
+// written: "32", "16", or a template parameter's name ("TILE", which a kernel's template directive binds).
+struct Group {
+  enum Kind { none, block, tile } kind = none;
+  std::string width;
+  bool literal() const { return !width.empty() && std::all_of(width.begin(), width.end(), ::isdigit); }
+};
 
 Group group_of(CXType type) {
   if (is_reference(type)) type = clang_getPointeeType(type);
-  std::string name = take(clang_getTypeSpelling(clang_getCanonicalType(type)));
-  if (name.rfind("const ", 0) == 0) name.erase(0, 6);
-  if (name == "cooperative_groups::thread_block") return Group::block;
-  if (name == "cooperative_groups::thread_block_tile<32>") return Group::tile32;
-  return name.rfind("cooperative_groups::thread_block_tile<", 0) == 0 ? Group::other_tile : Group::none;
+  // Spelled without the namespace, which a dependent type's canonical spelling lacks.
+  auto unqualified = [](CXType t) {
+    std::string name = take(clang_getTypeSpelling(t));
+    if (name.rfind("const ", 0) == 0) name.erase(0, 6);
+    for (const std::string ns : {"cg::", "cooperative_groups::"})
+      if (name.rfind(ns, 0) == 0) name.erase(0, ns.size());
+    return name;
+  };
+  const std::string name = unqualified(clang_getCanonicalType(type));
+  if (name == "thread_block") return {Group::block, ""};
+  const std::string tile = "thread_block_tile<";
+  if (name.rfind(tile, 0) != 0) return {};
+  Group g{Group::tile, name.substr(tile.size(), name.size() - tile.size() - 1)};
+  // A dependent width reads `type-parameter-0-0` in the canonical type: take it as written.
+  if (const std::string written = unqualified(type); !g.literal() && written.rfind(tile, 0) == 0)
+    g.width = written.substr(tile.size(), written.size() - tile.size() - 1);
+  return g;
+}
+
+// The group whose method a call calls (`tile.shfl_down(v, 1)`), also when the handle's type depends
+// on a template parameter and clang leaves the method unresolved.
+Group method_group(CXCursor call) {
+  const std::vector<CXCursor> kids = children(call);
+  if (kids.empty() || clang_getCursorKind(kids[0]) != CXCursor_MemberRefExpr) return {};
+  const std::vector<CXCursor> object = children(kids[0]);
+  return object.empty() ? Group{} : group_of(clang_getCursorType(strip_implicit(object[0])));
+}
+
+// Why a tile of this width is not translated ("" when it is): tiles are segments of a SIMD group (32
+// lanes); a size known only from a template parameter is translated where the kernel's template
+// directive binds it, not as a __device__ function's parameter, which the port drops.
+std::string tile_refusal(const Group& g, bool in_parameter) {
+  if (g.kind != Group::tile) return "";
+  if (!g.literal())
+    return in_parameter ? "a tile parameter whose size is a template parameter ('" + g.width +
+                              "') is not translated: the handle is dropped, so the size cannot be deduced; write the size"
+                        : "";
+  const int w = std::stoi(g.width);
+  if (w < 1 || w > 32 || (w & (w - 1)) != 0)
+    return "a tile of " + g.width + " threads: only tiles of a power of two up to 32 threads (one SIMD group) are translated";
+  return "";
 }
 
 // The text that removes `items[i]` of a comma-separated list (parameters, arguments) for each i
@@ -247,14 +289,19 @@ std::vector<size_t> group_parameters(CXCursor function) {
   std::vector<size_t> out;
   const std::vector<CXCursor> params = parameters_of(function);
   for (size_t i = 0; i < params.size(); ++i)
-    if (group_of(clang_getCursorType(params[i])) != Group::none) out.push_back(i);
+    if (group_of(clang_getCursorType(params[i])).kind != Group::none) out.push_back(i);
   return out;
 }
 
 class Translator {
  public:
   Translator(const std::filesystem::path& file, const Task& task)
-      : file_(file.string()), task_(task), entry_(task.entry("cuda")), maps_(load_mappings()), rw_(read_file(file)) {}
+      : file_(file.string()),
+        task_(task),
+        entry_(task.entry("cuda")),
+        maps_(load_mappings()),
+        macros_(expand_file_macros(read_file(file))),
+        rw_(macros_.text) {}
 
   Translation run();
 
@@ -312,6 +359,7 @@ class Translator {
   const Task& task_;
   const EntrySpec& entry_;
   Mappings maps_;
+  MacroExpansion macros_;  // the file as parsed and rewritten: its own macros expanded
   Rewriter rw_;
   std::filesystem::path include_dir_;
   CXIndex index_ = nullptr;
@@ -351,7 +399,8 @@ void Translator::parse() {
   const std::vector<const char*> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
                                          "-Wno-unknown-cuda-version", include_flag.c_str(), "-include", "ksearch_cuda.h"};
   index_ = clang_createIndex(0, 0);
-  const CXErrorCode rc = clang_parseTranslationUnit2(index_, file_.c_str(), args.data(), int(args.size()), nullptr, 0,
+  CXUnsavedFile expanded{file_.c_str(), rw_.text().c_str(), static_cast<unsigned long>(rw_.text().size())};
+  const CXErrorCode rc = clang_parseTranslationUnit2(index_, file_.c_str(), args.data(), int(args.size()), &expanded, 1,
                                                      CXTranslationUnit_DetailedPreprocessingRecord, &unit_);
   if (rc != CXError_Success || !unit_) throw Error("ksearch port: clang could not parse " + file_);
   for (unsigned i = 0; i < clang_getNumDiagnostics(unit_); ++i) {
@@ -365,6 +414,8 @@ void Translator::parse() {
     clang_disposeDiagnostic(d);
   }
   host_.unit = unit_;
+  if (!macros_.expanded.empty())
+    out_.notes.push_back(fmt::format("macros of the file expanded where they are used: {}", fmt::join(macros_.expanded, ", ")));
 }
 
 // Keywords and type names, token by token, wherever the file is rendered.
@@ -895,9 +946,8 @@ void Translator::map_cast(CXCursor cast) {
 bool Translator::map_declaration(CXCursor var, Function& fn) {
   const std::string key = decl_key(var);
   CXType type = clang_getCursorType(var);
-  if (const Group group = group_of(type); group != Group::none) {
-    if (group == Group::other_tile)
-      problem(fn.record.problems, var, "tiled_partition", "tiles other than 32 threads (sub-warp segments) are not translated");
+  if (const Group group = group_of(type); group.kind != Group::none) {
+    if (const std::string why = tile_refusal(group, false); !why.empty()) problem(fn.record.problems, var, "tiled_partition", why);
     rw_.replace(begin_offset(var), end_offset(var), "");
     return true;
   }
@@ -957,9 +1007,15 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     return;
   // Methods of cooperative groups are mapped as OWNER::METHOD, cg::reduce by its operation.
   std::string key = name;
-  if (callee_kind == CXCursor_CXXMethod) {
-    const std::string owner = spelling(clang_getCursorSemanticParent(callee));
-    key = owner + "::" + name;
+  Group group = method_group(call);  // the group a method or cg::reduce works on
+  if (callee_kind == CXCursor_CXXMethod || group.kind != Group::none) {
+    const std::string owner = group.kind == Group::block  ? "thread_block"
+                              : group.kind == Group::tile ? "thread_block_tile"
+                                                          : spelling(clang_getCursorSemanticParent(callee));
+    // A dependent member reference has no spelling: its name ends its text (`tile.any`).
+    std::string method = text(begin_offset(kids.at(0)), end_offset(kids.at(0)));
+    method = spelling(kids[0]).empty() ? method.substr(method.find_last_of(".>") + 1) : spelling(kids[0]);
+    key = owner + "::" + method;
     if (!maps_.functions.count(key))
       return problem(problems, call, key,
                      owner == "grid_group" ? "grid-wide synchronization has no Metal equivalent (split the kernel)"
@@ -968,6 +1024,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     std::string op = take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 2)))));
     op = op.substr(0, op.find('<'));  // cooperative_groups::plus<float> -> plus
     key = "reduce:" + op.substr(op.rfind(':') + 1);
+    group = group_of(clang_getCursorType(strip_implicit(clang_Cursor_getArgument(call, 0))));
   }
   if (auto u = maps_.untranslatable.find(key); u != maps_.untranslatable.end())
     return problem(problems, call, name, u->second);
@@ -977,7 +1034,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   const unsigned b = begin_offset(call), e = end_offset(call);
   // A call written in a macro spans the macro's use, whose text before `(` does not name the function.
   const size_t name_at = text(b, e).substr(0, text(b, e).find('(')).find(name);
-  if (callee_kind != CXCursor_CXXMethod && name_at == std::string::npos)
+  if (callee_kind != CXCursor_CXXMethod && group.kind == Group::none && name_at == std::string::npos)
     return problem(problems, call, name, "used inside a macro: expand the macro by hand");
   const FunctionMapping& f = m->second;
   std::vector<CXCursor> args(kids.begin() + (kids.empty() ? 0 : 1), kids.end());
@@ -1001,6 +1058,15 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
       helpers = f.segmented_helpers;
       ++fn.record.translated[key + " (width below 32)"];
     }
+  }
+  // A tile narrower than a SIMD group is a segment of it: the segmented form, over lanes of the segment.
+  if (group.kind == Group::tile && group.width != "32") {
+    if (f.segmented.empty())
+      return problem(problems, call, key, "this method of a tile narrower than 32 threads is not translated");
+    pattern = f.segmented;
+    helpers = f.segmented_helpers;
+    for (size_t at; (at = pattern.find("$W")) != std::string::npos;) pattern.replace(at, 2, group.width);
+    ++fn.record.translated[key + " (tile below 32)"];
   }
   ++fn.record.translated[key];
   for (const auto& [cuda, metal] : kBuiltins)  // built-in variables a pattern names
@@ -1080,11 +1146,12 @@ void Translator::visit(CXCursor c, Function& fn) {
       if (clang_getCursorKind(k) == CXCursor_CallExpr && spelling(k) == "__cudaPushCallConfiguration")
         return problem(problems, c, "kernel launch in device code", "dynamic parallelism has no Metal equivalent");
     CXCursor callee = called_declaration(c);
+    const bool group_method = method_group(c).kind != Group::none;
     if (!clang_Cursor_isNull(callee)) {
-      if (from_prelude(callee)) {
+      if (from_prelude(callee) || group_method) {
         map_call(c, callee, fn);
         // A group method's pattern replaces its object too (`cg::this_thread_block().thread_rank()`).
-        if (clang_getCursorKind(callee) == CXCursor_CXXMethod && spelling(callee).rfind("operator", 0) != 0) {
+        if (group_method || (clang_getCursorKind(callee) == CXCursor_CXXMethod && spelling(callee).rfind("operator", 0) != 0)) {
           const std::vector<CXCursor> kids = children(c);
           for (size_t i = 1; i < kids.size(); ++i) visit(kids[i], fn);
           return;
@@ -1132,9 +1199,9 @@ void Translator::device_function_signature(Function& fn) {
   for (CXCursor p : params) {
     CXType type = clang_getCursorType(p);
     if (spelling(p).empty()) continue;
-    if (const Group group = group_of(type); group != Group::none) {
-      if (group == Group::other_tile)
-        problem(fn.record.problems, p, "thread_block_tile parameter", "tiles other than 32 threads (sub-warp segments) are not translated");
+    if (const Group group = group_of(type); group.kind != Group::none) {
+      if (const std::string why = tile_refusal(group, true); !why.empty())
+        problem(fn.record.problems, p, "thread_block_tile parameter", why);
       continue;
     }
     if (is_pointer(type)) {
@@ -1183,6 +1250,7 @@ std::string Translator::header() {
         const unsigned b = begin_offset(c), e = end_offset(c);
         switch (kind) {
           case CXCursor_MacroDefinition: {
+            if (self->macros_.expanded.count(spelling(c))) break;  // no use is left
             const size_t line = self->rw_.text().rfind('\n', b);
             const unsigned from = line == std::string::npos ? 0 : unsigned(line + 1);
             parts->push_back({b, self->rw_.render(from, e) + "\n"});

@@ -25,6 +25,7 @@
 #include "store/run_store.hpp"
 #include "test_server.hpp"
 #include "tasks/registry.hpp"
+#include "translate/macros.hpp"
 #include "translate/translate.hpp"
 
 using ksearch::backends::make_backend;
@@ -206,14 +207,44 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"printf.cu", "printf", 9},
                                            Expected{"device_variable.cu", "__device__ variable 'g_partial'", 6},
                                            Expected{"alternative_launches.cu", "alternative launches in branches of the entry", 24},
-                                           Expected{"cg_tile16.cu", "tiled_partition", 8},
-                                           Expected{"cg_tile16_parameter.cu", "thread_block_tile parameter", 7},
+                                           Expected{"cg_tile64.cu", "tiled_partition", 8, "a tile of 64 threads"},
+                                           Expected{"cg_tile_size_parameter.cu", "thread_block_tile parameter", 8, "('N')"},
                                            Expected{"impure_launch_helper.cu", "launch configuration", 21, "call to 'blocks_for' in a launch size"},
                                            Expected{"host_global_launch.cu", "launch configuration", 18, "'g_threads' is a global variable of the host"},
-                                           Expected{"shuffle_width12.cu", "__shfl_xor_sync", 8, "shuffle width 12"},
-                                           Expected{"macro_launch_size.cu", "launch configuration", 17, "inside the macro 'CEIL_DIV'"},
-                                           Expected{"builtin_in_macro.cu", "'threadIdx' inside a macro", 9}),
+                                           Expected{"shuffle_width12.cu", "__shfl_xor_sync", 8, "shuffle width 12"}),
                          [](const auto& info) { return test_name(info.param.file); });
+
+// The file's macros are expanded before it is parsed: function-like ones (nested, `#`, `##`,
+// `__VA_ARGS__`) and object-like ones that name something, with every line kept; constants, directive
+// lines, comments and uses before the definition or after #undef stay as written.
+TEST(MacroExpansion, ExpandsUsesAndKeepsLines) {
+  const std::string definitions =  // kept as written
+      "#define BLOCK 256\n"
+      "#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))\n"
+      "#define TID (blockIdx.x * blockDim.x + threadIdx.x)\n"
+      "#define ROWS_OF(n) CEIL_DIV(n, BLOCK)\n"
+      "#define CAT(a, b) a##b\n"
+      "#define NAME(x) #x\n"
+      "#define CALL(f, ...) f(__VA_ARGS__)\n"
+      "int early = LATE(1);\n"
+      "#define LATE(x) (x + 1)\n";
+  const translate::MacroExpansion e = translate::expand_file_macros(
+      definitions +
+      "int g = ROWS_OF(rows *\n  cols);  // CEIL_DIV(a, b) in a comment\n"
+      "int t = TID, v = CAT(va, lue), s = CALL(max, 1, 2);\n"
+      "const char* n = NAME(a + b);\n"
+      "#undef TID\n"
+      "int after = TID;\n"
+      "int late = LATE(2), function_name_only = CEIL_DIV;\n");
+  EXPECT_EQ(e.text, definitions +
+                        "int g = (((rows * cols) + (BLOCK) - 1) / (BLOCK))\n;  // CEIL_DIV(a, b) in a comment\n"
+                        "int t = (blockIdx.x * blockDim.x + threadIdx.x), v = value, s = max(1, 2);\n"
+                        "const char* n = \"a + b\";\n"
+                        "#undef TID\n"
+                        "int after = TID;\n"
+                        "int late = (2 + 1), function_name_only = CEIL_DIV;\n");
+  EXPECT_EQ(e.expanded, (std::set<std::string>{"CALL", "CAT", "CEIL_DIV", "LATE", "NAME", "ROWS_OF", "TID"}));
+}
 
 CommandResult port(const std::vector<std::string>& args) {
   CommandOptions o;

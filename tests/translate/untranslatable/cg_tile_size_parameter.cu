@@ -1,11 +1,12 @@
-// Untranslatable: a 16-thread tile passed to a __device__ function (line 7); sub-warp tiles are not translated.
+// Untranslatable: a tile whose size is a template parameter of a __device__ function (line 8); the port drops
+// the handle, so the size could not be deduced.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 namespace cg = cooperative_groups;
 
-__device__ float tile_sum(cg::thread_block_tile<16> tile, float v) {
-  for (int o = 8; o > 0; o /= 2) v += tile.shfl_xor(v, o);
+template <unsigned N> __device__ float tile_sum(cg::thread_block_tile<N> tile, float v) {
+  for (int o = N / 2; o > 0; o /= 2) v += tile.shfl_xor(v, o);
   return v;
 }
 

@@ -1,5 +1,5 @@
-// Untranslatable: a 16-thread tile of cooperative groups (line 8); Metal's SIMD groups are 32 wide and
-// sub-warp segments are not translated.
+// A 16-thread tile of cooperative groups (a segment of a SIMD group): thread_rank and an xor-shuffle
+// reduction within the tile, one 16-thread block per row.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <stdint.h>

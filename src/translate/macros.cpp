@@ -1,0 +1,297 @@
+#include "translate/macros.hpp"
+
+#include <cctype>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace ksearch::translate {
+
+namespace {
+
+enum class Kind { identifier, number, literal, comment, space, punctuation };
+
+struct Token {
+  Kind kind;
+  std::string text;
+};
+
+bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Preprocessing tokens, enough to find macro uses and their arguments: identifiers, numbers,
+// string and character literals, comments and whitespace (kept whole), `##`, other characters one by one.
+std::vector<Token> tokenize(const std::string& s) {
+  std::vector<Token> out;
+  for (size_t i = 0; i < s.size();) {
+    const size_t from = i;
+    Kind kind = Kind::punctuation;
+    const char c = s[i];
+    if (identifier_char(c) && !std::isdigit(static_cast<unsigned char>(c))) {
+      kind = Kind::identifier;
+      while (i < s.size() && identifier_char(s[i])) ++i;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+      kind = Kind::number;
+      for (++i; i < s.size() && (identifier_char(s[i]) || s[i] == '.' ||
+                                 ((s[i] == '+' || s[i] == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E' || s[i - 1] == 'p' || s[i - 1] == 'P')));)
+        ++i;
+    } else if (c == '"' || c == '\'') {
+      kind = Kind::literal;
+      for (++i; i < s.size() && s[i] != c && s[i] != '\n'; ++i)
+        if (s[i] == '\\') ++i;
+      i = std::min(s.size(), i + 1);
+    } else if (s.compare(i, 2, "//") == 0) {
+      kind = Kind::comment;
+      while (i < s.size() && s[i] != '\n') ++i;
+    } else if (s.compare(i, 2, "/*") == 0) {
+      kind = Kind::comment;
+      const size_t end = s.find("*/", i + 2);
+      i = end == std::string::npos ? s.size() : end + 2;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      kind = Kind::space;
+      while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    } else {
+      i += s.compare(i, 2, "##") == 0 ? 2 : 1;
+    }
+    out.push_back({kind, s.substr(from, i - from)});
+  }
+  return out;
+}
+
+bool blank(const Token& t) { return t.kind == Kind::space || t.kind == Kind::comment; }
+
+struct Macro {
+  bool function_like = false;
+  std::vector<std::string> parameters;  // `__VA_ARGS__` for `...`
+  std::vector<Token> body;
+};
+
+// `#define NAME(a, b) body` (the text after `define`, continuation lines joined): the macro, or none
+// for a definition that is not understood.
+std::pair<std::string, Macro> parse_definition(const std::string& rest) {
+  const std::vector<Token> tokens = tokenize(rest);
+  size_t i = 0;
+  while (i < tokens.size() && blank(tokens[i])) ++i;
+  if (i == tokens.size() || tokens[i].kind != Kind::identifier) return {};
+  const std::string name = tokens[i++].text;
+  Macro m;
+  if (i < tokens.size() && tokens[i].text == "(") {  // no space before `(`: function-like
+    m.function_like = true;
+    for (++i; i < tokens.size() && tokens[i].text != ")"; ++i) {
+      if (tokens[i].kind == Kind::identifier) m.parameters.push_back(tokens[i].text);
+      else if (tokens[i].text == ".") m.parameters.push_back("__VA_ARGS__"), i += 2;
+    }
+    ++i;
+  }
+  for (; i < tokens.size(); ++i)
+    if (tokens[i].kind != Kind::comment) m.body.push_back(tokens[i]);
+  while (!m.body.empty() && m.body.back().kind == Kind::space) m.body.pop_back();
+  while (!m.body.empty() && m.body.front().kind == Kind::space) m.body.erase(m.body.begin());
+  return {name, m};
+}
+
+// A constant macro (`256`, `(32 * 8)`) reads well and evaluates where it is used; one that names
+// something is expanded.
+bool names_something(const Macro& m) {
+  for (const auto& t : m.body)
+    if (t.kind == Kind::identifier) return true;
+  return false;
+}
+
+class Expander {
+ public:
+  std::map<std::string, Macro> active;
+  std::set<std::string> used;
+
+  // The tokens with the uses of active macros (other than those being expanded) expanded; a
+  // function-like macro's arguments must be among the tokens.
+  std::string expand(const std::vector<Token>& tokens, const std::set<std::string>& disabled) {
+    std::string out;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      const Token& t = tokens[i];
+      auto m = t.kind == Kind::identifier && !disabled.count(t.text) ? active.find(t.text) : active.end();
+      if (m == active.end()) {
+        out += t.text;
+        continue;
+      }
+      std::vector<std::string> arguments;
+      size_t end = i;
+      if (m->second.function_like && !arguments_at(tokens, i + 1, arguments, end)) {
+        out += t.text;  // a function-like macro's name without arguments is not a use
+        continue;
+      }
+      used.insert(t.text);
+      std::set<std::string> inner = disabled;
+      inner.insert(t.text);
+      out += expand(tokenize(substitute(m->second, arguments, disabled)), inner);
+      i = end;
+    }
+    return out;
+  }
+
+ private:
+  // The arguments of a use whose `(` is at or after `from` (blanks between): each argument's text
+  // with comments and line breaks as spaces; `end` is the index of the closing `)`.
+  static bool arguments_at(const std::vector<Token>& tokens, size_t from, std::vector<std::string>& arguments, size_t& end) {
+    while (from < tokens.size() && blank(tokens[from])) ++from;
+    if (from >= tokens.size() || tokens[from].text != "(") return false;
+    std::string current;
+    int depth = 0;
+    for (size_t i = from + 1; i < tokens.size(); ++i) {
+      const std::string& s = tokens[i].text;
+      if (depth == 0 && (s == ")" || s == ",")) {
+        arguments.push_back(trim(current));
+        current.clear();
+        if (s == ")") {
+          end = i;
+          if (arguments.size() == 1 && arguments[0].empty()) arguments.clear();
+          return true;
+        }
+        continue;
+      }
+      depth += s == "(" ? 1 : s == ")" ? -1 : 0;
+      current += blank(tokens[i]) ? " " : s;
+    }
+    return false;
+  }
+
+  static std::string trim(const std::string& s) {
+    const size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+  }
+
+  // The body with its parameters replaced: by the argument as written next to `##` or after `#`,
+  // by the expanded argument elsewhere.
+  std::string substitute(const Macro& m, const std::vector<std::string>& arguments, const std::set<std::string>& disabled) {
+    auto argument_of = [&](const std::string& name) -> std::optional<std::string> {
+      for (size_t p = 0; p < m.parameters.size(); ++p) {
+        if (m.parameters[p] != name) continue;
+        if (name != "__VA_ARGS__") return p < arguments.size() ? arguments[p] : "";
+        std::string rest;  // the variadic arguments, commas included
+        for (size_t a = p; a < arguments.size(); ++a) rest += (a > p ? ", " : "") + arguments[a];
+        return rest;
+      }
+      return std::nullopt;
+    };
+    const std::vector<Token>& body = m.body;
+    auto next_solid = [&](size_t i) {
+      for (++i; i < body.size() && blank(body[i]);) ++i;
+      return i;
+    };
+    std::string out;
+    for (size_t i = 0; i < body.size(); ++i) {
+      const Token& t = body[i];
+      if (t.text == "##") {
+        while (!out.empty() && out.back() == ' ') out.pop_back();
+        const size_t j = next_solid(i);
+        if (j < body.size()) out += argument_of(body[j].text).value_or(body[j].text);
+        i = j;
+        continue;
+      }
+      if (t.text == "#" && m.function_like) {
+        const size_t j = next_solid(i);
+        const std::optional<std::string> a = j < body.size() ? argument_of(body[j].text) : std::nullopt;
+        if (a) {
+          std::string quoted = "\"";
+          for (char c : *a) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+          out += quoted + "\"";
+          i = j;
+          continue;
+        }
+      }
+      const std::optional<std::string> a = t.kind == Kind::identifier ? argument_of(t.text) : std::nullopt;
+      if (!a) {
+        out += t.text;
+        continue;
+      }
+      const size_t j = next_solid(i);
+      out += j < body.size() && body[j].text == "##" ? *a : expand(tokenize(*a), disabled);
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+MacroExpansion expand_file_macros(const std::string& text) {
+  MacroExpansion result;
+  Expander expander;
+  const std::vector<Token> tokens = tokenize(text);
+  std::string& out = result.text;
+  bool line_start = true;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const Token& t = tokens[i];
+    if (t.text == "#" && line_start) {  // a directive runs to the first line break not escaped by `\`
+      std::string directive;
+      size_t j = i;
+      for (; j < tokens.size(); ++j) {
+        const size_t newline = tokens[j].kind == Kind::space ? tokens[j].text.find('\n') : std::string::npos;
+        if (newline != std::string::npos && !(directive.size() && directive.back() == '\\')) break;
+        directive += tokens[j].text;
+      }
+      out += directive;
+      i = j - 1;
+      std::string joined;
+      for (size_t at = 0; at < directive.size(); ++at)
+        if (directive.compare(at, 2, "\\\n") == 0) joined += ' ', ++at;
+        else joined += directive[at];
+      const std::vector<Token> words = tokenize(joined.substr(1));
+      size_t w = 0;
+      while (w < words.size() && blank(words[w])) ++w;
+      if (w < words.size() && words[w].text == "define") {
+        auto [name, macro] = parse_definition(joined.substr(joined.find("define") + 6));
+        if (name.empty()) continue;
+        if (macro.function_like || names_something(macro)) expander.active[name] = macro;
+        else expander.active.erase(name);
+      } else if (w < words.size() && words[w].text == "undef") {
+        while (++w < words.size() && blank(words[w])) {
+        }
+        if (w < words.size()) expander.active.erase(words[w].text);
+      }
+      continue;
+    }
+    if (t.kind == Kind::space) {
+      out += t.text;
+      if (t.text.find('\n') != std::string::npos) line_start = true;
+      continue;
+    }
+    line_start = false;
+    if (t.kind != Kind::identifier || !expander.active.count(t.text)) {
+      out += t.text;
+      continue;
+    }
+    // A use: expand it (its arguments may span lines: the line breaks follow the expansion, so that
+    // every later line keeps its number).
+    size_t end = i;
+    int depth = 0;
+    if (expander.active.at(t.text).function_like) {
+      size_t j = i + 1;
+      while (j < tokens.size() && blank(tokens[j])) ++j;
+      if (j == tokens.size() || tokens[j].text != "(") {
+        out += t.text;
+        continue;
+      }
+      for (end = j; end < tokens.size(); ++end) {
+        depth += tokens[end].text == "(" ? 1 : tokens[end].text == ")" ? -1 : 0;
+        if (depth == 0) break;
+      }
+      if (end == tokens.size()) {
+        out += t.text;
+        continue;
+      }
+    }
+    const std::vector<Token> use(tokens.begin() + long(i), tokens.begin() + long(end) + 1);
+    std::string breaks;
+    for (const auto& u : use)
+      for (char c : u.text)
+        if (c == '\n') breaks += '\n';
+    std::string expanded = expander.expand(use, {});
+    for (char& c : expanded)
+      if (c == '\n') c = ' ';
+    out += expanded + breaks;
+    i = end;
+  }
+  result.expanded = expander.used;
+  return result;
+}
+
+}  // namespace ksearch::translate

@@ -1,0 +1,22 @@
+#pragma once
+// Expansion of the CUDA file's own macros before it is parsed (docs/TRANSLATE.md). libclang places
+// every token of a macro's expansion at the macro's use and names no operator, so names and
+// operators written in a macro's body (`CEIL_DIV(n, 256)`, `#define TID (blockIdx.x * ...)`) could
+// not be rewritten or read as launch sizes. Expanding them in the text gives every token a place of
+// its own; the `#define` lines stay (an `#if` may test them) and each line keeps its number.
+#include <set>
+#include <string>
+
+namespace ksearch::translate {
+
+struct MacroExpansion {
+  std::string text;              // the file with the uses expanded (same lines)
+  std::set<std::string> expanded;  // the macros whose uses were expanded (their #define is not needed)
+};
+
+// Expands the uses of the file's function-like macros, and of its object-like macros whose body
+// names something (`#define TID (blockIdx.x * blockDim.x + threadIdx.x)`); macros that are plain
+// constants (`#define BLOCK 256`) stay as written. Directive lines, comments and literals are kept.
+MacroExpansion expand_file_macros(const std::string& text);
+
+}  // namespace ksearch::translate

@@ -97,9 +97,11 @@ const std::set<std::string>& vector_types() {
   return v;
 }
 
+// Names that need the threads to run as fibers: barriers and SIMD-group functions block, and a thread spinning on
+// an atomic may have to be stopped (metalsim_abi.h, uses_sync).
 bool is_sync_name(const std::string& id) {
   return id.rfind("simd_", 0) == 0 || id.rfind("quad_", 0) == 0 || id.rfind("simdgroup_", 0) == 0 ||
-         id == "threadgroup_barrier";
+         id.rfind("atomic_", 0) == 0 || id == "threadgroup_barrier";
 }
 
 std::string newlines_of(const std::string& s) { return std::string(std::count(s.begin(), s.end(), '\n'), '\n'); }

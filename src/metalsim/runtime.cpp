@@ -46,6 +46,14 @@ constexpr std::size_t kTgLimit = 32768;
 constexpr std::size_t kArenaCapacity = 1 << 20;
 constexpr std::size_t kRedZone = 64 * 1024;
 constexpr uint32_t kMemDevice = 1;  // mem_flags::mem_device
+// Atomic loads (exchanges, compare-exchanges) in a row that find one location unchanged: the thread is stuck
+// waiting for another thread to change it (a spin-wait). High enough that no honest loop gets there.
+constexpr uint32_t kSpinPolls = 4096;
+// Fewer polls of one value that then changes: the thread waited for another one (a retry loop of
+// compare-exchanges finds a new value every time).
+constexpr uint32_t kWaitPolls = 8;
+constexpr int kRead = METALSIM_ACCESS_READ, kWrite = METALSIM_ACCESS_WRITE, kAtomic = METALSIM_ACCESS_ATOMIC,
+              kAtomicPoll = METALSIM_ACCESS_ATOMIC_POLL;
 
 using EntryFn = void (*)(void* const*, const ms_thread_args*);
 
@@ -74,9 +82,20 @@ struct PendingStore {
   std::string key, message, buffer;
 };
 
+// A store to threadgroup memory, whose effect on the race state depends on whether it changed the bytes there
+// (stores of the value already there, by any number of threads, are not races). Applied at the thread's next call
+// into the runtime, before any other thread of its threadgroup runs.
+struct PendingTgStore {
+  uint32_t offset = 0, bytes = 0;  // bytes 0: none
+  unsigned char before[16];
+};
+
 struct Thread {
   ms_thread_args args{};
   PendingStore pending;
+  PendingTgStore tg_pending;
+  const unsigned char* poll_at = nullptr;  // the location of the thread's atomic polls in a row (kSpinPolls)
+  uint32_t poll_value = 0, polls = 0;
   ctx::fcontext_t fiber = nullptr;
   State state = State::Runnable;
   uint32_t site = 0;
@@ -96,11 +115,14 @@ struct TgVar {
   std::string name;
 };
 
-// Shadow state of one threadgroup-memory byte for race/uninitialized checks.
+// Shadow state of one threadgroup-memory byte for race/uninitialized checks. Thread ids are index + 1 (0: none),
+// with the barrier and SIMD epochs of the access.
 struct Shadow {
-  uint32_t w_tid, w_E, w_S;  // tid + 1 of last writer (0: none), barrier and SIMD epochs
-  uint32_t r_tid, r_E, r_S;
-  uint8_t init, multi_read;
+  uint32_t w_tid, w_E, w_S;    // last writer (also one that stored the value already there)
+  uint32_t c_tid, c_E, c_S;    // last writer whose store changed the byte
+  uint32_t r_tid, r_E, r_S;    // first reader since the last change, in barrier epoch r_E
+  uint32_t r2_tid, r2_S;       // another reader of epoch r_E, kept from another SIMD group than r_tid's if any
+  uint8_t init;
 };
 
 // Race-check state of one device-buffer element. Thread ids are global (threadgroup index * nominal
@@ -161,6 +183,7 @@ struct Worker {
   Thread* cur = nullptr;
   bool fiber_mode = true;
   bool abort = false;
+  bool spinning = false;  // the running thread is in a spin-wait (counted in Run::spinning_workers)
   // threadgroup state
   uint32_t n = 0, done = 0, bar_arrived = 0, bar_site = 0, bar_other_site = 0, epoch = 0;
   uint32_t bar_flags = 0;      // mem_flags of the threads waiting at the barrier
@@ -188,6 +211,9 @@ struct Run {
   uint32_t grid[3]{}, tg[3]{}, ntg[3]{};
   std::atomic<uint64_t> next_tg{0};
   std::atomic<bool> stop{false};
+  // Workers still taking threadgroups, and those whose thread is spinning: when all spin, none can change what
+  // they wait for.
+  std::atomic<unsigned> live_workers{0}, spinning_workers{0};
   std::mutex mu;
   std::vector<Diagnostic> diags;
   std::map<std::string, std::size_t> seen;  // dedupe key -> index in diags
@@ -341,9 +367,20 @@ void on_thread_done(Worker& w, Thread& th) {
   check_barrier(w);
 }
 
-// A deferred write-write race (PendingStore): reported if the thread's store changed the bytes the other thread
-// had stored. Called at the thread's next call into the runtime and when it finishes.
+void apply_pending_tg_store(Worker& w, Thread& th);
+
+// The running thread stopped polling an atomic (watch_poll): its worker is no longer stuck in a spin-wait.
+void stop_spinning(Worker& w) {
+  if (!w.spinning) return;
+  w.spinning = false;
+  w.run->spinning_workers--;
+}
+
+// The checks that wait for the thread's last store to have happened: a deferred device race (PendingStore),
+// reported if the store changed the bytes, and a threadgroup store (PendingTgStore). Called at the thread's next
+// call into the runtime and when it finishes.
 void check_pending_store(Worker& w, Thread& th) {
+  apply_pending_tg_store(w, th);
   PendingStore& p = th.pending;
   if (!p.at) return;
   if (std::memcmp(p.at, p.before, p.bytes) != 0)
@@ -357,6 +394,7 @@ void fiber_main(ctx::transfer_t t) {
   Thread& th = *static_cast<Thread*>(t.data);
   w.run->entry(w.run->bufs.data(), &th.args);
   check_pending_store(w, th);
+  stop_spinning(w);
   on_thread_done(w, th);
   ctx::jump_fcontext(w.sched, nullptr);
 }
@@ -366,6 +404,7 @@ void rt_threadgroup_barrier(uint32_t flags, uint32_t site) {
   Worker& w = *t_worker;
   Thread& th = *w.cur;
   check_pending_store(w, th);
+  stop_spinning(w);
   th.state = State::WaitBarrier;
   th.site = site;
   w.bar_flags |= flags;
@@ -383,6 +422,7 @@ ms_exchange rt_simd_exchange(const void* value, uint32_t bytes, uint32_t site) {
   Worker& w = *t_worker;
   Thread& th = *w.cur;
   check_pending_store(w, th);
+  stop_spinning(w);
   SimdGroup& sg = w.sgs[th.sg];
   if (!w.fiber_mode) {
     block_until_runnable(w, th);
@@ -452,54 +492,96 @@ constexpr const char* kOneWriterHint =
     "`+=`-style updates count as writes: have one thread store a shared result, e.g. under "
     "`if (thread_index_in_threadgroup == 0)`, and the others read it after a barrier)";
 
-void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind) {
-  const RunOptions& o = w.run->opt;
+struct TgPlace {
+  std::string text, variable;  // "threadgroup variable 'x' (byte 3)" and "x", or "threadgroup memory" and ""
+};
+TgPlace tg_place(const Worker& w, std::size_t off) {
+  const TgVar* v = var_at(w, off);
+  if (!v) return {"threadgroup memory", ""};
+  return {"threadgroup variable '" + v->name + "' (byte " + std::to_string(off - v->offset) + ")", v->name};
+}
+
+void report_tg_race(Worker& w, Thread& th, std::size_t off, const std::string& what) {
+  const TgPlace place = tg_place(w, off);
+  w.run->report(DiagnosticKind::DataRace, place.variable, "data race on " + place.text + ": " + what, &th, nullptr,
+                place.variable, false);
+}
+
+// The race state after th's store to threadgroup memory. A store that left the bytes as they were (every thread
+// storing the same flag or reduction result) conflicts with nothing: any order of such stores and of reads gives
+// the same values. A store that changed them conflicts with an unordered store or read of its bytes by another
+// thread. `before` null: the bytes before are unknown (a store too wide to record), it counts as a change.
+void apply_tg_store(Worker& w, Thread& th, std::size_t off, uint32_t bytes, const unsigned char* before) {
   const uint32_t me = static_cast<uint32_t>(&th - w.threads.data()) + 1;
   const uint32_t S = w.sgs[th.sg].epoch;
   auto unordered = [&](uint32_t tid, uint32_t E, uint32_t Sx) { return unordered_in_group(w, th, tid, E, Sx, w.epoch); };
+  const bool changed = !before || std::memcmp(before, w.arena.data() + off, bytes) != 0;
   for (uint32_t b = 0; b < bytes && off + b < w.arena_used; ++b) {
     Shadow& s = w.shadow[off + b];
-    if (kind == 2) {  // atomic: never a race, counts as initialization
-      s.init = 1;
-      continue;
+    s.w_tid = me, s.w_E = w.epoch, s.w_S = S;
+    if (!changed) continue;
+    uint32_t other = 0;
+    const char* what = "";
+    if (unordered(s.c_tid, s.c_E, s.c_S)) other = s.c_tid, what = "written";
+    else if (unordered(s.r_tid, s.r_E, s.r_S)) other = s.r_tid, what = "read";
+    else if (unordered(s.r2_tid, s.r_E, s.r2_S)) other = s.r2_tid, what = "read";
+    if (other) {
+      std::string msg = std::string(what) + " by " + thread_text(w.threads[other - 1]) + " and written by " +
+                        thread_text(th) + " with no barrier between";
+      if (*what == 'w') msg += std::string(" (they stored different values; ") + kOneWriterHint;
+      report_tg_race(w, th, off + b, msg);
     }
-    const TgVar* v = nullptr;
-    auto where = [&]() {
-      v = var_at(w, off + b);
-      return v ? "threadgroup variable '" + v->name + "' (byte " + std::to_string(off + b - v->offset) + ")"
-               : std::string("threadgroup memory");
-    };
-    if (kind == 0) {
-      if (o.check_uninitialized && !s.init) {
-        std::string msg = "read of uninitialized " + where() + " by " + thread_text(th);
-        w.run->report(DiagnosticKind::UninitializedRead, v ? v->name : "", msg, &th, nullptr, v ? v->name : "", false);
-      }
-      if (o.check_races && unordered(s.w_tid, s.w_E, s.w_S)) {
-        const Thread& other = w.threads[s.w_tid - 1];
-        std::string msg = "data race on " + where() + ": written by " + thread_text(other) + " and read by " +
-                          thread_text(th) + " with no barrier between";
-        w.run->report(DiagnosticKind::DataRace, v ? v->name : "", msg, &th, nullptr, v ? v->name : "", false);
-      }
-      if (s.r_tid == 0 || s.r_E != w.epoch) s.r_tid = me, s.r_E = w.epoch, s.r_S = S, s.multi_read = 0;
-      else if (s.r_tid != me) s.multi_read = 1;
-    } else {
-      if (o.check_races) {
-        uint32_t other_tid = 0;
-        const char* what = "";
-        if (unordered(s.w_tid, s.w_E, s.w_S)) other_tid = s.w_tid, what = "written";
-        else if (unordered(s.r_tid, s.r_E, s.r_S)) other_tid = s.r_tid, what = "read";
-        if (other_tid) {
-          std::string msg = "data race on " + where() + ": " + what + " by " + thread_text(w.threads[other_tid - 1]) +
-                            " and written by " + thread_text(th) + " with no barrier between";
-          if (*what == 'w') msg += std::string(" (a race even if both store the same value; ") + kOneWriterHint;
-          w.run->report(DiagnosticKind::DataRace, v ? v->name : "", msg, &th, nullptr, v ? v->name : "", false);
-        }
-      }
-      s.init = 1;
-      s.w_tid = me, s.w_E = w.epoch, s.w_S = S;
-      s.r_tid = 0, s.multi_read = 0;
+    s.c_tid = me, s.c_E = w.epoch, s.c_S = S;
+    s.r_tid = s.r2_tid = 0;
+  }
+}
+
+void apply_pending_tg_store(Worker& w, Thread& th) {
+  PendingTgStore& p = th.tg_pending;
+  if (!p.bytes) return;
+  const uint32_t bytes = p.bytes;
+  p.bytes = 0;
+  apply_tg_store(w, th, p.offset, bytes, p.before);
+}
+
+void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes) {
+  const RunOptions& o = w.run->opt;
+  const uint32_t me = static_cast<uint32_t>(&th - w.threads.data()) + 1;
+  const uint32_t S = w.sgs[th.sg].epoch;
+  for (uint32_t b = 0; b < bytes && off + b < w.arena_used; ++b) {
+    Shadow& s = w.shadow[off + b];
+    if (o.check_uninitialized && !s.init) {
+      const TgPlace place = tg_place(w, off + b);
+      w.run->report(DiagnosticKind::UninitializedRead, place.variable,
+                    "read of uninitialized " + place.text + " by " + thread_text(th), &th, nullptr, place.variable,
+                    false);
+    }
+    if (!o.check_races) continue;
+    // The read may see an older value only if both the last store and the last store that changed the byte are
+    // unordered with it (a later store of the same value that is ordered before the read leaves it no choice).
+    if (unordered_in_group(w, th, s.w_tid, s.w_E, s.w_S, w.epoch) &&
+        unordered_in_group(w, th, s.c_tid, s.c_E, s.c_S, w.epoch))
+      report_tg_race(w, th, off + b,
+                     "written by " + thread_text(w.threads[s.c_tid - 1]) + " and read by " + thread_text(th) +
+                         " with no barrier between");
+    if (s.r_tid == 0 || s.r_E != w.epoch) {
+      s.r_tid = me, s.r_E = w.epoch, s.r_S = S, s.r2_tid = 0;
+    } else if (s.r_tid != me) {
+      // A reader of another SIMD group than the first is unordered with any store of the first one's group.
+      const uint32_t first_sg = w.threads[s.r_tid - 1].sg;
+      if (!(s.r2_tid && w.threads[s.r2_tid - 1].sg != first_sg && th.sg == first_sg)) s.r2_tid = me, s.r2_S = S;
     }
   }
+}
+
+void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind) {
+  if (kind == kRead) return tg_read(w, th, off, bytes);
+  for (uint32_t b = 0; b < bytes && off + b < w.arena_used; ++b) w.shadow[off + b].init = 1;
+  if (kind != kWrite || !w.run->opt.check_races) return;  // atomics never race
+  if (bytes > sizeof th.tg_pending.before) return apply_tg_store(w, th, off, bytes, nullptr);
+  th.tg_pending.offset = static_cast<uint32_t>(off);
+  th.tg_pending.bytes = bytes;
+  std::memcpy(th.tg_pending.before, w.arena.data() + off, bytes);
 }
 
 // Device memory: threads of one threadgroup are ordered by a threadgroup_barrier with mem_device (or, within a SIMD
@@ -518,10 +600,11 @@ void device_access(Worker& w, Thread& th, DeviceBuffer& b, std::size_t off, uint
                       (same_group ? " with no threadgroup_barrier(mem_flags::mem_device) between (a barrier with only "
                                     "mem_threadgroup does not order device memory)"
                                   : ", in different threadgroups (nothing orders the threadgroups of a dispatch)");
-    if (kind && *other_did == 'w') {
-      msg += std::string(" (they stored different values; ") + kOneWriterHint;
-      // Stores of the same bytes (every lane storing a reduction's result) leave the same contents in any order: the
-      // check waits until this store has happened (check_pending_store). A store wider than the record is reported.
+    if (kind) {
+      if (*other_did == 'w') msg += std::string(" (they stored different values; ") + kOneWriterHint;
+      // A store of the bytes already there (every lane storing a reduction's result) leaves the same contents in any
+      // order and gives a reader the same value: the check waits until this store has happened
+      // (check_pending_store). A store wider than the record is reported.
       if (bytes <= sizeof th.pending.before) {
         if (!th.pending.at) {
           th.pending = {b.lo + off, bytes, {}, "device|" + b.name, std::move(msg), b.name};
@@ -577,11 +660,67 @@ void device_access(Worker& w, Thread& th, DeviceBuffer& b, std::size_t off, uint
   }
 }
 
+// ------------------------------------------------------------ spin-waits
+// Stops the running thread's threadgroup: its fiber is never resumed (the next threadgroup reuses the stack).
+[[noreturn]] void abandon_threadgroup(Worker& w) {
+  stop_spinning(w);
+  w.abort = true;
+  for (;;) yield_to_scheduler(w);
+}
+
+// An atomic poll (load, exchange, compare-exchange) by th of the 4 bytes at p. A thread that keeps finding the same
+// value waits for another thread to change it, and Metal promises it no forward progress: threads of a threadgroup
+// outside barriers, and the threadgroups of a dispatch, may run one after the other, so the one waited for may
+// never run (a hang on Apple GPUs). Reported, whether the value changes after kWaitPolls (another worker's
+// threadgroup changed it) or never (kSpinPolls). In threadgroup memory nothing can change it (the thread runs until
+// its next barrier or SIMD-group function): the threadgroup stops. In device memory the wait goes on until every
+// worker is waiting. Polls in a row are counted across barriers and threadgroup-memory accesses (a spin loop may
+// broadcast the flag through them), not across device-memory accesses and other atomics. place() names p (TgPlace).
+template <class Place>
+void watch_poll(Worker& w, Thread& th, const unsigned char* p, bool threadgroup, Place place) {
+  Run& r = *w.run;
+  auto report_wait = [&](bool fatal) {
+    const TgPlace where = place();
+    std::string msg = thread_text(th) + " waits for another thread to change " + where.text +
+                      " (its atomic loads kept finding the same value). ";
+    msg += threadgroup ? "Nothing orders or schedules threads of a threadgroup outside barriers (the lanes of a SIMD "
+                         "group run in lockstep), so the thread waited for may never run: share the value through "
+                         "threadgroup memory and threadgroup_barrier"
+                       : "Metal guarantees no forward progress between threadgroups (the one waited for may not run "
+                         "before this one finishes: a hang on Apple GPUs), nor between threads outside barriers: pass "
+                         "results between threadgroups through a second dispatch";
+    r.report(DiagnosticKind::Deadlock, "spin|" + where.variable, msg, &th, nullptr, where.variable, fatal);
+  };
+  uint32_t value;
+  std::memcpy(&value, p, sizeof value);  // the value the operation is about to find (the hook runs before it)
+  if (p != th.poll_at || value != th.poll_value) {
+    if (p == th.poll_at && th.polls >= kWaitPolls && th.polls < kSpinPolls) report_wait(false);
+    stop_spinning(w);
+    th.poll_at = p, th.poll_value = value, th.polls = 0;
+  }
+  if (++th.polls < kSpinPolls || !w.fiber_mode) return;
+  if (!w.spinning) {
+    w.spinning = true;
+    r.spinning_workers++;
+  }
+  if (th.polls == kSpinPolls) report_wait(threadgroup);
+  if (threadgroup || r.stop) abandon_threadgroup(w);
+  if (r.spinning_workers.load() >= r.live_workers.load()) {
+    r.report(DiagnosticKind::Deadlock, "spin|all",
+             "deadlock: every threadgroup still running spins on an atomic that only another one could change", &th,
+             nullptr, place().variable, true);
+    abandon_threadgroup(w);
+  }
+  std::this_thread::yield();
+}
+
 void rt_access(const void* addr, uint32_t bytes, int kind) {
   Worker& w = *t_worker;
   Thread* th = w.cur;
   if (!th) return;
   check_pending_store(w, *th);
+  if (kind != kAtomicPoll) stop_spinning(w);
+  if (kind == kAtomic) th->polls = 0;
   const auto* p = static_cast<const unsigned char*>(addr);
   const unsigned char* a = w.arena.data();
   if (p >= a && p < a + kArenaCapacity) {
@@ -595,12 +734,19 @@ void rt_access(const void* addr, uint32_t bytes, int kind) {
                     "threadgroup", false);
       return;
     }
+    if (kind == kAtomicPoll && std::size_t(p - a) + 4 <= w.arena_used)
+      watch_poll(w, *th, p, true, [&] { return tg_place(w, p - a); });
     if (w.run->opt.check_races || w.run->opt.check_uninitialized) tg_access(w, *th, p - a, bytes, kind);
     return;
   }
   for (auto& b : w.run->device) {
     if (p < b.lo || p + bytes > b.hi) continue;
-    if (b.shadow && kind != 2 && bytes) device_access(w, *th, b, p - b.lo, bytes, kind);  // atomics never race
+    if (kind == kRead || kind == kWrite) th->polls = 0;
+    if (kind == kAtomicPoll && bytes == 4)
+      watch_poll(w, *th, p, false, [&] {
+        return TgPlace{"device buffer '" + b.name + "' (element " + std::to_string((p - b.lo) / b.elem) + ")", b.name};
+      });
+    if (b.shadow && kind <= kWrite && bytes) device_access(w, *th, b, p - b.lo, bytes, kind);  // atomics never race
     return;
   }
   if (!w.run->opt.check_bounds) return;
@@ -716,6 +862,7 @@ void worker_main(Run& r, bool fiber_mode) {
     if (k >= total || r.stop) break;
     run_threadgroup(*w, k);
   }
+  r.live_workers--;
   t_worker = nullptr;
 }
 
@@ -916,6 +1063,7 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   nw = static_cast<unsigned>(std::min<uint64_t>(nw, total));
   const bool fibers = lib->info->uses_sync != 0;
   std::vector<std::thread> pool;
+  r.live_workers = nw;  // before any starts: a spinning worker compares against it
   for (unsigned i = 1; i < nw; ++i) pool.emplace_back([&] { worker_main(r, fibers); });
   worker_main(r, fibers);
   for (auto& t : pool) t.join();

@@ -11,7 +11,7 @@ namespace ksearch::metalsim {
 struct RewriteResult {
   std::string text;                     // same line count as the input
   std::vector<CompileMessage> errors;   // e.g. use of double
-  bool uses_sync = false;               // barrier or SIMD-group function seen
+  bool uses_sync = false;               // barrier, SIMD-group function or atomic seen
 };
 // Metal -> host C++ token rewriting (see metal_shim.h). `file` is "body" or
 // "header"; threadgroup variables get ids starting at id_base.

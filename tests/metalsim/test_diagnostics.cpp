@@ -54,6 +54,16 @@ RunOptions workers(unsigned n) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// The message of a run's only diagnostic, which must be of `kind` on `buffer` (empty, with a test failure, if not).
+std::string only_diagnostic(const Launch& l, DiagnosticKind kind, const std::string& buffer) {
+  const auto& ds = l.result.diagnostics;
+  if (ds.size() != 1 || ds[0].kind != kind || ds[0].buffer != buffer) {
+    ADD_FAILURE() << "expected one " << diagnostic_kind_name(kind) << " on " << buffer << ", got:\n" << describe(l.result);
+    return "";
+  }
+  return ds[0].message;
+}
+
 // diag/<name>.metal over 64 threads in threadgroups of `threads`.
 Launch launch_grouped(const std::string& name, int threads, RunOptions o = {}) {
   KernelSpec s = spec64(name, name + ".metal");
@@ -171,6 +181,39 @@ TEST(MetalsimDiagnostics, ThreadgroupDataRace) {
   EXPECT_EQ(s.out[31], 1.0f);
 }
 
+// Threadgroup memory: stores that leave the bytes as they were (every thread storing one flag or one reduction
+// result) conflict with nothing; stores of different values, and reads of a changed value by threads that did not
+// store it, race.
+TEST(MetalsimDiagnostics, ThreadgroupStoresOfTheSameValueAreNoRace) {
+  Launch l = launch(spec64("tg_same_value_ok", "tg_same_value_ok.metal"));
+  EXPECT_TRUE(l.result.ok) << describe(l.result);
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(l.out[i], 64.0f + 32.0f * 64.0f) << i;
+}
+
+TEST(MetalsimDiagnostics, ThreadgroupStoresOfDifferentValuesRace) {
+  Launch l = launch(spec64("tg_different_values_bug", "tg_different_values_bug.metal"));
+  const std::string m = only_diagnostic(l, DiagnosticKind::DataRace, "tg_max");
+  EXPECT_TRUE(contains(m, "data race on threadgroup variable 'tg_max' (byte 0): written by thread (0,0,0)") &&
+              contains(m, "and written by thread (1,0,0)") && contains(m, "(they stored different values;") &&
+              contains(m, "if (thread_index_in_threadgroup == 0)"))
+      << m;
+  if (!m.empty()) EXPECT_EQ(l.result.diagnostics[0].count, 63u * 4u);  // the 4 bytes of every store after the first
+}
+
+TEST(MetalsimDiagnostics, ThreadgroupReadOfAStoreItDidNotMakeRaces) {
+  Launch l = launch(spec64("tg_same_value_unwritten_read_bug", "tg_same_value_unwritten_read_bug.metal"));
+  const std::string m = only_diagnostic(l, DiagnosticKind::DataRace, "ready");
+  // Thread 63, the last to reach the barrier, goes on first and reads before the first SIMD group stores.
+  EXPECT_TRUE(contains(m, "read by thread (63,0,0)") && contains(m, "and written by thread (0,0,0)")) << m;
+}
+
+// Every reader of a barrier interval counts, not only the first: here the first reader is the writer itself.
+TEST(MetalsimDiagnostics, ThreadgroupStoreRacesWithALaterReader) {
+  Launch l = launch(spec64("tg_reader_overwrite_bug", "tg_reader_overwrite_bug.metal"));
+  const std::string m = only_diagnostic(l, DiagnosticKind::DataRace, "v");
+  EXPECT_TRUE(contains(m, "read by thread (63,0,0)") && contains(m, "and written by thread (0,0,0)")) << m;
+}
+
 TEST(MetalsimDiagnostics, RaceCheckCanBeTurnedOff) {
   RunOptions o;
   o.check_races = false;
@@ -260,6 +303,32 @@ TEST(MetalsimDiagnostics, DeviceRaceInTheLastThreadgroupPattern) {
       << d->message;
   EXPECT_EQ(d->count, 3u);  // the partials of threadgroups 0-2; the atomic counter (element 0) is no race
   EXPECT_EQ(l.out[5], 2080.0f);
+}
+
+// A thread waiting for another threadgroup (or thread) to change an atomic is reported, not left to hang: Metal
+// guarantees no forward progress between threadgroups, and none between threads outside barriers.
+TEST(MetalsimDiagnostics, SpinWaitForAnotherThreadgroupIsADeadlock) {
+  KernelSpec bug = spec64("spin_device_bug", "spin_device_bug.metal");
+  bug.threadgroup = {32, 1, 1};
+  bug.init_value = 0.0f;
+  Launch l = launch(bug, workers(1));  // threadgroup 0 first: the flag is never raised while it waits
+  ASSERT_TRUE(has_kind(l.result, DiagnosticKind::Deadlock)) << describe(l.result);
+  const Diagnostic& d = l.result.diagnostics[0];
+  EXPECT_EQ(d.buffer, "out");
+  EXPECT_TRUE(contains(d.message, "thread (0,0,0) (threadgroup (0,0,0), local (0,0,0)) waits for another thread to "
+                                  "change device buffer 'out' (element 0)") &&
+              contains(d.message, "no forward progress between threadgroups"))
+      << d.message;
+  EXPECT_TRUE(contains(describe(l.result), "deadlock: every threadgroup still running spins")) << describe(l.result);
+}
+
+TEST(MetalsimDiagnostics, SpinWaitInsideAThreadgroupIsADeadlock) {
+  Launch l = launch(spec64("spin_threadgroup_bug", "spin_threadgroup_bug.metal"));
+  const std::string m = only_diagnostic(l, DiagnosticKind::Deadlock, "ready");
+  EXPECT_TRUE(contains(m, "thread (63,0,0) (threadgroup (0,0,0), local (63,0,0)) waits for another thread to change "
+                          "threadgroup variable 'ready' (byte 0)") &&
+              contains(m, "threadgroup_barrier"))
+      << m;
 }
 
 TEST(MetalsimDiagnostics, DeviceAccessesWithoutRaces) {

@@ -979,11 +979,12 @@ typedef atomic<int> atomic_int;
 typedef atomic<uint> atomic_uint;
 typedef atomic<float> atomic_float;
 
-template <class T> MS_NOSAN inline void __atomic_check(volatile atomic<T>* p) {
-  if (__builtin_expect(metalsim_checking, 0)) metalsim_rt->access((const void*)p, 4, 2);
+// kind: METALSIM_ACCESS_ATOMIC_POLL for the operations a spin-wait repeats (load, exchange, compare-exchange).
+template <class T> MS_NOSAN inline void __atomic_check(volatile atomic<T>* p, int kind = METALSIM_ACCESS_ATOMIC) {
+  if (__builtin_expect(metalsim_checking, 0)) metalsim_rt->access((const void*)p, 4, kind);
 }
 template <class T> MS_NOSAN_CALL T atomic_load_explicit(volatile atomic<T>* p, memory_order) {
-  __atomic_check(p);
+  __atomic_check(p, METALSIM_ACCESS_ATOMIC_POLL);
   uint32_t u = __atomic_load_n((volatile uint32_t*)&p->__v, __ATOMIC_RELAXED);
   return __builtin_bit_cast(T, u);
 }
@@ -992,12 +993,12 @@ template <class T> MS_NOSAN_CALL void atomic_store_explicit(volatile atomic<T>* 
   __atomic_store_n((volatile uint32_t*)&p->__v, __builtin_bit_cast(uint32_t, v), __ATOMIC_RELAXED);
 }
 template <class T> MS_NOSAN_CALL T atomic_exchange_explicit(volatile atomic<T>* p, T v, memory_order) {
-  __atomic_check(p);
+  __atomic_check(p, METALSIM_ACCESS_ATOMIC_POLL);
   return __builtin_bit_cast(T, __atomic_exchange_n((volatile uint32_t*)&p->__v, __builtin_bit_cast(uint32_t, v), __ATOMIC_RELAXED));
 }
 template <class T> MS_NOSAN_CALL bool atomic_compare_exchange_weak_explicit(
     volatile atomic<T>* p, T* expected, T desired, memory_order, memory_order) {
-  __atomic_check(p);
+  __atomic_check(p, METALSIM_ACCESS_ATOMIC_POLL);
   uint32_t e = __builtin_bit_cast(uint32_t, *expected);
   bool ok = __atomic_compare_exchange_n((volatile uint32_t*)&p->__v, &e, __builtin_bit_cast(uint32_t, desired),
                                         false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);

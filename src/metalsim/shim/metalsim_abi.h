@@ -6,6 +6,13 @@
 #define METALSIM_ABI_VERSION 1
 #define METALSIM_SLOT_BYTES 32
 
+// Kinds of access: plain read, plain write, atomic read-modify-write or store, and the atomic operations a
+// spin-wait repeats (load, exchange, compare-exchange).
+#define METALSIM_ACCESS_READ 0
+#define METALSIM_ACCESS_WRITE 1
+#define METALSIM_ACCESS_ATOMIC 2
+#define METALSIM_ACCESS_ATOMIC_POLL 3
+
 typedef struct ms_thread_args {
   uint32_t thread_position_in_grid[3];
   uint32_t thread_position_in_threadgroup[3];
@@ -39,12 +46,12 @@ typedef struct ms_runtime {
   void (*exchange_done)(void);
   // Storage for `threadgroup` variable `id` of the running threadgroup.
   void* (*threadgroup_alloc)(uint32_t id, uint32_t bytes, uint32_t align, const char* name);
-  // Memory access check (only called while checking is on).
-  void (*access)(const void* addr, uint32_t bytes, int is_write);
+  // Memory access check (only called while checking is on); kind: METALSIM_ACCESS_*.
+  void (*access)(const void* addr, uint32_t bytes, int kind);
 } ms_runtime;
 
 typedef struct ms_kernel_info {
   int abi_version;
   uint32_t num_buffers;
-  int uses_sync;  // 0: no barrier or SIMD-group function; threads may run without fibers
+  int uses_sync;  // 0: no barrier, SIMD-group function or atomic; threads may run without fibers
 } ms_kernel_info;

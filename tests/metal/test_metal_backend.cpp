@@ -162,16 +162,19 @@ TEST(MetalBackend, DeviceReadAfterAThreadgroupOnlyBarrierIsADataRace) {
   EXPECT_NE(r.message.find("only mem_threadgroup does not order device memory"), std::string::npos) << r.message;
 }
 
-// Every thread storing the same reduction result is still a race; the message says to store it from one thread.
-TEST(MetalBackend, SameValueStoresByEveryThreadAreADataRace) {
-  const EvalReport r = candidate("race_same_value_writes.metal");
+// Every thread storing its own value to one threadgroup variable is a race (the same value by every thread,
+// candidates/honest_same_value_writes.metal, is not); the message says to store a shared result from one thread.
+TEST(MetalBackend, DifferentValuesStoredByEveryThreadAreADataRace) {
+  const EvalReport r = candidate("race_unreduced_writes.metal");
   ASSERT_EQ(r.status, Status::runtime_error) << r.message;
   EXPECT_NE(r.message.find("threadgroup variable 'row_max'"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("they stored different values"), std::string::npos) << r.message;
   EXPECT_NE(r.message.find("if (thread_index_in_threadgroup == 0)"), std::string::npos) << r.message;
 }
 
 // candidates/honest_*.metal: common honest styles (MLX's two-level reductions, float4 loads, grid-stride loops,
-// device passes ordered by mem_device barriers, threadgroup atomics, program-scope constant tables) must pass.
+// device passes ordered by mem_device barriers, threadgroup atomics, program-scope constant tables, the same
+// reduction result stored by every thread) must pass.
 namespace {
 std::vector<std::string> honest_candidates() {
   std::vector<std::string> out;

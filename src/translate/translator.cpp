@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <toml++/toml.h>
@@ -378,9 +379,36 @@ class Translator {
     CXCursor call;
     std::string kernel;  // decl_key of the (template) kernel
     std::string section;  // its kernel section's name in a multi-kernel candidate
-    std::vector<std::string> directives, bindings;
+    // directive expressions: blocks and threads per block, dynamic shared bytes ("" for none),
+    // template arguments (name, value; `typed` when the value is a dtype)
+    std::array<std::string, 3> blocks{"1", "1", "1"}, threads{"1", "1", "1"};
+    std::string shared_bytes;
+    struct TemplateArgument {
+      std::string name, value;
+      bool typed = false;
+    };
+    std::vector<TemplateArgument> templates;
+    bool zero_init = false;  // it writes a buffer zeroed before the launches
+    std::vector<std::string> bindings;
     std::vector<std::string> outputs;  // the buffers it writes (task outputs, scratch)
   };
+  // Launches the entry chooses among (`if (cols <= 256) k<64><<<...>>> else k<256><<<...>>>`, a
+  // switch): a launch, or a condition (a directive expression) choosing between two choices.
+  struct Choice {
+    int launch = -1;
+    std::string condition;
+    std::shared_ptr<Choice> then, otherwise;
+    // The choice as a directive expression, each launch written by `leaf`.
+    std::string render(const std::function<std::string(int)>& leaf) const {
+      if (launch >= 0) return leaf(launch);
+      const std::string a = then->render(leaf), b = otherwise->render(leaf);
+      return a == b ? a : "(" + condition + " ? " + a + " : " + b + ")";
+    }
+  };
+  std::shared_ptr<Choice> choice_in(CXCursor statement, const std::vector<CXCursor>& launches);
+  std::vector<std::string> directives(const Launch& launch) const;
+  std::string dispatch_candidate();
+  std::shared_ptr<Choice> dispatch_;  // set when the entry's launches are alternatives
   // A cudaMalloc'd buffer of the entry: a scratch buffer of the candidate.
   struct Scratch {
     std::string key, name, directive;
@@ -530,6 +558,8 @@ void Translator::find_launch() {
     // the ifs (offset) and branches (1: then, 2: else) around the node walked, and around each launch
     std::vector<std::pair<unsigned, size_t>> branches;
     std::vector<std::vector<std::pair<unsigned, size_t>>> launch_branches;
+    int switches = 0;          // the switch statements around the node walked
+    bool switched = false;     // a launch is inside a switch
   } walk;
   auto is_scratch = [this](CXCursor decl) {
     return std::any_of(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.key == decl_key(decl); });
@@ -546,6 +576,7 @@ void Translator::find_launch() {
         if (is_launch) {
           walk.launches.push_back(k);
           walk.launch_branches.push_back(walk.branches);
+          walk.switched |= walk.switches > 0;
           if (clang_getCursorKind(c) == CXCursor_IfStmt && index > 0)  // the launch is the branch itself
             walk.launch_branches.back().push_back({begin_offset(c), index});
           if (loop_depth > 0)
@@ -591,7 +622,9 @@ void Translator::find_launch() {
       const bool loop = kind == CXCursor_ForStmt || kind == CXCursor_WhileStmt || kind == CXCursor_DoStmt;
       const bool branch = clang_getCursorKind(c) == CXCursor_IfStmt && index > 0;
       if (branch) walk.branches.push_back({begin_offset(c), index});
+      walk.switches += kind == CXCursor_SwitchStmt;
       walk_fn(k, loop_depth + (loop ? 1 : 0), guarded || kind == CXCursor_IfStmt);
+      walk.switches -= kind == CXCursor_SwitchStmt;
       if (branch) walk.branches.pop_back();
     }
   };
@@ -600,28 +633,42 @@ void Translator::find_launch() {
     problem(out_.problems, entry, "entry", "the entry launches no kernel");
     return;
   }
-  // Launches in the two branches of an if: the entry picks one per call, a candidate runs them all.
+  // Launches in the branches of an if or the cases of a switch: the entry picks one per call, and so
+  // does the candidate, through directives that choose per workload.
+  // Launches that are not alternatives run in sequence: a multi-kernel candidate.
+  bool alternatives = walk.switched;
   for (size_t i = 0; i < walk.launches.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       for (const auto& [at, branch] : walk.launch_branches[i])
         for (const auto& [other_at, other_branch] : walk.launch_branches[j])
-          if (at == other_at && branch != other_branch)
-            return problem(out_.problems, walk.launches[i], "alternative launches in branches of the entry",
-                           fmt::format("keep one: this launch and the one at line {} are alternatives, and a candidate "
-                                       "runs every launch of the entry", position(walk.launches[j]).line));
+          alternatives |= at == other_at && branch != other_branch;
+  if (walk.launches.size() > 1) {
+    try {
+      dispatch_ = choice_in(entry, walk.launches);
+    } catch (const Error& e) {
+      if (alternatives) return problem(out_.problems, walk.launches.back(), "alternative launches in branches of the entry", e.what());
+    }
+  }
+  if (dispatch_) {
+    if (!scratch_.empty())
+      return problem(out_.problems, walk.launches.back(), "alternative launches in branches of the entry",
+                     "alternatives with cudaMalloc'd scratch buffers are not translated: keep one");
+  }
   if (walk.guarded)
     out_.notes.push_back("the launch's guard in the entry (e.g. `if (rows > 0)`) was dropped: every workload launches");
   std::vector<std::string> written;
   std::map<std::string, int> sections;
   for (CXCursor call : walk.launches) {
-    Launch launch{call, "", "", {}, {}, {}};
-    translate_launch(launch, walk.zeroed, written);
+    Launch launch;
+    launch.call = call;
+    std::vector<std::string> none_written;  // alternatives write the same outputs, each on its own
+    translate_launch(launch, walk.zeroed, dispatch_ ? none_written : written);
     // A kernel launched twice gets a numbered section: MLX kernel names are unique.
     const int n = ++sections[launch.section];
     if (n > 1) launch.section += "_" + std::to_string(n);
     launches_.push_back(std::move(launch));
   }
-  if (launches_.size() > 1 || !scratch_.empty()) {
+  if (!dispatch_ && (launches_.size() > 1 || !scratch_.empty())) {
     for (const auto& launch : launches_)
       if (launch.outputs.empty())
         problem(out_.problems, launch.call, "kernel launch",
@@ -647,14 +694,11 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   for (CXCursor k : children(kids.at(1)))
     if (clang_isExpression(clang_getCursorKind(k))) config.push_back(k);
   try {
-    const auto grid = directive_dim3(config.at(1), host_);
-    const auto block = directive_dim3(config.at(2), host_);
-    launch.directives.push_back(fmt::format("// grid: ({}) * ({}), ({}) * ({}), ({}) * ({})", grid[0], block[0], grid[1],
-                                            block[1], grid[2], block[2]));
-    launch.directives.push_back(fmt::format("// threadgroup: {}, {}, {}", block[0], block[1], block[2]));
+    launch.blocks = directive_dim3(config.at(1), host_);
+    launch.threads = directive_dim3(config.at(2), host_);
     if (config.size() > 3) {
       const std::string bytes = directive_expression(config[3], host_);
-      if (bytes != "0") launch.directives.push_back("// template: KS_DYNAMIC_SHARED_BYTES = max(" + bytes + ", 16)");
+      if (bytes != "0") launch.shared_bytes = bytes;
     }
   } catch (const Error& e) {
     problem(out_.problems, launch.call, "launch configuration", e.what());
@@ -669,15 +713,14 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     for (int i = 0; i < count && size_t(i) < names.size(); ++i) {
       const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(callee, unsigned(i));
       if (kind == CXTemplateArgumentKind_Integral) {
-        launch.directives.push_back(fmt::format("// template: {} = {}", names[size_t(i)],
-                                                clang_Cursor_getTemplateArgumentValue(callee, unsigned(i))));
+        launch.templates.push_back({names[size_t(i)], std::to_string(clang_Cursor_getTemplateArgumentValue(callee, unsigned(i)))});
       } else if (kind == CXTemplateArgumentKind_Type) {
         const std::string t = take(clang_getTypeSpelling(clang_getCanonicalType(clang_Cursor_getTemplateArgumentType(callee, unsigned(i)))));
         auto dtype = kTemplateTypes.find(t);
         if (dtype == kTemplateTypes.end())
           problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype");
         else
-          launch.directives.push_back(fmt::format("// template: {} = {}", names[size_t(i)], dtype->second));
+          launch.templates.push_back({names[size_t(i)], dtype->second, true});
       } else {
         problem(out_.problems, launch.call, "template argument", "only integer and type template arguments are translated");
       }
@@ -736,8 +779,176 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   }
   launch.outputs = writes;
   written.insert(written.end(), writes.begin(), writes.end());
-  if (std::any_of(writes.begin(), writes.end(), [&](const std::string& b) { return zeroed.count(b) > 0; }))
-    launch.directives.push_back("// init_value: 0");
+  launch.zero_init = std::any_of(writes.begin(), writes.end(), [&](const std::string& b) { return zeroed.count(b) > 0; });
+}
+
+std::vector<std::string> Translator::directives(const Launch& launch) const {
+  const auto& [b, t] = std::tie(launch.blocks, launch.threads);
+  std::vector<std::string> out = {fmt::format("// grid: ({}) * ({}), ({}) * ({}), ({}) * ({})", b[0], t[0], b[1], t[1], b[2], t[2]),
+                                  fmt::format("// threadgroup: {}, {}, {}", t[0], t[1], t[2])};
+  if (!launch.shared_bytes.empty()) out.push_back("// template: KS_DYNAMIC_SHARED_BYTES = max(" + launch.shared_bytes + ", 16)");
+  for (const auto& a : launch.templates) out.push_back(fmt::format("// template: {} = {}", a.name, a.value));
+  if (launch.zero_init) out.push_back("// init_value: 0");
+  return out;
+}
+
+// The choice among the launches inside `statement` (null when it has none): an if whose branches
+// both launch chooses by its condition, a switch by its cases (the default last; without one, the
+// last case stands for every other value, as a dropped guard does). Throws Error saying why the
+// launches are not alternatives (in sequence, falling through a case, ...).
+std::shared_ptr<Translator::Choice> Translator::choice_in(CXCursor statement, const std::vector<CXCursor>& launches) {
+  auto launches_in = [&](unsigned b, unsigned e) {
+    std::vector<int> out;
+    for (size_t i = 0; i < launches.size(); ++i)
+      if (begin_offset(launches[i]) >= b && end_offset(launches[i]) <= e) out.push_back(int(i));
+    return out;
+  };
+  auto leaf = [](int launch) {
+    auto c = std::make_shared<Choice>();
+    c->launch = launch;
+    return c;
+  };
+  auto choose = [](std::string condition, std::shared_ptr<Choice> then, std::shared_ptr<Choice> otherwise) {
+    auto c = std::make_shared<Choice>();
+    c->condition = std::move(condition);
+    c->then = std::move(then);
+    c->otherwise = std::move(otherwise);
+    return c;
+  };
+  auto in_sequence = [&](const std::vector<int>& inside) {
+    return Error(fmt::format("the launches at lines {} and {} run one after the other in a branch of a choice between "
+                             "launches: a choice is translated when each of its branches makes one launch",
+                             position(launches[size_t(inside[0])]).line, position(launches[size_t(inside[1])]).line));
+  };
+  const std::vector<int> inside = launches_in(begin_offset(statement), end_offset(statement));
+  if (inside.size() <= 1) return inside.empty() ? nullptr : leaf(inside[0]);
+  const CXCursorKind kind = clang_getCursorKind(statement);
+  const std::vector<CXCursor> kids = children(statement);
+  if (kind == CXCursor_IfStmt) {
+    if (kids.size() != 3 || !clang_isExpression(clang_getCursorKind(kids[0])))
+      throw Error(fmt::format("line {}: an if with an initializer or a declaration as its condition chooses the launch; "
+                              "write the condition as an expression", position(statement).line));
+    auto then = choice_in(kids[1], launches), otherwise = choice_in(kids[2], launches);
+    if (!then || !otherwise) throw in_sequence(inside);
+    return choose(directive_expression(kids[0], host_), then, otherwise);
+  }
+  if (kind == CXCursor_SwitchStmt) {
+    struct Arm {
+      std::vector<std::string> labels;  // directive expressions of its case values
+      bool is_default = false, ended = false;
+      unsigned b = 0, e = 0;  // its statements
+    };
+    std::vector<Arm> arms;
+    const std::string value = directive_expression(kids.at(0), host_);
+    for (CXCursor k : children(kids.back())) {
+      CXCursor c = k;
+      const bool label = clang_getCursorKind(c) == CXCursor_CaseStmt || clang_getCursorKind(c) == CXCursor_DefaultStmt;
+      if (label && (arms.empty() || arms.back().b != arms.back().e)) {
+        if (!arms.empty() && !arms.back().ended && !launches_in(arms.back().b, arms.back().e).empty())
+          throw Error(fmt::format("line {}: a case that launches falls through into the next one", position(c).line));
+        arms.push_back({});
+      }
+      for (; clang_getCursorKind(c) == CXCursor_CaseStmt || clang_getCursorKind(c) == CXCursor_DefaultStmt; c = children(c).back()) {
+        if (clang_getCursorKind(c) == CXCursor_DefaultStmt) arms.back().is_default = true;
+        else arms.back().labels.push_back("(" + value + ") == (" + directive_expression(children(c).at(0), host_) + ")");
+      }
+      if (arms.empty()) continue;
+      Arm& arm = arms.back();
+      const CXCursorKind statement_kind = clang_getCursorKind(c);
+      if (statement_kind == CXCursor_BreakStmt || statement_kind == CXCursor_ReturnStmt) arm.ended = true;
+      if (arm.b == arm.e) arm.b = begin_offset(c);
+      arm.e = end_offset(c);
+    }
+    // The default is the last alternative; the others in order.
+    std::stable_partition(arms.begin(), arms.end(), [](const Arm& a) { return !a.is_default; });
+    std::shared_ptr<Choice> choice;
+    for (auto arm = arms.rbegin(); arm != arms.rend(); ++arm) {
+      const std::vector<int> launched = launches_in(arm->b, arm->e);
+      if (launched.size() > 1) throw in_sequence(launched);
+      if (launched.empty()) continue;
+      std::string condition;
+      for (const auto& l : arm->labels) condition += (condition.empty() ? "" : " || ") + l;
+      choice = !choice || arm->is_default ? leaf(launched[0]) : choose("(" + condition + ")", leaf(launched[0]), choice);
+    }
+    return choice;
+  }
+  // A block: its launches must be in one of its statements, or in an if that returns
+  // (`if (small) { k1<<<...>>>(...); return; }`) and the statements after it, which are its else.
+  std::function<std::shared_ptr<Choice>(size_t)> choice_from = [&](size_t from) -> std::shared_ptr<Choice> {
+    for (size_t i = from; i < kids.size(); ++i) {
+      if (launches_in(begin_offset(kids[i]), end_offset(kids[i])).empty()) continue;
+      const bool later = !launches_in(end_offset(kids[i]), end_offset(statement)).empty();
+      if (!later) return choice_in(kids[i], launches);
+      const std::vector<CXCursor> branches = children(kids[i]);
+      const bool returning_if = clang_getCursorKind(kids[i]) == CXCursor_IfStmt && branches.size() == 2 &&
+                                clang_isExpression(clang_getCursorKind(branches[0])) &&
+                                (clang_getCursorKind(branches[1]) == CXCursor_ReturnStmt ||
+                                 (!children(branches[1]).empty() && clang_getCursorKind(children(branches[1]).back()) == CXCursor_ReturnStmt));
+      if (!returning_if) throw in_sequence(launches_in(begin_offset(kids[i]), end_offset(statement)));
+      auto then = choice_in(branches[1], launches);
+      return then ? choose(directive_expression(branches[0], host_), then, choice_from(i + 1)) : choice_from(i + 1);
+    }
+    return nullptr;
+  };
+  return choice_from(0);
+}
+
+// The entry's alternative launches as one kernel: each directive chooses its value per workload by
+// the entry's conditions; the kernels' bodies are alternatives under a template KS_LAUNCH (one body
+// when every alternative runs the same kernel with the same arguments).
+std::string Translator::dispatch_candidate() {
+  std::vector<int> body_of(launches_.size());
+  std::vector<size_t> bodies;  // the launch whose body each body is
+  for (size_t i = 0; i < launches_.size(); ++i) {
+    auto same = std::find_if(bodies.begin(), bodies.end(), [&](size_t j) {
+      return launches_[j].kernel == launches_[i].kernel && launches_[j].bindings == launches_[i].bindings;
+    });
+    body_of[i] = int(same - bodies.begin());
+    if (same == bodies.end()) bodies.push_back(i);
+  }
+  auto each = [&](const std::function<std::string(const Launch&)>& value) {
+    return dispatch_->render([&](int i) { return value(launches_[size_t(i)]); });
+  };
+  std::string out = "// grid: ";
+  for (size_t d = 0; d < 3; ++d)
+    out += (d ? ", " : "") + each([d](const Launch& l) { return "(" + l.blocks[d] + ") * (" + l.threads[d] + ")"; });
+  out += "\n// threadgroup: ";
+  for (size_t d = 0; d < 3; ++d) out += (d ? ", " : "") + each([d](const Launch& l) { return l.threads[d]; });
+  out += "\n";
+  const bool dynamic = std::any_of(launches_.begin(), launches_.end(), [](const Launch& l) { return !l.shared_bytes.empty(); });
+  if (dynamic)
+    out += "// template: KS_DYNAMIC_SHARED_BYTES = max(" +
+           each([](const Launch& l) { return l.shared_bytes.empty() ? std::string("0") : l.shared_bytes; }) + ", 16)\n";
+  // A template argument an alternative does not give takes the first given value (its kernel does not use it).
+  std::vector<Launch::TemplateArgument> names;
+  for (const auto& l : launches_)
+    for (const auto& a : l.templates)
+      if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.name == a.name; })) names.push_back(a);
+  for (const auto& first : names) {
+    auto value_in = [&first](const Launch& l) {
+      for (const auto& a : l.templates)
+        if (a.name == first.name) return a.value;
+      return first.value;
+    };
+    if (first.typed) {
+      for (const auto& l : launches_)
+        if (value_in(l) != first.value)
+          problem(out_.problems, l.call, "alternative launches in branches of the entry",
+                  "the alternatives give the type template parameter '" + first.name +
+                      "' different types: a directive chooses integers, not types");
+      out += fmt::format("// template: {} = {}\n", first.name, first.value);
+    } else {
+      out += fmt::format("// template: {} = {}\n", first.name, each(value_in));
+    }
+  }
+  if (bodies.size() > 1) out += "// template: KS_LAUNCH = " + each([&](const Launch& l) { return std::to_string(body_of[size_t(&l - launches_.data())]); }) + "\n";
+  if (std::any_of(launches_.begin(), launches_.end(), [](const Launch& l) { return l.zero_init; })) out += "// init_value: 0\n";
+  out += header() + "// --- body ---\n";
+  if (bodies.size() == 1) return out + kernel_body(functions_.at(launches_[0].kernel), launches_[0].bindings);
+  for (size_t b = 0; b < bodies.size(); ++b)
+    out += fmt::format("if (KS_LAUNCH == {}) {{\n{}}}\n", b,
+                       kernel_body(functions_.at(launches_[bodies[b]].kernel), launches_[bodies[b]].bindings));
+  return out;
 }
 
 // A variable of the entry in a kernel argument, at offset `at`: its initializer (a parameter: the
@@ -1407,9 +1618,13 @@ Translation Translator::run() {
     }
     candidate += fmt::format("{}kernel {}, line {}", i ? "; " : "", spelling(kernel->second.cursor), position(kernel->second.cursor).line);
   }
-  if (defined && launches_.size() == 1 && scratch_.empty()) {
+  if (defined && dispatch_) {
+    candidate += ".\n" + dispatch_candidate();
+    out_.candidate = candidate;
+    out_.notes.push_back("the entry chooses among its launches: the candidate's directives choose the same way per workload");
+  } else if (defined && launches_.size() == 1 && scratch_.empty()) {
     candidate += ".\n";
-    for (const auto& d : launches_[0].directives) candidate += d + "\n";
+    for (const auto& d : directives(launches_[0])) candidate += d + "\n";
     candidate += header();
     candidate += "// --- body ---\n" + kernel_body(functions_.at(launches_[0].kernel), launches_[0].bindings);
     out_.candidate = candidate;
@@ -1420,7 +1635,7 @@ Translation Translator::run() {
     const std::string shared_header = header();
     for (const auto& launch : launches_) {
       candidate += "// --- kernel: " + launch.section + " ---\n";
-      for (const auto& d : launch.directives) candidate += d + "\n";
+      for (const auto& d : directives(launch)) candidate += d + "\n";
       candidate += fmt::format("// outputs: {}\n", fmt::join(launch.outputs, ", "));
       candidate += shared_header;
       candidate += "// --- body ---\n" + kernel_body(functions_.at(launch.kernel), launch.bindings);

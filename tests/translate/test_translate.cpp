@@ -116,6 +116,26 @@ TEST(MultiKernel, EntryWithScratchBecomesKernelSections) {
   EXPECT_NE(t.candidate.find("// outputs: y\n", second), std::string::npos) << t.candidate;
 }
 
+// An entry that chooses among launches (if / else, an early return, a switch over template
+// instantiations) becomes one kernel whose directives choose per workload by the entry's conditions;
+// different kernels are alternatives under a KS_LAUNCH template, one kernel keeps one body.
+TEST(Dispatch, AlternativeLaunchesBecomeDirectivesThatChoose) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const translate::Translation same = translate::translate_file(kDir + "/corpus/rowsum/dispatch_if_template.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(same.complete()) << problems_text(same);
+  EXPECT_NE(same.candidate.find("// threadgroup: (cols >= 1024 ? 256 : 64), 1, 1\n"), std::string::npos) << same.candidate;
+  EXPECT_NE(same.candidate.find("// template: THREADS = (cols >= 1024 ? 256 : 64)\n"), std::string::npos) << same.candidate;
+  EXPECT_EQ(same.candidate.find("KS_LAUNCH"), std::string::npos) << same.candidate;
+  const translate::Translation two =
+      translate::translate_file(kDir + "/corpus/rowsum/dispatch_switch_early_return.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(two.complete()) << problems_text(two);
+  EXPECT_NE(two.candidate.find("// template: KS_LAUNCH = (cols <= 64 ? 0 : 1)\n"), std::string::npos) << two.candidate;
+  EXPECT_NE(two.candidate.find("if (KS_LAUNCH == 0) {\n"), std::string::npos) << two.candidate;
+  EXPECT_NE(two.candidate.find("if (KS_LAUNCH == 1) {\n"), std::string::npos) << two.candidate;
+  EXPECT_NE(two.candidate.find(") == (256)) ? (rows) * (256) : (rows) * (128)"), std::string::npos) << two.candidate;
+}
+
 // The built-in tasks' cuda seeds, on the small corpus tasks with the same entry (docs/TRANSLATE.md
 // has the table for every built-in task at full size).
 class BuiltinSeed : public ::testing::TestWithParam<std::string> {};
@@ -206,7 +226,8 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"struct_parameter.cu", "kernel parameter 'p'", 12},
                                            Expected{"printf.cu", "printf", 9},
                                            Expected{"device_variable.cu", "__device__ variable 'g_partial'", 6},
-                                           Expected{"alternative_launches.cu", "alternative launches in branches of the entry", 24},
+                                           Expected{"dispatch_sequence_in_branch.cu", "alternative launches in branches of the entry", 24, "run one after the other"},
+                                           Expected{"dispatch_case_fallthrough.cu", "alternative launches in branches of the entry", 22, "line 21: a case that launches falls through"},
                                            Expected{"cg_tile64.cu", "tiled_partition", 8, "a tile of 64 threads"},
                                            Expected{"cg_tile_size_parameter.cu", "thread_block_tile parameter", 8, "('N')"},
                                            Expected{"impure_launch_helper.cu", "launch configuration", 21, "call to 'blocks_for' in a launch size"},

@@ -1,5 +1,5 @@
-// Untranslatable: the entry chooses between two launches (lines 22 and 24, reported at the second); a
-// candidate runs every launch of the entry, so one must be kept.
+// The entry picks a template instantiation by the row length (if / else): the directives choose the
+// threadgroup size and the template argument per workload.
 #include <cuda_runtime.h>
 #include <stdint.h>
 

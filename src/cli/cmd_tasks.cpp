@@ -28,7 +28,13 @@ nlohmann::json task_json(const Task& task) {
       nlohmann::json tj = {{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"optional", t.optional}};
       if (std::string(key) == "inputs") {
         const bool normal = t.dist.kind == "normal";
-        tj["dist"] = {{"kind", t.dist.kind}, {normal ? "mean" : "lo", t.dist.a}, {normal ? "std" : "hi", t.dist.b}};
+        // An expression bound is listed as written (its value differs per workload).
+        const auto bound = [](double value, const std::string& expression) {
+          return expression.empty() ? nlohmann::json(value) : nlohmann::json(expression);
+        };
+        tj["dist"] = {{"kind", t.dist.kind},
+                      {normal ? "mean" : "lo", bound(t.dist.a, t.dist.a_expr)},
+                      {normal ? "std" : "hi", bound(t.dist.b, t.dist.b_expr)}};
       }
       j[key].push_back(tj);
     }

@@ -26,8 +26,7 @@ void mix_elements(const Element* a, const Element* b, const MixPlan& plan, size_
   }
 }
 
-void fill_chunk(HostTensor& t, uint64_t seed, size_t begin, size_t end) {
-  const Distribution& d = t.spec->dist;
+void fill_chunk(HostTensor& t, const Distribution& d, uint64_t seed, size_t begin, size_t end) {
   std::mt19937_64 rng(seed);
   void* data = t.bytes.data();
   if (d.kind == "normal") {
@@ -46,8 +45,8 @@ void fill_chunk(HostTensor& t, uint64_t seed, size_t begin, size_t end) {
   }
 }
 
-void fill(HostTensor& t, uint64_t seed) {
-  for_each_chunk(t.elements(), kChunkElements, [&](size_t chunk, size_t begin, size_t end) { fill_chunk(t, tensor_seed(seed, chunk), begin, end); });
+void fill(HostTensor& t, const Distribution& d, uint64_t seed) {
+  for_each_chunk(t.elements(), kChunkElements, [&](size_t chunk, size_t begin, size_t end) { fill_chunk(t, d, tensor_seed(seed, chunk), begin, end); });
 }
 
 }  // namespace
@@ -69,7 +68,7 @@ std::vector<HostTensor> generate_inputs(const Task& task, const Workload& worklo
     if (t.present) {
       t.shape = *shape;
       t.bytes.resize(byte_count(t.shape, t.spec->dtype));
-      fill(t, tensor_seeds[i]);
+      fill(t, task.dist_for(task.inputs[i], workload), tensor_seeds[i]);
     }
     inputs.push_back(std::move(t));
   }

@@ -79,11 +79,21 @@ std::map<std::string, double> Task::bindings(const Workload& w) const {
   return values;
 }
 
+Distribution Task::dist_for(const TensorSpec& t, const Workload& w) const {
+  Distribution d = t.dist;
+  if (d.a_expr.empty() && d.b_expr.empty()) return d;
+  const auto values = bindings(w);
+  if (!d.a_expr.empty()) d.a = evaluate_expression(d.a_expr, values);
+  if (!d.b_expr.empty()) d.b = evaluate_expression(d.b_expr, values);
+  return d;
+}
+
 std::string Task::generation_spec(const Workload& w) const {
   std::string spec;
-  for (const auto& t : inputs)
-    spec += fmt::format("{}:{}:{}:{}:{}:{}:{};", t.name, dtype_name(t.dtype), fmt::join(t.shape, ","), t.optional,
-                        t.dist.kind, t.dist.a, t.dist.b);
+  for (const auto& t : inputs) {
+    const Distribution d = dist_for(t, w);
+    spec += fmt::format("{}:{}:{}:{}:{}:{}:{};", t.name, dtype_name(t.dtype), fmt::join(t.shape, ","), t.optional, d.kind, d.a, d.b);
+  }
   spec += "|";
   for (const auto& [k, v] : bindings(w)) spec += fmt::format("{}={};", k, v);
   for (const auto& [tensor, shape] : w.shapes) spec += fmt::format("{}[{}];", tensor, fmt::join(shape, ","));
@@ -184,25 +194,25 @@ namespace {
 
 const std::set<std::string> kDistributions = {"normal", "uniform", "log_uniform", "neg_log_uniform", "randint"};
 
-// Integer and bool inputs without a dist draw from their whole small range (a normal draw would be mostly 0 and
-// +-1, and true for every element of a bool). A draw outside the dtype's values would be stored wrapped or as an
-// infinity, so that reference and candidate would see other numbers than the task file says: refused here.
-void default_and_check_dist(const TomlFileReader& r, const toml::table& t, const std::string& where, TensorSpec& spec) {
-  Distribution& d = spec.dist;
-  const toml::node* dist = t.get("dist");
-  if (!dist && spec.dtype == DType::boolean) d = {"randint", 0, 1};
-  if (!dist && spec.dtype == DType::u8) d = {"randint", 0, 255};
-  if (spec.dtype == DType::boolean && d.kind != "randint")
-    r.fail(dist ? dist : &t, where + ".dist", "a bool input draws 0 (false) or 1 (true): use kind = \"randint\", lo = 0, hi = 1 (the default)");
+// Why values cannot be drawn from `d` (its bounds resolved) for a `dtype` input, or "". A draw outside the
+// dtype's values would be stored wrapped or as an infinity: reference and candidate would see other numbers than
+// the task file says.
+std::string dist_problem(const Distribution& d, DType dtype) {
+  const bool normal = d.kind == "normal";
+  if (!normal && d.b <= d.a) return fmt::format("needs lo < hi (lo {}, hi {})", d.a, d.b);
+  if (normal && d.b <= 0) return fmt::format("std must be positive (std {})", d.b);
+  if ((d.kind == "log_uniform" || d.kind == "neg_log_uniform") && d.a <= 0)
+    return fmt::format("lo must be positive for a log-uniform distribution (lo {})", d.a);
+  if (dtype == DType::boolean && d.kind != "randint")
+    return "a bool input draws 0 (false) or 1 (true): use kind = \"randint\", lo = 0, hi = 1 (the default)";
   double lo = d.a, hi = d.b;
-  if (d.kind == "normal") lo = d.a - 6 * d.b, hi = d.a + 6 * d.b;
+  if (normal) lo = d.a - 6 * d.b, hi = d.a + 6 * d.b;
   if (d.kind == "neg_log_uniform") lo = -d.b, hi = -d.a;
-  const ValueRange range = dtype_range(spec.dtype);
-  if (lo < range.lo || hi > range.hi)
-    r.fail(dist ? dist : &t, where + ".dist",
-           fmt::format("draws values in [{}, {}]{}, outside what {} holds ([{}, {}]); they would be stored {}", lo, hi,
-                       d.kind == "normal" ? " (mean +- 6 std)" : "", dtype_name(spec.dtype), range.lo, range.hi,
-                       dtype_is_float(spec.dtype) ? "as infinities" : "wrapped"));
+  const ValueRange range = dtype_range(dtype);
+  if (lo >= range.lo && hi <= range.hi) return "";
+  return fmt::format("draws values in [{}, {}]{}, outside what {} holds ([{}, {}]); they would be stored {}", lo, hi,
+                     normal ? " (mean +- 6 std)" : "", dtype_name(dtype), range.lo, range.hi,
+                     dtype_is_float(dtype) ? "as infinities" : "wrapped");
 }
 
 TensorSpec read_tensor(const TomlFileReader& r, const toml::node& node, const std::string& field, bool is_input) {
@@ -222,7 +232,8 @@ TensorSpec read_tensor(const TomlFileReader& r, const toml::node& node, const st
   spec.optional = t["optional"].value_or(false);
   spec.description = t["description"].value_or(std::string());
   if (is_input) {
-    if (const toml::node* dist = t.get("dist")) {
+    const toml::node* dist = t.get("dist");
+    if (dist) {
       const auto& d = r.table(dist, where + ".dist");
       r.only_known_keys(d, where + ".dist", {"kind", "mean", "std", "lo", "hi"});
       spec.dist.kind = r.string(d, "kind", where + ".dist");
@@ -230,17 +241,22 @@ TensorSpec read_tensor(const TomlFileReader& r, const toml::node& node, const st
         r.fail(d.get("kind"), where + ".dist.kind",
                "unknown distribution '" + spec.dist.kind + "' (normal, uniform, log_uniform, neg_log_uniform, randint)");
       const bool normal = spec.dist.kind == "normal";
-      const char* first = normal ? "mean" : "lo";
-      const char* second = normal ? "std" : "hi";
-      spec.dist.a = d.get(first) ? r.number(d.get(first), where + ".dist." + first) : 0.0;
-      if (!d.get(second)) r.fail(&d, where + ".dist." + second, "missing");
-      spec.dist.b = r.number(d.get(second), where + ".dist." + second);
-      if (!normal && spec.dist.b <= spec.dist.a) r.fail(&d, where + ".dist", "needs lo < hi");
-      if (normal && spec.dist.b <= 0) r.fail(&d, where + ".dist.std", "must be positive");
-      if ((spec.dist.kind == "log_uniform" || spec.dist.kind == "neg_log_uniform") && spec.dist.a <= 0)
-        r.fail(&d, where + ".dist.lo", "must be positive for a log-uniform distribution");
+      // A bound is a number, or an expression over axes and params (checked on every workload once they are known).
+      const auto bound = [&](const std::string& key, double& value, std::string& expression) {
+        const toml::node* n = d.get(key);
+        if (n && n->is_string()) expression = *n->value<std::string>();
+        else if (n) value = r.number(n, where + ".dist." + key);
+      };
+      bound(normal ? "mean" : "lo", spec.dist.a, spec.dist.a_expr);
+      if (!d.get(normal ? "std" : "hi")) r.fail(&d, where + ".dist." + (normal ? "std" : "hi"), "missing");
+      bound(normal ? "std" : "hi", spec.dist.b, spec.dist.b_expr);
+    } else if (spec.dtype == DType::boolean || spec.dtype == DType::u8) {
+      // Their whole small range: a rounded normal would make every bool true and wrap u8's negatives.
+      spec.dist = {"randint", 0, spec.dtype == DType::u8 ? 255.0 : 1.0};
     }
-    default_and_check_dist(r, t, where, spec);
+    if (spec.dist.a_expr.empty() && spec.dist.b_expr.empty())
+      if (const std::string problem = dist_problem(spec.dist, spec.dtype); !problem.empty())
+        r.fail(dist ? dist : &t, where + ".dist", problem);
   }
   return spec;
 }
@@ -427,6 +443,17 @@ Task load_task(const fs::path& file_in) {
                    fmt::format("dimension '{}' of '{}' is {}, {}: a dimension is a positive integer of at most 2^53", dim,
                                t.name, value, problem));
         }
+    for (size_t input = 0; input < task.inputs.size(); ++input) {
+      const TensorSpec& t = task.inputs[input];
+      if (w.absent.count(t.name)) continue;
+      for (const std::string* bound : {&t.dist.a_expr, &t.dist.b_expr})
+        if (const std::string err = bound->empty() ? "" : validate_expression(*bound, values); !err.empty())
+          r.fail(root.get("inputs")->as_array()->get(input)->as_table()->get("dist"), "inputs(" + t.name + ").dist",
+                 fmt::format("'{}': {}", *bound, err));
+      if (t.dist.a_expr.empty() && t.dist.b_expr.empty()) continue;
+      if (const std::string problem = dist_problem(task.dist_for(t, w), t.dtype); !problem.empty())
+        r.fail(workload_nodes[i], where, fmt::format("the dist of '{}' {}", t.name, problem));
+    }
     uint64_t bytes = 0;
     try {
       bytes = task.tensor_bytes(w);

@@ -17,6 +17,9 @@ namespace ksearch::tasks {
 struct Distribution {
   std::string kind = "normal";  // normal | uniform | log_uniform | neg_log_uniform | randint
   double a = 0, b = 1;          // normal: mean, std; uniform/log_uniform/randint: lo, hi
+  // A bound given as an expression over axes and params (an index input's `hi = "vocab - 1"`), resolved per
+  // workload by Task::dist_for; empty where the number above is the bound.
+  std::string a_expr, b_expr;
 };
 
 struct TensorSpec {
@@ -102,6 +105,8 @@ struct Task {
 
   // Values of axes and params (with defaults) for a workload, for expressions.
   std::map<std::string, double> bindings(const Workload& w) const;
+  // An input's distribution with its expression bounds evaluated on a workload.
+  Distribution dist_for(const TensorSpec& t, const Workload& w) const;
   // What generates a workload's inputs beyond the task file's bytes, as text: every input's name, dtype, shape,
   // optionality and distribution, and the workload's bindings (axes, parameters, present tensors) and shapes. The
   // caches keyed by content_hash (reference outputs, the seed's timings) add it: a task changed in memory (a test's

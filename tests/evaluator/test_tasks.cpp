@@ -369,6 +369,33 @@ TEST(Tasks, DistributionsMustFitTheInputsDtype) {
   }
 }
 
+// An index input's bound follows the workload (`hi = "cols - 1"`): each workload draws within its own range, and a
+// bound that names nothing or leaves no range on some workload is that field's or that workload's error.
+TEST(Tasks, DistributionBoundsMayBeExpressionsOverTheWorkload) {
+  const auto with = [&](const std::string& dist) {
+    return replaced(replaced(tiny_text(), "dtype = \"f32\"", "dtype = \"i32\""),
+                    "dist = { kind = \"normal\", mean = 0.0, std = 4.0 }", dist);
+  };
+  const Task task = load_task(write_task("dist_expr", with("dist = { kind = \"randint\", lo = 0, hi = \"cols - 1\" }")));
+  ASSERT_EQ(task.inputs.front().dist.b_expr, "cols - 1");
+  for (const Workload& w : task.workloads) {
+    const auto inputs = generate_inputs(task, w, 3);
+    double most = 0;
+    for (size_t i = 0; i < inputs.front().elements(); ++i) most = std::max(most, load_as_double(inputs.front().bytes.data(), i, DType::i32));
+    EXPECT_EQ(most, double(w.axes.at("cols") - 1)) << w.name;  // thousands of draws reach the top of a range of <= 1000
+  }
+  EXPECT_NE(task.generation_spec(task.workloads[0]), task.generation_spec(task.workloads[1]));
+
+  const std::string unknown = load_error(with("dist = { kind = \"randint\", lo = 0, hi = \"colz - 1\" }"));
+  EXPECT_NE(unknown.find("inputs(x).dist"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("colz"), std::string::npos) << unknown;
+  const std::string empty = load_error(with("dist = { kind = \"randint\", lo = 0, hi = \"cols - 300\" }"));
+  EXPECT_NE(empty.find("workloads(r64_c256)"), std::string::npos) << empty;
+  EXPECT_NE(empty.find("the dist of 'x' needs lo < hi (lo 0, hi -44)"), std::string::npos) << empty;
+  const std::string wraps = load_error(with("dist = { kind = \"uniform\", lo = 0, hi = \"cols * 1e7\" }"));
+  EXPECT_NE(wraps.find("outside what i32 holds"), std::string::npos) << wraps;
+}
+
 TEST(Tasks, DeviceReferenceIsChosenByCost) {
   const std::string device = "\n[reference.cpu]\nsource = \"seeds/cpu.cpp\"\nabove_flops = 80000\n";
   const fs::path file = write_task("device", tiny_text() + device);

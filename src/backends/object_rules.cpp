@@ -29,10 +29,14 @@ void check_imports(const ObjectRules& rules, const ElfFile& elf, std::vector<Rul
     const std::string name = demangle(symbol.name);
     const bool allowed = rules.allowed_libraries.count(symbol.library) || rules.allowed_imports.matches(name);
     if (allowed && !rules.forbidden_imports.matches(name)) continue;
-    out.push_back({"object-imports", fmt::format("the library uses `{}`{}, which {} on this target", name,
+    std::string why;
+    for (const auto& [names, message] : rules.import_messages)
+      if (why.empty() && names.matches(name)) why = ": " + message;
+    out.push_back({"object-imports", fmt::format("the library uses `{}`{}, which {} on this target{}", name,
                                                  symbol.library.empty() ? "" : " from " + symbol.library,
                                                  allowed ? "candidates may not use"
-                                                         : "is not among the library functions a candidate may use")});
+                                                         : "is not among the library functions a candidate may use",
+                                                 why)});
   }
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fnmatch.h>
 
+#include <cctype>
 #include <optional>
 #include <sstream>
 #include <toml++/toml.h>
@@ -61,14 +62,55 @@ int line_of(const std::string& text, size_t offset) {
   return 1 + int(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
 }
 
-// The first use of a rule's identifiers, if any.
-std::optional<RuleViolation> first_use(const ForbiddenRule& rule, const SourceScan& scan) {
-  if (!rule.identifiers.empty())
-    for (const auto& id : scan.identifiers)
-      if (rule.identifiers.matches(id.name))
-        return RuleViolation{rule.id, fmt::format("{} (found '{}'; the name counts in any use, a variable's too: rename it if it is one)",
-                                                  rule.message, id.name),
-                             id.line};
+bool is_identifier(const std::string& token) { return !token.empty() && (std::isalpha(static_cast<unsigned char>(token[0])) || token[0] == '_'); }
+
+// Identifiers after which a name is used, not declared (`return write(...)`).
+bool expression_keyword(const std::string& token) {
+  static const std::set<std::string> keywords = {"return", "case", "throw", "else", "do", "goto", "co_return", "co_await",
+                                                 "co_yield", "new", "delete", "sizeof", "alignof", "typeid", "not", "and",
+                                                 "or", "xor", "bitand", "bitor", "compl", "not_eq"};
+  return keywords.count(token) > 0;
+}
+
+// The names the candidate declares itself: a variable, parameter, lambda, function or macro of its own,
+// after a type, a specifier, `auto`, `*`, `&`, `&&`, `>` or `#define`. Erring toward "declared" costs
+// nothing: a library function the candidate declares and calls is an import the object rules refuse.
+std::set<std::string> declared_names(const SourceScan& scan) {
+  std::set<std::string> names;
+  for (const auto& id : scan.identifiers) {
+    if (id.token == 0) continue;
+    const std::string& before = scan.tokens[id.token - 1];
+    if ((is_identifier(before) && !expression_keyword(before)) || before == "*" || before == "&" || before == "&&" || before == ">")
+      names.insert(id.name);
+  }
+  return names;
+}
+
+// Whether the identifier calls a function of its name: followed by `(`, also parenthesized (`(write)(...)`);
+// not a member (`.`, `->`) nor a name qualified by a class or namespace (`std::exit` is an import the
+// object rules refuse).
+bool is_call(const SourceScan& scan, const SourceIdentifier& id) {
+  const auto& tokens = scan.tokens;
+  size_t open = 0;
+  while (open < id.token && tokens[id.token - 1 - open] == "(") ++open;
+  const size_t before = id.token - open;  // the token before the name and its parentheses
+  if (before > 0 && (tokens[before - 1] == "." || tokens[before - 1] == "->")) return false;
+  if (before > 1 && tokens[before - 1] == "::" && is_identifier(tokens[before - 2])) return false;
+  size_t after = id.token + 1;
+  for (size_t closed = 0; closed < open && after < tokens.size() && tokens[after] == ")"; ++closed) ++after;
+  return after < tokens.size() && tokens[after] == "(";
+}
+
+// The first use of a rule's identifiers, or call of its functions, if any.
+std::optional<RuleViolation> first_use(const ForbiddenRule& rule, const SourceScan& scan, const std::set<std::string>& declared) {
+  for (const auto& id : scan.identifiers) {
+    if (rule.identifiers.matches(id.name))
+      return RuleViolation{rule.id, fmt::format("{} (found '{}'; the name counts in any use, a variable's too: rename it if it is one)",
+                                                rule.message, id.name),
+                           id.line};
+    if (rule.calls.matches(id.name) && !declared.count(id.name) && is_call(scan, id))
+      return RuleViolation{rule.id, fmt::format("{} (found a call to '{}')", rule.message, id.name), id.line};
+  }
   return std::nullopt;
 }
 
@@ -79,6 +121,7 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
   if (source.size() > max_source_bytes)
     out.push_back({"source-size", fmt::format("source is {} bytes, over the limit of {}", source.size(), max_source_bytes), 0});
   const SourceScan scan = scan_source(source);
+  const std::set<std::string> declared = declared_names(scan);
   for (int line : scan.line_directives)
     out.push_back({"line-directive", "Line directives (#line N \"file\", # N \"file\") are not allowed: they would hide where code comes from.", line});
   // One report per rule is enough for a fix.
@@ -88,7 +131,7 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
     if (!rule.pattern.empty() && std::regex_search(code, match, rule.regex))
       out.push_back({rule.id, fmt::format("{} (found '{}')", rule.message, match.str(rule.report_group)),
                      line_of(code, size_t(match.position(rule.report_group)))});
-    else if (auto use = first_use(rule, scan))
+    else if (auto use = first_use(rule, scan, declared))
       out.push_back(*use);
   }
   // Every form of include counts (`#include_next`, `#import`, a macro for the name), read by the lexer as the
@@ -119,8 +162,9 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
 std::vector<RuleViolation> RuleSet::check_preprocessed(const std::string& preprocessed, const std::string& file) const {
   std::vector<RuleViolation> out;
   const SourceScan scan = scan_preprocessed(preprocessed, file);
+  const std::set<std::string> declared = declared_names(scan);
   for (const auto& rule : forbidden)
-    if (auto use = first_use(rule, scan)) out.push_back(*use);
+    if (auto use = first_use(rule, scan, declared)) out.push_back(*use);
   // A header is allowed where its path ends with an allowed name: the preprocessor names an
   // included file by the search directory it was found in, then the name as written.
   for (const auto& include : scan.includes) {
@@ -208,8 +252,10 @@ std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* ke
     rule.report_group = size_t((*t)["report_group"].value_or(int64_t(0)));
     const auto identifiers = string_list((*t)["identifiers"], file, "identifiers");
     for (const auto& name : identifiers) rule.identifiers.add(name);
-    if (rule.id.empty() || rule.message.empty() || (rule.pattern.empty() && identifiers.empty()))
-      throw Error(fmt::format("{}:{}: a [[{}]] rule needs id, message, and a pattern or identifiers", file.string(), line, key));
+    const auto calls = string_list((*t)["calls"], file, "calls");
+    for (const auto& name : calls) rule.calls.add(name);
+    if (rule.id.empty() || rule.message.empty() || (rule.pattern.empty() && identifiers.empty() && calls.empty()))
+      throw Error(fmt::format("{}:{}: a [[{}]] rule needs id, message, and a pattern, identifiers or calls", file.string(), line, key));
     try {
       if (!rule.pattern.empty()) rule.regex = std::regex(rule.pattern, flags | std::regex::optimize);
     } catch (const std::regex_error& e) {
@@ -242,6 +288,9 @@ RuleSet load_rules(const std::filesystem::path& file) {
   for (const auto& h : string_list(root["includes"]["allow"], file, "includes.allow")) rules.allowed_includes.insert(h);
   rules.allow_quoted_includes = root["includes"]["allow_quoted"].value_or(false);
   rules.object = load_object_rules(root["object"], file);
+  for (const auto& rule : rules.forbidden)
+    for (const NameList* names : {&rule.identifiers, &rule.calls})
+      if (!names->empty()) rules.object.import_messages.emplace_back(*names, rule.message);
   return rules;
 }
 

@@ -38,6 +38,10 @@ struct ForbiddenRule {
   // the construct (std::regex has no lookbehind) and report only the construct.
   size_t report_group = 0;
   NameList identifiers;
+  // Library functions refused where the candidate calls them (`write(...)`, `(write)(...)`, `::write(...)`),
+  // not where it names its own variable, parameter or function so: a name the candidate declares is
+  // its own. A declared library function then reaches the object rules, which refuse its import.
+  NameList calls;
 };
 
 // Rules on the shared object a build produced, checked before anything loads it (the [object]
@@ -46,6 +50,8 @@ struct ObjectRules {
   bool enabled = false;
   NameList allowed_imports;                 // undefined dynamic symbols, by demangled name
   NameList forbidden_imports;               // refused even where allowed_imports or allowed_libraries match
+  // Why a refused import is refused: the [[forbid]] rule (identifiers or calls) that names it, if any.
+  std::vector<std::pair<NameList, std::string>> import_messages;
   std::set<std::string> allowed_libraries;  // or by the library their symbol version binds them to
   std::vector<std::string> init_functions;  // what the toolchain itself puts in .init_array, each once
   std::vector<std::string> fini_functions;  // likewise for .fini_array

@@ -158,16 +158,28 @@ class Lexer {
       const int line = line_here();
       std::string name = identifier();
       const char next = pos_ < s_.size() ? s_[pos_] : '\0';
-      if (next == '"' && (name == "R" || name == "u8R" || name == "uR" || name == "UR" || name == "LR")) return raw_string();
-      if ((next == '"' || next == '\'') && (name == "u8" || name == "u" || name == "U" || name == "L")) return quoted(next);
-      out_.identifiers.push_back({std::move(name), line});
+      const bool raw = next == '"' && (name == "R" || name == "u8R" || name == "uR" || name == "UR" || name == "LR");
+      if (raw || ((next == '"' || next == '\'') && (name == "u8" || name == "u" || name == "U" || name == "L"))) {
+        out_.tokens.emplace_back(1, next);
+        return raw ? raw_string() : quoted(next);
+      }
+      add_identifier(std::move(name), line);
     } else if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && std::isdigit(static_cast<unsigned char>(peek(1))))) {
+      out_.tokens.emplace_back("0");
       number();
     } else if (c == '"' || c == '\'') {
+      out_.tokens.emplace_back(1, c);
       quoted(c);
     } else {
-      ++pos_;
+      const std::string_view pair = s_.substr(pos_, 2);
+      const size_t length = pair == "::" || pair == "->" || pair == "&&" ? 2 : 1;
+      out_.tokens.emplace_back(s_.substr(pos_, length));
+      pos_ += length;
     }
+  }
+  void add_identifier(std::string name, int line) {
+    out_.tokens.push_back(name);
+    out_.identifiers.push_back({std::move(name), line, out_.tokens.size() - 1});
   }
   // At a `#` (or `%:`) that starts a line. In preprocessed output `# N "file" flags` is a line
   // marker; in source text a line directive, which would make the markers lie.
@@ -181,7 +193,8 @@ class Lexer {
     if (numeric) return out_.line_directives.push_back(line);
     if (!identifier_start(peek(0))) return;
     const std::string name = identifier();
-    out_.identifiers.push_back({name, line});
+    out_.tokens.emplace_back("#");
+    add_identifier(name, line);
     if (name == "line") out_.line_directives.push_back(line);
     if (name == "include" || name == "include_next" || name == "import") {
       skip_horizontal_space();

@@ -10,7 +10,8 @@ namespace ksearch::backends {
 
 struct SourceIdentifier {
   std::string name;
-  int line = 0;  // 1-based, in the candidate's file
+  int line = 0;      // 1-based, in the candidate's file
+  size_t token = 0;  // its index in SourceScan::tokens
 };
 
 struct IncludedFile {
@@ -28,6 +29,9 @@ struct IncludeDirective {
 
 struct SourceScan {
   std::vector<SourceIdentifier> identifiers;  // outside comments and literals, directives included
+  // Every token, in order, for rules that look at an identifier's neighbours: identifiers, punctuators
+  // (`::`, `->` and `&&` as one, others one character each), a literal as `0`, `"` or `'`.
+  std::vector<std::string> tokens;
   std::vector<IncludeDirective> include_directives;  // source text only
   std::vector<int> line_directives;           // lines of `#line N "file"` / `# N "file"` in the text
   std::vector<IncludedFile> includes;         // preprocessed: the files the candidate includes itself

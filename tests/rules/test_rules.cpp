@@ -104,6 +104,29 @@ TEST(Rules, IdentifiersCountOnEveryUseButNotInCommentsOrLiterals) {
   EXPECT_TRUE(rules().check(kHeaders + "int time = 0, clock = 1, thread = 2;\n" + kEntry).empty());
 }
 
+// Library functions whose names are ordinary words (read, write, signal, times, ...) count where the
+// candidate calls them, not where it names its own variables, parameters, lambdas or functions so.
+TEST(Rules, LibraryFunctionNamesCountAsCallsNotAsVariables) {
+  for (const char* own : {"void f(const float* read, float* write, int64_t times) { write[0] = read[0] * float(times); }",
+                          "float g() { float signal = 1, open = 2, close = 3, time = 4, clock = 5; return signal + open + close + time + clock; }",
+                          "static inline void write(float* p, float v) { *p = v; }\nvoid f(float* p) { write(p, 1); }",
+                          "void f(float* y) { auto write = [y](int i, float v) { y[i] = v; }; write(0, 1); }",
+                          "struct Io { float read(int) const; void write(int, float); };\nvoid f(Io& io) { io.write(0, io.read(1)); }",
+                          "namespace io { void write(float*); }\nvoid f(float* y) { io::write(y); }",
+                          "void f(float* y, int n) { for (int time = 0; time < n; ++time) y[time] = 0; }"}) {
+    const auto v = rules().check(kHeaders + own);
+    EXPECT_TRUE(v.empty()) << own << "\n" << listing(v);
+  }
+  // The library's: called by name, parenthesized or globally qualified; the line is the call's.
+  const auto call = rules().check(kHeaders + "void f() {\n  write(1, \"x\", 1);\n}\n");
+  ASSERT_TRUE(find(call, "raw-syscalls", "(found a call to 'write')")) << listing(call);
+  EXPECT_EQ(find(call, "raw-syscalls", "")->line, 4);
+  EXPECT_TRUE(find(rules().check("void f(int pid) { (kill)(pid, 9); }"), "raw-syscalls", "'kill'"));
+  EXPECT_TRUE(find(rules().check("void f() { ::signal(2, nullptr); }"), "raw-syscalls", "'signal'"));
+  EXPECT_TRUE(find(rules().check("long f() { return time(nullptr) + times(nullptr); }"), "timers", "'time'"));
+  EXPECT_TRUE(find(rules().check("void f(int code) { exit(code); }"), "process-exit", "'exit'"));
+}
+
 // Mutable statics are refused in any specifier order; const and constexpr ones (a const pointer too)
 // are constant tables, whichever order their specifiers come in.
 TEST(Rules, MutableStaticsButNotConstantOnes) {
@@ -139,6 +162,15 @@ TEST(PreprocessedRules, TokenPastingIsSeen) {
   const RuleViolation* found = find(v, "raw-syscalls", "'syscall'");
   ASSERT_TRUE(found) << listing(v);
   EXPECT_EQ(found->line, 4);  // the declaration, the first use
+}
+
+TEST(PreprocessedRules, CallsMadeByMacrosAreSeen) {
+  const std::string source = kHeaders + "#define CALL(f) f(1, \"x\", 1)\n" + kEntry + "void g() {\n  CALL(write);\n}\n";
+  EXPECT_TRUE(rules().check(source).empty()) << "the text rules were expected to miss this";
+  const auto v = preprocessed(source);
+  const RuleViolation* found = find(v, "raw-syscalls", "(found a call to 'write')");
+  ASSERT_TRUE(found) << listing(v);
+  EXPECT_EQ(found->line, 14);
 }
 
 TEST(PreprocessedRules, IncludesAreCheckedOnWhatIsReallyIncluded) {
@@ -191,6 +223,17 @@ TEST(ObjectRules, ConstructorsAndDynamicInitializersAreLoadTimeCode) {
   const auto ifunc = object(kHeaders + "extern \"C\" void* pick() { return nullptr; }\n"
                             "extern \"C\" void picked() __attribute__((ifunc(\"pick\")));\n" + kEntry);
   EXPECT_TRUE(find(ifunc, "object-load-time-code", "indirect function")) << listing(ifunc);
+}
+
+// A libc function the candidate declares under a name that variables share passes the text rules (the
+// name is the candidate's own there); the import is refused with the rule's message.
+TEST(ObjectRules, DeclaredLibraryFunctionsAreRefusedAsImports) {
+  const std::string source = kHeaders + "extern \"C\" long write(int, const void*, unsigned long);\n" + kEntry +
+                             "extern \"C\" void note() { write(1, \"x\", 1); }\n";
+  EXPECT_TRUE(rules().check(source).empty()) << listing(rules().check(source));
+  const auto v = object(source);
+  EXPECT_TRUE(find(v, "object-imports", "`write` from libc.so.6, which is not among the library functions a candidate may use "
+                                        "on this target: Candidates may not make raw system calls")) << listing(v);
 }
 
 // __builtin_cpu_supports links libgcc's __cpu_indicator_init into .init_array: the toolchain's, allowed;

@@ -3,14 +3,21 @@
 #include <muParser.h>
 
 #include <cctype>
+#include <cmath>
 
 #include "core/error.hpp"
 
 namespace ksearch::tasks {
 
 namespace {
+double floor_of(double x) { return std::floor(x); }
+double ceil_of(double x) { return std::ceil(x); }
+
 double run_parser(const std::string& expression, const std::map<std::string, double>& values) {
   mu::Parser parser;
+  // `/` divides exactly: rounding a count up or down to whole tiles or groups is said with these.
+  parser.DefineFun("floor", floor_of);
+  parser.DefineFun("ceil", ceil_of);
   // muparser binds variables by address, so keep a local copy that outlives Eval().
   std::map<std::string, double> storage = values;
   for (auto& [name, value] : storage) parser.DefineVar(name, &value);

@@ -150,7 +150,7 @@ class PythonExpression {
     return call(name, args);
   }
 
-  // muparser's built-in functions (tasks/expr.cpp evaluates with them), each as the Python that gives the same
+  // muparser's built-in functions and the floor and ceil tasks/expr.cpp adds, each as the Python that gives the same
   // value: rint rounds halves up (floor(x + 0.5)), sign gives -1, 0 or 1, sum and avg take any number of arguments.
   std::string call(const std::string& name, const std::vector<std::string>& args) {
     const std::string joined = fmt::format("{}", fmt::join(args, ", "));
@@ -166,7 +166,7 @@ class PythonExpression {
     if (name == "ln") return arity(1), "math.log(" + args[0] + ")";
     static const std::set<std::string> one_argument = {"sin",   "cos",   "tan",   "asin", "acos", "atan",
                                                       "sinh",  "cosh",  "tanh",  "asinh", "acosh", "atanh",
-                                                      "log2",  "log10", "log",   "exp",  "sqrt"};
+                                                      "log2",  "log10", "log",   "exp",  "sqrt", "floor", "ceil"};
     if (one_argument.count(name)) return arity(1), "math." + name + "(" + args[0] + ")";
     if (name == "atan2") return arity(2), "math.atan2(" + joined + ")";
     fail("function '" + name + "' is not supported");

@@ -2,8 +2,8 @@
 // SIMD groups per block of SG * QR queries of a (batch, head); K/V tiles staged in threadgroup memory; per
 // tile, lanes over keys for the scores, an online softmax, lanes over the head dimension for P.V.
 // Knobs: ksearch sets each knob's template directive below to the value it tries (flash_lanes.toml lists them).
-// The grid counts threads: 32 * SG per query block, ceil(lq / (SG * QR)) blocks (rint(x - 0.5) is floor).
-// grid: 32 * SG * rint((lq + SG * QR - 1) / (SG * QR) - 0.5), hq, b
+// The grid counts threads: 32 * SG per query block, ceil(lq / (SG * QR)) blocks.
+// grid: 32 * SG * ceil(lq / (SG * QR)), hq, b
 // threadgroup: 32 * SG, 1, 1
 // template: D = d
 // template: SG = 4

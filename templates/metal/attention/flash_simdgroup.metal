@@ -2,8 +2,8 @@
 // threadgroup of SG SIMD groups per block of 8 * SG queries of a (batch, head), 8 query rows per SIMD group;
 // K/V tiles staged in threadgroup memory; S = Q K^T and O += P V as 8x8 multiply-accumulates.
 // Knobs: ksearch sets each knob's template directive below to the value it tries (flash_simdgroup.toml lists them).
-// The grid counts threads: 32 * SG per query block, ceil(lq / (8 * SG)) blocks (rint(x - 0.5) is floor).
-// grid: 32 * SG * rint((lq + 8 * SG - 1) / (8 * SG) - 0.5), hq, b
+// The grid counts threads: 32 * SG per query block, ceil(lq / (8 * SG)) blocks.
+// grid: 32 * SG * ceil(lq / (8 * SG)), hq, b
 // threadgroup: 32 * SG, 1, 1
 // template: D = d
 // template: SG = 2

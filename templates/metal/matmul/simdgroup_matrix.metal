@@ -3,8 +3,8 @@
 // and B staged in threadgroup memory.
 // Knobs: ksearch sets each knob's template directive below to the value it tries (simdgroup_matrix.toml lists them).
 // The grid counts threads: one threadgroup (32 * SG_M * SG_N threads) per BM x BN tile of C, BM = 8 * SG_M * TM,
-// BN = 8 * SG_N * TN (rint(x - 0.5) is floor in directive expressions).
-// grid: 32 * SG_M * SG_N * rint((n + 8 * SG_N * TN - 1) / (8 * SG_N * TN) - 0.5), rint((m + 8 * SG_M * TM - 1) / (8 * SG_M * TM) - 0.5), 1
+// BN = 8 * SG_N * TN.
+// grid: 32 * SG_M * SG_N * ceil(n / (8 * SG_N * TN)), ceil(m / (8 * SG_M * TM)), 1
 // threadgroup: 32 * SG_M * SG_N, 1, 1
 // template: TM = 2
 // template: TN = 2

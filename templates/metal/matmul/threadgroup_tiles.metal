@@ -2,9 +2,8 @@
 // (BM = T * TM, BN = T * TN) from BK-deep slices of A and B staged in threadgroup memory; each thread
 // accumulates TM x TN elements in registers.
 // Knobs: ksearch sets each knob's template directive below to the value it tries (threadgroup_tiles.toml lists them).
-// The grid counts threads: T per tile along each axis, ceil(n / BN) x ceil(m / BM) tiles (rint(x - 0.5) is
-// floor in directive expressions).
-// grid: T * rint((n + T * TN - 1) / (T * TN) - 0.5), T * rint((m + T * TM - 1) / (T * TM) - 0.5), 1
+// The grid counts threads: T per tile along each axis, ceil(n / BN) x ceil(m / BM) tiles.
+// grid: T * ceil(n / (T * TN)), T * ceil(m / (T * TM)), 1
 // threadgroup: T, T, 1
 // template: T = 16
 // template: TM = 4

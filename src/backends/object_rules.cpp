@@ -3,7 +3,10 @@
 #include <elf.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -40,8 +43,126 @@ void check_imports(const ObjectRules& rules, const ElfFile& elf, std::vector<Rul
   }
 }
 
-// Code that runs when the library is loaded or unloaded, beyond what the toolchain always emits.
-void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, std::vector<RuleViolation>& out) {
+// The mnemonic of one line of `objdump -d --no-show-raw-insn` ("  1139:\tlock cmpxchg %eax,(%rdx)"):
+// the words before the operands, prefixes included.
+std::vector<std::string> instruction_words(const std::string& line) {
+  std::vector<std::string> words;
+  const size_t tab = line.find(":\t");
+  if (tab == std::string::npos) return words;
+  std::istringstream in(line.substr(tab + 2));
+  for (std::string word; in >> word;) {
+    if (std::string("%$*(<-0123456789").find(word[0]) != std::string::npos || word.find(',') != std::string::npos) break;
+    words.push_back(word);
+  }
+  return words;
+}
+
+// The symbols a line of objdump names: "call 1c20 <__cpu_indicator_init>", "lea 0x24f0(%rip),%rax # 5030
+// <__cpu_model>", "je 2bc4 <f.resolver+0x24>": the names, without offset or @plt.
+std::vector<std::string> referenced_symbols(const std::string& line) {
+  std::vector<std::string> names;
+  for (size_t open = line.find('<'); open != std::string::npos; open = line.find('<', open + 1)) {
+    const size_t end = line.find_first_of("+@>", open + 1);
+    if (end != std::string::npos) names.push_back(line.substr(open + 1, end - open - 1));
+  }
+  return names;
+}
+
+struct DisassembledFunction {
+  uint64_t address = 0;
+  std::string name;
+  std::vector<std::string> lines;  // its instructions
+};
+
+// `objdump -d` of the library's code, function by function; empty with `error` set if it failed.
+struct Disassembly {
+  std::vector<DisassembledFunction> functions;
+  std::string error;
+
+  explicit Disassembly(const fs::path& library) {
+    CommandOptions options;
+    options.timeout = std::chrono::seconds(60);
+    options.max_output_bytes = size_t(1) << 30;
+    const CommandResult r = run_command({"objdump", "-d", "--no-show-raw-insn", "-w", library.string()}, options);
+    if (!r.ok()) {
+      error = "the library could not be disassembled: " + tail_lines(r.output, 3);
+      return;
+    }
+    std::istringstream lines(r.output);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.ends_with(">:")) {  // "0000000000001100 <softmax>:"
+        const size_t open = line.find('<');
+        functions.push_back({std::strtoull(line.c_str(), nullptr, 16),
+                             open == std::string::npos ? "" : line.substr(open + 1, line.size() - open - 3), {}});
+      } else if (!instruction_words(line).empty()) {
+        if (functions.empty()) functions.emplace_back();  // code before any label
+        functions.back().lines.push_back(line);
+      }
+    }
+  }
+  const DisassembledFunction* at(uint64_t address) const {
+    for (const auto& f : functions)
+      if (f.address == address) return &f;
+    return nullptr;
+  }
+};
+
+// Why the indirect function whose resolver is at `address` is not one the compiler generated for
+// target_clones or target multiversioning; empty if it is. Such a resolver is named `NAME.resolver` (no
+// C++ identifier has a dot), and its code only calls and reads `resolver_uses` (the CPU feature
+// flags) and returns one of NAME's versions (`NAME`, `NAME.avx2`, ...): it runs at load time, but does
+// nothing that the toolchain's own __cpu_indicator_init does not.
+std::string foreign_resolver(const ObjectRules& rules, const ElfFile& elf, const Disassembly& code, uint64_t address) {
+  const ElfSymbol* resolver = nullptr;
+  for (const auto& s : elf.symbols())
+    if (s.defined() && s.type == STT_FUNC && s.value == address && s.name.ends_with(".resolver")) resolver = &s;
+  if (!resolver) {
+    const ElfSymbol* named = elf.symbol_at(address);
+    return fmt::format("its resolver {} is not one the compiler generates", named ? describe_function(named->name)
+                                                                                   : fmt::format("at 0x{:x}", address));
+  }
+  const std::string versions = resolver->name.substr(0, resolver->name.size() - std::string_view(".resolver").size());
+  const std::string& own = resolver->name;
+  // Its code: the function at `address`, and the parts the compiler split off it (`NAME.resolver.cold`).
+  std::vector<const DisassembledFunction*> parts = {code.at(address)};
+  if (!parts[0]) return code.error.empty() ? "its resolver's code was not found" : code.error;
+  for (const auto& f : code.functions)
+    if (f.name.starts_with(own + ".")) parts.push_back(&f);
+  for (const auto* part : parts) {
+    for (const auto& line : part->lines) {
+      const auto words = instruction_words(line);  // prefixes (`bnd jmp`) and a target in hex may come with it
+      const bool call = std::count(words.begin(), words.end(), "call") > 0;
+      const bool jump = std::any_of(words.begin(), words.end(), [](const std::string& w) { return w.starts_with("j"); });
+      if ((call || jump) && line.find('*', line.find(":\t")) != std::string::npos)
+        return fmt::format("its resolver `{}` calls through a pointer", demangle(own));
+      for (const auto& name : referenced_symbols(line)) {
+        const bool itself = name == own || name.starts_with(own + ".");
+        const bool version = (name == versions || name.starts_with(versions + ".")) && !call && !jump;
+        if (!itself && !version && !rules.resolver_uses.count(name))
+          return fmt::format("its resolver `{}` uses `{}`", demangle(own), demangle(name));
+      }
+    }
+  }
+  return "";
+}
+
+// The addresses of the resolvers of the library's indirect functions, which the dynamic loader calls while it
+// relocates the library: each with the indirect function's name, where it has one.
+std::map<uint64_t, std::string> indirect_function_resolvers(const ElfFile& elf) {
+  std::map<uint64_t, std::string> resolvers;
+  for (const auto* table : {&elf.symbols(), &elf.dynamic_symbols()})
+    for (const auto& symbol : *table)
+      if (symbol.defined() && symbol.type == STT_GNU_IFUNC) resolvers[symbol.value] = symbol.name;
+  for (const auto& r : elf.dynamic_relocations())
+    if ((elf.machine() == EM_X86_64 && r.type == R_X86_64_IRELATIVE) || (elf.machine() == EM_AARCH64 && r.type == R_AARCH64_IRELATIVE))
+      resolvers.emplace(uint64_t(r.addend), "");
+  return resolvers;
+}
+
+// Code that runs when the library is loaded or unloaded, beyond what the toolchain always emits. `code`: the
+// disassembly, present wherever the library has indirect functions.
+void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const std::optional<Disassembly>& code,
+                          std::vector<RuleViolation>& out) {
   const std::pair<const char*, const std::vector<std::string>*> arrays[] = {{".init_array", &rules.init_functions},
                                                                             {".fini_array", &rules.fini_functions}};
   for (const auto& [section_name, allowed] : arrays) {
@@ -68,16 +189,16 @@ void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, std::vec
       out.push_back({"object-load-time-code", fmt::format("`{}` is placed in the {} section, which runs at load or exit time",
                                                           demangle(symbol.name), section)});
   }
-  // The dynamic loader calls an indirect function's resolver while it relocates the library.
-  bool indirect = false;
-  for (const auto& symbol : elf.symbols()) indirect = indirect || (symbol.defined() && symbol.type == STT_GNU_IFUNC);
-  for (const auto& r : elf.dynamic_relocations())
-    indirect = indirect || (elf.machine() == EM_X86_64 && r.type == R_X86_64_IRELATIVE) ||
-               (elf.machine() == EM_AARCH64 && r.type == R_AARCH64_IRELATIVE);
-  if (indirect)
-    out.push_back({"object-load-time-code", "the library has an indirect function (ifunc, target_clones), whose resolver runs at load "
-                                            "time: choose the code path at run time instead (__builtin_cpu_supports, and functions "
-                                            "with __attribute__((target(\"avx2,fma\"))))"});
+  for (const auto& [address, name] : indirect_function_resolvers(elf)) {
+    const std::string why = foreign_resolver(rules, elf, *code, address);
+    if (why.empty()) continue;
+    out.push_back({"object-load-time-code",
+                   fmt::format("the library has an indirect function{} whose resolver runs at load time, and {}: only the "
+                               "resolvers the compiler generates for target_clones and target multiversioning are allowed "
+                               "(or choose the code path at run time: __builtin_cpu_supports, and functions with "
+                               "__attribute__((target(\"avx2,fma\"))))",
+                               name.empty() ? "" : " `" + demangle(name) + "`", why)});
+  }
 }
 
 void check_thread_local_storage(const ElfFile& elf, std::vector<RuleViolation>& out) {
@@ -93,41 +214,16 @@ void check_thread_local_storage(const ElfFile& elf, std::vector<RuleViolation>& 
                                                     names.empty() ? "" : ": " + names)});
 }
 
-// The mnemonic of one line of `objdump -d --no-show-raw-insn` ("  1139:\tlock cmpxchg %eax,(%rdx)"):
-// the words before the operands, prefixes included.
-std::vector<std::string> instruction_words(const std::string& line) {
-  std::vector<std::string> words;
-  const size_t tab = line.find(":\t");
-  if (tab == std::string::npos) return words;
-  std::istringstream in(line.substr(tab + 2));
-  for (std::string word; in >> word;) {
-    if (std::string("%$*(<-0123456789").find(word[0]) != std::string::npos || word.find(',') != std::string::npos) break;
-    words.push_back(word);
-  }
-  return words;
-}
-
-void check_instructions(const ObjectRules& rules, const fs::path& library, std::vector<RuleViolation>& out) {
-  CommandOptions options;
-  options.timeout = std::chrono::seconds(60);
-  options.max_output_bytes = size_t(1) << 30;
-  const CommandResult r = run_command({"objdump", "-d", "--no-show-raw-insn", "-w", library.string()}, options);
-  if (!r.ok()) {
-    out.push_back({"object-instructions", "the library could not be disassembled: " + tail_lines(r.output, 3)});
+void check_instructions(const ObjectRules& rules, const Disassembly& code, std::vector<RuleViolation>& out) {
+  if (!code.error.empty()) {
+    out.push_back({"object-instructions", code.error});
     return;
   }
   std::map<std::string, std::string> found;  // instruction -> first function that has it
-  std::string function;
-  std::istringstream lines(r.output);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.ends_with(">:")) {  // "0000000000001100 <softmax>:"
-      const size_t open = line.find('<');
-      function = open == std::string::npos ? "" : line.substr(open + 1, line.size() - open - 3);
-      continue;
-    }
-    for (const auto& word : instruction_words(line))
-      if (rules.forbidden_instructions.count(word)) found.emplace(word, function);
-  }
+  for (const auto& function : code.functions)
+    for (const auto& line : function.lines)
+      for (const auto& word : instruction_words(line))
+        if (rules.forbidden_instructions.count(word)) found.emplace(word, function.name);
   for (const auto& [instruction, where] : found)
     out.push_back({"object-instructions", fmt::format("the instruction `{}` (in `{}`) is not allowed on this target: "
                                                       "no system calls and no clock or counter reads",
@@ -177,10 +273,13 @@ std::vector<RuleViolation> ObjectRules::check(const fs::path& library) const {
   } catch (const Error& e) {
     return {{"object", std::string("the built library could not be read: ") + e.what()}};
   }
+  // objdump once, where instructions are checked or resolvers must be read.
+  std::optional<Disassembly> code;
+  if (!forbidden_instructions.empty() || !indirect_function_resolvers(elf).empty()) code.emplace(library);
   check_imports(*this, elf, out);
-  check_load_time_code(*this, elf, out);
+  check_load_time_code(*this, elf, code, out);
   check_thread_local_storage(elf, out);
-  if (!forbidden_instructions.empty()) check_instructions(*this, library, out);
+  if (!forbidden_instructions.empty()) check_instructions(*this, *code, out);
   if (checks_device_code) check_device_code(*this, elf, library, out);
   return out;
 }

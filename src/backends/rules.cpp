@@ -228,6 +228,7 @@ ObjectRules load_object_rules(toml::node_view<const toml::node> table, const std
   rules.fini_functions = string_list(table["fini_functions"], file, "object.fini_functions");
   for (const auto& i : string_list(table["forbidden_instructions"], file, "object.forbidden_instructions"))
     rules.forbidden_instructions.insert(i);
+  for (const auto& name : string_list(table["resolver_uses"], file, "object.resolver_uses")) rules.resolver_uses.insert(name);
   rules.device_globals = table["device_globals"].value_or(true);
   for (const auto& p : string_list(table["allowed_device_imports"], file, "object.allowed_device_imports"))
     rules.allowed_device_imports.add(p);

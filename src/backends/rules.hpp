@@ -56,6 +56,9 @@ struct ObjectRules {
   std::vector<std::string> init_functions;  // what the toolchain itself puts in .init_array, each once
   std::vector<std::string> fini_functions;  // likewise for .fini_array
   std::set<std::string> forbidden_instructions;  // host code, mnemonics as objdump prints them
+  // What a resolver the compiler generates for target_clones / target multiversioning (`NAME.resolver`)
+  // may call and read besides the function's own versions; other indirect functions are load-time code.
+  std::set<std::string> resolver_uses;
   // Embedded device code (.nv_fatbin), checked where either is set:
   bool device_globals = true;      // false: no variables in .nv.global*
   NameList allowed_device_imports;  // what it may call outside itself (undefined functions), by demangled name

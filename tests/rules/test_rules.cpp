@@ -4,6 +4,7 @@
 // the tiny_softmax test task, so that the flags are the real ones.
 #include <gtest/gtest.h>
 
+#include <elf.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <set>
 
 #include "backends/backend.hpp"
+#include "backends/elf.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "evaluator/evaluator.hpp"
@@ -222,7 +224,32 @@ TEST(ObjectRules, ConstructorsAndDynamicInitializersAreLoadTimeCode) {
   EXPECT_TRUE(find(section, "object-load-time-code", "`early()`")) << listing(section);
   const auto ifunc = object(kHeaders + "extern \"C\" void* pick() { return nullptr; }\n"
                             "extern \"C\" void picked() __attribute__((ifunc(\"pick\")));\n" + kEntry);
-  EXPECT_TRUE(find(ifunc, "object-load-time-code", "indirect function")) << listing(ifunc);
+  EXPECT_TRUE(find(ifunc, "object-load-time-code", "indirect function `picked` whose resolver runs at load time, and its "
+                                                   "resolver `pick` is not one the compiler generates")) << listing(ifunc);
+}
+
+// target_clones makes an indirect function whose resolver the compiler writes (`NAME.resolver`): it calls
+// libgcc's __cpu_indicator_init, reads the CPU's feature flags and returns one of the clones. Such a
+// resolver passes; the same library fails where the profile does not let resolvers use the flags,
+// so the resolver's code is what is judged.
+TEST(ObjectRules, TargetClonesResolversAreTheCompilers) {
+  const std::string source = kHeaders + "__attribute__((target_clones(\"avx512f\", \"avx2\", \"default\")))\n"
+                             "static float peak(const float* v, int64_t n) { float m = v[0]; for (int64_t i = 1; i < n; ++i) "
+                             "m = v[i] > m ? v[i] : m; return m; }\n" + kEntry +
+                             "extern \"C\" float top(const float* v, int64_t n) { return peak(v, n); }\n";
+  const BuildResult b = cpu().build(tiny_softmax(), source);
+  ASSERT_TRUE(b.ok) << b.log;
+  const std::string library = b.artifact["library"].get<std::string>();
+  bool indirect = false;
+  for (const auto& symbol : ksearch::backends::ElfFile::load(library).symbols()) indirect = indirect || symbol.type == STT_GNU_IFUNC;
+  ASSERT_TRUE(indirect) << "target_clones made no indirect function";
+  const auto v = rules().object.check(library);
+  EXPECT_TRUE(v.empty()) << listing(v);
+  ObjectRules strict = rules().object;
+  strict.resolver_uses = {"__cpu_model", "__cpu_features2"};
+  const auto refused = strict.check(library);
+  EXPECT_TRUE(find(refused, "object-load-time-code", "its resolver `peak(float const*, long) [clone .resolver]` uses `__cpu_indicator_init`"))
+      << listing(refused);
 }
 
 // A libc function the candidate declares under a name that variables share passes the text rules (the

@@ -269,6 +269,28 @@ std::string tile_refusal(const Group& g, bool in_parameter) {
   return "";
 }
 
+// An arithmetic operator of the file over CUDA's vector types (helper_math.h's `float4 + float4`,
+// `float * float4`, `+=`): Metal's vector types have them built in, element-wise, and overloading
+// them is an error. (Comparisons are not dropped: Metal's return a vector of bools.)
+bool builtin_vector_operator(CXCursor function) {
+  static const std::set<std::string> arithmetic = {"operator+", "operator-", "operator*", "operator/",
+                                                   "operator+=", "operator-=", "operator*=", "operator/="};
+  if (!arithmetic.count(spelling(function))) return false;
+  bool vector = false;
+  for (CXCursor p : parameters_of(function)) {
+    CXType t = clang_getCursorType(p);
+    if (is_reference(t)) t = clang_getPointeeType(t);
+    t = clang_getCanonicalType(t);
+    std::string name = take(clang_getTypeSpelling(t));
+    if (name.rfind("const ", 0) == 0) name.erase(0, 6);
+    static const std::set<std::string> bases = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "longlong", "float", "double"};
+    const bool is_vector = !name.empty() && name.back() >= '1' && name.back() <= '4' && bases.count(name.substr(0, name.size() - 1));
+    if (is_vector) vector = true;
+    else if (!(t.kind >= CXType_Bool && t.kind <= CXType_LongDouble)) return false;
+  }
+  return vector;
+}
+
 // The text that removes `items[i]` of a comma-separated list (parameters, arguments) for each i
 // in `drop` (ascending), commas included, as ranges that do not overlap.
 std::vector<std::pair<unsigned, unsigned>> list_removals(const std::vector<CXCursor>& items, const std::vector<size_t>& drop) {
@@ -346,6 +368,7 @@ class Translator {
   void visit_function(Function& fn);
   void visit(CXCursor c, Function& fn);
   void map_call(CXCursor call, CXCursor callee, Function& fn);
+  void convert_arguments(CXCursor callee, const std::vector<CXCursor>& args);
   bool map_declaration(CXCursor var, Function& fn);
   void map_cast(CXCursor cast);
   void device_function_signature(Function& fn);
@@ -373,6 +396,8 @@ class Translator {
   std::map<std::string, std::string> param_renames_;  // decl_key of a kernel parameter -> body name
   std::map<std::string, std::string> keyword_renames_;  // identifiers that are Metal keywords -> their names
   std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations
+  std::set<unsigned> automatic_ends_;  // where declarators written `auto` (or split off) end
+  std::vector<std::pair<unsigned, unsigned>> for_inits_;  // the initializers of for statements
   std::set<std::string> helpers_;
   // the launches, in the entry's order (several: a multi-kernel candidate)
   struct Launch {
@@ -1083,7 +1108,7 @@ std::string Translator::metal_type(CXType t) {
   std::string out, word;
   auto flush = [&] {
     auto m = maps_.types.find(word);
-    out += m != maps_.types.end() ? m->second : word;
+    out += m != maps_.types.end() ? m->second : word == "double" ? "float" : word;
     word.clear();
   };
   for (char ch : s) {
@@ -1191,10 +1216,33 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
     return false;
   }
   const unsigned name_at = position(var).offset;
+  // `const T *a = x, *b = y;`: a declarator after a comma, after one written `auto` or itself a
+  // pointer written `auto`, becomes a declaration of its own.
+  const std::string& t = rw_.text();
+  unsigned after = name_at;  // back over `*`, `&` and qualifiers to the comma before the declarator
+  for (bool more = true; more;) {
+    while (after > 0 && std::isspace(static_cast<unsigned char>(t[after - 1]))) --after;
+    unsigned word = after;
+    while (word > 0 && (std::isalnum(static_cast<unsigned char>(t[word - 1])) || t[word - 1] == '_')) --word;
+    static const std::set<std::string> qualifiers = {"const", "volatile", "__restrict__", "__restrict"};
+    more = after > 0 && (t[after - 1] == '*' || t[after - 1] == '&' || qualifiers.count(t.substr(word, after - word)));
+    if (more) after = t[after - 1] == '*' || t[after - 1] == '&' ? after - 1 : word;
+  }
+  const bool later = after > 0 && t[after - 1] == ',';
+  unsigned previous_end = later ? after - 1 : 0;
+  while (previous_end > 0 && std::isspace(static_cast<unsigned char>(t[previous_end - 1]))) --previous_end;
+  const bool split = later && (automatic_ends_.count(previous_end) || (is_pointer(type) && !clang_Cursor_isNull(init)));
+  if (split && std::any_of(for_inits_.begin(), for_inits_.end(), [&](const auto& r) { return name_at >= r.first && name_at < r.second; })) {
+    problem(fn.record.problems, var, "declaration of '" + spelling(var) + "'",
+            "several pointers declared in a for statement's initializer: declare them before the loop");
+    return false;
+  }
+  if (split) automatic_ends_.insert(end_offset(var));
   if (is_pointer(type)) {
     if (!clang_Cursor_isNull(init)) {
       spaces_[key] = space_of(init);
-      rw_.replace(begin_offset(var), name_at, "auto ");
+      rw_.replace(split ? after - 1 : begin_offset(var), name_at, split ? "; auto " : "auto ");
+      automatic_ends_.insert(end_offset(var));
     } else {
       spaces_[key] = "device";
       rw_.insert(begin_offset(var), "device ");
@@ -1203,8 +1251,38 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   } else if (is_reference(type) && !clang_Cursor_isNull(init)) {
     const bool is_const = clang_isConstQualifiedType(clang_getPointeeType(type));
     rw_.replace(begin_offset(var), name_at, is_const ? "const auto& " : "auto& ");
+  } else if (split) {
+    CXType element = type;  // an array's dimensions follow its name
+    while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
+    rw_.replace(after - 1, name_at, "; " + metal_type(element) + " ");
   }
   return false;
+}
+
+// C converts a call's arguments to its parameters' types (`fminf(v, 1)`, `min(n, blockDim.x)` of
+// an int and an unsigned); Metal's functions are overloaded, where such a call is ambiguous or picks
+// another overload. An arithmetic (or half) argument of another type than its parameter is
+// converted as the CUDA call converts it.
+void Translator::convert_arguments(CXCursor callee, const std::vector<CXCursor>& args) {
+  auto arithmetic = [](CXType t) {
+    const CXTypeKind k = clang_getCanonicalType(t).kind;
+    const std::string name = take(clang_getTypeSpelling(clang_getCanonicalType(t)));
+    return (k >= CXType_Bool && k <= CXType_LongDouble) || k == CXType_Half || k == CXType_Float16 ||
+           name == "__half" || name == "__nv_bfloat16";
+  };
+  const int count = clang_Cursor_getNumArguments(callee);
+  for (size_t i = 0; i < args.size() && int(i) < count; ++i) {
+    CXType parameter = clang_getCursorType(clang_Cursor_getArgument(callee, unsigned(i)));
+    if (is_reference(parameter)) parameter = clang_getPointeeType(parameter);
+    const CXType argument = clang_getCursorType(strip_implicit(args[i]));
+    auto unqualified = [this](CXType t) {
+      std::string name = metal_type(clang_getCanonicalType(t));
+      return name.rfind("const ", 0) == 0 ? name.substr(6) : name;
+    };
+    if (!arithmetic(parameter) || !arithmetic(argument) || unqualified(parameter) == unqualified(argument)) continue;
+    rw_.insert(begin_offset(args[i]), unqualified(parameter) + "(");
+    rw_.insert(end_offset(args[i]), ")");
+  }
 }
 
 void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
@@ -1279,6 +1357,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     for (size_t at; (at = pattern.find("$W")) != std::string::npos;) pattern.replace(at, 2, group.width);
     ++fn.record.translated[key + " (tile below 32)"];
   }
+  convert_arguments(callee, args);
   ++fn.record.translated[key];
   for (const auto& [cuda, metal] : kBuiltins)  // built-in variables a pattern names
     if (pattern.find(metal) != std::string::npos) fn.builtins.insert(cuda);
@@ -1301,8 +1380,12 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     if (name.rfind("atomic", 0) == 0 && size != 4)
       return problem(problems, call, name, fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", size * 8));
   }
-  rw_.replace(b, e, [this, pattern, args, element, space] {
+  // $R: the call's type, to which min and max convert both arguments (Metal's have one type).
+  const CXType result = clang_getCanonicalType(clang_getCursorType(call));
+  const std::string result_type = result.kind >= CXType_Bool && result.kind <= CXType_LongDouble ? metal_type(result) : "";
+  rw_.replace(b, e, [this, pattern, args, element, space, result_type] {
     std::string s = pattern;
+    for (size_t at; (at = s.find("$R")) != std::string::npos;) s.replace(at, 2, result_type);
     for (size_t i = args.size(); i >= 1; --i) {
       const std::string arg = rw_.render(begin_offset(args[i - 1]), end_offset(args[i - 1]));
       for (size_t at; (at = s.find("$" + std::to_string(i))) != std::string::npos;) s.replace(at, 2, arg);
@@ -1391,6 +1474,9 @@ void Translator::visit(CXCursor c, Function& fn) {
     }
   } else if (kind == CXCursor_VarDecl) {
     if (map_declaration(c, fn)) return;
+  } else if (kind == CXCursor_ForStmt) {
+    if (const std::vector<CXCursor> parts = children(c); !parts.empty() && clang_getCursorKind(parts[0]) == CXCursor_DeclStmt)
+      for_inits_.push_back({begin_offset(parts[0]), end_offset(parts[0])});
   } else if (kind == CXCursor_CStyleCastExpr || kind == CXCursor_CXXReinterpretCastExpr || kind == CXCursor_CXXStaticCastExpr) {
     if (is_pointer(clang_getCursorType(c))) {
       map_cast(c);
@@ -1489,7 +1575,13 @@ std::string Translator::header() {
           case CXCursor_FunctionDecl:
           case CXCursor_FunctionTemplate: {
             auto f = self->functions_.find(decl_key(c));
-            if (f != self->functions_.end() && !f->second.kernel) parts->push_back({b, self->rw_.render(b, e) + "\n"});
+            if (f == self->functions_.end() || f->second.kernel) break;
+            if (builtin_vector_operator(c)) {
+              const std::string note = "operators of the file over vector types (helper_math.h style) dropped: Metal's vector types have them";
+              if (std::find(self->out_.notes.begin(), self->out_.notes.end(), note) == self->out_.notes.end()) self->out_.notes.push_back(note);
+              break;
+            }
+            parts->push_back({b, self->rw_.render(b, e) + "\n"});
             break;
           }
           case CXCursor_UnexposedDecl:

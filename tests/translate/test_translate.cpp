@@ -136,6 +136,25 @@ TEST(Dispatch, AlternativeLaunchesBecomeDirectivesThatChoose) {
   EXPECT_NE(two.candidate.find(") == (256)) ? (rows) * (256) : (rows) * (128)"), std::string::npos) << two.candidate;
 }
 
+// Metal's functions are overloaded where C converts arguments: a call mixing int and unsigned, or an
+// int literal for a float, is converted as CUDA converts it (metalsim's host compiler would accept the
+// ambiguous call that Metal rejects); file operators over vector types are left to Metal's built-ins;
+// pointers declared in one statement get a declaration each.
+TEST(Conversions, MixedArgumentsOperatorsAndDeclarators) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const translate::Translation ops = translate::translate_file(kDir + "/corpus/axpy/helper_math_ops.cu", corpus_task("axpy"));
+  ASSERT_TRUE(ops.complete()) << problems_text(ops);
+  EXPECT_NE(ops.candidate.find("min(uint(n_ - n4 * 4), uint(threads_per_threadgroup.x))"), std::string::npos) << ops.candidate;
+  EXPECT_EQ(ops.candidate.find("operator"), std::string::npos) << ops.candidate;
+  const translate::Translation literals = translate::translate_file(kDir + "/corpus/softmax/double_literals.cu", corpus_task("softmax"));
+  ASSERT_TRUE(literals.complete()) << problems_text(literals);
+  EXPECT_NE(literals.candidate.find("fmin(metal::exp(in[c] - m) * inv, float(1))"), std::string::npos) << literals.candidate;
+  const translate::Translation declarators = translate::translate_file(kDir + "/corpus/rowsum/extern_bytes_typed.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(declarators.complete()) << problems_text(declarators);
+  EXPECT_NE(declarators.candidate.find("; auto end = row + cols_;"), std::string::npos) << declarators.candidate;
+}
+
 // The built-in tasks' cuda seeds, on the small corpus tasks with the same entry (docs/TRANSLATE.md
 // has the table for every built-in task at full size).
 class BuiltinSeed : public ::testing::TestWithParam<std::string> {};
@@ -232,7 +251,8 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"cg_tile_size_parameter.cu", "thread_block_tile parameter", 8, "('N')"},
                                            Expected{"impure_launch_helper.cu", "launch configuration", 21, "call to 'blocks_for' in a launch size"},
                                            Expected{"host_global_launch.cu", "launch configuration", 18, "'g_threads' is a global variable of the host"},
-                                           Expected{"shuffle_width12.cu", "__shfl_xor_sync", 8, "shuffle width 12"}),
+                                           Expected{"shuffle_width12.cu", "__shfl_xor_sync", 8, "shuffle width 12"},
+                                           Expected{"pointers_in_for_init.cu", "declaration of 'end'", 10, "for statement's initializer"}),
                          [](const auto& info) { return test_name(info.param.file); });
 
 // The file's macros are expanded before it is parsed: function-like ones (nested, `#`, `##`,

@@ -202,8 +202,29 @@ template <class T> __device__ void __stcs(T*, T);
 template <class T> __device__ void __stcg(T*, T);
 template <class T> __device__ void __stwb(T*, T);
 template <class T> __device__ void __stwt(T*, T);
-template <class T> __device__ T max(T, T);
-template <class T> __device__ T min(T, T);
+// min and max as CUDA overloads them (math_functions.hpp): mixed signedness converts to unsigned,
+// float with double to double; the template covers the other types.
+#define KSEARCH_MINMAX(F)                                                                                       \
+  __host__ __device__ int F(int, int);                                                                          \
+  __host__ __device__ unsigned F(unsigned, unsigned);                                                           \
+  __host__ __device__ unsigned F(int, unsigned);                                                                \
+  __host__ __device__ unsigned F(unsigned, int);                                                                \
+  __host__ __device__ long F(long, long);                                                                       \
+  __host__ __device__ unsigned long F(unsigned long, unsigned long);                                            \
+  __host__ __device__ unsigned long F(long, unsigned long);                                                     \
+  __host__ __device__ unsigned long F(unsigned long, long);                                                     \
+  __host__ __device__ long long F(long long, long long);                                                        \
+  __host__ __device__ unsigned long long F(unsigned long long, unsigned long long);                             \
+  __host__ __device__ unsigned long long F(long long, unsigned long long);                                      \
+  __host__ __device__ unsigned long long F(unsigned long long, long long);                                      \
+  __host__ __device__ float F(float, float);                                                                    \
+  __host__ __device__ double F(double, double);                                                                 \
+  __host__ __device__ double F(float, double);                                                                  \
+  __host__ __device__ double F(double, float);                                                                  \
+  template <class T> __host__ __device__ T F(T, T);
+KSEARCH_MINMAX(min)
+KSEARCH_MINMAX(max)
+#undef KSEARCH_MINMAX
 __device__ long long clock64();
 __device__ unsigned clock();
 
@@ -213,6 +234,11 @@ typedef int cudaError_t;
 extern "C" unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared_mem = 0, cudaStream_t stream = 0);
 extern "C" cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shared_mem = 0, cudaStream_t stream = 0);
 extern "C" cudaError_t cudaGetLastError();
+extern "C" cudaError_t cudaPeekAtLastError();
+extern "C" const char* cudaGetErrorString(cudaError_t);
+extern "C" const char* cudaGetErrorName(cudaError_t);
+extern "C" cudaError_t cudaDeviceSynchronize();
+extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 extern "C" cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t stream = 0);
 extern "C" cudaError_t cudaFuncSetAttribute(const void*, int, int);
 template <class F> cudaError_t cudaFuncSetAttribute(F* kernel, int attribute, int value);

@@ -174,10 +174,14 @@ void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const st
         toolchain.erase(it);
         continue;
       }
+      // A namespace-scope constant initialized by a call (`static const __m256 k = _mm256_set1_ps(1)`) is the usual cause.
+      const bool initializers = function.starts_with("_GLOBAL__sub_I_");
       out.push_back({"object-load-time-code",
-                     fmt::format("the library runs {} when it is {} ({}): candidates may not run code at load or exit time",
+                     fmt::format("the library runs {} when it is {} ({}): candidates may not run code at load or exit time{}",
                                  describe_function(function), section_name == std::string(".init_array") ? "loaded" : "unloaded",
-                                 section_name)});
+                                 section_name,
+                                 initializers ? " (give such variables constant initializers, constexpr, or compute them inside the call)"
+                                              : "")});
     }
   }
   for (const char* name : {".preinit_array", ".ctors", ".dtors"})

@@ -369,6 +369,7 @@ class Translator {
   void visit(CXCursor c, Function& fn);
   void map_call(CXCursor call, CXCursor callee, Function& fn);
   void convert_arguments(CXCursor callee, const std::vector<CXCursor>& args);
+  bool volatile_store(CXCursor assignment, Function& fn);
   bool map_declaration(CXCursor var, Function& fn);
   void map_cast(CXCursor cast);
   void device_function_signature(Function& fn);
@@ -1259,6 +1260,34 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   return false;
 }
 
+// A store to volatile memory as a statement (`sdata[tid] += sdata[tid + 16];`): CUDA's
+// warp-synchronous code (the classic reductions' last warp) relies on a warp's lanes reading
+// before any writes, as lockstep execution did. Metal's SIMD groups promise no such order, so the
+// value stored is read first and SIMD-group barriers order the read, the store and the next step:
+// `{ const auto ks_stored = (rhs); simdgroup_barrier(...); lhs += ks_stored; simdgroup_barrier(...); }`.
+bool Translator::volatile_store(CXCursor assignment, Function& fn) {
+  const std::vector<CXCursor> sides = children(assignment);
+  if (sides.size() != 2 || !clang_isVolatileQualifiedType(clang_getCursorType(sides[0]))) return false;
+  const unsigned b = begin_offset(assignment), e = end_offset(assignment);
+  const std::string& t = rw_.text();
+  size_t before = b, after = e;
+  while (before > 0 && std::isspace(static_cast<unsigned char>(t[before - 1]))) --before;
+  while (after < t.size() && std::isspace(static_cast<unsigned char>(t[after]))) ++after;
+  const bool statement = after < t.size() && t[after] == ';' && before > 0 && std::string("{;)}").find(t[before - 1]) != std::string::npos;
+  const std::string op = t.substr(end_offset(sides[0]), begin_offset(sides[1]) - end_offset(sides[0]));
+  if (!statement || op.find('=') == std::string::npos) return false;
+  ++fn.record.translated["volatile warp-synchronous store"];
+  const std::string note = "stores to volatile memory (warp-synchronous code) read their value first, with SIMD-group barriers "
+                           "around the store: Metal's SIMD groups do not run in lockstep";
+  if (std::find(out_.notes.begin(), out_.notes.end(), note) == out_.notes.end()) out_.notes.push_back(note);
+  const std::string barrier = "simdgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device)";
+  rw_.replace(b, e, [this, sides, op, barrier] {
+    return fmt::format("{{ const auto ks_stored = ({}); {}; {}{}ks_stored; {}; }}", rw_.render(begin_offset(sides[1]), end_offset(sides[1])),
+                       barrier, rw_.render(begin_offset(sides[0]), end_offset(sides[0])), op, barrier);
+  });
+  return true;
+}
+
 // C converts a call's arguments to its parameters' types (`fminf(v, 1)`, `min(n, blockDim.x)` of
 // an int and an unsigned); Metal's functions are overloaded, where such a call is ambiguous or picks
 // another overload. An arithmetic (or half) argument of another type than its parameter is
@@ -1474,6 +1503,9 @@ void Translator::visit(CXCursor c, Function& fn) {
     }
   } else if (kind == CXCursor_VarDecl) {
     if (map_declaration(c, fn)) return;
+  } else if ((kind == CXCursor_CompoundAssignOperator || kind == CXCursor_BinaryOperator) && volatile_store(c, fn)) {
+    for (CXCursor k : children(c)) visit(k, fn);
+    return;
   } else if (kind == CXCursor_ForStmt) {
     if (const std::vector<CXCursor> parts = children(c); !parts.empty() && clang_getCursorKind(parts[0]) == CXCursor_DeclStmt)
       for_inits_.push_back({begin_offset(parts[0]), end_offset(parts[0])});

@@ -139,8 +139,8 @@ TEST(Dispatch, AlternativeLaunchesBecomeDirectivesThatChoose) {
 // Metal's functions are overloaded where C converts arguments: a call mixing int and unsigned, or an
 // int literal for a float, is converted as CUDA converts it (metalsim's host compiler would accept the
 // ambiguous call that Metal rejects); file operators over vector types are left to Metal's built-ins;
-// pointers declared in one statement get a declaration each.
-TEST(Conversions, MixedArgumentsOperatorsAndDeclarators) {
+// pointers declared in one statement get a declaration each; volatile stores are ordered.
+TEST(Conversions, MixedArgumentsOperatorsDeclaratorsAndVolatileStores) {
   std::string why;
   if (!translate::available(&why)) GTEST_SKIP() << why;
   const translate::Translation ops = translate::translate_file(kDir + "/corpus/axpy/helper_math_ops.cu", corpus_task("axpy"));
@@ -153,6 +153,14 @@ TEST(Conversions, MixedArgumentsOperatorsAndDeclarators) {
   const translate::Translation declarators = translate::translate_file(kDir + "/corpus/rowsum/extern_bytes_typed.cu", corpus_task("rowsum"));
   ASSERT_TRUE(declarators.complete()) << problems_text(declarators);
   EXPECT_NE(declarators.candidate.find("; auto end = row + cols_;"), std::string::npos) << declarators.candidate;
+  // The classic reduction's last warp on volatile shared memory: each store reads its value first,
+  // between SIMD-group barriers (the corpus test shows metalsim finds no race in it).
+  const translate::Translation reduce6 = translate::translate_file(kDir + "/corpus/rowsum/reduce6_volatile.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(reduce6.complete()) << problems_text(reduce6);
+  EXPECT_NE(reduce6.candidate.find("{ const auto ks_stored = (sdata[tid + 16]); simdgroup_barrier(mem_flags::mem_threadgroup | "
+                                   "mem_flags::mem_device); sdata[tid] += ks_stored; simdgroup_barrier("),
+            std::string::npos)
+      << reduce6.candidate;
 }
 
 // The built-in tasks' cuda seeds, on the small corpus tasks with the same entry (docs/TRANSLATE.md

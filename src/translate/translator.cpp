@@ -441,6 +441,7 @@ class Translator {
   };
   void translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written);
   std::string buffer_of(CXCursor argument);
+  CXCursor launching_function(CXCursor call);
   std::string host_value(CXCursor var, unsigned at);
   std::vector<Launch> launches_;
   std::vector<Scratch> scratch_;
@@ -611,6 +612,11 @@ void Translator::find_launch() {
           if (guarded) walk.guarded = true;
         }
         add_host_helper(k);
+        if (const CXCursor launcher = launching_function(k); !clang_Cursor_isNull(launcher))
+          problem(out_.problems, k, "kernel launch in '" + spelling(launcher) + "'",
+                  fmt::format("the entry calls a host function of the file that launches kernels (line {}); launches are "
+                              "followed in the entry only: launch from the entry (inline the launcher)",
+                              position(launcher).line));
         const std::string name = spelling(k);
         if (name == "cudaMalloc" || name == "cudaMallocAsync") {
           add_scratch(k);
@@ -704,6 +710,29 @@ void Translator::find_launch() {
         problem(out_.problems, entry, "task output",
                 "no launch writes '" + t.name + "' through a non-const pointer parameter (the outputs of a multi-kernel candidate)");
   }
+}
+
+// The host function of the file a call calls, when its body launches a kernel (a launcher the
+// entry delegates to); else a null cursor.
+CXCursor Translator::launching_function(CXCursor call) {
+  CXCursor callee = clang_getCursorReferenced(call);
+  if (clang_Cursor_isNull(callee)) return callee;
+  const CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
+  CXCursor definition = clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
+  if (clang_Cursor_isNull(definition) || !in_main_file(definition) || has_child(definition, CXCursor_CUDAGlobalAttr))
+    return clang_getNullCursor();
+  bool launches = false;
+  clang_visitChildren(
+      definition,
+      [](CXCursor c, CXCursor, CXClientData found) {
+        if (clang_getCursorKind(c) == CXCursor_CallExpr && spelling(c) == "__cudaPushCallConfiguration") {
+          *static_cast<bool*>(found) = true;
+          return CXChildVisit_Break;
+        }
+        return CXChildVisit_Recurse;
+      },
+      &launches);
+  return launches ? definition : clang_getNullCursor();
 }
 
 // One launch: its geometry and template arguments as directives, its kernel's parameters bound to
@@ -1441,6 +1470,10 @@ void Translator::visit(CXCursor c, Function& fn) {
       if (asm_text.find(k.needle) != std::string::npos) return problem(problems, c, k.construct, k.reason);
     return problem(problems, c, "inline PTX", "inline assembly has no Metal equivalent");
   }
+  // C++ that the Metal Shading Language leaves out (metalsim's host compiler would accept it).
+  if (kind == CXCursor_LambdaExpr)
+    return problem(problems, c, "lambda expression", "the Metal Shading Language has no lambda expressions: write a __device__ function");
+  if (kind == CXCursor_GotoStmt) return problem(problems, c, "goto", "the Metal Shading Language has no goto: use a loop or a flag");
   if (kind == CXCursor_DeclRefExpr) {
     CXCursor decl = clang_getCursorReferenced(c);
     const std::string name = spelling(decl);
@@ -1664,7 +1697,10 @@ Translation Translator::run() {
         if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
         const CXCursorKind kind = clang_getCursorKind(c);
         if (kind == CXCursor_UnexposedDecl || kind == CXCursor_Namespace) return CXChildVisit_Recurse;
-        if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) && clang_isCursorDefinition(c)) {
+        // Methods of the file's structs are __device__ functions too (the struct's text carries them).
+        if (kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl || kind == CXCursor_ClassTemplate) return CXChildVisit_Recurse;
+        const bool method = kind == CXCursor_CXXMethod || kind == CXCursor_Constructor;
+        if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate || method) && clang_isCursorDefinition(c)) {
           Function f{c};
           f.kernel = has_child(c, CXCursor_CUDAGlobalAttr);
           if (f.kernel || has_child(c, CXCursor_CUDADeviceAttr)) self->functions_[decl_key(c)] = f;

@@ -260,7 +260,9 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"impure_launch_helper.cu", "launch configuration", 21, "call to 'blocks_for' in a launch size"},
                                            Expected{"host_global_launch.cu", "launch configuration", 18, "'g_threads' is a global variable of the host"},
                                            Expected{"shuffle_width12.cu", "__shfl_xor_sync", 8, "shuffle width 12"},
-                                           Expected{"pointers_in_for_init.cu", "declaration of 'end'", 10, "for statement's initializer"}),
+                                           Expected{"pointers_in_for_init.cu", "declaration of 'end'", 10, "for statement's initializer"},
+                                           Expected{"lambda.cu", "lambda expression", 8},
+                                           Expected{"launcher_function.cu", "kernel launch in 'launch_rowsum'", 21, "(line 16)"}),
                          [](const auto& info) { return test_name(info.param.file); });
 
 // The file's macros are expanded before it is parsed: function-like ones (nested, `#`, `##`,

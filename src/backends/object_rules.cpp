@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <optional>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -107,6 +107,53 @@ struct Disassembly {
   }
 };
 
+// The function at `address` with the parts the compiler split off it (`NAME.cold`), found by name.
+std::vector<const DisassembledFunction*> function_parts(const Disassembly& code, uint64_t address, const std::string& name) {
+  std::vector<const DisassembledFunction*> parts;
+  if (const auto* main = code.at(address)) parts.push_back(main);
+  for (const auto& f : code.functions)
+    if (f.name.starts_with(name + ".") && f.address != address) parts.push_back(&f);
+  return parts;
+}
+
+// Whether an instruction reads or writes memory through a pointer: a memory operand whose base is none of
+// %rip (the library's own data), %rsp and %rbp (its stack frame). `lea` and padding `nop`s access nothing.
+bool through_pointer(const std::string& line, const std::vector<std::string>& words) {
+  for (const auto& w : words)
+    if (w == "lea" || w.starts_with("nop")) return false;
+  const size_t tab = line.find(":\t");
+  const std::string operands = line.substr(tab, line.find('#', tab) - tab);
+  if (operands.find("%fs:") != std::string::npos || operands.find("%gs:") != std::string::npos) return true;
+  for (size_t open = operands.find('('); open != std::string::npos; open = operands.find('(', open + 1)) {
+    const std::string base = operands.substr(open + 1, operands.find_first_of(",)", open) - open - 1);
+    if (base != "%rip" && base != "%rsp" && base != "%rbp") return true;
+  }
+  return false;
+}
+
+// What load-time code may do: call and jump only to `may_call` (besides its own parts), name only `may_use`
+// otherwise, never branch through a pointer, and touch memory through pointers only where allowed.
+struct LoadTimeLimits {
+  std::function<bool(const std::string&)> may_call, may_use;
+  bool pointers = false;
+};
+
+// The first thing the code of `parts` (the function `own`) does beyond `limits`; empty if nothing.
+std::string beyond_limits(const std::vector<const DisassembledFunction*>& parts, const std::string& own, const LoadTimeLimits& limits) {
+  for (const auto* part : parts)
+    for (const auto& line : part->lines) {
+      const auto words = instruction_words(line);  // prefixes (`bnd jmp`) and a target in hex may come with it
+      const bool branch = std::any_of(words.begin(), words.end(), [](const std::string& w) { return w == "call" || w.starts_with("j"); });
+      if (branch && line.find('*', line.find(":\t")) != std::string::npos) return "calls through a pointer";
+      for (const auto& name : referenced_symbols(line)) {
+        if (name == own || name.starts_with(own + ".")) continue;
+        if (branch ? !limits.may_call(name) : !limits.may_use(name)) return fmt::format("{} `{}`", branch ? "calls" : "uses", demangle(name));
+      }
+      if (!limits.pointers && through_pointer(line, words)) return "reads or writes memory through a pointer";
+    }
+  return "";
+}
+
 // Why the indirect function whose resolver is at `address` is not one the compiler generated for
 // target_clones or target multiversioning; empty if it is. Such a resolver is named `NAME.resolver` (no
 // C++ identifier has a dot), and its code only calls and reads `resolver_uses` (the CPU feature
@@ -121,29 +168,35 @@ std::string foreign_resolver(const ObjectRules& rules, const ElfFile& elf, const
     return fmt::format("its resolver {} is not one the compiler generates", named ? describe_function(named->name)
                                                                                    : fmt::format("at 0x{:x}", address));
   }
-  const std::string versions = resolver->name.substr(0, resolver->name.size() - std::string_view(".resolver").size());
   const std::string& own = resolver->name;
-  // Its code: the function at `address`, and the parts the compiler split off it (`NAME.resolver.cold`).
-  std::vector<const DisassembledFunction*> parts = {code.at(address)};
-  if (!parts[0]) return code.error.empty() ? "its resolver's code was not found" : code.error;
+  const std::string versions = own.substr(0, own.size() - std::string_view(".resolver").size());
+  const auto parts = function_parts(code, address, own);
+  if (parts.empty() || parts[0]->address != address) return code.error.empty() ? "its resolver's code was not found" : code.error;
+  LoadTimeLimits limits;
+  limits.may_call = [&](const std::string& name) { return rules.resolver_uses.count(name) > 0; };
+  limits.may_use = [&](const std::string& name) {
+    return rules.resolver_uses.count(name) || name == versions || name.starts_with(versions + ".");
+  };
+  limits.pointers = true;  // the feature flags are read through their address
+  const std::string beyond = beyond_limits(parts, own, limits);
+  return beyond.empty() ? "" : fmt::format("its resolver `{}` {}", demangle(own), beyond);
+}
+
+// Why a dynamic initialization (`_GLOBAL__sub_I_FILE`, in .init_array) is more than constants computed into
+// the library's own variables; empty if it is not (`static const __m256 k = _mm256_set1_ps(1)`: the
+// intrinsics are no constant expressions). Code that calls nothing, branches only within itself and
+// writes only through the library's own addresses (and its stack) can do nothing at load time that
+// constant data would not: no system call, no call into a library, no write outside its variables, which the
+// runner snapshots after loading like any other data.
+std::string impure_initializer(const Disassembly& code, const std::string& name) {
+  const DisassembledFunction* main = nullptr;
   for (const auto& f : code.functions)
-    if (f.name.starts_with(own + ".")) parts.push_back(&f);
-  for (const auto* part : parts) {
-    for (const auto& line : part->lines) {
-      const auto words = instruction_words(line);  // prefixes (`bnd jmp`) and a target in hex may come with it
-      const bool call = std::count(words.begin(), words.end(), "call") > 0;
-      const bool jump = std::any_of(words.begin(), words.end(), [](const std::string& w) { return w.starts_with("j"); });
-      if ((call || jump) && line.find('*', line.find(":\t")) != std::string::npos)
-        return fmt::format("its resolver `{}` calls through a pointer", demangle(own));
-      for (const auto& name : referenced_symbols(line)) {
-        const bool itself = name == own || name.starts_with(own + ".");
-        const bool version = (name == versions || name.starts_with(versions + ".")) && !call && !jump;
-        if (!itself && !version && !rules.resolver_uses.count(name))
-          return fmt::format("its resolver `{}` uses `{}`", demangle(own), demangle(name));
-      }
-    }
-  }
-  return "";
+    if (f.name == name) main = &f;
+  if (!main) return code.error.empty() ? "its code was not found" : code.error;
+  LoadTimeLimits limits;
+  limits.may_call = [](const std::string&) { return false; };
+  limits.may_use = [](const std::string&) { return true; };  // RIP-relative: the library's own data
+  return beyond_limits(function_parts(code, main->address, name), name, limits);
 }
 
 // The addresses of the resolvers of the library's indirect functions, which the dynamic loader calls while it
@@ -159,10 +212,8 @@ std::map<uint64_t, std::string> indirect_function_resolvers(const ElfFile& elf) 
   return resolvers;
 }
 
-// Code that runs when the library is loaded or unloaded, beyond what the toolchain always emits. `code`: the
-// disassembly, present wherever the library has indirect functions.
-void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const std::optional<Disassembly>& code,
-                          std::vector<RuleViolation>& out) {
+// Code that runs when the library is loaded or unloaded, beyond what the toolchain always emits.
+void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const Disassembly& code, std::vector<RuleViolation>& out) {
   const std::pair<const char*, const std::vector<std::string>*> arrays[] = {{".init_array", &rules.init_functions},
                                                                             {".fini_array", &rules.fini_functions}};
   for (const auto& [section_name, allowed] : arrays) {
@@ -174,13 +225,17 @@ void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const st
         toolchain.erase(it);
         continue;
       }
-      // A namespace-scope constant initialized by a call (`static const __m256 k = _mm256_set1_ps(1)`) is the usual cause.
-      const bool initializers = function.starts_with("_GLOBAL__sub_I_");
+      // The compiler's dynamic initialization (its name, FILE.cpp, has a dot no C++ identifier has) passes where it
+      // only computes the library's own variables.
+      const bool initializers = function.starts_with("_GLOBAL__sub_I_") && function.find('.') != std::string::npos;
+      const std::string impure = initializers ? impure_initializer(code, function) : "";
+      if (initializers && impure.empty()) continue;
       out.push_back({"object-load-time-code",
-                     fmt::format("the library runs {} when it is {} ({}): candidates may not run code at load or exit time{}",
+                     fmt::format("the library runs {} when it is {} ({}{}): candidates may not run code at load or exit time{}",
                                  describe_function(function), section_name == std::string(".init_array") ? "loaded" : "unloaded",
-                                 section_name,
-                                 initializers ? " (give such variables constant initializers, constexpr, or compute them inside the call)"
+                                 section_name, initializers ? ", and it " + impure : "",
+                                 initializers ? " but constants computed into their variables (give such variables constant "
+                                                "initializers, constexpr, or compute them inside the call)"
                                               : "")});
     }
   }
@@ -194,7 +249,7 @@ void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const st
                                                           demangle(symbol.name), section)});
   }
   for (const auto& [address, name] : indirect_function_resolvers(elf)) {
-    const std::string why = foreign_resolver(rules, elf, *code, address);
+    const std::string why = foreign_resolver(rules, elf, code, address);
     if (why.empty()) continue;
     out.push_back({"object-load-time-code",
                    fmt::format("the library has an indirect function{} whose resolver runs at load time, and {}: only the "
@@ -277,13 +332,11 @@ std::vector<RuleViolation> ObjectRules::check(const fs::path& library) const {
   } catch (const Error& e) {
     return {{"object", std::string("the built library could not be read: ") + e.what()}};
   }
-  // objdump once, where instructions are checked or resolvers must be read.
-  std::optional<Disassembly> code;
-  if (!forbidden_instructions.empty() || !indirect_function_resolvers(elf).empty()) code.emplace(library);
+  const Disassembly code(library);  // objdump once: instructions, resolvers, initializers
   check_imports(*this, elf, out);
   check_load_time_code(*this, elf, code, out);
   check_thread_local_storage(elf, out);
-  if (!forbidden_instructions.empty()) check_instructions(*this, *code, out);
+  if (!forbidden_instructions.empty()) check_instructions(*this, code, out);
   if (checks_device_code) check_device_code(*this, elf, library, out);
   return out;
 }

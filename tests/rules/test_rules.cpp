@@ -220,13 +220,18 @@ TEST(ObjectRules, AToolchainOnlyLibraryPasses) {
 TEST(ObjectRules, ConstructorsAndDynamicInitializersAreLoadTimeCode) {
   const auto ctor = object(kHeaders + "[[gnu::constructor]] void warm_up() {}\n" + kEntry);
   EXPECT_TRUE(find(ctor, "object-load-time-code", "`warm_up()`")) << listing(ctor);
-  const auto init = object(kHeaders + "static int probe() { return 42; }\nstatic int x = probe();\n" + kEntry +
+  const auto init = object(kHeaders + "[[gnu::noinline]] int probe() { return 42; }\nint x = probe();\n" + kEntry +
                            "extern \"C\" int get() { return x; }\n");
   EXPECT_TRUE(find(init, "object-load-time-code", "dynamic initialization of namespace-scope variables when it is loaded "
-                                                  "(.init_array): candidates may not run code at load or exit time (give such "
+                                                  "(.init_array, and it calls `probe()`): candidates may not run code at load "
+                                                  "or exit time but constants computed into their variables (give such "
                                                   "variables constant initializers")) << listing(init);
-  const auto object_ctor = object(kHeaders + "struct Warm { Warm(); };\nWarm::Warm() {}\nWarm warm;\n" + kEntry);
+  const auto object_ctor = object("#include <cstdio>\n" + kHeaders + "struct Warm { Warm(); };\n[[gnu::noinline]] Warm::Warm() { std::printf(\"warm\"); }\n"
+                                  "Warm warm;\n" + kEntry);
   EXPECT_TRUE(find(object_ctor, "object-load-time-code", "dynamic initialization")) << listing(object_ctor);
+  // Through a pointer it could write anywhere: a dynamic initialization may write only its own variables.
+  const auto pointer = object(kHeaders + "float* target = nullptr;\nfloat through = (*target = 1.0f);\n" + kEntry);
+  EXPECT_TRUE(find(pointer, "object-load-time-code", "reads or writes memory through a pointer")) << listing(pointer);
   const auto dtor = object(kHeaders + "struct Flush { ~Flush(); };\nFlush::~Flush() {}\nFlush flush;\n" + kEntry);
   EXPECT_TRUE(find(dtor, "object-imports", "__cxa_atexit")) << listing(dtor);
   const auto section = object(kHeaders + "__attribute__((section(\".init\"))) void early() {}\n" + kEntry);
@@ -257,8 +262,17 @@ TEST(ObjectRules, TargetClonesResolversAreTheCompilers) {
   ObjectRules strict = rules().object;
   strict.resolver_uses = {"__cpu_model", "__cpu_features2"};
   const auto refused = strict.check(library);
-  EXPECT_TRUE(find(refused, "object-load-time-code", "its resolver `peak(float const*, long) [clone .resolver]` uses `__cpu_indicator_init`"))
+  EXPECT_TRUE(find(refused, "object-load-time-code", "its resolver `peak(float const*, long) [clone .resolver]` calls `__cpu_indicator_init`"))
       << listing(refused);
+}
+
+// Intrinsics are no constant expressions: a namespace-scope vector constant is a dynamic initialization that
+// only computes the library's own variables, no load-time code to refuse.
+TEST(ObjectRules, InitializersThatOnlyComputeConstantsPass) {
+  const auto v = object("#include <immintrin.h>\n" + kHeaders + "static const __m256 kOnes = _mm256_set1_ps(1.0f);\n"
+                        "const float kLn2 = std::log(2.0f);\n" + kEntry +
+                        "extern \"C\" float lane(int i) { return ((const float*)&kOnes)[i] * kLn2; }\n");
+  EXPECT_TRUE(v.empty()) << listing(v);
 }
 
 // A libc function the candidate declares under a name that variables share passes the text rules (the

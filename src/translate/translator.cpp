@@ -637,6 +637,9 @@ void Translator::find_launch() {
         }
         if (name == "cudaMemcpyAsync" || name == "cudaMemcpy")
           problem(out_.problems, k, name, "host-side copies between launches have no MLX kernel counterpart");
+        if (name == "cudaMemcpyToSymbol" || name == "cudaMemcpyToSymbolAsync")
+          problem(out_.problems, k, name, "__constant__ memory filled by the host at run time has no MLX counterpart: pass the "
+                                          "values as a tensor of the task, or as constexpr data when they are fixed");
       }
       if (kind == CXCursor_DeclRefExpr) {
         CXCursor decl = clang_getCursorReferenced(k);

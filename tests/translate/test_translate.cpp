@@ -262,6 +262,7 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"shuffle_width12.cu", "__shfl_xor_sync", 8, "shuffle width 12"},
                                            Expected{"pointers_in_for_init.cu", "declaration of 'end'", 10, "for statement's initializer"},
                                            Expected{"lambda.cu", "lambda expression", 8},
+                                           Expected{"constant_symbol.cu", "cudaMemcpyToSymbol", 18, "__constant__ memory"},
                                            Expected{"launcher_function.cu", "kernel launch in 'launch_rowsum'", 21, "(line 16)"}),
                          [](const auto& info) { return test_name(info.param.file); });
 

@@ -79,7 +79,23 @@ extern const __device__ int warpSize;
   __device__ T##2 __hmul2(T##2, T##2);                                \
   __device__ T##2 __hfma2(T##2, T##2, T##2);                          \
   __device__ float __low2float(T##2);                                 \
-  __device__ float __high2float(T##2);
+  __device__ float __high2float(T##2);                                \
+  __device__ T __hmax(T, T);                                          \
+  __device__ T __hmin(T, T);                                          \
+  __device__ T __hneg(T);                                             \
+  __device__ T __habs(T);                                             \
+  __device__ bool __hgt(T, T);                                        \
+  __device__ bool __hge(T, T);                                        \
+  __device__ bool __hlt(T, T);                                        \
+  __device__ bool __hle(T, T);                                        \
+  __device__ bool __heq(T, T);                                        \
+  __device__ bool __hne(T, T);                                        \
+  __device__ T##2 __hsub2(T##2, T##2);                                \
+  __device__ T hexp(T);                                               \
+  __device__ T hlog(T);                                               \
+  __device__ T hsqrt(T);                                              \
+  __device__ T hrsqrt(T);                                             \
+  __device__ T hrcp(T);
 KSEARCH_FP16(__half)
 KSEARCH_FP16(__nv_bfloat16)
 #undef KSEARCH_FP16
@@ -99,6 +115,8 @@ __device__ float __half2float(__half);
 __device__ __half2 __floats2half2_rn(float, float);
 __device__ __half2 __float2half2_rn(float);
 __device__ float2 __half22float2(__half2);
+__device__ __half2 __float22half2_rn(float2);
+__device__ __half2 __half2half2(__half);
 __device__ __nv_bfloat16 __float2bfloat16(float);
 __device__ __nv_bfloat16 __float2bfloat16_rn(float);
 __device__ float __bfloat162float(__nv_bfloat16);
@@ -189,6 +207,13 @@ __device__ unsigned __float_as_uint(float);
 __device__ float __uint_as_float(unsigned);
 __device__ int __float2int_rn(float);
 __device__ int __float2int_rz(float);
+__device__ int __float2int_rd(float);
+__device__ int __float2int_ru(float);
+__device__ unsigned __float2uint_rn(float);
+__device__ unsigned __float2uint_rz(float);
+__device__ float __int2float_rn(int);
+__device__ float __uint2float_rn(unsigned);
+__device__ float fdividef(float, float);
 __device__ float rsqrtf(float);
 __device__ float rsqrt(float);
 __device__ float exp10f(float);
@@ -251,6 +276,9 @@ template <class T> cudaError_t cudaMalloc(T** p, size_t bytes);
 template <class T> cudaError_t cudaMallocAsync(T** p, size_t bytes, cudaStream_t stream = 0);
 extern "C" cudaError_t cudaGetDevice(int* device);
 extern "C" cudaError_t cudaDeviceGetAttribute(int* value, int attribute, int device);
+template <class T> cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count, size_t offset = 0, int kind = 1);
+template <class T>
+cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t count, size_t offset = 0, int kind = 1, cudaStream_t stream = 0);
 #define cudaDevAttrMultiProcessorCount 16
 #define cudaFuncAttributeMaxDynamicSharedMemorySize 8
 #define cudaSuccess 0

@@ -148,7 +148,7 @@ void store_from_double(void* base, size_t index, DType dtype, double value) {
     case DType::i32: { int32_t v = int32_t(std::llround(value)); std::memcpy(bytes, &v, 4); return; }
     case DType::i64: { int64_t v = std::llround(value); std::memcpy(bytes, &v, 8); return; }
     case DType::u8: *bytes = uint8_t(std::llround(value)); return;
-    case DType::boolean: *bytes = value != 0; return;
+    case DType::boolean: *bytes = std::round(value) != 0; return;  // rounded as the integers are
   }
 }
 

@@ -203,13 +203,12 @@ std::string dist_problem(const Distribution& d, DType dtype) {
   if (normal && d.b <= 0) return fmt::format("std must be positive (std {})", d.b);
   if ((d.kind == "log_uniform" || d.kind == "neg_log_uniform") && d.a <= 0)
     return fmt::format("lo must be positive for a log-uniform distribution (lo {})", d.a);
-  if (dtype == DType::boolean && d.kind != "randint")
-    return "a bool input draws 0 (false) or 1 (true): use kind = \"randint\", lo = 0, hi = 1 (the default)";
   double lo = d.a, hi = d.b;
   if (normal) lo = d.a - 6 * d.b, hi = d.a + 6 * d.b;
   if (d.kind == "neg_log_uniform") lo = -d.b, hi = -d.a;
   const ValueRange range = dtype_range(dtype);
-  if (lo >= range.lo && hi <= range.hi) return "";
+  // A bool holds any draw: rounded, nonzero is true.
+  if (dtype == DType::boolean || (lo >= range.lo && hi <= range.hi)) return "";
   return fmt::format("draws values in [{}, {}]{}, outside what {} holds ([{}, {}]); they would be stored {}", lo, hi,
                      normal ? " (mean +- 6 std)" : "", dtype_name(dtype), range.lo, range.hi,
                      dtype_is_float(dtype) ? "as infinities" : "wrapped");

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <functional>
@@ -117,16 +118,32 @@ std::vector<const DisassembledFunction*> function_parts(const Disassembly& code,
 }
 
 // Whether an instruction reads or writes memory through a pointer: a memory operand whose base is none of
-// %rip (the library's own data), %rsp and %rbp (its stack frame). `lea` and padding `nop`s access nothing.
+// %rip (the library's own data), %rsp and %rbp (its stack frame), or an absolute address. `lea` and
+// padding `nop`s access nothing.
 bool through_pointer(const std::string& line, const std::vector<std::string>& words) {
   for (const auto& w : words)
     if (w == "lea" || w.starts_with("nop")) return false;
   const size_t tab = line.find(":\t");
-  const std::string operands = line.substr(tab, line.find('#', tab) - tab);
+  std::string operands = line.substr(tab + 2, line.find('#', tab) - tab - 2);
+  for (const auto& w : words) operands.erase(0, operands.find(w) + w.size());  // the mnemonic and its prefixes
   if (operands.find("%fs:") != std::string::npos || operands.find("%gs:") != std::string::npos) return true;
-  for (size_t open = operands.find('('); open != std::string::npos; open = operands.find('(', open + 1)) {
-    const std::string base = operands.substr(open + 1, operands.find_first_of(",)", open) - open - 1);
-    if (base != "%rip" && base != "%rsp" && base != "%rbp") return true;
+  int depth = 0;
+  bool operand_start = true;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const char c = operands[i];
+    if (c == '(') {
+      const std::string base = operands.substr(i + 1, operands.find_first_of(",)", i) - i - 1);
+      if (base != "%rip" && base != "%rsp" && base != "%rbp") return true;
+      ++depth;
+    } else if (c == ')') {
+      --depth;
+    } else if (operand_start && std::isdigit(static_cast<unsigned char>(c))) {
+      const size_t end = operands.find(',', i), paren = operands.find('(', i);
+      if (paren == std::string::npos || (end != std::string::npos && paren > end))
+        return true;  // `0x601040`: an absolute address, not an offset from a register
+    }
+    if (c == ',' && depth == 0) operand_start = true;
+    else if (c != ' ') operand_start = false;
   }
   return false;
 }
@@ -145,6 +162,7 @@ std::string beyond_limits(const std::vector<const DisassembledFunction*>& parts,
       const auto words = instruction_words(line);  // prefixes (`bnd jmp`) and a target in hex may come with it
       const bool branch = std::any_of(words.begin(), words.end(), [](const std::string& w) { return w == "call" || w.starts_with("j"); });
       if (branch && line.find('*', line.find(":\t")) != std::string::npos) return "calls through a pointer";
+      if (branch && referenced_symbols(line).empty()) return "branches to an address outside any function";
       for (const auto& name : referenced_symbols(line)) {
         if (name == own || name.starts_with(own + ".")) continue;
         if (branch ? !limits.may_call(name) : !limits.may_use(name)) return fmt::format("{} `{}`", branch ? "calls" : "uses", demangle(name));

@@ -232,6 +232,8 @@ TEST(ObjectRules, ConstructorsAndDynamicInitializersAreLoadTimeCode) {
   // Through a pointer it could write anywhere: a dynamic initialization may write only its own variables.
   const auto pointer = object(kHeaders + "float* target = nullptr;\nfloat through = (*target = 1.0f);\n" + kEntry);
   EXPECT_TRUE(find(pointer, "object-load-time-code", "reads or writes memory through a pointer")) << listing(pointer);
+  const auto absolute = object(kHeaders + "int absolute = (*reinterpret_cast<volatile int*>(0x601040) = 1);\n" + kEntry);
+  EXPECT_TRUE(find(absolute, "object-load-time-code", "reads or writes memory through a pointer")) << listing(absolute);
   const auto dtor = object(kHeaders + "struct Flush { ~Flush(); };\nFlush::~Flush() {}\nFlush flush;\n" + kEntry);
   EXPECT_TRUE(find(dtor, "object-imports", "__cxa_atexit")) << listing(dtor);
   const auto section = object(kHeaders + "__attribute__((section(\".init\"))) void early() {}\n" + kEntry);

@@ -11,20 +11,29 @@
 
 namespace cuda_test {
 
-// $KSEARCH_CUDA_ADVERSARIAL_DIR (a packed test binary run from another checkout, as on the GPU
-// machine), else this source tree's tests/cuda/adversarial.
-inline std::vector<std::filesystem::path> adversarial_files() {
-  const char* env = std::getenv("KSEARCH_CUDA_ADVERSARIAL_DIR");
+// The .cu files of a corpus folder, sorted: $`env` where set (a packed test binary run from another
+// checkout, as on the GPU machine), else `built_in` (this source tree's folder).
+inline std::vector<std::filesystem::path> cu_files(const char* env, const char* built_in) {
+  const char* dir = std::getenv(env);
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(env && *env ? env : KSEARCH_CUDA_ADVERSARIAL_DIR))
+  for (const auto& e : std::filesystem::directory_iterator(dir && *dir ? dir : built_in))
     if (e.path().extension() == ".cu") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;
 }
 
+// tests/cuda/adversarial: attacks, each naming the status it must get.
+inline std::vector<std::filesystem::path> adversarial_files() {
+  return cu_files("KSEARCH_CUDA_ADVERSARIAL_DIR", KSEARCH_CUDA_ADVERSARIAL_DIR);
+}
+
+// tests/cuda/honest: honest kernels in the styles of real code, each naming its task ("// task: NAME").
+inline std::vector<std::filesystem::path> honest_files() { return cu_files("KSEARCH_CUDA_HONEST_DIR", KSEARCH_CUDA_HONEST_DIR); }
+
 // The value of a header line "// KEY: STATUS ..." of an adversarial source; empty if none. Keys:
 // "expect" (the status with every defense), "expect-without-rules" (the run-time defenses alone),
-// "expect-memcheck" (under the backend's memory checker, as a run's best is checked).
+// "expect-memcheck" (under the backend's memory checker, as a run's best is checked); "task" (an honest
+// kernel's task); "refused-today" (the rule that still refuses an honest kernel).
 inline std::string header_status(const std::string& source, const std::string& key) {
   const std::string marker = "// " + key + ": ";
   const auto pos = source.find(marker);

@@ -335,6 +335,24 @@ TEST(CudaGpu, DeviceReferencesAgreeWithTheCpuReferencesAndAreQuick) {
   EXPECT_GE(references, 5);
 }
 
+// Every honest kernel of tests/cuda/honest/ passes every workload of its task, held-out ones included: no defense
+// refuses honest code (those still refused by a rule their header names are CudaHost's business).
+TEST(CudaGpu, HonestKernelsPassEveryWorkload) {
+  auto backend = gpu_backend();
+  if (!backend) GTEST_SKIP() << "no GPU here";
+  for (const auto& file : cuda_test::honest_files()) {
+    const std::string source = read_file(file);
+    if (!cuda_test::header_status(source, "refused-today").empty()) continue;
+    EvalOptions options = quick_options();
+    options.workloads = WorkloadSet::all;
+    options.time = false;
+    const EvalReport r = Evaluator(resolve_task(cuda_test::header_status(source, "task")), *backend, options).evaluate(source);
+    EXPECT_EQ(status_name(r.status), "passed") << file.filename() << ": " << r.message << "\n" << r.log;
+    std::printf("honest %-40s -> %-13s %s\n", file.filename().c_str(), std::string(status_name(r.status)).c_str(),
+                r.message.substr(0, 150).c_str());
+  }
+}
+
 // Each adversarial source names the status it must get; a runner killed by one case must not
 // affect the next (a new runner is started per evaluation).
 TEST(CudaGpu, AdversarialSuite) {

@@ -887,7 +887,7 @@ std::shared_ptr<Translator::Choice> Translator::choice_in(CXCursor statement, co
       throw Error(fmt::format("line {}: an if with an initializer or a declaration as its condition chooses the launch; "
                               "write the condition as an expression", position(statement).line));
     auto then = choice_in(kids[1], launches), otherwise = choice_in(kids[2], launches);
-    if (!then || !otherwise) throw in_sequence(inside);
+    if (!then || !otherwise) return then ? then : otherwise;  // a branch that launches nothing: a dropped guard
     return choose(directive_expression(kids[0], host_), then, otherwise);
   }
   if (kind == CXCursor_SwitchStmt) {

@@ -442,6 +442,22 @@ class Translator {
   void translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written);
   std::string buffer_of(CXCursor argument);
   CXCursor launching_function(CXCursor call);
+  std::string bind_launcher(CXCursor call, CXCursor launcher);
+  // How a use of a launcher's (template) parameter is written for the call being translated: a
+  // template argument's value, or the call argument's text.
+  struct LauncherUse {
+    std::string value;
+    unsigned b = 0, e = 0;  // the argument (when value is empty)
+    bool parenthesize = false;
+  };
+  struct LauncherCall {  // what a launch inside a launcher is translated with
+    HostScope scope;
+    std::map<std::string, LauncherUse> uses;        // by decl_key of the parameter
+    std::map<std::string, std::string> types;       // decl_key of a type template parameter -> its type
+  };
+  LauncherCall launcher_call_;                    // the call being walked or translated
+  std::set<std::string> launchers_edited_;        // launchers whose parameter uses are edits already
+  std::set<std::string> searching_;               // functions launching_function is looking into
   std::string host_value(CXCursor var, unsigned at);
   std::vector<Launch> launches_;
   std::vector<Scratch> scratch_;
@@ -580,6 +596,9 @@ void Translator::find_launch() {
   // (cudaMalloc'd buffers excepted: they become scratch buffers).
   struct Walk {
     std::vector<CXCursor> launches;
+    std::vector<CXCursor> anchors;  // where each launch is in the entry (a launcher's call for its launches)
+    CXCursor launcher_call = clang_getNullCursor();  // the call whose launcher is being walked
+    std::vector<std::optional<LauncherCall>> calls;  // what each launch in a launcher is translated with
     bool guarded = false;
     std::set<std::string> zeroed;  // buffers a cudaMemset zeroes before the first launch
     // the ifs (offset) and branches (1: then, 2: else) around the node walked, and around each launch
@@ -602,6 +621,8 @@ void Translator::find_launch() {
           if (clang_getCursorKind(kk) == CXCursor_CallExpr && spelling(kk) == "__cudaPushCallConfiguration") is_launch = true;
         if (is_launch) {
           walk.launches.push_back(k);
+          walk.anchors.push_back(clang_Cursor_isNull(walk.launcher_call) ? k : walk.launcher_call);
+          walk.calls.push_back(clang_Cursor_isNull(walk.launcher_call) ? std::nullopt : std::optional<LauncherCall>(launcher_call_));
           walk.launch_branches.push_back(walk.branches);
           walk.switched |= walk.switches > 0;
           if (clang_getCursorKind(c) == CXCursor_IfStmt && index > 0)  // the launch is the branch itself
@@ -612,11 +633,22 @@ void Translator::find_launch() {
           if (guarded) walk.guarded = true;
         }
         add_host_helper(k);
-        if (const CXCursor launcher = launching_function(k); !clang_Cursor_isNull(launcher))
-          problem(out_.problems, k, "kernel launch in '" + spelling(launcher) + "'",
-                  fmt::format("the entry calls a host function of the file that launches kernels (line {}); launches are "
-                              "followed in the entry only: launch from the entry (inline the launcher)",
-                              position(launcher).line));
+        if (const CXCursor launcher = launching_function(k); !clang_Cursor_isNull(launcher)) {
+          // A launcher called once is walked as part of the entry, its parameters bound to the call's arguments.
+          const HostScope entry_scope = host_;
+          const std::string why = !clang_Cursor_isNull(walk.launcher_call) ? "it is called by another launcher" : bind_launcher(k, launcher);
+          if (why.empty()) {
+            walk.launcher_call = k;
+            walk_fn(launcher, loop_depth, guarded);
+            walk.launcher_call = clang_getNullCursor();
+            host_ = entry_scope;
+          } else {
+            problem(out_.problems, k, "kernel launch in '" + spelling(launcher) + "'",
+                    fmt::format("the entry calls a host function of the file that launches kernels (line {}), and {}: "
+                                "launch from the entry",
+                                position(launcher).line, why));
+          }
+        }
         const std::string name = spelling(k);
         if (name == "cudaMalloc" || name == "cudaMallocAsync") {
           add_scratch(k);
@@ -679,7 +711,7 @@ void Translator::find_launch() {
           alternatives |= at == other_at && branch != other_branch;
   if (walk.launches.size() > 1) {
     try {
-      dispatch_ = choice_in(entry, walk.launches);
+      dispatch_ = choice_in(entry, walk.anchors);
     } catch (const Error& e) {
       if (alternatives) return problem(out_.problems, walk.launches.back(), "alternative launches in branches of the entry", e.what());
     }
@@ -689,15 +721,21 @@ void Translator::find_launch() {
       return problem(out_.problems, walk.launches.back(), "alternative launches in branches of the entry",
                      "alternatives with cudaMalloc'd scratch buffers are not translated: keep one");
   }
-  if (walk.guarded)
+  if (walk.guarded && !dispatch_)
     out_.notes.push_back("the launch's guard in the entry (e.g. `if (rows > 0)`) was dropped: every workload launches");
   std::vector<std::string> written;
   std::map<std::string, int> sections;
-  for (CXCursor call : walk.launches) {
+  const HostScope entry_scope = host_;
+  for (size_t i = 0; i < walk.launches.size(); ++i) {
     Launch launch;
-    launch.call = call;
+    launch.call = walk.launches[i];
+    if (walk.calls[i]) {
+      launcher_call_ = *walk.calls[i];
+      host_ = launcher_call_.scope;
+    }
     std::vector<std::string> none_written;  // alternatives write the same outputs, each on its own
     translate_launch(launch, walk.zeroed, dispatch_ ? none_written : written);
+    host_ = entry_scope;
     // A kernel launched twice gets a numbered section: MLX kernel names are unique.
     const int n = ++sections[launch.section];
     if (n > 1) launch.section += "_" + std::to_string(n);
@@ -724,18 +762,85 @@ CXCursor Translator::launching_function(CXCursor call) {
   CXCursor definition = clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
   if (clang_Cursor_isNull(definition) || !in_main_file(definition) || has_child(definition, CXCursor_CUDAGlobalAttr))
     return clang_getNullCursor();
-  bool launches = false;
+  // It launches, or calls a function that does (a launcher of launchers; recursion is not followed).
+  if (!searching_.insert(decl_key(definition)).second) return clang_getNullCursor();
+  std::pair<Translator*, bool> search(this, false);
   clang_visitChildren(
       definition,
-      [](CXCursor c, CXCursor, CXClientData found) {
-        if (clang_getCursorKind(c) == CXCursor_CallExpr && spelling(c) == "__cudaPushCallConfiguration") {
-          *static_cast<bool*>(found) = true;
-          return CXChildVisit_Break;
-        }
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* s = static_cast<std::pair<Translator*, bool>*>(data);
+        if (clang_getCursorKind(c) != CXCursor_CallExpr) return CXChildVisit_Recurse;
+        s->second = spelling(c) == "__cudaPushCallConfiguration" || !clang_Cursor_isNull(s->first->launching_function(c));
+        return s->second ? CXChildVisit_Break : CXChildVisit_Recurse;
+      },
+      &search);
+  searching_.erase(decl_key(definition));
+  return search.second ? definition : clang_getNullCursor();
+}
+
+// Binds a launcher's template parameters and parameters to what `call` passes: directive values for
+// sizes (host_.parameters), task names for tensors, and edits that write each use of a parameter in
+// its body as the argument (the launch's kernel arguments are rendered from there). Returns why the
+// launcher cannot be followed, or "".
+std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
+  const CXCursor specialization = clang_getCursorReferenced(call);
+  std::vector<CXCursor> template_parameters;
+  for (CXCursor k : children(launcher))
+    if (clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter || clang_getCursorKind(k) == CXCursor_TemplateTypeParameter)
+      template_parameters.push_back(k);
+  std::map<std::string, LauncherUse>& uses = launcher_call_.uses;
+  for (size_t i = 0; i < template_parameters.size(); ++i) {
+    const std::string key = decl_key(template_parameters[i]);
+    const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(specialization, unsigned(i));
+    if (kind == CXTemplateArgumentKind_Integral) {
+      uses[key].value = std::to_string(clang_Cursor_getTemplateArgumentValue(specialization, unsigned(i)));
+      host_.parameters[key] = uses[key].value;
+    } else if (kind == CXTemplateArgumentKind_Type) {
+      launcher_call_.types[key] = take(clang_getTypeSpelling(clang_getCanonicalType(clang_Cursor_getTemplateArgumentType(specialization, unsigned(i)))));
+    } else {
+      return "its template argument '" + spelling(template_parameters[i]) + "' is not an integer or a type";
+    }
+  }
+  const std::vector<CXCursor> parameters = parameters_of(launcher);
+  for (size_t i = 0; i < parameters.size() && int(i) < clang_Cursor_getNumArguments(call); ++i) {
+    const CXCursor argument = clang_Cursor_getArgument(call, unsigned(i));
+    const std::string key = decl_key(parameters[i]);
+    const std::string buffer = buffer_of(argument);
+    if (is_pointer(clang_getCursorType(parameters[i])) && !buffer.empty()) {
+      host_.parameters[key] = buffer;
+    } else if (!is_pointer(clang_getCursorType(parameters[i]))) {
+      try {
+        host_.parameters[key] = "(" + directive_expression(argument, host_) + ")";
+      } catch (const Error&) {  // not a size (a stream): only its uses in kernel arguments matter
+      }
+    }
+    uses[key] = {"", begin_offset(argument), end_offset(argument), clang_getCursorKind(strip_implicit(argument)) != CXCursor_DeclRefExpr};
+  }
+  // Uses of the parameters in the launcher's body, written as the call being translated passes them
+  // (a launcher called twice, once per branch of a dispatch, is translated once per call).
+  collect_assignments(launcher, host_);
+  launcher_call_.scope = host_;
+  if (!launchers_edited_.insert(decl_key(launcher)).second) return "";
+  std::pair<Translator*, std::map<std::string, LauncherUse>*> context(this, &uses);
+  clang_visitChildren(
+      launcher,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* ctx = static_cast<std::pair<Translator*, std::map<std::string, LauncherUse>*>*>(data);
+        if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return CXChildVisit_Recurse;
+        const std::string key = decl_key(clang_getCursorReferenced(c));
+        Translator* self = ctx->first;
+        const auto at = self->name_range(c);
+        if (!ctx->second->count(key) || !at) return CXChildVisit_Recurse;
+        self->rw_.replace(at->first, at->second, [self, key] {
+          const LauncherUse& u = self->launcher_call_.uses.at(key);
+          if (!u.value.empty()) return u.value;
+          const std::string r = self->rw_.render(u.b, u.e);
+          return u.parenthesize ? "(" + r + ")" : r;
+        });
         return CXChildVisit_Recurse;
       },
-      &launches);
-  return launches ? definition : clang_getNullCursor();
+      &context);
+  return "";
 }
 
 // One launch: its geometry and template arguments as directives, its kernel's parameters bound to
@@ -743,6 +848,9 @@ CXCursor Translator::launching_function(CXCursor call) {
 void Translator::translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written) {
   std::vector<CXCursor> kids = children(launch.call);
   CXCursor callee = clang_getCursorReferenced(launch.call);
+  // A launch in a template launcher names the kernel template and its arguments as written.
+  const bool dependent = clang_Cursor_isNull(callee);
+  if (dependent) callee = called_declaration(launch.call);
   CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
   launch.kernel = decl_key(clang_Cursor_isNull(pattern) ? callee : pattern);
   launch.section = spelling(clang_Cursor_isNull(pattern) ? callee : pattern);
@@ -781,6 +889,33 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
           launch.templates.push_back({names[size_t(i)], dtype->second, true});
       } else {
         problem(out_.problems, launch.call, "template argument", "only integer and type template arguments are translated");
+      }
+    }
+  }
+  if (dependent && clang_getCursorKind(callee) == CXCursor_FunctionTemplate) {
+    std::vector<std::string> names;
+    for (CXCursor k : children(callee))
+      if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter || clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter)
+        names.push_back(spelling(k));
+    std::vector<CXCursor> written;  // the explicit template arguments, after the kernel's name
+    for (CXCursor k : children(kids.at(0)))
+      if (clang_getCursorKind(k) != CXCursor_OverloadedDeclRef) written.push_back(k);
+    for (size_t i = 0; i < written.size() && i < names.size(); ++i) {
+      if (clang_getCursorKind(written[i]) == CXCursor_TypeRef) {
+        auto bound = launcher_call_.types.find(decl_key(clang_getCursorReferenced(written[i])));
+        const std::string t = bound != launcher_call_.types.end() ? bound->second
+                                                              : take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(written[i]))));
+        auto dtype = kTemplateTypes.find(t);
+        if (dtype == kTemplateTypes.end())
+          problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype");
+        else
+          launch.templates.push_back({names[i], dtype->second, true});
+        continue;
+      }
+      try {
+        launch.templates.push_back({names[i], directive_expression(written[i], host_)});
+      } catch (const Error& e) {
+        problem(out_.problems, launch.call, "template argument", e.what());
       }
     }
   }

@@ -117,7 +117,7 @@ TEST(MultiKernel, EntryWithScratchBecomesKernelSections) {
 }
 
 // An entry that chooses among launches (if / else, an early return, a switch over template
-// instantiations) becomes one kernel whose directives choose per workload by the entry's conditions;
+// instantiations, calls of a templated host launcher) becomes one kernel whose directives choose per workload by the entry's conditions;
 // different kernels are alternatives under a KS_LAUNCH template, one kernel keeps one body.
 TEST(Dispatch, AlternativeLaunchesBecomeDirectivesThatChoose) {
   std::string why;
@@ -134,6 +134,12 @@ TEST(Dispatch, AlternativeLaunchesBecomeDirectivesThatChoose) {
   EXPECT_NE(two.candidate.find("if (KS_LAUNCH == 0) {\n"), std::string::npos) << two.candidate;
   EXPECT_NE(two.candidate.find("if (KS_LAUNCH == 1) {\n"), std::string::npos) << two.candidate;
   EXPECT_NE(two.candidate.find(") == (256)) ? (rows) * (256) : (rows) * (128)"), std::string::npos) << two.candidate;
+  // The same launcher called in both branches: each launch is translated with its call's arguments.
+  const translate::Translation launcher = translate::translate_file(kDir + "/corpus/rowsum/launcher_dispatch.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(launcher.complete()) << problems_text(launcher);
+  EXPECT_NE(launcher.candidate.find("// threadgroup: (cols >= 512 ? 256 : 64), 1, 1\n"), std::string::npos) << launcher.candidate;
+  EXPECT_NE(launcher.candidate.find("// template: T = float32\n// template: THREADS = (cols >= 512 ? 256 : 64)\n"), std::string::npos)
+      << launcher.candidate;
 }
 
 // Metal's functions are overloaded where C converts arguments: a call mixing int and unsigned, or an
@@ -263,7 +269,7 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"pointers_in_for_init.cu", "declaration of 'end'", 10, "for statement's initializer"},
                                            Expected{"lambda.cu", "lambda expression", 8},
                                            Expected{"constant_symbol.cu", "cudaMemcpyToSymbol", 18, "__constant__ memory"},
-                                           Expected{"launcher_function.cu", "kernel launch in 'launch_rowsum'", 21, "(line 16)"}),
+                                           Expected{"nested_launcher.cu", "kernel launch in 'launch_inner'", 19, "called by another launcher"}),
                          [](const auto& info) { return test_name(info.param.file); });
 
 // The file's macros are expanded before it is parsed: function-like ones (nested, `#`, `##`,

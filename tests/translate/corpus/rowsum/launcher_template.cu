@@ -1,5 +1,5 @@
-// Untranslatable: the entry delegates the launch to a templated host launcher (called at line 21,
-// defined at line 16); launches are followed in the entry only.
+// The entry delegates the launch to a templated host launcher: its template argument and parameters
+// are bound to what the entry passes, as if the launch were written in the entry.
 #include <cuda_runtime.h>
 #include <stdint.h>
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <set>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/cuda/cuda_tools.hpp"
+#include "backends/rules.hpp"
 #include "core/paths.hpp"
 #include "core/process.hpp"
 #include "evaluator/evaluator.hpp"
@@ -56,6 +58,23 @@ std::vector<proposers::builtin::KnobValues> variants(const proposers::builtin::F
       out.push_back(values);
     }
   return out;
+}
+
+// Each source passes the text rules.
+void expect_rules_pass(const backends::RuleSet& rules, std::initializer_list<const char*> sources) {
+  for (const char* source : sources) {
+    const auto violations = rules.check(source);
+    EXPECT_TRUE(violations.empty()) << source << violations[0].rule << ": " << violations[0].message;
+  }
+}
+
+// Each source is refused by the text rules, first by the rule named beside it.
+void expect_refused_by(const backends::RuleSet& rules, const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [source, rule] : cases) {
+    const auto violations = rules.check(source);
+    ASSERT_FALSE(violations.empty()) << source;
+    EXPECT_EQ(violations[0].rule, rule) << source;
+  }
 }
 
 std::string variant_name(const proposers::builtin::KnobValues& values) {
@@ -223,35 +242,41 @@ TEST(CudaHost, RulesAllowOrdinaryKernels) {
 }
 
 // Library functions named like ordinary variables are refused where the candidate calls them, not where it names its
-// own variables so; fprintf to stderr is printing; __constant__ tables pass in either order of the qualifiers, and a
-// host-device macro does not make the next line's constant a __device__ variable.
+// own variables so; fprintf to stderr is printing.
 TEST(CudaHost, RulesTellLibraryCallsFromTheCandidatesOwnNames) {
   auto backend = make_backend("cuda");
   const auto& rules = backend->profile().rules;
-  for (const char* ok : {
-           "__global__ void k(float* s) { int read = 0, write = 1; s[read] = s[write]; read ^= 1; write ^= 1; }\n",
-           "#include <cuda/pipeline>\n__global__ void k() { auto pipe = cuda::make_pipeline(); pipe.producer_commit(); }\n",
-           "void check(cudaError_t e) { if (e) fprintf(stderr, \"%s\\n\", cudaGetErrorString(e)); }\n",
-           "void f(size_t free, int times) {}\n",
-           "__device__ __constant__ float kLog2e = 1.4427f;\n__constant__ __device__ float kLn2 = 0.6931f;\n",
-           "#define HOST_DEVICE __host__ __device__\nconstexpr int kWarp = 32;\nHOST_DEVICE inline int f(int x) { return x; }\n",
-       }) {
-    const auto violations = rules.check(ok);
-    EXPECT_TRUE(violations.empty()) << ok << violations[0].rule << ": " << violations[0].message;
-  }
-  for (const auto& [bad, rule] : std::vector<std::pair<std::string, std::string>>{
-           {"void f(int* fds) { pipe(fds); }\n", "raw-syscalls"},
-           {"void f(const char* s) { write(2, s, 4); }\n", "raw-syscalls"},
-           {"__global__ void k(float** p) { *p = (float*)malloc(64); }\n", "host-memory"},
-           {"void f(void* p) { free(p); }\n", "host-memory"},
-           {"void f() { FILE* out = fopen(\"/tmp/x\", \"w\"); fprintf(out, \"x\"); }\n", "files"},
-           {"#define HD __host__ __device__\n__device__ int calls = 0;\n", "device-state"},
-           {"__device__ float cache[1024];\n", "device-state"},
-       }) {
-    const auto violations = rules.check(bad);
-    ASSERT_FALSE(violations.empty()) << bad;
-    EXPECT_EQ(violations[0].rule, rule) << bad;
-  }
+  expect_rules_pass(rules, {
+      "__global__ void k(float* s) { int read = 0, write = 1; s[read] = s[write]; read ^= 1; write ^= 1; }\n",
+      "#include <cuda/pipeline>\n__global__ void k() { auto pipe = cuda::make_pipeline(); pipe.producer_commit(); }\n",
+      "void check(cudaError_t e) { if (e) fprintf(stderr, \"%s\\n\", cudaGetErrorString(e)); }\n",
+      "void f(size_t free, int times) {}\n",
+  });
+  expect_refused_by(rules, {
+      {"void f(int* fds) { pipe(fds); }\n", "raw-syscalls"},
+      {"void f(const char* s) { write(2, s, 4); }\n", "raw-syscalls"},
+      {"__global__ void k(float** p) { *p = (float*)malloc(64); }\n", "host-memory"},
+      {"void f(void* p) { free(p); }\n", "host-memory"},
+      {"void f() { FILE* out = fopen(\"/tmp/x\", \"w\"); fprintf(out, \"x\"); }\n", "files"},
+  });
+}
+
+// Constants pass whichever order their qualifiers come in (__constant__ __device__, const static), and a host-device
+// macro does not make the next line's constant a __device__ variable; mutable ones stay refused.
+TEST(CudaHost, RulesAcceptConstantsInEitherOrder) {
+  auto backend = make_backend("cuda");
+  const auto& rules = backend->profile().rules;
+  expect_rules_pass(rules, {
+      "__device__ __constant__ float kLog2e = 1.4427f;\n__constant__ __device__ float kLn2 = 0.6931f;\n",
+      "#define HOST_DEVICE __host__ __device__\nconstexpr int kWarp = 32;\nHOST_DEVICE inline int f(int x) { return x; }\n",
+      "const static int kThreads = 256;\nconstexpr static float kScale = 0.5f;\nstatic const int kWarps = 8;\n",
+  });
+  expect_refused_by(rules, {
+      {"#define HD __host__ __device__\n__device__ int calls = 0;\n", "device-state"},
+      {"__device__ float cache[1024];\n", "device-state"},
+      {"void f() { static int calls = 0; ++calls; }\n", "persistent-state"},
+      {"const static float* last = nullptr;\n", "persistent-state"},
+  });
 }
 
 TEST(CudaHost, ExportBundle) {

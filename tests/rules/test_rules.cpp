@@ -390,6 +390,28 @@ TEST(UnavailableFeatures, MetalLacksTensorCoresAsyncCopiesTmaAndWarpSpecializati
   EXPECT_TRUE(load_rules(profiles_dir() / "cpu.rules.toml").unavailable.empty());
 }
 
+// Metal's C++ lacks lambdas, goto, virtual functions, exceptions and new/delete: metalsim's host compiler would take
+// them, a Mac's would not. Array subscripts, attributes and `= {` initializers are no lambdas.
+TEST(MetalRules, CppFeaturesMetalLacksAreRefusedBeforeCompiling) {
+  const RuleSet metal = load_rules(profiles_dir() / "metal.rules.toml");
+  const auto first = [&](const std::string& text) {
+    const auto v = metal.check(text);
+    return v.empty() ? std::string() : v.front().rule;
+  };
+  EXPECT_EQ(first("auto sq = [](float x) { return x * x; };\n"), "lambda");
+  EXPECT_EQ(first("float s = reduce(v, [&](float a, float b) { return a + b; });\n"), "lambda");
+  EXPECT_EQ(first("auto f = [=] { return 1; };\n"), "lambda");
+  EXPECT_EQ(first("if (i > n) goto done;\ndone: y[i] = 0;\n"), "unsupported-cpp");
+  EXPECT_EQ(first("struct S { virtual float f(); };\n"), "unsupported-cpp");
+  EXPECT_EQ(first("float* p = new float[4];\n"), "unsupported-cpp");
+  EXPECT_EQ(first("if (n < 0) throw 1;\n"), "unsupported-cpp");
+  for (const char* honest : {"y[i] = x[idx[i]] * w[(i + 1) % n];\n", "float a[4] = {1, 2, 3, 4};\nfloat b = a[0];\n",
+                             "threadgroup float tile[32][33];\ntile[lid.y][lid.x] = x[i];\n",
+                             "uint gid [[thread_position_in_grid]];\n", "y[i] = (x[i] > 0) ? x[i] : 0.0f;\n",
+                             "float renew = 1.0f; float deleted = 0.0f; y[0] = renew + deleted;\n"})
+    EXPECT_EQ(first(honest), "") << honest;
+}
+
 TEST(UnavailableFeatures, AnEntryWithoutPatternIsAnError) {
   const auto file = std::filesystem::temp_directory_path() / ("ksearch-unavailable-" + std::to_string(getpid()) + ".rules.toml");
   std::ofstream(file) << "[[unavailable]]\nid = \"x\"\nidentifiers = [\"mma\"]\nmessage = \"none\"\n";

@@ -237,7 +237,8 @@ TEST(CudaHost, RulesAllowOrdinaryKernels) {
   EXPECT_TRUE(violations.empty()) << violations[0].rule << ": " << violations[0].message;
   for (const char* bad : {"#include <cublas_v2.h>\n", "void f() { cublasSgemm(0); }\n", "__device__ float cache[1024];\n",
                           "void f() { cudaMallocManaged(0, 1); }\n", "void f(cudaStream_t s) { cudaDeviceSetLimit(cudaLimitStackSize, 1); }\n",
-                          "void f() { cudaGraphLaunch(0, 0); }\n"})
+                          "void f() { cudaGraphLaunch(0, 0); }\n",
+                          "void f(void** fn) { cudaDriverEntryPointQueryResult q; cudaGetDriverEntryPoint(\"cuMemAlloc\", fn, 0, &q); }\n"})
     EXPECT_FALSE(rules.check(bad).empty()) << bad;
 }
 

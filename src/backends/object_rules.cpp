@@ -117,42 +117,112 @@ std::vector<const DisassembledFunction*> function_parts(const Disassembly& code,
   return parts;
 }
 
-// Whether an instruction reads or writes memory through a pointer: a memory operand whose base is none of
-// %rip (the library's own data), %rsp and %rbp (its stack frame), or an absolute address. `lea` and
-// padding `nop`s access nothing.
-bool through_pointer(const std::string& line, const std::vector<std::string>& words) {
-  for (const auto& w : words)
-    if (w == "lea" || w.starts_with("nop")) return false;
+// The operands of one line of objdump, split at the commas between them, without the comment and without
+// AVX-512's `{%k1}` / `{z}` / `{1to16}` decorations.
+std::vector<std::string> operands_of(const std::string& line, const std::vector<std::string>& words) {
   const size_t tab = line.find(":\t");
-  std::string operands = line.substr(tab + 2, line.find('#', tab) - tab - 2);
-  for (const auto& w : words) operands.erase(0, operands.find(w) + w.size());  // the mnemonic and its prefixes
-  if (operands.find("%fs:") != std::string::npos || operands.find("%gs:") != std::string::npos) return true;
+  std::string text = line.substr(tab + 2, line.find('#', tab) - tab - 2);
+  for (const auto& w : words) text.erase(0, text.find(w) + w.size());  // the mnemonic and its prefixes
+  std::vector<std::string> operands(1);
   int depth = 0;
-  bool operand_start = true;
-  for (size_t i = 0; i < operands.size(); ++i) {
-    const char c = operands[i];
-    if (c == '(') {
-      const std::string base = operands.substr(i + 1, operands.find_first_of(",)", i) - i - 1);
-      if (base != "%rip" && base != "%rsp" && base != "%rbp") return true;
-      ++depth;
-    } else if (c == ')') {
-      --depth;
-    } else if (operand_start && std::isdigit(static_cast<unsigned char>(c))) {
-      const size_t end = operands.find(',', i), paren = operands.find('(', i);
-      if (paren == std::string::npos || (end != std::string::npos && paren > end))
-        return true;  // `0x601040`: an absolute address, not an offset from a register
-    }
-    if (c == ',' && depth == 0) operand_start = true;
-    else if (c != ' ') operand_start = false;
+  for (const char c : text) {
+    if (c == '(' || c == '{') ++depth;
+    if (c == ')' || c == '}') --depth;
+    if (c == ',' && depth == 0) operands.emplace_back();
+    else if (c != ' ' && !(depth > 0 && operands.back().find('{') != std::string::npos)) operands.back() += c;
   }
-  return false;
+  for (auto& operand : operands) operand.erase(std::min(operand.find('{'), operand.size()));
+  std::erase(operands, std::string());
+  return operands;
 }
 
+// Where a dynamic initialization may touch memory: the library's own image (`%rip`-relative) and its own stack
+// frame. Its code runs while the library loads, before the runner's second seccomp stage: a write past its frame
+// (its return address, the loader's frames: a jump to any code once it returns) or past the library (another
+// library's data, a lazily bound GOT slot the runner calls through) would run code of its choice at load time.
+class InitializerMemory {
+ public:
+  InitializerMemory(const ElfFile& elf, const std::vector<const DisassembledFunction*>& parts) {
+    for (const auto& section : elf.sections())
+      if ((section.flags & SHF_ALLOC) && section.size > 0) {
+        image_begin_ = std::min(image_begin_, section.address);
+        image_end_ = std::max(image_end_, (section.address + section.size + kPage - 1) / kPage * kPage);
+      }
+    for (const auto* part : parts)
+      for (const auto& line : part->lines) stack_use(line, instruction_words(line));
+  }
+
+  // Why the instruction touches memory outside the library and its frame; empty if it does not.
+  std::string problem(const std::string& line, const std::vector<std::string>& words) const {
+    if (!stack_problem_.empty()) return stack_problem_;
+    for (const auto& w : words) {
+      if (w == "lea" || w.starts_with("nop")) return "";  // they access nothing
+      if (kImplicitPointerWrites.count(w)) return kThroughPointer;
+    }
+    for (const auto& operand : operands_of(line, words)) {
+      if (operand[0] == '$' || (operand[0] == '%' && operand.find(':') == std::string::npos && operand.find('(') == std::string::npos))
+        continue;  // an immediate or a register
+      const size_t open = operand.find('(');
+      if (operand[0] == '%' || open == std::string::npos) return kThroughPointer;  // a segment (%fs: TLS), an absolute address
+      const std::string inside = operand.substr(open + 1, operand.find(')') - open - 1);
+      const std::string base = inside.substr(0, inside.find(','));
+      if (base.size() != inside.size()) return "indexes memory with a register (an address it computes)";
+      const int64_t offset = std::strtoll(operand.substr(0, open).c_str(), nullptr, 0);
+      if (base == "%rip") {
+        const size_t hash = line.find("# ", line.find(":\t"));
+        const uint64_t target = hash == std::string::npos ? 0 : std::strtoull(line.c_str() + hash + 2, nullptr, 16);
+        if (target < image_begin_ || target + kWidestAccess > image_end_) return "reads or writes memory outside the library";
+      } else if (base == "%rsp") {
+        if (offset < -kRedZone || offset >= frame_) return "reads or writes the stack outside its own frame";
+      } else if (base == "%rbp") {
+        if (!frame_pointer_ || offset >= 0 || offset < -(frame_ + kRedZone + kWidestAccess))
+          return "reads or writes the stack outside its own frame";
+      } else {
+        return kThroughPointer;
+      }
+    }
+    return "";
+  }
+
+ private:
+  static constexpr uint64_t kPage = 4096;
+  static constexpr int64_t kRedZone = 128, kWidestAccess = 64;  // below %rsp a leaf may use; a zmm register
+  static constexpr const char* kThroughPointer = "reads or writes memory through a pointer";
+  // Instructions that write at an address held in a register without naming it as an operand.
+  inline static const std::set<std::string> kImplicitPointerWrites = {"maskmovq", "maskmovdqu", "vmaskmovdqu", "clzero"};
+
+  // Records the frame that `sub $N,%rsp` allocates and a frame pointer (`mov %rsp,%rbp`); any other use of the
+  // stack and frame pointer registers than a prologue's and epilogue's (a stack pointer moved by a computed
+  // amount, or copied to address memory with) is a problem.
+  void stack_use(const std::string& line, const std::vector<std::string>& words) {
+    static const std::set<std::string> stack_registers = {"%rsp", "%esp", "%sp", "%spl", "%rbp", "%ebp", "%bp", "%bpl"};
+    const auto operands = operands_of(line, words);
+    if (std::none_of(operands.begin(), operands.end(), [](const std::string& o) { return stack_registers.count(o) > 0; })) return;
+    const std::string mnemonic = words.empty() ? "" : words.back();
+    const std::string joined = operands.size() == 2 ? operands[0] + "," + operands[1] : operands.size() == 1 ? operands[0] : "";
+    const bool immediate = operands.size() == 2 && operands[0][0] == '$';
+    if (mnemonic == "sub" && immediate && operands[1] == "%rsp" && frame_ == 0) {
+      frame_ = std::strtoll(operands[0].c_str() + 1, nullptr, 0);
+    } else if (mnemonic == "mov" && joined == "%rsp,%rbp") {
+      frame_pointer_ = true;
+    } else if (!(((mnemonic == "push" || mnemonic == "pop") && joined == "%rbp") || (mnemonic == "mov" && joined == "%rbp,%rsp") ||
+                 ((mnemonic == "add" || mnemonic == "and") && immediate && operands[1] == "%rsp") ||
+                 (mnemonic == "lea" && operands.size() == 2 && operands[0].ends_with("(%rbp)") && operands[1] == "%rsp"))) {
+      stack_problem_ = "moves or copies its stack pointer";
+    }
+  }
+
+  uint64_t image_begin_ = UINT64_MAX, image_end_ = 0;
+  int64_t frame_ = 0;  // the bytes below the return address that its `sub $N,%rsp` allocates
+  bool frame_pointer_ = false;
+  std::string stack_problem_;
+};
+
 // What load-time code may do: call and jump only to `may_call` (besides its own parts), name only `may_use`
-// otherwise, never branch through a pointer, and touch memory through pointers only where allowed.
+// otherwise, never branch through a pointer, and touch memory only where `memory` finds no problem (unset: anywhere).
 struct LoadTimeLimits {
   std::function<bool(const std::string&)> may_call, may_use;
-  bool pointers = false;
+  std::function<std::string(const std::string& line, const std::vector<std::string>& words)> memory;
 };
 
 // The first thing the code of `parts` (the function `own`) does beyond `limits`; empty if nothing.
@@ -167,7 +237,8 @@ std::string beyond_limits(const std::vector<const DisassembledFunction*>& parts,
         if (name == own || name.starts_with(own + ".")) continue;
         if (branch ? !limits.may_call(name) : !limits.may_use(name)) return fmt::format("{} `{}`", branch ? "calls" : "uses", demangle(name));
       }
-      if (!limits.pointers && through_pointer(line, words)) return "reads or writes memory through a pointer";
+      if (limits.memory)
+        if (std::string problem = limits.memory(line, words); !problem.empty()) return problem;
     }
   return "";
 }
@@ -195,7 +266,7 @@ std::string foreign_resolver(const ObjectRules& rules, const ElfFile& elf, const
   limits.may_use = [&](const std::string& name) {
     return rules.resolver_uses.count(name) || name == versions || name.starts_with(versions + ".");
   };
-  limits.pointers = true;  // the feature flags are read through their address
+  // limits.memory unset: the feature flags are read through their address
   const std::string beyond = beyond_limits(parts, own, limits);
   return beyond.empty() ? "" : fmt::format("its resolver `{}` {}", demangle(own), beyond);
 }
@@ -203,18 +274,21 @@ std::string foreign_resolver(const ObjectRules& rules, const ElfFile& elf, const
 // Why a dynamic initialization (`_GLOBAL__sub_I_FILE`, in .init_array) is more than constants computed into
 // the library's own variables; empty if it is not (`static const __m256 k = _mm256_set1_ps(1)`: the
 // intrinsics are no constant expressions). Code that calls nothing, branches only within itself and
-// writes only through the library's own addresses (and its stack) can do nothing at load time that
+// touches only the library's own image and its own stack frame can do nothing at load time that
 // constant data would not: no system call, no call into a library, no write outside its variables, which the
 // runner snapshots after loading like any other data.
-std::string impure_initializer(const Disassembly& code, const std::string& name) {
+std::string impure_initializer(const ElfFile& elf, const Disassembly& code, const std::string& name) {
   const DisassembledFunction* main = nullptr;
   for (const auto& f : code.functions)
     if (f.name == name) main = &f;
   if (!main) return code.error.empty() ? "its code was not found" : code.error;
+  const auto parts = function_parts(code, main->address, name);
+  const InitializerMemory memory(elf, parts);
   LoadTimeLimits limits;
   limits.may_call = [](const std::string&) { return false; };
-  limits.may_use = [](const std::string&) { return true; };  // RIP-relative: the library's own data
-  return beyond_limits(function_parts(code, main->address, name), name, limits);
+  limits.may_use = [](const std::string&) { return true; };  // RIP-relative: the library's own image, checked by `memory`
+  limits.memory = [&](const std::string& line, const std::vector<std::string>& words) { return memory.problem(line, words); };
+  return beyond_limits(parts, name, limits);
 }
 
 // The addresses of the resolvers of the library's indirect functions, which the dynamic loader calls while it
@@ -246,7 +320,7 @@ void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const Di
       // The compiler's dynamic initialization (its name, FILE.cpp, has a dot no C++ identifier has) passes where it
       // only computes the library's own variables.
       const bool initializers = function.starts_with("_GLOBAL__sub_I_") && function.find('.') != std::string::npos;
-      const std::string impure = initializers ? impure_initializer(code, function) : "";
+      const std::string impure = initializers ? impure_initializer(elf, code, function) : "";
       if (initializers && impure.empty()) continue;
       out.push_back({"object-load-time-code",
                      fmt::format("the library runs {} when it is {} ({}{}): candidates may not run code at load or exit time{}",
@@ -266,6 +340,16 @@ void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const Di
       out.push_back({"object-load-time-code", fmt::format("`{}` is placed in the {} section, which runs at load or exit time",
                                                           demangle(symbol.name), section)});
   }
+  // The toolchain's load and unload code calls these when the library defines them (weak references).
+  std::set<std::string> hooks;
+  for (const auto* table : {&elf.symbols(), &elf.dynamic_symbols()})
+    for (const auto& symbol : *table)
+      if (const std::string name = symbol.name.substr(0, symbol.name.find('@')); symbol.defined() && rules.load_hooks.count(name))
+        hooks.insert(name);
+  for (const auto& name : hooks)
+    out.push_back({"object-load-time-code", fmt::format("the library defines `{}`, which the toolchain's startup or teardown code "
+                                                        "calls when it is defined (at load or exit time): rename it",
+                                                        name)});
   for (const auto& [address, name] : indirect_function_resolvers(elf)) {
     const std::string why = foreign_resolver(rules, elf, code, address);
     if (why.empty()) continue;

@@ -226,6 +226,7 @@ ObjectRules load_object_rules(toml::node_view<const toml::node> table, const std
   for (const auto& l : string_list(table["allowed_libraries"], file, "object.allowed_libraries")) rules.allowed_libraries.insert(l);
   rules.init_functions = string_list(table["init_functions"], file, "object.init_functions");
   rules.fini_functions = string_list(table["fini_functions"], file, "object.fini_functions");
+  for (const auto& name : string_list(table["load_hooks"], file, "object.load_hooks")) rules.load_hooks.insert(name);
   for (const auto& i : string_list(table["forbidden_instructions"], file, "object.forbidden_instructions"))
     rules.forbidden_instructions.insert(i);
   for (const auto& name : string_list(table["resolver_uses"], file, "object.resolver_uses")) rules.resolver_uses.insert(name);

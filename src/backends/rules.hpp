@@ -55,6 +55,7 @@ struct ObjectRules {
   std::set<std::string> allowed_libraries;  // or by the library their symbol version binds them to
   std::vector<std::string> init_functions;  // what the toolchain itself puts in .init_array, each once
   std::vector<std::string> fini_functions;  // likewise for .fini_array
+  std::set<std::string> load_hooks;  // what the toolchain's load and unload code calls where the library defines it
   std::set<std::string> forbidden_instructions;  // host code, mnemonics as objdump prints them
   // What a resolver the compiler generates for target_clones / target multiversioning (`NAME.resolver`)
   // may call and read besides the function's own versions; other indirect functions are load-time code.

@@ -277,6 +277,42 @@ TEST(ObjectRules, InitializersThatOnlyComputeConstantsPass) {
   EXPECT_TRUE(v.empty()) << listing(v);
 }
 
+// An initializer's code runs inside dlopen, before the runner's second seccomp stage: a store past its own frame
+// (its return address, written through __builtin_frame_address or __builtin_eh_return) or past the library (a
+// %rip-relative address beyond its image, an address in a register an instruction uses without naming it) could
+// make the loader run code of the candidate's choice. Each of these passed as "its own addresses or its stack".
+TEST(ObjectRules, InitializersTouchOnlyTheLibraryAndTheirOwnFrame) {
+  const std::string vector = "#include <immintrin.h>\n" + kHeaders + "namespace { volatile long where = 6; volatile float sink[4]; }\n";
+  const std::string use = "extern \"C\" float lane(int i) { return ((const float*)&k)[i]; }\n";
+  const std::pair<const char*, const char*> cases[] = {
+      {"void* volatile* f = static_cast<void* volatile*>(__builtin_frame_address(0)); f[1] = nullptr;",
+       "reads or writes the stack outside its own frame"},
+      {"__builtin_eh_return(0L, (void*)&lane);", "moves or copies its stack pointer"},
+      {"volatile long slots[2] = {0, 0}; slots[where] = 1;", "indexes memory with a register"},
+      {"sink[1 << 18] = 1.0f;", "reads or writes memory outside the library"},
+      {"_mm_maskmoveu_si128(_mm_set1_epi8(7), _mm_set1_epi8(-1), (char*)(where << 12));",
+       "reads or writes memory through a pointer"},
+  };
+  for (const auto& [statement, problem] : cases) {
+    const auto v = object(vector + "extern \"C\" float lane(int);\nstatic const __m128 k = [] { " + statement +
+                          " return _mm_set1_ps(1.0f); }();\n" + kEntry + use);
+    EXPECT_TRUE(find(v, "object-load-time-code", std::string("dynamic initialization of namespace-scope variables when it is "
+                                                             "loaded (.init_array, and it ") + problem))
+        << statement << "\n" << listing(v);
+  }
+}
+
+// crti's _init calls __gmon_start__ and crtbegin's frame_dummy and __do_global_dtors_aux the transactional-memory
+// hooks and __cxa_finalize, each where the library defines it: code of the candidate's at load or exit time with
+// nothing in .init_array.
+TEST(ObjectRules, ToolchainHooksDefinedByTheCandidateAreLoadTimeCode) {
+  for (const char* hook : {"__gmon_start__", "_ITM_registerTMCloneTable", "__cxa_finalize"}) {
+    const auto v = object(kHeaders + "extern \"C\" void " + hook + "() {}\n" + kEntry);
+    EXPECT_TRUE(find(v, "object-load-time-code", std::string("the library defines `") + hook + "`, which the toolchain's startup"))
+        << hook << "\n" << listing(v);
+  }
+}
+
 // A libc function the candidate declares under a name that variables share passes the text rules (the
 // name is the candidate's own there); the import is refused with the rule's message.
 TEST(ObjectRules, DeclaredLibraryFunctionsAreRefusedAsImports) {

@@ -294,6 +294,11 @@ TEST(CudaHost, ExportBundle) {
   EXPECT_NE(files[1].second.find("PYBIND11_MODULE"), std::string::npos);
   EXPECT_EQ(files[2].first, "setup.py");  // PyTorch's default nvcc flags would reject implicit bf16 conversions
   EXPECT_NE(files[2].second.find("-U__CUDA_NO_BFLOAT16_CONVERSIONS__"), std::string::npos);
+  // and with the language options the kernel was built with (constexpr host functions in device code, device lambdas)
+  for (const auto& flag : cuda::nvcc_language_flags()) {
+    EXPECT_NE(files[0].second.find(flag), std::string::npos) << flag;
+    EXPECT_NE(files[2].second.find("'" + flag + "'"), std::string::npos) << flag;
+  }
 }
 
 TEST(CudaHost, SeedsCompile) {

@@ -91,12 +91,19 @@ std::string target_arch() {
   return "90a";  // no GPU here: build for the H100/H200
 }
 
+const std::vector<std::string>& nvcc_language_flags() {
+  static const std::vector<std::string> flags = {"--expt-relaxed-constexpr", "--extended-lambda"};
+  return flags;
+}
+
 std::vector<std::string> nvcc_command(const std::string& arch, const std::string& input, const std::string& output) {
   const fs::path nvcc = nvcc_path(), toolkit = nvcc.parent_path().parent_path(), lib = toolkit / "lib64";
   std::vector<std::string> command = {nvcc.string(), "-std=c++17", "-O3", "-lineinfo",
                                       fmt::format("-gencode=arch=compute_{0},code=sm_{0}", arch), "-Xcompiler=-fPIC",
                                       "-shared", "-cudart=shared", "-Xlinker", "-rpath=" + lib.string(),
-                                      "-Wno-deprecated-gpu-targets", input, "-o", output};
+                                      "-Wno-deprecated-gpu-targets"};
+  command.insert(command.end(), nvcc_language_flags().begin(), nvcc_language_flags().end());
+  command.insert(command.end(), {input, "-o", output});
   // The driver library for TMA's tensor maps (cuTensorMapEncodeTiled, the only driver function the object rules let a
   // candidate import): linked against the toolkit's stub where it has one, so it builds without a GPU (the driver's
   // own library loads at run time); else against the installed driver's by its soname.

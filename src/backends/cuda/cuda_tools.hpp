@@ -26,6 +26,11 @@ const GpuQuery& query_gpu();  // asked once per process
 // compute capability (with "a" on sm_90, for wgmma), else "90a" (a machine without a GPU builds for Hopper).
 std::string target_arch();
 
+// The nvcc options that widen the language as PyTorch's and CUTLASS's builds do, which honest kernels rely on:
+// constexpr host functions in device code (std::max, std::numeric_limits<float>::infinity()) and __device__
+// lambdas. In every candidate build and in the exported build lines.
+const std::vector<std::string>& nvcc_language_flags();
+
 // nvcc command line that compiles `input` into the shared object `output` for `arch`.
 std::vector<std::string> nvcc_command(const std::string& arch, const std::string& input, const std::string& output);
 

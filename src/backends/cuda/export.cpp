@@ -1,6 +1,7 @@
 // `ksearch export` for cuda: a standalone .cu with the task's C entry point, plus a PyTorch
 // extension that checks its tensors and calls the entry point on PyTorch's current stream.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "backends/cuda/cuda_tools.hpp"
 #include "tasks/signature.hpp"
@@ -48,11 +49,12 @@ std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const Task& 
   const CallLayout layout = call_layout(task, "cuda", call_convention());
   const std::string prototype = entry_prototype(task, "cuda", call_convention());
 
+  const std::string language_flags = fmt::format("{}", fmt::join(nvcc_language_flags(), " "));
   std::string kernel = fmt::format(
       "// {} for CUDA, exported by ksearch.\n// Entry point (device pointers, launches on `stream`):\n//   {};\n"
-      "// Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC -shared {}.cu -o lib{}.so -lcuda\n"
+      "// Build: nvcc -O3 {} -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC -shared {}.cu -o lib{}.so -lcuda\n"
       "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <stdint.h>\n\n{}\n",
-      task.name, prototype, task.name, task.name, source);
+      task.name, prototype, language_flags, task.name, task.name, source);
 
   // The extension takes the entry's arguments in order: tensors (outputs preallocated by the
   // caller), then sizes and parameters as Python numbers.
@@ -88,9 +90,10 @@ std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const Task& 
 
   // PyTorch compiles CUDA sources with the implicit half/bf16 conversions switched off; the kernel
   // was built and verified by ksearch with them on, so the extension switches them back on.
-  const std::string nvcc_flags =
+  std::string nvcc_flags =
       "'-O3', '-gencode=arch=compute_90a,code=sm_90a', '-U__CUDA_NO_HALF_OPERATORS__', '-U__CUDA_NO_HALF_CONVERSIONS__', "
       "'-U__CUDA_NO_HALF2_OPERATORS__', '-U__CUDA_NO_BFLOAT16_CONVERSIONS__'";
+  for (const std::string& flag : nvcc_language_flags()) nvcc_flags += ", '" + flag + "'";
   std::string setup = fmt::format(
       "# Builds the PyTorch extension: pip install . (or python setup.py build_ext --inplace)\n"
       "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\n"
@@ -101,13 +104,13 @@ std::vector<std::pair<std::string, std::string>> cuda_export_bundle(const Task& 
 
   std::string readme = fmt::format(
       "# {0} (CUDA, exported by ksearch)\n\n{1}\n\nC entry point (device pointers; every kernel is launched on `stream`):\n\n"
-      "```c\n{2};\n```\n\n- Shared library: `nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC -shared {0}.cu "
+      "```c\n{2};\n```\n\n- Shared library: `nvcc -O3 {5} -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC -shared {0}.cu "
       "-o lib{0}.so -lcuda` (use your GPU's architecture elsewhere; the driver library is for TMA tensor maps).\n"
       "- PyTorch: `pip install .`, then `import torch, {0}_ksearch; {0}_ksearch.{3}(...)` with the same arguments "
       "(outputs preallocated, contiguous CUDA tensors); it runs on the current stream.\n"
       "- Or JIT: `torch.utils.cpp_extension.load('{0}_ksearch', ['{0}.cu', '{0}_torch.cpp'], extra_cuda_cflags=[{4}], "
       "extra_ldflags=['-lcuda'])`.\n",
-      task.name, task.description, prototype, entry.function, nvcc_flags);
+      task.name, task.description, prototype, entry.function, nvcc_flags, language_flags);
 
   return {{task.name + ".cu", kernel}, {task.name + "_torch.cpp", wrapper}, {"setup.py", setup}, {"README.md", readme}};
 }

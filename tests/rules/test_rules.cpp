@@ -163,6 +163,16 @@ TEST(Rules, LineDirectivesAreRejected) {
   EXPECT_TRUE(rules().check("const char* s = R\"(\n#line 5\n)\";\n#define TWO 2\n").empty());
 }
 
+// g++ writes a section attribute's name into the assembly as it is: a newline there is inline assembly.
+TEST(Rules, SectionAttributesAreInlineAssembly) {
+  for (const char* source : {"__attribute__((section(\".text.x\\n.byte 0x0f, 0x31\\n.section .data #\"))) const char pad = 0;\n",
+                             "[[gnu::section(\".wx,\\\"awx\\\",@progbits #\")]] unsigned char scratch[64];\n",
+                             "__attribute__((__section__(\".note.GNU-stack,\\\"x\\\",@progbits #\"))) const char x = 0;\n"}) {
+    const auto v = rules().check(source);
+    EXPECT_TRUE(find(v, "inline-assembly", "section")) << source << "\n" << listing(v);
+  }
+}
+
 TEST(PreprocessedRules, TokenPastingIsSeen) {
   const std::string source = kHeaders + "#define CAT(a, b) a##b\nextern \"C\" long CAT(sys, call)(long, ...);\n" + kEntry +
                              "void f() {\n  CAT(sys, call)(39);\n}\n";

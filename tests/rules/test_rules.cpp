@@ -171,6 +171,11 @@ TEST(Rules, SectionAttributesAreInlineAssembly) {
     const auto v = rules().check(source);
     EXPECT_TRUE(find(v, "inline-assembly", "section")) << source << "\n" << listing(v);
   }
+  // OpenMP's sections and a variable of that name are no attribute.
+  const std::string sections = kHeaders + kEntry +
+                               "void f(float* a, float* b) {\n  int section = 2;\n#pragma omp parallel sections\n  {\n"
+                               "#pragma omp section\n    a[0] = section;\n#pragma omp section\n    b[0] = 1;\n  }\n}\n";
+  EXPECT_TRUE(rules().check(sections).empty()) << listing(rules().check(sections));
 }
 
 TEST(PreprocessedRules, TokenPastingIsSeen) {

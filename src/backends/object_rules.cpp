@@ -411,8 +411,13 @@ void check_device_code(const ObjectRules& rules, const ElfFile& elf, const fs::p
                symbol.type == STT_OBJECT && image.sections()[symbol.section].name.starts_with(".nv.global"))
         globals.insert(demangle(symbol.name));
     }
+  // nvcc puts a file's internal-linkage names in a namespace of its own, `_INTERNAL_<hash>::`.
+  const auto without_file_namespace = [](const std::string& name) {
+    return name.starts_with("_INTERNAL_") && name.find("::") != std::string::npos ? name.substr(name.find("::") + 2) : name;
+  };
   for (const auto& name : globals)
-    out.push_back({"object-device-globals", fmt::format("`{}` is a __device__ variable in global memory, which keeps its value from "
+    if (!rules.allowed_device_globals.matches(without_file_namespace(name)))
+      out.push_back({"object-device-globals", fmt::format("`{}` is a __device__ variable in global memory, which keeps its value from "
                                                         "call to call: use __constant__ tables, registers or shared memory",
                                                         name)});
   for (const auto& name : calls)

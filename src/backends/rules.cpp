@@ -151,7 +151,9 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
     }
     const bool quoted = rest[0] == '"';
     const std::string header = rest.substr(1, close - 1);
-    if (quoted && !allow_quoted_includes)
+    // A quoted name the allowlist holds is that header, as Visual Studio's CUDA template writes `#include
+    // "cuda_runtime.h"`: the preprocessed check then requires it to resolve to a system header of that name.
+    if (quoted && !allow_quoted_includes && !allowed_includes.count(header))
       out.push_back({"include", fmt::format("#include \"{}\": candidates are a single file; only <system> headers are allowed", header), line});
     else if (!quoted && !allowed_includes.empty() && !allowed_includes.count(header))
       out.push_back({"include", fmt::format("#include <{}> is not allowed on this target", header), line});
@@ -231,6 +233,8 @@ ObjectRules load_object_rules(toml::node_view<const toml::node> table, const std
     rules.forbidden_instructions.insert(i);
   for (const auto& name : string_list(table["resolver_uses"], file, "object.resolver_uses")) rules.resolver_uses.insert(name);
   rules.device_globals = table["device_globals"].value_or(true);
+  for (const auto& p : string_list(table["allowed_device_globals"], file, "object.allowed_device_globals"))
+    rules.allowed_device_globals.add(p);
   for (const auto& p : string_list(table["allowed_device_imports"], file, "object.allowed_device_imports"))
     rules.allowed_device_imports.add(p);
   rules.checks_device_code = !rules.device_globals || bool(table["allowed_device_imports"]);

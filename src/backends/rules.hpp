@@ -62,6 +62,9 @@ struct ObjectRules {
   std::set<std::string> resolver_uses;
   // Embedded device code (.nv_fatbin), checked where either is set:
   bool device_globals = true;      // false: no variables in .nv.global*
+  // The toolchain's own objects there (demangled, without nvcc's per-file `_INTERNAL_<hash>::` namespace): the
+  // string literals of printf and assert, libcu++'s empty tag objects.
+  NameList allowed_device_globals;
   NameList allowed_device_imports;  // what it may call outside itself (undefined functions), by demangled name
   bool checks_device_code = false;
 

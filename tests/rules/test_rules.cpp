@@ -152,6 +152,10 @@ TEST(Rules, IncludeAllowlist) {
   EXPECT_TRUE(rules().check("#include <ranges>\n#include <string_view>\n#include <span>\n#include <numbers>\n#include <bit>\n").empty());
   for (const char* header : {"thread", "chrono", "unistd.h", "fstream"})
     EXPECT_TRUE(find(rules().check(std::string("#include <") + header + ">\n"), "include", header)) << header;
+  // A quoted name is allowed only where the allowlist holds it (the preprocessed check sees where it resolved).
+  EXPECT_TRUE(rules().check("#include \"cmath\"\n").empty());
+  EXPECT_TRUE(find(rules().check("#include \"kernel_helpers.h\"\n"), "include", "kernel_helpers.h"));
+  EXPECT_TRUE(find(rules().check("#include \"thread\"\n"), "include", "thread"));
 }
 
 TEST(Rules, LineDirectivesAreRejected) {

@@ -1,5 +1,4 @@
 // task: rmsnorm
-// refused-today: object-device-globals: cooperative_groups/reduce.h brings libcu++'s constant objects (cuda::std::ignore, its customization-point objects: 1-byte __device__ constexpr objects in .nv.global), which the device ELF check takes for mutable state.
 // A persistent grid sized from the device properties and the occupancy calculator; a 32-thread tile per row,
 // cg::reduce over the tile; optional debug output behind a compile-time switch.
 #include <cooperative_groups.h>

@@ -79,12 +79,14 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
   };
-  HostSource hs = build_host_source(spec);
-  if (!hs.errors.empty()) {
-    res.messages = hs.errors;
-    for (const auto& e : hs.errors) res.log += e.file + ":" + std::to_string(e.line) + ": error: " + e.message + "\n";
+  // Errors found by metalsim itself (what Metal lacks), in the compiler's format.
+  auto rejected = [&](std::vector<CompileMessage> errors) {
+    res.messages = std::move(errors);
+    for (const auto& e : res.messages) res.log += e.file + ":" + std::to_string(e.line) + ": error: " + e.message + "\n";
     return done();
-  }
+  };
+  HostSource hs = build_host_source(spec);
+  if (!hs.errors.empty()) return rejected(hs.errors);
   fs::path cache = options.cache_dir.empty() ? cache_subdir("metalsim") : options.cache_dir;
   fs::create_directories(cache);
 
@@ -112,7 +114,13 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
     }
   }
 
-  const std::string key = sha256_hex(shim_key + "\n" + hs.text);
+  // The call graph for the recursion check: the compiler's IR before any optimization (a tail call would become a
+  // loop), with line tables naming body/header lines. It runs first, so its errors are the compile's.
+  const std::vector<std::string> call_graph_flags = {"-S", "-emit-llvm", "-Xclang", "-disable-llvm-passes",
+                                                     "-gline-tables-only"};
+  std::string call_graph_key;
+  for (const auto& word : call_graph_flags) call_graph_key += word + "\n";
+  const std::string key = sha256_hex(shim_key + "\n" + call_graph_key + hs.text);
   std::string stem = spec.name.substr(0, 40);
   for (char& c : stem)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
@@ -126,11 +134,25 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   fs::path cpp = cache / (stem + "-" + key + ".cpp");
   write_file_atomic(cpp, hs.text);
   auto command = compiler;
-  command.insert(command.end(), {"-shared", "-include-pch", pch.string(), "-include", (shim_dir / "metal_shim.h").string(),
-                                 cpp.string(), "-lm"});
+  command.insert(command.end(), {"-include-pch", pch.string(), "-include", (shim_dir / "metal_shim.h").string(), cpp.string()});
+  auto failed = [&] {
+    res.messages = parse_messages(res.log);
+    if (res.messages.empty()) res.messages.push_back({"generated", 0, 0, "error", res.log});
+    return done();
+  };
+  auto ir_command = command;
+  ir_command.insert(ir_command.end(), call_graph_flags.begin(), call_graph_flags.end());
+  fs::path ir = cache / (stem + "-" + key + ".ll");
+  if (!build_to(ir_command, ir, res.log)) return failed();
+  const std::string ir_text = read_file(ir);
+  std::error_code ec;
+  fs::remove(ir, ec);
+  if (std::vector<CompileMessage> recursion = find_recursion(ir_text); !recursion.empty()) return rejected(recursion);
+
+  command.insert(command.end(), {"-shared", "-lm"});
   res.ok = build_to(command, so, res.log);
+  if (!res.ok) return failed();
   res.messages = parse_messages(res.log);
-  if (!res.ok && res.messages.empty()) res.messages.push_back({"generated", 0, 0, "error", res.log});
   return done();
 }
 

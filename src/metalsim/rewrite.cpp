@@ -3,6 +3,7 @@
 // point at the user's lines.
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 #include "metalsim/source_internal.hpp"
@@ -120,6 +121,34 @@ std::string rewrite_number(const std::string& n) {
   return n;
 }
 
+// C++ that the Metal Shading Language leaves out (MSL specification, "Metal and C++14"): the host compiler would
+// build it, a Mac's would not. Recursion is found on the call graph instead (compile.cpp).
+const char* unsupported_keyword(const std::string& id) {
+  static const std::map<std::string, const char*> messages = {
+      {"goto", "goto is not supported in Metal (use loops with break/continue)"},
+      {"virtual", "virtual functions are not supported in Metal (use templates or plain functions)"},
+      {"dynamic_cast", "dynamic_cast is not supported in Metal (no run-time type information)"},
+      {"typeid", "typeid is not supported in Metal (no run-time type information)"},
+      {"new", "new is not supported in Metal (no dynamic memory: use fixed-size arrays or threadgroup memory)"},
+      {"delete", "delete is not supported in Metal (no dynamic memory)"},
+      {"try", "exceptions (try/catch/throw) are not supported in Metal"},
+      {"catch", "exceptions (try/catch/throw) are not supported in Metal"},
+      {"throw", "exceptions (try/catch/throw) are not supported in Metal"},
+      {"noexcept", "noexcept is not supported in Metal"},
+      {"register", "the register storage class is not supported in Metal"},
+      {"thread_local", "thread_local is not supported in Metal (use thread or threadgroup variables)"},
+  };
+  const auto found = messages.find(id);
+  return found == messages.end() ? nullptr : found->second;
+}
+
+// A '[' after one of these subscripts or declares an array (`a[i]`, `f(x)[i]`, `float t[4]`, `operator[]`);
+// elsewhere it opens a lambda's captures.
+bool ends_an_operand(const Token& k) {
+  if (k.kind == Tok::Ident) return k.text != "return" && k.text != "case";
+  return k.kind == Tok::Number || k.kind == Tok::String || k.text == ")" || k.text == "]" || k.text == "}";
+}
+
 }  // namespace
 
 RewriteResult rewrite_metal(const std::string& text, const std::string& file, int id_base) {
@@ -134,6 +163,22 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     long j = static_cast<long>(i) - 1;
     while (j >= 0 && t[j].kind == Tok::Space) --j;
     return j;
+  };
+  // `[captures](...)`, `[captures] {`, `[captures] mutable`, `[captures] -> T`, `[captures]<class T>`: a '[' that
+  // no operand precedes, whose matching ']' one of those follows. `[[attributes]]` are not lambdas.
+  auto is_lambda_introducer = [&](std::size_t i) {
+    const long p = prev(i);
+    if ((p >= 0 && ends_an_operand(t[p])) || (p >= 0 && t[p].text == "[")) return false;
+    std::size_t close = next(i);
+    if (close < t.size() && t[close].text == "[") return false;
+    for (int depth = 1; close < t.size(); close = next(close)) {
+      if (t[close].text == "[") ++depth;
+      else if (t[close].text == "]" && --depth == 0) break;
+    }
+    const std::size_t after = next(close);
+    if (after >= t.size()) return false;
+    const std::string& a = t[after].text;
+    return a == "(" || a == "{" || a == "<" || a == "->" || a == "mutable" || a == "constexpr";
   };
   int next_id = id_base;
   bool line_start = true;
@@ -165,12 +210,18 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       out += rewrite_number(k.text);
       continue;
     }
+    if (k.text == "[" && is_lambda_introducer(i))
+      r.errors.push_back({file, k.line, 0, "error", "lambda expressions are not supported in Metal (write a helper function or a template)"});
     if (k.kind != Tok::Ident) {
       out += k.text;
       continue;
     }
     const std::string& id = k.text;
     if (is_sync_name(id)) r.uses_sync = true;
+    // `= delete` only removes a function; the operator is what Metal lacks.
+    const long before = prev(i);
+    if (const char* message = unsupported_keyword(id); message && !(id == "delete" && before >= 0 && t[before].text == "="))
+      r.errors.push_back({file, k.line, 0, "error", message});
     if (id == "double") {
       r.errors.push_back({file, k.line, 0, "error", "double is not supported in Metal (use float)"});
       out += id;

@@ -25,4 +25,8 @@ struct HostSource {
 };
 HostSource build_host_source(const KernelSpec& spec);
 
+// Errors for the recursive calls of the body's and header's functions, read from the kernel's LLVM IR (emitted
+// without optimization, with line tables; recursion.cpp).
+std::vector<CompileMessage> find_recursion(const std::string& llvm_ir);
+
 }  // namespace ksearch::metalsim

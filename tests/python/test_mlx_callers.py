@@ -578,6 +578,29 @@ def test_a_kernel_that_does_not_compile_raises_a_runtime_error_like_mlx():
     assert isinstance(caught.value, metalsim_mlx.MetalCompileError)
 
 
+# C++ that Metal's compiler refuses fails here too, as MLX's "Unable to build metal library" RuntimeError would.
+@pytest.mark.parametrize(
+    "header, source, message",
+    [
+        ("", "uint i = thread_position_in_grid.x;\nauto twice = [](float x) { return 2 * x; };\nout[i] = twice(a[i]);",
+         r"body line 2, column \d+: error: lambda expressions are not supported in Metal"),
+        ("inline float halve(float x, int n) {\n  return n == 0 ? x : halve(x / 2, n - 1);\n}\n",
+         "uint i = thread_position_in_grid.x;\nout[i] = halve(a[i], 2);",
+         r"header line 2, column \d+: error: recursive call: 'halve' calls itself; Metal has no recursion"),
+        ("", "uint i = thread_position_in_grid.x;\ntry { out[i] = a[i]; } catch (...) {}",
+         r"body line 2, column \d+: error: exceptions \(try/catch/throw\) are not supported in Metal"),
+    ],
+    ids=["lambda", "recursion", "exceptions"],
+)
+def test_cpp_that_metal_lacks_raises_a_compile_error_like_mlx(header, source, message):
+    kernel = metalsim_mlx.metal_kernel(name="unsupported", input_names=["a"], output_names=["out"], header=header,
+                                       source=source)
+    with pytest.raises(RuntimeError, match=message) as caught:
+        kernel(inputs=[mx.zeros(4)], output_shapes=[(4,)], output_dtypes=[mx.float32], grid=(4, 1, 1),
+               threadgroup=(4, 1, 1))
+    assert isinstance(caught.value, metalsim_mlx.MetalCompileError)
+
+
 def test_without_row_contiguous_copies_a_kernel_ignoring_strides_reads_memory_order():
     # As on a Mac: MLX passes the view's memory unchanged, so flat indexing follows the storage.
     kernel = metalsim_mlx.metal_kernel(

@@ -1,0 +1,123 @@
+// Recursion check on the kernel's call graph. Metal has no recursive calls; the host compiler builds them, so the
+// compile step reads the call graph from the compiler's own LLVM IR (emitted before any optimization, so that no
+// tail call has become a loop) with line tables that name the user's body/header lines. Template instantiations
+// and overloads are distinct functions there, so `sum<N>` calling `sum<N - 1>` is no recursion, as in Metal.
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "metalsim/source_internal.hpp"
+
+namespace ksearch::metalsim {
+
+namespace {
+
+struct Call {
+  std::string callee;
+  std::string location;  // !DILocation id of the call site
+};
+
+struct Function {
+  std::string subprogram;  // !DISubprogram id
+  std::vector<Call> calls;
+};
+
+struct Ir {
+  std::map<std::string, Function> functions;           // by symbol, in symbol order
+  std::map<std::string, std::string> metadata;         // "!12" -> its text
+};
+
+Ir parse_ir(const std::string& ir) {
+  static const std::regex define_re(R"(^define [^@]*@("[^"]+"|[\w.$]+)\(.*)");
+  static const std::regex call_re(R"(\b(?:call|invoke)\b[^@]*@("[^"]+"|[\w.$]+)\()");
+  static const std::regex dbg_re(R"(!dbg (![0-9]+))");
+  static const std::regex metadata_re(R"(^(![0-9]+) = (.*)$)");
+  Ir out;
+  Function* current = nullptr;
+  std::istringstream in(ir);
+  std::string line;
+  std::smatch m;
+  auto dbg = [&] {
+    std::smatch d;
+    return std::regex_search(line, d, dbg_re) ? std::string(d[1]) : std::string();
+  };
+  while (std::getline(in, line)) {
+    if (line.rfind("define ", 0) == 0 && std::regex_match(line, m, define_re)) {
+      current = &out.functions[m[1]];
+      current->subprogram = dbg();
+    } else if (line == "}") {
+      current = nullptr;
+    } else if (current && std::regex_search(line, m, call_re)) {
+      current->calls.push_back({m[1], dbg()});
+    } else if (line.rfind("!", 0) == 0 && std::regex_match(line, m, metadata_re)) {
+      out.metadata[m[1]] = m[2];
+    }
+  }
+  return out;
+}
+
+std::string field(const std::string& metadata, const std::string& name) {
+  const std::regex re("[(, ]" + name + R"(: ("[^"]*"|[^,)]+))");
+  std::smatch m;
+  if (!std::regex_search(metadata, m, re)) return "";
+  std::string value = m[1];
+  if (value.size() >= 2 && value.front() == '"') value = value.substr(1, value.size() - 2);
+  return value;
+}
+
+}  // namespace
+
+std::vector<CompileMessage> find_recursion(const std::string& llvm_ir) {
+  const Ir ir = parse_ir(llvm_ir);
+  auto meta = [&](const std::string& id) {
+    const auto found = ir.metadata.find(id);
+    return found == ir.metadata.end() ? std::string() : found->second;
+  };
+  // The user's functions are those whose lines come from the body or the header (#line names, source.cpp).
+  auto user_file = [&](const Function& f) {
+    const std::string file = field(meta(field(meta(f.subprogram), "file")), "filename");
+    return std::string(file == "metalsim-body" ? "body" : file == "metalsim-header" ? "header" : "");
+  };
+  auto reaches = [&](const std::string& from) {
+    std::set<std::string> seen;
+    std::vector<std::string> todo = {from};
+    while (!todo.empty()) {
+      const auto f = ir.functions.find(todo.back());
+      todo.pop_back();
+      if (f == ir.functions.end()) continue;
+      for (const Call& c : f->second.calls)
+        if (seen.insert(c.callee).second) todo.push_back(c.callee);
+    }
+    return seen;
+  };
+
+  std::vector<CompileMessage> out;
+  std::set<std::string> reported;  // functions of a cycle already reported
+  for (const auto& [symbol, function] : ir.functions) {
+    if (reported.count(symbol) || user_file(function).empty()) continue;
+    const std::set<std::string> from_here = reaches(symbol);
+    if (!from_here.count(symbol)) continue;
+    std::vector<std::string> cycle;  // the functions that lead back here
+    for (const std::string& other : from_here)
+      if (other == symbol || reaches(other).count(symbol)) cycle.push_back(other);
+    reported.insert(cycle.begin(), cycle.end());
+    const std::string name = field(meta(function.subprogram), "name");
+    for (const Call& c : function.calls) {
+      if (std::find(cycle.begin(), cycle.end(), c.callee) == cycle.end()) continue;
+      const std::string location = meta(c.location);
+      const std::string callee = field(meta(ir.functions.at(c.callee).subprogram), "name");
+      std::string message = "recursive call: '" + name + "' calls " +
+                            (c.callee == symbol ? "itself" : "'" + callee + "', which leads back to it") +
+                            "; Metal has no recursion (use a loop)";
+      out.push_back({user_file(function), std::atoi(field(location, "line").c_str()),
+                     std::atoi(field(location, "column").c_str()), "error", message});
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace ksearch::metalsim

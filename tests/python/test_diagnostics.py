@@ -131,17 +131,16 @@ def test_integer_division_by_zero_names_the_cause():
 
 
 def test_a_kernel_that_never_finishes_hits_the_time_limit(monkeypatch):
-    # Thread 0 waits for thread 1, which metalsim runs after thread 0 ends, so never.
+    # About 2^64 dependent steps: finite, so no deadlock to report, but far past the limit. (A spin on an
+    # atomic is reported as a deadlock instead: MetalsimDiagnostics.SpinWait* in tests/metalsim.)
     source = """
-        uint i = thread_position_in_grid.x;
-        if (i == 0) {
-            while (atomic_load_explicit(&out[0], memory_order_relaxed) == 0) {}
-        }
-        if (i == 1) atomic_store_explicit(&out[0], 1, memory_order_relaxed);
+        float acc = 0;
+        for (uint j = 0; j < n; ++j)
+            for (uint k = 0; k < n; ++k) acc = fma(acc, 0.999f, 1.0f);
+        out[0] = acc;
     """
-    kernel = metalsim_mlx.metal_kernel(name="spin", input_names=[], output_names=["out"], source=source,
-                                       atomic_outputs=True)
+    kernel = metalsim_mlx.metal_kernel(name="endless", input_names=["n"], output_names=["out"], source=source)
     monkeypatch.setenv("METALSIM_MLX_TIMEOUT", "3")
     with pytest.raises(metalsim_mlx.MetalRuntimeError, match="did not finish within 3 s"):
-        kernel(inputs=[], output_shapes=[(1,)], output_dtypes=[mx.int32], grid=(2, 1, 1), threadgroup=(2, 1, 1),
-               init_value=0)
+        kernel(inputs=[mx.array(0xFFFFFFFF, dtype=mx.uint32)], output_shapes=[(1,)], output_dtypes=[mx.float32],
+               grid=(1, 1, 1), threadgroup=(1, 1, 1))

@@ -49,8 +49,10 @@ ElfFile ElfFile::parse(std::string bytes, std::string name) {
     throw Error(fmt::format("{}: not a 64-bit little-endian ELF file", elf.name_));
   const auto header = elf.read<Elf64_Ehdr>(0);
   elf.machine_ = header.e_machine;
-  for (uint16_t i = 0; i < header.e_phnum; ++i)
-    elf.segment_types_.push_back(elf.read<Elf64_Phdr>(header.e_phoff + uint64_t(i) * sizeof(Elf64_Phdr)).p_type);
+  for (uint16_t i = 0; i < header.e_phnum; ++i) {
+    const auto segment = elf.read<Elf64_Phdr>(header.e_phoff + uint64_t(i) * sizeof(Elf64_Phdr));
+    elf.segments_.push_back({segment.p_type, segment.p_flags});
+  }
   std::vector<Elf64_Shdr> raw;
   for (uint16_t i = 0; i < header.e_shnum; ++i)
     raw.push_back(elf.read<Elf64_Shdr>(header.e_shoff + uint64_t(i) * sizeof(Elf64_Shdr)));

@@ -10,6 +10,11 @@
 
 namespace ksearch::backends {
 
+struct ElfSegment {
+  uint32_t type;   // PT_*
+  uint32_t flags;  // PF_R, PF_W, PF_X
+};
+
 struct ElfSection {
   std::string name;
   uint32_t type = 0;
@@ -41,7 +46,7 @@ class ElfFile {
   const std::vector<ElfSection>& sections() const { return sections_; }
   const ElfSection* section(std::string_view name) const;
   std::string_view contents(const ElfSection& section) const;  // empty for SHT_NOBITS
-  const std::vector<uint32_t>& segment_types() const { return segment_types_; }
+  const std::vector<ElfSegment>& segments() const { return segments_; }
   const std::vector<ElfSymbol>& dynamic_symbols() const { return dynamic_symbols_; }
   const std::vector<ElfSymbol>& symbols() const { return symbols_; }  // .symtab
   const std::vector<ElfRelocation>& dynamic_relocations() const { return relocations_; }
@@ -61,7 +66,7 @@ class ElfFile {
   std::string bytes_;
   uint16_t machine_ = 0;
   std::vector<ElfSection> sections_;
-  std::vector<uint32_t> segment_types_;
+  std::vector<ElfSegment> segments_;
   std::vector<ElfSymbol> dynamic_symbols_, symbols_;
   std::vector<ElfRelocation> relocations_;
 };

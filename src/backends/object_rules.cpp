@@ -362,9 +362,21 @@ void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const Di
   }
 }
 
+// Memory both writable and executable, or an executable stack, runs code written at run time (a section
+// attribute's flags or a linker option can ask for either): no kernel needs them.
+void check_segments(const ElfFile& elf, std::vector<RuleViolation>& out) {
+  for (const ElfSegment& segment : elf.segments()) {
+    if (segment.type == PT_LOAD && (segment.flags & PF_W) && (segment.flags & PF_X))
+      out.push_back({"object-segments", "the library maps memory that is both writable and executable, where code written at "
+                                        "run time would run"});
+    if (segment.type == PT_GNU_STACK && (segment.flags & PF_X))
+      out.push_back({"object-segments", "the library asks for an executable stack, where code written at run time would run"});
+  }
+}
+
 void check_thread_local_storage(const ElfFile& elf, std::vector<RuleViolation>& out) {
   bool tls = false;
-  for (uint32_t type : elf.segment_types()) tls = tls || type == PT_TLS;
+  for (const ElfSegment& segment : elf.segments()) tls = tls || segment.type == PT_TLS;
   for (const auto& section : elf.sections()) tls = tls || (section.flags & SHF_TLS);
   if (!tls) return;
   std::string names;
@@ -442,6 +454,7 @@ std::vector<RuleViolation> ObjectRules::check(const fs::path& library) const {
   const Disassembly code(library);  // objdump once: instructions, resolvers, initializers
   check_imports(*this, elf, out);
   check_load_time_code(*this, elf, code, out);
+  check_segments(elf, out);
   check_thread_local_storage(elf, out);
   if (!forbidden_instructions.empty()) check_instructions(*this, code, out);
   if (checks_device_code) check_device_code(*this, elf, library, out);

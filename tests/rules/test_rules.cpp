@@ -359,6 +359,14 @@ TEST(ObjectRules, ThreadLocalStorage) {
   EXPECT_TRUE(find(omp, "object-thread-local", "`seen`")) << listing(omp);
 }
 
+// Behind the text rule on section attributes: a library with writable code or an executable stack is refused.
+TEST(ObjectRules, WritableCodeAndAnExecutableStackAreRefused) {
+  const auto writable_code = object(kHeaders + "__attribute__((section(\".wx,\\\"awx\\\",@progbits #\"))) unsigned char code[64] = {1};\n" + kEntry);
+  EXPECT_TRUE(find(writable_code, "object-segments", "both writable and executable")) << listing(writable_code);
+  const auto stack = object(kHeaders + "asm(\".section .note.GNU-stack,\\\"x\\\",@progbits\\n.previous\");\n" + kEntry);
+  EXPECT_TRUE(find(stack, "object-segments", "executable stack")) << listing(stack);
+}
+
 TEST(ObjectRules, ImportsOutsideTheAllowlist) {
   const auto mangled = object(kHeaders + "extern \"C\" long _ZNSt6chrono3_V212steady_clock3nowEv();\n" + kEntry +
                               "extern \"C\" long now() { return _ZNSt6chrono3_V212steady_clock3nowEv(); }\n");

@@ -171,7 +171,9 @@ TEST(Rules, LineDirectivesAreRejected) {
 TEST(Rules, SectionAttributesAreInlineAssembly) {
   for (const char* source : {"__attribute__((section(\".text.x\\n.byte 0x0f, 0x31\\n.section .data #\"))) const char pad = 0;\n",
                              "[[gnu::section(\".wx,\\\"awx\\\",@progbits #\")]] unsigned char scratch[64];\n",
-                             "__attribute__((__section__(\".note.GNU-stack,\\\"x\\\",@progbits #\"))) const char x = 0;\n"}) {
+                             "__attribute__((__section__(\".note.GNU-stack,\\\"x\\\",@progbits #\"))) const char x = 0;\n",
+                             "extern \"C\" __attribute__((symver(\"k@V1\\n.byte 0x0f,0x31\\n\"))) int k() { return 2; }\n",
+                             "static int h() __attribute__((weakref(\"g\\n.byte 0x0f,0x31\\n\")));\n"}) {
     const auto v = rules().check(source);
     EXPECT_TRUE(find(v, "inline-assembly", "section")) << source << "\n" << listing(v);
   }

@@ -4,10 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
-#include <map>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 

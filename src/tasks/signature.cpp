@@ -69,6 +69,10 @@ std::string argument_table(const Task& task, const std::string& backend, const C
   return table;
 }
 
+std::string argument_comment(const Task& task, const std::string& backend, const CallConvention& convention) {
+  return "// Arguments (declared shapes over the axes, row-major):\n" + argument_table(task, backend, convention, "//   ");
+}
+
 std::string entry_shim(const Task& task, const std::string& backend, const CallConvention& convention) {
   const auto layout = call_layout(task, backend, convention);
   std::string call_args;

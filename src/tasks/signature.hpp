@@ -43,6 +43,8 @@ std::string entry_prototype(const Task& task, const std::string& backend, const 
 // One line per tensor (dtype, declared shape, input or output; f16/bf16 passed as raw bits say so), axis and
 // param (dtype, default) of the entry point, each after `prefix`: what the prototype's C types leave out.
 std::string argument_table(const Task& task, const std::string& backend, const CallConvention& convention, const std::string& prefix);
+// The argument table as a comment block for an entry's brief, under its heading.
+std::string argument_comment(const Task& task, const std::string& backend, const CallConvention& convention = {});
 // Source of the shim that is compiled with the candidate.
 std::string entry_shim(const Task& task, const std::string& backend, const CallConvention& convention = {});
 

@@ -326,8 +326,8 @@ Task load_task(const fs::path& file_in) {
     }
   }
 
-  // A declared shape names only axes, params and presence flags, whatever the workload: an unknown name or a syntax
-  // error is reported at the tensor's shape, not at the first workload that evaluates it.
+  // A declared shape or dist bound names only axes, params and presence flags, whatever the workload: an unknown name
+  // or a syntax error is reported at the tensor's field, not at the first workload that evaluates it.
   std::map<std::string, double> every_name;
   for (const auto& [axis, _] : task.axes) every_name[axis] = 1;
   for (const auto& p : task.params) every_name[p.name] = 1;
@@ -341,6 +341,10 @@ Task load_task(const fs::path& file_in) {
       for (const auto& dim : t.shape)
         if (const std::string err = validate_expression(dim, every_name); !err.empty())
           r.fail(shape, std::string(key) + "(" + t.name + ").shape", fmt::format("'{}': {}", dim, err));
+      for (const std::string* bound : {&t.dist.a_expr, &t.dist.b_expr})
+        if (const std::string err = bound->empty() ? "" : validate_expression(*bound, every_name); !err.empty())
+          r.fail(root.get(key)->as_array()->get(i)->as_table()->get("dist"), std::string(key) + "(" + t.name + ").dist",
+                 fmt::format("'{}': {}", *bound, err));
     }
 
   if (const toml::node* tol = root.get("tolerance")) {
@@ -442,14 +446,8 @@ Task load_task(const fs::path& file_in) {
                    fmt::format("dimension '{}' of '{}' is {}, {}: a dimension is a positive integer of at most 2^53", dim,
                                t.name, value, problem));
         }
-    for (size_t input = 0; input < task.inputs.size(); ++input) {
-      const TensorSpec& t = task.inputs[input];
-      if (w.absent.count(t.name)) continue;
-      for (const std::string* bound : {&t.dist.a_expr, &t.dist.b_expr})
-        if (const std::string err = bound->empty() ? "" : validate_expression(*bound, values); !err.empty())
-          r.fail(root.get("inputs")->as_array()->get(input)->as_table()->get("dist"), "inputs(" + t.name + ").dist",
-                 fmt::format("'{}': {}", *bound, err));
-      if (t.dist.a_expr.empty() && t.dist.b_expr.empty()) continue;
+    for (const TensorSpec& t : task.inputs) {
+      if (w.absent.count(t.name) || (t.dist.a_expr.empty() && t.dist.b_expr.empty())) continue;
       if (const std::string problem = dist_problem(task.dist_for(t, w), t.dtype); !problem.empty())
         r.fail(workload_nodes[i], where, fmt::format("the dist of '{}' {}", t.name, problem));
     }

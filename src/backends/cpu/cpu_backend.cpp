@@ -35,7 +35,7 @@ using ksearch::backends::load_rules;
 using ksearch::backends::require_source_format;
 using ksearch::backends::shared_library_result;
 using ksearch::tasks::Task;
-using ksearch::tasks::argument_table;
+using ksearch::tasks::argument_comment;
 using ksearch::tasks::entry_prototype;
 using ksearch::tasks::entry_shim;
 
@@ -115,8 +115,7 @@ class CpuBackend : public Backend {
   }
 
   std::string entry_description(const Task& task) const override {
-    return entry_prototype(task, "cpu") + "\n// Arguments (declared shapes over the axes, row-major):\n" +
-           argument_table(task, "cpu", {}, "//   ") +
+    return entry_prototype(task, "cpu") + "\n" + argument_comment(task, "cpu") +
            "// Compiled as C++20 with g++ -O3 -march=" + cpu::target_march() +
            " -fopenmp into a shared object; called on host memory."
            "\n// All work must be finished when the function returns. Optional tensors may be NULL.";

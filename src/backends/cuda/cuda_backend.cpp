@@ -32,7 +32,7 @@ using ksearch::backends::require_source_format;
 using ksearch::backends::shared_library_result;
 using ksearch::tasks::CallConvention;
 using ksearch::tasks::Task;
-using ksearch::tasks::argument_table;
+using ksearch::tasks::argument_comment;
 using ksearch::tasks::entry_prototype;
 using ksearch::tasks::entry_shim;
 
@@ -177,8 +177,7 @@ class CudaBackend : public Backend {
 
   std::string entry_description(const Task& task) const override {
     return entry_prototype(task, "cuda", cuda::call_convention()) +
-           "\n// Arguments (declared shapes over the axes, row-major):\n" +
-           argument_table(task, "cuda", cuda::call_convention(), "//   ") + "// CUDA C++17, compiled with nvcc -O3 for sm_" + cuda::target_arch() +
+           "\n" + argument_comment(task, "cuda", cuda::call_convention()) + "// CUDA C++17, compiled with nvcc -O3 for sm_" + cuda::target_arch() +
            " into a shared object. Pointers are device memory; launch every kernel on `stream`."
            "\n// All work must be finished or queued on `stream` when the function returns. Optional tensors may be NULL.";
   }

@@ -3,6 +3,7 @@
 // point at the user's lines.
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -180,10 +181,96 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     const std::string& a = t[after].text;
     return a == "(" || a == "{" || a == "<" || a == "->" || a == "mutable" || a == "constexpr";
   };
+  constexpr std::size_t npos = std::string::npos;
+  // The index of the bracket that closes the one at `open` (npos if none).
+  auto closing = [&](std::size_t open) {
+    const std::string& o = t[open].text;
+    const std::string c = o == "(" ? ")" : o == "[" ? "]" : o == "{" ? "}" : ">";
+    int depth = 0;
+    for (std::size_t q = open; q < t.size(); q = next(q)) {
+      if (t[q].text == o) ++depth;
+      else if (t[q].text == c && --depth == 0) return q;
+      else if (c == ">" && t[q].text == ">>" && (depth -= 2) <= 0) return depth == 0 ? q : npos;
+      else if (c == ">" && (t[q].text == ";" || t[q].text == "{")) return npos;
+    }
+    return npos;
+  };
+  // A vector type name starting at k (`float4`, `metal::half2`, `vec<float, 4>`): the index of its last token.
+  auto vector_type_end = [&](std::size_t k) {
+    if (k < t.size() && t[k].text == "metal" && next(k) < t.size() && t[next(k)].text == "::") k = next(next(k));
+    if (k >= t.size()) return npos;
+    if (vector_types().count(t[k].text)) return k;
+    if (t[k].text == "vec" && next(k) < t.size() && t[next(k)].text == "<") return closing(next(k));
+    return npos;
+  };
+  auto is_unary_operator = [&](std::size_t k) {
+    static const std::set<std::string> ops = {"-", "+", "!", "~", "*", "&"};
+    return k < t.size() && t[k].kind == Tok::Punct && ops.count(t[k].text);
+  };
+  // The last token of the cast-expression starting at k (a cast's operand), or npos where it is not plain enough
+  // to tell: unary operators and casts, then a name, literal or parenthesized expression with its postfix
+  // member accesses, subscripts and calls.
+  std::function<std::size_t(std::size_t)> operand_end = [&](std::size_t k) -> std::size_t {
+    if (k >= t.size()) return npos;
+    if (is_unary_operator(k)) return operand_end(next(k));
+    std::size_t end = k;
+    if (t[k].text == "(") {
+      end = closing(k);
+      if (end == npos) return npos;
+      const std::size_t inner = vector_type_end(next(k));
+      if (inner != npos && next(inner) == end) return operand_end(next(end));  // a cast of a cast
+    } else if (t[k].kind == Tok::Ident) {
+      while (next(end) < t.size() && t[next(end)].text == "::" && next(next(end)) < t.size() &&
+             t[next(next(end))].kind == Tok::Ident)
+        end = next(next(end));
+      if (next(end) < t.size() && t[next(end)].text == "<") {  // a template's arguments, if a call follows them
+        const std::size_t args = closing(next(end));
+        if (args != npos && next(args) < t.size() && t[next(args)].text == "(") end = args;
+      }
+    } else if (t[k].kind != Tok::Number) {
+      return npos;
+    }
+    for (std::size_t n = next(end); n < t.size(); n = next(end)) {
+      if ((t[n].text == "." || t[n].text == "->") && next(n) < t.size() && t[next(n)].kind == Tok::Ident) end = next(n);
+      else if (t[n].text == "[" || t[n].text == "(") end = closing(n);
+      else break;
+      if (end == npos) return npos;
+    }
+    return end;
+  };
+  // `(float4)x` at the '(' at i, not a call's or sizeof's parentheses: the ')' after the type and the operand's last
+  // token.
+  auto vector_cast = [&](std::size_t i, std::size_t& close, std::size_t& end) {
+    const long p = prev(i);
+    if (p >= 0 && ((t[p].kind == Tok::Ident && t[p].text != "return" && t[p].text != "case") || t[p].text == ")" ||
+                   t[p].text == "]"))
+      return false;
+    const std::size_t type_end = vector_type_end(next(i));
+    if (type_end == npos) return false;
+    close = next(type_end);
+    if (close >= t.size() || t[close].text != ")") return false;
+    end = operand_end(next(close));
+    return end != npos;
+  };
+  auto text_between = [&](std::size_t from, std::size_t to) {  // tokens from..to, spaces left out
+    std::string s;
+    for (std::size_t q = from; q <= to; ++q)
+      if (t[q].kind != Tok::Space) s += t[q].text;
+    return s;
+  };
+  auto newlines_between = [&](std::size_t from, std::size_t to) {
+    std::string s;
+    for (std::size_t q = from; q <= to; ++q) s += t[q].text;
+    return newlines_of(s);
+  };
+  std::vector<std::size_t> cast_ends;  // where a rewritten vector cast's call closes: after these tokens
   int next_id = id_base;
   bool line_start = true;
   std::string out;
   for (std::size_t i = 0; i < t.size(); ++i) {
+    for (auto e = cast_ends.begin(); e != cast_ends.end();)
+      if (*e < i) out += ")", e = cast_ends.erase(e);
+      else ++e;
     const Token& k = t[i];
     bool at_line_start = line_start;
     if (k.kind == Tok::Space) {
@@ -212,11 +299,29 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     }
     if (k.text == "[" && is_lambda_introducer(i))
       r.errors.push_back({file, k.line, 0, "error", "lambda expressions are not supported in Metal (write a helper function or a template)"});
+    // Metal's vector casts convert each component; clang's reinterpret the bits: `(float4)i` and
+    // `static_cast<float4>(i)` become the constructor `float4(i)`.
+    std::size_t close = 0, end = 0;
+    if (k.text == "(" && vector_cast(i, close, end)) {
+      out += "::metal::__ms_make<" + text_between(next(i), prev(close)) + ">(" + newlines_between(i, close);
+      cast_ends.push_back(end);
+      i = close;
+      continue;
+    }
     if (k.kind != Tok::Ident) {
       out += k.text;
       continue;
     }
     const std::string& id = k.text;
+    if (id == "static_cast" && next(i) < t.size() && t[next(i)].text == "<") {
+      const std::size_t type_end = vector_type_end(next(next(i)));
+      const std::size_t args_end = type_end == npos ? npos : next(type_end);
+      if (args_end < t.size() && t[args_end].text == ">" && next(args_end) < t.size() && t[next(args_end)].text == "(") {
+        out += "::metal::__ms_make<" + text_between(next(next(i)), type_end) + ">" + newlines_between(i, args_end);
+        i = args_end;
+        continue;
+      }
+    }
     if (is_sync_name(id)) r.uses_sync = true;
     // `= delete` only removes a function; the operator is what Metal lacks.
     const long before = prev(i);
@@ -294,6 +399,19 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       i = end;
       continue;
     }
+    // `vec<float, 4>(x, y, z, w)`: the constructor, as for `float4(`.
+    if (id == "vec" && next(i) < t.size() && t[next(i)].text == "<") {
+      const std::size_t args = closing(next(i));
+      const long p = prev(i);
+      const bool in_metal = p >= 1 && t[p].text == "::" && prev(p) >= 0 && t[prev(p)].text == "metal";
+      const bool member = p >= 0 && (t[p].text == "." || t[p].text == "->" || t[p].text == "::");
+      if (args != npos && next(args) < t.size() && t[next(args)].text == "(" && (in_metal || !member)) {
+        out += std::string(in_metal ? "" : "::metal::") + "__ms_make<" + text_between(i, args) + ">" +
+               newlines_between(i, args);
+        i = args;
+        continue;
+      }
+    }
     if (vector_types().count(id)) {
       std::size_t j = next(i);
       long p = prev(i);
@@ -307,6 +425,7 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     }
     out += id;
   }
+  out.append(cast_ends.size(), ')');
   r.text = out;
   return r;
 }

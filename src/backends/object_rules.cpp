@@ -426,10 +426,23 @@ void check_device_code(const ObjectRules& rules, const ElfFile& elf, const fs::p
   const auto without_file_namespace = [](const std::string& name) {
     return name.starts_with("_INTERNAL_") && name.find("::") != std::string::npos ? name.substr(name.find("::") + 2) : name;
   };
-  for (const auto& name : globals)
-    if (!rules.allowed_device_globals.matches(without_file_namespace(name)))
-      out.push_back({"object-device-globals", fmt::format("`{}` is a __device__ variable in global memory, which keeps its value from "
-                                                        "call to call: use __constant__ tables, registers or shared memory",
+  // A `__device__ const` (or constexpr) table: in the device ELF it cannot be told from an initialized mutable
+  // variable, but nvcc gives every __device__ variable a host-side shadow of the same name and qualifiers, and a
+  // const one sits in read-only data. (Written through a cast pointer, such a table is a channel like the
+  // __constant__ memory the rules allow, which the after-the-fact checks of timed calls catch.)
+  std::set<std::string> read_only_shadows, writable_shadows;
+  for (const auto& symbol : elf.symbols())
+    if (symbol.type == STT_OBJECT && symbol.defined() && symbol.section < elf.sections().size()) {
+      const uint64_t flags = elf.sections()[symbol.section].flags;
+      if (flags & SHF_ALLOC) ((flags & SHF_WRITE) ? writable_shadows : read_only_shadows).insert(demangle(symbol.name));
+    }
+  const auto const_table = [&](const std::string& name) {
+    return read_only_shadows.count(name) && !writable_shadows.count(name);
+  };
+  for (const auto& global : globals)
+    if (const std::string name = without_file_namespace(global); !rules.allowed_device_globals.matches(name) && !const_table(name))
+      out.push_back({"object-device-globals", fmt::format("`{}` is a mutable __device__ variable in global memory, which keeps its value "
+                                                        "from call to call: use const or __constant__ tables, registers or shared memory",
                                                         name)});
   for (const auto& name : calls)
     if (!rules.allowed_device_imports.matches(demangle(name)))

@@ -102,11 +102,19 @@ bool is_call(const SourceScan& scan, const SourceIdentifier& id) {
 }
 
 // The first use of a rule's identifiers, or call of its functions, if any.
-std::optional<RuleViolation> first_use(const ForbiddenRule& rule, const SourceScan& scan, const std::set<std::string>& declared) {
+// `expanded`: the scan is of the preprocessor's output, where the text rules found nothing: the name comes from a
+// macro used on its line (a header's, such as cpuid.h's __cpuid_count, or the candidate's own token pasting).
+std::optional<RuleViolation> first_use(const ForbiddenRule& rule, const SourceScan& scan, const std::set<std::string>& declared,
+                                       bool expanded) {
   for (const auto& id : scan.identifiers) {
     if (rule.identifiers.matches(id.name))
-      return RuleViolation{rule.id, fmt::format("{} (found '{}'; the name counts in any use, a variable's too: rename it if it is one)",
-                                                rule.message, id.name),
+      return RuleViolation{rule.id,
+                           expanded ? fmt::format("{} (found '{}' in what the preprocessor made of this line: a macro used there "
+                                                  "expands to it)",
+                                                  rule.message, id.name)
+                                    : fmt::format("{} (found '{}'; the name counts in any use, a variable's too: rename it if "
+                                                  "it is one)",
+                                                  rule.message, id.name),
                            id.line};
     if (rule.calls.matches(id.name) && !declared.count(id.name) && is_call(scan, id))
       return RuleViolation{rule.id, fmt::format("{} (found a call to '{}')", rule.message, id.name), id.line};
@@ -131,7 +139,7 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
     if (!rule.pattern.empty() && std::regex_search(code, match, rule.regex))
       out.push_back({rule.id, fmt::format("{} (found '{}')", rule.message, match.str(rule.report_group)),
                      line_of(code, size_t(match.position(rule.report_group)))});
-    else if (auto use = first_use(rule, scan, declared))
+    else if (auto use = first_use(rule, scan, declared, false))
       out.push_back(*use);
   }
   // Every form of include counts (`#include_next`, `#import`, a macro for the name), read by the lexer as the
@@ -166,7 +174,7 @@ std::vector<RuleViolation> RuleSet::check_preprocessed(const std::string& prepro
   const SourceScan scan = scan_preprocessed(preprocessed, file);
   const std::set<std::string> declared = declared_names(scan);
   for (const auto& rule : forbidden)
-    if (auto use = first_use(rule, scan, declared)) out.push_back(*use);
+    if (auto use = first_use(rule, scan, declared, true)) out.push_back(*use);
   // A header is allowed where its path ends with an allowed name: the preprocessor names an
   // included file by the search directory it was found in, then the name as written.
   for (const auto& include : scan.includes) {

@@ -227,6 +227,11 @@ TEST(PreprocessedRules, MacroExpansionsFromSystemHeadersAreChecked) {
   // ia32intrin.h's _rdtsc() is a macro for __rdtsc(): the expansion is what the compiler sees.
   const auto rdtsc = preprocessed("#include <immintrin.h>\n" + kHeaders + kEntry + "long t() { return _rdtsc(); }\n");
   EXPECT_TRUE(find(rdtsc, "timers", "'__rdtsc'")) << listing(rdtsc);
+  // cpuid.h's __cpuid_count is inline assembly in a macro; the message says where the name came from.
+  const auto cpuid = preprocessed("#include <cpuid.h>\n" + kHeaders + kEntry +
+                                  "unsigned f() { unsigned a, b, c, d; __cpuid_count(7, 0, a, b, c, d); return b; }\n");
+  EXPECT_TRUE(find(cpuid, "inline-assembly", "in what the preprocessor made of this line: a macro used there expands to it"))
+      << listing(cpuid);
   const auto pragma = preprocessed(kHeaders + "int counter;\n_Pragma(\"omp threadprivate(counter)\")\n" + kEntry);
   EXPECT_TRUE(find(pragma, "threads-outside-openmp", "'threadprivate'")) << listing(pragma);
   const auto mangled = preprocessed(kHeaders + "extern \"C\" long _ZNSt6chrono3_V212steady_clock3nowEv();\n" + kEntry);

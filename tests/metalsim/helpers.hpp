@@ -46,6 +46,17 @@ inline std::string describe(const RunResult& r) {
   return s;
 }
 
+// Runs and fails the test with the diagnostics unless the run is clean.
+inline RunResult run_ok(const std::string& so, const KernelSpec& s, std::vector<Buffer> in, std::vector<Buffer> out,
+                        RunOptions o = {}) {
+  RunResult r = run(so, s, in, out, o);
+  EXPECT_TRUE(r.ok) << describe(r);
+  return r;
+}
+
+// fp16 round to nearest even, as Metal's half conversions.
+inline float half_round(float f) { return static_cast<float>(static_cast<_Float16>(f)); }
+
 inline bool has_kind(const RunResult& r, DiagnosticKind k) {
   for (const auto& d : r.diagnostics)
     if (d.kind == k) return true;

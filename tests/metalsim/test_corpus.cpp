@@ -18,17 +18,10 @@ float bf16_round(float f) {
   x += 0x7fffu + ((x >> 16) & 1u);
   return std::bit_cast<float>(x & 0xffff0000u);
 }
-float half_round(float f) { return static_cast<float>(static_cast<_Float16>(f)); }
 float half_bits_to_float(uint16_t b) { return static_cast<float>(std::bit_cast<_Float16>(b)); }
 float bf16_bits_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
 uint16_t half_bits(float f) { return std::bit_cast<uint16_t>(static_cast<_Float16>(f)); }
 
-RunResult run_ok(const std::string& so, const KernelSpec& s, std::vector<Buffer> in, std::vector<Buffer> out,
-                 RunOptions o = {}) {
-  RunResult r = run(so, s, in, out, o);
-  EXPECT_TRUE(r.ok) << describe(r);
-  return r;
-}
 
 }  // namespace
 

@@ -1,0 +1,35 @@
+// Math functions with out references and vectors, relational and geometric functions, and
+// swizzles of half/bool vectors passed straight to functions and as both branches of ?:.
+uint i = thread_position_in_grid.x;
+float x = a[i];
+uint o = 16 * i;
+float c;
+float s = sincos(x, c);
+int2 e;
+float2 m = frexp(float2(x, 3.0f * x), e);
+float2 whole;
+float2 frac = modf(float2(x, -x), whole);
+out[o + 0] = s * 10.0f + c;
+out[o + 1] = m.y * 100.0f + float(e.y) + float(ilogb(x)) * 1000.0f;
+out[o + 2] = frac.y * 10.0f + whole.y;
+out[o + 3] = float(int(as_type<uint>(nextafter(x, 10.0f)) - as_type<uint>(x))) + float(as_type<ushort>(nextafter(half(x), -10.0h)) - as_type<ushort>(half(x))) * 10.0f;
+out[o + 4] = float(fract(half(x))) + powr(x, 2.0f) * 10.0f;
+float3 n = normalize(float3(1.0f, x, 2.0f));
+float3 v = float3(x, 1.0f, -1.0f);
+out[o + 5] = reflect(v, n).y + faceforward(n, v, n).x * 10.0f;
+out[o + 6] = refract(normalize(v), n, 0.5f).z + distance_squared(v, n) * 10.0f;
+out[o + 7] = float(isordered(x, x)) + float(isunordered(x, NAN)) * 2.0f + float(all(isnormal(float2(x, 1.0f)))) * 4.0f;
+bool2 b = bool2(x > 0.0f, x < 1.0f);
+out[o + 8] = float(all(!b)) + float(any(b && bool2(true, false))) * 2.0f + float(all(b || !b)) * 4.0f;
+half4 h = half4(x, 1.0h, 2.0h, -x);
+half4 w = half4(0.5h, 0.25h, 2.0h, 1.0h);
+out[o + 9] = float(dot(h.xy, w.zw));
+out[o + 10] = float(min(h.xy, w.zw).x) + float(max(h.wz, half2(0.0h)).x) * 10.0f;
+half2 chosen = x > 0.0f ? h.xy : w.zw;
+half2 picked = select(h.xw, w.yz, h.xw > w.yz);
+out[o + 11] = float(chosen.x) + float(picked.y) * 10.0f;
+out[o + 12] = float(simd_sum(h.xw).y) + float(clamp(h.wx, half2(-1.0h), half2(1.0h)).x) * 100.0f;
+bool4 bb = h > w;
+out[o + 13] = float(all(bb.xy)) + float(any(bb.zw)) * 2.0f + float(length(h.yz)) * 4.0f;
+out[o + 14] = float(as_type<uint>(numeric_limits<float>::denorm_min())) + float(numeric_limits<half>::digits) * 10.0f;
+out[o + 15] = float(precise::rint(x)) + fast::copysign(2.0f, x) * 10.0f + float(fast::fmedian3(h.x, w.x, w.y));

@@ -1,5 +1,6 @@
 // Kernel source generation: MLX's exact Metal source, and the host C++
 // translation unit built from the same spec.
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include <sstream>
@@ -309,7 +310,10 @@ std::string spec_to_json(const KernelSpec& s) {
             {"threadgroup", s.threadgroup},
             {"ensure_row_contiguous", s.ensure_row_contiguous},
             {"atomic_outputs", s.atomic_outputs}};
-  j["init_value"] = s.init_value ? json(*s.init_value) : json(nullptr);
+  // JSON has no inf or nan: those (e.g. -inf to start a max) travel as "inf", "-inf", "nan".
+  if (!s.init_value) j["init_value"] = nullptr;
+  else if (std::isfinite(*s.init_value)) j["init_value"] = *s.init_value;
+  else j["init_value"] = std::isnan(*s.init_value) ? "nan" : (*s.init_value > 0 ? "inf" : "-inf");
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // sources that are not UTF-8 too
 }
 
@@ -343,7 +347,10 @@ KernelSpec spec_from_json(std::string_view text) {
     s.threadgroup = j.at("threadgroup").get<std::array<int, 3>>();
     s.ensure_row_contiguous = j.value("ensure_row_contiguous", true);
     s.atomic_outputs = j.value("atomic_outputs", false);
-    if (j.contains("init_value") && !j["init_value"].is_null()) s.init_value = j["init_value"].get<float>();
+    if (j.contains("init_value") && !j["init_value"].is_null()) {
+      const json& v = j["init_value"];
+      s.init_value = v.is_string() ? std::stof(v.get<std::string>()) : v.get<float>();
+    }
     return s;
   } catch (const json::exception& e) {
     throw std::runtime_error(std::string("metalsim: bad kernel spec JSON: ") + e.what());

@@ -2,6 +2,8 @@
 import mlx.core as mx
 import numpy as np
 
+from .errors import MetalCompileError, MetalsimError
+
 # metalsim's dtype name -> (MLX dtype, numpy dtype of the same bytes). numpy has no bfloat16:
 # its bits travel as uint16.
 _SUPPORTED = {
@@ -21,14 +23,21 @@ _SUPPORTED = {
 _NAMES = {mlx_dtype: name for name, (mlx_dtype, _) in _SUPPORTED.items()}
 
 
-def metalsim_name(dtype, what):
-    """metalsim's name of an MLX dtype; `what` names the argument in the error."""
-    if not isinstance(dtype, mx.Dtype):
-        raise TypeError(f"[metal_kernel] {what}: expected an mlx.core.Dtype, got {dtype!r}")
+def metalsim_name(dtype, kernel_name, what):
+    """metalsim's name of an MLX dtype. `what` names the argument in the error for the two that
+    MLX writes into the kernel but metalsim cannot run: float64 ("double", which Metal's compiler
+    refuses, so MLX raises when it builds the library) and complex64 (MLX's complex64_t)."""
+    if dtype == mx.float64:
+        message = f"{what} has dtype float64, which MLX declares as 'double': 'double' is not supported in Metal"
+        raise MetalCompileError(
+            f"[metal_kernel] kernel '{kernel_name}' does not compile:\n  signature: error: {message}",
+            [{"file": "signature", "line": 0, "column": 0, "severity": "error", "message": message}],
+            "",
+        )
     if dtype not in _NAMES:
-        raise ValueError(
-            f"[metal_kernel] {what} has dtype {dtype}, which Metal kernels cannot use "
-            f"(supported: {', '.join(_SUPPORTED)})"
+        raise MetalsimError(
+            f"[metal_kernel] kernel '{kernel_name}': {what} has dtype {dtype}, which MLX passes to Metal as "
+            f"complex64_t; metalsim does not emulate that type (it runs {', '.join(_SUPPORTED)})"
         )
     return _NAMES[dtype]
 

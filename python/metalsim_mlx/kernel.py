@@ -1,6 +1,5 @@
 """metal_kernel: the mx.fast.metal_kernel API, with calls run by metalsim on the CPU."""
-import numbers
-import operator
+import math
 
 import mlx.core as mx
 import numpy as np
@@ -8,7 +7,6 @@ import numpy as np
 from . import dtypes, tool
 from .errors import MetalCompileError, MetalRuntimeError
 
-_MATH_MODES = ("safe", "relaxed", "fast")
 # Kernels that load first and mask the value afterwards (as MLX's grid_sample example does) get this hint.
 _DISCARDED_READ_NOTE = (
     "  note: reading outside a buffer is undefined behaviour in Metal even when the value is discarded "
@@ -16,112 +14,112 @@ _DISCARDED_READ_NOTE = (
 )
 
 
-def metal_kernel(
-    name,
-    input_names,
-    output_names,
-    source,
-    header="",
-    ensure_row_contiguous=True,
-    atomic_outputs=False,
-    compile_options=None,
-):
-    """Same arguments as mx.fast.metal_kernel; returns a callable kernel run by metalsim.
+# MLX's own factory, taken before patch() can replace it. Each factory and kernel call is handed to
+# it first: it checks and converts the arguments exactly as on a Mac (nanobind's TypeErrors, MLX's
+# ValueErrors) and, on Linux, then stops with this error, after which metalsim runs the call.
+_MLX_METAL_KERNEL = mx.fast.metal_kernel
+_NO_METAL = "[metal_kernel] No Metal back-end."
+# MLX checks a threadgroup against the pipeline's maxTotalThreadsPerThreadgroup, at most 1024.
+_MAX_THREADGROUP = 1024
+# Metal's compiler defines __FAST_MATH__ under math_mode "fast" (MLX's own test branches on it).
+_FAST_MATH_PRELUDE = "#define __FAST_MATH__ 1\n"
 
-    compile_options' math_mode is checked as MLX does but changes nothing here: metalsim
-    computes every math function with the host's libm, as Metal's "safe" mode would.
+
+def metal_kernel(*args, **kwargs):
+    """Same arguments as mx.fast.metal_kernel (name, input_names, output_names, source, header="",
+    ensure_row_contiguous=True, atomic_outputs=False, compile_options=None), checked by MLX itself;
+    returns a callable kernel run by metalsim.
+
+    compile_options' math_mode "fast" defines __FAST_MATH__ for the kernel, as Metal's compiler
+    does; otherwise math is unchanged: metalsim computes every math function with the host's libm,
+    as Metal's "safe" mode would. Building a kernel turns MLX's compilation off
+    (mx.disable_compile()): a compiled graph cannot hold a call that metalsim runs at once, and a
+    function under mx.compile then runs op by op with the same results.
     """
-    if compile_options is not None:
-        if not isinstance(compile_options, dict):
-            raise ValueError("[metal_kernel] Expected `compile_options` to be a dict.")
-        for key, value in compile_options.items():
-            if key != "math_mode":
-                raise ValueError(f"[metal_kernel] Unknown compile option `{key}`.")
-            if value not in _MATH_MODES:
-                raise ValueError("[metal_kernel] Expected math_mode to be 'safe', 'relaxed', or 'fast'.")
-    return MetalKernel(name, list(input_names), list(output_names), source, header, ensure_row_contiguous, atomic_outputs)
+    checker = _MLX_METAL_KERNEL(*args, **kwargs)
+    mx.disable_compile()
+    return MetalKernel(checker, *args, **kwargs)
 
 
 class MetalKernel:
     """The callable that metal_kernel returns; see mx.fast.metal_kernel's documentation."""
 
-    def __init__(self, name, input_names, output_names, source, header, ensure_row_contiguous, atomic_outputs):
+    def __init__(self, checker, name, input_names, output_names, source, header="", ensure_row_contiguous=True,
+                 atomic_outputs=False, compile_options=None):
+        self._checker = checker  # MLX's kernel of the same arguments
         self.name = name
-        self.input_names = input_names
-        self.output_names = output_names
+        self.input_names = list(input_names)
+        self.output_names = list(output_names)
         self.source = source
         self.header = header
         self.ensure_row_contiguous = ensure_row_contiguous
         self.atomic_outputs = atomic_outputs
+        # Sent to metalsim ahead of the header, and taken out again of what it reports.
+        self._prelude = _FAST_MATH_PRELUDE if (compile_options or {}).get("math_mode") == "fast" else ""
 
-    def __call__(
-        self,
-        *,
-        inputs,
-        output_shapes,
-        output_dtypes,
-        grid,
-        threadgroup,
-        template=None,
-        init_value=None,
-        verbose=False,
-        stream=None,
-    ):
-        """Runs the kernel now (not lazily, unlike MLX) and returns its outputs as mx.arrays.
-        `stream` is accepted for compatibility and ignored."""
-        for argument, value in (("inputs", inputs), ("output_shapes", output_shapes), ("output_dtypes", output_dtypes)):
-            _expect_sequence(argument, value)
-        _expect_size("inputs", inputs, self.input_names)
-        _expect_size("output_shapes", output_shapes, self.output_names)
-        _expect_size("output_dtypes", output_dtypes, self.output_names)
+    def __call__(self, *args, **kwargs):
+        """Keyword arguments as MLX's kernel: inputs, output_shapes, output_dtypes, grid, threadgroup,
+        template=None, init_value=None, verbose=False, stream=None. Runs the kernel now (not lazily,
+        unlike MLX) and returns its outputs as mx.arrays; `stream` is ignored. Where MLX can record
+        the call itself (while mx.export_function traces), its outputs are returned instead."""
+        try:
+            return self._checker(*args, **kwargs)
+        except RuntimeError as error:
+            if str(error) != _NO_METAL:
+                raise
+        return self._call(**kwargs)
+
+    def _call(self, *, inputs, output_shapes, output_dtypes, grid, threadgroup, template=None, init_value=None,
+              verbose=False, stream=None):
         # Python scalars and numpy arrays become MLX arrays exactly as MLX converts them.
         arrays = [value if isinstance(value, mx.array) else mx.array(value) for value in inputs]
-        # MLX's CustomKernel primitive has no derivatives, so mx.grad through a kernel raises on a Mac; outputs
-        # rebuilt from metalsim's bytes would read as constants instead (zero gradients, silently).
-        run = mx.custom_function(lambda *values: self._run(values, output_shapes, output_dtypes, grid, threadgroup,
-                                                           template, init_value, verbose))
-        run.vjp(self._no_derivative("vjp"))
-        run.jvp(self._no_derivative("jvp"))
+        launch = dict(
+            output_shapes=[[int(d) for d in shape] for shape in output_shapes],
+            output_dtypes=list(output_dtypes),
+            grid=[int(v) for v in grid],
+            threadgroup=[int(v) for v in threadgroup],
+            template=[] if template is None else [_template_arg(name, value) for name, value in template],
+            init_value=None if init_value is None else float(init_value),
+            verbose=verbose,
+        )
+        # MLX's CustomKernel primitive has no derivatives, so mx.grad through a kernel raises on a Mac;
+        # outputs rebuilt from metalsim's bytes would read as constants instead (zero gradients, silently).
+        run = mx.custom_function(lambda *values: self._run(values, **launch))
+        run.vjp(_not_implemented("vjp"))
+        run.jvp(_not_implemented("jvp"))
         return list(run(*arrays))
 
-    def _no_derivative(self, transform):
-        def refuse(*_):
-            raise ValueError(f"[Primitive::{transform}] Not implemented for CustomKernel (kernel `{self.name}`)")
-
-        return refuse
-
     def _run(self, arrays, output_shapes, output_dtypes, grid, threadgroup, template, init_value, verbose):
-        input_specs = [
-            _tensor(n, dtypes.metalsim_name(a.dtype, f"input '{n}'"), a.shape) for n, a in zip(self.input_names, arrays)
-        ]
-        output_specs = [
-            _tensor(n, dtypes.metalsim_name(d, f"output '{n}'"), _output_shape(n, shape))
-            for n, shape, d in zip(self.output_names, output_shapes, output_dtypes)
-        ]
+        input_specs = [_tensor(n, dtypes.metalsim_name(a.dtype, self.name, f"input '{n}'"), a.shape)
+                       for n, a in zip(self.input_names, arrays)]
+        output_specs = [_tensor(n, dtypes.metalsim_name(d, self.name, f"output '{n}'"), shape)
+                        for n, shape, d in zip(self.output_names, output_shapes, output_dtypes)]
         spec = {
             "name": self.name,
             "inputs": input_specs,
             "outputs": output_specs,
             "source": self.source,
-            "header": self.header,
-            "template": [_template_arg(entry) for entry in _template_entries(template)],
-            "grid": _triple("grid", grid),
-            "threadgroup": _triple("threadgroup", threadgroup),
+            "header": self._prelude + self.header,
+            "template": [_template_spec(name, value, self.name) for name, value in template],
+            "grid": grid,
+            "threadgroup": threadgroup,
             "ensure_row_contiguous": self.ensure_row_contiguous,
             "atomic_outputs": self.atomic_outputs,
-            "init_value": _init_value(init_value),
+            # JSON has no inf or nan (-inf starts a max): metalsim reads those as "inf", "-inf", "nan".
+            "init_value": init_value if init_value is None or math.isfinite(init_value) else str(init_value),
         }
         output_bytes = [d.size * _size(t["shape"]) for d, t in zip(output_dtypes, output_specs)]
         buffers = [self._input_buffer(n, a) for n, a in zip(self.input_names, arrays)]
         result, raw_outputs = tool.run(spec, buffers, output_bytes, verbose)
         if verbose:
-            print(f"Generated source code for `{self.name}`:\n```\n{result['source']}\n```")
+            generated = result["source"][len(self._prelude):]
+            print(f"Generated source code for `{self.name}`:\n```\n{generated}\n```")
         if result["stage"] == "compile":
-            raise _compile_error(self.name, result["compile"])
+            raise _compile_error(self.name, result["compile"], self._prelude.count("\n"))
         if not result["ok"]:
+            _raise_threadgroup_too_large(result["run"]["diagnostics"], threadgroup)
             raise _runtime_error(self.name, result["run"]["diagnostics"])
         return [dtypes.from_bytes(raw, t["dtype"], t["shape"]) for raw, t in zip(raw_outputs, output_specs)]
-
 
     def _input_buffer(self, name, array):
         """The input's bytes as MLX hands them to the kernel: a row-contiguous copy, except with
@@ -149,13 +147,15 @@ class MetalKernel:
         return np.lib.stride_tricks.as_strided(view, shape=(view.size,), strides=(view.itemsize,)).copy()
 
 
-def _expect_size(argument, values, names):
-    if len(values) != len(names):
-        raise ValueError(f"[metal_kernel] Expected `{argument}` to have size {len(names)} but got size {len(values)}.")
+def _not_implemented(transform):
+    def refuse(*_):
+        raise ValueError(f"[Primitive::{transform}] Not implemented for CustomKernel.")
+
+    return refuse
 
 
 def _tensor(name, dtype_name, shape):
-    return {"name": name, "dtype": dtype_name, "shape": [int(d) for d in shape]}
+    return {"name": name, "dtype": dtype_name, "shape": shape}
 
 
 def _size(shape):
@@ -165,64 +165,33 @@ def _size(shape):
     return n
 
 
-def _expect_sequence(argument, value):
-    # An mx.array is iterable too, but MLX takes these arguments as lists only.
-    if not isinstance(value, (list, tuple)):
-        raise TypeError(f"[metal_kernel] `{argument}` must be a list, got {type(value).__name__}.")
+def _template_arg(name, value):
+    """A template value as MLX reads it: bool, int or Dtype (MLX has checked that it is one)."""
+    return name, value if isinstance(value, (bool, mx.Dtype)) else int(value)
 
 
-def _integers(what, value):
-    """value's entries as ints; Python and numpy integers only (MLX rejects floats)."""
-    try:
-        return [operator.index(v) for v in value]
-    except TypeError:
-        raise TypeError(f"[metal_kernel] {what} must be a sequence of integers, got {value!r}.") from None
-
-
-def _output_shape(name, shape):
-    if not isinstance(shape, (list, tuple)):
-        raise TypeError(f"[metal_kernel] the shape of output '{name}' must be a list or tuple, got {shape!r}.")
-    return _integers(f"the shape of output '{name}'", shape)
-
-
-def _triple(argument, value):
-    values = _integers(f"`{argument}`", value)
-    if len(values) != 3:
-        raise ValueError(f"[metal_kernel] `{argument}` must have 3 elements, got {len(values)}.")
-    return values
-
-
-def _template_entries(template):
-    if template is None:
-        return []
-    if not isinstance(template, (list, tuple)) or not all(
-        isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[0], str) for entry in template
-    ):
-        raise TypeError(f"[metal_kernel] `template` must be a list of (name, value) pairs, got {template!r}.")
-    return template
-
-
-def _template_arg(entry):
-    name, value = entry
-    # bool is an int subclass; JSON keeps it true/false, which metalsim reads as a bool template.
-    if isinstance(value, numbers.Integral):
-        return {"name": name, "value": value if isinstance(value, bool) else int(value)}
+def _template_spec(name, value, kernel_name):
+    # JSON keeps a bool true/false, which metalsim reads as a bool template.
     if isinstance(value, mx.Dtype):
-        return {"name": name, "value": {"dtype": dtypes.metalsim_name(value, f"template argument '{name}'")}}
-    raise ValueError("[metal_kernel] Invalid template argument. Must be `mlx.core.Dtype`, `int` or `bool`.")
+        value = {"dtype": dtypes.metalsim_name(value, kernel_name, f"template argument '{name}'")}
+    return {"name": name, "value": value}
 
 
-def _init_value(value):
-    if value is None:
-        return None
-    if isinstance(value, numbers.Real):
-        return float(value)
-    raise TypeError(f"[metal_kernel] `init_value` must be a number or None, got {value!r}.")
+def _raise_threadgroup_too_large(diagnostics, threadgroup):
+    """MLX's own error (at evaluation on a Mac) for a threadgroup over the pipeline's limit."""
+    if any(d["kind"] == "threadgroup_too_large" for d in diagnostics):
+        threads = threadgroup[0] * threadgroup[1] * threadgroup[2]
+        raise ValueError(
+            f"Thread group size ({threads}) is greater than  the maximum allowed threads per threadgroup "
+            f"({_MAX_THREADGROUP})."
+        )
 
 
-def _compile_error(kernel_name, compiled):
+def _compile_error(kernel_name, compiled, prelude_lines):
     lines = []
     for m in compiled["messages"]:
+        if m["file"] == "header":
+            m["line"] -= prelude_lines
         where = f"{m['file']} line {m['line']}" if m["file"] in ("body", "header") else f"{m['file']} code line {m['line']}"
         lines.append(f"  {where}, column {m['column']}: {m['severity']}: {m['message']}")
     if not lines:

@@ -83,11 +83,6 @@ def test_missing_barrier_is_a_data_race_on_threadgroup_memory():
     assert caught.value.diagnostics[0]["buffer"] == "buf"
 
 
-def test_threadgroup_over_1024_threads():
-    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="threadgroup_too_large"):
-        call(COPY_SOURCE, n=4096, threadgroup=2048)
-
-
 def test_access_far_outside_every_buffer_crashes_the_tool_not_python():
     source = """
         uint i = thread_position_in_grid.x;
@@ -95,19 +90,6 @@ def test_access_far_outside_every_buffer_crashes_the_tool_not_python():
     """
     with pytest.raises(metalsim_mlx.MetalRuntimeError, match="crashed"):
         call(source)
-
-
-def test_argument_errors_read_like_mlx():
-    kernel = metalsim_mlx.metal_kernel(name="k", input_names=["a", "b"], output_names=["out"], source=COPY_SOURCE)
-    common = dict(output_shapes=[(4,)], output_dtypes=[mx.float32], grid=(4, 1, 1), threadgroup=(4, 1, 1))
-    with pytest.raises(ValueError, match=r"Expected `inputs` to have size 2 but got size 1\."):
-        kernel(inputs=[mx.zeros(4)], **common)
-    with pytest.raises(ValueError, match="Invalid template argument"):
-        kernel(inputs=[mx.zeros(4), mx.zeros(4)], template=[("X", 1.5)], **common)
-    with pytest.raises(ValueError, match="input 'b' has dtype mlx.core.float64"):
-        kernel(inputs=[mx.zeros(4), mx.zeros(4, dtype=mx.float64)], **common)
-    with pytest.raises(ValueError, match="output 'out' has dtype mlx.core.complex64"):
-        kernel(inputs=[mx.zeros(4), mx.zeros(4)], **{**common, "output_dtypes": [mx.complex64]})
 
 
 def test_missing_executable_is_a_setup_error(monkeypatch, tmp_path):

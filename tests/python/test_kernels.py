@@ -226,8 +226,3 @@ def test_header_helpers_and_verbose_prints_the_generated_source(capsys):
     # Inputs under 8 elements are `constant` buffers, marked "c" in the kernel name (MLX).
     assert "[[kernel]] void custom_kernel_t_floatc_float(" in printed
 
-
-def test_compile_options_are_checked_like_mlx():
-    metalsim_mlx.metal_kernel(name="t", input_names=[], output_names=["o"], source="", compile_options={"math_mode": "fast"})
-    with pytest.raises(ValueError, match="math_mode"):
-        metalsim_mlx.metal_kernel(name="t", input_names=[], output_names=["o"], source="", compile_options={"math_mode": "x"})

@@ -1,6 +1,8 @@
 """mx.fast.metal_kernel's contract, as MLX 0.32's sources define it (mlx/backend/common/metal_kernel.cpp,
 python/src/fast.cpp): wrong calls raise what MLX raises, the generated signature types every input kind,
 errors MLX raises at evaluation on a Mac, compile options, and the transforms around a kernel call."""
+import struct
+
 import mlx.core as mx
 import numpy as np
 import pytest
@@ -144,6 +146,59 @@ def test_every_input_kind_is_typed_and_named_as_by_mlx(capsys):
         f"{ARGS_NAME}<1, 3, float16_t>;\n\n```\n"
     )
     assert capsys.readouterr().out == expected
+
+
+def source_mlx_records(tmp_path, definition, call):
+    """The kernel source MLX itself generates, read back from an mx.export_function file (MLX records
+    kernel calls there without Metal): the longest length-prefixed string holding a kernel."""
+    kernel = MLX_METAL_KERNEL(**definition)
+    path = tmp_path / "kernel.mlxfn"
+    mx.export_function(str(path), lambda x: [out + x for out in kernel(**call)], mx.zeros(1))
+    data, sources = path.read_bytes(), []
+    for at in range(len(data) - 8):
+        (size,) = struct.unpack_from("<Q", data, at)
+        text = data[at + 8:at + 8 + size]
+        if size <= len(data) - at - 8 and b"[[kernel]] void custom_kernel_" in text and text.endswith(b"\n"):
+            sources.append(text)
+    assert sources, "no kernel source found in MLX's export"
+    return max(sources, key=len).decode()
+
+
+EVERY_ATTRIBUTE = " ".join([
+    "dispatch_quadgroups_per_threadgroup", "dispatch_simdgroups_per_threadgroup", "dispatch_threads_per_threadgroup",
+    "grid_origin", "grid_size", "quadgroup_index_in_threadgroup", "quadgroups_per_threadgroup",
+    "simdgroup_index_in_threadgroup", "simdgroups_per_threadgroup", "thread_execution_width",
+    "thread_index_in_quadgroup", "thread_index_in_simdgroup", "thread_index_in_threadgroup", "thread_position_in_grid",
+    "thread_position_in_threadgroup", "threadgroup_position_in_grid", "threadgroups_per_grid", "threads_per_grid",
+    "threads_per_simdgroup", "threads_per_threadgroup",
+])
+ONE_THREAD = dict(grid=(1, 1, 1), threadgroup=(1, 1, 1))
+
+
+@pytest.mark.parametrize(
+    "definition, call",
+    [
+        (dict(name="attributes", input_names=["x", "y"], output_names=["o"], source=f"// {EVERY_ATTRIBUTE}\no[0] = x[0];"),
+         dict(inputs=[mx.ones((3, 4)), mx.ones(2, dtype=mx.uint64)], output_shapes=[(1,)], output_dtypes=[mx.float32])),
+        (dict(name="shapes", input_names=["x", "y", "z"], output_names=["o", "p"], atomic_outputs=True,
+              source="// x_shape x_strides x_ndim y_ndim z_shape z_strides", header="using namespace metal;\n"),
+         dict(inputs=[mx.ones((3, 4)), mx.ones((2, 2, 2, 2), dtype=mx.bfloat16), 3], output_shapes=[(1,), (2,)],
+              output_dtypes=[mx.float32, mx.int32], template=[("T", mx.bfloat16), ("B", False), ("N", 7), ("U", mx.uint8)])),
+        (dict(name="no_inputs", input_names=[], output_names=["o"], source="o[0] = A;", ensure_row_contiguous=False),
+         dict(inputs=[], output_shapes=[(1,)], output_dtypes=[mx.int8], template=[("A", 1)])),
+        (dict(name="small", input_names=["x"], output_names=["o"], source="o[thread_position_in_grid.x] = x[0];"),
+         dict(inputs=[mx.ones(7, dtype=mx.int16)], output_shapes=[(1,)], output_dtypes=[mx.bool_])),
+    ],
+    ids=["attributes", "shapes", "no_inputs", "small"],
+)
+def test_generated_source_is_the_one_mlx_generates(tmp_path, capsys, definition, call):
+    call = {**call, **ONE_THREAD}
+    expected = source_mlx_records(tmp_path, definition, call)
+    try:
+        metalsim_mlx.metal_kernel(**definition)(**call, verbose=True)
+    except metalsim_mlx.MetalsimError:
+        pass  # only the printed source matters here (the body of "shapes" is not a working kernel)
+    assert capsys.readouterr().out == f"Generated source code for `{definition['name']}`:\n```\n{expected}\n```\n"
 
 
 @pytest.mark.parametrize(

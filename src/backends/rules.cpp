@@ -45,16 +45,20 @@ std::string strip_comments_and_strings(const std::string& source) {
 }
 
 void NameList::add(const std::string& pattern) {
-  if (pattern.find_first_of("*?[") == std::string::npos) exact_.insert(pattern);
-  else globs_.push_back(pattern);
+  Patterns& into = pattern.starts_with("!") ? excepted_ : included_;
+  const std::string name = pattern.starts_with("!") ? pattern.substr(1) : pattern;
+  if (name.find_first_of("*?[") == std::string::npos) into.exact.insert(name);
+  else into.globs.push_back(name);
 }
 
-bool NameList::matches(const std::string& name) const {
-  if (exact_.count(name)) return true;
-  for (const auto& glob : globs_)
+bool NameList::Patterns::matches(const std::string& name) const {
+  if (exact.count(name)) return true;
+  for (const auto& glob : globs)
     if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) return true;
   return false;
 }
+
+bool NameList::matches(const std::string& name) const { return included_.matches(name) && !excepted_.matches(name); }
 
 namespace {
 

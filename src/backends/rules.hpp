@@ -15,16 +15,22 @@ struct RuleViolation {
   int line = 0;  // 1-based line in the candidate source, 0 if not tied to a line
 };
 
-// Names to match: exact names, or glob patterns (fnmatch: `*`, `?`, `[...]`).
+// Names to match: exact names, or glob patterns (fnmatch: `*`, `?`, `[...]`); a pattern after `!` is an exception
+// (`"__*", "!__attribute__"`: every name starting with two underscores but that one).
 class NameList {
  public:
   void add(const std::string& pattern);
   bool matches(const std::string& name) const;
-  bool empty() const { return exact_.empty() && globs_.empty(); }
+  bool empty() const { return included_.empty(); }
 
  private:
-  std::set<std::string> exact_;
-  std::vector<std::string> globs_;
+  struct Patterns {
+    std::set<std::string> exact;
+    std::vector<std::string> globs;
+    bool empty() const { return exact.empty() && globs.empty(); }
+    bool matches(const std::string& name) const;
+  };
+  Patterns included_, excepted_;
 };
 
 // A construct the candidate may not use: a regex on its text (comments and strings removed), or

@@ -26,6 +26,7 @@ using ksearch::backends::RuleSet;
 using ksearch::backends::RuleViolation;
 using ksearch::backends::load_rules;
 using ksearch::backends::make_backend;
+using ksearch::backends::NameList;
 using ksearch::evaluator::Evaluator;
 using ksearch::tasks::Task;
 using ksearch::tasks::list_builtin_tasks;
@@ -87,6 +88,22 @@ const RuleViolation* find(const std::vector<RuleViolation>& violations, const st
 }
 
 }  // namespace
+
+TEST(Rules, NameListsMatchExactNamesAndGlobsButNotTheirExceptions) {
+  NameList names;
+  for (const char* pattern : {"__*", "!__METAL*", "!__restrict", "exit"}) names.add(pattern);
+  EXPECT_TRUE(names.matches("__asm"));
+  EXPECT_TRUE(names.matches("__restrict__"));
+  EXPECT_TRUE(names.matches("exit"));
+  EXPECT_FALSE(names.matches("__METAL_VERSION__"));
+  EXPECT_FALSE(names.matches("__restrict"));
+  EXPECT_FALSE(names.matches("_exit"));
+  EXPECT_FALSE(names.empty());
+  NameList only_exceptions;
+  only_exceptions.add("!x");
+  EXPECT_TRUE(only_exceptions.empty());
+  EXPECT_FALSE(only_exceptions.matches("x"));
+}
 
 TEST(Rules, IdentifiersCountOnEveryUseButNotInCommentsOrLiterals) {
   const auto paren = rules().check(kHeaders + "void f() { (dup2)(1, 2); }\n");

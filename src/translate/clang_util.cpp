@@ -63,18 +63,32 @@ CXCursor strip_implicit(CXCursor c) {
   return c;
 }
 
+namespace {
+// A function of an overload set (`using ::erfc;` shadows come first in <cmath>'s), else its first member.
+CXCursor function_of_overloads(CXCursor set) {
+  const unsigned n = clang_getNumOverloadedDecls(set);
+  for (unsigned i = 0; i < n; ++i) {
+    CXCursor d = clang_getOverloadedDecl(set, i);
+    if (clang_getCursorKind(d) == CXCursor_FunctionDecl || clang_getCursorKind(d) == CXCursor_FunctionTemplate) return d;
+  }
+  return n > 0 ? clang_getOverloadedDecl(set, 0) : clang_getNullCursor();
+}
+}  // namespace
+
 CXCursor called_declaration(CXCursor call) {
   CXCursor callee = clang_getCursorReferenced(call);
   if (!clang_Cursor_isNull(callee)) return callee;
   // Calls whose callee depends on a template parameter: the callee expression names an overload set.
   std::vector<CXCursor> kids = children(call);
   if (kids.empty()) return clang_getNullCursor();
+  // A qualified name (`std::erfc`) is the overload set itself, its children the qualifier.
+  if (clang_getCursorKind(kids[0]) == CXCursor_OverloadedDeclRef) return function_of_overloads(kids[0]);
   CXCursor found = clang_getNullCursor();
   clang_visitChildren(
       kids[0],
       [](CXCursor c, CXCursor, CXClientData data) {
         if (clang_getCursorKind(c) == CXCursor_OverloadedDeclRef) {
-          if (clang_getNumOverloadedDecls(c) > 0) *static_cast<CXCursor*>(data) = clang_getOverloadedDecl(c, 0);
+          *static_cast<CXCursor*>(data) = function_of_overloads(c);
           return CXChildVisit_Break;
         }
         if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {

@@ -68,3 +68,34 @@ template <typename T> inline T ks_tile_max(T v, uint width) {
   for (uint o = width / 2; o > 0; o /= 2) v = max(v, simd_shuffle_xor(v, ushort(o)));
   return v;
 }
+// helper: ks_erf
+// erff, erfcf, normcdff: Metal's standard library has no erf. erfc from the Chebyshev-fitted
+// t * exp(-z^2 + P(t)), t = 1 / (1 + z / 2) (fractional error below 1.2e-7 for every z >= 0); erf from
+// its Maclaurin series where 1 - erfc would cancel (|x| < 0.5).
+inline float ks_erfc(float x) {
+  const float z = fabs(x), t = 1.0f / (1.0f + 0.5f * z);
+  const float p = -1.26551223f + t * (1.00002368f + t * (0.37409196f + t * (0.09678418f + t * (-0.18628806f +
+                  t * (0.27886807f + t * (-1.13520398f + t * (1.48851587f + t * (-0.82215223f + t * 0.17087277f))))))));
+  const float r = t * exp(-z * z + p);
+  return x >= 0.0f ? r : 2.0f - r;
+}
+inline float ks_erf(float x) {
+  if (fabs(x) >= 0.5f) return copysign(1.0f - ks_erfc(fabs(x)), x);
+  const float x2 = x * x;  // 2/sqrt(pi) * (x - x^3/3 + x^5/10 - x^7/42 + x^9/216 - x^11/1320)
+  return 1.12837917f * x * (1.0f + x2 * (-1.0f / 3 + x2 * (1.0f / 10 + x2 * (-1.0f / 42 + x2 * (1.0f / 216 - x2 / 1320)))));
+}
+// helper: ks_log1p
+// log1pf: Metal's standard library has none; log(1 + x) scaled by x / ((1 + x) - 1) cancels the
+// rounding of 1 + x (Goldberg's method).
+inline float ks_log1p(float x) {
+  const float u = 1.0f + x;
+  return u == 1.0f ? x : log(u) * (x / (u - 1.0f));
+}
+// helper: ks_expm1
+// expm1f: Metal's standard library has none; (e^x - 1) corrected by x / log(e^x) (Kahan's method).
+inline float ks_expm1(float x) {
+  const float u = exp(x);
+  if (u == 1.0f) return x;
+  const float um1 = u - 1.0f;
+  return um1 == -1.0f ? -1.0f : um1 * (x / log(u));
+}

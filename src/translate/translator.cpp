@@ -197,6 +197,7 @@ struct Function {
   std::set<std::string> builtins;  // built-in variables used here or in callees
   std::set<std::string> shared;    // hoisted __shared__ variables (hoisted names) used here or in callees
   std::set<std::string> callees;   // decl_keys of user __device__ functions it calls
+  std::vector<CXCursor> dynamic_shared;  // its extern __shared__ declarations (a kernel's)
   KernelTranslation record;  // what was (not) translated in this function itself
 };
 
@@ -1376,6 +1377,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
     }
     if (clang_Cursor_getStorageClass(var) == CX_SC_Extern) {
       dynamic_shared_.push_back(var);
+      fn.dynamic_shared.push_back(var);
       rw_.replace(begin_offset(var), end_offset(var), "");
       ++fn.record.translated["extern __shared__"];
     } else {
@@ -1511,6 +1513,10 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     key = "reduce:" + op.substr(op.rfind(':') + 1);
     group = group_of(clang_getCursorType(strip_implicit(clang_Cursor_getArgument(call, 0))));
   }
+  // CUDA's unsuffixed math overloads (`exp(float)`, `std::sqrt`) are its `f` functions.
+  if (callee_kind != CXCursor_CXXMethod && group.kind == Group::none && !maps_.functions.count(key) &&
+      !maps_.untranslatable.count(key) && (maps_.functions.count(key + "f") || maps_.untranslatable.count(key + "f")))
+    key += "f";
   if (auto u = maps_.untranslatable.find(key); u != maps_.untranslatable.end())
     return problem(problems, call, name, u->second);
   auto m = maps_.functions.find(key);
@@ -1631,9 +1637,12 @@ void Translator::visit(CXCursor c, Function& fn) {
       }
     } else if (rename != param_renames_.end()) {
       rw_.replace(at->first, at->second, rename->second);
-    } else if (clang_getCursorKind(decl) == CXCursor_VarDecl && !fn.kernel &&
+    } else if (clang_getCursorKind(decl) == CXCursor_VarDecl &&
                std::any_of(dynamic_shared_.begin(), dynamic_shared_.end(), [&](CXCursor d) { return decl_key(d) == decl_key(decl); })) {
-      problem(problems, c, "extern __shared__ in a __device__ function", "pass the shared array from the kernel as a pointer");
+      if (!fn.kernel)
+        problem(problems, c, "extern __shared__ in a __device__ function", "pass the shared array from the kernel as a pointer");
+      else if (std::none_of(fn.dynamic_shared.begin(), fn.dynamic_shared.end(), [&](CXCursor d) { return decl_key(d) == decl_key(decl); }))
+        fn.dynamic_shared.push_back(decl);  // a file-scope one
     }
   } else if (kind == CXCursor_CallExpr) {
     for (CXCursor k : children(c))
@@ -1667,9 +1676,13 @@ void Translator::visit(CXCursor c, Function& fn) {
             if (std::find(groups.begin(), groups.end(), i) == groups.end()) visit(args[i], fn);
           return;
         }
-      } else if (clang_getCursorKind(callee) == CXCursor_FunctionDecl) {
+      } else if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate) {
         const std::string name = spelling(callee);
-        if (maps_.functions.count(name) || maps_.untranslatable.count(name)) map_call(c, callee, fn);
+        for (const std::string& key : {name, name + "f"})
+          if (maps_.functions.count(key) || maps_.untranslatable.count(key)) {
+            map_call(c, callee, fn);
+            break;
+          }
       }
     }
   } else if (kind == CXCursor_VarDecl) {
@@ -1810,14 +1823,15 @@ std::string Translator::kernel_body(const Function& kernel, const std::vector<st
     const HoistedShared& h = hoisted_.at(name);
     out += fmt::format("threadgroup {} {}{};\n", h.element, h.hoisted, h.dims);
   }
-  // extern __shared__ arrays share the launch's dynamic shared memory (KS_DYNAMIC_SHARED_BYTES).
-  for (size_t i = 0; i < dynamic_shared_.size(); ++i) {
-    CXType element = clang_getArrayElementType(clang_getCursorType(dynamic_shared_[i]));
-    const std::string t = metal_type(element), name = spelling(dynamic_shared_[i]);
+  // The kernel's extern __shared__ arrays share its launch's dynamic shared memory (KS_DYNAMIC_SHARED_BYTES).
+  const std::vector<CXCursor>& dynamic = kernel.dynamic_shared;
+  for (size_t i = 0; i < dynamic.size(); ++i) {
+    CXType element = clang_getArrayElementType(clang_getCursorType(dynamic[i]));
+    const std::string t = metal_type(element), name = spelling(dynamic[i]);
     if (i == 0)
       out += fmt::format("threadgroup {} {}[(KS_DYNAMIC_SHARED_BYTES + sizeof({}) - 1) / sizeof({})];\n", t, name, t, t);
     else
-      out += fmt::format("threadgroup {}* {} = (threadgroup {}*){};\n", t, name, t, spelling(dynamic_shared_[0]));
+      out += fmt::format("threadgroup {}* {} = (threadgroup {}*){};\n", t, name, t, spelling(dynamic[0]));
   }
   for (CXCursor k : children(kernel.cursor))
     if (clang_getCursorKind(k) == CXCursor_CompoundStmt) out += rw_.render(begin_offset(k), end_offset(k)) + "\n";
@@ -1842,6 +1856,16 @@ Translation Translator::run() {
           Function f{c};
           f.kernel = has_child(c, CXCursor_CUDAGlobalAttr);
           if (f.kernel || has_child(c, CXCursor_CUDADeviceAttr)) self->functions_[decl_key(c)] = f;
+        }
+        // A file-scope extern __shared__ array is the dynamic shared memory of each kernel naming it.
+        if (kind == CXCursor_VarDecl && has_child(c, CXCursor_CUDASharedAttr)) {
+          self->spaces_[decl_key(c)] = "threadgroup";
+          if (clang_Cursor_getStorageClass(c) == CX_SC_Extern) {
+            self->dynamic_shared_.push_back(c);  // the header leaves it out
+          } else {
+            self->problem(self->out_.problems, c, "file-scope __shared__ variable '" + spelling(c) + "'",
+                          "Metal declares threadgroup memory in the kernel only: declare it in the kernel");
+          }
         }
         if (kind == CXCursor_VarDecl && has_child(c, CXCursor_CUDADeviceAttr) && !has_child(c, CXCursor_CUDAConstantAttr) &&
             !clang_isConstQualifiedType(clang_getCursorType(c)))

@@ -269,7 +269,8 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"pointers_in_for_init.cu", "declaration of 'end'", 10, "for statement's initializer"},
                                            Expected{"lambda.cu", "lambda expression", 8},
                                            Expected{"constant_symbol.cu", "cudaMemcpyToSymbol", 18, "__constant__ memory"},
-                                           Expected{"nested_launcher.cu", "kernel launch in 'launch_inner'", 19, "called by another launcher"}),
+                                           Expected{"nested_launcher.cu", "kernel launch in 'launch_inner'", 19, "called by another launcher"},
+                                           Expected{"file_scope_shared.cu", "file-scope __shared__ variable 'partial'", 5, "declare it in the kernel"}),
                          [](const auto& info) { return test_name(info.param.file); });
 
 // The file's macros are expanded before it is parsed: function-like ones (nested, `#`, `##`,

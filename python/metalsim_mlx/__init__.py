@@ -13,7 +13,7 @@ import contextlib
 
 import mlx.core as mx
 
-from .errors import MetalCompileError, MetalRuntimeError, MetalsimError, MetalsimSetupError
+from .errors import MetalCompileError, MetalRuntimeError, MetalsimError, MetalsimSetupError, MetalsimWarning
 from .kernel import MetalKernel, metal_kernel
 from .tool import find_tool
 
@@ -23,6 +23,7 @@ __all__ = [
     "MetalRuntimeError",
     "MetalsimError",
     "MetalsimSetupError",
+    "MetalsimWarning",
     "find_tool",
     "is_patched",
     "metal_kernel",

@@ -25,3 +25,10 @@ class MetalRuntimeError(MetalsimError):
     def __init__(self, text, diagnostics):
         super().__init__(text)
         self.diagnostics = diagnostics
+
+
+class MetalsimWarning(UserWarning):
+    """metalsim saw something a Mac does not report but that is undefined behaviour in Metal: a read
+    outside a device buffer (within the emulator's red zone) whose value the kernel may discard, as
+    MLX's documented grid_sample example does. The outputs are returned; `warnings.simplefilter(
+    "error", metalsim_mlx.MetalsimWarning)` makes it an error."""

@@ -1,5 +1,6 @@
 """Kernel defects and bad calls raise Python exceptions with metalsim's findings."""
 import mlx.core as mx
+import numpy as np
 import pytest
 
 import metalsim_mlx
@@ -31,9 +32,12 @@ def test_out_of_bounds_write_names_the_buffer_and_the_thread():
     assert "write to device buffer 'out' at element 16" in str(caught.value)
 
 
-def test_out_of_bounds_read_of_an_input():
-    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="read of device buffer 'a'"):
-        call("uint i = thread_position_in_grid.x;\nout[i] = a[i + 4];\n")
+def test_out_of_bounds_read_of_an_input_warns_as_a_mac_runs_it():
+    # A Mac reads whatever lies past the buffer; here the read warns (MetalsimWarning) and the outputs come back,
+    # the in-bounds elements right.
+    with pytest.warns(metalsim_mlx.MetalsimWarning, match="read of device buffer 'a'"):
+        (out,) = call("uint i = thread_position_in_grid.x;\nout[i] = a[i + 4];\n")
+    np.testing.assert_array_equal(np.array(out)[:12], np.arange(4, 16, dtype=np.float32))
 
 
 def test_grid_larger_than_the_data_is_caught():

@@ -125,3 +125,25 @@ TEST(MetalsimSource, DoubleIsRejected) {
   s.source = "uint i = thread_position_in_grid.x; // no double here\no[i] = a[i];\n";
   EXPECT_TRUE(compile(s, copts()).ok);
 }
+
+// Metal's standard library has no erf or expm1 (MLX's kernels define their own): calling them fails to build here as
+// on a Mac, naming the body line; a kernel that defines erf itself builds. log1p is MLX's utils.h's and builds.
+TEST(MetalsimSource, FunctionsMetalLacksDoNotBuild) {
+  KernelSpec s;
+  s.name = "gelu";
+  s.inputs = {tensor("a", Dtype::float32, {16})};
+  s.outputs = {tensor("o", Dtype::float32, {16})};
+  for (const std::string call : {"erf(v)", "expm1(v)", "metal::erf(v)", "fast::expm1(v)"}) {
+    s.source = "uint i = thread_position_in_grid.x;\nfloat v = a[i];\no[i] = " + call + ";\n";
+    CompileResult c = compile(s, copts());
+    ASSERT_FALSE(c.ok) << call;
+    const bool at_call = std::any_of(c.messages.begin(), c.messages.end(), [](const auto& m) {
+      return m.file == "body" && m.line == 3 && m.severity == "error" && m.message.find("no e") != std::string::npos;
+    });
+    EXPECT_TRUE(at_call || call.starts_with("fast::")) << call << ": " << c.log;
+  }
+  s.source = "uint i = thread_position_in_grid.x;\nfloat v = a[i];\no[i] = 0.5f * v * (1.0f + erf(v * 0.70710678f)) + log1p(v * v);\n";
+  s.header = "float erf(float x) { float t = 1.0f / (1.0f + 0.3275911f * fabs(x)); return copysign(1.0f - t * exp(-x * x), x); }\n";
+  CompileResult own = compile(s, copts());
+  EXPECT_TRUE(own.ok) << own.log;
+}

@@ -577,13 +577,19 @@ MS_FMATH1(rint, __builtin_rintf(x)) MS_FMATH1(trunc, __builtin_truncf(x))
 MS_FMATH1(fabs, __builtin_fabsf(x))
 MS_FMATH1(saturate, x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x))
 MS_FMATH1(sign, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f))
-MS_FMATH1(erf, __builtin_erff(x)) MS_FMATH1(log1p, __builtin_log1pf(x))
-MS_FMATH1(expm1, __builtin_expm1f(x)) MS_FMATH1(cbrt, __builtin_cbrtf(x))
+// log1p is MLX's (utils.h, which MLX includes in every custom kernel), not Metal's.
+MS_FMATH1(log1p, __builtin_log1pf(x)) MS_FMATH1(cbrt, __builtin_cbrtf(x))
 // In double, so that integer and half-integer x give Metal's exact zeros and ones.
 MS_FMATH1(cospi, (float)__builtin_cos(3.14159265358979323846 * x))
 MS_FMATH1(sinpi, (float)__builtin_sin(3.14159265358979323846 * x))
 MS_FMATH1(tanpi, (float)__builtin_tan(3.14159265358979323846 * x))
 #undef MS_FMATH1
+// Metal's standard library has no erf or expm1 (MLX's own kernels bring erf.h and expm1f.h): a call that a kernel
+// does not define itself builds neither on a Mac nor here. (A kernel's own `float erf(float)` is preferred to these.)
+template <class T>
+T erf(T) __attribute__((unavailable("Metal's standard library has no erf: define it in the kernel's header")));
+template <class T>
+T expm1(T) __attribute__((unavailable("Metal's standard library has no expm1: define it in the kernel's header")));
 
 #define MS_FMATH2(NAME, EXPR)                                                          \
   inline float NAME(float x, float y) { return EXPR; }                                \
@@ -1378,8 +1384,8 @@ template <class X> inline X& __ms_tg(uint32_t id, const char* name) {
 #define MS_FE_EXPAND2(...) __VA_ARGS__
 #define MS_MATH_FUNCTIONS                                                                            \
   exp, exp2, exp10, log, log2, log10, sqrt, rsqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh,  \
-  asinh, acosh, atanh, floor, ceil, round, rint, trunc, fabs, fract, saturate, sign, erf, log1p, expm1, \
-  cbrt, cospi, sinpi, tanpi, pow, powr, atan2, fmod, fmax, fmin, copysign, hypot, fdim, remainder,      \
+  asinh, acosh, atanh, floor, ceil, round, rint, trunc, fabs, fract, saturate, sign, log1p, cbrt,        \
+  cospi, sinpi, tanpi, pow, powr, atan2, fmod, fmax, fmin, copysign, hypot, fdim, remainder,      \
   ldexp, frexp, modf, sincos, ilogb, nextafter, fma, fmax3, fmin3, fmedian3, divide, abs, max, min,     \
   clamp, max3, min3, median3, mix, step, smoothstep, dot, length, length_squared, distance,             \
   distance_squared, normalize, cross

@@ -13,7 +13,7 @@
 
 namespace ksearch::backends {
 
-std::string strip_comments_and_strings(const std::string& source) {
+std::string strip_comments_and_strings(const std::string& source, bool keep_strings) {
   std::string out = source;
   enum { code, line_comment, block_comment, string_lit, char_lit } state = code;
   for (size_t i = 0; i < out.size(); ++i) {
@@ -35,9 +35,15 @@ std::string strip_comments_and_strings(const std::string& source) {
         break;
       case string_lit:
       case char_lit:
-        if (c == '\\') { out[i] = ' '; if (next != '\n' && next) out[++i] = ' '; }
-        else if ((state == string_lit && c == '"') || (state == char_lit && c == '\'')) state = code;
-        else if (c != '\n') out[i] = ' ';
+        if (c == '\\') {
+          if (!keep_strings) out[i] = ' ';
+          if (next != '\n' && next && !keep_strings) out[++i] = ' ';
+          else if (next != '\n' && next) ++i;
+        } else if ((state == string_lit && c == '"') || (state == char_lit && c == '\'')) {
+          state = code;
+        } else if (c != '\n' && !keep_strings) {
+          out[i] = ' ';
+        }
         break;
     }
   }
@@ -137,12 +143,13 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
   for (int line : scan.line_directives)
     out.push_back({"line-directive", "Line directives (#line N \"file\", # N \"file\") are not allowed: they would hide where code comes from.", line});
   // One report per rule is enough for a fix.
-  const std::string code = strip_comments_and_strings(source);
+  const std::string code = strip_comments_and_strings(source), code_and_strings = strip_comments_and_strings(source, true);
   for (const auto& rule : forbidden) {
     std::smatch match;
-    if (!rule.pattern.empty() && std::regex_search(code, match, rule.regex))
+    const std::string& text = rule.sees_strings ? code_and_strings : code;
+    if (!rule.pattern.empty() && std::regex_search(text, match, rule.regex))
       out.push_back({rule.id, fmt::format("{} (found '{}')", rule.message, match.str(rule.report_group)),
-                     line_of(code, size_t(match.position(rule.report_group)))});
+                     line_of(text, size_t(match.position(rule.report_group)))});
     else if (auto use = first_use(rule, scan, declared, false))
       out.push_back(*use);
   }
@@ -268,6 +275,7 @@ std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* ke
     rule.pattern = (*t)["pattern"].value_or(std::string());
     rule.message = (*t)["message"].value_or(std::string());
     rule.report_group = size_t((*t)["report_group"].value_or(int64_t(0)));
+    rule.sees_strings = (*t)["strings"].value_or(false);
     const auto identifiers = string_list((*t)["identifiers"], file, "identifiers");
     for (const auto& name : identifiers) rule.identifiers.add(name);
     const auto calls = string_list((*t)["calls"], file, "calls");

@@ -43,6 +43,8 @@ struct ForbiddenRule {
   // The capture group whose text and line a violation reports: a pattern may match the token before
   // the construct (std::regex has no lookbehind) and report only the construct.
   size_t report_group = 0;
+  // The pattern sees string literals too (`strings = true`: a `_Pragma("...")` operator's argument); comments never.
+  bool sees_strings = false;
   NameList identifiers;
   // Library functions refused where the candidate calls them (`write(...)`, `(write)(...)`, `::write(...)`),
   // not where it names its own variable, parameter or function so: a name the candidate declares is
@@ -102,6 +104,6 @@ struct RuleSet {
 
 RuleSet load_rules(const std::filesystem::path& file);  // throws Error naming file and line
 // Comments replaced by spaces and string literal contents blanked (line numbers kept).
-std::string strip_comments_and_strings(const std::string& source);
+std::string strip_comments_and_strings(const std::string& source, bool keep_strings = false);
 
 }  // namespace ksearch::backends

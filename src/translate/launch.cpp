@@ -86,21 +86,38 @@ CXCursor operand(CXCursor c) {
 }
 
 // What an assignment's left side names: a variable of the entry, and the dim3 field (-1: all of
-// it, -2: a member of another struct, which is not followed).
+// it, -2: a member of a member, which is not followed) or the struct field (`member`).
 struct Target {
   CXCursor var = clang_getNullCursor();
   int field = -1;
+  std::string member;
 };
 
 Target target_of(CXCursor lhs) {
   Target t;
   CXCursor c = operand(lhs);
+  if (clang_getCursorKind(c) == CXCursor_ArraySubscriptExpr) {  // an element of a variable (of its field) is not followed
+    std::vector<CXCursor> kids = children(c);
+    if (!kids.empty()) {
+      const Target array = target_of(kids[0]);
+      t.var = array.var;
+      t.member = array.member;
+    }
+    t.field = -2;
+    return t;
+  }
   if (clang_getCursorKind(c) == CXCursor_MemberRefExpr) {
     std::vector<CXCursor> kids = children(c);
     if (kids.empty()) return t;
     const std::string m = spelling(c);
     CXCursor base = operand(kids[0]);
-    t.field = is_dim3(clang_getCursorType(base)) && (m == "x" || m == "y" || m == "z") ? m[0] - 'x' : -2;
+    if (is_dim3(clang_getCursorType(base)) && (m == "x" || m == "y" || m == "z")) t.field = m[0] - 'x';
+    else if (clang_getCursorKind(base) == CXCursor_DeclRefExpr) t.member = m;
+    else {  // a member of a member (`p.in.data`): not followed
+      Target outer = target_of(base);
+      outer.field = -2;
+      return outer;
+    }
     c = base;
   }
   if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return t;
@@ -116,11 +133,12 @@ struct Collector {
 
   void add(CXCursor at, const Target& t, const std::string& op, CXCursor value, std::string why) {
     if (clang_Cursor_isNull(t.var)) return;
-    if (why.empty()) why = !context.empty() ? context : t.field == -2 ? "a member of it is assigned" : "";
+    if (why.empty()) why = !context.empty() ? context : t.field == -2 ? "a member or an element of it is assigned" : "";
     Assignment a;
     a.at = end_offset(at);
     a.line = position(at).line;
     a.field = t.field;
+    a.member = t.member;
     a.guards = guards;
     if (why.empty()) {
       a.op = op;
@@ -212,7 +230,8 @@ void collect_assignments(CXCursor entry, HostScope& scope) {
     std::stable_sort(list.begin(), list.end(), [](const Assignment& a, const Assignment& b) { return a.at < b.at; });
 }
 
-std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scope, const ValueText& text) {
+std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scope, const ValueText& text,
+                     const std::string& member) {
   std::optional<std::string> current;
   auto now = [&]() -> std::string {
     if (!current) current = text.initial();
@@ -222,12 +241,15 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
   if (found == scope.assignments.end()) return now();
   for (const Assignment& a : found->second) {
     if (a.at > at) break;
-    if (a.field >= 0 && field < 0)
+    const bool by_field = a.field >= 0 || !a.member.empty();
+    if (by_field && field < 0 && member.empty())
       throw Error(fmt::format("'{}' is modified field by field (line {}): use its fields", spelling(var), a.line));
-    if (a.field >= 0 && a.field != field) continue;
+    if ((a.field >= 0 && a.field != field) || (!a.member.empty() && a.member != member)) continue;
     if (a.op.empty())
       throw Error(fmt::format("'{}' is modified after its declaration (line {}): {}, which the port cannot follow",
                               spelling(var), a.line, a.why));
+    if (!member.empty() && a.member.empty())
+      throw Error(fmt::format("'{}' is assigned as a whole (line {}): build it field by field", spelling(var), a.line));
     std::string next;
     if (a.op == "=") next = text.value(a.value, a.field >= 0 ? -1 : field);
     else if (a.op == "++" || a.op == "--") next = "(" + text.binary(a.op.substr(0, 1), "(" + now() + ")", "1") + ")";

@@ -22,6 +22,7 @@ struct Assignment {
   std::string why;
   CXCursor value = clang_getNullCursor();  // the assigned expression (none for ++ and --)
   int field = -1;                          // 0, 1, 2 for `.x`, `.y`, `.z` of a dim3
+  std::string member;                      // a field of a struct (`p.rows = ...`)
   std::vector<std::pair<CXCursor, bool>> guards;  // the enclosing ifs' conditions, true in the then branch
 };
 
@@ -46,10 +47,11 @@ struct ValueText {
   std::function<std::string(const std::string& op, const std::string& a, const std::string& b)> binary;
 };
 
-// The value of a variable (one field of a dim3 when field >= 0) at source offset `at`: its initial
-// value with the assignments before `at` applied, an assignment under an if as `(c ? new : old)`.
-// Throws Error naming the assignment that cannot be followed.
-std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scope, const ValueText& text);
+// The value of a variable (one field of a dim3 when field >= 0, the struct field `member` when it is
+// not empty) at source offset `at`: its initial value with the assignments before `at` applied, an
+// assignment under an if as `(c ? new : old)`. Throws Error naming the assignment that cannot be followed.
+std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scope, const ValueText& text,
+                     const std::string& member = "");
 
 // The definition of the function of the main file that `call` calls when its body is `return e;`,
 // after locals with initializers and without assignments (a pure function of its arguments: a

@@ -99,3 +99,34 @@ inline float ks_expm1(float x) {
   const float um1 = u - 1.0f;
   return um1 == -1.0f ? -1.0f : um1 * (x / log(u));
 }
+// helper: ks_atomic_wrap
+// atomicInc / atomicDec: CUDA's wrapping increment (old >= limit ? 0 : old + 1) and decrement
+// (old == 0 || old > limit ? limit : old - 1), which Metal's atomics lack, as compare-and-swap loops
+// (a failed exchange reloads `old`); they return the old value, as CUDA's do. A is `device
+// atomic<uint>*` or `threadgroup atomic<uint>*`.
+template <typename A> inline uint ks_atomic_inc(A p, uint limit) {
+  uint old = atomic_load_explicit(p, memory_order_relaxed);
+  while (!atomic_compare_exchange_weak_explicit(p, &old, old >= limit ? 0u : old + 1u, memory_order_relaxed, memory_order_relaxed)) {
+  }
+  return old;
+}
+template <typename A> inline uint ks_atomic_dec(A p, uint limit) {
+  uint old = atomic_load_explicit(p, memory_order_relaxed);
+  while (!atomic_compare_exchange_weak_explicit(p, &old, old == 0u || old > limit ? limit : old - 1u, memory_order_relaxed,
+                                                memory_order_relaxed)) {
+  }
+  return old;
+}
+// helper: ks_syncthreads_count
+// __syncthreads_count (and _and, _or): a threadgroup barrier that also counts the threads whose
+// predicate holds. Each SIMD group's count passes through `votes` (threadgroup memory the kernel
+// declares); the first barrier keeps a previous call's readers ahead of this call's writers.
+inline int ks_syncthreads_count(bool predicate, threadgroup int (&votes)[32], uint rank, uint size) {
+  threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup);
+  const int count = simd_sum(predicate ? 1 : 0);
+  if (rank % 32 == 0) votes[rank / 32] = count;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  int total = 0;
+  for (uint group = 0; group < (size + 31) / 32; ++group) total += votes[group];
+  return total;
+}

@@ -39,15 +39,18 @@ struct FunctionMapping {
   std::string segmented;  // the pattern for a width below 32 ("": not translated)
   std::vector<std::string> segmented_helpers;
   std::string note;   // added to the notes when used
+  std::string threadgroup;  // an array the pattern names ("int ks_votes[32]"), declared by the kernel
 };
 
-// $rank and $lane of a pattern: the thread's linear index in the threadgroup, and its lane in the
-// SIMD group (SIMD groups are 32 consecutive threads of that index).
+// $rank, $lane and $size of a pattern: the thread's linear index in the threadgroup, its lane in the
+// SIMD group (SIMD groups are 32 consecutive threads of that index), and the threadgroup's size.
 std::string expand_thread_indices(std::string pattern) {
   const std::string rank =
       "(thread_position_in_threadgroup.x + threads_per_threadgroup.x * (thread_position_in_threadgroup.y + "
       "threads_per_threadgroup.y * thread_position_in_threadgroup.z))";
-  for (const auto& [name, value] : {std::pair<std::string, std::string>{"$lane", "(" + rank + " % 32)"}, {"$rank", rank}})
+  const std::string size = "(threads_per_threadgroup.x * threads_per_threadgroup.y * threads_per_threadgroup.z)";
+  for (const auto& [name, value] :
+       {std::pair<std::string, std::string>{"$lane", "(" + rank + " % 32)"}, {"$rank", rank}, {"$size", size}})
     for (size_t at; (at = pattern.find(name)) != std::string::npos;) pattern.replace(at, name.size(), value);
   return pattern;
 }
@@ -85,6 +88,7 @@ Mappings load_mappings() {
       f.segmented_helpers = strings(t["segmented_helpers"].as_array());
       f.note = t["note"].value_or(std::string());
       f.helpers = strings(t["helpers"].as_array());
+      f.threadgroup = t["threadgroup"].value_or(std::string());
     }
     f.metal = expand_thread_indices(f.metal);
     m.functions[std::string(name.str())] = f;
@@ -460,6 +464,11 @@ class Translator {
   std::set<std::string> launchers_edited_;        // launchers whose parameter uses are edits already
   std::set<std::string> searching_;               // functions launching_function is looking into
   std::string host_value(CXCursor var, unsigned at);
+  std::string host_value(CXCursor var, unsigned at, CXType type, const std::string& member, const std::function<std::string()>& initial);
+  std::string struct_binding(CXCursor arg, const std::string& name, const std::function<void(CXCursor)>& writes_through);
+  std::string record_name(CXType record);
+  void device_pointer_fields(CXType record);
+  std::set<unsigned> device_fields_;  // struct fields whose pointers were given `device`
   std::vector<Launch> launches_;
   std::vector<Scratch> scratch_;
   HostScope host_;
@@ -870,7 +879,22 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   } catch (const Error& e) {
     problem(out_.problems, launch.call, "launch configuration", e.what());
   }
-  // Template arguments of the kernel become MLX template arguments.
+  // Template arguments of the kernel become MLX template arguments; a struct of the file (a functor
+  // type: `map<Relu>`, or deduced from a `GeluOp()` argument) is named in the body instead, as MLX
+  // templates are dtypes and values.
+  auto type_argument = [&](const std::string& name, CXType type) {
+    const CXType canonical = clang_getCanonicalType(type);
+    if (canonical.kind == CXType_Record && in_main_file(clang_getTypeDeclaration(canonical))) {
+      launch.bindings.push_back(fmt::format("using {} = {};", name, record_name(canonical)));
+      return;
+    }
+    const std::string t = take(clang_getTypeSpelling(canonical));
+    auto dtype = kTemplateTypes.find(t);
+    if (dtype == kTemplateTypes.end())
+      problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype or a struct of the file");
+    else
+      launch.templates.push_back({name, dtype->second, true});
+  };
   if (!clang_Cursor_isNull(pattern)) {
     std::vector<std::string> names;
     for (CXCursor k : children(pattern))
@@ -882,12 +906,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
       if (kind == CXTemplateArgumentKind_Integral) {
         launch.templates.push_back({names[size_t(i)], std::to_string(clang_Cursor_getTemplateArgumentValue(callee, unsigned(i)))});
       } else if (kind == CXTemplateArgumentKind_Type) {
-        const std::string t = take(clang_getTypeSpelling(clang_getCanonicalType(clang_Cursor_getTemplateArgumentType(callee, unsigned(i)))));
-        auto dtype = kTemplateTypes.find(t);
-        if (dtype == kTemplateTypes.end())
-          problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype");
-        else
-          launch.templates.push_back({names[size_t(i)], dtype->second, true});
+        type_argument(names[size_t(i)], clang_Cursor_getTemplateArgumentType(callee, unsigned(i)));
       } else {
         problem(out_.problems, launch.call, "template argument", "only integer and type template arguments are translated");
       }
@@ -904,8 +923,11 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     for (size_t i = 0; i < written.size() && i < names.size(); ++i) {
       if (clang_getCursorKind(written[i]) == CXCursor_TypeRef) {
         auto bound = launcher_call_.types.find(decl_key(clang_getCursorReferenced(written[i])));
-        const std::string t = bound != launcher_call_.types.end() ? bound->second
-                                                              : take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(written[i]))));
+        if (bound == launcher_call_.types.end()) {
+          type_argument(names[i], clang_getCursorType(written[i]));
+          continue;
+        }
+        const std::string t = bound->second;
         auto dtype = kTemplateTypes.find(t);
         if (dtype == kTemplateTypes.end())
           problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype");
@@ -927,31 +949,27 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   for (const auto& b : scratch_) taken.insert(b.name);
   for (const auto& [cuda, metal] : kBuiltins) taken.insert(metal);
   std::vector<std::string> writes;
+  // A non-const pointer (parameter, or field of a struct argument) writes its buffer: in MLX, an
+  // output of this kernel.
+  auto writes_through = [&](CXCursor value) {
+    const std::string buffer = buffer_of(value);
+    if (buffer.empty() || std::find(writes.begin(), writes.end(), buffer) != writes.end()) return;
+    if (std::find(written.begin(), written.end(), buffer) != written.end())
+      problem(out_.problems, value, "in-place update across launches",
+              "'" + buffer + "' was written by an earlier launch: an MLX kernel writes fresh output arrays, so a "
+              "later kernel can read it but not update it (write a new scratch buffer instead)");
+    else
+      writes.push_back(buffer);
+  };
   for (size_t i = 0; i < kparams.size() && i + 2 < kids.size(); ++i) {
     CXCursor arg = kids[i + 2];
     CXType type = clang_getCursorType(kparams[i]);
-    // A struct's pointer fields would need address spaces, and MLX binds buffers one by one.
-    const CXType canonical = clang_getCanonicalType(type);
-    if (canonical.kind == CXType_Record && !from_prelude(clang_getTypeDeclaration(canonical))) {
-      problem(out_.problems, kparams[i], "kernel parameter '" + spelling(kparams[i]) + "'",
-              "struct arguments are not translated; pass its fields as separate parameters");
-      continue;
-    }
-    // A non-const pointer parameter writes its buffer: in MLX, an output of this kernel.
-    if (is_pointer(type) && !clang_isConstQualifiedType(clang_getPointeeType(type))) {
-      const std::string buffer = buffer_of(arg);
-      if (!buffer.empty() && std::find(writes.begin(), writes.end(), buffer) == writes.end()) {
-        if (std::find(written.begin(), written.end(), buffer) != written.end())
-          problem(out_.problems, arg, "in-place update across launches",
-                  "'" + buffer + "' was written by an earlier launch: an MLX kernel writes fresh output arrays, so a "
-                  "later kernel can read it but not update it (write a new scratch buffer instead)");
-        else
-          writes.push_back(buffer);
-      }
-    }
+    const CXType argument_type = clang_getCanonicalType(clang_getCursorType(arg));
+    const bool structure = argument_type.kind == CXType_Record && in_main_file(clang_getTypeDeclaration(argument_type));
+    if (is_pointer(type) && !clang_isConstQualifiedType(clang_getPointeeType(type))) writes_through(arg);
     std::string value;
     try {
-      value = rw_.render(begin_offset(arg), end_offset(arg));
+      if (!structure) value = rw_.render(begin_offset(arg), end_offset(arg));
     } catch (const Error& e) {
       problem(out_.problems, arg, "kernel argument", e.what());
       continue;
@@ -962,10 +980,18 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     // has_<name> template bool: restore the null pointer, so that the kernel's checks hold.
     const TensorSpec* tensor = task_.find_tensor(value);
     if (tensor && tensor->optional) value = fmt::format("has_{} ? {} : nullptr", value, value);
-    else if (value == name) continue;
+    else if (value == name && !structure) continue;
     while (taken.count(name)) name += "_";
     if (name != spelling(kparams[i])) param_renames_[decl_key(kparams[i])] = name;
     taken.insert(name);
+    if (structure) {
+      try {
+        launch.bindings.push_back(struct_binding(arg, name, writes_through));
+      } catch (const Error& e) {
+        problem(out_.problems, arg, "struct argument '" + spelling(kparams[i]) + "'", e.what());
+      }
+      continue;
+    }
     std::string type_text = metal_type(type);
     if (is_pointer(type)) type_text = "device " + type_text;
     else if (!clang_isConstQualifiedType(type)) type_text = "const " + type_text;
@@ -1148,7 +1174,20 @@ std::string Translator::dispatch_candidate() {
 // A variable of the entry in a kernel argument, at offset `at`: its initializer (a parameter: the
 // task's name) with the assignments before `at` applied, converted to its type after each.
 std::string Translator::host_value(CXCursor var, unsigned at) {
-  const CXType type = clang_getCursorType(var);
+  return host_value(var, at, clang_getCursorType(var), "", [&]() -> std::string {
+    if (auto p = host_.parameters.find(decl_key(var)); p != host_.parameters.end()) return p->second;
+    std::vector<CXCursor> kids = children(var);
+    if (kids.empty() || !clang_isExpression(clang_getCursorKind(kids.back())))
+      throw Error("'" + spelling(var) + "' has no value the kernel argument can be computed from");
+    return rw_.render(begin_offset(kids.back()), end_offset(kids.back()));
+  });
+}
+
+// The value of a variable of the entry (of its field `member`, of type `type`, when member is not
+// empty) at offset `at`, from `initial` with the assignments before `at` applied, converted to its
+// type after each.
+std::string Translator::host_value(CXCursor var, unsigned at, CXType type, const std::string& member,
+                                   const std::function<std::string()>& initial) {
   const CXTypeKind kind = clang_getCanonicalType(type).kind;
   const bool assigned = host_.assignments.count(decl_key(var)) > 0;
   std::string cast = assigned && kind >= CXType_Bool && kind <= CXType_LongDouble ? metal_type(type) : "";
@@ -1156,17 +1195,133 @@ std::string Translator::host_value(CXCursor var, unsigned at) {
   auto typed = [cast](const std::string& v) { return cast + "(" + v + ")"; };
   auto render = [this](CXCursor e) { return rw_.render(begin_offset(e), end_offset(e)); };
   ValueText text;
-  text.initial = [&]() -> std::string {
-    if (auto p = host_.parameters.find(decl_key(var)); p != host_.parameters.end()) return typed(p->second);
-    std::vector<CXCursor> kids = children(var);
-    if (kids.empty() || !clang_isExpression(clang_getCursorKind(kids.back())))
-      throw Error("'" + spelling(var) + "' has no value the kernel argument can be computed from");
-    return typed(render(kids.back()));
-  };
+  text.initial = [&] { return typed(initial()); };
   text.value = [&](CXCursor v, int) { return typed(render(v)); };
   text.operand = render;
   text.binary = [&](const std::string& op, const std::string& a, const std::string& b) { return typed(a + " " + op + " " + b); };
-  return value_at(var, at, -1, host_, text);
+  return value_at(var, at, -1, host_, text, member);
+}
+
+// A struct of the file as the body names it (`Params`, `act::Gelu`, `Scale<float>`).
+std::string Translator::record_name(CXType record) {
+  std::string name = metal_type(clang_getCanonicalType(record));
+  for (const std::string anonymous = "(anonymous namespace)::"; name.find(anonymous) != std::string::npos;)
+    name.erase(name.find(anonymous), anonymous.size());
+  if (name.rfind("const ", 0) == 0) name.erase(0, 6);
+  return name;
+}
+
+// The pointer fields of a struct passed to a kernel (and of the structs it holds) point into the
+// buffers: device memory, which Metal's pointers must name.
+void Translator::device_pointer_fields(CXType record) {
+  std::pair<Translator*, std::vector<CXType>> context(this, {});
+  clang_Type_visitFields(
+      clang_getCanonicalType(record),
+      [](CXCursor field, CXClientData data) {
+        auto* c = static_cast<std::pair<Translator*, std::vector<CXType>>*>(data);
+        const CXType type = clang_getCanonicalType(clang_getCursorType(field));
+        if (is_pointer(type) && c->first->device_fields_.insert(begin_offset(field)).second)
+          c->first->rw_.insert(begin_offset(field), "device ");
+        else if (type.kind == CXType_Record)
+          c->second.push_back(type);
+        return CXVisit_Continue;
+      },
+      &context);
+  for (const CXType& inner : context.second) device_pointer_fields(inner);
+}
+
+// A struct argument of a kernel (a parameter block, a functor) is rebuilt at the top of its body, so
+// the kernel's code stays as written: a local of the entry built field by field (or from a brace
+// list) as `Params p; p.rows = ...;`, its fields' values where the launch uses it; any other argument
+// (`Relu()`, `Scale{alpha}`, `{x, y, n}`) as it is written. Its pointer fields are the buffers they
+// point into, which it writes through its non-const ones.
+std::string Translator::struct_binding(CXCursor arg, const std::string& name,
+                                       const std::function<void(CXCursor)>& writes_through) {
+  const CXType record = clang_getCanonicalType(clang_getCursorType(arg));
+  device_pointer_fields(record);
+  std::vector<CXCursor> fields;
+  clang_Type_visitFields(
+      record,
+      [](CXCursor field, CXClientData data) {
+        static_cast<std::vector<CXCursor>*>(data)->push_back(field);
+        return CXVisit_Continue;
+      },
+      &fields);
+  auto writable = [](CXCursor field) {
+    const CXType t = clang_getCanonicalType(clang_getCursorType(field));
+    return is_pointer(t) && !clang_isConstQualifiedType(clang_getPointeeType(t));
+  };
+  // The argument as written, without the copies clang adds (a copy constructor is a call to it).
+  CXCursor value = strip_implicit(arg);
+  while (clang_getCursorKind(value) == CXCursor_CallExpr && clang_getCursorKind(clang_getCursorReferenced(value)) == CXCursor_Constructor &&
+         clang_Cursor_getNumArguments(value) == 1 &&
+         clang_equalCursors(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(value, 0)))),
+                            clang_getTypeDeclaration(record)))
+    value = strip_implicit(clang_Cursor_getArgument(value, 0));
+  // The elements of a brace list (`Params{x, y, n}`, `{x, y, n}`), in field order; empty for another expression.
+  auto brace_list = [](CXCursor e) {
+    e = strip_implicit(e);
+    if (clang_getCursorKind(e) == CXCursor_CXXFunctionalCastExpr || clang_getCursorKind(e) == CXCursor_CompoundLiteralExpr) {
+      const std::vector<CXCursor> kids = children(e);
+      if (!kids.empty()) e = strip_implicit(kids.back());
+    }
+    return clang_getCursorKind(e) == CXCursor_InitListExpr ? std::optional<std::vector<CXCursor>>(children(e)) : std::nullopt;
+  };
+  const std::string type_text = record_name(record);
+  const CXCursor var = clang_getCursorReferenced(value);
+  const bool local = clang_getCursorKind(value) == CXCursor_DeclRefExpr && clang_getCursorKind(var) == CXCursor_VarDecl &&
+                     in_main_file(var) && clang_getCursorSemanticParent(var).kind != CXCursor_TranslationUnit;
+  const auto assignments = local ? host_.assignments.find(decl_key(var)) : host_.assignments.end();
+  CXCursor init = clang_getNullCursor();
+  if (local)
+    for (CXCursor k : children(var))
+      if (clang_isExpression(clang_getCursorKind(k))) init = k;
+  // A default construction (`Params p;`) gives no value; a brace list one per field.
+  const bool defaulted = !clang_Cursor_isNull(init) && clang_getCursorKind(strip_implicit(init)) == CXCursor_CallExpr &&
+                         clang_Cursor_getNumArguments(strip_implicit(init)) == 0 &&
+                         clang_getCursorKind(clang_getCursorReferenced(strip_implicit(init))) == CXCursor_Constructor;
+  const auto elements = local && !clang_Cursor_isNull(init) ? brace_list(init) : brace_list(value);
+  if (!local || (!elements && !defaulted && !clang_Cursor_isNull(init) && assignments == host_.assignments.end())) {
+    if (elements)
+      for (size_t i = 0; i < elements->size() && i < fields.size(); ++i)
+        if (writable(fields[i])) writes_through((*elements)[i]);
+    if (!elements)  // a constructor's arguments: every buffer it names may be written
+      for (CXCursor k : children(value)) writes_through(k);
+    // A local constructed in place (`const ScaleAdd op(alpha);`): its constructor call names the variable.
+    const CXCursor construct = strip_implicit(init);
+    if (local && clang_getCursorKind(construct) == CXCursor_CallExpr &&
+        clang_getCursorKind(clang_getCursorReferenced(construct)) == CXCursor_Constructor &&
+        text(begin_offset(construct), end_offset(construct)).rfind(spelling(var), 0) == 0)
+      return fmt::format("{} {} = {}{};", type_text, name, type_text,
+                         rw_.render(begin_offset(construct) + unsigned(spelling(var).size()), end_offset(construct)));
+    return fmt::format("{} {} = {};", type_text, name, rw_.render(begin_offset(value), end_offset(value)));
+  }
+  if (!elements && !defaulted && !clang_Cursor_isNull(init))
+    throw Error(fmt::format("'{}' is initialized by a call (line {}) and then assigned field by field: initialize it with "
+                            "a brace list (or declare it without one) and assign its fields",
+                            spelling(var), position(var).line));
+  std::string out = fmt::format("{} {};", type_text, name);
+  const unsigned at = begin_offset(value);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string field = spelling(fields[i]);
+    std::vector<CXCursor> values;
+    if (elements && i < elements->size()) values.push_back((*elements)[i]);
+    if (assignments != host_.assignments.end())
+      for (const Assignment& a : assignments->second)
+        if (a.at <= at && a.member == field && !clang_Cursor_isNull(a.value)) values.push_back(a.value);
+    const bool assigned = assignments != host_.assignments.end() &&
+                          std::any_of(assignments->second.begin(), assignments->second.end(),
+                                      [&](const Assignment& a) { return a.at <= at && (a.member == field || a.member.empty()); });
+    if (values.empty() && !assigned) continue;  // its default member initializer, if any
+    if (writable(fields[i]))
+      for (CXCursor v : values) writes_through(v);
+    out += fmt::format(" {}.{} = {};", name, field, host_value(var, at, clang_getCursorType(fields[i]), field, [&]() -> std::string {
+      if (!elements || i >= elements->size())
+        throw Error(fmt::format("field '{}' of '{}' is updated before it is given a value", field, spelling(var)));
+      return rw_.render(begin_offset((*elements)[i]), end_offset((*elements)[i]));
+    }));
+  }
+  return out;
 }
 
 // The task tensor or scratch buffer a kernel argument points into (`y`, `partial + row * n`), or "".
@@ -1314,6 +1469,8 @@ std::string Translator::space_of(CXCursor expression) {
     case CXCursor_ArraySubscriptExpr:
     case CXCursor_MemberRefExpr:
     case CXCursor_UnexposedExpr: {
+      // A struct's pointer field (`p.x` of a kernel's struct argument) points into a buffer.
+      if (clang_getCursorKind(c) == CXCursor_MemberRefExpr && is_pointer(clang_getCursorType(c))) return "device";
       std::vector<CXCursor> kids = children(c);
       if (!kids.empty()) return space_of(clang_getCursorKind(c) == CXCursor_ArraySubscriptExpr ? kids.front() : kids.back());
       return "device";
@@ -1564,6 +1721,13 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   for (const auto& [cuda, metal] : kBuiltins)  // built-in variables a pattern names
     if (pattern.find(metal) != std::string::npos) fn.builtins.insert(cuda);
   for (const auto& h : helpers) helpers_.insert(h);
+  if (!f.threadgroup.empty()) {
+    // `int ks_votes[32]`: declared by the kernel and passed down, as a hoisted static __shared__ is.
+    const size_t space = f.threadgroup.find(' '), dims = f.threadgroup.find('[');
+    const std::string array = f.threadgroup.substr(space + 1, dims - space - 1);
+    hoisted_[array] = {"", array, array, f.threadgroup.substr(0, space), f.threadgroup.substr(dims)};
+    fn.shared.insert(array);
+  }
   if (!f.note.empty() && std::find(out_.notes.begin(), out_.notes.end(), f.note) == out_.notes.end())
     out_.notes.push_back(f.note);
   if (pattern.empty()) {  // dropped

@@ -477,26 +477,56 @@ TEST(UnavailableFeatures, MetalLacksTensorCoresAsyncCopiesTmaAndWarpSpecializati
   EXPECT_TRUE(load_rules(profiles_dir() / "cpu.rules.toml").unavailable.empty());
 }
 
+namespace {
+// The id of the first metal rule a text breaks ("" if none).
+std::string first_metal_rule(const std::string& text) {
+  static const RuleSet metal = load_rules(profiles_dir() / "metal.rules.toml");
+  const auto v = metal.check(text);
+  return v.empty() ? std::string() : v.front().rule;
+}
+}  // namespace
+
 // Metal's C++ lacks lambdas, goto, virtual functions, exceptions and new/delete: metalsim's host compiler would take
 // them, a Mac's would not. Array subscripts, attributes and `= {` initializers are no lambdas.
 TEST(MetalRules, CppFeaturesMetalLacksAreRefusedBeforeCompiling) {
-  const RuleSet metal = load_rules(profiles_dir() / "metal.rules.toml");
-  const auto first = [&](const std::string& text) {
-    const auto v = metal.check(text);
-    return v.empty() ? std::string() : v.front().rule;
-  };
-  EXPECT_EQ(first("auto sq = [](float x) { return x * x; };\n"), "lambda");
-  EXPECT_EQ(first("float s = reduce(v, [&](float a, float b) { return a + b; });\n"), "lambda");
-  EXPECT_EQ(first("auto f = [=] { return 1; };\n"), "lambda");
-  EXPECT_EQ(first("if (i > n) goto done;\ndone: y[i] = 0;\n"), "unsupported-cpp");
-  EXPECT_EQ(first("struct S { virtual float f(); };\n"), "unsupported-cpp");
-  EXPECT_EQ(first("float* p = new float[4];\n"), "unsupported-cpp");
-  EXPECT_EQ(first("if (n < 0) throw 1;\n"), "unsupported-cpp");
+  EXPECT_EQ(first_metal_rule("auto sq = [](float x) { return x * x; };\n"), "lambda");
+  EXPECT_EQ(first_metal_rule("float s = reduce(v, [&](float a, float b) { return a + b; });\n"), "lambda");
+  EXPECT_EQ(first_metal_rule("auto f = [=] { return 1; };\n"), "lambda");
+  EXPECT_EQ(first_metal_rule("if (i > n) goto done;\ndone: y[i] = 0;\n"), "unsupported-cpp");
+  EXPECT_EQ(first_metal_rule("struct S { virtual float f(); };\n"), "unsupported-cpp");
+  EXPECT_EQ(first_metal_rule("float* p = new float[4];\n"), "unsupported-cpp");
+  EXPECT_EQ(first_metal_rule("if (n < 0) throw 1;\n"), "unsupported-cpp");
   for (const char* honest : {"y[i] = x[idx[i]] * w[(i + 1) % n];\n", "float a[4] = {1, 2, 3, 4};\nfloat b = a[0];\n",
                              "threadgroup float tile[32][33];\ntile[lid.y][lid.x] = x[i];\n",
                              "uint gid [[thread_position_in_grid]];\n", "y[i] = (x[i] > 0) ? x[i] : 0.0f;\n",
                              "float renew = 1.0f; float deleted = 0.0f; y[0] = renew + deleted;\n"})
-    EXPECT_EQ(first(honest), "") << honest;
+    EXPECT_EQ(first_metal_rule(honest), "") << honest;
+}
+
+// Spellings honest Metal code uses that the host-facing rules must let through: the underscored GNU attribute names
+// (Metal's METAL_FUNC is `inline __attribute__((__always_inline__))`), clang's short loop pragmas through _Pragma, and
+// `constexpr static` members; redefining an underscored attribute, other pragmas and mutable statics stay refused.
+TEST(MetalRules, MetalSpellingsOfAllowedConstructsPass) {
+  const RuleSet metal = load_rules(profiles_dir() / "metal.rules.toml");
+  for (const char* honest : {"inline __attribute__((__always_inline__)) float f(float v) { return v; }\n",
+                             "struct __attribute__((__aligned__(16))) S { float a; };\n",
+                             "#define UNROLL _Pragma(\"unroll\")\n", "#define UNROLL4 _Pragma(\"unroll 4\")\n",
+                             "#define NO_UNROLL _Pragma(\"nounroll\")\n",
+                             "struct K { constexpr static int kLanes = 32; };\n",
+                             "static constant constexpr float kScale = 2.0f;\n", "static inline float g(float v) { return v; }\n"})
+    EXPECT_EQ(first_metal_rule(honest), "") << honest;
+  EXPECT_EQ(first_metal_rule("#define __always_inline__ constructor\n"), "attributes");
+  EXPECT_EQ(first_metal_rule("_Pragma(\"unroll GCC\")\n"), "pragma-operator");
+  EXPECT_EQ(first_metal_rule("_Pragma(\"GCC poison x\")\n"), "pragma-operator");
+  EXPECT_EQ(first_metal_rule("static int counter = 0;\n"), "persistent-state");
+  EXPECT_EQ(first_metal_rule("float f() { static float cache; return cache; }\n"), "persistent-state");
+  EXPECT_EQ(first_metal_rule("#define KEEP static\nKEEP int c = 0;\n"), "persistent-state");
+  EXPECT_EQ(first_metal_rule("constexpr int n = 1;\nstatic int c = n;\n"), "persistent-state");
+  EXPECT_EQ(first_metal_rule("thread_local int c;\n"), "persistent-state");
+  const auto v = metal.check("float f() {\n  static float cache;\n  return cache;\n}\n");
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v.front().line, 2);
+  EXPECT_NE(v.front().message.find("(found 'static float cache;')"), std::string::npos) << v.front().message;
 }
 
 TEST(UnavailableFeatures, AnEntryWithoutPatternIsAnError) {

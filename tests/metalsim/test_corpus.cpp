@@ -592,3 +592,30 @@ TEST(MetalsimCorpus, MathExtraAndMetalQualifiedConstructors) {
     EXPECT_EQ(o[11], x + 30 + 400) << x;
   }
 }
+
+// MAXFLOAT is the largest finite float (a -MAXFLOAT mask keeps its differences finite, where -INFINITY's are NaN);
+// HUGE_VALF, HUGE_VALH and the remaining M_*_F, HALF_* constants of Metal's math header exist.
+TEST(MetalsimCorpus, MathConstants) {
+  KernelSpec s;
+  s.name = "math_constants";
+  s.outputs = {tensor("out", Dtype::float32, {2 * 8})};
+  s.source = corpus("math_constants.metal");
+  s.grid = {2, 1, 1};
+  s.threadgroup = {2, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> out(2 * 8);
+  run_ok(so, s, {}, {buf(s.outputs[0], out)});
+  const double pi = 3.14159265358979323846;
+  for (int i = 0; i < 2; ++i) {
+    const float* o = &out[8 * i];
+    EXPECT_EQ(o[0], 1.0f);
+    EXPECT_EQ(o[1], 1.0f);
+    EXPECT_EQ(o[2], 1.0f);
+    EXPECT_EQ(o[3], 65505.0f);
+    EXPECT_NEAR(o[4], 2 * pi, 1e-6);
+    EXPECT_NEAR(o[5], 0.5 + 2 / std::sqrt(pi) + 2 / pi + std::log10(std::exp(1.0)), 1e-6);
+    EXPECT_FLOAT_EQ(o[6], std::ldexp(1.0f, -14) + std::ldexp(1.0f, -10) + std::ldexp(1.0f, -126) + std::ldexp(1.0f, -23));
+    EXPECT_EQ(o[7], float(i));
+  }
+}

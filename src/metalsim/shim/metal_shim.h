@@ -1449,13 +1449,26 @@ MS_FOR_EACH(MS_USING, MS_MATH_FUNCTIONS)
 using namespace metal;
 
 // ------------------------------------------------------------ Metal constants
-#define MAXFLOAT __builtin_inff()
+// MAXFLOAT is the largest finite float, as in OpenCL C and C's math.h (kernels use -MAXFLOAT as a mask value
+// whose differences stay finite); HUGE_VALF and INFINITY are +inf.
+#define MAXFLOAT 0x1.fffffep+127f
+#define HUGE_VALF __builtin_inff()
 #define INFINITY __builtin_inff()
 #define NAN __builtin_nanf("")
-#define FLT_MAX 3.402823466e+38f
-#define FLT_MIN 1.175494351e-38f
-#define FLT_EPSILON 1.1920928955e-07f
+#define FLT_MAX 0x1.fffffep+127f
+#define FLT_MIN 0x1p-126f
+#define FLT_EPSILON 0x1p-23f
 #define HALF_MAX 65504.0f
+#define MAXHALF HALF_MAX
+#define HUGE_VALH half(__builtin_inff())
+#define HALF_MIN 0x1p-14f
+#define HALF_EPSILON 0x1p-10f
+#define M_LOG10E_F 0.43429448190325182765f
+#define M_PI_2_F 1.57079632679489661923f
+#define M_PI_4_F 0.78539816339744830962f
+#define M_2_PI_F 0.63661977236758134308f
+#define M_2_SQRTPI_F 1.12837916709551257390f
+#define M_SQRT1_2_F 0.70710678118654752440f
 #define M_PI_F 3.14159265358979323846f
 #define M_E_F 2.71828182845904523536f
 #define M_LOG2E_F 1.44269504088896340736f

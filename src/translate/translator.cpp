@@ -312,6 +312,15 @@ std::vector<std::pair<unsigned, unsigned>> list_removals(const std::vector<CXCur
   return out;
 }
 
+// The named namespaces around a declaration, outermost first (anonymous ones are left out: their
+// names are visible around them).
+std::vector<std::string> namespaces_of(CXCursor c) {
+  std::vector<std::string> out;
+  for (CXCursor p = clang_getCursorSemanticParent(c); clang_getCursorKind(p) == CXCursor_Namespace; p = clang_getCursorSemanticParent(p))
+    if (!clang_Cursor_isAnonymous(p)) out.insert(out.begin(), spelling(p));
+  return out;
+}
+
 // Which parameters of a function are group handles.
 std::vector<size_t> group_parameters(CXCursor function) {
   std::vector<size_t> out;
@@ -458,17 +467,29 @@ class Translator {
   struct LauncherCall {  // what a launch inside a launcher is translated with
     HostScope scope;
     std::map<std::string, LauncherUse> uses;        // by decl_key of the parameter
-    std::map<std::string, std::string> types;       // decl_key of a type template parameter -> its type
+    std::map<std::string, CXType> types;            // decl_key of a type template parameter -> its type
   };
   LauncherCall launcher_call_;                    // the call being walked or translated
   std::set<std::string> launchers_edited_;        // launchers whose parameter uses are edits already
   std::set<std::string> searching_;               // functions launching_function is looking into
   std::string host_value(CXCursor var, unsigned at);
   std::string host_value(CXCursor var, unsigned at, CXType type, const std::string& member, const std::function<std::string()>& initial);
-  std::string struct_binding(CXCursor arg, const std::string& name, const std::function<void(CXCursor)>& writes_through);
+  std::string struct_binding(CXType record, CXCursor arg, const std::string& name, const std::function<void(CXCursor)>& writes_through);
+  // The type of a type reference or an expression as the launcher being walked binds it: its
+  // template type parameters (`Op`, also as the type of its parameter `Op op`) are the call's types.
+  CXType launcher_type(CXCursor c) {
+    CXCursor named = clang_getCursorKind(c) == CXCursor_TypeRef ? c : clang_getNullCursor();
+    const CXCursor referenced = clang_getCursorReferenced(strip_implicit(c));
+    if (clang_Cursor_isNull(named) && clang_getCursorKind(referenced) == CXCursor_ParmDecl)
+      for (CXCursor k : children(referenced))
+        if (clang_getCursorKind(k) == CXCursor_TypeRef) named = k;
+    auto bound = clang_Cursor_isNull(named) ? launcher_call_.types.end() : launcher_call_.types.find(decl_key(clang_getCursorReferenced(named)));
+    return bound != launcher_call_.types.end() ? bound->second : clang_getCursorType(c);
+  }
   std::string record_name(CXType record);
   void device_pointer_fields(CXType record);
   std::set<unsigned> device_fields_;  // struct fields whose pointers were given `device`
+  std::set<std::string> namespaces_;  // the named namespaces the header declares things in
   std::vector<Launch> launches_;
   std::vector<Scratch> scratch_;
   HostScope host_;
@@ -806,7 +827,7 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
       uses[key].value = std::to_string(clang_Cursor_getTemplateArgumentValue(specialization, unsigned(i)));
       host_.parameters[key] = uses[key].value;
     } else if (kind == CXTemplateArgumentKind_Type) {
-      launcher_call_.types[key] = take(clang_getTypeSpelling(clang_getCanonicalType(clang_Cursor_getTemplateArgumentType(specialization, unsigned(i)))));
+      launcher_call_.types[key] = clang_Cursor_getTemplateArgumentType(specialization, unsigned(i));
     } else {
       return "its template argument '" + spelling(template_parameters[i]) + "' is not an integer or a type";
     }
@@ -922,17 +943,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
       if (clang_getCursorKind(k) != CXCursor_OverloadedDeclRef) written.push_back(k);
     for (size_t i = 0; i < written.size() && i < names.size(); ++i) {
       if (clang_getCursorKind(written[i]) == CXCursor_TypeRef) {
-        auto bound = launcher_call_.types.find(decl_key(clang_getCursorReferenced(written[i])));
-        if (bound == launcher_call_.types.end()) {
-          type_argument(names[i], clang_getCursorType(written[i]));
-          continue;
-        }
-        const std::string t = bound->second;
-        auto dtype = kTemplateTypes.find(t);
-        if (dtype == kTemplateTypes.end())
-          problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype");
-        else
-          launch.templates.push_back({names[i], dtype->second, true});
+        type_argument(names[i], launcher_type(written[i]));
         continue;
       }
       try {
@@ -941,6 +952,15 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
         problem(out_.problems, launch.call, "template argument", e.what());
       }
     }
+    // A type left to deduction from a parameter of that very type (`Op op`): the argument's type
+    // (a functor the launcher passes on).
+    const std::vector<CXCursor> deduced_from = parameters_of(callee);
+    for (size_t i = written.size(); i < names.size(); ++i)
+      for (size_t j = 0; j < deduced_from.size() && j + 2 < kids.size(); ++j)
+        if (take(clang_getTypeSpelling(clang_getCursorType(deduced_from[j]))) == names[i]) {
+          type_argument(names[i], launcher_type(kids[j + 2]));
+          break;
+        }
   }
   // Kernel arguments: each kernel parameter is bound to the launch's expression for it.
   CXCursor kernel_decl = clang_Cursor_isNull(pattern) ? callee : pattern;
@@ -964,7 +984,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   for (size_t i = 0; i < kparams.size() && i + 2 < kids.size(); ++i) {
     CXCursor arg = kids[i + 2];
     CXType type = clang_getCursorType(kparams[i]);
-    const CXType argument_type = clang_getCanonicalType(clang_getCursorType(arg));
+    const CXType argument_type = clang_getCanonicalType(launcher_type(arg));
     const bool structure = argument_type.kind == CXType_Record && in_main_file(clang_getTypeDeclaration(argument_type));
     if (is_pointer(type) && !clang_isConstQualifiedType(clang_getPointeeType(type))) writes_through(arg);
     std::string value;
@@ -986,7 +1006,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     taken.insert(name);
     if (structure) {
       try {
-        launch.bindings.push_back(struct_binding(arg, name, writes_through));
+        launch.bindings.push_back(struct_binding(argument_type, arg, name, writes_through));
       } catch (const Error& e) {
         problem(out_.problems, arg, "struct argument '" + spelling(kparams[i]) + "'", e.what());
       }
@@ -1235,9 +1255,8 @@ void Translator::device_pointer_fields(CXType record) {
 // list) as `Params p; p.rows = ...;`, its fields' values where the launch uses it; any other argument
 // (`Relu()`, `Scale{alpha}`, `{x, y, n}`) as it is written. Its pointer fields are the buffers they
 // point into, which it writes through its non-const ones.
-std::string Translator::struct_binding(CXCursor arg, const std::string& name,
+std::string Translator::struct_binding(CXType record, CXCursor arg, const std::string& name,
                                        const std::function<void(CXCursor)>& writes_through) {
-  const CXType record = clang_getCanonicalType(clang_getCursorType(arg));
   device_pointer_fields(record);
   std::vector<CXCursor> fields;
   clang_Type_visitFields(
@@ -1923,6 +1942,14 @@ std::string Translator::header() {
         auto* self = static_cast<Translator*>(static_cast<std::pair<Translator*, void*>*>(data)->first);
         auto* parts = static_cast<std::vector<std::pair<unsigned, std::string>>*>(static_cast<std::pair<Translator*, void*>*>(data)->second);
         if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
+        // A declaration in a named namespace stays in it (`ops::Gelu`); the body, outside, names it
+        // unqualified too through the header's `using namespace`.
+        auto in_namespaces = [c, self](std::string text) {
+          const std::vector<std::string> names = namespaces_of(c);
+          if (!names.empty()) self->namespaces_.insert(fmt::format("{}", fmt::join(names, "::")));
+          for (auto n = names.rbegin(); n != names.rend(); ++n) text = "namespace " + *n + " {\n" + text + "}\n";
+          return text;
+        };
         const CXCursorKind kind = clang_getCursorKind(c);
         const unsigned b = begin_offset(c), e = end_offset(c);
         switch (kind) {
@@ -1940,7 +1967,7 @@ std::string Translator::header() {
           case CXCursor_TypedefDecl:
           case CXCursor_TypeAliasDecl:
             if (clang_isCursorDefinition(c) || kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl)
-              parts->push_back({b, self->rw_.render(b, e) + ";\n"});
+              parts->push_back({b, in_namespaces(self->rw_.render(b, e) + ";\n")});
             break;
           case CXCursor_VarDecl: {
             if (has_child(c, CXCursor_CUDASharedAttr)) break;  // declared in the kernel
@@ -1949,7 +1976,7 @@ std::string Translator::header() {
             // `constexpr int a = 1, b = 2;` is one declaration per name, all starting at `constexpr`:
             // the last one spans the whole statement.
             if (!parts->empty() && parts->back().first == b) parts->pop_back();
-            parts->push_back({b, (constant ? "" : "constant ") + self->rw_.render(b, e) + ";\n"});
+            parts->push_back({b, in_namespaces((constant ? "" : "constant ") + self->rw_.render(b, e) + ";\n")});
             break;
           }
           case CXCursor_FunctionDecl:
@@ -1961,7 +1988,7 @@ std::string Translator::header() {
               if (std::find(self->out_.notes.begin(), self->out_.notes.end(), note) == self->out_.notes.end()) self->out_.notes.push_back(note);
               break;
             }
-            parts->push_back({b, self->rw_.render(b, e) + "\n"});
+            parts->push_back({b, in_namespaces(self->rw_.render(b, e) + "\n")});
             break;
           }
           case CXCursor_UnexposedDecl:
@@ -1977,6 +2004,7 @@ std::string Translator::header() {
   std::string out;
   for (const auto& h : helpers_) out += maps_.helpers.at(h);
   for (const auto& [at, text] : parts) out += text;
+  for (const auto& name : namespaces_) out += "using namespace " + name + ";\n";
   return out;
 }
 

@@ -463,6 +463,7 @@ class Translator {
     std::string value;
     unsigned b = 0, e = 0;  // the argument (when value is empty)
     bool parenthesize = false;
+    CXCursor argument = clang_getNullCursor();
   };
   struct LauncherCall {  // what a launch inside a launcher is translated with
     HostScope scope;
@@ -845,7 +846,8 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
       } catch (const Error&) {  // not a size (a stream): only its uses in kernel arguments matter
       }
     }
-    uses[key] = {"", begin_offset(argument), end_offset(argument), clang_getCursorKind(strip_implicit(argument)) != CXCursor_DeclRefExpr};
+    uses[key] = {"", begin_offset(argument), end_offset(argument), clang_getCursorKind(strip_implicit(argument)) != CXCursor_DeclRefExpr,
+                 argument};
   }
   // Uses of the parameters in the launcher's body, written as the call being translated passes them
   // (a launcher called twice, once per branch of a dispatch, is translated once per call).
@@ -1270,13 +1272,24 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
     const CXType t = clang_getCanonicalType(clang_getCursorType(field));
     return is_pointer(t) && !clang_isConstQualifiedType(clang_getPointeeType(t));
   };
-  // The argument as written, without the copies clang adds (a copy constructor is a call to it).
+  // The argument as written, without the copies clang adds (a copy constructor is a call to it),
+  // and through a launcher's parameter (`const Params& p`), the argument of the launcher's call.
   CXCursor value = strip_implicit(arg);
-  while (clang_getCursorKind(value) == CXCursor_CallExpr && clang_getCursorKind(clang_getCursorReferenced(value)) == CXCursor_Constructor &&
-         clang_Cursor_getNumArguments(value) == 1 &&
-         clang_equalCursors(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(value, 0)))),
-                            clang_getTypeDeclaration(record)))
-    value = strip_implicit(clang_Cursor_getArgument(value, 0));
+  for (bool more = true; more;) {
+    more = false;
+    if (clang_getCursorKind(value) == CXCursor_CallExpr && clang_getCursorKind(clang_getCursorReferenced(value)) == CXCursor_Constructor &&
+        clang_Cursor_getNumArguments(value) == 1 &&
+        clang_equalCursors(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(value, 0)))),
+                           clang_getTypeDeclaration(record))) {
+      value = strip_implicit(clang_Cursor_getArgument(value, 0));
+      more = true;
+    } else if (auto use = launcher_call_.uses.find(decl_key(clang_getCursorReferenced(value)));
+               clang_getCursorKind(value) == CXCursor_DeclRefExpr && use != launcher_call_.uses.end() &&
+               !clang_Cursor_isNull(use->second.argument)) {
+      value = strip_implicit(use->second.argument);
+      more = true;
+    }
+  }
   // The elements of a brace list (`Params{x, y, n}`, `{x, y, n}`), in field order; empty for another expression.
   auto brace_list = [](CXCursor e) {
     e = strip_implicit(e);

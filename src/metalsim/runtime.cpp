@@ -59,7 +59,8 @@ using EntryFn = void (*)(void* const*, const ms_thread_args*);
 
 std::string site_text(uint32_t site) {
   if (site == 0xffffffffu) return "a simdgroup_store";
-  return "line " + std::to_string(site >> 10);
+  static constexpr const char* kSections[] = {"line ", "header line ", "body line ", "line "};  // MS_SITE's section
+  return kSections[(site >> 10) & 3u] + std::to_string(site >> 12);
 }
 std::string u3(const uint32_t* v) {
   return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]) + ")";

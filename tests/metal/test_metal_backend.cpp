@@ -214,6 +214,9 @@ TEST(MetalBackend, BarrierInsideABranchIsBarrierDivergence) {
   const EvalReport r = candidate("barrier_divergence.metal");
   ASSERT_EQ(r.status, Status::runtime_error) << r.message;
   EXPECT_NE(r.message.find("barrier_divergence"), std::string::npos) << r.message;
+  // The barriers are named at their candidate-file lines: the one in the branch, and the one after the loop where
+  // the threads that left it wait.
+  EXPECT_NE(r.message.find("(line 15 (header line 11) and line 11 (header line 7))"), std::string::npos) << r.message;
 }
 
 TEST(MetalBackend, TooLargeThreadgroupIsARuntimeError) {

@@ -152,6 +152,9 @@ TEST(MetalsimDiagnostics, DifferentBarriersInDivergentBranches) {
   Launch l = launch(spec64("divergent_bug", "divergent_bug.metal"));
   ASSERT_TRUE(has_kind(l.result, DiagnosticKind::BarrierDivergence)) << describe(l.result);
   EXPECT_NE(l.result.diagnostics[0].message.find("different"), std::string::npos);
+  // The barriers are named by their section's lines (the file's first line is a comment, line 1 of the body).
+  EXPECT_NE(l.result.diagnostics[0].message.find("body line 6"), std::string::npos) << l.result.diagnostics[0].message;
+  EXPECT_NE(l.result.diagnostics[0].message.find("body line 9"), std::string::npos) << l.result.diagnostics[0].message;
   Launch g = launch(spec64("divergent_ok", "divergent_ok.metal"));
   EXPECT_TRUE(g.result.ok) << describe(g.result);
   EXPECT_EQ(g.out[0], -64.0f);

@@ -302,7 +302,9 @@ class MetalBackend : public Backend {
         kernels.push_back({{"so", c.so_path.string()},
                            {"spec", metalsim::spec_to_json(k.spec)},
                            {"inputs", bindings(k.inputs)},
-                           {"outputs", bindings(k.outputs)}});
+                           {"outputs", bindings(k.outputs)},
+                           {"header_first_line", program.kernels[i].header_first_line},
+                           {"body_first_line", program.kernels[i].body_first_line}});
       }
       nlohmann::json scratch = nlohmann::json::array();
       for (const auto& t : built.scratch)

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <regex>
 #include <stdexcept>
 
 namespace ksearch::metal {
@@ -23,12 +24,28 @@ std::vector<CallSource> parse_sources(const nlohmann::json& list) {
   return out;
 }
 
-std::string describe(const ms::RunResult& r) {
+// metalsim names a line of the kernel's sections ("header line 7", "body line 3"); the candidate's author reads
+// file lines, written as compile errors are: "line 12 (header line 7)".
+std::string with_file_lines(const std::string& message, const KernelCall& kernel) {
+  static const std::regex section_line(R"(\b(header|body) line (\d+))");
+  std::string out;
+  auto from = message.cbegin();
+  for (std::sregex_iterator it(message.begin(), message.end(), section_line), end; it != end; ++it) {
+    const std::smatch& m = *it;
+    const int first = m[1] == "header" ? kernel.header_first_line : kernel.body_first_line;
+    out.append(from, m[0].first);
+    out += "line " + std::to_string(first + std::stoi(m[2]) - 1) + " (" + m.str(0) + ")";
+    from = m[0].second;
+  }
+  return out.append(from, message.cend());
+}
+
+std::string describe(const ms::RunResult& r, const KernelCall& kernel) {
   std::string text = "metalsim found " + std::to_string(r.diagnostics.size()) + " problem" +
                      (r.diagnostics.size() == 1 ? "" : "s") + ": ";
   for (size_t i = 0; i < r.diagnostics.size() && i < 4; ++i) {
     const auto& d = r.diagnostics[i];
-    text += (i ? "; " : "") + std::string(ms::diagnostic_kind_name(d.kind)) + ": " + d.message;
+    text += (i ? "; " : "") + std::string(ms::diagnostic_kind_name(d.kind)) + ": " + with_file_lines(d.message, kernel);
     if (d.count > 1) text += " (" + std::to_string(d.count) + " times)";
   }
   if (r.diagnostics.size() > 4) text += "; ...";
@@ -44,7 +61,8 @@ RunnerArtifact RunnerArtifact::parse(const nlohmann::json& artifact) {
                     v.at("floats").get<std::vector<double>>(), v.at("bytes").get<std::vector<size_t>>(), {}, {}};
     for (const auto& k : v.at("kernels"))
       variant.kernels.push_back({k.at("so").get<std::string>(), ms::spec_from_json(k.at("spec").get<std::string>()),
-                                 parse_sources(k.at("inputs")), parse_sources(k.at("outputs"))});
+                                 parse_sources(k.at("inputs")), parse_sources(k.at("outputs")),
+                                 k.at("header_first_line").get<int>(), k.at("body_first_line").get<int>()});
     for (const auto& s : v.at("scratch"))
       variant.scratch.push_back({s.at("name").get<std::string>(), *ms::parse_dtype(s.at("dtype").get<std::string>()),
                                  s.at("shape").get<std::vector<int64_t>>()});
@@ -120,7 +138,7 @@ std::vector<ms::Buffer> CallBuffers::outputs(const KernelCall& kernel) {
 void run_checked(const KernelCall& kernel, CallBuffers& buffers, const metalsim::RunOptions& options, bool name_kernel) {
   std::vector<ms::Buffer> inputs = buffers.inputs(kernel), outputs = buffers.outputs(kernel);
   const ms::RunResult r = ms::run(kernel.so, kernel.spec, inputs, outputs, options);
-  if (!r.ok) throw std::runtime_error((name_kernel ? "kernel " + kernel.spec.name + ": " : std::string()) + describe(r));
+  if (!r.ok) throw std::runtime_error((name_kernel ? "kernel " + kernel.spec.name + ": " : std::string()) + describe(r, kernel));
 }
 
 }  // namespace ksearch::metal

@@ -24,6 +24,7 @@ struct KernelCall {
   std::string so;  // metalsim's build of the kernel for the host
   metalsim::KernelSpec spec;
   std::vector<CallSource> inputs, outputs;  // parallel to spec.inputs / spec.outputs
+  int header_first_line = 1, body_first_line = 1;  // candidate-file lines of the header's and body's first lines
 };
 
 // The kernels (run in order) of the workloads whose calls pass these scalars and tensor sizes.

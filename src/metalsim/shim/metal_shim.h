@@ -19,9 +19,11 @@
 #define MS_NOSAN_CALL __attribute__((disable_sanitizer_instrumentation, noinline))
 #define METAL_FUNC inline __attribute__((always_inline))
 #define MLX_MTL_PRAGMA_UNROLL _Pragma("clang loop unroll(full)")
-// Call-site identity of a barrier or SIMD-group function (line << 10 | column),
-// a distinct type so that integer arguments never bind to it.
-#define MS_SITE ::metal::__site_t __site = ::metal::__site_t{((uint32_t)__builtin_LINE() << 10) | ((uint32_t)__builtin_COLUMN() & 1023u)}
+// Call-site identity of a barrier or SIMD-group function (line << 12 | section << 10 | column; the section, from
+// the #line file names of the generated source, is 1 for the header, 2 for the body, 0 elsewhere, so that
+// diagnostics name "header line N" or "body line N"), a distinct type so that integer arguments never bind to it.
+#define MS_SITE ::metal::__site_t __site = ::metal::__site_t{((uint32_t)__builtin_LINE() << 12) | \
+    (::metal::__site_section(__builtin_FILE()) << 10) | ((uint32_t)__builtin_COLUMN() & 1023u)}
 
 extern "C" {
 extern const ms_runtime* metalsim_rt;
@@ -38,6 +40,12 @@ namespace metal {
 struct __site_t {
   uint32_t v;
 };
+constexpr bool __starts_with(const char* s, const char* prefix) {
+  return *prefix == 0 || (*s == *prefix && __starts_with(s + 1, prefix + 1));
+}
+constexpr uint32_t __site_section(const char* file) {
+  return __starts_with(file, "metalsim-header") ? 1u : __starts_with(file, "metalsim-body") ? 2u : 0u;
+}
 
 using std::enable_if_t;
 using std::is_same_v;

@@ -1253,9 +1253,9 @@ void Translator::device_pointer_fields(CXType record) {
 }
 
 // A struct argument of a kernel (a parameter block, a functor) is rebuilt at the top of its body, so
-// the kernel's code stays as written: a local of the entry built field by field (or from a brace
-// list) as `Params p; p.rows = ...;`, its fields' values where the launch uses it; any other argument
-// (`Relu()`, `Scale{alpha}`, `{x, y, n}`) as it is written. Its pointer fields are the buffers they
+// the kernel's code stays as written: a brace list (`Params{x, y, n}`, designated too) or a local of
+// the entry built field by field and from one as `Params p; p.rows = ...;`, its fields' values where
+// the launch uses it; any other argument (`Relu()`, `Scale(alpha)`) as it is written. Its pointer fields are the buffers they
 // point into, which it writes through its non-const ones.
 std::string Translator::struct_binding(CXType record, CXCursor arg, const std::string& name,
                                        const std::function<void(CXCursor)>& writes_through) {
@@ -1290,14 +1290,46 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
       more = true;
     }
   }
-  // The elements of a brace list (`Params{x, y, n}`, `{x, y, n}`), in field order; empty for another expression.
-  auto brace_list = [](CXCursor e) {
+  // The value a brace list (`Params{x, y, n}`, `{.x = x, .n = n}`) gives each field, in field order
+  // (null where it gives none); nullopt for another expression.
+  auto brace_list = [&](CXCursor e) -> std::optional<std::vector<CXCursor>> {
     e = strip_implicit(e);
     if (clang_getCursorKind(e) == CXCursor_CXXFunctionalCastExpr || clang_getCursorKind(e) == CXCursor_CompoundLiteralExpr) {
       const std::vector<CXCursor> kids = children(e);
       if (!kids.empty()) e = strip_implicit(kids.back());
     }
-    return clang_getCursorKind(e) == CXCursor_InitListExpr ? std::optional<std::vector<CXCursor>>(children(e)) : std::nullopt;
+    if (clang_getCursorKind(e) != CXCursor_InitListExpr) return std::nullopt;
+    std::vector<CXCursor> by_field(fields.size(), clang_getNullCursor());
+    size_t next = 0;
+    for (CXCursor element : children(e)) {
+      std::vector<CXCursor> designators;  // `.x = x`: a member reference, then the value
+      for (CXCursor k : children(element))
+        if (clang_getCursorKind(k) == CXCursor_MemberRef) designators.push_back(k);
+      if (designators.size() > 1 || (designators.empty() && text(begin_offset(element), end_offset(element)).rfind('[', 0) == 0))
+        throw Error(fmt::format("line {}: a designator of a member's member or of an element is not followed: name whole fields",
+                                position(element).line));
+      if (designators.size() == 1) {
+        element = children(element).back();
+        next = size_t(std::find_if(fields.begin(), fields.end(), [&](CXCursor f) { return spelling(f) == spelling(designators[0]); }) -
+                      fields.begin());
+      }
+      if (next >= fields.size()) throw Error(fmt::format("line {}: more values than fields", position(element).line));
+      // Brace elision (`{x, n, w}` for `{{x, n}, w}`) would give a nested struct's values to the outer fields.
+      const CXType field_type = clang_getCanonicalType(clang_getCursorType(fields[next]));
+      const CXCursor stripped = strip_implicit(element);
+      if (field_type.kind == CXType_Record && clang_getCursorKind(stripped) != CXCursor_InitListExpr &&
+          !clang_equalCursors(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(stripped))),
+                              clang_getTypeDeclaration(field_type)))
+        throw Error(fmt::format("line {}: the braces of the struct field '{}' are left out: write them", position(element).line,
+                                spelling(fields[next])));
+      by_field[next++] = element;
+    }
+    return by_field;
+  };
+  // A field's value from a brace list as the body writes it (a nested brace list with its type's name).
+  auto element_text = [&](CXCursor element, CXCursor field) {
+    const std::string value = rw_.render(begin_offset(element), end_offset(element));
+    return clang_getCursorKind(strip_implicit(element)) == CXCursor_InitListExpr ? record_name(clang_getCursorType(field)) + value : value;
   };
   const std::string type_text = record_name(record);
   const CXCursor var = clang_getCursorReferenced(value);
@@ -1313,12 +1345,8 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
                          clang_Cursor_getNumArguments(strip_implicit(init)) == 0 &&
                          clang_getCursorKind(clang_getCursorReferenced(strip_implicit(init))) == CXCursor_Constructor;
   const auto elements = local && !clang_Cursor_isNull(init) ? brace_list(init) : brace_list(value);
-  if (!local || (!elements && !defaulted && !clang_Cursor_isNull(init) && assignments == host_.assignments.end())) {
-    if (elements)
-      for (size_t i = 0; i < elements->size() && i < fields.size(); ++i)
-        if (writable(fields[i])) writes_through((*elements)[i]);
-    if (!elements)  // a constructor's arguments: every buffer it names may be written
-      for (CXCursor k : children(value)) writes_through(k);
+  if (!elements && (!local || (!defaulted && !clang_Cursor_isNull(init) && assignments == host_.assignments.end()))) {
+    for (CXCursor k : children(value)) writes_through(k);  // a constructor's arguments: every buffer it names may be written
     // A local constructed in place (`const ScaleAdd op(alpha);`): its constructor call names the variable.
     const CXCursor construct = strip_implicit(init);
     if (local && clang_getCursorKind(construct) == CXCursor_CallExpr &&
@@ -1336,8 +1364,9 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
   const unsigned at = begin_offset(value);
   for (size_t i = 0; i < fields.size(); ++i) {
     const std::string field = spelling(fields[i]);
+    const CXCursor element = elements ? (*elements)[i] : clang_getNullCursor();
     std::vector<CXCursor> values;
-    if (elements && i < elements->size()) values.push_back((*elements)[i]);
+    if (!clang_Cursor_isNull(element)) values.push_back(element);
     if (assignments != host_.assignments.end())
       for (const Assignment& a : assignments->second)
         if (a.at <= at && a.member == field && !clang_Cursor_isNull(a.value)) values.push_back(a.value);
@@ -1347,11 +1376,14 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
     if (values.empty() && !assigned) continue;  // its default member initializer, if any
     if (writable(fields[i]))
       for (CXCursor v : values) writes_through(v);
-    out += fmt::format(" {}.{} = {};", name, field, host_value(var, at, clang_getCursorType(fields[i]), field, [&]() -> std::string {
-      if (!elements || i >= elements->size())
-        throw Error(fmt::format("field '{}' of '{}' is updated before it is given a value", field, spelling(var)));
-      return rw_.render(begin_offset((*elements)[i]), end_offset((*elements)[i]));
-    }));
+    const std::string assigned_value =
+        !local ? element_text(element, fields[i])
+               : host_value(var, at, clang_getCursorType(fields[i]), field, [&]() -> std::string {
+                   if (clang_Cursor_isNull(element))
+                     throw Error(fmt::format("field '{}' of '{}' is updated before it is given a value", field, spelling(var)));
+                   return element_text(element, fields[i]);
+                 });
+    out += fmt::format(" {}.{} = {};", name, field, assigned_value);
   }
   return out;
 }

@@ -224,6 +224,63 @@ ValueText directive_text(const HostScope& scope) {
 
 }  // namespace
 
+std::vector<CXCursor> fields_of(CXType record) {
+  std::vector<CXCursor> fields;
+  clang_Type_visitFields(
+      clang_getCanonicalType(record),
+      [](CXCursor field, CXClientData data) {
+        static_cast<std::vector<CXCursor>*>(data)->push_back(field);
+        return CXVisit_Continue;
+      },
+      &fields);
+  return fields;
+}
+
+std::optional<std::vector<CXCursor>> brace_fields(CXCursor e, const std::vector<CXCursor>& fields) {
+  e = strip_implicit(e);
+  if (clang_getCursorKind(e) == CXCursor_CXXFunctionalCastExpr || clang_getCursorKind(e) == CXCursor_CompoundLiteralExpr) {
+    const std::vector<CXCursor> kids = children(e);
+    if (!kids.empty()) e = strip_implicit(kids.back());
+  }
+  if (clang_getCursorKind(e) != CXCursor_InitListExpr) return std::nullopt;
+  std::vector<CXCursor> by_field(fields.size(), clang_getNullCursor());
+  size_t next = 0;
+  for (CXCursor element : children(e)) {
+    std::vector<CXCursor> designators;  // `.x = x`: a member reference, then the value
+    for (CXCursor k : children(element))
+      if (clang_getCursorKind(k) == CXCursor_MemberRef) designators.push_back(k);
+    const std::vector<std::string> tokens = tokens_of(clang_Cursor_getTranslationUnit(element), element);
+    if (designators.size() > 1 || (designators.empty() && !tokens.empty() && tokens.front() == "["))
+      throw Error(fmt::format("line {}: a designator of a member's member or of an element is not followed: name whole fields",
+                              position(element).line));
+    if (designators.size() == 1) {
+      element = children(element).back();
+      next = size_t(std::find_if(fields.begin(), fields.end(), [&](CXCursor f) { return spelling(f) == spelling(designators[0]); }) -
+                    fields.begin());
+    }
+    if (next >= fields.size()) throw Error(fmt::format("line {}: more values than fields", position(element).line));
+    // Brace elision (`{x, n, w}` for `{{x, n}, w}`) would give a nested struct's values to the outer fields.
+    const CXType field_type = clang_getCanonicalType(clang_getCursorType(fields[next]));
+    const CXCursor stripped = strip_implicit(element);
+    if (field_type.kind == CXType_Record && clang_getCursorKind(stripped) != CXCursor_InitListExpr &&
+        !clang_equalCursors(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(stripped))),
+                            clang_getTypeDeclaration(field_type)))
+      throw Error(fmt::format("line {}: the braces of the struct field '{}' are left out: write them", position(element).line,
+                              spelling(fields[next])));
+    by_field[next++] = element;
+  }
+  return by_field;
+}
+
+CXCursor initial_field(CXCursor var, const std::string& member) {
+  const CXCursor init = initializer(var);
+  const std::vector<CXCursor> fields = fields_of(clang_getCursorType(var));
+  const auto elements = clang_Cursor_isNull(init) ? std::nullopt : brace_fields(init, fields);
+  for (size_t i = 0; elements && i < fields.size(); ++i)
+    if (spelling(fields[i]) == member) return (*elements)[i];
+  return clang_getNullCursor();
+}
+
 void collect_assignments(CXCursor entry, HostScope& scope) {
   Collector{scope, {}, ""}.node(entry);
   for (auto& [key, list] : scope.assignments)
@@ -392,6 +449,20 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       const std::string m = spelling(c);  // `block.x` of a dim3
       if (!kids.empty() && is_dim3(clang_getCursorType(strip_implicit(kids[0]))) && (m == "x" || m == "y" || m == "z"))
         return "(" + directive_dim3(kids[0], scope)[size_t(m[0] - 'x')] + ")";
+      // A field of a struct local (`p.tiles_x`): its brace-list value with the assignments to it applied.
+      const CXCursor base = kids.empty() ? clang_getNullCursor() : operand(kids[0]);
+      const CXCursor var = clang_getCursorReferenced(base);
+      if (clang_getCursorKind(base) == CXCursor_DeclRefExpr && clang_getCursorKind(var) == CXCursor_VarDecl &&
+          clang_getCanonicalType(clang_getCursorType(var)).kind == CXType_Record) {
+        ValueText text = directive_text(scope);
+        text.initial = [&]() -> std::string {
+          const CXCursor element = initial_field(var, m);
+          if (clang_Cursor_isNull(element))
+            throw Error(fmt::format("{}: '{}.{}' has no value the launch can be computed from", what(c), spelling(var), m));
+          return "(" + directive_expression(element, scope) + ")";
+        };
+        return value_at(var, begin_offset(c), -1, scope, text, m);
+      }
       break;
     }
     case CXCursor_BinaryOperator: {

@@ -9,6 +9,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,15 @@ struct ValueText {
 // assignment under an if as `(c ? new : old)`. Throws Error naming the assignment that cannot be followed.
 std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scope, const ValueText& text,
                      const std::string& member = "");
+
+// The fields of a struct type, in order.
+std::vector<CXCursor> fields_of(CXType record);
+// What a brace list (`Params{x, y, n}`, `{x, y, n}`, `{.x = x, .n = n}`) gives each of `fields`, in
+// field order (a null cursor where it gives none); nullopt when `e` is not a brace list. Throws Error
+// for a designator of a member's member or of an element, more values than fields, and brace elision.
+std::optional<std::vector<CXCursor>> brace_fields(CXCursor e, const std::vector<CXCursor>& fields);
+// The value a local struct's brace-list initializer gives its field `member` (a null cursor for none).
+CXCursor initial_field(CXCursor var, const std::string& member);
 
 // The definition of the function of the main file that `call` calls when its body is `return e;`,
 // after locals with initializers and without assignments (a pure function of its arguments: a

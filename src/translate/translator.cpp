@@ -488,6 +488,7 @@ class Translator {
     return bound != launcher_call_.types.end() ? bound->second : clang_getCursorType(c);
   }
   std::string record_name(CXType record);
+  bool struct_field_edit(CXCursor member);
   void device_pointer_fields(CXType record);
   std::set<unsigned> device_fields_;  // struct fields whose pointers were given `device`
   std::set<std::string> namespaces_;  // the named namespaces the header declares things in
@@ -705,6 +706,7 @@ void Translator::find_launch() {
           problem(out_.problems, k, name, "__constant__ memory filled by the host at run time has no MLX counterpart: pass the "
                                           "values as a tensor of the task, or as constexpr data when they are fixed");
       }
+      if (kind == CXCursor_MemberRefExpr && struct_field_edit(k)) continue;
       if (kind == CXCursor_DeclRefExpr) {
         CXCursor decl = clang_getCursorReferenced(k);
         const bool local = clang_getCursorKind(decl) == CXCursor_VarDecl && in_main_file(decl) &&
@@ -1224,6 +1226,28 @@ std::string Translator::host_value(CXCursor var, unsigned at, CXType type, const
   return value_at(var, at, -1, host_, text, member);
 }
 
+// A field of a struct local of the entry read in its expressions (`p.cols` in `p.tiles = p.cols / 32`,
+// in a kernel argument) is written as its value there. Returns false for another member reference.
+bool Translator::struct_field_edit(CXCursor member) {
+  const std::vector<CXCursor> kids = children(member);
+  const CXCursor base = kids.empty() ? clang_getNullCursor() : strip_implicit(kids[0]);
+  const CXCursor var = clang_getCursorReferenced(base);
+  if (clang_getCursorKind(base) != CXCursor_DeclRefExpr || clang_getCursorKind(var) != CXCursor_VarDecl || !in_main_file(var) ||
+      clang_getCursorSemanticParent(var).kind == CXCursor_TranslationUnit ||
+      clang_getCanonicalType(clang_getCursorType(var)).kind != CXType_Record || from_prelude(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(var)))))
+    return false;
+  const std::string field = spelling(member);
+  const CXType type = clang_getCursorType(member);
+  rw_.replace(begin_offset(member), end_offset(member), [this, var, field, type, at = begin_offset(member)] {
+    return host_value(var, at, type, field, [&]() -> std::string {
+      const CXCursor element = initial_field(var, field);
+      if (clang_Cursor_isNull(element)) throw Error("'" + spelling(var) + "." + field + "' has no value where it is read");
+      return rw_.render(begin_offset(element), end_offset(element));
+    });
+  });
+  return true;
+}
+
 // A struct of the file as the body names it (`Params`, `act::Gelu`, `Scale<float>`).
 std::string Translator::record_name(CXType record) {
   std::string name = metal_type(clang_getCanonicalType(record));
@@ -1260,14 +1284,7 @@ void Translator::device_pointer_fields(CXType record) {
 std::string Translator::struct_binding(CXType record, CXCursor arg, const std::string& name,
                                        const std::function<void(CXCursor)>& writes_through) {
   device_pointer_fields(record);
-  std::vector<CXCursor> fields;
-  clang_Type_visitFields(
-      record,
-      [](CXCursor field, CXClientData data) {
-        static_cast<std::vector<CXCursor>*>(data)->push_back(field);
-        return CXVisit_Continue;
-      },
-      &fields);
+  const std::vector<CXCursor> fields = fields_of(record);
   auto writable = [](CXCursor field) {
     const CXType t = clang_getCanonicalType(clang_getCursorType(field));
     return is_pointer(t) && !clang_isConstQualifiedType(clang_getPointeeType(t));
@@ -1290,42 +1307,6 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
       more = true;
     }
   }
-  // The value a brace list (`Params{x, y, n}`, `{.x = x, .n = n}`) gives each field, in field order
-  // (null where it gives none); nullopt for another expression.
-  auto brace_list = [&](CXCursor e) -> std::optional<std::vector<CXCursor>> {
-    e = strip_implicit(e);
-    if (clang_getCursorKind(e) == CXCursor_CXXFunctionalCastExpr || clang_getCursorKind(e) == CXCursor_CompoundLiteralExpr) {
-      const std::vector<CXCursor> kids = children(e);
-      if (!kids.empty()) e = strip_implicit(kids.back());
-    }
-    if (clang_getCursorKind(e) != CXCursor_InitListExpr) return std::nullopt;
-    std::vector<CXCursor> by_field(fields.size(), clang_getNullCursor());
-    size_t next = 0;
-    for (CXCursor element : children(e)) {
-      std::vector<CXCursor> designators;  // `.x = x`: a member reference, then the value
-      for (CXCursor k : children(element))
-        if (clang_getCursorKind(k) == CXCursor_MemberRef) designators.push_back(k);
-      if (designators.size() > 1 || (designators.empty() && text(begin_offset(element), end_offset(element)).rfind('[', 0) == 0))
-        throw Error(fmt::format("line {}: a designator of a member's member or of an element is not followed: name whole fields",
-                                position(element).line));
-      if (designators.size() == 1) {
-        element = children(element).back();
-        next = size_t(std::find_if(fields.begin(), fields.end(), [&](CXCursor f) { return spelling(f) == spelling(designators[0]); }) -
-                      fields.begin());
-      }
-      if (next >= fields.size()) throw Error(fmt::format("line {}: more values than fields", position(element).line));
-      // Brace elision (`{x, n, w}` for `{{x, n}, w}`) would give a nested struct's values to the outer fields.
-      const CXType field_type = clang_getCanonicalType(clang_getCursorType(fields[next]));
-      const CXCursor stripped = strip_implicit(element);
-      if (field_type.kind == CXType_Record && clang_getCursorKind(stripped) != CXCursor_InitListExpr &&
-          !clang_equalCursors(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(stripped))),
-                              clang_getTypeDeclaration(field_type)))
-        throw Error(fmt::format("line {}: the braces of the struct field '{}' are left out: write them", position(element).line,
-                                spelling(fields[next])));
-      by_field[next++] = element;
-    }
-    return by_field;
-  };
   // A field's value from a brace list as the body writes it (a nested brace list with its type's name).
   auto element_text = [&](CXCursor element, CXCursor field) {
     const std::string value = rw_.render(begin_offset(element), end_offset(element));
@@ -1344,7 +1325,7 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
   const bool defaulted = !clang_Cursor_isNull(init) && clang_getCursorKind(strip_implicit(init)) == CXCursor_CallExpr &&
                          clang_Cursor_getNumArguments(strip_implicit(init)) == 0 &&
                          clang_getCursorKind(clang_getCursorReferenced(strip_implicit(init))) == CXCursor_Constructor;
-  const auto elements = local && !clang_Cursor_isNull(init) ? brace_list(init) : brace_list(value);
+  const auto elements = brace_fields(local && !clang_Cursor_isNull(init) ? init : value, fields);
   if (!elements && (!local || (!defaulted && !clang_Cursor_isNull(init) && assignments == host_.assignments.end()))) {
     for (CXCursor k : children(value)) writes_through(k);  // a constructor's arguments: every buffer it names may be written
     // A local constructed in place (`const ScaleAdd op(alpha);`): its constructor call names the variable.
@@ -2011,6 +1992,8 @@ std::string Translator::header() {
           case CXCursor_EnumDecl:
           case CXCursor_TypedefDecl:
           case CXCursor_TypeAliasDecl:
+            // `typedef struct { ... } Params;` defines the struct inside the typedef, whose text carries it.
+            while (kind == CXCursor_TypedefDecl && !parts->empty() && parts->back().first > b && parts->back().first < e) parts->pop_back();
             if (clang_isCursorDefinition(c) || kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl)
               parts->push_back({b, in_namespaces(self->rw_.render(b, e) + ";\n")});
             break;

@@ -505,7 +505,7 @@ TEST(MetalRules, CppFeaturesMetalLacksAreRefusedBeforeCompiling) {
 
 // Spellings honest Metal code uses that the host-facing rules must let through: the underscored GNU attribute names
 // (Metal's METAL_FUNC is `inline __attribute__((__always_inline__))`), clang's short loop pragmas through _Pragma, and
-// `constexpr static` members; redefining an underscored attribute, other pragmas and mutable statics stay refused.
+// `constexpr static` members, the quad-group, matrix and pack headers; redefining an underscored attribute, other pragmas and mutable statics stay refused.
 TEST(MetalRules, MetalSpellingsOfAllowedConstructsPass) {
   const RuleSet metal = load_rules(profiles_dir() / "metal.rules.toml");
   for (const char* honest : {"inline __attribute__((__always_inline__)) float f(float v) { return v; }\n",
@@ -513,7 +513,8 @@ TEST(MetalRules, MetalSpellingsOfAllowedConstructsPass) {
                              "#define UNROLL _Pragma(\"unroll\")\n", "#define UNROLL4 _Pragma(\"unroll 4\")\n",
                              "#define NO_UNROLL _Pragma(\"nounroll\")\n",
                              "struct K { constexpr static int kLanes = 32; };\n",
-                             "static constant constexpr float kScale = 2.0f;\n", "static inline float g(float v) { return v; }\n"})
+                             "static constant constexpr float kScale = 2.0f;\n", "static inline float g(float v) { return v; }\n",
+                             "#include <metal_quadgroup>\n#include <metal_matrix>\n#include <metal_pack>\n"})
     EXPECT_EQ(first_metal_rule(honest), "") << honest;
   EXPECT_EQ(first_metal_rule("#define __always_inline__ constructor\n"), "attributes");
   EXPECT_EQ(first_metal_rule("_Pragma(\"unroll GCC\")\n"), "pragma-operator");

@@ -1,7 +1,7 @@
 // Honest (must pass): bf16 attention, one SIMD group per (query, head, batch): each lane loads 4 contiguous
-// dimensions as a bfloat4 and converts them to float; q.k products are formed in bfloat and summed in float,
-// p * v likewise (bfloat intermediate math, float accumulation), online softmax in registers, the output rounded
-// to bfloat once.
+// dimensions as a bfloat4; q.k in float (its rounding would move the softmax weights), the weight rounded to bfloat
+// and p * v formed in bfloat (bfloat intermediate math), summed in float; online softmax in registers, the output
+// rounded to bfloat once.
 // grid: 32 * lq, hq, b
 // threadgroup: 32, 1, 1
 // template: D_PER = ceil(d / 128)
@@ -21,11 +21,11 @@ const device bfloat* vb = v + (size_t(batch) * hkv + kv_head) * size_t(lk) * d;
 const float scale = rsqrt(float(d));
 
 // Lane `lane` owns dimensions 4 * (lane + 32 * i) .. + 3 (d is a multiple of 4).
-bfloat4 q_part[D_PER];
+float4 q_part[D_PER];
 float4 out[D_PER];
 for (int i = 0; i < D_PER; ++i) {
   int dim = 4 * (lane + 32 * i);
-  q_part[i] = dim < d ? bfloat4(load4(qr + dim) * scale) : bfloat4(0.0f);
+  q_part[i] = dim < d ? load4(qr + dim) * scale : float4(0.0f);
   out[i] = float4(0.0f);
 }
 int last_key = causal ? min(lk - 1, int(query) + lk - lq) : lk - 1;
@@ -35,9 +35,7 @@ for (int j = 0; j <= last_key; ++j) {
   for (int i = 0; i < D_PER; ++i) {
     int dim = 4 * (lane + 32 * i);
     if (dim < d) {
-      bfloat4 kv = *((device const bfloat4*)(kb + size_t(j) * d + dim));
-      bfloat4 prod = q_part[i] * kv;
-      partial += float(prod.x) + float(prod.y) + float(prod.z) + float(prod.w);
+      partial += dot(q_part[i], load4(kb + size_t(j) * d + dim));
     }
   }
   float score = simd_sum(partial);

@@ -264,6 +264,13 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     return newlines_of(s);
   };
   std::vector<std::size_t> cast_ends;  // where a rewritten vector cast's call closes: after these tokens
+  // `auto t = h.xy;`: a multi-component swizzle of a half, bfloat or bool vector is a proxy object in the shim; `auto`
+  // takes the vector it stands for (::metal::__unswz opened after these `=` tokens, closed through cast_ends).
+  std::set<std::size_t> unswizzle_after;
+  auto is_swizzle = [](const std::string& s) {
+    return s.size() >= 2 && s.size() <= 4 &&
+           (s.find_first_not_of("xyzw") == std::string::npos || s.find_first_not_of("rgba") == std::string::npos);
+  };
   int next_id = id_base;
   bool line_start = true;
   std::string out;
@@ -271,6 +278,7 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     for (auto e = cast_ends.begin(); e != cast_ends.end();)
       if (*e < i) out += ")", e = cast_ends.erase(e);
       else ++e;
+    if (i > 0 && unswizzle_after.count(i - 1)) out += "::metal::__unswz(";
     const Token& k = t[i];
     bool at_line_start = line_start;
     if (k.kind == Tok::Space) {
@@ -313,6 +321,25 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       continue;
     }
     const std::string& id = k.text;
+    // Each declarator `name = initializer` of an `auto` declaration, up to its ',' or ';'.
+    for (std::size_t d = i; id == "auto" && next(d) < t.size() && t[next(d)].kind == Tok::Ident;) {
+      const std::size_t eq = next(next(d));
+      if (eq >= t.size() || t[eq].text != "=") break;
+      std::size_t q = next(eq);
+      for (int depth = 0; q < t.size(); q = next(q)) {
+        const std::string& s = t[q].text;
+        if (s == "(" || s == "[" || s == "{") ++depth;
+        else if ((s == ")" || s == "]" || s == "}") && --depth < 0) break;
+        else if (depth == 0 && (s == ";" || s == ",")) break;
+      }
+      const long last = q < t.size() ? prev(q) : -1, dot = last >= 0 ? prev(last) : -1;
+      if (dot >= 0 && t[dot].text == "." && is_swizzle(t[last].text)) {
+        unswizzle_after.insert(eq);
+        cast_ends.push_back(std::size_t(last));
+      }
+      if (q >= t.size() || t[q].text != ",") break;
+      d = q;
+    }
     if (id == "static_cast" && next(i) < t.size() && t[next(i)].text == "<") {
       const std::size_t type_end = vector_type_end(next(next(i)));
       const std::size_t args_end = type_end == npos ? npos : next(type_end);

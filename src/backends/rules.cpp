@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <sstream>
@@ -35,10 +36,9 @@ std::string strip_comments_and_strings(const std::string& source, bool keep_stri
         break;
       case string_lit:
       case char_lit:
-        if (c == '\\') {
+        if (c == '\\') {  // the escaped character goes with its backslash
           if (!keep_strings) out[i] = ' ';
-          if (next != '\n' && next && !keep_strings) out[++i] = ' ';
-          else if (next != '\n' && next) ++i;
+          if (next != '\n' && next && (++i, !keep_strings)) out[i] = ' ';
         } else if ((state == string_lit && c == '"') || (state == char_lit && c == '\'')) {
           state = code;
         } else if (c != '\n' && !keep_strings) {
@@ -143,7 +143,9 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
   for (int line : scan.line_directives)
     out.push_back({"line-directive", "Line directives (#line N \"file\", # N \"file\") are not allowed: they would hide where code comes from.", line});
   // One report per rule is enough for a fix.
-  const std::string code = strip_comments_and_strings(source), code_and_strings = strip_comments_and_strings(source, true);
+  const std::string code = strip_comments_and_strings(source);
+  const bool any_sees_strings = std::any_of(forbidden.begin(), forbidden.end(), [](const auto& r) { return r.sees_strings; });
+  const std::string code_and_strings = any_sees_strings ? strip_comments_and_strings(source, true) : std::string();
   for (const auto& rule : forbidden) {
     std::smatch match;
     const std::string& text = rule.sees_strings ? code_and_strings : code;

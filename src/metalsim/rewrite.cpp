@@ -426,27 +426,16 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       i = end;
       continue;
     }
-    // `vec<float, 4>(x, y, z, w)`: the constructor, as for `float4(`.
-    if (id == "vec" && next(i) < t.size() && t[next(i)].text == "<") {
-      const std::size_t args = closing(next(i));
+    // `float4(...)` and `vec<float, 4>(x, y, z, w)`: constructors (`metal::float4(...)` is one too, already qualified).
+    if (const std::size_t type_end = id == "vec" || vector_types().count(id) ? vector_type_end(i) : npos; type_end != npos) {
+      const std::size_t j = next(type_end);
       const long p = prev(i);
       const bool in_metal = p >= 1 && t[p].text == "::" && prev(p) >= 0 && t[prev(p)].text == "metal";
       const bool member = p >= 0 && (t[p].text == "." || t[p].text == "->" || t[p].text == "::");
-      if (args != npos && next(args) < t.size() && t[next(args)].text == "(" && (in_metal || !member)) {
-        out += std::string(in_metal ? "" : "::metal::") + "__ms_make<" + text_between(i, args) + ">" +
-               newlines_between(i, args);
-        i = args;
-        continue;
-      }
-    }
-    if (vector_types().count(id)) {
-      std::size_t j = next(i);
-      long p = prev(i);
-      // `metal::float4(...)` is the same constructor, already qualified.
-      bool in_metal = p >= 1 && t[p].text == "::" && prev(p) >= 0 && t[prev(p)].text == "metal";
-      bool member = p >= 0 && (t[p].text == "." || t[p].text == "->" || t[p].text == "::");
       if (j < t.size() && t[j].text == "(" && (in_metal || !member)) {
-        out += in_metal ? "__ms_make<" + id + ">" : "::metal::__ms_make<" + id + ">";
+        out += std::string(in_metal ? "" : "::metal::") + "__ms_make<" + text_between(i, type_end) + ">" +
+               newlines_between(i, type_end);
+        i = type_end;
         continue;
       }
     }

@@ -68,6 +68,7 @@ class MetalKernel:
         except RuntimeError as error:
             if str(error) != _NO_METAL:
                 raise
+        _refuse_cpu_device(kwargs.get("stream"))
         return self._call(**kwargs)
 
     def _call(self, *, inputs, output_shapes, output_dtypes, grid, threadgroup, template=None, init_value=None,
@@ -116,7 +117,7 @@ class MetalKernel:
             generated = result["source"][len(self._prelude):]
             print(f"Generated source code for `{self.name}`:\n```\n{generated}\n```")
         if result["stage"] == "compile":
-            raise _compile_error(self.name, result["compile"], self._prelude.count("\n"))
+            raise _compile_error(self.name, result["compile"], self._prelude.count("\n"), template)
         if not result["ok"]:
             diagnostics = result["run"]["diagnostics"]
             _raise_threadgroup_too_large(diagnostics, threadgroup)
@@ -193,7 +194,16 @@ def _raise_threadgroup_too_large(diagnostics, threadgroup):
         )
 
 
-def _compile_error(kernel_name, compiled, prelude_lines):
+def _refuse_cpu_device(stream):
+    """A Mac runs kernels on the GPU only and refuses a CPU device ("Only supports the GPU."). A CPU
+    Stream object is accepted: on Linux mx.default_stream(mx.default_device()) is one, where a Mac's
+    is a GPU stream."""
+    device = stream if isinstance(stream, (mx.Device, mx.DeviceType)) else None
+    if device is not None and (device if isinstance(device, mx.DeviceType) else device.type) == mx.cpu:
+        raise ValueError("[metal_kernel] Only supports the GPU.")
+
+
+def _compile_error(kernel_name, compiled, prelude_lines, template):
     lines = []
     for m in compiled["messages"]:
         if m["file"] == "header":
@@ -202,6 +212,11 @@ def _compile_error(kernel_name, compiled, prelude_lines):
         lines.append(f"  {where}, column {m['column']}: {m['severity']}: {m['message']}")
     if not lines:
         lines.append(compiled["log"].strip())
+    # MLX writes template values into the kernel's name (custom_kernel_<name>_<values>_...).
+    for name, value in template:
+        if not isinstance(value, (bool, mx.Dtype)) and value < 0:
+            lines.append(f"  note: template value {value} makes the kernel's name no identifier ('-' in it): "
+                         f"Metal refuses it too; pass {name} as an input, or offset it to a non-negative value")
     text = f"[metal_kernel] kernel '{kernel_name}' does not compile:\n" + "\n".join(lines)
     return MetalCompileError(text, compiled["messages"], compiled["log"])
 

@@ -563,7 +563,7 @@ def test_matrix_times_vector():
 
 def test_call_keywords_accept_lists_numpy_integers_and_a_stream():
     kernel = metalsim_mlx.metal_kernel("plus_one", ["a"], ["out"], "uint i = thread_position_in_grid.x;\nout[i] = a[i] + 1;")
-    for stream in (None, mx.cpu, mx.default_stream(mx.default_device())):
+    for stream in (None, mx.gpu, mx.default_stream(mx.default_device())):
         (out,) = kernel(inputs=[mx.zeros(4)], output_shapes=[[np.int64(4)]], output_dtypes=[mx.float32],
                         grid=[np.prod((2, 2)), 1, 1], threadgroup=[256, 1, 1], template=[], init_value=0.0,
                         stream=stream)

@@ -85,11 +85,11 @@ def test_wrong_kernel_definitions_raise_what_mlx_raises(mistake, error, message)
 
 def test_calls_mlx_accepts_run():
     # Tuples for lists, numpy and mx.array integers for ints, mx.array and numpy values as init_value,
-    # a stream of either device: MLX takes all of them.
+    # a stream (on Linux the default device's is a CPU one; a Mac's, a GPU one): MLX takes all of them.
     kernel = metalsim_mlx.metal_kernel(**COPY)
     (out,) = kernel(inputs=(np.arange(4, dtype=np.float32),), output_shapes=((np.int64(8),),),
                     output_dtypes=(mx.float32,), grid=[mx.array(4), 1, 1], threadgroup=(np.prod((2, 2)), 1, 1),
-                    template=(), init_value=mx.array(-1.0), stream=mx.cpu)
+                    template=(), init_value=mx.array(-1.0), stream=mx.default_stream(mx.default_device()))
     assert np.array(out).tolist() == [0, 1, 2, 3, -1, -1, -1, -1]
     (out,) = kernel(inputs=[mx.ones(4)], output_shapes=[[4]], output_dtypes=[mx.float32], grid=(4, 1, 1),
                     threadgroup=(4, 1, 1), init_value=np.float32(0), stream=mx.gpu)

@@ -1,0 +1,143 @@
+"""mlx-lm's own mx.fast.metal_kernel callers, run by metalsim_mlx and checked against the plain-MLX
+paths mlx-lm takes without Metal: its fused kernels (mlx_lm/kernels: q/k norm, norm + sigmoid gate on
+a transposed attention output), BitNet's packed ternary matmul, the KL and JS distillation losses
+(whose forward kernels race on threadgroup memory), RWKV-7's WKV scan and Qwen3-Next's gated delta rule (whose
+packed kernel mlx-lm pins bitwise to its explicit-tree kernel).
+
+mlx-lm builds these kernels when its modules are imported, most only where mx.metal.is_available(),
+and calls them where mx.default_device() is the GPU; the fixture makes both checks see a Metal GPU
+(Python attributes only: MLX's own ops still run on the CPU) and re-imports the modules under
+metalsim_mlx.patched()."""
+import importlib
+
+import mlx.core as mx
+import numpy as np
+import pytest
+
+import metalsim_mlx
+
+MODULES = ["mlx_lm.utils", "mlx_lm.kernels.qk_norm", "mlx_lm.kernels.rms_norm_sigmoid_gate",
+           "mlx_lm.models.bitlinear_layers", "mlx_lm.tuner.losses", "mlx_lm.models.rwkv7",
+           "mlx_lm.models.gated_delta"]
+
+
+@pytest.fixture(scope="module")
+def mlx_lm():
+    """The modules, re-imported with a Metal GPU in sight and metal_kernel patched; restored after."""
+    is_available, default_device = mx.metal.is_available, mx.default_device
+    mx.metal.is_available, mx.default_device = (lambda: True), (lambda: mx.gpu)
+    try:
+        with metalsim_mlx.patched():
+            modules = {name.rsplit(".", 1)[1]: importlib.reload(importlib.import_module(name)) for name in MODULES}
+        yield modules
+    finally:
+        mx.metal.is_available, mx.default_device = is_available, default_device
+        for name in MODULES:
+            importlib.reload(importlib.import_module(name))
+
+
+def normal(rng, *shape, dtype=mx.float32, scale=1.0):
+    return mx.array((rng.normal(size=shape) * scale).astype(np.float32)).astype(dtype)
+
+
+def assert_close(actual, expected, tolerance):
+    np.testing.assert_allclose(np.array(actual.astype(mx.float32)), np.array(expected.astype(mx.float32)),
+                               rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("dtype, tolerance", [(mx.float32, 1e-5), (mx.bfloat16, 2e-2)])
+def test_qk_norm_matches_rms_norm_of_the_q_and_k_parts(mlx_lm, dtype, tolerance):
+    B, L, HQ, HK, D = 2, 3, 4, 2, 48  # D not a multiple of 32: the lanes past D idle
+    qkvg = normal(np.random.default_rng(0), B, L, 2 * (HQ + HK) * D, dtype=dtype)
+    q, k = mlx_lm["qk_norm"].qk_norm(qkvg, n_heads=HQ, n_kv_heads=HK, head_dim=D, eps=1e-6, query_scale=0.125)
+    assert (q.shape, k.shape, q.dtype) == ((B, L, HQ, D), (B, L, HK, D), dtype)
+    q_part = qkvg[..., : HQ * D].reshape(B, L, HQ, D)
+    k_part = qkvg[..., HQ * D : (HQ + HK) * D].reshape(B, L, HK, D)
+    assert_close(q, mx.fast.rms_norm(q_part, None, 1e-6) * 0.125, tolerance)
+    assert_close(k, mx.fast.rms_norm(k_part, None, 1e-6), tolerance)
+
+
+def test_rms_norm_sigmoid_gate_follows_the_strides_of_a_transposed_attention_output(mlx_lm):
+    # The kernel (ensure_row_contiguous=False) indexes x and g through x_strides and g_strides.
+    B, L, H, D = 2, 5, 3, 40
+    rng = np.random.default_rng(1)
+    attention = normal(rng, B, L, H, D)
+    x = attention.transpose(0, 2, 1, 3)  # (B, H, L, D), not row-contiguous
+    gate = normal(rng, B, L, H * D)
+    out = mlx_lm["rms_norm_sigmoid_gate"].rms_norm_sigmoid_gate(x, gate, eps=1e-5)
+    expected = mx.fast.rms_norm(attention, None, 1e-5) * mx.sigmoid(gate.reshape(B, L, H, D))
+    assert out.shape == (B, L, H * D)
+    assert_close(out, expected.reshape(B, L, H * D), 1e-5)
+
+
+@pytest.mark.parametrize("invert_weight_scales", [False, True])
+def test_bitlinear_packed_ternary_matmul_matches_the_unpacked_weights(mlx_lm, invert_weight_scales):
+    in_features, out_features = 256, 24
+    rng = np.random.default_rng(2)
+    layer = mlx_lm["bitlinear_layers"].BitLinear(in_features, out_features, bias=True,
+                                                 invert_weight_scales=invert_weight_scales)
+    packed = rng.integers(0, 256, (out_features // 4, in_features), dtype=np.uint8)
+    # Packed row r holds output rows r, r + out/4, r + out/2, r + 3 out/4 in its 2-bit fields, as value + 1.
+    ternary = np.concatenate([((packed >> (2 * i)) & 3).astype(np.float32) - 1 for i in range(4)])
+    layer.weight = mx.array(packed)
+    layer.weight_scale = mx.array([0.5])
+    layer.bias = normal(rng, out_features)
+    x = normal(rng, 2, 3, in_features)
+    scale = 2.0 if invert_weight_scales else 0.5
+    expected = (x @ mx.array(ternary).T) * scale + layer.bias
+    y = layer(x)
+    assert y.shape == (2, 3, out_features)
+    assert_close(y, expected, 1e-4)
+
+
+@pytest.mark.parametrize("loss", ["kl_div_loss", "js_div_loss"])
+def test_distillation_loss_kernels_race_on_threadgroup_memory(mlx_lm, loss):
+    # mlx-lm's kl_forward/js_forward read the SIMD groups' maxima from `shared` after one barrier and
+    # then write their sums into the same slots with no barrier between: a SIMD group that runs ahead
+    # overwrites a maximum another has not read yet. A Mac usually gets away with it; metalsim
+    # reports the race.
+    losses = mlx_lm["losses"]
+    rng = np.random.default_rng(3)
+    logits_q, logits_p = normal(rng, 2, 4096 + 900), normal(rng, 2, 4096 + 900)
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="data race on threadgroup variable 'shared'") as caught:
+        getattr(losses, loss)(logits_q, logits_p)
+    assert {d["kind"] for d in caught.value.diagnostics} == {"data_race"}
+
+
+def test_rwkv7_wkv_kernel_matches_the_step_by_step_ops(mlx_lm):
+    rwkv7 = mlx_lm["rwkv7"]
+    B, T, H, D = 1, 6, 2, 64
+    rng = np.random.default_rng(4)
+    r, k, v, a, b = (normal(rng, B, T, H, D, scale=0.5) for _ in range(5))
+    w = mx.array(rng.uniform(0.8, 1.0, size=(B, T, H, D)).astype(np.float32))
+    state = normal(rng, B, H, D, D, scale=0.1)
+    y, new_state = rwkv7.wkv7_kernel(r, w, k, v, a, b, state)
+    expected_state, ys = state, []
+    for t in range(T):
+        step_y, expected_state = rwkv7._wkv7_step_ops(r[:, t], w[:, t], k[:, t], v[:, t], a[:, t], b[:, t],
+                                                      expected_state)
+        ys.append(step_y)
+    assert_close(y, mx.stack(ys, axis=1).reshape(y.shape), 1e-4)
+    assert_close(new_state, expected_state, 1e-4)
+
+
+@pytest.mark.parametrize("Dk, vectorized", [(128, False), (64, False), (64, True)], ids=["packed", "scalar", "vector"])
+def test_gated_delta_kernels_match_the_ops_recurrence(mlx_lm, Dk, vectorized):
+    gated_delta = mlx_lm["gated_delta"]
+    B, T, Hk, Hv, Dv = 1, 5, 1, 2, 16
+    rng = np.random.default_rng(5)
+    q, k = (normal(rng, B, T, Hk, Dk, scale=Dk ** -0.5) for _ in range(2))
+    v = normal(rng, B, T, Hv, Dv)
+    g_shape = (B, T, Hv, Dk) if vectorized else (B, T, Hv)
+    g = mx.array(rng.uniform(0.7, 1.0, size=g_shape).astype(np.float32))
+    beta = mx.sigmoid(normal(rng, B, T, Hv))
+    state = normal(rng, B, Hv, Dv, Dk, scale=0.1)
+    y, new_state = gated_delta.gated_delta_kernel(q, k, v, g, beta, state)
+    expected_y, expected_state = gated_delta.gated_delta_ops(q, k, v, g, beta, state)
+    assert_close(y, expected_y, 1e-4)
+    assert_close(new_state, expected_state, 1e-4)
+    if Dk == 128:
+        # mlx-lm pins its packed kernel bitwise to the explicit-tree one.
+        tree_y, tree_state = gated_delta.gated_delta_kernel_xtree(q, k, v, g, beta, state)
+        np.testing.assert_array_equal(np.array(y), np.array(tree_y))
+        np.testing.assert_array_equal(np.array(new_state), np.array(tree_state))

@@ -389,3 +389,28 @@ def test_an_explicit_cpu_device_is_refused_as_on_a_mac(stream):
         (out,) = kernel(inputs=[mx.ones(4)], output_shapes=[(4,)], output_dtypes=[mx.float32], grid=(4, 1, 1),
                         threadgroup=(4, 1, 1))
     assert np.array(out).tolist() == [1, 1, 1, 1]
+
+
+def test_a_compiled_value_and_grad_through_a_kernel_layer_matches_eager():
+    layer = TanhLinear(5, 4)
+    x = mx.array(np.random.default_rng(10).normal(size=(6, 5)).astype(np.float32))
+    loss_and_grad = nn.value_and_grad(layer, lambda x: (layer(x) ** 2).sum())
+    eager_loss, eager_grads = loss_and_grad(x)
+    compiled_loss, compiled_grads = mx.compile(loss_and_grad)(x)
+    assert compiled_loss.item() == pytest.approx(eager_loss.item(), rel=1e-6)
+    np.testing.assert_allclose(np.array(compiled_grads["weight"]), np.array(eager_grads["weight"]), rtol=1e-5)
+
+
+@pytest.mark.xfail(strict=True, reason="metalsim's kernel spec has no strides: with ensure_row_contiguous=False it "
+                   "passes every input row-contiguous with row-contiguous _strides, where MLX passes the view's own")
+def test_strides_of_views_are_the_ones_mlx_passes():
+    kernel = metalsim_mlx.metal_kernel(
+        name="strides", input_names=["a"], output_names=["out"], ensure_row_contiguous=False,
+        source="uint i = thread_position_in_grid.x;\nif (i < uint(a_ndim)) out[i] = a_strides[i];",
+    )
+    base = mx.arange(12, dtype=mx.float32).reshape(3, 4)
+    views = {(1, 4): base.T, (0, 1): mx.broadcast_to(mx.arange(4.0), (3, 4)), (4, 2): base[:, ::2]}
+    for strides, view in views.items():
+        (out,) = kernel(inputs=[view], grid=(2, 1, 1), threadgroup=(2, 1, 1), output_shapes=[(2,)],
+                        output_dtypes=[mx.int64])
+        assert tuple(out.tolist()) == strides

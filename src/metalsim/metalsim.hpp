@@ -144,6 +144,10 @@ struct RunResult {
   double seconds = 0;
 };
 
+// Loads a kernel library and its line tables ahead of its runs, while file opens are still allowed (a sandboxed
+// runner's); "" or the reason it cannot be loaded.
+std::string preload(const std::filesystem::path& so_path);
+
 // Runs the kernel once over spec.grid. inputs/outputs follow the spec's order
 // and must match its dtypes and shapes; outputs are written in place.
 RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std::span<Buffer> inputs,

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "metalsim/line_table.hpp"
 #include "metalsim/metalsim.hpp"
 #include "metalsim/source_internal.hpp"
 #include "metalsim_abi.h"
@@ -89,12 +90,14 @@ struct PendingStore {
 struct PendingTgStore {
   uint32_t offset = 0, bytes = 0;  // bytes 0: none
   unsigned char before[16];
+  const void* pc = nullptr;  // the store's place in the kernel's code
 };
 
 struct Thread {
   ms_thread_args args{};
   PendingStore pending;
   PendingTgStore tg_pending;
+  const void* access_pc = nullptr;  // a return address in the kernel's code at the access being checked
   const unsigned char* poll_at = nullptr;  // the location of the thread's atomic polls in a row (kSpinPolls)
   uint32_t poll_value = 0, polls = 0;
   ctx::fcontext_t fiber = nullptr;
@@ -207,6 +210,7 @@ thread_local Worker* t_worker = nullptr;
 struct Run {
   RunOptions opt;
   EntryFn entry = nullptr;
+  LineTable* lines = nullptr;  // the kernel library's lines, for findings at memory accesses
   std::vector<void*> bufs;
   std::vector<DeviceBuffer> device;
   uint32_t grid[3]{}, tg[3]{}, ntg[3]{};
@@ -281,6 +285,14 @@ std::string thread_text(const ms_thread_args& a) {
          ", local " + u3(a.thread_position_in_threadgroup) + ")";
 }
 std::string thread_text(const Thread& th) { return thread_text(th.args); }
+
+// " at body line 7": the kernel line of the code at pc (a memory access), where the line tables know it; or "".
+std::string at_line(const Run& r, const void* pc) {
+  const std::string line = r.lines ? r.lines->line_of(pc) : "";
+  return line.empty() ? "" : " at " + line;
+}
+// The thread making a memory access, and the access's line.
+std::string accessor_text(const Run& r, const Thread& th, const void* pc) { return thread_text(th) + at_line(r, pc); }
 
 // A thread named by its global id (DeviceCell), possibly of a threadgroup that has finished.
 std::string thread_text(const Run& r, uint32_t id) {
@@ -512,7 +524,8 @@ void report_tg_race(Worker& w, Thread& th, std::size_t off, const std::string& w
 // storing the same flag or reduction result) conflicts with nothing: any order of such stores and of reads gives
 // the same values. A store that changed them conflicts with an unordered store or read of its bytes by another
 // thread. `before` null: the bytes before are unknown (a store too wide to record), it counts as a change.
-void apply_tg_store(Worker& w, Thread& th, std::size_t off, uint32_t bytes, const unsigned char* before) {
+void apply_tg_store(Worker& w, Thread& th, std::size_t off, uint32_t bytes, const unsigned char* before,
+                    const void* pc) {
   const uint32_t me = static_cast<uint32_t>(&th - w.threads.data()) + 1;
   const uint32_t S = w.sgs[th.sg].epoch;
   auto unordered = [&](uint32_t tid, uint32_t E, uint32_t Sx) { return unordered_in_group(w, th, tid, E, Sx, w.epoch); };
@@ -528,7 +541,7 @@ void apply_tg_store(Worker& w, Thread& th, std::size_t off, uint32_t bytes, cons
     else if (unordered(s.r2_tid, s.r_E, s.r2_S)) other = s.r2_tid, what = "read";
     if (other) {
       std::string msg = std::string(what) + " by " + thread_text(w.threads[other - 1]) + " and written by " +
-                        thread_text(th) + " with no barrier between";
+                        accessor_text(*w.run, th, pc) + " with no barrier between";
       if (*what == 'w') msg += std::string(" (they stored different values; ") + kOneWriterHint;
       report_tg_race(w, th, off + b, msg);
     }
@@ -542,7 +555,7 @@ void apply_pending_tg_store(Worker& w, Thread& th) {
   if (!p.bytes) return;
   const uint32_t bytes = p.bytes;
   p.bytes = 0;
-  apply_tg_store(w, th, p.offset, bytes, p.before);
+  apply_tg_store(w, th, p.offset, bytes, p.before, p.pc);
 }
 
 void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes) {
@@ -554,7 +567,7 @@ void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes) {
     if (o.check_uninitialized && !s.init) {
       const TgPlace place = tg_place(w, off + b);
       w.run->report(DiagnosticKind::UninitializedRead, place.variable,
-                    "read of uninitialized " + place.text + " by " + thread_text(th), &th, nullptr, place.variable,
+                    "read of uninitialized " + place.text + " by " + accessor_text(*w.run, th, th.access_pc), &th, nullptr, place.variable,
                     false);
     }
     if (!o.check_races) continue;
@@ -563,7 +576,7 @@ void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes) {
     if (unordered_in_group(w, th, s.w_tid, s.w_E, s.w_S, w.epoch) &&
         unordered_in_group(w, th, s.c_tid, s.c_E, s.c_S, w.epoch))
       report_tg_race(w, th, off + b,
-                     "written by " + thread_text(w.threads[s.c_tid - 1]) + " and read by " + thread_text(th) +
+                     "written by " + thread_text(w.threads[s.c_tid - 1]) + " and read by " + accessor_text(*w.run, th, th.access_pc) +
                          " with no barrier between");
     if (s.r_tid == 0 || s.r_E != w.epoch) {
       s.r_tid = me, s.r_E = w.epoch, s.r_S = S, s.r2_tid = 0;
@@ -579,9 +592,10 @@ void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind)
   if (kind == kRead) return tg_read(w, th, off, bytes);
   for (uint32_t b = 0; b < bytes && off + b < w.arena_used; ++b) w.shadow[off + b].init = 1;
   if (kind != kWrite || !w.run->opt.check_races) return;  // atomics never race
-  if (bytes > sizeof th.tg_pending.before) return apply_tg_store(w, th, off, bytes, nullptr);
+  if (bytes > sizeof th.tg_pending.before) return apply_tg_store(w, th, off, bytes, nullptr, th.access_pc);
   th.tg_pending.offset = static_cast<uint32_t>(off);
   th.tg_pending.bytes = bytes;
+  th.tg_pending.pc = th.access_pc;
   std::memcpy(th.tg_pending.before, w.arena.data() + off, bytes);
 }
 
@@ -597,7 +611,7 @@ void device_access(Worker& w, Thread& th, DeviceBuffer& b, std::size_t off, uint
   auto race = [&](std::size_t element, uint32_t other, const char* other_did, bool same_group) {
     std::string msg = "data race on device buffer '" + b.name + "' (element " + std::to_string(element) + "): " +
                       other_did + " by " + thread_text(*w.run, other) + " and " + (kind ? "written" : "read") + " by " +
-                      thread_text(th) +
+                      accessor_text(*w.run, th, th.access_pc) +
                       (same_group ? " with no threadgroup_barrier(mem_flags::mem_device) between (a barrier with only "
                                     "mem_threadgroup does not order device memory)"
                                   : ", in different threadgroups (nothing orders the threadgroups of a dispatch)");
@@ -682,7 +696,7 @@ void watch_poll(Worker& w, Thread& th, const unsigned char* p, bool threadgroup,
   Run& r = *w.run;
   auto report_wait = [&](bool fatal) {
     const TgPlace where = place();
-    std::string msg = thread_text(th) + " waits for another thread to change " + where.text +
+    std::string msg = thread_text(th) + " waits" + at_line(r, th.access_pc) + " for another thread to change " + where.text +
                       " (its atomic loads kept finding the same value). ";
     msg += threadgroup ? "Nothing orders or schedules threads of a threadgroup outside barriers (the lanes of a SIMD "
                          "group run in lockstep), so the thread waited for may never run: share the value through "
@@ -715,11 +729,16 @@ void watch_poll(Worker& w, Thread& th, const unsigned char* p, bool threadgroup,
   std::this_thread::yield();
 }
 
-void rt_access(const void* addr, uint32_t bytes, int kind) {
+std::string access_text(int kind) {
+  return kind == kRead ? "read of" : kind == kWrite ? "write to" : "atomic operation on";
+}
+
+void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
   Worker& w = *t_worker;
   Thread* th = w.cur;
   if (!th) return;
   check_pending_store(w, *th);
+  th->access_pc = pc;
   if (kind != kAtomicPoll) stop_spinning(w);
   if (kind == kAtomic) th->polls = 0;
   const auto* p = static_cast<const unsigned char*>(addr);
@@ -728,11 +747,13 @@ void rt_access(const void* addr, uint32_t bytes, int kind) {
     // Past the declared variables, in the arena's spare capacity: memory a GPU would not give the threadgroup
     // (a pointer cast or offset beyond the last variable reaches it).
     if (w.run->opt.check_bounds && std::size_t(p - a) + bytes > w.arena_used) {
-      std::string msg = std::string("out-of-bounds ") + (kind == 0 ? "read of" : "write to") +
-                        " threadgroup memory at byte " + std::to_string(p - a) + ", past its declared variables (" +
-                        std::to_string(w.arena_used) + " bytes) by " + thread_text(*th);
-      w.run->report(DiagnosticKind::OutOfBounds, std::string("threadgroup") + (kind ? "|w" : "|r"), msg, th, nullptr,
-                    "threadgroup", false);
+      const std::string line = at_line(*w.run, pc);
+      std::string msg = "out-of-bounds " + access_text(kind) + " threadgroup memory at byte " + std::to_string(p - a) +
+                        ", past its declared variables (" + std::to_string(w.arena_used) + " bytes) by " +
+                        thread_text(*th) + line;
+      // One finding per line: each is a bug of its own.
+      w.run->report(DiagnosticKind::OutOfBounds, std::string("threadgroup") + (kind ? "|w" : "|r") + line, msg, th,
+                    nullptr, "threadgroup", false);
       return;
     }
     if (kind == kAtomicPoll && std::size_t(p - a) + 4 <= w.arena_used)
@@ -755,10 +776,11 @@ void rt_access(const void* addr, uint32_t bytes, int kind) {
     if (p + bytes <= b.lo - kRedZone || p >= b.hi + kRedZone) continue;
     long long off = static_cast<long long>(p - b.lo);
     long long elem = off >= 0 ? off / static_cast<long long>(b.elem) : -((-off + b.elem - 1) / b.elem);
-    std::string msg = std::string("out-of-bounds ") + (kind == 0 ? "read of" : "write to") + " device buffer '" +
-                      b.name + "' at element " + std::to_string(elem) + " (byte offset " + std::to_string(off) +
-                      ", buffer has " + std::to_string(b.hi - b.lo) + " bytes) by " + thread_text(*th);
-    w.run->report(DiagnosticKind::OutOfBounds, b.name + (kind ? "|w" : "|r"), msg, th, nullptr, b.name, false);
+    const std::string line = at_line(*w.run, pc);
+    std::string msg = "out-of-bounds " + access_text(kind) + " device buffer '" + b.name + "' at element " +
+                      std::to_string(elem) + " (byte offset " + std::to_string(off) + ", buffer has " +
+                      std::to_string(b.hi - b.lo) + " bytes) by " + thread_text(*th) + line;
+    w.run->report(DiagnosticKind::OutOfBounds, b.name + (kind ? "|w" : "|r") + line, msg, th, nullptr, b.name, false);
     return;
   }
 }
@@ -921,6 +943,7 @@ struct Library {
   EntryFn entry = nullptr;
   const ms_kernel_info* info = nullptr;
   int* checking = nullptr;
+  std::unique_ptr<LineTable> lines;
   std::mutex run_mu;  // the .so's checking flag is global: one run at a time per library
 };
 
@@ -949,11 +972,18 @@ Library* load_library(const std::filesystem::path& so, std::string& err) {
     return nullptr;
   }
   *rt = &kRuntime;
+  lib->lines = std::make_unique<LineTable>(so, h);
   slot = std::move(lib);
   return slot.get();
 }
 
 }  // namespace
+
+std::string preload(const std::filesystem::path& so_path) {
+  std::string err;
+  load_library(so_path, err);
+  return err;
+}
 
 RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std::span<Buffer> inputs,
               std::span<Buffer> outputs, const RunOptions& options) {
@@ -1010,6 +1040,7 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   if (!lib) return invalid("cannot load kernel library: " + err);
   std::lock_guard<std::mutex> lib_lock(lib->run_mu);
   r.entry = lib->entry;
+  r.lines = lib->lines.get();
 
   // Buffer table in MLX's buffer-index order.
   std::vector<std::unique_ptr<Padded>> owned;

@@ -248,15 +248,16 @@ HostSource build_host_source(const KernelSpec& spec) {
     << (hs.uses_sync ? 1 : 0) << "};\n";
   o << "extern \"C\" { const ms_runtime* metalsim_rt; int metalsim_checking; }\n";
   // ThreadSanitizer instrumentation hooks: every load/store of the kernel calls
-  // these; metalsim uses them for bounds, race and initialization checks.
+  // these; metalsim uses them for bounds, race and initialization checks. Never inlined: their return address is
+  // the access's place in the kernel's code (the line a finding names).
   o << "#define MS_HOOK(N) \\\n"
-       "  extern \"C\" MS_NOSAN void __tsan_read##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 0); } \\\n"
-       "  extern \"C\" MS_NOSAN void __tsan_write##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 1); } \\\n"
-       "  extern \"C\" MS_NOSAN void __tsan_unaligned_read##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 0); } \\\n"
-       "  extern \"C\" MS_NOSAN void __tsan_unaligned_write##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 1); }\n"
+       "  extern \"C\" MS_NOSAN_CALL void __tsan_read##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 0, __builtin_return_address(0)); } \\\n"
+       "  extern \"C\" MS_NOSAN_CALL void __tsan_write##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 1, __builtin_return_address(0)); } \\\n"
+       "  extern \"C\" MS_NOSAN_CALL void __tsan_unaligned_read##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 0, __builtin_return_address(0)); } \\\n"
+       "  extern \"C\" MS_NOSAN_CALL void __tsan_unaligned_write##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 1, __builtin_return_address(0)); }\n"
        "MS_HOOK(1) MS_HOOK(2) MS_HOOK(4) MS_HOOK(8) MS_HOOK(16)\n"
-       "extern \"C\" MS_NOSAN void __tsan_read_range(void* p, unsigned long n) { if (metalsim_checking) metalsim_rt->access(p, (uint32_t)n, 0); }\n"
-       "extern \"C\" MS_NOSAN void __tsan_write_range(void* p, unsigned long n) { if (metalsim_checking) metalsim_rt->access(p, (uint32_t)n, 1); }\n"
+       "extern \"C\" MS_NOSAN_CALL void __tsan_read_range(void* p, unsigned long n) { if (metalsim_checking) metalsim_rt->access(p, (uint32_t)n, 0, __builtin_return_address(0)); }\n"
+       "extern \"C\" MS_NOSAN_CALL void __tsan_write_range(void* p, unsigned long n) { if (metalsim_checking) metalsim_rt->access(p, (uint32_t)n, 1, __builtin_return_address(0)); }\n"
        "extern \"C\" MS_NOSAN void __tsan_func_entry(void*) {}\n"
        "extern \"C\" MS_NOSAN void __tsan_func_exit() {}\n"
        "extern \"C\" MS_NOSAN void __tsan_init() {}\n"

@@ -116,6 +116,8 @@ TEST(MetalBackend, OutOfBoundsWriteIsARuntimeErrorNamingBufferAndThread) {
   EXPECT_NE(r.message.find("out_of_bounds"), std::string::npos) << r.message;
   EXPECT_NE(r.message.find("device buffer 'y'"), std::string::npos) << r.message;
   EXPECT_NE(r.message.find("thread ("), std::string::npos) << r.message;
+  // The access's line, as the candidate file numbers it (the store of the loop one past the row).
+  EXPECT_NE(r.message.find("at line 38 (body line 11)"), std::string::npos) << r.message;
 }
 
 // The out-of-bounds write fails the first workload and ends the runner: the other two never run. The JSON of
@@ -151,6 +153,7 @@ TEST(MetalBackend, MissingBarrierIsADataRace) {
   ASSERT_EQ(r.status, Status::runtime_error) << r.message;
   EXPECT_NE(r.message.find("data_race"), std::string::npos) << r.message;
   EXPECT_NE(r.message.find("threadgroup variable 'buf'"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("at line 20 (header line 16)"), std::string::npos) << r.message;  // the tree step's store
 }
 
 // A mem_threadgroup barrier does not order device memory: the message says which barrier orders it.
@@ -243,6 +246,18 @@ TEST(MetalBackend, DoubleIsRejectedByTheRules) {
   ASSERT_FALSE(r.violations.empty());
   EXPECT_EQ(r.violations[0].rule, "double");
   EXPECT_NE(r.message.find("line 35"), std::string::npos) << r.message;
+}
+
+// The library metalsim built is checked whatever spelling reached the compiler: built without the text rules, as a
+// spelling they missed would be, a load-time constructor and a libc import are refused, each named.
+TEST(MetalBackend, BuiltLibraryRunsNoLoadTimeCodeAndImportsNoHostFunction) {
+  auto backend = make_backend("metal");
+  const auto constructor = backend->build(tiny(), read_file(kDir + "/candidates/library_constructor.metal"));
+  EXPECT_FALSE(constructor.ok);
+  EXPECT_NE(constructor.log.find("runs `at_load()` when it is loaded"), std::string::npos) << constructor.log;
+  const auto host_import = backend->build(tiny(), read_file(kDir + "/candidates/library_host_import.metal"));
+  EXPECT_FALSE(host_import.ok);
+  EXPECT_NE(host_import.log.find("uses `getpid`"), std::string::npos) << host_import.log;
 }
 
 // MSL has no double: a task with an f64 tensor in its metal entry is refused before any candidate is built.

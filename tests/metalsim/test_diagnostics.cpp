@@ -84,8 +84,9 @@ TEST(MetalsimDiagnostics, OutOfBoundsNamesBufferAndThread) {
     EXPECT_TRUE(d.has_thread);
     EXPECT_GE(d.thread_position[0], 100u);
     EXPECT_EQ(d.threadgroup_position[0], 1u);
-    if (d.buffer == "a") read = d.message.find("read") != std::string::npos;
-    if (d.buffer == "out") write = d.message.find("write") != std::string::npos;
+    // Both accesses sit on the body's line 3.
+    if (d.buffer == "a") read = contains(d.message, "read") && contains(d.message, " at body line 3");
+    if (d.buffer == "out") write = contains(d.message, "write") && contains(d.message, " at body line 3");
     EXPECT_EQ(d.count, 28u);  // threads 100..127
   }
   EXPECT_TRUE(read) << describe(l.result);
@@ -97,6 +98,27 @@ TEST(MetalsimDiagnostics, OutOfBoundsNamesBufferAndThread) {
   Launch g = launch(ok);
   EXPECT_TRUE(g.result.ok) << describe(g.result);
   for (int i = 0; i < 100; ++i) ASSERT_EQ(g.out[i], 2.0f * (i + 1));
+}
+
+// A finding names the kernel line of the access: a header helper's own line, the line that calls an atomic function,
+// the line of a vector component written through a shim proxy.
+TEST(MetalsimDiagnostics, FindingsNameTheAccessLine) {
+  KernelSpec bug = spec64("oob_lines_bug", "oob_lines_bug.metal", 8);
+  bug.header = corpus("diag/oob_lines_bug_header.metal");
+  bug.grid = {1, 1, 1};
+  bug.threadgroup = {1, 1, 1};
+  Launch l = launch(bug);
+  std::vector<std::string> messages;
+  for (const auto& d : l.result.diagnostics) messages.push_back(d.message);
+  ASSERT_EQ(messages.size(), 3u) << describe(l.result);
+  EXPECT_TRUE(contains(messages[0], "write to device buffer 'out' at element 9") &&
+              contains(messages[0], " at header line 3"))
+      << messages[0];
+  EXPECT_TRUE(contains(messages[1], "atomic operation on device buffer 'out' at element 12") &&
+              contains(messages[1], " at body line 5"))
+      << messages[1];
+  EXPECT_TRUE(contains(messages[2], "read of device buffer 'a' at element 17") && contains(messages[2], " at body line 7"))
+      << messages[2];
 }
 
 TEST(MetalsimDiagnostics, BoundsCheckCanBeTurnedOff) {
@@ -231,7 +253,8 @@ TEST(MetalsimDiagnostics, DeviceRaceBetweenThreadgroupsWriteThenRead) {
   ASSERT_NE(d, nullptr) << describe(l.result);
   EXPECT_EQ(d->message,
             "data race on device buffer 'out' (element 31): written by thread (31,0,0) (threadgroup (0,0,0), local "
-            "(31,0,0)) and read by thread (63,0,0) (threadgroup (1,0,0), local (31,0,0)), in different threadgroups "
+            "(31,0,0)) and read by thread (63,0,0) (threadgroup (1,0,0), local (31,0,0)) at body line 7, in different "
+            "threadgroups "
             "(nothing orders the threadgroups of a dispatch)");
   EXPECT_EQ(d->threadgroup_position[0], 1u);
   EXPECT_EQ(d->count, 32u);
@@ -268,7 +291,7 @@ TEST(MetalsimDiagnostics, DeviceRaceWithinThreadgroupNeedsADeviceBarrier) {
   ASSERT_NE(d, nullptr) << describe(l.result);
   EXPECT_EQ(d->message,
             "data race on device buffer 'out' (element 1): read by thread (0,0,0) (threadgroup (0,0,0), local (0,0,0)) "
-            "and written by thread (1,0,0) (threadgroup (0,0,0), local (1,0,0)) with no "
+            "and written by thread (1,0,0) (threadgroup (0,0,0), local (1,0,0)) at body line 3 with no "
             "threadgroup_barrier(mem_flags::mem_device) between (a barrier with only mem_threadgroup does not order "
             "device memory)");
   // A barrier on threadgroup memory only does not order device memory.
@@ -318,8 +341,8 @@ TEST(MetalsimDiagnostics, SpinWaitForAnotherThreadgroupIsADeadlock) {
   ASSERT_TRUE(has_kind(l.result, DiagnosticKind::Deadlock)) << describe(l.result);
   const Diagnostic& d = l.result.diagnostics[0];
   EXPECT_EQ(d.buffer, "out");
-  EXPECT_TRUE(contains(d.message, "thread (0,0,0) (threadgroup (0,0,0), local (0,0,0)) waits for another thread to "
-                                  "change device buffer 'out' (element 0)") &&
+  EXPECT_TRUE(contains(d.message, "thread (0,0,0) (threadgroup (0,0,0), local (0,0,0)) waits at body line 8 for another "
+                                  "thread to change device buffer 'out' (element 0)") &&
               contains(d.message, "no forward progress between threadgroups"))
       << d.message;
   EXPECT_TRUE(contains(describe(l.result), "deadlock: every threadgroup still running spins")) << describe(l.result);
@@ -328,8 +351,8 @@ TEST(MetalsimDiagnostics, SpinWaitForAnotherThreadgroupIsADeadlock) {
 TEST(MetalsimDiagnostics, SpinWaitInsideAThreadgroupIsADeadlock) {
   Launch l = launch(spec64("spin_threadgroup_bug", "spin_threadgroup_bug.metal"));
   const std::string m = only_diagnostic(l, DiagnosticKind::Deadlock, "ready");
-  EXPECT_TRUE(contains(m, "thread (63,0,0) (threadgroup (0,0,0), local (63,0,0)) waits for another thread to change "
-                          "threadgroup variable 'ready' (byte 0)") &&
+  EXPECT_TRUE(contains(m, "thread (63,0,0) (threadgroup (0,0,0), local (63,0,0)) waits at body line 8 for another thread "
+                          "to change threadgroup variable 'ready' (byte 0)") &&
               contains(m, "threadgroup_barrier"))
       << m;
 }

@@ -1,7 +1,5 @@
 #include "backends/metal/runner_call.hpp"
 
-#include <dlfcn.h>
-
 #include <regex>
 #include <stdexcept>
 
@@ -80,8 +78,8 @@ const Variant& RunnerArtifact::find(const runner::CallArgs& args) const {
 void RunnerArtifact::map_libraries() const {
   for (const auto& v : variants)
     for (const auto& k : v.kernels)
-      if (!dlopen(k.so.c_str(), RTLD_NOW | RTLD_LOCAL))
-        throw std::runtime_error(std::string("cannot load kernel library: ") + dlerror());
+      if (const std::string err = ms::preload(k.so); !err.empty())
+        throw std::runtime_error("cannot load kernel library: " + err);
 }
 
 CallBuffers::CallBuffers(const Variant& variant, const runner::CallArgs& args)

@@ -43,8 +43,8 @@ struct RunnerArtifact {
   static RunnerArtifact parse(const nlohmann::json& artifact);
   // The evaluator sends no workload name: the call's scalars and tensor sizes identify it.
   const Variant& find(const runner::CallArgs& args) const;
-  // dlopen every kernel's library. Done while loading: afterwards the sandbox refuses to open files,
-  // and metalsim's own dlopen of the same path then finds the library already mapped.
+  // Loads every kernel's library and its line tables (metalsim::preload). Done while loading: afterwards the sandbox
+  // refuses to open files.
   void map_libraries() const;
 };
 

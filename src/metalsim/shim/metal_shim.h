@@ -1219,8 +1219,10 @@ typedef atomic<uint> atomic_uint;
 typedef atomic<float> atomic_float;
 
 // kind: METALSIM_ACCESS_ATOMIC_POLL for the operations a spin-wait repeats (load, exchange, compare-exchange).
-template <class T> MS_NOSAN inline void __atomic_check(volatile atomic<T>* p, int kind = METALSIM_ACCESS_ATOMIC) {
-  if (__builtin_expect(metalsim_checking, 0)) metalsim_rt->access((const void*)p, 4, kind);
+// Inlined into the atomic functions, which are calls of their own: the return address is the kernel's call.
+template <class T>
+MS_NOSAN __attribute__((always_inline)) inline void __atomic_check(volatile atomic<T>* p, int kind = METALSIM_ACCESS_ATOMIC) {
+  if (__builtin_expect(metalsim_checking, 0)) metalsim_rt->access((const void*)p, 4, kind, __builtin_return_address(0));
 }
 template <class T> MS_NOSAN_CALL T atomic_load_explicit(volatile atomic<T>* p, memory_order) {
   __atomic_check(p, METALSIM_ACCESS_ATOMIC_POLL);
@@ -1322,9 +1324,14 @@ template <class T, int R, int C> inline simdgroup_matrix<T, R, C> make_filled_si
   for (int i = 0; i < 8; ++i) for (int j = 0; j < 8; ++j) r.m[i][j] = v;
   return r;
 }
+// An access check from a shim function: never inlined, so that the return address is in its caller's code (the
+// kernel's line where that function was inlined into it).
+MS_NOSAN_CALL inline void __ms_check(const void* p, uint32_t bytes, int kind) {
+  metalsim_rt->access(p, bytes, kind, __builtin_return_address(0));
+}
 inline void __ms_check_rows(const void* p, ulong stride_bytes, uint32_t row_bytes) {
   if (!__builtin_expect(metalsim_checking, 0)) return;
-  for (int i = 0; i < 8; ++i) metalsim_rt->access((const char*)p + i * stride_bytes, row_bytes, 0);
+  for (int i = 0; i < 8; ++i) __ms_check((const char*)p + i * stride_bytes, row_bytes, METALSIM_ACCESS_READ);
 }
 template <class T, class S> MS_NOSAN inline void simdgroup_load(simdgroup_matrix<T, 8, 8>& d, const S* src,
     ulong elements_per_row = 8, ulong2 origin = ulong2(0), bool transpose = false) {
@@ -1343,7 +1350,7 @@ template <class T, class S> MS_NOSAN inline void simdgroup_store(const simdgroup
   for (int k = 0; k < 2; ++k) {
     int i = row, j = col + k;
     S* q2 = transpose ? p + j * elements_per_row + i : p + i * elements_per_row + j;
-    if (__builtin_expect(metalsim_checking, 0)) metalsim_rt->access(q2, sizeof(S), 1);
+    if (__builtin_expect(metalsim_checking, 0)) __ms_check(q2, sizeof(S), METALSIM_ACCESS_WRITE);
     *q2 = S(a.m[i][j]);
   }
 }

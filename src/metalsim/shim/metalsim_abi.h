@@ -3,7 +3,7 @@
 #pragma once
 #include <stdint.h>
 
-#define METALSIM_ABI_VERSION 1
+#define METALSIM_ABI_VERSION 2
 #define METALSIM_SLOT_BYTES 32
 
 // Kinds of access: plain read, plain write, atomic read-modify-write or store, and the atomic operations a
@@ -46,8 +46,9 @@ typedef struct ms_runtime {
   void (*exchange_done)(void);
   // Storage for `threadgroup` variable `id` of the running threadgroup.
   void* (*threadgroup_alloc)(uint32_t id, uint32_t bytes, uint32_t align, const char* name);
-  // Memory access check (only called while checking is on); kind: METALSIM_ACCESS_*.
-  void (*access)(const void* addr, uint32_t bytes, int kind);
+  // Memory access check (only called while checking is on); kind: METALSIM_ACCESS_*; pc: a return address in
+  // the kernel's code at the access, whose line findings name.
+  void (*access)(const void* addr, uint32_t bytes, int kind, const void* pc);
 } ms_runtime;
 
 typedef struct ms_kernel_info {

@@ -9,7 +9,7 @@
 // arrived. Works wherever all threadgroups run at once; Metal guarantees no forward progress between threadgroups,
 // so the threadgroups that are running wait for ones that cannot start (a hang on Apple GPUs).
 // expect: runtime_error
-// expect-message: waits for another thread to change device buffer 'arrivals' (element 0)
+// expect-message: waits at line 17 (body line 10) for another thread to change device buffer 'arrivals' (element 0)
 uint group = threadgroup_position_in_grid.x;
 uint lane = thread_index_in_simdgroup;
 device atomic_uint* arrived = (device atomic_uint*)arrivals;

@@ -14,42 +14,6 @@
 
 namespace ksearch::backends {
 
-std::string strip_comments_and_strings(const std::string& source, bool keep_strings) {
-  std::string out = source;
-  enum { code, line_comment, block_comment, string_lit, char_lit } state = code;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const char c = out[i];
-    const char next = i + 1 < out.size() ? out[i + 1] : '\0';
-    switch (state) {
-      case code:
-        if (c == '/' && next == '/') { state = line_comment; out[i] = ' '; }
-        else if (c == '/' && next == '*') { state = block_comment; out[i] = ' '; out[++i] = ' '; }
-        else if (c == '"') state = string_lit;
-        else if (c == '\'') state = char_lit;
-        break;
-      case line_comment:
-        if (c == '\n') state = code; else out[i] = ' ';
-        break;
-      case block_comment:
-        if (c == '*' && next == '/') { out[i] = ' '; out[++i] = ' '; state = code; }
-        else if (c != '\n') out[i] = ' ';
-        break;
-      case string_lit:
-      case char_lit:
-        if (c == '\\') {  // the escaped character goes with its backslash
-          if (!keep_strings) out[i] = ' ';
-          if (next != '\n' && next && (++i, !keep_strings)) out[i] = ' ';
-        } else if ((state == string_lit && c == '"') || (state == char_lit && c == '\'')) {
-          state = code;
-        } else if (c != '\n' && !keep_strings) {
-          out[i] = ' ';
-        }
-        break;
-    }
-  }
-  return out;
-}
-
 void NameList::add(const std::string& pattern) {
   Patterns& into = pattern.starts_with("!") ? excepted_ : included_;
   const std::string name = pattern.starts_with("!") ? pattern.substr(1) : pattern;
@@ -142,13 +106,10 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
   const std::set<std::string> declared = declared_names(scan);
   for (int line : scan.line_directives)
     out.push_back({"line-directive", "Line directives (#line N \"file\", # N \"file\") are not allowed: they would hide where code comes from.", line});
-  // One report per rule is enough for a fix.
-  const std::string code = strip_comments_and_strings(source);
-  const bool any_sees_strings = std::any_of(forbidden.begin(), forbidden.end(), [](const auto& r) { return r.sees_strings; });
-  const std::string code_and_strings = any_sees_strings ? strip_comments_and_strings(source, true) : std::string();
+  // One report per rule is enough for a fix. Patterns read the text as the compiler tokenizes it.
   for (const auto& rule : forbidden) {
     std::smatch match;
-    const std::string& text = rule.sees_strings ? code_and_strings : code;
+    const std::string& text = rule.sees_strings ? scan.code_and_strings : scan.code;
     if (!rule.pattern.empty() && std::regex_search(text, match, rule.regex))
       out.push_back({rule.id, fmt::format("{} (found '{}')", rule.message, match.str(rule.report_group)),
                      line_of(text, size_t(match.position(rule.report_group)))});

@@ -33,7 +33,8 @@ class NameList {
   Patterns included_, excepted_;
 };
 
-// A construct the candidate may not use: a regex on its text (comments and strings removed), or
+// A construct the candidate may not use: a regex on its text as the compiler tokenizes it (line splices joined,
+// digraphs as the punctuators they stand for, comments and string contents removed: SourceScan::code), or
 // identifiers, matched on every use in the text and in the preprocessor's output.
 struct ForbiddenRule {
   std::string id;
@@ -103,7 +104,5 @@ struct RuleSet {
 };
 
 RuleSet load_rules(const std::filesystem::path& file);  // throws Error naming file and line
-// Comments replaced by spaces and string literal contents blanked (line numbers kept).
-std::string strip_comments_and_strings(const std::string& source, bool keep_strings = false);
 
 }  // namespace ksearch::backends

@@ -55,7 +55,7 @@ class Lexer {
         continue;
       }
       if (horizontal_space(c)) {
-        ++pos_;
+        emit(std::string_view(&s_[pos_++], 1));
         continue;
       }
       if (!in_candidate()) {  // a header's text: only its line markers matter
@@ -64,10 +64,12 @@ class Lexer {
         continue;
       }
       if (c == '/' && peek(1) == '/') {
+        emit(" ");
         skip_to_newline();
         continue;
       }
       if (c == '/' && peek(1) == '*') {
+        emit(" ");
         block_comment();
         continue;
       }
@@ -94,11 +96,30 @@ class Lexer {
     catch_up_splices(pos_);
     return line_;
   }
+  // A line ends; in the code text the lines that splices joined into it follow as empty lines, so that
+  // the text's line numbers are the file's (a construct is reported at its logical line's first line).
   void newline() {
     catch_up_splices(pos_);
+    emit("\n");
+    for (; emitted_splices_ < next_splice_; ++emitted_splices_) emit("\n");
     ++line_;
     ++pos_;
     line_start_ = true;
+  }
+  void emit(std::string_view text) {
+    if (!in_candidate()) return;
+    out_.code += text;
+    out_.code_and_strings += text;
+  }
+  // A literal from `begin` (its prefix or opening quote) to pos_: the quotes are kept, the contents blanked
+  // in `code` (newlines kept).
+  void emit_literal(size_t begin) {
+    const std::string_view text = s_.substr(begin, pos_ - begin);
+    out_.code_and_strings += text;
+    const size_t open = text.find_first_of("\"'");
+    const size_t close = text.size() > open + 1 && (text.back() == '"' || text.back() == '\'') ? text.size() - 1 : text.size();
+    for (size_t i = 0; i < text.size(); ++i)
+      out_.code += i <= open || i >= close || text[i] == '\n' ? text[i] : ' ';
   }
   void skip_to_newline() {
     const size_t nl = s_.find('\n', pos_);
@@ -153,6 +174,7 @@ class Lexer {
     pos_ = stop;
   }
   void token() {
+    const size_t begin = pos_;
     const char c = s_[pos_];
     if (identifier_start(c)) {
       const int line = line_here();
@@ -161,21 +183,41 @@ class Lexer {
       const bool raw = next == '"' && (name == "R" || name == "u8R" || name == "uR" || name == "UR" || name == "LR");
       if (raw || ((next == '"' || next == '\'') && (name == "u8" || name == "u" || name == "U" || name == "L"))) {
         out_.tokens.emplace_back(1, next);
-        return raw ? raw_string() : quoted(next);
+        raw ? raw_string() : quoted(next);
+        return emit_literal(begin);
       }
+      emit(name);
       add_identifier(std::move(name), line);
     } else if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && std::isdigit(static_cast<unsigned char>(peek(1))))) {
       out_.tokens.emplace_back("0");
       number();
+      emit(s_.substr(begin, pos_ - begin));
     } else if (c == '"' || c == '\'') {
       out_.tokens.emplace_back(1, c);
       quoted(c);
+      emit_literal(begin);
     } else {
-      const std::string_view pair = s_.substr(pos_, 2);
-      const size_t length = pair == "::" || pair == "->" || pair == "&&" ? 2 : 1;
-      out_.tokens.emplace_back(s_.substr(pos_, length));
-      pos_ += length;
+      const std::string_view spelled = punctuator();
+      emit(spelled);
+      out_.tokens.emplace_back(spelled);
     }
+  }
+  // The punctuator at pos_, a digraph as the punctuator it stands for. `<::` is `<` and `::` where the
+  // next character is neither `:` nor `>` (C++'s exception, for `a<::b>`). `::`, `->` and `&&` are one
+  // token, any other punctuator one character.
+  std::string_view punctuator() {
+    static constexpr std::pair<std::string_view, std::string_view> digraphs[] = {
+        {"%:%:", "##"}, {"%:", "#"}, {"<%", "{"}, {"%>", "}"}, {"<:", "["}, {":>", "]"}};
+    for (const auto& [digraph, meaning] : digraphs)
+      if (s_.substr(pos_, digraph.size()) == digraph &&
+          !(digraph == "<:" && peek(2) == ':' && peek(3) != ':' && peek(3) != '>')) {
+        pos_ += digraph.size();
+        return meaning;
+      }
+    const std::string_view pair = s_.substr(pos_, 2);
+    const size_t length = pair == "::" || pair == "->" || pair == "&&" ? 2 : 1;
+    pos_ += length;
+    return s_.substr(pos_ - length, length);
   }
   void add_identifier(std::string name, int line) {
     out_.tokens.push_back(name);
@@ -186,6 +228,7 @@ class Lexer {
   void directive() {
     const int line = line_here();
     pos_ += s_[pos_] == '#' ? 1 : 2;
+    emit("#");
     skip_horizontal_space();
     const bool numeric = std::isdigit(static_cast<unsigned char>(peek(0)));
     if (candidate_ && numeric) return line_marker();
@@ -193,6 +236,7 @@ class Lexer {
     if (numeric) return out_.line_directives.push_back(line);
     if (!identifier_start(peek(0))) return;
     const std::string name = identifier();
+    emit(name);
     out_.tokens.emplace_back("#");
     add_identifier(name, line);
     if (name == "line") out_.line_directives.push_back(line);
@@ -205,7 +249,9 @@ class Lexer {
       }
       if (peek(0) == '<') {  // a header name, not tokens
         const size_t close = s_.find_first_of(">\n", pos_);
+        const size_t begin = pos_;
         pos_ = close == std::string_view::npos ? s_.size() : close;
+        emit(" " + std::string(s_.substr(begin, pos_ - begin)));
       }
     }
   }
@@ -239,7 +285,7 @@ class Lexer {
   std::optional<std::string> candidate_;
   SourceScan out_;
   std::string current_file_;
-  size_t pos_ = 0, next_splice_ = 0;
+  size_t pos_ = 0, next_splice_ = 0, emitted_splices_ = 0;
   int line_ = 1;
   bool line_start_ = true;
 };

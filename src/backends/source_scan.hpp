@@ -35,6 +35,11 @@ struct SourceScan {
   std::vector<IncludeDirective> include_directives;  // source text only
   std::vector<int> line_directives;           // lines of `#line N "file"` / `# N "file"` in the text
   std::vector<IncludedFile> includes;         // preprocessed: the files the candidate includes itself
+  // Source text only: the text as the compiler reads its tokens, for rules written as patterns: line splices
+  // joined (the lines they joined follow as empty lines, so that line numbers are the file's), digraphs as the
+  // punctuators they stand for, comments as a space; literals keep their quotes, their contents blanked in
+  // `code` (newlines kept) and kept in `code_and_strings`.
+  std::string code, code_and_strings;
 };
 
 // The candidate's own text.

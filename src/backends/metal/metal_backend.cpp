@@ -263,6 +263,7 @@ class MetalBackend : public Backend {
     options.cache_dir = cache_subdir("metalsim");
     nlohmann::json variants = nlohmann::json::array();
     std::set<std::string> readable;
+    std::set<fs::path> checked_libraries;
     auto bindings = [](const std::vector<metal::Binding>& list) {
       nlohmann::json j = nlohmann::json::array();
       for (const auto& b : list) j.push_back({{"from", from_name(b.from)}, {"slot", b.slot}});
@@ -290,6 +291,12 @@ class MetalBackend : public Backend {
                        describe_messages(c, program.kernels[i]);
           return finish();
         }
+        // The [object] rules on what the compiler made of the kernel (imports, load-time code), once per library.
+        if (checked_libraries.insert(c.so_path).second)
+          if (const auto violations = profile().rules.object.check(c.so_path); !violations.empty()) {
+            result.log = "error: " + violations.front().message + "\n";
+            return finish();
+          }
         if (const auto variable = writable_variable(c.so_path)) {
           result.log = fmt::format("error: '{}' is a program-scope (or static) variable outside the constant address "
                                    "space: Metal allows only `constant` ones, and a writable one would keep state "

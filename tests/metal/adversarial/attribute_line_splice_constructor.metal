@@ -1,0 +1,20 @@
+// grid: 32 * rows, 1, 1
+// threadgroup: 32, 1, 1
+__attri\
+bute__((constructor)) void at_load() { volatile int ran = 1; }
+// --- body ---
+// attack: Host code run when the library is loaded: the constructor attribute's name split by a line splice, which the compiler joins.
+// expect: rejected
+// expect-message: Of the GNU attributes Metal code uses only
+uint row = thread_position_in_grid.x / 32;
+uint lane = thread_index_in_simdgroup;
+const device float* xr = x + size_t(row) * cols;
+device float* yr = y + size_t(row) * cols;
+float m = -INFINITY;
+for (int c = lane; c < cols; c += 32) m = max(m, xr[c]);
+m = simd_max(m);
+float s = 0.0f;
+for (int c = lane; c < cols; c += 32) s += exp(xr[c] - m);
+s = simd_sum(s);
+float inv = 1.0f / s;
+for (int c = lane; c < cols; c += 32) yr[c] = exp(xr[c] - m) * inv;

@@ -1,0 +1,21 @@
+// grid: 32 * rows, 1, 1
+// threadgroup: 32, 1, 1
+constant char kTag[] = R"tag(")tag";
+#define JOIN(a, b) a##b
+constant char kEnd[] = "";
+// --- body ---
+// attack: A raw string holding a quote, read as an ordinary string, would hide the token pasting after it.
+// expect: rejected
+// expect-message: Token pasting
+uint row = thread_position_in_grid.x / 32;
+uint lane = thread_index_in_simdgroup;
+const device float* xr = x + size_t(row) * cols;
+device float* yr = y + size_t(row) * cols;
+float m = -INFINITY;
+for (int c = lane; c < cols; c += 32) m = max(m, xr[c]);
+m = simd_max(m);
+float s = 0.0f;
+for (int c = lane; c < cols; c += 32) s += exp(xr[c] - m);
+s = simd_sum(s);
+float inv = 1.0f / s;
+for (int c = lane; c < cols; c += 32) yr[c] = exp(xr[c] - m) * inv;

@@ -111,7 +111,12 @@ class MetalKernel:
             "init_value": init_value if init_value is None or math.isfinite(init_value) else str(init_value),
         }
         output_bytes = [d.size * _size(t["shape"]) for d, t in zip(output_dtypes, output_specs)]
-        buffers = [self._input_buffer(n, a) for n, a in zip(self.input_names, arrays)]
+        buffers = []
+        for input_spec, name, array in zip(input_specs, self.input_names, arrays):
+            memory, strides = self._input_buffer(name, array)
+            buffers.append(memory)
+            if strides is not None:
+                input_spec["strides"] = strides
         result, raw_outputs = tool.run(spec, buffers, output_bytes, verbose)
         if verbose:
             generated = result["source"][len(self._prelude):]
@@ -129,29 +134,25 @@ class MetalKernel:
         return [dtypes.from_bytes(raw, t["dtype"], t["shape"]) for raw, t in zip(raw_outputs, output_specs)]
 
     def _input_buffer(self, name, array):
-        """The input's bytes as MLX hands them to the kernel: a row-contiguous copy, except with
-        ensure_row_contiguous=False, where MLX passes the array's memory as it lies. A kernel that
-        reads `<name>_strides` gets the row-contiguous layout described there (the same values);
-        one that does not indexes the memory directly, so it gets the memory in its order."""
+        """The input as MLX hands it to the kernel: (row-contiguous bytes, None), or with
+        ensure_row_contiguous=False on a view that is not row-contiguous (transposed, sliced, broadcast), the
+        memory the view spans as it lies and the view's strides in elements, which `<name>_strides` gives."""
         view = dtypes.to_numpy(array)
-        if self.ensure_row_contiguous or view.flags.c_contiguous or f"{name}_strides" in self.source:
-            return np.ascontiguousarray(view)
+        if self.ensure_row_contiguous or view.flags.c_contiguous:
+            return np.ascontiguousarray(view), None
         if any(stride < 0 for stride in view.strides):
+            if f"{name}_strides" in self.source:
+                # Read through its strides, a row-contiguous copy gives the kernel the same values.
+                return np.ascontiguousarray(view), None
             raise ValueError(
                 f"[metal_kernel] input '{name}' has negative strides and the kernel does not read `{name}_strides`: "
                 f"metalsim cannot lay it out as MLX would; use `{name}_strides` (elem_to_loc) or "
                 f"ensure_row_contiguous=True."
             )
-        span = 1 + sum((extent - 1) * stride for extent, stride in zip(view.shape, view.strides)) // view.itemsize
-        if span < view.size:
-            raise ValueError(
-                f"[metal_kernel] input '{name}' is a broadcast view whose memory holds {span} elements for its "
-                f"{view.size}; with ensure_row_contiguous=False MLX passes those {span} elements as they lie, and "
-                f"metalsim cannot run a buffer smaller than its shape: use `{name}_strides` (elem_to_loc) or "
-                f"ensure_row_contiguous=True."
-            )
-        # The array's first view.size elements of memory, gaps of a sliced view included.
-        return np.lib.stride_tricks.as_strided(view, shape=(view.size,), strides=(view.itemsize,)).copy()
+        strides = [stride // view.itemsize for stride in view.strides]
+        span = 1 + sum((extent - 1) * stride for extent, stride in zip(view.shape, strides)) if view.size else 0
+        memory = np.lib.stride_tricks.as_strided(view, shape=(span,), strides=(view.itemsize,)).copy()
+        return memory, strides
 
 
 def _not_implemented(transform):

@@ -34,7 +34,14 @@ struct TensorSpec {
   std::string name;
   Dtype dtype = Dtype::float32;
   std::vector<int64_t> shape;  // empty: a 0-d array (passed as `const constant T&`)
+  // Elements between neighbours along each dimension (none negative), for an input that MLX passes as it lies in
+  // memory (ensure_row_contiguous=False on a transposed, sliced or broadcast view): its buffer holds the memory the
+  // view spans (memory_elements) and `<name>_strides` gives these. Empty: row-contiguous.
+  std::vector<int64_t> strides;
 };
+
+// The elements a buffer for t holds: its shape's product, or with strides the span of memory its view reaches.
+std::size_t memory_elements(const TensorSpec& t);
 
 struct TemplateArg {
   enum class Kind { Int, Bool, Type };

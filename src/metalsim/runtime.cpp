@@ -692,7 +692,7 @@ void device_access(Worker& w, Thread& th, DeviceBuffer& b, std::size_t off, uint
 // worker is waiting. Polls in a row are counted across barriers and threadgroup-memory accesses (a spin loop may
 // broadcast the flag through them), not across device-memory accesses and other atomics. place() names p (TgPlace).
 template <class Place>
-void watch_poll(Worker& w, Thread& th, const unsigned char* p, bool threadgroup, Place place) {
+void watch_poll(Worker& w, Thread& th, const unsigned char* p, uint32_t bytes, bool threadgroup, Place place) {
   Run& r = *w.run;
   auto report_wait = [&](bool fatal) {
     const TgPlace where = place();
@@ -706,8 +706,8 @@ void watch_poll(Worker& w, Thread& th, const unsigned char* p, bool threadgroup,
                          "results between threadgroups through a second dispatch";
     r.report(DiagnosticKind::Deadlock, "spin|" + where.variable, msg, &th, nullptr, where.variable, fatal);
   };
-  uint32_t value;
-  std::memcpy(&value, p, sizeof value);  // the value the operation is about to find (the hook runs before it)
+  uint32_t value = 0;  // the value the operation is about to find (the hook runs before it): 4 bytes or a bool's 1
+  std::memcpy(&value, p, std::min<std::size_t>(bytes, sizeof value));
   if (p != th.poll_at || value != th.poll_value) {
     if (p == th.poll_at && th.polls >= kWaitPolls && th.polls < kSpinPolls) report_wait(false);
     stop_spinning(w);
@@ -756,16 +756,16 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
                     nullptr, "threadgroup", false);
       return;
     }
-    if (kind == kAtomicPoll && std::size_t(p - a) + 4 <= w.arena_used)
-      watch_poll(w, *th, p, true, [&] { return tg_place(w, p - a); });
+    if (kind == kAtomicPoll && std::size_t(p - a) + bytes <= w.arena_used)
+      watch_poll(w, *th, p, bytes, true, [&] { return tg_place(w, p - a); });
     if (w.run->opt.check_races || w.run->opt.check_uninitialized) tg_access(w, *th, p - a, bytes, kind);
     return;
   }
   for (auto& b : w.run->device) {
     if (p < b.lo || p + bytes > b.hi) continue;
     if (kind == kRead || kind == kWrite) th->polls = 0;
-    if (kind == kAtomicPoll && bytes == 4)
-      watch_poll(w, *th, p, false, [&] {
+    if (kind == kAtomicPoll)
+      watch_poll(w, *th, p, bytes, false, [&] {
         return TgPlace{"device buffer '" + b.name + "' (element " + std::to_string((p - b.lo) / b.elem) + ")", b.name};
       });
     if (b.shadow && kind <= kWrite && bytes) device_access(w, *th, b, p - b.lo, bytes, kind);  // atomics never race
@@ -1023,8 +1023,7 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
     return invalid("expected " + std::to_string(spec.inputs.size()) + " inputs and " +
                    std::to_string(spec.outputs.size()) + " outputs");
   auto check = [&](const Buffer& b, const TensorSpec& t) -> std::string {
-    std::size_t n = 1;
-    for (auto s : t.shape) n *= static_cast<std::size_t>(s);
+    const std::size_t n = memory_elements(t);
     if (b.dtype != t.dtype) return "buffer '" + t.name + "' has dtype " + std::string(dtype_name(b.dtype)) + ", spec says " + std::string(dtype_name(t.dtype));
     if (b.shape != t.shape) return "buffer '" + t.name + "' has a shape different from the spec";
     if (b.bytes != n * dtype_size(t.dtype) || (!b.data && b.bytes)) return "buffer '" + t.name + "' has " + std::to_string(b.bytes) + " bytes, expected " + std::to_string(n * dtype_size(t.dtype));
@@ -1069,9 +1068,12 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
     r.bufs.push_back(add(t.name, inputs[i].data, inputs[i].bytes, dtype_size(t.dtype)));
     if (t.shape.empty()) continue;
     auto& sh = shapes.emplace_back(t.shape.begin(), t.shape.end());
-    auto& st = strides.emplace_back(t.shape.size());
-    int64_t s = 1;
-    for (std::size_t d = t.shape.size(); d-- > 0;) st[d] = s, s *= t.shape[d];
+    auto& st = strides.emplace_back(t.strides);
+    if (st.empty()) {
+      st.resize(t.shape.size());
+      int64_t s = 1;
+      for (std::size_t d = t.shape.size(); d-- > 0;) st[d] = s, s *= t.shape[d];
+    }
     ndims[i] = static_cast<int32_t>(t.shape.size());
     if (spec.source.find(t.name + "_shape") != std::string::npos)
       r.bufs.push_back(add(t.name + "_shape", sh.data(), sh.size() * 4, 4));

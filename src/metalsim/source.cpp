@@ -1,5 +1,6 @@
 // Kernel source generation: MLX's exact Metal source, and the host C++
 // translation unit built from the same spec.
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -283,6 +284,15 @@ HostSource build_host_source(const KernelSpec& spec) {
   return hs;
 }
 
+std::size_t memory_elements(const TensorSpec& t) {
+  std::size_t elements = 1;
+  for (int64_t extent : t.shape) elements *= static_cast<std::size_t>(std::max<int64_t>(extent, 0));
+  if (t.strides.empty() || elements == 0) return elements;
+  std::size_t span = 1;  // the last element's offset, plus one
+  for (std::size_t d = 0; d < t.shape.size(); ++d) span += static_cast<std::size_t>((t.shape[d] - 1) * t.strides[d]);
+  return span;
+}
+
 std::string generate_host_source(const KernelSpec& spec) { return build_host_source(spec).text; }
 
 // ------------------------------------------------------------------ JSON
@@ -290,7 +300,11 @@ std::string spec_to_json(const KernelSpec& s) {
   using nlohmann::json;
   auto tensors = [](const std::vector<TensorSpec>& ts) {
     json a = json::array();
-    for (const auto& t : ts) a.push_back({{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}});
+    for (const auto& t : ts) {
+      json tensor = {{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}};
+      if (!t.strides.empty()) tensor["strides"] = t.strides;
+      a.push_back(std::move(tensor));
+    }
     return a;
   };
   json targs = json::array();
@@ -330,7 +344,15 @@ KernelSpec spec_from_json(std::string_view text) {
     };
     auto tensors = [&](const json& a) {
       std::vector<TensorSpec> ts;
-      for (const auto& t : a) ts.push_back({t.at("name"), dt(t.at("dtype")), t.at("shape").get<std::vector<int64_t>>()});
+      for (const auto& t : a) {
+        TensorSpec& tensor = ts.emplace_back(TensorSpec{t.at("name"), dt(t.at("dtype")), t.at("shape").get<std::vector<int64_t>>()});
+        tensor.strides = t.value("strides", std::vector<int64_t>{});
+        if (!tensor.strides.empty() && tensor.strides.size() != tensor.shape.size())
+          throw std::runtime_error("tensor '" + tensor.name + "' has " + std::to_string(tensor.strides.size()) +
+                                   " strides for " + std::to_string(tensor.shape.size()) + " dimensions");
+        for (int64_t stride : tensor.strides)
+          if (stride < 0) throw std::runtime_error("tensor '" + tensor.name + "' has a negative stride");
+      }
       return ts;
     };
     s.name = j.at("name");

@@ -4,7 +4,7 @@
 //   ksearch-metalsim run --spec SPEC.json --inputs IN.bin --outputs OUT.bin [--source]
 //
 // SPEC.json is metalsim's spec JSON (spec_from_json). IN.bin holds the inputs' row-contiguous
-// bytes back to back in spec order; OUT.bin receives the outputs the same way. stdout gets one
+// bytes (an input with strides: the memory its view spans) back to back in spec order; OUT.bin receives the outputs the same way. stdout gets one
 // JSON object: {"ok", "stage": "compile"|"run", "compile": {...}, "run": {...}[, "source"]}.
 // Exit status 0 whenever that object was written (also for compile errors and diagnostics),
 // 2 for bad usage or unreadable files, 3 when the host compiler is missing.
@@ -35,12 +35,9 @@ struct UsageError : std::runtime_error {
 };
 
 std::size_t tensor_bytes(const ms::TensorSpec& t) {
-  std::size_t n = ms::dtype_size(t.dtype);
-  for (int64_t d : t.shape) {
+  for (int64_t d : t.shape)
     if (d < 0) throw UsageError("tensor '" + t.name + "' has a negative dimension");
-    n *= static_cast<std::size_t>(d);
-  }
-  return n;
+  return ms::memory_elements(t) * ms::dtype_size(t.dtype);
 }
 
 json position(const std::array<uint32_t, 3>& p) { return json::array({p[0], p[1], p[2]}); }

@@ -91,6 +91,25 @@ TEST(MetalsimSource, SpecJsonRoundTrip) {
   EXPECT_EQ(t.grid, s.grid);
 }
 
+// An input passed as it lies in memory (ensure_row_contiguous=False on a view) keeps its strides, and its buffer
+// holds the memory the view spans.
+TEST(MetalsimSource, SpecJsonCarriesAViewsStrides) {
+  KernelSpec s = sample_spec();
+  s.inputs[0] = tensor("a", Dtype::float32, {3, 4});
+  s.inputs[0].strides = {1, 8};
+  const KernelSpec t = spec_from_json(spec_to_json(s));
+  EXPECT_EQ(t.inputs[0].strides, (std::vector<int64_t>{1, 8}));
+  EXPECT_EQ(memory_elements(t.inputs[0]), 1u + 2 * 1 + 3 * 8);
+  EXPECT_TRUE(t.inputs[1].strides.empty());
+  EXPECT_EQ(memory_elements(t.inputs[1]), memory_elements(s.inputs[1]));
+  s.inputs[0].strides = {0, 1};  // broadcast rows
+  EXPECT_EQ(memory_elements(spec_from_json(spec_to_json(s)).inputs[0]), 4u);
+  s.inputs[0].strides = {4, -1};
+  EXPECT_THROW(spec_from_json(spec_to_json(s)), std::runtime_error);
+  s.inputs[0].strides = {4};
+  EXPECT_THROW(spec_from_json(spec_to_json(s)), std::runtime_error);
+}
+
 TEST(MetalsimSource, CompileErrorsMapToBodyAndHeaderLines) {
   KernelSpec s;
   s.name = "broken";

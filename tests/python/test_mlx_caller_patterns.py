@@ -175,6 +175,29 @@ def test_0d_outputs_and_empty_inputs_and_outputs():
     assert none.shape == (0, 3) and none.dtype == mx.float32
 
 
+def test_atomic_bool_outputs_take_stores_and_compare_exchanges():
+    # Metal's atomic<bool> has load, store, exchange and compare-exchange: a flag per row that any element above
+    # the threshold raises, and the first thread to claim a row's marker.
+    source = """
+        uint i = thread_position_in_grid.x;
+        uint row = i / x_shape[1];
+        if (x[i] > 0.5f) atomic_store_explicit(&hot[row], true, memory_order_relaxed);
+        bool expected = false;
+        if (atomic_compare_exchange_weak_explicit(&claimed[row], &expected, true, memory_order_relaxed,
+                                                  memory_order_relaxed))
+          atomic_fetch_add_explicit(&claims[0], 1, memory_order_relaxed);
+    """
+    kernel = metalsim_mlx.metal_kernel(name="flags", input_names=["x"], output_names=["hot", "claimed", "claims"],
+                                       source=source, atomic_outputs=True)
+    x = mx.array(np.random.default_rng(4).uniform(0, 0.6, size=(6, 16)).astype(np.float32))
+    hot, claimed, claims = kernel(inputs=[x], grid=(96, 1, 1), threadgroup=(32, 1, 1),
+                                  output_shapes=[(6,), (6,), (1,)], output_dtypes=[mx.bool_, mx.bool_, mx.int32],
+                                  init_value=0)
+    assert hot.tolist() == (np.array(x) > 0.5).any(axis=1).tolist()
+    assert claimed.tolist() == [True] * 6
+    assert claims.item() == 6
+
+
 def test_elem_to_loc_reads_broadcast_sliced_and_transposed_views():
     # A kernel that honours any layout (ensure_row_contiguous=False) gives what MLX's ops give.
     source = """
@@ -401,8 +424,6 @@ def test_a_compiled_value_and_grad_through_a_kernel_layer_matches_eager():
     np.testing.assert_allclose(np.array(compiled_grads["weight"]), np.array(eager_grads["weight"]), rtol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason="metalsim's kernel spec has no strides: with ensure_row_contiguous=False it "
-                   "passes every input row-contiguous with row-contiguous _strides, where MLX passes the view's own")
 def test_strides_of_views_are_the_ones_mlx_passes():
     kernel = metalsim_mlx.metal_kernel(
         name="strides", input_names=["a"], output_names=["out"], ensure_row_contiguous=False,

@@ -618,5 +618,8 @@ def test_without_row_contiguous_copies_a_kernel_ignoring_strides_reads_memory_or
     np.testing.assert_array_equal(flat_copy(base.T), np.arange(32))  # storage order, not base.T's
     np.testing.assert_array_equal(flat_copy(base.astype(mx.bfloat16).T), np.arange(32))
     np.testing.assert_array_equal(flat_copy(base[::2]), np.arange(16))  # the skipped row included
-    with pytest.raises(ValueError, match="broadcast view whose memory holds 8 elements for its 32"):
-        flat_copy(mx.broadcast_to(mx.arange(8, dtype=mx.float32), (4, 8)))
+    # A broadcast view's memory holds 8 elements for its 32: flat reads past them are out of bounds, as on a Mac
+    # (where they read whatever follows); metalsim warns with the line and returns the 8 it has.
+    with pytest.warns(metalsim_mlx.MetalsimWarning, match=r"read of device buffer 'a' at element 8 .* at body line 2"):
+        copied = flat_copy(mx.broadcast_to(mx.arange(8, dtype=mx.float32), (4, 8)))
+    np.testing.assert_array_equal(copied[:8], np.arange(8))

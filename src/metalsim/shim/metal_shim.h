@@ -1211,38 +1211,43 @@ inline void atomic_thread_fence(mem_flags, memory_order order, thread_scope = th
   if (order != memory_order_relaxed) __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 template <class T> struct atomic {
-  static_assert(sizeof(T) == 4, "Metal atomics are 32-bit (int, uint, float)");
+  static_assert(sizeof(T) == 4 || is_same_v<T, bool>, "Metal's atomics hold int, uint, float or bool");
   T __v;
 };
 typedef atomic<int> atomic_int;
 typedef atomic<uint> atomic_uint;
 typedef atomic<float> atomic_float;
+typedef atomic<bool> atomic_bool;
+// The integer an atomic's value is operated on as: 32 bits, or the byte of a bool.
+template <class T> using __atomic_word = conditional_t<is_same_v<T, bool>, uint8_t, uint32_t>;
 
 // kind: METALSIM_ACCESS_ATOMIC_POLL for the operations a spin-wait repeats (load, exchange, compare-exchange).
 // Inlined into the atomic functions, which are calls of their own: the return address is the kernel's call.
 template <class T>
 MS_NOSAN __attribute__((always_inline)) inline void __atomic_check(volatile atomic<T>* p, int kind = METALSIM_ACCESS_ATOMIC) {
-  if (__builtin_expect(metalsim_checking, 0)) metalsim_rt->access((const void*)p, 4, kind, __builtin_return_address(0));
+  if (__builtin_expect(metalsim_checking, 0)) metalsim_rt->access((const void*)p, sizeof(T), kind, __builtin_return_address(0));
 }
 template <class T> MS_NOSAN_CALL T atomic_load_explicit(volatile atomic<T>* p, memory_order) {
   __atomic_check(p, METALSIM_ACCESS_ATOMIC_POLL);
-  uint32_t u = __atomic_load_n((volatile uint32_t*)&p->__v, __ATOMIC_RELAXED);
+  __atomic_word<T> u = __atomic_load_n((volatile __atomic_word<T>*)&p->__v, __ATOMIC_RELAXED);
   return __builtin_bit_cast(T, u);
 }
 template <class T> MS_NOSAN_CALL void atomic_store_explicit(volatile atomic<T>* p, T v, memory_order) {
   __atomic_check(p);
-  __atomic_store_n((volatile uint32_t*)&p->__v, __builtin_bit_cast(uint32_t, v), __ATOMIC_RELAXED);
+  __atomic_store_n((volatile __atomic_word<T>*)&p->__v, __builtin_bit_cast(__atomic_word<T>, v), __ATOMIC_RELAXED);
 }
 template <class T> MS_NOSAN_CALL T atomic_exchange_explicit(volatile atomic<T>* p, T v, memory_order) {
   __atomic_check(p, METALSIM_ACCESS_ATOMIC_POLL);
-  return __builtin_bit_cast(T, __atomic_exchange_n((volatile uint32_t*)&p->__v, __builtin_bit_cast(uint32_t, v), __ATOMIC_RELAXED));
+  return __builtin_bit_cast(T, __atomic_exchange_n((volatile __atomic_word<T>*)&p->__v,
+                                                   __builtin_bit_cast(__atomic_word<T>, v), __ATOMIC_RELAXED));
 }
 template <class T> MS_NOSAN_CALL bool atomic_compare_exchange_weak_explicit(
     volatile atomic<T>* p, T* expected, T desired, memory_order, memory_order) {
   __atomic_check(p, METALSIM_ACCESS_ATOMIC_POLL);
-  uint32_t e = __builtin_bit_cast(uint32_t, *expected);
-  bool ok = __atomic_compare_exchange_n((volatile uint32_t*)&p->__v, &e, __builtin_bit_cast(uint32_t, desired),
-                                        false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  __atomic_word<T> e = __builtin_bit_cast(__atomic_word<T>, *expected);
+  bool ok = __atomic_compare_exchange_n((volatile __atomic_word<T>*)&p->__v, &e,
+                                        __builtin_bit_cast(__atomic_word<T>, desired), false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED);
   *expected = __builtin_bit_cast(T, e);
   return ok;
 }
@@ -1251,6 +1256,7 @@ template <class T> MS_NOSAN inline bool atomic_compare_exchange_strong_explicit(
   return atomic_compare_exchange_weak_explicit(p, expected, desired, a, b);
 }
 template <class T, class F> MS_NOSAN_CALL T __atomic_rmw(volatile atomic<T>* p, F f) {
+  static_assert(!is_same_v<T, bool>, "an atomic bool takes load, store, exchange and compare-exchange only");
   __atomic_check(p);
   volatile uint32_t* q = (volatile uint32_t*)&p->__v;
   uint32_t old = __atomic_load_n(q, __ATOMIC_RELAXED);

@@ -130,3 +130,12 @@ inline int ks_syncthreads_count(bool predicate, threadgroup int (&votes)[32], ui
   for (uint group = 0; group < (size + 31) / 32; ++group) total += votes[group];
   return total;
 }
+// helper: ks_aligned_storage
+// std::aligned_storage<Bytes, Align>::type: raw bytes that threadgroup memory holds for a type with
+// constructors (which a threadgroup variable cannot have), viewed through a pointer cast.
+template <size_t Bytes, size_t Align>
+struct ks_aligned_storage {
+  struct type {
+    alignas(Align) uchar bytes[Bytes];
+  };
+};

@@ -65,7 +65,8 @@ std::vector<std::string> strings(const toml::array* list) {
 struct Mappings {
   std::map<std::string, FunctionMapping> functions;
   std::map<std::string, std::string> untranslatable;
-  std::map<std::string, std::string> types;  // token -> Metal spelling: [types] and [macros]
+  std::map<std::string, std::string> types;  // token (or `std::NAME`) -> Metal spelling: [types] and [macros]
+  std::map<std::string, std::vector<std::string>> type_helpers;  // the helpers a [types] spelling names
   std::map<std::string, std::string> helpers;  // name -> code
 };
 
@@ -96,8 +97,14 @@ Mappings load_mappings() {
   for (const auto& [name, value] : section("untranslatable"))
     m.untranslatable[std::string(name.str())] = value.value_or(std::string());
   for (const char* name_of_section : {"types", "macros"})
-    for (const auto& [name, value] : section(name_of_section))
-      m.types[std::string(name.str())] = value.value_or(std::string());
+    for (const auto& [name, value] : section(name_of_section)) {
+      if (const toml::table* t = value.as_table()) {
+        m.types[std::string(name.str())] = (*t)["metal"].value_or(std::string());
+        m.type_helpers[std::string(name.str())] = strings((*t)["helpers"].as_array());
+      } else {
+        m.types[std::string(name.str())] = value.value_or(std::string());
+      }
+    }
   // metal_helpers.metal: sections starting at `// helper: NAME`.
   const std::string& text = kDataFiles.at("metal_helpers.metal");
   const std::string marker = "// helper: ";
@@ -203,6 +210,9 @@ struct Function {
   std::set<std::string> callees;   // decl_keys of user __device__ functions it calls
   std::vector<CXCursor> dynamic_shared;  // its extern __shared__ declarations (a kernel's)
   KernelTranslation record;  // what was (not) translated in this function itself
+  // Per call, the address spaces of what its reference parameters bind (`threadgroup` for
+  // `f(partial[tid])`): Metal converts no reference between spaces, so each set is an overload.
+  std::set<std::vector<std::string>> reference_spaces;
 };
 
 // A static __shared__ variable of a __device__ function. Metal declares threadgroup memory in the
@@ -213,6 +223,22 @@ struct HoistedShared {
   std::string name, hoisted;  // `sm`, `block_merge_sm`
   std::string element, dims;  // `float`, `[32]`
 };
+
+// A parameter's default argument: the expression after its name (one before it is part of its type,
+// as the 32 of `thread_block_tile<32>`); a null cursor when it has none.
+CXCursor default_argument(CXCursor parameter) {
+  for (CXCursor k : children(parameter))
+    if (clang_isExpression(clang_getCursorKind(k)) && begin_offset(k) > position(parameter).offset) return k;
+  return clang_getNullCursor();
+}
+
+// The index of a function's first parameter with a default argument (its parameters' count when none).
+size_t first_defaulted(CXCursor function) {
+  const std::vector<CXCursor> params = parameters_of(function);
+  for (size_t i = 0; i < params.size(); ++i)
+    if (!clang_Cursor_isNull(default_argument(params[i]))) return i;
+  return params.size();
+}
 
 struct CallSite {
   CXCursor call;
@@ -248,6 +274,15 @@ Group group_of(CXType type) {
   if (const std::string written = unqualified(type); !g.literal() && written.rfind(tile, 0) == 0)
     g.width = written.substr(tile.size(), written.size() - tile.size() - 1);
   return g;
+}
+
+// The parameters of a function that are references (group handles aside, which are dropped).
+std::vector<size_t> reference_parameters(CXCursor function) {
+  std::vector<size_t> out;
+  const std::vector<CXCursor> params = parameters_of(function);
+  for (size_t i = 0; i < params.size(); ++i)
+    if (is_reference(clang_getCursorType(params[i])) && group_of(clang_getCursorType(params[i])).kind == Group::none) out.push_back(i);
+  return out;
 }
 
 // The group whose method a call calls (`tile.shfl_down(v, 1)`), also when the handle's type depends
@@ -388,6 +423,8 @@ class Translator {
   void map_cast(CXCursor cast);
   void device_function_signature(Function& fn);
   std::string space_of(CXCursor expression);
+  std::string bound_space(CXCursor argument);
+  std::string with_reference_spaces(const Function& fn, const std::string& text);
   std::string metal_type(CXType t);
 
   // output
@@ -573,6 +610,10 @@ void Translator::token_edits() {
       if (std::find(out_.notes.begin(), out_.notes.end(), "double narrowed to float (Metal has no double)") ==
           out_.notes.end())
         out_.notes.push_back("double narrowed to float (Metal has no double)");
+    } else if (auto q = maps_.types.find(s + spell(i + 1) + spell(i + 2)); s == "std" && q != maps_.types.end()) {
+      rw_.replace(begin(i), end(i + 2), q->second);  // a std type Metal lacks (`std::aligned_storage`)
+      if (auto h = maps_.type_helpers.find(q->first); h != maps_.type_helpers.end()) helpers_.insert(h->second.begin(), h->second.end());
+      i += 2;
     } else if (s == "std" && spell(i + 1) == "::") {
       rw_.replace(begin(i), end(i + 1), "metal::");
       ++i;
@@ -920,28 +961,42 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     else
       launch.templates.push_back({name, dtype->second, true});
   };
+  // A value of an enum type (`template <Layout L>`): MLX template values are integers, and a scoped
+  // enum does not compare with one, so the directive carries the integer (`KS_L`) and the body
+  // binds the enum constant from it.
+  auto value_argument = [&](CXCursor parameter, const std::string& value) {
+    const std::string name = spelling(parameter);
+    const CXType type = clang_getCanonicalType(clang_getCursorType(parameter));
+    if (type.kind != CXType_Enum) return launch.templates.push_back({name, value});
+    const std::string enum_type = take(clang_getTypeSpelling(type)), carrier = "KS_" + name;
+    launch.templates.push_back({carrier, value});
+    launch.bindings.push_back(fmt::format("constexpr {} {} = static_cast<{}>({});", enum_type, name, enum_type, carrier));
+  };
   if (!clang_Cursor_isNull(pattern)) {
-    std::vector<std::string> names;
+    std::vector<CXCursor> parameters;
     for (CXCursor k : children(pattern))
       if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter || clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter)
-        names.push_back(spelling(k));
+        parameters.push_back(k);
     const int count = clang_Cursor_getNumTemplateArguments(callee);
-    for (int i = 0; i < count && size_t(i) < names.size(); ++i) {
+    for (int i = 0; i < count && size_t(i) < parameters.size(); ++i) {
       const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(callee, unsigned(i));
       if (kind == CXTemplateArgumentKind_Integral) {
-        launch.templates.push_back({names[size_t(i)], std::to_string(clang_Cursor_getTemplateArgumentValue(callee, unsigned(i)))});
+        value_argument(parameters[size_t(i)], std::to_string(clang_Cursor_getTemplateArgumentValue(callee, unsigned(i))));
       } else if (kind == CXTemplateArgumentKind_Type) {
-        type_argument(names[size_t(i)], clang_Cursor_getTemplateArgumentType(callee, unsigned(i)));
+        type_argument(spelling(parameters[size_t(i)]), clang_Cursor_getTemplateArgumentType(callee, unsigned(i)));
       } else {
         problem(out_.problems, launch.call, "template argument", "only integer and type template arguments are translated");
       }
     }
   }
   if (dependent && clang_getCursorKind(callee) == CXCursor_FunctionTemplate) {
+    std::vector<CXCursor> parameters;
     std::vector<std::string> names;
     for (CXCursor k : children(callee))
-      if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter || clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter)
+      if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter || clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter) {
+        parameters.push_back(k);
         names.push_back(spelling(k));
+      }
     std::vector<CXCursor> written;  // the explicit template arguments, after the kernel's name
     for (CXCursor k : children(kids.at(0)))
       if (clang_getCursorKind(k) != CXCursor_OverloadedDeclRef) written.push_back(k);
@@ -951,7 +1006,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
         continue;
       }
       try {
-        launch.templates.push_back({names[i], directive_expression(written[i], host_)});
+        value_argument(parameters[i], directive_expression(written[i], host_));
       } catch (const Error& e) {
         problem(out_.problems, launch.call, "template argument", e.what());
       }
@@ -1532,6 +1587,56 @@ std::string Translator::space_of(CXCursor expression) {
   }
 }
 
+// The address space of what a reference parameter binds: a variable, an element or a member of one
+// has its space; anything else (a temporary, a value) is a thread one.
+std::string Translator::bound_space(CXCursor argument) {
+  CXCursor a = strip_implicit(argument);
+  while (clang_getCursorKind(a) == CXCursor_ParenExpr && !children(a).empty()) a = strip_implicit(children(a).front());
+  const CXCursorKind kind = clang_getCursorKind(a);
+  if (kind == CXCursor_DeclRefExpr) {
+    const CXCursor decl = clang_getCursorReferenced(a);
+    // a function's own value or reference parameter is a thread one (its pointers have their space)
+    if (clang_getCursorKind(decl) == CXCursor_ParmDecl && !spaces_.count(decl_key(decl))) return "thread";
+    return space_of(a);
+  }
+  if (kind == CXCursor_ArraySubscriptExpr || kind == CXCursor_MemberRefExpr) return space_of(a);
+  return "thread";
+}
+
+// A __device__ function's text for the address spaces its reference parameters bind at its calls
+// (`thread` as written, `threadgroup` for `f(partial[tid])`): when every call agrees, the one
+// definition takes their spaces; otherwise each other set is an overload. metalsim drops address
+// spaces, so overloads that differ only in them would be redefinitions there: each overload gets
+// a number of unused defaulted template parameters of its own (valid Metal, and the plain thread
+// definition stays the better match on the host).
+std::string Translator::with_reference_spaces(const Function& fn, const std::string& text) {
+  const std::vector<CXCursor> params = parameters_of(fn.cursor);
+  const std::vector<size_t> refs = reference_parameters(fn.cursor);
+  auto respaced = [&](const std::vector<std::string>& spaces) {
+    std::string out = text;
+    for (size_t j = 0; j < refs.size() && j < spaces.size(); ++j) {
+      const std::string written = rw_.render(begin_offset(params[refs[j]]), end_offset(params[refs[j]]));
+      const size_t at = out.find(written);
+      if (written.rfind("thread ", 0) == 0 && at != std::string::npos) out.replace(at, 6, spaces[j]);
+    }
+    return out;
+  };
+  if (fn.reference_spaces.size() == 1) return respaced(*fn.reference_spaces.begin());
+  std::string out = text;
+  std::string unused;
+  for (const auto& spaces : fn.reference_spaces) {
+    if (std::all_of(spaces.begin(), spaces.end(), [](const std::string& space) { return space == "thread"; })) continue;
+    unused += (unused.empty() ? "" : ", ") + std::string("typename = void");
+    std::string overload = respaced(spaces);
+    if (overload.rfind("template <", 0) == 0)
+      overload.insert(10, unused + ", ");
+    else
+      overload = "template <" + unused + "> " + overload;
+    out += overload;
+  }
+  return out;
+}
+
 void Translator::map_cast(CXCursor cast) {
   const unsigned b = begin_offset(cast), e = end_offset(cast);
   const std::string& t = rw_.text();
@@ -1707,8 +1812,9 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     key = owner + "::" + method;
     if (!maps_.functions.count(key))
       return problem(problems, call, key,
-                     owner == "grid_group" ? "grid-wide synchronization has no Metal equivalent (split the kernel)"
-                                           : "this cooperative-groups method is not translated");
+                     owner != "grid_group" ? "this cooperative-groups method is not translated"
+                     : method == "sync"       ? "grid-wide synchronization has no Metal equivalent (split the kernel)"
+                                              : "grid-wide groups have no Metal equivalent (split the kernel)");
   } else if (name == "reduce" && clang_Cursor_getNumArguments(call) == 3) {
     std::string op = take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 2)))));
     op = op.substr(0, op.find('<'));  // cooperative_groups::plus<float> -> plus
@@ -1787,7 +1893,10 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   if (!args.empty() && is_pointer(clang_getCursorType(strip_implicit(args[0])))) {
     element = metal_type(clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(strip_implicit(args[0])))));
     space = space_of(args[0]);
-    const long long size = clang_Type_getSizeOf(clang_getPointeeType(clang_getCursorType(strip_implicit(args[0]))));
+    const CXType pointee = clang_getCanonicalType(clang_getPointeeType(clang_getCursorType(strip_implicit(args[0]))));
+    const long long size = clang_Type_getSizeOf(pointee);
+    if (name.rfind("atomic", 0) == 0 && pointee.kind == CXType_Double)  // narrowing it to float would lose what it accumulates
+      return problem(problems, call, name, "an atomic on double: Metal has no double, and no 64-bit atomics (accumulate in float or int)");
     if (name.rfind("atomic", 0) == 0 && size != 4)
       return problem(problems, call, name, fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", size * 8));
   }
@@ -1880,6 +1989,9 @@ void Translator::visit(CXCursor c, Function& fn) {
           std::vector<size_t> groups = group_parameters(functions_.at(key).cursor);
           groups.erase(std::remove_if(groups.begin(), groups.end(), [&](size_t i) { return i >= args.size(); }), groups.end());
           call_sites_.push_back({c, key, args.size() - groups.size()});
+          std::vector<std::string> spaces;
+          for (size_t i : reference_parameters(functions_.at(key).cursor)) spaces.push_back(i < args.size() ? bound_space(args[i]) : "thread");
+          functions_.at(key).reference_spaces.insert(spaces);
           for (const auto& [b, e] : list_removals(args, groups)) rw_.replace(b, e, "");
           for (size_t i = 0; i < args.size(); ++i)
             if (std::find(groups.begin(), groups.end(), i) == groups.end()) visit(args[i], fn);
@@ -1956,7 +2068,11 @@ void Translator::device_function_signature(Function& fn) {
 void Translator::visit_function(Function& fn) {
   if (!fn.kernel) device_function_signature(fn);
   for (CXCursor k : children(fn.cursor))
-    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) visit(k, fn);
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) {
+      visit(k, fn);
+    } else if (clang_getCursorKind(k) == CXCursor_ParmDecl && !clang_Cursor_isNull(default_argument(k))) {
+      visit(default_argument(k), fn);  // `int width = warpSize`
+    }
 }
 
 std::string Translator::header() {
@@ -2016,7 +2132,7 @@ std::string Translator::header() {
               if (std::find(self->out_.notes.begin(), self->out_.notes.end(), note) == self->out_.notes.end()) self->out_.notes.push_back(note);
               break;
             }
-            parts->push_back({b, in_namespaces(self->rw_.render(b, e) + "\n")});
+            parts->push_back({b, in_namespaces(self->with_reference_spaces(f->second, self->rw_.render(b, e) + "\n"))});
             break;
           }
           case CXCursor_UnexposedDecl:
@@ -2135,6 +2251,11 @@ Translation Translator::run() {
       params += fmt::format(", threadgroup {} (&{}){}", h.element, h.owner_key == key ? h.name : h.hoisted, h.dims);
     }
     const std::vector<CXCursor> decl_params = parameters_of(fn.cursor);
+    // Before the parameters with default arguments (`int width = warpSize`), which must come last.
+    if (const size_t defaulted = first_defaulted(fn.cursor); defaulted < decl_params.size()) {
+      rw_.insert(begin_offset(decl_params[defaulted]), params.substr(2) + ", ");
+      continue;
+    }
     const unsigned after = decl_params.empty() ? position(fn.cursor).offset : end_offset(decl_params.back());
     const size_t close = rw_.text().find(')', after);
     const bool none_kept = decl_params.size() == group_parameters(fn.cursor).size();
@@ -2146,7 +2267,12 @@ Translation Translator::run() {
     std::string args;
     for (const auto& b : callee.builtins) args += ", " + kBuiltins.at(b);
     for (const auto& h : callee.shared) args += ", " + h;
-    rw_.insert(end_offset(site.call) - 1, site.arguments == 0 ? args.substr(2) : args);
+    // A call that passes a defaulted parameter gets them before it, as the parameters are.
+    const size_t defaulted = first_defaulted(callee.cursor);
+    if (defaulted < size_t(clang_Cursor_getNumArguments(site.call)))
+      rw_.insert(begin_offset(clang_Cursor_getArgument(site.call, unsigned(defaulted))), args.substr(2) + ", ");
+    else
+      rw_.insert(end_offset(site.call) - 1, site.arguments == 0 ? args.substr(2) : args);
   }
   std::string candidate = fmt::format("// Translated from {} by `ksearch port` (docs/TRANSLATE.md): ",
                                       std::filesystem::path(file_).filename().string());

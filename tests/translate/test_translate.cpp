@@ -169,6 +169,34 @@ TEST(Conversions, MixedArgumentsOperatorsDeclaratorsAndVolatileStores) {
       << reduce6.candidate;
 }
 
+// What metalsim cannot check, as it drops address spaces and enum types compare there as in C++: a
+// __device__ function whose reference parameters bind thread and threadgroup lvalues gets an overload
+// per space (the second with an unused template parameter, so that the host build does not see a
+// redefinition); a scoped-enum template value is an integer directive bound as the enum in the body;
+// a `warpSize` default argument is 32, and the built-in parameters come before the defaulted ones.
+TEST(Conversions, ReferenceSpacesEnumTemplatesAndDefaultArguments) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const translate::Translation spaces = translate::translate_file(kDir + "/corpus/topk/block_radix_select.cu", corpus_task("topk"));
+  ASSERT_TRUE(spaces.complete()) << problems_text(spaces);
+  EXPECT_NE(spaces.candidate.find("inline void keep_larger(thread ValueIndex& a, thread const ValueIndex& b)"), std::string::npos)
+      << spaces.candidate;
+  EXPECT_NE(spaces.candidate.find("template <typename = void>  inline void keep_larger(threadgroup ValueIndex& a, threadgroup const "
+                                  "ValueIndex& b)"),
+            std::string::npos)
+      << spaces.candidate;
+  const translate::Translation layout = translate::translate_file(kDir + "/corpus/rope/flat_size_t_grid_stride.cu", corpus_task("rope"));
+  ASSERT_TRUE(layout.complete()) << problems_text(layout);
+  EXPECT_NE(layout.candidate.find("// template: KS_kLayout = 0\n"), std::string::npos) << layout.candidate;
+  EXPECT_NE(layout.candidate.find("constexpr RopeLayout kLayout = static_cast<RopeLayout>(KS_kLayout);"), std::string::npos)
+      << layout.candidate;
+  const translate::Translation aten = translate::translate_file(kDir + "/corpus/softmax/aten_launch_bounds_namespace.cu", corpus_task("softmax"));
+  ASSERT_TRUE(aten.complete()) << problems_text(aten);
+  EXPECT_NE(aten.candidate.find("unsigned int delta, uint3 threads_per_threadgroup, uint3 thread_position_in_threadgroup, int width = 32, "),
+            std::string::npos)
+      << aten.candidate;
+}
+
 // The built-in tasks' cuda seeds, on the small corpus tasks with the same entry (docs/TRANSLATE.md
 // has the table for every built-in task at full size).
 class BuiltinSeed : public ::testing::TestWithParam<std::string> {};
@@ -271,7 +299,10 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"lambda.cu", "lambda expression", 8},
                                            Expected{"constant_symbol.cu", "cudaMemcpyToSymbol", 18, "__constant__ memory"},
                                            Expected{"nested_launcher.cu", "kernel launch in 'launch_inner'", 19, "called by another launcher"},
-                                           Expected{"file_scope_shared.cu", "file-scope __shared__ variable 'partial'", 5, "declare it in the kernel"}),
+                                           Expected{"file_scope_shared.cu", "file-scope __shared__ variable 'partial'", 5, "declare it in the kernel"},
+                                           Expected{"atomic_add_double.cu", "atomicAdd", 8, "Metal has no double"},
+                                           Expected{"grid_group_sync.cu", "grid_group::sync", 11, "grid-wide synchronization"},
+                                           Expected{"match_any.cu", "__match_any_sync", 8, "no SIMD-group match function"}),
                          [](const auto& info) { return test_name(info.param.file); });
 
 // The file's macros are expanded before it is parsed: function-like ones (nested, `#`, `##`,

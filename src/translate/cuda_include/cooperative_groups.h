@@ -6,6 +6,12 @@
 namespace cooperative_groups {
 struct grid_group {
   __device__ void sync() const;
+  __device__ unsigned long long thread_rank() const;
+  __device__ unsigned long long size() const;
+  __device__ unsigned long long num_threads() const;
+  __device__ unsigned long long block_rank() const;
+  __device__ unsigned long long num_blocks() const;
+  __device__ bool is_valid() const;
 };
 struct thread_block {
   __device__ void sync() const;

@@ -91,6 +91,12 @@ extern const __device__ int warpSize;
   __device__ bool __heq(T, T);                                        \
   __device__ bool __hne(T, T);                                        \
   __device__ T##2 __hsub2(T##2, T##2);                                \
+  __device__ T##2 __h2div(T##2, T##2);                                \
+  __device__ T##2 __hmax2(T##2, T##2);                                \
+  __device__ T##2 __hmin2(T##2, T##2);                                \
+  __device__ T##2 __hneg2(T##2);                                      \
+  __device__ T##2 __habs2(T##2);                                      \
+  __device__ T##2 __lowhigh2highlow(T##2);                            \
   __device__ T hexp(T);                                               \
   __device__ T hlog(T);                                               \
   __device__ T hsqrt(T);                                              \
@@ -105,6 +111,12 @@ __device__ __half2 __halves2half2(__half, __half);
 __device__ __nv_bfloat16 __low2bfloat16(__nv_bfloat162);
 __device__ __nv_bfloat16 __high2bfloat16(__nv_bfloat162);
 __device__ __nv_bfloat162 __halves2bfloat162(__nv_bfloat16, __nv_bfloat16);
+__device__ __half2 make_half2(__half, __half);
+__device__ __nv_bfloat162 make_bfloat162(__nv_bfloat16, __nv_bfloat16);
+__device__ __half2 __low2half2(__half2);
+__device__ __half2 __high2half2(__half2);
+__device__ __nv_bfloat162 __low2bfloat162(__nv_bfloat162);
+__device__ __nv_bfloat162 __high2bfloat162(__nv_bfloat162);
 typedef __half half;
 typedef __half2 half2;
 typedef __nv_bfloat16 nv_bfloat16;
@@ -122,6 +134,9 @@ __device__ __nv_bfloat16 __float2bfloat16_rn(float);
 __device__ float __bfloat162float(__nv_bfloat16);
 __device__ __nv_bfloat162 __floats2bfloat162_rn(float, float);
 __device__ float2 __bfloat1622float2(__nv_bfloat162);
+__device__ __nv_bfloat162 __float22bfloat162_rn(float2);
+__device__ __nv_bfloat162 __float2bfloat162_rn(float);
+__device__ __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16);
 
 // ---------------------------------------------------------------- synchronization and warps
 __device__ void __syncthreads();

@@ -4,6 +4,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <libelf.h>
 #include <link.h>
 #include <unistd.h>
 
@@ -15,20 +16,25 @@
 namespace ksearch::metalsim {
 
 struct LineTable::Dwarf {
-  int fd = -1;
+  Elf* elf = nullptr;
   ::Dwarf* dbg = nullptr;
   ~Dwarf() {
     if (dbg) dwarf_end(dbg);
-    if (fd >= 0) close(fd);
+    if (elf) elf_end(elf);
   }
 };
 
 LineTable::LineTable(const std::filesystem::path& so, void* dl_handle) : dwarf_(std::make_unique<Dwarf>()) {
   link_map* map = nullptr;
   if (dlinfo(dl_handle, RTLD_DI_LINKMAP, &map) == 0 && map) load_bias_ = map->l_addr;
-  dwarf_->fd = open(so.c_str(), O_RDONLY | O_CLOEXEC);
-  // The file is mapped whole: later lookups read memory only (the runner's sandbox refuses file opens by then).
-  if (dwarf_->fd >= 0) dwarf_->dbg = dwarf_begin(dwarf_->fd, DWARF_C_READ);
+  elf_version(EV_CURRENT);
+  const int fd = open(so.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  // The file is read (or mapped) whole and its descriptor closed: later lookups read memory only (the runner's
+  // sandbox refuses file opens by then), and a process loading many kernels holds no descriptor per library.
+  dwarf_->elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (dwarf_->elf && elf_cntl(dwarf_->elf, ELF_C_FDREAD) == 0) dwarf_->dbg = dwarf_begin_elf(dwarf_->elf, DWARF_C_READ, nullptr);
+  close(fd);
 }
 
 LineTable::~LineTable() = default;

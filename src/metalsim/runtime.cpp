@@ -567,8 +567,8 @@ void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes) {
     if (o.check_uninitialized && !s.init) {
       const TgPlace place = tg_place(w, off + b);
       w.run->report(DiagnosticKind::UninitializedRead, place.variable,
-                    "read of uninitialized " + place.text + " by " + accessor_text(*w.run, th, th.access_pc), &th, nullptr, place.variable,
-                    false);
+                    "read of uninitialized " + place.text + " by " + accessor_text(*w.run, th, th.access_pc), &th,
+                    nullptr, place.variable, false);
     }
     if (!o.check_races) continue;
     // The read may see an older value only if both the last store and the last store that changed the byte are
@@ -576,8 +576,8 @@ void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes) {
     if (unordered_in_group(w, th, s.w_tid, s.w_E, s.w_S, w.epoch) &&
         unordered_in_group(w, th, s.c_tid, s.c_E, s.c_S, w.epoch))
       report_tg_race(w, th, off + b,
-                     "written by " + thread_text(w.threads[s.c_tid - 1]) + " and read by " + accessor_text(*w.run, th, th.access_pc) +
-                         " with no barrier between");
+                     "written by " + thread_text(w.threads[s.c_tid - 1]) + " and read by " +
+                         accessor_text(*w.run, th, th.access_pc) + " with no barrier between");
     if (s.r_tid == 0 || s.r_E != w.epoch) {
       s.r_tid = me, s.r_E = w.epoch, s.r_S = S, s.r2_tid = 0;
     } else if (s.r_tid != me) {
@@ -696,8 +696,8 @@ void watch_poll(Worker& w, Thread& th, const unsigned char* p, uint32_t bytes, b
   Run& r = *w.run;
   auto report_wait = [&](bool fatal) {
     const TgPlace where = place();
-    std::string msg = thread_text(th) + " waits" + at_line(r, th.access_pc) + " for another thread to change " + where.text +
-                      " (its atomic loads kept finding the same value). ";
+    std::string msg = thread_text(th) + " waits" + at_line(r, th.access_pc) + " for another thread to change " +
+                      where.text + " (its atomic loads kept finding the same value). ";
     msg += threadgroup ? "Nothing orders or schedules threads of a threadgroup outside barriers (the lanes of a SIMD "
                          "group run in lockstep), so the thread waited for may never run: share the value through "
                          "threadgroup memory and threadgroup_barrier"

@@ -530,6 +530,25 @@ TEST(MetalRules, MetalSpellingsOfAllowedConstructsPass) {
   EXPECT_NE(v.front().message.find("(found 'static float cache;')"), std::string::npos) << v.front().message;
 }
 
+// Patterns read the text as the compiler tokenizes it: a splice joins the lines it ends (the construct is reported at
+// its logical line's first line, and later lines keep their numbers), digraphs are the punctuators they spell, and a
+// digit separator or a raw string hides nothing after it.
+TEST(MetalRules, PatternsReadTheTextAsTheCompilerTokenizesIt) {
+  const RuleSet metal = load_rules(profiles_dir() / "metal.rules.toml");
+  const auto spliced = metal.check("float a;\n#define J(x, y) x #\\\n# y\nfloat b;\n[[gnu::cold]] void f();\n");
+  ASSERT_EQ(spliced.size(), 2u);
+  EXPECT_EQ(spliced[0].rule, "host-attributes");
+  EXPECT_EQ(spliced[0].line, 5);
+  EXPECT_EQ(spliced[1].rule, "token-pasting");
+  EXPECT_EQ(spliced[1].line, 2);
+  EXPECT_EQ(first_metal_rule("<:<:gnu::cold:>:> void f();\n"), "host-attributes");
+  EXPECT_EQ(first_metal_rule("[ [ clang::noinline ] ] void f();\n"), "host-attributes");
+  EXPECT_EQ(first_metal_rule("%:define J(x, y) x %:%: y\n"), "token-pasting");
+  EXPECT_EQ(first_metal_rule("constant int n = 1'024;\n[[gnu::cold]] void f();\n"), "host-attributes");
+  EXPECT_EQ(first_metal_rule("constant char s[] = R\"q(\")q\";\n#define J(x, y) x##y\n"), "token-pasting");
+  EXPECT_EQ(first_metal_rule("#define MAX2(a, b) \\\n  metal::max(a, b)\nfloat m = MAX2(tile[0][1], 1'000.0f);\n"), "");
+}
+
 TEST(UnavailableFeatures, AnEntryWithoutPatternIsAnError) {
   const auto file = std::filesystem::temp_directory_path() / ("ksearch-unavailable-" + std::to_string(getpid()) + ".rules.toml");
   std::ofstream(file) << "[[unavailable]]\nid = \"x\"\nidentifiers = [\"mma\"]\nmessage = \"none\"\n";

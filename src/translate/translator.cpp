@@ -224,11 +224,20 @@ struct HoistedShared {
   std::string element, dims;  // `float`, `[32]`
 };
 
-// A parameter's default argument: the expression after its name (one before it is part of its type,
-// as the 32 of `thread_block_tile<32>`); a null cursor when it has none.
+// A parameter's default argument: the expression after `=` (others are part of its type, as the 32
+// of `thread_block_tile<32>` or of `float (&s)[32]`); a null cursor when it has none.
 CXCursor default_argument(CXCursor parameter) {
-  for (CXCursor k : children(parameter))
-    if (clang_isExpression(clang_getCursorKind(k)) && begin_offset(k) > position(parameter).offset) return k;
+  for (CXCursor k : children(parameter)) {
+    if (!clang_isExpression(clang_getCursorKind(k)) || begin_offset(k) <= position(parameter).offset) continue;
+    const CXTranslationUnit unit = clang_Cursor_getTranslationUnit(parameter);
+    CXToken* tokens = nullptr;
+    unsigned n = 0;
+    clang_tokenize(unit, clang_getRange(clang_getCursorLocation(parameter), clang_getRangeStart(clang_getCursorExtent(k))), &tokens, &n);
+    bool assigned = false;
+    for (unsigned i = 0; i < n; ++i) assigned = assigned || take(clang_getTokenSpelling(unit, tokens[i])) == "=";
+    clang_disposeTokens(unit, tokens, n);
+    if (assigned) return k;
+  }
   return clang_getNullCursor();
 }
 
@@ -424,6 +433,7 @@ class Translator {
   void device_function_signature(Function& fn);
   std::string space_of(CXCursor expression);
   std::string bound_space(CXCursor argument);
+  std::string resolved_space(const std::string& space, int depth = 0) const;
   std::string with_reference_spaces(const Function& fn, const std::string& text);
   std::string metal_type(CXType t);
 
@@ -1588,18 +1598,35 @@ std::string Translator::space_of(CXCursor expression) {
 }
 
 // The address space of what a reference parameter binds: a variable, an element or a member of one
-// has its space; anything else (a temporary, a value) is a thread one.
+// has its space; anything else (a temporary, a value) is a thread one. What a reference parameter of
+// the calling function refers to is `param:KEY`, resolved once every call is known.
 std::string Translator::bound_space(CXCursor argument) {
   CXCursor a = strip_implicit(argument);
   while (clang_getCursorKind(a) == CXCursor_ParenExpr && !children(a).empty()) a = strip_implicit(children(a).front());
   const CXCursorKind kind = clang_getCursorKind(a);
-  if (kind == CXCursor_DeclRefExpr) {
-    const CXCursor decl = clang_getCursorReferenced(a);
-    // a function's own value or reference parameter is a thread one (its pointers have their space)
-    if (clang_getCursorKind(decl) == CXCursor_ParmDecl && !spaces_.count(decl_key(decl))) return "thread";
-    return space_of(a);
+  if (kind != CXCursor_DeclRefExpr && kind != CXCursor_ArraySubscriptExpr && kind != CXCursor_MemberRefExpr) return "thread";
+  CXCursor base = a;
+  while (clang_getCursorKind(base) != CXCursor_DeclRefExpr && !children(base).empty())
+    base = strip_implicit(children(base).front());
+  const CXCursor decl = clang_getCursorReferenced(base);
+  if (clang_getCursorKind(base) == CXCursor_DeclRefExpr && clang_getCursorKind(decl) == CXCursor_ParmDecl &&
+      !spaces_.count(decl_key(decl)))
+    // a function's own value parameter is a thread one; its reference parameter binds what its calls bind
+    return is_reference(clang_getCursorType(decl)) ? "param:" + decl_key(decl) : "thread";
+  return space_of(a);
+}
+
+// A bound space with `param:KEY` resolved: the space that parameter's function binds it to when all
+// its calls agree, `thread` otherwise.
+std::string Translator::resolved_space(const std::string& space, int depth) const {
+  if (space.rfind("param:", 0) != 0) return space;
+  for (const auto& [key, fn] : functions_) {
+    const std::vector<CXCursor> params = parameters_of(fn.cursor);
+    const std::vector<size_t> refs = reference_parameters(fn.cursor);
+    for (size_t j = 0; j < refs.size(); ++j)
+      if ("param:" + decl_key(params[refs[j]]) == space && fn.reference_spaces.size() == 1 && depth < 8)
+        return resolved_space(fn.reference_spaces.begin()->at(j), depth + 1);
   }
-  if (kind == CXCursor_ArraySubscriptExpr || kind == CXCursor_MemberRefExpr) return space_of(a);
   return "thread";
 }
 
@@ -1612,6 +1639,11 @@ std::string Translator::bound_space(CXCursor argument) {
 std::string Translator::with_reference_spaces(const Function& fn, const std::string& text) {
   const std::vector<CXCursor> params = parameters_of(fn.cursor);
   const std::vector<size_t> refs = reference_parameters(fn.cursor);
+  std::set<std::vector<std::string>> bound;
+  for (std::vector<std::string> spaces : fn.reference_spaces) {
+    for (auto& space : spaces) space = resolved_space(space);
+    bound.insert(spaces);
+  }
   auto respaced = [&](const std::vector<std::string>& spaces) {
     std::string out = text;
     for (size_t j = 0; j < refs.size() && j < spaces.size(); ++j) {
@@ -1621,10 +1653,10 @@ std::string Translator::with_reference_spaces(const Function& fn, const std::str
     }
     return out;
   };
-  if (fn.reference_spaces.size() == 1) return respaced(*fn.reference_spaces.begin());
+  if (bound.size() == 1) return respaced(*bound.begin());
   std::string out = text;
   std::string unused;
-  for (const auto& spaces : fn.reference_spaces) {
+  for (const auto& spaces : bound) {
     if (std::all_of(spaces.begin(), spaces.end(), [](const std::string& space) { return space == "thread"; })) continue;
     unused += (unused.empty() ? "" : ", ") + std::string("typename = void");
     std::string overload = respaced(spaces);
@@ -1933,6 +1965,10 @@ void Translator::visit(CXCursor c, Function& fn) {
     return problem(problems, c, "inline PTX", "inline assembly has no Metal equivalent");
   }
   // C++ that the Metal Shading Language leaves out (metalsim's host compiler would accept it).
+  // A library namespace of the declarations (`cub::BlockReduce`): its collectives are not rewritten.
+  if (kind == CXCursor_NamespaceRef && from_prelude(clang_getCursorReferenced(c)))
+    if (auto u = maps_.untranslatable.find("namespace " + spelling(c)); u != maps_.untranslatable.end())
+      return problem(problems, c, "namespace " + spelling(c), u->second);
   if (kind == CXCursor_LambdaExpr)
     return problem(problems, c, "lambda expression", "the Metal Shading Language has no lambda expressions: write a __device__ function");
   if (kind == CXCursor_GotoStmt) return problem(problems, c, "goto", "the Metal Shading Language has no goto: use a loop or a flag");

@@ -185,6 +185,14 @@ TEST(Conversions, ReferenceSpacesEnumTemplatesAndDefaultArguments) {
                                   "ValueIndex& b)"),
             std::string::npos)
       << spaces.candidate;
+  // A reference to a shared array passed on: the element it binds in the callee is threadgroup too.
+  const translate::Translation passed = translate::translate_file(kDir + "/corpus/rowsum/shared_array_reference.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(passed.complete()) << problems_text(passed);
+  EXPECT_NE(passed.candidate.find("float block_reduce_sum(threadgroup float (&smem)[32], float v, uint3"), std::string::npos) << passed.candidate;
+  EXPECT_NE(passed.candidate.find("template <typename = void>  inline void accumulate(threadgroup float& into, const float v)"),
+            std::string::npos)
+      << passed.candidate;
+  EXPECT_EQ(passed.candidate.find("device float& into"), std::string::npos) << passed.candidate;
   const translate::Translation layout = translate::translate_file(kDir + "/corpus/rope/flat_size_t_grid_stride.cu", corpus_task("rope"));
   ASSERT_TRUE(layout.complete()) << problems_text(layout);
   EXPECT_NE(layout.candidate.find("// template: KS_kLayout = 0\n"), std::string::npos) << layout.candidate;
@@ -302,7 +310,9 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"file_scope_shared.cu", "file-scope __shared__ variable 'partial'", 5, "declare it in the kernel"},
                                            Expected{"atomic_add_double.cu", "atomicAdd", 8, "Metal has no double"},
                                            Expected{"grid_group_sync.cu", "grid_group::sync", 11, "grid-wide synchronization"},
-                                           Expected{"match_any.cu", "__match_any_sync", 8, "no SIMD-group match function"}),
+                                           Expected{"match_any.cu", "__match_any_sync", 8, "no SIMD-group match function"},
+                                           Expected{"cub_block_reduce.cu", "namespace cub", 9, "CUB's collectives"},
+                                           Expected{"occupancy_launch.cu", "launch configuration", 16, "'block' is modified after its declaration (line 13)"}),
                          [](const auto& info) { return test_name(info.param.file); });
 
 // The file's macros are expanded before it is parsed: function-like ones (nested, `#`, `##`,

@@ -294,6 +294,11 @@ extern "C" cudaError_t cudaDeviceGetAttribute(int* value, int attribute, int dev
 template <class T> cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count, size_t offset = 0, int kind = 1);
 template <class T>
 cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t count, size_t offset = 0, int kind = 1, cudaStream_t stream = 0);
+// the occupancy API: a launch size it chooses is known only on the device (reported at the launch)
+template <class F>
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size, F kernel, size_t dynamic_shared = 0, int block_limit = 0);
+template <class F>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, F kernel, int block_size, size_t dynamic_shared);
 #define cudaDevAttrMultiProcessorCount 16
 #define cudaFuncAttributeMaxDynamicSharedMemorySize 8
 #define cudaSuccess 0

@@ -68,6 +68,11 @@ std::vector<std::string> referenced_symbols(const std::string& line) {
   return names;
 }
 
+// Whether an instruction's mnemonic words (prefixes included) make it a call or a jump.
+bool is_branch(const std::vector<std::string>& words) {
+  return std::any_of(words.begin(), words.end(), [](const std::string& w) { return w == "call" || w.starts_with("j"); });
+}
+
 struct DisassembledFunction {
   uint64_t address = 0;
   std::string name;
@@ -229,7 +234,7 @@ std::string beyond_limits(const std::vector<const DisassembledFunction*>& parts,
   for (const auto* part : parts)
     for (const auto& line : part->lines) {
       const auto words = instruction_words(line);  // prefixes (`bnd jmp`) and a target in hex may come with it
-      const bool branch = std::any_of(words.begin(), words.end(), [](const std::string& w) { return w == "call" || w.starts_with("j"); });
+      const bool branch = is_branch(words);
       if (branch && line.find('*', line.find(":\t")) != std::string::npos) return "calls through a pointer";
       if (branch && referenced_symbols(line).empty()) return "branches to an address outside any function";
       for (const auto& name : referenced_symbols(line)) {
@@ -290,6 +295,35 @@ std::string impure_initializer(const ElfFile& elf, const Disassembly& code, cons
   return beyond_limits(parts, name, limits);
 }
 
+// Why the code of the toolchain's load- and exit-time functions (`rules.toolchain_functions`: nvcc's registration of
+// the device code, its unregistration at exit, atexit) does more than call each other and the imports they may call;
+// one line per function found doing more. They run by name (init_functions), but their calls bind to a function
+// the candidate defines under a callee's name (hidden, its code is often inlined into them), which would run
+// candidate code at load time.
+std::vector<std::string> foreign_toolchain_code(const ObjectRules& rules, const ElfFile& elf, const Disassembly& code) {
+  std::set<std::string> defined_functions;
+  for (const auto& symbol : elf.symbols())
+    if (symbol.defined() && symbol.type == STT_FUNC) defined_functions.insert(symbol.name);
+  std::vector<std::string> found;
+  for (const auto& symbol : elf.symbols()) {
+    if (!symbol.defined() || symbol.type != STT_FUNC || !rules.toolchain_functions.count(symbol.name)) continue;
+    const auto parts = function_parts(code, symbol.value, symbol.name);
+    if (parts.empty()) continue;  // no code there: nothing runs
+    const InitializerMemory memory(elf, parts);
+    LoadTimeLimits limits;
+    limits.may_call = [&](const std::string& name) {
+      return rules.toolchain_functions.count(name) || (!defined_functions.count(name) && rules.toolchain_function_calls.matches(name));
+    };
+    limits.may_use = [](const std::string&) { return true; };  // RIP-relative: the library's own image, checked by `memory`
+    limits.memory = [&](const std::string& line, const std::vector<std::string>& words) {
+      return is_branch(words) ? std::string() : memory.problem(line, words);  // where a branch goes, may_call decides
+    };
+    if (const std::string beyond = beyond_limits(parts, symbol.name, limits); !beyond.empty())
+      found.push_back(fmt::format("the toolchain's `{}`, which runs at load or exit time, {}", demangle(symbol.name), beyond));
+  }
+  return found;
+}
+
 // The addresses of the resolvers of the library's indirect functions, which the dynamic loader calls while it
 // relocates the library: each with the indirect function's name, where it has one.
 std::map<uint64_t, std::string> indirect_function_resolvers(const ElfFile& elf) {
@@ -330,6 +364,9 @@ void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const Di
                                               : "")});
     }
   }
+  for (const auto& why : foreign_toolchain_code(rules, elf, code))
+    out.push_back({"object-load-time-code", why + ": the library defines a function under the name of one the toolchain "
+                                                  "calls (or runs code in it); candidates may not run code at load or exit time"});
   for (const char* name : {".preinit_array", ".ctors", ".dtors"})
     if (elf.section(name)) out.push_back({"object-load-time-code", fmt::format("the library has a {} section (code run at load or exit time)", name)});
   for (const auto& symbol : elf.symbols()) {

@@ -211,6 +211,10 @@ ObjectRules load_object_rules(toml::node_view<const toml::node> table, const std
   rules.init_functions = string_list(table["init_functions"], file, "object.init_functions");
   rules.fini_functions = string_list(table["fini_functions"], file, "object.fini_functions");
   for (const auto& name : string_list(table["load_hooks"], file, "object.load_hooks")) rules.load_hooks.insert(name);
+  for (const auto& name : string_list(table["toolchain_functions"], file, "object.toolchain_functions"))
+    rules.toolchain_functions.insert(name);
+  for (const auto& p : string_list(table["toolchain_function_calls"], file, "object.toolchain_function_calls"))
+    rules.toolchain_function_calls.add(p);
   for (const auto& i : string_list(table["forbidden_instructions"], file, "object.forbidden_instructions"))
     rules.forbidden_instructions.insert(i);
   for (const auto& name : string_list(table["resolver_uses"], file, "object.resolver_uses")) rules.resolver_uses.insert(name);

@@ -65,6 +65,11 @@ struct ObjectRules {
   std::vector<std::string> init_functions;  // what the toolchain itself puts in .init_array, each once
   std::vector<std::string> fini_functions;  // likewise for .fini_array
   std::set<std::string> load_hooks;  // what the toolchain's load and unload code calls where the library defines it
+  // The toolchain's own functions that run at load or exit time (nvcc's device code registration, atexit) and the
+  // imports they may call: their code is read, since a function the candidate defines under the name of one of
+  // their callees binds their call to itself (and is often inlined into them).
+  std::set<std::string> toolchain_functions;
+  NameList toolchain_function_calls;
   std::set<std::string> forbidden_instructions;  // host code, mnemonics as objdump prints them
   // What a resolver the compiler generates for target_clones / target multiversioning (`NAME.resolver`)
   // may call and read besides the function's own versions; other indirect functions are load-time code.

@@ -139,3 +139,9 @@ struct ks_aligned_storage {
     alignas(Align) uchar bytes[Bytes];
   };
 };
+// helper: ks_dp4a
+// __dp4a: the dot product of the four signed bytes of a and b, plus c (int8 kernels).
+inline int ks_dp4a(int a, int b, int c) {
+  for (int i = 0; i < 4; ++i) c += ((a << (24 - 8 * i)) >> 24) * ((b << (24 - 8 * i)) >> 24);
+  return c;
+}

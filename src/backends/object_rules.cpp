@@ -324,6 +324,42 @@ std::vector<std::string> foreign_toolchain_code(const ObjectRules& rules, const 
   return found;
 }
 
+// Why the code of the .init and .fini sections (crti's and crtn's `_init` and `_fini`, which the loader runs, with
+// whatever else the library's objects put between them: namespace-scope asm can append to a section under no name)
+// does more than the toolchain's; one line per function. Their one call is crti's profiling hook, through the GOT
+// slot of `__gmon_start__` that the instructions before it loaded and tested; their jumps stay inside them.
+std::vector<std::string> foreign_init_section_code(const Disassembly& code) {
+  std::vector<std::string> found;
+  for (const auto& f : code.functions) {
+    if (f.name != "_init" && f.name != "_fini") continue;
+    bool hook_loaded = false;  // the last instructions but tests loaded __gmon_start__'s slot
+    for (const auto& line : f.lines) {
+      const auto words = instruction_words(line);
+      const auto names = referenced_symbols(line);
+      if (!is_branch(words)) {
+        const bool test = std::any_of(words.begin(), words.end(), [](const std::string& w) { return w == "test" || w == "cmp"; });
+        if (!test) hook_loaded = std::find(names.begin(), names.end(), "__gmon_start__") != names.end();
+        continue;
+      }
+      std::string beyond;
+      if (line.find('*', line.find(":\t")) != std::string::npos)
+        beyond = hook_loaded ? "" : "calls through a pointer";
+      else if (const auto other = std::find_if(names.begin(), names.end(), [&](const std::string& n) { return n != f.name; });
+               other != names.end())
+        beyond = fmt::format("calls `{}`", demangle(*other));
+      else if (names.empty())
+        beyond = "branches to an address outside any function";
+      if (!beyond.empty()) {
+        found.push_back(fmt::format("`{}`, the code the loader runs from the {} section, {}", f.name,
+                                    f.name == "_init" ? ".init" : ".fini", beyond));
+        break;
+      }
+      hook_loaded = hook_loaded && !words.empty() && words.back().starts_with("j");  // a test's jump keeps it
+    }
+  }
+  return found;
+}
+
 // The addresses of the resolvers of the library's indirect functions, which the dynamic loader calls while it
 // relocates the library: each with the indirect function's name, where it has one.
 std::map<uint64_t, std::string> indirect_function_resolvers(const ElfFile& elf) {
@@ -364,6 +400,9 @@ void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const Di
                                               : "")});
     }
   }
+  for (const auto& why : foreign_init_section_code(code))
+    out.push_back({"object-load-time-code", why + ": candidates may not run code at load or exit time (namespace-scope asm "
+                                                  "that adds code to .init or .fini)"});
   for (const auto& why : foreign_toolchain_code(rules, elf, code))
     out.push_back({"object-load-time-code", why + ": the library defines a function under the name of one the toolchain "
                                                   "calls (or runs code in it); candidates may not run code at load or exit time"});

@@ -1,6 +1,8 @@
 #include "translate/macros.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <vector>
@@ -292,6 +294,142 @@ MacroExpansion expand_file_macros(const std::string& text) {
   }
   result.expanded = expander.used;
   return result;
+}
+
+}  // namespace ksearch::translate
+
+namespace ksearch::translate {
+namespace {
+
+// A directive's condition over __CUDA_ARCH__ (`defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800`):
+// integers, `defined`, comparisons, `!`, `&&`, `||` and parentheses. Any other name makes it
+// unknown (nullopt): the conditional is left to the compiler.
+class ArchCondition {
+ public:
+  ArchCondition(const std::string& text, int arch) : arch_(arch) {
+    for (const Token& t : tokenize(text)) {
+      if (blank(t)) continue;
+      // the tokenizer gives punctuation a character at a time: `&&`, `||`, `>=`, ... are pairs
+      const std::string pair = tokens_.empty() ? "" : tokens_.back() + t.text;
+      if (pair == "&&" || pair == "||" || pair == ">=" || pair == "<=" || pair == "==" || pair == "!=")
+        tokens_.back() = pair;
+      else
+        tokens_.push_back(t.text);
+    }
+  }
+  std::optional<long> value() {
+    const std::optional<long> v = disjunction();
+    return at_ == tokens_.size() ? v : std::nullopt;
+  }
+
+ private:
+  bool take(const std::string& s) {
+    if (at_ < tokens_.size() && tokens_[at_] == s) return ++at_, true;
+    return false;
+  }
+  std::optional<long> disjunction() {
+    std::optional<long> v = conjunction();
+    while (v && take("||")) {
+      const std::optional<long> r = conjunction();
+      v = r ? std::optional<long>(*v || *r) : std::nullopt;
+    }
+    return v;
+  }
+  std::optional<long> conjunction() {
+    std::optional<long> v = comparison();
+    while (v && take("&&")) {
+      const std::optional<long> r = comparison();
+      v = r ? std::optional<long>(*v && *r) : std::nullopt;
+    }
+    return v;
+  }
+  std::optional<long> comparison() {
+    std::optional<long> v = unary();
+    for (const char* op : {"<=", ">=", "==", "!=", "<", ">"})
+      if (v && take(op)) {
+        const std::optional<long> r = unary();
+        if (!r) return std::nullopt;
+        const std::string o = op;
+        return o == "<=" ? *v <= *r : o == ">=" ? *v >= *r : o == "==" ? *v == *r : o == "!=" ? *v != *r : o == "<" ? *v < *r : *v > *r;
+      }
+    return v;
+  }
+  std::optional<long> unary() {
+    if (take("!")) {
+      const std::optional<long> v = unary();
+      return v ? std::optional<long>(!*v) : std::nullopt;
+    }
+    if (take("(")) {
+      const std::optional<long> v = disjunction();
+      return take(")") ? v : std::nullopt;
+    }
+    if (take("defined")) {
+      const bool paren = take("(");
+      if (!take("__CUDA_ARCH__")) return std::nullopt;
+      return !paren || take(")") ? std::optional<long>(1) : std::nullopt;
+    }
+    if (take("__CUDA_ARCH__")) return arch_;
+    if (at_ < tokens_.size() && std::isdigit(static_cast<unsigned char>(tokens_[at_][0]))) return std::strtol(tokens_[at_++].c_str(), nullptr, 0);
+    return std::nullopt;
+  }
+  std::vector<std::string> tokens_;
+  size_t at_ = 0;
+  int arch_;
+};
+
+}  // namespace
+
+std::string select_arch_branches(const std::string& text, int arch) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  // Per open conditional: whether it is over __CUDA_ARCH__ (and decided), whether a branch was taken,
+  // whether the lines now are in the taken branch.
+  struct Open {
+    bool decided, taken, keeping;
+  };
+  std::vector<Open> open;
+  auto kept = [&] { return std::all_of(open.begin(), open.end(), [](const Open& o) { return !o.decided || o.keeping; }); };
+  for (std::string& line : lines) {
+    const size_t hash = line.find_first_not_of(" \t");
+    const std::string directive = hash != std::string::npos && line[hash] == '#' ? line.substr(hash + 1) : "";
+    std::string word, rest;
+    {
+      const size_t b = directive.find_first_not_of(" \t");
+      const size_t e = b == std::string::npos ? b : directive.find_first_of(" \t(", b);
+      word = b == std::string::npos ? "" : directive.substr(b, e == std::string::npos ? std::string::npos : e - b);
+      rest = e == std::string::npos ? "" : directive.substr(e);
+    }
+    const bool visible = kept();
+    auto condition = [&]() -> std::optional<long> {
+      if (rest.find("__CUDA_ARCH__") == std::string::npos) return std::nullopt;
+      if (word == "ifdef") return 1;
+      if (word == "ifndef") return 0;
+      return ArchCondition(rest, arch).value();
+    };
+    if (word == "if" || word == "ifdef" || word == "ifndef") {
+      const std::optional<long> c = condition();
+      open.push_back({c.has_value(), c && *c, c && *c});
+      if (c || !visible) line.clear();
+    } else if ((word == "elif" || word == "else") && !open.empty() && open.back().decided) {
+      Open& o = open.back();
+      const std::optional<long> c = word == "else" ? std::optional<long>(1) : ArchCondition(rest, arch).value();
+      o.keeping = !o.taken && c && *c;
+      o.taken = o.taken || o.keeping;
+      line.clear();
+    } else if (word == "endif" && !open.empty()) {
+      if (open.back().decided || !visible) line.clear();
+      open.pop_back();
+    } else if (!visible) {
+      line.clear();
+    }
+  }
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + lines[i];
+  return out;
 }
 
 }  // namespace ksearch::translate

@@ -19,4 +19,11 @@ struct MacroExpansion {
 // constants (`#define BLOCK 256`) stay as written. Directive lines, comments and literals are kept.
 MacroExpansion expand_file_macros(const std::string& text);
 
+// The branches of the conditionals over __CUDA_ARCH__ (`#ifdef __CUDA_ARCH__`, `#if __CUDA_ARCH__ >= 800`,
+// `#elif`, `#else`) that a device compilation for `arch` takes: the other branches and the directives
+// become empty lines (the parse is host-side, where __CUDA_ARCH__ is undefined, and the Metal text
+// must not carry a CUDA branch). Conditionals over other names, and one whose condition mixes them
+// in, are left as written.
+std::string select_arch_branches(const std::string& text, int arch);
+
 }  // namespace ksearch::translate

@@ -374,6 +374,10 @@ std::vector<size_t> group_parameters(CXCursor function) {
   return out;
 }
 
+// The __CUDA_ARCH__ whose branches a port takes: Volta's, the first with the `_sync` warp functions
+// that Metal's SIMD groups match, below the branches that use cp.async or bf16 tensor cores.
+constexpr int kDeviceArch = 700;
+
 class Translator {
  public:
   Translator(const std::filesystem::path& file, const Task& task)
@@ -381,7 +385,7 @@ class Translator {
         task_(task),
         entry_(task.entry("cuda")),
         maps_(load_mappings()),
-        macros_(expand_file_macros(read_file(file))),
+        macros_(expand_file_macros(select_arch_branches(read_file(file), kDeviceArch))),
         rw_(macros_.text) {}
 
   Translation run();

@@ -347,6 +347,32 @@ TEST(MacroExpansion, ExpandsUsesAndKeepsLines) {
   EXPECT_EQ(e.expanded, (std::set<std::string>{"CALL", "CAT", "CEIL_DIV", "LATE", "NAME", "ROWS_OF", "TID"}));
 }
 
+// The branches a device compilation for an arch takes: the others, and the directives, become empty
+// lines; conditionals over other names (and nested ones in a kept branch) stay.
+TEST(MacroExpansion, ArchBranchesOfTheDeviceCompilationAreKept) {
+  const std::string text =
+      "#ifdef __CUDA_ARCH__\n"
+      "device();\n"
+      "#else\n"
+      "host();\n"
+      "#endif\n"
+      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+      "ampere();\n"
+      "#elif __CUDA_ARCH__ >= 700\n"
+      "#if USE_FAST\n"
+      "volta_fast();\n"
+      "#endif\n"
+      "#else\n"
+      "older();\n"
+      "#endif\n"
+      "#if !defined(__CUDA_ARCH__) || OTHER\n"
+      "mixed();\n"
+      "#endif\n";
+  EXPECT_EQ(translate::select_arch_branches(text, 700), "\ndevice();\n\n\n\n\n\n\n#if USE_FAST\nvolta_fast();\n#endif\n\n\n\n"
+                                                        "#if !defined(__CUDA_ARCH__) || OTHER\nmixed();\n#endif\n");
+  EXPECT_EQ(translate::select_arch_branches(text, 800).substr(0, 25), "\ndevice();\n\n\n\n\nampere();\n");
+}
+
 CommandResult port(const std::vector<std::string>& args) {
   CommandOptions o;
   o.timeout = std::chrono::minutes(10);

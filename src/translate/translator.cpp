@@ -1668,7 +1668,7 @@ std::string Translator::with_reference_spaces(const Function& fn, const std::str
       overload.insert(10, unused + ", ");
     else
       overload = "template <" + unused + "> " + overload;
-    out += overload;
+    out += (out.back() == '\n' ? "" : "\n") + overload;
   }
   return out;
 }
@@ -2150,8 +2150,19 @@ std::string Translator::header() {
           case CXCursor_TypeAliasDecl:
             // `typedef struct { ... } Params;` defines the struct inside the typedef, whose text carries it.
             while (kind == CXCursor_TypedefDecl && !parts->empty() && parts->back().first > b && parts->back().first < e) parts->pop_back();
-            if (clang_isCursorDefinition(c) || kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl)
-              parts->push_back({b, in_namespaces(self->rw_.render(b, e) + ";\n")});
+            if (clang_isCursorDefinition(c) || kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl) {
+              std::string text = self->rw_.render(b, e);
+              // its methods, with the address spaces their reference parameters bind
+              for (const auto& [key, fn] : self->functions_) {
+                if (fn.kernel || reference_parameters(fn.cursor).empty() ||
+                    !clang_equalCursors(clang_getCursorSemanticParent(fn.cursor), c))
+                  continue;
+                const std::string method = self->rw_.render(begin_offset(fn.cursor), end_offset(fn.cursor));
+                if (const size_t at = text.find(method); at != std::string::npos)
+                  text.replace(at, method.size(), self->with_reference_spaces(fn, method));
+              }
+              parts->push_back({b, in_namespaces(text + ";\n")});
+            }
             break;
           case CXCursor_VarDecl: {
             if (has_child(c, CXCursor_CUDASharedAttr)) break;  // declared in the kernel

@@ -193,6 +193,13 @@ TEST(Conversions, ReferenceSpacesEnumTemplatesAndDefaultArguments) {
             std::string::npos)
       << passed.candidate;
   EXPECT_EQ(passed.candidate.find("device float& into"), std::string::npos) << passed.candidate;
+  // A struct's method: its overload is a member template of the struct.
+  const translate::Translation method = translate::translate_file(kDir + "/corpus/rowsum/struct_method_reference.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(method.complete()) << problems_text(method);
+  EXPECT_NE(method.candidate.find("void add(thread float& into, float v) const { into += v; }\n"
+                                  "template <typename = void>  void add(threadgroup float& into, float v) const { into += v; }\n};"),
+            std::string::npos)
+      << method.candidate;
   const translate::Translation layout = translate::translate_file(kDir + "/corpus/rope/flat_size_t_grid_stride.cu", corpus_task("rope"));
   ASSERT_TRUE(layout.complete()) << problems_text(layout);
   EXPECT_NE(layout.candidate.find("// template: KS_kLayout = 0\n"), std::string::npos) << layout.candidate;

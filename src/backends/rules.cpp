@@ -147,8 +147,16 @@ std::vector<RuleViolation> RuleSet::check_preprocessed(const std::string& prepro
   std::vector<RuleViolation> out;
   const SourceScan scan = scan_preprocessed(preprocessed, file);
   const std::set<std::string> declared = declared_names(scan);
-  for (const auto& rule : forbidden)
-    if (auto use = first_use(rule, scan, declared, true)) out.push_back(*use);
+  for (const auto& rule : forbidden) {
+    std::smatch match;
+    // The candidate's lines of the preprocessor's output, their contents only (line numbers are the output's).
+    if (rule.sees_preprocessed && !rule.pattern.empty() && std::regex_search(scan.code, match, rule.regex))
+      out.push_back({rule.id, fmt::format("{} (found '{}' in what the preprocessor made of the candidate's lines: a macro "
+                                          "it uses expands to it)",
+                                          rule.message, match.str(rule.report_group))});
+    else if (auto use = first_use(rule, scan, declared, true))
+      out.push_back(*use);
+  }
   // A header is allowed where its path ends with an allowed name: the preprocessor names an
   // included file by the search directory it was found in, then the name as written.
   for (const auto& include : scan.includes) {
@@ -243,6 +251,7 @@ std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* ke
     rule.message = (*t)["message"].value_or(std::string());
     rule.report_group = size_t((*t)["report_group"].value_or(int64_t(0)));
     rule.sees_strings = (*t)["strings"].value_or(false);
+    rule.sees_preprocessed = (*t)["preprocessed"].value_or(false);
     const auto identifiers = string_list((*t)["identifiers"], file, "identifiers");
     for (const auto& name : identifiers) rule.identifiers.add(name);
     const auto calls = string_list((*t)["calls"], file, "calls");

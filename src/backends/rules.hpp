@@ -46,6 +46,9 @@ struct ForbiddenRule {
   size_t report_group = 0;
   // The pattern sees string literals too (`strings = true`: a `_Pragma("...")` operator's argument); comments never.
   bool sees_strings = false;
+  // The pattern reads what the preprocessor made of the candidate's own lines too (`preprocessed = true`: macros
+  // expanded, tokens pasted), where a construct spelled through the candidate's macros shows.
+  bool sees_preprocessed = false;
   NameList identifiers;
   // Library functions refused where the candidate calls them (`write(...)`, `(write)(...)`, `::write(...)`),
   // not where it names its own variable, parameter or function so: a name the candidate declares is

@@ -280,6 +280,21 @@ TEST(CudaHost, RulesAcceptConstantsInEitherOrder) {
   });
 }
 
+// Nothing may be declared in the toolkit's cuda namespace, however the namespace is opened; using its names is fine.
+TEST(CudaHost, RulesRefuseDeclarationsInTheCudaNamespaceOnly) {
+  auto backend = make_backend("cuda");
+  const auto& rules = backend->profile().rules;
+  expect_rules_pass(rules, {
+      "__device__ float f(float a, float b) { using namespace cuda::std; return plus<float>{}(a, b); }\n",
+      "namespace lib = cuda::std;\nnamespace cudax { constexpr int kWarp = 32; }\n",
+  });
+  expect_refused_by(rules, {
+      {"namespace cuda { constexpr int kWarp = 32; }\n", "toolchain-namespaces"},
+      {"namespace cuda::std { constexpr int kWarp = 32; }\n", "toolchain-namespaces"},
+      {"inline namespace cuda { constexpr int kWarp = 32; }\n", "toolchain-namespaces"},
+  });
+}
+
 TEST(CudaHost, ExportBundle) {
   const Task task = resolve_task("attention_bf16");
   const auto files = cuda::cuda_export_bundle(task, read_file(task.entry("cuda").seed));

@@ -190,7 +190,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         // A GPU driver (not strict) keeps uid 0, without capabilities: it is untested as another user.
         sandbox += "; " + drop_privileges(device.strict_sandbox());
         device.start_threads();
-        if (!args.under_checker) sandbox += "; " + apply_syscall_filter(false, device.strict_sandbox(), true);
+        if (!args.under_checker) sandbox += "; " + apply_syscall_filter(false, device.strict_sandbox(), device.threads_after_load());
         const nlohmann::json artifact = reachable_paths(command->at("artifact"), handles);
         device.load(artifact);
         if (artifact.contains("library")) candidate_state.capture(artifact.at("library").get<std::string>());

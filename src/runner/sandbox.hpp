@@ -46,7 +46,7 @@ std::string drop_privileges(bool switch_user);
 // opens, no new executable memory and no change to the mappings of loaded code (the runner's
 // read-only GOT stays read-only), so the candidate can neither read secrets nor patch code. When
 // `strict`, every stage also covers the threads started before it. Without `threads_after_load`, stage 2
-// also refuses new threads. Returns what was applied.
+// (and stage 1 too when `strict`) also refuses new threads. Returns what was applied.
 std::string apply_syscall_filter(bool after_load, bool strict, bool threads_after_load);
 
 // The runner is killed when its parent (ksearch) exits; where the platform has no such signal it

@@ -41,6 +41,11 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
                                "after the call; all work must be finished on return");
   }
 
+  // OpenMP's team is started before loading (start_threads) and reused by every region of the default size or
+  // smaller; a thread started later is the candidate's (reached through libc's symbol table, say), which could
+  // work on between calls, off their clocks.
+  bool threads_after_load() const override { return false; }
+
   // OpenMP's settings live in libgomp, outside the candidate's data: a candidate could carry a value from one call
   // to the next in them (a call counter in the schedule's chunk size), so they are put back too.
   void reset_state() override {

@@ -292,19 +292,25 @@ std::string apply_syscall_filter(bool after_load, bool strict, bool threads_afte
       seccomp_rule_add(ctx, refuse, SCMP_SYS(pkey_mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
       seccomp_rule_add(ctx, refuse, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
       seccomp_rule_add(ctx, refuse, SCMP_SYS(memfd_create), 0);
-      description = "after loading: no file opens, no executable memory, no change to the mappings of loaded code";
+      // A handler (a timer's signal, SIGIO on a descriptor) would run the candidate's code between calls, on
+      // whichever thread the signal finds, off every timed call's clock and CPU time. Queries pass (no new action).
+      seccomp_rule_add(ctx, refuse, SCMP_SYS(rt_sigaction), 1, SCMP_A1(SCMP_CMP_NE, 0));
+      description = "after loading: no file opens, no executable memory, no change to the mappings of loaded code, "
+                    "no signal handlers";
     } else {
       // A GPU driver maps executable memory and opens its files after loading.
       description = "after loading: the driver maps code and opens files";
     }
-    if (!threads_after_load) {
-      // However its code reached pthread_create (a symbol table read from memory passes every name and import
-      // check), a thread started now is the candidate's: it could work on after a call returned and its timing
-      // stopped. pthread_create reports EAGAIN.
-      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), SCMP_SYS(clone), 1,
-                       SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
-      description += "; no new threads";
-    }
+  }
+  // However its code reached pthread_create (a symbol table read from memory passes every name and import check),
+  // a thread started after the runtime's own is the candidate's: it could work on after a call returned and its
+  // timing stopped, or before the next began. A strict sandbox refuses it from the first stage on (filters add up),
+  // which also covers threads that load-time code would start; a GPU driver may start threads while loading.
+  // pthread_create reports EAGAIN.
+  if (!threads_after_load && after_load != strict) {
+    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), SCMP_SYS(clone), 1,
+                     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+    description += "; no new threads";
   }
   const int rc = seccomp_load(ctx);
   seccomp_release(ctx);

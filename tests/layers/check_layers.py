@@ -57,6 +57,11 @@ def main() -> int:
             if not match or "/" not in match.group(1):
                 continue  # a file beside this one
             header = match.group(1)
+            if header.startswith("."):  # relative to this file: name it from src/, or skip if outside
+                resolved = (path.parent / header).resolve()
+                if not resolved.is_relative_to(src.resolve()):
+                    continue
+                header = resolved.relative_to(src.resolve()).as_posix()
             target = header.split("/", 1)[0]
             where = f"src/{relative}:{number}: #include \"{header}\""
             if target == "ksearch" or not (src / target).is_dir():

@@ -48,6 +48,9 @@ expect({"cli/main.cpp": '#include "backends/cpu/tools.hpp"\n'}, False, "private"
 expect({"backends/cpu/a.cpp": '#include "backends/cpu/tools.hpp"\n'}, True)
 expect({"backends/new/a.cpp": "\n", "cli/main.cpp": '#include "backends/new/a.hpp"\n'}, False, "private")
 expect({"store/s.cpp": "\n"}, False, "missing from src/layers.toml")
+expect({"backends/cpu/sub/a.hpp": '#include "../tools.hpp"\n'}, True, "graph holds")
+expect({"core/sub/a.hpp": '#include "../../backends/b.hpp"\n'}, False, "may not depend on 'backends'")
+expect({"cli/a.cpp": '#include "../backends/cpu/tools.hpp"\n'}, False, "private")
 expect({}, True, "graph holds", {"cli_exe": {"module": "cli", "links": ["backends", "core"]},
                                   "backend_lib": {"module": "backends", "links": ["backends", "core"]}})
 expect({}, False, "links module 'cli'", {"backend_lib": {"module": "backends", "links": ["cli"]}})

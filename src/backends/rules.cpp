@@ -188,9 +188,12 @@ std::string RuleSet::describe() const {
   }
   text += fmt::format("- Source at most {} bytes, one file.\n", max_source_bytes);
   if (object.enabled)
-    text += "- The built library is checked too: no code that runs at load or exit time (constructors, global objects "
-            "with constructors or destructors), no thread-local storage, and only the library functions this target "
-            "allows (math, memory and string functions, printf, and the target's own runtime).\n";
+    text += fmt::format(
+        "- The built library is checked too: no code that runs at load or exit time (constructors, global objects "
+        "with constructors or destructors), no thread-local storage, and only the library functions this target "
+        "allows ({}).\n",
+        object.allowed_imports.matches("printf") ? "math, memory and string functions, printf, and the target's own runtime"
+                                                 : "math and memory functions only: no printing");
   return text;
 }
 

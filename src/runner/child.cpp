@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "runner/library_state.hpp"
+#include "runner/link_tables.hpp"
 #include "runner/protocol.hpp"
 #include "runner/sandbox.hpp"
 
@@ -35,7 +37,19 @@ nlohmann::json RunnerDevice::extra(const nlohmann::json& command) {
 
 namespace {
 LibraryState candidate_state;
+LinkTables loaded_link_tables;
+bool link_tables_held = false;
+std::string tampered;  // set once the candidate changed a GOT slot: every later command fails with it
 }  // namespace
+
+void hold_link_tables() {
+  if (!link_tables_held) return;
+  if (const std::string change = loaded_link_tables.check_and_restore(); !change.empty() && tampered.empty())
+    tampered = "the candidate changed " + change +
+               " (put back): the runner's own calls through it would run the candidate's code, between timed calls "
+               "or inside the runner's bookkeeping";
+  if (!tampered.empty()) throw std::runtime_error(tampered);
+}
 
 void RunnerDevice::reset_state() { candidate_state.restore(); }
 
@@ -157,6 +171,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
     return write_frame(args.result_fd, message);
   };
   std::string init_error;  // reported as the answer to the first command, which carries the nonce
+
   try {
     readable = device.initialize();
   } catch (const std::exception& e) {
@@ -173,6 +188,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
       return 4;
     }
     try {
+      if (!tampered.empty() && cmd != "exit") throw std::runtime_error(tampered);
       if (cmd == "exit") {
         reply({{"ok", true}});
         return 0;
@@ -193,7 +209,16 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         if (!args.under_checker) sandbox += "; " + apply_syscall_filter(false, device.strict_sandbox(), device.threads_after_load());
         const nlohmann::json artifact = reachable_paths(command->at("artifact"), handles);
         device.load(artifact);
-        if (artifact.contains("library")) candidate_state.capture(artifact.at("library").get<std::string>());
+        const std::string library = artifact.value("library", std::string());
+        if (!library.empty()) candidate_state.capture(library);
+        if (!args.under_checker && std::getenv("LD_BIND_NOW")) {
+          loaded_link_tables.capture(library);
+          link_tables_held = true;
+          sandbox += "; " + std::to_string(loaded_link_tables.slots()) + " GOT slots of the loaded libraries held";
+        } else {
+          sandbox += "; GOT slots not held (" +
+                     std::string(args.under_checker ? "under a memory checker" : "LD_BIND_NOW unset: bound lazily") + ")";
+        }
         if (!args.under_checker)
           sandbox += "; " + apply_syscall_filter(true, device.strict_sandbox(), device.threads_after_load());
         loaded = true;
@@ -207,32 +232,46 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         device.reset_state();
         const double start = now_ms();
         device.call(call);
-        reply({{"ok", true}, {"ms", now_ms() - start}});
+        const double ms = now_ms() - start;
+        hold_link_tables();
+        reply({{"ok", true}, {"ms", ms}});
       } else if (cmd == "prepare") {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         device.prepare(call_args(shm, command->at("set"), *command));
+        hold_link_tables();
         reply({{"ok", true}});
       } else if (cmd == "timed_call") {
         // A null call calibrates the same path (parsing included), before the candidate is loaded and after.
         const bool null_call = command->value("null", false);
         if (!loaded && !null_call) throw std::runtime_error("no candidate loaded");
         const CallArgs call = command->contains("set") ? call_args(shm, command->at("set"), *command) : CallArgs{};
-        reply({{"ok", true}, {"ms", device.timed_call(call, null_call)}});
+        const double ms = device.timed_call(call, null_call);
+        hold_link_tables();
+        reply({{"ok", true}, {"ms", ms}});
       } else if (cmd == "keep_mix_sources") {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         device.keep_mix_sources(call_args(shm, command->at("set"), *command), call_args(shm, command->at("set_b"), *command));
+        hold_link_tables();
         reply({{"ok", true}});
       } else if (cmd == "collect") {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         device.collect(call_args(shm, command->at("set"), *command));
+        hold_link_tables();
         reply({{"ok", true}});
       } else {
         nlohmann::json result = device.extra(*command);
+        hold_link_tables();
         result["ok"] = true;
         reply(result);
       }
     } catch (const std::exception& e) {
-      if (!reply({{"ok", false}, {"error", e.what()}})) return 5;
+      std::string error = e.what();
+      try {
+        hold_link_tables();  // the candidate's code may have run before the failure
+      } catch (const std::exception& changed) {
+        error = changed.what();
+      }
+      if (!reply({{"ok", false}, {"error", error}})) return 5;
     }
   }
 }

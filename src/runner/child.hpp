@@ -70,14 +70,20 @@ class RunnerDevice {
 // that it is never read as the runner's or ksearch's words.
 std::string candidate_exception(const std::string& what);
 
+// After the candidate's code ran, before the runner allocates: puts back the GOT slots of the libraries loaded beside
+// it (runner/link_tables.hpp) and throws, for this command and every later one, if the candidate had changed one.
+void hold_link_tables();
+
 // Calls the candidate's entry point through `entry`, turning whatever it throws into candidate_exception's message.
 template <typename Entry>
 void call_candidate(Entry&& entry) {
   try {
     entry();
   } catch (const std::exception& e) {
+    hold_link_tables();
     throw std::runtime_error(candidate_exception(e.what()));
   } catch (...) {
+    hold_link_tables();
     throw std::runtime_error("the candidate threw an exception that is not a std::exception");
   }
 }

@@ -62,4 +62,16 @@ struct MemoryRange {
 // relocation), for LibraryState; empty where the platform cannot tell. Throws when it is not loaded.
 std::vector<MemoryRange> writable_segments(const std::string& library);
 
+// The writable slots through which a loaded object's calls to other objects go (its GOT's function slots: a
+// library linked with partial RELRO, as Debian's libstdc++, keeps them writable), one table per object but
+// `except_library` (the candidate, whose writable data LibraryState resets), each slot with its symbol's name.
+// Once every object is bound at load (LD_BIND_NOW), nothing legitimate writes them again; LinkTables holds them
+// still. Empty where the platform cannot tell.
+struct LinkTable {
+  std::string object;
+  uintptr_t begin = 0, end = 0;      // the slots' span: (end - begin) / sizeof(void*) slots
+  std::vector<std::string> symbols;  // one name per slot; "" where none names it
+};
+std::vector<LinkTable> link_tables(const std::string& except_library);
+
 }  // namespace ksearch::runner

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sched.h>
 #include <stdexcept>
 
@@ -127,8 +128,10 @@ using Program = std::vector<sock_filter>;
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "arguments are read as two little-endian halves");
 #if defined(__x86_64__)
 constexpr uint32_t kNativeArch = AUDIT_ARCH_X86_64;
+constexpr uint32_t kJumpSlot = R_X86_64_JUMP_SLOT, kGlobalData = R_X86_64_GLOB_DAT;  // a GOT's function slots
 #elif defined(__aarch64__)
 constexpr uint32_t kNativeArch = AUDIT_ARCH_AARCH64;
+constexpr uint32_t kJumpSlot = R_AARCH64_JUMP_SLOT, kGlobalData = R_AARCH64_GLOB_DAT;
 #endif
 
 constexpr uint32_t argument_low(int i) { return uint32_t(offsetof(seccomp_data, args) + 8 * i); }
@@ -384,6 +387,73 @@ std::vector<MemoryRange> writable_segments(const std::string& library) {
   std::vector<MemoryRange> ranges;
   for (const auto& [begin, end] : ctx.ranges) ranges.push_back({begin, end});
   return ranges;
+}
+
+namespace {
+struct LinkTableContext {
+  std::string except;
+  std::vector<LinkTable> tables;
+};
+
+// The object's function slots outside its RELRO range (what stays writable): the targets of its PLT relocations
+// (JUMP_SLOT) and of its GOT relocations (GLOB_DAT).
+int visit_link_table(dl_phdr_info* info, size_t, void* data) {
+  auto* ctx = static_cast<LinkTableContext*>(data);
+  std::error_code ec;
+  if (info->dlpi_name && *info->dlpi_name && !ctx->except.empty() &&
+      std::filesystem::equivalent(info->dlpi_name, ctx->except, ec))
+    return 0;
+  const ElfW(Addr) base = info->dlpi_addr;
+  const ElfW(Dyn)* dynamic = nullptr;
+  uintptr_t relro_begin = 0, relro_end = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const auto& ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_DYNAMIC) dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + ph.p_vaddr);
+    if (ph.p_type == PT_GNU_RELRO) relro_begin = base + ph.p_vaddr, relro_end = relro_begin + ph.p_memsz;
+  }
+  if (!dynamic) return 0;
+  // The loader relocates these entries to absolute addresses, except in the vDSO.
+  auto absolute = [&](ElfW(Addr) p) { return p < base ? p + base : p; };
+  const ElfW(Sym)* symbols = nullptr;
+  const char* names = nullptr;
+  const ElfW(Rela)* tables[2] = {};
+  size_t sizes[2] = {};
+  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_SYMTAB) symbols = reinterpret_cast<const ElfW(Sym)*>(absolute(d->d_un.d_ptr));
+    if (d->d_tag == DT_STRTAB) names = reinterpret_cast<const char*>(absolute(d->d_un.d_ptr));
+    if (d->d_tag == DT_JMPREL) tables[0] = reinterpret_cast<const ElfW(Rela)*>(absolute(d->d_un.d_ptr));
+    if (d->d_tag == DT_PLTRELSZ) sizes[0] = d->d_un.d_val;
+    if (d->d_tag == DT_RELA) tables[1] = reinterpret_cast<const ElfW(Rela)*>(absolute(d->d_un.d_ptr));
+    if (d->d_tag == DT_RELASZ) sizes[1] = d->d_un.d_val;
+  }
+  std::map<uintptr_t, std::string> slots;
+  for (int t = 0; t < 2; ++t)
+    for (size_t i = 0; tables[t] && i < sizes[t] / sizeof(ElfW(Rela)); ++i) {
+      const ElfW(Rela)& r = tables[t][i];
+      const auto type = ELF64_R_TYPE(r.r_info);
+      if (type != kJumpSlot && type != kGlobalData) continue;
+      const uintptr_t slot = base + r.r_offset;
+      if (slot >= relro_begin && slot < relro_end) continue;  // read-only once relocated
+      const size_t symbol = ELF64_R_SYM(r.r_info);
+      slots[slot] = symbols && names && symbol ? names + symbols[symbol].st_name : "";
+    }
+  if (slots.empty()) return 0;
+  LinkTable table;
+  table.object = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "the runner";
+  table.begin = slots.begin()->first;
+  table.end = slots.rbegin()->first + sizeof(void*);
+  table.symbols.resize((table.end - table.begin) / sizeof(void*));
+  for (const auto& [slot, name] : slots) table.symbols[(slot - table.begin) / sizeof(void*)] = name;
+  ctx->tables.push_back(std::move(table));
+  return 0;
+}
+}  // namespace
+
+std::vector<LinkTable> link_tables(const std::string& except_library) {
+  LinkTableContext ctx;
+  ctx.except = except_library;
+  dl_iterate_phdr(visit_link_table, &ctx);
+  return std::move(ctx.tables);
 }
 
 void die_with_parent() { prctl(PR_SET_PDEATHSIG, SIGKILL); }

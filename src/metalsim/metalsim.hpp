@@ -130,6 +130,7 @@ enum class DiagnosticKind {
   Deadlock,
   DataRace,                // conflicting accesses to threadgroup or device memory that nothing orders
   UninitializedRead,       // threadgroup memory read before any write
+  InputWrite,              // a write to an input (const device memory; on a Mac it changes the caller's array)
   InvalidLaunch,           // buffers do not match the spec, bad grid, .so not loadable
   Internal,
 };

@@ -34,6 +34,7 @@ std::string_view diagnostic_kind_name(DiagnosticKind k) {
     case DiagnosticKind::Deadlock: return "deadlock";
     case DiagnosticKind::DataRace: return "data_race";
     case DiagnosticKind::UninitializedRead: return "uninitialized_read";
+    case DiagnosticKind::InputWrite: return "input_write";
     case DiagnosticKind::InvalidLaunch: return "invalid_launch";
     case DiagnosticKind::Internal: return "internal";
   }
@@ -173,6 +174,7 @@ struct DeviceBuffer {
   const unsigned char* hi;
   std::size_t elem;
   std::unique_ptr<DeviceShadow> shadow;  // null: no race checks on device memory
+  const void* input = nullptr;           // an input's caller memory (this buffer a padded copy of it); null: an output
 };
 
 struct Run;
@@ -729,6 +731,20 @@ void watch_poll(Worker& w, Thread& th, const unsigned char* p, uint32_t bytes, b
   std::this_thread::yield();
 }
 
+// MLX binds inputs as const device memory and the kernel shares the caller's array: a write through a cast
+// changes what the caller (and a checker comparing against a reference computed from it) sees.
+constexpr const char* kInputWriteHint =
+    ": MLX passes inputs as const device memory shared with the caller's array, which a write through a cast "
+    "changes; write results to an output";
+
+void report_input_write(Run& r, const DeviceBuffer& b, const unsigned char* p, const Thread* th, const void* pc) {
+  const std::string line = pc ? at_line(r, pc) : "";
+  std::string msg = "write to input buffer '" + b.name + "' (element " + std::to_string((p - b.lo) / b.elem) + ")" +
+                    (th ? " by " + thread_text(*th) + line : std::string(", found changed after the run")) +
+                    kInputWriteHint;
+  r.report(DiagnosticKind::InputWrite, b.name + line, msg, th, nullptr, b.name, false);
+}
+
 std::string access_text(int kind) {
   return kind == kRead ? "read of" : kind == kWrite ? "write to" : "atomic operation on";
 }
@@ -768,6 +784,7 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
       watch_poll(w, *th, p, bytes, false, [&] {
         return TgPlace{"device buffer '" + b.name + "' (element " + std::to_string((p - b.lo) / b.elem) + ")", b.name};
       });
+    if (b.input && (kind == kWrite || kind == kAtomic)) report_input_write(*w.run, b, p, th, pc);
     if (b.shadow && kind <= kWrite && bytes) device_access(w, *th, b, p - b.lo, bytes, kind);  // atomics never race
     return;
   }
@@ -1050,7 +1067,7 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   // Device races need every thread's global id below kForeignReader (far beyond what the emulator can run).
   const uint64_t grid_threads = static_cast<uint64_t>(r.ntg[0]) * r.ntg[1] * r.ntg[2] * r.nominal_threads();
   const bool device_races = options.check_races && grid_threads < kForeignReader;
-  auto add = [&](const std::string& name, void* data, std::size_t bytes, std::size_t elem) -> void* {
+  auto add = [&](const std::string& name, void* data, std::size_t bytes, std::size_t elem, bool input) -> void* {
     auto* p = static_cast<unsigned char*>(data);
     if (padded) {
       owned.push_back(std::make_unique<Padded>(bytes, data));
@@ -1058,14 +1075,15 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
     }
     if (padded || device_races)
       r.device.push_back({name, p, p + bytes, elem,
-                          device_races && bytes ? std::make_unique<DeviceShadow>((bytes + elem - 1) / elem) : nullptr});
+                          device_races && bytes ? std::make_unique<DeviceShadow>((bytes + elem - 1) / elem) : nullptr,
+                          padded && input ? data : nullptr});
     return p;
   };
   shapes.reserve(spec.inputs.size());
   strides.reserve(spec.inputs.size());
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
     const auto& t = spec.inputs[i];
-    r.bufs.push_back(add(t.name, inputs[i].data, inputs[i].bytes, dtype_size(t.dtype)));
+    r.bufs.push_back(add(t.name, inputs[i].data, inputs[i].bytes, dtype_size(t.dtype), true));
     if (t.shape.empty()) continue;
     auto& sh = shapes.emplace_back(t.shape.begin(), t.shape.end());
     auto& st = strides.emplace_back(t.strides);
@@ -1076,16 +1094,16 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
     }
     ndims[i] = static_cast<int32_t>(t.shape.size());
     if (spec.source.find(t.name + "_shape") != std::string::npos)
-      r.bufs.push_back(add(t.name + "_shape", sh.data(), sh.size() * 4, 4));
+      r.bufs.push_back(add(t.name + "_shape", sh.data(), sh.size() * 4, 4, true));
     if (spec.source.find(t.name + "_strides") != std::string::npos)
-      r.bufs.push_back(add(t.name + "_strides", st.data(), st.size() * 8, 8));
+      r.bufs.push_back(add(t.name + "_strides", st.data(), st.size() * 8, 8, true));
     if (spec.source.find(t.name + "_ndim") != std::string::npos)
-      r.bufs.push_back(add(t.name + "_ndim", &ndims[i], 4, 4));
+      r.bufs.push_back(add(t.name + "_ndim", &ndims[i], 4, 4, true));
   }
   for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
     const auto& t = spec.outputs[i];
     if (spec.init_value) fill_init(outputs[i].data, t.dtype, outputs[i].bytes / dtype_size(t.dtype), *spec.init_value);
-    r.bufs.push_back(add(t.name, outputs[i].data, outputs[i].bytes, dtype_size(t.dtype)));
+    r.bufs.push_back(add(t.name, outputs[i].data, outputs[i].bytes, dtype_size(t.dtype), false));
   }
   if (r.bufs.size() != lib->info->num_buffers)
     return invalid("kernel library expects " + std::to_string(lib->info->num_buffers) + " buffers, spec gives " +
@@ -1103,6 +1121,16 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   for (auto& t : pool) t.join();
 
   if (padded) {
+    // A write the hooks did not see (an exchange, a copy by an uninstrumented routine) still left its mark on the copy.
+    for (const auto& b : r.device) {
+      if (!b.input) continue;
+      const auto* original = static_cast<const unsigned char*>(b.input);
+      const auto [copy_at, original_at] = std::mismatch(b.lo, b.hi, original);
+      const bool reported = std::any_of(r.diags.begin(), r.diags.end(), [&](const Diagnostic& d) {
+        return d.kind == DiagnosticKind::InputWrite && d.buffer == b.name;
+      });
+      if (copy_at != b.hi && !reported) report_input_write(r, b, copy_at, nullptr, nullptr);
+    }
     std::size_t k = r.device.size() - spec.outputs.size();
     for (std::size_t i = 0; i < spec.outputs.size(); ++i)
       if (outputs[i].bytes) std::memcpy(outputs[i].data, r.device[k + i].lo, outputs[i].bytes);

@@ -501,17 +501,20 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         const std::set<int> checked = choose_checked_repetitions(
             options_.min_reps, options_.max_reps, 2, std::min(kMaxCheckedRepetitions, kSecretSeedsPerWorkload - first_checked_seed), rng);
         struct CheckedCase {
-          uint64_t mix_seed;
-          std::vector<HostTensor> inputs;  // mix_inputs of the sources with mix_seed
+          std::vector<HostTensor> inputs;  // mix_inputs of the sources with the repetition's seed
           ReferenceOutputs reference;
         };
         int next_seed = first_checked_seed;
-        // Made when its repetition comes: later ones may never run (enough timed work before them).
-        auto checked_case = [&]() {
-          const uint64_t seed = secret_seed(task_, w, 2 * kSecretSeedsPerWorkload + seed_indices[size_t(next_seed++)]);
+        // Its seed is drawn when its repetition comes (later ones may never run: enough timed work before them);
+        // its inputs and reference are made after the call, so that nothing before the call takes longer for a
+        // checked repetition (a candidate timing the gap since its previous call would tell them apart).
+        auto checked_seed = [&]() {
+          return secret_seed(task_, w, 2 * kSecretSeedsPerWorkload + seed_indices[size_t(next_seed++)]);
+        };
+        auto checked_case = [&](uint64_t seed) {
           auto inputs = phase("inputs", [&] { return mix_inputs(mix_sources[0], mix_sources[1], seed); });
           ReferenceOutputs reference = reference_for(seed, inputs);
-          return CheckedCase{seed, std::move(inputs), std::move(reference)};
+          return CheckedCase{std::move(inputs), std::move(reference)};
         };
         for (int i = 0; i < 2; ++i)
           if (mix_sources[size_t(i)].empty())
@@ -533,8 +536,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         for (int rep = -options_.warmup; rep < options_.max_reps; ++rep) {
           if (rep >= options_.min_reps && timed_ms / 1000.0 >= options_.target_seconds) break;
           const int set = (rep + options_.warmup) % options_.rotating_sets;
-          const std::optional<CheckedCase> check = checked.count(rep) ? std::optional<CheckedCase>(checked_case()) : std::nullopt;
-          const uint64_t mix_seed = check ? check->mix_seed : rng();
+          const std::optional<uint64_t> check_seed = checked.count(rep) ? std::optional<uint64_t>(checked_seed()) : std::nullopt;
+          const uint64_t mix_seed = check_seed ? *check_seed : rng();
           phase("staging", [&] {
             if (mix_on_device) {
               process->request(mixing_prepare_command(layout, set, mix_sources[0], mix_seed), options_.call_timeout);
@@ -546,12 +549,13 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           phase("flush", [&] { flush_host_caches(set_tensors(shm, layout, set), backend_.host_flush_bytes()); });
           const TimedCall call = phase("calls", [&] { return measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget); });
           // Only checked repetitions are looked at; the candidate cannot tell which they are.
-          if (check) phase("staging", [&] { process->request(staged_command(layout, set, "collect"), options_.call_timeout); });
+          if (check_seed) phase("staging", [&] { process->request(staged_command(layout, set, "collect"), options_.call_timeout); });
           if (rep < 0) continue;  // warm-up
           calls.push_back(call);
           timed_ms += call.reported_ms;
-          if (check) {
-            const TrialOutcome o = check_staged(shm, set, check->inputs, check->reference);
+          if (check_seed) {
+            const CheckedCase check = checked_case(*check_seed);
+            const TrialOutcome o = check_staged(shm, set, check.inputs, check.reference);
             wr.max_abs_err = std::max(wr.max_abs_err, o.max_abs);
             wr.max_rel_err = std::max(wr.max_rel_err, o.max_rel);
             if (o.status != Status::passed) {

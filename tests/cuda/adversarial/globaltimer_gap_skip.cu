@@ -1,4 +1,4 @@
-// expect: wrong_answer: tells back-to-back timed repetitions from checked calls by the time since its previous call: each call stamps %globaltimer (inline PTX, which the rules allow) into stream-ordered pool memory (cudaMallocAsync hands the same block back), and a call that comes within 5 ms of the last one skips the work. Timed repetitions are checked at random, so a skipped one is found.
+// expect: wrong_answer: tells back-to-back timed repetitions from checked calls by the time since its previous call: each call stamps %globaltimer (inline PTX, which the rules allow) into stream-ordered pool memory (cudaMallocAsync hands the same block back), and a call that comes within 5 ms of the last one skips the work. Timed repetitions are checked at random, so a skipped one is found (a checked repetition's inputs and reference are made after its call: made before it, they lengthened the gap, the candidate computed exactly the checked calls, and only the roofline caught it, at the largest workload).
 // expect-without-rules: wrong_answer
 #include <cuda_runtime.h>
 #include <stdint.h>

@@ -197,7 +197,8 @@ struct Worker {
   uint32_t first_thread = 0;   // global id of thread 0 of the threadgroup, minus one
   bool bar_mismatch = false;
   std::vector<unsigned char> arena = std::vector<unsigned char>(kArenaCapacity);
-  std::size_t arena_used = 0;
+  std::size_t arena_used = 0;  // the variables, and with bounds checks the red zones before each
+  std::size_t metal_bytes = 0; // the variables as Metal lays them out, without red zones
   std::vector<TgVar> vars;
   std::vector<Shadow> shadow;
   uint32_t tg_pos[3]{};
@@ -461,11 +462,20 @@ void rt_exchange_done() {
   th.snap = nullptr;
 }
 
+// Bytes left unused before a threadgroup variable when bounds are checked: an index past the previous variable (up
+// to its own size, at most 4 KiB) or before the first lands there, not in a neighbour, and is reported.
+std::size_t tg_red_zone(const Worker& w) {
+  if (!w.run->opt.check_bounds) return 0;
+  const std::size_t previous = w.vars.empty() ? 0 : w.vars.back().bytes;
+  return (std::clamp<std::size_t>(previous, 64, 4096) + 15) / 16 * 16;
+}
+
 void* rt_threadgroup_alloc(uint32_t id, uint32_t bytes, uint32_t align, const char* name) {
   Worker& w = *t_worker;
   for (const auto& v : w.vars)
     if (v.id == id) return w.arena.data() + v.offset;
-  std::size_t off = (w.arena_used + align - 1) / align * align;
+  std::size_t off = (w.arena_used + tg_red_zone(w) + align - 1) / align * align;
+  w.metal_bytes = (w.metal_bytes + align - 1) / align * align + bytes;
   if (off + bytes > kArenaCapacity) {
     w.run->report(DiagnosticKind::ThreadgroupMemoryLimit, "cap",
                   "threadgroup memory exceeds metalsim's 1 MiB arena (Metal allows 32 KiB)", w.cur, nullptr, name, true);
@@ -476,11 +486,11 @@ void* rt_threadgroup_alloc(uint32_t id, uint32_t bytes, uint32_t align, const ch
     std::memset(w.arena.data() + off, 0xff, bytes);  // uninitialized: NaN / all ones
   }
   w.vars.push_back({id, static_cast<uint32_t>(off), bytes, name});
-  if (w.arena_used > kTgLimit) {
+  if (w.metal_bytes > kTgLimit) {
     std::string list;
     for (const auto& v : w.vars) list += (list.empty() ? "" : ", ") + v.name + " " + std::to_string(v.bytes) + " B";
     w.run->report(DiagnosticKind::ThreadgroupMemoryLimit, "limit",
-                  "threadgroup memory of " + std::to_string(w.arena_used) + " bytes exceeds Metal's 32768-byte limit (" +
+                  "threadgroup memory of " + std::to_string(w.metal_bytes) + " bytes exceeds Metal's 32768-byte limit (" +
                       list + ")",
                   nullptr, w.tg_pos, name, false);
   }
@@ -749,6 +759,31 @@ std::string access_text(int kind) {
   return kind == kRead ? "read of" : kind == kWrite ? "write to" : "atomic operation on";
 }
 
+// An access to threadgroup memory at arena offset `off` outside every variable (or running past the end of one),
+// named by the variable it overran: the one it starts in or the last one before it, else the first (an index below 0).
+void report_tg_out_of_bounds(Worker& w, Thread& th, std::size_t off, int kind, const void* pc) {
+  const TgVar* near = nullptr;
+  for (const auto& v : w.vars)
+    if (v.offset <= off && (!near || v.offset > near->offset)) near = &v;
+  if (!near)
+    for (const auto& v : w.vars)
+      if (!near || v.offset < near->offset) near = &v;
+  const std::string line = at_line(*w.run, pc);
+  std::string msg = "out-of-bounds " + access_text(kind) + " threadgroup memory";
+  if (near) {
+    const bool past_all = off >= w.arena_used;
+    msg += ": byte " + std::to_string(static_cast<long long>(off) - static_cast<long long>(near->offset)) + " of '" +
+           near->name + "' (" + std::to_string(near->bytes) + " bytes)" +
+           (past_all ? ", past its declared variables (" + std::to_string(w.metal_bytes) + " bytes)" : "");
+  } else {
+    msg += " at byte " + std::to_string(off) + ", past its declared variables (none)";
+  }
+  msg += " by " + thread_text(th) + line;
+  // One finding per line: each is a bug of its own.
+  w.run->report(DiagnosticKind::OutOfBounds, std::string("threadgroup") + (kind ? "|w" : "|r") + line, msg, &th, nullptr,
+                near ? near->name : "threadgroup", false);
+}
+
 void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
   Worker& w = *t_worker;
   Thread* th = w.cur;
@@ -760,16 +795,12 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
   const auto* p = static_cast<const unsigned char*>(addr);
   const unsigned char* a = w.arena.data();
   if (p >= a && p < a + kArenaCapacity) {
-    // Past the declared variables, in the arena's spare capacity: memory a GPU would not give the threadgroup
-    // (a pointer cast or offset beyond the last variable reaches it).
-    if (w.run->opt.check_bounds && std::size_t(p - a) + bytes > w.arena_used) {
-      const std::string line = at_line(*w.run, pc);
-      std::string msg = "out-of-bounds " + access_text(kind) + " threadgroup memory at byte " + std::to_string(p - a) +
-                        ", past its declared variables (" + std::to_string(w.arena_used) + " bytes) by " +
-                        thread_text(*th) + line;
-      // One finding per line: each is a bug of its own.
-      w.run->report(DiagnosticKind::OutOfBounds, std::string("threadgroup") + (kind ? "|w" : "|r") + line, msg, th,
-                    nullptr, "threadgroup", false);
+    // Outside every variable: in a red zone between them, or past the last in the arena's spare capacity, memory a
+    // GPU would not give the threadgroup (an index past an array, a pointer cast or offset reaches it).
+    const std::size_t off = p - a;
+    const TgVar* in = w.run->opt.check_bounds ? var_at(w, off) : nullptr;
+    if (w.run->opt.check_bounds && (!in || off + bytes > in->offset + in->bytes)) {
+      report_tg_out_of_bounds(w, *th, off, kind, pc);
       return;
     }
     if (kind == kAtomicPoll && std::size_t(p - a) + bytes <= w.arena_used)
@@ -833,7 +864,7 @@ void run_threadgroup(Worker& w, uint64_t k) {
   w.abort = false;
   std::copy_n(tgp, 3, w.tg_pos);
   std::fill(w.shadow.begin(), w.shadow.begin() + std::min(w.shadow.size(), w.arena_used), Shadow{});
-  w.arena_used = 0;
+  w.arena_used = w.metal_bytes = 0;
   w.vars.clear();
   w.threads.resize(n);
   const uint32_t nsg = (n + kSimdWidth - 1) / kSimdWidth;

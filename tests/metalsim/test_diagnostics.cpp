@@ -121,6 +121,25 @@ TEST(MetalsimDiagnostics, FindingsNameTheAccessLine) {
       << messages[2];
 }
 
+// Threadgroup variables lie apart, red zones between them, so an index just past one array (or below the first) is
+// reported with the array it overran rather than reading its neighbour.
+TEST(MetalsimDiagnostics, ThreadgroupIndexPastAnArrayIsOutOfBounds) {
+  Launch over = launch(spec64("tg_overrun_bug", "tg_overrun_bug.metal"));
+  ASSERT_EQ(over.result.diagnostics.size(), 1u) << describe(over.result);
+  const Diagnostic& d = over.result.diagnostics[0];
+  EXPECT_EQ(d.kind, DiagnosticKind::OutOfBounds);
+  EXPECT_EQ(d.buffer, "tile");
+  EXPECT_TRUE(contains(d.message, "out-of-bounds read of threadgroup memory: byte 256 of 'tile' (256 bytes) by thread "
+                                  "(63,0,0)") &&
+              contains(d.message, " at body line 8"))
+      << d.message;
+  Launch under = launch(spec64("tg_underrun_bug", "tg_underrun_bug.metal"));
+  ASSERT_EQ(under.result.diagnostics.size(), 1u) << describe(under.result);
+  EXPECT_TRUE(contains(under.result.diagnostics[0].message, "byte -4 of 'tile' (256 bytes) by thread (0,0,0)") &&
+              contains(under.result.diagnostics[0].message, " at body line 7"))
+      << under.result.diagnostics[0].message;
+}
+
 TEST(MetalsimDiagnostics, BoundsCheckCanBeTurnedOff) {
   KernelSpec bug = spec64("oob_bug", "oob_bug.metal", 100);
   bug.grid = {101, 1, 1};  // one element past the end: harmless on the host heap

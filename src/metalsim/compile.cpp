@@ -93,10 +93,12 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   // -fsanitize=thread only instruments loads and stores; its hooks are defined
   // in the kernel TU and forward to the metalsim runtime (no TSan runtime). -fno-strict-aliasing: the
   // shim views storage through other types (thread_elements() is a vec<T, 2> over a matrix's elements).
-  // -gline-tables-only: findings at a memory access name its line (LineTable).
+  // -gline-tables-only: findings at a memory access name its line (LineTable). TSan leaves out a read that a write
+  // to the same address follows (x += y): the race check needs only the write, the uninitialized-read check both.
   const std::vector<std::string> compiler = {options.compiler, "-std=c++20", options.optimization, "-fPIC",
                                              "-fno-exceptions", "-fno-rtti", "-fno-strict-aliasing",
-                                             "-fsanitize=thread", "-gline-tables-only", "-w", "-march=x86-64-v2"};
+                                             "-fsanitize=thread", "-mllvm", "-tsan-instrument-read-before-write=1",
+                                             "-gline-tables-only", "-w", "-march=x86-64-v2"};
   std::string compiler_key;
   for (const auto& word : compiler) compiler_key += word + "\n";
   const std::string shim_key = sha256_hex(std::string(kShimHeader) + kShimAbi + compiler_key);

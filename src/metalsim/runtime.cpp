@@ -55,7 +55,7 @@ constexpr uint32_t kSpinPolls = 4096;
 // compare-exchanges finds a new value every time).
 constexpr uint32_t kWaitPolls = 8;
 constexpr int kRead = METALSIM_ACCESS_READ, kWrite = METALSIM_ACCESS_WRITE, kAtomic = METALSIM_ACCESS_ATOMIC,
-              kAtomicPoll = METALSIM_ACCESS_ATOMIC_POLL;
+              kAtomicPoll = METALSIM_ACCESS_ATOMIC_POLL, kAtomicStore = METALSIM_ACCESS_ATOMIC_STORE;
 
 using EntryFn = void (*)(void* const*, const ms_thread_args*);
 
@@ -570,18 +570,20 @@ void apply_pending_tg_store(Worker& w, Thread& th) {
   apply_tg_store(w, th, p.offset, bytes, p.before, p.pc);
 }
 
+void report_uninitialized(Worker& w, Thread& th, std::size_t off, const char* what) {
+  const TgPlace place = tg_place(w, off);
+  w.run->report(DiagnosticKind::UninitializedRead, place.variable,
+                std::string(what) + " uninitialized " + place.text + " by " + accessor_text(*w.run, th, th.access_pc),
+                &th, nullptr, place.variable, false);
+}
+
 void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes) {
   const RunOptions& o = w.run->opt;
   const uint32_t me = static_cast<uint32_t>(&th - w.threads.data()) + 1;
   const uint32_t S = w.sgs[th.sg].epoch;
   for (uint32_t b = 0; b < bytes && off + b < w.arena_used; ++b) {
     Shadow& s = w.shadow[off + b];
-    if (o.check_uninitialized && !s.init) {
-      const TgPlace place = tg_place(w, off + b);
-      w.run->report(DiagnosticKind::UninitializedRead, place.variable,
-                    "read of uninitialized " + place.text + " by " + accessor_text(*w.run, th, th.access_pc), &th,
-                    nullptr, place.variable, false);
-    }
+    if (o.check_uninitialized && !s.init) report_uninitialized(w, th, off + b, "read of");
     if (!o.check_races) continue;
     // The read may see an older value only if both the last store and the last store that changed the byte are
     // unordered with it (a later store of the same value that is ordered before the read leaves it no choice).
@@ -602,7 +604,13 @@ void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes) {
 
 void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind) {
   if (kind == kRead) return tg_read(w, th, off, bytes);
-  for (uint32_t b = 0; b < bytes && off + b < w.arena_used; ++b) w.shadow[off + b].init = 1;
+  // Every atomic operation but a store reads the old value: an atomic counter nobody set first starts at garbage.
+  const bool reads_old = kind == kAtomic || kind == kAtomicPoll;
+  for (uint32_t b = 0; b < bytes && off + b < w.arena_used; ++b) {
+    if (reads_old && w.run->opt.check_uninitialized && !w.shadow[off + b].init)
+      report_uninitialized(w, th, off + b, "atomic operation on");
+    w.shadow[off + b].init = 1;
+  }
   if (kind != kWrite || !w.run->opt.check_races) return;  // atomics never race
   if (bytes > sizeof th.tg_pending.before) return apply_tg_store(w, th, off, bytes, nullptr, th.access_pc);
   th.tg_pending.offset = static_cast<uint32_t>(off);
@@ -791,7 +799,7 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
   check_pending_store(w, *th);
   th->access_pc = pc;
   if (kind != kAtomicPoll) stop_spinning(w);
-  if (kind == kAtomic) th->polls = 0;
+  if (kind == kAtomic || kind == kAtomicStore) th->polls = 0;
   const auto* p = static_cast<const unsigned char*>(addr);
   const unsigned char* a = w.arena.data();
   if (p >= a && p < a + kArenaCapacity) {
@@ -815,7 +823,7 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
       watch_poll(w, *th, p, bytes, false, [&] {
         return TgPlace{"device buffer '" + b.name + "' (element " + std::to_string((p - b.lo) / b.elem) + ")", b.name};
       });
-    if (b.input && (kind == kWrite || kind == kAtomic)) report_input_write(*w.run, b, p, th, pc);
+    if (b.input && (kind == kWrite || kind == kAtomic || kind == kAtomicStore)) report_input_write(*w.run, b, p, th, pc);
     if (b.shadow && kind <= kWrite && bytes) device_access(w, *th, b, p - b.lo, bytes, kind);  // atomics never race
     return;
   }

@@ -433,6 +433,26 @@ TEST(MetalsimDiagnostics, UninitializedThreadgroupRead) {
   EXPECT_FALSE(has_kind(g.result, DiagnosticKind::UninitializedRead));
 }
 
+// A compound assignment reads before it writes (the compiler's instrumentation keeps that read), and every atomic
+// operation but a store reads the old value: both on memory nothing set first are uninitialized reads.
+TEST(MetalsimDiagnostics, CompoundAssignmentsAndAtomicsReadUninitializedMemory) {
+  Launch compound = launch(spec64("uninit_compound_bug", "uninit_compound_bug.metal"));
+  ASSERT_EQ(compound.result.diagnostics.size(), 1u) << describe(compound.result);
+  EXPECT_EQ(compound.result.diagnostics[0].kind, DiagnosticKind::UninitializedRead);
+  EXPECT_TRUE(contains(compound.result.diagnostics[0].message, "read of uninitialized threadgroup variable 'sums'") &&
+              contains(compound.result.diagnostics[0].message, " at body line 4"))
+      << compound.result.diagnostics[0].message;
+  Launch atomic = launch(spec64("uninit_atomic_bug", "uninit_atomic_bug.metal"));
+  ASSERT_EQ(atomic.result.diagnostics.size(), 1u) << describe(atomic.result);
+  EXPECT_TRUE(contains(atomic.result.diagnostics[0].message,
+                       "atomic operation on uninitialized threadgroup variable 'count'") &&
+              contains(atomic.result.diagnostics[0].message, " at body line 4"))
+      << atomic.result.diagnostics[0].message;
+  Launch counted = launch(spec64("atomic_counter_ok", "atomic_counter_ok.metal"));
+  EXPECT_TRUE(counted.result.ok) << describe(counted.result);
+  EXPECT_EQ(counted.out[5], 64.0f + 6.0f);
+}
+
 TEST(MetalsimDiagnostics, MismatchedBuffersAreInvalidLaunch) {
   KernelSpec s = spec64("oob_ok", "oob_ok.metal", 100, true);
   std::string so = build(s);

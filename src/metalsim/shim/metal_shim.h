@@ -1233,7 +1233,7 @@ template <class T> MS_NOSAN_CALL T atomic_load_explicit(volatile atomic<T>* p, m
   return __builtin_bit_cast(T, u);
 }
 template <class T> MS_NOSAN_CALL void atomic_store_explicit(volatile atomic<T>* p, T v, memory_order) {
-  __atomic_check(p);
+  __atomic_check(p, METALSIM_ACCESS_ATOMIC_STORE);
   __atomic_store_n((volatile __atomic_word<T>*)&p->__v, __builtin_bit_cast(__atomic_word<T>, v), __ATOMIC_RELAXED);
 }
 template <class T> MS_NOSAN_CALL T atomic_exchange_explicit(volatile atomic<T>* p, T v, memory_order) {

@@ -3,15 +3,16 @@
 #pragma once
 #include <stdint.h>
 
-#define METALSIM_ABI_VERSION 2
+#define METALSIM_ABI_VERSION 3
 #define METALSIM_SLOT_BYTES 32
 
-// Kinds of access: plain read, plain write, atomic read-modify-write or store, and the atomic operations a
-// spin-wait repeats (load, exchange, compare-exchange).
+// Kinds of access: plain read, plain write, atomic read-modify-write, the atomic operations a spin-wait repeats
+// (load, exchange, compare-exchange), and an atomic store (the one atomic operation that reads no old value).
 #define METALSIM_ACCESS_READ 0
 #define METALSIM_ACCESS_WRITE 1
 #define METALSIM_ACCESS_ATOMIC 2
 #define METALSIM_ACCESS_ATOMIC_POLL 3
+#define METALSIM_ACCESS_ATOMIC_STORE 4
 
 typedef struct ms_thread_args {
   uint32_t thread_position_in_grid[3];

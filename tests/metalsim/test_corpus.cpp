@@ -101,6 +101,25 @@ TEST(MetalsimCorpus, VectorsSwizzlesPacked) {
   }
 }
 
+// A kernel that views memory through vectors (a device half3* over half data, a threadgroup array of bool3) strides
+// it as Metal does.
+TEST(MetalsimCorpus, VectorTypesTakeMetalsSizesAndAlignments) {
+  KernelSpec s;
+  s.name = "vector_layout";
+  s.inputs = {tensor("a", Dtype::float32, {1})};
+  s.outputs = {tensor("out", Dtype::uint32, {16})};
+  s.source = corpus("vector_layout.metal");
+  s.grid = {1, 1, 1};
+  s.threadgroup = {1, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a(1);
+  std::vector<uint32_t> out(16);
+  run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], out)});
+  const std::vector<uint32_t> metal = {4, 8, 8, 2, 4, 4, 8, 16, 8, 4, 6, 12, 8, 4, 16, 4};
+  EXPECT_EQ(out, metal);
+}
+
 TEST(MetalsimCorpus, IntegerIntrinsics) {
   KernelSpec s;
   s.name = "intrinsics";

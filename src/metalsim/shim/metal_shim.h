@@ -266,15 +266,17 @@ template <class A> inline decltype(auto) __unswz_arg(A&& a) {
     return *this;                                                                          \
   }                                                                                        \
   static constexpr int __n = N;
-template <class T> struct __cvec<T, 2> {
+// Metal lays vectors out as their own alignment: two components align to twice the element, three and four to four
+// times (a half3 takes 8 bytes, a bool3 4), as clang does for the float and integer vectors.
+template <class T> struct alignas(2 * sizeof(T)) __cvec<T, 2> {
   MS_CVEC_COMMON(2)
   union { struct { T x, y; }; struct { T r, g; }; T e[2]; MS_SWIZZLES(2) };
 };
-template <class T> struct __cvec<T, 3> {
+template <class T> struct alignas(4 * sizeof(T)) __cvec<T, 3> {
   MS_CVEC_COMMON(3)
   union { struct { T x, y, z; }; struct { T r, g, b; }; T e[3]; MS_SWIZZLES(3) };
 };
-template <class T> struct __cvec<T, 4> {
+template <class T> struct alignas(4 * sizeof(T)) __cvec<T, 4> {
   MS_CVEC_COMMON(4)
   union { struct { T x, y, z, w; }; struct { T r, g, b, a; }; T e[4]; MS_SWIZZLES(4) };
 };

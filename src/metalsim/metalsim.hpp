@@ -131,6 +131,7 @@ enum class DiagnosticKind {
   DataRace,                // conflicting accesses to threadgroup or device memory that nothing orders
   UninitializedRead,       // threadgroup memory read before any write
   InputWrite,              // a write to an input (const device memory; on a Mac it changes the caller's array)
+  MisalignedAccess,        // an access at an address that is not a multiple of its size (through a cast pointer)
   InvalidLaunch,           // buffers do not match the spec, bad grid, .so not loadable
   Internal,
 };

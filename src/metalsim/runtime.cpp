@@ -2,6 +2,7 @@
 // each Metal thread a fiber (Boost.Context) so barriers and SIMD-group
 // functions block exactly like on the GPU; plus the diagnostics.
 #include <dlfcn.h>
+#include <setjmp.h>
 #include <sys/mman.h>
 
 #include <boost/context/detail/fcontext.hpp>
@@ -35,6 +36,7 @@ std::string_view diagnostic_kind_name(DiagnosticKind k) {
     case DiagnosticKind::DataRace: return "data_race";
     case DiagnosticKind::UninitializedRead: return "uninitialized_read";
     case DiagnosticKind::InputWrite: return "input_write";
+    case DiagnosticKind::MisalignedAccess: return "misaligned_access";
     case DiagnosticKind::InvalidLaunch: return "invalid_launch";
     case DiagnosticKind::Internal: return "internal";
   }
@@ -55,7 +57,8 @@ constexpr uint32_t kSpinPolls = 4096;
 // compare-exchanges finds a new value every time).
 constexpr uint32_t kWaitPolls = 8;
 constexpr int kRead = METALSIM_ACCESS_READ, kWrite = METALSIM_ACCESS_WRITE, kAtomic = METALSIM_ACCESS_ATOMIC,
-              kAtomicPoll = METALSIM_ACCESS_ATOMIC_POLL, kAtomicStore = METALSIM_ACCESS_ATOMIC_STORE;
+              kAtomicPoll = METALSIM_ACCESS_ATOMIC_POLL, kAtomicStore = METALSIM_ACCESS_ATOMIC_STORE,
+              kMisaligned = METALSIM_ACCESS_MISALIGNED;
 
 using EntryFn = void (*)(void* const*, const ms_thread_args*);
 
@@ -189,6 +192,7 @@ struct Worker {
   Thread* cur = nullptr;
   bool fiber_mode = true;
   bool abort = false;
+  jmp_buf thread_exit;  // without fibers: where a thread that cannot go on (a faulting access) leaves its kernel call
   bool spinning = false;  // the running thread is in a spin-wait (counted in Run::spinning_workers)
   // threadgroup state
   uint32_t n = 0, done = 0, bar_arrived = 0, bar_site = 0, bar_other_site = 0, epoch = 0;
@@ -792,10 +796,41 @@ void report_tg_out_of_bounds(Worker& w, Thread& th, std::size_t off, int kind, c
                 near ? near->name : "threadgroup", false);
 }
 
+// A plain access at an address that is not a multiple of its size, through a cast pointer: undefined in Metal (every
+// type has its natural alignment), and a 16-byte vector load faults on the host. Reported; after a 16-byte one the
+// threadgroup stops (the run is stopped too) rather than crash.
+void report_misaligned(Worker& w, Thread& th, const unsigned char* p, uint32_t bytes, int kind, const void* pc) {
+  std::string where = "memory at " + std::to_string(reinterpret_cast<uintptr_t>(p) % 64) + " bytes past a 64-byte boundary";
+  std::string buffer;
+  const unsigned char* a = w.arena.data();
+  if (p >= a && p < a + kArenaCapacity) {
+    const TgPlace place = tg_place(w, p - a);
+    where = place.text, buffer = place.variable;
+  }
+  for (const auto& b : w.run->device)
+    if (p >= b.lo && p < b.hi) where = "device buffer '" + b.name + "' at byte " + std::to_string(p - b.lo), buffer = b.name;
+  const std::string line = at_line(*w.run, pc);
+  const bool faults = bytes >= 16;
+  std::string msg = "misaligned " + std::to_string(bytes) + "-byte " + (kind == kRead ? "read of " : "write to ") +
+                    where + " by " + thread_text(th) + line + ": Metal requires a " + std::to_string(bytes) +
+                    "-byte type (" + (bytes >= 16 ? "float4, int4" : bytes == 8 ? "float2, half4" : "float, half2") +
+                    ") at a multiple of its size; a pointer cast or offset broke it (load the components, or use a "
+                    "packed_ type)";
+  if (faults) msg += "; the threadgroup stopped here";
+  w.run->report(DiagnosticKind::MisalignedAccess, "misaligned" + line, msg, &th, nullptr, buffer, faults);
+  if (!faults) return;
+  if (w.fiber_mode) abandon_threadgroup(w);
+  longjmp(w.thread_exit, 1);
+}
+
 void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
   Worker& w = *t_worker;
   Thread* th = w.cur;
   if (!th) return;
+  if (kind & kMisaligned) {
+    kind &= ~kMisaligned;
+    report_misaligned(w, *th, static_cast<const unsigned char*>(addr), bytes, kind, pc);
+  }
   check_pending_store(w, *th);
   th->access_pc = pc;
   if (kind != kAtomicPoll) stop_spinning(w);
@@ -897,6 +932,7 @@ void run_threadgroup(Worker& w, uint64_t k) {
   if (!w.fiber_mode) {
     for (auto& th : w.threads) {
       w.cur = &th;
+      if (setjmp(w.thread_exit) != 0) break;  // stopped by a fatal finding
       r.entry(r.bufs.data(), &th.args);
       check_pending_store(w, th);
     }

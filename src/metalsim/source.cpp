@@ -251,9 +251,11 @@ HostSource build_host_source(const KernelSpec& spec) {
   // ThreadSanitizer instrumentation hooks: every load/store of the kernel calls
   // these; metalsim uses them for bounds, race and initialization checks. Never inlined: their return address is
   // the access's place in the kernel's code (the line a finding names).
+  // The aligned hooks are called where the compiler assumed the address a multiple of N; a cast pointer can break it.
+  o << "#define MS_ALIGNED(p, N, kind) ((kind) | (((unsigned long)(p) & (N - 1)) ? METALSIM_ACCESS_MISALIGNED : 0))\n";
   o << "#define MS_HOOK(N) \\\n"
-       "  extern \"C\" MS_NOSAN_CALL void __tsan_read##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 0, __builtin_return_address(0)); } \\\n"
-       "  extern \"C\" MS_NOSAN_CALL void __tsan_write##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 1, __builtin_return_address(0)); } \\\n"
+       "  extern \"C\" MS_NOSAN_CALL void __tsan_read##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, MS_ALIGNED(p, N, 0), __builtin_return_address(0)); } \\\n"
+       "  extern \"C\" MS_NOSAN_CALL void __tsan_write##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, MS_ALIGNED(p, N, 1), __builtin_return_address(0)); } \\\n"
        "  extern \"C\" MS_NOSAN_CALL void __tsan_unaligned_read##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 0, __builtin_return_address(0)); } \\\n"
        "  extern \"C\" MS_NOSAN_CALL void __tsan_unaligned_write##N(void* p) { if (metalsim_checking) metalsim_rt->access(p, N, 1, __builtin_return_address(0)); }\n"
        "MS_HOOK(1) MS_HOOK(2) MS_HOOK(4) MS_HOOK(8) MS_HOOK(16)\n"

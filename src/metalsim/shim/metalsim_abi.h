@@ -13,6 +13,9 @@
 #define METALSIM_ACCESS_ATOMIC 2
 #define METALSIM_ACCESS_ATOMIC_POLL 3
 #define METALSIM_ACCESS_ATOMIC_STORE 4
+// Or'ed into a plain read's or write's kind when its address is not a multiple of its size (the compiler assumed it
+// was: Metal requires every type's natural alignment).
+#define METALSIM_ACCESS_MISALIGNED 8
 
 typedef struct ms_thread_args {
   uint32_t thread_position_in_grid[3];

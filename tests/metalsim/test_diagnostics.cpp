@@ -54,6 +54,11 @@ RunOptions workers(unsigned n) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// Whether a finding's message holds `text` and names the kernel line `line` ("body line 4").
+bool names(const std::string& message, const std::string& text, const std::string& line) {
+  return contains(message, text) && contains(message, " at " + line);
+}
+
 // The message of a run's only diagnostic, which must be of `kind` on `buffer` (empty, with a test failure, if not).
 std::string only_diagnostic(const Launch& l, DiagnosticKind kind, const std::string& buffer) {
   const auto& ds = l.result.diagnostics;
@@ -124,20 +129,14 @@ TEST(MetalsimDiagnostics, FindingsNameTheAccessLine) {
 // Threadgroup variables lie apart, red zones between them, so an index just past one array (or below the first) is
 // reported with the array it overran rather than reading its neighbour.
 TEST(MetalsimDiagnostics, ThreadgroupIndexPastAnArrayIsOutOfBounds) {
-  Launch over = launch(spec64("tg_overrun_bug", "tg_overrun_bug.metal"));
-  ASSERT_EQ(over.result.diagnostics.size(), 1u) << describe(over.result);
-  const Diagnostic& d = over.result.diagnostics[0];
-  EXPECT_EQ(d.kind, DiagnosticKind::OutOfBounds);
-  EXPECT_EQ(d.buffer, "tile");
-  EXPECT_TRUE(contains(d.message, "out-of-bounds read of threadgroup memory: byte 256 of 'tile' (256 bytes) by thread "
-                                  "(63,0,0)") &&
-              contains(d.message, " at body line 8"))
-      << d.message;
-  Launch under = launch(spec64("tg_underrun_bug", "tg_underrun_bug.metal"));
-  ASSERT_EQ(under.result.diagnostics.size(), 1u) << describe(under.result);
-  EXPECT_TRUE(contains(under.result.diagnostics[0].message, "byte -4 of 'tile' (256 bytes) by thread (0,0,0)") &&
-              contains(under.result.diagnostics[0].message, " at body line 7"))
-      << under.result.diagnostics[0].message;
+  const std::string over = only_diagnostic(launch(spec64("tg_overrun_bug", "tg_overrun_bug.metal")),
+                                           DiagnosticKind::OutOfBounds, "tile");
+  EXPECT_TRUE(names(over, "out-of-bounds read of threadgroup memory: byte 256 of 'tile' (256 bytes) by thread (63,0,0)",
+                    "body line 8"))
+      << over;
+  const std::string under = only_diagnostic(launch(spec64("tg_underrun_bug", "tg_underrun_bug.metal")),
+                                            DiagnosticKind::OutOfBounds, "tile");
+  EXPECT_TRUE(names(under, "byte -4 of 'tile' (256 bytes) by thread (0,0,0)", "body line 7")) << under;
 }
 
 TEST(MetalsimDiagnostics, BoundsCheckCanBeTurnedOff) {
@@ -308,19 +307,13 @@ TEST(MetalsimDiagnostics, DeviceRaceOnAnInputWrittenThroughACast) {
 // Inputs are const device memory shared with the caller: a write through a cast is reported at its line, and a
 // write the hooks do not see as one (an atomic exchange) by the input's changed contents after the run.
 TEST(MetalsimDiagnostics, WritesToAnInputAreReported) {
-  Launch l = launch(spec64("input_write_bug", "input_write_bug.metal"));
-  ASSERT_EQ(l.result.diagnostics.size(), 1u) << describe(l.result);
-  const Diagnostic& d = l.result.diagnostics[0];
-  EXPECT_EQ(d.kind, DiagnosticKind::InputWrite);
-  EXPECT_EQ(d.buffer, "a");
-  EXPECT_EQ(d.count, 64u);
-  EXPECT_TRUE(contains(d.message, "write to input buffer 'a' (element ") && contains(d.message, " at body line 4"))
-      << d.message;
+  Launch w = launch(spec64("input_write_bug", "input_write_bug.metal"));
+  const std::string write = only_diagnostic(w, DiagnosticKind::InputWrite, "a");
+  EXPECT_TRUE(names(write, "write to input buffer 'a' (element ", "body line 4")) << write;
+  EXPECT_EQ(w.result.diagnostics[0].count, 64u);
   Launch x = launch(spec64("input_exchange_bug", "input_exchange_bug.metal"));
-  ASSERT_EQ(x.result.diagnostics.size(), 1u) << describe(x.result);
-  EXPECT_EQ(x.result.diagnostics[0].kind, DiagnosticKind::InputWrite);
-  EXPECT_TRUE(contains(x.result.diagnostics[0].message, "'a' (element 0), found changed after the run"))
-      << x.result.diagnostics[0].message;
+  const std::string exchange = only_diagnostic(x, DiagnosticKind::InputWrite, "a");
+  EXPECT_TRUE(contains(exchange, "'a' (element 0), found changed after the run")) << exchange;
   EXPECT_EQ(x.out[5], 6.0f);  // the kernel ran: what it read is what the caller passed
 }
 
@@ -436,18 +429,12 @@ TEST(MetalsimDiagnostics, UninitializedThreadgroupRead) {
 // A compound assignment reads before it writes (the compiler's instrumentation keeps that read), and every atomic
 // operation but a store reads the old value: both on memory nothing set first are uninitialized reads.
 TEST(MetalsimDiagnostics, CompoundAssignmentsAndAtomicsReadUninitializedMemory) {
-  Launch compound = launch(spec64("uninit_compound_bug", "uninit_compound_bug.metal"));
-  ASSERT_EQ(compound.result.diagnostics.size(), 1u) << describe(compound.result);
-  EXPECT_EQ(compound.result.diagnostics[0].kind, DiagnosticKind::UninitializedRead);
-  EXPECT_TRUE(contains(compound.result.diagnostics[0].message, "read of uninitialized threadgroup variable 'sums'") &&
-              contains(compound.result.diagnostics[0].message, " at body line 4"))
-      << compound.result.diagnostics[0].message;
-  Launch atomic = launch(spec64("uninit_atomic_bug", "uninit_atomic_bug.metal"));
-  ASSERT_EQ(atomic.result.diagnostics.size(), 1u) << describe(atomic.result);
-  EXPECT_TRUE(contains(atomic.result.diagnostics[0].message,
-                       "atomic operation on uninitialized threadgroup variable 'count'") &&
-              contains(atomic.result.diagnostics[0].message, " at body line 4"))
-      << atomic.result.diagnostics[0].message;
+  const std::string compound = only_diagnostic(launch(spec64("uninit_compound_bug", "uninit_compound_bug.metal")),
+                                               DiagnosticKind::UninitializedRead, "sums");
+  EXPECT_TRUE(names(compound, "read of uninitialized threadgroup variable 'sums'", "body line 4")) << compound;
+  const std::string atomic = only_diagnostic(launch(spec64("uninit_atomic_bug", "uninit_atomic_bug.metal")),
+                                             DiagnosticKind::UninitializedRead, "count");
+  EXPECT_TRUE(names(atomic, "atomic operation on uninitialized threadgroup variable 'count'", "body line 4")) << atomic;
   Launch counted = launch(spec64("atomic_counter_ok", "atomic_counter_ok.metal"));
   EXPECT_TRUE(counted.result.ok) << describe(counted.result);
   EXPECT_EQ(counted.out[5], 64.0f + 6.0f);
@@ -456,21 +443,13 @@ TEST(MetalsimDiagnostics, CompoundAssignmentsAndAtomicsReadUninitializedMemory) 
 // A 16-byte vector at an address off its alignment (a cast pointer) is reported at its line and stops the run instead
 // of faulting on the host, with and without fibers (a kernel with barriers runs its threads as fibers).
 TEST(MetalsimDiagnostics, MisalignedVectorAccessIsReportedNotACrash) {
-  for (const char* name : {"misaligned_vector_bug", "misaligned_tg_vector_bug"}) {
-    Launch l = launch(spec64(name, std::string(name) + ".metal"));
-    ASSERT_EQ(l.result.diagnostics.size(), 1u) << name << ": " << describe(l.result);
-    const Diagnostic& d = l.result.diagnostics[0];
-    EXPECT_EQ(d.kind, DiagnosticKind::MisalignedAccess) << name;
-    EXPECT_TRUE(contains(d.message, "misaligned 16-byte read of ")) << d.message;
-  }
-  Launch device = launch(spec64("misaligned_vector_bug", "misaligned_vector_bug.metal"));
-  EXPECT_TRUE(contains(device.result.diagnostics[0].message, "device buffer 'a' at byte 4 by thread (0,0,0)") &&
-              contains(device.result.diagnostics[0].message, " at body line 4"))
-      << device.result.diagnostics[0].message;
-  Launch tg = launch(spec64("misaligned_tg_vector_bug", "misaligned_tg_vector_bug.metal"));
-  EXPECT_TRUE(contains(tg.result.diagnostics[0].message, "threadgroup variable 'tile' (byte 8)") &&
-              contains(tg.result.diagnostics[0].message, " at body line 8"))
-      << tg.result.diagnostics[0].message;
+  const std::string device = only_diagnostic(launch(spec64("misaligned_vector_bug", "misaligned_vector_bug.metal")),
+                                             DiagnosticKind::MisalignedAccess, "a");
+  EXPECT_TRUE(names(device, "misaligned 16-byte read of device buffer 'a' at byte 4 by thread (0,0,0)", "body line 4"))
+      << device;
+  const std::string tg = only_diagnostic(launch(spec64("misaligned_tg_vector_bug", "misaligned_tg_vector_bug.metal")),
+                                         DiagnosticKind::MisalignedAccess, "tile");
+  EXPECT_TRUE(names(tg, "misaligned 16-byte read of threadgroup variable 'tile' (byte 8)", "body line 8")) << tg;
 }
 
 TEST(MetalsimDiagnostics, MismatchedBuffersAreInvalidLaunch) {

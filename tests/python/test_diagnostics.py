@@ -40,6 +40,24 @@ def test_out_of_bounds_read_of_an_input_warns_as_a_mac_runs_it():
     np.testing.assert_array_equal(np.array(out)[:12], np.arange(4, 16, dtype=np.float32))
 
 
+def test_writing_an_input_through_a_cast_is_an_error():
+    # On a Mac the kernel would change the caller's array (MLX shares it); metalsim runs it on a copy and says so.
+    source = "uint i = thread_position_in_grid.x;\ndevice float* x = (device float*)a;\nx[i] = 0.0f;\nout[i] = 1.0f;\n"
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="input_write") as caught:
+        call(source)
+    (finding,) = caught.value.diagnostics
+    assert finding["buffer"] == "a" and "at body line 3" in finding["message"]
+
+
+def test_misaligned_vector_read_is_an_error_not_a_crash():
+    source = (
+        "uint i = thread_position_in_grid.x;\nconst device float4* quads = (const device float4*)(a + 1);\n"
+        "out[i] = i < 3 ? dot(quads[i], float4(1.0f)) : 0.0f;\n"
+    )
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="misaligned_access: misaligned 16-byte read"):
+        call(source)
+
+
 def test_grid_larger_than_the_data_is_caught():
     with pytest.raises(metalsim_mlx.MetalRuntimeError, match="out_of_bounds") as caught:
         call(COPY_SOURCE, grid=(32, 1, 1))

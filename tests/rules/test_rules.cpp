@@ -496,10 +496,15 @@ TEST(MetalRules, CppFeaturesMetalLacksAreRefusedBeforeCompiling) {
   EXPECT_EQ(first_metal_rule("struct S { virtual float f(); };\n"), "unsupported-cpp");
   EXPECT_EQ(first_metal_rule("float* p = new float[4];\n"), "unsupported-cpp");
   EXPECT_EQ(first_metal_rule("if (n < 0) throw 1;\n"), "unsupported-cpp");
+  EXPECT_EQ(first_metal_rule("float (*op)(float) = fast::exp;\ny[i] = op(x[i]);\n"), "function-pointers");
+  EXPECT_EQ(first_metal_rule("typedef float (* Unary)(float);\n"), "function-pointers");
+  EXPECT_EQ(first_metal_rule("using Unary = float(*)(float);\n"), "function-pointers");
+  EXPECT_EQ(first_metal_rule("y[i] = (*ops[k])(x[i]);\n"), "function-pointers");
   for (const char* honest : {"y[i] = x[idx[i]] * w[(i + 1) % n];\n", "float a[4] = {1, 2, 3, 4};\nfloat b = a[0];\n",
                              "threadgroup float tile[32][33];\ntile[lid.y][lid.x] = x[i];\n",
                              "uint gid [[thread_position_in_grid]];\n", "y[i] = (x[i] > 0) ? x[i] : 0.0f;\n",
-                             "float renew = 1.0f; float deleted = 0.0f; y[0] = renew + deleted;\n"})
+                             "float renew = 1.0f; float deleted = 0.0f; y[0] = renew + deleted;\n",
+                             "y[i] = (*p) * (x[i]);\nfloat v = (*q);\n"})
     EXPECT_EQ(first_metal_rule(honest), "") << honest;
 }
 

@@ -307,6 +307,14 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     }
     if (k.text == "[" && is_lambda_introducer(i))
       r.errors.push_back({file, k.line, 0, "error", "lambda expressions are not supported in Metal (write a helper function or a template)"});
+    // `float (*op)(float)`, `float (*)(float)`, `(*ops[k])(x)`: a parenthesized dereference that a call's '(' follows.
+    if (k.text == "(" && next(i) < t.size() && t[next(i)].text == "*") {
+      const std::size_t star_group_end = closing(i);
+      if (star_group_end != npos && next(star_group_end) < t.size() && t[next(star_group_end)].text == "(")
+        r.errors.push_back({file, k.line, 0, "error",
+                            "function pointers are not supported in Metal kernels (call the function directly, or "
+                            "choose it with a template parameter or a switch)"});
+    }
     // Metal's vector casts convert each component; clang's reinterpret the bits: `(float4)i` and
     // `static_cast<float4>(i)` become the constructor `float4(i)`.
     std::size_t close = 0, end = 0;

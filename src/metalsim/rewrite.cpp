@@ -8,82 +8,11 @@
 #include <set>
 
 #include "metalsim/source_internal.hpp"
+#include "metalsim/tokens.hpp"
 
 namespace ksearch::metalsim {
 
 namespace {
-
-enum class Tok { Ident, Number, Punct, Space, String };
-struct Token {
-  Tok kind;
-  std::string text;
-  int line;
-};
-
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-std::vector<Token> tokenize(const std::string& s) {
-  std::vector<Token> out;
-  int line = 1;
-  std::size_t i = 0;
-  auto push = [&](Tok k, std::size_t from) {
-    std::string t = s.substr(from, i - from);
-    out.push_back({k, t, line});
-    line += static_cast<int>(std::count(t.begin(), t.end(), '\n'));
-  };
-  while (i < s.size()) {
-    std::size_t from = i;
-    char c = s[i];
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-      push(Tok::Space, from);
-    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
-      while (i < s.size() && s[i] != '\n') ++i;
-      push(Tok::Space, from);
-    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-      std::size_t e = s.find("*/", i + 2);
-      i = e == std::string::npos ? s.size() : e + 2;
-      push(Tok::Space, from);
-    } else if (c == '"' || c == '\'') {
-      ++i;
-      while (i < s.size() && s[i] != c && s[i] != '\n') i += (s[i] == '\\') ? 2 : 1;
-      i = std::min(i + 1, s.size());
-      push(Tok::String, from);
-    } else if (ident_start(c)) {
-      while (i < s.size() && ident_char(s[i])) ++i;
-      push(Tok::Ident, from);
-    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-               (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
-      // pp-number: digits, letters, '.', and exponent signs
-      ++i;
-      while (i < s.size()) {
-        char d = s[i];
-        if ((d == '+' || d == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E' || s[i - 1] == 'p' || s[i - 1] == 'P') &&
-            !(s[from] == '0' && from + 1 < s.size() && (s[from + 1] == 'x' || s[from + 1] == 'X') &&
-              (s[i - 1] == 'e' || s[i - 1] == 'E'))) {
-          ++i;
-        } else if (ident_char(d) || d == '.') {
-          ++i;
-        } else {
-          break;
-        }
-      }
-      push(Tok::Number, from);
-    } else {
-      // two-character punctuators that matter for parsing
-      static const char* two[] = {"::", "->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||"};
-      ++i;
-      for (const char* t : two)
-        if (c == t[0] && i < s.size() && s[i] == t[1]) {
-          ++i;
-          break;
-        }
-      push(Tok::Punct, from);
-    }
-  }
-  return out;
-}
 
 const std::set<std::string>& vector_types() {
   static const std::set<std::string> v = [] {

@@ -137,6 +137,21 @@ std::string write_signature(const KernelSpec& spec, const std::string& name, boo
   return out;
 }
 
+// The parameters write_signature declares, with their address spaces.
+std::vector<KernelParameter> kernel_parameters(const KernelSpec& spec) {
+  std::vector<KernelParameter> params;
+  for (const auto& in : spec.inputs) {
+    const AddressSpace space = numel(in) < kMaxConstantArraySize ? AddressSpace::constant : AddressSpace::device;
+    params.push_back({in.name, !in.shape.empty(), space});
+    params.push_back({in.name + "_shape", true, AddressSpace::constant});
+    params.push_back({in.name + "_strides", true, AddressSpace::constant});
+    params.push_back({in.name + "_ndim", false, AddressSpace::constant});
+  }
+  for (const auto& o : spec.outputs) params.push_back({o.name, true, AddressSpace::device});
+  for (const auto& [a, type] : kAttributes) params.push_back({a, false, AddressSpace::thread});
+  return params;
+}
+
 }  // namespace
 
 std::optional<Dtype> parse_dtype(std::string_view name) {
@@ -193,6 +208,8 @@ HostSource build_host_source(const KernelSpec& spec) {
   RewriteResult body = rewrite_metal(spec.source, "body", 1000);
   hs.errors = header.errors;
   hs.errors.insert(hs.errors.end(), body.errors.begin(), body.errors.end());
+  const auto conversions = check_address_spaces(spec.header, spec.source, kernel_parameters(spec));
+  hs.errors.insert(hs.errors.end(), conversions.begin(), conversions.end());
   hs.uses_sync = header.uses_sync || body.uses_sync;
 
   std::ostringstream o;

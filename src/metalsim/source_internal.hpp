@@ -25,6 +25,20 @@ struct HostSource {
 };
 HostSource build_host_source(const KernelSpec& spec);
 
+enum class AddressSpace { thread, device, constant, threadgroup };
+// A kernel parameter as MLX declares it: a pointer (buffers, shapes, strides) or an object (a 0-d input, ndim, the
+// thread attributes), and its space.
+struct KernelParameter {
+  std::string name;
+  bool pointer = false;
+  AddressSpace space = AddressSpace::thread;
+};
+// Errors where the header or body converts a pointer or reference between address spaces (a declaration, an
+// assignment, a cast, a header function's parameter; address_spaces.cpp), which Metal refuses and the host build,
+// seeing no spaces, would accept.
+std::vector<CompileMessage> check_address_spaces(const std::string& header, const std::string& body,
+                                                 const std::vector<KernelParameter>& parameters);
+
 // Errors for the recursive calls of the body's and header's functions, read from the kernel's LLVM IR (emitted
 // without optimization, with line tables; recursion.cpp).
 std::vector<CompileMessage> find_recursion(const std::string& llvm_ir);

@@ -1085,6 +1085,12 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
       }
       continue;
     }
+    // A read-only buffer is `const device T*`, or `const constant T*` where MLX passes fewer than 8 elements: its
+    // binding takes the buffer's own type, as Metal converts no pointer between the two.
+    if (tensor && is_pointer(type) && clang_isConstQualifiedType(clang_getPointeeType(type))) {
+      launch.bindings.push_back(fmt::format("auto {} = {};", name, value));
+      continue;
+    }
     std::string type_text = metal_type(type);
     if (is_pointer(type)) type_text = "device " + type_text;
     else if (!clang_isConstQualifiedType(type)) type_text = "const " + type_text;

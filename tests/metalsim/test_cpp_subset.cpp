@@ -1,7 +1,8 @@
 // C++ that Metal leaves out (lambdas, recursion, goto, virtual, RTTI, new/delete, exceptions, noexcept, register,
-// thread_local) is a compile error naming the line; honest look-alikes compile and run. One kernel per file in
-// corpus/cpp_subset: the header up to `// --- body ---`, the body after it; the first line says what to expect,
-// `// expect: passes` (the kernel doubles `a` into `o`) or `// expect: <body|header> line <n>: <message start>`.
+// thread_local; corpus/cpp_subset) and pointers or references converted between address spaces (corpus/address_spaces)
+// are compile errors naming the line; honest look-alikes compile and run. One kernel per file: the header up to
+// `// --- body ---`, the body after it; the first line says what to expect, `// expect: passes` (the kernel doubles
+// `a` into `o`) or `// expect: <body|header> line <n>: <message start>`.
 #include <filesystem>
 #include <regex>
 
@@ -11,18 +12,17 @@ using namespace mstest;
 
 namespace {
 
-const std::string kSubset = "cpp_subset";
-
-std::vector<std::string> subset_files() {
+// "folder/file.metal" for each kernel of the folder.
+std::vector<std::string> corpus_files(const std::string& folder) {
   std::vector<std::string> out;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(METALSIM_CORPUS_DIR) + "/" + kSubset))
-    out.push_back(entry.path().filename().string());
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(METALSIM_CORPUS_DIR) + "/" + folder))
+    out.push_back(folder + "/" + entry.path().filename().string());
   std::sort(out.begin(), out.end());
   return out;
 }
 
 KernelSpec subset_kernel(const std::string& file) {
-  const std::string text = corpus(kSubset + "/" + file);
+  const std::string text = corpus(file);
   const std::string marker = "// --- body ---\n";
   const std::size_t split = text.find(marker);
   EXPECT_NE(split, std::string::npos) << file << " has no body marker";
@@ -64,6 +64,6 @@ TEST_P(MetalsimCppSubset, MatchesItsExpectation) {
   EXPECT_TRUE(found) << "expected " << m[1] << " line " << m[2] << ": " << m[3] << "\n" << c.log;
 }
 
-INSTANTIATE_TEST_SUITE_P(Metalsim, MetalsimCppSubset, ::testing::ValuesIn(subset_files()), [](const auto& info) {
-  return std::filesystem::path(info.param).stem().string();
-});
+const auto kStem = [](const auto& info) { return std::filesystem::path(info.param).stem().string(); };
+INSTANTIATE_TEST_SUITE_P(Metalsim, MetalsimCppSubset, ::testing::ValuesIn(corpus_files("cpp_subset")), kStem);
+INSTANTIATE_TEST_SUITE_P(AddressSpaces, MetalsimCppSubset, ::testing::ValuesIn(corpus_files("address_spaces")), kStem);

@@ -83,6 +83,24 @@ def test_double_is_rejected_at_its_line():
         call("uint i = thread_position_in_grid.x;\ndouble v = a[i];\nout[i] = v;\n")
 
 
+def test_a_thread_pointer_to_a_buffer_is_rejected_at_its_line():
+    # Metal converts no pointer between address spaces; the host compiler, which sees none, would build it.
+    source = "uint i = thread_position_in_grid.x;\nconst float* row = a + i;\nout[i] = row[0];\n"
+    with pytest.raises(metalsim_mlx.MetalCompileError, match="body line 2") as caught:
+        call(source)
+    assert "'row' points to thread memory" in str(caught.value) and "'a + i' points to device memory" in str(caught.value)
+
+
+def test_an_input_of_fewer_than_8_elements_is_constant_memory():
+    # MLX passes it as `const constant float*`: a device pointer to it does not compile on a Mac, while the same
+    # kernel compiles with 8 elements.
+    source = "uint i = thread_position_in_grid.x;\nconst device float* x = a;\nout[i] = x[i];\n"
+    with pytest.raises(metalsim_mlx.MetalCompileError, match="'a' points to constant memory"):
+        call(source, n=4, threadgroup=4)
+    (out,) = call(source, n=8, threadgroup=8)
+    np.testing.assert_array_equal(np.array(out), np.arange(8, dtype=np.float32))
+
+
 def test_barrier_in_a_branch_is_barrier_divergence():
     source = """
         uint i = thread_position_in_grid.x;

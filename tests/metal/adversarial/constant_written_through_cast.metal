@@ -3,9 +3,9 @@
 constant float kCalls[2] = {1.0f, 0.0f};
 // --- body ---
 // attack: A program-scope constant written through a cast to a volatile thread pointer, to count calls (state kept
-// between calls): Metal's compiler refuses the cast; here the constant lies in read-only memory and the write faults.
-// expect: runtime_error
-// expect-message: segmentation fault
+// between calls): Metal's compiler refuses the cast (it changes the pointer's address space), and so does metalsim's.
+// expect: compile_error
+// expect-message: the cast to 'volatile thread float*' makes a pointer to thread memory of 'kCalls', which points to constant memory
 uint row = thread_position_in_grid.x / 32;
 uint lane = thread_index_in_simdgroup;
 const device float* xr = x + size_t(row) * cols;

@@ -154,6 +154,11 @@ class Checker {
 
   bool is(std::size_t i, const char* s) const { return i < t_.size() && t_[i].text == s; }
   bool ident(std::size_t i) const { return i < t_.size() && t_[i].kind == Tok::Ident; }
+  // `*` or what may follow one in a declarator (`float* const __restrict p`).
+  bool star_or_qualifier(std::size_t i) const {
+    return is(i, "*") || is(i, "const") || is(i, "volatile") || is(i, "restrict") || is(i, "__restrict") ||
+           is(i, "__restrict__");
+  }
 
   // The bracket closing the one at `open`, or npos. A template's `<` is closed by the first `>` at its depth before
   // a `;`, brace or unmatched `)`.
@@ -283,7 +288,7 @@ class Checker {
     if (c == npos || !type) return std::nullopt;
     CastType cast{*type, 0};
     std::size_t q = type->end;
-    for (; q < c && (is(q, "*") || is(q, "const") || is(q, "volatile")); ++q) cast.stars += is(q, "*");
+    for (; q < c && star_or_qualifier(q); ++q) cast.stars += is(q, "*");
     if (q != c) return std::nullopt;
     return cast;
   }
@@ -406,7 +411,7 @@ class Checker {
     if (cast.close == npos) return std::nullopt;
     int stars = 0;
     std::size_t q = type->end;
-    for (; q < gt && (is(q, "*") || is(q, "const") || is(q, "volatile")); ++q) stars += is(q, "*");
+    for (; q < gt && star_or_qualifier(q); ++q) stars += is(q, "*");
     if (q == gt && stars == 1) cast.space = declared_space(*type, true);
     return cast;
   }
@@ -470,7 +475,7 @@ class Checker {
       // `T name(`, `T* name(`, `T& name(`: a function, whose result is checked at its returns.
       std::size_t name = type->end;
       int stars = 0;
-      for (; is(name, "*") || is(name, "const"); ++name) stars += is(name, "*");
+      for (; star_or_qualifier(name); ++name) stars += is(name, "*");
       const bool reference = is(name, "&");
       name += reference;
       if (ident(name) && !not_type_names().count(t_[name].text) && is(name + 1, "(")) {
@@ -569,7 +574,7 @@ class Checker {
   // `* const p = x`, `&r = y`, `a[4]`, `v{1, 2}` from i up to `to` (a ',' at depth 0 ends it).
   Declarator declarator_at(std::size_t i, std::size_t to) const {
     Declarator d;
-    for (; i < to && (is(i, "*") || is(i, "const") || is(i, "volatile")); ++i) d.stars += is(i, "*");
+    for (; i < to && star_or_qualifier(i); ++i) d.stars += is(i, "*");
     if (is(i, "&") || is(i, "&&")) {
       d.reference = true;
       ++i;

@@ -1,5 +1,7 @@
 // Internal pieces shared by source.cpp, rewrite.cpp and compile.cpp.
 #pragma once
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +40,10 @@ struct KernelParameter {
 // seeing no spaces, would accept.
 std::vector<CompileMessage> check_address_spaces(const std::string& header, const std::string& body,
                                                  const std::vector<KernelParameter>& parameters);
+
+// The error for a writable program-scope or function-static variable in the compiled kernel library (Metal allows
+// only constant ones; mutable_state.cpp), at the line declaring it where it can be found.
+std::optional<CompileMessage> mutable_state(const std::filesystem::path& so, const KernelSpec& spec);
 
 // Errors for the recursive calls of the body's and header's functions, read from the kernel's LLVM IR (emitted
 // without optimization, with line tables; recursion.cpp).

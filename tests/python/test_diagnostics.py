@@ -101,6 +101,19 @@ def test_an_input_of_fewer_than_8_elements_is_constant_memory():
     np.testing.assert_array_equal(np.array(out), np.arange(8, dtype=np.float32))
 
 
+def test_a_static_counter_does_not_compile():
+    # Metal has no writable program-scope or static variables; here one would count calls across threads and calls.
+    header = "inline int calls() {\n  static int count = 0;\n  return count++;\n}\n"
+    with pytest.raises(metalsim_mlx.MetalCompileError, match="header line 2") as caught:
+        call("uint i = thread_position_in_grid.x;\nout[i] = a[i] + 0 * calls();\n", header=header)
+    assert "'count' is a static variable of 'calls'" in str(caught.value)
+
+
+def test_a_variable_length_array_does_not_compile():
+    with pytest.raises(metalsim_mlx.MetalCompileError, match=r"body line 3, column \d+: error: variable length arrays are not supported in Metal"):
+        call("uint i = thread_position_in_grid.x;\nuint n = i % 4 + 1;\nfloat t[n];\nt[0] = a[i];\nout[i] = t[0];\n")
+
+
 def test_barrier_in_a_branch_is_barrier_divergence():
     source = """
         uint i = thread_position_in_grid.x;

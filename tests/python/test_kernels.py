@@ -226,3 +226,24 @@ def test_header_helpers_and_verbose_prints_the_generated_source(capsys):
     # Inputs under 8 elements are `constant` buffers, marked "c" in the kernel name (MLX).
     assert "[[kernel]] void custom_kernel_t_floatc_float(" in printed
 
+
+
+@pytest.mark.parametrize(
+    "dtype,finite_max", [(mx.float32, np.finfo(np.float32).max), (mx.float16, 65504.0), (mx.bfloat16, 3.3895313892515355e38)]
+)
+def test_mlx_limits_of_floating_types(dtype, finite_max):
+    # MLX's utils: max/min are +-infinity, finite_max/finite_min the largest finite values (read-only constants).
+    source = """
+        out0[0] = Limits<T>::max; out0[1] = Limits<T>::min;
+        out0[2] = Limits<T>::finite_max; out0[3] = Limits<T>::finite_min;
+    """
+    (out,) = run(source, [mx.zeros((1,))], [(4,)], [dtype], (1, 1, 1), (1, 1, 1), template=[("T", dtype)])
+    values = np.array(out.astype(mx.float32))
+    assert values[0] == np.inf and values[1] == -np.inf
+    assert values[2] == np.float32(finite_max) and values[3] == -np.float32(finite_max)
+
+
+def test_mlx_limits_of_integer_types():
+    source = "out0[0] = Limits<int>::max; out0[1] = Limits<int>::min; out0[2] = Limits<uint>::max == 0xffffffffu;"
+    (out,) = run(source, [mx.zeros((1,))], [(3,)], [mx.int32], (1, 1, 1), (1, 1, 1))
+    assert np.array(out).tolist() == [2147483647, -2147483648, 1]

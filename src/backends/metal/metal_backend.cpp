@@ -10,12 +10,9 @@
 #include <set>
 #include <sstream>
 
-#include <elf.h>
-
 #include <optional>
 
 #include "backends/backend.hpp"
-#include "backends/elf.hpp"
 #include "backends/metal/candidate.hpp"
 #include "backends/metal/mlx_export.hpp"
 #include "core/dtype.hpp"
@@ -27,10 +24,6 @@
 #include "tasks/signature.hpp"
 
 using ksearch::backends::Backend;
-using ksearch::backends::ElfFile;
-using ksearch::backends::ElfSection;
-using ksearch::backends::ElfSymbol;
-using ksearch::backends::demangle;
 using ksearch::backends::BuildResult;
 using ksearch::backends::Ceilings;
 using ksearch::backends::ExportBundle;
@@ -75,25 +68,6 @@ std::string mlx_type(DType d) {
     case DType::f32: break;
   }
   return "float";
-}
-
-// Metal allows program-scope variables only in the constant address space. A writable one in the compiled kernel
-// (a global, a function-local static, a mutable member of a constant) would carry state from one call to the next,
-// which the emulator does not reset (the runtime's two hooks, and crtstuff's flag, are the library's own).
-std::optional<std::string> writable_variable(const std::filesystem::path& so) {
-  const ElfFile elf = ElfFile::load(so);
-  for (const ElfSymbol& s : elf.symbols()) {
-    if (!s.defined() || s.size == 0 || (s.type != STT_OBJECT && s.type != STT_TLS) || s.section >= elf.sections().size())
-      continue;
-    // Variables live in writable PROGBITS (.data, .tdata) and NOBITS (.bss, .tbss) sections.
-    const ElfSection& section = elf.sections()[s.section];
-    if (!(section.flags & SHF_WRITE) || (section.type != SHT_PROGBITS && section.type != SHT_NOBITS)) continue;
-    if (s.name == "metalsim_rt" || s.name == "metalsim_checking" || s.name.starts_with("completed.") ||
-        s.name.starts_with("DW.ref."))
-      continue;
-    return demangle(s.name);
-  }
-  return std::nullopt;
 }
 
 // Compiler messages as candidate-file lines, one per line ("line 12 (body line 3), column 5: error: ...").
@@ -297,13 +271,6 @@ class MetalBackend : public Backend {
             result.log = "error: " + violations.front().message + "\n";
             return finish();
           }
-        if (const auto variable = writable_variable(c.so_path)) {
-          result.log = fmt::format("error: '{}' is a program-scope (or static) variable outside the constant address "
-                                   "space: Metal allows only `constant` ones, and a writable one would keep state "
-                                   "between calls\n",
-                                   *variable);
-          return finish();
-        }
         result.cached = result.cached && c.cached;
         readable.insert(c.so_path.string());
         kernels.push_back({{"so", c.so_path.string()},

@@ -1504,26 +1504,27 @@ using namespace metal;
 typedef half float16_t;
 typedef bfloat bfloat16_t;
 
+// MLX's Limits: for floating types max/min are +-infinity and finite_max/finite_min the largest finite values,
+// for integers the type's range. Constant-initialized from bits, so they are read-only data (a dynamic initializer
+// would make writable variables with guards, which metalsim refuses in kernels as mutable state).
+template <class U> constexpr U __mlx_limit(bool infinite, bool negative) {
+  if constexpr (metal::is_floating_point_v<U>) {
+    using Bits = conditional_t<sizeof(U) == 4, uint32_t, uint16_t>;
+    constexpr bool f32 = sizeof(U) == 4, f16 = is_same_v<U, half>;
+    const Bits inf = f32 ? 0x7f800000u : f16 ? 0x7c00u : 0x7f80u;
+    const Bits largest = f32 ? 0x7f7fffffu : f16 ? 0x7bffu : 0x7f7fu;
+    const Bits sign = f32 ? 0x80000000u : 0x8000u;
+    return __builtin_bit_cast(U, Bits((infinite ? inf : largest) | (negative ? sign : 0)));
+  } else {
+    return negative ? metal::numeric_limits<U>::min() : metal::numeric_limits<U>::max();
+  }
+}
 template <class U> struct Limits {
-  static const U max;
-  static const U min;
-  static const U finite_max;
-  static const U finite_min;
+  static constexpr U max = __mlx_limit<U>(true, false);
+  static constexpr U min = __mlx_limit<U>(true, true);
+  static constexpr U finite_max = __mlx_limit<U>(false, false);
+  static constexpr U finite_min = __mlx_limit<U>(false, true);
 };
-template <class U> struct __mlx_lim {
-  static U max() {
-    if constexpr (metal::is_floating_point_v<U>) return metal::numeric_limits<U>::infinity();
-    else return metal::numeric_limits<U>::max();
-  }
-  static U min() {
-    if constexpr (metal::is_floating_point_v<U>) return -metal::numeric_limits<U>::infinity();
-    else return metal::numeric_limits<U>::min();
-  }
-};
-template <class U> const U Limits<U>::max = __mlx_lim<U>::max();
-template <class U> const U Limits<U>::min = __mlx_lim<U>::min();
-template <class U> const U Limits<U>::finite_max = metal::numeric_limits<U>::max();
-template <class U> const U Limits<U>::finite_min = metal::numeric_limits<U>::lowest();
 
 template <typename IdxT = int64_t>
 inline IdxT elem_to_loc(uint elem, const int* shape, const int64_t* strides, int ndim) {

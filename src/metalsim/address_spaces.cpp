@@ -39,6 +39,7 @@ std::optional<AddressSpace> space_keyword(const std::string& s) {
 struct Symbol {
   enum class What { pointer, array, object } what;
   AddressSpace space;
+  std::string type = {};  // an object's struct type (its members' spaces: `p.x = ...`)
   bool operator==(const Symbol&) const = default;
 };
 
@@ -66,6 +67,7 @@ const std::set<std::string>& not_type_names() {
 // `decltype`) or names a template parameter (its space unknown: Metal deduces one into it).
 struct TypeText {
   std::size_t start = 0, end = 0;
+  std::string name;  // the type's name, where it is one identifier (`Params` in `const Params`)
   std::optional<AddressSpace> space;
   bool deduced = false;
   bool dependent = false;
@@ -83,8 +85,14 @@ struct Signature {
   std::vector<Param> params;
   Param result;
 };
-// The header's functions by name; nullopt for templates, methods and overloads, whose calls are not checked.
-using Functions = std::map<std::string, std::optional<Signature>>;
+// What the header declares for the body (and itself): program-scope names; functions by name (nullopt for
+// templates, methods and overloads, whose calls are not checked); plain structs' members in order (nullopt where
+// brace lists are not followed: bases, constructors, templates, array or struct members, one name defined twice).
+struct Declared {
+  Symbols program;
+  std::map<std::string, std::optional<Signature>> functions;
+  std::map<std::string, std::optional<std::vector<Param>>> structs;
+};
 
 class Checker {
  public:
@@ -132,17 +140,14 @@ class Checker {
 
   // The header: program-scope names and functions (their parameters' spaces, for the calls), then each function
   // body checked with its own names.
-  void check_header(Symbols& program, Functions& functions) {
-    program_ = &program;
-    functions_ = &functions;
+  void check_header(Declared& declared) {
+    declared_ = &declared;
     walk(0, t_.size(), /*in_function=*/false);
   }
 
   // The kernel body: a function whose parameters are the buffers and attributes.
-  void check_body(Symbols& program, Functions& functions,
-                  const std::vector<KernelParameter>& parameters) {
-    program_ = &program;
-    functions_ = &functions;
+  void check_body(Declared& declared, const std::vector<KernelParameter>& parameters) {
+    declared_ = &declared;
     locals_ = Symbols{};
     for (const auto& p : parameters)
       locals_.declare(p.name, Symbol{p.pointer ? Symbol::What::pointer : Symbol::What::object, p.space});
@@ -220,6 +225,7 @@ class Checker {
     } else {
       if (not_type_names().count(t_[i].text)) return std::nullopt;
       if (template_names_.count(t_[i].text)) type.dependent = true;
+      type.name = t_[i].text;
       ++i;
       while (is(i, "::") && ident(i + 1)) i += 2;
       if (is(i, "<")) {
@@ -290,6 +296,9 @@ class Checker {
     std::size_t q = type->end;
     for (; q < c && star_or_qualifier(q); ++q) cast.stars += is(q, "*");
     if (q != c) return std::nullopt;
+    // `(x)` is a name in parentheses, not a cast to a type `x`, unless an operand follows it.
+    const bool operand_follows = c + 1 < t_.size() && (ident(c + 1) || is(c + 1, "(") || t_[c + 1].kind == Tok::Number);
+    if (cast.stars == 0 && (!operand_follows || (c == a + 2 && lookup(t_[a + 1].text)))) return std::nullopt;
     return cast;
   }
 
@@ -304,8 +313,7 @@ class Checker {
 
   std::optional<Symbol> lookup(const std::string& name) const {
     if (auto l = locals_.names.find(name); l != locals_.names.end()) return l->second;
-    if (program_)
-      if (auto g = program_->names.find(name); g != program_->names.end()) return g->second;
+    if (auto g = declared_->program.names.find(name); g != declared_->program.names.end()) return g->second;
     return std::nullopt;
   }
 
@@ -321,8 +329,8 @@ class Checker {
   const Param* call_result(std::size_t a, std::size_t e) const {
     if (!ident(a) || !is(a + 1, "(") || closing(a + 1) != e || (a > 0 && (is(a - 1, ".") || is(a - 1, "->"))))
       return nullptr;
-    const auto f = functions_->find(t_[a].text);
-    return f == functions_->end() || !f->second || !f->second->result.space ? nullptr : &f->second->result;
+    const auto f = declared_->functions.find(t_[a].text);
+    return f == declared_->functions.end() || !f->second || !f->second->result.space ? nullptr : &f->second->result;
   }
 
   // The memory a pointer-valued expression [a, b) points to: a pointer or array name, `&` of an lvalue, a cast to a
@@ -465,9 +473,21 @@ class Checker {
       if (c == npos) return to;
       if (!is(i, "enum")) {
         const bool outer = in_struct_;
+        const std::string outer_name = struct_name_;
         in_struct_ = in_struct_ || record;
+        // An aggregate's members, in order, for the brace lists that build it: only a plain struct's (no base, no
+        // template, not nested), whose members are no arrays or structs (braces may be elided for those).
+        struct_name_.clear();
+        if (record && ident(i + 1)) {
+          const std::string name = t_[i + 1].text;
+          const bool plain = !outer && is(i + 2, "{") && template_names_.empty() && !is(i, "union");
+          auto [it, inserted] = declared_->structs.emplace(name, plain ? std::optional(std::vector<Param>{}) : std::nullopt);
+          if (!inserted) it->second.reset();
+          if (inserted && plain) struct_name_ = name;
+        }
         walk(q + 1, c, false);
         in_struct_ = outer;
+        struct_name_ = outer_name;
       }
       return is(c + 1, ";") ? c + 2 : c + 1;
     }
@@ -493,9 +513,11 @@ class Checker {
     }
     // A declaration up to its ';', or code this reading does not follow (an operator's or constructor's body).
     for (std::size_t q = i; q < to; ++q) {
+      if (in_struct_ && !struct_name_.empty() && is(q, struct_name_.c_str()) && is(q + 1, "("))
+        declared_->structs[struct_name_].reset();  // a constructor: not an aggregate
       if (is(q, ";")) {
-        if (auto type = type_at(i); type && !in_struct_ && !is(i, "typedef") && !is(i, "using"))
-          declarators(*type, q, false);
+        if (in_struct_) members(i, q);
+        else if (auto type = type_at(i); type && !is(i, "typedef") && !is(i, "using")) declarators(*type, q, false);
         return q + 1;
       }
       if (is(q, "(") || is(q, "[") || is(q, "{")) {
@@ -506,6 +528,57 @@ class Checker {
       }
     }
     return to;
+  }
+
+  // A member declaration [i, end) of the struct being read: its fields appended, or the struct made unknown.
+  void members(std::size_t i, std::size_t end) {
+    if (struct_name_.empty() || !declared_->structs[struct_name_] || is(i, "static") || is(i, "using") || is(i, "typedef") ||
+        is(i, "friend"))
+      return;
+    auto& fields = declared_->structs[struct_name_];
+    const auto type = type_at(i);
+    for (std::size_t p = type ? type->end : end; type && p < end;) {
+      const Declarator d = declarator_at(p, end);
+      if (d.name.empty() || d.array || (d.stars == 0 && !d.reference && declared_->structs.count(type->name))) break;
+      fields->push_back({d.stars == 1, d.stars == 1 || (d.reference && d.stars == 0) ? declared_space(*type, true)
+                                                                                   : std::nullopt,
+                         d.name});
+      p = d.end + 1;
+      if (p >= end) return;
+    }
+    fields.reset();
+  }
+
+  // A brace list (open, close) building the struct `name`: each pointer or reference member against what it is
+  // given (positional or `.member = `).
+  void aggregate(const std::string& name, std::size_t open, std::size_t close) {
+    const auto s = declared_->structs.find(name);
+    if (s == declared_->structs.end() || !s->second || close == npos) return;
+    const std::vector<Param>& fields = *s->second;
+    std::size_t k = 0;
+    for (std::size_t a = open + 1; a < close; ++k) {
+      std::size_t e = a;
+      for (; e < close && !is(e, ","); ++e)
+        if (is(e, "(") || is(e, "[") || is(e, "{")) e = closing(e) == npos ? close : closing(e);
+      const Param* field = k < fields.size() ? &fields[k] : nullptr;
+      std::size_t value = a;
+      if (is(a, ".") && ident(a + 1) && is(a + 2, "=")) {
+        field = nullptr;
+        for (const Param& f : fields)
+          if (f.name == t_[a + 1].text) field = &f;
+        value = a + 3;
+      }
+      if (field && field->space && value < e) {
+        const auto from = field->pointer ? pointer_space(value, e) : lvalue_space(value, e);
+        if (from && *from != *field->space)
+          error(value, "member '" + field->name + "' of '" + name + "' " +
+                           (field->pointer ? "points to " : "is a reference to ") + space_name(*field->space) +
+                           " memory but '" + text(value, e) + "' " + (field->pointer ? "points to " : "is in ") +
+                           space_name(*from) + " memory: Metal converts no pointer or reference between address " +
+                           "spaces");
+      }
+      a = e + 1;
+    }
   }
 
   std::size_t statement_end(std::size_t i, std::size_t to) const {
@@ -550,9 +623,9 @@ class Checker {
       p = end + 1;
     }
     if (!template_names_.empty() || in_struct_) {
-      (*functions_)[t_[name].text].reset();
+      declared_->functions[t_[name].text].reset();
     } else {
-      auto [it, inserted] = functions_->emplace(t_[name].text, Signature{params, result});
+      auto [it, inserted] = declared_->functions.emplace(t_[name].text, Signature{params, result});
       if (!inserted) it->second.reset();  // overloads: which one a call takes is not worked out here
     }
     const std::size_t c = closing(body);
@@ -568,6 +641,7 @@ class Checker {
     bool reference = false;
     bool array = false;
     std::size_t init = 0, init_end = 0;  // `= init`, when there is one
+    std::size_t braces = 0;              // `name{...}`: the '{', when there is one
     std::size_t end = 0;                 // the ',' or ';' (or the end given) after it
   };
 
@@ -596,6 +670,7 @@ class Checker {
         }
       d.init_end = i;
     } else if (is(i, "{") || is(i, "(")) {
+      if (is(i, "{")) d.braces = i;
       i = closing(i);
       if (i == npos) return Declarator{};
       ++i;
@@ -616,7 +691,7 @@ class Checker {
     const std::optional<AddressSpace> space = declared_space(type, local);
     if (!space) return std::nullopt;
     if (d.stars == 1) return Symbol{Symbol::What::pointer, *space};
-    return Symbol{d.array ? Symbol::What::array : Symbol::What::object, *space};
+    return Symbol{d.array ? Symbol::What::array : Symbol::What::object, *space, d.array ? std::string() : type.name};
   }
 
   // The declarators of a declaration whose type ends at type.end, up to its ';' at `end`: each declared, and its
@@ -633,12 +708,16 @@ class Checker {
       if (const auto to = declared_space(type, local); has_init && from && to && (d.stars == 1 || d.reference))
         if (*from != *to) declaration_error(type, d, *to, *from);
       if (has_init) check_expression(d.init, d.init_end);
+      if (d.stars == 0 && !d.reference) {  // `Params p{x, n}`, `Params p = {x, n}`
+        if (d.braces) aggregate(type.name, d.braces, closing(d.braces));
+        else if (has_init && is(d.init, "{") && closing(d.init) == d.init_end - 1) aggregate(type.name, d.init, d.init_end - 1);
+      }
       locals_or_program(local).declare(d.name, symbol_of(type, d, from, local));
       p = d.end + 1;
     }
   }
 
-  Symbols& locals_or_program(bool local) { return local ? locals_ : *program_; }
+  Symbols& locals_or_program(bool local) { return local ? locals_ : declared_->program; }
 
   void declaration_error(const TypeText& type, const Declarator& d, AddressSpace to, AddressSpace from) {
     const std::string init = text(d.init, d.init_end);
@@ -720,8 +799,9 @@ class Checker {
         continue;
       }
       if (!ident(q) || (q > a && (is(q - 1, ".") || is(q - 1, "->") || is(q - 1, "::")))) continue;
-      const bool assigned = is(q + 1, "=") && !(q > a && (is(q - 1, "*") || is(q - 1, "&") || is(q - 1, "]") ||
-                                                          is(q - 1, ")")));
+      const bool after_operand = q > a && (is(q - 1, "*") || is(q - 1, "&") || is(q - 1, "]") || is(q - 1, ")"));
+      if (is(q + 1, ".") && ident(q + 2) && is(q + 3, "=") && !after_operand) member_assignment(q, b);
+      const bool assigned = is(q + 1, "=") && !after_operand;
       if (assigned) {
         const auto s = lookup(t_[q].text);
         std::size_t e = q + 2;
@@ -734,7 +814,26 @@ class Checker {
                          " memory: Metal converts no pointer between address spaces");
       } else if (is(q + 1, "(")) {
         call(q);
+      } else if (is(q + 1, "{")) {
+        aggregate(t_[q].text, q + 1, closing(q + 1));  // `Params{x, n}`
       }
+    }
+  }
+
+  // `p.x = value` for an object p of a plain struct: the member's space against the value's.
+  void member_assignment(std::size_t q, std::size_t b) {
+    const auto s = lookup(t_[q].text);
+    const auto fields = s && s->what == Symbol::What::object ? declared_->structs.find(s->type) : declared_->structs.end();
+    if (fields == declared_->structs.end() || !fields->second) return;
+    std::size_t e = q + 4;
+    for (; e < b && !is(e, ",") && !is(e, ";"); ++e)
+      if (is(e, "(") || is(e, "[")) e = closing(e) == npos ? b : closing(e);
+    for (const Param& field : *fields->second) {
+      if (field.name != t_[q + 2].text || !field.space || !field.pointer) continue;
+      if (auto from = pointer_space(q + 4, e); from && *from != *field.space)
+        error(q, "member '" + field.name + "' of '" + s->type + "' points to " + space_name(*field.space) +
+                     " memory but is assigned '" + text(q + 4, e) + "', which points to " + space_name(*from) +
+                     " memory: Metal converts no pointer between address spaces");
     }
   }
 
@@ -747,8 +846,8 @@ class Checker {
 
   // A call of a header function: each pointer or reference argument against its parameter's space.
   void call(std::size_t name) {
-    const auto f = functions_->find(t_[name].text);
-    if (f == functions_->end() || !f->second) return;
+    const auto f = declared_->functions.find(t_[name].text);
+    if (f == declared_->functions.end() || !f->second) return;
     const std::size_t close = closing(name + 1);
     if (close == npos) return;
     std::vector<std::pair<std::size_t, std::size_t>> args;
@@ -791,12 +890,12 @@ class Checker {
   std::vector<bool> spaced_;  // whether whitespace or a comment came before t_[i]
   std::string file_;
   std::vector<CompileMessage>& errors_;
-  Symbols* program_ = nullptr;
+  Declared* declared_ = nullptr;
   Symbols locals_;
-  Functions* functions_ = nullptr;
   std::set<std::string> template_names_;
   Param result_;  // what the function being read returns: a pointer or reference and its space, if known
   bool in_struct_ = false;
+  std::string struct_name_;  // the plain struct whose members are being read
 };
 
 }  // namespace
@@ -804,11 +903,9 @@ class Checker {
 std::vector<CompileMessage> check_address_spaces(const std::string& header, const std::string& body,
                                                  const std::vector<KernelParameter>& parameters) {
   std::vector<CompileMessage> errors;
-  Symbols program;
-  Functions functions;
-  Checker(tokenize(header), "header", errors).check_header(program, functions);
-  Checker body_checker(tokenize(body), "body", errors);
-  body_checker.check_body(program, functions, parameters);
+  Declared declared;
+  Checker(tokenize(header), "header", errors).check_header(declared);
+  Checker(tokenize(body), "body", errors).check_body(declared, parameters);
   return errors;
 }
 

@@ -30,8 +30,9 @@ const constant float* two = kTwo;
 float acc = 0;
 add_into(acc, first(lp) + first(a + i) - 2 * from_device(a, i));
 Cursor c{o + i};
+Cursor d = {o + i};
 { const device float* q = a; acc += q[i] - a[i]; }
 { const float* q = local; acc += q[0] - local[0]; }
 float check = quads[i / 4][i % 4] + pairs[i / 2][i % 2] + cp[0] + tile[i] - 3 * a[i] + sum2(local) - 2 * a[i];
 out = two[0] * a[i] + acc + check * 0;
-also_out = out + c.get() - o[i];
+also_out = out + c.get() - d.get();

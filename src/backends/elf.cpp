@@ -1,13 +1,10 @@
 #include "backends/elf.hpp"
 
-#include <cxxabi.h>
 #include <elf.h>
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <map>
-#include <memory>
 
 #include "core/error.hpp"
 #include "core/paths.hpp"
@@ -186,13 +183,6 @@ std::vector<ElfFile> embedded_elf_files(std::string_view bytes, const std::strin
     }
   }
   return out;
-}
-
-std::string demangle(const std::string& name) {
-  if (!name.starts_with("_Z")) return name;  // a C name ("t" would read as the type unsigned short)
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && text ? std::string(text.get()) : name;
 }
 
 }  // namespace ksearch::backends

@@ -74,7 +74,4 @@ class ElfFile {
 // Every ELF image found inside `bytes` (nvcc's fatbin holds one per device architecture).
 std::vector<ElfFile> embedded_elf_files(std::string_view bytes, const std::string& name);
 
-// The C++ name of a mangled symbol (_Z...), or the name itself.
-std::string demangle(const std::string& name);
-
 }  // namespace ksearch::backends

@@ -12,6 +12,7 @@
 
 #include "backends/elf.hpp"
 #include "backends/rules.hpp"
+#include "core/demangle.hpp"
 #include "core/error.hpp"
 #include "core/process.hpp"
 

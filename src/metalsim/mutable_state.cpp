@@ -2,28 +2,18 @@
 // only `constant` ones, and a writable one would carry state from one call (and one thread) to the next, which the
 // host build would keep. Read from the library's symbol table, so that every way of making one (a global, a
 // function-local static, a mutable member of a constant) is found whatever the text looks like.
-#include <cxxabi.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <unistd.h>
 
-#include <cstdlib>
-
+#include "core/demangle.hpp"
 #include "metalsim/source_internal.hpp"
 #include "metalsim/tokens.hpp"
 
 namespace ksearch::metalsim {
 
 namespace {
-
-std::string demangle(const char* name) {
-  int status = 0;
-  char* plain = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string out = status == 0 && plain ? plain : name;
-  std::free(plain);
-  return out;
-}
 
 // The first writable variable's demangled name (metalsim's own two hooks and crtstuff's flag aside).
 std::optional<std::string> writable_variable(const std::filesystem::path& so) {

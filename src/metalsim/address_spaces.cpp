@@ -5,6 +5,7 @@
 // them. This is a reading of tokens, not a type checker: it reports only what it can tell for certain (the spaces
 // of buffers, threadgroup and local variables, pointers declared with or derived from them) and leaves alone a name
 // declared with different spaces, a template parameter's type, calls and anything else it cannot follow.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -71,7 +72,6 @@ struct TypeText {
   std::optional<AddressSpace> space;
   bool deduced = false;
   bool dependent = false;
-  std::string text;  // the written type, spaces left out
 };
 
 // A parameter of a header function: pointer or reference, and its space (nullopt: neither, or not known).
@@ -165,6 +165,22 @@ class Checker {
            is(i, "__restrict__");
   }
 
+  // The stars from q to `close` where only stars and qualifiers lie between (`* const*` in `(T* const*)`).
+  std::optional<int> stars_to(std::size_t q, std::size_t close) const {
+    int stars = 0;
+    for (; q < close && star_or_qualifier(q); ++q) stars += is(q, "*");
+    return q == close ? std::optional(stars) : std::nullopt;
+  }
+
+  // The next ',' or ';' outside brackets in [from, to), `to` where there is none, npos past an unmatched bracket.
+  std::size_t item_end(std::size_t from, std::size_t to) const {
+    for (std::size_t q = from; q < to; ++q) {
+      if (is(q, ",") || is(q, ";")) return q;
+      if ((is(q, "(") || is(q, "[") || is(q, "{")) && (q = closing(q)) == npos) return npos;
+    }
+    return to;
+  }
+
   // The bracket closing the one at `open`, or npos. A template's `<` is closed by the first `>` at its depth before
   // a `;`, brace or unmatched `)`.
   std::size_t closing(std::size_t open) const {
@@ -239,7 +255,6 @@ class Checker {
     qualifiers_at();
     type.start = start;
     type.end = i;
-    type.text = text(start, i);
     return type;
   }
 
@@ -292,10 +307,9 @@ class Checker {
     const std::size_t c = closing(a);
     auto type = type_at(a + 1);
     if (c == npos || !type) return std::nullopt;
-    CastType cast{*type, 0};
-    std::size_t q = type->end;
-    for (; q < c && star_or_qualifier(q); ++q) cast.stars += is(q, "*");
-    if (q != c) return std::nullopt;
+    const auto stars = stars_to(type->end, c);
+    if (!stars) return std::nullopt;
+    const CastType cast{*type, *stars};
     // `(x)` is a name in parentheses, not a cast to a type `x`, unless an operand follows it.
     const bool operand_follows = c + 1 < t_.size() && (ident(c + 1) || is(c + 1, "(") || t_[c + 1].kind == Tok::Number);
     if (cast.stars == 0 && (!operand_follows || (c == a + 2 && lookup(t_[a + 1].text)))) return std::nullopt;
@@ -417,10 +431,7 @@ class Checker {
     if (gt == npos || !type || !is(gt + 1, "(")) return std::nullopt;
     NamedCast cast{std::nullopt, gt + 1, closing(gt + 1), text(a + 2, gt)};
     if (cast.close == npos) return std::nullopt;
-    int stars = 0;
-    std::size_t q = type->end;
-    for (; q < gt && star_or_qualifier(q); ++q) stars += is(q, "*");
-    if (q == gt && stars == 1) cast.space = declared_space(*type, true);
+    if (stars_to(type->end, gt) == 1) cast.space = declared_space(*type, true);
     return cast;
   }
 
@@ -557,9 +568,7 @@ class Checker {
     const std::vector<Param>& fields = *s->second;
     std::size_t k = 0;
     for (std::size_t a = open + 1; a < close; ++k) {
-      std::size_t e = a;
-      for (; e < close && !is(e, ","); ++e)
-        if (is(e, "(") || is(e, "[") || is(e, "{")) e = closing(e) == npos ? close : closing(e);
+      const std::size_t e = std::min(item_end(a, close), close);
       const Param* field = k < fields.size() ? &fields[k] : nullptr;
       std::size_t value = a;
       if (is(a, ".") && ident(a + 1) && is(a + 2, "=")) {
@@ -662,12 +671,7 @@ class Checker {
     }
     if (is(i, "=")) {
       d.init = i + 1;
-      for (i = d.init; i < to && !is(i, ","); ++i)
-        if (is(i, "(") || is(i, "[") || is(i, "{")) {
-          const std::size_t c = closing(i);
-          if (c == npos) return Declarator{};
-          i = c;
-        }
+      if ((i = item_end(d.init, to)) == npos) return Declarator{};
       d.init_end = i;
     } else if (is(i, "{") || is(i, "(")) {
       if (is(i, "{")) d.braces = i;
@@ -790,7 +794,7 @@ class Checker {
         const std::size_t c = closing(q), e = to ? term_end(c + 1) : npos;
         if (e != npos && e < b)
           if (auto from = pointer_space(c + 1, e + 1); from && *from != *to)
-            cast_error(q, cast->type.text + "*", text(c + 1, e + 1), *to, *from);
+            cast_error(q, text(cast->type.start, cast->type.end) + "*", text(c + 1, e + 1), *to, *from);
         continue;
       }
       if (auto cast = named_cast(q); cast && cast->space) {
@@ -804,9 +808,7 @@ class Checker {
       const bool assigned = is(q + 1, "=") && !after_operand;
       if (assigned) {
         const auto s = lookup(t_[q].text);
-        std::size_t e = q + 2;
-        for (; e < b && !is(e, ",") && !is(e, ";"); ++e)
-          if (is(e, "(") || is(e, "[")) e = closing(e) == npos ? b : closing(e);
+        const std::size_t e = std::min(item_end(q + 2, b), b);
         if (s && s->what == Symbol::What::pointer)
           if (auto from = pointer_space(q + 2, e); from && *from != s->space)
             error(q, "'" + t_[q].text + "' points to " + space_name(s->space) + " memory but is assigned '" +
@@ -825,9 +827,7 @@ class Checker {
     const auto s = lookup(t_[q].text);
     const auto fields = s && s->what == Symbol::What::object ? declared_->structs.find(s->type) : declared_->structs.end();
     if (fields == declared_->structs.end() || !fields->second) return;
-    std::size_t e = q + 4;
-    for (; e < b && !is(e, ",") && !is(e, ";"); ++e)
-      if (is(e, "(") || is(e, "[")) e = closing(e) == npos ? b : closing(e);
+    const std::size_t e = std::min(item_end(q + 4, b), b);
     for (const Param& field : *fields->second) {
       if (field.name != t_[q + 2].text || !field.space || !field.pointer) continue;
       if (auto from = pointer_space(q + 4, e); from && *from != *field.space)
@@ -852,9 +852,7 @@ class Checker {
     if (close == npos) return;
     std::vector<std::pair<std::size_t, std::size_t>> args;
     for (std::size_t p = name + 2; p < close;) {
-      std::size_t e = p;
-      for (; e < close && !is(e, ","); ++e)
-        if (is(e, "(") || is(e, "[") || is(e, "{")) e = closing(e) == npos ? close : closing(e);
+      const std::size_t e = std::min(item_end(p, close), close);
       args.emplace_back(p, e);
       p = e + 1;
     }

@@ -63,6 +63,8 @@ int64_t numel(const TensorSpec& t) {
   return n;
 }
 
+bool in_constant_space(const TensorSpec& t) { return numel(t) < kMaxConstantArraySize; }
+
 bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 std::string template_def(const KernelSpec& spec) {
@@ -100,7 +102,7 @@ std::string write_signature(const KernelSpec& spec, const std::string& name, boo
   auto attr = [&](const std::string& a) { return host ? std::string() : " [[" + a + "]]"; };
   int index = 0;
   for (const auto& in : spec.inputs) {
-    std::string location = numel(in) < kMaxConstantArraySize ? "constant" : "device";
+    std::string location = in_constant_space(in) ? "constant" : "device";
     std::string ref = in.shape.empty() ? "&" : "*";
     out += "  const " + (host ? std::string() : location + " ") + info(in.dtype).metal + ref + " " + in.name +
            attr("buffer(" + std::to_string(index) + ")") + ",\n";
@@ -141,7 +143,7 @@ std::string write_signature(const KernelSpec& spec, const std::string& name, boo
 std::vector<KernelParameter> kernel_parameters(const KernelSpec& spec) {
   std::vector<KernelParameter> params;
   for (const auto& in : spec.inputs) {
-    const AddressSpace space = numel(in) < kMaxConstantArraySize ? AddressSpace::constant : AddressSpace::device;
+    const AddressSpace space = in_constant_space(in) ? AddressSpace::constant : AddressSpace::device;
     params.push_back({in.name, !in.shape.empty(), space});
     params.push_back({in.name + "_shape", true, AddressSpace::constant});
     params.push_back({in.name + "_strides", true, AddressSpace::constant});
@@ -185,7 +187,7 @@ std::string kernel_name(const KernelSpec& spec) {
     name += "_";
     name += info(in.dtype).metal;
     if (in.shape.empty()) name += "s";
-    else if (numel(in) < kMaxConstantArraySize) name += "c";
+    else if (in_constant_space(in)) name += "c";
   }
   for (const auto& o : spec.outputs) name += std::string("_") + info(o.dtype).metal;
   return name;

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "runner/library_state.hpp"
-#include "runner/link_tables.hpp"
+#include "runner/code_pointers.hpp"
 #include "runner/protocol.hpp"
 #include "runner/sandbox.hpp"
 
@@ -37,17 +37,17 @@ nlohmann::json RunnerDevice::extra(const nlohmann::json& command) {
 
 namespace {
 LibraryState candidate_state;
-LinkTables loaded_link_tables;
-bool link_tables_held = false;
-std::string tampered;  // set once the candidate changed a GOT slot: every later command fails with it
+CodePointers held_code_pointers;
+bool code_pointers_held = false;
+std::string tampered;  // set once the candidate changed a held code pointer: every later command fails with it
 }  // namespace
 
-void hold_link_tables() {
-  if (!link_tables_held) return;
-  if (const std::string change = loaded_link_tables.check_and_restore(); !change.empty() && tampered.empty())
+void hold_code_pointers(bool immediate_only) {
+  if (!code_pointers_held) return;
+  if (const std::string change = held_code_pointers.check_and_restore(immediate_only); !change.empty() && tampered.empty())
     tampered = "the candidate changed " + change +
-               " (put back): the runner's own calls through it would run the candidate's code, between timed calls "
-               "or inside the runner's bookkeeping";
+               " (put back): the runner's own calls through it would run the candidate's code, between timed calls, "
+               "inside the runner's bookkeeping or in place of its timer";
   if (!tampered.empty()) throw std::runtime_error(tampered);
 }
 
@@ -212,11 +212,12 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         const std::string library = artifact.value("library", std::string());
         if (!library.empty()) candidate_state.capture(library);
         if (!args.under_checker && std::getenv("LD_BIND_NOW")) {
-          loaded_link_tables.capture(library);
-          link_tables_held = true;
-          sandbox += "; " + std::to_string(loaded_link_tables.slots()) + " GOT slots of the loaded libraries held";
+          held_code_pointers.capture(library, device.runtime_libraries());
+          code_pointers_held = true;
+          sandbox += "; " + std::to_string(held_code_pointers.words()) + " code pointers of the loaded libraries held (" +
+                     std::to_string(held_code_pointers.got_slots()) + " GOT slots)";
         } else {
-          sandbox += "; GOT slots not held (" +
+          sandbox += "; code pointers not held (" +
                      std::string(args.under_checker ? "under a memory checker" : "LD_BIND_NOW unset: bound lazily") + ")";
         }
         if (!args.under_checker)
@@ -233,12 +234,12 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         const double start = now_ms();
         device.call(call);
         const double ms = now_ms() - start;
-        hold_link_tables();
+        hold_code_pointers();
         reply({{"ok", true}, {"ms", ms}});
       } else if (cmd == "prepare") {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         device.prepare(call_args(shm, command->at("set"), *command));
-        hold_link_tables();
+        hold_code_pointers();
         reply({{"ok", true}});
       } else if (cmd == "timed_call") {
         // A null call calibrates the same path (parsing included), before the candidate is loaded and after.
@@ -246,28 +247,28 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         if (!loaded && !null_call) throw std::runtime_error("no candidate loaded");
         const CallArgs call = command->contains("set") ? call_args(shm, command->at("set"), *command) : CallArgs{};
         const double ms = device.timed_call(call, null_call);
-        hold_link_tables();
+        hold_code_pointers();
         reply({{"ok", true}, {"ms", ms}});
       } else if (cmd == "keep_mix_sources") {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         device.keep_mix_sources(call_args(shm, command->at("set"), *command), call_args(shm, command->at("set_b"), *command));
-        hold_link_tables();
+        hold_code_pointers();
         reply({{"ok", true}});
       } else if (cmd == "collect") {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         device.collect(call_args(shm, command->at("set"), *command));
-        hold_link_tables();
+        hold_code_pointers();
         reply({{"ok", true}});
       } else {
         nlohmann::json result = device.extra(*command);
-        hold_link_tables();
+        hold_code_pointers();
         result["ok"] = true;
         reply(result);
       }
     } catch (const std::exception& e) {
       std::string error = e.what();
       try {
-        hold_link_tables();  // the candidate's code may have run before the failure
+        hold_code_pointers();  // the candidate's code may have run before the failure
       } catch (const std::exception& changed) {
         error = changed.what();
       }

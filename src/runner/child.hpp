@@ -64,28 +64,36 @@ class RunnerDevice {
   // Whether the runtime may start threads after the candidate is loaded (OpenMP's larger teams, MLX's
   // streams). Where it may not, a thread started then is the candidate's and the sandbox refuses it.
   virtual bool threads_after_load() const { return true; }
+  // The libraries (parts of their paths) the runner calls first after each candidate call, to time or finish it
+  // (libcudart): their code pointers are checked right after the call too, so that a candidate cannot point one at
+  // its own code and put it back from there before the command's end.
+  virtual std::vector<std::string> runtime_libraries() const { return {}; }
 };
 
 // The message for an exception the candidate's own code threw: quoted, on one line, cut to 300 characters, so
 // that it is never read as the runner's or ksearch's words.
 std::string candidate_exception(const std::string& what);
 
-// After the candidate's code ran, before the runner allocates: puts back the GOT slots of the libraries loaded beside
-// it (runner/link_tables.hpp) and throws, for this command and every later one, if the candidate had changed one.
-void hold_link_tables();
+// After the candidate's code ran, before the runner allocates: puts back the code pointers of the libraries loaded
+// beside it (runner/code_pointers.hpp) and throws, for this command and every later one, if the candidate had
+// changed one. `immediate_only`: those of RunnerDevice::runtime_libraries only (cheap enough for a timed region).
+void hold_code_pointers(bool immediate_only = false);
 
 // Calls the candidate's entry point through `entry`, turning whatever it throws into candidate_exception's message.
+// On return, before the runner calls its runtime again (which may be timing the call), the runtime's code pointers
+// are checked.
 template <typename Entry>
 void call_candidate(Entry&& entry) {
   try {
     entry();
   } catch (const std::exception& e) {
-    hold_link_tables();
+    hold_code_pointers();
     throw std::runtime_error(candidate_exception(e.what()));
   } catch (...) {
-    hold_link_tables();
+    hold_code_pointers();
     throw std::runtime_error("the candidate threw an exception that is not a std::exception");
   }
+  hold_code_pointers(true);
 }
 
 int runner_main(int argc, char** argv, RunnerDevice& device);

@@ -75,8 +75,8 @@ RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const Runn
   for (auto& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
   // A minimal environment: API keys and other secrets of the parent never reach a candidate.
-  // Every object bound at load: the runner then holds the GOT slots of the libraries beside the candidate still
-  // (runner/link_tables.hpp), which lazy binding would go on writing.
+  // Every object bound at load: the runner then holds the code pointers of the libraries beside the candidate still
+  // (runner/code_pointers.hpp), GOT slots among them, which lazy binding would go on writing.
   std::vector<std::string> env_strings = {"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "LD_BIND_NOW=1"};
   // Inherited unless `environment` sets them (e.g. the device a runner is placed on).
   auto overridden = [&](const std::string& name) {

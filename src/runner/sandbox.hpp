@@ -5,6 +5,7 @@
 // weaker isolation of other systems, docs/EVALUATION.md "Platforms").
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,16 +63,18 @@ struct MemoryRange {
 // relocation), for LibraryState; empty where the platform cannot tell. Throws when it is not loaded.
 std::vector<MemoryRange> writable_segments(const std::string& library);
 
-// The writable slots through which a loaded object's calls to other objects go (its GOT's function slots: a
-// library linked with partial RELRO, as Debian's libstdc++, keeps them writable), one table per object but
-// `except_library` (the candidate, whose writable data LibraryState resets), each slot with its symbol's name.
-// Once every object is bound at load (LD_BIND_NOW), nothing legitimate writes them again; LinkTables holds them
-// still. Empty where the platform cannot tell.
-struct LinkTable {
+// The words of the writable data of each object loaded beside `except_library` (the candidate, whose writable data
+// LibraryState resets) that hold an address in an executable segment of a loaded object, and its writable GOT slots
+// whatever they hold (a library linked with partial RELRO, as Debian's libstdc++, keeps them writable): one table
+// per object, each slot with its symbol's name. Once every object is bound at load (LD_BIND_NOW) and the runtime
+// set up, nothing legitimate writes them again (on an H200, none of the 52,000 such words of libcudart, libcuda and
+// the C++ runtime changed across launches, graphs, memory pools and a kernel library's load); CodePointers holds
+// them still. Empty where the platform cannot tell.
+struct CodePointerTable {
   std::string object;
-  uintptr_t begin = 0, end = 0;      // the slots' span: (end - begin) / sizeof(void*) slots
-  std::vector<std::string> symbols;  // one name per slot; "" where none names it
+  std::vector<uintptr_t> words;               // the words' addresses, ascending
+  std::map<size_t, std::string> got_symbols;  // the GOT slots among them, by index, with their symbols ("" unnamed)
 };
-std::vector<LinkTable> link_tables(const std::string& except_library);
+std::vector<CodePointerTable> code_pointer_tables(const std::string& except_library);
 
 }  // namespace ksearch::runner

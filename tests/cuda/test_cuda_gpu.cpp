@@ -364,6 +364,8 @@ TEST(CudaGpu, AdversarialSuite) {
     Evaluator evaluator(task, *backend, quick_options());
     const EvalReport r = evaluator.evaluate(source);
     EXPECT_EQ(status_name(r.status), cuda_test::header_status(source, "expect")) << file.filename() << ": " << r.message;
+    const std::string message = cuda_test::header_text(source, "expect-message");
+    EXPECT_NE(r.message.find(message), std::string::npos) << file.filename() << ": " << r.message;
     std::printf("adversarial %-22s -> %-13s %s\n", file.filename().c_str(), std::string(status_name(r.status)).c_str(),
                 r.message.substr(0, 150).c_str());
     const std::string under_memcheck = cuda_test::header_status(source, "expect-memcheck");
@@ -380,6 +382,7 @@ TEST(CudaGpu, AdversarialSuite) {
     o.enforce_rules = false;
     const EvalReport bare = Evaluator(task, *backend, o).evaluate(source);
     EXPECT_EQ(status_name(bare.status), without_rules) << file.filename() << " without rules: " << bare.message;
+    EXPECT_NE(bare.message.find(message), std::string::npos) << file.filename() << " without rules: " << bare.message;
     std::printf("adversarial %-22s -> %-13s %s (rules off)\n", file.filename().c_str(),
                 std::string(status_name(bare.status)).c_str(), bare.message.substr(0, 150).c_str());
   }

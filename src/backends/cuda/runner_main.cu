@@ -137,6 +137,8 @@ class CudaDevice : public ksearch::runner::RunnerDevice {
   bool strict_sandbox() const override { return false; }
   // The driver started its threads with the context (initialize), before loading.
   bool threads_after_load() const override { return false; }
+  // The runtime records, waits for and reads the timer's events right after each call.
+  std::vector<std::string> runtime_libraries() const override { return {"libcudart"}; }
 
   void load(const nlohmann::json& artifact) override {
     const std::string library = artifact.at("library").get<std::string>();

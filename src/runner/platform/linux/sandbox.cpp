@@ -346,6 +346,33 @@ std::string apply_syscall_filter(bool after_load, bool strict, bool threads_afte
 }
 
 namespace {
+// An object's writable data: its writable segments but the part that becomes read-only after relocation (RELRO).
+std::vector<std::pair<uintptr_t, uintptr_t>> writable_data(const dl_phdr_info* info) {
+  uintptr_t relro_begin = 0, relro_end = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
+      relro_begin = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+      relro_end = (relro_begin + info->dlpi_phdr[i].p_memsz + 4095) & ~uintptr_t(4095);
+    }
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const auto& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_W)) continue;
+    uintptr_t begin = info->dlpi_addr + ph.p_vaddr, end = begin + ph.p_memsz;
+    if (relro_end > begin && relro_begin < end) {
+      if (relro_begin > begin) ranges.emplace_back(begin, relro_begin);
+      begin = std::max(begin, relro_end);
+    }
+    if (end > begin) ranges.emplace_back(begin, end);
+  }
+  return ranges;
+}
+
+bool is_library(const dl_phdr_info* info, const std::string& path) {
+  std::error_code ec;
+  return info->dlpi_name && *info->dlpi_name && !path.empty() && std::filesystem::equivalent(info->dlpi_name, path, ec);
+}
+
 struct SearchContext {
   std::string path;
   std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
@@ -354,27 +381,9 @@ struct SearchContext {
 
 int visit(dl_phdr_info* info, size_t, void* data) {
   auto* ctx = static_cast<SearchContext*>(data);
-  if (!info->dlpi_name || !*info->dlpi_name) return 0;
-  std::error_code ec;
-  if (!std::filesystem::equivalent(info->dlpi_name, ctx->path, ec)) return 0;
+  if (!is_library(info, ctx->path)) return 0;
   ctx->found = true;
-  // The part of the writable segment that becomes read-only after relocation (RELRO) is not data.
-  uintptr_t relro_begin = 0, relro_end = 0;
-  for (int i = 0; i < info->dlpi_phnum; ++i)
-    if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
-      relro_begin = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-      relro_end = (relro_begin + info->dlpi_phdr[i].p_memsz + 4095) & ~uintptr_t(4095);
-    }
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const auto& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_W)) continue;
-    uintptr_t begin = info->dlpi_addr + ph.p_vaddr, end = begin + ph.p_memsz;
-    if (relro_end > begin && relro_begin < end) {
-      if (relro_begin > begin) ctx->ranges.emplace_back(begin, relro_begin);
-      begin = std::max(begin, relro_end);
-    }
-    if (end > begin) ctx->ranges.emplace_back(begin, end);
-  }
+  ctx->ranges = writable_data(info);
   return 1;
 }
 }  // namespace
@@ -390,19 +399,25 @@ std::vector<MemoryRange> writable_segments(const std::string& library) {
 }
 
 namespace {
-struct LinkTableContext {
+struct CodePointerContext {
   std::string except;
-  std::vector<LinkTable> tables;
+  std::vector<std::pair<uintptr_t, uintptr_t>> code;  // every loaded object's executable segments, sorted
+  std::vector<CodePointerTable> tables;
 };
 
-// The object's function slots outside its RELRO range (what stays writable): the targets of its PLT relocations
-// (JUMP_SLOT) and of its GOT relocations (GLOB_DAT).
-int visit_link_table(dl_phdr_info* info, size_t, void* data) {
-  auto* ctx = static_cast<LinkTableContext*>(data);
-  std::error_code ec;
-  if (info->dlpi_name && *info->dlpi_name && !ctx->except.empty() &&
-      std::filesystem::equivalent(info->dlpi_name, ctx->except, ec))
-    return 0;
+int visit_code(dl_phdr_info* info, size_t, void* data) {
+  auto* ctx = static_cast<CodePointerContext*>(data);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const auto& ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+      ctx->code.emplace_back(info->dlpi_addr + ph.p_vaddr, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+  }
+  return 0;
+}
+
+// The GOT's function slots outside the object's RELRO range (what stays writable), with their symbols' names:
+// the targets of its PLT relocations (JUMP_SLOT) and of its GOT relocations (GLOB_DAT).
+std::map<uintptr_t, std::string> writable_got_slots(const dl_phdr_info* info) {
   const ElfW(Addr) base = info->dlpi_addr;
   const ElfW(Dyn)* dynamic = nullptr;
   uintptr_t relro_begin = 0, relro_end = 0;
@@ -411,7 +426,8 @@ int visit_link_table(dl_phdr_info* info, size_t, void* data) {
     if (ph.p_type == PT_DYNAMIC) dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + ph.p_vaddr);
     if (ph.p_type == PT_GNU_RELRO) relro_begin = base + ph.p_vaddr, relro_end = relro_begin + ph.p_memsz;
   }
-  if (!dynamic) return 0;
+  std::map<uintptr_t, std::string> slots;
+  if (!dynamic) return slots;
   // The loader relocates these entries to absolute addresses, except in the vDSO.
   auto absolute = [&](ElfW(Addr) p) { return p < base ? p + base : p; };
   const ElfW(Sym)* symbols = nullptr;
@@ -426,7 +442,6 @@ int visit_link_table(dl_phdr_info* info, size_t, void* data) {
     if (d->d_tag == DT_RELA) tables[1] = reinterpret_cast<const ElfW(Rela)*>(absolute(d->d_un.d_ptr));
     if (d->d_tag == DT_RELASZ) sizes[1] = d->d_un.d_val;
   }
-  std::map<uintptr_t, std::string> slots;
   for (int t = 0; t < 2; ++t)
     for (size_t i = 0; tables[t] && i < sizes[t] / sizeof(ElfW(Rela)); ++i) {
       const ElfW(Rela)& r = tables[t][i];
@@ -437,22 +452,42 @@ int visit_link_table(dl_phdr_info* info, size_t, void* data) {
       const size_t symbol = ELF64_R_SYM(r.r_info);
       slots[slot] = symbols && names && symbol ? names + symbols[symbol].st_name : "";
     }
-  if (slots.empty()) return 0;
-  LinkTable table;
+  return slots;
+}
+
+// An object's writable GOT slots (whatever they hold: a weak symbol's slot holds 0) and every other word of its
+// writable data that holds an address of code.
+int visit_code_pointers(dl_phdr_info* info, size_t, void* data) {
+  auto* ctx = static_cast<CodePointerContext*>(data);
+  if (is_library(info, ctx->except)) return 0;
+  const auto is_code = [&](uintptr_t value) {
+    auto it = std::upper_bound(ctx->code.begin(), ctx->code.end(), std::pair{value, UINTPTR_MAX});
+    return it != ctx->code.begin() && value < std::prev(it)->second;
+  };
+  const std::map<uintptr_t, std::string> got = writable_got_slots(info);
+  std::map<uintptr_t, const std::string*> held;  // each word, with its GOT symbol where it is a slot
+  for (const auto& [slot, name] : got) held[slot] = &name;
+  for (const auto& [begin, end] : writable_data(info))
+    for (uintptr_t word = (begin + sizeof(uintptr_t) - 1) & ~(sizeof(uintptr_t) - 1); word + sizeof(uintptr_t) <= end;
+         word += sizeof(uintptr_t))
+      if (is_code(*reinterpret_cast<const uintptr_t*>(word))) held.try_emplace(word, nullptr);
+  CodePointerTable table;
   table.object = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "the runner";
-  table.begin = slots.begin()->first;
-  table.end = slots.rbegin()->first + sizeof(void*);
-  table.symbols.resize((table.end - table.begin) / sizeof(void*));
-  for (const auto& [slot, name] : slots) table.symbols[(slot - table.begin) / sizeof(void*)] = name;
-  ctx->tables.push_back(std::move(table));
+  for (const auto& [word, symbol] : held) {
+    if (symbol) table.got_symbols[table.words.size()] = *symbol;
+    table.words.push_back(word);
+  }
+  if (!table.words.empty()) ctx->tables.push_back(std::move(table));
   return 0;
 }
 }  // namespace
 
-std::vector<LinkTable> link_tables(const std::string& except_library) {
-  LinkTableContext ctx;
+std::vector<CodePointerTable> code_pointer_tables(const std::string& except_library) {
+  CodePointerContext ctx;
   ctx.except = except_library;
-  dl_iterate_phdr(visit_link_table, &ctx);
+  dl_iterate_phdr(visit_code, &ctx);
+  std::sort(ctx.code.begin(), ctx.code.end());
+  dl_iterate_phdr(visit_code_pointers, &ctx);
   return std::move(ctx.tables);
 }
 

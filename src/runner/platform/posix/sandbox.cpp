@@ -44,6 +44,6 @@ std::vector<int> open_descriptors() {
 }
 
 std::vector<MemoryRange> writable_segments(const std::string&) { return {}; }
-std::vector<LinkTable> link_tables(const std::string&) { return {}; }
+std::vector<CodePointerTable> code_pointer_tables(const std::string&) { return {}; }
 
 }  // namespace ksearch::runner

@@ -19,12 +19,13 @@ std::string libstdcxx_object() {
 }
 }  // namespace
 
-#ifdef __linux__
 // Run as the runner runs (LD_BIND_NOW=1, which ctest sets): lazily bound GOT slots would change under the test.
 class CodePointers : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!std::getenv("LD_BIND_NOW")) GTEST_SKIP() << "LD_BIND_NOW is not set (ctest sets it)";
+    if (ksearch::runner::code_pointer_tables("").empty())
+      GTEST_SKIP() << "this build's runner platform does not read code pointers (posix)";
   }
 };
 
@@ -83,4 +84,3 @@ TEST_F(CodePointers, AChangedGotSlotIsNamedBySymbol) {
   }
   FAIL() << "no named writable GOT slot in this process";
 }
-#endif

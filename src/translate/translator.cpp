@@ -540,8 +540,13 @@ class Translator {
   }
   std::string record_name(CXType record);
   bool struct_field_edit(CXCursor member);
-  void device_pointer_fields(CXType record);
+  void device_pointer_fields(CXType record, const std::set<unsigned>& templated = {});
+  std::vector<CXCursor> templatable_fields(CXType record);
   std::set<unsigned> device_fields_;  // struct fields whose pointers were given `device`
+  // Structs passed to kernels whose read-only pointer fields became template parameters (by decl key, with those
+  // fields): each field takes the type of the buffer it is given, `device` or `constant` (MLX passes an input of
+  // fewer than 8 elements in constant memory, and Metal converts no pointer between the two).
+  std::map<std::string, std::vector<CXCursor>> templated_records_;
   std::set<std::string> namespaces_;  // the named namespaces the header declares things in
   std::vector<Launch> launches_;
   std::vector<Scratch> scratch_;
@@ -1333,22 +1338,87 @@ std::string Translator::record_name(CXType record) {
 }
 
 // The pointer fields of a struct passed to a kernel (and of the structs it holds) point into the
-// buffers: device memory, which Metal's pointers must name.
-void Translator::device_pointer_fields(CXType record) {
-  std::pair<Translator*, std::vector<CXType>> context(this, {});
+// buffers: device memory, which Metal's pointers must name (but the `templated` ones, which take their buffer's type).
+void Translator::device_pointer_fields(CXType record, const std::set<unsigned>& templated) {
+  struct Context {
+    Translator* self;
+    const std::set<unsigned>& templated;
+    std::vector<CXType> inner;
+  } context{this, templated, {}};
   clang_Type_visitFields(
       clang_getCanonicalType(record),
       [](CXCursor field, CXClientData data) {
-        auto* c = static_cast<std::pair<Translator*, std::vector<CXType>>*>(data);
+        auto* c = static_cast<Context*>(data);
         const CXType type = clang_getCanonicalType(clang_getCursorType(field));
-        if (is_pointer(type) && c->first->device_fields_.insert(begin_offset(field)).second)
-          c->first->rw_.insert(begin_offset(field), "device ");
+        if (is_pointer(type) && !c->templated.count(begin_offset(field)) && c->self->device_fields_.insert(begin_offset(field)).second)
+          c->self->rw_.insert(begin_offset(field), "device ");
         else if (type.kind == CXType_Record)
-          c->second.push_back(type);
+          c->inner.push_back(type);
         return CXVisit_Continue;
       },
       &context);
-  for (const CXType& inner : context.second) device_pointer_fields(inner);
+  for (const CXType& inner : context.inner) device_pointer_fields(inner);
+}
+
+// The read-only pointer fields of a struct that a kernel's argument builds field by field, where they can become
+// template parameters: a struct of the file (not a template, not unnamed), each such field declared alone, and the
+// struct named in the translated code only as its own name and as the type of __device__ functions' parameters
+// (which become template parameters too). Empty where they cannot.
+std::vector<CXCursor> Translator::templatable_fields(CXType record) {
+  const CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(record));
+  const CXCursorKind kind = clang_getCursorKind(decl);
+  if ((kind != CXCursor_StructDecl && kind != CXCursor_ClassDecl) || !in_main_file(decl) || spelling(decl).empty() ||
+      clang_Cursor_isAnonymous(decl) || !clang_Cursor_isNull(clang_getSpecializedCursorTemplate(decl)))
+    return {};
+  std::vector<CXCursor> read_only;
+  std::map<unsigned, int> declarators;  // fields per declaration (`const float *a, *b;` gives both one type)
+  for (CXCursor field : fields_of(record)) {
+    ++declarators[begin_offset(field)];
+    const CXType type = clang_getCanonicalType(clang_getCursorType(field));
+    if (is_pointer(type) && clang_isConstQualifiedType(clang_getPointeeType(type))) read_only.push_back(field);
+  }
+  for (CXCursor field : read_only)
+    if (declarators[begin_offset(field)] > 1) return {};
+  if (read_only.empty()) return {};
+  // Every use of the struct's name in code that is translated: only __device__ functions' parameters may name it.
+  struct Search {
+    Translator* self;
+    std::string record;
+    bool other_use = false;
+  } search{this, decl_key(decl)};
+  for (const auto& [key, fn] : functions_) {
+    clang_visitChildren(
+        fn.cursor,
+        [](CXCursor c, CXCursor parent, CXClientData data) {
+          auto* s = static_cast<Search*>(data);
+          if (clang_getCursorKind(c) != CXCursor_TypeRef) return CXChildVisit_Recurse;
+          if (decl_key(clang_getCursorReferenced(c)) == s->record && clang_getCursorKind(parent) != CXCursor_ParmDecl)
+            s->other_use = true;
+          return CXChildVisit_Continue;
+        },
+        &search);
+  }
+  // Other structs of the file holding it, its own methods naming it.
+  clang_visitChildren(
+      clang_getTranslationUnitCursor(unit_),
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* s = static_cast<Search*>(data);
+        if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
+        const CXCursorKind k = clang_getCursorKind(c);
+        if (k == CXCursor_Namespace || k == CXCursor_UnexposedDecl) return CXChildVisit_Recurse;
+        if (k != CXCursor_StructDecl && k != CXCursor_ClassDecl && k != CXCursor_ClassTemplate) return CXChildVisit_Continue;
+        clang_visitChildren(
+            c,
+            [](CXCursor t, CXCursor, CXClientData d) {
+              auto* s = static_cast<Search*>(d);
+              if (clang_getCursorKind(t) == CXCursor_TypeRef && decl_key(clang_getCursorReferenced(t)) == s->record) s->other_use = true;
+              return CXChildVisit_Recurse;
+            },
+            s);
+        return CXChildVisit_Continue;
+      },
+      &search);
+  return search.other_use ? std::vector<CXCursor>{} : read_only;
 }
 
 // A struct argument of a kernel (a parameter block, a functor) is rebuilt at the top of its body, so
@@ -1358,8 +1428,8 @@ void Translator::device_pointer_fields(CXType record) {
 // point into, which it writes through its non-const ones.
 std::string Translator::struct_binding(CXType record, CXCursor arg, const std::string& name,
                                        const std::function<void(CXCursor)>& writes_through) {
-  device_pointer_fields(record);
   const std::vector<CXCursor> fields = fields_of(record);
+  const std::string record_key = decl_key(clang_getTypeDeclaration(clang_getCanonicalType(record)));
   auto writable = [](CXCursor field) {
     const CXType t = clang_getCanonicalType(clang_getCursorType(field));
     return is_pointer(t) && !clang_isConstQualifiedType(clang_getPointeeType(t));
@@ -1402,6 +1472,11 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
                          clang_getCursorKind(clang_getCursorReferenced(strip_implicit(init))) == CXCursor_Constructor;
   const auto elements = brace_fields(local && !clang_Cursor_isNull(init) ? init : value, fields);
   if (!elements && (!local || (!defaulted && !clang_Cursor_isNull(init) && assignments == host_.assignments.end()))) {
+    if (templated_records_.count(record_key))
+      throw Error(fmt::format("'{}' is built field by field for another launch, where its read-only pointer fields became "
+                              "template parameters: build it field by field here too",
+                              type_text));
+    device_pointer_fields(record);
     for (CXCursor k : children(value)) writes_through(k);  // a constructor's arguments: every buffer it names may be written
     // A local constructed in place (`const ScaleAdd op(alpha);`): its constructor call names the variable.
     const CXCursor construct = strip_implicit(init);
@@ -1416,7 +1491,27 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
     throw Error(fmt::format("'{}' is initialized by a call (line {}) and then assigned field by field: initialize it with "
                             "a brace list (or declare it without one) and assign its fields",
                             spelling(var), position(var).line));
-  std::string out = fmt::format("{} {};", type_text, name);
+  // Read-only pointer fields become template parameters where they can (once per struct, and never after a launch
+  // gave them `device`), so that each takes the type of the buffer it is given.
+  auto templated = templated_records_.find(record_key);
+  if (templated == templated_records_.end() &&
+      std::none_of(fields.begin(), fields.end(), [&](CXCursor f) { return device_fields_.count(begin_offset(f)); })) {
+    if (std::vector<CXCursor> read_only = templatable_fields(record); !read_only.empty()) {
+      std::string list;
+      for (size_t i = 0; i < read_only.size(); ++i) {
+        rw_.replace(begin_offset(read_only[i]), position(read_only[i]).offset, fmt::format("KsField{} ", i));
+        list += fmt::format("{}typename KsField{}", i ? ", " : "", i);
+      }
+      rw_.insert(begin_offset(clang_getTypeDeclaration(clang_getCanonicalType(record))), "template <" + list + "> ");
+      templated = templated_records_.emplace(record_key, std::move(read_only)).first;
+    }
+  }
+  std::set<unsigned> templated_offsets;
+  if (templated != templated_records_.end())
+    for (CXCursor f : templated->second) templated_offsets.insert(begin_offset(f));
+  device_pointer_fields(record, templated_offsets);
+  std::map<unsigned, std::string> field_values;  // the templated fields' values, by field
+  std::string out;
   const unsigned at = begin_offset(value);
   for (size_t i = 0; i < fields.size(); ++i) {
     const std::string field = spelling(fields[i]);
@@ -1440,8 +1535,20 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
                    return element_text(element, fields[i]);
                  });
     out += fmt::format(" {}.{} = {};", name, field, assigned_value);
+    field_values[begin_offset(fields[i])] = assigned_value;
   }
-  return out;
+  if (templated == templated_records_.end()) return fmt::format("{} {};", type_text, name) + out;
+  // A templated field's type is its value's (`decltype((x) + 0)`: the pointer, not a reference to it); one given no
+  // buffer (none, or a null pointer) keeps `device`.
+  std::string arguments;
+  for (CXCursor f : templated->second) {
+    std::string v = field_values.count(begin_offset(f)) ? field_values.at(begin_offset(f)) : "";
+    while (v.size() > 1 && v.front() == '(' && v.back() == ')') v = v.substr(1, v.size() - 2);
+    const bool null = v.empty() || v == "nullptr" || v == "NULL" || v == "0";
+    arguments += (arguments.empty() ? "" : ", ") +
+                 (null ? "device " + metal_type(clang_getCanonicalType(clang_getCursorType(f))) : fmt::format("decltype(({}) + 0)", v));
+  }
+  return fmt::format("{}<{}> {};", type_text, arguments, name) + out;
 }
 
 // The task tensor or scratch buffer a kernel argument points into (`y`, `partial + row * n`), or "".
@@ -1693,7 +1800,23 @@ void Translator::map_cast(CXCursor cast) {
   }
   std::vector<CXCursor> kids = children(cast);
   CXCursor operand = kids.empty() ? cast : kids.back();
-  rw_.insert(unsigned(type_b + 1), [this, operand] { return space_of(operand) + " "; });
+  // A read-only target cast from device memory may be a cast from an input's constant memory (an input of fewer than 8
+  // elements): ks_ro_cast keeps whichever space its operand has. The operand's space is known once the whole
+  // function is read, hence the edits' producers.
+  const CXType pointee = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(cast)));
+  if (!clang_isConstQualifiedType(pointee) || is_pointer(pointee)) {
+    rw_.insert(unsigned(type_b + 1), [this, operand] { return space_of(operand) + " "; });
+    return;
+  }
+  helpers_.insert("ks_ro_cast");
+  std::string element = metal_type(pointee);
+  if (element.rfind("const ", 0) == 0) element.erase(0, 6);
+  const unsigned head_b = c_style ? unsigned(type_b) : b, head_e = unsigned(type_e + 1);
+  rw_.replace(head_b, head_e, [this, operand, head_b, head_e, type_b, c_style, element] {
+    if (space_of(operand) == "device") return "ks_ro_cast<" + element + ">" + (c_style ? "(" : "");
+    return rw_.render(head_b, unsigned(type_b + 1)) + space_of(operand) + " " + rw_.render(unsigned(type_b + 1), head_e);
+  });
+  if (c_style) rw_.insert(e, [this, operand] { return space_of(operand) == "device" ? ")" : ""; });
 }
 
 // Returns true when the declaration was replaced as a whole (its initializer is not translated).
@@ -2089,9 +2212,18 @@ void Translator::device_function_signature(Function& fn) {
       template_params.push_back(name);
       spaces_[decl_key(p)] = "device";
       rw_.replace(begin_offset(p), position(p).offset, name + " ");
-    } else if (is_reference(type)) {
-      rw_.insert(begin_offset(p), "thread ");
+      continue;
     }
+    // A struct whose pointer fields are template parameters: the parameter's type is one too (deduced at the call).
+    const CXType bare = clang_getCanonicalType(is_reference(type) ? clang_getPointeeType(type) : type);
+    if (bare.kind == CXType_Record && templated_records_.count(decl_key(clang_getTypeDeclaration(bare))))
+      for (CXCursor k : children(p))
+        if (clang_getCursorKind(k) == CXCursor_TypeRef) {
+          const std::string name = fmt::format("KsRecord{}", template_params.size());
+          template_params.push_back(name);
+          rw_.replace(begin_offset(k), end_offset(k), name);
+        }
+    if (is_reference(type)) rw_.insert(begin_offset(p), "thread ");
   }
   if (template_params.empty()) return;
   std::string list;

@@ -8,6 +8,7 @@ struct MaxSum {
 
 __device__ __forceinline__ MaxSum combine(MaxSum a, MaxSum b) {
   const float m = fmaxf(a.m, b.m);
+  if (m == -INFINITY) return a;  // both empty (lanes past a short row): -inf - -inf would be NaN
   MaxSum r;
   r.m = m;
   r.s = a.s * __expf(a.m - m) + b.s * __expf(b.m - m);

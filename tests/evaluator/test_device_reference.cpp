@@ -53,7 +53,7 @@ const WorkloadResult& result_of(const EvalReport& r, const std::string& name) {
 
 // saxpy_device in a folder of its own whose device reference adds 0.1% of w too much.
 Task task_with_wrong_device_reference() {
-  const fs::path dir = fs::temp_directory_path() / "ksearch-wrong-device-reference";
+  const fs::path dir = fs::temp_directory_path() / ("ksearch-wrong-device-reference-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string seed = read_file(kTaskDir / "../saxpy/seeds/cpu.cpp");

@@ -38,8 +38,8 @@ namespace {
 
 // Writes a task folder with `task_toml` as its task file and softmax's seed and reference (or `reference`).
 fs::path write_task(const std::string& name, const std::string& task_toml, const std::string& reference = "") {
-  // Per process: ctest runs this file's tests side by side, several of them writing a task named "bad".
-  const fs::path dir = fs::temp_directory_path() / ("ksearch-task-test-" + name + "-" + std::to_string(getpid()));
+  // A folder per process: ctest runs this file's tests side by side, several of them writing a task named "bad".
+  const fs::path dir = fs::temp_directory_path() / ("ksearch-task-test-" + std::to_string(getpid())) / name;
   fs::remove_all(dir);
   fs::create_directories(dir / "seeds");
   const fs::path softmax = fs::path(KSEARCH_TEST_DATA) / "../../tasks/softmax";

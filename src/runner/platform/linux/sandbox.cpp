@@ -346,14 +346,21 @@ std::string apply_syscall_filter(bool after_load, bool strict, bool threads_afte
 }
 
 namespace {
-// An object's writable data: its writable segments but the part that becomes read-only after relocation (RELRO).
-std::vector<std::pair<uintptr_t, uintptr_t>> writable_data(const dl_phdr_info* info) {
-  uintptr_t relro_begin = 0, relro_end = 0;
+// The part of an object's writable segment that becomes read-only after relocation (RELRO), as its header gives it;
+// empty where it has none.
+std::pair<uintptr_t, uintptr_t> relro_range(const dl_phdr_info* info) {
   for (int i = 0; i < info->dlpi_phnum; ++i)
     if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
-      relro_begin = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-      relro_end = (relro_begin + info->dlpi_phdr[i].p_memsz + 4095) & ~uintptr_t(4095);
+      const uintptr_t begin = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+      return {begin, begin + info->dlpi_phdr[i].p_memsz};
     }
+  return {0, 0};
+}
+
+// An object's writable data: its writable segments but the RELRO part (to its page's end).
+std::vector<std::pair<uintptr_t, uintptr_t>> writable_data(const dl_phdr_info* info) {
+  auto [relro_begin, relro_end] = relro_range(info);
+  relro_end = (relro_end + 4095) & ~uintptr_t(4095);
   std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const auto& ph = info->dlpi_phdr[i];
@@ -420,12 +427,9 @@ int visit_code(dl_phdr_info* info, size_t, void* data) {
 std::map<uintptr_t, std::string> writable_got_slots(const dl_phdr_info* info) {
   const ElfW(Addr) base = info->dlpi_addr;
   const ElfW(Dyn)* dynamic = nullptr;
-  uintptr_t relro_begin = 0, relro_end = 0;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const auto& ph = info->dlpi_phdr[i];
-    if (ph.p_type == PT_DYNAMIC) dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + ph.p_vaddr);
-    if (ph.p_type == PT_GNU_RELRO) relro_begin = base + ph.p_vaddr, relro_end = relro_begin + ph.p_memsz;
-  }
+  for (int i = 0; i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + info->dlpi_phdr[i].p_vaddr);
+  const auto [relro_begin, relro_end] = relro_range(info);
   std::map<uintptr_t, std::string> slots;
   if (!dynamic) return slots;
   // The loader relocates these entries to absolute addresses, except in the vDSO.

@@ -126,6 +126,10 @@ Target target_of(CXCursor lhs) {
   return t;
 }
 
+bool is_assignment(const std::string& op) {
+  return !op.empty() && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=";
+}
+
 struct Collector {
   HostScope& scope;
   std::vector<std::pair<CXCursor, bool>> guards;
@@ -173,14 +177,18 @@ struct Collector {
     if ((kind == CXCursor_BinaryOperator || kind == CXCursor_CompoundAssignOperator) && kids.size() == 2) {
       const std::string op = operator_of(scope.unit, c);
       if (op == "&&" || op == "||") context = "it is assigned inside a conditional expression";
-      if (!op.empty() && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=")
-        add(c, target_of(kids[0]), op, kids[1], "");
+      if (is_assignment(op)) add(c, target_of(kids[0]), op, kids[1], "");
     } else if (kind == CXCursor_UnaryOperator && kids.size() == 1) {
       const std::vector<std::string> tokens = tokens_of(scope.unit, c);
       const std::string first = tokens.empty() ? "" : tokens.front(), last = tokens.empty() ? "" : tokens.back();
       if (first == "++" || first == "--") add(c, target_of(kids[0]), first, clang_getNullCursor(), "");
       else if (last == "++" || last == "--") add(c, target_of(kids[0]), last, clang_getNullCursor(), "");
       else if (first == "&") add(c, target_of(kids[0]), "", clang_getNullCursor(), "its address is taken");
+    } else if (kind == CXCursor_CallExpr && spelling(clang_getCursorReferenced(c)).rfind("operator", 0) == 0 &&
+               clang_Cursor_getNumArguments(c) == 2 && is_assignment(spelling(clang_getCursorReferenced(c)).substr(8))) {
+      // A struct's assignment operator (`p.in = Inputs{x, n};`).
+      add(c, target_of(clang_Cursor_getArgument(c, 0)), spelling(clang_getCursorReferenced(c)).substr(8),
+          clang_Cursor_getArgument(c, 1), "");
     } else if (kind == CXCursor_CallExpr) {
       // A call writes through an address or a non-const reference it is given.
       CXCursor callee = clang_getCursorReferenced(c);

@@ -541,12 +541,16 @@ class Translator {
   std::string record_name(CXType record);
   bool struct_field_edit(CXCursor member);
   void device_pointer_fields(CXType record, const std::set<unsigned>& templated = {});
-  std::vector<CXCursor> templatable_fields(CXType record);
+  // A read-only pointer field of a struct, as the fields leading to it from the struct (`{x, data}` for `args.x.data`).
+  using FieldPath = std::vector<CXCursor>;
+  std::vector<FieldPath> templatable_fields(CXType record, const std::string& holder = "");
+  void template_record(CXType record, const std::vector<FieldPath>& leaves);
   std::set<unsigned> device_fields_;  // struct fields whose pointers were given `device`
-  // Structs passed to kernels whose read-only pointer fields became template parameters (by decl key, with those
-  // fields): each field takes the type of the buffer it is given, `device` or `constant` (MLX passes an input of
-  // fewer than 8 elements in constant memory, and Metal converts no pointer between the two).
-  std::map<std::string, std::vector<CXCursor>> templated_records_;
+  // Structs passed to kernels (and the structs they hold) whose read-only pointer fields became template parameters
+  // (by decl key, with the paths to those fields, one parameter each): each field takes the type of the buffer it is
+  // given, `device` or `constant` (MLX passes an input of fewer than 8 elements in constant memory, and Metal
+  // converts no pointer between the two).
+  std::map<std::string, std::vector<FieldPath>> templated_records_;
   std::set<std::string> namespaces_;  // the named namespaces the header declares things in
   std::vector<Launch> launches_;
   std::vector<Scratch> scratch_;
@@ -1357,35 +1361,46 @@ void Translator::device_pointer_fields(CXType record, const std::set<unsigned>& 
         return CXVisit_Continue;
       },
       &context);
-  for (const CXType& inner : context.inner) device_pointer_fields(inner);
+  for (const CXType& inner : context.inner) device_pointer_fields(inner, templated);
 }
 
 // The read-only pointer fields of a struct that a kernel's argument builds field by field, where they can become
-// template parameters: a struct of the file (not a template, not unnamed), each such field declared alone, and the
-// struct named in the translated code only as its own name and as the type of __device__ functions' parameters
-// (which become template parameters too). Empty where they cannot.
-std::vector<CXCursor> Translator::templatable_fields(CXType record) {
+// template parameters: a struct of the file (not a template, not unnamed), each such field declared alone, no pointer
+// field of it given `device` already, and the struct named in the translated code only as its own name, as the type
+// of __device__ functions' parameters (which become template parameters too) and as the type of a field of `holder`.
+// The structs it holds by value (declared alone) are followed the same way, held by it alone. Empty where they cannot.
+std::vector<Translator::FieldPath> Translator::templatable_fields(CXType record, const std::string& holder) {
   const CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(record));
   const CXCursorKind kind = clang_getCursorKind(decl);
   if ((kind != CXCursor_StructDecl && kind != CXCursor_ClassDecl) || !in_main_file(decl) || spelling(decl).empty() ||
       clang_Cursor_isAnonymous(decl) || !clang_Cursor_isNull(clang_getSpecializedCursorTemplate(decl)))
     return {};
-  std::vector<CXCursor> read_only;
+  std::vector<FieldPath> read_only;
   std::map<unsigned, int> declarators;  // fields per declaration (`const float *a, *b;` gives both one type)
   for (CXCursor field : fields_of(record)) {
     ++declarators[begin_offset(field)];
     const CXType type = clang_getCanonicalType(clang_getCursorType(field));
-    if (is_pointer(type) && clang_isConstQualifiedType(clang_getPointeeType(type))) read_only.push_back(field);
+    if (is_pointer(type) && device_fields_.count(begin_offset(field))) return {};
+    if (is_pointer(type) && clang_isConstQualifiedType(clang_getPointeeType(type))) {
+      read_only.push_back({field});
+    } else if (type.kind == CXType_Record) {
+      for (FieldPath& inner : templatable_fields(type, decl_key(decl))) {
+        inner.insert(inner.begin(), field);
+        read_only.push_back(std::move(inner));
+      }
+    }
   }
-  for (CXCursor field : read_only)
-    if (declarators[begin_offset(field)] > 1) return {};
+  for (const FieldPath& path : read_only)
+    if (declarators[begin_offset(path.front())] > 1) return {};
   if (read_only.empty()) return {};
   // Every use of the struct's name in code that is translated: only __device__ functions' parameters may name it.
   struct Search {
     Translator* self;
     std::string record;
+    std::string holder;
+    bool in_holder = false;
     bool other_use = false;
-  } search{this, decl_key(decl)};
+  } search{this, decl_key(decl), holder};
   for (const auto& [key, fn] : functions_) {
     clang_visitChildren(
         fn.cursor,
@@ -1398,7 +1413,7 @@ std::vector<CXCursor> Translator::templatable_fields(CXType record) {
         },
         &search);
   }
-  // Other structs of the file holding it, its own methods naming it.
+  // Other structs of the file holding it (but the holder's fields of its type), its own methods naming it.
   clang_visitChildren(
       clang_getTranslationUnitCursor(unit_),
       [](CXCursor c, CXCursor, CXClientData data) {
@@ -1407,18 +1422,51 @@ std::vector<CXCursor> Translator::templatable_fields(CXType record) {
         const CXCursorKind k = clang_getCursorKind(c);
         if (k == CXCursor_Namespace || k == CXCursor_UnexposedDecl) return CXChildVisit_Recurse;
         if (k != CXCursor_StructDecl && k != CXCursor_ClassDecl && k != CXCursor_ClassTemplate) return CXChildVisit_Continue;
+        s->in_holder = !s->holder.empty() && decl_key(c) == s->holder;
         clang_visitChildren(
             c,
-            [](CXCursor t, CXCursor, CXClientData d) {
+            [](CXCursor t, CXCursor parent, CXClientData d) {
               auto* s = static_cast<Search*>(d);
-              if (clang_getCursorKind(t) == CXCursor_TypeRef && decl_key(clang_getCursorReferenced(t)) == s->record) s->other_use = true;
+              if (clang_getCursorKind(t) == CXCursor_TypeRef && decl_key(clang_getCursorReferenced(t)) == s->record &&
+                  !(s->in_holder && clang_getCursorKind(parent) == CXCursor_FieldDecl))
+                s->other_use = true;
               return CXChildVisit_Recurse;
             },
             s);
         return CXChildVisit_Continue;
       },
       &search);
-  return search.other_use ? std::vector<CXCursor>{} : read_only;
+  return search.other_use ? std::vector<FieldPath>{} : read_only;
+}
+
+// Makes `leaves` (from templatable_fields) the template parameters of the struct, in order: a read-only pointer
+// field's type becomes its parameter, a held struct's type that struct with its fields' parameters.
+void Translator::template_record(CXType record, const std::vector<FieldPath>& leaves) {
+  const CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(record));
+  if (templated_records_.count(decl_key(decl))) return;
+  std::string list;
+  for (size_t i = 0; i < leaves.size();) {
+    const CXCursor field = leaves[i].front();
+    size_t end = i + 1;
+    while (end < leaves.size() && clang_equalCursors(leaves[end].front(), field)) ++end;
+    std::string arguments;
+    for (size_t k = i; k < end; ++k) {
+      list += fmt::format("{}typename KsField{}", k ? ", " : "", k);
+      arguments += fmt::format("{}KsField{}", k > i ? ", " : "", k);
+    }
+    if (leaves[i].size() == 1) {
+      rw_.replace(begin_offset(field), position(field).offset, arguments + " ");
+    } else {
+      std::vector<FieldPath> inner;
+      for (size_t k = i; k < end; ++k) inner.emplace_back(leaves[k].begin() + 1, leaves[k].end());
+      const CXType type = clang_getCursorType(field);
+      template_record(type, inner);
+      rw_.replace(begin_offset(field), position(field).offset, fmt::format("{}<{}> ", record_name(type), arguments));
+    }
+    i = end;
+  }
+  rw_.insert(begin_offset(decl), "template <" + list + "> ");
+  templated_records_.emplace(decl_key(decl), leaves);
 }
 
 // A struct argument of a kernel (a parameter block, a functor) is rebuilt at the top of its body, so
@@ -1491,28 +1539,81 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
     throw Error(fmt::format("'{}' is initialized by a call (line {}) and then assigned field by field: initialize it with "
                             "a brace list (or declare it without one) and assign its fields",
                             spelling(var), position(var).line));
-  // Read-only pointer fields become template parameters where they can (once per struct, and never after a launch
-  // gave them `device`), so that each takes the type of the buffer it is given.
-  auto templated = templated_records_.find(record_key);
-  if (templated == templated_records_.end() &&
-      std::none_of(fields.begin(), fields.end(), [&](CXCursor f) { return device_fields_.count(begin_offset(f)); })) {
-    if (std::vector<CXCursor> read_only = templatable_fields(record); !read_only.empty()) {
-      std::string list;
-      for (size_t i = 0; i < read_only.size(); ++i) {
-        rw_.replace(begin_offset(read_only[i]), position(read_only[i]).offset, fmt::format("KsField{} ", i));
-        list += fmt::format("{}typename KsField{}", i ? ", " : "", i);
+  const unsigned at = begin_offset(value);
+  auto field_index = [](const std::vector<CXCursor>& of, CXCursor field) {
+    return size_t(std::find_if(of.begin(), of.end(), [&](CXCursor f) { return clang_equalCursors(f, field); }) - of.begin());
+  };
+  // The one expression a field holds at the launch (its brace element or its last assignment), where the fields of a
+  // struct it holds are read; nullopt where it is not one expression (assigned under a condition, by a compound
+  // assignment, or the whole struct assigned).
+  auto field_source = [&](CXCursor field) -> std::optional<CXCursor> {
+    CXCursor source = elements ? (*elements)[field_index(fields, field)] : clang_getNullCursor();
+    if (assignments != host_.assignments.end())
+      for (const Assignment& a : assignments->second) {
+        if (a.at > at || (!a.member.empty() && a.member != spelling(field))) continue;
+        if (a.member.empty() || a.op != "=" || !a.guards.empty() || clang_Cursor_isNull(a.value)) return std::nullopt;
+        source = a.value;
       }
-      rw_.insert(begin_offset(clang_getTypeDeclaration(clang_getCanonicalType(record))), "template <" + list + "> ");
-      templated = templated_records_.emplace(record_key, std::move(read_only)).first;
+    return source;
+  };
+  // A held struct's pointer field's value, through the brace lists giving the fields that lead to it: "" where none
+  // is given (a default member initializer), nullopt where they are not brace lists.
+  auto held_value = [&](const FieldPath& path) -> std::optional<std::string> {
+    std::optional<CXCursor> source = field_source(path.front());
+    for (size_t k = 1; source && !clang_Cursor_isNull(*source) && k < path.size(); ++k) {
+      const std::vector<CXCursor> inner = fields_of(clang_getCursorType(path[k - 1]));
+      const auto elements_of = brace_fields(*source, inner);
+      if (!elements_of) return std::nullopt;
+      source = (*elements_of)[field_index(inner, path[k])];
+    }
+    if (!source) return std::nullopt;
+    return clang_Cursor_isNull(*source) ? "" : rw_.render(begin_offset(*source), end_offset(*source));
+  };
+  // `target.f = value;` for each field of a brace list of a struct of type `type` (a held struct's, recursively); a field
+  // given no value keeps its default member initializer.
+  std::function<std::string(const std::string&, CXType, CXCursor)> held_assignments = [&](const std::string& target, CXType type,
+                                                                                           CXCursor list) {
+    const std::vector<CXCursor> inner = fields_of(type);
+    const auto values = brace_fields(list, inner);
+    std::string text;
+    for (size_t k = 0; values && k < inner.size(); ++k) {
+      const CXCursor v = (*values)[k];
+      if (clang_Cursor_isNull(v)) continue;
+      const CXType field_type = clang_getCursorType(inner[k]);
+      if (clang_getCanonicalType(field_type).kind == CXType_Record && brace_fields(v, fields_of(field_type)))
+        text += held_assignments(target + "." + spelling(inner[k]), field_type, v);
+      else
+        text += fmt::format(" {}.{} = {};", target, spelling(inner[k]), rw_.render(begin_offset(v), end_offset(v)));
+    }
+    return text;
+  };
+  auto held_not_followed = [&](CXCursor field) {
+    return Error(fmt::format("field '{}' of '{}' holds pointers that became template parameters for another launch: give it "
+                             "a brace list here too",
+                             spelling(field), type_text));
+  };
+  // Read-only pointer fields become template parameters where they can (once per struct, and never after a launch
+  // gave them `device`), so that each takes the type of the buffer it is given; those of a held struct where the
+  // launch gives that struct as a brace list.
+  auto templated = templated_records_.find(record_key);
+  if (templated == templated_records_.end()) {
+    std::vector<FieldPath> leaves = templatable_fields(record);
+    if (std::any_of(leaves.begin(), leaves.end(), [&](const FieldPath& p) { return p.size() > 1 && !held_value(p); }))
+      std::erase_if(leaves, [](const FieldPath& p) { return p.size() > 1; });
+    if (!leaves.empty()) {
+      template_record(record, leaves);
+      templated = templated_records_.find(record_key);
     }
   }
-  std::set<unsigned> templated_offsets;
+  std::set<unsigned> templated_offsets, held_templated;  // the templated pointer fields; the fields holding some
   if (templated != templated_records_.end())
-    for (CXCursor f : templated->second) templated_offsets.insert(begin_offset(f));
+    for (const FieldPath& path : templated->second) {
+      templated_offsets.insert(begin_offset(path.back()));
+      if (path.size() > 1) held_templated.insert(begin_offset(path.front()));
+    }
   device_pointer_fields(record, templated_offsets);
   std::map<unsigned, std::string> field_values;  // the templated fields' values, by field
   std::string out;
-  const unsigned at = begin_offset(value);
   for (size_t i = 0; i < fields.size(); ++i) {
     const std::string field = spelling(fields[i]);
     const CXCursor element = elements ? (*elements)[i] : clang_getNullCursor();
@@ -1527,6 +1628,14 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
     if (values.empty() && !assigned) continue;  // its default member initializer, if any
     if (writable(fields[i]))
       for (CXCursor v : values) writes_through(v);
+    if (held_templated.count(begin_offset(fields[i]))) {
+      // A held struct whose fields are template parameters: its brace list's values, field by field (the struct's
+      // type has template arguments the brace list does not name).
+      const std::optional<CXCursor> source = field_source(fields[i]);
+      if (!source || clang_Cursor_isNull(*source)) throw held_not_followed(fields[i]);
+      out += held_assignments(name + "." + field, clang_getCursorType(fields[i]), *source);
+      continue;
+    }
     const std::string assigned_value =
         !local ? element_text(element, fields[i])
                : host_value(var, at, clang_getCursorType(fields[i]), field, [&]() -> std::string {
@@ -1541,12 +1650,20 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
   // A templated field's type is its value's (`decltype((x) + 0)`: the pointer, not a reference to it); one given no
   // buffer (none, or a null pointer) keeps `device`.
   std::string arguments;
-  for (CXCursor f : templated->second) {
-    std::string v = field_values.count(begin_offset(f)) ? field_values.at(begin_offset(f)) : "";
+  for (const FieldPath& path : templated->second) {
+    std::string v;
+    if (path.size() > 1) {
+      const std::optional<std::string> held = held_value(path);
+      if (!held)
+        throw held_not_followed(path.front());
+      v = *held;
+    } else if (field_values.count(begin_offset(path.front()))) {
+      v = field_values.at(begin_offset(path.front()));
+    }
     while (v.size() > 1 && v.front() == '(' && v.back() == ')') v = v.substr(1, v.size() - 2);
     const bool null = v.empty() || v == "nullptr" || v == "NULL" || v == "0";
-    arguments += (arguments.empty() ? "" : ", ") +
-                 (null ? "device " + metal_type(clang_getCanonicalType(clang_getCursorType(f))) : fmt::format("decltype(({}) + 0)", v));
+    arguments += (arguments.empty() ? "" : ", ") + (null ? "device " + metal_type(clang_getCanonicalType(clang_getCursorType(path.back())))
+                                                         : fmt::format("decltype(({}) + 0)", v));
   }
   return fmt::format("{}<{}> {};", type_text, arguments, name) + out;
 }

@@ -417,7 +417,12 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
     CXEvalResult value = clang_Cursor_Evaluate(c);
     if (value) {
       std::string text;
-      if (clang_EvalResult_getKind(value) == CXEval_Int) text = std::to_string(clang_EvalResult_getAsLongLong(value));
+      // A bool's 1-bit value reads as -1 signed: `true` is 1.
+      if (clang_EvalResult_getKind(value) == CXEval_Int && clang_getCanonicalType(clang_getCursorType(c)).kind == CXType_Bool)
+        text = clang_EvalResult_getAsLongLong(value) != 0 ? "1" : "0";
+      else if (clang_EvalResult_getKind(value) == CXEval_Int && clang_EvalResult_isUnsignedInt(value))
+        text = std::to_string(clang_EvalResult_getAsUnsigned(value));
+      else if (clang_EvalResult_getKind(value) == CXEval_Int) text = std::to_string(clang_EvalResult_getAsLongLong(value));
       else if (clang_EvalResult_getKind(value) == CXEval_Float) text = fmt::format("{}", clang_EvalResult_getAsDouble(value));
       clang_EvalResult_dispose(value);
       if (!text.empty()) return text;

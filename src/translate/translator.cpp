@@ -766,6 +766,9 @@ void Translator::find_launch() {
         }
         if (name == "cudaMemcpyAsync" || name == "cudaMemcpy")
           problem(out_.problems, k, name, "host-side copies between launches have no MLX kernel counterpart");
+        if (name == "cudaLaunchKernel" || name == "cudaLaunchCooperativeKernel")
+          problem(out_.problems, k, name, "a launch through the runtime API (its arguments an array of addresses) is not "
+                                          "followed: write it as kernel<<<grid, block, shared_bytes, stream>>>(arguments)");
         if (name == "cudaMemcpyToSymbol" || name == "cudaMemcpyToSymbolAsync")
           problem(out_.problems, k, name, "__constant__ memory filled by the host at run time has no MLX counterpart: pass the "
                                           "values as a tensor of the task, or as constexpr data when they are fixed");
@@ -1004,7 +1007,13 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     for (int i = 0; i < count && size_t(i) < parameters.size(); ++i) {
       const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(callee, unsigned(i));
       if (kind == CXTemplateArgumentKind_Integral) {
-        value_argument(parameters[size_t(i)], std::to_string(clang_Cursor_getTemplateArgumentValue(callee, unsigned(i))));
+        // A bool's 1-bit value reads as -1 signed: `true` is 1.
+        const CXTypeKind type = clang_getCanonicalType(clang_getCursorType(parameters[size_t(i)])).kind;
+        const long long value = clang_Cursor_getTemplateArgumentValue(callee, unsigned(i));
+        value_argument(parameters[size_t(i)],
+                       type == CXType_Bool                                   ? std::string(value != 0 ? "1" : "0")
+                       : type >= CXType_Char_U && type <= CXType_UInt128 ? std::to_string(clang_Cursor_getTemplateArgumentUnsignedValue(callee, unsigned(i)))
+                                                                             : std::to_string(value));
       } else if (kind == CXTemplateArgumentKind_Type) {
         type_argument(spelling(parameters[size_t(i)]), clang_Cursor_getTemplateArgumentType(callee, unsigned(i)));
       } else {
@@ -2399,13 +2408,20 @@ std::string Translator::header() {
           }
           case CXCursor_StructDecl:
           case CXCursor_ClassDecl:
+          case CXCursor_UnionDecl:
           case CXCursor_ClassTemplate:
+          case CXCursor_ClassTemplatePartialSpecialization:
           case CXCursor_EnumDecl:
           case CXCursor_TypedefDecl:
           case CXCursor_TypeAliasDecl:
+          case CXCursor_TypeAliasTemplateDecl:
             // `typedef struct { ... } Params;` defines the struct inside the typedef, whose text carries it.
             while (kind == CXCursor_TypedefDecl && !parts->empty() && parts->back().first > b && parts->back().first < e) parts->pop_back();
-            if (clang_isCursorDefinition(c) || kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl) {
+            // A declaration without definition too: a primary template that only its specializations define
+            // (`template <int N> struct Vec;`), a forward declaration.
+            // (Not one of a struct whose definition became a template here.)
+            if (clang_isCursorDefinition(c) ||
+                (kind != CXCursor_EnumDecl && !self->templated_records_.count(decl_key(c)))) {
               std::string text = self->rw_.render(b, e);
               // its methods, with the address spaces their reference parameters bind
               for (const auto& [key, fn] : self->functions_) {
@@ -2454,7 +2470,14 @@ std::string Translator::header() {
   std::string out;
   for (const auto& h : helpers_) out += maps_.helpers.at(h);
   for (const auto& [at, text] : parts) out += text;
-  for (const auto& name : namespaces_) out += "using namespace " + name + ";\n";
+  // Each enclosing namespace too: the kernel's code names `detail::f` from inside `kernels`, and the body is outside.
+  std::set<std::string> used;
+  for (const auto& name : namespaces_)
+    for (size_t end = name.find("::"); ; end = name.find("::", end + 2)) {
+      used.insert(name.substr(0, end));
+      if (end == std::string::npos) break;
+    }
+  for (const auto& name : used) out += "using namespace " + name + ";\n";
   return out;
 }
 

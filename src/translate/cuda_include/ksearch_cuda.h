@@ -309,6 +309,24 @@ template <class F>
 cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size, F kernel, size_t dynamic_shared = 0, int block_limit = 0);
 template <class F>
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, F kernel, int block_size, size_t dynamic_shared);
+// launches through the runtime API and host copies (reported at the call)
+extern "C" cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_mem = 0,
+                                        cudaStream_t stream = 0);
+template <class F>
+cudaError_t cudaLaunchKernel(F* func, dim3 grid, dim3 block, void** args, size_t shared_mem = 0, cudaStream_t stream = 0);
+extern "C" cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_mem = 0,
+                                                   cudaStream_t stream = 0);
+template <class F>
+cudaError_t cudaLaunchCooperativeKernel(F* func, dim3 grid, dim3 block, void** args, size_t shared_mem = 0, cudaStream_t stream = 0);
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4
+};
+extern "C" cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
+extern "C" cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream = 0);
 #define cudaDevAttrMultiProcessorCount 16
 #define cudaFuncAttributeMaxDynamicSharedMemorySize 8
 #define cudaSuccess 0

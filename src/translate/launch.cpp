@@ -442,6 +442,22 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       auto param = scope.parameters.find(decl_key(referenced));
       if (param == scope.parameters.end() && clang_getCursorKind(referenced) == CXCursor_ParmDecl)
         throw Error(fmt::format("{}: parameter '{}' is not an axis or param of the task's entry", what(c), spelling(referenced)));
+      if (param == scope.parameters.end() && clang_Cursor_isNull(referenced)) {
+        // `Traits::kTile`: a static member of the type a launcher's template parameter is bound to.
+        const std::vector<std::string> tokens = tokens_of(scope.unit, c);
+        for (CXCursor k : kids) {
+          auto bound = clang_getCursorKind(k) == CXCursor_TypeRef ? scope.types.find(decl_key(clang_getCursorReferenced(k)))
+                                                                  : scope.types.end();
+          if (bound == scope.types.end() || tokens.empty()) continue;
+          for (CXCursor member : children(clang_getTypeDeclaration(clang_getCanonicalType(bound->second))))
+            if (clang_getCursorKind(member) == CXCursor_VarDecl && spelling(member) == tokens.back() &&
+                !clang_Cursor_isNull(initializer(member)))
+              return "(" + directive_expression(initializer(member), scope) + ")";
+        }
+        throw Error(fmt::format("{}: '{}' names a member of a template parameter, which launch sizes cannot read: write "
+                                "the value, or launch from a function that is no template",
+                                what(c), fmt::join(tokens, "")));
+      }
       if (param == scope.parameters.end() && clang_getCursorKind(referenced) != CXCursor_VarDecl)
         throw Error(fmt::format("{}: '{}' has no value the launch can be computed from", what(c), spelling(referenced)));
       ValueText text = directive_text(scope);
@@ -537,6 +553,18 @@ std::string directive_expression(CXCursor expression, const HostScope& scope) {
 
 std::array<std::string, 3> directive_dim3(CXCursor expression, const HostScope& scope) {
   CXCursor c = strip_implicit(expression);
+  auto from_sizes = [&](const std::vector<CXCursor>& sizes) {
+    std::array<std::string, 3> out = {"1", "1", "1"};
+    if (sizes.size() > 3) throw Error(what(c) + ": a dim3 with more than three sizes");
+    for (size_t i = 0; i < sizes.size(); ++i) out[i] = directive_expression(sizes[i], scope);
+    return out;
+  };
+  std::vector<CXCursor> args;
+  for (CXCursor k : children(c))
+    if (clang_isExpression(clang_getCursorKind(k))) args.push_back(k);
+  // `dim3 block(Traits::kTile, 8)` in a template: a list of sizes whose type is not known yet.
+  if (!is_dim3(clang_getCursorType(c)) && clang_getCursorKind(c) == CXCursor_UnexposedExpr && args.size() > 1)
+    return from_sizes(args);
   if (!is_dim3(clang_getCursorType(c))) return {directive_expression(c, scope), "1", "1"};
   const CXCursorKind kind = clang_getCursorKind(c);
   if (kind == CXCursor_DeclRefExpr) {
@@ -563,15 +591,9 @@ std::array<std::string, 3> directive_dim3(CXCursor expression, const HostScope& 
     return directive_dim3(value, inner);
   }
   if (kind == CXCursor_CallExpr || kind == CXCursor_UnexposedExpr || kind == CXCursor_CXXFunctionalCastExpr) {
-    std::vector<CXCursor> args;
-    for (CXCursor k : children(c))
-      if (clang_isExpression(clang_getCursorKind(k))) args.push_back(k);
     // dim3(x) from a single dim3 (a copy) or from up to three sizes.
     if (args.size() == 1 && is_dim3(clang_getCursorType(strip_implicit(args[0])))) return directive_dim3(args[0], scope);
-    std::array<std::string, 3> out = {"1", "1", "1"};
-    if (args.size() > 3) throw Error(what(c) + ": a dim3 with more than three sizes");
-    for (size_t i = 0; i < args.size(); ++i) out[i] = directive_expression(args[i], scope);
-    return out;
+    return from_sizes(args);
   }
   throw Error(what(c) + ": a dim3 that is not a variable or a constructor call");
 }

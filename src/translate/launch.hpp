@@ -32,6 +32,7 @@ struct HostScope {
   std::map<std::string, std::string> parameters;  // decl_key of an entry parameter -> task name
   std::map<std::string, std::vector<Assignment>> assignments;  // decl_key of a variable -> its assignments, in order
   int inlined_calls = 0;  // the depth of helper calls being inlined (a recursive helper is refused)
+  std::map<std::string, CXType> types;  // decl_key of a launcher's template type parameter -> the call's type
 };
 
 // The assignments to the entry's variables. Straight-line ones and those under an `if` are

@@ -374,6 +374,16 @@ std::vector<size_t> group_parameters(CXCursor function) {
   return out;
 }
 
+// An integral template argument of a specialization as a directive value: a bool as 1 or 0 (clang's 1-bit value
+// reads as -1 signed), an unsigned one without sign extension.
+std::string integral_template_argument(CXCursor specialization, unsigned i, CXCursor parameter) {
+  const CXTypeKind type = clang_getCanonicalType(clang_getCursorType(parameter)).kind;
+  if (type == CXType_Bool) return clang_Cursor_getTemplateArgumentValue(specialization, i) != 0 ? "1" : "0";
+  if (type >= CXType_Char_U && type <= CXType_UInt128)
+    return std::to_string(clang_Cursor_getTemplateArgumentUnsignedValue(specialization, i));
+  return std::to_string(clang_Cursor_getTemplateArgumentValue(specialization, i));
+}
+
 // The __CUDA_ARCH__ whose branches a port takes: Volta's, the first with the `_sync` warp functions
 // that Metal's SIMD groups match, below the branches that use cp.async or bf16 tensor cores.
 constexpr int kDeviceArch = 700;
@@ -695,7 +705,9 @@ void Translator::find_launch() {
     std::vector<CXCursor> launches;
     std::vector<CXCursor> anchors;  // where each launch is in the entry (a launcher's call for its launches)
     CXCursor launcher_call = clang_getNullCursor();  // the call whose launcher is being walked
+    CXCursor launcher = clang_getNullCursor();       // that launcher's definition
     std::vector<std::optional<LauncherCall>> calls;  // what each launch in a launcher is translated with
+    std::vector<CXCursor> launchers;                 // the launcher each launch is in (null: the entry)
     bool guarded = false;
     std::set<std::string> zeroed;  // buffers a cudaMemset zeroes before the first launch
     // the ifs (offset) and branches (1: then, 2: else) around the node walked, and around each launch
@@ -719,6 +731,7 @@ void Translator::find_launch() {
         if (is_launch) {
           walk.launches.push_back(k);
           walk.anchors.push_back(clang_Cursor_isNull(walk.launcher_call) ? k : walk.launcher_call);
+          walk.launchers.push_back(walk.launcher);
           walk.calls.push_back(clang_Cursor_isNull(walk.launcher_call) ? std::nullopt : std::optional<LauncherCall>(launcher_call_));
           walk.launch_branches.push_back(walk.branches);
           walk.switched |= walk.switches > 0;
@@ -736,8 +749,9 @@ void Translator::find_launch() {
           const std::string why = !clang_Cursor_isNull(walk.launcher_call) ? "it is called by another launcher" : bind_launcher(k, launcher);
           if (why.empty()) {
             walk.launcher_call = k;
+            walk.launcher = launcher;
             walk_fn(launcher, loop_depth, guarded);
-            walk.launcher_call = clang_getNullCursor();
+            walk.launcher_call = walk.launcher = clang_getNullCursor();
             host_ = entry_scope;
           } else {
             problem(out_.problems, k, "kernel launch in '" + spelling(launcher) + "'",
@@ -811,9 +825,17 @@ void Translator::find_launch() {
         for (const auto& [other_at, other_branch] : walk.launch_branches[j])
           alternatives |= at == other_at && branch != other_branch;
   if (walk.launches.size() > 1) {
+    // Every launch in one call of a launcher: the choice is among the launcher's branches, read with its parameters.
+    const bool one_launcher = walk.calls[0] && std::all_of(walk.anchors.begin(), walk.anchors.end(), [&](CXCursor a) {
+      return clang_equalCursors(a, walk.anchors[0]);
+    });
+    const HostScope entry_scope = host_;
     try {
-      dispatch_ = choice_in(entry, walk.anchors);
+      if (one_launcher) host_ = walk.calls[0]->scope;
+      dispatch_ = one_launcher ? choice_in(walk.launchers[0], walk.launches) : choice_in(entry, walk.anchors);
+      host_ = entry_scope;
     } catch (const Error& e) {
+      host_ = entry_scope;
       if (alternatives) return problem(out_.problems, walk.launches.back(), "alternative launches in branches of the entry", e.what());
     }
   }
@@ -894,10 +916,11 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
     const std::string key = decl_key(template_parameters[i]);
     const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(specialization, unsigned(i));
     if (kind == CXTemplateArgumentKind_Integral) {
-      uses[key].value = std::to_string(clang_Cursor_getTemplateArgumentValue(specialization, unsigned(i)));
+      uses[key].value = integral_template_argument(specialization, unsigned(i), template_parameters[i]);
       host_.parameters[key] = uses[key].value;
     } else if (kind == CXTemplateArgumentKind_Type) {
       launcher_call_.types[key] = clang_Cursor_getTemplateArgumentType(specialization, unsigned(i));
+      host_.types[key] = launcher_call_.types[key];
     } else {
       return "its template argument '" + spelling(template_parameters[i]) + "' is not an integer or a type";
     }
@@ -982,10 +1005,14 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     }
     const std::string t = take(clang_getTypeSpelling(canonical));
     auto dtype = kTemplateTypes.find(t);
-    if (dtype == kTemplateTypes.end())
-      problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype or a struct of the file");
-    else
+    if (dtype != kTemplateTypes.end()) {
       launch.templates.push_back({name, dtype->second, true});
+    } else if (canonical.kind == CXType_Record && from_prelude(clang_getTypeDeclaration(canonical))) {
+      // A CUDA vector type (`__nv_bfloat162`, `float4`): not an MLX template dtype, so named in the body too.
+      launch.bindings.push_back(fmt::format("using {} = {};", name, metal_type(canonical)));
+    } else {
+      problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype or a struct of the file");
+    }
   };
   // A value of an enum type (`template <Layout L>`): MLX template values are integers, and a scoped
   // enum does not compare with one, so the directive carries the integer (`KS_L`) and the body
@@ -1007,13 +1034,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     for (int i = 0; i < count && size_t(i) < parameters.size(); ++i) {
       const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(callee, unsigned(i));
       if (kind == CXTemplateArgumentKind_Integral) {
-        // A bool's 1-bit value reads as -1 signed: `true` is 1.
-        const CXTypeKind type = clang_getCanonicalType(clang_getCursorType(parameters[size_t(i)])).kind;
-        const long long value = clang_Cursor_getTemplateArgumentValue(callee, unsigned(i));
-        value_argument(parameters[size_t(i)],
-                       type == CXType_Bool                                   ? std::string(value != 0 ? "1" : "0")
-                       : type >= CXType_Char_U && type <= CXType_UInt128 ? std::to_string(clang_Cursor_getTemplateArgumentUnsignedValue(callee, unsigned(i)))
-                                                                             : std::to_string(value));
+        value_argument(parameters[size_t(i)], integral_template_argument(callee, unsigned(i), parameters[size_t(i)]));
       } else if (kind == CXTemplateArgumentKind_Type) {
         type_argument(spelling(parameters[size_t(i)]), clang_Cursor_getTemplateArgumentType(callee, unsigned(i)));
       } else {
@@ -1936,6 +1957,11 @@ void Translator::map_cast(CXCursor cast) {
   }
   helpers_.insert("ks_ro_cast");
   std::string element = metal_type(pointee);
+  if (element.find("type-parameter") != std::string::npos) {
+    // A template parameter (`const T2*`): canonical types name it by position, so the element is the written one.
+    element = rw_.render(unsigned(type_b + 1), unsigned(type_e));
+    while (!element.empty() && (element.back() == '*' || std::isspace(static_cast<unsigned char>(element.back())))) element.pop_back();
+  }
   if (element.rfind("const ", 0) == 0) element.erase(0, 6);
   const unsigned head_b = c_style ? unsigned(type_b) : b, head_e = unsigned(type_e + 1);
   rw_.replace(head_b, head_e, [this, operand, head_b, head_e, type_b, c_style, element] {
@@ -2643,6 +2669,7 @@ Translation Translator::run() {
   clang_disposeIndex(index_);
   return out_;
 }
+
 
 }  // namespace
 

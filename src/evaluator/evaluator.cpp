@@ -7,6 +7,7 @@
 #include <cstring>
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -428,15 +429,17 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     std::shuffle(seed_indices.begin(), seed_indices.end(), std::mt19937(rd()));
 
     // Compares what a call left in a staged set with the reference: outputs within tolerance, inputs unchanged.
-    auto check_staged = [&](const char* shm, int set, const std::vector<HostTensor>& inputs, const ReferenceOutputs& reference) {
+    // `staged` holds the shared memory from its offset `from` on (a copy of one set's bytes, or the memory itself).
+    auto check_staged = [&](const char* staged, int64_t from, int set, const std::vector<HostTensor>& inputs,
+                            const ReferenceOutputs& reference) {
       const PhaseClock::Scope timed = phase.scope("compare");
       TrialOutcome out;
       for (size_t slot = 0; slot < layout.names.size(); ++slot) {
-        const int64_t offset = layout.offsets[size_t(set)][slot];
-        if (offset < 0) continue;
+        if (layout.offsets[size_t(set)][slot] < 0) continue;
+        const int64_t offset = layout.offsets[size_t(set)][slot] - from;
         if (!layout.is_output[slot]) {
           const HostTensor& t = input_named(inputs, layout.names[slot]);
-          if (std::memcmp(shm + offset, t.bytes.data(), t.bytes.size()) != 0) {
+          if (std::memcmp(staged + offset, t.bytes.data(), t.bytes.size()) != 0) {
             out.status = Status::wrong_answer;
             out.message = "the candidate modified its input '" + layout.names[slot] + "'";
             return out;
@@ -446,7 +449,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         // Compared from a copy: the shared memory stays writable by the runner, whose threads could otherwise
         // change it between the check and the message (or the check's parts).
         const std::vector<double>& expected = reference[size_t(layout.output_index[slot])];
-        const std::vector<char> produced(shm + offset, shm + offset + expected.size() * dtype_size(layout.dtypes[slot]));
+        const std::vector<char> produced(staged + offset, staged + offset + expected.size() * dtype_size(layout.dtypes[slot]));
         const Comparison c = compare_output(layout.names[slot], produced.data(), layout.dtypes[slot], expected,
                                             task_.tolerance(layout.dtypes[slot]), layout.row_lengths[slot]);
         out.max_abs = std::max(out.max_abs, c.max_abs_err);
@@ -463,7 +466,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
       char* shm = process->shared_memory(layout.total, options_.call_timeout);
       phase("staging", [&] { stage(shm, layout, set, inputs); });
       const double call_ms = phase("calls", [&] { return call_staged(*process, layout, set, options_.call_timeout).value("ms", 0.0); });
-      TrialOutcome out = check_staged(shm, set, inputs, reference);
+      TrialOutcome out = check_staged(shm, 0, set, inputs, reference);
       out.call_ms = call_ms;
       return out;
     };
@@ -506,8 +509,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         };
         int next_seed = first_checked_seed;
         // Its seed is drawn when its repetition comes (later ones may never run: enough timed work before them);
-        // its inputs and reference are made after the call, so that nothing before the call takes longer for a
-        // checked repetition (a candidate timing the gap since its previous call would tell them apart).
+        // its inputs and reference are made after the last repetition, so that nothing between calls takes longer
+        // for a checked repetition (a candidate timing the gaps between its calls would tell them apart).
         auto checked_seed = [&]() {
           return secret_seed(task_, w, 2 * kSecretSeedsPerWorkload + seed_indices[size_t(next_seed++)]);
         };
@@ -529,6 +532,29 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           spdlog::debug("{}: mix sources on the device", w.name);
         }
         const auto budget = std::max(options_.call_timeout, std::chrono::milliseconds(int64_t(10000 + 3 * call_ms)));
+        // Every repetition's set is collected and copied out of the shared memory after its call in the same way (a
+        // checked one's into a buffer kept for its check, the others' into one scratch buffer), and the checks run
+        // after the last repetition: a candidate that could tell checked repetitions apart (by the commands it gets,
+        // or by the time the evaluator takes between its calls) would know when the checks are spent and skip its
+        // work after them.
+        auto set_span = [&](int set) {
+          int64_t from = std::numeric_limits<int64_t>::max(), to = 0;
+          for (size_t slot = 0; slot < layout.bytes.size(); ++slot)
+            if (const int64_t offset = layout.offsets[size_t(set)][slot]; offset >= 0) {
+              from = std::min(from, offset);
+              to = std::max(to, offset + int64_t(layout.bytes[slot]));
+            }
+          return std::pair<int64_t, size_t>(from, size_t(std::max<int64_t>(to - from, 0)));
+        };
+        size_t largest_set = 0;
+        for (int set = 0; set < options_.rotating_sets; ++set) largest_set = std::max(largest_set, set_span(set).second);
+        struct HeldRepetition {
+          int rep = 0, set = 0;
+          uint64_t seed = 0;
+        };
+        std::vector<HeldRepetition> held;
+        std::vector<std::vector<char>> held_sets(checked.size(), std::vector<char>(largest_set));
+        std::vector<char> scratch_set(largest_set);
         std::vector<TimedCall> calls;
         double timed_ms = 0;
         std::optional<TimingLock> lock;
@@ -548,21 +574,24 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           });
           phase("flush", [&] { flush_host_caches(set_tensors(shm, layout, set), backend_.host_flush_bytes()); });
           const TimedCall call = phase("calls", [&] { return measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget); });
-          // Only checked repetitions are looked at; the candidate cannot tell which they are.
-          if (check_seed) phase("staging", [&] { process->request(staged_command(layout, set, "collect"), options_.call_timeout); });
+          phase("staging", [&] {
+            process->request(staged_command(layout, set, "collect"), options_.call_timeout);
+            const auto [from, bytes] = set_span(set);
+            std::memcpy((check_seed ? held_sets[held.size()] : scratch_set).data(), shm + from, bytes);
+          });
+          if (check_seed) held.push_back({rep, set, *check_seed});
           if (rep < 0) continue;  // warm-up
           calls.push_back(call);
           timed_ms += call.reported_ms;
-          if (check_seed) {
-            const CheckedCase check = checked_case(*check_seed);
-            const TrialOutcome o = check_staged(shm, set, check.inputs, check.reference);
-            wr.max_abs_err = std::max(wr.max_abs_err, o.max_abs);
-            wr.max_rel_err = std::max(wr.max_rel_err, o.max_rel);
-            if (o.status != Status::passed) {
-              wr.status = o.status;
-              wr.message = fmt::format("timed repetition {} (checked after the fact): {}", rep + 1, o.message);
-              break;
-            }
+        }
+        for (size_t i = 0; i < held.size() && wr.status == Status::passed; ++i) {
+          const CheckedCase check = checked_case(held[i].seed);
+          const TrialOutcome o = check_staged(held_sets[i].data(), set_span(held[i].set).first, held[i].set, check.inputs, check.reference);
+          wr.max_abs_err = std::max(wr.max_abs_err, o.max_abs);
+          wr.max_rel_err = std::max(wr.max_rel_err, o.max_rel);
+          if (o.status != Status::passed) {
+            wr.status = o.status;
+            wr.message = fmt::format("timed repetition {} (checked after the last one): {}", held[i].rep + 1, o.message);
           }
         }
         lock.reset();  // the ceilings may be measured again below, under the lock of their own

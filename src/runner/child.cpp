@@ -38,13 +38,84 @@ nlohmann::json RunnerDevice::extra(const nlohmann::json& command) {
 namespace {
 LibraryState candidate_state;
 CodePointers held_code_pointers;
-bool code_pointers_held = false;
-std::string tampered;  // set once the candidate changed a held code pointer: every later command fails with it
+std::vector<HeldWord> unguarded_held_words;  // where the guard region could not be mapped
+std::string tampered;  // set once the candidate changed what the runner holds: every later command fails with it
+
+// What decides the runner's checks after the candidate's code ran, in the guard region (sandbox.hpp), which the code
+// below names by its fixed address: a pointer to it or a flag in writable memory would be the candidate's to change
+// (a red-team candidate cleared the "code pointers held" flag, turning every check off). The device object is held
+// too: its virtual calls between timed calls (`prepare`, `collect`) would run the candidate's code, off the clock,
+// through a vtable pointer it redirected.
+struct RunnerGuard {  // the first page: read-only before any candidate code runs
+  uint64_t magic;
+  uintptr_t device;         // the RunnerDevice's address
+  uintptr_t device_vtable;  // its vtable pointer
+};
+struct HeldTable {  // the rest: read-only once the candidate is loaded
+  uint64_t count;
+  HeldWord words[1];  // `count` of them, to the region's end
+};
+constexpr uint64_t kGuardMagic = 0x4b53656172636847ull;
+constexpr size_t kHeldCapacity = (kRunnerHeldTableBytes - offsetof(HeldTable, words)) / sizeof(HeldWord);
+
+RunnerGuard* guard_page() { return reinterpret_cast<RunnerGuard*>(kRunnerGuardPage); }
+HeldTable* held_table() { return reinterpret_cast<HeldTable*>(kRunnerHeldTable); }
+
+// Maps the guard region before any candidate code runs; "" or why it could not be (the platform's lowest address
+// for mappings above it): the held words then stay in writable memory.
+std::string arm_guard(RunnerDevice& device) {
+  const size_t bytes = kRunnerGuardEnd - kRunnerGuardPage;
+  void* region = mmap(guard_page(), bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+                      -1, 0);
+  if (region != guard_page()) {
+    const std::string why = std::strerror(errno);
+    if (region != MAP_FAILED) munmap(region, bytes);
+    return "cannot map it at its address: " + why;
+  }
+  *guard_page() = {kGuardMagic, reinterpret_cast<uintptr_t>(&device), *reinterpret_cast<const uintptr_t*>(&device)};
+  if (mprotect(guard_page(), kRunnerGuardPageBytes, PROT_READ) != 0) return std::string("mprotect: ") + std::strerror(errno);
+  return "";
+}
+
+// The guard region where it was armed (it stays mapped: the filter refuses to change it).
+bool guarded() {
+  unsigned char resident = 0;
+  return mincore(guard_page(), kRunnerGuardPageBytes, &resident) == 0;
+}
+
+// Captures the held code pointers into the guard region's table and makes it read-only: once, after the candidate's
+// load-time code and before the system-call filter's second stage (no candidate code runs beside it).
+size_t hold_code_pointers_of(const std::string& library, const std::vector<std::string>& runtime) {
+  if (!guarded()) {
+    unguarded_held_words.resize(kHeldCapacity);
+    unguarded_held_words.resize(held_code_pointers.capture(library, runtime, unguarded_held_words.data(), kHeldCapacity));
+    return unguarded_held_words.size();
+  }
+  held_table()->count = held_code_pointers.capture(library, runtime, held_table()->words, kHeldCapacity);
+  mprotect(held_table(), kRunnerHeldTableBytes, PROT_READ);
+  return held_table()->count;
+}
+
+// The device's vtable pointer, checked and put back; "" or what changed.
+std::string check_device() {
+  const RunnerGuard& guard = *guard_page();
+  if (guard.magic != kGuardMagic) return "the runner's guard page";
+  auto* vtable = reinterpret_cast<uintptr_t*>(guard.device);
+  if (*vtable == guard.device_vtable) return "";
+  *vtable = guard.device_vtable;
+  return "the vtable pointer of the runner's device object";
+}
 }  // namespace
 
 void hold_code_pointers(bool immediate_only) {
-  if (!code_pointers_held) return;
-  if (const std::string change = held_code_pointers.check_and_restore(immediate_only); !change.empty() && tampered.empty())
+  std::string change;
+  if (guarded()) {
+    change = check_device();
+    if (change.empty()) change = held_code_pointers.check_and_restore(held_table()->words, held_table()->count, immediate_only);
+  } else {
+    change = held_code_pointers.check_and_restore(unguarded_held_words.data(), unguarded_held_words.size(), immediate_only);
+  }
+  if (!change.empty() && tampered.empty())
     tampered = "the candidate changed " + change +
                " (put back): the runner's own calls through it would run the candidate's code, between timed calls, "
                "inside the runner's bookkeeping or in place of its timer";
@@ -162,6 +233,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
   signal(SIGPIPE, SIG_IGN);
   apply_resource_limits(args.memory_limit_bytes, args.cpu_seconds);
   SharedMemory shm(args.shm_fd);
+  const std::string guard_error = args.under_checker ? "under a memory checker" : arm_guard(device);
   std::vector<std::filesystem::path> readable;
   bool loaded = false;
 
@@ -189,6 +261,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
     }
     try {
       if (!tampered.empty() && cmd != "exit") throw std::runtime_error(tampered);
+      if (loaded) hold_code_pointers(true);  // before any virtual call: candidate threads may have run since
       if (cmd == "exit") {
         reply({{"ok", true}});
         return 0;
@@ -212,17 +285,23 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         const std::string library = artifact.value("library", std::string());
         if (!library.empty()) candidate_state.capture(library);
         if (!args.under_checker && std::getenv("LD_BIND_NOW")) {
-          held_code_pointers.capture(library, device.runtime_libraries());
-          code_pointers_held = true;
-          sandbox += "; " + std::to_string(held_code_pointers.words()) + " code pointers of the loaded libraries held (" +
+          const size_t held = hold_code_pointers_of(library, device.runtime_libraries());
+          sandbox += "; " + std::to_string(held) + " code pointers of the loaded libraries held (" +
                      std::to_string(held_code_pointers.got_slots()) + " GOT slots)";
         } else {
+          if (guarded()) {  // none held
+            held_table()->count = 0;
+            mprotect(held_table(), kRunnerHeldTableBytes, PROT_READ);
+          }
           sandbox += "; code pointers not held (" +
                      std::string(args.under_checker ? "under a memory checker" : "LD_BIND_NOW unset: bound lazily") + ")";
         }
+        sandbox += guard_error.empty() ? "; what the runner holds kept on its read-only guard region"
+                                       : "; no guard region (" + guard_error + ")";
         if (!args.under_checker)
           sandbox += "; " + apply_syscall_filter(true, device.strict_sandbox(), device.threads_after_load());
         loaded = true;
+        hold_code_pointers();  // the candidate's load-time code ran
         reply({{"ok", true}, {"sandbox", sandbox}});
       } else if (cmd == "map") {
         shm.map(command->at("bytes").get<size_t>());

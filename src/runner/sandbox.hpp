@@ -50,6 +50,18 @@ std::string drop_privileges(bool switch_user);
 // (and stage 1 too when `strict`) also refuses new threads. Returns what was applied.
 std::string apply_syscall_filter(bool after_load, bool strict, bool threads_after_load);
 
+// A region at a fixed address below every loaded object, for what decides the runner's checks after the
+// candidate's code ran (runner/child.cpp): a first page, mapped and made read-only before any candidate code runs,
+// then the held code pointers' table, written once the candidate is loaded and then made read-only. From stage 1 of
+// the system-call filter on, no mapping change, protection change (but the table's to read-only) or memory advice
+// may start in or below the region (a range that covers it starts there), so that a candidate can change neither
+// it nor where it is.
+inline constexpr uintptr_t kRunnerGuardPage = 0x10000;
+inline constexpr size_t kRunnerGuardPageBytes = 4096;
+inline constexpr uintptr_t kRunnerHeldTable = kRunnerGuardPage + kRunnerGuardPageBytes;
+inline constexpr size_t kRunnerHeldTableBytes = size_t(16) << 20;  // reserved; only the pages written cost memory
+inline constexpr uintptr_t kRunnerGuardEnd = kRunnerHeldTable + kRunnerHeldTableBytes;
+
 // The runner is killed when its parent (ksearch) exits; where the platform has no such signal it
 // still exits when ksearch closes the command pipe.
 void die_with_parent();

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "runner/code_pointers.hpp"
 #include "runner/sandbox.hpp"
@@ -11,6 +12,17 @@
 
 namespace {
 void replacement_handler() {}
+
+// The held words, where the runner keeps them on its guard pages.
+struct Held {
+  explicit Held(const std::vector<std::string>& immediate) : words(1 << 16) {
+    count = pointers.capture("", immediate, words.data(), words.size());
+  }
+  std::string check_and_restore(bool immediate_only) { return pointers.check_and_restore(words.data(), count, immediate_only); }
+  ksearch::runner::CodePointers pointers;
+  std::vector<ksearch::runner::HeldWord> words;
+  size_t count = 0;
+};
 
 std::string libstdcxx_object() {
   for (const auto& table : ksearch::runner::code_pointer_tables(""))
@@ -33,9 +45,8 @@ class CodePointers : public ::testing::Test {
 // of word libcudart's table of the driver's entry points is made of.
 TEST_F(CodePointers, AChangedLibraryFunctionPointerIsReportedAndPutBack) {
   ASSERT_FALSE(libstdcxx_object().empty()) << "libstdc++ has no code pointers in its writable data";
-  ksearch::runner::CodePointers held;
-  held.capture("", {});
-  EXPECT_GT(held.words(), held.got_slots());
+  Held held({});
+  EXPECT_GT(held.count, held.pointers.got_slots());
   EXPECT_EQ(held.check_and_restore(false), "");
   const std::terminate_handler original = std::get_terminate();
   std::set_terminate(replacement_handler);
@@ -50,15 +61,13 @@ TEST_F(CodePointers, AChangedLibraryFunctionPointerIsReportedAndPutBack) {
 // The immediate check (inside a timed region) covers the runtime's objects only.
 TEST_F(CodePointers, TheImmediateCheckCoversTheRuntimeLibrariesOnly) {
   const std::terminate_handler original = std::get_terminate();
-  ksearch::runner::CodePointers elsewhere;
-  elsewhere.capture("", {"libcudart"});
+  Held elsewhere({"libcudart"});
   std::set_terminate(replacement_handler);
   EXPECT_EQ(elsewhere.check_and_restore(true), "");
   EXPECT_NE(elsewhere.check_and_restore(false), "");
   EXPECT_EQ(std::get_terminate(), original);
 
-  ksearch::runner::CodePointers runtime;
-  runtime.capture("", {"libstdc++"});
+  Held runtime({"libstdc++"});
   std::set_terminate(replacement_handler);
   EXPECT_NE(runtime.check_and_restore(true).find("terminate_handler"), std::string::npos);
   EXPECT_EQ(std::get_terminate(), original);
@@ -66,9 +75,8 @@ TEST_F(CodePointers, TheImmediateCheckCoversTheRuntimeLibrariesOnly) {
 
 // A GOT slot is named by its symbol.
 TEST_F(CodePointers, AChangedGotSlotIsNamedBySymbol) {
-  ksearch::runner::CodePointers held;
-  held.capture("", {});
-  ASSERT_GT(held.got_slots(), 0u);
+  Held held({});
+  ASSERT_GT(held.pointers.got_slots(), 0u);
   // The first writable GOT slot of any object, found as the runner finds them.
   for (const auto& table : ksearch::runner::code_pointer_tables("")) {
     for (const auto& [index, symbol] : table.got_symbols) {

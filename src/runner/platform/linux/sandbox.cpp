@@ -285,8 +285,9 @@ std::string apply_syscall_filter(bool after_load, bool strict, bool threads_afte
     }
     seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(creat), 0);
     seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+    seccomp_rule_add(ctx, kill, SCMP_SYS(mprotect), 2, SCMP_A0(SCMP_CMP_EQ, kRunnerHeldTable), SCMP_A2(SCMP_CMP_NE, PROT_READ));
     description = "seccomp: no processes, network, ptrace, file writes, signals outside the runner, scheduling, "
-                  "priority or limit changes, prctl beyond naming and queries";
+                  "priority or limit changes, prctl beyond naming and queries, no change to the runner's guard region";
   } else {
     if (strict) {
       for (int sc : {SCMP_SYS(open), SCMP_SYS(openat), SCMP_SYS(creat), SCMP_SYS(openat2), SCMP_SYS(open_by_handle_at)})
@@ -328,6 +329,20 @@ std::string apply_syscall_filter(bool after_load, bool strict, bool threads_afte
                                                                 PR_CAPBSET_READ, PR_GET_SECCOMP},
                                                                SECCOMP_RET_ERRNO | EPERM)),
                  strict);
+    // The runner's guard region (sandbox.hpp) and everything below it: only a mapping whose address the kernel
+    // picks (mmap's and mremap's address 0) may name an address there; the held table may be made read-only.
+    const uint32_t kill_process = SECCOMP_RET_KILL_PROCESS;
+    const std::vector<AddressRange> from_zero = {{0, kRunnerGuardEnd}}, from_one = {{1, kRunnerGuardEnd}},
+                                    but_the_table = {{0, kRunnerHeldTable}, {kRunnerHeldTable + 1, kRunnerGuardEnd}};
+    Program guard;
+    for (const auto& sf : on_syscall(__NR_mprotect, when_argument_in(0, but_the_table, kill_process))) guard.push_back(sf);
+    for (long nr : {__NR_pkey_mprotect, __NR_munmap, __NR_madvise})
+      for (const auto& sf : on_syscall(nr, when_argument_in(0, from_zero, kill_process))) guard.push_back(sf);
+    for (const auto& sf : on_syscall(__NR_mmap, when_argument_in(0, from_one, kill_process))) guard.push_back(sf);
+    Program remap = when_argument_in(0, from_zero, kill_process);
+    for (const auto& sf : when_argument_in(4, from_one, kill_process)) remap.push_back(sf);
+    for (const auto& sf : on_syscall(__NR_mremap, remap)) guard.push_back(sf);
+    load_program(guard, strict);
   } else if (strict) {
     // The runner's GOT is read-only (full RELRO, so is the dynamic loader's copy of the vDSO's clock):
     // changing the protection of, replacing or moving any page of loaded code kills the runner. A range

@@ -100,9 +100,10 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   // -gline-tables-only: findings at a memory access name its line (LineTable). No warnings but one, an error: a variable
   // length array (a C99 extension the host compiler allows in C++; Metal has none). TSan leaves out a read that a write
   // to the same address follows (x += y): the race check needs only the write, the uninitialized-read check both.
+  // -flax-vector-conversions=none: Metal converts no vector type to another implicitly (`int4 * uint4`).
   const std::vector<std::string> compiler = {options.compiler, "-std=c++20", options.optimization, "-fPIC",
                                              "-fno-exceptions", "-fno-rtti", "-fno-strict-aliasing",
-                                             "-fsanitize=thread", "-mllvm", "-tsan-instrument-read-before-write=1",
+                                             "-flax-vector-conversions=none", "-fsanitize=thread", "-mllvm", "-tsan-instrument-read-before-write=1",
                                              "-gline-tables-only", "-Wno-everything", "-Werror=vla", "-march=x86-64-v2"};
   std::string compiler_key;
   for (const auto& word : compiler) compiler_key += word + "\n";

@@ -81,7 +81,8 @@ bool ends_an_operand(const Token& k) {
 
 }  // namespace
 
-RewriteResult rewrite_metal(const std::string& text, const std::string& file, int id_base) {
+RewriteResult rewrite_metal(const std::string& text, const std::string& file, int id_base,
+                            const std::set<std::string>& outer_aliases) {
   RewriteResult r;
   std::vector<Token> t = tokenize(text);
   auto next = [&](std::size_t i) {
@@ -124,14 +125,60 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     }
     return npos;
   };
-  // A vector type name starting at k (`float4`, `metal::half2`, `vec<float, 4>`): the index of its last token.
+  // Names that may stand for a vector type: aliases of one (`typedef int4 I4;`, `using V = vec<T, 4>;`, the
+  // header's too) and template type parameters (`template <class V> V convert(float4 f) { return V(f); }`). Their
+  // constructors and casts convert each component as well; for a scalar or struct type the shim's __ms_make is the
+  // plain constructor.
+  std::set<std::string> aliases = outer_aliases, template_parameters;
+  auto is_vector_type_name = [&](const std::string& id) {
+    return vector_types().count(id) || aliases.count(id) || template_parameters.count(id);
+  };
+  // A vector type name starting at k (`float4`, `metal::half2`, `vec<float, 4>`, `V`, `V4<T>` for an alias template
+  // `template <class T> using V4 = vec<T, 4>;`): the index of its last token.
   auto vector_type_end = [&](std::size_t k) {
     if (k < t.size() && t[k].text == "metal" && next(k) < t.size() && t[next(k)].text == "::") k = next(next(k));
     if (k >= t.size()) return npos;
-    if (vector_types().count(t[k].text)) return k;
-    if (t[k].text == "vec" && next(k) < t.size() && t[next(k)].text == "<") return closing(next(k));
+    const bool arguments_follow = next(k) < t.size() && t[next(k)].text == "<";
+    if ((t[k].text == "vec" || aliases.count(t[k].text)) && arguments_follow) return closing(next(k));
+    if (is_vector_type_name(t[k].text)) return k;
     return npos;
   };
+  auto add_alias = [&](const std::string& name) {
+    aliases.insert(name);
+    r.vector_aliases.insert(name);
+  };
+  for (std::size_t i = 0; i < t.size(); i = next(i)) {
+    const std::size_t j = next(i);
+    if (j >= t.size()) break;
+    if (t[i].text == "template" && t[j].text == "<" && closing(j) != npos) {
+      // `typename N` / `class N` / `typename... N` opening a parameter of the list.
+      const std::size_t close = closing(j);
+      bool parameter_start = true;
+      int depth = 0;
+      for (std::size_t q = next(j); q < close; q = next(q)) {
+        const std::string& s = t[q].text;
+        if (parameter_start && (s == "typename" || s == "class")) {
+          std::size_t name = next(q);
+          while (name < close && t[name].text == ".") name = next(name);
+          if (name < close && t[name].kind == Tok::Ident) template_parameters.insert(t[name].text);
+        }
+        parameter_start = depth == 0 && s == ",";
+        if (s == "(" || s == "<" || s == "[") ++depth;
+        else if (s == ")" || s == ">" || s == "]") --depth;
+        else if (s == ">>") depth -= 2;
+      }
+    } else if (t[i].text == "typedef") {
+      // `typedef <vector type> N;`
+      const std::size_t type_end = vector_type_end(j), name = type_end == npos ? npos : next(type_end);
+      if (name < t.size() && t[name].kind == Tok::Ident && next(name) < t.size() && t[next(name)].text == ";")
+        add_alias(t[name].text);
+    } else if (t[i].text == "using" && t[j].kind == Tok::Ident && next(j) < t.size() && t[next(j)].text == "=") {
+      // `using N = <vector type>;`
+      const std::size_t type_end = vector_type_end(next(next(j)));
+      if (type_end != npos && next(type_end) < t.size() && t[next(type_end)].text == ";")
+        add_alias(t[j].text);
+    }
+  }
   auto is_unary_operator = [&](std::size_t k) {
     static const std::set<std::string> ops = {"-", "+", "!", "~", "*", "&"};
     return k < t.size() && t[k].kind == Tok::Punct && ops.count(t[k].text);
@@ -363,13 +410,17 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       i = end;
       continue;
     }
-    // `float4(...)` and `vec<float, 4>(x, y, z, w)`: constructors (`metal::float4(...)` is one too, already qualified).
-    if (const std::size_t type_end = id == "vec" || vector_types().count(id) ? vector_type_end(i) : npos; type_end != npos) {
+    // `float4(...)`, `vec<float, 4>(x, y, z, w)` and `V(x)` for an alias or template parameter V: constructors
+    // (`metal::float4(...)` is one too, already qualified).
+    if (const std::size_t type_end = id == "vec" || is_vector_type_name(id) ? vector_type_end(i) : npos; type_end != npos) {
       const std::size_t j = next(type_end);
       const long p = prev(i);
       const bool in_metal = p >= 1 && t[p].text == "::" && prev(p) >= 0 && t[prev(p)].text == "metal";
       const bool member = p >= 0 && (t[p].text == "." || t[p].text == "->" || t[p].text == "::");
-      if (j < t.size() && t[j].text == "(" && (in_metal || !member)) {
+      // Declarations, not constructors: `operator V() const`, `thread V (&values)[4]`.
+      const bool conversion_function = p >= 0 && t[p].text == "operator";
+      const bool array_reference = next(j) < t.size() && t[next(j)].text == "&";
+      if (j < t.size() && t[j].text == "(" && (in_metal || !member) && !conversion_function && !array_reference) {
         out += std::string(in_metal ? "" : "::metal::") + "__ms_make<" + text_between(i, type_end) + ">" +
                newlines_between(i, type_end);
         i = type_end;

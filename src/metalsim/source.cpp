@@ -207,7 +207,7 @@ HostSource build_host_source(const KernelSpec& spec) {
   HostSource hs;
   const std::string name = kernel_name(spec);
   RewriteResult header = rewrite_metal(spec.header, "header", 1);
-  RewriteResult body = rewrite_metal(spec.source, "body", 1000);
+  RewriteResult body = rewrite_metal(spec.source, "body", 1000, header.vector_aliases);
   hs.errors = header.errors;
   hs.errors.insert(hs.errors.end(), body.errors.begin(), body.errors.end());
   const auto conversions = check_address_spaces(spec.header, spec.source, kernel_parameters(spec));

@@ -2,6 +2,7 @@
 #pragma once
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,10 +15,13 @@ struct RewriteResult {
   std::string text;                     // same line count as the input
   std::vector<CompileMessage> errors;   // e.g. use of double
   bool uses_sync = false;               // barrier, SIMD-group function or atomic seen
+  std::set<std::string> vector_aliases;  // typedef/using names of vector types declared in the text
 };
 // Metal -> host C++ token rewriting (see metal_shim.h). `file` is "body" or
-// "header"; threadgroup variables get ids starting at id_base.
-RewriteResult rewrite_metal(const std::string& text, const std::string& file, int id_base);
+// "header"; threadgroup variables get ids starting at id_base. `outer_aliases`: the vector type aliases the
+// text sees from elsewhere (the body sees the header's).
+RewriteResult rewrite_metal(const std::string& text, const std::string& file, int id_base,
+                            const std::set<std::string>& outer_aliases = {});
 
 struct HostSource {
   std::string text;

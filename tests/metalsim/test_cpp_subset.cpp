@@ -1,6 +1,7 @@
 // C++ that Metal leaves out (lambdas, recursion, goto, virtual, RTTI, new/delete, exceptions, noexcept, register,
-// thread_local; corpus/cpp_subset) and pointers or references converted between address spaces (corpus/address_spaces)
-// are compile errors naming the line; honest look-alikes compile and run. One kernel per file: the header up to
+// thread_local; corpus/cpp_subset), pointers or references converted between address spaces (corpus/address_spaces) and
+// what Metal's type rules refuse (implicit vector conversions, float atomic min/max; corpus/type_rules) are compile
+// errors naming the line; honest look-alikes compile and run. One kernel per file: the header up to
 // `// --- body ---`, the body after it; the first line says what to expect, `// expect: passes` (the kernel doubles
 // `a` into `o`) or `// expect: <body|header> line <n>: <message start>`.
 #include <filesystem>
@@ -67,3 +68,4 @@ TEST_P(MetalsimCppSubset, MatchesItsExpectation) {
 const auto kStem = [](const auto& info) { return std::filesystem::path(info.param).stem().string(); };
 INSTANTIATE_TEST_SUITE_P(Metalsim, MetalsimCppSubset, ::testing::ValuesIn(corpus_files("cpp_subset")), kStem);
 INSTANTIATE_TEST_SUITE_P(AddressSpaces, MetalsimCppSubset, ::testing::ValuesIn(corpus_files("address_spaces")), kStem);
+INSTANTIATE_TEST_SUITE_P(TypeRules, MetalsimCppSubset, ::testing::ValuesIn(corpus_files("type_rules")), kStem);

@@ -247,3 +247,88 @@ def test_mlx_limits_of_integer_types():
     source = "out0[0] = Limits<int>::max; out0[1] = Limits<int>::min; out0[2] = Limits<uint>::max == 0xffffffffu;"
     (out,) = run(source, [mx.zeros((1,))], [(3,)], [mx.int32], (1, 1, 1), (1, 1, 1))
     assert np.array(out).tolist() == [2147483647, -2147483648, 1]
+
+
+# Metal converts each component when a vector of one type is constructed from another, whatever names the type: an
+# alias, `vec<T, N>` or a template parameter (clang's cast of a vector would reinterpret its bits).
+CONVERSIONS_HEADER = """
+template <typename V, typename U> inline V convert(U u) { return V(u); }
+typedef int4 I4;
+"""
+
+
+@pytest.mark.parametrize(
+    "declaration",
+    [
+        "I4 q = I4(f); float4 r = float4(q);",
+        "using IV = vec<int, 4>; IV q = IV(f); float4 r = float4(q);",
+        "int4 q = convert<int4>(f); float4 r = float4(q);",
+        "float4 r = convert<float4>(int4(f));",
+        "using V = vec<half, 4>; V h = V(f); float4 r = float4(h);",
+        "typedef float4 F4; half4 h = half4(f); float4 r = F4(h);",
+    ],
+)
+def test_vector_conversions_through_aliases_and_template_parameters_convert_each_component(declaration):
+    source = f"""
+        uint i = thread_position_in_grid.x;
+        float4 f = float4(x[i], 2.0f, -1.0f, 3.0f);
+        {declaration}
+        ((device float4*)out0)[i] = r;
+    """
+    x = np.array([0.0, 1.0, -2.0, 7.0, 100.0, -5.0, 3.0, 9.0], np.float32)
+    (out,) = run(source, [x], [(8, 4)], [mx.float32], (8, 1, 1), (8, 1, 1), input_names=["x"], header=CONVERSIONS_HEADER)
+    np.testing.assert_array_equal(np.array(out), np.stack([x, np.full(8, 2.0), np.full(8, -1.0), np.full(8, 3.0)], 1))
+
+
+def test_half_and_bfloat_compound_assignment_with_a_float_rounds_once():
+    # Metal: h += f is half(float(h) + f); rounding f first gives 1000 for half 1000 + 0.2501 and 256 for bfloat
+    # 256 + 1.00390625.
+    source = """
+        uint i = thread_position_in_grid.x;
+        half h = half(a[i]);
+        h += b[i];
+        out0[i] = h;
+        bfloat16_t z = bfloat16_t(a[i]);
+        z += b[i];
+        out1[i] = z;
+    """
+    a = np.array([1000.0, 256.0, 1024.0], np.float32)
+    b = np.array([0.2501, 1.00390625, 0.50001], np.float32)
+    out_h, out_b = run(source, [a, b], [(3,), (3,)], [mx.float16, mx.bfloat16], (3, 1, 1), (3, 1, 1), input_names=["a", "b"])
+    np.testing.assert_array_equal(np.array(out_h), (a + b).astype(np.float16))
+    expect_b = (mx.array(a) + mx.array(b)).astype(mx.bfloat16)
+    np.testing.assert_array_equal(np.array(out_b.astype(mx.float32)), np.array(expect_b.astype(mx.float32)))
+
+
+@pytest.mark.parametrize("dtype", [mx.float16, mx.bfloat16])
+def test_half_and_bfloat_take_integer_operands(dtype):
+    # The integer converts to the floating type: comparisons, arithmetic and `c ? v : 0` are T.
+    source = """
+        uint i = thread_position_in_grid.x;
+        T v = x[i];
+        out0[i] = (v < 1) + 2 * (v != 3u) + 4 * (2 <= v);
+        out1[i] = (i & 1) ? v * 2 + 1 : 0;
+    """
+    x = (mx.arange(8) - 2).astype(dtype)
+    flags, values = run(
+        source, [x], [(8,), (8,)], [mx.int32, dtype], (8, 1, 1), (8, 1, 1), input_names=["x"], template=[("T", dtype)]
+    )
+    v = np.arange(8) - 2
+    np.testing.assert_array_equal(np.array(flags), (v < 1) + 2 * (v != 3) + 4 * (v >= 2))
+    np.testing.assert_array_equal(np.array(values.astype(mx.float32)), np.where(np.arange(8) & 1, v * 2 + 1, 0))
+
+
+def test_packed_vector_components_by_name():
+    # Metal 2.1 and later: .xyzw / .rgba select a packed vector's components; arithmetic is the aligned vector's.
+    header = "struct Particle { packed_float3 pos; float mass; };\n"
+    source = """
+        uint i = thread_position_in_grid.x;
+        Particle p = ((const device Particle*)parts)[i];
+        p.pos.y += 1.0f;
+        float3 twice = p.pos * 2.0f;
+        out0[i] = p.mass * (p.pos.x + p.pos.g + p.pos.z) + twice.x;
+    """
+    parts = np.random.default_rng(1).normal(size=(6, 4)).astype(np.float32)
+    (out,) = run(source, [parts], [(6,)], [mx.float32], (6, 1, 1), (6, 1, 1), input_names=["parts"], header=header)
+    expect = parts[:, 3] * (parts[:, 0] + parts[:, 1] + 1 + parts[:, 2]) + 2 * parts[:, 0]
+    np.testing.assert_allclose(np.array(out), expect, rtol=1e-6)

@@ -90,6 +90,23 @@ inline uint16_t __float_to_bf16_bits(float f) {
   return (uint16_t)(x >> 16);
 }
 
+// half and bfloat as Metal's arithmetic types: an integer operand converts to them (`h < 1`, `h * 2`, `c ? h : 0`
+// are half), a float operand makes the operation float (`h + f`), and a compound assignment computes in float and
+// rounds once (`h += f` is half(float(h) + f)). They convert implicitly to float only and explicitly to integers
+// (`int(h)`, `if (h)`): were `half -> int` implicit too, `c ? h : 0` could convert either way and not compile.
+#define MS_FP16_COMPOUND(NAME, OP)                                                         \
+  NAME& operator OP##=(float o) { return *this = NAME(float(*this) OP o); }                 \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                                \
+  NAME& operator OP##=(I o) { return *this OP##= float(NAME(o)); }
+// One binary operator: SAME is its result for two NAMEs (and a NAME with an integer), MIXED with a float.
+#define MS_FP16_BINARY(NAME, OP, SAME, MIXED)                                              \
+  inline SAME operator OP(NAME a, NAME b) { return SAME(float(a) OP float(b)); }            \
+  inline MIXED operator OP(NAME a, float b) { return float(a) OP b; }                       \
+  inline MIXED operator OP(float a, NAME b) { return a OP float(b); }                       \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                                \
+  inline SAME operator OP(NAME a, I b) { return a OP NAME(b); }                             \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                                \
+  inline SAME operator OP(I a, NAME b) { return NAME(a) OP b; }
 #define MS_FP16_CLASS(NAME, TOBITS, FROMBITS)                                              \
   struct NAME {                                                                           \
     uint16_t bits;                                                                        \
@@ -97,66 +114,28 @@ inline uint16_t __float_to_bf16_bits(float f) {
     constexpr NAME(float f) : bits(TOBITS(f)) {}                                          \
     template <class I, enable_if_t<is_integral_v<I>, int> = 0>                            \
     NAME(I i) : bits(TOBITS((float)i)) {}                                                 \
-    operator float() const { return FROMBITS(bits); }                                     \
-    NAME& operator+=(NAME o) { return *this = NAME(float(*this) + float(o)); }            \
-    NAME& operator-=(NAME o) { return *this = NAME(float(*this) - float(o)); }            \
-    NAME& operator*=(NAME o) { return *this = NAME(float(*this) * float(o)); }            \
-    NAME& operator/=(NAME o) { return *this = NAME(float(*this) / float(o)); }            \
+    template <class F, enable_if_t<std::is_floating_point_v<F>, int> = 0>                 \
+    operator F() const { return FROMBITS(bits); }                                         \
+    template <class I, enable_if_t<is_integral_v<I>, int> = 0>                            \
+    explicit operator I() const { return (I)FROMBITS(bits); }                             \
+    MS_FP16_COMPOUND(NAME, +) MS_FP16_COMPOUND(NAME, -)                                   \
+    MS_FP16_COMPOUND(NAME, *) MS_FP16_COMPOUND(NAME, /)                                   \
     NAME operator-() const { NAME r; r.bits = bits ^ 0x8000u; return r; }                 \
     NAME operator+() const { return *this; }                                              \
-    NAME& operator++() { return *this += NAME(1.0f); }                                    \
-    NAME operator++(int) { NAME t = *this; *this += NAME(1.0f); return t; }               \
+    NAME& operator++() { return *this += 1.0f; }                                          \
+    NAME operator++(int) { NAME t = *this; *this += 1.0f; return t; }                     \
   };                                                                                      \
-  inline NAME operator+(NAME a, NAME b) { return NAME(float(a) + float(b)); }             \
-  inline NAME operator-(NAME a, NAME b) { return NAME(float(a) - float(b)); }             \
-  inline NAME operator*(NAME a, NAME b) { return NAME(float(a) * float(b)); }             \
-  inline NAME operator/(NAME a, NAME b) { return NAME(float(a) / float(b)); }             \
-  inline float operator+(NAME a, float b) { return float(a) + b; }                        \
-  inline float operator-(NAME a, float b) { return float(a) - b; }                        \
-  inline float operator*(NAME a, float b) { return float(a) * b; }                        \
-  inline float operator/(NAME a, float b) { return float(a) / b; }                        \
-  inline float operator+(float a, NAME b) { return a + float(b); }                        \
-  inline float operator-(float a, NAME b) { return a - float(b); }                        \
-  inline float operator*(float a, NAME b) { return a * float(b); }                        \
-  inline float operator/(float a, NAME b) { return a / float(b); }                        \
-  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
-  inline NAME operator+(NAME a, I b) { return a + NAME(b); }                              \
-  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
-  inline NAME operator-(NAME a, I b) { return a - NAME(b); }                              \
-  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
-  inline NAME operator*(NAME a, I b) { return a * NAME(b); }                              \
-  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
-  inline NAME operator/(NAME a, I b) { return a / NAME(b); }                              \
-  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
-  inline NAME operator+(I a, NAME b) { return NAME(a) + b; }                              \
-  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
-  inline NAME operator-(I a, NAME b) { return NAME(a) - b; }                              \
-  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
-  inline NAME operator*(I a, NAME b) { return NAME(a) * b; }                              \
-  template <class I, enable_if_t<is_integral_v<I>, int> = 0>                              \
-  inline NAME operator/(I a, NAME b) { return NAME(a) / b; }                              \
-  inline bool operator<(NAME a, NAME b) { return float(a) < float(b); }                   \
-  inline bool operator>(NAME a, NAME b) { return float(a) > float(b); }                   \
-  inline bool operator<=(NAME a, NAME b) { return float(a) <= float(b); }                 \
-  inline bool operator>=(NAME a, NAME b) { return float(a) >= float(b); }                 \
-  inline bool operator==(NAME a, NAME b) { return float(a) == float(b); }                 \
-  inline bool operator!=(NAME a, NAME b) { return float(a) != float(b); }                 \
-  inline bool operator<(NAME a, float b) { return float(a) < b; }                         \
-  inline bool operator>(NAME a, float b) { return float(a) > b; }                         \
-  inline bool operator<=(NAME a, float b) { return float(a) <= b; }                       \
-  inline bool operator>=(NAME a, float b) { return float(a) >= b; }                       \
-  inline bool operator==(NAME a, float b) { return float(a) == b; }                       \
-  inline bool operator!=(NAME a, float b) { return float(a) != b; }                       \
-  inline bool operator<(float a, NAME b) { return a < float(b); }                         \
-  inline bool operator>(float a, NAME b) { return a > float(b); }                         \
-  inline bool operator<=(float a, NAME b) { return a <= float(b); }                       \
-  inline bool operator>=(float a, NAME b) { return a >= float(b); }                       \
-  inline bool operator==(float a, NAME b) { return a == float(b); }                       \
-  inline bool operator!=(float a, NAME b) { return a != float(b); }
+  MS_FP16_BINARY(NAME, +, NAME, float) MS_FP16_BINARY(NAME, -, NAME, float)               \
+  MS_FP16_BINARY(NAME, *, NAME, float) MS_FP16_BINARY(NAME, /, NAME, float)               \
+  MS_FP16_BINARY(NAME, <, bool, bool) MS_FP16_BINARY(NAME, >, bool, bool)                 \
+  MS_FP16_BINARY(NAME, <=, bool, bool) MS_FP16_BINARY(NAME, >=, bool, bool)               \
+  MS_FP16_BINARY(NAME, ==, bool, bool) MS_FP16_BINARY(NAME, !=, bool, bool)
 
 MS_FP16_CLASS(half, __float_to_half_bits, __half_bits_to_float)
 MS_FP16_CLASS(bfloat, __float_to_bf16_bits, [](uint16_t b) { return __u2f((uint32_t)b << 16); })
 #undef MS_FP16_CLASS
+#undef MS_FP16_BINARY
+#undef MS_FP16_COMPOUND
 
 template <class T> inline constexpr bool is_floating_point_v =
     std::is_floating_point_v<T> || is_same_v<remove_cv_t<T>, half> || is_same_v<remove_cv_t<T>, bfloat>;
@@ -186,6 +165,12 @@ template <int N, int... I> constexpr int __swz_order() {
   ((key = key * 5 + I + 1), ...);
   return key;
 }
+// `x OP= b` as `x = value_type(x) OP b`, for the stand-ins of a vector value (swizzles, packed vectors).
+#define MS_COMPOUND_BY_VALUE(SELF)                                                         \
+  template <class B> SELF& operator+=(const B& b) { return *this = value_type(*this) + b; } \
+  template <class B> SELF& operator-=(const B& b) { return *this = value_type(*this) - b; } \
+  template <class B> SELF& operator*=(const B& b) { return *this = value_type(*this) * b; } \
+  template <class B> SELF& operator/=(const B& b) { return *this = value_type(*this) / b; }
 template <class T, int N, int... I> struct __swz {
   T e[N];
   using value_type = __cvec<T, sizeof...(I)>;
@@ -212,15 +197,16 @@ template <class T, int N, int... I> struct __swz {
   __swz& operator=(const __swz& o) { return *this = value_type(o); }
   // An exact match, so that `h.xy = g.zw` does not weigh the converting constructor against value_type.
   template <int N2, int... J> __swz& operator=(const __swz<T, N2, J...>& o) { return *this = value_type(o); }
-  template <class B> __swz& operator+=(const B& b) { return *this = value_type(*this) + b; }
-  template <class B> __swz& operator-=(const B& b) { return *this = value_type(*this) - b; }
-  template <class B> __swz& operator*=(const B& b) { return *this = value_type(*this) * b; }
-  template <class B> __swz& operator/=(const B& b) { return *this = value_type(*this) / b; }
+  MS_COMPOUND_BY_VALUE(__swz)
 };
 template <class S> inline constexpr bool __is_swz = false;
 template <class T, int N, int... I> inline constexpr bool __is_swz<__swz<T, N, I...>> = true;
+template <class T, int N> struct __packed;
+template <class P> inline constexpr bool __is_packed = false;
+template <class T, int N> inline constexpr bool __is_packed<__packed<T, N>> = true;
+// The vector value of a swizzle or a packed vector.
 template <class A> inline decltype(auto) __unswz(const A& a) {
-  if constexpr (__is_swz<A>) return typename A::value_type(a); else return (a);
+  if constexpr (__is_swz<A> || __is_packed<A>) return typename A::value_type(a); else return (a);
 }
 // Function templates take `__plain` parameters: a swizzle argument goes to the overload that unwraps it
 // (MS_UNSWIZZLE) instead of being deduced as the proxy type.
@@ -330,8 +316,9 @@ MS_VEC_TYPES(char) MS_VEC_TYPES(uchar) MS_VEC_TYPES(long) MS_VEC_TYPES(ulong)
 #undef MS_VEC_TYPES
 
 // Vector construction: Metal's float4(a, b, c, d), float4(x), float4(float2, float2),
-// float4(int4) ... The rewriter turns `float4(` into `__ms_make<float4>(`.
-template <class E, class A> inline void __ms_put(E* buf, int& k, const A& a) {
+// float4(int4) ... The rewriter turns `float4(`, casts to vector types and the constructors of vector aliases and
+// template type parameters (`I4(f)` after `typedef int4 I4;`) into `__ms_make<float4>(`.
+template <class E, class A> constexpr void __ms_put(E* buf, int& k, const A& a) {
   if constexpr (__is_swz<A>) {
     __ms_put(buf, k, __unswz(a));
   } else if constexpr (__is_vec<A>) {
@@ -340,7 +327,8 @@ template <class E, class A> inline void __ms_put(E* buf, int& k, const A& a) {
     buf[k++] = (E)a;
   }
 }
-template <class V, class... A> inline V __ms_make(const A&... a) {
+// constexpr: a kernel's `T(0)` for a template parameter T becomes one too (`constexpr T zero = T(0);`).
+template <class V, class... A> constexpr V __ms_make(const A&... a) {
   if constexpr (!__is_vec<V>) {
     return V(a...);
   } else {
@@ -443,9 +431,10 @@ template <int N> inline __cvec<bool, N> operator!(__cvec<bool, N> a) {
 MS_BVEC_LOGIC(&&) MS_BVEC_LOGIC(||) MS_BVEC_LOGIC(&) MS_BVEC_LOGIC(|) MS_BVEC_LOGIC(^)
 #undef MS_BVEC_LOGIC
 
-// A swizzle operand of an operator is its vector value.
+// A swizzle or packed operand of an operator is its vector value.
 #define MS_SWZ_OP(OP)                                                                    \
-  template <class A, class B, enable_if_t<__is_swz<A> || __is_swz<B>, int> = 0>          \
+  template <class A, class B,                                                            \
+            enable_if_t<__is_swz<A> || __is_swz<B> || __is_packed<A> || __is_packed<B>, int> = 0> \
   inline auto operator OP(const A& a, const B& b) { return __unswz(a) OP __unswz(b); }
 MS_SWZ_OP(+) MS_SWZ_OP(-) MS_SWZ_OP(*) MS_SWZ_OP(/)
 MS_SWZ_OP(<) MS_SWZ_OP(>) MS_SWZ_OP(<=) MS_SWZ_OP(>=) MS_SWZ_OP(==) MS_SWZ_OP(!=)
@@ -453,6 +442,7 @@ MS_SWZ_OP(&&) MS_SWZ_OP(||) MS_SWZ_OP(&) MS_SWZ_OP(|) MS_SWZ_OP(^)
 #undef MS_SWZ_OP
 template <class T, int N, int... I> inline auto operator-(const __swz<T, N, I...>& a) { return -__unswz(a); }
 template <class T, int N, int... I> inline auto operator!(const __swz<T, N, I...>& a) { return !__unswz(a); }
+template <class T, int N> inline auto operator-(const __packed<T, N>& a) { return -__unswz(a); }
 
 // Comparisons of ext vectors give int vectors (-1/0); Metal's boolN accepts them.
 template <__plain V> inline bool __truth(const V& v, int i) {
@@ -479,15 +469,27 @@ template <__plain T, class U> inline T select(T a, T b, U c) {
   }
 }
 
-// packed_ types: unaligned storage, convert to and from the aligned vector.
-template <class T, int N> struct __packed {
-  T e[N];
+// packed_ types: unaligned storage, convert to and from the aligned vector; components by index and, as in Metal
+// 2.1, by name (`.x`, `.r`); arithmetic and comparisons are the aligned vector's.
+template <class T, int N> struct __packed_components;
+template <class T> struct __packed_components<T, 2> { union { T e[2]; struct { T x, y; }; struct { T r, g; }; }; };
+template <class T> struct __packed_components<T, 3> {
+  union { T e[3]; struct { T x, y, z; }; struct { T r, g, b; }; };
+};
+template <class T> struct __packed_components<T, 4> {
+  union { T e[4]; struct { T x, y, z, w; }; struct { T r, g, b, a; }; };
+};
+template <class T, int N> struct __packed : __packed_components<T, N> {
+  using value_type = vec<T, N>;
+  using __packed_components<T, N>::e;
   __packed() = default;
-  __packed(const vec<T, N>& v) { for (int i = 0; i < N; ++i) e[i] = v[i]; }
-  operator vec<T, N>() const { vec<T, N> v; for (int i = 0; i < N; ++i) v[i] = e[i]; return v; }
+  __packed(const value_type& v) { for (int i = 0; i < N; ++i) e[i] = v[i]; }
+  operator value_type() const { value_type v; for (int i = 0; i < N; ++i) v[i] = e[i]; return v; }
   T& operator[](int i) { return e[i]; }
   const T& operator[](int i) const { return e[i]; }
+  MS_COMPOUND_BY_VALUE(__packed)
 };
+#undef MS_COMPOUND_BY_VALUE
 template <class T, int N> struct __vt<__packed<T, N>> {
   using elem = T; static constexpr int n = N; static constexpr bool is_vec = true;
 };
@@ -1279,6 +1281,12 @@ MS_ATOMIC_RMW(atomic_fetch_xor_explicit, o ^ v)
 MS_ATOMIC_RMW(atomic_fetch_min_explicit, o < v ? o : v)
 MS_ATOMIC_RMW(atomic_fetch_max_explicit, o > v ? o : v)
 #undef MS_ATOMIC_RMW
+// Metal's atomic min and max take int and uint only (MLX's atomic.h emulates float ones with compare-exchange).
+#define MS_NO_FLOAT_ATOMIC(NAME)                                                                       \
+  float NAME(volatile atomic<float>*, float, memory_order) __attribute__((unavailable(                 \
+      "Metal has no " #NAME " for atomic<float> (int and uint only): use a compare-exchange loop")));
+MS_NO_FLOAT_ATOMIC(atomic_fetch_min_explicit) MS_NO_FLOAT_ATOMIC(atomic_fetch_max_explicit)
+#undef MS_NO_FLOAT_ATOMIC
 
 // ------------------------------------------------------- simdgroup_matrix
 // Every lane holds the whole 8x8 matrix (the SIMD group's values agree), so loads and multiplies need

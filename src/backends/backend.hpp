@@ -102,6 +102,10 @@ class Backend {
   // memory, whose runner flushes the device's caches itself. Flushing outside the candidate's process means
   // no candidate can see or shorten the flush.
   virtual size_t host_flush_bytes() const { return 0; }
+  // Whether the runner's reported time is the host's clock around the whole call, so that no thread of the
+  // runner can work on a call beyond it (the cpu runner; a GPU runner's host threads spin and launch outside
+  // the device's timer).
+  virtual bool reports_host_clock() const { return false; }
   // Whether the runner makes each timed repetition's inputs in its device's memory (keep_mix_sources
   // and mixing prepares, runner/child.hpp) rather than ksearch writing them for an upload: for large
   // tensors the upload would cost more than the call.

@@ -596,7 +596,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         }
         lock.reset();  // the ceilings may be measured again below, under the lock of their own
         spdlog::debug("{}: {} timed repetitions done ({} checked)", w.name, calls.size(), next_seed - first_checked_seed);
-        const TrustedTimes trusted = trusted_times(calls, null_call);
+        const TrustedTimes trusted = trusted_times(calls, null_call, backend_.reports_host_clock());
         if (wr.status == Status::passed && !trusted.inconsistency.empty()) {
           wr.status = Status::rejected;
           wr.message = trusted.inconsistency;

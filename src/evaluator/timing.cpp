@@ -16,6 +16,9 @@ constexpr int kCalibrationCalls = 8;
 constexpr double kInconsistencyFloorMs = 0.05;
 // The runner's interval lies inside ksearch's; this much is left for rounding.
 constexpr double kWallSlackMs = 0.001;
+// What each of OpenMP's idle workers may spin on the CPU after a parallel region ends (libgomp spins some
+// 300,000 iterations before it sleeps), beyond the call's own time.
+constexpr double kSpinAllowanceMs = 2.0;
 // The share of the null calls' spread (10th to 90th percentile) that the difference between a workload's median
 // CPU time and the null calls' median may be off by without meaning anything: about its standard error for 8
 // null calls and about as many timed ones (the spread is some 2.6 standard deviations; a median's standard
@@ -33,11 +36,17 @@ TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::jso
                              std::chrono::milliseconds timeout) {
   TimedCall call;
   const std::optional<double> cpu_before = process.main_thread_cpu_ms();
+  const std::optional<runner::ProcessCpu> all_before = process.process_cpu();
   const auto start = std::chrono::steady_clock::now();
   call.reported_ms = process.request(command, timeout).value("ms", 0.0);
   call.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const std::optional<double> cpu_after = process.main_thread_cpu_ms();
+  const std::optional<runner::ProcessCpu> all_after = process.process_cpu();
   if (cpu_before && cpu_after) call.cpu_ms = *cpu_after - *cpu_before;
+  if (all_before && all_after) {
+    call.process_cpu_ms = all_after->ms - all_before->ms;
+    call.threads = std::max(all_before->threads, all_after->threads);
+  }
   return call;
 }
 
@@ -45,22 +54,24 @@ NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann:
                                  std::chrono::milliseconds timeout) {
   nlohmann::json null_command = command;
   null_command["null"] = true;
-  std::vector<double> cpus;
+  std::vector<double> cpus, process_cpus;
   for (int i = 0; i < kCalibrationCalls; ++i) {
     flush_host_caches({}, flush_bytes);
     const TimedCall c = measure_timed_call(process, null_command, timeout);
     if (c.cpu_ms) cpus.push_back(*c.cpu_ms);
+    if (c.process_cpu_ms) process_cpus.push_back(*c.process_cpu_ms);
   }
-  return {median(cpus), percentile(cpus, 0.9) - percentile(cpus, 0.1)};
+  return {median(cpus), percentile(cpus, 0.9) - percentile(cpus, 0.1), median(process_cpus)};
 }
 
 NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCallCost& after_loading) {
   NullCallCost settled = before_loading;
   settled.cpu_ms = std::min(after_loading.cpu_ms, before_loading.cpu_ms + before_loading.cpu_spread_ms);
+  settled.process_cpu_ms = std::min(after_loading.process_cpu_ms, before_loading.process_cpu_ms + before_loading.cpu_spread_ms);
   return settled;
 }
 
-TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call) {
+TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock) {
   TrustedTimes out;
   std::vector<double> cpu_bounds, deficits, reported_with_cpu;
   for (const TimedCall& c : calls) {
@@ -100,6 +111,25 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
         "kernel's account (beyond the calibrated {:.4f} ms of a null call): the candidate tampered with the runner's "
         "clock or replies",
         median(reported), median_cpu, null_call.cpu_ms);
+  }
+  // Work on other threads outside the runner's timer (its start moved by a worker while the main thread sleeps, or
+  // done after the timer stopped): the process's CPU time over a call, beyond a null call's, cannot exceed what all
+  // its threads could spend within the reported time plus what idle OpenMP workers spin after a parallel region.
+  std::vector<double> excess;
+  for (const TimedCall& c : calls)
+    if (host_clock && c.process_cpu_ms)
+      excess.push_back(*c.process_cpu_ms - null_call.process_cpu_ms - c.threads * (c.reported_ms + kSpinAllowanceMs));
+  if (out.inconsistency.empty() && !excess.empty() &&
+      median(excess) > std::max(kInconsistencyFloorMs, null_call.cpu_spread_ms)) {
+    std::vector<double> reported, process_cpus;
+    for (const TimedCall& c : calls) {
+      reported.push_back(c.reported_ms);
+      if (c.process_cpu_ms) process_cpus.push_back(*c.process_cpu_ms);
+    }
+    out.inconsistency = fmt::format(
+        "the runner reported a median of {:.4f} ms per call, but its threads ran for {:.4f} ms per call by the kernel's "
+        "account, more than {} threads can within that time: work ran outside the runner's timer",
+        median(reported), median(process_cpus), calls.front().threads);
   }
   return out;
 }

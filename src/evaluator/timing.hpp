@@ -25,6 +25,8 @@ struct TimedCall {
   double reported_ms = 0;             // what the runner said
   double wall_ms = 0;                 // from sending the command to reading the reply
   std::optional<double> cpu_ms;       // the runner's main thread's CPU time over the same span
+  std::optional<double> process_cpu_ms;  // all its threads' CPU time over the same span
+  int threads = 0;                       // how many threads it had
 };
 TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
                              std::chrono::milliseconds timeout);
@@ -36,6 +38,7 @@ TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::jso
 struct NullCallCost {
   double cpu_ms = 0;
   double cpu_spread_ms = 0;
+  double process_cpu_ms = 0;  // all the runner's threads, median
 };
 NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann::json& command, size_t flush_bytes,
                                  std::chrono::milliseconds timeout);
@@ -60,7 +63,9 @@ struct TrustedTimes {
   // tampered with).
   std::string inconsistency;
 };
-TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call);
+// `host_clock`: the reports are the host's clock around the whole call (Backend::reports_host_clock), so all the
+// runner's threads' CPU time over a call is bounded by them too.
+TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock);
 
 // Which timed repetitions have their outputs verified: `at_least` random ones among the first
 // `min_reps` (which always run), then each later one with probability 1/8, at most `budget` in all.

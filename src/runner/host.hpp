@@ -18,4 +18,12 @@ UniqueFd anonymous_shared_memory(const char* name);
 // evaluator then holds reports against wall time only).
 std::optional<double> blocked_main_thread_cpu_ms(pid_t pid);
 
+// CPU time in milliseconds that all threads of process `pid` have used (a running thread's current slice not yet
+// counted), and how many threads it has; nullopt where the platform cannot tell.
+struct ProcessCpu {
+  double ms = 0;
+  int threads = 0;
+};
+std::optional<ProcessCpu> process_cpu(pid_t pid);
+
 }  // namespace ksearch::runner

@@ -136,6 +136,11 @@ std::optional<double> RunnerProcess::main_thread_cpu_ms() const {
   return blocked_main_thread_cpu_ms(pid_);
 }
 
+std::optional<ProcessCpu> RunnerProcess::process_cpu() const {
+  if (pid_ <= 0 || reaped_) return std::nullopt;
+  return runner::process_cpu(pid_);
+}
+
 int RunnerProcess::finish(std::chrono::milliseconds timeout) {
   if (alive()) {
     write_frame(command_fd_.get(), {{"cmd", "exit"}, {"nonce", random_nonce()}});

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fd.hpp"
+#include "runner/host.hpp"
 
 namespace ksearch::runner {
 
@@ -50,6 +51,8 @@ class RunnerProcess {
   // once that thread is blocked (waiting for the next command) so that its last run is included;
   // nullopt if it could not be read. The candidate cannot forge it: it is not in its process.
   std::optional<double> main_thread_cpu_ms() const;
+  // CPU time of all the runner's threads, and their number (runner/host.hpp).
+  std::optional<ProcessCpu> process_cpu() const;
   // Asks the runner to exit and waits for it (and for what a launcher prints at the end); returns the
   // wait status.
   int finish(std::chrono::milliseconds timeout);

@@ -37,7 +37,7 @@ std::vector<TimedCall> calls(double reported, double cpu_ms, int n, double wall_
 TEST(TrustedTimes, HonestReportsAreKept) {
   // Single-threaded: the main thread ran for the whole call; on a loaded machine the wall time is far
   // longer, which says nothing against the report.
-  const TrustedTimes t = trusted_times(calls(1.0, 0.99, 10, 3.0), kNullCall);
+  const TrustedTimes t = trusted_times(calls(1.0, 0.99, 10, 3.0), kNullCall, true);
   EXPECT_TRUE(t.inconsistency.empty()) << t.inconsistency;
   for (double ms : t.times_ms) EXPECT_DOUBLE_EQ(ms, 1.0);
   EXPECT_EQ(t.host_bound_calls, 0);
@@ -46,7 +46,7 @@ TEST(TrustedTimes, HonestReportsAreKept) {
 TEST(TrustedTimes, AReportBelowTheCpuTimeIsRaisedToIt) {
   // 10% under-reported: within what is not called tampering, but the median never counts below the CPU time's
   // (less what the medians' noise explains).
-  const TrustedTimes t = trusted_times(calls(0.9, 1.0, 10), kNullCall);
+  const TrustedTimes t = trusted_times(calls(0.9, 1.0, 10), kNullCall, true);
   EXPECT_TRUE(t.inconsistency.empty());
   for (double ms : t.times_ms) EXPECT_NEAR(ms, 1.0 - median_noise(kNullCall), 1e-12);
   EXPECT_EQ(t.host_bound_calls, 10);  // and the report says how often the CPU time decided
@@ -60,7 +60,7 @@ TEST(TrustedTimes, TheHostSidesJitterSetsNeitherTheMedianNorTheSpread) {
     const double reported = 0.030 + 0.0005 * i;
     c.push_back({reported, reported + kNullCallWallMs, reported + (i % 5 < 2 ? 0.030 : -0.010) + kNullCall.cpu_ms});
   }
-  const TrustedTimes t = trusted_times(c, kNullCall);
+  const TrustedTimes t = trusted_times(c, kNullCall, true);
   EXPECT_TRUE(t.inconsistency.empty()) << t.inconsistency;
   ASSERT_EQ(t.times_ms.size(), c.size());
   for (size_t i = 0; i < c.size(); ++i) EXPECT_DOUBLE_EQ(t.times_ms[i], c[i].reported_ms);
@@ -71,14 +71,14 @@ TEST(TrustedTimes, UnderReportingMostCallsGainsNothingOnTheMedian) {
   // 6 of 10 calls reported 30% short (under the tampering threshold): the median is raised back to the CPU time's.
   std::vector<TimedCall> c = calls(1.0, 1.0, 10);
   for (int i = 0; i < 6; ++i) c[size_t(i)].reported_ms = 0.7;
-  const TrustedTimes t = trusted_times(c, kNullCall);
+  const TrustedTimes t = trusted_times(c, kNullCall, true);
   std::vector<double> sorted = t.times_ms;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_NEAR(sorted[sorted.size() / 2], 1.0 - median_noise(kNullCall), 1e-12);
 }
 
 TEST(TrustedTimes, SystematicUnderReportingIsTampering) {
-  const TrustedTimes t = trusted_times(calls(0.05, 2.0, 10), kNullCall);
+  const TrustedTimes t = trusted_times(calls(0.05, 2.0, 10), kNullCall, true);
   EXPECT_NE(t.inconsistency.find("tampered"), std::string::npos);
   for (double ms : t.times_ms) EXPECT_NEAR(ms, 2.0 - median_noise(kNullCall), 1e-12);
 }
@@ -86,17 +86,17 @@ TEST(TrustedTimes, SystematicUnderReportingIsTampering) {
 TEST(TrustedTimes, AReportLongerThanTheWallTimeIsForged) {
   std::vector<TimedCall> c = calls(1.0, 1.0, 10);
   c[4].reported_ms = c[4].wall_ms + 0.5;
-  EXPECT_NE(trusted_times(c, kNullCall).inconsistency.find("forged"), std::string::npos);
+  EXPECT_NE(trusted_times(c, kNullCall, true).inconsistency.find("forged"), std::string::npos);
 }
 
 TEST(TrustedTimes, AccountingNoiseOnTinyCallsIsNotTampering) {
   // A 2 us kernel reported as 0: the gap is under the accounting floor.
-  EXPECT_TRUE(trusted_times(calls(0.0, 0.002, 10), kNullCall).inconsistency.empty());
+  EXPECT_TRUE(trusted_times(calls(0.0, 0.002, 10), kNullCall, true).inconsistency.empty());
   // A few calls with an unreadable or odd CPU account do not decide it either.
   std::vector<TimedCall> c = calls(0.5, 0.5, 10);
   c[1].cpu_ms = 5.0;
   c[2].cpu_ms.reset();
-  EXPECT_TRUE(trusted_times(c, kNullCall).inconsistency.empty());
+  EXPECT_TRUE(trusted_times(c, kNullCall, true).inconsistency.empty());
 }
 
 TEST(TrustedTimes, OnALoadedMachineTheNullCallSetsTheNoiseFloor) {
@@ -105,11 +105,11 @@ TEST(TrustedTimes, OnALoadedMachineTheNullCallSetsTheNoiseFloor) {
   const NullCallCost loaded{0.0715, 0.03};
   std::vector<TimedCall> honest;
   for (int i = 0; i < 10; ++i) honest.push_back({0.0171, 0.5, 0.0715 + 0.0725});
-  EXPECT_TRUE(trusted_times(honest, loaded).inconsistency.empty());
+  EXPECT_TRUE(trusted_times(honest, loaded, true).inconsistency.empty());
   // Under-reporting well beyond that noise is still tampering, and times are still raised to the CPU bound's median.
   std::vector<TimedCall> forged;
   for (int i = 0; i < 10; ++i) forged.push_back({0.05, 2.5, 0.0715 + 2.0});
-  const TrustedTimes t = trusted_times(forged, loaded);
+  const TrustedTimes t = trusted_times(forged, loaded, true);
   EXPECT_NE(t.inconsistency.find("tampered"), std::string::npos);
   for (double ms : t.times_ms) EXPECT_NEAR(ms, 2.0 - median_noise(loaded), 1e-12);
 }
@@ -120,7 +120,7 @@ TEST(TrustedTimes, AGapWithinTheMediansNoiseIsNoEvidence) {
   const NullCallCost null_call{0.08, 0.03};
   std::vector<TimedCall> c;
   for (int i = 0; i < 12; ++i) c.push_back({0.015 + 0.0002 * i, 0.2, 0.08 + 0.019 + 0.001 * (i % 3)});
-  const TrustedTimes t = trusted_times(c, null_call);
+  const TrustedTimes t = trusted_times(c, null_call, true);
   EXPECT_TRUE(t.inconsistency.empty()) << t.inconsistency;
   for (size_t i = 0; i < c.size(); ++i) EXPECT_DOUBLE_EQ(t.times_ms[i], c[i].reported_ms);
   EXPECT_EQ(t.host_bound_calls, 0);
@@ -130,9 +130,38 @@ TEST(TrustedTimes, ATinyKernelReportingNothingIsRaisedToItsCpuTime) {
   // Under the tampering threshold (a 15 us gap), but the median still counts what the kernel's thread ran, less
   // only the medians' noise: reporting nothing gains at most that.
   const NullCallCost null_call{0.08, 0.02};
-  const TrustedTimes t = trusted_times(std::vector<TimedCall>(12, TimedCall{0.0, 0.2, 0.08 + 0.015}), null_call);
+  const TrustedTimes t = trusted_times(std::vector<TimedCall>(12, TimedCall{0.0, 0.2, 0.08 + 0.015}), null_call, true);
   EXPECT_TRUE(t.inconsistency.empty()) << t.inconsistency;
   for (double ms : t.times_ms) EXPECT_NEAR(ms, 0.015 - median_noise(null_call), 1e-12);
+}
+
+// Calls of `threads` threads whose process ran `process_ms` of CPU time beyond a null call, the main thread asleep
+// for most of it (its own CPU time that of a null call).
+std::vector<TimedCall> threaded_calls(double reported, double process_ms, int threads, int n) {
+  std::vector<TimedCall> out;
+  for (int i = 0; i < n; ++i) {
+    TimedCall c{reported, reported + 0.05 + process_ms / threads, kNullCall.cpu_ms};
+    c.process_cpu_ms = process_ms + 0.01;
+    c.threads = threads;
+    out.push_back(c);
+  }
+  return out;
+}
+
+TEST(TrustedTimes, AllThreadsWorkingWithinTheReportIsHonest) {
+  // An OpenMP kernel on 4 threads: 4 ms of CPU time in a 1 ms call, plus what idle workers spin afterwards.
+  const NullCallCost null_call{0.01, 0.002, 0.01};
+  EXPECT_TRUE(trusted_times(threaded_calls(1.0, 4.0, 4, 10), null_call, true).inconsistency.empty());
+  EXPECT_TRUE(trusted_times(threaded_calls(0.02, 4.0, 4, 10), null_call, true).inconsistency.empty());  // spinning only
+}
+
+TEST(TrustedTimes, WorkOnOtherThreadsBeyondTheReportIsTampering) {
+  // Workers computed 40 ms while the main thread slept and a worker moved the timer's start: 1 ms reported.
+  const NullCallCost null_call{0.01, 0.002, 0.01};
+  const TrustedTimes t = trusted_times(threaded_calls(1.0, 40.0, 4, 10), null_call, true);
+  EXPECT_NE(t.inconsistency.find("work ran outside the runner's timer"), std::string::npos) << t.inconsistency;
+  // Where the reports are a device's timer, host threads may well run beyond them.
+  EXPECT_TRUE(trusted_times(threaded_calls(1.0, 40.0, 4, 10), null_call, false).inconsistency.empty());
 }
 
 TEST(NullCall, TheLoadedCalibrationCountsUpToTheTrustedOnesSpread) {

@@ -174,6 +174,7 @@ class CpuBackend : public Backend {
   }
 
   size_t host_flush_bytes() const override { return std::max<size_t>(2 * host_info().llc_bytes, size_t(64) << 20); }
+  bool reports_host_clock() const override { return true; }
 
  private:
   static BuildRequest build_request(const Task& task, const std::string& source) {

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 #include "core/error.hpp"
 
@@ -36,6 +38,20 @@ std::optional<double> blocked_main_thread_cpu_ms(pid_t pid) {
     usleep(10);
   }
   return std::nullopt;
+}
+
+std::optional<ProcessCpu> process_cpu(pid_t pid) {
+  ProcessCpu cpu;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream schedstat(task.path() / "schedstat");
+    double nanoseconds = 0;
+    if (!(schedstat >> nanoseconds)) continue;  // a thread that just exited
+    cpu.ms += nanoseconds / 1e6;
+    ++cpu.threads;
+  }
+  if (ec || cpu.threads == 0) return std::nullopt;
+  return cpu;
 }
 
 }  // namespace ksearch::runner

@@ -27,4 +27,6 @@ UniqueFd anonymous_shared_memory(const char* name) {
 
 std::optional<double> blocked_main_thread_cpu_ms(pid_t) { return std::nullopt; }
 
+std::optional<ProcessCpu> process_cpu(pid_t) { return std::nullopt; }
+
 }  // namespace ksearch::runner

@@ -213,6 +213,7 @@ struct Function {
   // Per call, the address spaces of what its reference parameters bind (`threadgroup` for
   // `f(partial[tid])`): Metal converts no reference between spaces, so each set is an overload.
   std::set<std::vector<std::string>> reference_spaces;
+  std::vector<CXCursor> pointer_choices;  // a kernel's `c ? p : q` of pointers, checked once every space is known
 };
 
 // A static __shared__ variable of a __device__ function. Metal declares threadgroup memory in the
@@ -2257,6 +2258,7 @@ void Translator::visit(CXCursor c, Function& fn) {
   if (kind == CXCursor_LambdaExpr)
     return problem(problems, c, "lambda expression", "the Metal Shading Language has no lambda expressions: write a __device__ function");
   if (kind == CXCursor_GotoStmt) return problem(problems, c, "goto", "the Metal Shading Language has no goto: use a loop or a flag");
+  if (kind == CXCursor_ConditionalOperator && fn.kernel && is_pointer(clang_getCursorType(c))) fn.pointer_choices.push_back(c);
   if (kind == CXCursor_DeclRefExpr) {
     CXCursor decl = clang_getCursorReferenced(c);
     const std::string name = spelling(decl);
@@ -2567,6 +2569,18 @@ Translation Translator::run() {
       this);
   find_launch();
   for (auto& [key, fn] : functions_) visit_function(fn);
+  // A pointer chosen between two address spaces (`vals = in_smem ? shared_buf : dst`, llama.cpp's softmax): a
+  // Metal pointer points into one space, and the two are different types.
+  for (auto& [key, fn] : functions_)
+    for (CXCursor choice : fn.pointer_choices) {
+      const std::vector<CXCursor> kids = children(choice);
+      if (kids.size() != 3) continue;
+      const std::string then_space = space_of(kids[1]), else_space = space_of(kids[2]);
+      if (then_space != else_space)
+        problem(fn.record.problems, choice, "pointer into " + then_space + " or " + else_space + " memory",
+                "a Metal pointer points into one address space, and a conditional cannot choose between two: branch "
+                "around the code that uses it, or copy into one space");
+    }
   // Built-in variables and hoisted __shared__ variables used by __device__ functions are passed
   // down from the kernel.
   for (bool changed = true; changed;) {

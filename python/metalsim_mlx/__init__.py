@@ -7,7 +7,8 @@
     metalsim_mlx.patch()           # existing code calling mx.fast.metal_kernel now runs here
     with metalsim_mlx.patched():   # the same, undone on exit
 
-See docs/METAL.md, "MLX custom kernels on Linux".
+Importing it turns MLX's compilation off (mx.disable_compile()): metalsim runs each call at once, which a
+function that mx.compile traces cannot hold. See docs/METAL.md, "MLX custom kernels on Linux".
 """
 import contextlib
 

@@ -24,6 +24,13 @@ _NO_METAL = "[metal_kernel] No Metal back-end."
 _MAX_THREADGROUP = 1024
 # Metal's compiler defines __FAST_MATH__ under math_mode "fast" (MLX's own test branches on it).
 _FAST_MATH_PRELUDE = "#define __FAST_MATH__ 1\n"
+# What MLX raises evaluating an array that mx.vmap or mx.compile traces (a placeholder without values).
+_TRACED = "[eval] Attempting to eval an array during function transformations"
+
+# metalsim runs a call at once, which a function that mx.compile traces cannot hold: from here on compiled functions run
+# op by op, with the same results. Turned off now, not when a kernel is built, since code that builds its kernels
+# lazily (mlx-lm's lru_cache factories) builds the first one while mx.compile already traces the caller.
+mx.disable_compile()
 
 
 def metal_kernel(*args, **kwargs):
@@ -33,12 +40,11 @@ def metal_kernel(*args, **kwargs):
 
     compile_options' math_mode "fast" defines __FAST_MATH__ for the kernel, as Metal's compiler
     does; otherwise math is unchanged: metalsim computes every math function with the host's libm,
-    as Metal's "safe" mode would. Building a kernel turns MLX's compilation off
+    as Metal's "safe" mode would. Importing metalsim_mlx turned MLX's compilation off
     (mx.disable_compile()): a compiled graph cannot hold a call that metalsim runs at once, and a
-    function under mx.compile then runs op by op with the same results.
+    function under mx.compile runs op by op with the same results.
     """
     checker = _MLX_METAL_KERNEL(*args, **kwargs)
-    mx.disable_compile()
     return MetalKernel(checker, *args, **kwargs)
 
 
@@ -75,6 +81,7 @@ class MetalKernel:
               verbose=False, stream=None):
         # Python scalars and numpy arrays become MLX arrays exactly as MLX converts them.
         arrays = [value if isinstance(value, mx.array) else mx.array(value) for value in inputs]
+        _refuse_traced_inputs(arrays)
         launch = dict(
             output_shapes=[[int(d) for d in shape] for shape in output_shapes],
             output_dtypes=list(output_dtypes),
@@ -155,9 +162,36 @@ class MetalKernel:
         return memory, strides
 
 
+def _refuse_traced_inputs(arrays):
+    """Inputs that mx.vmap traces have no values to run the kernel on: MLX's error on a Mac, where the CustomKernel
+    primitive has no vmap. With compilation turned back on (mx.enable_compile()), inputs that mx.compile traces raise
+    MLX's own evaluation error."""
+    try:
+        mx.eval(arrays)
+    except ValueError as error:
+        if not str(error).startswith(_TRACED) or _compiling():
+            raise
+        raise _not_implemented_error("vmap") from None
+
+
+def _compiling():
+    """Whether mx.compile compiles now (MLX has no getter): a compiled function runs its Python body on every call
+    only while compilation is off."""
+    runs = []
+    probe = mx.compile(lambda x: runs.append(x) or x)
+    probe(mx.array(0))
+    probe(mx.array(0))
+    return len(runs) < 2
+
+
+def _not_implemented_error(transform):
+    """MLX's error for a transform that its CustomKernel primitive does not implement."""
+    return ValueError(f"[Primitive::{transform}] Not implemented for CustomKernel.")
+
+
 def _not_implemented(transform):
     def refuse(*_):
-        raise ValueError(f"[Primitive::{transform}] Not implemented for CustomKernel.")
+        raise _not_implemented_error(transform)
 
     return refuse
 

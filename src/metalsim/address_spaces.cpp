@@ -347,12 +347,49 @@ class Checker {
     return f == declared_->functions.end() || !f->second || !f->second->result.space ? nullptr : &f->second->result;
   }
 
+  // Where a conditional's operand starting at `from` ends: at the first ':' that no '?' inside it takes (the middle
+  // operand's end), ',' or ';' or unmatched closing bracket, or at b; npos past an unmatched bracket.
+  std::size_t conditional_operand_end(std::size_t from, std::size_t b) const {
+    int nested = 0;  // conditionals inside the operand
+    for (std::size_t q = from; q < b; ++q) {
+      if (is(q, "(") || is(q, "[") || is(q, "{")) {
+        if ((q = closing(q)) == npos) return npos;
+      } else if (is(q, "?")) {
+        ++nested;
+      } else if ((is(q, ":") && nested-- == 0) || is(q, ",") || is(q, ";") || is(q, ")") || is(q, "]") ||
+                 is(q, "}")) {
+        return q;
+      }
+    }
+    return b;
+  }
+
+  // The ':' of the conditional whose '?' is at `question`, before b; npos where there is none.
+  std::size_t conditional_colon(std::size_t question, std::size_t b) const {
+    const std::size_t colon = conditional_operand_end(question + 1, b);
+    return colon < b && is(colon, ":") ? colon : npos;
+  }
+
+  // The first '?' of [a, b) outside brackets, or npos.
+  std::size_t top_level_question(std::size_t a, std::size_t b) const {
+    for (std::size_t q = a; q < b; ++q) {
+      if (is(q, "?")) return q;
+      if ((is(q, "(") || is(q, "[") || is(q, "{")) && (q = closing(q)) == npos) return npos;
+    }
+    return npos;
+  }
+
   // The memory a pointer-valued expression [a, b) points to: a pointer or array name, `&` of an lvalue, a cast to a
-  // pointer type, each with integer offsets added or subtracted.
+  // pointer type, each with integer offsets added or subtracted, or a conditional whose operands point to one space.
   std::optional<AddressSpace> pointer_space(std::size_t a, std::size_t b) const {
     const Nesting nesting(depth_);
     if (depth_ > kMaxNesting) return std::nullopt;
     unwrap(a, b);
+    if (const std::size_t question = top_level_question(a, b); question != npos) {
+      const std::size_t colon = conditional_colon(question, b);
+      const auto chosen = colon == npos ? std::nullopt : pointer_space(question + 1, colon);
+      return chosen && chosen == pointer_space(colon + 1, b) ? chosen : std::nullopt;
+    }
     const std::size_t e = term_end(a);
     if (e == npos || e >= b) return std::nullopt;
     if (e + 1 < b) {  // the rest: `+ offset` or `- offset`, nothing that would make a value of another type
@@ -802,6 +839,10 @@ class Checker {
           cast_error(q, cast->type, text(cast->open + 1, cast->close), *cast->space, *from);
         continue;
       }
+      if (is(q, "?")) {
+        conditional(q, b);
+        continue;
+      }
       if (!ident(q) || (q > a && (is(q - 1, ".") || is(q - 1, "->") || is(q - 1, "::")))) continue;
       const bool after_operand = q > a && (is(q - 1, "*") || is(q - 1, "&") || is(q - 1, "]") || is(q - 1, ")"));
       if (is(q + 1, ".") && ident(q + 2) && is(q + 3, "=") && !after_operand) member_assignment(q, b);
@@ -820,6 +861,21 @@ class Checker {
         aggregate(t_[q].text, q + 1, closing(q + 1));  // `Params{x, n}`
       }
     }
+  }
+
+  // `c ? x : y` whose operands point to different spaces: Metal converts neither pointer to the other's space.
+  void conditional(std::size_t question, std::size_t b) {
+    const std::size_t colon = conditional_colon(question, b);
+    const auto chosen = colon == npos ? std::nullopt : pointer_space(question + 1, colon);
+    // The last operand is read only where the middle one points somewhere known.
+    const std::size_t end = chosen ? conditional_operand_end(colon + 1, b) : npos;
+    if (end == npos) return;
+    const auto otherwise = pointer_space(colon + 1, end);
+    if (otherwise && *chosen != *otherwise)
+      error(question, "the operands of '?:' point to different address spaces: '" + text(question + 1, colon) +
+                          "' to " + space_name(*chosen) + " memory, '" + text(colon + 1, end) + "' to " +
+                          space_name(*otherwise) + " memory; Metal converts no pointer between address spaces " +
+                          "(choose between the values, or branch with if)");
   }
 
   // `p.x = value` for an object p of a plain struct: the member's space against the value's.

@@ -378,6 +378,33 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
         if (depth == 0 && s == ",") decls.emplace_back();
         else decls.back().push_back(end);
       }
+      // A declarator's tokens `T name[N][M]`: the position of its name, the token before the first '[' (npos: none).
+      auto name_position = [&](const std::vector<std::size_t>& toks) {
+        std::size_t first_bracket = toks.size();
+        for (std::size_t q = 0; q < toks.size(); ++q)
+          if (t[toks[q]].text == "[") {
+            first_bracket = q;
+            break;
+          }
+        return first_bracket - 1;
+      };
+      // A threadgroup variable (not a pointer or reference to threadgroup memory) is the kernel's, one per
+      // threadgroup: Metal refuses one declared in another function or at program scope (the header) and one with an
+      // initializer (threadgroup memory is shared and starts undefined).
+      const bool initialized = !simple && end < t.size() && (t[end].text == "=" || t[end].text == "{");
+      if (((simple && end < t.size()) || initialized) && name_position(decls[0]) != npos) {
+        const std::string& name = t[decls[0][name_position(decls[0])]].text;
+        if (file == "header")
+          r.errors.push_back({file, k.line, 0, "error",
+                              "variables in the threadgroup address space cannot be declared outside the kernel "
+                              "function in Metal ('" + name + "'): declare it in the kernel's body and pass a "
+                              "threadgroup pointer to the functions that use it"});
+        else if (initialized)
+          r.errors.push_back({file, k.line, 0, "error",
+                              "a threadgroup variable cannot have an initializer in Metal ('" + name +
+                                  "'): declare it without one, store the value from one thread, then call "
+                                  "threadgroup_barrier(mem_flags::mem_threadgroup)"});
+      }
       if (!simple || end >= t.size()) {
         out += std::string(id.size(), ' ');
         continue;
@@ -388,17 +415,10 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       std::string emitted;
       for (std::size_t d = 0; d < decls.size(); ++d) {
         auto& toks = decls[d];
-        // name = last identifier before the first '['
-        std::size_t first_bracket = toks.size();
-        for (std::size_t q = 0; q < toks.size(); ++q)
-          if (t[toks[q]].text == "[") {
-            first_bracket = q;
-            break;
-          }
-        if (first_bracket == 0) break;
-        std::size_t name_pos = first_bracket - 1;
+        const std::size_t name_pos = name_position(toks);
+        if (name_pos == npos) break;
         std::string dims;
-        for (std::size_t q = first_bracket; q < toks.size(); ++q) dims += t[toks[q]].text;
+        for (std::size_t q = name_pos + 1; q < toks.size(); ++q) dims += t[toks[q]].text;
         if (d == 0) {
           for (std::size_t q = 0; q < name_pos; ++q) type += (q ? " " : "") + t[toks[q]].text;
         }

@@ -1,6 +1,7 @@
 // C++ that Metal leaves out (lambdas, recursion, goto, virtual, RTTI, new/delete, exceptions, noexcept, register,
 // thread_local; corpus/cpp_subset), pointers or references converted between address spaces (corpus/address_spaces) and
-// what Metal's type rules refuse (implicit vector conversions, float atomic min/max; corpus/type_rules) are compile
+// what Metal's type rules refuse (implicit vector conversions, float atomic min/max, threadgroup variables outside the
+// kernel or initialized, bool reductions and struct shuffles in SIMD-group functions; corpus/type_rules) are compile
 // errors naming the line; honest look-alikes compile and run. One kernel per file: the header up to
 // `// --- body ---`, the body after it; the first line says what to expect, `// expect: passes` (the kernel doubles
 // `a` into `o`) or `// expect: <body|header> line <n>: <message start>`.

@@ -579,7 +579,7 @@ def test_a_kernel_that_does_not_compile_raises_a_runtime_error_like_mlx():
     assert isinstance(caught.value, metalsim_mlx.MetalCompileError)
 
 
-# C++ that Metal's compiler refuses fails here too, as MLX's "Unable to build metal library" RuntimeError would.
+# C++ and MSL that Metal's compiler refuses fail here too, as MLX's "Unable to build metal library" RuntimeError would.
 @pytest.mark.parametrize(
     "header, source, message",
     [
@@ -590,8 +590,27 @@ def test_a_kernel_that_does_not_compile_raises_a_runtime_error_like_mlx():
          r"header line 2, column \d+: error: recursive call: 'halve' calls itself; Metal has no recursion"),
         ("", "uint i = thread_position_in_grid.x;\ntry { out[i] = a[i]; } catch (...) {}",
          r"body line 2, column \d+: error: exceptions \(try/catch/throw\) are not supported in Metal"),
+        ("", "threadgroup float s = 0.0f;\nuint i = thread_position_in_grid.x;\nout[i] = s + a[i];",
+         r"body line 1, column \d+: error: a threadgroup variable cannot have an initializer in Metal \('s'\)"),
+        ("inline float block_sum(float v, uint lid) {\n  threadgroup float buf[4];\n  buf[lid] = v;\n"
+         "  threadgroup_barrier(mem_flags::mem_threadgroup);\n  return buf[0] + buf[1] + buf[2] + buf[3];\n}\n",
+         "uint i = thread_position_in_grid.x;\nout[i] = block_sum(a[i], i);",
+         r"header line 2, column \d+: error: variables in the threadgroup address space cannot be declared outside "
+         r"the kernel function in Metal \('buf'\)"),
+        ("", "uint i = thread_position_in_grid.x;\nout[i] = simd_sum(a[i] > 0.0f);",
+         r"body line 2, column \d+: error: 'simd_sum<bool>' is unavailable: Metal's SIMD-group reductions take "
+         r"scalars and vectors of numbers, not bool"),
+        ("struct Pair { float a; int b; };\n",
+         "uint i = thread_position_in_grid.x;\nPair p{a[i], 1};\nout[i] = simd_shuffle(p, 0).a;",
+         r"body line 3, column \d+: error: 'simd_shuffle<Pair, int>' is unavailable: Metal's SIMD-group shuffles "
+         r"and broadcasts take scalars and vectors, not structs"),
+        ("", "threadgroup float tile[4];\nuint i = thread_position_in_grid.x;\nauto p = i < 2 ? tile : out;\n"
+         "p[i] = a[i];",
+         r"body line 3, column \d+: error: the operands of '\?:' point to different address spaces: 'tile' to "
+         r"threadgroup memory, 'out' to device memory"),
     ],
-    ids=["lambda", "recursion", "exceptions"],
+    ids=["lambda", "recursion", "exceptions", "threadgroup_initializer", "threadgroup_in_helper", "simd_sum_bool",
+         "shuffle_struct", "conditional_across_spaces"],
 )
 def test_cpp_that_metal_lacks_raises_a_compile_error_like_mlx(header, source, message):
     kernel = metalsim_mlx.metal_kernel(name="unsupported", input_names=["a"], output_names=["out"], header=header,

@@ -2,6 +2,8 @@
 python/src/fast.cpp): wrong calls raise what MLX raises, the generated signature types every input kind,
 errors MLX raises at evaluation on a Mac, compile options, and the transforms around a kernel call."""
 import struct
+import subprocess
+import sys
 
 import mlx.core as mx
 import numpy as np
@@ -303,6 +305,40 @@ def test_a_kernel_call_runs_inside_mx_compile():
     compiled = mx.compile(lambda a: doubled_plus_one(kernel, a) * 3)
     a = mx.arange(8, dtype=mx.float32)
     np.testing.assert_array_equal(np.array(compiled(a)), (np.arange(8) * 2 + 1) * 3)
+
+
+# mlx-lm's pattern: an lru_cache factory builds the kernel at the first call of a function under mx.compile, so the
+# first kernel is built while mx.compile traces. A fresh interpreter: a kernel built earlier in this one would not be.
+LAZY_KERNEL_UNDER_COMPILE = """
+import functools
+import mlx.core as mx, numpy as np, metalsim_mlx
+metalsim_mlx.patch()
+
+@functools.lru_cache(maxsize=None)
+def make_kernel():
+    return mx.fast.metal_kernel(name="double", input_names=["a"], output_names=["out"],
+                                source="uint i = thread_position_in_grid.x;\\nout[i] = a[i] * 2;")
+
+@mx.compile
+def step(a):
+    (out,) = make_kernel()(inputs=[a], output_shapes=[a.shape], output_dtypes=[a.dtype], grid=(a.size, 1, 1),
+                           threadgroup=(a.size, 1, 1))
+    return out + 1
+
+for n in (8, 8, 5):
+    np.testing.assert_array_equal(np.array(step(mx.arange(n, dtype=mx.float32))), np.arange(n) * 2 + 1)
+"""
+
+
+def test_a_kernel_first_built_while_mx_compile_traces_runs():
+    done = subprocess.run([sys.executable, "-c", LAZY_KERNEL_UNDER_COMPILE], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_vmap_through_a_kernel_raises_mlx_error():
+    kernel = metalsim_mlx.metal_kernel(**DOUBLE)
+    with pytest.raises(ValueError, match=r"^\[Primitive::vmap\] Not implemented for CustomKernel\.$"):
+        mx.vmap(lambda row: doubled_plus_one(kernel, row))(mx.ones((3, 4)))
 
 
 def test_gradients_through_a_kernel_raise_mlx_errors():

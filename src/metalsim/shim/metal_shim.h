@@ -1029,6 +1029,11 @@ template <class T> struct __xchg {
   T at(uint32_t l) const { return __bits_as<T>(*(const __attribute__((aligned(1))) __packed_bytes*)(x.slots + l * METALSIM_SLOT_BYTES)); }
   struct __packed_bytes { unsigned char b[sizeof(T)]; };
 };
+// What SIMD-group functions take (MSL, "SIMD-Group Functions"): scalars and vectors; the reductions and prefix
+// operations no bool ones (Metal has no bool sum or and: MLX reduces bools with simd_all / simd_any). Anything else, a
+// struct above all, meets an unavailable overload (MS_SIMD_REFUSED, below).
+template <class T> concept __simd_value = !__is_swz<T> && (is_arithmetic_v<__elem_t<T>> || __is_packed<T>);
+template <class T> concept __simd_number = __simd_value<T> && !is_same_v<__elem_t<T>, bool>;
 template <class T, class F> inline T __reduce(const __xchg<T>& e, uint32_t lo, uint32_t hi, F f) {
   bool first = true;
   T acc{};
@@ -1037,11 +1042,11 @@ template <class T, class F> inline T __reduce(const __xchg<T>& e, uint32_t lo, u
   return acc;
 }
 #define MS_SIMD_REDUCE(NAME, QNAME, F)                                                 \
-  template <__plain T> inline T NAME(T v, MS_SITE) {                                    \
+  template <__simd_number T> inline T NAME(T v, MS_SITE) {                              \
     __xchg<T> e(v, __site);                                                           \
     return __reduce(e, 0, 64, F);                                                      \
   }                                                                                   \
-  template <__plain T> inline T QNAME(T v, MS_SITE) {                                   \
+  template <__simd_number T> inline T QNAME(T v, MS_SITE) {                             \
     __xchg<T> e(v, __site);                                                           \
     uint32_t q = e.x.lane & ~3u;                                                      \
     return __reduce(e, q, q + 4, F);                                                   \
@@ -1056,11 +1061,11 @@ MS_SIMD_REDUCE(simd_xor, quad_xor, [](T a, T b) { return T(a ^ b); })
 #undef MS_SIMD_REDUCE
 
 #define MS_SIMD_PREFIX(NAME, QNAME, INCL, ID, F)                                      \
-  template <__plain T> inline T NAME(T v, MS_SITE) {                                    \
+  template <__simd_number T> inline T NAME(T v, MS_SITE) {                              \
     __xchg<T> e(v, __site);                                                           \
     return __prefix<INCL>(e, 0, T(ID), F);                                            \
   }                                                                                   \
-  template <__plain T> inline T QNAME(T v, MS_SITE) {                                   \
+  template <__simd_number T> inline T QNAME(T v, MS_SITE) {                             \
     __xchg<T> e(v, __site);                                                           \
     return __prefix<INCL>(e, e.x.lane & ~3u, T(ID), F);                               \
   }
@@ -1083,48 +1088,48 @@ MS_SIMD_PREFIX(simd_prefix_exclusive_product, quad_prefix_exclusive_product, fal
 template <__plain T> inline T __lane_or_self(const __xchg<T>& e, uint32_t src) {
   return (src < e.x.width && e.active(src)) ? e.at(src) : e.at(e.x.lane);
 }
-template <__plain T> inline T simd_shuffle(T v, ushort lane, MS_SITE) {
+template <__simd_value T> inline T simd_shuffle(T v, ushort lane, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, lane);
 }
-template <__plain T> inline T simd_broadcast(T v, ushort lane, MS_SITE) {
+template <__simd_value T> inline T simd_broadcast(T v, ushort lane, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, lane);
 }
-template <__plain T> inline T simd_broadcast_first(T v, MS_SITE) {
+template <__simd_value T> inline T simd_broadcast_first(T v, MS_SITE) {
   __xchg<T> e(v, __site); return e.at((uint32_t)__builtin_ctzll(e.x.active));
 }
-template <__plain T> inline T simd_shuffle_up(T v, ushort d, MS_SITE) {
+template <__simd_value T> inline T simd_shuffle_up(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); uint32_t l = e.x.lane;
   return l >= d ? __lane_or_self(e, l - d) : e.at(l);
 }
-template <__plain T> inline T simd_shuffle_down(T v, ushort d, MS_SITE) {
+template <__simd_value T> inline T simd_shuffle_down(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, e.x.lane + d);
 }
-template <__plain T> inline T simd_shuffle_xor(T v, ushort m, MS_SITE) {
+template <__simd_value T> inline T simd_shuffle_xor(T v, ushort m, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, e.x.lane ^ m);
 }
-template <__plain T> inline T simd_shuffle_rotate_down(T v, ushort d, MS_SITE) {
+template <__simd_value T> inline T simd_shuffle_rotate_down(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane + d) % e.x.width);
 }
-template <__plain T> inline T simd_shuffle_rotate_up(T v, ushort d, MS_SITE) {
+template <__simd_value T> inline T simd_shuffle_rotate_up(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane + e.x.width - d % e.x.width) % e.x.width);
 }
 template <class T> struct __pair { T a, b; };
-template <__plain T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, ushort modulo, MS_SITE) {
+template <__simd_value T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, ushort modulo, MS_SITE) {
   __xchg<__pair<T>> e(__pair<T>{data, fill}, __site);
   uint32_t l = e.x.lane, base = l - l % modulo, i = l % modulo + d;
   __pair<T> p = i < modulo ? e.at(base + i) : e.at(base + i - modulo);
   return i < modulo ? p.a : p.b;
 }
-template <__plain T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, MS_SITE) {
+template <__simd_value T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, MS_SITE) {
   return simd_shuffle_and_fill_down(data, fill, d, (ushort)32, __site);
 }
-template <__plain T> inline T simd_shuffle_and_fill_up(T data, T fill, ushort d, ushort modulo, MS_SITE) {
+template <__simd_value T> inline T simd_shuffle_and_fill_up(T data, T fill, ushort d, ushort modulo, MS_SITE) {
   __xchg<__pair<T>> e(__pair<T>{data, fill}, __site);
   uint32_t l = e.x.lane, base = l - l % modulo, i = l % modulo;
   if (i >= d) return e.at(base + i - d).a;
   return e.at(base + i + modulo - d).b;
 }
-template <__plain T> inline T simd_shuffle_and_fill_up(T data, T fill, ushort d, MS_SITE) {
+template <__simd_value T> inline T simd_shuffle_and_fill_up(T data, T fill, ushort d, MS_SITE) {
   return simd_shuffle_and_fill_up(data, fill, d, (ushort)32, __site);
 }
 
@@ -1150,33 +1155,33 @@ inline bool simd_any(bool c, MS_SITE) { return simd_ballot(c, __site).any(); }
 inline bool simd_is_first(MS_SITE) {
   __xchg<bool> e(true, __site); return e.x.lane == (uint32_t)__builtin_ctzll(e.x.active);
 }
-template <__plain T> inline T quad_shuffle(T v, ushort l, MS_SITE) {
+template <__simd_value T> inline T quad_shuffle(T v, ushort l, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (l & 3u));
 }
-template <__plain T> inline T quad_broadcast(T v, ushort l, MS_SITE) {
+template <__simd_value T> inline T quad_broadcast(T v, ushort l, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (l & 3u));
 }
-template <__plain T> inline T quad_shuffle_xor(T v, ushort m, MS_SITE) {
+template <__simd_value T> inline T quad_shuffle_xor(T v, ushort m, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + ((e.x.lane ^ m) & 3u));
 }
-template <__plain T> inline T quad_shuffle_up(T v, ushort d, MS_SITE) {
+template <__simd_value T> inline T quad_shuffle_up(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); uint32_t i = e.x.lane & 3u;
   return i >= d ? __lane_or_self(e, e.x.lane - d) : e.at(e.x.lane);
 }
-template <__plain T> inline T quad_shuffle_down(T v, ushort d, MS_SITE) {
+template <__simd_value T> inline T quad_shuffle_down(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); uint32_t i = e.x.lane & 3u;
   return i + d < 4 ? __lane_or_self(e, e.x.lane + d) : e.at(e.x.lane);
 }
-template <__plain T> inline T quad_shuffle_rotate_down(T v, ushort d, MS_SITE) {
+template <__simd_value T> inline T quad_shuffle_rotate_down(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (((e.x.lane & 3u) + d) & 3u));
 }
-template <__plain T> inline T quad_shuffle_rotate_up(T v, ushort d, MS_SITE) {
+template <__simd_value T> inline T quad_shuffle_rotate_up(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (((e.x.lane & 3u) + 4u - (d & 3u)) & 3u));
 }
-template <__plain T> inline T quad_shuffle_and_fill_down(T data, T fill, ushort d, MS_SITE) {
+template <__simd_value T> inline T quad_shuffle_and_fill_down(T data, T fill, ushort d, MS_SITE) {
   return simd_shuffle_and_fill_down(data, fill, d, (ushort)4, __site);
 }
-template <__plain T> inline T quad_shuffle_and_fill_up(T data, T fill, ushort d, MS_SITE) {
+template <__simd_value T> inline T quad_shuffle_and_fill_up(T data, T fill, ushort d, MS_SITE) {
   return simd_shuffle_and_fill_up(data, fill, d, (ushort)4, __site);
 }
 struct quad_vote {
@@ -1452,6 +1457,30 @@ MS_FOR_EACH(MS_UNSWIZZLE_SIMD, simd_sum, simd_product, simd_max, simd_min, simd_
             quad_shuffle_up, quad_shuffle_down, quad_shuffle_rotate_up, quad_shuffle_rotate_down,
             quad_shuffle_and_fill_up, quad_shuffle_and_fill_down)
 #undef MS_UNSWIZZLE_SIMD
+// The SIMD-group functions' other arguments (a struct, a bool sum): an error naming the call, as on a Mac, where the
+// templates above leave the host compiler's "no matching function".
+#define MS_SIMD_REFUSED(TAKES, MESSAGE, NAME)                                                     \
+  template <class T, class... Rest> requires(!TAKES<T> && !__is_swz<T>)                           \
+  T NAME(T, Rest...) __attribute__((unavailable(MESSAGE)));
+#define MS_REDUCTION_REFUSED(NAME)                                                                \
+  MS_SIMD_REFUSED(__simd_number, "Metal's SIMD-group reductions take scalars and vectors of numbers, not bool values " \
+                  "or structs (reduce a bool with simd_all / simd_any, or count it as uint(b))", NAME)
+#define MS_SHUFFLE_REFUSED(NAME)                                                                  \
+  MS_SIMD_REFUSED(__simd_value, "Metal's SIMD-group shuffles and broadcasts take scalars and vectors, not structs " \
+                  "(exchange a struct member by member)", NAME)
+MS_FOR_EACH(MS_REDUCTION_REFUSED, simd_sum, simd_product, simd_max, simd_min, simd_and, simd_or, simd_xor, quad_sum,
+            quad_product, quad_max, quad_min, quad_and, quad_or, quad_xor, simd_prefix_inclusive_sum,
+            simd_prefix_exclusive_sum, simd_prefix_inclusive_product, simd_prefix_exclusive_product,
+            quad_prefix_inclusive_sum, quad_prefix_exclusive_sum, quad_prefix_inclusive_product,
+            quad_prefix_exclusive_product)
+MS_FOR_EACH(MS_SHUFFLE_REFUSED, simd_shuffle, simd_broadcast, simd_broadcast_first, simd_shuffle_up, simd_shuffle_down,
+            simd_shuffle_xor, simd_shuffle_rotate_up, simd_shuffle_rotate_down, simd_shuffle_and_fill_up,
+            simd_shuffle_and_fill_down, quad_shuffle, quad_broadcast, quad_shuffle_xor, quad_shuffle_up,
+            quad_shuffle_down, quad_shuffle_rotate_up, quad_shuffle_rotate_down, quad_shuffle_and_fill_up,
+            quad_shuffle_and_fill_down)
+#undef MS_SHUFFLE_REFUSED
+#undef MS_REDUCTION_REFUSED
+#undef MS_SIMD_REFUSED
 #undef MS_UNSWIZZLE_EACH
 #undef MS_UNSWIZZLE
 

@@ -1,6 +1,7 @@
 // expect: passes
 // Every conversion here stays in one address space: spaces written out, deduced by auto or by a template parameter,
-// thread pointers to thread memory, casts that keep the space; a name declared with two spaces is left alone.
+// thread pointers to thread memory, casts that keep the space, conditionals between pointers into one space; a name
+// declared with two spaces is left alone.
 constant float kTwo[1] = {2.0f};
 template <typename T> inline T first(T* x) { return x[0]; }
 inline float from_device(const device float* x, int k) { return x[k]; }
@@ -24,6 +25,10 @@ threadgroup float tile[16];
 threadgroup float* tp = tile;
 tp[i] = a[i];
 threadgroup_barrier(mem_flags::mem_threadgroup);
+auto half_tile = i < 8 ? tile : tile + 8;
+threadgroup float* tile_half = half_tile;
+const device float* either = i % 2 ? a + i : row;
+float* either_local = i % 2 ? lp : local + 1;
 const device float4* quads = (const device float4*)a;
 auto pairs = reinterpret_cast<const device float2*>(a);
 const constant float* two = kTwo;
@@ -33,6 +38,7 @@ Cursor c{o + i};
 Cursor d = {o + i};
 { const device float* q = a; acc += q[i] - a[i]; }
 { const float* q = local; acc += q[0] - local[0]; }
+acc += tile_half[i % 8] - tile[i] + either[0] - a[i] + either_local[0] * 0;
 float check = quads[i / 4][i % 4] + pairs[i / 2][i % 2] + cp[0] + tile[i] - 3 * a[i] + sum2(local) - 2 * a[i];
 out = two[0] * a[i] + acc + check * 0;
 also_out = out + c.get() - d.get();

@@ -65,8 +65,12 @@ HeldTable* held_table() { return reinterpret_cast<HeldTable*>(kRunnerHeldTable);
 // for mappings above it): the held words then stay in writable memory.
 std::string arm_guard(RunnerDevice& device) {
   const size_t bytes = kRunnerGuardEnd - kRunnerGuardPage;
-  void* region = mmap(guard_page(), bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
-                      -1, 0);
+#ifdef MAP_FIXED_NOREPLACE
+  constexpr int kAtTheAddress = MAP_FIXED_NOREPLACE;
+#else  // other systems take the address as a hint, checked below
+  constexpr int kAtTheAddress = 0;
+#endif
+  void* region = mmap(guard_page(), bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | kAtTheAddress, -1, 0);
   if (region != guard_page()) {
     const std::string why = std::strerror(errno);
     if (region != MAP_FAILED) munmap(region, bytes);

@@ -265,7 +265,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
     }
     try {
       if (!tampered.empty() && cmd != "exit") throw std::runtime_error(tampered);
-      if (loaded) hold_code_pointers(true);  // before any virtual call: candidate threads may have run since
+      if (loaded && cmd != "exit") hold_code_pointers(true);  // before any virtual call: candidate threads may have run since
       if (cmd == "exit") {
         reply({{"ok", true}});
         return 0;

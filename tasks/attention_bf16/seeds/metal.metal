@@ -11,9 +11,9 @@ uint i = thread_position_in_grid.x;
 uint h = thread_position_in_grid.y;
 uint bi = thread_position_in_grid.z;
 uint kv = h / (hq / hkv);
-const device bfloat16_t* qr = q + ((size_t(bi) * hq + h) * lq + i) * D;
-const device bfloat16_t* kb = k + (size_t(bi) * hkv + kv) * lk * D;
-const device bfloat16_t* vb = v + (size_t(bi) * hkv + kv) * lk * D;
+auto qr = q + ((size_t(bi) * hq + h) * lq + i) * D;
+auto kb = k + (size_t(bi) * hkv + kv) * lk * D;
+auto vb = v + (size_t(bi) * hkv + kv) * lk * D;
 const int last = causal ? int(i) + lk - lq : lk - 1;
 const float scale = 1.0f / sqrt(float(D));
 

@@ -6,7 +6,7 @@
 // --- body ---
 uint col = thread_position_in_grid.x;
 uint row = thread_position_in_grid.y;
-const device float* a = A + size_t(row) * k;
+auto a = A + size_t(row) * k;
 float acc = 0.0f;
 for (int i = 0; i < k; ++i) acc += a[i] * B[size_t(i) * n + col];
 C[size_t(row) * n + col] = acc;

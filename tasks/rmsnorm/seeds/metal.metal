@@ -6,7 +6,7 @@
 // --- body ---
 uint row = thread_position_in_grid.x / 32;
 uint lane = thread_index_in_simdgroup;
-const device float* xr = x + size_t(row) * cols;
+auto xr = x + size_t(row) * cols;
 device float* yr = y + size_t(row) * cols;
 
 float ss = 0.0f;

@@ -62,7 +62,7 @@ inline void flash_lanes(const device T* q, const device T* k, const device T* v,
       if (i >= lq) break;
       const int end = flash_key_end(i, lq, lk, causal);
       if (j0 >= end) continue;  // causal: this row sees no key of the tile (a later row may)
-      const device T* q_row = q + (q_row0 + i) * D;
+      auto q_row = q + (q_row0 + i) * D;
       float s[KT];
       float tile_max = -INFINITY;
       for (int t = 0; t < KT; ++t) {

@@ -9,7 +9,7 @@
 // R SIMD groups (rows) per threadgroup share nothing; the second pass over the row mostly hits the cache.
 const uint row = thread_position_in_grid.x / 32;
 const uint lane = thread_index_in_simdgroup;
-const device float* xr = x + size_t(row) * cols;
+auto xr = x + size_t(row) * cols;
 device float* yr = y + size_t(row) * cols;
 // float4 accesses need 16-byte aligned rows: every row starts at a multiple of 4 floats when cols does.
 const bool vectors = VEC == 4 && cols % 4 == 0;

@@ -10,7 +10,7 @@
 // TG threads stream one row: long rows get a whole threadgroup's memory parallelism.
 const uint row = threadgroup_position_in_grid.x;
 const uint tid = thread_position_in_threadgroup.x;
-const device float* xr = x + size_t(row) * cols;
+auto xr = x + size_t(row) * cols;
 device float* yr = y + size_t(row) * cols;
 const bool vectors = VEC == 4 && cols % 4 == 0;
 

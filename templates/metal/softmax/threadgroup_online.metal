@@ -11,7 +11,7 @@
 // memory parallelism, where a single SIMD group per row would leave the GPU idle.
 const uint row = threadgroup_position_in_grid.x;
 const uint tid = thread_position_in_threadgroup.x;
-const device float* xr = x + size_t(row) * cols;
+auto xr = x + size_t(row) * cols;
 device float* yr = y + size_t(row) * cols;
 const bool vectors = VEC == 4 && cols % 4 == 0;
 

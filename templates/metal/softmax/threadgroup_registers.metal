@@ -11,7 +11,7 @@ const uint row = threadgroup_position_in_grid.x;
 const uint tid = thread_position_in_threadgroup.x;
 const uint simdgroup = simdgroup_index_in_threadgroup;
 const uint lane = thread_index_in_simdgroup;
-const device float* xr = x + size_t(row) * cols;
+auto xr = x + size_t(row) * cols;
 device float* yr = y + size_t(row) * cols;
 threadgroup float partial_m[TG / 32];
 threadgroup float partial_s[TG / 32];

@@ -112,6 +112,10 @@ def test_module_checks_arguments_before_any_launch(softmax_module):
     with pytest.raises(ValueError, match="eps must be a scalar"):
         module._scalar(mx.array([1e-5]), "eps", float)
     assert module._scalar(np.float64(0.5), "eps", float) == 0.5
+    for bad in [None, [1e-5], "1e-5"]:
+        with pytest.raises(TypeError, match="eps must be a number"):
+            module._scalar(bad, "eps", float)
+    assert "stream:" in module.softmax.__doc__
     with pytest.raises(ValueError, match="does not fit the kernel's int32 argument"):
         module._int32(2**31, "rows")
     with pytest.raises(ValueError, match="grid dimension 2147483648"):

@@ -435,7 +435,8 @@ std::string call_function(const Task& task, const Program& program) {
       "{15}"
       "    return {16}\n",
       function, params, keywords, doc_text(task.description.empty() ? task.name : task.description), returns, documented_inputs,
-      documented_keywords.empty() ? "" : "    Keywords:\n" + documented_keywords, documented_outputs, conversions, scalars,
+      "    Keywords:\n" + documented_keywords + "        stream: the MLX stream or device to run on (default None: MLX's default)\n",
+      documented_outputs, conversions, scalars,
       sizes, checks, output_shapes_code, all_empty, returned_empty, calls, returned);
 }
 

@@ -12,6 +12,7 @@ python/ package) runs the kernel with metalsim.
 """
 import functools
 import math
+import numbers
 
 import mlx.core as mx
 
@@ -41,6 +42,8 @@ def _scalar(value, name, kind):
         value = value.item()
     if isinstance(value, complex):
         raise TypeError(f"{{FUNCTION}}: {name} is complex")
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{{FUNCTION}}: {name} must be a number, got {type(value).__name__}")
     if kind is int:
         return _int(value, name)
     return kind(value)

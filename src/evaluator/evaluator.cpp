@@ -7,7 +7,6 @@
 #include <cstring>
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -537,17 +536,12 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         // after the last repetition: a candidate that could tell checked repetitions apart (by the commands it gets,
         // or by the time the evaluator takes between its calls) would know when the checks are spent and skip its
         // work after them.
-        auto set_span = [&](int set) {
-          int64_t from = std::numeric_limits<int64_t>::max(), to = 0;
-          for (size_t slot = 0; slot < layout.bytes.size(); ++slot)
-            if (const int64_t offset = layout.offsets[size_t(set)][slot]; offset >= 0) {
-              from = std::min(from, offset);
-              to = std::max(to, offset + int64_t(layout.bytes[slot]));
-            }
-          return std::pair<int64_t, size_t>(from, size_t(std::max<int64_t>(to - from, 0)));
-        };
+        std::vector<SetSpan> spans;
         size_t largest_set = 0;
-        for (int set = 0; set < options_.rotating_sets; ++set) largest_set = std::max(largest_set, set_span(set).second);
+        for (int set = 0; set < options_.rotating_sets; ++set) {
+          spans.push_back(set_span(layout, set));
+          largest_set = std::max(largest_set, spans.back().bytes);
+        }
         struct HeldRepetition {
           int rep = 0, set = 0;
           uint64_t seed = 0;
@@ -576,8 +570,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           const TimedCall call = phase("calls", [&] { return measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget); });
           phase("staging", [&] {
             process->request(staged_command(layout, set, "collect"), options_.call_timeout);
-            const auto [from, bytes] = set_span(set);
-            std::memcpy((check_seed ? held_sets[held.size()] : scratch_set).data(), shm + from, bytes);
+            std::memcpy((check_seed ? held_sets[held.size()] : scratch_set).data(), shm + spans[size_t(set)].from,
+                        spans[size_t(set)].bytes);
           });
           if (check_seed) held.push_back({rep, set, *check_seed});
           if (rep < 0) continue;  // warm-up
@@ -586,7 +580,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         }
         for (size_t i = 0; i < held.size() && wr.status == Status::passed; ++i) {
           const CheckedCase check = checked_case(held[i].seed);
-          const TrialOutcome o = check_staged(held_sets[i].data(), set_span(held[i].set).first, held[i].set, check.inputs, check.reference);
+          const TrialOutcome o =
+              check_staged(held_sets[i].data(), spans[size_t(held[i].set)].from, held[i].set, check.inputs, check.reference);
           wr.max_abs_err = std::max(wr.max_abs_err, o.max_abs);
           wr.max_rel_err = std::max(wr.max_rel_err, o.max_rel);
           if (o.status != Status::passed) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 using ksearch::backends::Backend;
 using ksearch::backends::BuildResult;
@@ -103,6 +104,16 @@ std::vector<std::span<const char>> set_tensors(const char* shm, const StagingLay
     if (const int64_t offset = layout.offsets[size_t(set)][slot]; offset >= 0)
       tensors.emplace_back(shm + offset, layout.bytes[slot]);
   return tensors;
+}
+
+SetSpan set_span(const StagingLayout& layout, int set) {
+  int64_t from = std::numeric_limits<int64_t>::max(), to = 0;
+  for (size_t slot = 0; slot < layout.bytes.size(); ++slot)
+    if (const int64_t offset = layout.offsets[size_t(set)][slot]; offset >= 0) {
+      from = std::min(from, offset);
+      to = std::max(to, offset + int64_t(layout.bytes[slot]));
+    }
+  return to > from ? SetSpan{from, size_t(to - from)} : SetSpan{};
 }
 
 void stage(char* shm, const StagingLayout& layout, int set, const std::vector<HostTensor>& inputs) {

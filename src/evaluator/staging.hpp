@@ -41,6 +41,12 @@ const tasks::HostTensor& input_named(const std::vector<tasks::HostTensor>& input
 
 // The bytes of one set's tensors (inputs and outputs) in the shared memory.
 std::vector<std::span<const char>> set_tensors(const char* shm, const StagingLayout& layout, int set);
+// The range of the shared memory one set's tensors lie in: its first byte's offset and its length.
+struct SetSpan {
+  int64_t from = 0;
+  size_t bytes = 0;
+};
+SetSpan set_span(const StagingLayout& layout, int set);
 
 // Copies the inputs into one set and poisons its outputs.
 void stage(char* shm, const StagingLayout& layout, int set, const std::vector<tasks::HostTensor>& inputs);

@@ -87,17 +87,23 @@ bool guarded() {
   return mincore(guard_page(), kRunnerGuardPageBytes, &resident) == 0;
 }
 
-// Captures the held code pointers into the guard region's table and makes it read-only: once, after the candidate's
+// Makes the guard region's table of held code pointers read-only with `count` of them: once, after the candidate's
 // load-time code and before the system-call filter's second stage (no candidate code runs beside it).
+void seal_held_table(size_t count) {
+  held_table()->count = count;
+  mprotect(held_table(), kRunnerHeldTableBytes, PROT_READ);
+}
+
+// Captures the held code pointers, into the guard region's table where it was armed.
 size_t hold_code_pointers_of(const std::string& library, const std::vector<std::string>& runtime) {
   if (!guarded()) {
     unguarded_held_words.resize(kHeldCapacity);
     unguarded_held_words.resize(held_code_pointers.capture(library, runtime, unguarded_held_words.data(), kHeldCapacity));
     return unguarded_held_words.size();
   }
-  held_table()->count = held_code_pointers.capture(library, runtime, held_table()->words, kHeldCapacity);
-  mprotect(held_table(), kRunnerHeldTableBytes, PROT_READ);
-  return held_table()->count;
+  const size_t count = held_code_pointers.capture(library, runtime, held_table()->words, kHeldCapacity);
+  seal_held_table(count);
+  return count;
 }
 
 // The device's vtable pointer, checked and put back; "" or what changed.
@@ -293,10 +299,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
           sandbox += "; " + std::to_string(held) + " code pointers of the loaded libraries held (" +
                      std::to_string(held_code_pointers.got_slots()) + " GOT slots)";
         } else {
-          if (guarded()) {  // none held
-            held_table()->count = 0;
-            mprotect(held_table(), kRunnerHeldTableBytes, PROT_READ);
-          }
+          if (guarded()) seal_held_table(0);
           sandbox += "; code pointers not held (" +
                      std::string(args.under_checker ? "under a memory checker" : "LD_BIND_NOW unset: bound lazily") + ")";
         }

@@ -86,7 +86,7 @@ struct Signature {
   Param result;
 };
 // What the header declares for the body (and itself): program-scope names; functions by name (nullopt for
-// templates, methods and overloads, whose calls are not checked); plain structs' members in order (nullopt where
+// methods and overloads, whose calls are not checked; a template's parameters of dependent type have no space); plain structs' members in order (nullopt where
 // brace lists are not followed: bases, constructors, templates, array or struct members, one name defined twice).
 struct Declared {
   Symbols program;
@@ -668,9 +668,9 @@ class Checker {
       params.push_back(param);
       p = end + 1;
     }
-    if (!template_names_.empty() || in_struct_) {
+    if (in_struct_) {
       declared_->functions[t_[name].text].reset();
-    } else {
+    } else {  // a template's parameters of dependent type have no space here (Metal deduces one into them)
       auto [it, inserted] = declared_->functions.emplace(t_[name].text, Signature{params, result});
       if (!inserted) it->second.reset();  // overloads: which one a call takes is not worked out here
     }
@@ -856,7 +856,9 @@ class Checker {
                          text(q + 2, e) + "', which points to " + space_name(*from) +
                          " memory: Metal converts no pointer between address spaces");
       } else if (is(q + 1, "(")) {
-        call(q);
+        call(q, q + 1);
+      } else if (const std::size_t c = is(q + 1, "<") ? closing(q + 1) : npos; c != npos && is(c + 1, "(")) {
+        call(q, c + 1);  // `f<N>(x)`: a function template's explicit arguments
       } else if (is(q + 1, "{")) {
         aggregate(t_[q].text, q + 1, closing(q + 1));  // `Params{x, n}`
       }
@@ -900,14 +902,15 @@ class Checker {
                   "write the space in the type: '" + space_name(from) + " ...*')");
   }
 
-  // A call of a header function: each pointer or reference argument against its parameter's space.
-  void call(std::size_t name) {
+  // A call of a header function (its arguments in the parentheses at `open`): each pointer or reference argument
+  // against its parameter's space.
+  void call(std::size_t name, std::size_t open) {
     const auto f = declared_->functions.find(t_[name].text);
     if (f == declared_->functions.end() || !f->second) return;
-    const std::size_t close = closing(name + 1);
+    const std::size_t close = closing(open);
     if (close == npos) return;
     std::vector<std::pair<std::size_t, std::size_t>> args;
-    for (std::size_t p = name + 2; p < close;) {
+    for (std::size_t p = open + 1; p < close;) {
       const std::size_t e = std::min(item_end(p, close), close);
       args.emplace_back(p, e);
       p = e + 1;

@@ -105,15 +105,17 @@ Mappings load_mappings() {
         m.types[std::string(name.str())] = value.value_or(std::string());
       }
     }
-  // metal_helpers.metal: sections starting at `// helper: NAME`.
-  const std::string& text = kDataFiles.at("metal_helpers.metal");
+  // The helper files: sections starting at `// helper: NAME`.
   const std::string marker = "// helper: ";
-  for (size_t at = text.find(marker); at != std::string::npos;) {
-    const size_t name_end = text.find('\n', at);
-    const std::string name = text.substr(at + marker.size(), name_end - at - marker.size());
-    const size_t next = text.find(marker, name_end);
-    m.helpers[name] = text.substr(name_end + 1, (next == std::string::npos ? text.size() : next) - name_end - 1);
-    at = next;
+  for (const char* file : {"metal_helpers.metal", "metal_common/address_spaces.h"}) {
+    const std::string& text = kDataFiles.at(file);
+    for (size_t at = text.find(marker); at != std::string::npos;) {
+      const size_t name_end = text.find('\n', at);
+      const std::string name = text.substr(at + marker.size(), name_end - at - marker.size());
+      const size_t next = text.find(marker, name_end);
+      m.helpers[name] = text.substr(name_end + 1, (next == std::string::npos ? text.size() : next) - name_end - 1);
+      at = next;
+    }
   }
   return m;
 }

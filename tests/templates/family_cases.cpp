@@ -41,6 +41,9 @@ axes = { b = 2, hq = 2, hkv = 2, lq = 5, lk = 50, d = 64 }
 name = "decode_causal"
 axes = { b = 2, hq = 3, hkv = 1, lq = 1, lk = 70, d = 24 }
 params = { causal = 1 }
+[[workloads]]
+name = "tiny_constant_inputs"
+axes = { b = 1, hq = 1, hkv = 1, lq = 1, lk = 3, d = 2 }
 )";
 
 // Small workloads per task (TOML), replacing the task's own in the copy.
@@ -54,6 +57,9 @@ axes = { rows = 3, cols = 17 }
 [[workloads]]
 name = "r33_c4096"
 axes = { rows = 33, cols = 4096 }
+[[workloads]]
+name = "r1_c4_constant"
+axes = { rows = 1, cols = 4 }
 )"},
     {"rmsnorm", R"([[workloads]]
 name = "r7_c1003"
@@ -65,6 +71,9 @@ params = { eps = 1e-3 }
 [[workloads]]
 name = "r33_c4096"
 axes = { rows = 33, cols = 4096 }
+[[workloads]]
+name = "r1_c4_constant"
+axes = { rows = 1, cols = 4 }
 )"},
     {"matmul", R"([[workloads]]
 name = "m37_n53_k29"
@@ -75,6 +84,9 @@ axes = { m = 1, n = 16, k = 7 }
 [[workloads]]
 name = "m41_n300_k600"
 axes = { m = 41, n = 300, k = 600 }
+[[workloads]]
+name = "m2_n3_k2_constant"
+axes = { m = 2, n = 3, k = 2 }
 )"},
     {"attention", kSmallAttention},
     {"attention_bf16", kSmallAttention},
@@ -96,6 +108,9 @@ absent = ["D", "z", "delta_bias"]
 [[workloads]]
 name = "n20_b1_d9_l21_state"
 axes = { b = 1, d = 9, l = 21, n = 20, g = 1 }
+[[workloads]]
+name = "b1_d2_l3_n3_constant"
+axes = { b = 1, d = 2, l = 3, n = 3, g = 1 }
 )"},
 };
 

@@ -2,7 +2,8 @@
 // converted to float on load and the output rounded once). One threadgroup per block of queries of one
 // (batch, head); the block walks the keys in tiles staged in threadgroup memory (as float) with an online
 // softmax, so no score matrix is ever stored. Query head h reads key/value head h / (hq / hkv); with causal,
-// query i sees keys j <= i + lk - lq, and a block stops at the last key its last query sees.
+// query i sees keys j <= i + lk - lq, and a block stops at the last key its last query sees. The inputs q, k, v
+// are `device` pointers or, under 8 elements, `constant` ones (their types QPtr, KPtr, VPtr).
 #pragma once
 
 // Threadgroup memory per K or V tile, in floats (12 KiB): both tiles with the score buffers stay within
@@ -16,8 +17,8 @@ inline int flash_key_end(int last, int lq, int lk, bool causal) {
 
 // Keys [j0, j0 + BK) of this (batch, kv head) into Ks and Vs (row stride DS, DCOLS columns), zeros past lk
 // and past column D. Every thread of the threadgroup calls it between two barriers.
-template <int D, int DS, int DCOLS, int BK, typename T>
-inline void flash_stage_kv(const device T* k, const device T* v, threadgroup float* Ks, threadgroup float* Vs,
+template <int D, int DS, int DCOLS, int BK, typename KPtr, typename VPtr>
+inline void flash_stage_kv(KPtr k, VPtr v, threadgroup float* Ks, threadgroup float* Vs,
                            size_t kv_row0, int j0, int lk, uint tid, uint threads) {
   for (int idx = int(tid); idx < BK * DCOLS; idx += int(threads)) {
     const int j = idx / DCOLS, c = idx % DCOLS;
@@ -35,8 +36,8 @@ inline void flash_stage_kv(const device T* k, const device T* v, threadgroup flo
 // Keys per tile: at most KB, and both tiles (row stride DS) within flash_tile_floats() each.
 constexpr int flash_lanes_keys(int KB, int DS) { return KB < flash_tile_floats() / DS ? KB : flash_tile_floats() / DS; }
 
-template <int D, int DS, int BK, int QR, int SG, typename T>
-inline void flash_lanes(const device T* q, const device T* k, const device T* v, device T* o, int hq, int hkv,
+template <int D, int DS, int BK, int QR, int SG, typename QPtr, typename KPtr, typename VPtr, typename T>
+inline void flash_lanes(QPtr q, KPtr k, VPtr v, device T* o, int hq, int hkv,
                         int lq, int lk, bool causal, threadgroup float* Ks, threadgroup float* Vs,
                         threadgroup float* P, uint3 block, uint tid, uint sg, uint lane) {
   constexpr int DL = (D + 31) / 32, KT = (BK + 31) / 32;
@@ -119,8 +120,8 @@ constexpr int flash_simdgroup_keys(int KB, int DP) {
   return KB < flash_tile_floats() / DP / 8 * 8 ? KB : flash_tile_floats() / DP / 8 * 8;
 }
 
-template <int D, int DP, int BK, int SG, typename T>
-inline void flash_simdgroup(const device T* q, const device T* k, const device T* v, device T* o, int hq, int hkv,
+template <int D, int DP, int BK, int SG, typename QPtr, typename KPtr, typename VPtr, typename T>
+inline void flash_simdgroup(QPtr q, KPtr k, VPtr v, device T* o, int hq, int hkv,
                             int lq, int lk, bool causal, threadgroup float* Ks, threadgroup float* Vs,
                             threadgroup float* S, threadgroup float* stage, uint3 block, uint tid, uint sg,
                             uint lane) {

@@ -1,13 +1,15 @@
 // Row helpers shared by the metal rmsnorm families: strided sums of squares, the scaled write, and a
 // threadgroup-wide sum through SIMD-group functions and threadgroup memory.
 #pragma once
+#include "../common/address_spaces.h"
 
 // The sum of squares of the row elements first, first + step, ... (in float4s when `vectors`: the row
-// is 16-byte aligned and cols % 4 == 0).
-inline float sum_squares(const device float* xr, int cols, uint first, uint step, bool vectors) {
+// is 16-byte aligned and cols % 4 == 0). Inputs are `device` or, under 8 elements, `constant` (XRow, WRow).
+template <typename XRow>
+inline float sum_squares(XRow xr, int cols, uint first, uint step, bool vectors) {
   float ss = 0.0f;
   if (vectors) {
-    const device float4* x4 = reinterpret_cast<const device float4*>(xr);
+    const auto x4 = ks_ro_cast<float4>(xr);
     for (int c = first; c < cols / 4; c += step) ss += metal::dot(x4[c], x4[c]);
   } else {
     for (int c = first; c < cols; c += step) ss += xr[c] * xr[c];
@@ -16,11 +18,11 @@ inline float sum_squares(const device float* xr, int cols, uint first, uint step
 }
 
 // y = x * r * weight over the same elements.
-inline void write_scaled(const device float* xr, const device float* weight, device float* yr, int cols, uint first,
-                         uint step, bool vectors, float r) {
+template <typename XRow, typename WRow>
+inline void write_scaled(XRow xr, WRow weight, device float* yr, int cols, uint first, uint step, bool vectors, float r) {
   if (vectors) {
-    const device float4* x4 = reinterpret_cast<const device float4*>(xr);
-    const device float4* w4 = reinterpret_cast<const device float4*>(weight);
+    const auto x4 = ks_ro_cast<float4>(xr);
+    const auto w4 = ks_ro_cast<float4>(weight);
     device float4* y4 = reinterpret_cast<device float4*>(yr);
     for (int c = first; c < cols / 4; c += step) y4[c] = x4[c] * r * w4[c];
   } else {

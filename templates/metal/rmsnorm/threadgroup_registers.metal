@@ -18,8 +18,8 @@ threadgroup float partial[TG / 32];
 // The branch depends on cols only, so every thread of the threadgroup takes the same one (and its barrier).
 if (cols % 4 == 0 && cols / 4 <= CHUNKS * TG) {
   // Thread tid keeps float4s tid, tid + TG, ...: loads stay coalesced, and x is read once.
-  const device float4* x4 = reinterpret_cast<const device float4*>(xr);
-  const device float4* w4 = reinterpret_cast<const device float4*>(weight);
+  const auto x4 = ks_ro_cast<float4>(xr);
+  const auto w4 = ks_ro_cast<float4>(weight);
   device float4* y4 = reinterpret_cast<device float4*>(yr);
   float4 v[CHUNKS];
   float ss = 0.0f;

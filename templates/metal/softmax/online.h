@@ -1,6 +1,7 @@
 // Online softmax statistics shared by the metal softmax families: a running (max, sum of exp(x - max))
 // per thread, merged across a SIMD group and, through threadgroup memory, across a threadgroup.
 #pragma once
+#include "../common/address_spaces.h"
 
 // Adds one element to a running (m, s): one exp per element, rescaling the sum when the max grows.
 inline void online_add(thread float& m, thread float& s, float v) {
@@ -20,11 +21,11 @@ inline void online_add4(thread float& m, thread float& s, float4 v) {
 }
 
 // The running (m, s) of the row elements first, first + step, ... (in float4s when `vectors`: the row
-// is 16-byte aligned and cols % 4 == 0).
-inline void row_statistics(const device float* xr, int cols, uint first, uint step, bool vectors, thread float& m,
-                           thread float& s) {
+// is 16-byte aligned and cols % 4 == 0). The row is `device` or, under 8 elements, `constant` (XRow).
+template <typename XRow>
+inline void row_statistics(XRow xr, int cols, uint first, uint step, bool vectors, thread float& m, thread float& s) {
   if (vectors) {
-    const device float4* x4 = reinterpret_cast<const device float4*>(xr);
+    const auto x4 = ks_ro_cast<float4>(xr);
     for (int c = first; c < cols / 4; c += step) online_add4(m, s, x4[c]);
   } else {
     for (int c = first; c < cols; c += step) online_add(m, s, xr[c]);
@@ -32,10 +33,11 @@ inline void row_statistics(const device float* xr, int cols, uint first, uint st
 }
 
 // y = exp(x - m) * inv over the same elements.
-inline void write_normalized(const device float* xr, device float* yr, int cols, uint first, uint step, bool vectors,
-                             float m, float inv) {
+template <typename XRow>
+inline void write_normalized(XRow xr, device float* yr, int cols, uint first, uint step, bool vectors, float m,
+                             float inv) {
   if (vectors) {
-    const device float4* x4 = reinterpret_cast<const device float4*>(xr);
+    const auto x4 = ks_ro_cast<float4>(xr);
     device float4* y4 = reinterpret_cast<device float4*>(yr);
     for (int c = first; c < cols / 4; c += step) y4[c] = metal::exp(x4[c] - m) * inv;
   } else {

@@ -20,7 +20,7 @@ float m = -INFINITY, s = 0.0f;
 // The branch depends on cols only, so every thread of the threadgroup takes the same one (and its barrier).
 if (cols % 4 == 0 && cols / 4 <= CHUNKS * TG) {
   // Thread tid keeps float4s tid, tid + TG, ...: loads stay coalesced, and memory is read once.
-  const device float4* x4 = reinterpret_cast<const device float4*>(xr);
+  const auto x4 = ks_ro_cast<float4>(xr);
   device float4* y4 = reinterpret_cast<device float4*>(yr);
   float4 v[CHUNKS];
   for (int k = 0; k < CHUNKS; ++k) {

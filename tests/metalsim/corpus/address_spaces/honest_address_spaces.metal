@@ -4,6 +4,8 @@
 // declared with two spaces is left alone.
 constant float kTwo[1] = {2.0f};
 template <typename T> inline T first(T* x) { return x[0]; }
+template <int K, typename P> inline float scaled_first(P x) { return K * x[0]; }
+template <int K> inline float scaled_at(const device float* x, uint k) { return K * x[k]; }
 inline float from_device(const device float* x, int k) { return x[k]; }
 inline void add_into(thread float& acc, float v) { acc += v; }
 inline float sum2(const float* x) { const float* y = x; return y[0] + y[1]; }
@@ -34,6 +36,7 @@ auto pairs = reinterpret_cast<const device float2*>(a);
 const constant float* two = kTwo;
 float acc = 0;
 add_into(acc, first(lp) + first(a + i) - 2 * from_device(a, i));
+add_into(acc, scaled_first<3>(a + i) + scaled_first<1>(tp + i) + scaled_first<2>(lp) - scaled_at<4>(a, i) - 2 * local[0]);
 Cursor c{o + i};
 Cursor d = {o + i};
 { const device float* q = a; acc += q[i] - a[i]; }

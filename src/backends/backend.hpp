@@ -148,7 +148,6 @@ uint64_t half_of_memory(uint64_t cap_bytes);                      // a runner's 
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 bool register_backend(const std::string& name, BackendFactory factory);
 std::unique_ptr<Backend> make_backend(const std::string& name);  // throws Error listing known backends
-std::vector<std::string> backend_names();
 
 #define KSEARCH_REGISTER_BACKEND(NAME, CLASS) \
   static const bool ksearch_backend_registered_##CLASS = ::ksearch::backends::register_backend(NAME, [] { return std::make_unique<CLASS>(); })

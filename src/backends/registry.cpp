@@ -65,10 +65,4 @@ std::string comment_block(const std::string& text, const std::string& marker) {
   return out;
 }
 
-std::vector<std::string> backend_names() {
-  std::vector<std::string> names;
-  for (const auto& [n, _] : factories()) names.push_back(n);
-  return names;
-}
-
 }  // namespace ksearch::backends

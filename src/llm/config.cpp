@@ -16,16 +16,6 @@ std::string default_base_url(Provider p) {
   return {};
 }
 
-std::string_view provider_api_name(Provider p) {
-  switch (p) {
-    case Provider::OpenAIChat: return "chat";
-    case Provider::OpenAIResponses: return "responses";
-    case Provider::Anthropic: return "messages";
-    case Provider::Gemini: return "generateContent";
-  }
-  return "unknown";
-}
-
 ProviderConfig parse_provider_spec(std::string_view spec) {
   auto colon = spec.find(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == spec.size())

@@ -83,7 +83,6 @@ ProviderConfig load_provider_config(const std::string& toml_path, std::string_vi
 ProviderConfig provider_config_from_toml_string(std::string_view toml_text, std::string_view section);
 
 std::string default_base_url(Provider p);
-std::string_view provider_api_name(Provider p);  // "chat", "responses", "messages", "generateContent"
 
 // One record per complete() call, success or failure; for the run store.
 struct CallRecord {

@@ -77,8 +77,6 @@ std::string kernel_name(const KernelSpec& spec);
 // The kernel source exactly as MLX writes it (what verbose=True prints); MLX
 // prepends its utils header (bf16, elem_to_loc, ...) when it builds the library.
 std::string generate_source(const KernelSpec& spec);
-// The C++ translation unit metalsim compiles for the host (for debugging).
-std::string generate_host_source(const KernelSpec& spec);
 
 struct CompileOptions {
   std::filesystem::path cache_dir;  // empty: the metalsim folder of ksearch's cache (core cache_subdir)

@@ -314,8 +314,6 @@ std::size_t memory_elements(const TensorSpec& t) {
   return span;
 }
 
-std::string generate_host_source(const KernelSpec& spec) { return build_host_source(spec).text; }
-
 // ------------------------------------------------------------------ JSON
 std::string spec_to_json(const KernelSpec& s) {
   using nlohmann::json;

@@ -77,7 +77,6 @@ class Stmt {
     check(sqlite3_bind_text(stmt_, ++pos_, v.data(), int(v.size()), SQLITE_TRANSIENT));
     return *this;
   }
-  Stmt& bind_null() { check(sqlite3_bind_null(stmt_, ++pos_)); return *this; }
 
   bool step() {
     const int rc = sqlite3_step(stmt_);

@@ -115,21 +115,4 @@ void poison(void* data, size_t elements, DType dtype) {
   });
 }
 
-std::vector<HostTensor> allocate_outputs(const Task& task, const Workload& workload) {
-  std::vector<HostTensor> outputs;
-  for (const auto& spec : task.outputs) {
-    HostTensor t;
-    t.spec = &spec;
-    auto shape = task.shape_of(spec, workload);
-    t.present = shape.has_value();
-    if (t.present) {
-      t.shape = *shape;
-      t.bytes.resize(byte_count(t.shape, spec.dtype));
-      poison(t.bytes.data(), t.elements(), spec.dtype);
-    }
-    outputs.push_back(std::move(t));
-  }
-  return outputs;
-}
-
 }  // namespace ksearch::tasks

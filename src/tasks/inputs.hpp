@@ -29,8 +29,6 @@ std::vector<HostTensor> mix_inputs(const std::vector<HostTensor>& a, const std::
 // Changes whenever generate_inputs draws, or mix_tensor mixes, other values for a seed: cached
 // references are keyed by it.
 inline constexpr int kInputGeneratorVersion = 2;
-// Output tensors of a workload, allocated and filled with the poison value (NaN / sentinel).
-std::vector<HostTensor> allocate_outputs(const Task& task, const Workload& workload);
 void poison(void* data, size_t elements, DType dtype);
 
 }  // namespace ksearch::tasks

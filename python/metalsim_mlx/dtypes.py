@@ -26,7 +26,8 @@ _NAMES = {mlx_dtype: name for name, (mlx_dtype, _) in _SUPPORTED.items()}
 def metalsim_name(dtype, kernel_name, what):
     """metalsim's name of an MLX dtype. `what` names the argument in the error for the two that
     MLX writes into the kernel but metalsim cannot run: float64 ("double", which Metal's compiler
-    refuses, so MLX raises when it builds the library) and complex64 (MLX's complex64_t)."""
+    refuses, so MLX raises when it builds the library; it reaches here only as a template dtype, since the call
+    refuses float64 inputs and outputs first, as MLX does) and complex64 (MLX's complex64_t)."""
     if dtype == mx.float64:
         message = f"{what} has dtype float64, which MLX declares as 'double': 'double' is not supported in Metal"
         raise MetalCompileError(

@@ -81,6 +81,8 @@ class MetalKernel:
               verbose=False, stream=None):
         # Python scalars and numpy arrays become MLX arrays exactly as MLX converts them.
         arrays = [value if isinstance(value, mx.array) else mx.array(value) for value in inputs]
+        _refuse_float64(arrays, output_dtypes)
+        _refuse_negative_shapes(self.output_names, output_shapes)
         _refuse_traced_inputs(arrays)
         launch = dict(
             output_shapes=[[int(d) for d in shape] for shape in output_shapes],
@@ -160,6 +162,22 @@ class MetalKernel:
         span = 1 + sum((extent - 1) * stride for extent, stride in zip(view.shape, strides)) if view.size else 0
         memory = np.lib.stride_tricks.as_strided(view, shape=(span,), strides=(view.itemsize,)).copy()
         return memory, strides
+
+
+def _refuse_float64(arrays, output_dtypes):
+    """MLX's own error, raised on a Mac by the call itself (an array of a GPU primitive with a float64 input or
+    output), before any kernel is built."""
+    if any(a.dtype == mx.float64 for a in arrays) or any(d == mx.float64 for d in output_dtypes):
+        raise ValueError("float64 is not supported on the GPU")
+
+
+def _refuse_negative_shapes(output_names, output_shapes):
+    """MLX takes any int as a dimension; on a Mac a negative one fails when the output is allocated
+    ("[metal::malloc] Attempting to allocate ... bytes"). Said here with the output's name."""
+    for name, shape in zip(output_names, output_shapes):
+        if any(int(d) < 0 for d in shape):
+            raise ValueError(f"[metal_kernel] output '{name}' has shape {tuple(int(d) for d in shape)}: "
+                             f"a dimension is negative")
 
 
 def _refuse_traced_inputs(arrays):

@@ -198,6 +198,37 @@ def test_atomic_bool_outputs_take_stores_and_compare_exchanges():
     assert claims.item() == 6
 
 
+def test_atomic_operands_of_another_type_are_converted_as_by_metal():
+    # Metal's atomic functions take the operand as a type of its own (`template <typename T, typename U> ...
+    # U operand`, converted to T): an int literal counts into an atomic_uint or atomic_float, a uint index maxes an
+    # atomic_int, and an int is stored into or exchanged with an atomic_uint.
+    source = """
+        uint i = thread_position_in_grid.x;
+        atomic_fetch_add_explicit(&count[0], 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&total[0], 1, memory_order_relaxed);
+        atomic_fetch_max_explicit(&largest[0], i, memory_order_relaxed);
+        if (i == 0) atomic_store_explicit(&stored[0], 7, memory_order_relaxed);
+        if (i == 0) atomic_exchange_explicit(&stored[1], 9, memory_order_relaxed);
+        uint expected = 0;
+        if (i == 3) atomic_compare_exchange_weak_explicit(&stored[2], &expected, 5, memory_order_relaxed,
+                                                          memory_order_relaxed);
+    """
+    kernel = metalsim_mlx.metal_kernel(name="operands", input_names=["a"],
+                                       output_names=["count", "total", "largest", "stored"], source=source,
+                                       atomic_outputs=True)
+    count, total, largest, stored = kernel(inputs=[mx.zeros(1)], grid=(100, 1, 1), threadgroup=(32, 1, 1),
+                                           output_shapes=[(1,), (1,), (1,), (3,)],
+                                           output_dtypes=[mx.uint32, mx.float32, mx.int32, mx.uint32], init_value=0)
+    assert (count.item(), total.item(), largest.item(), stored.tolist()) == (100, 100.0, 99, [7, 9, 5])
+    # Min and max stay int and uint only, whatever the operand.
+    no_float_max = metalsim_mlx.metal_kernel(name="float_max", input_names=["a"], output_names=["out"],
+                                             source="atomic_fetch_max_explicit(&out[0], 1, memory_order_relaxed);",
+                                             atomic_outputs=True)
+    with pytest.raises(metalsim_mlx.MetalCompileError, match="Metal has no atomic_fetch_max_explicit for atomic<float>"):
+        no_float_max(inputs=[mx.zeros(1)], grid=(1, 1, 1), threadgroup=(1, 1, 1), output_shapes=[(1,)],
+                     output_dtypes=[mx.float32])
+
+
 def test_elem_to_loc_reads_broadcast_sliced_and_transposed_views():
     # A kernel that honours any layout (ensure_row_contiguous=False) gives what MLX's ops give.
     source = """

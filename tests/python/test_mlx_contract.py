@@ -240,15 +240,27 @@ def test_a_threadgroup_over_1024_threads_raises_mlx_value_error_even_when_clampe
         kernel(inputs=[], output_shapes=[(1,)], output_dtypes=[mx.int32], grid=grid, threadgroup=threadgroup)
 
 
-def test_float64_is_a_compile_error_and_complex64_is_not_emulated():
+def test_float64_is_mlx_value_error_at_the_call_and_complex64_is_not_emulated():
     kernel = metalsim_mlx.metal_kernel(**COPY)
-    # MLX declares float64 as `double`, which Metal's compiler refuses (MLX's RuntimeError on a Mac).
-    with pytest.raises(metalsim_mlx.MetalCompileError, match="input 'a' has dtype float64.*'double' is not supported"):
+    # MLX (0.23 and later) refuses an array of a GPU primitive with a float64 input or output when it is made: on a
+    # Mac the call itself raises ValueError, before any kernel is built.
+    with pytest.raises(ValueError, match=r"^float64 is not supported on the GPU$"):
         kernel(**{**CALL, "inputs": [mx.zeros(4, dtype=mx.float64)]})
-    with pytest.raises(metalsim_mlx.MetalCompileError, match="output 'out' has dtype float64"):
+    with pytest.raises(ValueError, match=r"^float64 is not supported on the GPU$"):
         kernel(**{**CALL, "output_dtypes": [mx.float64]})
+    # As a template dtype MLX writes `double` into the kernel, which Metal's compiler refuses.
+    templated = metalsim_mlx.metal_kernel(name="cast", input_names=["a"], output_names=["out"],
+                                          source="out[thread_position_in_grid.x] = T(a[thread_position_in_grid.x]);")
+    with pytest.raises(metalsim_mlx.MetalCompileError, match="template argument 'T' has dtype float64"):
+        templated(**{**CALL, "template": [("T", mx.float64)]})
     with pytest.raises(metalsim_mlx.MetalsimError, match="complex64_t; metalsim does not emulate that type"):
         kernel(**{**CALL, "inputs": [mx.zeros(4, dtype=mx.complex64)]})
+
+
+def test_a_negative_output_dimension_is_an_error_naming_the_output():
+    kernel = metalsim_mlx.metal_kernel(**COPY)
+    with pytest.raises(ValueError, match=r"output 'out' has shape \(-4,\): a dimension is negative"):
+        kernel(**{**CALL, "output_shapes": [(-4,)]})
 
 
 @pytest.mark.parametrize("init_value", [float("-inf"), float("inf"), float("nan"), -np.float32(2.5)])

@@ -1241,27 +1241,34 @@ template <class T> MS_NOSAN_CALL T atomic_load_explicit(volatile atomic<T>* p, m
   __atomic_word<T> u = __atomic_load_n((volatile __atomic_word<T>*)&p->__v, __ATOMIC_RELAXED);
   return __builtin_bit_cast(T, u);
 }
-template <class T> MS_NOSAN_CALL void atomic_store_explicit(volatile atomic<T>* p, T v, memory_order) {
+// The value operand is a type of its own, converted to T, as in Metal's metal_atomic (`template <typename T, typename U>
+// ... U operand`): `atomic_fetch_add_explicit(&count, 1, ...)` on an atomic_uint or atomic_float compiles there.
+template <class T, class U> using __atomic_operand = enable_if_t<std::is_convertible_v<U, T>, int>;
+template <class T, class U, __atomic_operand<T, U> = 0>
+MS_NOSAN_CALL void atomic_store_explicit(volatile atomic<T>* p, U desired, memory_order) {
+  const T v = T(desired);
   __atomic_check(p, METALSIM_ACCESS_ATOMIC_STORE);
   __atomic_store_n((volatile __atomic_word<T>*)&p->__v, __builtin_bit_cast(__atomic_word<T>, v), __ATOMIC_RELAXED);
 }
-template <class T> MS_NOSAN_CALL T atomic_exchange_explicit(volatile atomic<T>* p, T v, memory_order) {
+template <class T, class U, __atomic_operand<T, U> = 0>
+MS_NOSAN_CALL T atomic_exchange_explicit(volatile atomic<T>* p, U desired, memory_order) {
+  const T v = T(desired);
   __atomic_check(p, METALSIM_ACCESS_ATOMIC_POLL);
   return __builtin_bit_cast(T, __atomic_exchange_n((volatile __atomic_word<T>*)&p->__v,
                                                    __builtin_bit_cast(__atomic_word<T>, v), __ATOMIC_RELAXED));
 }
-template <class T> MS_NOSAN_CALL bool atomic_compare_exchange_weak_explicit(
-    volatile atomic<T>* p, T* expected, T desired, memory_order, memory_order) {
+template <class T, class U, __atomic_operand<T, U> = 0> MS_NOSAN_CALL bool atomic_compare_exchange_weak_explicit(
+    volatile atomic<T>* p, T* expected, U desired, memory_order, memory_order) {
   __atomic_check(p, METALSIM_ACCESS_ATOMIC_POLL);
   __atomic_word<T> e = __builtin_bit_cast(__atomic_word<T>, *expected);
   bool ok = __atomic_compare_exchange_n((volatile __atomic_word<T>*)&p->__v, &e,
-                                        __builtin_bit_cast(__atomic_word<T>, desired), false, __ATOMIC_RELAXED,
+                                        __builtin_bit_cast(__atomic_word<T>, T(desired)), false, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED);
   *expected = __builtin_bit_cast(T, e);
   return ok;
 }
-template <class T> MS_NOSAN inline bool atomic_compare_exchange_strong_explicit(
-    volatile atomic<T>* p, T* expected, T desired, memory_order a, memory_order b) {
+template <class T, class U, __atomic_operand<T, U> = 0> MS_NOSAN inline bool atomic_compare_exchange_strong_explicit(
+    volatile atomic<T>* p, T* expected, U desired, memory_order a, memory_order b) {
   return atomic_compare_exchange_weak_explicit(p, expected, desired, a, b);
 }
 template <class T, class F> MS_NOSAN_CALL T __atomic_rmw(volatile atomic<T>* p, F f) {
@@ -1274,9 +1281,11 @@ template <class T, class F> MS_NOSAN_CALL T __atomic_rmw(volatile atomic<T>* p, 
   }
   return __builtin_bit_cast(T, old);
 }
-#define MS_ATOMIC_RMW(NAME, EXPR)                                                      \
-  template <class T> MS_NOSAN inline T NAME(volatile atomic<T>* p, T v, memory_order) { \
-    return __atomic_rmw(p, [v](T o) { return T(EXPR); });                               \
+#define MS_ATOMIC_RMW(NAME, EXPR)                                                                  \
+  template <class T, class U, __atomic_operand<T, U> = 0>                                            \
+  MS_NOSAN inline T NAME(volatile atomic<T>* p, U operand, memory_order) {                          \
+    const T v = T(operand);                                                                          \
+    return __atomic_rmw(p, [v](T o) { return T(EXPR); });                                            \
   }
 MS_ATOMIC_RMW(atomic_fetch_add_explicit, o + v)
 MS_ATOMIC_RMW(atomic_fetch_sub_explicit, o - v)
@@ -1288,7 +1297,7 @@ MS_ATOMIC_RMW(atomic_fetch_max_explicit, o > v ? o : v)
 #undef MS_ATOMIC_RMW
 // Metal's atomic min and max take int and uint only (MLX's atomic.h emulates float ones with compare-exchange).
 #define MS_NO_FLOAT_ATOMIC(NAME)                                                                       \
-  float NAME(volatile atomic<float>*, float, memory_order) __attribute__((unavailable(                 \
+  template <class U> float NAME(volatile atomic<float>*, U, memory_order) __attribute__((unavailable(  \
       "Metal has no " #NAME " for atomic<float> (int and uint only): use a compare-exchange loop")));
 MS_NO_FLOAT_ATOMIC(atomic_fetch_min_explicit) MS_NO_FLOAT_ATOMIC(atomic_fetch_max_explicit)
 #undef MS_NO_FLOAT_ATOMIC

@@ -118,8 +118,13 @@ def test_module_checks_arguments_before_any_launch(softmax_module):
     assert "stream:" in module.softmax.__doc__
     with pytest.raises(ValueError, match="does not fit the kernel's int32 argument"):
         module._int32(2**31, "rows")
-    with pytest.raises(ValueError, match="grid dimension 2147483648"):
-        module._launch(2**31, "grid")
+    with pytest.raises(ValueError, match=r"grid x = 2147483648 for these sizes: a launch dimension takes 1 to 2\*\*31 - 1"):
+        module._launch(2**31, "grid x")
+    # a dimension computed from sizes names its expression and the sizes
+    with pytest.raises(ValueError, match=r"grid x = cols / 2 = 3.5 is not an integer for cols = 7; the kernel takes only"):
+        module._launch(7 / 2, "grid x = cols / 2", dict(cols=7))
+    with pytest.raises(ValueError, match=r"grid x = cols - 7 = 0 for cols = 7; the kernel takes only"):
+        module._launch(0, "grid x = cols - 7", dict(cols=7))
     # no element to compute: empty outputs of the right shape and dtype, no launch (a grid needs a thread)
     y = module.softmax(mx.zeros((0, 8)))
     assert y.shape == (0, 8) and y.dtype == mx.float32

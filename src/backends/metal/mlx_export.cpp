@@ -210,11 +210,43 @@ std::string replace_all(std::string text, const std::string& key, const std::str
   return text;
 }
 
+std::string doc_text(std::string text);
+
+// A directive or shape expression checked by `check` (_int or _launch of the module) as Python: its value, what it is,
+// and where it is more than a name or a number, its text and the sizes it reads, which the module's error names
+// (`grid x = d / g = 2.67 for d = 8, g = 3`).
+std::string checked(const char* check, const std::string& expression, const std::string& what) {
+  std::set<std::string> names;
+  bool compound = false;
+  for (size_t i = 0; i < expression.size();) {
+    const auto c = static_cast<unsigned char>(expression[i]);
+    if (std::isalpha(c) || c == '_') {
+      size_t end = i;
+      while (end < expression.size() &&
+             (std::isalnum(static_cast<unsigned char>(expression[end])) || expression[end] == '_'))
+        ++end;
+      size_t next = expression.find_first_not_of(" \t", end);
+      const std::string name = expression.substr(i, end - i);
+      if ((next == std::string::npos || expression[next] != '(') && name != "_pi" && name != "_e") names.insert(name);
+      else compound = true;
+      i = end;
+    } else if (std::isdigit(c) || c == '.') {
+      while (i < expression.size() && (std::isalnum(static_cast<unsigned char>(expression[i])) || expression[i] == '.')) ++i;
+    } else {
+      compound = compound || !std::isspace(c);
+      ++i;
+    }
+  }
+  if (!compound) return fmt::format("{}({}, \"{}\")", check, python_expression(expression), what);
+  std::string sizes;
+  for (const auto& name : names) sizes += (sizes.empty() ? "" : ", ") + fmt::format("{0}={0}", name);
+  return fmt::format("{}({}, \"{} = {}\", dict({}))", check, python_expression(expression), what, doc_text(expression), sizes);
+}
+
 // The shape of a tensor as a Python tuple of ints.
 std::string shape_tuple(const TensorSpec& t, const std::string& what) {
   std::string out;
-  for (const auto& d : t.shape)
-    out += (out.empty() ? "" : ", ") + fmt::format("_int({}, \"{} shape\")", python_expression(d), what);
+  for (const auto& d : t.shape) out += (out.empty() ? "" : ", ") + checked("_int", d, what + " shape");
   return "(" + out + (t.shape.size() == 1 ? ",)" : ")");
 }
 
@@ -351,8 +383,7 @@ std::string call_function(const Task& task, const Program& program) {
   }
   for (const auto& b : program.scratch) {
     std::string shape;
-    for (const auto& d : b.shape)
-      shape += (shape.empty() ? "" : ", ") + fmt::format("_int({}, \"{} shape\")", python_expression(d), b.name);
+    for (const auto& d : b.shape) shape += (shape.empty() ? "" : ", ") + checked("_int", d, b.name + " shape");
     written_as[b.name] = {"(" + shape + (b.shape.size() == 1 ? ",)" : ")"), "mx." + std::string(metalsim::dtype_name(b.dtype))};
   }
   std::string has_templates;
@@ -361,7 +392,8 @@ std::string call_function(const Task& task, const Program& program) {
       has_templates += fmt::format("{}(\"has_{}\", has_{})", has_templates.empty() ? "" : ", ", a.name, a.name);
   auto launch = [](const std::vector<std::string>& dims, const char* what) {
     std::string out;
-    for (const auto& d : dims) out += (out.empty() ? "" : ", ") + fmt::format("_launch({}, \"{}\")", python_expression(d), what);
+    for (size_t i = 0; i < dims.size(); ++i)
+      out += (out.empty() ? "" : ", ") + checked("_launch", dims[i], fmt::format("{} {}", what, "xyz"[std::min<size_t>(i, 2)]));
     return "(" + out + ")";
   };
 
@@ -376,7 +408,7 @@ std::string call_function(const Task& task, const Program& program) {
       else if (auto dtype = metalsim::parse_dtype(t.value)) value = "mx." + std::string(metalsim::dtype_name(*dtype));
       else {
         // A local variable: the grid and threadgroup expressions may use it.
-        template_values += fmt::format("    {0} = _int({1}, \"template {0}\")\n", t.name, python_expression(t.value));
+        template_values += fmt::format("    {} = {}\n", t.name, checked("_int", t.value, "template " + t.name));
         value = t.name;
       }
       templates += fmt::format("{}(\"{}\", {})", templates.empty() ? "" : ", ", t.name, value);

@@ -49,10 +49,19 @@ def _scalar(value, name, kind):
     return kind(value)
 
 
-def _int(value, what):
+def _int(value, what, sizes=None):
     if value != int(value):
-        raise ValueError(f"{{FUNCTION}}: {what} = {value} is not an integer")
+        raise ValueError(f"{{FUNCTION}}: {what} = {value} is not an integer{_for(sizes)}")
     return int(value)
+
+
+def _for(sizes):
+    """The sizes an expression read, for its error: the kernel takes only sizes that give it a whole positive value
+    (as the task's workloads do: a divisor that divides, say)."""
+    if not sizes:
+        return ""
+    return " for " + ", ".join(f"{name} = {value}" for name, value in sizes.items()) + \
+        "; the kernel takes only sizes for which it is a whole number of at least 1"
 
 
 def _int32(value, what):
@@ -62,10 +71,11 @@ def _int32(value, what):
     return mx.array(value, dtype=mx.int32)
 
 
-def _launch(value, what):
-    value = _int(value, what)
+def _launch(value, what, sizes=None):
+    value = _int(value, what, sizes)
     if not 1 <= value <= _INT32_MAX:
-        raise ValueError(f"{{FUNCTION}}: {what} dimension {value} for these sizes: a launch takes 1 to 2**31 - 1")
+        raise ValueError(f"{{FUNCTION}}: {what} = {value}{_for(sizes) or ' for these sizes'}: a launch dimension "
+                         f"takes 1 to 2**31 - 1")
     return value
 
 

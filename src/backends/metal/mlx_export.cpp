@@ -214,8 +214,8 @@ std::string doc_text(std::string text);
 
 // A directive or shape expression checked by `check` (_int or _launch of the module) as Python: its value, what it is,
 // and where it is more than a name or a number, its text and the sizes it reads, which the module's error names
-// (`grid x = d / g = 2.67 for d = 8, g = 3`).
-std::string checked(const char* check, const std::string& expression, const std::string& what) {
+// (`grid x = d / g = 2.67 for d = 8, g = 3`; `axis` is the dimension's letter there).
+std::string checked(const char* check, const std::string& expression, const std::string& what, const std::string& axis = "") {
   std::set<std::string> names;
   bool compound = false;
   for (size_t i = 0; i < expression.size();) {
@@ -240,7 +240,8 @@ std::string checked(const char* check, const std::string& expression, const std:
   if (!compound) return fmt::format("{}({}, \"{}\")", check, python_expression(expression), what);
   std::string sizes;
   for (const auto& name : names) sizes += (sizes.empty() ? "" : ", ") + fmt::format("{0}={0}", name);
-  return fmt::format("{}({}, \"{} = {}\", dict({}))", check, python_expression(expression), what, doc_text(expression), sizes);
+  return fmt::format("{}({}, \"{}{} = {}\", dict({}))", check, python_expression(expression), what, axis, doc_text(expression),
+                     sizes);
 }
 
 // The shape of a tensor as a Python tuple of ints.
@@ -393,7 +394,7 @@ std::string call_function(const Task& task, const Program& program) {
   auto launch = [](const std::vector<std::string>& dims, const char* what) {
     std::string out;
     for (size_t i = 0; i < dims.size(); ++i)
-      out += (out.empty() ? "" : ", ") + checked("_launch", dims[i], fmt::format("{} {}", what, "xyz"[std::min<size_t>(i, 2)]));
+      out += (out.empty() ? "" : ", ") + checked("_launch", dims[i], what, std::string(" ") + "xyz"[std::min<size_t>(i, 2)]);
     return "(" + out + ")";
   };
 

@@ -1296,7 +1296,10 @@ MS_ATOMIC_RMW(atomic_fetch_min_explicit, o < v ? o : v)
 MS_ATOMIC_RMW(atomic_fetch_max_explicit, o > v ? o : v)
 #undef MS_ATOMIC_RMW
 // Metal's atomic min and max take int and uint only (MLX's atomic.h emulates float ones with compare-exchange).
+// (The template takes an operand of another type, which the generic one would otherwise accept.)
 #define MS_NO_FLOAT_ATOMIC(NAME)                                                                       \
+  float NAME(volatile atomic<float>*, float, memory_order) __attribute__((unavailable(                 \
+      "Metal has no " #NAME " for atomic<float> (int and uint only): use a compare-exchange loop")));   \
   template <class U> float NAME(volatile atomic<float>*, U, memory_order) __attribute__((unavailable(  \
       "Metal has no " #NAME " for atomic<float> (int and uint only): use a compare-exchange loop")));
 MS_NO_FLOAT_ATOMIC(atomic_fetch_min_explicit) MS_NO_FLOAT_ATOMIC(atomic_fetch_max_explicit)

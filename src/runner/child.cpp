@@ -38,7 +38,9 @@ nlohmann::json RunnerDevice::extra(const nlohmann::json& command) {
 namespace {
 LibraryState candidate_state;
 CodePointers held_code_pointers;
-std::vector<HeldWord> unguarded_held_words;  // where the guard region could not be mapped
+// Where the guard region could not be mapped: what it would hold, in writable memory.
+std::vector<HeldWord> unguarded_held_words;
+std::vector<StateSegment> unguarded_state_segments;
 std::string tampered;  // set once the candidate changed what the runner holds: every later command fails with it
 
 // What decides the runner's checks after the candidate's code ran, in the guard region (sandbox.hpp), which the code
@@ -51,7 +53,10 @@ struct RunnerGuard {  // the first page: read-only before any candidate code run
   uintptr_t device;         // the RunnerDevice's address
   uintptr_t device_vtable;  // its vtable pointer
 };
+constexpr size_t kMaxStateSegments = 64;  // a shared library has one or two writable segments
 struct HeldTable {  // the rest: read-only once the candidate is loaded
+  uint64_t state_count;
+  StateSegment state[kMaxStateSegments];  // the candidate's writable segments reset before each call (LibraryState)
   uint64_t count;
   HeldWord words[1];  // `count` of them, to the region's end
 };
@@ -85,6 +90,17 @@ std::string arm_guard(RunnerDevice& device) {
 bool guarded() {
   unsigned char resident = 0;
   return mincore(guard_page(), kRunnerGuardPageBytes, &resident) == 0;
+}
+
+// Captures the candidate's writable segments, listed in the guard region's table where it was armed (sealed with the
+// held code pointers).
+void capture_state(const std::string& library) {
+  if (!guarded()) {
+    unguarded_state_segments.resize(kMaxStateSegments);
+    unguarded_state_segments.resize(candidate_state.capture(library, unguarded_state_segments.data(), kMaxStateSegments));
+    return;
+  }
+  held_table()->state_count = candidate_state.capture(library, held_table()->state, kMaxStateSegments);
 }
 
 // Makes the guard region's table of held code pointers read-only with `count` of them: once, after the candidate's
@@ -132,7 +148,10 @@ void hold_code_pointers(bool immediate_only) {
   if (!tampered.empty()) throw std::runtime_error(tampered);
 }
 
-void RunnerDevice::reset_state() { candidate_state.restore(); }
+void RunnerDevice::reset_state() {
+  if (guarded()) LibraryState::restore(held_table()->state, held_table()->state_count);
+  else LibraryState::restore(unguarded_state_segments.data(), unguarded_state_segments.size());
+}
 
 std::string candidate_exception(const std::string& what) {
   constexpr size_t kMaxChars = 300;
@@ -293,7 +312,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         const nlohmann::json artifact = reachable_paths(command->at("artifact"), handles);
         device.load(artifact);
         const std::string library = artifact.value("library", std::string());
-        if (!library.empty()) candidate_state.capture(library);
+        if (!library.empty()) capture_state(library);
         if (!args.under_checker && std::getenv("LD_BIND_NOW")) {
           const size_t held = hold_code_pointers_of(library, device.runtime_libraries());
           sandbox += "; " + std::to_string(held) + " code pointers of the loaded libraries held (" +

@@ -14,7 +14,9 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <sched.h>
 #include <stdexcept>
 
@@ -410,13 +413,54 @@ int visit(dl_phdr_info* info, size_t, void* data) {
 }
 }  // namespace
 
+namespace {
+// The writable mappings of `library` by the kernel's account (/proc/self/maps): those of its file (device and inode)
+// and the anonymous ones that continue them (its .bss past the file's last page), merged.
+std::vector<MemoryRange> writable_mappings_of(const std::string& library) {
+  struct stat file {};
+  if (stat(library.c_str(), &file) != 0) throw std::runtime_error("cannot stat the loaded library " + library);
+  std::ifstream maps("/proc/self/maps");
+  if (!maps) throw std::runtime_error("cannot read /proc/self/maps");
+  std::vector<MemoryRange> mine;
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream fields(line);
+    std::string span, perms, offset, device;
+    uint64_t inode = 0;
+    std::string path;
+    fields >> span >> perms >> offset >> device >> inode;
+    std::getline(fields >> std::ws, path);
+    const size_t dash = span.find('-'), colon = device.find(':');
+    if (dash == std::string::npos || colon == std::string::npos || perms.size() < 2) continue;
+    const MemoryRange range{std::stoull(span.substr(0, dash), nullptr, 16), std::stoull(span.substr(dash + 1), nullptr, 16)};
+    const bool of_file = inode == file.st_ino && std::stoul(device.substr(0, colon), nullptr, 16) == major(file.st_dev) &&
+                         std::stoul(device.substr(colon + 1), nullptr, 16) == minor(file.st_dev);
+    const bool continues = inode == 0 && path.empty() && !mine.empty() && mine.back().end == range.begin;
+    if (of_file || continues) {
+      if (perms[1] != 'w') continue;
+      if (!mine.empty() && mine.back().end == range.begin) mine.back().end = range.end;
+      else mine.push_back(range);
+    }
+  }
+  return mine;
+}
+}  // namespace
+
 std::vector<MemoryRange> writable_segments(const std::string& library) {
   SearchContext ctx;
   ctx.path = library;
   dl_iterate_phdr(visit, &ctx);
   if (!ctx.found) throw std::runtime_error("loaded library not found in the process: " + library);
+  // The loader's list of objects is writable memory the candidate's load-time code could have changed: every range is
+  // checked against the kernel's mappings, so that resetting the candidate's data writes nothing else.
+  const std::vector<MemoryRange> mappings = writable_mappings_of(library);
   std::vector<MemoryRange> ranges;
-  for (const auto& [begin, end] : ctx.ranges) ranges.push_back({begin, end});
+  for (const auto& [begin, end] : ctx.ranges) {
+    const bool inside = std::any_of(mappings.begin(), mappings.end(),
+                                    [&](const MemoryRange& m) { return m.begin <= begin && end <= m.end; });
+    if (!inside)
+      throw std::runtime_error("the loader lists a writable segment of the candidate library outside its mappings");
+    ranges.push_back({begin, end});
+  }
   return ranges;
 }
 

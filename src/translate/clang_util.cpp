@@ -83,6 +83,34 @@ CXCursor called_declaration(CXCursor call) {
   if (kids.empty()) return clang_getNullCursor();
   // A qualified name (`std::erfc`) is the overload set itself, its children the qualifier.
   if (clang_getCursorKind(kids[0]) == CXCursor_OverloadedDeclRef) return function_of_overloads(kids[0]);
+  // A method called on an object of a dependent type (`Reduce(storage).Sum(v)`, `vec_t<float, N> v; v.load(p)` in a
+  // template): the method of that name of the struct (template) the type names, never a name in the object.
+  if (clang_getCursorKind(kids[0]) == CXCursor_MemberRefExpr) {
+    const CXCursor member = clang_getCursorReferenced(kids[0]);
+    if (clang_getCursorKind(member) == CXCursor_CXXMethod || clang_getCursorKind(member) == CXCursor_FunctionTemplate) return member;
+    const std::vector<CXCursor> object = children(kids[0]);
+    if (object.empty()) return clang_getNullCursor();
+    CXType type = clang_getCursorType(strip_implicit(object[0]));
+    if (clang_getCanonicalType(type).kind == CXType_Pointer) type = clang_getPointeeType(type);
+    CXCursor record = clang_getTypeDeclaration(type);
+    if (clang_getCursorKind(record) == CXCursor_TypedefDecl || clang_getCursorKind(record) == CXCursor_TypeAliasDecl)
+      record = clang_getTypeDeclaration(clang_getTypedefDeclUnderlyingType(record));
+    const CXCursor pattern = clang_getSpecializedCursorTemplate(record);
+    if (!clang_Cursor_isNull(pattern)) record = pattern;
+    std::string name = spelling(kids[0]);
+    if (name.empty()) {  // a dependent member names no declaration: its name is the expression's last token
+      const CXTranslationUnit unit = clang_Cursor_getTranslationUnit(kids[0]);
+      CXToken* tokens = nullptr;
+      unsigned n = 0;
+      clang_tokenize(unit, clang_getCursorExtent(kids[0]), &tokens, &n);
+      if (n > 0 && clang_getTokenKind(tokens[n - 1]) == CXToken_Identifier) name = take(clang_getTokenSpelling(unit, tokens[n - 1]));
+      clang_disposeTokens(unit, tokens, n);
+    }
+    for (CXCursor k : children(record))
+      if ((clang_getCursorKind(k) == CXCursor_CXXMethod || clang_getCursorKind(k) == CXCursor_FunctionTemplate) && spelling(k) == name)
+        return k;
+    return clang_getNullCursor();
+  }
   CXCursor found = clang_getNullCursor();
   clang_visitChildren(
       kids[0],

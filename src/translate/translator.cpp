@@ -216,6 +216,7 @@ struct Function {
   // `f(partial[tid])`): Metal converts no reference between spaces, so each set is an overload.
   std::set<std::vector<std::string>> reference_spaces;
   std::vector<CXCursor> pointer_choices;  // a kernel's `c ? p : q` of pointers, checked once every space is known
+  std::set<std::string> returned;  // a function returning a reference: the spaces of what it returns (`this:KEY` for `*this`)
 };
 
 // A static __shared__ variable of a __device__ function. Metal declares threadgroup memory in the
@@ -225,6 +226,7 @@ struct HoistedShared {
   std::string owner_key;     // the declaring function
   std::string name, hoisted;  // `sm`, `block_merge_sm`
   std::string element, dims;  // `float`, `[32]`
+  std::string resolved_element, resolved_dims;  // as the kernel declares them: a function template's parameters bound by its calls
 };
 
 // A parameter's default argument: the expression after `=` (others are part of its type, as the 32
@@ -450,8 +452,11 @@ class Translator {
   void device_function_signature(Function& fn);
   std::string space_of(CXCursor expression);
   std::string bound_space(CXCursor argument);
-  std::string resolved_space(const std::string& space, int depth = 0) const;
+  std::set<std::string> resolved_spaces(const std::string& space, int depth = 0) const;
   std::string with_reference_spaces(const Function& fn, const std::string& text);
+  void resolve_hoisted_types();
+  void shared_pointer_field(CXCursor c, Function& fn);
+  std::string object_space(CXCursor call, CXCursor callee, std::vector<CXCursor>& args);
   std::string metal_type(CXType t);
 
   // output
@@ -464,6 +469,8 @@ class Translator {
   Mappings maps_;
   MacroExpansion macros_;  // the file as parsed and rewritten: its own macros expanded
   Rewriter rw_;
+  std::string visiting_;  // the decl key of the function being visited (what `this` is in a method)
+  std::set<std::string> reported_fields_;  // reference members reported (once each)
   std::filesystem::path include_dir_;
   CXIndex index_ = nullptr;
   CXTranslationUnit unit_ = nullptr;
@@ -1669,6 +1676,16 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
       out += held_assignments(name + "." + field, clang_getCursorType(fields[i]), *source);
       continue;
     }
+    // An array field given a brace list (`{{d, 1}, m, d}`): an array is not assignable, its elements are.
+    if (const CXType array = clang_getCanonicalType(clang_getCursorType(fields[i]));
+        array.kind == CXType_ConstantArray && clang_getCanonicalType(clang_getArrayElementType(array)).kind != CXType_ConstantArray &&
+        values.size() == 1 && !clang_Cursor_isNull(element) && clang_getCursorKind(strip_implicit(element)) == CXCursor_InitListExpr) {
+      const std::vector<CXCursor> items = children(strip_implicit(element));
+      for (long long k = 0; k < clang_getArraySize(array); ++k)
+        out += fmt::format(" {}.{}[{}] = {};", name, field, k,
+                           size_t(k) < items.size() ? "(" + rw_.render(begin_offset(items[size_t(k)]), end_offset(items[size_t(k)])) + ")" : "{}");
+      continue;
+    }
     const std::string assigned_value =
         !local ? element_text(element, fields[i])
                : host_value(var, at, clang_getCursorType(fields[i]), field, [&]() -> std::string {
@@ -1871,10 +1888,23 @@ std::string Translator::bound_space(CXCursor argument) {
   CXCursor a = strip_implicit(argument);
   while (clang_getCursorKind(a) == CXCursor_ParenExpr && !children(a).empty()) a = strip_implicit(children(a).front());
   const CXCursorKind kind = clang_getCursorKind(a);
+  if (kind == CXCursor_UnaryOperator && !children(a).empty() && clang_getCursorKind(strip_implicit(children(a).front())) == CXCursor_CXXThisExpr)
+    return "this:" + visiting_;  // `*this`
   if (kind != CXCursor_DeclRefExpr && kind != CXCursor_ArraySubscriptExpr && kind != CXCursor_MemberRefExpr) return "thread";
   CXCursor base = a;
   while (clang_getCursorKind(base) != CXCursor_DeclRefExpr && !children(base).empty())
     base = strip_implicit(children(base).front());
+  // A member of the object a method is called on (`sum`, `this->sum`, an element of an array member) is in that
+  // object's space; not what a pointer member points to (`data[i]`).
+  for (CXCursor at = a;;) {
+    const CXCursorKind k = clang_getCursorKind(at);
+    const std::vector<CXCursor> inner = children(at);
+    if (k == CXCursor_CXXThisExpr || (k == CXCursor_MemberRefExpr && inner.empty())) return "this:" + visiting_;
+    if ((k != CXCursor_MemberRefExpr && k != CXCursor_ArraySubscriptExpr && k != CXCursor_ParenExpr) || inner.empty()) break;
+    const CXCursor next = strip_implicit(inner.front());
+    if (k != CXCursor_ParenExpr && clang_getCursorKind(next) != CXCursor_CXXThisExpr && is_pointer(clang_getCursorType(next))) break;
+    at = next;
+  }
   const CXCursor decl = clang_getCursorReferenced(base);
   if (clang_getCursorKind(base) == CXCursor_DeclRefExpr && clang_getCursorKind(decl) == CXCursor_ParmDecl &&
       !spaces_.count(decl_key(decl)))
@@ -1883,18 +1913,46 @@ std::string Translator::bound_space(CXCursor argument) {
   return space_of(a);
 }
 
-// A bound space with `param:KEY` resolved: the space that parameter's function binds it to when all
-// its calls agree, `thread` otherwise.
-std::string Translator::resolved_space(const std::string& space, int depth) const {
-  if (space.rfind("param:", 0) != 0) return space;
-  for (const auto& [key, fn] : functions_) {
-    const std::vector<CXCursor> params = parameters_of(fn.cursor);
-    const std::vector<size_t> refs = reference_parameters(fn.cursor);
-    for (size_t j = 0; j < refs.size(); ++j)
-      if ("param:" + decl_key(params[refs[j]]) == space && fn.reference_spaces.size() == 1 && depth < 8)
-        return resolved_space(fn.reference_spaces.begin()->at(j), depth + 1);
+// A bound space with `param:KEY` (a reference parameter passed on) or `this:KEY` (the object of the method KEY)
+// resolved: each space that parameter's or object's function is called with (its overloads each bind one).
+std::set<std::string> Translator::resolved_spaces(const std::string& space, int depth) const {
+  const bool param = space.rfind("param:", 0) == 0, object = space.rfind("this:", 0) == 0;
+  if (!param && !object) return {space};
+  std::set<std::string> out;
+  if (depth < 8)
+    for (const auto& [key, fn] : functions_) {
+      const std::vector<CXCursor> params = parameters_of(fn.cursor);
+      const std::vector<size_t> refs = reference_parameters(fn.cursor);
+      std::optional<size_t> at;
+      if (object && space == "this:" + key) at = refs.size();  // the object's space follows the parameters'
+      for (size_t j = 0; param && j < refs.size(); ++j)
+        if ("param:" + decl_key(params[refs[j]]) == space) at = j;
+      if (!at) continue;
+      for (const auto& spaces : fn.reference_spaces)
+        if (*at < spaces.size())
+          for (const auto& s : resolved_spaces(spaces[*at], depth + 1)) out.insert(s);
+    }
+  if (out.empty()) out.insert("thread");
+  return out;
+}
+
+// The address space of the object a call of a method of the file's structs is called on (`red[w].merge(acc)`:
+// threadgroup), "" for a call of no such method; a member operator's object is its call's first argument, which
+// is taken off `args`.
+std::string Translator::object_space(CXCursor call, CXCursor callee, std::vector<CXCursor>& args) {
+  if (clang_getCursorKind(callee) != CXCursor_CXXMethod || clang_CXXMethod_isStatic(callee)) return "";
+  const std::vector<CXCursor> kids = children(call);
+  if (!kids.empty() && clang_getCursorKind(kids[0]) == CXCursor_MemberRefExpr) {
+    const std::vector<CXCursor> object = children(kids[0]);
+    if (object.empty() || clang_getCursorKind(strip_implicit(object[0])) == CXCursor_CXXThisExpr) return "this:" + visiting_;
+    return bound_space(object[0]);
   }
-  return "thread";
+  if (spelling(callee).rfind("operator", 0) == 0 && !args.empty() && args.size() > parameters_of(callee).size()) {
+    const CXCursor object = args.front();
+    args.erase(args.begin());
+    return bound_space(object);
+  }
+  return "this:" + visiting_;  // an implicit `this->`
 }
 
 // A __device__ function's text for the address spaces its reference parameters bind at its calls
@@ -1907,12 +1965,56 @@ std::string Translator::with_reference_spaces(const Function& fn, const std::str
   const std::vector<CXCursor> params = parameters_of(fn.cursor);
   const std::vector<size_t> refs = reference_parameters(fn.cursor);
   std::set<std::vector<std::string>> bound;
-  for (std::vector<std::string> spaces : fn.reference_spaces) {
-    for (auto& space : spaces) space = resolved_space(space);
-    bound.insert(spaces);
+  // Each combination of the spaces each parameter (and a method's object, last) binds.
+  for (const std::vector<std::string>& call : fn.reference_spaces) {
+    std::vector<std::vector<std::string>> sets(1);
+    for (const auto& space : call) {
+      std::vector<std::vector<std::string>> longer;
+      for (const auto& resolved : resolved_spaces(space))
+        for (auto set : sets) {
+          set.push_back(resolved);
+          longer.push_back(std::move(set));
+        }
+      sets = std::move(longer);
+    }
+    bound.insert(sets.begin(), sets.end());
+  }
+  // A method's object outside thread memory: Metal's `this` is a thread pointer unless the method says otherwise
+  // (`void merge(...) threadgroup { ... }`, after the parameter list and its const).
+  CXCursor body = clang_getNullCursor();
+  for (CXCursor k : children(fn.cursor))
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) body = k;
+  const std::string head = clang_Cursor_isNull(body) ? "" : rw_.render(begin_offset(fn.cursor), begin_offset(body));
+  // Where the result type starts: a method returning a reference to its object (`return *this;`, a member) returns
+  // one in the object's space.
+  std::optional<size_t> result_at;
+  if (!head.empty() && fn.returned == std::set<std::string>{"this:" + decl_key(fn.cursor)}) {
+    const std::string before = rw_.render(begin_offset(fn.cursor), position(fn.cursor).offset);
+    size_t at = 0;
+    for (bool skipped = true; skipped;) {
+      skipped = false;
+      while (at < before.size() && std::isspace(static_cast<unsigned char>(before[at]))) ++at;
+      if (before.compare(at, 9, "template ") == 0 || before.compare(at, 9, "template<") == 0) {
+        int depth = 0;
+        for (; at < before.size(); ++at)
+          if (before[at] == '<') ++depth;
+          else if (before[at] == '>' && --depth == 0) break;
+        ++at;
+        skipped = true;
+      }
+      for (const std::string word : {"inline ", "static ", "constexpr ", "METAL_FUNC "})
+        if (before.compare(at, word.size(), word) == 0) at += word.size(), skipped = true;
+    }
+    if (at < before.size()) result_at = at;
   }
   auto respaced = [&](const std::vector<std::string>& spaces) {
     std::string out = text;
+    if (spaces.size() > refs.size() && spaces[refs.size()] != "thread" && !head.empty() && out.compare(0, head.size(), head) == 0) {
+      size_t at = head.size();
+      while (at > 0 && std::isspace(static_cast<unsigned char>(out[at - 1]))) --at;
+      out.insert(at, " " + spaces[refs.size()]);
+      if (result_at) out.insert(*result_at, spaces[refs.size()] + " ");
+    }
     for (size_t j = 0; j < refs.size() && j < spaces.size(); ++j) {
       const std::string written = rw_.render(begin_offset(params[refs[j]]), end_offset(params[refs[j]]));
       const size_t at = out.find(written);
@@ -1934,6 +2036,87 @@ std::string Translator::with_reference_spaces(const Function& fn, const std::str
     out += (out.back() == '\n' ? "" : "\n") + overload;
   }
   return out;
+}
+
+// A static __shared__ variable of a function template whose type or size names the template's parameters
+// (FasterTransformer's `static __shared__ T shared[32];` in `blockReduceSum<T>`): the kernel declares it with the
+// arguments its calls give them (one set: each instantiation would have its own array).
+void Translator::resolve_hoisted_types() {
+  auto whole_words = [](std::string text, const std::string& word, const std::string& by) {
+    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + by.size())) {
+      auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+      if ((at > 0 && ident(text[at - 1])) || (at + word.size() < text.size() && ident(text[at + word.size()]))) {
+        at += 1;
+        continue;
+      }
+      text.replace(at, word.size(), by);
+    }
+    return text;
+  };
+  for (auto& [name, h] : hoisted_) {
+    auto owner = functions_.find(h.owner_key);
+    if (owner == functions_.end() || clang_getCursorKind(owner->second.cursor) != CXCursor_FunctionTemplate) continue;
+    std::vector<CXCursor> parameters;
+    for (CXCursor k : children(owner->second.cursor))
+      if (clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter || clang_getCursorKind(k) == CXCursor_TemplateTypeParameter)
+        parameters.push_back(k);
+    std::set<std::pair<std::string, std::string>> given;
+    for (const auto& site : call_sites_) {
+      if (site.callee != h.owner_key) continue;
+      const CXCursor specialization = clang_getCursorReferenced(site.call);
+      if (clang_Cursor_isNull(specialization) || clang_Cursor_getNumTemplateArguments(specialization) < int(parameters.size())) continue;
+      std::string element = h.element, dims = h.dims;
+      for (size_t i = 0; i < parameters.size(); ++i) {
+        const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(specialization, unsigned(i));
+        std::string value;
+        if (kind == CXTemplateArgumentKind_Type) value = metal_type(clang_Cursor_getTemplateArgumentType(specialization, unsigned(i)));
+        else if (kind == CXTemplateArgumentKind_Integral) value = integral_template_argument(specialization, unsigned(i), parameters[i]);
+        else continue;
+        element = whole_words(element, spelling(parameters[i]), value);
+        dims = whole_words(dims, spelling(parameters[i]), "(" + value + ")");
+      }
+      given.insert({element, dims});
+    }
+    if (given.size() == 1) std::tie(h.resolved_element, h.resolved_dims) = *given.begin();
+    if (given.size() > 1)
+      problem(owner->second.record.problems, owner->second.cursor, "static __shared__ '" + h.name + "' of a function template",
+              "its calls instantiate it with different template arguments, each with an array of its own, which the port "
+              "hoists into the kernel once: declare the arrays in the kernel and pass them");
+  }
+}
+
+// A pointer field of a struct given threadgroup memory in device code (`View v{&tile[0][0], 33};`, `v.data = tile;`):
+// the port leaves a struct's pointer fields in one space (thread, or device for a kernel argument's), and Metal
+// converts no pointer between spaces.
+void Translator::shared_pointer_field(CXCursor c, Function& fn) {
+  std::vector<std::pair<CXCursor, CXCursor>> given;  // (field, value)
+  const std::vector<CXCursor> kids = children(c);
+  if (clang_getCursorKind(c) == CXCursor_BinaryOperator) {
+    if (kids.size() != 2 || clang_getCursorKind(strip_implicit(kids[0])) != CXCursor_MemberRefExpr) return;
+    const CXCursor field = clang_getCursorReferenced(strip_implicit(kids[0]));
+    std::string op = text(end_offset(kids[0]), begin_offset(kids[1]));
+    std::erase_if(op, [](char ch) { return std::isspace(static_cast<unsigned char>(ch)); });
+    if (clang_getCursorKind(field) != CXCursor_FieldDecl || op != "=") return;
+    given.push_back({field, kids[1]});
+  } else {
+    const CXType record = clang_getCanonicalType(clang_getCursorType(c));
+    if (record.kind != CXType_Record) return;
+    std::vector<CXCursor> fields;
+    clang_Type_visitFields(
+        record,
+        [](CXCursor f, CXClientData data) {
+          static_cast<std::vector<CXCursor>*>(data)->push_back(f);
+          return CXVisit_Continue;
+        },
+        &fields);
+    for (size_t i = 0; i < kids.size() && i < fields.size(); ++i) given.push_back({fields[i], kids[i]});
+  }
+  for (const auto& [field, value] : given)
+    if (in_main_file(field) && is_pointer(clang_getCursorType(field)) && space_of(value) == "threadgroup")
+      problem(fn.record.problems, value, "pointer field '" + spelling(field) + "' given __shared__ memory",
+              "the port keeps a struct's pointer fields in one address space (thread, or device for a kernel argument's), "
+              "and Metal converts no pointer between spaces: index the shared array directly, or declare the field "
+              "`threadgroup T*` by hand");
 }
 
 void Translator::map_cast(CXCursor cast) {
@@ -1993,7 +2176,9 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
       while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
       const unsigned name_end = position(var).offset + unsigned(spelling(var).size());
       HoistedShared h{decl_key(fn.cursor), spelling(var), spelling(fn.cursor) + "_" + spelling(var), metal_type(element),
-                      text(name_end, end_offset(var))};
+                      text(name_end, end_offset(var)), "", ""};
+      h.resolved_element = h.element;
+      h.resolved_dims = h.dims;
       fn.shared.insert(h.hoisted);
       hoisted_[h.hoisted] = h;
       // In `__shared__ float a[32], b[32];` the second declaration starts at `b`: take its comma too.
@@ -2153,7 +2338,8 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   const unsigned b = begin_offset(call), e = end_offset(call);
   // A call written in a macro spans the macro's use, whose text before `(` does not name the function.
   const size_t name_at = text(b, e).substr(0, text(b, e).find('(')).find(name);
-  if (callee_kind != CXCursor_CXXMethod && group.kind == Group::none && name_at == std::string::npos)
+  // (A call the mapping drops goes with the whole use: `assert(c)` of cuda_include/assert.h.)
+  if (callee_kind != CXCursor_CXXMethod && group.kind == Group::none && name_at == std::string::npos && !m->second.metal.empty())
     return problem(problems, call, name, "used inside a macro: expand the macro by hand");
   const FunctionMapping& f = m->second;
   std::vector<CXCursor> args(kids.begin() + (kids.empty() ? 0 : 1), kids.end());
@@ -2196,7 +2382,8 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     // `int ks_votes[32]`: declared by the kernel and passed down, as a hoisted static __shared__ is.
     const size_t space = f.threadgroup.find(' '), dims = f.threadgroup.find('[');
     const std::string array = f.threadgroup.substr(space + 1, dims - space - 1);
-    hoisted_[array] = {"", array, array, f.threadgroup.substr(0, space), f.threadgroup.substr(dims)};
+    hoisted_[array] = {"", array, array, f.threadgroup.substr(0, space), f.threadgroup.substr(dims), f.threadgroup.substr(0, space),
+                       f.threadgroup.substr(dims)};
     fn.shared.insert(array);
   }
   if (!f.note.empty() && std::find(out_.notes.begin(), out_.notes.end(), f.note) == out_.notes.end())
@@ -2314,14 +2501,23 @@ void Translator::visit(CXCursor c, Function& fn) {
           std::vector<size_t> groups = group_parameters(functions_.at(key).cursor);
           groups.erase(std::remove_if(groups.begin(), groups.end(), [&](size_t i) { return i >= args.size(); }), groups.end());
           call_sites_.push_back({c, key, args.size() - groups.size()});
+          // The object a method is called on is translated too (`red[threadIdx.x / 32].merge(acc)`), and its space
+          // follows the parameters' (a member operator's object is its first argument).
+          std::vector<CXCursor> passed = args;
+          const std::string object = object_space(c, callee, passed);
+          if (const std::vector<CXCursor> kids = children(c); !kids.empty() && clang_getCursorKind(kids[0]) == CXCursor_MemberRefExpr)
+            for (CXCursor k : children(kids[0])) visit(k, fn);
           std::vector<std::string> spaces;
-          for (size_t i : reference_parameters(functions_.at(key).cursor)) spaces.push_back(i < args.size() ? bound_space(args[i]) : "thread");
+          for (size_t i : reference_parameters(functions_.at(key).cursor)) spaces.push_back(i < passed.size() ? bound_space(passed[i]) : "thread");
+          if (!object.empty()) spaces.push_back(object);
           functions_.at(key).reference_spaces.insert(spaces);
           for (const auto& [b, e] : list_removals(args, groups)) rw_.replace(b, e, "");
           for (size_t i = 0; i < args.size(); ++i)
             if (std::find(groups.begin(), groups.end(), i) == groups.end()) visit(args[i], fn);
           return;
         }
+        // A compiler builtin (`__builtin_expect`) is declared where it is first used.
+        if (spelling(callee).rfind("__builtin_", 0) == 0 && maps_.functions.count(spelling(callee))) map_call(c, callee, fn);
       } else if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate) {
         const std::string name = spelling(callee);
         for (const std::string& key : {name, name + "f"})
@@ -2331,6 +2527,21 @@ void Translator::visit(CXCursor c, Function& fn) {
           }
       }
     }
+  } else if (kind == CXCursor_InitListExpr || kind == CXCursor_BinaryOperator) {
+    shared_pointer_field(c, fn);
+  } else if (kind == CXCursor_MemberRefExpr) {
+    // A reference member (CUB's `TempStorage& temp_storage` bound to __shared__ storage): Metal's reference types
+    // carry an address space, which the port does not infer for a member.
+    const CXCursor field = clang_getCursorReferenced(c);
+    if (clang_getCursorKind(field) == CXCursor_FieldDecl && in_main_file(field) && is_reference(clang_getCursorType(field)) &&
+        reported_fields_.insert(decl_key(field)).second)
+      problem(fn.record.problems, field, "reference member '" + spelling(field) + "'",
+              "a Metal reference points into one address space, which the port does not infer for a struct's member (Metal "
+              "would take it as thread memory): pass the object to the methods that use it, or write the member's space "
+              "(`threadgroup TempStorage&`) by hand");
+  } else if (kind == CXCursor_ReturnStmt) {
+    if (is_reference(clang_getCursorResultType(fn.cursor)))
+      for (CXCursor k : children(c)) fn.returned.insert(bound_space(k));
   } else if (kind == CXCursor_VarDecl) {
     if (map_declaration(c, fn)) return;
   } else if ((kind == CXCursor_CompoundAssignOperator || kind == CXCursor_BinaryOperator) && volatile_store(c, fn)) {
@@ -2400,6 +2611,7 @@ void Translator::device_function_signature(Function& fn) {
 }
 
 void Translator::visit_function(Function& fn) {
+  visiting_ = decl_key(fn.cursor);
   if (!fn.kernel) device_function_signature(fn);
   for (CXCursor k : children(fn.cursor))
     if (clang_getCursorKind(k) == CXCursor_CompoundStmt) {
@@ -2455,7 +2667,8 @@ std::string Translator::header() {
               std::string text = self->rw_.render(b, e);
               // its methods, with the address spaces their reference parameters bind
               for (const auto& [key, fn] : self->functions_) {
-                if (fn.kernel || reference_parameters(fn.cursor).empty() ||
+                if (fn.kernel ||
+                    std::all_of(fn.reference_spaces.begin(), fn.reference_spaces.end(), [](const auto& v) { return v.empty(); }) ||
                     !clang_equalCursors(clang_getCursorSemanticParent(fn.cursor), c))
                   continue;
                 const std::string method = self->rw_.render(begin_offset(fn.cursor), end_offset(fn.cursor));
@@ -2516,7 +2729,7 @@ std::string Translator::kernel_body(const Function& kernel, const std::vector<st
   for (const auto& b : bindings) out += b + "\n";
   for (const auto& name : kernel.shared) {
     const HoistedShared& h = hoisted_.at(name);
-    out += fmt::format("threadgroup {} {}{};\n", h.element, h.hoisted, h.dims);
+    out += fmt::format("threadgroup {} {}{};\n", h.resolved_element, h.hoisted, h.resolved_dims);
   }
   // The kernel's extern __shared__ arrays share its launch's dynamic shared memory (KS_DYNAMIC_SHARED_BYTES).
   const std::vector<CXCursor>& dynamic = kernel.dynamic_shared;
@@ -2593,6 +2806,7 @@ Translation Translator::run() {
         for (const auto& h : functions_.at(callee).shared) changed |= fn.shared.insert(h).second;
       }
   }
+  resolve_hoisted_types();
   // A kernel's report covers the __device__ functions it calls, directly or not.
   for (auto& [key, fn] : functions_) {
     if (!fn.kernel) continue;
@@ -2619,7 +2833,9 @@ Translation Translator::run() {
     for (const auto& b : fn.builtins) params += ", uint3 " + kBuiltins.at(b);
     for (const auto& name : fn.shared) {
       const HoistedShared& h = hoisted_.at(name);
-      params += fmt::format(", threadgroup {} (&{}){}", h.element, h.owner_key == key ? h.name : h.hoisted, h.dims);
+      const bool own = h.owner_key == key;
+      params += fmt::format(", threadgroup {} (&{}){}", own ? h.element : h.resolved_element, own ? h.name : h.hoisted,
+                            own ? h.dims : h.resolved_dims);
     }
     const std::vector<CXCursor> decl_params = parameters_of(fn.cursor);
     // Before the parameters with default arguments (`int width = warpSize`), which must come last.

@@ -193,6 +193,13 @@ TEST(Conversions, ReferenceSpacesEnumTemplatesAndDefaultArguments) {
             std::string::npos)
       << passed.candidate;
   EXPECT_EQ(passed.candidate.find("device float& into"), std::string::npos) << passed.candidate;
+  // Methods called on __shared__ objects: Metal's `this` is a thread pointer unless the method is declared threadgroup.
+  const translate::Translation object = translate::translate_file(kDir + "/corpus/rowsum/shared_struct_methods.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(object.complete()) << problems_text(object);
+  EXPECT_NE(object.candidate.find("float total() const threadgroup {"), std::string::npos) << object.candidate;
+  EXPECT_NE(object.candidate.find("threadgroup SumCount& operator+=(threadgroup const SumCount& o) threadgroup {"), std::string::npos)
+      << object.candidate;
+  EXPECT_NE(object.candidate.find("void merge(thread const SumCount& o) threadgroup {"), std::string::npos) << object.candidate;
   // A struct's method: its overload is a member template of the struct.
   const translate::Translation method = translate::translate_file(kDir + "/corpus/rowsum/struct_method_reference.cu", corpus_task("rowsum"));
   ASSERT_TRUE(method.complete()) << problems_text(method);
@@ -322,7 +329,10 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"grid_group_sync.cu", "grid_group::sync", 11, "grid-wide synchronization"},
                                            Expected{"match_any.cu", "__match_any_sync", 8, "no SIMD-group match function"},
                                            Expected{"cub_block_reduce.cu", "namespace cub", 9, "CUB's collectives"},
-                                           Expected{"occupancy_launch.cu", "launch configuration", 16, "'block' is modified after its declaration (line 13)"}),
+                                           Expected{"occupancy_launch.cu", "launch configuration", 16, "'block' is modified after its declaration (line 13)"},
+                                           Expected{"coalesced_threads.cu", "coalesced_threads", 10, "lanes active at the call"},
+                                           Expected{"reference_member.cu", "reference member 'temp'", 7, "one address space"},
+                                           Expected{"shared_pointer_field.cu", "pointer field 'data' given __shared__ memory", 11, "one address space"}),
                          [](const auto& info) { return test_name(info.param.file); });
 
 // The file's macros are expanded before it is parsed: function-like ones (nested, `#`, `##`,

@@ -37,6 +37,18 @@ template <unsigned N> struct thread_block_tile {
   __device__ int all(int predicate) const;
   __device__ unsigned ballot(int predicate) const;
 };
+// The active lanes at a call, and partitions by a value: reported (mappings.toml [untranslatable]).
+struct coalesced_group {
+  __device__ unsigned thread_rank() const; __device__ unsigned size() const; __device__ unsigned num_threads() const;
+  __device__ void sync() const;
+  template <class T> __device__ T shfl(T var, unsigned src_rank) const;
+  template <class T> __device__ T shfl_down(T var, unsigned delta) const;
+  __device__ unsigned ballot(int predicate) const;
+  __device__ int any(int predicate) const; __device__ int all(int predicate) const;
+};
+__device__ coalesced_group coalesced_threads();
+template <class Parent> __device__ coalesced_group labeled_partition(const Parent&, int label);
+template <class Parent> __device__ coalesced_group binary_partition(const Parent&, bool predicate);
 __device__ grid_group this_grid();
 __device__ thread_block this_thread_block();
 template <unsigned N, class Parent> __device__ thread_block_tile<N> tiled_partition(const Parent&);

@@ -185,7 +185,18 @@ KSEARCH_ATOMIC(atomicExch)
 KSEARCH_ATOMIC(atomicAnd)
 KSEARCH_ATOMIC(atomicOr)
 KSEARCH_ATOMIC(atomicXor)
+// The scoped forms (sm_60): the same operations, atomic for the block's threads or the whole system.
+#define KSEARCH_SCOPED_ATOMIC(NAME) KSEARCH_ATOMIC(NAME##_block) KSEARCH_ATOMIC(NAME##_system)
+KSEARCH_SCOPED_ATOMIC(atomicAdd)
+KSEARCH_SCOPED_ATOMIC(atomicSub)
+KSEARCH_SCOPED_ATOMIC(atomicMax)
+KSEARCH_SCOPED_ATOMIC(atomicMin)
+KSEARCH_SCOPED_ATOMIC(atomicExch)
+KSEARCH_SCOPED_ATOMIC(atomicAnd)
+KSEARCH_SCOPED_ATOMIC(atomicOr)
+KSEARCH_SCOPED_ATOMIC(atomicXor)
 #undef KSEARCH_ATOMIC
+#undef KSEARCH_SCOPED_ATOMIC
 __device__ float atomicAdd(float*, float);
 __device__ double atomicAdd(double*, double);
 __device__ __half atomicAdd(__half*, __half);
@@ -195,6 +206,15 @@ __device__ unsigned atomicCAS(unsigned*, unsigned, unsigned);
 __device__ unsigned long long atomicCAS(unsigned long long*, unsigned long long, unsigned long long);
 __device__ unsigned atomicInc(unsigned*, unsigned);
 __device__ unsigned atomicDec(unsigned*, unsigned);
+// the scoped forms of the float, compare-and-swap and wrapping atomics
+#define KSEARCH_SCOPED(S)                                                                                      \
+  __device__ float atomicAdd##S(float*, float); __device__ double atomicAdd##S(double*, double);              \
+  __device__ float atomicExch##S(float*, float); __device__ int atomicCAS##S(int*, int, int);                 \
+  __device__ unsigned atomicCAS##S(unsigned*, unsigned, unsigned);                                            \
+  __device__ unsigned atomicInc##S(unsigned*, unsigned); __device__ unsigned atomicDec##S(unsigned*, unsigned);
+KSEARCH_SCOPED(_block)
+KSEARCH_SCOPED(_system)
+#undef KSEARCH_SCOPED
 
 // ---------------------------------------------------------------- math intrinsics
 __device__ float __expf(float);

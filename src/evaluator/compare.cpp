@@ -55,7 +55,8 @@ ElementStats compare_elements(const void* output, DType dtype, const std::vector
     s.out_min = std::min(s.out_min, o);
     s.out_max = std::max(s.out_max, o);
     const double err = std::abs(o - r);
-    const bool bad = !std::isfinite(o) ? std::isfinite(r) || std::isnan(o) : !(err <= tolerance.atol + tolerance.rtol * std::abs(r));
+    // A non-finite output passes only as the reference's own infinity, of its sign; NaN never does.
+    const bool bad = !std::isfinite(o) ? std::isnan(o) || o != r : !(err <= tolerance.atol + tolerance.rtol * std::abs(r));
     if (std::isfinite(err)) {
       s.max_abs_err = std::max(s.max_abs_err, err);
       s.max_rel_err = std::max(s.max_rel_err, err / std::max(std::abs(r), tolerance.atol > 0 ? tolerance.atol : 1e-30));

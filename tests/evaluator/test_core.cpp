@@ -119,6 +119,20 @@ TEST(Compare, ToleranceNanAndConstantOutputs) {
   EXPECT_FALSE(compare_output("y", off, DType::f32, ref, tol, 4).ok);
 }
 
+// Where the reference is infinite, an output passes only with the same infinity: the opposite sign or NaN fails.
+TEST(Compare, InfiniteReferencesNeedTheSameInfinity) {
+  const Tolerance tol{1e-3, 1e-8};
+  const std::vector<double> ref = {-INFINITY, 1.0, INFINITY, 2.0};
+  const float same[4] = {-INFINITY, 1.0f, INFINITY, 2.0f};
+  EXPECT_TRUE(compare_output("y", same, DType::f32, ref, tol, 4).ok);
+  const float flipped[4] = {INFINITY, 1.0f, INFINITY, 2.0f};
+  const Comparison c = compare_output("y", flipped, DType::f32, ref, tol, 4);
+  EXPECT_FALSE(c.ok);
+  EXPECT_NE(c.message.find("element 0"), std::string::npos) << c.message;
+  const float nan_for_inf[4] = {-INFINITY, 1.0f, NAN, 2.0f};
+  EXPECT_FALSE(compare_output("y", nan_for_inf, DType::f32, ref, tol, 4).ok);
+}
+
 // A bool element the candidate never wrote keeps the evaluator's poison byte (0xA5), which converts to true:
 // it must not pass where the reference is true. Integer outputs compare exactly by default.
 TEST(Compare, BoolOutputsCompareTheirBytesAndIntegersExactly) {

@@ -42,6 +42,28 @@ double evaluate_expression(const std::string& expression, const std::map<std::st
   }
 }
 
+std::set<std::string> expression_names(const std::string& expression) {
+  std::set<std::string> names;
+  const auto word = [&](size_t i) {
+    return i < expression.size() && (std::isalnum(static_cast<unsigned char>(expression[i])) || expression[i] == '_');
+  };
+  for (size_t i = 0; i < expression.size();) {
+    if (!word(i)) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (word(end)) ++end;
+    const std::string token = expression.substr(i, end - i);
+    const size_t next = expression.find_first_not_of(" \t", end);
+    const bool call = next != std::string::npos && expression[next] == '(';
+    // A number's letters (1e-5, 0x10) are no name; nor are functions and constants.
+    if (!std::isdigit(static_cast<unsigned char>(token[0])) && !call && token != "_pi" && token != "_e") names.insert(token);
+    i = end;
+  }
+  return names;
+}
+
 std::string validate_expression(const std::string& expression, const std::map<std::string, double>& values) {
   try {
     run_parser(expression, values);

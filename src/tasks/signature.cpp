@@ -51,7 +51,13 @@ std::string entry_prototype(const Task& task, const std::string& backend, const 
 
 std::string argument_table(const Task& task, const std::string& backend, const CallConvention& convention, const std::string& prefix) {
   std::string table;
-  for (const auto& a : call_layout(task, backend, convention).args) {
+  const auto layout = call_layout(task, backend, convention);
+  // An axis or parameter the entry does not take only shapes the workloads (sizes, the inputs' distributions).
+  const auto not_passed = [&](const std::string& name) {
+    const bool passed = std::any_of(layout.args.begin(), layout.args.end(), [&](const CallArg& a) { return a.name == name; });
+    return passed ? "" : " (not passed to the kernel)";
+  };
+  for (const auto& a : layout.args) {
     if (a.kind != CallArg::Kind::tensor) continue;
     const DType dtype = a.tensor->dtype;
     // A 16-bit float in a uint16_t reads like an integer: the candidate must know which bits it holds.
@@ -62,10 +68,11 @@ std::string argument_table(const Task& task, const std::string& backend, const C
                          a.tensor->description.empty() ? "" : ": " + a.tensor->description);
   }
   for (const auto& [name, description] : task.axes)
-    table += fmt::format("{}{:<8} size{}\n", prefix, name, description.empty() ? "" : ": " + description);
+    table += fmt::format("{}{:<8} size{}{}\n", prefix, name, not_passed(name), description.empty() ? "" : ": " + description);
   for (const auto& p : task.params)
-    table += fmt::format("{}{:<8} {} parameter, default {:g}{}\n", prefix, p.name, dtype_name(p.dtype), p.default_value,
-                         p.description.empty() ? "" : ": " + p.description);
+    table += fmt::format("{}{:<8} {} parameter, default {:g}{}{}\n", prefix, p.name, dtype_name(p.dtype), p.default_value,
+                         not_passed(p.name), p.description.empty() ? "" : ": " + p.description);
+  for (const auto& c : task.constraints) table += fmt::format("{}every call has {} ({})\n", prefix, c.says, c.check);
   return table;
 }
 

@@ -269,7 +269,8 @@ Task load_task(const fs::path& file_in) {
   const toml::table root = r.parse();
 
   r.only_known_keys(root, "",
-                    {"task", "axes", "params", "inputs", "outputs", "tolerance", "cost", "workloads", "entry", "reference"});
+                    {"task", "axes", "params", "inputs", "outputs", "tolerance", "cost", "constraints", "workloads", "entry",
+                     "reference"});
   Task task;
   task.file = file;
   task.dir = file.parent_path();
@@ -378,6 +379,19 @@ Task load_task(const fs::path& file_in) {
     task.transcendentals_expr = r.string(t, "transcendentals", "cost", "0");
   }
 
+  if (const toml::node* constraints = root.get("constraints")) {
+    if (!constraints->is_array_of_tables()) r.fail(constraints, "constraints", "expected [[constraints]] tables");
+    for (size_t i = 0; i < constraints->as_array()->size(); ++i) {
+      const std::string where = fmt::format("constraints[{}]", i);
+      const auto& t = *constraints->as_array()->get(i)->as_table();
+      r.only_known_keys(t, where, {"check", "says"});
+      Constraint c{r.string(t, "check", where), r.string(t, "says", where)};
+      if (const std::string err = validate_expression(c.check, every_name); !err.empty())
+        r.fail(t.get("check"), where + ".check", fmt::format("'{}' does not evaluate: {}", c.check, err));
+      task.constraints.push_back(std::move(c));
+    }
+  }
+
   const toml::node* workloads = root.get("workloads");
   if (!workloads || !workloads->is_array() || workloads->as_array()->empty())
     r.fail(workloads, "workloads", "expected at least one [[workloads]] table");
@@ -446,6 +460,13 @@ Task load_task(const fs::path& file_in) {
                    fmt::format("dimension '{}' of '{}' is {}, {}: a dimension is a positive integer of at most 2^53", dim,
                                t.name, value, problem));
         }
+    for (const Constraint& c : task.constraints)
+      if (evaluate_expression(c.check, values) == 0) {
+        std::string read;
+        for (const auto& name : expression_names(c.check))
+          read += fmt::format("{}{} = {:g}", read.empty() ? "" : ", ", name, values.at(name));
+        r.fail(workload_nodes[i], where, fmt::format("breaks the constraint '{}' ({}: {})", c.says, c.check, read));
+      }
     for (const TensorSpec& t : task.inputs) {
       if (w.absent.count(t.name) || (t.dist.a_expr.empty() && t.dist.b_expr.empty())) continue;
       if (const std::string problem = dist_problem(task.dist_for(t, w), t.dtype); !problem.empty())

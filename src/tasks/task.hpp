@@ -38,6 +38,13 @@ struct ParamSpec {
   std::string description;
 };
 
+// A condition every workload's sizes and parameters meet, which the kernels may rely on (`hkv divides hq`): checked
+// on the task file's workloads and by exported modules on their callers' arguments.
+struct Constraint {
+  std::string check;  // an expression over axes and params, nonzero where it holds
+  std::string says;   // the condition in words, for messages
+};
+
 struct Workload {
   std::string name;
   std::map<std::string, int64_t> axes;
@@ -89,6 +96,7 @@ struct Task {
   std::string flops_expr = "0";
   std::string bytes_expr = "0";
   std::string transcendentals_expr = "0";  // exp/log/sin...: counted apart, they run on slower units
+  std::vector<Constraint> constraints;
   std::vector<Workload> workloads;
   std::map<std::string, EntrySpec> entries;  // by backend name
   std::filesystem::path reference_source;

@@ -405,6 +405,26 @@ TEST(Tasks, DistributionBoundsMayBeExpressionsOverTheWorkload) {
   EXPECT_NE(wraps.find("outside what i32 holds"), std::string::npos) << wraps;
 }
 
+// A constraint is an expression over axes and params that every workload meets: one that breaks it is an error naming
+// the workload, the constraint and the sizes; the argument table states each constraint for the prompts.
+TEST(Tasks, ConstraintsHoldOnEveryWorkload) {
+  const std::string even = "\n[[constraints]]\ncheck = \"floor(cols / 4) * 4 == cols || cols > 500\"\nsays = \"short rows of whole float4s\"\n";
+  const Task task = load_task(write_task("constrained", tiny_text() + even));
+  ASSERT_EQ(task.constraints.size(), 1u);
+  EXPECT_NE(ksearch::tasks::argument_table(task, "cpu", {}, "// ")
+                .find("// every call has short rows of whole float4s (floor(cols / 4) * 4 == cols || cols > 500)\n"),
+            std::string::npos);
+  const std::string odd = load_error(tiny_text() + even + "\n[[workloads]]\nname = \"odd\"\naxes = { rows = 3, cols = 17 }\n");
+  EXPECT_NE(odd.find("'workloads(odd)': breaks the constraint 'short rows of whole float4s' (floor(cols / 4) * 4 == cols || "
+                     "cols > 500: cols = 17)"),
+            std::string::npos)
+      << odd;
+  const std::string unknown = load_error(tiny_text() + "\n[[constraints]]\ncheck = \"colz > 0\"\nsays = \"x\"\n");
+  EXPECT_NE(unknown.find("constraints[0].check"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("colz"), std::string::npos) << unknown;
+  EXPECT_NE(load_error(tiny_text() + "\n[[constraints]]\ncheck = \"cols > 0\"\n").find("says"), std::string::npos);
+}
+
 TEST(Tasks, DeviceReferenceIsChosenByCost) {
   const std::string device = "\n[reference.cpu]\nsource = \"seeds/cpu.cpp\"\nabove_flops = 80000\n";
   const fs::path file = write_task("device", tiny_text() + device);

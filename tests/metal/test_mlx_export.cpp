@@ -108,38 +108,47 @@ TEST(MlxExport, EveryMetalTemplateFamilyExports) {
   if (!run_python(program)) GTEST_SKIP() << "exported every family; python3 is not on PATH to parse them";
 }
 
-// A launch dimension the sizes do not make whole (selective_scan's grid d / g with a g that does not divide d) is an
-// error naming the expression and the sizes it read, before any kernel is built (run by Python with MLX, where
-// installed; no Metal or metalsim needed).
-TEST(MlxExport, ALaunchDimensionThatIsNoWholeNumberNamesItsExpressionAndSizes) {
-  const auto task = ksearch::tasks::resolve_task("selective_scan");
+// Sizes the kernel cannot take are an error before any kernel is built (run by Python with MLX, where installed; no
+// Metal or metalsim needed): a task constraint they break (selective_scan's g dividing d, attention's hkv dividing
+// hq: a kernel given other heads reads the wrong ones, silently) names the constraint and the sizes; a launch
+// dimension they do not make whole names its expression and the sizes it read.
+TEST(MlxExport, SizesTheKernelCannotTakeNameTheConstraintOrTheExpression) {
   const auto provider = ksearch::proposers::builtin::provider_for("metal");
   ASSERT_TRUE(provider);
-  const auto families = ksearch::proposers::builtin::families_for(task, "metal");
-  ASSERT_FALSE(families.empty());
-  const std::string source = provider->render(task, families.front().name, families.front().defaults());
-  const auto file = ksearch::metal::mlx_export(task, source, "", ksearch::metal::MlxExport::module);
-  ASSERT_NE(file.contents.find("\"grid x = d / g\", dict(d=d, g=g)"), std::string::npos) << file.contents;
+  auto module_of = [&](const std::string& name) {
+    const auto task = ksearch::tasks::resolve_task(name);
+    const auto families = ksearch::proposers::builtin::families_for(task, "metal");
+    EXPECT_FALSE(families.empty());
+    const std::string source = provider->render(task, families.front().name, families.front().defaults());
+    return ksearch::metal::mlx_export(task, source, "", ksearch::metal::MlxExport::module).contents;
+  };
+  const std::string scan = module_of("selective_scan"), attention = module_of("attention");
+  ASSERT_NE(scan.find("\"grid x = d / g\", dict(d=d, g=g)"), std::string::npos) << scan;
+  ASSERT_NE(scan.find("_require("), std::string::npos) << scan;
   const std::string program = fmt::format(R"(
 try:
     import mlx.core as mx
 except ImportError:
     print("no mlx")
     raise SystemExit
-namespace = {{}}
-exec(compile({}, "selective_scan_mlx.py", "exec"), namespace)
 z = lambda *shape: mx.zeros(shape)
-try:
-    namespace["selective_scan"](z(1, 8, 9), z(1, 8, 9), z(8, 16), z(1, 3, 16, 9), z(1, 3, 16, 9))
-except ValueError as error:
-    print(error)
+for source, name, arguments, keywords in [({}, "selective_scan", (z(1, 8, 9), z(1, 8, 9), z(8, 16), z(1, 3, 16, 9), z(1, 3, 16, 9)), {{}}),
+                                          ({}, "attention", (z(1, 3, 4, 8), z(1, 2, 4, 8), z(1, 2, 4, 8)), {{}}),
+                                          ({}, "attention", (z(1, 2, 5, 8), z(1, 2, 4, 8), z(1, 2, 4, 8)), {{"causal": 1}})]:
+    namespace = {{}}
+    exec(compile(source, name + "_mlx.py", "exec"), namespace)
+    try:
+        namespace[name](*arguments, **keywords)
+    except ValueError as error:
+        print(error)
 )",
-                                            nlohmann::json(file.contents).dump());
+                                          nlohmann::json(scan).dump(), nlohmann::json(attention).dump(),
+                                          nlohmann::json(attention).dump());
   const auto out = run_python(program);
   if (!out) GTEST_SKIP() << "python3 is not on PATH";
   if (out->find("no mlx") == 0) GTEST_SKIP() << "python3 has no mlx";
-  EXPECT_NE(out->find("selective_scan: grid x = d / g = 2.6666666666666665 is not an integer for d = 8, g = 3; the kernel "
-                      "takes only sizes for which it is a whole number of at least 1"),
-            std::string::npos)
+  EXPECT_NE(out->find("selective_scan: the kernel needs g dividing d, but d = 8, g = 3"), std::string::npos) << *out;
+  EXPECT_NE(out->find("attention: the kernel needs hkv dividing hq, but hkv = 2, hq = 3"), std::string::npos) << *out;
+  EXPECT_NE(out->find("attention: the kernel needs lq <= lk where causal, but causal = 1, lk = 4, lq = 5"), std::string::npos)
       << *out;
 }

@@ -35,8 +35,9 @@ name = "causal_lq_lt_lk"
 axes = { b = 1, hq = 2, hkv = 1, lq = 9, lk = 41, d = 16 }
 params = { causal = 1 }
 [[workloads]]
-name = "noncausal_d64"
+name = "noncausal_d64_large_scores"
 axes = { b = 2, hq = 2, hkv = 2, lq = 5, lk = 50, d = 64 }
+params = { q_std = 20.0 }
 [[workloads]]
 name = "decode_causal"
 axes = { b = 2, hq = 3, hkv = 1, lq = 1, lk = 70, d = 24 }
@@ -49,11 +50,13 @@ axes = { b = 1, hq = 1, hkv = 1, lq = 1, lk = 3, d = 2 }
 // Small workloads per task (TOML), replacing the task's own in the copy.
 const std::map<std::string, std::string> kSmallWorkloads = {
     {"softmax", R"([[workloads]]
-name = "r7_c1003"
+name = "r7_c1003_shift100"
 axes = { rows = 7, cols = 1003 }
+params = { shift = 100.0 }
 [[workloads]]
-name = "r3_c17"
+name = "r3_c17_shift-200"
 axes = { rows = 3, cols = 17 }
+params = { shift = -200.0 }
 [[workloads]]
 name = "r33_c4096"
 axes = { rows = 33, cols = 4096 }

@@ -27,8 +27,9 @@ std::vector<FamilyCase> family_cases(const std::string& backend, const std::vect
                                      bool defaults_small);
 
 // A copy of the built-in task with small odd-sized workloads (tails, sizes no block size divides, GQA,
-// causal with lq < lk, fixed/grouped B/C, n != 16, inputs of fewer than 8 elements, which MLX passes in
-// constant memory) and trivial costs (nothing is timed).
+// causal with lq < lk, fixed/grouped B/C, n != 16, logits and scores large enough that exp overflows unless the
+// row max is subtracted, inputs of fewer than 8 elements, which MLX passes in constant memory) and trivial costs
+// (nothing is timed).
 tasks::Task small_task(const std::string& name);
 
 // Renders the case on `backend`: the render passes the backend's rules, builds and matches the reference

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "tasks/signature.hpp"
 #include "core/json_text.hpp"
 
+using ksearch::tasks::Constraint;
 using ksearch::tasks::CallArg;
 using ksearch::tasks::CallLayout;
 using ksearch::tasks::ParamSpec;
@@ -216,27 +218,12 @@ std::string doc_text(std::string text);
 // and where it is more than a name or a number, its text and the sizes it reads, which the module's error names
 // (`grid x = d / g = 2.67 for d = 8, g = 3`; `axis` is the dimension's letter there).
 std::string checked(const char* check, const std::string& expression, const std::string& what, const std::string& axis = "") {
-  std::set<std::string> names;
-  bool compound = false;
-  for (size_t i = 0; i < expression.size();) {
-    const auto c = static_cast<unsigned char>(expression[i]);
-    if (std::isalpha(c) || c == '_') {
-      size_t end = i;
-      while (end < expression.size() &&
-             (std::isalnum(static_cast<unsigned char>(expression[end])) || expression[end] == '_'))
-        ++end;
-      size_t next = expression.find_first_not_of(" \t", end);
-      const std::string name = expression.substr(i, end - i);
-      if ((next == std::string::npos || expression[next] != '(') && name != "_pi" && name != "_e") names.insert(name);
-      else compound = true;
-      i = end;
-    } else if (std::isdigit(c) || c == '.') {
-      while (i < expression.size() && (std::isalnum(static_cast<unsigned char>(expression[i])) || expression[i] == '.')) ++i;
-    } else {
-      compound = compound || !std::isspace(c);
-      ++i;
-    }
-  }
+  const std::set<std::string> names = tasks::expression_names(expression);
+  const size_t first = expression.find_first_not_of(" \t"), last = expression.find_last_not_of(" \t");
+  const std::string trimmed = first == std::string::npos ? "" : expression.substr(first, last - first + 1);
+  char* number_end = nullptr;
+  std::strtod(trimmed.c_str(), &number_end);
+  const bool compound = !(names.size() == 1 && trimmed == *names.begin()) && !(!trimmed.empty() && *number_end == '\0');
   if (!compound) return fmt::format("{}({}, \"{}\")", check, python_expression(expression), what);
   std::string sizes;
   for (const auto& name : names) sizes += (sizes.empty() ? "" : ", ") + fmt::format("{0}={0}", name);
@@ -357,6 +344,13 @@ std::string call_function(const Task& task, const Program& program) {
   }
   for (const CallArg* a : outputs)
     if (a->tensor->optional) checks += fmt::format("    has_{0} = with_{0}\n", a->name);
+  // The task's constraints on sizes and parameters, which the kernel relies on (a head count that another does not
+  // divide would read the wrong heads, silently).
+  for (const Constraint& c : task.constraints) {
+    std::string sizes_read;
+    for (const auto& name : tasks::expression_names(c.check)) sizes_read += fmt::format("{0}{1}={1}", sizes_read.empty() ? "" : ", ", name);
+    checks += fmt::format("    _require({}, \"{}\", dict({}))\n", python_expression(c.check), doc_text(c.says), sizes_read);
+  }
 
   // What a kernel can be given, by name: the task's inputs (scalars as 0-d arrays), then what
   // earlier kernels wrote (scratch buffers and task outputs: their shapes, held in <name>_shape, and dtypes).

@@ -79,6 +79,12 @@ def _launch(value, what, sizes=None):
     return value
 
 
+def _require(holds, says, sizes):
+    if not holds:
+        raise ValueError(f"{{FUNCTION}}: the kernel needs {says}, but " +
+                         ", ".join(f"{name} = {value}" for name, value in sizes.items()))
+
+
 def _empty(shape):
     return math.prod(shape) == 0
 

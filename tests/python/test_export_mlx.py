@@ -194,6 +194,52 @@ def test_mamba_module_rejects_inconsistent_shapes(mamba_module):
         module.mamba_mlx_lm(x, x, mx.zeros((8, 16)), mx.zeros((1, 4, 16)), mx.zeros((1, 5, 16)), mx.zeros((8,)))
 
 
+@pytest.fixture(scope="module")
+def scan_module(tmp_path_factory):
+    return exported(tmp_path_factory, "tiny_selective_scan", "mlx")
+
+
+def scan_reference(u, delta, A, B, C, D, z, bc_layout, g=1):
+    """The selective scan (tasks/selective_scan) in numpy, float64, softplus on: y."""
+    b, d, l = u.shape
+    dt = np.log1p(np.exp(delta))
+    h = np.zeros((b, d, A.shape[1]))
+    y = np.zeros((b, d, l))
+    group = np.arange(d) // (d // g)
+    for t in range(l):
+        Bt, Ct = (B[..., t][:, group], C[..., t][:, group]) if bc_layout else (B[None], C[None])
+        h = np.exp(dt[:, :, t, None] * A[None]) * h + dt[:, :, t, None] * Bt * u[:, :, t, None]
+        y[:, :, t] = (h * Ct).sum(-1)
+    y = y + D[None, :, None] * u
+    return y * z / (1 + np.exp(-z))
+
+
+# selective_scan's workloads take B and C as (b, g, n, l) with bc_layout = 1 or as (d, n) with bc_layout = 0: the module
+# takes both, the layout's bc_layout by default, and says which layouts there are when given another.
+def test_scan_module_takes_both_b_c_layouts(scan_module):
+    module, text = scan_module
+    rng = np.random.default_rng(5)
+    b, d, l, n = 2, 4, 6, 3
+    u, z = rng.normal(size=(b, d, l)), rng.normal(size=(b, d, l))
+    delta, A, D = rng.uniform(-3, -1, size=(b, d, l)), -rng.uniform(1, 4, size=(d, n)), rng.uniform(0.5, 1.5, size=(d,))
+    for bc_layout, shape in ((1, (b, 1, n, l)), (0, (d, n))):
+        B, C = rng.normal(size=shape), rng.normal(size=shape)
+        f32 = [a.astype(np.float32) for a in (u, delta, A, B, C, D, z)]
+        y, _ = module.selective_scan(*f32)
+        np.testing.assert_allclose(np.array(y), scan_reference(u, delta, A, B, C, D, z, bc_layout), rtol=1e-3, atol=1e-4)
+        given, _ = module.selective_scan(*f32, bc_layout=bc_layout)
+        np.testing.assert_array_equal(np.array(given), np.array(y))
+    fixed = [np.zeros(s, np.float32) for s in ((b, d, l), (b, d, l), (d, n), (d, n), (d, n))]
+    with pytest.raises(ValueError, match=r"needs bc_layout = 0 with B \(d, n\), C \(d, n\), but bc_layout = 1"):
+        module.selective_scan(*fixed, bc_layout=1)
+    with pytest.raises(ValueError, match=r"B has shape \(4, 3, 1\), expected \(b, g, n, l\) or \(d, n\)"):
+        module.selective_scan(*fixed[:3], np.zeros((4, 3, 1)), fixed[4])
+    with pytest.raises(ValueError, match=r"have no layout the kernel takes; expected B \(b, g, n, l\), C \(b, g, n, l\); "
+                                         r"or B \(d, n\), C \(d, n\)"):
+        module.selective_scan(*fixed[:3], np.zeros((b, 1, n, l)), fixed[4])
+    assert "B: float32 (b, g, n, l) or (d, n)" in text
+
+
 def tiny_mamba():
     from mlx_lm.models import mamba
 

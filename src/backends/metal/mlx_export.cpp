@@ -231,11 +231,74 @@ std::string checked(const char* check, const std::string& expression, const std:
                      sizes);
 }
 
-// The shape of a tensor as a Python tuple of ints.
-std::string shape_tuple(const TensorSpec& t, const std::string& what) {
+// A shape as a Python tuple of ints.
+std::string shape_tuple(const std::vector<std::string>& shape, const std::string& what) {
   std::string out;
-  for (const auto& d : t.shape) out += (out.empty() ? "" : ", ") + checked("_int", d, what + " shape");
-  return "(" + out + (t.shape.size() == 1 ? ",)" : ")");
+  for (const auto& d : shape) out += (out.empty() ? "" : ", ") + checked("_int", d, what + " shape");
+  return "(" + out + (shape.size() == 1 ? ",)" : ")");
+}
+std::string shape_tuple(const TensorSpec& t, const std::string& what) { return shape_tuple(t.shape, what); }
+
+// A shape as text, for messages and the docstring: "(rows, cols)".
+std::string shape_text(const std::vector<std::string>& shape) {
+  return "(" + fmt::format("{}", fmt::join(shape, ", ")) + (shape.size() == 1 ? ",)" : ")");
+}
+
+// One combination of the inputs' shapes that the task's workloads use (selective_scan's B and C as (b, g, n, l), or
+// as (d, n) with bc_layout = 0), told apart by the ranks of the inputs whose shapes differ between combinations.
+struct InputLayout {
+  std::map<std::string, std::vector<std::string>> shapes;  // every input's shape in this layout
+  std::map<std::string, double> fixed;  // axes no input shape gives here, and params: their one value in its workloads
+  std::vector<const tasks::Workload*> workloads;
+};
+
+// The task's input layouts; one (the declared shapes) where its workloads override no input's shape, or where the
+// layouts cannot be told apart by rank, or an axis no shape gives takes several values in a layout.
+std::vector<InputLayout> input_layouts(const Task& task, const std::vector<const CallArg*>& inputs) {
+  InputLayout declared;
+  for (const CallArg* a : inputs) declared.shapes[a->name] = a->tensor->shape;
+  std::vector<InputLayout> layouts;
+  for (const auto& w : task.workloads) {
+    InputLayout l = declared;
+    for (const auto& [name, shape] : w.shapes)
+      if (l.shapes.count(name)) l.shapes[name] = shape;
+    auto same = std::find_if(layouts.begin(), layouts.end(), [&](const InputLayout& o) { return o.shapes == l.shapes; });
+    if (same == layouts.end()) same = layouts.insert(layouts.end(), l);
+    same->workloads.push_back(&w);
+  }
+  if (layouts.size() < 2) return {declared};
+  std::set<std::vector<size_t>> ranks;
+  for (const InputLayout& l : layouts) {
+    std::vector<size_t> r;
+    for (const auto& [name, shape] : l.shapes) r.push_back(shape.size());
+    ranks.insert(r);
+  }
+  if (ranks.size() != layouts.size()) return {declared};
+  const auto gives = [&](const InputLayout& l, const std::string& axis) {
+    return std::any_of(inputs.begin(), inputs.end(), [&](const CallArg* a) {
+      const auto& shape = l.shapes.at(a->name);
+      return !a->tensor->optional && std::find(shape.begin(), shape.end(), axis) != shape.end();
+    });
+  };
+  for (InputLayout& l : layouts) {
+    auto one_value = [&](const std::string& name, double& value) {
+      std::set<double> values;
+      for (const tasks::Workload* w : l.workloads) values.insert(task.bindings(*w).at(name));
+      value = *values.begin();
+      return values.size() == 1;
+    };
+    // An axis another layout reads from a shape but this one cannot (g with B as (d, n)) is its workloads' value.
+    for (const auto& [axis, _] : task.axes) {
+      const bool elsewhere = std::any_of(layouts.begin(), layouts.end(), [&](const InputLayout& o) { return gives(o, axis); });
+      double value = 0;
+      if (gives(l, axis) || !elsewhere) continue;
+      if (!one_value(axis, value)) return {declared};
+      l.fixed[axis] = value;
+    }
+    for (const auto& p : task.params)
+      if (double value = 0; one_value(p.name, value)) l.fixed[p.name] = value;
+  }
+  return layouts;
 }
 
 // The buffers each kernel of a program reads and writes, by name (as program_for_workload orders them).
@@ -268,9 +331,7 @@ std::string doc_text(std::string text) {
 }
 
 // The declared shape of a tensor as text, for messages and the docstring: "(rows, cols)".
-std::string declared_shape(const TensorSpec& t) {
-  return "(" + fmt::format("{}", fmt::join(t.shape, ", ")) + (t.shape.size() == 1 ? ",)" : ")");
-}
+std::string declared_shape(const TensorSpec& t) { return shape_text(t.shape); }
 
 // A task parameter's default as Python.
 std::string python_default(const ParamSpec& p) {
@@ -292,24 +353,52 @@ std::string call_function(const Task& task, const Program& program) {
   for (const auto& a : layout.args)
     if (a.kind == CallArg::Kind::tensor) (a.is_output ? outputs : inputs).push_back(&a);
 
-  // Axes come from the first required input whose declared shape names them as a whole dimension;
-  // others are keyword arguments.
-  std::string sizes, keywords, scalars, documented_keywords;
-  for (const auto& [axis, description] : task.axes) {
-    std::string from;
-    for (const CallArg* a : inputs)
-      for (size_t k = 0; k < a->tensor->shape.size() && from.empty() && !a->tensor->optional; ++k)
-        if (a->tensor->shape[k] == axis) from = fmt::format("{}.shape[{}]", a->name, k);
-    if (from.empty()) {
-      keywords += ", " + axis;
-      scalars += fmt::format("    {0} = _scalar({0}, \"{0}\", int)\n", axis);
-      documented_keywords += fmt::format("        {}: int, {}\n", axis, doc_text(description));
-    } else {
-      sizes += fmt::format("    {} = {}\n", axis, from);
+  const std::vector<InputLayout> layouts = input_layouts(task, inputs);
+  // The inputs whose shapes differ between layouts (their ranks tell the layout), and the params every layout fixes to
+  // values that differ between layouts (bc_layout): their keyword defaults to None, the layout's value.
+  std::vector<std::string> differing;
+  for (const CallArg* a : inputs)
+    if (std::any_of(layouts.begin(), layouts.end(), [&](const InputLayout& l) { return l.shapes.at(a->name) != layouts[0].shapes.at(a->name); }))
+      differing.push_back(a->name);
+  std::set<std::string> layout_params;
+  for (const auto& p : task.params) {
+    std::set<double> values;
+    bool everywhere = layouts.size() > 1;
+    for (const InputLayout& l : layouts) {
+      const auto it = l.fixed.find(p.name);
+      if (it == l.fixed.end()) everywhere = false;
+      else values.insert(it->second);
     }
+    if (everywhere && values.size() > 1) layout_params.insert(p.name);
+  }
+
+  // Axes come from the first required input whose shape names them as a whole dimension, or, where another layout's
+  // shapes give them and this one's do not, from the layout; others are keyword arguments.
+  auto reads_axis = [&](const InputLayout& l, const std::string& axis) -> std::string {
+    for (const CallArg* a : inputs) {
+      const auto& shape = l.shapes.at(a->name);
+      for (size_t k = 0; k < shape.size() && !a->tensor->optional; ++k)
+        if (shape[k] == axis) return fmt::format("{}.shape[{}]", a->name, k);
+    }
+    const auto it = l.fixed.find(axis);
+    return it == l.fixed.end() ? "" : fmt::format("{}", int64_t(it->second));
+  };
+  std::string keywords, scalars, documented_keywords;
+  for (const auto& [axis, description] : task.axes) {
+    if (!reads_axis(layouts[0], axis).empty()) continue;
+    keywords += ", " + axis;
+    scalars += fmt::format("    {0} = _scalar({0}, \"{0}\", int)\n", axis);
+    documented_keywords += fmt::format("        {}: int, {}\n", axis, doc_text(description));
   }
   for (const auto& p : task.params) {
     const char* kind = p.dtype == DType::boolean ? "bool" : (p.dtype == DType::f32 || p.dtype == DType::f64) ? "float" : "int";
+    if (layout_params.count(p.name)) {
+      keywords += fmt::format(", {}=None", p.name);
+      scalars += fmt::format("    {0} = None if {0} is None else _scalar({0}, \"{0}\", {1})\n", p.name, kind);
+      documented_keywords += fmt::format("        {}: {} (default: the value the inputs' shapes go with){}{}\n", p.name, kind,
+                                         p.description.empty() ? "" : ", ", doc_text(p.description));
+      continue;
+    }
     keywords += fmt::format(", {}={}", p.name, python_default(p));
     scalars += fmt::format("    {0} = _scalar({0}, \"{0}\", {1})\n", p.name, kind);
     documented_keywords += fmt::format("        {}: {} (default {}){}{}\n", p.name, kind, python_default(p),
@@ -321,27 +410,76 @@ std::string call_function(const Task& task, const Program& program) {
       documented_keywords += fmt::format("        with_{0}: bool (default False), whether to compute {0}\n", a->name);
     }
 
-  std::string params, conversions, checks, documented_inputs;
+  // Each layout's shapes in words ("B (d, n), C (d, n)"), for the docstring and the error that names none.
+  auto layout_text = [&](const InputLayout& l) {
+    std::string text;
+    for (const auto& name : differing) text += fmt::format("{}{} {}", text.empty() ? "" : ", ", name, shape_text(l.shapes.at(name)));
+    return text;
+  };
+  std::string params, conversions, documented_inputs;
   bool after_optional = false;
   for (const CallArg* a : inputs) {
     after_optional = after_optional || a->tensor->optional;
     params += (params.empty() ? "" : ", ") + a->name + (after_optional ? "=None" : "");
     const std::string dtype = mx_dtype(a->tensor->dtype, a->name);
-    const std::string convert =
-        fmt::format("_tensor({0}, \"{0}\", {1}, \"{2}\")", a->name, a->tensor->shape.size(), declared_shape(*a->tensor));
-    documented_inputs += fmt::format("        {}: {} {}{}{}\n", a->name, dtype.substr(3), declared_shape(*a->tensor),
+    std::set<size_t> ranks;
+    std::vector<std::string> shapes;
+    for (const InputLayout& l : layouts)
+      if (ranks.insert(l.shapes.at(a->name).size()).second) shapes.push_back(shape_text(l.shapes.at(a->name)));
+    const std::string convert = fmt::format("_tensor({0}, \"{0}\", ({1},), \"{2}\")", a->name, fmt::join(ranks, ", "),
+                                            fmt::join(shapes, " or "));
+    documented_inputs += fmt::format("        {}: {} {}{}{}\n", a->name, dtype.substr(3), fmt::join(shapes, " or "),
                                      a->tensor->optional ? ", optional" : "",
                                      a->tensor->description.empty() ? "" : ", " + doc_text(a->tensor->description));
     if (a->tensor->optional) {
       conversions += fmt::format("    has_{0} = {0} is not None\n    {0} = {1} if has_{0} else None\n", a->name, convert);
-      checks += fmt::format("    {0} = _array({0}, \"{0}\", {1}, {2}) if has_{0} else mx.zeros((0,), {1})\n", a->name, dtype,
-                            shape_tuple(*a->tensor, a->name));
     } else {
       if (after_optional) conversions += fmt::format("    if {0} is None:\n        raise TypeError(\"{1}: {0} is required\")\n", a->name, function);
       conversions += fmt::format("    {0} = {1}\n", a->name, convert);
-      checks += fmt::format("    {0} = _array({0}, \"{0}\", {1}, {2})\n", a->name, dtype, shape_tuple(*a->tensor, a->name));
     }
   }
+  // Per layout (one branch where there are several, chosen by the differing inputs' ranks): the sizes, the layout's
+  // params, then each input's shape and dtype.
+  std::string sizes_and_checks;
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    const InputLayout& l = layouts[i];
+    const std::string indent = layouts.size() > 1 ? "        " : "    ";
+    std::string block;
+    for (const auto& [axis, _] : task.axes)
+      if (const std::string from = reads_axis(l, axis); !from.empty()) block += fmt::format("{}{} = {}\n", indent, axis, from);
+    for (const auto& name : layout_params) {
+      const std::string value = python_float(l.fixed.at(name));
+      block += fmt::format("{0}{1} = {2} if {1} is None else {1}\n{0}_require({1} == {2}, \"{1} = {2} with {3}\", dict({1}={1}))\n",
+                           indent, name, value, doc_text(layout_text(l)));
+    }
+    for (const CallArg* a : inputs) {
+      const std::string dtype = mx_dtype(a->tensor->dtype, a->name);
+      const std::string shape = shape_tuple(l.shapes.at(a->name), a->name);
+      if (a->tensor->optional)
+        block += fmt::format("{0}{1} = _array({1}, \"{1}\", {2}, {3}) if has_{1} else mx.zeros((0,), {2})\n", indent, a->name, dtype, shape);
+      else
+        block += fmt::format("{0}{1} = _array({1}, \"{1}\", {2}, {3})\n", indent, a->name, dtype, shape);
+    }
+    if (layouts.size() == 1) {
+      sizes_and_checks = block;
+      break;
+    }
+    std::string ranks, expected;
+    for (const auto& name : differing) {
+      ranks += fmt::format("{}{}.ndim", ranks.empty() ? "" : ", ", name);
+      expected += fmt::format("{}{}", expected.empty() ? "" : ", ", l.shapes.at(name).size());
+    }
+    sizes_and_checks += fmt::format("    {}if ({},) == ({},):\n{}", i ? "el" : "", ranks, expected, block);
+  }
+  if (layouts.size() > 1) {
+    std::vector<std::string> texts;
+    for (const InputLayout& l : layouts) texts.push_back(layout_text(l));
+    std::string got;
+    for (const auto& name : differing) got += fmt::format("{}{} {{tuple({}.shape)}}", got.empty() ? "" : ", ", name, name);
+    sizes_and_checks += fmt::format("    else:\n        raise ValueError(f\"{}: {} have no layout the kernel takes; expected {}\")\n", function,
+                                    got, doc_text(fmt::format("{}", fmt::join(texts, "; or "))));
+  }
+  std::string checks;
   for (const CallArg* a : outputs)
     if (a->tensor->optional) checks += fmt::format("    has_{0} = with_{0}\n", a->name);
   // The task's constraints on sizes and parameters, which the kernel relies on (a head count that another does not
@@ -464,7 +602,7 @@ std::string call_function(const Task& task, const Program& program) {
       function, params, keywords, doc_text(task.description.empty() ? task.name : task.description), returns, documented_inputs,
       "    Keywords:\n" + documented_keywords + "        stream: the MLX stream or device to run on (default None: MLX's default)\n",
       documented_outputs, conversions, scalars,
-      sizes, checks, output_shapes_code, all_empty, returned_empty, calls, returned);
+      sizes_and_checks, checks, output_shapes_code, all_empty, returned_empty, calls, returned);
 }
 
 void require_mlx_lm_interface(const Task& task) {

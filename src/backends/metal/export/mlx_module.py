@@ -18,13 +18,13 @@ import mlx.core as mx
 
 _INT32_MAX = 2**31 - 1
 
-{{KERNELS}}def _tensor(value, name, ndim, declared):
+{{KERNELS}}def _tensor(value, name, ndims, declared):
     if value is None:
         raise TypeError(f"{{FUNCTION}}: {name} is required")
     value = value if isinstance(value, mx.array) else mx.array(value)
     if value.dtype == mx.complex64:
         raise TypeError(f"{{FUNCTION}}: {name} is complex; the kernel takes real numbers")
-    if value.ndim != ndim:
+    if value.ndim not in ndims:
         raise ValueError(f"{{FUNCTION}}: {name} has shape {tuple(value.shape)}, expected {declared}")
     return value
 

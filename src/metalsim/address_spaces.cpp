@@ -92,6 +92,9 @@ struct Declared {
   Symbols program;
   std::map<std::string, std::optional<Signature>> functions;
   std::map<std::string, std::optional<std::vector<Param>>> structs;
+  // Each struct's methods defined in its body, with the spaces of the objects each may be called on: the one written
+  // after its parameter list (`float sum() const threadgroup`), thread where none is; one set per name (overloads).
+  std::map<std::string, std::map<std::string, std::set<AddressSpace>>> methods;
 };
 
 class Checker {
@@ -526,6 +529,8 @@ class Checker {
         // An aggregate's members, in order, for the brace lists that build it: only a plain struct's (no base, no
         // template, not nested), whose members are no arrays or structs (braces may be elided for those).
         struct_name_.clear();
+        const std::string outer_record = record_name_;
+        if (record) record_name_ = ident(i + 1) ? t_[i + 1].text : std::string();
         if (record && ident(i + 1)) {
           const std::string name = t_[i + 1].text;
           const bool plain = !outer && is(i + 2, "{") && template_names_.empty() && !is(i, "union");
@@ -536,6 +541,7 @@ class Checker {
         walk(q + 1, c, false);
         in_struct_ = outer;
         struct_name_ = outer_name;
+        record_name_ = outer_record;
       }
       return is(c + 1, ";") ? c + 2 : c + 1;
     }
@@ -549,8 +555,12 @@ class Checker {
       if (ident(name) && !not_type_names().count(t_[name].text) && is(name + 1, "(")) {
         const std::size_t close = closing(name + 1);
         std::size_t body = close == npos ? to : close + 1;
-        while (body < to && (is(body, "const") || is(body, "thread") || is(body, "device"))) ++body;
+        std::optional<AddressSpace> this_space;
+        for (; body < to && (is(body, "const") || space_keyword(t_[body].text)); ++body)
+          if (auto space = space_keyword(t_[body].text)) this_space = space;
         if (body < to && is(body, "{") && closing(body) != npos) {
+          if (in_struct_ && !record_name_.empty())
+            declared_->methods[record_name_][t_[name].text].insert(this_space.value_or(AddressSpace::thread));
           const Param result{stars == 1, stars == 1 || (reference && stars == 0) ? declared_space(*type, true)
                                                                                 : std::nullopt,
                              t_[name].text};
@@ -732,7 +742,7 @@ class Checker {
     const std::optional<AddressSpace> space = declared_space(type, local);
     if (!space) return std::nullopt;
     if (d.stars == 1) return Symbol{Symbol::What::pointer, *space};
-    return Symbol{d.array ? Symbol::What::array : Symbol::What::object, *space, d.array ? std::string() : type.name};
+    return Symbol{d.array ? Symbol::What::array : Symbol::What::object, *space, type.name};
   }
 
   // The declarators of a declaration whose type ends at type.end, up to its ';' at `end`: each declared, and its
@@ -846,6 +856,7 @@ class Checker {
       if (!ident(q) || (q > a && (is(q - 1, ".") || is(q - 1, "->") || is(q - 1, "::")))) continue;
       const bool after_operand = q > a && (is(q - 1, "*") || is(q - 1, "&") || is(q - 1, "]") || is(q - 1, ")"));
       if (is(q + 1, ".") && ident(q + 2) && is(q + 3, "=") && !after_operand) member_assignment(q, b);
+      if (!after_operand) method_call(q);
       const bool assigned = is(q + 1, "=") && !after_operand;
       if (assigned) {
         const auto s = lookup(t_[q].text);
@@ -878,6 +889,24 @@ class Checker {
                           "' to " + space_name(*chosen) + " memory, '" + text(colon + 1, end) + "' to " +
                           space_name(*otherwise) + " memory; Metal converts no pointer between address spaces " +
                           "(choose between the values, or branch with if)");
+  }
+
+  // `obj.m(...)` or `objs[i].m(...)` for an object in threadgroup, device or constant memory: the method must be
+  // declared for that space (`this` is a pointer into it; Metal converts no pointer between spaces).
+  void method_call(std::size_t q) {
+    const std::size_t dot = is(q + 1, "[") ? closing(q + 1) + 1 : q + 1;
+    if (dot == npos + 1 || !is(dot, ".") || !ident(dot + 1) || !is(dot + 2, "(")) return;
+    const auto s = lookup(t_[q].text);
+    if (!s || s->type.empty() || s->what == Symbol::What::pointer || s->space == AddressSpace::thread) return;
+    if ((s->what == Symbol::What::array) != is(q + 1, "[")) return;
+    const auto type = declared_->methods.find(s->type);
+    if (type == declared_->methods.end()) return;
+    const auto method = type->second.find(t_[dot + 1].text);
+    if (method == type->second.end() || method->second.count(s->space)) return;
+    error(q, "'" + text(q, dot) + "' is in " + space_name(s->space) + " memory, but '" + s->type + "::" + method->first +
+                 "' is declared for thread objects only: its 'this' would point to " + space_name(s->space) +
+                 " memory, and Metal converts no pointer between address spaces (declare an overload with '" +
+                 space_name(s->space) + "' after its parameter list, or copy the object to a local)");
   }
 
   // `p.x = value` for an object p of a plain struct: the member's space against the value's.
@@ -953,6 +982,7 @@ class Checker {
   Param result_;  // what the function being read returns: a pointer or reference and its space, if known
   bool in_struct_ = false;
   std::string struct_name_;  // the plain struct whose members are being read
+  std::string record_name_;  // the struct, class or union whose body is being read (its methods are recorded)
 };
 
 }  // namespace

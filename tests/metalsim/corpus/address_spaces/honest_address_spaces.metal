@@ -1,7 +1,7 @@
 // expect: passes
 // Every conversion here stays in one address space: spaces written out, deduced by auto or by a template parameter,
-// thread pointers to thread memory, casts that keep the space, conditionals between pointers into one space; a name
-// declared with two spaces is left alone.
+// thread pointers to thread memory, casts that keep the space, conditionals between pointers into one space, methods
+// declared for the space of the objects they are called on; a name declared with two spaces is left alone.
 constant float kTwo[1] = {2.0f};
 template <typename T> inline T first(T* x) { return x[0]; }
 template <int K, typename P> inline float scaled_first(P x) { return K * x[0]; }
@@ -10,6 +10,13 @@ inline float from_device(const device float* x, int k) { return x[k]; }
 inline void add_into(thread float& acc, float v) { acc += v; }
 inline float sum2(const float* x) { const float* y = x; return y[0] + y[1]; }
 inline const device float* shifted(const device float* x, uint k) { return x + k; }
+struct Tally {
+  float total;
+  void add(float v) threadgroup { total += v; }
+  float get() const constant { return total; }
+  float doubled() const { return 2 * total; }
+};
+constant Tally kTally[1] = {{1.0f}};
 struct Cursor {
   device float* p;
   float get() const { return p[0]; }
@@ -43,5 +50,11 @@ Cursor d = {o + i};
 { const float* q = local; acc += q[0] - local[0]; }
 acc += tile_half[i % 8] - tile[i] + either[0] - a[i] + either_local[0] * 0;
 float check = quads[i / 4][i % 4] + pairs[i / 2][i % 2] + cp[0] + tile[i] - 3 * a[i] + sum2(local) - 2 * a[i];
-out = two[0] * a[i] + acc + check * 0;
+threadgroup Tally shared_tally;
+Tally own{a[i]};
+if (i == 0) {
+  shared_tally.total = 0.0f;
+  shared_tally.add(kTally[0].get() - 1.0f);
+}
+out = two[0] * a[i] + acc + check * 0 + (own.doubled() - 2 * a[i]);
 also_out = out + c.get() - d.get();

@@ -86,8 +86,9 @@ struct Signature {
   Param result;
 };
 // What the header declares for the body (and itself): program-scope names; functions by name (nullopt for
-// methods and overloads, whose calls are not checked; a template's parameters of dependent type have no space); plain structs' members in order (nullopt where
-// brace lists are not followed: bases, constructors, templates, array or struct members, one name defined twice).
+// methods and overloads, whose calls are not checked; a template's parameters of dependent type have no space); plain
+// structs' members in order (nullopt where brace lists are not followed: bases, constructors, templates, array or
+// struct members, one name defined twice).
 struct Declared {
   Symbols program;
   std::map<std::string, std::optional<Signature>> functions;
@@ -894,8 +895,10 @@ class Checker {
   // `obj.m(...)` or `objs[i].m(...)` for an object in threadgroup, device or constant memory: the method must be
   // declared for that space (`this` is a pointer into it; Metal converts no pointer between spaces).
   void method_call(std::size_t q) {
-    const std::size_t dot = is(q + 1, "[") ? closing(q + 1) + 1 : q + 1;
-    if (dot == npos + 1 || !is(dot, ".") || !ident(dot + 1) || !is(dot + 2, "(")) return;
+    const std::size_t bracket = is(q + 1, "[") ? closing(q + 1) : q;
+    if (bracket == npos) return;
+    const std::size_t dot = bracket + 1;
+    if (!is(dot, ".") || !ident(dot + 1) || !is(dot + 2, "(")) return;
     const auto s = lookup(t_[q].text);
     if (!s || s->type.empty() || s->what == Symbol::What::pointer || s->space == AddressSpace::thread) return;
     if ((s->what == Symbol::What::array) != is(q + 1, "[")) return;

@@ -249,7 +249,7 @@ std::string shape_text(const std::vector<std::string>& shape) {
 struct InputLayout {
   std::map<std::string, std::vector<std::string>> shapes;  // every input's shape in this layout
   std::map<std::string, double> fixed;  // axes no input shape gives here, and params: their one value in its workloads
-  std::vector<const tasks::Workload*> workloads;
+  std::vector<std::map<std::string, double>> bindings;  // of its workloads: axes and params
 };
 
 // The task's input layouts; one (the declared shapes) where its workloads override no input's shape, or where the
@@ -264,7 +264,7 @@ std::vector<InputLayout> input_layouts(const Task& task, const std::vector<const
       if (l.shapes.count(name)) l.shapes[name] = shape;
     auto same = std::find_if(layouts.begin(), layouts.end(), [&](const InputLayout& o) { return o.shapes == l.shapes; });
     if (same == layouts.end()) same = layouts.insert(layouts.end(), l);
-    same->workloads.push_back(&w);
+    same->bindings.push_back(task.bindings(w));
   }
   if (layouts.size() < 2) return {declared};
   std::set<std::vector<size_t>> ranks;
@@ -283,7 +283,7 @@ std::vector<InputLayout> input_layouts(const Task& task, const std::vector<const
   for (InputLayout& l : layouts) {
     auto one_value = [&](const std::string& name, double& value) {
       std::set<double> values;
-      for (const tasks::Workload* w : l.workloads) values.insert(task.bindings(*w).at(name));
+      for (const auto& b : l.bindings) values.insert(b.at(name));
       value = *values.begin();
       return values.size() == 1;
     };

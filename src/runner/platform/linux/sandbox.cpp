@@ -190,6 +190,34 @@ void load_program(const Program& body, bool all_threads) {
     throw std::runtime_error(std::string("cannot load a seccomp program: ") + std::strerror(errno));
 }
 
+// One line of /proc/self/maps: the mapping, its permissions ("rw-p"), the file's device and inode (0 where anonymous)
+// and its path or name ("[vdso]"; empty where anonymous). None where the file cannot be read.
+struct Mapping {
+  uint64_t begin = 0, end = 0;
+  std::string perms, path;
+  unsigned long major = 0, minor = 0;
+  uint64_t inode = 0;
+};
+std::vector<Mapping> process_mappings() {
+  std::ifstream maps("/proc/self/maps");
+  std::vector<Mapping> out;
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream fields(line);
+    std::string span, offset, device;
+    Mapping m;
+    fields >> span >> m.perms >> offset >> device >> m.inode;
+    std::getline(fields >> std::ws, m.path);
+    const size_t dash = span.find('-'), colon = device.find(':');
+    if (dash == std::string::npos || colon == std::string::npos || m.perms.size() < 2) continue;
+    m.begin = std::stoull(span.substr(0, dash), nullptr, 16);
+    m.end = std::stoull(span.substr(dash + 1), nullptr, 16);
+    m.major = std::stoul(device.substr(0, colon), nullptr, 16);
+    m.minor = std::stoul(device.substr(colon + 1), nullptr, 16);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 // The pages of every loaded object (the runner, its libraries, the candidate), of the vDSO and of the
 // kernel's clock data the vDSO reads: what a candidate would remap or unprotect to hook the clock.
 std::vector<AddressRange> loaded_images() {
@@ -208,12 +236,8 @@ std::vector<AddressRange> loaded_images() {
         return 0;
       },
       &ranges);
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);)
-    if (line.find("[vvar") != std::string::npos || line.find("[vdso]") != std::string::npos) {
-      const size_t dash = line.find('-');
-      ranges.push_back({std::stoull(line.substr(0, dash), nullptr, 16), std::stoull(line.substr(dash + 1), nullptr, 16)});
-    }
+  for (const Mapping& m : process_mappings())
+    if (m.path.rfind("[vvar", 0) == 0 || m.path == "[vdso]") ranges.push_back({m.begin, m.end});
   for (auto& r : ranges) {
     r.begin &= ~(page - 1);
     r.end = (r.end + page - 1) & ~(page - 1);
@@ -419,27 +443,15 @@ namespace {
 std::vector<MemoryRange> writable_mappings_of(const std::string& library) {
   struct stat file {};
   if (stat(library.c_str(), &file) != 0) throw std::runtime_error("cannot stat the loaded library " + library);
-  std::ifstream maps("/proc/self/maps");
-  if (!maps) throw std::runtime_error("cannot read /proc/self/maps");
+  const std::vector<Mapping> mappings = process_mappings();
+  if (mappings.empty()) throw std::runtime_error("cannot read /proc/self/maps");
   std::vector<MemoryRange> mine;
-  for (std::string line; std::getline(maps, line);) {
-    std::istringstream fields(line);
-    std::string span, perms, offset, device;
-    uint64_t inode = 0;
-    std::string path;
-    fields >> span >> perms >> offset >> device >> inode;
-    std::getline(fields >> std::ws, path);
-    const size_t dash = span.find('-'), colon = device.find(':');
-    if (dash == std::string::npos || colon == std::string::npos || perms.size() < 2) continue;
-    const MemoryRange range{std::stoull(span.substr(0, dash), nullptr, 16), std::stoull(span.substr(dash + 1), nullptr, 16)};
-    const bool of_file = inode == file.st_ino && std::stoul(device.substr(0, colon), nullptr, 16) == major(file.st_dev) &&
-                         std::stoul(device.substr(colon + 1), nullptr, 16) == minor(file.st_dev);
-    const bool continues = inode == 0 && path.empty() && !mine.empty() && mine.back().end == range.begin;
-    if (of_file || continues) {
-      if (perms[1] != 'w') continue;
-      if (!mine.empty() && mine.back().end == range.begin) mine.back().end = range.end;
-      else mine.push_back(range);
-    }
+  for (const Mapping& m : mappings) {
+    const bool of_file = m.inode == file.st_ino && m.major == major(file.st_dev) && m.minor == minor(file.st_dev);
+    const bool continues = m.inode == 0 && m.path.empty() && !mine.empty() && mine.back().end == m.begin;
+    if ((!of_file && !continues) || m.perms[1] != 'w') continue;
+    if (!mine.empty() && mine.back().end == m.begin) mine.back().end = m.end;
+    else mine.push_back({m.begin, m.end});
   }
   return mine;
 }

@@ -52,13 +52,15 @@ TEST(MlxExport, TernaryLogicAndFunctionsBecomePython) {
   EXPECT_EQ(python_expression("rows > 4 ? 64 : 32"), "(64 if (rows > 4) else 32)");
   EXPECT_EQ(python_expression("a && b || c == 0"), "int(bool(int(bool(a) and bool(b))) or bool((c == 0)))");
   EXPECT_EQ(python_expression("x <= 2 ? (y >= 3 ? 1 : 2) : 3"), "(((1 if (y >= 3) else 2)) if (x <= 2) else 3)");
-  EXPECT_EQ(python_expression("rint(x / 8 - 0.5)"), "math.floor(((x / 8) - 0.5) + 0.5)");
+  EXPECT_EQ(python_expression("rint(x / 8 - 0.5)"), "_floor(((x / 8) - 0.5) + 0.5)");
 }
 
 TEST(MlxExport, MinMaxAndErrors) {
   EXPECT_EQ(python_expression("min(cols, 1024)"), "min(cols, 1024)");
   EXPECT_EQ(python_expression("max(1, d / 32) * 32"), "(max(1, (d / 32)) * 32)");
-  EXPECT_EQ(python_expression("16 * ceil(n / 16)"), "(16 * math.ceil((n / 16)))");
+  EXPECT_EQ(python_expression("16 * ceil(n / 16)"), "(16 * _ceil((n / 16)))");
+  // a divisor that may be zero: the task parser's inf or nan, not Python's ZeroDivisionError
+  EXPECT_EQ(python_expression("floor(hq / hkv) * hkv"), "(_floor(_divide(hq, hkv)) * hkv)");
   EXPECT_THROW(python_expression("trunc(x)"), ksearch::Error);  // not one of the task parser's functions either
   EXPECT_THROW(python_expression("rint(x, 2)"), ksearch::Error);
   EXPECT_THROW(python_expression("(a"), ksearch::Error);
@@ -66,7 +68,7 @@ TEST(MlxExport, MinMaxAndErrors) {
 }
 
 // Every function and operator of the task files' expressions (muparser's) gives in Python the value the task
-// parser gives, halves and negative values included.
+// parser gives, halves, negative values and division by zero (inf, nan) included.
 TEST(MlxExport, ExpressionsEvaluateInPythonAsInTheTaskParser) {
   const std::map<std::string, double> values = {{"rows", 7}, {"cols", 300}, {"h", -2.5}, {"z", 0}};
   const std::vector<std::string> expressions = {
@@ -75,8 +77,9 @@ TEST(MlxExport, ExpressionsEvaluateInPythonAsInTheTaskParser) {
       "sin(h) + cos(h) + tan(h) + asin(0.5) + acos(0.5) + atan(h) + atan2(h, rows)",
       "sinh(h) + cosh(h) + tanh(h) + asinh(h) + acosh(rows) + atanh(0.5)", "_pi * _e", "2 ^ 3 ^ 2", "-2 ^ 2",
       "rows && cols", "z || cols", "(rows > 4 && cols < 100) + (rows != 7 || z == 0) * 10", "z ? 1 : rows >= 7 ? 2 : 3",
-      "min(rows, cols, h) * max(rows, cols) / 3", "floor(h) + ceil(h) + 16 * ceil(cols / 16) + floor(cols / 7)"};
-  std::string program = "import math\n";
+      "min(rows, cols, h) * max(rows, cols) / 3", "floor(h) + ceil(h) + 16 * ceil(cols / 16) + floor(cols / 7)",
+      "floor(rows / z) * z == rows", "(cols / z > 1e300) + (-cols / z < -1e300) + (z / z != z / z) + (ceil(h / z) < 0)"};
+  std::string program = "import math\n" + ksearch::metal::python_expression_helpers();
   for (const auto& [name, value] : values) program += fmt::format("{} = {}\n", name, value);
   for (const auto& e : expressions) program += fmt::format("print(repr(float({})))\n", python_expression(e));
   const auto out = run_python(program);

@@ -5,6 +5,7 @@ and match the reference: a softmax against numpy, a two-kernel softmax with a sc
 per-step loop, and the mlx-lm drop-in applied to a tiny random mlx-lm Mamba model gives the
 unpatched model's logits, for a prompt and for decoding after it."""
 import importlib.util
+import inspect
 import os
 import subprocess
 import sys
@@ -16,7 +17,8 @@ import pytest
 import metalsim_mlx
 
 KSEARCH = os.environ.get("KSEARCH_EXECUTABLE", "")
-TEST_TASKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "metal", "tasks")
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TEST_TASKS = os.path.join(REPOSITORY, "tests", "metal", "tasks")
 
 
 def ksearch(*args, **kwargs):
@@ -26,8 +28,9 @@ def ksearch(*args, **kwargs):
 
 
 def exported(tmp_path_factory, task, fmt):
-    """Runs one round of the built-in search on a tiny metal task and exports its best kernel."""
-    root = tmp_path_factory.mktemp(f"{task}-{fmt}")
+    """Runs one round of the built-in search on a tiny metal task (a name in tests/metal/tasks or a task file's path)
+    and exports its best kernel."""
+    root = tmp_path_factory.mktemp(f"{os.path.basename(task)}-{fmt}")
     run = ksearch("run", "--task", os.path.join(TEST_TASKS, task), "--backend", "metal", "--rounds", "1",
                   "--out", str(root / "run"))
     assert run.returncode == 0, run.stdout + run.stderr
@@ -49,6 +52,84 @@ def metalsim():
 @pytest.fixture(scope="module")
 def softmax_module(tmp_path_factory):
     return exported(tmp_path_factory, "tiny_softmax", "mlx")
+
+
+# A small rmsnorm: a float parameter the kernel takes (eps), one that only draws the workloads' inputs (x_std), and a
+# description ending in a period.
+TINY_RMSNORM = """
+[task]
+name = "tiny_rmsnorm"
+description = "Row-wise RMS normalization with a weight, small sizes."
+
+[axes]
+rows = "rows"
+cols = "row length"
+
+[[params]]
+name = "eps"
+dtype = "f32"
+default = 1e-6
+description = "added to the mean square"
+
+[[params]]
+name = "x_std"
+dtype = "f32"
+default = 2.0
+description = "the inputs' standard deviation"
+
+[[inputs]]
+name = "x"
+dtype = "f32"
+shape = ["rows", "cols"]
+dist = {{ kind = "normal", mean = 0.0, std = "x_std" }}
+
+[[inputs]]
+name = "weight"
+dtype = "f32"
+shape = ["cols"]
+dist = {{ kind = "uniform", lo = 0.5, hi = 1.5 }}
+
+[[outputs]]
+name = "y"
+dtype = "f32"
+shape = ["rows", "cols"]
+
+[tolerance]
+f32 = {{ rtol = 1e-4, atol = 1e-6 }}
+
+[cost]
+flops = "4 * rows * cols"
+bytes = "4 * (2 * rows * cols + cols)"
+
+[[workloads]]
+name = "r5_c37"
+axes = {{ rows = 5, cols = 37 }}
+
+[[workloads]]
+name = "r3_c100_eps1e-2"
+axes = {{ rows = 3, cols = 100 }}
+params = {{ eps = 1e-2, x_std = 20.0 }}
+
+[[workloads]]
+name = "held_r4_c9"
+axes = {{ rows = 4, cols = 9 }}
+held_out = true
+
+[entry.metal]
+function = "rmsnorm"
+args = ["x", "weight", "y", "rows", "cols", "eps"]
+seed = "{repository}/tasks/rmsnorm/seeds/metal.metal"
+
+[reference]
+source = "{repository}/tasks/rmsnorm/reference.cpp"
+"""
+
+
+@pytest.fixture(scope="module")
+def rmsnorm_module(tmp_path_factory):
+    task = tmp_path_factory.mktemp("tiny_rmsnorm_task") / "task.toml"
+    task.write_text(TINY_RMSNORM.format(repository=REPOSITORY))
+    return exported(tmp_path_factory, str(task), "mlx")
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +209,51 @@ def test_module_checks_arguments_before_any_launch(softmax_module):
     # no element to compute: empty outputs of the right shape and dtype, no launch (a grid needs a thread)
     y = module.softmax(mx.zeros((0, 8)))
     assert y.shape == (0, 8) and y.dtype == mx.float32
+
+
+def softmax_reference(x):
+    x = np.asarray(x, np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+# How MLX users pass arrays: numpy's float64 and ints, views of other arrays; what is no array or no stream fails naming
+# the argument instead of with MLX's message about its own call.
+def test_module_takes_what_mlx_users_pass(softmax_module):
+    module, _ = softmax_module
+    x = np.random.default_rng(2).normal(size=(12, 40))
+    for given, values in [(x, x), (mx.array(x.astype(np.float32)).T.T[::2, 1::3], x[::2, 1::3]),
+                          (mx.array(x.T.astype(np.float32)).T, x), ([[1, 2, 3], [4, 5, 6]], [[1, 2, 3], [4, 5, 6]])]:
+        np.testing.assert_allclose(np.array(module.softmax(given)), softmax_reference(values), rtol=1e-4, atol=1e-7)
+    for stream in [mx.gpu, mx.Device(mx.gpu), mx.default_stream(mx.default_device())]:
+        module.softmax(x, stream=stream)
+    with pytest.raises(TypeError, match="softmax: stream must be None, an mx.Stream or an mx.Device, got str"):
+        module.softmax(x, stream="gpu")
+    with pytest.raises(ValueError, match="softmax: x is not an array of numbers: Invalid type str"):
+        module.softmax("logits")
+    with pytest.raises(ValueError, match="softmax: x is not an array of numbers: .*non-uniform length"):
+        module.softmax([[1.0, 2.0], [3.0]])
+
+
+# A parameter that only draws the workloads' inputs (x_std here, softmax's shift, attention's q_std) is no argument: the
+# kernel never reads it. A float the kernel takes must fit its float32 argument; a scalar is any real number.
+def test_module_keywords_are_what_the_kernel_reads(rmsnorm_module):
+    module, text = rmsnorm_module
+    assert str(inspect.signature(module.rmsnorm)) == "(x, weight, *, stream=None, eps=1e-06)"
+    assert "x_std" not in module.rmsnorm.__doc__
+    assert module.rmsnorm.__doc__.startswith("Row-wise RMS normalization with a weight, small sizes: returns y.\n")
+    rng = np.random.default_rng(3)
+    x, weight = rng.normal(size=(3, 20)).astype(np.float32), rng.uniform(0.5, 1.5, size=20).astype(np.float32)
+    for eps in [1, np.float32(0.5), np.float64(0.5), mx.array(0.5), mx.array(1, dtype=mx.int32), np.array(0.5)]:
+        value = float(np.asarray(eps)) if not isinstance(eps, mx.array) else eps.item()
+        expected = x / np.sqrt((x.astype(np.float64) ** 2).mean(axis=1, keepdims=True) + value) * weight
+        np.testing.assert_allclose(np.array(module.rmsnorm(x, weight, eps=eps)), expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match=r"rmsnorm: eps = 1e\+300 does not fit the kernel's float32 argument"):
+        module.rmsnorm(x, weight, eps=1e300)
+    with pytest.raises(ValueError, match="rmsnorm: eps = 1000.* is too large for a float"):
+        module.rmsnorm(x, weight, eps=10**400)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'x_std'"):
+        module.rmsnorm(x, weight, x_std=2.0)
 
 
 def test_multi_kernel_module_returns_empty_rows(multi_kernel_module):
@@ -238,6 +364,30 @@ def test_scan_module_takes_both_b_c_layouts(scan_module):
                                          r"or B \(d, n\), C \(d, n\)"):
         module.selective_scan(*fixed[:3], np.zeros((b, 1, n, l)), fixed[4])
     assert "B: float32 (b, g, n, l) or (d, n)" in text
+
+
+# Sizes and scalars the kernel cannot take are ValueErrors naming them, also where Python's own arithmetic would raise
+# something else (a zero group count divides d; an infinite delta_softplus has no int); with_<output> is a bool.
+def test_scan_module_refuses_sizes_and_scalars_it_cannot_take(scan_module):
+    module, _ = scan_module
+    b, d, l, n = 1, 4, 5, 3
+    u, delta, A = np.ones((b, d, l), np.float32), np.full((b, d, l), 0.05, np.float32), -np.ones((d, n), np.float32)
+    B = C = np.ones((b, 1, n, l), np.float32)
+    with pytest.raises(ValueError, match="selective_scan: the kernel needs g dividing d, but d = 4, g = 0"):
+        module.selective_scan(u, delta, A, np.ones((b, 0, n, l)), np.ones((b, 0, n, l)))
+    for value in [float("inf"), float("nan")]:
+        with pytest.raises(ValueError, match=f"selective_scan: delta_softplus = {value} is not an integer"):
+            module.selective_scan(u, delta, A, B, C, delta_softplus=value)
+    y, state = module.selective_scan(u, delta, A, B, C)
+    assert state is None
+    for flag in [True, 1, np.bool_(True), mx.array(True)]:
+        given, state = module.selective_scan(u, delta, A, B, C, with_last_state=flag)
+        assert state.shape == (b, d, n)
+        np.testing.assert_array_equal(np.array(given), np.array(y))
+    with pytest.raises(TypeError, match="selective_scan: with_last_state must be True or False, got str"):
+        module.selective_scan(u, delta, A, B, C, with_last_state="yes")
+    with pytest.raises(ValueError, match="selective_scan: with_last_state must be True or False, got 2"):
+        module.selective_scan(u, delta, A, B, C, with_last_state=2)
 
 
 def tiny_mamba():

@@ -30,6 +30,7 @@ namespace ksearch::metal {
 extern const char* const kMlxModuleTemplate;
 extern const char* const kMlxKernelTemplate;
 extern const char* const kMlxLmPatchTemplate;
+extern const char* const kMlxExpressionHelpers;
 
 namespace {
 
@@ -113,9 +114,16 @@ class PythonExpression {
     std::string out = unary();
     for (;;) {
       if (accept("*")) out = "(" + out + " * " + unary() + ")";
-      else if (accept("/")) out = "(" + out + " / " + unary() + ")";
+      else if (accept("/")) out = quotient(out, unary());
       else return out;
     }
+  }
+  // Division by a size may meet a zero one: _divide gives the parser's inf or nan where Python would raise.
+  static std::string quotient(const std::string& numerator, const std::string& denominator) {
+    char* end = nullptr;
+    const double literal = std::strtod(denominator.c_str(), &end);
+    if (!denominator.empty() && *end == '\0' && literal != 0) return "(" + numerator + " / " + denominator + ")";
+    return "_divide(" + numerator + ", " + denominator + ")";
   }
   std::string unary() {
     if (accept("-")) return "(-" + unary() + ")";
@@ -153,7 +161,8 @@ class PythonExpression {
   }
 
   // muparser's built-in functions and the floor and ceil tasks/expr.cpp adds, each as the Python that gives the same
-  // value: rint rounds halves up (floor(x + 0.5)), sign gives -1, 0 or 1, sum and avg take any number of arguments.
+  // value: rint rounds halves up (floor(x + 0.5)), sign gives -1, 0 or 1, sum and avg take any number of arguments;
+  // floor and ceil keep an infinite or NaN value (_floor, _ceil), where math's raise.
   std::string call(const std::string& name, const std::vector<std::string>& args) {
     const std::string joined = fmt::format("{}", fmt::join(args, ", "));
     auto arity = [&](size_t n) {
@@ -162,13 +171,14 @@ class PythonExpression {
     if (name == "min" || name == "max") return name + "(" + joined + ")";
     if (name == "sum") return "(" + fmt::format("{}", fmt::join(args, " + ")) + ")";
     if (name == "avg") return fmt::format("(({}) / {})", fmt::join(args, " + "), args.size());
-    if (name == "rint") return arity(1), "math.floor(" + args[0] + " + 0.5)";
+    if (name == "rint") return arity(1), "_floor(" + args[0] + " + 0.5)";
+    if (name == "floor" || name == "ceil") return arity(1), "_" + name + "(" + args[0] + ")";
     if (name == "abs") return arity(1), "abs(" + args[0] + ")";
     if (name == "sign") return arity(1), "((" + args[0] + " > 0) - (" + args[0] + " < 0))";
     if (name == "ln") return arity(1), "math.log(" + args[0] + ")";
     static const std::set<std::string> one_argument = {"sin",   "cos",   "tan",   "asin", "acos", "atan",
                                                       "sinh",  "cosh",  "tanh",  "asinh", "acosh", "atanh",
-                                                      "log2",  "log10", "log",   "exp",  "sqrt", "floor", "ceil"};
+                                                      "log2",  "log10", "log",   "exp",  "sqrt"};
     if (one_argument.count(name)) return arity(1), "math." + name + "(" + args[0] + ")";
     if (name == "atan2") return arity(2), "math.atan2(" + joined + ")";
     fail("function '" + name + "' is not supported");
@@ -333,6 +343,35 @@ std::string doc_text(std::string text) {
 // The declared shape of a tensor as text, for messages and the docstring: "(rows, cols)".
 std::string declared_shape(const TensorSpec& t) { return shape_text(t.shape); }
 
+// The names the module's kernel calls read: the kernels' arguments and what the task's constraints, the inputs' and
+// outputs' shapes, the scratch buffers and the kernels' directives compute from. A task parameter outside them only
+// draws the workloads' inputs (softmax's shift, attention's q_std) and is no argument of the function.
+std::set<std::string> names_the_calls_read(const Task& task, const Program& program, const std::vector<InputLayout>& layouts) {
+  std::set<std::string> names;
+  auto read = [&](const std::string& expression) {
+    const std::set<std::string> found = tasks::expression_names(expression);
+    names.insert(found.begin(), found.end());
+  };
+  for (const auto& a : call_layout(task, "metal").args) {
+    names.insert(a.name);
+    if (a.is_output)
+      for (const auto& d : a.tensor->shape) read(d);
+  }
+  for (const InputLayout& l : layouts)
+    for (const auto& [_, shape] : l.shapes)
+      for (const auto& d : shape) read(d);
+  for (const Constraint& c : task.constraints) read(c.check);
+  for (const auto& b : program.scratch)
+    for (const auto& d : b.shape) read(d);
+  for (const Candidate& k : program.kernels) {
+    for (const auto& d : k.grid) read(d);
+    for (const auto& d : k.threadgroup) read(d);
+    for (const auto& t : k.templates) read(t.value);
+    if (k.init_value) read(*k.init_value);
+  }
+  return names;
+}
+
 // A task parameter's default as Python.
 std::string python_default(const ParamSpec& p) {
   if (p.dtype == DType::boolean) return p.default_value != 0 ? "True" : "False";
@@ -384,6 +423,7 @@ std::string call_function(const Task& task, const Program& program) {
     return it == l.fixed.end() ? "" : fmt::format("{}", int64_t(it->second));
   };
   std::string keywords, scalars, documented_keywords;
+  const std::set<std::string> read = names_the_calls_read(task, program, layouts);
   for (const auto& [axis, description] : task.axes) {
     if (!reads_axis(layouts[0], axis).empty()) continue;
     keywords += ", " + axis;
@@ -391,6 +431,7 @@ std::string call_function(const Task& task, const Program& program) {
     documented_keywords += fmt::format("        {}: int, {}\n", axis, doc_text(description));
   }
   for (const auto& p : task.params) {
+    if (!read.count(p.name)) continue;
     const char* kind = p.dtype == DType::boolean ? "bool" : (p.dtype == DType::f32 || p.dtype == DType::f64) ? "float" : "int";
     if (layout_params.count(p.name)) {
       keywords += fmt::format(", {}=None", p.name);
@@ -481,7 +522,7 @@ std::string call_function(const Task& task, const Program& program) {
   }
   std::string checks;
   for (const CallArg* a : outputs)
-    if (a->tensor->optional) checks += fmt::format("    has_{0} = with_{0}\n", a->name);
+    if (a->tensor->optional) checks += fmt::format("    has_{0} = _scalar(with_{0}, \"with_{0}\", bool)\n", a->name);
   // The task's constraints on sizes and parameters, which the kernel relies on (a head count that another does not
   // divide would read the wrong heads, silently).
   for (const Constraint& c : task.constraints) {
@@ -510,7 +551,7 @@ std::string call_function(const Task& task, const Program& program) {
       continue;
     }
     const ParamSpec* p = task.find_param(a.name);
-    if (a.kind == CallArg::Kind::floating) argument[a.name] = fmt::format("mx.array({}, dtype=mx.float32)", a.name);
+    if (a.kind == CallArg::Kind::floating) argument[a.name] = fmt::format("_float32({0}, \"{0}\")", a.name);
     else if (p && p->dtype == DType::boolean) argument[a.name] = fmt::format("mx.array({}, dtype=mx.bool_)", a.name);
     else argument[a.name] = fmt::format("_int32({0}, \"{0}\")", a.name);
   }
@@ -584,6 +625,9 @@ std::string call_function(const Task& task, const Program& program) {
   std::vector<std::string> output_names;
   for (const CallArg* a : outputs) output_names.push_back(a->name);
   const std::string returns = outputs.size() == 1 ? output_names[0] : "(" + fmt::format("{}", fmt::join(output_names, ", ")) + ")";
+  // The docstring's first line, "<description>: returns y.", without the description's own closing period.
+  std::string summary = doc_text(task.description.empty() ? task.name : task.description);
+  if (!summary.empty() && summary.back() == '.') summary.pop_back();
   return fmt::format(
       "def {0}({1}, *, stream=None{2}):\n"
       "    \"\"\"{3}: returns {4}.\n"
@@ -594,12 +638,13 @@ std::string call_function(const Task& task, const Program& program) {
       "    Returns (always these dtypes, whatever the inputs' dtypes):\n"
       "{7}"
       "    \"\"\"\n"
+      "    _stream(stream)\n"
       "{8}{9}{10}{11}{12}"
       "    if {13}:\n"
       "        return {14}\n"
       "{15}"
       "    return {16}\n",
-      function, params, keywords, doc_text(task.description.empty() ? task.name : task.description), returns, documented_inputs,
+      function, params, keywords, summary, returns, documented_inputs,
       "    Keywords:\n" + documented_keywords + "        stream: the MLX stream or device to run on (default None: MLX's default)\n",
       documented_outputs, conversions, scalars,
       sizes_and_checks, checks, output_shapes_code, all_empty, returned_empty, calls, returned);
@@ -619,6 +664,8 @@ void require_mlx_lm_interface(const Task& task) {
 }  // namespace
 
 std::string python_expression(const std::string& expression) { return PythonExpression(expression).translate(); }
+
+std::string python_expression_helpers() { return kMlxExpressionHelpers; }
 
 MlxExportFile mlx_export(const Task& task, const std::string& source, const std::string& comment, MlxExport kind) {
   if (kind == MlxExport::mlx_lm) require_mlx_lm_interface(task);
@@ -662,6 +709,7 @@ MlxExportFile mlx_export(const Task& task, const std::string& source, const std:
   text = replace_all(text, "{{MODULE}}", module);
   text = replace_all(text, "{{CALL}}", call_function(task, program));
   text = replace_all(text, "{{KERNELS}}", kernels);
+  text = replace_all(text, "{{EXPRESSION_HELPERS}}", kMlxExpressionHelpers);
   if (kind == MlxExport::mlx_lm) text += kMlxLmPatchTemplate;
   text = replace_all(text, "{{FUNCTION}}", function);
   return {module + ".py", text};

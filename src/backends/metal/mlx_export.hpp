@@ -22,5 +22,7 @@ MlxExportFile mlx_export(const tasks::Task& task, const std::string& source, con
 // A task expression (tasks/expr.hpp: + - * / ^, comparisons, && ||, ?:, min, max) as a Python
 // expression over variables of the same names. Throws Error on a malformed expression.
 std::string python_expression(const std::string& expression);
+// The Python functions those expressions call (_divide, _floor, _ceil), which every exported module defines.
+std::string python_expression_helpers();
 
 }  // namespace ksearch::metal

@@ -17,11 +17,23 @@ import numbers
 import mlx.core as mx
 
 _INT32_MAX = 2**31 - 1
+_FLOAT32_MAX = 3.4028234663852886e38
 
-{{KERNELS}}def _tensor(value, name, ndims, declared):
+{{KERNELS}}{{EXPRESSION_HELPERS}}
+
+def _stream(stream):
+    if stream is not None and not isinstance(stream, (mx.Stream, mx.Device, mx.DeviceType)):
+        raise TypeError(f"{{FUNCTION}}: stream must be None, an mx.Stream or an mx.Device, got {type(stream).__name__}")
+
+
+def _tensor(value, name, ndims, declared):
     if value is None:
         raise TypeError(f"{{FUNCTION}}: {name} is required")
-    value = value if isinstance(value, mx.array) else mx.array(value)
+    if not isinstance(value, mx.array):
+        try:
+            value = mx.array(value)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{{FUNCTION}}: {name} is not an array of numbers: {error}") from None
     if value.dtype == mx.complex64:
         raise TypeError(f"{{FUNCTION}}: {name} is complex; the kernel takes real numbers")
     if value.ndim not in ndims:
@@ -32,7 +44,10 @@ _INT32_MAX = 2**31 - 1
 def _array(value, name, dtype, shape):
     if tuple(value.shape) != tuple(shape):
         raise ValueError(f"{{FUNCTION}}: {name} has shape {tuple(value.shape)}, expected {tuple(shape)}")
-    return value if value.dtype == dtype else value.astype(dtype)
+    if value.dtype == dtype:
+        return value
+    # A GPU has no float64 (numpy's default): such an input is converted on the CPU.
+    return value.astype(dtype, stream=mx.cpu if value.dtype == mx.float64 else None)
 
 
 def _scalar(value, name, kind):
@@ -43,14 +58,24 @@ def _scalar(value, name, kind):
     if isinstance(value, complex):
         raise TypeError(f"{{FUNCTION}}: {name} is complex")
     if not isinstance(value, numbers.Real):
-        raise TypeError(f"{{FUNCTION}}: {name} must be a number, got {type(value).__name__}")
+        expected = "True or False" if kind is bool else "a number"
+        raise TypeError(f"{{FUNCTION}}: {name} must be {expected}, got {type(value).__name__}")
+    if kind is bool:
+        if value not in (0, 1):
+            raise ValueError(f"{{FUNCTION}}: {name} must be True or False, got {value}")
+        return bool(value)
     if kind is int:
         return _int(value, name)
-    return kind(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{{FUNCTION}}: {name} = {value} is too large for a float") from None
 
 
 def _int(value, what, sizes=None):
-    if value != int(value):
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if not math.isfinite(value) or value != int(value):
         raise ValueError(f"{{FUNCTION}}: {what} = {value} is not an integer{_for(sizes)}")
     return int(value)
 
@@ -69,6 +94,12 @@ def _int32(value, what):
     if not -_INT32_MAX - 1 <= value <= _INT32_MAX:
         raise ValueError(f"{{FUNCTION}}: {what} = {value} does not fit the kernel's int32 argument")
     return mx.array(value, dtype=mx.int32)
+
+
+def _float32(value, what):
+    if math.isfinite(value) and abs(value) > _FLOAT32_MAX:
+        raise ValueError(f"{{FUNCTION}}: {what} = {value} does not fit the kernel's float32 argument")
+    return mx.array(value, dtype=mx.float32)
 
 
 def _launch(value, what, sizes=None):

@@ -91,7 +91,7 @@ CXCursor called_declaration(CXCursor call) {
     const std::vector<CXCursor> object = children(kids[0]);
     if (object.empty()) return clang_getNullCursor();
     CXType type = clang_getCursorType(strip_implicit(object[0]));
-    if (clang_getCanonicalType(type).kind == CXType_Pointer) type = clang_getPointeeType(type);
+    if (clang_getCanonicalType(type).kind == CXType_Pointer) type = pointee_type(type);
     CXCursor record = clang_getTypeDeclaration(type);
     if (clang_getCursorKind(record) == CXCursor_TypedefDecl || clang_getCursorKind(record) == CXCursor_TypeAliasDecl)
       record = clang_getTypeDeclaration(clang_getTypedefDeclUnderlyingType(record));
@@ -133,6 +133,17 @@ bool is_pointer(CXType t) { return clang_getCanonicalType(t).kind == CXType_Poin
 bool is_reference(CXType t) {
   const CXTypeKind k = clang_getCanonicalType(t).kind;
   return k == CXType_LValueReference || k == CXType_RValueReference;
+}
+CXType pointee_type(CXType t) {
+  CXType bare = t;
+  for (bool sugar = true; sugar;) {
+    sugar = bare.kind == CXType_Elaborated || bare.kind == CXType_Typedef;
+    if (bare.kind == CXType_Elaborated) bare = clang_Type_getNamedType(bare);
+    else if (bare.kind == CXType_Typedef) bare = clang_getTypedefDeclUnderlyingType(clang_getTypeDeclaration(bare));
+  }
+  const CXType pointee = clang_getPointeeType(bare);
+  // Other sugar (a substituted template parameter): the canonical pointer's pointee, which names no typedef.
+  return pointee.kind != CXType_Invalid ? pointee : clang_getPointeeType(clang_getCanonicalType(t));
 }
 
 }  // namespace ksearch::translate

@@ -30,5 +30,8 @@ CXCursor strip_implicit(CXCursor c);
 CXCursor called_declaration(CXCursor call);
 bool is_pointer(CXType t);
 bool is_reference(CXType t);
+// What a pointer or reference type points to, also through typedefs (`typedef float* fptr;`), where
+// clang_getPointeeType alone gives an invalid type.
+CXType pointee_type(CXType t);
 
 }  // namespace ksearch::translate

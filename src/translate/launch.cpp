@@ -199,7 +199,7 @@ struct Collector {
         if (clang_getCursorKind(arg) == CXCursor_UnaryOperator && tokens_of(scope.unit, arg).front() == "&")
           add(arg, target_of(children(arg).at(0)), "", clang_getNullCursor(), "its address is passed to '" + spelling(c) + "'");
         else if (!clang_Cursor_isNull(param) && clang_getCanonicalType(type).kind == CXType_LValueReference &&
-                 !clang_isConstQualifiedType(clang_getPointeeType(type)))
+                 !clang_isConstQualifiedType(pointee_type(type)))
           add(arg, target_of(arg), "", clang_getNullCursor(), "it is passed by reference to '" + spelling(c) + "'");
       }
     }

@@ -145,3 +145,11 @@ inline int ks_dp4a(int a, int b, int c) {
   for (int i = 0; i < 4; ++i) c += ((a << (24 - 8 * i)) >> 24) * ((b << (24 - 8 * i)) >> 24);
   return c;
 }
+// helper: ks_swap
+// std::swap(a, b) as ks_swap(&(a), &(b)): pointer types carry each operand's address space (thread,
+// threadgroup, device), where a reference parameter would need one overload per space.
+template <typename P, typename Q> inline void ks_swap(P a, Q b) {
+  const auto held = *a;
+  *a = *b;
+  *b = held;
+}

@@ -229,6 +229,13 @@ struct HoistedShared {
   std::string resolved_element, resolved_dims;  // as the kernel declares them: a function template's parameters bound by its calls
 };
 
+// A typedef or alias of the file naming a pointer type (`typedef float* fptr;`).
+bool pointer_typedef(CXCursor decl) {
+  const CXCursorKind kind = clang_getCursorKind(decl);
+  return (kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl) && clang_Location_isFromMainFile(clang_getCursorLocation(decl)) &&
+         is_pointer(clang_getTypedefDeclUnderlyingType(decl));
+}
+
 // A parameter's default argument: the expression after `=` (others are part of its type, as the 32
 // of `thread_block_tile<32>` or of `float (&s)[32]`); a null cursor when it has none.
 CXCursor default_argument(CXCursor parameter) {
@@ -270,7 +277,7 @@ struct Group {
 };
 
 Group group_of(CXType type) {
-  if (is_reference(type)) type = clang_getPointeeType(type);
+  if (is_reference(type)) type = pointee_type(type);
   // Spelled without the namespace, which a dependent type's canonical spelling lacks.
   auto unqualified = [](CXType t) {
     std::string name = take(clang_getTypeSpelling(t));
@@ -333,7 +340,7 @@ bool builtin_vector_operator(CXCursor function) {
   bool vector = false;
   for (CXCursor p : parameters_of(function)) {
     CXType t = clang_getCursorType(p);
-    if (is_reference(t)) t = clang_getPointeeType(t);
+    if (is_reference(t)) t = pointee_type(t);
     t = clang_getCanonicalType(t);
     std::string name = take(clang_getTypeSpelling(t));
     if (name.rfind("const ", 0) == 0) name.erase(0, 6);
@@ -438,6 +445,7 @@ class Translator {
 
   // edits
   void token_edits();
+  void expand_pointer_typedefs();
   void find_launch();
   std::string zeroed_buffer(CXCursor memset_call);
   void add_host_helper(CXCursor call);
@@ -458,6 +466,7 @@ class Translator {
   void shared_pointer_field(CXCursor c, Function& fn);
   std::string object_space(CXCursor call, CXCursor callee, std::vector<CXCursor>& args);
   std::string metal_type(CXType t);
+  std::string unqualified_type(CXType t);  // metal_type of the canonical type without its const
 
   // output
   std::string header();
@@ -525,6 +534,8 @@ class Translator {
     std::string key, name, directive;
   };
   void translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written);
+  void map_host_calls(CXCursor argument);
+  std::set<unsigned> host_calls_;  // calls of kernel arguments mapped (map_host_calls)
   std::string buffer_of(CXCursor argument);
   CXCursor launching_function(CXCursor call);
   std::string bind_launcher(CXCursor call, CXCursor launcher);
@@ -978,6 +989,28 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
   return "";
 }
 
+// The math functions a kernel argument calls on the host (`1.0f / sqrtf((float)d)`): the argument becomes a binding
+// at the top of the kernel's body, where they are Metal's. Once per call, as alternatives render an argument again.
+void Translator::map_host_calls(CXCursor argument) {
+  std::pair<Translator*, Function> context(this, Function{argument});
+  clang_visitChildren(
+      argument,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* ctx = static_cast<std::pair<Translator*, Function>*>(data);
+        Translator* self = ctx->first;
+        const CXCursor callee = clang_getCursorReferenced(c);
+        const CXCursorKind kind = clang_getCursorKind(callee);
+        if (clang_getCursorKind(c) != CXCursor_CallExpr || self->in_main_file(callee) ||
+            (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) || !self->host_calls_.insert(begin_offset(c)).second)
+          return CXChildVisit_Recurse;
+        const std::string name = spelling(callee);
+        if (self->maps_.functions.count(name) || self->maps_.functions.count(name + "f")) self->map_call(c, callee, ctx->second);
+        return CXChildVisit_Recurse;
+      },
+      &context);
+  out_.problems.insert(out_.problems.end(), context.second.record.problems.begin(), context.second.record.problems.end());
+}
+
 // One launch: its geometry and template arguments as directives, its kernel's parameters bound to
 // its arguments, and (several launches) the buffers it writes.
 void Translator::translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written) {
@@ -1108,8 +1141,9 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     CXType type = clang_getCursorType(kparams[i]);
     const CXType argument_type = clang_getCanonicalType(launcher_type(arg));
     const bool structure = argument_type.kind == CXType_Record && in_main_file(clang_getTypeDeclaration(argument_type));
-    if (is_pointer(type) && !clang_isConstQualifiedType(clang_getPointeeType(type))) writes_through(arg);
+    if (is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type))) writes_through(arg);
     std::string value;
+    map_host_calls(arg);
     try {
       if (!structure) value = rw_.render(begin_offset(arg), end_offset(arg));
     } catch (const Error& e) {
@@ -1134,9 +1168,11 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
       }
       continue;
     }
-    // A read-only buffer is `const device T*`, or `const constant T*` where MLX passes fewer than 8 elements: its
-    // binding takes the buffer's own type, as Metal converts no pointer between the two.
-    if (tensor && is_pointer(type) && clang_isConstQualifiedType(clang_getPointeeType(type))) {
+    // A read-only buffer (a task input, or a scratch buffer an earlier launch wrote) is `const device T*`, or
+    // `const constant T*` where MLX passes fewer than 8 elements: its binding takes the buffer's own type, as Metal
+    // converts no pointer between the two.
+    const bool scratch = std::any_of(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.name == value; });
+    if ((tensor || scratch) && is_pointer(type) && clang_isConstQualifiedType(pointee_type(type))) {
       launch.bindings.push_back(fmt::format("auto {} = {};", name, value));
       continue;
     }
@@ -1421,7 +1457,7 @@ std::vector<Translator::FieldPath> Translator::templatable_fields(CXType record,
     ++declarators[begin_offset(field)];
     const CXType type = clang_getCanonicalType(clang_getCursorType(field));
     if (is_pointer(type) && device_fields_.count(begin_offset(field))) return {};
-    if (is_pointer(type) && clang_isConstQualifiedType(clang_getPointeeType(type))) {
+    if (is_pointer(type) && clang_isConstQualifiedType(pointee_type(type))) {
       read_only.push_back({field});
     } else if (type.kind == CXType_Record) {
       for (FieldPath& inner : templatable_fields(type, decl_key(decl))) {
@@ -1520,7 +1556,7 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
   const std::string record_key = decl_key(clang_getTypeDeclaration(clang_getCanonicalType(record)));
   auto writable = [](CXCursor field) {
     const CXType t = clang_getCanonicalType(clang_getCursorType(field));
-    return is_pointer(t) && !clang_isConstQualifiedType(clang_getPointeeType(t));
+    return is_pointer(t) && !clang_isConstQualifiedType(pointee_type(t));
   };
   // The argument as written, without the copies clang adds (a copy constructor is a call to it),
   // and through a launcher's parameter (`const Params& p`), the argument of the launcher's call.
@@ -1774,7 +1810,7 @@ void Translator::add_scratch(CXCursor malloc_call) {
   }
   if (clang_Cursor_isNull(var) || clang_getCursorKind(var) != CXCursor_VarDecl)
     return problem(out_.problems, malloc_call, spelling(malloc_call), "expected the address of a local pointer variable");
-  CXType element = clang_getPointeeType(clang_getCursorType(var));
+  CXType element = pointee_type(clang_getCursorType(var));
   const std::string t = take(clang_getTypeSpelling(clang_getCanonicalType(element)));
   auto dtype = kTemplateTypes.find(t);
   if (dtype == kTemplateTypes.end())
@@ -1816,6 +1852,9 @@ std::string Translator::zeroed_buffer(CXCursor memset_call) {
 
 // A type as Metal spells it: CUDA type names mapped, `long long` as long, qualifiers kept.
 std::string Translator::metal_type(CXType t) {
+  // A pointer typedef (`typedef float* fptr;`) is spelled out: a Metal pointer's type names its address space.
+  if ((t.kind == CXType_Typedef || t.kind == CXType_Elaborated) && is_pointer(t))
+    return metal_type(pointee_type(t)) + " *" + (clang_isConstQualifiedType(t) ? " const" : "");
   std::string s = take(clang_getTypeSpelling(t));
   for (const std::string drop : {"__restrict__ ", "__restrict ", " __restrict__", " __restrict", "__restrict__", "__restrict"})
     for (size_t at; (at = s.find(drop)) != std::string::npos;) s.erase(at, drop.size());
@@ -1839,6 +1878,11 @@ std::string Translator::metal_type(CXType t) {
   }
   flush();
   return out;
+}
+
+std::string Translator::unqualified_type(CXType t) {
+  const std::string name = metal_type(clang_getCanonicalType(t));
+  return name.rfind("const ", 0) == 0 ? name.substr(6) : name;
 }
 
 // Where a pointer expression points: device (kernel arguments), threadgroup (__shared__), constant
@@ -2187,6 +2231,14 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
       rw_.replace(from > 0 && rw_.text()[from - 1] == ',' ? from - 1 : begin_offset(var), end_offset(var), "");
       return false;
     }
+    if (clang_Cursor_getStorageClass(var) == CX_SC_Extern && !fn.kernel) {
+      // Reported here, with the file's problems: a method returning it (the CUDA samples' SharedMemory<T>, whose
+      // conversion operator the kernel calls implicitly) is reached by no call the report follows.
+      problem(out_.problems, var, "extern __shared__ in a __device__ function",
+              "Metal declares threadgroup memory in the kernel only: declare the extern __shared__ array in the kernel and "
+              "pass it down as a pointer (for the CUDA samples' SharedMemory<T>: `extern __shared__ T sdata[];` in the kernel)");
+      return false;
+    }
     if (clang_Cursor_getStorageClass(var) == CX_SC_Extern) {
       dynamic_shared_.push_back(var);
       fn.dynamic_shared.push_back(var);
@@ -2231,7 +2283,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
     }
     ++fn.record.translated["pointer variable (address space)"];
   } else if (is_reference(type) && !clang_Cursor_isNull(init)) {
-    const bool is_const = clang_isConstQualifiedType(clang_getPointeeType(type));
+    const bool is_const = clang_isConstQualifiedType(pointee_type(type));
     rw_.replace(begin_offset(var), name_at, is_const ? "const auto& " : "auto& ");
   } else if (split) {
     CXType element = type;  // an array's dimensions follow its name
@@ -2283,14 +2335,10 @@ void Translator::convert_arguments(CXCursor callee, const std::vector<CXCursor>&
   const int count = clang_Cursor_getNumArguments(callee);
   for (size_t i = 0; i < args.size() && int(i) < count; ++i) {
     CXType parameter = clang_getCursorType(clang_Cursor_getArgument(callee, unsigned(i)));
-    if (is_reference(parameter)) parameter = clang_getPointeeType(parameter);
+    if (is_reference(parameter)) parameter = pointee_type(parameter);
     const CXType argument = clang_getCursorType(strip_implicit(args[i]));
-    auto unqualified = [this](CXType t) {
-      std::string name = metal_type(clang_getCanonicalType(t));
-      return name.rfind("const ", 0) == 0 ? name.substr(6) : name;
-    };
-    if (!arithmetic(parameter) || !arithmetic(argument) || unqualified(parameter) == unqualified(argument)) continue;
-    rw_.insert(begin_offset(args[i]), unqualified(parameter) + "(");
+    if (!arithmetic(parameter) || !arithmetic(argument) || unqualified_type(parameter) == unqualified_type(argument)) continue;
+    rw_.insert(begin_offset(args[i]), unqualified_type(parameter) + "(");
     rw_.insert(end_offset(args[i]), ")");
   }
 }
@@ -2400,16 +2448,17 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   if (!args.empty() && is_pointer(clang_getCursorType(strip_implicit(args[0])))) {
     element = metal_type(clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(strip_implicit(args[0])))));
     space = space_of(args[0]);
-    const CXType pointee = clang_getCanonicalType(clang_getPointeeType(clang_getCursorType(strip_implicit(args[0]))));
+    const CXType pointee = clang_getCanonicalType(pointee_type(clang_getCursorType(strip_implicit(args[0]))));
     const long long size = clang_Type_getSizeOf(pointee);
     if (name.rfind("atomic", 0) == 0 && pointee.kind == CXType_Double)  // narrowing it to float would lose what it accumulates
       return problem(problems, call, name, "an atomic on double: Metal has no double, and no 64-bit atomics (accumulate in float or int)");
     if (name.rfind("atomic", 0) == 0 && size != 4)
       return problem(problems, call, name, fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", size * 8));
   }
-  // $R: the call's type, to which min and max convert both arguments (Metal's have one type).
+  // $R: the call's type, to which min and max convert both arguments (Metal's have one type); std::max's is a
+  // `const T&`, whose const the conversion leaves out.
   const CXType result = clang_getCanonicalType(clang_getCursorType(call));
-  const std::string result_type = result.kind >= CXType_Bool && result.kind <= CXType_LongDouble ? metal_type(result) : "";
+  const std::string result_type = result.kind >= CXType_Bool && result.kind <= CXType_LongDouble ? unqualified_type(result) : "";
   rw_.replace(b, e, [this, pattern, args, element, space, result_type] {
     std::string s = pattern;
     for (size_t at; (at = s.find("$R")) != std::string::npos;) s.replace(at, 2, result_type);
@@ -2582,7 +2631,7 @@ void Translator::device_function_signature(Function& fn) {
       continue;
     }
     // A struct whose pointer fields are template parameters: the parameter's type is one too (deduced at the call).
-    const CXType bare = clang_getCanonicalType(is_reference(type) ? clang_getPointeeType(type) : type);
+    const CXType bare = clang_getCanonicalType(is_reference(type) ? pointee_type(type) : type);
     if (bare.kind == CXType_Record && templated_records_.count(decl_key(clang_getTypeDeclaration(bare))))
       for (CXCursor k : children(p))
         if (clang_getCursorKind(k) == CXCursor_TypeRef) {
@@ -2657,6 +2706,7 @@ std::string Translator::header() {
           case CXCursor_TypedefDecl:
           case CXCursor_TypeAliasDecl:
           case CXCursor_TypeAliasTemplateDecl:
+            if (pointer_typedef(c)) break;  // written out at its uses (expand_pointer_typedefs)
             // `typedef struct { ... } Params;` defines the struct inside the typedef, whose text carries it.
             while (kind == CXCursor_TypedefDecl && !parts->empty() && parts->back().first > b && parts->back().first < e) parts->pop_back();
             // A declaration without definition too: a primary template that only its specializations define
@@ -2746,9 +2796,27 @@ std::string Translator::kernel_body(const Function& kernel, const std::vector<st
   return out;
 }
 
+// Uses of the file's pointer typedefs (`typedef float* fptr;`, `using cptr = const float*;`) are written as the
+// pointer types they name, so that the address space the port gives a pointer (`device`, `auto`, a cast's) applies
+// to what it points to: Metal's pointer types name their space, which a typedef of the file cannot.
+void Translator::expand_pointer_typedefs() {
+  clang_visitChildren(
+      clang_getTranslationUnitCursor(unit_),
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* self = static_cast<Translator*>(data);
+        if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
+        if (clang_getCursorKind(c) == CXCursor_TypeRef && pointer_typedef(clang_getCursorReferenced(c)))
+          self->rw_.replace(begin_offset(c), end_offset(c),
+                            self->metal_type(clang_getTypedefDeclUnderlyingType(clang_getCursorReferenced(c))));
+        return CXChildVisit_Recurse;
+      },
+      this);
+}
+
 Translation Translator::run() {
   parse();
   token_edits();
+  expand_pointer_typedefs();
   // Kernels and __device__ functions of the file.
   clang_visitChildren(
       clang_getTranslationUnitCursor(unit_),
@@ -2759,7 +2827,7 @@ Translation Translator::run() {
         if (kind == CXCursor_UnexposedDecl || kind == CXCursor_Namespace) return CXChildVisit_Recurse;
         // Methods of the file's structs are __device__ functions too (the struct's text carries them).
         if (kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl || kind == CXCursor_ClassTemplate) return CXChildVisit_Recurse;
-        const bool method = kind == CXCursor_CXXMethod || kind == CXCursor_Constructor;
+        const bool method = kind == CXCursor_CXXMethod || kind == CXCursor_Constructor || kind == CXCursor_ConversionFunction;
         if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate || method) && clang_isCursorDefinition(c)) {
           Function f{c};
           f.kernel = has_child(c, CXCursor_CUDAGlobalAttr);

@@ -219,6 +219,34 @@ TEST(Conversions, ReferenceSpacesEnumTemplatesAndDefaultArguments) {
       << aten.candidate;
 }
 
+// What metalsim accepts either way, as it drops address spaces: a pointer typedef is written out where it is used, so
+// that the space the port gives applies to what it points to (`device float_ptr dst;` made the pointer itself a device
+// variable); std::swap goes through pointers, whose types carry each operand's space; a math function of the host in a
+// kernel argument is Metal's in the binding; std::max's const reference result converts to the plain type; a scratch
+// buffer read through a const pointer takes the buffer's space (`constant` where MLX passes it fewer than 8 elements).
+TEST(Conversions, PointerTypedefsSwapHostMathAndScratchReads) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const translate::Translation typedefs = translate::translate_file(kDir + "/corpus/transpose/pointer_typedef_helpers.cu", corpus_task("transpose"));
+  ASSERT_TRUE(typedefs.complete()) << problems_text(typedefs);
+  EXPECT_NE(typedefs.candidate.find("device float * out = y;"), std::string::npos) << typedefs.candidate;
+  EXPECT_NE(typedefs.candidate.find("  device float * dst;\n"), std::string::npos) << typedefs.candidate;
+  EXPECT_EQ(typedefs.candidate.find("float_ptr"), std::string::npos) << typedefs.candidate;
+  const translate::Translation swap = translate::translate_file(kDir + "/corpus/sort_rows/bitonic_std_swap.cu", corpus_task("sort_rows"));
+  ASSERT_TRUE(swap.complete()) << problems_text(swap);
+  EXPECT_NE(swap.candidate.find("ks_swap(&(s[i]), &(s[partner]));"), std::string::npos) << swap.candidate;
+  const translate::Translation host = translate::translate_file(kDir + "/corpus/attention/warp_online_struct.cu", corpus_task("attention"));
+  ASSERT_TRUE(host.complete()) << problems_text(host);
+  EXPECT_NE(host.candidate.find("const float scale = 1.0f / sqrt((float)d);"), std::string::npos) << host.candidate;
+  const translate::Translation max = translate::translate_file(kDir + "/corpus/layernorm/welford_std_max_reference.cu", corpus_task("layernorm"));
+  ASSERT_TRUE(max.complete()) << problems_text(max);
+  EXPECT_NE(max.candidate.find("max(float(total.m2 / total.count), float(0.f))"), std::string::npos) << max.candidate;
+  const translate::Translation scratch =
+      translate::translate_file(kDir + "/corpus/softmax/multi_grid_stride_scratch_reads.cu", corpus_task("softmax"));
+  ASSERT_TRUE(scratch.complete()) << problems_text(scratch);
+  EXPECT_NE(scratch.candidate.find("auto row_max = d_max;\ndevice float * row_sum = d_sum;"), std::string::npos) << scratch.candidate;
+}
+
 // The built-in tasks' cuda seeds, on the small corpus tasks with the same entry (docs/TRANSLATE.md
 // has the table for every built-in task at full size).
 class BuiltinSeed : public ::testing::TestWithParam<std::string> {};
@@ -229,7 +257,7 @@ TEST_P(BuiltinSeed, PortsAndPassesOnTheSmallTask) {
   expect_ports_and_passes((builtin_tasks_dir() / GetParam() / "seeds/cuda.cu").string(), corpus_task(GetParam()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Translate, BuiltinSeed, ::testing::Values("softmax", "rmsnorm", "matmul"));
+INSTANTIATE_TEST_SUITE_P(Translate, BuiltinSeed, ::testing::Values("softmax", "rmsnorm", "matmul", "attention"));
 
 // Every cuda template family of the built-in expert, rendered at its defaults for the small tasks:
 // it ports and passes, or it ports and exceeds a Metal resource limit that metalsim names (32 KiB of
@@ -322,6 +350,7 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"shuffle_width12.cu", "__shfl_xor_sync", 8, "shuffle width 12"},
                                            Expected{"pointers_in_for_init.cu", "declaration of 'end'", 10, "for statement's initializer"},
                                            Expected{"lambda.cu", "lambda expression", 8},
+                                           Expected{"shared_memory_struct.cu", "extern __shared__ in a __device__ function", 9},
                                            Expected{"constant_symbol.cu", "cudaMemcpyToSymbol", 18, "__constant__ memory"},
                                            Expected{"nested_launcher.cu", "kernel launch in 'launch_inner'", 19, "called by another launcher"},
                                            Expected{"file_scope_shared.cu", "file-scope __shared__ variable 'partial'", 5, "declare it in the kernel"},

@@ -295,6 +295,11 @@ template <class T> __device__ void __stwt(T*, T);
 KSEARCH_MINMAX(min)
 KSEARCH_MINMAX(max)
 #undef KSEARCH_MINMAX
+// std::swap in device code: <utility>'s is a host function before C++20 (where it became constexpr,
+// which clang's CUDA mode makes callable from the device too).
+namespace std {
+template <class T> __device__ void swap(T& a, T& b);
+}
 __device__ long long clock64();
 __device__ unsigned clock();
 

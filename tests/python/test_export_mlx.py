@@ -173,6 +173,7 @@ def test_multi_kernel_module_chains_its_kernels(multi_kernel_module):
     module, text = multi_kernel_module
     # one mx.fast.metal_kernel per kernel; the scratch buffer is the first call's output array
     assert "def kernel_row_stats():" in text and "def kernel_normalize():" in text
+    assert module.__all__ == ["softmax", "kernel_row_stats", "kernel_normalize"]
     assert "[stats] = kernel_row_stats()(" in text and "[y] = kernel_normalize()(" in text
     x = np.random.default_rng(1).normal(scale=4.0, size=(9, 333)).astype(np.float32)
     y = module.softmax(x)
@@ -221,6 +222,7 @@ def softmax_reference(x):
 # the argument instead of with MLX's message about its own call.
 def test_module_takes_what_mlx_users_pass(softmax_module):
     module, _ = softmax_module
+    assert module.__all__ == ["softmax", "kernel"]
     x = np.random.default_rng(2).normal(size=(12, 40))
     for given, values in [(x, x), (mx.array(x.astype(np.float32)).T.T[::2, 1::3], x[::2, 1::3]),
                           (mx.array(x.T.astype(np.float32)).T, x), ([[1, 2, 3], [4, 5, 6]], [[1, 2, 3], [4, 5, 6]])]:
@@ -407,6 +409,7 @@ def tiny_mamba():
 
 def test_mlx_lm_drop_in_gives_the_models_logits(mamba_mlx_lm_module):
     module, _ = mamba_mlx_lm_module
+    assert module.__all__ == ["mamba_mlx_lm", "kernel", "patch", "unpatch"]
     model = tiny_mamba()
     prompt = mx.array([[3, 14, 15, 9, 26, 5, 35, 8, 9, 7, 9, 3]])
 

@@ -684,9 +684,11 @@ MlxExportFile mlx_export(const Task& task, const std::string& source, const std:
   const std::vector<KernelBuffers> buffers = kernel_buffers(task, program);
   const std::string kernel_template = std::string(kMlxKernelTemplate).substr(std::string(kMlxKernelTemplate).find('\n') + 1);
   std::string kernels;
+  std::vector<std::string> public_names = {function};
   for (size_t i = 0; i < program.kernels.size(); ++i) {
     const Candidate& k = program.kernels[i];
     std::string suffix = kernel_suffix(program, k), upper = suffix;
+    public_names.push_back("kernel" + suffix);
     for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
     std::string text = kernel_template;
     text = replace_all(text, "{{HEADER}}", python_string(k.header));
@@ -705,6 +707,8 @@ MlxExportFile mlx_export(const Task& task, const std::string& source, const std:
                      kind == MlxExport::mlx_lm
                          ? "patch(model)  # an mlx-lm Mamba model: its prompts now run the kernel"
                          : fmt::format("{} = {}({})", fmt::join(output_names, ", "), function, first_inputs));
+  if (kind == MlxExport::mlx_lm) public_names.insert(public_names.end(), {"patch", "unpatch"});
+  text = replace_all(text, "{{PUBLIC_NAMES}}", python_list(public_names));
   text = replace_all(text, "{{TASK}}", task.name);
   text = replace_all(text, "{{MODULE}}", module);
   text = replace_all(text, "{{CALL}}", call_function(task, program));

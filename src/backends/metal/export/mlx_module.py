@@ -16,6 +16,8 @@ import numbers
 
 import mlx.core as mx
 
+__all__ = {{PUBLIC_NAMES}}  # what help() and a star import show
+
 _INT32_MAX = 2**31 - 1
 _FLOAT32_MAX = 3.4028234663852886e38
 

@@ -218,14 +218,16 @@ def softmax_reference(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
-# How MLX users pass arrays: numpy's float64 and ints, views of other arrays; what is no array or no stream fails naming
-# the argument instead of with MLX's message about its own call.
+# How MLX users pass arrays: numpy's float64 and ints, views of other arrays (numpy's with negative strides, which
+# mx.array refuses), big-endian numpy; what is no array or no stream fails naming the argument instead of with MLX's
+# message about its own call (a numpy str array: RuntimeError std::bad_cast).
 def test_module_takes_what_mlx_users_pass(softmax_module):
     module, _ = softmax_module
     assert module.__all__ == ["softmax", "kernel"]
     x = np.random.default_rng(2).normal(size=(12, 40))
     for given, values in [(x, x), (mx.array(x.astype(np.float32)).T.T[::2, 1::3], x[::2, 1::3]),
-                          (mx.array(x.T.astype(np.float32)).T, x), ([[1, 2, 3], [4, 5, 6]], [[1, 2, 3], [4, 5, 6]])]:
+                          (mx.array(x.T.astype(np.float32)).T, x), ([[1, 2, 3], [4, 5, 6]], [[1, 2, 3], [4, 5, 6]]),
+                          (x[::-1, ::-2], x[::-1, ::-2]), (np.flip(x, 1), np.flip(x, 1)), (x.astype(">f4"), x)]:
         np.testing.assert_allclose(np.array(module.softmax(given)), softmax_reference(values), rtol=1e-4, atol=1e-7)
     for stream in [mx.gpu, mx.Device(mx.gpu), mx.default_stream(mx.default_device())]:
         module.softmax(x, stream=stream)
@@ -235,6 +237,8 @@ def test_module_takes_what_mlx_users_pass(softmax_module):
         module.softmax("logits")
     with pytest.raises(ValueError, match="softmax: x is not an array of numbers: .*non-uniform length"):
         module.softmax([[1.0, 2.0], [3.0]])
+    with pytest.raises(TypeError, match="softmax: x is not an array of numbers: <U1"):
+        module.softmax(np.array([["1", "2"]]))
 
 
 # A parameter that only draws the workloads' inputs (x_std here, softmax's shift, attention's q_std) is no argument: the

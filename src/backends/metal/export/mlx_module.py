@@ -33,13 +33,26 @@ def _tensor(value, name, ndims, declared):
         raise TypeError(f"{{FUNCTION}}: {name} is required")
     if not isinstance(value, mx.array):
         try:
-            value = mx.array(value)
+            value = mx.array(_numpy_mx_takes(value))
         except (TypeError, ValueError) as error:
             raise type(error)(f"{{FUNCTION}}: {name} is not an array of numbers: {error}") from None
+        except RuntimeError as error:  # what mx.array says of a numpy dtype it has none for (str, object)
+            raise TypeError(f"{{FUNCTION}}: {name} is not an array of numbers: {getattr(value, 'dtype', '')} "
+                            f"({error})") from None
     if value.dtype == mx.complex64:
         raise TypeError(f"{{FUNCTION}}: {name} is complex; the kernel takes real numbers")
     if value.ndim not in ndims:
         raise ValueError(f"{{FUNCTION}}: {name} has shape {tuple(value.shape)}, expected {declared}")
+    return value
+
+
+def _numpy_mx_takes(value):
+    """A numpy array as mx.array takes it: a view with negative strides (x[::-1], np.flip) copied row-contiguous, and
+    big-endian numbers in the host's order (mx.array refuses the one and fails on the other)."""
+    if any(stride < 0 for stride in getattr(value, "strides", ())):
+        value = value.copy()
+    if not getattr(getattr(value, "dtype", None), "isnative", True):
+        value = value.astype(value.dtype.newbyteorder("="))
     return value
 
 

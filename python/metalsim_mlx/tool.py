@@ -57,16 +57,21 @@ def find_tool():
     )
 
 
-def _scratch_dir():
-    """Memory-backed /dev/shm where available: the tensors never touch a disk."""
-    return "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+def _scratch_dir(needed_bytes):
+    """Memory-backed /dev/shm where it has room for the call's tensors (a container's is often 64 MiB): they never
+    touch a disk. Else the default temporary folder."""
+    if not os.access("/dev/shm", os.W_OK):
+        return None
+    free = os.statvfs("/dev/shm")
+    return "/dev/shm" if free.f_bavail * free.f_frsize > needed_bytes else None
 
 
 def run(spec, inputs, output_bytes, with_source):
     """Runs one kernel call. `inputs` are contiguous numpy arrays in spec order; returns
     (the tool's result object, one bytes object per output)."""
     tool = find_tool()
-    with tempfile.TemporaryDirectory(prefix="metalsim-mlx-", dir=_scratch_dir()) as scratch:
+    needed_bytes = sum(array.nbytes for array in inputs) + sum(output_bytes)
+    with tempfile.TemporaryDirectory(prefix="metalsim-mlx-", dir=_scratch_dir(needed_bytes)) as scratch:
         spec_path = os.path.join(scratch, "spec.json")
         inputs_path = os.path.join(scratch, "inputs.bin")
         outputs_path = os.path.join(scratch, "outputs.bin")

@@ -1,4 +1,8 @@
 """metalsim_mlx.metal_kernel runs MLX-style kernels and matches numpy / MLX's own ops."""
+import os
+import tempfile
+import types
+
 import mlx.core as mx
 import numpy as np
 import pytest
@@ -172,6 +176,21 @@ def test_python_scalars_become_0d_inputs():
     a = np.arange(6, dtype=np.float32)
     (out,) = run(source, [a, 2.5, 3], [(6,)], [mx.float32], (6, 1, 1), (6, 1, 1), input_names=["a", "scale", "offset"])
     np.testing.assert_allclose(np.array(out), np.arange(6) * 2.5 + 3)
+
+
+def test_a_call_that_dev_shm_has_no_room_for_runs_in_the_temporary_folder(monkeypatch):
+    """A container's /dev/shm is often 64 MiB: a call whose tensors do not fit there goes through the default temporary
+    folder instead of failing to write them ('No space left on device')."""
+    folders = []
+    temporary_directory = tempfile.TemporaryDirectory
+    monkeypatch.setattr(os, "statvfs", lambda path: types.SimpleNamespace(f_bavail=1, f_frsize=4096))
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", lambda **kw: folders.append(kw["dir"]) or temporary_directory(**kw))
+    kernel = metalsim_mlx.metal_kernel(name="myexp", input_names=["inp"], output_names=["out"], source=EXP_SOURCE)
+    a = np.arange(4096, dtype=np.float32) / 4096
+    (out,) = kernel(inputs=[a], template=[("T", mx.float32)], grid=(a.size, 1, 1), threadgroup=(256, 1, 1),
+                    output_shapes=[a.shape], output_dtypes=[mx.float32])
+    np.testing.assert_allclose(np.array(out), np.exp(a), rtol=1e-6)
+    assert folders == [None]
 
 
 def test_two_dimensional_grid_with_partial_threadgroups():

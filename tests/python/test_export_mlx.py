@@ -270,12 +270,16 @@ def test_multi_kernel_module_returns_empty_rows(multi_kernel_module):
 
 def test_kernel_follows_metalsim_patching(softmax_module):
     """The kernel object is built per mx.fast.metal_kernel: a module called before metalsim_mlx.patch() (or after
-    unpatch()) still gets the one in place at each call."""
+    unpatch()) still gets the one in place at each call, and without either, MLX's error says what to do."""
     module, _ = softmax_module
     assert type(module.kernel()).__module__ == "metalsim_mlx.kernel"
     metalsim_mlx.unpatch()
     try:
         assert type(module.kernel()).__module__ != "metalsim_mlx.kernel"
+        # MLX without Metal refuses the call; the module's error says how to run it here
+        with pytest.raises(RuntimeError, match=r"No Metal back-end\. Without Metal \(on Linux\), `import metalsim_mlx; "
+                                               r"metalsim_mlx\.patch\(\)` before the call"):
+            module.softmax(np.ones((2, 3), np.float32))
     finally:
         metalsim_mlx.patch()
     assert type(module.kernel()).__module__ == "metalsim_mlx.kernel"

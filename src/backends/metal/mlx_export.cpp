@@ -629,6 +629,7 @@ std::string call_function(const Task& task, const Program& program) {
   std::string summary = doc_text(task.description.empty() ? task.name : task.description);
   if (!summary.empty() && summary.back() == '.') summary.pop_back();
   return fmt::format(
+      "@_explains_missing_metal\n"
       "def {0}({1}, *, stream=None{2}):\n"
       "    \"\"\"{3}: returns {4}.\n"
       "\n"

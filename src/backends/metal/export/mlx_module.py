@@ -23,6 +23,20 @@ _FLOAT32_MAX = 3.4028234663852886e38
 
 {{KERNELS}}{{EXPRESSION_HELPERS}}
 
+def _explains_missing_metal(function):
+    """MLX without Metal (Linux) refuses the kernel call: its error then says how to run the kernel there."""
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except RuntimeError as error:
+            if "No Metal back-end" not in str(error):
+                raise
+            raise RuntimeError(f"{error} Without Metal (on Linux), `import metalsim_mlx; metalsim_mlx.patch()` before "
+                               f"the call runs the kernel with metalsim (ksearch's python/ package).") from None
+    return call
+
+
 def _stream(stream):
     if stream is not None and not isinstance(stream, (mx.Stream, mx.Device, mx.DeviceType)):
         raise TypeError(f"{{FUNCTION}}: stream must be None, an mx.Stream or an mx.Device, got {type(stream).__name__}")

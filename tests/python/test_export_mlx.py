@@ -335,6 +335,25 @@ def scan_module(tmp_path_factory):
     return exported(tmp_path_factory, "tiny_selective_scan", "mlx")
 
 
+@pytest.fixture(scope="module")
+def scan_module_with_a_drawing_param(tmp_path_factory):
+    """tiny_selective_scan whose u is drawn with a standard deviation u_std that differs between the B/C layouts' workloads
+    (as bc_layout does), though the kernel never reads it."""
+    with open(os.path.join(TEST_TASKS, "tiny_selective_scan", "task.toml")) as f:
+        text = f.read().replace('"../../../../', f'"{REPOSITORY}/')
+    for old, new in [("[[inputs]]\nname = \"u\"", "[[params]]\nname = \"u_std\"\ndtype = \"f32\"\ndefault = 1.0\n\n[[inputs]]\nname = \"u\""),
+                     ("dist = { kind = \"normal\", mean = 0.0, std = 1.0 }", "dist = { kind = \"normal\", mean = 0.0, std = \"u_std\" }"),
+                     ("g = 1 }\n\n", "g = 1 }\nparams = { u_std = 2.0 }\n\n"),
+                     ("params = { bc_layout = 0 }", "params = { bc_layout = 0, u_std = 3.0 }"),
+                     ("params = { delta_softplus = 0 }", "params = { delta_softplus = 0, u_std = 2.0 }"),
+                     ("params = { bc_layout = 0, delta_softplus = 0 }", "params = { bc_layout = 0, delta_softplus = 0, u_std = 3.0 }")]:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    task = tmp_path_factory.mktemp("scan_task") / "task.toml"
+    task.write_text(text)
+    return exported(tmp_path_factory, str(task), "mlx")
+
+
 def scan_reference(u, delta, A, B, C, D, z, bc_layout, g=1):
     """The selective scan (tasks/selective_scan) in numpy, float64, softplus on: y."""
     b, d, l = u.shape
@@ -374,6 +393,20 @@ def test_scan_module_takes_both_b_c_layouts(scan_module):
                                          r"or B \(d, n\), C \(d, n\)"):
         module.selective_scan(*fixed[:3], np.zeros((b, 1, n, l)), fixed[4])
     assert "B: float32 (b, g, n, l) or (d, n)" in text
+
+
+# A param that only draws the inputs is no keyword even where each B/C layout's workloads give it their own value.
+def test_scan_module_leaves_out_a_drawing_param_of_each_layout(scan_module_with_a_drawing_param):
+    module, _ = scan_module_with_a_drawing_param
+    assert "u_std" not in str(inspect.signature(module.selective_scan))
+    rng = np.random.default_rng(6)
+    b, d, l, n = 1, 4, 5, 3
+    u, delta, A = rng.normal(size=(b, d, l)), rng.uniform(-3, -1, size=(b, d, l)), -rng.uniform(1, 4, size=(d, n))
+    D, z = rng.uniform(0.5, 1.5, size=(d,)), rng.normal(size=(b, d, l))
+    for bc_layout, shape in ((1, (b, 1, n, l)), (0, (d, n))):
+        B, C = rng.normal(size=shape), rng.normal(size=shape)
+        y, _ = module.selective_scan(u, delta, A, B, C, D, z)
+        np.testing.assert_allclose(np.array(y), scan_reference(u, delta, A, B, C, D, z, bc_layout), rtol=1e-3, atol=1e-4)
 
 
 # Sizes and scalars the kernel cannot take are ValueErrors naming them, also where Python's own arithmetic would raise

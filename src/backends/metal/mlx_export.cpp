@@ -399,8 +399,10 @@ std::string call_function(const Task& task, const Program& program) {
   for (const CallArg* a : inputs)
     if (std::any_of(layouts.begin(), layouts.end(), [&](const InputLayout& l) { return l.shapes.at(a->name) != layouts[0].shapes.at(a->name); }))
       differing.push_back(a->name);
+  const std::set<std::string> read = names_the_calls_read(task, program, layouts);
   std::set<std::string> layout_params;
   for (const auto& p : task.params) {
+    if (!read.count(p.name)) continue;
     std::set<double> values;
     bool everywhere = layouts.size() > 1;
     for (const InputLayout& l : layouts) {
@@ -423,7 +425,6 @@ std::string call_function(const Task& task, const Program& program) {
     return it == l.fixed.end() ? "" : fmt::format("{}", int64_t(it->second));
   };
   std::string keywords, scalars, documented_keywords;
-  const std::set<std::string> read = names_the_calls_read(task, program, layouts);
   for (const auto& [axis, description] : task.axes) {
     if (!reads_axis(layouts[0], axis).empty()) continue;
     keywords += ", " + axis;

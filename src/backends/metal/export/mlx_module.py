@@ -63,7 +63,7 @@ def _tensor(value, name, ndims, declared):
 def _numpy_mx_takes(value):
     """A numpy array as mx.array takes it: a view with negative strides (x[::-1], np.flip) copied row-contiguous, and
     big-endian numbers in the host's order (mx.array refuses the one and fails on the other)."""
-    if any(stride < 0 for stride in getattr(value, "strides", ())):
+    if any(stride < 0 for stride in getattr(value, "strides", None) or ()):
         value = value.copy()
     if not getattr(getattr(value, "dtype", None), "isnative", True):
         value = value.astype(value.dtype.newbyteorder("="))

@@ -92,6 +92,10 @@ class PhaseClock {
   std::map<std::string, double>& seconds_;
 };
 
+// How long the runner's other threads may take to fall asleep after a call: libgomp's idle workers spin some 300,000
+// iterations (a few milliseconds) first, longer when preempted on a loaded machine.
+constexpr std::chrono::milliseconds kIdleBound{2000};
+
 Status failure_status(const runner::RunnerFailure& f) {
   switch (f.kind) {
     case runner::RunnerFailure::Kind::timeout: return Status::timeout;
@@ -470,6 +474,27 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
       return out;
     };
 
+    // On the host, the runner's other threads (OpenMP's workers) asleep, and their CPU time then: whatever they run from
+    // then until ksearch has staged a timed call's inputs is the candidate's code working off the clock (trusted_times).
+    // nullopt where it is not read, or where a thread kept running (`ran_between_calls` says so).
+    std::string ran_between_calls;
+    auto other_threads_asleep = [&]() -> std::optional<double> {
+      if (!timing || !backend_.reports_host_clock()) return std::nullopt;
+      bool still_running = false;
+      const auto ms = phase("idle_wait", [&] { return process->idle_other_threads_cpu_ms(kIdleBound, &still_running); });
+      if (still_running)
+        ran_between_calls = fmt::format(
+            "a thread of the runner besides its main one kept running for {} ms after the candidate's call returned "
+            "(an idle OpenMP worker sleeps once its spinning ends): the candidate's code ran outside its calls",
+            kIdleBound.count());
+      return ms;
+    };
+    const std::optional<double> asleep_before_trials = other_threads_asleep();
+    if (!ran_between_calls.empty()) {
+      wr.status = Status::rejected;
+      wr.message = ran_between_calls;
+    }
+
     try {
       // Every timed repetition runs on a fresh mix of two secret input sets (tasks/inputs: mix_tensor),
       // checked ones included, so that no repetition can tell whether it will be checked. The first two
@@ -553,21 +578,34 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         double timed_ms = 0;
         std::optional<TimingLock> lock;
         phase("lock_wait", [&] { lock.emplace(backend_.timing_lock_key(options_.device)); });
+        bool wake_threads = false;  // whether `prepare` wakes OpenMP's team: the trials used it
         for (int rep = -options_.warmup; rep < options_.max_reps; ++rep) {
           if (rep >= options_.min_reps && timed_ms / 1000.0 >= options_.target_seconds) break;
+          const std::optional<double> idle_other_threads_ms = other_threads_asleep();
+          if (!ran_between_calls.empty()) break;
+          if (rep == -options_.warmup)
+            wake_threads = idle_other_threads_ms && asleep_before_trials && *idle_other_threads_ms > *asleep_before_trials;
           const int set = (rep + options_.warmup) % options_.rotating_sets;
           const std::optional<uint64_t> check_seed = checked.count(rep) ? std::optional<uint64_t>(checked_seed()) : std::nullopt;
           const uint64_t mix_seed = check_seed ? *check_seed : rng();
           phase("staging", [&] {
-            if (mix_on_device) {
-              process->request(mixing_prepare_command(layout, set, mix_sources[0], mix_seed), options_.call_timeout);
-            } else {
-              stage_mix(shm, layout, set, mix_sources[0], mix_sources[1], mix_seed);
-              process->request(staged_command(layout, set, "prepare"), options_.call_timeout);
-            }
+            if (mix_on_device) process->request(mixing_prepare_command(layout, set, mix_sources[0], mix_seed), options_.call_timeout);
+            else stage_mix(shm, layout, set, mix_sources[0], mix_sources[1], mix_seed);
           });
           phase("flush", [&] { flush_host_caches(set_tensors(shm, layout, set), backend_.host_flush_bytes()); });
-          const TimedCall call = phase("calls", [&] { return measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget); });
+          std::optional<double> between_calls_cpu_ms;
+          if (const auto cpu = idle_other_threads_ms ? process->process_cpu() : std::nullopt)
+            between_calls_cpu_ms = cpu->other_threads_ms - *idle_other_threads_ms;
+          // Last before the call: the cpu runner's `prepare` wakes OpenMP's team, asleep since the check above, where
+          // the candidate uses it, so that the call finds it spinning as an application's back-to-back calls do (not
+          // paying the threads' wake-up); a single-threaded candidate's calls run beside no spinning workers.
+          if (!mix_on_device) {
+            nlohmann::json prepare = staged_command(layout, set, "prepare");
+            prepare["wake_threads"] = wake_threads;
+            phase("staging", [&] { process->request(prepare, options_.call_timeout); });
+          }
+          TimedCall call = phase("calls", [&] { return measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget); });
+          call.between_calls_cpu_ms = between_calls_cpu_ms;
           phase("staging", [&] {
             process->request(staged_command(layout, set, "collect"), options_.call_timeout);
             std::memcpy((check_seed ? held_sets[held.size()] : scratch_set).data(), shm + spans[size_t(set)].from,
@@ -577,6 +615,10 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           if (rep < 0) continue;  // warm-up
           calls.push_back(call);
           timed_ms += call.reported_ms;
+        }
+        if (!ran_between_calls.empty()) {
+          wr.status = Status::rejected;
+          wr.message = ran_between_calls;
         }
         for (size_t i = 0; i < held.size() && wr.status == Status::passed; ++i) {
           const CheckedCase check = checked_case(held[i].seed);

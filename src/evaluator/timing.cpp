@@ -19,6 +19,9 @@ constexpr double kWallSlackMs = 0.001;
 // What each of OpenMP's idle workers may spin on the CPU after a parallel region ends (libgomp spins some
 // 300,000 iterations before it sleeps), beyond the call's own time.
 constexpr double kSpinAllowanceMs = 2.0;
+// What the runner's other threads may run, all together, while ksearch stages a call's inputs after finding them asleep:
+// nothing of the runner's wakes them then; this is the accounting's rounding.
+constexpr double kBetweenCallsSlackMs = 0.02;
 // The share of the null calls' spread (10th to 90th percentile) that the difference between a workload's median
 // CPU time and the null calls' median may be off by without meaning anything: about its standard error for 8
 // null calls and about as many timed ones (the spread is some 2.6 standard deviations; a median's standard
@@ -131,6 +134,17 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
         "account, more than {} threads can within that time: work ran outside the runner's timer",
         median(reported), median(process_cpus), calls.front().threads);
   }
+  // Work between calls: an OpenMP worker that never reached the end of its parallel region (a candidate can count it
+  // as arrived at the team's barrier) runs on after the call returned, computing the next repetition's outputs as
+  // soon as ksearch has staged its inputs (`escaped_omp_worker`).
+  std::vector<double> between;
+  for (const TimedCall& c : calls)
+    if (host_clock && c.between_calls_cpu_ms) between.push_back(*c.between_calls_cpu_ms);
+  if (out.inconsistency.empty() && !between.empty() && median(between) > kBetweenCallsSlackMs)
+    out.inconsistency = fmt::format(
+        "the runner's other threads ran for {:.4f} ms per call between its calls, after they had gone to sleep, while "
+        "ksearch staged the next call's inputs: the candidate's code ran outside its calls, off the clock",
+        median(between));
   return out;
 }
 

@@ -27,6 +27,9 @@ struct TimedCall {
   std::optional<double> cpu_ms;       // the runner's main thread's CPU time over the same span
   std::optional<double> process_cpu_ms;  // all its threads' CPU time over the same span
   int threads = 0;                       // how many threads it had
+  // The CPU time its threads but the main one spent while ksearch staged the call's inputs, from when it had found
+  // them asleep: nothing of the runner's runs them then (the evaluator sets it where it was read).
+  std::optional<double> between_calls_cpu_ms;
 };
 TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
                              std::chrono::milliseconds timeout);
@@ -64,7 +67,7 @@ struct TrustedTimes {
   std::string inconsistency;
 };
 // `host_clock`: the reports are the host's clock around the whole call (Backend::reports_host_clock), so all the
-// runner's threads' CPU time over a call is bounded by them too.
+// runner's threads' CPU time over a call is bounded by them too, and none of its other threads may run between calls.
 TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock);
 
 // Which timed repetitions have their outputs verified: `at_least` random ones among the first

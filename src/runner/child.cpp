@@ -237,6 +237,7 @@ CallArgs call_args(const SharedMemory& shm, const nlohmann::json& set, const nlo
   }
   args.ints = command.at("ints").get<std::vector<int64_t>>();
   args.floats = command.at("floats").get<std::vector<double>>();
+  args.wake_threads = command.value("wake_threads", false);
   if (command.contains("mix"))
     for (const auto& m : command.at("mix"))
       args.mix.push_back(m.is_null() ? std::nullopt

@@ -25,6 +25,8 @@ struct CallArgs {
     size_t element_bytes = 0;
   };
   std::vector<std::optional<Mix>> mix;
+  // For `prepare`: wake the host threads the candidate's calls use (the cpu runner's OpenMP team), asleep until then.
+  bool wake_threads = false;
 };
 
 // What a backend's runner implements. Everything else (protocol, sandbox, limits) is shared.

@@ -1,6 +1,7 @@
 #include "runner/parent.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -35,6 +37,27 @@ std::vector<int> random_fds(int count) {
   }
   return fds;
 }
+// Whether an OpenMP setting lets the team's idle workers fall asleep after a parallel region: the evaluator waits
+// for that between timed calls (a thread still running then is the candidate's, evaluator/timing.hpp), so settings
+// that spin forever (OMP_WAIT_POLICY=active, GOMP_SPINCOUNT=infinite or beyond 10x libgomp's 300,000) are not passed on.
+bool lets_workers_sleep(const std::string& name, const std::string& value) {
+  std::string lower = value;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (name == "OMP_WAIT_POLICY") return lower != "active";
+  if (name == "GOMP_SPINCOUNT")
+    return !value.empty() && value.size() <= 9 && std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); }) && std::stoul(value) <= 3000000;
+  return true;
+}
+
+// The size of OpenMP's default team in a runner started from this process: OMP_NUM_THREADS's first value, else the
+// CPUs it may run on (the runner inherits this process's affinity).
+unsigned default_team_size() {
+  if (const char* v = std::getenv("OMP_NUM_THREADS"); v && std::isdigit(static_cast<unsigned char>(*v)))
+    return unsigned(std::max(1ul, std::strtoul(v, nullptr, 10)));
+  cpu_set_t cpus;
+  return sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? unsigned(std::max(1, CPU_COUNT(&cpus))) : 1;
+}
+
 // Each nonce straight from the kernel's random source: knowing earlier nonces tells nothing of the next.
 uint64_t random_nonce() {
   uint64_t nonce = 0;
@@ -85,7 +108,11 @@ RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const Runn
   // OpenMP's settings carry the host's tuning to the candidate's team: on a host other work keeps busy,
   // spinning barriers wait whole time slices for a descheduled thread, and OMP_WAIT_POLICY=passive avoids it.
   for (const char* keep : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
-    if (const char* v = std::getenv(keep); v && !overridden(keep)) env_strings.push_back(std::string(keep) + "=" + v);
+    if (const char* v = std::getenv(keep); v && !overridden(keep) && lets_workers_sleep(keep, v))
+      env_strings.push_back(std::string(keep) + "=" + v);
+  // The cpu runner starts its OpenMP team before the sandbox, which then refuses new threads: a region asking for more
+  // (`num_threads(8)` on two cores, nested parallelism) gets as many as the team has instead of failing to start them.
+  if (!overridden("OMP_THREAD_LIMIT")) env_strings.push_back("OMP_THREAD_LIMIT=" + std::to_string(default_team_size()));
   env_strings.insert(env_strings.end(), environment.begin(), environment.end());
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
@@ -139,6 +166,12 @@ std::optional<double> RunnerProcess::main_thread_cpu_ms() const {
 std::optional<ProcessCpu> RunnerProcess::process_cpu() const {
   if (pid_ <= 0 || reaped_) return std::nullopt;
   return runner::process_cpu(pid_);
+}
+
+std::optional<double> RunnerProcess::idle_other_threads_cpu_ms(std::chrono::milliseconds bound, bool* still_running) const {
+  *still_running = false;
+  if (pid_ <= 0 || reaped_) return std::nullopt;
+  return runner::idle_other_threads_cpu_ms(pid_, bound, still_running);
 }
 
 int RunnerProcess::finish(std::chrono::milliseconds timeout) {

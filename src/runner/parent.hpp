@@ -53,6 +53,8 @@ class RunnerProcess {
   std::optional<double> main_thread_cpu_ms() const;
   // CPU time of all the runner's threads, and their number (runner/host.hpp).
   std::optional<ProcessCpu> process_cpu() const;
+  // The CPU time of its threads but the main one once they are all asleep (runner/host.hpp).
+  std::optional<double> idle_other_threads_cpu_ms(std::chrono::milliseconds bound, bool* still_running) const;
   // Asks the runner to exit and waits for it (and for what a launcher prints at the end); returns the
   // wait status.
   int finish(std::chrono::milliseconds timeout);

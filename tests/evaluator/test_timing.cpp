@@ -164,6 +164,21 @@ TEST(TrustedTimes, WorkOnOtherThreadsBeyondTheReportIsTampering) {
   EXPECT_TRUE(trusted_times(threaded_calls(1.0, 40.0, 4, 10), null_call, false).inconsistency.empty());
 }
 
+TEST(TrustedTimes, OtherThreadsRunningWhileInputsAreStagedIsWorkOffTheClock) {
+  // An OpenMP worker that never returned from the candidate's region computes each repetition's outputs as soon as
+  // ksearch has staged its inputs, after the workers had been found asleep: 0.5 ms of CPU time before each call.
+  const NullCallCost null_call{0.01, 0.002, 0.01};
+  std::vector<TimedCall> escaped = threaded_calls(0.01, 0.02, 2, 10);
+  for (TimedCall& c : escaped) c.between_calls_cpu_ms = 0.5;
+  const TrustedTimes t = trusted_times(escaped, null_call, true);
+  EXPECT_NE(t.inconsistency.find("ran outside its calls, off the clock"), std::string::npos) << t.inconsistency;
+  // Asleep as found, as honest workers stay until the next call wakes them; one stray reading is not evidence.
+  std::vector<TimedCall> honest = threaded_calls(0.01, 0.02, 2, 10);
+  for (TimedCall& c : honest) c.between_calls_cpu_ms = 0;
+  honest.front().between_calls_cpu_ms = 0.5;
+  EXPECT_TRUE(trusted_times(honest, null_call, true).inconsistency.empty());
+}
+
 TEST(NullCall, TheLoadedCalibrationCountsUpToTheTrustedOnesSpread) {
   // After loading, every request passes the sandbox's filters: a dearer null call is the calls' real cost...
   const NullCallCost trusted{0.08, 0.02};

@@ -46,6 +46,13 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
   // work on between calls, off their clocks.
   bool threads_after_load() const override { return false; }
 
+  // ksearch waits for OpenMP's team to fall asleep before it stages a timed call's inputs (a worker running then would
+  // be the candidate's code, off the clock); woken here, last before the call, it is spinning when the call starts.
+  void prepare(const ksearch::runner::CallArgs& args) override {
+    RunnerDevice::prepare(args);
+    if (args.wake_threads) start_threads();
+  }
+
   // OpenMP's settings live in libgomp, outside the candidate's data: a candidate could carry a value from one call
   // to the next in them (a call counter in the schedule's chunk size), so they are put back too.
   void reset_state() override {

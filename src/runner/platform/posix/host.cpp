@@ -29,4 +29,9 @@ std::optional<double> blocked_main_thread_cpu_ms(pid_t) { return std::nullopt; }
 
 std::optional<ProcessCpu> process_cpu(pid_t) { return std::nullopt; }
 
+std::optional<double> idle_other_threads_cpu_ms(pid_t, std::chrono::milliseconds, bool* still_running) {
+  *still_running = false;
+  return std::nullopt;
+}
+
 }  // namespace ksearch::runner

@@ -229,6 +229,36 @@ struct HoistedShared {
   std::string resolved_element, resolved_dims;  // as the kernel declares them: a function template's parameters bound by its calls
 };
 
+// A lambda expression of device code. The Metal Shading Language has none, so each becomes a function-object struct
+// that the header declares before the declaration holding it, built where the lambda was: `Name<arguments>{members}`.
+struct LambdaMember {
+  std::string declaration;  // in the struct: `thread float& acc;`, `KsCapture0 row;`, `static constant constexpr int W = 32;`
+  std::string init;         // its value where the lambda was ("" for a static one)
+  std::string type_argument;  // the template argument its type takes there (`decltype((row) + 0)`), "" for none
+  unsigned init_b = 0, init_e = 0;  // an init capture's expression (`[v = x * 2]`), rendered into init and type_argument
+};
+
+struct Lambda {
+  CXCursor expr;
+  std::string owner;  // decl_key of the function holding it (its record gets the lambda's problems)
+  std::string variable;  // decl_key of the variable it initializes (`auto f = [...]`: its calls), "" for none
+  std::string name;   // the struct's
+  CXCursor anchor;    // the top-level declaration the struct precedes
+  Function body;      // what its body uses: built-in variables, hoisted __shared__ arrays, callees
+  bool by_reference = false;  // its default capture is `&`
+  std::map<std::string, bool> explicit_captures;  // a name in its capture list -> captured by reference
+  std::vector<std::pair<std::string, std::pair<unsigned, unsigned>>> init_captures;  // `v = x * 2`: name, expression
+  std::vector<CXCursor> captured;  // the enclosing variables its body names (a reference each), in order
+  std::vector<CXCursor> params;
+  unsigned params_b = 0, params_e = 0;  // inside its parentheses (empty when it has none)
+  unsigned return_b = 0, return_e = 0;  // the return type written after `->` (empty when deduced)
+  bool is_mutable = false;
+  std::vector<std::string> call_templates;  // its operator()'s template parameters (`auto` and pointer parameters)
+  // Set once every function is visited (resolve_lambdas):
+  std::vector<std::string> outer_templates, outer_names;  // the enclosing templates' parameters, which the struct takes
+  std::vector<LambdaMember> members;
+};
+
 // A typedef or alias of the file naming a pointer type (`typedef float* fptr;`).
 bool pointer_typedef(CXCursor decl) {
   const CXCursorKind kind = clang_getCursorKind(decl);
@@ -451,6 +481,12 @@ class Translator {
   void add_host_helper(CXCursor call);
   void add_scratch(CXCursor malloc_call);
   void visit_function(Function& fn);
+  std::vector<std::string> parameter_templates(const std::vector<CXCursor>& params, Function& fn);
+  void visit_lambda(CXCursor lambda, Function& fn);
+  void resolve_lambdas();
+  std::string lambda_site(const Lambda& lambda);
+  std::string lambda_struct(const Lambda& lambda);
+  std::string body_name(CXCursor variable) const;
   void visit(CXCursor c, Function& fn);
   void map_call(CXCursor call, CXCursor callee, Function& fn);
   void convert_arguments(CXCursor callee, const std::vector<CXCursor>& args);
@@ -470,6 +506,7 @@ class Translator {
 
   // output
   std::string header();
+  std::string in_namespaces(CXCursor declaration, std::string text);
   std::string kernel_body(const Function& kernel, const std::vector<std::string>& bindings);
 
   std::string file_;
@@ -494,6 +531,11 @@ class Translator {
   std::set<unsigned> automatic_ends_;  // where declarators written `auto` (or split off) end
   std::vector<std::pair<unsigned, unsigned>> for_inits_;  // the initializers of for statements
   std::set<std::string> helpers_;
+  std::vector<Lambda> lambdas_;  // in the order their visits end: a nested lambda before the one holding it
+  std::map<unsigned, CXCursor> lambda_variables_;  // where a lambda starts -> the variable it initializes
+  // The variable of a lambda -> per call of it, the address spaces its arguments bind (for its reference parameters).
+  std::map<std::string, std::vector<std::vector<std::string>>> lambda_calls_;
+  std::map<std::string, std::string> reference_spaces_;  // a lambda's reference parameter -> the space it binds
   // the launches, in the entry's order (several: a multi-kernel candidate)
   struct Launch {
     CXCursor call;
@@ -2493,8 +2535,7 @@ void Translator::visit(CXCursor c, Function& fn) {
   if (kind == CXCursor_NamespaceRef && from_prelude(clang_getCursorReferenced(c)))
     if (auto u = maps_.untranslatable.find("namespace " + spelling(c)); u != maps_.untranslatable.end())
       return problem(problems, c, "namespace " + spelling(c), u->second);
-  if (kind == CXCursor_LambdaExpr)
-    return problem(problems, c, "lambda expression", "the Metal Shading Language has no lambda expressions: write a __device__ function");
+  if (kind == CXCursor_LambdaExpr) return visit_lambda(c, fn);
   if (kind == CXCursor_GotoStmt) return problem(problems, c, "goto", "the Metal Shading Language has no goto: use a loop or a flag");
   if (kind == CXCursor_ConditionalOperator && fn.kernel && is_pointer(clang_getCursorType(c))) fn.pointer_choices.push_back(c);
   if (kind == CXCursor_DeclRefExpr) {
@@ -2527,6 +2568,23 @@ void Translator::visit(CXCursor c, Function& fn) {
     for (CXCursor k : children(c))
       if (clang_getCursorKind(k) == CXCursor_CallExpr && spelling(k) == "__cudaPushCallConfiguration")
         return problem(problems, c, "kernel launch in device code", "dynamic parallelism has no Metal equivalent");
+    // A call of a lambda's variable: what its arguments bind (its reference parameters' space), and whether the
+    // lambda is given itself (recursion, which Metal does not have).
+    // (Its children: the object, the operator() it calls unless the lambda is generic, the arguments.)
+    const std::vector<CXCursor> kids = children(c);
+    const CXCursor object = kids.empty() ? c : clang_getCursorReferenced(strip_implicit(kids[0]));
+    if (std::any_of(lambda_variables_.begin(), lambda_variables_.end(), [&](const auto& v) { return clang_equalCursors(v.second, object); })) {
+      std::vector<std::string> spaces;
+      for (size_t i = 1; i < kids.size(); ++i) {
+        const CXCursor argument = strip_implicit(kids[i]);
+        if (spelling(argument) == "operator()") continue;
+        if (clang_getCursorKind(argument) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(argument), object))
+          problem(problems, c, "recursion through the lambda '" + spelling(object) + "'",
+                  "the lambda is given itself as an argument to call itself, and Metal has no recursion: write a loop");
+        spaces.push_back(bound_space(kids[i]));
+      }
+      lambda_calls_[decl_key(object)].push_back(spaces);
+    }
     CXCursor callee = called_declaration(c);
     const bool group_method = method_group(c).kind != Group::none;
     if (!clang_Cursor_isNull(callee)) {
@@ -2592,6 +2650,8 @@ void Translator::visit(CXCursor c, Function& fn) {
     if (is_reference(clang_getCursorResultType(fn.cursor)))
       for (CXCursor k : children(c)) fn.returned.insert(bound_space(k));
   } else if (kind == CXCursor_VarDecl) {
+    if (const std::vector<CXCursor> kids = children(c); !kids.empty() && clang_getCursorKind(strip_implicit(kids.back())) == CXCursor_LambdaExpr)
+      lambda_variables_[begin_offset(strip_implicit(kids.back()))] = c;
     if (map_declaration(c, fn)) return;
   } else if ((kind == CXCursor_CompoundAssignOperator || kind == CXCursor_BinaryOperator) && volatile_store(c, fn)) {
     for (CXCursor k : children(c)) visit(k, fn);
@@ -2614,6 +2674,29 @@ void Translator::device_function_signature(Function& fn) {
   const std::vector<CXCursor> params = parameters_of(fn.cursor);
   const std::vector<size_t> groups = group_parameters(fn.cursor);
   for (const auto& [b, e] : list_removals(params, groups)) rw_.replace(b, e, "");
+  const std::vector<std::string> template_params = parameter_templates(params, fn);
+  if (template_params.empty()) return;
+  std::string list;
+  for (const auto& t : template_params) list += (list.empty() ? "" : ", ") + std::string("typename ") + t;
+  const unsigned b = begin_offset(fn.cursor);
+  if (clang_getCursorKind(fn.cursor) == CXCursor_FunctionTemplate) {
+    // After the function's own template parameters: a call's explicit arguments (`f<256>(...)`) bind those.
+    unsigned last = b;
+    for (CXCursor k : children(fn.cursor)) {
+      const CXCursorKind kind = clang_getCursorKind(k);
+      if (kind == CXCursor_TemplateTypeParameter || kind == CXCursor_NonTypeTemplateParameter || kind == CXCursor_TemplateTemplateParameter)
+        last = std::max(last, end_offset(k));
+    }
+    rw_.insert(unsigned(rw_.text().find('>', last)), ", " + list);
+  } else {
+    rw_.insert(b, "template <" + list + "> ");
+  }
+}
+
+// The parameters of a __device__ function or a lambda: a pointer's type becomes a template parameter (the caller's
+// address space is deduced), as does a struct's whose pointer fields are template parameters; a reference gets the
+// space it binds (`thread`, or a lambda's calls' space). Returns the template parameters' names.
+std::vector<std::string> Translator::parameter_templates(const std::vector<CXCursor>& params, Function& fn) {
   std::vector<std::string> template_params;
   for (CXCursor p : params) {
     CXType type = clang_getCursorType(p);
@@ -2639,24 +2722,13 @@ void Translator::device_function_signature(Function& fn) {
           template_params.push_back(name);
           rw_.replace(begin_offset(k), end_offset(k), name);
         }
-    if (is_reference(type)) rw_.insert(begin_offset(p), "thread ");
+    if (is_reference(type))
+      rw_.insert(begin_offset(p), [this, key = decl_key(p)] {
+        const auto space = reference_spaces_.find(key);
+        return (space == reference_spaces_.end() ? "thread" : space->second) + " ";
+      });
   }
-  if (template_params.empty()) return;
-  std::string list;
-  for (const auto& t : template_params) list += (list.empty() ? "" : ", ") + std::string("typename ") + t;
-  const unsigned b = begin_offset(fn.cursor);
-  if (clang_getCursorKind(fn.cursor) == CXCursor_FunctionTemplate) {
-    // After the function's own template parameters: a call's explicit arguments (`f<256>(...)`) bind those.
-    unsigned last = b;
-    for (CXCursor k : children(fn.cursor)) {
-      const CXCursorKind kind = clang_getCursorKind(k);
-      if (kind == CXCursor_TemplateTypeParameter || kind == CXCursor_NonTypeTemplateParameter || kind == CXCursor_TemplateTemplateParameter)
-        last = std::max(last, end_offset(k));
-    }
-    rw_.insert(unsigned(rw_.text().find('>', last)), ", " + list);
-  } else {
-    rw_.insert(b, "template <" + list + "> ");
-  }
+  return template_params;
 }
 
 void Translator::visit_function(Function& fn) {
@@ -2670,8 +2742,406 @@ void Translator::visit_function(Function& fn) {
     }
 }
 
+// A lambda expression: its capture list and signature are read here and its body is visited as code of the function
+// holding it; the struct and the value that replaces it are written once every function is visited
+// (resolve_lambdas), when the address spaces of what it captures and of what its calls pass are known.
+void Translator::visit_lambda(CXCursor expr, Function& fn) {
+  Lambda lambda;
+  lambda.expr = expr;
+  lambda.owner = visiting_;
+  const std::string& t = rw_.text();
+  const unsigned b = begin_offset(expr), e = end_offset(expr);
+  auto matching = [&](unsigned open) {  // the bracket closing the one at `open`
+    unsigned at = open;
+    for (int depth = 0; at < e; ++at) {
+      depth += std::string("[({").find(t[at]) != std::string::npos ? 1 : std::string("])}").find(t[at]) != std::string::npos ? -1 : 0;
+      if (depth == 0) break;
+    }
+    return at;
+  };
+  auto trimmed = [&](unsigned from, unsigned to) {
+    while (from < to && std::isspace(static_cast<unsigned char>(t[from]))) ++from;
+    while (to > from && std::isspace(static_cast<unsigned char>(t[to - 1]))) --to;
+    return std::make_pair(from, to);
+  };
+  // The capture list: `[&]`, `[=, &acc]`, `[v = x * 2]`.
+  const unsigned captures_end = matching(b);
+  for (unsigned item = b + 1, at = b + 1; at <= captures_end; ++at) {
+    if (at < captures_end && t[at] != ',') {
+      if (std::string("[({").find(t[at]) != std::string::npos) at = matching(at);
+      continue;
+    }
+    const auto [from, to] = trimmed(item, at);
+    item = at + 1;
+    const std::string capture = t.substr(from, to - from);
+    if (capture.empty() || capture == "=") continue;
+    if (capture == "&") {
+      lambda.by_reference = true;
+    } else if (capture == "this" || capture == "*this") {
+      return problem(fn.record.problems, expr, "lambda capturing this",
+                     "a lambda capturing its method's object is not translated: pass the object (or the members it uses) as "
+                     "arguments");
+    } else if (const size_t assign = capture.find('='); assign != std::string::npos) {
+      const auto [name_b, name_e] = trimmed(from, from + unsigned(assign));
+      if (t[name_b] == '&')
+        return problem(fn.record.problems, expr, "lambda init capture by reference",
+                       "a reference initialized in the capture list ('" + capture + "') is not translated: capture the variable by reference");
+      lambda.init_captures.push_back({t.substr(name_b, name_e - name_b), trimmed(from + unsigned(assign) + 1, to)});
+    } else {
+      const bool reference = capture[0] == '&';
+      const auto [name_b, name_e] = trimmed(from + (reference ? 1 : 0), to);
+      lambda.explicit_captures[t.substr(name_b, name_e - name_b)] = reference;
+    }
+  }
+  CXCursor body = clang_getNullCursor();
+  for (CXCursor k : children(expr)) {
+    if (clang_getCursorKind(k) == CXCursor_ParmDecl) lambda.params.push_back(k);
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) body = k;
+  }
+  // The parameters in parentheses (none without them), then `mutable` and a return type after `->`.
+  const size_t open = t.find('(', captures_end);
+  unsigned after_params = captures_end + 1;
+  if (open != std::string::npos && open < begin_offset(body)) {
+    after_params = matching(unsigned(open)) + 1;
+    lambda.params_b = unsigned(open) + 1;
+    lambda.params_e = after_params - 1;
+  }
+  const std::string specifiers = t.substr(after_params, begin_offset(body) - after_params);
+  lambda.is_mutable = specifiers.find("mutable") != std::string::npos;
+  if (const size_t arrow = specifiers.find("->"); arrow != std::string::npos)
+    std::tie(lambda.return_b, lambda.return_e) = trimmed(after_params + unsigned(arrow) + 2, begin_offset(body));
+  for (CXCursor p : lambda.params)
+    if (group_of(clang_getCursorType(p)).kind != Group::none)
+      return problem(fn.record.problems, p, "cooperative-groups handle as a lambda parameter",
+                     "group handles are dropped, and a lambda's calls are not rewritten to match: capture the handle instead");
+  // A use of its method's object (`this->x`, a member named alone): Metal's struct would need a pointer to it.
+  bool uses_this = false;
+  clang_visitChildren(
+      body,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        const CXCursorKind kind = clang_getCursorKind(c);
+        if (kind == CXCursor_CXXThisExpr || (kind == CXCursor_MemberRefExpr && children(c).empty())) *static_cast<bool*>(data) = true;
+        return CXChildVisit_Recurse;
+      },
+      &uses_this);
+  if (uses_this)
+    return problem(fn.record.problems, expr, "lambda capturing this",
+                   "a lambda using its method's object (`this`, a member named alone) is not translated: pass the object (or "
+                   "the members it uses) as arguments");
+  lambda.call_templates = parameter_templates(lambda.params, fn);
+  // A generic lambda's `auto` parameters: its operator() is a template.
+  for (CXCursor p : lambda.params) {
+    if (is_pointer(clang_getCursorType(p))) continue;
+    const unsigned type_b = begin_offset(p), type_e = spelling(p).empty() ? end_offset(p) : position(p).offset;
+    for (size_t at = t.find("auto", type_b); at != std::string::npos && at + 4 <= type_e; at = t.find("auto", at + 4)) {
+      auto word = [&](size_t i) { return std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_'; };
+      if ((at > 0 && word(at - 1)) || word(at + 4)) continue;
+      const std::string name = fmt::format("KsAuto{}", lambda.call_templates.size());
+      lambda.call_templates.push_back(name);
+      rw_.replace(unsigned(at), unsigned(at + 4), name);
+    }
+  }
+  // The variables of the enclosing code its body names: each becomes a member (a file-scope extern __shared__ array
+  // too, which the kernel declares).
+  std::pair<Translator*, Lambda*> search(this, &lambda);
+  clang_visitChildren(
+      body,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto [self, l] = *static_cast<std::pair<Translator*, Lambda*>*>(data);
+        if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return CXChildVisit_Recurse;
+        const CXCursor decl = clang_getCursorReferenced(c);
+        const CXCursorKind kind = clang_getCursorKind(decl), parent = clang_getCursorKind(clang_getCursorSemanticParent(decl));
+        const bool inside = begin_offset(decl) >= begin_offset(l->expr) && begin_offset(decl) < end_offset(l->expr);
+        const bool local = parent != CXCursor_TranslationUnit && parent != CXCursor_Namespace && parent != CXCursor_UnexposedDecl;
+        const bool dynamic_shared = std::any_of(self->dynamic_shared_.begin(), self->dynamic_shared_.end(),
+                                                [&](CXCursor d) { return clang_equalCursors(d, decl); });
+        if ((kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl) && !inside && (local || dynamic_shared) &&
+            group_of(clang_getCursorType(decl)).kind == Group::none &&
+            std::none_of(l->captured.begin(), l->captured.end(), [&](CXCursor v) { return clang_equalCursors(v, decl); }))
+          l->captured.push_back(decl);
+        return CXChildVisit_Recurse;
+      },
+      &search);
+  // Its body is code of the function holding it; its init captures' expressions are evaluated where it is.
+  Function inner{expr};
+  inner.kernel = fn.kernel;
+  visit(body, inner);
+  for (CXCursor k : children(expr))
+    for (const auto& [name, range] : lambda.init_captures)
+      if (clang_isExpression(clang_getCursorKind(k)) && begin_offset(k) >= range.first && end_offset(k) <= range.second) visit(k, fn);
+  for (const auto& [construct, count] : inner.record.translated) fn.record.translated[construct] += count;
+  fn.record.problems.insert(fn.record.problems.end(), inner.record.problems.begin(), inner.record.problems.end());
+  fn.builtins.insert(inner.builtins.begin(), inner.builtins.end());
+  fn.shared.insert(inner.shared.begin(), inner.shared.end());
+  fn.callees.insert(inner.callees.begin(), inner.callees.end());
+  fn.pointer_choices.insert(fn.pointer_choices.end(), inner.pointer_choices.begin(), inner.pointer_choices.end());
+  for (CXCursor d : inner.dynamic_shared)
+    if (std::none_of(fn.dynamic_shared.begin(), fn.dynamic_shared.end(), [&](CXCursor k) { return clang_equalCursors(k, d); }))
+      fn.dynamic_shared.push_back(d);
+  lambda.body = std::move(inner);
+  ++fn.record.translated["lambda expression (function object)"];
+  // Its struct is named after its line and the variable it initializes, and goes before the top-level declaration
+  // holding it (a method's struct).
+  const Position at = position(expr);
+  lambda.name = fmt::format("KsLambda{}", at.line);
+  if (const auto v = lambda_variables_.find(b); v != lambda_variables_.end()) {
+    lambda.variable = decl_key(v->second);
+    lambda.name += "_" + spelling(v->second);
+  }
+  const auto taken = [&](const std::string& name) {
+    return std::any_of(lambdas_.begin(), lambdas_.end(), [&](const Lambda& other) { return other.name == name; });
+  };
+  if (taken(lambda.name)) lambda.name += fmt::format("_{}", at.column);
+  lambda.anchor = functions_.at(visiting_).cursor;
+  for (CXCursor p = clang_getCursorSemanticParent(lambda.anchor);; p = clang_getCursorSemanticParent(p)) {
+    const CXCursorKind kind = clang_getCursorKind(p);
+    if (kind != CXCursor_StructDecl && kind != CXCursor_ClassDecl && kind != CXCursor_ClassTemplate &&
+        kind != CXCursor_ClassTemplatePartialSpecialization)
+      break;
+    lambda.anchor = p;
+  }
+  rw_.replace(b, e, [this, index = lambdas_.size()] { return lambda_site(lambdas_[index]); });
+  lambdas_.push_back(std::move(lambda));
+}
+
+// The name code of the body gives a variable: a kernel parameter's binding, a Metal keyword's replacement.
+std::string Translator::body_name(CXCursor variable) const {
+  if (const auto r = param_renames_.find(decl_key(variable)); r != param_renames_.end()) return r->second;
+  if (const auto r = keyword_renames_.find(spelling(variable)); r != keyword_renames_.end()) return r->second;
+  return spelling(variable);
+}
+
+// Each lambda's members, once every function is visited: what it captures, in the address space it is in, and the
+// built-in variables and hoisted __shared__ arrays its body (and what it calls) names, which the struct cannot see;
+// the space each reference parameter binds at its calls. What has no single space is reported at the lambda's line.
+void Translator::resolve_lambdas() {
+  for (Lambda& lambda : lambdas_) {
+    std::vector<Problem>& problems = functions_.at(lambda.owner).record.problems;
+    const std::string& t = rw_.text();
+    for (size_t i = 0; i < lambda.params.size(); ++i) {
+      if (!is_reference(clang_getCursorType(lambda.params[i]))) continue;
+      std::set<std::string> spaces;
+      for (const auto& call : lambda_calls_[lambda.variable])
+        if (i < call.size()) spaces.merge(resolved_spaces(call[i]));
+      if (spaces.size() > 1)
+        problem(problems, lambda.params[i], "lambda reference parameter '" + spelling(lambda.params[i]) + "'",
+                fmt::format("its calls bind it to {} memory, and a Metal reference names one address space: take it by value, "
+                            "or write a __device__ function (the port overloads those per space)",
+                            fmt::join(spaces, " and ")));
+      else if (spaces.size() == 1)
+        reference_spaces_[decl_key(lambda.params[i])] = *spaces.begin();
+    }
+    // The enclosing function's (and class's) template parameters: the struct takes them, as its members' types may
+    // name them.
+    std::vector<CXCursor> scopes;
+    for (CXCursor s = functions_.at(lambda.owner).cursor; !clang_equalCursors(s, clang_getCursorSemanticParent(lambda.anchor));
+         s = clang_getCursorSemanticParent(s))
+      scopes.insert(scopes.begin(), s);
+    for (CXCursor scope : scopes)
+      for (CXCursor k : children(scope)) {
+        const CXCursorKind kind = clang_getCursorKind(k);
+        if ((kind != CXCursor_TemplateTypeParameter && kind != CXCursor_NonTypeTemplateParameter) || spelling(k).empty()) continue;
+        lambda.outer_templates.push_back(rw_.render(begin_offset(k), position(k).offset + unsigned(spelling(k).size())));
+        lambda.outer_names.push_back(spelling(k));
+      }
+    // The type of a variable's value in the struct: canonical where it names no template parameter, else as written.
+    auto value_type = [this](CXType type) {
+      if (take(clang_getTypeSpelling(clang_getCanonicalType(type))).find("type-parameter") == std::string::npos) return unqualified_type(type);
+      std::string written = metal_type(type);
+      return written.rfind("const ", 0) == 0 ? written.substr(6) : written;
+    };
+    // An array's dimensions as declared (`[32]`, `[BLOCK / 32][33]`), after its name.
+    auto dimensions = [&](CXCursor variable) {
+      const unsigned from = position(variable).offset + unsigned(spelling(variable).size());
+      unsigned to = from;
+      for (size_t open = to; (open = t.find_first_not_of(" \t", to)) != std::string::npos && t[open] == '[';)
+        to = unsigned(t.find(']', open)) + 1;
+      return rw_.render(from, to);
+    };
+    // A member whose type is a template parameter of the struct, given `type_argument` where the lambda was.
+    int templated = 0;
+    auto templated_member = [&](const std::string& type_argument, bool reference, const std::string& name) {
+      const std::string parameter = fmt::format("KsCapture{}", templated++);
+      lambda.members.push_back({(reference ? "thread " + parameter + "& " : parameter + " ") + name + ";", name, type_argument});
+    };
+    for (CXCursor v : lambda.captured) {
+      const std::string key = decl_key(v), name = body_name(v), written = spelling(v);
+      const CXType type = clang_getCursorType(v), canonical = clang_getCanonicalType(type);
+      const auto listed = lambda.explicit_captures.find(written);
+      const bool by_reference = listed != lambda.explicit_captures.end() ? listed->second : lambda.by_reference;
+      const bool kernel_parameter = clang_getCursorKind(v) == CXCursor_ParmDecl && functions_.at(lambda.owner).kernel;
+      const bool array = canonical.kind == CXType_ConstantArray || canonical.kind == CXType_IncompleteArray ||
+                         canonical.kind == CXType_DependentSizedArray;
+      CXType element = type;
+      while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
+      CXCursor init = clang_getNullCursor();
+      for (CXCursor k : children(v))
+        if (clang_isExpression(clang_getCursorKind(k))) init = k;
+      const CXEvalResult value = clang_Cursor_isNull(init) || clang_getCursorKind(v) != CXCursor_VarDecl ? nullptr : clang_Cursor_Evaluate(init);
+      const CXEvalResultKind value_kind = value ? clang_EvalResult_getKind(value) : CXEval_UnExposed;
+      const bool constexpr_written = text(begin_offset(v), position(v).offset).find("constexpr") != std::string::npos;
+      auto [space, spaced] = spaces_.count(key) ? std::pair(spaces_.at(key), true) : std::pair(std::string("thread"), false);
+      if (spaced && space == "threadgroup") {
+        // __shared__ memory (static storage in CUDA: named, never copied, whatever the capture list says).
+        if (canonical.kind == CXType_IncompleteArray || clang_Cursor_getStorageClass(v) == CX_SC_Extern)
+          lambda.members.push_back({fmt::format("threadgroup {}* {};", metal_type(element), name), name, ""});
+        else if (array)
+          lambda.members.push_back({fmt::format("threadgroup {} (&{}){};", metal_type(element), name, dimensions(v)), name, ""});
+        else
+          lambda.members.push_back({fmt::format("threadgroup {}& {};", metal_type(type), name), name, ""});
+      } else if (clang_isConstQualifiedType(type) && canonical.kind >= CXType_Bool && canonical.kind <= CXType_LongDouble &&
+                 (constexpr_written || value_kind == CXEval_Int || value_kind == CXEval_Float)) {
+        // A constant: the struct's own, so that constant expressions in the body (sizes, template arguments) keep it.
+        std::string constant = value_kind == CXEval_Int ? std::to_string(clang_EvalResult_getAsLongLong(value))
+                               : value_kind == CXEval_Float
+                                   ? fmt::format("{}f", float(clang_EvalResult_getAsDouble(value)))
+                                   : rw_.render(begin_offset(init), end_offset(init));
+        lambda.members.push_back({fmt::format("static constant constexpr {} {} = {};", value_type(type), name, constant), "", ""});
+      } else if (array) {
+        if (!by_reference)
+          problem(problems, lambda.expr, "array '" + written + "' captured by copy",
+                  "a lambda's copy of a whole array is not translated: capture it by reference (`[&" + written + "]`)");
+        lambda.members.push_back({fmt::format("thread {} (&{}){};", metal_type(element), name, dimensions(v)), name, ""});
+      } else if (is_reference(type) && by_reference) {
+        // What a reference refers to: its space is what it binds (a parameter's: what the function's calls bind).
+        std::set<std::string> bound = resolved_spaces(clang_getCursorKind(v) == CXCursor_ParmDecl ? "param:" + key
+                                                      : clang_Cursor_isNull(init)                 ? "thread"
+                                                                                                  : bound_space(init));
+        if (bound.size() > 1)
+          problem(problems, lambda.expr, "capture of '" + written + "' by reference",
+                  fmt::format("'{}' refers to {} memory (its function is called with both), and a Metal reference names one "
+                              "address space: capture it by copy, or pass it as an argument",
+                              written, fmt::join(bound, " and ")));
+        lambda.members.push_back({fmt::format("{} {}& {};", *bound.begin(), metal_type(pointee_type(type)), name), name, ""});
+      } else if (is_pointer(type) || (is_reference(type) && is_pointer(pointee_type(type)))) {
+        // A pointer takes the type of its value, whose space (device or constant for a buffer, threadgroup, thread) the
+        // port leaves to Metal (`auto row = x + ...`). A kernel's parameters are MLX's arguments: copied.
+        templated_member("decltype((" + name + ") + 0)", by_reference && !kernel_parameter, name);
+      } else if (const auto captured_lambda = std::find_if(lambdas_.begin(), lambdas_.end(), [&](const Lambda& l) { return l.variable == key; });
+                 captured_lambda != lambdas_.end()) {
+        const std::string site = lambda_site(*captured_lambda);
+        templated_member(site.substr(0, site.find('{')), by_reference, name);
+      } else {
+        const CXType bare = clang_getCanonicalType(is_reference(type) ? pointee_type(type) : type);
+        if (bare.kind == CXType_Record && templated_records_.count(decl_key(clang_getTypeDeclaration(bare))))
+          problem(problems, lambda.expr, "capture of '" + written + "'",
+                  "its struct's pointer fields became template parameters (their buffers' types), which the lambda's struct "
+                  "does not follow: capture the fields it uses in locals first");
+        const bool reference = by_reference && !kernel_parameter;
+        lambda.members.push_back({reference ? fmt::format("thread {}& {};", metal_type(type), name)
+                                            : fmt::format("{} {};", value_type(is_reference(type) ? pointee_type(type) : type), name),
+                                  name, ""});
+      }
+      if (value) clang_EvalResult_dispose(value);
+    }
+    for (const auto& [name, range] : lambda.init_captures) {
+      CXCursor decl = clang_getNullCursor();  // the variable the init capture declares, as its body names it
+      std::pair<std::string, CXCursor*> search(name, &decl);
+      clang_visitChildren(
+          lambda.expr,
+          [](CXCursor c, CXCursor, CXClientData data) {
+            auto* s = static_cast<std::pair<std::string, CXCursor*>*>(data);
+            if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && spelling(c) == s->first) *s->second = clang_getCursorReferenced(c);
+            return CXChildVisit_Recurse;
+          },
+          &search);
+      if (clang_Cursor_isNull(decl)) continue;  // unused
+      if (is_pointer(clang_getCursorType(decl))) templated_member("", false, name);
+      else lambda.members.push_back({fmt::format("{} {};", value_type(clang_getCursorType(decl)), name), "", ""});
+      lambda.members.back().init_b = range.first;
+      lambda.members.back().init_e = range.second;
+    }
+    // The built-in variables and hoisted __shared__ arrays of its body and callees, as the function holding it has them.
+    std::set<std::string> builtins = lambda.body.builtins, shared = lambda.body.shared;
+    for (const auto& callee : lambda.body.callees) {
+      builtins.insert(functions_.at(callee).builtins.begin(), functions_.at(callee).builtins.end());
+      shared.insert(functions_.at(callee).shared.begin(), functions_.at(callee).shared.end());
+    }
+    for (const auto& b : builtins) lambda.members.push_back({"uint3 " + kBuiltins.at(b) + ";", kBuiltins.at(b), ""});
+    for (const auto& name : shared) {
+      const HoistedShared& h = hoisted_.at(name);
+      lambda.members.push_back({fmt::format("threadgroup {} (&{}){};", h.resolved_element, h.hoisted, h.resolved_dims),
+                                h.owner_key == lambda.owner ? h.name : h.hoisted, ""});
+    }
+  }
+}
+
+// What replaces a lambda: its struct built from its members' values there (`KsLambda8_load<decltype((row) + 0)>{row, cols}`).
+std::string Translator::lambda_site(const Lambda& lambda) {
+  std::vector<std::string> arguments = lambda.outer_names, values;
+  for (const LambdaMember& m : lambda.members) {
+    std::string init = m.init, argument = m.type_argument;
+    if (m.init_b < m.init_e) {
+      init = rw_.render(m.init_b, m.init_e);
+      if (m.declaration.rfind("KsCapture", 0) == 0) argument = "decltype((" + init + ") + 0)";  // a pointer
+    }
+    if (!argument.empty()) arguments.push_back(argument);
+    if (!init.empty()) values.push_back(init);
+  }
+  return fmt::format("{}{}{{{}}}", lambda.name, arguments.empty() ? "" : "<" + fmt::format("{}", fmt::join(arguments, ", ")) + ">",
+                     fmt::join(values, ", "));
+}
+
+// A lambda's struct: its members, and its body as a (const unless mutable) operator(), a template for `auto` and
+// pointer parameters; the return type as written, else the type of what it returns (deduced where that names a
+// template parameter).
+std::string Translator::lambda_struct(const Lambda& lambda) {
+  std::vector<std::string> templates = lambda.outer_templates;
+  for (const LambdaMember& m : lambda.members)
+    if (const size_t at = m.declaration.find("KsCapture"); at != std::string::npos)
+      templates.push_back("typename " + m.declaration.substr(at, m.declaration.find_first_of(" &", at) - at));
+  std::string out = templates.empty() ? "" : fmt::format("template <{}>\n", fmt::join(templates, ", "));
+  out += "struct " + lambda.name + " {\n";
+  for (const LambdaMember& m : lambda.members) out += "  " + m.declaration + "\n";
+  CXCursor body = clang_getNullCursor();
+  for (CXCursor k : children(lambda.expr))
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) body = k;
+  std::string result = "auto", trailing;
+  if (lambda.return_b < lambda.return_e) {
+    trailing = " -> " + rw_.render(lambda.return_b, lambda.return_e);
+  } else {
+    CXCursor returned = clang_getNullCursor();  // the first return's value (not a nested lambda's)
+    bool returns = false;
+    std::tuple<CXCursor*, bool*> search(&returned, &returns);
+    clang_visitChildren(
+        body,
+        [](CXCursor c, CXCursor, CXClientData data) {
+          auto [value, found] = *static_cast<std::tuple<CXCursor*, bool*>*>(data);
+          if (clang_getCursorKind(c) == CXCursor_LambdaExpr) return CXChildVisit_Continue;
+          if (clang_getCursorKind(c) != CXCursor_ReturnStmt) return CXChildVisit_Recurse;
+          *found = true;
+          for (CXCursor k : children(c)) *value = k;
+          return CXChildVisit_Break;
+        },
+        &search);
+    const CXType type = clang_getCanonicalType(clang_getCursorType(returned));
+    if (!returns || clang_Cursor_isNull(returned)) result = "void";
+    else if (type.kind != CXType_Invalid && type.kind != CXType_Unexposed && type.kind != CXType_Dependent &&
+             take(clang_getTypeSpelling(type)).find("type-parameter") == std::string::npos)
+      result = unqualified_type(type);
+  }
+  std::string call_templates;
+  for (const auto& name : lambda.call_templates) call_templates += (call_templates.empty() ? "" : ", ") + ("typename " + name);
+  // The body without what is inserted after its `}` (the arguments a call passes after the lambda, which are the call's).
+  out += fmt::format("  {}{} operator()({}){}{} {}\n}};\n", call_templates.empty() ? "" : "template <" + call_templates + "> ", result,
+                     lambda.params_b < lambda.params_e ? rw_.render(lambda.params_b, lambda.params_e) : "",
+                     lambda.is_mutable ? "" : " const", trailing, rw_.render(begin_offset(body), end_offset(body) - 1) + "}");
+  return out;
+}
+
+// A declaration in a named namespace stays in it (`ops::Gelu`); the body, outside, names it unqualified too through the
+// header's `using namespace`.
+std::string Translator::in_namespaces(CXCursor declaration, std::string text) {
+  const std::vector<std::string> names = namespaces_of(declaration);
+  if (!names.empty()) namespaces_.insert(fmt::format("{}", fmt::join(names, "::")));
+  for (auto n = names.rbegin(); n != names.rend(); ++n) text = "namespace " + *n + " {\n" + text + "}\n";
+  return text;
+}
+
 std::string Translator::header() {
   std::vector<std::pair<unsigned, std::string>> parts;
+  // Each lambda's struct before the declaration holding it (a nested lambda's first: it ends first).
+  for (const Lambda& lambda : lambdas_) parts.push_back({begin_offset(lambda.anchor), in_namespaces(lambda.anchor, lambda_struct(lambda))});
   std::pair<Translator*, void*> context(this, &parts);
   clang_visitChildren(
       clang_getTranslationUnitCursor(unit_),
@@ -2679,14 +3149,7 @@ std::string Translator::header() {
         auto* self = static_cast<Translator*>(static_cast<std::pair<Translator*, void*>*>(data)->first);
         auto* parts = static_cast<std::vector<std::pair<unsigned, std::string>>*>(static_cast<std::pair<Translator*, void*>*>(data)->second);
         if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
-        // A declaration in a named namespace stays in it (`ops::Gelu`); the body, outside, names it
-        // unqualified too through the header's `using namespace`.
-        auto in_namespaces = [c, self](std::string text) {
-          const std::vector<std::string> names = namespaces_of(c);
-          if (!names.empty()) self->namespaces_.insert(fmt::format("{}", fmt::join(names, "::")));
-          for (auto n = names.rbegin(); n != names.rend(); ++n) text = "namespace " + *n + " {\n" + text + "}\n";
-          return text;
-        };
+        auto in_namespaces = [c, self](std::string text) { return self->in_namespaces(c, std::move(text)); };
         const CXCursorKind kind = clang_getCursorKind(c);
         const unsigned b = begin_offset(c), e = end_offset(c);
         switch (kind) {
@@ -2875,6 +3338,7 @@ Translation Translator::run() {
       }
   }
   resolve_hoisted_types();
+  resolve_lambdas();
   // A kernel's report covers the __device__ functions it calls, directly or not.
   for (auto& [key, fn] : functions_) {
     if (!fn.kernel) continue;

@@ -247,6 +247,49 @@ TEST(Conversions, PointerTypedefsSwapHostMathAndScratchReads) {
   EXPECT_NE(scratch.candidate.find("auto row_max = d_max;\ndevice float * row_sum = d_sum;"), std::string::npos) << scratch.candidate;
 }
 
+// Lambdas become function-object structs, whose members and reference parameters carry the address space of what they
+// capture or bind, which metalsim drops: a register captured by reference is a `thread` reference, a __shared__ array
+// (2-D too) or scalar a `threadgroup` one, a pointer takes its value's type (a buffer's space, device or constant, is
+// Metal's to deduce), a kernel parameter is copied; a reference parameter bound to __shared__ slots at the lambda's calls
+// is `threadgroup`; generic lambdas have a templated operator(), mutable ones a non-const one, constants stay constant.
+TEST(Lambdas, CapturesAndParametersKeepTheirAddressSpaces) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  auto port = [](const std::string& file, const std::string& task) {
+    const translate::Translation t = translate::translate_file(kDir + "/corpus/" + file, corpus_task(task));
+    EXPECT_TRUE(t.complete()) << problems_text(t);
+    return t.candidate;
+  };
+  const std::string accumulate = port("rowsum/lambda_warp_sum_accumulate.cu", "rowsum");
+  EXPECT_NE(accumulate.find("template <typename KsCapture0>\nstruct KsLambda14_accumulate {\n  thread float& acc;\n  thread "
+                            "KsCapture0& row;\n  void operator()(int c) const { acc += row[c]; }\n};"),
+            std::string::npos)
+      << accumulate;
+  EXPECT_NE(accumulate.find("auto accumulate = KsLambda14_accumulate<decltype((row) + 0)>{acc, row};"), std::string::npos) << accumulate;
+  const std::string flush = port("dot/lambda_shared_atomic_flush.cu", "dot");
+  EXPECT_NE(flush.find("struct KsLambda13_flush {\n  threadgroup float& block_total;\n"), std::string::npos) << flush;
+  EXPECT_NE(flush.find("KsLambda16_publish<decltype((result) + 0)>{result, block_total, thread_position_in_threadgroup};"),
+            std::string::npos)
+      << flush;
+  const std::string tile = port("transpose/lambda_tile_2d.cu", "transpose");
+  EXPECT_NE(tile.find("  threadgroup float (&tile)[TILE][TILE + 1];\n  thread KsCapture0& load;\n  thread const int& by;\n"),
+            std::string::npos)
+      << tile;
+  const std::string slots = port("rowsum/lambda_reference_parameter_spaces.cu", "rowsum");
+  EXPECT_NE(slots.find("void operator()(thread float& dst, float v) const { dst += v; }"), std::string::npos) << slots;
+  EXPECT_NE(slots.find("void operator()(threadgroup float& slot, float v) const { slot += v; }"), std::string::npos) << slots;
+  const std::string generic = port("rmsnorm/lambda_generic_template_constexpr.cu", "rmsnorm");
+  EXPECT_NE(generic.find("template <int BLOCK>\nstruct KsLambda26_total {\n  static constant constexpr int kWarps = BLOCK / 32;\n  "
+                         "threadgroup float (&partial)[BLOCK / 32];\n"),
+            std::string::npos)
+      << generic;
+  EXPECT_NE(generic.find("template <typename KsAuto0, typename KsAuto1> auto operator()(KsAuto0 a, KsAuto1 b) const"), std::string::npos)
+      << generic;
+  const std::string counter = port("layernorm/lambda_mutable_init_captures.cu", "layernorm");
+  EXPECT_NE(counter.find("struct KsLambda10_next_column {\n  int c;\n  int operator()() {\n"), std::string::npos) << counter;
+  EXPECT_NE(counter.find("auto next_column = KsLambda10_next_column{(int)thread_position_in_threadgroup.x};"), std::string::npos) << counter;
+}
+
 // The built-in tasks' cuda seeds, on the small corpus tasks with the same entry (docs/TRANSLATE.md
 // has the table for every built-in task at full size).
 class BuiltinSeed : public ::testing::TestWithParam<std::string> {};
@@ -349,7 +392,10 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"host_global_launch.cu", "launch configuration", 18, "'g_threads' is a global variable of the host"},
                                            Expected{"shuffle_width12.cu", "__shfl_xor_sync", 8, "shuffle width 12"},
                                            Expected{"pointers_in_for_init.cu", "declaration of 'end'", 10, "for statement's initializer"},
-                                           Expected{"lambda.cu", "lambda expression", 8},
+                                           Expected{"lambda_recursion.cu", "recursion through the lambda 'sum_from'", 9, "no recursion"},
+                                           Expected{"lambda_this_capture.cu", "lambda capturing this", 9, "method's object"},
+                                           Expected{"lambda_reference_spaces.cu", "capture of 'into' by reference", 7,
+                                                    "refers to thread and threadgroup memory"},
                                            Expected{"shared_memory_struct.cu", "extern __shared__ in a __device__ function", 9},
                                            Expected{"constant_symbol.cu", "cudaMemcpyToSymbol", 18, "__constant__ memory"},
                                            Expected{"nested_launcher.cu", "kernel launch in 'launch_inner'", 19, "called by another launcher"},

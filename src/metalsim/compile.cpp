@@ -1,5 +1,7 @@
 // Host compilation of a kernel: content-hashed cache, a precompiled shim
 // header shared by all kernels, and compiler messages mapped to user lines.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -7,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "core/fd.hpp"
 #include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "core/process.hpp"
@@ -110,18 +113,25 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   const std::string shim_key = sha256_hex(std::string(kShimHeader) + kShimAbi + compiler_key);
   fs::path shim_dir = cache / ("shim-" + shim_key);
   fs::path pch = shim_dir / "metal_shim.h.pch";
-  if (!fs::exists(pch)) {
-    fs::create_directories(shim_dir);
-    write_file_atomic(shim_dir / "metal_shim.h", kShimHeader);
-    write_file_atomic(shim_dir / "metalsim_abi.h", kShimAbi);
-    std::string log;
-    auto command = compiler;
-    command.insert(command.end(), {"-x", "c++-header", (shim_dir / "metal_shim.h").string()});
-    if (!build_to(command, pch, log)) {
-      res.log = "metalsim: building the shim header failed:\n" + log;
-      res.messages = parse_messages(log);
-      res.messages.push_back({"shim", 0, 0, "error", "shim precompiled header failed to build"});
-      return done();
+  // One process at a time writes the shim's headers and builds its precompiled header: clang refuses a precompiled
+  // header whose headers were written after it ("modified since the precompiled header was built"), which another
+  // process's first compile did, even with the same text. Held for this block only: later compiles just read them.
+  {
+    const UniqueFd shim_lock(open((cache / ("shim-" + shim_key + ".lock")).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600));
+    if (shim_lock) flock(shim_lock.get(), LOCK_EX);
+    if (!fs::exists(pch)) {
+      fs::create_directories(shim_dir);
+      write_file_atomic(shim_dir / "metal_shim.h", kShimHeader);
+      write_file_atomic(shim_dir / "metalsim_abi.h", kShimAbi);
+      std::string log;
+      auto command = compiler;
+      command.insert(command.end(), {"-x", "c++-header", (shim_dir / "metal_shim.h").string()});
+      if (!build_to(command, pch, log)) {
+        res.log = "metalsim: building the shim header failed:\n" + log;
+        res.messages = parse_messages(log);
+        res.messages.push_back({"shim", 0, 0, "error", "shim precompiled header failed to build"});
+        return done();
+      }
     }
   }
 

@@ -1,5 +1,9 @@
 // Source generation: exact MLX text, host translation, compile errors mapped to user lines.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 
 #include "helpers.hpp"
 
@@ -126,6 +130,38 @@ TEST(MetalsimSource, CompileErrorsMapToBodyAndHeaderLines) {
   }
   EXPECT_TRUE(body) << c.log;
   EXPECT_TRUE(header) << c.log;
+}
+
+// The first compiles into an empty cache, in several processes at once (pytest workers calling exported modules): each
+// wrote the shim's headers again while another built or used the precompiled header from them, which clang then
+// refused as modified.
+TEST(MetalsimSource, ProcessesCompilingIntoAnEmptyCacheAtOnceAllBuild) {
+  const std::filesystem::path cache =
+      std::filesystem::temp_directory_path() / ("metalsim-first-compiles-" + std::to_string(getpid()));
+  std::filesystem::remove_all(cache);
+  CompileOptions options = copts();
+  options.cache_dir = cache;
+  std::vector<pid_t> children;
+  for (int i = 0; i < 4; ++i) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      KernelSpec s;
+      s.name = "first" + std::to_string(i);  // a kernel of its own each: only the shim is shared
+      s.inputs = {tensor("a", Dtype::float32, {16})};
+      s.outputs = {tensor("o", Dtype::float32, {16})};
+      s.source = "uint i = thread_position_in_grid.x;\no[i] = a[i] * " + std::to_string(i + 2) + ".0f;\n";
+      usleep(useconds_t(i) * 250000);  // staggered: later ones start while the first builds the shim
+      _exit(compile(s, options).ok ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a compile failed (status " << status << ")";
+  }
+  std::filesystem::remove_all(cache);
 }
 
 TEST(MetalsimSource, DoubleIsRejected) {

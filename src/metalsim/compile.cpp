@@ -70,8 +70,7 @@ std::vector<CompileMessage> parse_messages(const std::string& log) {
     std::string sev = m[4] == "fatal error" ? "error" : std::string(m[4]);
     std::string message = m[5];
     if (message.find("[-Werror,-Wvla") != std::string::npos)
-      message = "variable length arrays are not supported in Metal (an array's size must be a constant: a template "
-                "parameter or a constexpr value)";
+      message = kVariableLengthArrayMessage;
     out.push_back({file, std::stoi(m[2]), std::stoi(m[3]), sev, message});
   }
   return out;
@@ -177,6 +176,7 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   std::error_code ec;
   fs::remove(ir, ec);
   if (std::vector<CompileMessage> recursion = find_recursion(ir_text); !recursion.empty()) return rejected(recursion);
+  if (std::vector<CompileMessage> vla = find_variable_length_arrays(ir_text); !vla.empty()) return rejected(vla);
 
   command.insert(command.end(), {"-shared", "-lm"});
   res.ok = build_to(command, so, res.log);

@@ -23,6 +23,7 @@ struct Call {
 struct Function {
   std::string subprogram;  // !DISubprogram id
   std::vector<Call> calls;
+  std::vector<std::string> dynamic_allocas;  // !DILocation ids of stack allocations sized at run time
 };
 
 struct Ir {
@@ -35,6 +36,7 @@ Ir parse_ir(const std::string& ir) {
   static const std::regex call_re(R"(\b(?:call|invoke)\b[^@]*@("[^"]+"|[\w.$]+)\()");
   static const std::regex dbg_re(R"(!dbg (![0-9]+))");
   static const std::regex metadata_re(R"(^(![0-9]+) = (.*)$)");
+  static const std::regex dynamic_alloca_re(R"(= alloca [^,]+, i\d+ %)");
   Ir out;
   Function* current = nullptr;
   std::istringstream in(ir);
@@ -50,6 +52,8 @@ Ir parse_ir(const std::string& ir) {
       current->subprogram = dbg();
     } else if (line == "}") {
       current = nullptr;
+    } else if (current && std::regex_search(line, dynamic_alloca_re)) {
+      current->dynamic_allocas.push_back(dbg());
     } else if (current && std::regex_search(line, m, call_re)) {
       current->calls.push_back({m[1], dbg()});
     } else if (line.rfind("!", 0) == 0 && std::regex_match(line, m, metadata_re)) {
@@ -117,6 +121,27 @@ std::vector<CompileMessage> find_recursion(const std::string& llvm_ir) {
       break;
     }
   }
+  return out;
+}
+
+// A variable length array is a C99 extension the host compiler allows in C++ and Metal lacks. -Werror=vla refuses it
+// with the compiler's message, but a `#pragma clang diagnostic` in the kernel can turn that error off: the IR's
+// allocation sized at run time cannot be.
+std::vector<CompileMessage> find_variable_length_arrays(const std::string& llvm_ir) {
+  const Ir ir = parse_ir(llvm_ir);
+  auto meta = [&](const std::string& id) {
+    const auto found = ir.metadata.find(id);
+    return found == ir.metadata.end() ? std::string() : found->second;
+  };
+  std::vector<CompileMessage> out;
+  for (const auto& [symbol, function] : ir.functions)
+    for (const std::string& id : function.dynamic_allocas) {
+      const std::string location = meta(id);
+      const std::string file = field(meta(field(meta(field(location, "scope")), "file")), "filename");
+      out.push_back({file == "metalsim-body" ? "body" : file == "metalsim-header" ? "header" : "generated",
+                     std::atoi(field(location, "line").c_str()), std::atoi(field(location, "column").c_str()), "error",
+                     kVariableLengthArrayMessage});
+    }
   return out;
 }
 

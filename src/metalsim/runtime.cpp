@@ -58,7 +58,7 @@ constexpr uint32_t kSpinPolls = 4096;
 constexpr uint32_t kWaitPolls = 8;
 constexpr int kRead = METALSIM_ACCESS_READ, kWrite = METALSIM_ACCESS_WRITE, kAtomic = METALSIM_ACCESS_ATOMIC,
               kAtomicPoll = METALSIM_ACCESS_ATOMIC_POLL, kAtomicStore = METALSIM_ACCESS_ATOMIC_STORE,
-              kMisaligned = METALSIM_ACCESS_MISALIGNED;
+              kMisaligned = METALSIM_ACCESS_MISALIGNED, kCopy = METALSIM_ACCESS_COPY;
 
 using EntryFn = void (*)(void* const*, const ms_thread_args*);
 
@@ -193,6 +193,7 @@ struct Worker {
   bool fiber_mode = true;
   bool abort = false;
   jmp_buf thread_exit;  // without fibers: where a thread that cannot go on (a faulting access) leaves its kernel call
+  unsigned char* stack_top = nullptr;  // without fibers: the running thread's kernel call has its stack below this
   bool spinning = false;  // the running thread is in a spin-wait (counted in Run::spinning_workers)
   // threadgroup state
   uint32_t n = 0, done = 0, bar_arrived = 0, bar_site = 0, bar_other_site = 0, epoch = 0;
@@ -581,13 +582,13 @@ void report_uninitialized(Worker& w, Thread& th, std::size_t off, const char* wh
                 &th, nullptr, place.variable, false);
 }
 
-void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes) {
+void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes, bool copy) {
   const RunOptions& o = w.run->opt;
   const uint32_t me = static_cast<uint32_t>(&th - w.threads.data()) + 1;
   const uint32_t S = w.sgs[th.sg].epoch;
   for (uint32_t b = 0; b < bytes && off + b < w.arena_used; ++b) {
     Shadow& s = w.shadow[off + b];
-    if (o.check_uninitialized && !s.init) report_uninitialized(w, th, off + b, "read of");
+    if (o.check_uninitialized && !s.init && !copy) report_uninitialized(w, th, off + b, "read of");
     if (!o.check_races) continue;
     // The read may see an older value only if both the last store and the last store that changed the byte are
     // unordered with it (a later store of the same value that is ordered before the read leaves it no choice).
@@ -606,8 +607,8 @@ void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes) {
   }
 }
 
-void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind) {
-  if (kind == kRead) return tg_read(w, th, off, bytes);
+void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind, bool copy) {
+  if (kind == kRead) return tg_read(w, th, off, bytes, copy);
   // Every atomic operation but a store reads the old value: an atomic counter nobody set first starts at garbage.
   const bool reads_old = kind == kAtomic || kind == kAtomicPoll;
   for (uint32_t b = 0; b < bytes && off + b < w.arena_used; ++b) {
@@ -823,6 +824,29 @@ void report_misaligned(Worker& w, Thread& th, const unsigned char* p, uint32_t b
   longjmp(w.thread_exit, 1);
 }
 
+// Memory a kernel's code may write besides the buffers and threadgroup memory: the running Metal thread's stack in
+// use, from this call's frame (below the kernel's) to the stack's top.
+bool on_own_stack(const Worker& w, const Thread& th, const unsigned char* p, uint32_t bytes) {
+  const auto* low = static_cast<const unsigned char*>(__builtin_frame_address(0));
+  const unsigned char* top = w.fiber_mode ? w.stacks + (&th - w.threads.data() + 1) * w.stack_bytes : w.stack_top;
+  return p >= low && p + bytes <= top;
+}
+
+// A write or atomic operation outside every buffer (and its red zones), the threadgroup's memory and the thread's own
+// stack: kernel code reaching into the process (its library's data, such as the flag that turns the checks on, or the
+// emulator's state) through an address computed from a function's or a cast integer. Metal gives a kernel no other
+// memory. The run stops before the write happens: after it no finding could be trusted.
+[[noreturn]] void refuse_outside_write(Worker& w, Thread& th, const unsigned char* p, uint32_t bytes, const void* pc) {
+  const std::string line = at_line(*w.run, pc);
+  std::string msg = "out-of-bounds write of " + std::to_string(bytes) + " bytes at an address outside every buffer, "
+                    "threadgroup memory and the thread's stack (" + std::to_string(reinterpret_cast<uintptr_t>(p) % 4096) +
+                    " bytes into a page) by " + thread_text(th) + line +
+                    ": a kernel may write only its buffers, threadgroup and thread memory; the run stopped here";
+  w.run->report(DiagnosticKind::OutOfBounds, "outside" + line, msg, &th, nullptr, "", true);
+  if (w.fiber_mode) abandon_threadgroup(w);
+  longjmp(w.thread_exit, 1);
+}
+
 void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
   Worker& w = *t_worker;
   Thread* th = w.cur;
@@ -831,13 +855,17 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
     kind &= ~kMisaligned;
     report_misaligned(w, *th, static_cast<const unsigned char*>(addr), bytes, kind, pc);
   }
+  const bool copy = kind & kCopy;
+  kind &= ~kCopy;
   check_pending_store(w, *th);
   th->access_pc = pc;
   if (kind != kAtomicPoll) stop_spinning(w);
   if (kind == kAtomic || kind == kAtomicStore) th->polls = 0;
   const auto* p = static_cast<const unsigned char*>(addr);
   const unsigned char* a = w.arena.data();
+  const bool writes = kind != kRead;
   if (p >= a && p < a + kArenaCapacity) {
+    if (w.run->opt.check_bounds && writes && p + bytes > a + kArenaCapacity) refuse_outside_write(w, *th, p, bytes, pc);
     // Outside every variable: in a red zone between them, or past the last in the arena's spare capacity, memory a
     // GPU would not give the threadgroup (an index past an array, a pointer cast or offset reaches it).
     const std::size_t off = p - a;
@@ -848,7 +876,7 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
     }
     if (kind == kAtomicPoll && std::size_t(p - a) + bytes <= w.arena_used)
       watch_poll(w, *th, p, bytes, true, [&] { return tg_place(w, p - a); });
-    if (w.run->opt.check_races || w.run->opt.check_uninitialized) tg_access(w, *th, p - a, bytes, kind);
+    if (w.run->opt.check_races || w.run->opt.check_uninitialized) tg_access(w, *th, p - a, bytes, kind, copy);
     return;
   }
   for (auto& b : w.run->device) {
@@ -865,6 +893,7 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
   if (!w.run->opt.check_bounds) return;
   for (const auto& b : w.run->device) {
     if (p + bytes <= b.lo - kRedZone || p >= b.hi + kRedZone) continue;
+    if (writes && (p < b.lo - kRedZone || p + bytes > b.hi + kRedZone)) refuse_outside_write(w, *th, p, bytes, pc);
     long long off = static_cast<long long>(p - b.lo);
     long long elem = off >= 0 ? off / static_cast<long long>(b.elem) : -((-off + b.elem - 1) / b.elem);
     const std::string line = at_line(*w.run, pc);
@@ -874,6 +903,7 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
     w.run->report(DiagnosticKind::OutOfBounds, b.name + (kind ? "|w" : "|r") + line, msg, th, nullptr, b.name, false);
     return;
   }
+  if (writes && !on_own_stack(w, *th, p, bytes)) refuse_outside_write(w, *th, p, bytes, pc);
 }
 
 const ms_runtime kRuntime = {METALSIM_ABI_VERSION, rt_threadgroup_barrier, rt_simd_exchange, rt_exchange_done,
@@ -930,6 +960,7 @@ void run_threadgroup(Worker& w, uint64_t k) {
   }
 
   if (!w.fiber_mode) {
+    w.stack_top = static_cast<unsigned char*>(__builtin_frame_address(0));
     for (auto& th : w.threads) {
       w.cur = &th;
       if (setjmp(w.thread_exit) != 0) break;  // stopped by a fatal finding

@@ -300,7 +300,32 @@ HostSource build_host_source(const KernelSpec& spec) {
        "extern \"C\" MS_NOSAN int __tsan_atomic32_compare_exchange_val(volatile int* a, int c, int v, int, int) {\n"
        "  __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return c; }\n"
        "extern \"C\" MS_NOSAN void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
-       "extern \"C\" MS_NOSAN void __tsan_atomic_signal_fence(int) {}\n";
+       "extern \"C\" MS_NOSAN void __tsan_atomic_signal_fence(int) {}\n"
+       // Copies of aggregates and arrays (a struct assigned from a buffer, a zeroed local array) reach the
+       // instrumentation as memcpy/memmove/memset intrinsics, which LLVM 14's TSan turns into calls of the libc
+       // functions for its runtime to intercept: with no runtime, they would read and write buffers unchecked.
+       // These definitions, hidden so that the kernel's calls bind to them, check both ranges and then copy
+       // (no_builtin: the loops must not become calls of themselves).
+       "#define MS_COPY_CHECK(p, n, kind) \\\n"
+       "  if (metalsim_checking && n) metalsim_rt->access(p, n > 0xffffffffUL ? 0xffffffffu : (uint32_t)n, kind, \\\n"
+       "                                                  __builtin_return_address(0))\n"
+       "#define MS_COPY_FN extern \"C\" MS_NOSAN_CALL __attribute__((visibility(\"hidden\"), no_builtin))\n"
+       "MS_COPY_FN void* memmove(void* d, const void* s, unsigned long n) {\n"
+       "  MS_COPY_CHECK(s, n, METALSIM_ACCESS_READ | METALSIM_ACCESS_COPY); MS_COPY_CHECK(d, n, METALSIM_ACCESS_WRITE);\n"
+       "  unsigned char* to = (unsigned char*)d; const unsigned char* from = (const unsigned char*)s;\n"
+       "  if (to < from) for (unsigned long i = 0; i < n; ++i) to[i] = from[i];\n"
+       "  else for (unsigned long i = n; i > 0; --i) to[i - 1] = from[i - 1];\n"
+       "  return d; }\n"
+       "MS_COPY_FN void* memcpy(void* d, const void* s, unsigned long n) {\n"
+       "  MS_COPY_CHECK(s, n, METALSIM_ACCESS_READ | METALSIM_ACCESS_COPY); MS_COPY_CHECK(d, n, METALSIM_ACCESS_WRITE);\n"
+       "  unsigned char* to = (unsigned char*)d; const unsigned char* from = (const unsigned char*)s;\n"
+       "  for (unsigned long i = 0; i < n; ++i) to[i] = from[i];\n"
+       "  return d; }\n"
+       "MS_COPY_FN void* memset(void* d, int v, unsigned long n) {\n"
+       "  MS_COPY_CHECK(d, n, METALSIM_ACCESS_WRITE);\n"
+       "  unsigned char* to = (unsigned char*)d;\n"
+       "  for (unsigned long i = 0; i < n; ++i) to[i] = (unsigned char)v;\n"
+       "  return d; }\n";
   hs.text = o.str();
   return hs;
 }

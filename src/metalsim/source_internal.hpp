@@ -52,5 +52,10 @@ std::optional<CompileMessage> mutable_state(const std::filesystem::path& so, con
 // Errors for the recursive calls of the body's and header's functions, read from the kernel's LLVM IR (emitted
 // without optimization, with line tables; recursion.cpp).
 std::vector<CompileMessage> find_recursion(const std::string& llvm_ir);
+// Stack arrays sized at run time in the kernel's unoptimized IR, at their lines.
+std::vector<CompileMessage> find_variable_length_arrays(const std::string& llvm_ir);
+inline constexpr const char* kVariableLengthArrayMessage =
+    "variable length arrays are not supported in Metal (an array's size must be a constant: a template parameter or a "
+    "constexpr value)";
 
 }  // namespace ksearch::metalsim

@@ -16,6 +16,9 @@
 // Or'ed into a plain read's or write's kind when its address is not a multiple of its size (the compiler assumed it
 // was: Metal requires every type's natural alignment).
 #define METALSIM_ACCESS_MISALIGNED 8
+// Or'ed into a read of bytes copied whole (memcpy of a struct, padding included): checked for bounds and races, not
+// for initialization (a struct's padding is never written, and a copied value is checked where a field is used).
+#define METALSIM_ACCESS_COPY 16
 
 typedef struct ms_thread_args {
   uint32_t thread_position_in_grid[3];

@@ -1,0 +1,164 @@
+// Calls of CUDA functions (docs/TRANSLATE.md): math, warp, atomic, cooperative-groups and
+// intrinsic functions rewritten by the patterns of mappings.toml (a rename or a pattern over the
+// arguments, the helpers and threadgroup arrays it needs), with shuffle widths and tiles narrower than
+// a SIMD group segmented, and arguments converted as C converts them to the parameters' types.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "translate/translator_internal.hpp"
+
+namespace ksearch::translate::detail {
+
+// C converts a call's arguments to its parameters' types (`fminf(v, 1)`, `min(n, blockDim.x)` of
+// an int and an unsigned); Metal's functions are overloaded, where such a call is ambiguous or picks
+// another overload. An arithmetic (or half) argument of another type than its parameter is
+// converted as the CUDA call converts it.
+void Translator::convert_arguments(CXCursor callee, const std::vector<CXCursor>& args) {
+  auto arithmetic = [](CXType t) {
+    const CXTypeKind k = clang_getCanonicalType(t).kind;
+    const std::string name = take(clang_getTypeSpelling(clang_getCanonicalType(t)));
+    return (k >= CXType_Bool && k <= CXType_LongDouble) || k == CXType_Half || k == CXType_Float16 ||
+           name == "__half" || name == "__nv_bfloat16";
+  };
+  const int count = clang_Cursor_getNumArguments(callee);
+  for (size_t i = 0; i < args.size() && int(i) < count; ++i) {
+    CXType parameter = clang_getCursorType(clang_Cursor_getArgument(callee, unsigned(i)));
+    if (is_reference(parameter)) parameter = pointee_type(parameter);
+    const CXType argument = clang_getCursorType(strip_implicit(args[i]));
+    if (!arithmetic(parameter) || !arithmetic(argument) || unqualified_type(parameter) == unqualified_type(argument)) continue;
+    rw_.insert(begin_offset(args[i]), unqualified_type(parameter) + "(");
+    rw_.insert(end_offset(args[i]), ")");
+  }
+}
+
+void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
+  std::vector<Problem>& problems = fn.record.problems;
+  const std::string name = spelling(callee);
+  std::vector<CXCursor> kids = children(call);
+  const CXCursorKind callee_kind = clang_getCursorKind(callee);
+  // Constructors, conversions and operators of the CUDA types (half, vectors) are Metal's own.
+  if (callee_kind == CXCursor_Constructor || callee_kind == CXCursor_ConversionFunction ||
+      (callee_kind == CXCursor_CXXMethod && name.rfind("operator", 0) == 0))
+    return;
+  // Methods of cooperative groups are mapped as OWNER::METHOD, cg::reduce by its operation.
+  std::string key = name;
+  Group group = method_group(call);  // the group a method or cg::reduce works on
+  if (callee_kind == CXCursor_CXXMethod || group.kind != Group::none) {
+    const std::string owner = group.kind == Group::block  ? "thread_block"
+                              : group.kind == Group::tile ? "thread_block_tile"
+                                                          : spelling(clang_getCursorSemanticParent(callee));
+    // A dependent member reference has no spelling: its name ends its text (`tile.any`).
+    std::string method = text(begin_offset(kids.at(0)), end_offset(kids.at(0)));
+    method = spelling(kids[0]).empty() ? method.substr(method.find_last_of(".>") + 1) : spelling(kids[0]);
+    key = owner + "::" + method;
+    if (!maps_.functions.count(key))
+      return problem(problems, call, key,
+                     owner != "grid_group" ? "this cooperative-groups method is not translated"
+                     : method == "sync"       ? "grid-wide synchronization has no Metal equivalent (split the kernel)"
+                                              : "grid-wide groups have no Metal equivalent (split the kernel)");
+  } else if (name == "reduce" && clang_Cursor_getNumArguments(call) == 3) {
+    std::string op = take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 2)))));
+    op = op.substr(0, op.find('<'));  // cooperative_groups::plus<float> -> plus
+    key = "reduce:" + op.substr(op.rfind(':') + 1);
+    group = group_of(clang_getCursorType(strip_implicit(clang_Cursor_getArgument(call, 0))));
+  }
+  // CUDA's unsuffixed math overloads (`exp(float)`, `std::sqrt`) are its `f` functions.
+  if (callee_kind != CXCursor_CXXMethod && group.kind == Group::none && !maps_.functions.count(key) &&
+      !maps_.untranslatable.count(key) && (maps_.functions.count(key + "f") || maps_.untranslatable.count(key + "f")))
+    key += "f";
+  if (auto u = maps_.untranslatable.find(key); u != maps_.untranslatable.end())
+    return problem(problems, call, name, u->second);
+  auto m = maps_.functions.find(key);
+  if (m == maps_.functions.end())
+    return problem(problems, call, key, "no Metal mapping for '" + key + "' (add one to src/translate/mappings.toml)");
+  const unsigned b = begin_offset(call), e = end_offset(call);
+  // A call written in a macro spans the macro's use, whose text before `(` does not name the function.
+  const size_t name_at = text(b, e).substr(0, text(b, e).find('(')).find(name);
+  // (A call the mapping drops goes with the whole use: `assert(c)` of cuda_include/assert.h.)
+  if (callee_kind != CXCursor_CXXMethod && group.kind == Group::none && name_at == std::string::npos && !m->second.metal.empty())
+    return problem(problems, call, name, "used inside a macro: expand the macro by hand");
+  const FunctionMapping& f = m->second;
+  std::vector<CXCursor> args(kids.begin() + (kids.empty() ? 0 : 1), kids.end());
+  std::string pattern = f.metal;
+  std::vector<std::string> helpers = f.helpers;
+  if (f.width_arg > 0 && size_t(f.width_arg) <= args.size()) {
+    CXCursor width = strip_implicit(args[size_t(f.width_arg) - 1]);
+    CXEvalResult v = clang_Cursor_Evaluate(width);
+    const bool constant = v && clang_EvalResult_getKind(v) == CXEval_Int;
+    const long long value = constant ? clang_EvalResult_getAsLongLong(v) : 0;
+    if (v) clang_EvalResult_dispose(v);
+    // warpSize is an extern variable to clang; it is 32 here as everywhere in the translation.
+    const bool is_32 = (constant && value == 32) || (clang_getCursorKind(width) == CXCursor_DeclRefExpr &&
+                                                     spelling(width) == "warpSize" && from_prelude(clang_getCursorReferenced(width)));
+    if (constant && !is_32 && (value < 1 || value > 32 || (value & (value - 1)) != 0))
+      return problem(problems, call, name, fmt::format("shuffle width {}: CUDA requires a power of two up to 32", value));
+    if (!is_32) {
+      if (f.segmented.empty())
+        return problem(problems, call, name, "a shuffle width other than 32 (sub-warp segments) is not translated");
+      pattern = f.segmented;
+      helpers = f.segmented_helpers;
+      ++fn.record.translated[key + " (width below 32)"];
+    }
+  }
+  // A tile narrower than a SIMD group is a segment of it: the segmented form, over lanes of the segment.
+  if (group.kind == Group::tile && group.width != "32") {
+    if (f.segmented.empty())
+      return problem(problems, call, key, "this method of a tile narrower than 32 threads is not translated");
+    pattern = f.segmented;
+    helpers = f.segmented_helpers;
+    for (size_t at; (at = pattern.find("$W")) != std::string::npos;) pattern.replace(at, 2, group.width);
+    ++fn.record.translated[key + " (tile below 32)"];
+  }
+  convert_arguments(callee, args);
+  ++fn.record.translated[key];
+  for (const auto& [cuda, metal] : kBuiltins)  // built-in variables a pattern names
+    if (pattern.find(metal) != std::string::npos) fn.builtins.insert(cuda);
+  for (const auto& h : helpers) helpers_.insert(h);
+  if (!f.threadgroup.empty()) {
+    // `int ks_votes[32]`: declared by the kernel and passed down, as a hoisted static __shared__ is.
+    const size_t space = f.threadgroup.find(' '), dims = f.threadgroup.find('[');
+    const std::string array = f.threadgroup.substr(space + 1, dims - space - 1);
+    hoisted_[array] = {"", array, array, f.threadgroup.substr(0, space), f.threadgroup.substr(dims), f.threadgroup.substr(0, space),
+                       f.threadgroup.substr(dims)};
+    fn.shared.insert(array);
+  }
+  if (!f.note.empty() && std::find(out_.notes.begin(), out_.notes.end(), f.note) == out_.notes.end())
+    out_.notes.push_back(f.note);
+  if (pattern.empty()) {  // dropped
+    rw_.replace(b, e, "");
+    return;
+  }
+  if (pattern.find('(') == std::string::npos) {  // a rename: the arguments stay
+    rw_.replace(b + unsigned(name_at), b + unsigned(name_at + name.size()), pattern);
+    return;
+  }
+  std::string element = "int", space = "device";
+  if (!args.empty() && is_pointer(clang_getCursorType(strip_implicit(args[0])))) {
+    element = metal_type(clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(strip_implicit(args[0])))));
+    space = space_of(args[0]);
+    const CXType pointee = clang_getCanonicalType(pointee_type(clang_getCursorType(strip_implicit(args[0]))));
+    const long long size = clang_Type_getSizeOf(pointee);
+    if (name.rfind("atomic", 0) == 0 && pointee.kind == CXType_Double)  // narrowing it to float would lose what it accumulates
+      return problem(problems, call, name, "an atomic on double: Metal has no double, and no 64-bit atomics (accumulate in float or int)");
+    if (name.rfind("atomic", 0) == 0 && size != 4)
+      return problem(problems, call, name, fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", size * 8));
+  }
+  // $R: the call's type, to which min and max convert both arguments (Metal's have one type); std::max's is a
+  // `const T&`, whose const the conversion leaves out.
+  const CXType result = clang_getCanonicalType(clang_getCursorType(call));
+  const std::string result_type = result.kind >= CXType_Bool && result.kind <= CXType_LongDouble ? unqualified_type(result) : "";
+  rw_.replace(b, e, [this, pattern, args, element, space, result_type] {
+    std::string s = pattern;
+    for (size_t at; (at = s.find("$R")) != std::string::npos;) s.replace(at, 2, result_type);
+    for (size_t i = args.size(); i >= 1; --i) {
+      const std::string arg = rw_.render(begin_offset(args[i - 1]), end_offset(args[i - 1]));
+      for (size_t at; (at = s.find("$" + std::to_string(i))) != std::string::npos;) s.replace(at, 2, arg);
+    }
+    for (size_t at; (at = s.find("$space")) != std::string::npos;) s.replace(at, 6, space);
+    for (size_t at; (at = s.find("$T")) != std::string::npos;) s.replace(at, 2, element);
+    return s;
+  });
+}
+
+}  // namespace ksearch::translate::detail

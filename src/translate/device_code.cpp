@@ -1,0 +1,294 @@
+// The walk over device code (docs/TRANSLATE.md): every kernel's and __device__ function's body is
+// visited once, and each CUDA construct found becomes an edit: built-in variables, renamed
+// parameters, inline PTX and goto refused, calls handed to calls.cpp or followed into the file's
+// functions (their reference arguments' spaces noted), local declarations (__shared__ arrays hoisted
+// or declared, pointers given their space), warp-synchronous volatile stores, lambdas (lambdas.cpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "translate/translator_internal.hpp"
+
+namespace ksearch::translate::detail {
+
+// Metal names of CUDA's built-in variables (MLX declares them when the body names them).
+const std::map<std::string, std::string> kBuiltins = {{"threadIdx", "thread_position_in_threadgroup"},
+                                                      {"blockIdx", "threadgroup_position_in_grid"},
+                                                      {"blockDim", "threads_per_threadgroup"},
+                                                      {"gridDim", "threadgroups_per_grid"}};
+
+// Returns true when the declaration was replaced as a whole (its initializer is not translated).
+bool Translator::map_declaration(CXCursor var, Function& fn) {
+  const std::string key = decl_key(var);
+  CXType type = clang_getCursorType(var);
+  if (const Group group = group_of(type); group.kind != Group::none) {
+    if (const std::string why = tile_refusal(group, false); !why.empty()) problem(fn.record.problems, var, "tiled_partition", why);
+    rw_.replace(begin_offset(var), end_offset(var), "");
+    return true;
+  }
+  std::vector<CXCursor> kids = children(var);
+  CXCursor init = clang_getNullCursor();
+  if (!kids.empty() && clang_isExpression(clang_getCursorKind(kids.back()))) init = kids.back();
+  if (has_child(var, CXCursor_CUDASharedAttr)) {
+    spaces_[key] = "threadgroup";
+    if (!fn.kernel && clang_Cursor_getStorageClass(var) != CX_SC_Extern) {
+      CXType element = type;
+      while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
+      const unsigned name_end = position(var).offset + unsigned(spelling(var).size());
+      HoistedShared h{decl_key(fn.cursor), spelling(var), spelling(fn.cursor) + "_" + spelling(var), metal_type(element),
+                      text(name_end, end_offset(var)), "", ""};
+      h.resolved_element = h.element;
+      h.resolved_dims = h.dims;
+      fn.shared.insert(h.hoisted);
+      hoisted_[h.hoisted] = h;
+      // In `__shared__ float a[32], b[32];` the second declaration starts at `b`: take its comma too.
+      unsigned from = begin_offset(var);
+      while (from > 0 && std::isspace(static_cast<unsigned char>(rw_.text()[from - 1]))) --from;
+      rw_.replace(from > 0 && rw_.text()[from - 1] == ',' ? from - 1 : begin_offset(var), end_offset(var), "");
+      return false;
+    }
+    if (clang_Cursor_getStorageClass(var) == CX_SC_Extern && !fn.kernel) {
+      // Reported here, with the file's problems: a method returning it (the CUDA samples' SharedMemory<T>, whose
+      // conversion operator the kernel calls implicitly) is reached by no call the report follows.
+      problem(out_.problems, var, "extern __shared__ in a __device__ function",
+              "Metal declares threadgroup memory in the kernel only: declare the extern __shared__ array in the kernel and "
+              "pass it down as a pointer (for the CUDA samples' SharedMemory<T>: `extern __shared__ T sdata[];` in the kernel)");
+      return false;
+    }
+    if (clang_Cursor_getStorageClass(var) == CX_SC_Extern) {
+      dynamic_shared_.push_back(var);
+      fn.dynamic_shared.push_back(var);
+      rw_.replace(begin_offset(var), end_offset(var), "");
+      ++fn.record.translated["extern __shared__"];
+    } else {
+      ++fn.record.translated["__shared__"];
+    }
+    return false;
+  }
+  const unsigned name_at = position(var).offset;
+  // `const T *a = x, *b = y;`: a declarator after a comma, after one written `auto` or itself a
+  // pointer written `auto`, becomes a declaration of its own.
+  const std::string& t = rw_.text();
+  unsigned after = name_at;  // back over `*`, `&` and qualifiers to the comma before the declarator
+  for (bool more = true; more;) {
+    while (after > 0 && std::isspace(static_cast<unsigned char>(t[after - 1]))) --after;
+    unsigned word = after;
+    while (word > 0 && (std::isalnum(static_cast<unsigned char>(t[word - 1])) || t[word - 1] == '_')) --word;
+    static const std::set<std::string> qualifiers = {"const", "volatile", "__restrict__", "__restrict"};
+    more = after > 0 && (t[after - 1] == '*' || t[after - 1] == '&' || qualifiers.count(t.substr(word, after - word)));
+    if (more) after = t[after - 1] == '*' || t[after - 1] == '&' ? after - 1 : word;
+  }
+  const bool later = after > 0 && t[after - 1] == ',';
+  unsigned previous_end = later ? after - 1 : 0;
+  while (previous_end > 0 && std::isspace(static_cast<unsigned char>(t[previous_end - 1]))) --previous_end;
+  const bool split = later && (automatic_ends_.count(previous_end) || (is_pointer(type) && !clang_Cursor_isNull(init)));
+  if (split && std::any_of(for_inits_.begin(), for_inits_.end(), [&](const auto& r) { return name_at >= r.first && name_at < r.second; })) {
+    problem(fn.record.problems, var, "declaration of '" + spelling(var) + "'",
+            "several pointers declared in a for statement's initializer: declare them before the loop");
+    return false;
+  }
+  if (split) automatic_ends_.insert(end_offset(var));
+  if (is_pointer(type)) {
+    if (!clang_Cursor_isNull(init)) {
+      spaces_[key] = space_of(init);
+      rw_.replace(split ? after - 1 : begin_offset(var), name_at, split ? "; auto " : "auto ");
+      automatic_ends_.insert(end_offset(var));
+    } else {
+      spaces_[key] = "device";
+      rw_.insert(begin_offset(var), "device ");
+    }
+    ++fn.record.translated["pointer variable (address space)"];
+  } else if (is_reference(type) && !clang_Cursor_isNull(init)) {
+    const bool is_const = clang_isConstQualifiedType(pointee_type(type));
+    rw_.replace(begin_offset(var), name_at, is_const ? "const auto& " : "auto& ");
+  } else if (split) {
+    CXType element = type;  // an array's dimensions follow its name
+    while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
+    rw_.replace(after - 1, name_at, "; " + metal_type(element) + " ");
+  }
+  return false;
+}
+
+// A store to volatile memory as a statement (`sdata[tid] += sdata[tid + 16];`): CUDA's
+// warp-synchronous code (the classic reductions' last warp) relies on a warp's lanes reading
+// before any writes, as lockstep execution did. Metal's SIMD groups promise no such order, so the
+// value stored is read first and SIMD-group barriers order the read, the store and the next step:
+// `{ const auto ks_stored = (rhs); simdgroup_barrier(...); lhs += ks_stored; simdgroup_barrier(...); }`.
+bool Translator::volatile_store(CXCursor assignment, Function& fn) {
+  const std::vector<CXCursor> sides = children(assignment);
+  if (sides.size() != 2 || !clang_isVolatileQualifiedType(clang_getCursorType(sides[0]))) return false;
+  const unsigned b = begin_offset(assignment), e = end_offset(assignment);
+  const std::string& t = rw_.text();
+  size_t before = b, after = e;
+  while (before > 0 && std::isspace(static_cast<unsigned char>(t[before - 1]))) --before;
+  while (after < t.size() && std::isspace(static_cast<unsigned char>(t[after]))) ++after;
+  const bool statement = after < t.size() && t[after] == ';' && before > 0 && std::string("{;)}").find(t[before - 1]) != std::string::npos;
+  const std::string op = t.substr(end_offset(sides[0]), begin_offset(sides[1]) - end_offset(sides[0]));
+  if (!statement || op.find('=') == std::string::npos) return false;
+  ++fn.record.translated["volatile warp-synchronous store"];
+  const std::string note = "stores to volatile memory (warp-synchronous code) read their value first, with SIMD-group barriers "
+                           "around the store: Metal's SIMD groups do not run in lockstep";
+  if (std::find(out_.notes.begin(), out_.notes.end(), note) == out_.notes.end()) out_.notes.push_back(note);
+  const std::string barrier = "simdgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device)";
+  rw_.replace(b, e, [this, sides, op, barrier] {
+    return fmt::format("{{ const auto ks_stored = ({}); {}; {}{}ks_stored; {}; }}", rw_.render(begin_offset(sides[1]), end_offset(sides[1])),
+                       barrier, rw_.render(begin_offset(sides[0]), end_offset(sides[0])), op, barrier);
+  });
+  return true;
+}
+
+void Translator::visit(CXCursor c, Function& fn) {
+  std::vector<Problem>& problems = fn.record.problems;
+  const CXCursorKind kind = clang_getCursorKind(c);
+  if (kind == CXCursor_AsmStmt) {
+    const std::string asm_text = text(begin_offset(c), end_offset(c));
+    struct Known { const char* needle; const char* construct; const char* reason; };
+    static const Known known[] = {
+        {"mma.sync", "mma.sync", "tensor-core MMA: rewrite with simdgroup_matrix 8x8 (simdgroup_multiply_accumulate)"},
+        {"ldmatrix", "ldmatrix", "warp matrix loads: use simdgroup_load"},
+        {"cp.async.bulk", "TMA (cp.async.bulk)", "the tensor memory accelerator has no Metal equivalent"},
+        {"cp.async", "cp.async", "asynchronous global->shared copies have no Metal equivalent"},
+        {"wgmma", "wgmma", "warpgroup MMA has no Metal equivalent"}};
+    for (const auto& k : known)
+      if (asm_text.find(k.needle) != std::string::npos) return problem(problems, c, k.construct, k.reason);
+    return problem(problems, c, "inline PTX", "inline assembly has no Metal equivalent");
+  }
+  // C++ that the Metal Shading Language leaves out (metalsim's host compiler would accept it).
+  // A library namespace of the declarations (`cub::BlockReduce`): its collectives are not rewritten.
+  if (kind == CXCursor_NamespaceRef && from_prelude(clang_getCursorReferenced(c)))
+    if (auto u = maps_.untranslatable.find("namespace " + spelling(c)); u != maps_.untranslatable.end())
+      return problem(problems, c, "namespace " + spelling(c), u->second);
+  if (kind == CXCursor_LambdaExpr) return visit_lambda(c, fn);
+  if (kind == CXCursor_GotoStmt) return problem(problems, c, "goto", "the Metal Shading Language has no goto: use a loop or a flag");
+  if (kind == CXCursor_ConditionalOperator && fn.kernel && is_pointer(clang_getCursorType(c))) fn.pointer_choices.push_back(c);
+  if (kind == CXCursor_DeclRefExpr) {
+    CXCursor decl = clang_getCursorReferenced(c);
+    const std::string name = spelling(decl);
+    const auto at = name_range(c);
+    const bool builtin = from_prelude(decl) && (kBuiltins.count(name) || name == "warpSize");
+    auto rename = param_renames_.find(decl_key(decl));
+    if ((builtin || rename != param_renames_.end()) && !at) {
+      macro_problem(problems, c);
+    } else if (from_prelude(decl)) {
+      if (auto b = kBuiltins.find(name); b != kBuiltins.end()) {
+        rw_.replace(at->first, at->second, b->second);
+        fn.builtins.insert(name);
+        ++fn.record.translated[name];
+      } else if (name == "warpSize") {
+        rw_.replace(at->first, at->second, "32");
+        ++fn.record.translated[name];
+      }
+    } else if (rename != param_renames_.end()) {
+      rw_.replace(at->first, at->second, rename->second);
+    } else if (clang_getCursorKind(decl) == CXCursor_VarDecl &&
+               std::any_of(dynamic_shared_.begin(), dynamic_shared_.end(), [&](CXCursor d) { return decl_key(d) == decl_key(decl); })) {
+      if (!fn.kernel)
+        problem(problems, c, "extern __shared__ in a __device__ function", "pass the shared array from the kernel as a pointer");
+      else if (std::none_of(fn.dynamic_shared.begin(), fn.dynamic_shared.end(), [&](CXCursor d) { return decl_key(d) == decl_key(decl); }))
+        fn.dynamic_shared.push_back(decl);  // a file-scope one
+    }
+  } else if (kind == CXCursor_CallExpr) {
+    for (CXCursor k : children(c))
+      if (clang_getCursorKind(k) == CXCursor_CallExpr && spelling(k) == "__cudaPushCallConfiguration")
+        return problem(problems, c, "kernel launch in device code", "dynamic parallelism has no Metal equivalent");
+    // A call of a lambda's variable: what its arguments bind (its reference parameters' space), and whether the
+    // lambda is given itself (recursion, which Metal does not have).
+    // (Its children: the object, the operator() it calls unless the lambda is generic, the arguments.)
+    const std::vector<CXCursor> kids = children(c);
+    const CXCursor object = kids.empty() ? c : clang_getCursorReferenced(strip_implicit(kids[0]));
+    if (std::any_of(lambda_variables_.begin(), lambda_variables_.end(), [&](const auto& v) { return clang_equalCursors(v.second, object); })) {
+      std::vector<std::string> spaces;
+      for (size_t i = 1; i < kids.size(); ++i) {
+        const CXCursor argument = strip_implicit(kids[i]);
+        if (spelling(argument) == "operator()") continue;
+        if (clang_getCursorKind(argument) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(argument), object))
+          problem(problems, c, "recursion through the lambda '" + spelling(object) + "'",
+                  "the lambda is given itself as an argument to call itself, and Metal has no recursion: write a loop");
+        spaces.push_back(bound_space(kids[i]));
+      }
+      lambda_calls_[decl_key(object)].push_back(spaces);
+    }
+    CXCursor callee = called_declaration(c);
+    const bool group_method = method_group(c).kind != Group::none;
+    if (!clang_Cursor_isNull(callee)) {
+      if (from_prelude(callee) || group_method) {
+        map_call(c, callee, fn);
+        // A group method's pattern replaces its object too (`cg::this_thread_block().thread_rank()`).
+        if (group_method || (clang_getCursorKind(callee) == CXCursor_CXXMethod && spelling(callee).rfind("operator", 0) != 0)) {
+          const std::vector<CXCursor> kids = children(c);
+          for (size_t i = 1; i < kids.size(); ++i) visit(kids[i], fn);
+          return;
+        }
+      } else if (in_main_file(callee)) {
+        CXCursor definition = clang_getCursorDefinition(callee);
+        CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
+        const std::string key = decl_key(!clang_Cursor_isNull(pattern) ? pattern : clang_Cursor_isNull(definition) ? callee : definition);
+        if (functions_.count(key)) {
+          fn.callees.insert(key);
+          // Group handles passed to the function are dropped with its parameters for them.
+          std::vector<CXCursor> args;
+          for (int i = 0; i < clang_Cursor_getNumArguments(c); ++i) args.push_back(clang_Cursor_getArgument(c, unsigned(i)));
+          std::vector<size_t> groups = group_parameters(functions_.at(key).cursor);
+          groups.erase(std::remove_if(groups.begin(), groups.end(), [&](size_t i) { return i >= args.size(); }), groups.end());
+          call_sites_.push_back({c, key, args.size() - groups.size()});
+          // The object a method is called on is translated too (`red[threadIdx.x / 32].merge(acc)`), and its space
+          // follows the parameters' (a member operator's object is its first argument).
+          std::vector<CXCursor> passed = args;
+          const std::string object = object_space(c, callee, passed);
+          if (const std::vector<CXCursor> kids = children(c); !kids.empty() && clang_getCursorKind(kids[0]) == CXCursor_MemberRefExpr)
+            for (CXCursor k : children(kids[0])) visit(k, fn);
+          std::vector<std::string> spaces;
+          for (size_t i : reference_parameters(functions_.at(key).cursor)) spaces.push_back(i < passed.size() ? bound_space(passed[i]) : "thread");
+          if (!object.empty()) spaces.push_back(object);
+          functions_.at(key).reference_spaces.insert(spaces);
+          for (const auto& [b, e] : list_removals(args, groups)) rw_.replace(b, e, "");
+          for (size_t i = 0; i < args.size(); ++i)
+            if (std::find(groups.begin(), groups.end(), i) == groups.end()) visit(args[i], fn);
+          return;
+        }
+        // A compiler builtin (`__builtin_expect`) is declared where it is first used.
+        if (spelling(callee).rfind("__builtin_", 0) == 0 && maps_.functions.count(spelling(callee))) map_call(c, callee, fn);
+      } else if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate) {
+        const std::string name = spelling(callee);
+        for (const std::string& key : {name, name + "f"})
+          if (maps_.functions.count(key) || maps_.untranslatable.count(key)) {
+            map_call(c, callee, fn);
+            break;
+          }
+      }
+    }
+  } else if (kind == CXCursor_InitListExpr || kind == CXCursor_BinaryOperator) {
+    shared_pointer_field(c, fn);
+  } else if (kind == CXCursor_MemberRefExpr) {
+    // A reference member (CUB's `TempStorage& temp_storage` bound to __shared__ storage): Metal's reference types
+    // carry an address space, which the port does not infer for a member.
+    const CXCursor field = clang_getCursorReferenced(c);
+    if (clang_getCursorKind(field) == CXCursor_FieldDecl && in_main_file(field) && is_reference(clang_getCursorType(field)) &&
+        reported_fields_.insert(decl_key(field)).second)
+      problem(fn.record.problems, field, "reference member '" + spelling(field) + "'",
+              "a Metal reference points into one address space, which the port does not infer for a struct's member (Metal "
+              "would take it as thread memory): pass the object to the methods that use it, or write the member's space "
+              "(`threadgroup TempStorage&`) by hand");
+  } else if (kind == CXCursor_ReturnStmt) {
+    if (is_reference(clang_getCursorResultType(fn.cursor)))
+      for (CXCursor k : children(c)) fn.returned.insert(bound_space(k));
+  } else if (kind == CXCursor_VarDecl) {
+    if (const std::vector<CXCursor> kids = children(c); !kids.empty() && clang_getCursorKind(strip_implicit(kids.back())) == CXCursor_LambdaExpr)
+      lambda_variables_[begin_offset(strip_implicit(kids.back()))] = c;
+    if (map_declaration(c, fn)) return;
+  } else if ((kind == CXCursor_CompoundAssignOperator || kind == CXCursor_BinaryOperator) && volatile_store(c, fn)) {
+    for (CXCursor k : children(c)) visit(k, fn);
+    return;
+  } else if (kind == CXCursor_ForStmt) {
+    if (const std::vector<CXCursor> parts = children(c); !parts.empty() && clang_getCursorKind(parts[0]) == CXCursor_DeclStmt)
+      for_inits_.push_back({begin_offset(parts[0]), end_offset(parts[0])});
+  } else if (kind == CXCursor_CStyleCastExpr || kind == CXCursor_CXXReinterpretCastExpr || kind == CXCursor_CXXStaticCastExpr) {
+    if (is_pointer(clang_getCursorType(c))) {
+      map_cast(c);
+      ++fn.record.translated["pointer cast (address space)"];
+    }
+  }
+  for (CXCursor k : children(c)) visit(k, fn);
+}
+
+}  // namespace ksearch::translate::detail

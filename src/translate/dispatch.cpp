@@ -1,0 +1,172 @@
+// Alternative launches (docs/TRANSLATE.md): launches in the branches of an if or the cases of a
+// switch of the entry (or of its launcher) are one choice, and the candidate is one kernel whose
+// directives choose the same way per workload, the bodies alternatives under a KS_LAUNCH template.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "translate/translator_internal.hpp"
+
+namespace ksearch::translate::detail {
+
+// The choice among the launches inside `statement` (null when it has none): an if whose branches
+// both launch chooses by its condition, a switch by its cases (the default last; without one, the
+// last case stands for every other value, as a dropped guard does). Throws Error saying why the
+// launches are not alternatives (in sequence, falling through a case, ...).
+std::shared_ptr<Translator::Choice> Translator::choice_in(CXCursor statement, const std::vector<CXCursor>& launches) {
+  auto launches_in = [&](unsigned b, unsigned e) {
+    std::vector<int> out;
+    for (size_t i = 0; i < launches.size(); ++i)
+      if (begin_offset(launches[i]) >= b && end_offset(launches[i]) <= e) out.push_back(int(i));
+    return out;
+  };
+  auto leaf = [](int launch) {
+    auto c = std::make_shared<Choice>();
+    c->launch = launch;
+    return c;
+  };
+  auto choose = [](std::string condition, std::shared_ptr<Choice> then, std::shared_ptr<Choice> otherwise) {
+    auto c = std::make_shared<Choice>();
+    c->condition = std::move(condition);
+    c->then = std::move(then);
+    c->otherwise = std::move(otherwise);
+    return c;
+  };
+  auto in_sequence = [&](const std::vector<int>& inside) {
+    return Error(fmt::format("the launches at lines {} and {} run one after the other in a branch of a choice between "
+                             "launches: a choice is translated when each of its branches makes one launch",
+                             position(launches[size_t(inside[0])]).line, position(launches[size_t(inside[1])]).line));
+  };
+  const std::vector<int> inside = launches_in(begin_offset(statement), end_offset(statement));
+  if (inside.size() <= 1) return inside.empty() ? nullptr : leaf(inside[0]);
+  const CXCursorKind kind = clang_getCursorKind(statement);
+  const std::vector<CXCursor> kids = children(statement);
+  if (kind == CXCursor_IfStmt) {
+    if (kids.size() != 3 || !clang_isExpression(clang_getCursorKind(kids[0])))
+      throw Error(fmt::format("line {}: an if with an initializer or a declaration as its condition chooses the launch; "
+                              "write the condition as an expression", position(statement).line));
+    auto then = choice_in(kids[1], launches), otherwise = choice_in(kids[2], launches);
+    if (!then || !otherwise) return then ? then : otherwise;  // a branch that launches nothing: a dropped guard
+    return choose(directive_expression(kids[0], host_), then, otherwise);
+  }
+  if (kind == CXCursor_SwitchStmt) {
+    struct Arm {
+      std::vector<std::string> labels;  // directive expressions of its case values
+      bool is_default = false, ended = false;
+      unsigned b = 0, e = 0;  // its statements
+    };
+    std::vector<Arm> arms;
+    const std::string value = directive_expression(kids.at(0), host_);
+    for (CXCursor k : children(kids.back())) {
+      CXCursor c = k;
+      const bool label = clang_getCursorKind(c) == CXCursor_CaseStmt || clang_getCursorKind(c) == CXCursor_DefaultStmt;
+      if (label && (arms.empty() || arms.back().b != arms.back().e)) {
+        if (!arms.empty() && !arms.back().ended && !launches_in(arms.back().b, arms.back().e).empty())
+          throw Error(fmt::format("line {}: a case that launches falls through into the next one", position(c).line));
+        arms.push_back({});
+      }
+      for (; clang_getCursorKind(c) == CXCursor_CaseStmt || clang_getCursorKind(c) == CXCursor_DefaultStmt; c = children(c).back()) {
+        if (clang_getCursorKind(c) == CXCursor_DefaultStmt) arms.back().is_default = true;
+        else arms.back().labels.push_back("(" + value + ") == (" + directive_expression(children(c).at(0), host_) + ")");
+      }
+      if (arms.empty()) continue;
+      Arm& arm = arms.back();
+      const CXCursorKind statement_kind = clang_getCursorKind(c);
+      if (statement_kind == CXCursor_BreakStmt || statement_kind == CXCursor_ReturnStmt) arm.ended = true;
+      if (arm.b == arm.e) arm.b = begin_offset(c);
+      arm.e = end_offset(c);
+    }
+    // The default is the last alternative; the others in order.
+    std::stable_partition(arms.begin(), arms.end(), [](const Arm& a) { return !a.is_default; });
+    std::shared_ptr<Choice> choice;
+    for (auto arm = arms.rbegin(); arm != arms.rend(); ++arm) {
+      const std::vector<int> launched = launches_in(arm->b, arm->e);
+      if (launched.size() > 1) throw in_sequence(launched);
+      if (launched.empty()) continue;
+      std::string condition;
+      for (const auto& l : arm->labels) condition += (condition.empty() ? "" : " || ") + l;
+      choice = !choice || arm->is_default ? leaf(launched[0]) : choose("(" + condition + ")", leaf(launched[0]), choice);
+    }
+    return choice;
+  }
+  // A block: its launches must be in one of its statements, or in an if that returns
+  // (`if (small) { k1<<<...>>>(...); return; }`) and the statements after it, which are its else.
+  std::function<std::shared_ptr<Choice>(size_t)> choice_from = [&](size_t from) -> std::shared_ptr<Choice> {
+    for (size_t i = from; i < kids.size(); ++i) {
+      if (launches_in(begin_offset(kids[i]), end_offset(kids[i])).empty()) continue;
+      const bool later = !launches_in(end_offset(kids[i]), end_offset(statement)).empty();
+      if (!later) return choice_in(kids[i], launches);
+      const std::vector<CXCursor> branches = children(kids[i]);
+      const bool returning_if = clang_getCursorKind(kids[i]) == CXCursor_IfStmt && branches.size() == 2 &&
+                                clang_isExpression(clang_getCursorKind(branches[0])) &&
+                                (clang_getCursorKind(branches[1]) == CXCursor_ReturnStmt ||
+                                 (!children(branches[1]).empty() && clang_getCursorKind(children(branches[1]).back()) == CXCursor_ReturnStmt));
+      if (!returning_if) throw in_sequence(launches_in(begin_offset(kids[i]), end_offset(statement)));
+      auto then = choice_in(branches[1], launches);
+      return then ? choose(directive_expression(branches[0], host_), then, choice_from(i + 1)) : choice_from(i + 1);
+    }
+    return nullptr;
+  };
+  return choice_from(0);
+}
+
+// The entry's alternative launches as one kernel: each directive chooses its value per workload by
+// the entry's conditions; the kernels' bodies are alternatives under a template KS_LAUNCH (one body
+// when every alternative runs the same kernel with the same arguments).
+std::string Translator::dispatch_candidate() {
+  std::vector<int> body_of(launches_.size());
+  std::vector<size_t> bodies;  // the launch whose body each body is
+  for (size_t i = 0; i < launches_.size(); ++i) {
+    auto same = std::find_if(bodies.begin(), bodies.end(), [&](size_t j) {
+      return launches_[j].kernel == launches_[i].kernel && launches_[j].bindings == launches_[i].bindings;
+    });
+    body_of[i] = int(same - bodies.begin());
+    if (same == bodies.end()) bodies.push_back(i);
+  }
+  auto each = [&](const std::function<std::string(const Launch&)>& value) {
+    return dispatch_->render([&](int i) { return value(launches_[size_t(i)]); });
+  };
+  std::string out = "// grid: ";
+  for (size_t d = 0; d < 3; ++d)
+    out += (d ? ", " : "") + each([d](const Launch& l) { return "(" + l.blocks[d] + ") * (" + l.threads[d] + ")"; });
+  out += "\n// threadgroup: ";
+  for (size_t d = 0; d < 3; ++d) out += (d ? ", " : "") + each([d](const Launch& l) { return l.threads[d]; });
+  out += "\n";
+  const bool dynamic = std::any_of(launches_.begin(), launches_.end(), [](const Launch& l) { return !l.shared_bytes.empty(); });
+  if (dynamic)
+    out += "// template: KS_DYNAMIC_SHARED_BYTES = max(" +
+           each([](const Launch& l) { return l.shared_bytes.empty() ? std::string("0") : l.shared_bytes; }) + ", 16)\n";
+  // A template argument an alternative does not give takes the first given value (its kernel does not use it).
+  std::vector<Launch::TemplateArgument> names;
+  for (const auto& l : launches_)
+    for (const auto& a : l.templates)
+      if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.name == a.name; })) names.push_back(a);
+  for (const auto& first : names) {
+    auto value_in = [&first](const Launch& l) {
+      for (const auto& a : l.templates)
+        if (a.name == first.name) return a.value;
+      return first.value;
+    };
+    if (first.typed) {
+      for (const auto& l : launches_)
+        if (value_in(l) != first.value)
+          problem(out_.problems, l.call, "alternative launches in branches of the entry",
+                  "the alternatives give the type template parameter '" + first.name +
+                      "' different types: a directive chooses integers, not types");
+      out += fmt::format("// template: {} = {}\n", first.name, first.value);
+    } else {
+      out += fmt::format("// template: {} = {}\n", first.name, each(value_in));
+    }
+  }
+  if (bodies.size() > 1) out += "// template: KS_LAUNCH = " + each([&](const Launch& l) { return std::to_string(body_of[size_t(&l - launches_.data())]); }) + "\n";
+  if (std::any_of(launches_.begin(), launches_.end(), [](const Launch& l) { return l.zero_init; })) out += "// init_value: 0\n";
+  out += header() + "// --- body ---\n";
+  if (bodies.size() == 1) return out + kernel_body(functions_.at(launches_[0].kernel), launches_[0].bindings);
+  for (size_t b = 0; b < bodies.size(); ++b)
+    out += fmt::format("if (KS_LAUNCH == {}) {{\n{}}}\n", b,
+                       kernel_body(functions_.at(launches_[bodies[b]].kernel), launches_[bodies[b]].bindings));
+  return out;
+}
+
+}  // namespace ksearch::translate::detail

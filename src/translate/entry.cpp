@@ -1,0 +1,496 @@
+// The entry (docs/TRANSLATE.md): the host function the task's [entry.cuda] names, walked for its
+// kernel launches (in launchers it calls too, their parameters bound to the call's arguments), the
+// buffers it cudaMallocs (scratch buffers) and zeroes (init_value), the pure host helpers its kernel
+// arguments call, and the values its variables have where a launch reads them.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "translate/translator_internal.hpp"
+
+namespace ksearch::translate::detail {
+
+// The entry: its only kernel launch, the launch's geometry as directives, the kernel's arguments.
+void Translator::find_launch() {
+  CXCursor entry = clang_getNullCursor();
+  std::pair<Translator*, CXCursor*> search(this, &entry);
+  clang_visitChildren(
+      clang_getTranslationUnitCursor(unit_),
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* self = static_cast<std::pair<Translator*, CXCursor*>*>(data);
+        if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
+        if (clang_getCursorKind(c) == CXCursor_FunctionDecl && spelling(c) == self->first->entry_.function &&
+            clang_isCursorDefinition(c))
+          *self->second = c;
+        return clang_getCursorKind(c) == CXCursor_UnexposedDecl || clang_getCursorKind(c) == CXCursor_Namespace
+                   ? CXChildVisit_Recurse
+                   : CXChildVisit_Continue;
+      },
+      &search);
+  if (clang_Cursor_isNull(entry)) {
+    out_.problems.push_back({file_, 0, 0, "entry", "no definition of the entry function '" + entry_.function + "'"});
+    return;
+  }
+  // Entry parameters are the task's arguments, in [entry.cuda] order (a trailing stream is extra).
+  const std::vector<CXCursor> params = parameters_of(entry);
+  for (size_t i = 0; i < params.size() && i < entry_.args.size(); ++i) host_.parameters[decl_key(params[i])] = entry_.args[i];
+  collect_assignments(entry, host_);
+  for (size_t i = 0; i < params.size() && i < entry_.args.size(); ++i) {
+    // (A parameter assigned in the entry is written as its value where it is used, below.)
+    if (spelling(params[i]) != entry_.args[i] && !host_.assignments.count(decl_key(params[i]))) {
+      // The kernel's arguments are rendered from the entry's expressions: use the task's names.
+      std::tuple<Translator*, std::string, std::string> rename(this, decl_key(params[i]), entry_.args[i]);
+      clang_visitChildren(
+          entry,
+          [](CXCursor c, CXCursor, CXClientData data) {
+            auto* p = static_cast<std::tuple<Translator*, std::string, std::string>*>(data);
+            if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && decl_key(clang_getCursorReferenced(c)) == std::get<1>(*p))
+              if (auto at = std::get<0>(*p)->name_range(c)) std::get<0>(*p)->rw_.replace(at->first, at->second, std::get<2>(*p));
+              else std::get<0>(*p)->macro_problem(std::get<0>(*p)->out_.problems, c);
+            return CXChildVisit_Recurse;
+          },
+          &rename);
+    }
+  }
+  // The launches; locals of the entry used in kernel arguments are replaced by their values there
+  // (cudaMalloc'd buffers excepted: they become scratch buffers).
+  struct Walk {
+    std::vector<CXCursor> launches;
+    std::vector<CXCursor> anchors;  // where each launch is in the entry (a launcher's call for its launches)
+    CXCursor launcher_call = clang_getNullCursor();  // the call whose launcher is being walked
+    CXCursor launcher = clang_getNullCursor();       // that launcher's definition
+    std::vector<std::optional<LauncherCall>> calls;  // what each launch in a launcher is translated with
+    std::vector<CXCursor> launchers;                 // the launcher each launch is in (null: the entry)
+    bool guarded = false;
+    std::set<std::string> zeroed;  // buffers a cudaMemset zeroes before the first launch
+    // the ifs (offset) and branches (1: then, 2: else) around the node walked, and around each launch
+    std::vector<std::pair<unsigned, size_t>> branches;
+    std::vector<std::vector<std::pair<unsigned, size_t>>> launch_branches;
+    int switches = 0;          // the switch statements around the node walked
+    bool switched = false;     // a launch is inside a switch
+  } walk;
+  auto is_scratch = [this](CXCursor decl) {
+    return std::any_of(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.key == decl_key(decl); });
+  };
+  std::function<void(CXCursor, int, bool)> walk_fn = [&](CXCursor c, int loop_depth, bool guarded) {
+    const std::vector<CXCursor> kids = children(c);
+    for (size_t index = 0; index < kids.size(); ++index) {
+      const CXCursor k = kids[index];
+      const CXCursorKind kind = clang_getCursorKind(k);
+      if (kind == CXCursor_CallExpr) {
+        bool is_launch = false;
+        for (CXCursor kk : children(k))
+          if (clang_getCursorKind(kk) == CXCursor_CallExpr && spelling(kk) == "__cudaPushCallConfiguration") is_launch = true;
+        if (is_launch) {
+          walk.launches.push_back(k);
+          walk.anchors.push_back(clang_Cursor_isNull(walk.launcher_call) ? k : walk.launcher_call);
+          walk.launchers.push_back(walk.launcher);
+          walk.calls.push_back(clang_Cursor_isNull(walk.launcher_call) ? std::nullopt : std::optional<LauncherCall>(launcher_call_));
+          walk.launch_branches.push_back(walk.branches);
+          walk.switched |= walk.switches > 0;
+          if (clang_getCursorKind(c) == CXCursor_IfStmt && index > 0)  // the launch is the branch itself
+            walk.launch_branches.back().push_back({begin_offset(c), index});
+          if (loop_depth > 0)
+            problem(out_.problems, k, "kernel launch in a loop",
+                    "a launch repeated by a host loop (the count known only at run time) is not translated: unroll it or move the loop into the kernel");
+          if (guarded) walk.guarded = true;
+        }
+        add_host_helper(k);
+        if (const CXCursor launcher = launching_function(k); !clang_Cursor_isNull(launcher)) {
+          // A launcher called once is walked as part of the entry, its parameters bound to the call's arguments.
+          const HostScope entry_scope = host_;
+          const std::string why = !clang_Cursor_isNull(walk.launcher_call) ? "it is called by another launcher" : bind_launcher(k, launcher);
+          if (why.empty()) {
+            walk.launcher_call = k;
+            walk.launcher = launcher;
+            walk_fn(launcher, loop_depth, guarded);
+            walk.launcher_call = walk.launcher = clang_getNullCursor();
+            host_ = entry_scope;
+          } else {
+            problem(out_.problems, k, "kernel launch in '" + spelling(launcher) + "'",
+                    fmt::format("the entry calls a host function of the file that launches kernels (line {}), and {}: "
+                                "launch from the entry",
+                                position(launcher).line, why));
+          }
+        }
+        const std::string name = spelling(k);
+        if (name == "cudaMalloc" || name == "cudaMallocAsync") {
+          add_scratch(k);
+          continue;
+        }
+        if (name == "cudaFree" || name == "cudaFreeAsync") continue;  // MLX frees intermediate arrays itself
+        if (name == "cudaMemsetAsync" || name == "cudaMemset") {
+          const std::string zeroed = zeroed_buffer(k);
+          if (!zeroed.empty() && walk.launches.empty()) {
+            walk.zeroed.insert(zeroed);
+            out_.notes.push_back(fmt::format("line {}: {} of {} before the launches became `init_value: 0` of the kernel that "
+                                             "writes it (MLX fills every output of that kernel with it)",
+                                             position(k).line, name, zeroed));
+            continue;
+          }
+          problem(out_.problems, k, name, "only zeroing a task output or scratch buffer before the first launch is translated "
+                                          "(init_value); other host-side memory operations have no MLX counterpart");
+        }
+        if (name == "cudaMemcpyAsync" || name == "cudaMemcpy")
+          problem(out_.problems, k, name, "host-side copies between launches have no MLX kernel counterpart");
+        if (name == "cudaLaunchKernel" || name == "cudaLaunchCooperativeKernel")
+          problem(out_.problems, k, name, "a launch through the runtime API (its arguments an array of addresses) is not "
+                                          "followed: write it as kernel<<<grid, block, shared_bytes, stream>>>(arguments)");
+        if (name == "cudaMemcpyToSymbol" || name == "cudaMemcpyToSymbolAsync")
+          problem(out_.problems, k, name, "__constant__ memory filled by the host at run time has no MLX counterpart: pass the "
+                                          "values as a tensor of the task, or as constexpr data when they are fixed");
+      }
+      if (kind == CXCursor_MemberRefExpr && struct_field_edit(k)) continue;
+      if (kind == CXCursor_DeclRefExpr) {
+        CXCursor decl = clang_getCursorReferenced(k);
+        const bool local = clang_getCursorKind(decl) == CXCursor_VarDecl && in_main_file(decl) &&
+                           clang_getCursorSemanticParent(decl).kind != CXCursor_TranslationUnit && !is_scratch(decl);
+        const bool assigned_parameter = host_.parameters.count(decl_key(decl)) && host_.assignments.count(decl_key(decl));
+        if (local || assigned_parameter) {
+          if (auto at = name_range(k)) rw_.replace(at->first, at->second, [this, decl, at = begin_offset(k)] { return host_value(decl, at); });
+          else macro_problem(out_.problems, k);
+        }
+      }
+      if (clang_getCursorKind(k) == CXCursor_CStyleCastExpr || clang_getCursorKind(k) == CXCursor_CXXReinterpretCastExpr ||
+          clang_getCursorKind(k) == CXCursor_CXXStaticCastExpr)
+        if (is_pointer(clang_getCursorType(k))) map_cast(k);
+      const bool loop = kind == CXCursor_ForStmt || kind == CXCursor_WhileStmt || kind == CXCursor_DoStmt;
+      const bool branch = clang_getCursorKind(c) == CXCursor_IfStmt && index > 0;
+      if (branch) walk.branches.push_back({begin_offset(c), index});
+      walk.switches += kind == CXCursor_SwitchStmt;
+      walk_fn(k, loop_depth + (loop ? 1 : 0), guarded || kind == CXCursor_IfStmt);
+      walk.switches -= kind == CXCursor_SwitchStmt;
+      if (branch) walk.branches.pop_back();
+    }
+  };
+  walk_fn(entry, 0, false);
+  if (walk.launches.empty()) {
+    problem(out_.problems, entry, "entry", "the entry launches no kernel");
+    return;
+  }
+  // Launches in the branches of an if or the cases of a switch: the entry picks one per call, and so
+  // does the candidate, through directives that choose per workload.
+  // Launches that are not alternatives run in sequence: a multi-kernel candidate.
+  bool alternatives = walk.switched;
+  for (size_t i = 0; i < walk.launches.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      for (const auto& [at, branch] : walk.launch_branches[i])
+        for (const auto& [other_at, other_branch] : walk.launch_branches[j])
+          alternatives |= at == other_at && branch != other_branch;
+  if (walk.launches.size() > 1) {
+    // Every launch in one call of a launcher: the choice is among the launcher's branches, read with its parameters.
+    const bool one_launcher = walk.calls[0] && std::all_of(walk.anchors.begin(), walk.anchors.end(), [&](CXCursor a) {
+      return clang_equalCursors(a, walk.anchors[0]);
+    });
+    const HostScope entry_scope = host_;
+    try {
+      if (one_launcher) host_ = walk.calls[0]->scope;
+      dispatch_ = one_launcher ? choice_in(walk.launchers[0], walk.launches) : choice_in(entry, walk.anchors);
+      host_ = entry_scope;
+    } catch (const Error& e) {
+      host_ = entry_scope;
+      if (alternatives) return problem(out_.problems, walk.launches.back(), "alternative launches in branches of the entry", e.what());
+    }
+  }
+  if (dispatch_) {
+    if (!scratch_.empty())
+      return problem(out_.problems, walk.launches.back(), "alternative launches in branches of the entry",
+                     "alternatives with cudaMalloc'd scratch buffers are not translated: keep one");
+  }
+  if (walk.guarded && !dispatch_)
+    out_.notes.push_back("the launch's guard in the entry (e.g. `if (rows > 0)`) was dropped: every workload launches");
+  std::vector<std::string> written;
+  std::map<std::string, int> sections;
+  const HostScope entry_scope = host_;
+  for (size_t i = 0; i < walk.launches.size(); ++i) {
+    Launch launch;
+    launch.call = walk.launches[i];
+    if (walk.calls[i]) {
+      launcher_call_ = *walk.calls[i];
+      host_ = launcher_call_.scope;
+    }
+    std::vector<std::string> none_written;  // alternatives write the same outputs, each on its own
+    translate_launch(launch, walk.zeroed, dispatch_ ? none_written : written);
+    host_ = entry_scope;
+    // A kernel launched twice gets a numbered section: MLX kernel names are unique.
+    const int n = ++sections[launch.section];
+    if (n > 1) launch.section += "_" + std::to_string(n);
+    launches_.push_back(std::move(launch));
+  }
+  if (!dispatch_ && (launches_.size() > 1 || !scratch_.empty())) {
+    for (const auto& launch : launches_)
+      if (launch.outputs.empty())
+        problem(out_.problems, launch.call, "kernel launch",
+                "the kernel writes no task output or scratch buffer through a non-const pointer parameter");
+    for (const auto& t : task_.outputs)
+      if (std::find(written.begin(), written.end(), t.name) == written.end())
+        problem(out_.problems, entry, "task output",
+                "no launch writes '" + t.name + "' through a non-const pointer parameter (the outputs of a multi-kernel candidate)");
+  }
+}
+
+// The host function of the file a call calls, when its body launches a kernel (a launcher the
+// entry delegates to); else a null cursor.
+CXCursor Translator::launching_function(CXCursor call) {
+  CXCursor callee = clang_getCursorReferenced(call);
+  if (clang_Cursor_isNull(callee)) return callee;
+  const CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
+  CXCursor definition = clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
+  if (clang_Cursor_isNull(definition) || !in_main_file(definition) || has_child(definition, CXCursor_CUDAGlobalAttr))
+    return clang_getNullCursor();
+  // It launches, or calls a function that does (a launcher of launchers; recursion is not followed).
+  if (!searching_.insert(decl_key(definition)).second) return clang_getNullCursor();
+  std::pair<Translator*, bool> search(this, false);
+  clang_visitChildren(
+      definition,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* s = static_cast<std::pair<Translator*, bool>*>(data);
+        if (clang_getCursorKind(c) != CXCursor_CallExpr) return CXChildVisit_Recurse;
+        s->second = spelling(c) == "__cudaPushCallConfiguration" || !clang_Cursor_isNull(s->first->launching_function(c));
+        return s->second ? CXChildVisit_Break : CXChildVisit_Recurse;
+      },
+      &search);
+  searching_.erase(decl_key(definition));
+  return search.second ? definition : clang_getNullCursor();
+}
+
+// Binds a launcher's template parameters and parameters to what `call` passes: directive values for
+// sizes (host_.parameters), task names for tensors, and edits that write each use of a parameter in
+// its body as the argument (the launch's kernel arguments are rendered from there). Returns why the
+// launcher cannot be followed, or "".
+std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
+  const CXCursor specialization = clang_getCursorReferenced(call);
+  std::vector<CXCursor> template_parameters;
+  for (CXCursor k : children(launcher))
+    if (clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter || clang_getCursorKind(k) == CXCursor_TemplateTypeParameter)
+      template_parameters.push_back(k);
+  std::map<std::string, LauncherUse>& uses = launcher_call_.uses;
+  for (size_t i = 0; i < template_parameters.size(); ++i) {
+    const std::string key = decl_key(template_parameters[i]);
+    const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(specialization, unsigned(i));
+    if (kind == CXTemplateArgumentKind_Integral) {
+      uses[key].value = integral_template_argument(specialization, unsigned(i), template_parameters[i]);
+      host_.parameters[key] = uses[key].value;
+    } else if (kind == CXTemplateArgumentKind_Type) {
+      launcher_call_.types[key] = clang_Cursor_getTemplateArgumentType(specialization, unsigned(i));
+      host_.types[key] = launcher_call_.types[key];
+    } else {
+      return "its template argument '" + spelling(template_parameters[i]) + "' is not an integer or a type";
+    }
+  }
+  const std::vector<CXCursor> parameters = parameters_of(launcher);
+  for (size_t i = 0; i < parameters.size() && int(i) < clang_Cursor_getNumArguments(call); ++i) {
+    const CXCursor argument = clang_Cursor_getArgument(call, unsigned(i));
+    const std::string key = decl_key(parameters[i]);
+    const std::string buffer = buffer_of(argument);
+    if (is_pointer(clang_getCursorType(parameters[i])) && !buffer.empty()) {
+      host_.parameters[key] = buffer;
+    } else if (!is_pointer(clang_getCursorType(parameters[i]))) {
+      try {
+        host_.parameters[key] = "(" + directive_expression(argument, host_) + ")";
+      } catch (const Error&) {  // not a size (a stream): only its uses in kernel arguments matter
+      }
+    }
+    uses[key] = {"", begin_offset(argument), end_offset(argument), clang_getCursorKind(strip_implicit(argument)) != CXCursor_DeclRefExpr,
+                 argument};
+  }
+  // Uses of the parameters in the launcher's body, written as the call being translated passes them
+  // (a launcher called twice, once per branch of a dispatch, is translated once per call).
+  collect_assignments(launcher, host_);
+  launcher_call_.scope = host_;
+  if (!launchers_edited_.insert(decl_key(launcher)).second) return "";
+  std::pair<Translator*, std::map<std::string, LauncherUse>*> context(this, &uses);
+  clang_visitChildren(
+      launcher,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* ctx = static_cast<std::pair<Translator*, std::map<std::string, LauncherUse>*>*>(data);
+        if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return CXChildVisit_Recurse;
+        const std::string key = decl_key(clang_getCursorReferenced(c));
+        Translator* self = ctx->first;
+        const auto at = self->name_range(c);
+        if (!ctx->second->count(key) || !at) return CXChildVisit_Recurse;
+        self->rw_.replace(at->first, at->second, [self, key] {
+          const LauncherUse& u = self->launcher_call_.uses.at(key);
+          if (!u.value.empty()) return u.value;
+          const std::string r = self->rw_.render(u.b, u.e);
+          return u.parenthesize ? "(" + r + ")" : r;
+        });
+        return CXChildVisit_Recurse;
+      },
+      &context);
+  return "";
+}
+
+// The math functions a kernel argument calls on the host (`1.0f / sqrtf((float)d)`): the argument becomes a binding
+// at the top of the kernel's body, where they are Metal's. Once per call, as alternatives render an argument again.
+void Translator::map_host_calls(CXCursor argument) {
+  std::pair<Translator*, Function> context(this, Function{argument});
+  clang_visitChildren(
+      argument,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* ctx = static_cast<std::pair<Translator*, Function>*>(data);
+        Translator* self = ctx->first;
+        const CXCursor callee = clang_getCursorReferenced(c);
+        const CXCursorKind kind = clang_getCursorKind(callee);
+        if (clang_getCursorKind(c) != CXCursor_CallExpr || self->in_main_file(callee) ||
+            (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) || !self->host_calls_.insert(begin_offset(c)).second)
+          return CXChildVisit_Recurse;
+        const std::string name = spelling(callee);
+        if (self->maps_.functions.count(name) || self->maps_.functions.count(name + "f")) self->map_call(c, callee, ctx->second);
+        return CXChildVisit_Recurse;
+      },
+      &context);
+  out_.problems.insert(out_.problems.end(), context.second.record.problems.begin(), context.second.record.problems.end());
+}
+
+// A variable of the entry in a kernel argument, at offset `at`: its initializer (a parameter: the
+// task's name) with the assignments before `at` applied, converted to its type after each.
+std::string Translator::host_value(CXCursor var, unsigned at) {
+  return host_value(var, at, clang_getCursorType(var), "", [&]() -> std::string {
+    if (auto p = host_.parameters.find(decl_key(var)); p != host_.parameters.end()) return p->second;
+    std::vector<CXCursor> kids = children(var);
+    if (kids.empty() || !clang_isExpression(clang_getCursorKind(kids.back())))
+      throw Error("'" + spelling(var) + "' has no value the kernel argument can be computed from");
+    return rw_.render(begin_offset(kids.back()), end_offset(kids.back()));
+  });
+}
+
+// The value of a variable of the entry (of its field `member`, of type `type`, when member is not
+// empty) at offset `at`, from `initial` with the assignments before `at` applied, converted to its
+// type after each.
+std::string Translator::host_value(CXCursor var, unsigned at, CXType type, const std::string& member,
+                                   const std::function<std::string()>& initial) {
+  const CXTypeKind kind = clang_getCanonicalType(type).kind;
+  const bool assigned = host_.assignments.count(decl_key(var)) > 0;
+  std::string cast = assigned && kind >= CXType_Bool && kind <= CXType_LongDouble ? metal_type(type) : "";
+  if (cast.rfind("const ", 0) == 0) cast.erase(0, 6);
+  auto typed = [cast](const std::string& v) { return cast + "(" + v + ")"; };
+  auto render = [this](CXCursor e) { return rw_.render(begin_offset(e), end_offset(e)); };
+  ValueText text;
+  text.initial = [&] { return typed(initial()); };
+  text.value = [&](CXCursor v, int) { return typed(render(v)); };
+  text.operand = render;
+  text.binary = [&](const std::string& op, const std::string& a, const std::string& b) { return typed(a + " " + op + " " + b); };
+  return value_at(var, at, -1, host_, text, member);
+}
+
+// A field of a struct local of the entry read in its expressions (`p.cols` in `p.tiles = p.cols / 32`,
+// in a kernel argument) is written as its value there. Returns false for another member reference.
+bool Translator::struct_field_edit(CXCursor member) {
+  const std::vector<CXCursor> kids = children(member);
+  const CXCursor base = kids.empty() ? clang_getNullCursor() : strip_implicit(kids[0]);
+  const CXCursor var = clang_getCursorReferenced(base);
+  if (clang_getCursorKind(base) != CXCursor_DeclRefExpr || clang_getCursorKind(var) != CXCursor_VarDecl || !in_main_file(var) ||
+      clang_getCursorSemanticParent(var).kind == CXCursor_TranslationUnit ||
+      clang_getCanonicalType(clang_getCursorType(var)).kind != CXType_Record || from_prelude(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(var)))))
+    return false;
+  const std::string field = spelling(member);
+  const CXType type = clang_getCursorType(member);
+  rw_.replace(begin_offset(member), end_offset(member), [this, var, field, type, at = begin_offset(member)] {
+    return host_value(var, at, type, field, [&]() -> std::string {
+      const CXCursor element = initial_field(var, field);
+      if (clang_Cursor_isNull(element)) throw Error("'" + spelling(var) + "." + field + "' has no value where it is read");
+      return rw_.render(begin_offset(element), end_offset(element));
+    });
+  });
+  return true;
+}
+
+// The task tensor or scratch buffer a kernel argument points into (`y`, `partial + row * n`), or "".
+std::string Translator::buffer_of(CXCursor argument) {
+  std::pair<Translator*, std::string> found(this, "");
+  clang_visitChildren(
+      argument,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* f = static_cast<std::pair<Translator*, std::string>*>(data);
+        if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return CXChildVisit_Recurse;
+        const std::string key = decl_key(clang_getCursorReferenced(c));
+        if (auto p = f->first->host_.parameters.find(key); p != f->first->host_.parameters.end() && f->first->task_.find_tensor(p->second))
+          f->second = p->second;
+        for (const auto& b : f->first->scratch_)
+          if (b.key == key) f->second = b.name;
+        return f->second.empty() ? CXChildVisit_Recurse : CXChildVisit_Break;
+      },
+      &found);
+  if (found.second.empty() && clang_getCursorKind(argument) == CXCursor_DeclRefExpr) {
+    const std::string key = decl_key(clang_getCursorReferenced(argument));
+    if (auto p = host_.parameters.find(key); p != host_.parameters.end() && task_.find_tensor(p->second)) return p->second;
+    for (const auto& b : scratch_)
+      if (b.key == key) return b.name;
+  }
+  return found.second;
+}
+
+// A pure host function of the file called by the entry (`int ceil_div(int, int)`) may reach a
+// kernel argument: the header defines it as the __device__ functions are.
+void Translator::add_host_helper(CXCursor call) {
+  std::string why;
+  CXCursor definition = pure_helper(call, &why);
+  if (clang_Cursor_isNull(definition) || functions_.count(decl_key(definition))) return;
+  functions_[decl_key(definition)] = Function{definition};
+  clang_visitChildren(
+      definition,
+      [](CXCursor c, CXCursor, CXClientData self) {
+        if (clang_getCursorKind(c) == CXCursor_CallExpr) static_cast<Translator*>(self)->add_host_helper(c);
+        return CXChildVisit_Recurse;
+      },
+      this);
+}
+
+// cudaMalloc(&p, bytes) / cudaMallocAsync(&p, bytes, stream): a scratch buffer of p's element type,
+// sized bytes / sizeof(element) (a directive expression over the task's axes and params).
+void Translator::add_scratch(CXCursor malloc_call) {
+  std::vector<CXCursor> kids = children(malloc_call);
+  CXCursor var = clang_getNullCursor();
+  if (kids.size() >= 3) {
+    CXCursor target = strip_implicit(kids[1]);
+    while (!clang_Cursor_isNull(target) && clang_getCursorKind(target) != CXCursor_DeclRefExpr) {
+      std::vector<CXCursor> inner = children(target);
+      target = inner.empty() ? clang_getNullCursor() : strip_implicit(inner.back());
+    }
+    if (!clang_Cursor_isNull(target)) var = clang_getCursorReferenced(target);
+  }
+  if (clang_Cursor_isNull(var) || clang_getCursorKind(var) != CXCursor_VarDecl)
+    return problem(out_.problems, malloc_call, spelling(malloc_call), "expected the address of a local pointer variable");
+  CXType element = pointee_type(clang_getCursorType(var));
+  const std::string t = take(clang_getTypeSpelling(clang_getCanonicalType(element)));
+  auto dtype = kTemplateTypes.find(t);
+  if (dtype == kTemplateTypes.end())
+    return problem(out_.problems, malloc_call, spelling(malloc_call), "a scratch buffer of '" + t + "' (not an MLX dtype)");
+  try {
+    const std::string bytes = directive_expression(kids[2], host_);
+    const std::string name = spelling(var);
+    scratch_.push_back({decl_key(var), name,
+                        fmt::format("// scratch: {} = {}[({}) / {}]", name, dtype->second, bytes, clang_Type_getSizeOf(element))});
+  } catch (const Error& e) {
+    problem(out_.problems, malloc_call, "scratch size", e.what());
+  }
+}
+
+// cudaMemset(buffer, 0, ...) of a task output or scratch buffer: its initial value, which MLX's
+// init_value gives the kernel writing it. Returns the buffer's name, or "".
+std::string Translator::zeroed_buffer(CXCursor memset_call) {
+  std::vector<CXCursor> kids = children(memset_call);
+  if (kids.size() < 3) return "";
+  CXEvalResult value = clang_Cursor_Evaluate(kids[2]);
+  const bool zero = value && clang_EvalResult_getKind(value) == CXEval_Int && clang_EvalResult_getAsLongLong(value) == 0;
+  if (value) clang_EvalResult_dispose(value);
+  CXCursor target = strip_implicit(kids[1]);
+  while (clang_getCursorKind(target) == CXCursor_CStyleCastExpr || clang_getCursorKind(target) == CXCursor_ParenExpr) {
+    std::vector<CXCursor> inner = children(target);
+    if (inner.empty()) break;
+    target = strip_implicit(inner.back());
+  }
+  if (!zero || clang_getCursorKind(target) != CXCursor_DeclRefExpr) return "";
+  const std::string key = decl_key(clang_getCursorReferenced(target));
+  for (const auto& b : scratch_)
+    if (b.key == key) return b.name;
+  auto name = host_.parameters.find(key);
+  if (name != host_.parameters.end() &&
+      std::any_of(task_.outputs.begin(), task_.outputs.end(), [&](const TensorSpec& t) { return t.name == name->second; }))
+    return name->second;
+  return "";
+}
+
+}  // namespace ksearch::translate::detail

@@ -1,0 +1,216 @@
+// __device__ functions (docs/TRANSLATE.md): their signatures (group handles dropped, pointer
+// parameters templated so that the caller's address space is deduced, references given a space),
+// their default arguments visited, static __shared__ arrays of function templates resolved per their
+// calls, and the built-in variables and hoisted __shared__ arrays a kernel passes down to them.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "translate/translator_internal.hpp"
+
+namespace ksearch::translate::detail {
+
+namespace {
+
+// A parameter's default argument: the expression after `=` (others are part of its type, as the 32
+// of `thread_block_tile<32>` or of `float (&s)[32]`); a null cursor when it has none.
+CXCursor default_argument(CXCursor parameter) {
+  for (CXCursor k : children(parameter)) {
+    if (!clang_isExpression(clang_getCursorKind(k)) || begin_offset(k) <= position(parameter).offset) continue;
+    const CXTranslationUnit unit = clang_Cursor_getTranslationUnit(parameter);
+    CXToken* tokens = nullptr;
+    unsigned n = 0;
+    clang_tokenize(unit, clang_getRange(clang_getCursorLocation(parameter), clang_getRangeStart(clang_getCursorExtent(k))), &tokens, &n);
+    bool assigned = false;
+    for (unsigned i = 0; i < n; ++i) assigned = assigned || take(clang_getTokenSpelling(unit, tokens[i])) == "=";
+    clang_disposeTokens(unit, tokens, n);
+    if (assigned) return k;
+  }
+  return clang_getNullCursor();
+}
+
+// The index of a function's first parameter with a default argument (its parameters' count when none).
+size_t first_defaulted(CXCursor function) {
+  const std::vector<CXCursor> params = parameters_of(function);
+  for (size_t i = 0; i < params.size(); ++i)
+    if (!clang_Cursor_isNull(default_argument(params[i]))) return i;
+  return params.size();
+}
+
+}  // namespace
+
+std::vector<std::pair<unsigned, unsigned>> list_removals(const std::vector<CXCursor>& items, const std::vector<size_t>& drop) {
+  std::vector<bool> kept(items.size(), true);
+  for (size_t i : drop) kept[i] = false;
+  std::vector<std::pair<unsigned, unsigned>> out;
+  for (size_t i : drop) {
+    const bool kept_after = std::find(kept.begin() + long(i) + 1, kept.end(), true) != kept.end();
+    const bool kept_before = std::find(kept.begin(), kept.begin() + long(i), true) != kept.begin() + long(i);
+    if (kept_after) out.push_back({begin_offset(items[i]), begin_offset(items[i + 1])});
+    else if (kept_before) out.push_back({end_offset(items[i - 1]), end_offset(items[i])});
+    else out.push_back({begin_offset(items[i]), i + 1 < items.size() ? begin_offset(items[i + 1]) : end_offset(items[i])});
+  }
+  return out;
+}
+
+// A static __shared__ variable of a function template whose type or size names the template's parameters
+// (FasterTransformer's `static __shared__ T shared[32];` in `blockReduceSum<T>`): the kernel declares it with the
+// arguments its calls give them (one set: each instantiation would have its own array).
+void Translator::resolve_hoisted_types() {
+  auto whole_words = [](std::string text, const std::string& word, const std::string& by) {
+    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + by.size())) {
+      auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+      if ((at > 0 && ident(text[at - 1])) || (at + word.size() < text.size() && ident(text[at + word.size()]))) {
+        at += 1;
+        continue;
+      }
+      text.replace(at, word.size(), by);
+    }
+    return text;
+  };
+  for (auto& [name, h] : hoisted_) {
+    auto owner = functions_.find(h.owner_key);
+    if (owner == functions_.end() || clang_getCursorKind(owner->second.cursor) != CXCursor_FunctionTemplate) continue;
+    std::vector<CXCursor> parameters;
+    for (CXCursor k : children(owner->second.cursor))
+      if (clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter || clang_getCursorKind(k) == CXCursor_TemplateTypeParameter)
+        parameters.push_back(k);
+    std::set<std::pair<std::string, std::string>> given;
+    for (const auto& site : call_sites_) {
+      if (site.callee != h.owner_key) continue;
+      const CXCursor specialization = clang_getCursorReferenced(site.call);
+      if (clang_Cursor_isNull(specialization) || clang_Cursor_getNumTemplateArguments(specialization) < int(parameters.size())) continue;
+      std::string element = h.element, dims = h.dims;
+      for (size_t i = 0; i < parameters.size(); ++i) {
+        const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(specialization, unsigned(i));
+        std::string value;
+        if (kind == CXTemplateArgumentKind_Type) value = metal_type(clang_Cursor_getTemplateArgumentType(specialization, unsigned(i)));
+        else if (kind == CXTemplateArgumentKind_Integral) value = integral_template_argument(specialization, unsigned(i), parameters[i]);
+        else continue;
+        element = whole_words(element, spelling(parameters[i]), value);
+        dims = whole_words(dims, spelling(parameters[i]), "(" + value + ")");
+      }
+      given.insert({element, dims});
+    }
+    if (given.size() == 1) std::tie(h.resolved_element, h.resolved_dims) = *given.begin();
+    if (given.size() > 1)
+      problem(owner->second.record.problems, owner->second.cursor, "static __shared__ '" + h.name + "' of a function template",
+              "its calls instantiate it with different template arguments, each with an array of its own, which the port "
+              "hoists into the kernel once: declare the arrays in the kernel and pass them");
+  }
+}
+
+// A __device__ function: pointer parameters become template parameters (the caller's address
+// space is deduced), references to locals get `thread`.
+void Translator::device_function_signature(Function& fn) {
+  const std::vector<CXCursor> params = parameters_of(fn.cursor);
+  const std::vector<size_t> groups = group_parameters(fn.cursor);
+  for (const auto& [b, e] : list_removals(params, groups)) rw_.replace(b, e, "");
+  const std::vector<std::string> template_params = parameter_templates(params, fn);
+  if (template_params.empty()) return;
+  std::string list;
+  for (const auto& t : template_params) list += (list.empty() ? "" : ", ") + std::string("typename ") + t;
+  const unsigned b = begin_offset(fn.cursor);
+  if (clang_getCursorKind(fn.cursor) == CXCursor_FunctionTemplate) {
+    // After the function's own template parameters: a call's explicit arguments (`f<256>(...)`) bind those.
+    unsigned last = b;
+    for (CXCursor k : children(fn.cursor)) {
+      const CXCursorKind kind = clang_getCursorKind(k);
+      if (kind == CXCursor_TemplateTypeParameter || kind == CXCursor_NonTypeTemplateParameter || kind == CXCursor_TemplateTemplateParameter)
+        last = std::max(last, end_offset(k));
+    }
+    rw_.insert(unsigned(rw_.text().find('>', last)), ", " + list);
+  } else {
+    rw_.insert(b, "template <" + list + "> ");
+  }
+}
+
+// The parameters of a __device__ function or a lambda: a pointer's type becomes a template parameter (the caller's
+// address space is deduced), as does a struct's whose pointer fields are template parameters; a reference gets the
+// space it binds (`thread`, or a lambda's calls' space). Returns the template parameters' names.
+std::vector<std::string> Translator::parameter_templates(const std::vector<CXCursor>& params, Function& fn) {
+  std::vector<std::string> template_params;
+  for (CXCursor p : params) {
+    CXType type = clang_getCursorType(p);
+    if (spelling(p).empty()) continue;
+    if (const Group group = group_of(type); group.kind != Group::none) {
+      if (const std::string why = tile_refusal(group, true); !why.empty())
+        problem(fn.record.problems, p, "thread_block_tile parameter", why);
+      continue;
+    }
+    if (is_pointer(type)) {
+      const std::string name = fmt::format("KsPointer{}", template_params.size());
+      template_params.push_back(name);
+      spaces_[decl_key(p)] = "device";
+      rw_.replace(begin_offset(p), position(p).offset, name + " ");
+      continue;
+    }
+    // A struct whose pointer fields are template parameters: the parameter's type is one too (deduced at the call).
+    const CXType bare = clang_getCanonicalType(is_reference(type) ? pointee_type(type) : type);
+    if (bare.kind == CXType_Record && templated_records_.count(decl_key(clang_getTypeDeclaration(bare))))
+      for (CXCursor k : children(p))
+        if (clang_getCursorKind(k) == CXCursor_TypeRef) {
+          const std::string name = fmt::format("KsRecord{}", template_params.size());
+          template_params.push_back(name);
+          rw_.replace(begin_offset(k), end_offset(k), name);
+        }
+    if (is_reference(type))
+      rw_.insert(begin_offset(p), [this, key = decl_key(p)] {
+        const auto space = reference_spaces_.find(key);
+        return (space == reference_spaces_.end() ? "thread" : space->second) + " ";
+      });
+  }
+  return template_params;
+}
+
+void Translator::visit_function(Function& fn) {
+  visiting_ = decl_key(fn.cursor);
+  if (!fn.kernel) device_function_signature(fn);
+  for (CXCursor k : children(fn.cursor))
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) {
+      visit(k, fn);
+    } else if (clang_getCursorKind(k) == CXCursor_ParmDecl && !clang_Cursor_isNull(default_argument(k))) {
+      visit(default_argument(k), fn);  // `int width = warpSize`
+    }
+}
+
+// Built-in variables and hoisted __shared__ variables used by __device__ functions (their callees' included) are
+// passed down from the kernel: extra parameters of each function, extra arguments of each call.
+void Translator::pass_down_kernel_state() {
+  for (auto& [key, fn] : functions_) {
+    if (fn.kernel || (fn.builtins.empty() && fn.shared.empty())) continue;
+    std::string params;
+    for (const auto& b : fn.builtins) params += ", uint3 " + kBuiltins.at(b);
+    for (const auto& name : fn.shared) {
+      const HoistedShared& h = hoisted_.at(name);
+      const bool own = h.owner_key == key;
+      params += fmt::format(", threadgroup {} (&{}){}", own ? h.element : h.resolved_element, own ? h.name : h.hoisted,
+                            own ? h.dims : h.resolved_dims);
+    }
+    const std::vector<CXCursor> decl_params = parameters_of(fn.cursor);
+    // Before the parameters with default arguments (`int width = warpSize`), which must come last.
+    if (const size_t defaulted = first_defaulted(fn.cursor); defaulted < decl_params.size()) {
+      rw_.insert(begin_offset(decl_params[defaulted]), params.substr(2) + ", ");
+      continue;
+    }
+    const unsigned after = decl_params.empty() ? position(fn.cursor).offset : end_offset(decl_params.back());
+    const size_t close = rw_.text().find(')', after);
+    const bool none_kept = decl_params.size() == group_parameters(fn.cursor).size();
+    rw_.insert(unsigned(close), none_kept ? params.substr(2) : params);
+  }
+  for (const auto& site : call_sites_) {
+    const Function& callee = functions_.at(site.callee);
+    if (callee.builtins.empty() && callee.shared.empty()) continue;
+    std::string args;
+    for (const auto& b : callee.builtins) args += ", " + kBuiltins.at(b);
+    for (const auto& h : callee.shared) args += ", " + h;
+    // A call that passes a defaulted parameter gets them before it, as the parameters are.
+    const size_t defaulted = first_defaulted(callee.cursor);
+    if (defaulted < size_t(clang_Cursor_getNumArguments(site.call)))
+      rw_.insert(begin_offset(clang_Cursor_getArgument(site.call, unsigned(defaulted))), args.substr(2) + ", ");
+    else
+      rw_.insert(end_offset(site.call) - 1, site.arguments == 0 ? args.substr(2) : args);
+  }
+}
+
+}  // namespace ksearch::translate::detail

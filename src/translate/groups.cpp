@@ -1,0 +1,56 @@
+// Cooperative groups (docs/TRANSLATE.md): a thread_block or thread_block_tile handle has no Metal
+// counterpart; its methods become threadgroup and SIMD-group functions (calls.cpp), handles passed to
+// functions are dropped with their parameters (functions.cpp), tiles are segments of a SIMD group.
+#include "translate/translator_internal.hpp"
+
+namespace ksearch::translate::detail {
+
+Group group_of(CXType type) {
+  if (is_reference(type)) type = pointee_type(type);
+  // Spelled without the namespace, which a dependent type's canonical spelling lacks.
+  auto unqualified = [](CXType t) {
+    std::string name = take(clang_getTypeSpelling(t));
+    if (name.rfind("const ", 0) == 0) name.erase(0, 6);
+    for (const std::string ns : {"cg::", "cooperative_groups::"})
+      if (name.rfind(ns, 0) == 0) name.erase(0, ns.size());
+    return name;
+  };
+  const std::string name = unqualified(clang_getCanonicalType(type));
+  if (name == "thread_block") return {Group::block, ""};
+  const std::string tile = "thread_block_tile<";
+  if (name.rfind(tile, 0) != 0) return {};
+  Group g{Group::tile, name.substr(tile.size(), name.size() - tile.size() - 1)};
+  // A dependent width reads `type-parameter-0-0` in the canonical type: take it as written.
+  if (const std::string written = unqualified(type); !g.literal() && written.rfind(tile, 0) == 0)
+    g.width = written.substr(tile.size(), written.size() - tile.size() - 1);
+  return g;
+}
+
+Group method_group(CXCursor call) {
+  const std::vector<CXCursor> kids = children(call);
+  if (kids.empty() || clang_getCursorKind(kids[0]) != CXCursor_MemberRefExpr) return {};
+  const std::vector<CXCursor> object = children(kids[0]);
+  return object.empty() ? Group{} : group_of(clang_getCursorType(strip_implicit(object[0])));
+}
+
+std::string tile_refusal(const Group& g, bool in_parameter) {
+  if (g.kind != Group::tile) return "";
+  if (!g.literal())
+    return in_parameter ? "a tile parameter whose size is a template parameter ('" + g.width +
+                              "') is not translated: the handle is dropped, so the size cannot be deduced; write the size"
+                        : "";
+  const int w = std::stoi(g.width);
+  if (w < 1 || w > 32 || (w & (w - 1)) != 0)
+    return "a tile of " + g.width + " threads: only tiles of a power of two up to 32 threads (one SIMD group) are translated";
+  return "";
+}
+
+std::vector<size_t> group_parameters(CXCursor function) {
+  std::vector<size_t> out;
+  const std::vector<CXCursor> params = parameters_of(function);
+  for (size_t i = 0; i < params.size(); ++i)
+    if (group_of(clang_getCursorType(params[i])).kind != Group::none) out.push_back(i);
+  return out;
+}
+
+}  // namespace ksearch::translate::detail

@@ -1,0 +1,203 @@
+// One kernel launch of the entry (docs/TRANSLATE.md): its grid and threadgroup as directive
+// expressions, the kernel's template arguments as MLX template arguments (dtypes, integers, enum
+// values) or bindings of the body (functor structs, vector types), and each kernel parameter bound to
+// the launch's argument for it at the top of the body (struct arguments: struct_arguments.cpp), with
+// the buffers the launch writes.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "translate/translator_internal.hpp"
+
+namespace ksearch::translate::detail {
+
+// CUDA scalar types -> MLX template dtypes.
+const std::map<std::string, std::string> kTemplateTypes = {
+    {"float", "float32"}, {"__half", "float16"}, {"half", "float16"}, {"__nv_bfloat16", "bfloat16"},
+    {"int", "int32"},     {"unsigned int", "uint32"}, {"short", "int16"}, {"unsigned short", "uint16"}};
+
+std::string integral_template_argument(CXCursor specialization, unsigned i, CXCursor parameter) {
+  const CXTypeKind type = clang_getCanonicalType(clang_getCursorType(parameter)).kind;
+  if (type == CXType_Bool) return clang_Cursor_getTemplateArgumentValue(specialization, i) != 0 ? "1" : "0";
+  if (type >= CXType_Char_U && type <= CXType_UInt128)
+    return std::to_string(clang_Cursor_getTemplateArgumentUnsignedValue(specialization, i));
+  return std::to_string(clang_Cursor_getTemplateArgumentValue(specialization, i));
+}
+
+// One launch: its geometry and template arguments as directives, its kernel's parameters bound to
+// its arguments, and (several launches) the buffers it writes.
+void Translator::translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written) {
+  std::vector<CXCursor> kids = children(launch.call);
+  CXCursor callee = clang_getCursorReferenced(launch.call);
+  // A launch in a template launcher names the kernel template and its arguments as written.
+  const bool dependent = clang_Cursor_isNull(callee);
+  if (dependent) callee = called_declaration(launch.call);
+  CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
+  launch.kernel = decl_key(clang_Cursor_isNull(pattern) ? callee : pattern);
+  launch.section = spelling(clang_Cursor_isNull(pattern) ? callee : pattern);
+
+  // Geometry: grid in threads = blocks x threads per block.
+  std::vector<CXCursor> config;
+  for (CXCursor k : children(kids.at(1)))
+    if (clang_isExpression(clang_getCursorKind(k))) config.push_back(k);
+  try {
+    launch.blocks = directive_dim3(config.at(1), host_);
+    launch.threads = directive_dim3(config.at(2), host_);
+    if (config.size() > 3) {
+      const std::string bytes = directive_expression(config[3], host_);
+      if (bytes != "0") launch.shared_bytes = bytes;
+    }
+  } catch (const Error& e) {
+    problem(out_.problems, launch.call, "launch configuration", e.what());
+  }
+  // Template arguments of the kernel become MLX template arguments; a struct of the file (a functor
+  // type: `map<Relu>`, or deduced from a `GeluOp()` argument) is named in the body instead, as MLX
+  // templates are dtypes and values.
+  auto type_argument = [&](const std::string& name, CXType type) {
+    const CXType canonical = clang_getCanonicalType(type);
+    if (canonical.kind == CXType_Record && in_main_file(clang_getTypeDeclaration(canonical))) {
+      launch.bindings.push_back(fmt::format("using {} = {};", name, record_name(canonical)));
+      return;
+    }
+    const std::string t = take(clang_getTypeSpelling(canonical));
+    auto dtype = kTemplateTypes.find(t);
+    if (dtype != kTemplateTypes.end()) {
+      launch.templates.push_back({name, dtype->second, true});
+    } else if (canonical.kind == CXType_Record && from_prelude(clang_getTypeDeclaration(canonical))) {
+      // A CUDA vector type (`__nv_bfloat162`, `float4`): not an MLX template dtype, so named in the body too.
+      launch.bindings.push_back(fmt::format("using {} = {};", name, metal_type(canonical)));
+    } else {
+      problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype or a struct of the file");
+    }
+  };
+  // A value of an enum type (`template <Layout L>`): MLX template values are integers, and a scoped
+  // enum does not compare with one, so the directive carries the integer (`KS_L`) and the body
+  // binds the enum constant from it.
+  auto value_argument = [&](CXCursor parameter, const std::string& value) {
+    const std::string name = spelling(parameter);
+    const CXType type = clang_getCanonicalType(clang_getCursorType(parameter));
+    if (type.kind != CXType_Enum) return launch.templates.push_back({name, value});
+    const std::string enum_type = take(clang_getTypeSpelling(type)), carrier = "KS_" + name;
+    launch.templates.push_back({carrier, value});
+    launch.bindings.push_back(fmt::format("constexpr {} {} = static_cast<{}>({});", enum_type, name, enum_type, carrier));
+  };
+  if (!clang_Cursor_isNull(pattern)) {
+    std::vector<CXCursor> parameters;
+    for (CXCursor k : children(pattern))
+      if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter || clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter)
+        parameters.push_back(k);
+    const int count = clang_Cursor_getNumTemplateArguments(callee);
+    for (int i = 0; i < count && size_t(i) < parameters.size(); ++i) {
+      const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(callee, unsigned(i));
+      if (kind == CXTemplateArgumentKind_Integral) {
+        value_argument(parameters[size_t(i)], integral_template_argument(callee, unsigned(i), parameters[size_t(i)]));
+      } else if (kind == CXTemplateArgumentKind_Type) {
+        type_argument(spelling(parameters[size_t(i)]), clang_Cursor_getTemplateArgumentType(callee, unsigned(i)));
+      } else {
+        problem(out_.problems, launch.call, "template argument", "only integer and type template arguments are translated");
+      }
+    }
+  }
+  if (dependent && clang_getCursorKind(callee) == CXCursor_FunctionTemplate) {
+    std::vector<CXCursor> parameters;
+    std::vector<std::string> names;
+    for (CXCursor k : children(callee))
+      if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter || clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter) {
+        parameters.push_back(k);
+        names.push_back(spelling(k));
+      }
+    std::vector<CXCursor> written;  // the explicit template arguments, after the kernel's name
+    for (CXCursor k : children(kids.at(0)))
+      if (clang_getCursorKind(k) != CXCursor_OverloadedDeclRef) written.push_back(k);
+    for (size_t i = 0; i < written.size() && i < names.size(); ++i) {
+      if (clang_getCursorKind(written[i]) == CXCursor_TypeRef) {
+        type_argument(names[i], launcher_type(written[i]));
+        continue;
+      }
+      try {
+        value_argument(parameters[i], directive_expression(written[i], host_));
+      } catch (const Error& e) {
+        problem(out_.problems, launch.call, "template argument", e.what());
+      }
+    }
+    // A type left to deduction from a parameter of that very type (`Op op`): the argument's type
+    // (a functor the launcher passes on).
+    const std::vector<CXCursor> deduced_from = parameters_of(callee);
+    for (size_t i = written.size(); i < names.size(); ++i)
+      for (size_t j = 0; j < deduced_from.size() && j + 2 < kids.size(); ++j)
+        if (take(clang_getTypeSpelling(clang_getCursorType(deduced_from[j]))) == names[i]) {
+          type_argument(names[i], launcher_type(kids[j + 2]));
+          break;
+        }
+  }
+  // Kernel arguments: each kernel parameter is bound to the launch's expression for it.
+  CXCursor kernel_decl = clang_Cursor_isNull(pattern) ? callee : pattern;
+  const std::vector<CXCursor> kparams = parameters_of(kernel_decl);
+  std::set<std::string> taken(entry_.args.begin(), entry_.args.end());
+  for (const auto& b : scratch_) taken.insert(b.name);
+  for (const auto& [cuda, metal] : kBuiltins) taken.insert(metal);
+  std::vector<std::string> writes;
+  // A non-const pointer (parameter, or field of a struct argument) writes its buffer: in MLX, an
+  // output of this kernel.
+  auto writes_through = [&](CXCursor value) {
+    const std::string buffer = buffer_of(value);
+    if (buffer.empty() || std::find(writes.begin(), writes.end(), buffer) != writes.end()) return;
+    if (std::find(written.begin(), written.end(), buffer) != written.end())
+      problem(out_.problems, value, "in-place update across launches",
+              "'" + buffer + "' was written by an earlier launch: an MLX kernel writes fresh output arrays, so a "
+              "later kernel can read it but not update it (write a new scratch buffer instead)");
+    else
+      writes.push_back(buffer);
+  };
+  for (size_t i = 0; i < kparams.size() && i + 2 < kids.size(); ++i) {
+    CXCursor arg = kids[i + 2];
+    CXType type = clang_getCursorType(kparams[i]);
+    const CXType argument_type = clang_getCanonicalType(launcher_type(arg));
+    const bool structure = argument_type.kind == CXType_Record && in_main_file(clang_getTypeDeclaration(argument_type));
+    if (is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type))) writes_through(arg);
+    std::string value;
+    map_host_calls(arg);
+    try {
+      if (!structure) value = rw_.render(begin_offset(arg), end_offset(arg));
+    } catch (const Error& e) {
+      problem(out_.problems, arg, "kernel argument", e.what());
+      continue;
+    }
+    std::string name = spelling(kparams[i]);
+    if (auto r = keyword_renames_.find(name); r != keyword_renames_.end()) name = r->second;
+    // CUDA passes an absent optional tensor as a null pointer; MLX as a zero-size array with a
+    // has_<name> template bool: restore the null pointer, so that the kernel's checks hold.
+    const TensorSpec* tensor = task_.find_tensor(value);
+    if (tensor && tensor->optional) value = fmt::format("has_{} ? {} : nullptr", value, value);
+    else if (value == name && !structure) continue;
+    while (taken.count(name)) name += "_";
+    if (name != spelling(kparams[i])) param_renames_[decl_key(kparams[i])] = name;
+    taken.insert(name);
+    if (structure) {
+      try {
+        launch.bindings.push_back(struct_binding(argument_type, arg, name, writes_through));
+      } catch (const Error& e) {
+        problem(out_.problems, arg, "struct argument '" + spelling(kparams[i]) + "'", e.what());
+      }
+      continue;
+    }
+    // A read-only buffer (a task input, or a scratch buffer an earlier launch wrote) is `const device T*`, or
+    // `const constant T*` where MLX passes fewer than 8 elements: its binding takes the buffer's own type, as Metal
+    // converts no pointer between the two.
+    const bool scratch = std::any_of(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.name == value; });
+    if ((tensor || scratch) && is_pointer(type) && clang_isConstQualifiedType(pointee_type(type))) {
+      launch.bindings.push_back(fmt::format("auto {} = {};", name, value));
+      continue;
+    }
+    std::string type_text = metal_type(type);
+    if (is_pointer(type)) type_text = "device " + type_text;
+    else if (!clang_isConstQualifiedType(type)) type_text = "const " + type_text;
+    launch.bindings.push_back(fmt::format("{} {} = {};", type_text, name, value));
+  }
+  launch.outputs = writes;
+  written.insert(written.end(), writes.begin(), writes.end());
+  launch.zero_init = std::any_of(writes.begin(), writes.end(), [&](const std::string& b) { return zeroed.count(b) > 0; });
+}
+
+}  // namespace ksearch::translate::detail

@@ -1,0 +1,386 @@
+#pragma once
+// The translator's internal state and the pieces its files share (docs/TRANSLATE.md): the mapping
+// table, what is known of each kernel, __device__ function and lambda of the file, and the Translator
+// class, whose members are defined by concern:
+//   translator.cpp        parsing, token edits, the order of the passes (run)
+//   mappings.cpp          the embedded mapping table, Metal helpers and CUDA declarations
+//   entry.cpp             the entry: its launches, launchers, scratch buffers, host values
+//   kernel_arguments.cpp  one launch: geometry, template arguments, kernel parameters bound
+//   struct_arguments.cpp  struct arguments of kernels rebuilt in the body, pointer fields templated
+//   dispatch.cpp          alternative launches as one kernel choosing per workload
+//   device_code.cpp       the walk over device code: names, declarations, volatile stores
+//   calls.cpp             calls of CUDA functions mapped through mappings.toml
+//   functions.cpp         __device__ function signatures, what kernels pass down to them
+//   groups.cpp            cooperative groups handle types
+//   types.cpp             Metal types and address spaces
+//   lambdas.cpp           device lambdas as function-object structs
+//   output.cpp            the candidate: directives, header, kernel body
+// Nothing outside src/translate/translator*.cpp and these files includes it (translate.hpp is the interface).
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "translate/clang_util.hpp"
+#include "translate/launch.hpp"
+#include "translate/macros.hpp"
+#include "translate/rewriter.hpp"
+#include "translate/translate.hpp"
+
+namespace ksearch::translate::detail {
+
+using tasks::EntrySpec;
+using tasks::Task;
+using tasks::TensorSpec;
+
+// ------------------------------------------------------------------- the mapping table (mappings.cpp)
+struct FunctionMapping {
+  std::string metal;  // a name, or a pattern with $1.., $space, $T
+  std::vector<std::string> helpers;
+  int width_arg = 0;  // 1-based argument: a warp width, absent or 32 for `metal`
+  std::string segmented;  // the pattern for a width below 32 ("": not translated)
+  std::vector<std::string> segmented_helpers;
+  std::string note;   // added to the notes when used
+  std::string threadgroup;  // an array the pattern names ("int ks_votes[32]"), declared by the kernel
+};
+
+struct Mappings {
+  std::map<std::string, FunctionMapping> functions;
+  std::map<std::string, std::string> untranslatable;
+  std::map<std::string, std::string> types;  // token (or `std::NAME`) -> Metal spelling: [types] and [macros]
+  std::map<std::string, std::vector<std::string>> type_helpers;  // the helpers a [types] spelling names
+  std::map<std::string, std::string> helpers;  // name -> code
+};
+
+// The table of src/translate/mappings.toml and the helpers of the Metal helper files, as embedded.
+Mappings load_mappings();
+// The CUDA declarations are written to the cache once per content, and clang includes them from there.
+std::filesystem::path cuda_include_dir();
+
+// Metal names of CUDA's built-in variables (MLX declares them when the body names them).
+extern const std::map<std::string, std::string> kBuiltins;  // device_code.cpp
+// The MLX template dtypes of CUDA's scalar types (template arguments, scratch buffers).
+extern const std::map<std::string, std::string> kTemplateTypes;  // kernel_arguments.cpp
+
+// -------------------------------------------------------------- functions, lambdas, calls of them
+struct Function {
+  CXCursor cursor;
+  bool kernel = false;
+  std::set<std::string> builtins;  // built-in variables used here or in callees
+  std::set<std::string> shared;    // hoisted __shared__ variables (hoisted names) used here or in callees
+  std::set<std::string> callees;   // decl_keys of user __device__ functions it calls
+  std::vector<CXCursor> dynamic_shared;  // its extern __shared__ declarations (a kernel's)
+  KernelTranslation record;  // what was (not) translated in this function itself
+  // Per call, the address spaces of what its reference parameters bind (`threadgroup` for
+  // `f(partial[tid])`): Metal converts no reference between spaces, so each set is an overload.
+  std::set<std::vector<std::string>> reference_spaces;
+  std::vector<CXCursor> pointer_choices;  // a kernel's `c ? p : q` of pointers, checked once every space is known
+  std::set<std::string> returned;  // a function returning a reference: the spaces of what it returns (`this:KEY` for `*this`)
+};
+
+// A static __shared__ variable of a __device__ function. Metal declares threadgroup memory in the
+// kernel only, so the kernel declares it (one per threadgroup, as in CUDA) under a hoisted name and
+// passes it by reference down to the function, which keeps its own name for it.
+struct HoistedShared {
+  std::string owner_key;     // the declaring function
+  std::string name, hoisted;  // `sm`, `block_merge_sm`
+  std::string element, dims;  // `float`, `[32]`
+  std::string resolved_element, resolved_dims;  // as the kernel declares them: a function template's parameters bound by its calls
+};
+
+// A lambda expression of device code. The Metal Shading Language has none, so each becomes a function-object struct
+// that the header declares before the declaration holding it, built where the lambda was: `Name<arguments>{members}`.
+struct LambdaMember {
+  std::string declaration;  // in the struct: `thread float& acc;`, `KsCapture0 row;`, `static constant constexpr int W = 32;`
+  std::string init;         // its value where the lambda was ("" for a static one)
+  std::string type_argument;  // the template argument its type takes there (`decltype((row) + 0)`), "" for none
+  unsigned init_b = 0, init_e = 0;  // an init capture's expression (`[v = x * 2]`), rendered into init and type_argument
+};
+
+struct Lambda {
+  CXCursor expr;
+  std::string owner;  // decl_key of the function holding it (its record gets the lambda's problems)
+  std::string variable;  // decl_key of the variable it initializes (`auto f = [...]`: its calls), "" for none
+  std::string name;   // the struct's
+  CXCursor anchor;    // the top-level declaration the struct precedes
+  Function body;      // what its body uses: built-in variables, hoisted __shared__ arrays, callees
+  bool by_reference = false;  // its default capture is `&`
+  std::map<std::string, bool> explicit_captures;  // a name in its capture list -> captured by reference
+  std::vector<std::pair<std::string, std::pair<unsigned, unsigned>>> init_captures;  // `v = x * 2`: name, expression
+  std::vector<CXCursor> captured;  // the enclosing variables its body names (a reference each), in order
+  std::vector<CXCursor> params;
+  unsigned params_b = 0, params_e = 0;  // inside its parentheses (empty when it has none)
+  unsigned return_b = 0, return_e = 0;  // the return type written after `->` (empty when deduced)
+  bool is_mutable = false;
+  std::vector<std::string> call_templates;  // its operator()'s template parameters (`auto` and pointer parameters)
+  // Set once every function is visited (resolve_lambdas):
+  std::vector<std::string> outer_templates, outer_names;  // the enclosing templates' parameters, which the struct takes
+  std::vector<LambdaMember> members;
+};
+
+// A call of a __device__ function of the file: it passes what the kernel passes down (built-in variables, hoisted
+// __shared__ arrays) too.
+struct CallSite {
+  CXCursor call;
+  std::string callee;
+  size_t arguments = 0;  // those left in the call (group handles are dropped)
+};
+
+// ------------------------------------------------------------- cooperative groups (groups.cpp)
+// A cooperative group handle's type (also a reference to one): its methods become threadgroup and
+// SIMD-group functions, so the handle itself has no Metal counterpart. A tile's width is its size as
+// written: "32", "16", or a template parameter's name ("TILE", which a kernel's template directive binds).
+struct Group {
+  enum Kind { none, block, tile } kind = none;
+  std::string width;
+  bool literal() const { return !width.empty() && std::all_of(width.begin(), width.end(), ::isdigit); }
+};
+
+// The group a handle's type (or a reference to one) names: none for any other type.
+Group group_of(CXType type);
+
+// The group whose method a call calls (`tile.shfl_down(v, 1)`), also when the handle's type depends
+// on a template parameter and clang leaves the method unresolved.
+Group method_group(CXCursor call);
+
+// Why a tile of this width is not translated ("" when it is): tiles are segments of a SIMD group (32
+// lanes); a size known only from a template parameter is translated where the kernel's template
+// directive binds it, not as a __device__ function's parameter, which the port drops.
+std::string tile_refusal(const Group& g, bool in_parameter);
+
+// Which parameters of a function are group handles.
+std::vector<size_t> group_parameters(CXCursor function);
+
+// ------------------------------------------------------------------------------- shared helpers
+// types.cpp:
+// A typedef or alias of the file naming a pointer type (`typedef float* fptr;`).
+bool pointer_typedef(CXCursor decl);
+// The parameters of a function that are references (group handles aside, which are dropped).
+std::vector<size_t> reference_parameters(CXCursor function);
+
+// functions.cpp:
+// The text that removes `items[i]` of a comma-separated list (parameters, arguments) for each i
+// in `drop` (ascending), commas included, as ranges that do not overlap.
+std::vector<std::pair<unsigned, unsigned>> list_removals(const std::vector<CXCursor>& items, const std::vector<size_t>& drop);
+
+// kernel_arguments.cpp:
+// An integral template argument of a specialization as a directive value: a bool as 1 or 0 (clang's 1-bit value
+// reads as -1 signed), an unsigned one without sign extension.
+std::string integral_template_argument(CXCursor specialization, unsigned i, CXCursor parameter);
+
+// ------------------------------------------------------------------------- the translator's state
+class Translator {
+ public:
+  Translator(const std::filesystem::path& file, const Task& task);
+
+  Translation run();
+
+ private:
+  // parsing and classification (translator.cpp)
+  void parse();
+  bool from_prelude(CXCursor declaration) const {
+    return position(declaration).file.rfind(include_dir_.string(), 0) == 0;
+  }
+  bool in_main_file(CXCursor c) const { return clang_Location_isFromMainFile(clang_getCursorLocation(c)); }
+  void problem(std::vector<Problem>& to, CXCursor at, std::string construct, std::string reason) {
+    const Position p = position(at);
+    to.push_back({file_, int(p.line), int(p.column), std::move(construct), std::move(reason)});
+  }
+  std::string text(unsigned b, unsigned e) const { return rw_.text().substr(b, e - b); }
+  // Where a name (a DeclRefExpr) is written in the file: a macro's argument where the macro is used;
+  // none in a macro's body, whose tokens all sit at the macro's use.
+  std::optional<std::pair<unsigned, unsigned>> name_range(CXCursor reference) const {
+    const unsigned b = begin_offset(reference), e = end_offset(reference);
+    const std::string name = spelling(reference);
+    if (text(b, e) == name) return std::make_pair(b, e);
+    CXFile file = nullptr;
+    unsigned at = 0;
+    clang_getSpellingLocation(clang_getCursorLocation(reference), &file, nullptr, nullptr, &at);
+    if (file && take(clang_getFileName(file)) == file_ && rw_.text().compare(at, name.size(), name) == 0)
+      return std::make_pair(at, unsigned(at + name.size()));
+    return std::nullopt;
+  }
+  void macro_problem(std::vector<Problem>& to, CXCursor reference) {
+    problem(to, reference, "'" + spelling(reference) + "' inside a macro",
+            "the port rewrites names where they are written, and this one is written in a macro's definition: expand the "
+            "macro by hand");
+  }
+
+  // edits of the whole file (translator.cpp, types.cpp)
+  void token_edits();
+  void expand_pointer_typedefs();
+  // the entry (entry.cpp)
+  void find_launch();
+  std::string zeroed_buffer(CXCursor memset_call);
+  void add_host_helper(CXCursor call);
+  void add_scratch(CXCursor malloc_call);
+  // device code (device_code.cpp)
+  void visit(CXCursor c, Function& fn);
+  bool volatile_store(CXCursor assignment, Function& fn);
+  bool map_declaration(CXCursor var, Function& fn);
+  // calls of CUDA functions (calls.cpp)
+  void map_call(CXCursor call, CXCursor callee, Function& fn);
+  void convert_arguments(CXCursor callee, const std::vector<CXCursor>& args);
+  // __device__ functions (functions.cpp)
+  void visit_function(Function& fn);
+  void device_function_signature(Function& fn);
+  std::vector<std::string> parameter_templates(const std::vector<CXCursor>& params, Function& fn);
+  void resolve_hoisted_types();
+  void pass_down_kernel_state();
+  // lambdas (lambdas.cpp)
+  void visit_lambda(CXCursor lambda, Function& fn);
+  void resolve_lambdas();
+  std::string lambda_site(const Lambda& lambda);
+  std::string lambda_struct(const Lambda& lambda);
+  std::string body_name(CXCursor variable) const;
+  // types and address spaces (types.cpp)
+  std::string metal_type(CXType t);
+  std::string unqualified_type(CXType t);  // metal_type of the canonical type without its const
+  std::string space_of(CXCursor expression);
+  std::string bound_space(CXCursor argument);
+  std::set<std::string> resolved_spaces(const std::string& space, int depth = 0) const;
+  std::string object_space(CXCursor call, CXCursor callee, std::vector<CXCursor>& args);
+  std::string with_reference_spaces(const Function& fn, const std::string& text);
+  void map_cast(CXCursor cast);
+  void shared_pointer_field(CXCursor c, Function& fn);
+
+  // output (output.cpp)
+  std::string header();
+  std::string in_namespaces(CXCursor declaration, std::string text);
+  std::string kernel_body(const Function& kernel, const std::vector<std::string>& bindings);
+  void write_candidate();
+
+  std::string file_;
+  const Task& task_;
+  const EntrySpec& entry_;
+  Mappings maps_;
+  MacroExpansion macros_;  // the file as parsed and rewritten: its own macros expanded
+  Rewriter rw_;
+  std::string visiting_;  // the decl key of the function being visited (what `this` is in a method)
+  std::set<std::string> reported_fields_;  // reference members reported (once each)
+  std::filesystem::path include_dir_;
+  CXIndex index_ = nullptr;
+  CXTranslationUnit unit_ = nullptr;
+  Translation out_;
+  std::map<std::string, Function> functions_;  // kernels and __device__ functions by decl_key
+  std::vector<CallSite> call_sites_;
+  std::map<std::string, HoistedShared> hoisted_;  // by hoisted name
+  std::map<std::string, std::string> spaces_;        // decl_key of a variable -> its address space
+  std::map<std::string, std::string> param_renames_;  // decl_key of a kernel parameter -> body name
+  std::map<std::string, std::string> keyword_renames_;  // identifiers that are Metal keywords -> their names
+  std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations
+  std::set<unsigned> automatic_ends_;  // where declarators written `auto` (or split off) end
+  std::vector<std::pair<unsigned, unsigned>> for_inits_;  // the initializers of for statements
+  std::set<std::string> helpers_;
+  std::vector<Lambda> lambdas_;  // in the order their visits end: a nested lambda before the one holding it
+  std::map<unsigned, CXCursor> lambda_variables_;  // where a lambda starts -> the variable it initializes
+  // The variable of a lambda -> per call of it, the address spaces its arguments bind (for its reference parameters).
+  std::map<std::string, std::vector<std::vector<std::string>>> lambda_calls_;
+  std::map<std::string, std::string> reference_spaces_;  // a lambda's reference parameter -> the space it binds
+  // ---- the host side: the entry (entry.cpp), each launch (kernel_arguments.cpp), its struct arguments
+  // (struct_arguments.cpp), alternative launches (dispatch.cpp)
+  // the launches, in the entry's order (several: a multi-kernel candidate)
+  struct Launch {
+    CXCursor call;
+    std::string kernel;  // decl_key of the (template) kernel
+    std::string section;  // its kernel section's name in a multi-kernel candidate
+    // directive expressions: blocks and threads per block, dynamic shared bytes ("" for none),
+    // template arguments (name, value; `typed` when the value is a dtype)
+    std::array<std::string, 3> blocks{"1", "1", "1"}, threads{"1", "1", "1"};
+    std::string shared_bytes;
+    struct TemplateArgument {
+      std::string name, value;
+      bool typed = false;
+    };
+    std::vector<TemplateArgument> templates;
+    bool zero_init = false;  // it writes a buffer zeroed before the launches
+    std::vector<std::string> bindings;
+    std::vector<std::string> outputs;  // the buffers it writes (task outputs, scratch)
+  };
+  // Launches the entry chooses among (`if (cols <= 256) k<64><<<...>>> else k<256><<<...>>>`, a
+  // switch): a launch, or a condition (a directive expression) choosing between two choices.
+  struct Choice {
+    int launch = -1;
+    std::string condition;
+    std::shared_ptr<Choice> then, otherwise;
+    // The choice as a directive expression, each launch written by `leaf`.
+    std::string render(const std::function<std::string(int)>& leaf) const {
+      if (launch >= 0) return leaf(launch);
+      const std::string a = then->render(leaf), b = otherwise->render(leaf);
+      return a == b ? a : "(" + condition + " ? " + a + " : " + b + ")";
+    }
+  };
+  std::shared_ptr<Choice> choice_in(CXCursor statement, const std::vector<CXCursor>& launches);  // dispatch.cpp
+  std::vector<std::string> directives(const Launch& launch) const;  // output.cpp
+  std::string dispatch_candidate();  // dispatch.cpp
+  std::shared_ptr<Choice> dispatch_;  // set when the entry's launches are alternatives
+  // A cudaMalloc'd buffer of the entry: a scratch buffer of the candidate.
+  struct Scratch {
+    std::string key, name, directive;
+  };
+  void translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written);  // kernel_arguments.cpp
+  // entry.cpp:
+  void map_host_calls(CXCursor argument);
+  std::set<unsigned> host_calls_;  // calls of kernel arguments mapped (map_host_calls)
+  std::string buffer_of(CXCursor argument);
+  CXCursor launching_function(CXCursor call);
+  std::string bind_launcher(CXCursor call, CXCursor launcher);
+  // How a use of a launcher's (template) parameter is written for the call being translated: a
+  // template argument's value, or the call argument's text.
+  struct LauncherUse {
+    std::string value;
+    unsigned b = 0, e = 0;  // the argument (when value is empty)
+    bool parenthesize = false;
+    CXCursor argument = clang_getNullCursor();
+  };
+  struct LauncherCall {  // what a launch inside a launcher is translated with
+    HostScope scope;
+    std::map<std::string, LauncherUse> uses;        // by decl_key of the parameter
+    std::map<std::string, CXType> types;            // decl_key of a type template parameter -> its type
+  };
+  LauncherCall launcher_call_;                    // the call being walked or translated
+  std::set<std::string> launchers_edited_;        // launchers whose parameter uses are edits already
+  std::set<std::string> searching_;               // functions launching_function is looking into
+  std::string host_value(CXCursor var, unsigned at);
+  std::string host_value(CXCursor var, unsigned at, CXType type, const std::string& member, const std::function<std::string()>& initial);
+  std::string struct_binding(CXType record, CXCursor arg, const std::string& name,
+                             const std::function<void(CXCursor)>& writes_through);  // struct_arguments.cpp
+  // The type of a type reference or an expression as the launcher being walked binds it: its
+  // template type parameters (`Op`, also as the type of its parameter `Op op`) are the call's types.
+  CXType launcher_type(CXCursor c) {
+    CXCursor named = clang_getCursorKind(c) == CXCursor_TypeRef ? c : clang_getNullCursor();
+    const CXCursor referenced = clang_getCursorReferenced(strip_implicit(c));
+    if (clang_Cursor_isNull(named) && clang_getCursorKind(referenced) == CXCursor_ParmDecl)
+      for (CXCursor k : children(referenced))
+        if (clang_getCursorKind(k) == CXCursor_TypeRef) named = k;
+    auto bound = clang_Cursor_isNull(named) ? launcher_call_.types.end() : launcher_call_.types.find(decl_key(clang_getCursorReferenced(named)));
+    return bound != launcher_call_.types.end() ? bound->second : clang_getCursorType(c);
+  }
+  bool struct_field_edit(CXCursor member);  // entry.cpp
+  // struct_arguments.cpp:
+  std::string record_name(CXType record);
+  void device_pointer_fields(CXType record, const std::set<unsigned>& templated = {});
+  // A read-only pointer field of a struct, as the fields leading to it from the struct (`{x, data}` for `args.x.data`).
+  using FieldPath = std::vector<CXCursor>;
+  std::vector<FieldPath> templatable_fields(CXType record, const std::string& holder = "");
+  void template_record(CXType record, const std::vector<FieldPath>& leaves);
+  std::set<unsigned> device_fields_;  // struct fields whose pointers were given `device`
+  // Structs passed to kernels (and the structs they hold) whose read-only pointer fields became template parameters
+  // (by decl key, with the paths to those fields, one parameter each): each field takes the type of the buffer it is
+  // given, `device` or `constant` (MLX passes an input of fewer than 8 elements in constant memory, and Metal
+  // converts no pointer between the two).
+  std::map<std::string, std::vector<FieldPath>> templated_records_;
+  std::set<std::string> namespaces_;  // the named namespaces the header declares things in
+  std::vector<Launch> launches_;
+  std::vector<Scratch> scratch_;
+  HostScope host_;
+};
+
+}  // namespace ksearch::translate::detail

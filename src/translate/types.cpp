@@ -1,0 +1,340 @@
+// Metal types and address spaces (docs/TRANSLATE.md): a CUDA type as Metal spells it, the address
+// space a pointer expression points into or a reference binds (device, threadgroup, constant, thread),
+// __device__ functions overloaded per the spaces their reference parameters bind, pointer casts and
+// pointer typedefs given their spaces. Metal's pointer and reference types name their space, and it
+// converts none between spaces, so every pointer the port writes needs one.
+#include <algorithm>
+
+#include "translate/translator_internal.hpp"
+
+namespace ksearch::translate::detail {
+
+bool pointer_typedef(CXCursor decl) {
+  const CXCursorKind kind = clang_getCursorKind(decl);
+  return (kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl) && clang_Location_isFromMainFile(clang_getCursorLocation(decl)) &&
+         is_pointer(clang_getTypedefDeclUnderlyingType(decl));
+}
+
+std::vector<size_t> reference_parameters(CXCursor function) {
+  std::vector<size_t> out;
+  const std::vector<CXCursor> params = parameters_of(function);
+  for (size_t i = 0; i < params.size(); ++i)
+    if (is_reference(clang_getCursorType(params[i])) && group_of(clang_getCursorType(params[i])).kind == Group::none) out.push_back(i);
+  return out;
+}
+
+// A type as Metal spells it: CUDA type names mapped, `long long` as long, qualifiers kept.
+std::string Translator::metal_type(CXType t) {
+  // A pointer typedef (`typedef float* fptr;`) is spelled out: a Metal pointer's type names its address space.
+  if ((t.kind == CXType_Typedef || t.kind == CXType_Elaborated) && is_pointer(t))
+    return metal_type(pointee_type(t)) + " *" + (clang_isConstQualifiedType(t) ? " const" : "");
+  std::string s = take(clang_getTypeSpelling(t));
+  for (const std::string drop : {"__restrict__ ", "__restrict ", " __restrict__", " __restrict", "__restrict__", "__restrict"})
+    for (size_t at; (at = s.find(drop)) != std::string::npos;) s.erase(at, drop.size());
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"unsigned long long", "ulong"}, {"long long", "long"}, {"unsigned int", "uint"}, {"unsigned short", "ushort"},
+           {"unsigned char", "uchar"}, {"unsigned long", "ulong"}})
+    for (size_t at; (at = s.find(from)) != std::string::npos;) s.replace(at, from.size(), to);
+  std::string out, word;
+  auto flush = [&] {
+    auto m = maps_.types.find(word);
+    out += m != maps_.types.end() ? m->second : word == "double" ? "float" : word;
+    word.clear();
+  };
+  for (char ch : s) {
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
+      word += ch;
+    } else {
+      flush();
+      out += ch;
+    }
+  }
+  flush();
+  return out;
+}
+
+std::string Translator::unqualified_type(CXType t) {
+  const std::string name = metal_type(clang_getCanonicalType(t));
+  return name.rfind("const ", 0) == 0 ? name.substr(6) : name;
+}
+
+// Where a pointer expression points: device (kernel arguments), threadgroup (__shared__), constant
+// (__constant__) or thread (locals), found from the variable it is derived from.
+std::string Translator::space_of(CXCursor expression) {
+  CXCursor c = strip_implicit(expression);
+  switch (clang_getCursorKind(c)) {
+    case CXCursor_DeclRefExpr: {
+      CXCursor decl = clang_getCursorReferenced(c);
+      auto s = spaces_.find(decl_key(decl));
+      if (s != spaces_.end()) return s->second;
+      if (clang_getCursorKind(decl) == CXCursor_VarDecl && !is_pointer(clang_getCursorType(decl)))
+        return clang_getCursorSemanticParent(decl).kind == CXCursor_TranslationUnit ? "constant" : "thread";
+      return "device";
+    }
+    case CXCursor_ParenExpr:
+    case CXCursor_CStyleCastExpr:
+    case CXCursor_CXXReinterpretCastExpr:
+    case CXCursor_CXXStaticCastExpr:
+    case CXCursor_CXXConstCastExpr:
+    case CXCursor_UnaryOperator:
+    case CXCursor_ArraySubscriptExpr:
+    case CXCursor_MemberRefExpr:
+    case CXCursor_UnexposedExpr: {
+      // A struct's pointer field (`p.x` of a kernel's struct argument) points into a buffer.
+      if (clang_getCursorKind(c) == CXCursor_MemberRefExpr && is_pointer(clang_getCursorType(c))) return "device";
+      std::vector<CXCursor> kids = children(c);
+      if (!kids.empty()) return space_of(clang_getCursorKind(c) == CXCursor_ArraySubscriptExpr ? kids.front() : kids.back());
+      return "device";
+    }
+    case CXCursor_BinaryOperator:
+    case CXCursor_ConditionalOperator:
+      for (CXCursor k : children(c))
+        if (is_pointer(clang_getCursorType(k)) || clang_getCanonicalType(clang_getCursorType(k)).kind == CXType_ConstantArray ||
+            clang_getCanonicalType(clang_getCursorType(k)).kind == CXType_IncompleteArray)
+          return space_of(k);
+      return "device";
+    default:
+      return "device";
+  }
+}
+
+// The address space of what a reference parameter binds: a variable, an element or a member of one
+// has its space; anything else (a temporary, a value) is a thread one. What a reference parameter of
+// the calling function refers to is `param:KEY`, resolved once every call is known.
+std::string Translator::bound_space(CXCursor argument) {
+  CXCursor a = strip_implicit(argument);
+  while (clang_getCursorKind(a) == CXCursor_ParenExpr && !children(a).empty()) a = strip_implicit(children(a).front());
+  const CXCursorKind kind = clang_getCursorKind(a);
+  if (kind == CXCursor_UnaryOperator && !children(a).empty() && clang_getCursorKind(strip_implicit(children(a).front())) == CXCursor_CXXThisExpr)
+    return "this:" + visiting_;  // `*this`
+  if (kind != CXCursor_DeclRefExpr && kind != CXCursor_ArraySubscriptExpr && kind != CXCursor_MemberRefExpr) return "thread";
+  CXCursor base = a;
+  while (clang_getCursorKind(base) != CXCursor_DeclRefExpr && !children(base).empty())
+    base = strip_implicit(children(base).front());
+  // A member of the object a method is called on (`sum`, `this->sum`, an element of an array member) is in that
+  // object's space; not what a pointer member points to (`data[i]`).
+  for (CXCursor at = a;;) {
+    const CXCursorKind k = clang_getCursorKind(at);
+    const std::vector<CXCursor> inner = children(at);
+    if (k == CXCursor_CXXThisExpr || (k == CXCursor_MemberRefExpr && inner.empty())) return "this:" + visiting_;
+    if ((k != CXCursor_MemberRefExpr && k != CXCursor_ArraySubscriptExpr && k != CXCursor_ParenExpr) || inner.empty()) break;
+    const CXCursor next = strip_implicit(inner.front());
+    if (k != CXCursor_ParenExpr && clang_getCursorKind(next) != CXCursor_CXXThisExpr && is_pointer(clang_getCursorType(next))) break;
+    at = next;
+  }
+  const CXCursor decl = clang_getCursorReferenced(base);
+  if (clang_getCursorKind(base) == CXCursor_DeclRefExpr && clang_getCursorKind(decl) == CXCursor_ParmDecl &&
+      !spaces_.count(decl_key(decl)))
+    // a function's own value parameter is a thread one; its reference parameter binds what its calls bind
+    return is_reference(clang_getCursorType(decl)) ? "param:" + decl_key(decl) : "thread";
+  return space_of(a);
+}
+
+// A bound space with `param:KEY` (a reference parameter passed on) or `this:KEY` (the object of the method KEY)
+// resolved: each space that parameter's or object's function is called with (its overloads each bind one).
+std::set<std::string> Translator::resolved_spaces(const std::string& space, int depth) const {
+  const bool param = space.rfind("param:", 0) == 0, object = space.rfind("this:", 0) == 0;
+  if (!param && !object) return {space};
+  std::set<std::string> out;
+  if (depth < 8)
+    for (const auto& [key, fn] : functions_) {
+      const std::vector<CXCursor> params = parameters_of(fn.cursor);
+      const std::vector<size_t> refs = reference_parameters(fn.cursor);
+      std::optional<size_t> at;
+      if (object && space == "this:" + key) at = refs.size();  // the object's space follows the parameters'
+      for (size_t j = 0; param && j < refs.size(); ++j)
+        if ("param:" + decl_key(params[refs[j]]) == space) at = j;
+      if (!at) continue;
+      for (const auto& spaces : fn.reference_spaces)
+        if (*at < spaces.size())
+          for (const auto& s : resolved_spaces(spaces[*at], depth + 1)) out.insert(s);
+    }
+  if (out.empty()) out.insert("thread");
+  return out;
+}
+
+// The address space of the object a call of a method of the file's structs is called on (`red[w].merge(acc)`:
+// threadgroup), "" for a call of no such method; a member operator's object is its call's first argument, which
+// is taken off `args`.
+std::string Translator::object_space(CXCursor call, CXCursor callee, std::vector<CXCursor>& args) {
+  if (clang_getCursorKind(callee) != CXCursor_CXXMethod || clang_CXXMethod_isStatic(callee)) return "";
+  const std::vector<CXCursor> kids = children(call);
+  if (!kids.empty() && clang_getCursorKind(kids[0]) == CXCursor_MemberRefExpr) {
+    const std::vector<CXCursor> object = children(kids[0]);
+    if (object.empty() || clang_getCursorKind(strip_implicit(object[0])) == CXCursor_CXXThisExpr) return "this:" + visiting_;
+    return bound_space(object[0]);
+  }
+  if (spelling(callee).rfind("operator", 0) == 0 && !args.empty() && args.size() > parameters_of(callee).size()) {
+    const CXCursor object = args.front();
+    args.erase(args.begin());
+    return bound_space(object);
+  }
+  return "this:" + visiting_;  // an implicit `this->`
+}
+
+// A __device__ function's text for the address spaces its reference parameters bind at its calls
+// (`thread` as written, `threadgroup` for `f(partial[tid])`): when every call agrees, the one
+// definition takes their spaces; otherwise each other set is an overload. metalsim drops address
+// spaces, so overloads that differ only in them would be redefinitions there: each overload gets
+// a number of unused defaulted template parameters of its own (valid Metal, and the plain thread
+// definition stays the better match on the host).
+std::string Translator::with_reference_spaces(const Function& fn, const std::string& text) {
+  const std::vector<CXCursor> params = parameters_of(fn.cursor);
+  const std::vector<size_t> refs = reference_parameters(fn.cursor);
+  std::set<std::vector<std::string>> bound;
+  // Each combination of the spaces each parameter (and a method's object, last) binds.
+  for (const std::vector<std::string>& call : fn.reference_spaces) {
+    std::vector<std::vector<std::string>> sets(1);
+    for (const auto& space : call) {
+      std::vector<std::vector<std::string>> longer;
+      for (const auto& resolved : resolved_spaces(space))
+        for (auto set : sets) {
+          set.push_back(resolved);
+          longer.push_back(std::move(set));
+        }
+      sets = std::move(longer);
+    }
+    bound.insert(sets.begin(), sets.end());
+  }
+  // A method's object outside thread memory: Metal's `this` is a thread pointer unless the method says otherwise
+  // (`void merge(...) threadgroup { ... }`, after the parameter list and its const).
+  CXCursor body = clang_getNullCursor();
+  for (CXCursor k : children(fn.cursor))
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) body = k;
+  const std::string head = clang_Cursor_isNull(body) ? "" : rw_.render(begin_offset(fn.cursor), begin_offset(body));
+  // Where the result type starts: a method returning a reference to its object (`return *this;`, a member) returns
+  // one in the object's space.
+  std::optional<size_t> result_at;
+  if (!head.empty() && fn.returned == std::set<std::string>{"this:" + decl_key(fn.cursor)}) {
+    const std::string before = rw_.render(begin_offset(fn.cursor), position(fn.cursor).offset);
+    size_t at = 0;
+    for (bool skipped = true; skipped;) {
+      skipped = false;
+      while (at < before.size() && std::isspace(static_cast<unsigned char>(before[at]))) ++at;
+      if (before.compare(at, 9, "template ") == 0 || before.compare(at, 9, "template<") == 0) {
+        int depth = 0;
+        for (; at < before.size(); ++at)
+          if (before[at] == '<') ++depth;
+          else if (before[at] == '>' && --depth == 0) break;
+        ++at;
+        skipped = true;
+      }
+      for (const std::string word : {"inline ", "static ", "constexpr ", "METAL_FUNC "})
+        if (before.compare(at, word.size(), word) == 0) at += word.size(), skipped = true;
+    }
+    if (at < before.size()) result_at = at;
+  }
+  auto respaced = [&](const std::vector<std::string>& spaces) {
+    std::string out = text;
+    if (spaces.size() > refs.size() && spaces[refs.size()] != "thread" && !head.empty() && out.compare(0, head.size(), head) == 0) {
+      size_t at = head.size();
+      while (at > 0 && std::isspace(static_cast<unsigned char>(out[at - 1]))) --at;
+      out.insert(at, " " + spaces[refs.size()]);
+      if (result_at) out.insert(*result_at, spaces[refs.size()] + " ");
+    }
+    for (size_t j = 0; j < refs.size() && j < spaces.size(); ++j) {
+      const std::string written = rw_.render(begin_offset(params[refs[j]]), end_offset(params[refs[j]]));
+      const size_t at = out.find(written);
+      if (written.rfind("thread ", 0) == 0 && at != std::string::npos) out.replace(at, 6, spaces[j]);
+    }
+    return out;
+  };
+  if (bound.size() == 1) return respaced(*bound.begin());
+  std::string out = text;
+  std::string unused;
+  for (const auto& spaces : bound) {
+    if (std::all_of(spaces.begin(), spaces.end(), [](const std::string& space) { return space == "thread"; })) continue;
+    unused += (unused.empty() ? "" : ", ") + std::string("typename = void");
+    std::string overload = respaced(spaces);
+    if (overload.rfind("template <", 0) == 0)
+      overload.insert(10, unused + ", ");
+    else
+      overload = "template <" + unused + "> " + overload;
+    out += (out.back() == '\n' ? "" : "\n") + overload;
+  }
+  return out;
+}
+
+// A pointer field of a struct given threadgroup memory in device code (`View v{&tile[0][0], 33};`, `v.data = tile;`):
+// the port leaves a struct's pointer fields in one space (thread, or device for a kernel argument's), and Metal
+// converts no pointer between spaces.
+void Translator::shared_pointer_field(CXCursor c, Function& fn) {
+  std::vector<std::pair<CXCursor, CXCursor>> given;  // (field, value)
+  const std::vector<CXCursor> kids = children(c);
+  if (clang_getCursorKind(c) == CXCursor_BinaryOperator) {
+    if (kids.size() != 2 || clang_getCursorKind(strip_implicit(kids[0])) != CXCursor_MemberRefExpr) return;
+    const CXCursor field = clang_getCursorReferenced(strip_implicit(kids[0]));
+    std::string op = text(end_offset(kids[0]), begin_offset(kids[1]));
+    std::erase_if(op, [](char ch) { return std::isspace(static_cast<unsigned char>(ch)); });
+    if (clang_getCursorKind(field) != CXCursor_FieldDecl || op != "=") return;
+    given.push_back({field, kids[1]});
+  } else {
+    const CXType record = clang_getCanonicalType(clang_getCursorType(c));
+    if (record.kind != CXType_Record) return;
+    const std::vector<CXCursor> fields = fields_of(record);
+    for (size_t i = 0; i < kids.size() && i < fields.size(); ++i) given.push_back({fields[i], kids[i]});
+  }
+  for (const auto& [field, value] : given)
+    if (in_main_file(field) && is_pointer(clang_getCursorType(field)) && space_of(value) == "threadgroup")
+      problem(fn.record.problems, value, "pointer field '" + spelling(field) + "' given __shared__ memory",
+              "the port keeps a struct's pointer fields in one address space (thread, or device for a kernel argument's), "
+              "and Metal converts no pointer between spaces: index the shared array directly, or declare the field "
+              "`threadgroup T*` by hand");
+}
+
+void Translator::map_cast(CXCursor cast) {
+  const unsigned b = begin_offset(cast), e = end_offset(cast);
+  const std::string& t = rw_.text();
+  const bool c_style = clang_getCursorKind(cast) == CXCursor_CStyleCastExpr;
+  const char open = c_style ? '(' : '<', close = c_style ? ')' : '>';
+  const size_t type_b = t.find(open, b);
+  if (type_b == std::string::npos || type_b >= e) return;
+  size_t type_e = type_b + 1;
+  for (int depth = 1; type_e < e; ++type_e) {
+    depth += t[type_e] == open ? 1 : t[type_e] == close ? -1 : 0;
+    if (depth == 0) break;
+  }
+  std::vector<CXCursor> kids = children(cast);
+  CXCursor operand = kids.empty() ? cast : kids.back();
+  // A read-only target cast from device memory may be a cast from an input's constant memory (an input of fewer than 8
+  // elements): ks_ro_cast keeps whichever space its operand has. The operand's space is known once the whole
+  // function is read, hence the edits' producers.
+  const CXType pointee = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(cast)));
+  if (!clang_isConstQualifiedType(pointee) || is_pointer(pointee)) {
+    rw_.insert(unsigned(type_b + 1), [this, operand] { return space_of(operand) + " "; });
+    return;
+  }
+  helpers_.insert("ks_ro_cast");
+  std::string element = metal_type(pointee);
+  if (element.find("type-parameter") != std::string::npos) {
+    // A template parameter (`const T2*`): canonical types name it by position, so the element is the written one.
+    element = rw_.render(unsigned(type_b + 1), unsigned(type_e));
+    while (!element.empty() && (element.back() == '*' || std::isspace(static_cast<unsigned char>(element.back())))) element.pop_back();
+  }
+  if (element.rfind("const ", 0) == 0) element.erase(0, 6);
+  const unsigned head_b = c_style ? unsigned(type_b) : b, head_e = unsigned(type_e + 1);
+  rw_.replace(head_b, head_e, [this, operand, head_b, head_e, type_b, c_style, element] {
+    if (space_of(operand) == "device") return "ks_ro_cast<" + element + ">" + (c_style ? "(" : "");
+    return rw_.render(head_b, unsigned(type_b + 1)) + space_of(operand) + " " + rw_.render(unsigned(type_b + 1), head_e);
+  });
+  if (c_style) rw_.insert(e, [this, operand] { return space_of(operand) == "device" ? ")" : ""; });
+}
+
+// Uses of the file's pointer typedefs (`typedef float* fptr;`, `using cptr = const float*;`) are written as the
+// pointer types they name, so that the address space the port gives a pointer (`device`, `auto`, a cast's) applies
+// to what it points to: Metal's pointer types name their space, which a typedef of the file cannot.
+void Translator::expand_pointer_typedefs() {
+  clang_visitChildren(
+      clang_getTranslationUnitCursor(unit_),
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* self = static_cast<Translator*>(data);
+        if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
+        if (clang_getCursorKind(c) == CXCursor_TypeRef && pointer_typedef(clang_getCursorReferenced(c)))
+          self->rw_.replace(begin_offset(c), end_offset(c),
+                            self->metal_type(clang_getTypedefDeclUnderlyingType(clang_getCursorReferenced(c))));
+        return CXChildVisit_Recurse;
+      },
+      this);
+}
+
+}  // namespace ksearch::translate::detail

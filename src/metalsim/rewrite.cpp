@@ -84,17 +84,9 @@ bool ends_an_operand(const Token& k) {
 RewriteResult rewrite_metal(const std::string& text, const std::string& file, int id_base,
                             const std::set<std::string>& outer_aliases) {
   RewriteResult r;
-  std::vector<Token> t = tokenize(text);
-  auto next = [&](std::size_t i) {
-    ++i;
-    while (i < t.size() && t[i].kind == Tok::Space) ++i;
-    return i;
-  };
-  auto prev = [&](std::size_t i) -> long {
-    long j = static_cast<long>(i) - 1;
-    while (j >= 0 && t[j].kind == Tok::Space) --j;
-    return j;
-  };
+  std::vector<Token> t = tokenize(wrap_comparisons(text));
+  auto next = [&](std::size_t i) { return next_token(t, i); };
+  auto prev = [&](std::size_t i) { return previous_token(t, i); };
   // `[captures](...)`, `[captures] {`, `[captures] mutable`, `[captures] -> T`, `[captures]<class T>`: a '[' that
   // no operand precedes, whose matching ']' one of those follows. `[[attributes]]` are not lambdas.
   auto is_lambda_introducer = [&](std::size_t i) {

@@ -23,6 +23,10 @@ struct RewriteResult {
 RewriteResult rewrite_metal(const std::string& text, const std::string& file, int id_base,
                             const std::set<std::string>& outer_aliases = {});
 
+// The text with each comparison whose extent its tokens tell wrapped in ::metal::__ms_bool, which gives Metal's bool
+// vector for a comparison of vectors (comparisons.cpp); same lines.
+std::string wrap_comparisons(const std::string& text);
+
 struct HostSource {
   std::string text;
   std::vector<CompileMessage> errors;

@@ -74,4 +74,16 @@ std::vector<Token> tokenize(const std::string& s) {
   return out;
 }
 
+std::size_t next_token(const std::vector<Token>& t, std::size_t i) {
+  ++i;
+  while (i < t.size() && t[i].kind == Tok::Space) ++i;
+  return i;
+}
+
+long previous_token(const std::vector<Token>& t, std::size_t i) {
+  long j = static_cast<long>(i) - 1;
+  while (j >= 0 && t[j].kind == Tok::Space) --j;
+  return j;
+}
+
 }  // namespace ksearch::metalsim

@@ -14,5 +14,8 @@ struct Token {
 };
 
 std::vector<Token> tokenize(const std::string& s);
+// The index of the first token after i that is not a Space (t.size() if none), and of the last before it (-1 if none).
+std::size_t next_token(const std::vector<Token>& t, std::size_t i);
+long previous_token(const std::vector<Token>& t, std::size_t i);
 
 }  // namespace ksearch::metalsim

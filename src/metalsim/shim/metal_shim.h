@@ -344,6 +344,18 @@ template <class V, class... A> constexpr V __ms_make(const A&... a) {
   }
 }
 
+// A comparison's value (metalsim wraps comparisons in it, comparisons.cpp): clang's comparison of ext vectors gives
+// an int vector of -1/0, Metal's a bool vector; anything else passes through.
+template <class T> constexpr auto __ms_bool(const T& v) {
+  if constexpr (__is_vec<T> && !__is_class_elem<__elem_t<T>> && is_integral_v<__elem_t<T>>) {
+    vec<bool, __vt<T>::n> r;
+    for (int i = 0; i < __vt<T>::n; ++i) r[i] = v[i] != 0;
+    return r;
+  } else {
+    return v;
+  }
+}
+
 // Elementwise helpers
 template <class V, class F> inline auto __map(const V& v, F f) {
   if constexpr (__is_vec<V>) {

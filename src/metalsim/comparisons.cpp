@@ -1,0 +1,128 @@
+// Metal's comparisons give bool and boolN; clang's comparisons of ext vectors give int vectors of -1 and 0, which a
+// conversion keeps: `float4(v > 0.0f)` is (1, 0, ...) in Metal and (-1, 0, ...) on the host, `(v > 0).y` is true, not
+// -1. Before the rewrite, each expression whose top-level operator is a comparison is wrapped in ::metal::__ms_bool,
+// which turns an int vector into the bool vector (a scalar passes through). The expressions wrapped are those whose
+// extent the tokens tell: a parenthesized one or a call's argument, an initializer or assigned value, a returned
+// value. Templates' angle brackets are told from comparisons by what follows the closing '>' (`f<T>(x)`,
+// `numeric_limits<float>::max()`, `vec<float, 4> v`); where it is unclear nothing is wrapped.
+#include <set>
+
+#include "metalsim/source_internal.hpp"
+#include "metalsim/tokens.hpp"
+
+namespace ksearch::metalsim {
+
+std::string wrap_comparisons(const std::string& text) {
+  const std::vector<Token> t = tokenize(text);
+  constexpr std::size_t npos = std::string::npos;
+  auto next = [&](std::size_t i) { return next_token(t, i); };
+  auto prev = [&](std::size_t i) { return previous_token(t, i); };
+  // Preprocessor lines stay as they are (`#if N > 2` needs a plain expression).
+  std::vector<bool> directive(t.size(), false);
+  for (std::size_t i = 0, line_start = true; i < t.size(); ++i) {
+    if (t[i].kind == Tok::Space) {
+      if (t[i].text.find('\n') != npos) line_start = true;
+      continue;
+    }
+    if (line_start && t[i].text == "#") {
+      for (; i < t.size(); ++i) {
+        directive[i] = true;
+        const std::string& s = t[i].text;
+        if (t[i].kind == Tok::Space && s.find('\n') != npos && !(i > 0 && t[i - 1].text == "\\")) break;
+      }
+    }
+    line_start = false;
+  }
+  // The '>' closing a template's '<' at `open`, if what follows it shows a template (npos otherwise).
+  auto template_close = [&](std::size_t open) {
+    const long p = prev(open);
+    if (p < 0 || t[p].kind != Tok::Ident || t[p].text == "operator") return npos;
+    int depth = 0, brackets = 0;  // angle brackets; parentheses and square brackets inside them
+    for (std::size_t q = open; q < t.size(); q = next(q)) {
+      const std::string& s = t[q].text;
+      if (s == "(" || s == "[") ++brackets;
+      else if ((s == ")" || s == "]") && --brackets < 0) return npos;
+      else if (s == ";" || s == "{" || s == "}") return npos;
+      if (brackets > 0) continue;
+      if (s == "<") ++depth;
+      else if (s == ">") --depth;
+      else if (s == ">>") depth -= 2;
+      if (depth <= 0) {
+        if (depth < 0) return npos;
+        const std::size_t after = next(q);
+        if (after >= t.size()) return npos;
+        static const std::set<std::string> follows = {"(", "::", "{", "*", "&", ">", ")", ",", ";", "..."};
+        return t[after].kind == Tok::Ident || follows.count(t[after].text) ? q : npos;
+      }
+    }
+    return npos;
+  };
+  // Template parameter lists: their `= default` values are no assignments.
+  std::vector<bool> in_template_parameters(t.size(), false);
+  for (std::size_t i = 0; i < t.size(); i = next(i))
+    if (t[i].text == "template" && next(i) < t.size() && t[next(i)].text == "<") {
+      const std::size_t close = template_close(next(i));
+      for (std::size_t q = next(i); close != npos && q <= close; ++q) in_template_parameters[q] = true;
+    }
+
+  std::vector<int> opens(t.size() + 1, 0), closes(t.size() + 1, 0);
+  // The expression starting at `from`, up to a ',' or ';' or an unmatched closing bracket: the token ending it,
+  // and wraps it when its top-level operator is a comparison.
+  auto slot = [&](std::size_t from) {
+    bool comparison = false, other = false;
+    int depth = 0;
+    std::size_t q = from, last = npos;
+    for (; q < t.size(); q = next(q)) {
+      const std::string& s = t[q].text;
+      if (depth == 0 && s == "{") other = true;  // a lambda's or a brace list's
+      if (s == "(" || s == "[" || s == "{") ++depth;
+      else if (s == ")" || s == "]" || s == "}") {
+        if (--depth < 0) break;
+      } else if (depth == 0) {
+        if (s == "," || s == ";") break;
+        if (s == "<") {
+          if (const std::size_t close = template_close(q); close != npos) {
+            last = q = close;
+            continue;
+          }
+          comparison = true;
+        } else if (s == ">" || s == "<=" || s == ">=" || s == "==" || s == "!=") {
+          const long p = prev(q);
+          if (p >= 0 && t[p].text == "operator") other = true;
+          comparison = true;
+        } else if (s == "?" || s == "=" || s == "#") {
+          other = true;
+        }
+      }
+      last = q;
+    }
+    if (comparison && !other && last != npos && !directive[from]) {
+      ++opens[from];
+      ++closes[last];
+    }
+    return q;
+  };
+  for (std::size_t i = 0; i < t.size(); i = next(i)) {
+    if (directive[i]) continue;
+    const std::string& s = t[i].text;
+    if (s == "(") {
+      for (std::size_t from = next(i); from < t.size();) {
+        const std::size_t end = slot(from);
+        if (end >= t.size() || (t[end].text != "," && t[end].text != ";")) break;
+        from = next(end);
+      }
+    } else if ((s == "=" && !in_template_parameters[i] && !(prev(i) >= 0 && t[prev(i)].text == "operator")) ||
+               s == "return") {
+      slot(next(i));
+    }
+  }
+  std::string out;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    for (int n = 0; n < opens[i]; ++n) out += "::metal::__ms_bool(";
+    out += t[i].text;
+    out.append(closes[i], ')');
+  }
+  return out;
+}
+
+}  // namespace ksearch::metalsim

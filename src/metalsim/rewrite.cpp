@@ -38,11 +38,10 @@ bool is_sync_name(const std::string& id) {
 std::string newlines_of(const std::string& s) { return std::string(std::count(s.begin(), s.end(), '\n'), '\n'); }
 
 // Unsuffixed floating literals are float in Metal (there is no double);
-// 1.0h is a half literal.
+// 1.0h is a half literal. Hexadecimal ones (`0x1p-3`, `0x1.8p1h`) are floating by their binary exponent.
 std::string rewrite_number(const std::string& n) {
   bool hex = n.size() > 1 && n[0] == '0' && (n[1] == 'x' || n[1] == 'X');
-  if (hex) return n;
-  bool floating = n.find_first_of(".eE") != std::string::npos;
+  bool floating = n.find_first_of(hex ? "pP" : ".eE") != std::string::npos;
   if (!floating) return n;
   char last = n.back();
   if (last == 'h' || last == 'H') return "half(" + n.substr(0, n.size() - 1) + "f)";

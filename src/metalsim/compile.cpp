@@ -103,8 +103,11 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   // length array (a C99 extension the host compiler allows in C++; Metal has none). TSan leaves out a read that a write
   // to the same address follows (x += y): the race check needs only the write, the uninitialized-read check both.
   // -flax-vector-conversions=none: Metal converts no vector type to another implicitly (`int4 * uint4`).
+  // -fno-strict-float-cast-overflow: a float converted to an integer it does not fit saturates and NaN gives 0, as a
+  // GPU's conversion does; in C++ it is undefined, and the optimizer may drop the store it reaches.
   const std::vector<std::string> compiler = {options.compiler, "-std=c++20", options.optimization, "-fPIC",
                                              "-fno-exceptions", "-fno-rtti", "-fno-strict-aliasing",
+                                             "-fno-strict-float-cast-overflow",
                                              "-flax-vector-conversions=none", "-fsanitize=thread", "-mllvm", "-tsan-instrument-read-before-write=1",
                                              "-gline-tables-only", "-Wno-everything", "-Werror=vla", "-march=x86-64-v2"};
   std::string compiler_key;

@@ -51,7 +51,10 @@ std::string wrap_comparisons(const std::string& text) {
         if (depth < 0) return npos;
         const std::size_t after = next(q);
         if (after >= t.size()) return npos;
-        static const std::set<std::string> follows = {"(", "::", "{", "*", "&", ">", ")", ",", ";", "..."};
+        // After a comparison's '>' comes an operand; an operator that only joins two operands (`is_same_v<T, float>
+        // || ...`) or ends an expression means the '>' closed a template.
+        static const std::set<std::string> follows = {"(", "::", "{", "*", "&", ">", ")", ",", ";", "...", "||", "&&",
+                                                      "?", ":", "]", "}", "==", "!=", "|", "^", "/", "%", ".", "->"};
         return t[after].kind == Tok::Ident || follows.count(t[after].text) ? q : npos;
       }
     }

@@ -136,10 +136,19 @@ def test_missing_barrier_is_a_data_race_on_threadgroup_memory():
     assert caught.value.diagnostics[0]["buffer"] == "buf"
 
 
-def test_access_far_outside_every_buffer_crashes_the_tool_not_python():
+def test_write_far_outside_every_buffer_is_stopped_and_named():
     source = """
         uint i = thread_position_in_grid.x;
         out[i + (1ul << 38)] = a[i];
+    """
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="out_of_bounds: out-of-bounds write .* outside every buffer"):
+        call(source)
+
+
+def test_read_far_outside_every_buffer_crashes_the_tool_not_python():
+    source = """
+        uint i = thread_position_in_grid.x;
+        out[i] = a[i + (1ul << 38)];
     """
     with pytest.raises(metalsim_mlx.MetalRuntimeError, match="crashed"):
         call(source)

@@ -264,18 +264,23 @@ TEST(CudaHost, RulesTellLibraryCallsFromTheCandidatesOwnNames) {
 
 // Constants pass whichever order their qualifiers come in (__constant__ __device__, const static), and a host-device
 // macro does not make the next line's constant a __device__ variable; mutable ones stay refused.
-TEST(CudaHost, RulesAcceptConstantsInEitherOrder) {
+TEST(CudaHost, RulesAcceptConstantsInEitherOrderAndStaticSharedScratch) {
   auto backend = make_backend("cuda");
   const auto& rules = backend->profile().rules;
   expect_rules_pass(rules, {
       "__device__ __constant__ float kLog2e = 1.4427f;\n__constant__ __device__ float kLn2 = 0.6931f;\n",
       "#define HOST_DEVICE __host__ __device__\nconstexpr int kWarp = 32;\nHOST_DEVICE inline int f(int x) { return x; }\n",
       "const static int kThreads = 256;\nconstexpr static float kScale = 0.5f;\nstatic const int kWarps = 8;\n",
+      // block-shared scratch: it lives as long as its block, as a plain __shared__ array does
+      "__device__ float f(float v) { static __shared__ float partial[32]; partial[0] = v; return partial[1]; }\n",
+      "__device__ float g(float v) { __shared__ static float partial[32]; partial[0] = v; return partial[1]; }\n",
   });
   expect_refused_by(rules, {
       {"#define HD __host__ __device__\n__device__ int calls = 0;\n", "device-state"},
       {"__device__ float cache[1024];\n", "device-state"},
       {"void f() { static int calls = 0; ++calls; }\n", "persistent-state"},
+      {"__device__ float f(float v) { static __shared__ float s[32]; static float calls; return s[0] + calls; }\n",
+       "persistent-state"},
       {"const static float* last = nullptr;\n", "persistent-state"},
   });
 }

@@ -1,5 +1,4 @@
 // task: attention
-// refused-today: persistent-state (its pattern takes a function-local `static __shared__ float ...` for mutable static state; block-shared memory lives only as long as the block, as a plain __shared__ does; docs/CUDA.md)
 // A block of 4 warps per query row splits the keys four ways; the per-warp (max, sum) partials and the output partials
 // meet in `static __shared__` arrays declared inside the merging device function (float2 stats, float accumulators),
 // as code ported from older CUDA samples writes block-shared scratch.

@@ -1,5 +1,4 @@
 // task: softmax
-// refused-today: persistent-state (its pattern takes a function-local `static __shared__ float ...` for mutable static state; block-shared memory lives only as long as the block, as a plain __shared__ does; docs/CUDA.md)
 // The block reduction of NVIDIA's "Faster Parallel Reductions on Kepler" post: each warp reduces with shuffles, and
 // the warps' partials meet in a function-local `static __shared__ float shared[32];` of the reducing device function
 // (shared memory of the block, gone when the block ends; `static` is how the post writes it).
@@ -30,7 +29,7 @@ __inline__ __device__ float block_reduce_sum(float val) {
 }
 
 __inline__ __device__ float block_reduce_max(float val) {
-  static __shared__ float shared_max[32];
+  __shared__ static float shared_max[32];  // the other order, as some code writes it
   const int lane = threadIdx.x % warpSize, wid = threadIdx.x / warpSize;
   val = warp_reduce_max(val);
   __syncthreads();

@@ -194,7 +194,7 @@ struct Worker {
   bool abort = false;
   jmp_buf thread_exit;  // without fibers: where a thread that cannot go on (a faulting access) leaves its kernel call
   unsigned char* stack_top = nullptr;  // without fibers: the running thread's kernel call has its stack below this
-  bool spinning = false;  // the running thread is in a spin-wait (counted in Run::spinning_workers)
+  bool spinning = false;  // the running thread is in a spin-wait (listed in Run::spin_waits)
   // threadgroup state
   uint32_t n = 0, done = 0, bar_arrived = 0, bar_site = 0, bar_other_site = 0, epoch = 0;
   uint32_t bar_flags = 0;      // mem_flags of the threads waiting at the barrier
@@ -224,9 +224,16 @@ struct Run {
   uint32_t grid[3]{}, tg[3]{}, ntg[3]{};
   std::atomic<uint64_t> next_tg{0};
   std::atomic<bool> stop{false};
-  // Workers still taking threadgroups, and those whose thread is spinning: when all spin, none can change what
-  // they wait for.
-  std::atomic<unsigned> live_workers{0}, spinning_workers{0};
+  // Workers still taking threadgroups, and what each spinning one waits on: when all spin and every value they wait
+  // on is unchanged, none can change what they wait for. A flag counts alone would call a deadlock while a worker whose
+  // value was changed has not polled again yet (its host thread not scheduled: more workers than cores, a loaded host).
+  std::atomic<unsigned> live_workers{0};
+  struct SpinWait {
+    const unsigned char* at;
+    uint32_t value, bytes;
+  };
+  std::mutex spin_mu;
+  std::map<const Worker*, SpinWait> spin_waits;
   std::mutex mu;
   std::vector<Diagnostic> diags;
   std::map<std::string, std::size_t> seen;  // dedupe key -> index in diags
@@ -394,7 +401,8 @@ void apply_pending_tg_store(Worker& w, Thread& th);
 void stop_spinning(Worker& w) {
   if (!w.spinning) return;
   w.spinning = false;
-  w.run->spinning_workers--;
+  std::lock_guard<std::mutex> lock(w.run->spin_mu);
+  w.run->spin_waits.erase(&w);
 }
 
 // The checks that wait for the thread's last store to have happened: a deferred device race (PendingStore),
@@ -708,6 +716,21 @@ void device_access(Worker& w, Thread& th, DeviceBuffer& b, std::size_t off, uint
   for (;;) yield_to_scheduler(w);
 }
 
+// The 4 bytes (or a bool's 1) an atomic poll at p finds.
+uint32_t polled_value(const unsigned char* p, uint32_t bytes) {
+  uint32_t value = 0;
+  std::memcpy(&value, p, std::min<std::size_t>(bytes, sizeof value));
+  return value;
+}
+
+// Every live worker spins, and each still finds the value it waits on: no thread is left that could change one.
+bool every_worker_stuck(Run& r) {
+  std::lock_guard<std::mutex> lock(r.spin_mu);
+  if (r.spin_waits.size() < r.live_workers.load()) return false;
+  return std::all_of(r.spin_waits.begin(), r.spin_waits.end(),
+                     [](const auto& entry) { return polled_value(entry.second.at, entry.second.bytes) == entry.second.value; });
+}
+
 // An atomic poll (load, exchange, compare-exchange) by th of the 4 bytes at p. A thread that keeps finding the same
 // value waits for another thread to change it, and Metal promises it no forward progress: threads of a threadgroup
 // outside barriers, and the threadgroups of a dispatch, may run one after the other, so the one waited for may
@@ -731,8 +754,7 @@ void watch_poll(Worker& w, Thread& th, const unsigned char* p, uint32_t bytes, b
                          "results between threadgroups through a second dispatch";
     r.report(DiagnosticKind::Deadlock, "spin|" + where.variable, msg, &th, nullptr, where.variable, fatal);
   };
-  uint32_t value = 0;  // the value the operation is about to find (the hook runs before it): 4 bytes or a bool's 1
-  std::memcpy(&value, p, std::min<std::size_t>(bytes, sizeof value));
+  const uint32_t value = polled_value(p, bytes);  // what the operation is about to find (the hook runs before it)
   if (p != th.poll_at || value != th.poll_value) {
     if (p == th.poll_at && th.polls >= kWaitPolls && th.polls < kSpinPolls) report_wait(false);
     stop_spinning(w);
@@ -741,11 +763,12 @@ void watch_poll(Worker& w, Thread& th, const unsigned char* p, uint32_t bytes, b
   if (++th.polls < kSpinPolls || !w.fiber_mode) return;
   if (!w.spinning) {
     w.spinning = true;
-    r.spinning_workers++;
+    std::lock_guard<std::mutex> lock(r.spin_mu);
+    r.spin_waits[&w] = {p, value, bytes};
   }
   if (th.polls == kSpinPolls) report_wait(threadgroup);
   if (threadgroup || r.stop) abandon_threadgroup(w);
-  if (r.spinning_workers.load() >= r.live_workers.load()) {
+  if (every_worker_stuck(r)) {
     r.report(DiagnosticKind::Deadlock, "spin|all",
              "deadlock: every threadgroup still running spins on an atomic that only another one could change", &th,
              nullptr, place().variable, true);

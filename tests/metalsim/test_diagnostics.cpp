@@ -382,6 +382,24 @@ TEST(MetalsimDiagnostics, SpinWaitForAnotherThreadgroupIsADeadlock) {
   EXPECT_TRUE(contains(describe(l.result), "deadlock: every threadgroup still running spins")) << describe(l.result);
 }
 
+// A worker is stuck only while the value it polls is unchanged: one whose flag was raised but whose host thread has not
+// polled again yet (more workers than cores) must not make the others call a deadlock.
+TEST(MetalsimDiagnostics, SpinWaitsThatAnotherWorkerEndsAreNoDeadlock) {
+  KernelSpec chain = spec64("look_back_chain_bug", "look_back_chain_bug.metal");
+  chain.threadgroup = {1, 1, 1};
+  chain.atomic_outputs = true;
+  chain.init_value = 0.0f;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    Launch l = launch(chain, workers(16));
+    ASSERT_FALSE(contains(describe(l.result), "deadlock: every threadgroup")) << attempt << "\n" << describe(l.result);
+    for (int k = 0; k < 64; ++k) {
+      uint32_t flag = 0;
+      std::memcpy(&flag, &l.out[k], sizeof flag);
+      ASSERT_EQ(flag, 1u) << "threadgroup " << k << ", attempt " << attempt;
+    }
+  }
+}
+
 TEST(MetalsimDiagnostics, SpinWaitInsideAThreadgroupIsADeadlock) {
   Launch l = launch(spec64("spin_threadgroup_bug", "spin_threadgroup_bug.metal"));
   const std::string m = only_diagnostic(l, DiagnosticKind::Deadlock, "ready");

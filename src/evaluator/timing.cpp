@@ -1,6 +1,7 @@
 #include "evaluator/timing.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <numeric>
@@ -74,9 +75,17 @@ NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCal
   return settled;
 }
 
-TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock) {
+NullCallCost costlier_null_call(const NullCallCost& a, const NullCallCost& b) {
+  return {std::max(a.cpu_ms, b.cpu_ms), std::max(a.cpu_spread_ms, b.cpu_spread_ms),
+          std::max(a.process_cpu_ms, b.process_cpu_ms)};
+}
+
+TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock,
+                           const std::optional<NullCallCost>& null_call_for_verdict) {
+  const NullCallCost& verdict_null = null_call_for_verdict.value_or(null_call);
   TrustedTimes out;
-  std::vector<double> cpu_bounds, deficits, reported_with_cpu;
+  // Beyond the null call the times are raised against, and beyond the one the verdict is held against.
+  std::vector<double> cpu_bounds, verdict_cpu_bounds, deficits, reported_with_cpu;
   for (const TimedCall& c : calls) {
     if (c.reported_ms > c.wall_ms + kWallSlackMs && out.inconsistency.empty())
       out.inconsistency = fmt::format(
@@ -88,7 +97,8 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
       if (cpu_bound > c.reported_ms + null_call.cpu_spread_ms) ++out.host_bound_calls;
       cpu_bounds.push_back(cpu_bound);
       reported_with_cpu.push_back(c.reported_ms);
-      deficits.push_back(cpu_bound - c.reported_ms);
+      verdict_cpu_bounds.push_back(std::max(0.0, *c.cpu_ms - verdict_null.cpu_ms));
+      deficits.push_back(verdict_cpu_bounds.back() - c.reported_ms);
     }
   }
   // The reports' median is never below the CPU times' median: when it is, every report is raised by the gap,
@@ -104,16 +114,17 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
   // most calls was tampered with. The noise grows with the machine's load (a preempted thread comes
   // back to cold caches), and so does the null call's CPU time measured at the same time: a deficit
   // within it is not evidence.
-  const double median_deficit = median(deficits), median_cpu = median(cpu_bounds);
-  const double noise_floor = std::max({kInconsistencyFloorMs, null_call.cpu_ms, 0.5 * median_cpu});
+  const double median_deficit = median(deficits), median_cpu = median(verdict_cpu_bounds);
+  const double noise_floor = std::max({kInconsistencyFloorMs, verdict_null.cpu_ms, 0.5 * median_cpu});
   if (out.inconsistency.empty() && !deficits.empty() && median_deficit > noise_floor) {
     std::vector<double> reported;
     for (const TimedCall& c : calls) reported.push_back(c.reported_ms);
+    out.under_reported = true;
     out.inconsistency = fmt::format(
         "the runner reported a median of {:.4f} ms per call, but its main thread ran for {:.4f} ms per call by the "
         "kernel's account (beyond the calibrated {:.4f} ms of a null call): the candidate tampered with the runner's "
         "clock or replies",
-        median(reported), median_cpu, null_call.cpu_ms);
+        median(reported), median_cpu, verdict_null.cpu_ms);
   }
   // Work on other threads outside the runner's timer (its start moved by a worker while the main thread sleeps, or
   // done after the timer stopped): the process's CPU time over a call, beyond a null call's, cannot exceed what all
@@ -145,6 +156,8 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
         "the runner's other threads ran for {:.4f} ms per call between its calls, after they had gone to sleep, while "
         "ksearch staged the next call's inputs: the candidate's code ran outside its calls, off the clock",
         median(between));
+  spdlog::debug("{} timed calls: median reported {:.4f} ms, main thread {:.4f} ms on the CPU beyond a null call's {:.4f} ms",
+                calls.size(), median(reported_with_cpu), median(cpu_bounds), null_call.cpu_ms);
   return out;
 }
 

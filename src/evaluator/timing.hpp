@@ -52,6 +52,8 @@ NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann:
 // calls could slow them, and a costlier null call would lower every call's CPU bound. The spread is the
 // trusted one's, for the same reason.
 NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCallCost& after_loading);
+// Each figure the larger of the two.
+NullCallCost costlier_null_call(const NullCallCost& a, const NullCallCost& b);
 
 struct TrustedTimes {
   // Per call: the reported time, all raised by one gap where the reports' median is below the median of the
@@ -65,10 +67,15 @@ struct TrustedTimes {
   // time, or reports systematically below the CPU time spent (the runner's clock or replies were
   // tampered with).
   std::string inconsistency;
+  // Set with `inconsistency` where it says the reports are under the main thread's CPU time beyond a null call's.
+  bool under_reported = false;
 };
 // `host_clock`: the reports are the host's clock around the whole call (Backend::reports_host_clock), so all the
 // runner's threads' CPU time over a call is bounded by them too, and none of its other threads may run between calls.
-TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock);
+// `null_call_for_verdict`: the null call the under-reporting verdict is held against, where it is not `null_call`
+// (one measured again under the load the calls ran in); the times are raised against `null_call` whatever it says.
+TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock,
+                           const std::optional<NullCallCost>& null_call_for_verdict = std::nullopt);
 
 // Which timed repetitions have their outputs verified: `at_least` random ones among the first
 // `min_reps` (which always run), then each later one with probability 1/8, at most `budget` in all.

@@ -241,6 +241,45 @@ def test_module_takes_what_mlx_users_pass(softmax_module):
         module.softmax(np.array([["1", "2"]]))
 
 
+
+class _ArrayProtocol:
+    """An array of another library that numpy reads through __array__ (pandas, xarray) and mx.array refuses."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def __array__(self, dtype=None, copy=None):
+        return self.values
+
+
+# What numpy reads as numbers but mx.array refuses ("Invalid type float32 received"): lists of numpy scalars or rows,
+# objects with __array__; and long doubles, on which mx.array fails (std::bad_cast).
+def test_module_takes_what_numpy_reads_as_numbers(softmax_module):
+    module, _ = softmax_module
+    x = np.random.default_rng(3).normal(size=(3, 20)).astype(np.float32)
+    for given in [[list(row) for row in x], list(x), _ArrayProtocol(x), x.astype(np.longdouble)]:
+        np.testing.assert_allclose(np.array(module.softmax(given)), softmax_reference(x), rtol=1e-4, atol=1e-7)
+    with pytest.raises(ValueError, match="softmax: x is not an array of numbers"):
+        module.softmax([x[0], x[1, :5]])
+
+
+# MLX caches a kernel's Metal library by name: two modules of one function whose kernels differ (two runs of a task)
+# must not share a name, or on a Mac each call after the other module's recompiles the library.
+def test_modules_of_one_function_with_other_kernels_have_their_own_kernel_names(tmp_path_factory, softmax_module):
+    module, _ = softmax_module
+    seed = open(os.path.join(REPOSITORY, "tasks", "softmax", "seeds", "metal.metal")).read()
+    variant = tmp_path_factory.mktemp("softmax_variant")
+    (variant / "seed.metal").write_text(seed.replace("// --- body ---\n", "// --- body ---\n// another candidate\n"))
+    task = open(os.path.join(TEST_TASKS, "tiny_softmax", "task.toml")).read()
+    task = task.replace("../../../../tasks/softmax/seeds/metal.metal", str(variant / "seed.metal"))
+    task = task.replace("../../../../tasks/softmax/reference.cpp", os.path.join(REPOSITORY, "tasks", "softmax", "reference.cpp"))
+    (variant / "task.toml").write_text(task)
+    other, _ = exported(tmp_path_factory, str(variant / "task.toml"), "mlx")
+    assert other.kernel().name.startswith("softmax_") and other.kernel().name != module.kernel().name
+    x = np.random.default_rng(4).normal(size=(4, 50)).astype(np.float32)
+    for each in (module, other, module):
+        np.testing.assert_allclose(np.array(each.softmax(x)), softmax_reference(x), rtol=1e-4, atol=1e-7)
+
 # A parameter that only draws the workloads' inputs (x_std here, softmax's shift, attention's q_std) is no argument: the
 # kernel never reads it. A float the kernel takes must fit its float32 argument; a scalar is any real number.
 def test_module_keywords_are_what_the_kernel_reads(rmsnorm_module):

@@ -13,6 +13,7 @@
 
 #include "backends/metal/candidate.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "tasks/expr.hpp"
 #include "tasks/signature.hpp"
 #include "core/json_text.hpp"
@@ -331,6 +332,16 @@ std::vector<KernelBuffers> kernel_buffers(const Task& task, const Program& progr
 
 // The Python suffix of a kernel's names in the module: none for a single kernel.
 std::string kernel_suffix(const Program& program, const Candidate& k) { return program.multi_kernel() ? "_" + k.name : ""; }
+
+// MLX caches a kernel's Metal library by its name (with the template values) and rebuilds it whenever that name comes
+// with another source: two exported modules of one function (two runs of a task, attention and attention_bf16) in
+// one process would recompile at every alternate call (older MLX reused the first library). The name carries a hash
+// of what makes that source: the kernel's text and buffers, and the call (the dtypes it converts the inputs to).
+std::string kernel_name(const std::string& base, const Candidate& k, const KernelBuffers& buffers, const std::string& call) {
+  const std::string made_of =
+      nlohmann::json{k.header, k.body, buffers.inputs, buffers.outputs, k.atomic_outputs, call}.dump();
+  return base + "_" + sha256_hex(made_of).substr(0, 8);
+}
 
 // Text from the task file on one line of the docstring (no quotes or backslashes that would end or escape it).
 std::string doc_text(std::string text) {
@@ -685,6 +696,7 @@ MlxExportFile mlx_export(const Task& task, const std::string& source, const std:
   // Each kernel: its header and body verbatim, and the mx.fast.metal_kernel object built once.
   const std::vector<KernelBuffers> buffers = kernel_buffers(task, program);
   const std::string kernel_template = std::string(kMlxKernelTemplate).substr(std::string(kMlxKernelTemplate).find('\n') + 1);
+  const std::string call = call_function(task, program);
   std::string kernels;
   std::vector<std::string> public_names = {function};
   for (size_t i = 0; i < program.kernels.size(); ++i) {
@@ -697,7 +709,8 @@ MlxExportFile mlx_export(const Task& task, const std::string& source, const std:
     text = replace_all(text, "{{SOURCE}}", python_string(k.body));
     text = replace_all(text, "{{SUFFIX}}", upper);
     text = replace_all(text, "{{suffix}}", suffix);
-    text = replace_all(text, "{{NAME}}", json_text(nlohmann::json(program.multi_kernel() ? k.name : function)));
+    const std::string name = kernel_name(program.multi_kernel() ? k.name : function, k, buffers[i], call);
+    text = replace_all(text, "{{NAME}}", json_text(nlohmann::json(name)));
     text = replace_all(text, "{{INPUT_NAMES}}", python_list(buffers[i].inputs));
     text = replace_all(text, "{{OUTPUT_NAMES}}", python_list(buffers[i].outputs));
     text = replace_all(text, "{{ATOMIC_OUTPUTS}}", k.atomic_outputs ? "True" : "False");
@@ -713,7 +726,7 @@ MlxExportFile mlx_export(const Task& task, const std::string& source, const std:
   text = replace_all(text, "{{PUBLIC_NAMES}}", python_list(public_names));
   text = replace_all(text, "{{TASK}}", task.name);
   text = replace_all(text, "{{MODULE}}", module);
-  text = replace_all(text, "{{CALL}}", call_function(task, program));
+  text = replace_all(text, "{{CALL}}", call);
   text = replace_all(text, "{{KERNELS}}", kernels);
   text = replace_all(text, "{{EXPRESSION_HELPERS}}", kMlxExpressionHelpers);
   if (kind == MlxExport::mlx_lm) text += kMlxLmPatchTemplate;

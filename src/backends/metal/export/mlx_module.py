@@ -13,6 +13,7 @@ python/ package) runs the kernel with metalsim.
 import functools
 import math
 import numbers
+import sys
 
 import mlx.core as mx
 
@@ -47,7 +48,7 @@ def _tensor(value, name, ndims, declared):
         raise TypeError(f"{{FUNCTION}}: {name} is required")
     if not isinstance(value, mx.array):
         try:
-            value = mx.array(_numpy_mx_takes(value))
+            value = _mx_array(value)
         except (TypeError, ValueError) as error:
             raise type(error)(f"{{FUNCTION}}: {name} is not an array of numbers: {error}") from None
         except RuntimeError as error:  # what mx.array says of a numpy dtype it has none for (str, object)
@@ -60,13 +61,40 @@ def _tensor(value, name, ndims, declared):
     return value
 
 
+def _mx_array(value):
+    try:
+        return mx.array(_numpy_mx_takes(value))
+    except ValueError:
+        numbers_array = _numbers_through_numpy(value)
+        if numbers_array is None:
+            raise
+        return mx.array(_numpy_mx_takes(numbers_array))
+
+
+def _numbers_through_numpy(value):
+    """What mx.array refuses but numpy reads as numbers (lists of numpy scalars or rows, objects with __array__ such as
+    pandas'), as a numpy array; else None. Such values exist only with numpy imported, so it is looked up, not imported."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return None
+    try:
+        converted = numpy.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    return converted if converted.dtype.kind in "biufc" else None
+
+
 def _numpy_mx_takes(value):
-    """A numpy array as mx.array takes it: a view with negative strides (x[::-1], np.flip) copied row-contiguous, and
-    big-endian numbers in the host's order (mx.array refuses the one and fails on the other)."""
+    """A numpy array as mx.array takes it: a view with negative strides (x[::-1], np.flip) copied row-contiguous,
+    big-endian numbers in the host's order and long doubles as doubles (mx.array refuses the first and fails on the
+    others)."""
     if any(stride < 0 for stride in getattr(value, "strides", None) or ()):
         value = value.copy()
-    if not getattr(getattr(value, "dtype", None), "isnative", True):
-        value = value.astype(value.dtype.newbyteorder("="))
+    dtype = getattr(value, "dtype", None)
+    if not getattr(dtype, "isnative", True):
+        value = value.astype(dtype.newbyteorder("="))
+    if getattr(dtype, "kind", "") in ("f", "c") and dtype.itemsize > (8 if dtype.kind == "f" else 16):
+        value = value.astype("f8" if dtype.kind == "f" else "c16")
     return value
 
 

@@ -73,6 +73,27 @@ CXCursor function_of_overloads(CXCursor set) {
   }
   return n > 0 ? clang_getOverloadedDecl(set, 0) : clang_getNullCursor();
 }
+
+// The method named by a dependent reference (`obj.sum`, `Reduce<N>::sum`) in `record`, the struct (template) its
+// object's type or its qualifier names: a dependent name names no declaration, so its name is the expression's
+// last token.
+CXCursor method_named_by(CXCursor reference, CXCursor record) {
+  const CXCursor pattern = clang_getSpecializedCursorTemplate(record);
+  if (!clang_Cursor_isNull(pattern)) record = pattern;
+  std::string name = spelling(reference);
+  if (name.empty()) {
+    const CXTranslationUnit unit = clang_Cursor_getTranslationUnit(reference);
+    CXToken* tokens = nullptr;
+    unsigned n = 0;
+    clang_tokenize(unit, clang_getCursorExtent(reference), &tokens, &n);
+    if (n > 0 && clang_getTokenKind(tokens[n - 1]) == CXToken_Identifier) name = take(clang_getTokenSpelling(unit, tokens[n - 1]));
+    clang_disposeTokens(unit, tokens, n);
+  }
+  for (CXCursor k : children(record))
+    if ((clang_getCursorKind(k) == CXCursor_CXXMethod || clang_getCursorKind(k) == CXCursor_FunctionTemplate) && spelling(k) == name)
+      return k;
+  return clang_getNullCursor();
+}
 }  // namespace
 
 CXCursor called_declaration(CXCursor call) {
@@ -95,21 +116,14 @@ CXCursor called_declaration(CXCursor call) {
     CXCursor record = clang_getTypeDeclaration(type);
     if (clang_getCursorKind(record) == CXCursor_TypedefDecl || clang_getCursorKind(record) == CXCursor_TypeAliasDecl)
       record = clang_getTypeDeclaration(clang_getTypedefDeclUnderlyingType(record));
-    const CXCursor pattern = clang_getSpecializedCursorTemplate(record);
-    if (!clang_Cursor_isNull(pattern)) record = pattern;
-    std::string name = spelling(kids[0]);
-    if (name.empty()) {  // a dependent member names no declaration: its name is the expression's last token
-      const CXTranslationUnit unit = clang_Cursor_getTranslationUnit(kids[0]);
-      CXToken* tokens = nullptr;
-      unsigned n = 0;
-      clang_tokenize(unit, clang_getCursorExtent(kids[0]), &tokens, &n);
-      if (n > 0 && clang_getTokenKind(tokens[n - 1]) == CXToken_Identifier) name = take(clang_getTokenSpelling(unit, tokens[n - 1]));
-      clang_disposeTokens(unit, tokens, n);
-    }
-    for (CXCursor k : children(record))
-      if ((clang_getCursorKind(k) == CXCursor_CXXMethod || clang_getCursorKind(k) == CXCursor_FunctionTemplate) && spelling(k) == name)
-        return k;
-    return clang_getNullCursor();
+    return method_named_by(kids[0], record);
+  }
+  // A static method of a struct template qualified by dependent arguments (`BlockSum<kBlock>::sum(t, v)`): the
+  // reference names nothing, its qualifier the template (before its arguments, which name other declarations).
+  if (clang_getCursorKind(kids[0]) == CXCursor_DeclRefExpr && clang_Cursor_isNull(clang_getCursorReferenced(kids[0]))) {
+    const std::vector<CXCursor> qualifier = children(kids[0]);
+    if (!qualifier.empty() && clang_getCursorKind(qualifier[0]) == CXCursor_TemplateRef)
+      return method_named_by(kids[0], clang_getCursorReferenced(qualifier[0]));
   }
   CXCursor found = clang_getNullCursor();
   clang_visitChildren(

@@ -54,9 +54,11 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   // Template arguments of the kernel become MLX template arguments; a struct of the file (a functor
   // type: `map<Relu>`, or deduced from a `GeluOp()` argument) is named in the body instead, as MLX
   // templates are dtypes and values.
+  std::vector<std::pair<size_t, CXType>> record_aliases;  // bindings naming a struct of the file, with its type
   auto type_argument = [&](const std::string& name, CXType type) {
     const CXType canonical = clang_getCanonicalType(type);
     if (canonical.kind == CXType_Record && in_main_file(clang_getTypeDeclaration(canonical))) {
+      record_aliases.emplace_back(launch.bindings.size(), canonical);
       launch.bindings.push_back(fmt::format("using {} = {};", name, record_name(canonical)));
       return;
     }
@@ -177,6 +179,16 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     if (structure) {
       try {
         launch.bindings.push_back(struct_binding(argument_type, arg, name, writes_through));
+        // A functor type whose pointer fields became template parameters names no type alone: the alias is the
+        // argument's type, after it.
+        const std::string record_key = decl_key(clang_getTypeDeclaration(argument_type));
+        if (templated_records_.count(record_key))
+          for (auto& [index, record] : record_aliases)
+            if (decl_key(clang_getTypeDeclaration(record)) == record_key && !launch.bindings[index].empty()) {
+              const std::string alias = launch.bindings[index].substr(0, launch.bindings[index].find(" = "));
+              launch.bindings.push_back(fmt::format("{} = decltype({});", alias, name));
+              launch.bindings[index].clear();
+            }
       } catch (const Error& e) {
         problem(out_.problems, arg, "struct argument '" + spelling(kparams[i]) + "'", e.what());
       }
@@ -195,6 +207,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     else if (!clang_isConstQualifiedType(type)) type_text = "const " + type_text;
     launch.bindings.push_back(fmt::format("{} {} = {};", type_text, name, value));
   }
+  std::erase(launch.bindings, std::string());  // the aliases moved after their arguments
   launch.outputs = writes;
   written.insert(written.end(), writes.begin(), writes.end());
   launch.zero_init = std::any_of(writes.begin(), writes.end(), [&](const std::string& b) { return zeroed.count(b) > 0; });

@@ -307,6 +307,7 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
     if (values.empty() && !assigned) continue;  // its default member initializer, if any
     if (writable(fields[i]))
       for (CXCursor v : values) writes_through(v);
+    for (CXCursor v : values) map_host_calls(v);  // host math in a field's value becomes Metal's, as an argument's
     if (held_templated.count(begin_offset(fields[i]))) {
       // A held struct whose fields are template parameters: its brace list's values, field by field (the struct's
       // type has template arguments the brace list does not name).

@@ -1,5 +1,5 @@
-// Untranslatable: the CUDA samples' SharedMemory<T>, whose conversion operator declares the extern __shared__
-// array (line 9): Metal declares threadgroup memory in the kernel only.
+// Untranslatable: the CUDA samples' SharedMemory<T> (with their specialization for double), whose conversion
+// operator declares the extern __shared__ array (line 9): Metal declares threadgroup memory in the kernel only.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -12,6 +12,14 @@ struct SharedMemory {
   __device__ inline operator const T*() const {
     extern __shared__ int __smem[];
     return (T*)__smem;
+  }
+};
+
+template <>
+struct SharedMemory<double> {
+  __device__ inline operator double*() {
+    extern __shared__ double __smem_d[];
+    return (double*)__smem_d;
   }
 };
 

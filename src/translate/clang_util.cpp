@@ -143,6 +143,15 @@ CXCursor called_declaration(CXCursor call) {
   return found;
 }
 
+CXCursor written_type(CXCursor c) {
+  CXCursor named = clang_getCursorKind(c) == CXCursor_TypeRef ? c : clang_getNullCursor();
+  const CXCursor referenced = clang_getCursorReferenced(strip_implicit(c));
+  if (clang_Cursor_isNull(named) && clang_getCursorKind(referenced) == CXCursor_ParmDecl)
+    for (CXCursor k : children(referenced))
+      if (clang_getCursorKind(k) == CXCursor_TypeRef) named = k;
+  return clang_Cursor_isNull(named) ? named : clang_getCursorReferenced(named);
+}
+
 bool is_pointer(CXType t) { return clang_getCanonicalType(t).kind == CXType_Pointer; }
 bool is_reference(CXType t) {
   const CXTypeKind k = clang_getCanonicalType(t).kind;

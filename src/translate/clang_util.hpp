@@ -28,6 +28,9 @@ std::string decl_key(CXCursor declaration);
 CXCursor strip_implicit(CXCursor c);
 // The declaration a call calls, or a null cursor (dependent calls name an overload set: its first).
 CXCursor called_declaration(CXCursor call);
+// The declaration a type reference names, or the type a parameter that an expression names is declared with, as
+// written (`Op` of `Op op`: a template parameter stays one); a null cursor for anything else.
+CXCursor written_type(CXCursor c);
 bool is_pointer(CXType t);
 bool is_reference(CXType t);
 // What a pointer or reference type points to, also through typedefs (`typedef float* fptr;`), where

@@ -137,6 +137,29 @@ bool Translator::volatile_store(CXCursor assignment, Function& fn) {
   return true;
 }
 
+// A call of an object whose type is a kernel's template parameter (`f(r)` of `template <typename F> ... (F f)`) names
+// no declaration until the kernel is instantiated: it calls the operator() of the struct the launches give F, which
+// the call must pass the built-in variables it uses.
+CXCursor Translator::functor_operator(CXCursor call, Function& fn) {
+  const std::vector<CXCursor> kids = children(call);
+  if (kids.empty()) return clang_getNullCursor();
+  const CXCursor type = written_type(strip_implicit(kids[0]));
+  const auto bound = clang_Cursor_isNull(type) ? bound_records_.end() : bound_records_.find(decl_key(type));
+  if (bound == bound_records_.end()) return clang_getNullCursor();
+  if (bound->second.size() > 1) {
+    problem(fn.record.problems, call, "call of the functor '" + spelling(strip_implicit(kids[0])) + "'",
+            "the launches give '" + spelling(type) + "' different structs, whose operator() may need different built-in "
+            "variables passed at this one call: launch one functor type per kernel");
+    return clang_getNullCursor();
+  }
+  CXCursor record = clang_getTypeDeclaration(bound->second.front());
+  if (const CXCursor pattern = clang_getSpecializedCursorTemplate(record); !clang_Cursor_isNull(pattern)) record = pattern;
+  for (CXCursor k : children(record))
+    if (spelling(k) == "operator()" && (clang_getCursorKind(k) == CXCursor_CXXMethod || clang_getCursorKind(k) == CXCursor_FunctionTemplate))
+      return k;
+  return clang_getNullCursor();
+}
+
 void Translator::visit(CXCursor c, Function& fn) {
   std::vector<Problem>& problems = fn.record.problems;
   const CXCursorKind kind = clang_getCursorKind(c);
@@ -208,7 +231,8 @@ void Translator::visit(CXCursor c, Function& fn) {
       }
       lambda_calls_[decl_key(object)].push_back(spaces);
     }
-    CXCursor callee = called_declaration(c);
+    const CXCursor functor = functor_operator(c, fn);
+    const CXCursor callee = clang_Cursor_isNull(functor) ? called_declaration(c) : functor;
     const bool group_method = method_group(c).kind != Group::none;
     if (!clang_Cursor_isNull(callee)) {
       if (from_prelude(callee) || group_method) {
@@ -231,11 +255,14 @@ void Translator::visit(CXCursor c, Function& fn) {
           std::vector<size_t> groups = group_parameters(functions_.at(key).cursor);
           groups.erase(std::remove_if(groups.begin(), groups.end(), [&](size_t i) { return i >= args.size(); }), groups.end());
           call_sites_.push_back({c, key, args.size() - groups.size()});
+          if (clang_getCursorKind(functions_.at(key).cursor) == CXCursor_FunctionTemplate)
+            name_pointer_deduced_templates(c, functions_.at(key).cursor, args, fn);
           // The object a method is called on is translated too (`red[threadIdx.x / 32].merge(acc)`), and its space
           // follows the parameters' (a member operator's object is its first argument).
           std::vector<CXCursor> passed = args;
           const std::string object = object_space(c, callee, passed);
-          if (const std::vector<CXCursor> kids = children(c); !kids.empty() && clang_getCursorKind(kids[0]) == CXCursor_MemberRefExpr)
+          if (!clang_Cursor_isNull(functor)) visit(kids[0], fn);
+          else if (!kids.empty() && clang_getCursorKind(kids[0]) == CXCursor_MemberRefExpr)
             for (CXCursor k : children(kids[0])) visit(k, fn);
           std::vector<std::string> spaces;
           for (size_t i : reference_parameters(functions_.at(key).cursor)) spaces.push_back(i < passed.size() ? bound_space(passed[i]) : "thread");

@@ -125,6 +125,84 @@ void Translator::device_function_signature(Function& fn) {
   }
 }
 
+// A call of a function template whose type parameter only pointer parameters deduce (Apex's
+// `cuWelfordMuSigma2<T, U>(const T* vals, ..., U& mu, ...)`): once each pointer's type is a template parameter of its
+// own (`KsPointer0 vals`, for the caller's address space), nothing deduces it, so the call names the template
+// arguments up to the last such parameter (`cuWelfordMuSigma2<T>(vals, ...)`).
+void Translator::name_pointer_deduced_templates(CXCursor call, CXCursor function, const std::vector<CXCursor>& args, Function& fn) {
+  std::vector<CXCursor> templates;
+  for (CXCursor k : children(function)) {
+    const CXCursorKind kind = clang_getCursorKind(k);
+    if (kind == CXCursor_TemplateTypeParameter || kind == CXCursor_NonTypeTemplateParameter || kind == CXCursor_TemplateTemplateParameter)
+      templates.push_back(k);
+  }
+  const std::vector<CXCursor> params = parameters_of(function);
+  auto names = [](CXCursor param, CXCursor t) {
+    const std::vector<CXCursor> kids = children(param);
+    return std::any_of(kids.begin(), kids.end(), [&](CXCursor k) {
+      return clang_getCursorKind(k) == CXCursor_TypeRef && clang_equalCursors(clang_getCursorReferenced(k), t);
+    });
+  };
+  size_t needed = 0;  // how many template arguments the call must name
+  for (size_t i = 0; i < templates.size(); ++i) {
+    bool in_pointer = false, elsewhere = false;
+    for (CXCursor p : params)
+      if (names(p, templates[i])) (is_pointer(clang_getCursorType(p)) ? in_pointer : elsewhere) = true;
+    if (in_pointer && !elsewhere) needed = i + 1;
+  }
+  if (needed == 0 || args.empty()) return;
+  // The arguments written after the name (`f<U>(...)`) and where the list ends.
+  const std::string& t = rw_.text();
+  unsigned head_end = unsigned(t.rfind('(', begin_offset(args.front())));
+  while (head_end > 0 && std::isspace(static_cast<unsigned char>(t[head_end - 1]))) --head_end;
+  size_t written = 0;
+  if (t[head_end - 1] == '>') {
+    written = 1;
+    int depth = 0;
+    for (unsigned at = head_end - 1; at > begin_offset(call); --at) {
+      depth += t[at] == '>' ? 1 : t[at] == '<' ? -1 : 0;
+      if (depth == 0) break;
+      if (depth == 1 && t[at] == ',') ++written;
+    }
+  }
+  if (written >= needed) return;
+  auto unqualified = [this](CXType type) {
+    std::string name = metal_type(type);
+    for (const std::string qualifier : {"const ", "volatile "})
+      if (name.rfind(qualifier, 0) == 0) name.erase(0, qualifier.size());
+    return name;
+  };
+  // A call outside templates names its specialization, whose arguments clang deduced; one inside a template is
+  // matched against its arguments' types.
+  const CXCursor specialization = clang_getCursorReferenced(call);
+  std::string list;
+  for (size_t i = written; i < needed; ++i) {
+    std::string value;
+    const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(specialization, unsigned(i));
+    if (kind == CXTemplateArgumentKind_Type) value = metal_type(clang_Cursor_getTemplateArgumentType(specialization, unsigned(i)));
+    else if (kind == CXTemplateArgumentKind_Integral) value = integral_template_argument(specialization, unsigned(i), templates[i]);
+    for (size_t j = 0; j < params.size() && j < args.size() && value.empty(); ++j) {
+      // The parameter's type is the template parameter itself, through a pointer or a reference (`const T*`, `U&`).
+      CXType type = clang_getCursorType(params[j]);
+      const bool pointer = is_pointer(type);
+      type = pointer || is_reference(type) ? pointee_type(type) : type;
+      if (unqualified(type) != spelling(templates[i])) continue;
+      CXType given = clang_getCursorType(strip_implicit(args[j]));
+      if (pointer) given = clang_getArrayElementType(given).kind != CXType_Invalid ? clang_getArrayElementType(given) : pointee_type(given);
+      if (given.kind == CXType_Invalid) continue;
+      value = unqualified(given);
+    }
+    if (value.empty())
+      return problem(fn.record.problems, call, "call of '" + spelling(function) + "'",
+                     "its template parameter '" + spelling(templates[i]) + "' is deduced only from a pointer parameter, whose "
+                     "type becomes a template parameter of its own (the caller's address space): name the template "
+                     "arguments at the call (`" + spelling(function) + "<...>(...)`)");
+    list += (list.empty() ? "" : ", ") + value;
+  }
+  if (written > 0) rw_.insert(head_end - 1, ", " + list);
+  else rw_.insert(head_end, "<" + list + ">");
+}
+
 // The parameters of a __device__ function or a lambda: a pointer's type becomes a template parameter (the caller's
 // address space is deduced), as does a struct's whose pointer fields are template parameters; a reference gets the
 // space it binds (`thread`, or a lambda's calls' space). Returns the template parameters' names.

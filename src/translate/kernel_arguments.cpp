@@ -55,9 +55,14 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   // type: `map<Relu>`, or deduced from a `GeluOp()` argument) is named in the body instead, as MLX
   // templates are dtypes and values.
   std::vector<std::pair<size_t, CXType>> record_aliases;  // bindings naming a struct of the file, with its type
-  auto type_argument = [&](const std::string& name, CXType type) {
+  auto type_argument = [&](CXCursor parameter, CXType type) {
+    const std::string name = spelling(parameter);
     const CXType canonical = clang_getCanonicalType(type);
     if (canonical.kind == CXType_Record && in_main_file(clang_getTypeDeclaration(canonical))) {
+      // The device-code walk follows calls through the parameter (`f(r)` of `F f`) to this struct's operator().
+      std::vector<CXType>& records = bound_records_[decl_key(parameter)];
+      if (std::none_of(records.begin(), records.end(), [&](CXType r) { return clang_equalTypes(r, canonical); }))
+        records.push_back(canonical);
       record_aliases.emplace_back(launch.bindings.size(), canonical);
       launch.bindings.push_back(fmt::format("using {} = {};", name, record_name(canonical)));
       return;
@@ -95,7 +100,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
       if (kind == CXTemplateArgumentKind_Integral) {
         value_argument(parameters[size_t(i)], integral_template_argument(callee, unsigned(i), parameters[size_t(i)]));
       } else if (kind == CXTemplateArgumentKind_Type) {
-        type_argument(spelling(parameters[size_t(i)]), clang_Cursor_getTemplateArgumentType(callee, unsigned(i)));
+        type_argument(parameters[size_t(i)], clang_Cursor_getTemplateArgumentType(callee, unsigned(i)));
       } else {
         problem(out_.problems, launch.call, "template argument", "only integer and type template arguments are translated");
       }
@@ -114,7 +119,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
       if (clang_getCursorKind(k) != CXCursor_OverloadedDeclRef) written.push_back(k);
     for (size_t i = 0; i < written.size() && i < names.size(); ++i) {
       if (clang_getCursorKind(written[i]) == CXCursor_TypeRef) {
-        type_argument(names[i], launcher_type(written[i]));
+        type_argument(parameters[i], launcher_type(written[i]));
         continue;
       }
       try {
@@ -129,7 +134,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     for (size_t i = written.size(); i < names.size(); ++i)
       for (size_t j = 0; j < deduced_from.size() && j + 2 < kids.size(); ++j)
         if (take(clang_getTypeSpelling(clang_getCursorType(deduced_from[j]))) == names[i]) {
-          type_argument(names[i], launcher_type(kids[j + 2]));
+          type_argument(parameters[i], launcher_type(kids[j + 2]));
           break;
         }
   }

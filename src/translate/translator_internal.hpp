@@ -223,6 +223,7 @@ class Translator {
   void add_scratch(CXCursor malloc_call);
   // device code (device_code.cpp)
   void visit(CXCursor c, Function& fn);
+  CXCursor functor_operator(CXCursor call, Function& fn);
   bool volatile_store(CXCursor assignment, Function& fn);
   bool map_declaration(CXCursor var, Function& fn);
   // calls of CUDA functions (calls.cpp)
@@ -231,6 +232,7 @@ class Translator {
   // __device__ functions (functions.cpp)
   void visit_function(Function& fn);
   void device_function_signature(Function& fn);
+  void name_pointer_deduced_templates(CXCursor call, CXCursor function, const std::vector<CXCursor>& args, Function& fn);
   std::vector<std::string> parameter_templates(const std::vector<CXCursor>& params, Function& fn);
   void resolve_hoisted_types();
   void pass_down_kernel_state();
@@ -273,6 +275,8 @@ class Translator {
   std::vector<CallSite> call_sites_;
   std::map<std::string, HoistedShared> hoisted_;  // by hoisted name
   std::map<std::string, std::string> spaces_;        // decl_key of a variable -> its address space
+  // A kernel's template type parameter (decl_key) -> the structs of the file its launches give it (a functor type).
+  std::map<std::string, std::vector<CXType>> bound_records_;
   std::map<std::string, std::string> param_renames_;  // decl_key of a kernel parameter -> body name
   std::map<std::string, std::string> keyword_renames_;  // identifiers that are Metal keywords -> their names
   std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations
@@ -355,12 +359,8 @@ class Translator {
   // The type of a type reference or an expression as the launcher being walked binds it: its
   // template type parameters (`Op`, also as the type of its parameter `Op op`) are the call's types.
   CXType launcher_type(CXCursor c) {
-    CXCursor named = clang_getCursorKind(c) == CXCursor_TypeRef ? c : clang_getNullCursor();
-    const CXCursor referenced = clang_getCursorReferenced(strip_implicit(c));
-    if (clang_Cursor_isNull(named) && clang_getCursorKind(referenced) == CXCursor_ParmDecl)
-      for (CXCursor k : children(referenced))
-        if (clang_getCursorKind(k) == CXCursor_TypeRef) named = k;
-    auto bound = clang_Cursor_isNull(named) ? launcher_call_.types.end() : launcher_call_.types.find(decl_key(clang_getCursorReferenced(named)));
+    const CXCursor named = written_type(c);
+    auto bound = clang_Cursor_isNull(named) ? launcher_call_.types.end() : launcher_call_.types.find(decl_key(named));
     return bound != launcher_call_.types.end() ? bound->second : clang_getCursorType(c);
   }
   bool struct_field_edit(CXCursor member);  // entry.cpp

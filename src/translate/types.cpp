@@ -169,6 +169,9 @@ std::string Translator::object_space(CXCursor call, CXCursor callee, std::vector
     args.erase(args.begin());
     return bound_space(object);
   }
+  // A functor called through its kernel's template parameter (`f(r)` of `F f`): the callee expression is the object.
+  if (spelling(callee) == "operator()" && !kids.empty() && clang_getCursorKind(strip_implicit(kids[0])) == CXCursor_DeclRefExpr)
+    return bound_space(kids[0]);
   return "this:" + visiting_;  // an implicit `this->`
 }
 

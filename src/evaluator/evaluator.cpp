@@ -379,6 +379,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
   // same work for every workload (it parses the command and returns), so one calibration serves them all.
   NullCallCost null_call;
   nlohmann::json null_command;  // a timed call's command, as a workload's calls will send it
+  nlohmann::json wake_command;  // a `prepare` that wakes OpenMP's team, to measure its idle spinning
   const auto calibrate = [&] {
     // Its flushes would disturb other processes' timing, and theirs its own.
     const TimingLock lock = phase("lock_wait", [&] { return TimingLock(backend_.timing_lock_key(options_.device)); });
@@ -395,12 +396,19 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
       const StagingLayout layout = make_staging_layout(task_, backend_.name(), *workloads.front(), options_.rotating_sets);
       phase("start", [&] { process->shared_memory(layout.total, options_.call_timeout); });
       null_command = staged_command(layout, 0, "timed_call");
+      wake_command = staged_command(layout, 0, "prepare");
+      wake_command["wake_threads"] = true;
       null_call = calibrate();
     }
     report.sandbox =
         phase("start", [&] { return load_build(*process, backend_, task_, build, options_.call_timeout).value("sandbox", ""); });
     if (timing) null_call = settled_null_call(null_call, calibrate());
-    spdlog::debug("runner started, null call calibrated, candidate loaded");
+    // Before any call: only the runner's code runs in `prepare`, so what the workers spend is OpenMP's own.
+    if (timing && backend_.reports_host_clock())
+      null_call.idle_spin_ms =
+          phase("start", [&] { return measure_idle_spin(*process, wake_command, kIdleBound, options_.call_timeout); });
+    spdlog::debug("runner started, null call calibrated, candidate loaded; idle workers spin {} ms after a wake-up",
+                  null_call.idle_spin_ms ? fmt::format("{:.4f}", *null_call.idle_spin_ms) : "unmeasured");
   } catch (const runner::RunnerFailure& f) {
     report.status = failure_status(f);
     report.message = std::string("loading the candidate failed: ") + f.what();

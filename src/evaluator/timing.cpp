@@ -17,9 +17,11 @@ constexpr int kCalibrationCalls = 8;
 constexpr double kInconsistencyFloorMs = 0.05;
 // The runner's interval lies inside ksearch's; this much is left for rounding.
 constexpr double kWallSlackMs = 0.001;
-// What each of OpenMP's idle workers may spin on the CPU after a parallel region ends (libgomp spins some
-// 300,000 iterations before it sleeps), beyond the call's own time.
+// What each of OpenMP's idle workers may spin on the CPU around a call (libgomp spins some 300,000 iterations before it
+// sleeps), beyond the call's own time, where the spinning was not measured, and the most it may be where it was: work
+// a worker hides from the runner's timer (its start moved while the main thread sleeps) escapes within it.
 constexpr double kSpinAllowanceMs = 2.0;
+constexpr int kSpinMeasurements = 3;
 // What the runner's other threads may run, all together, while ksearch stages a call's inputs after finding them asleep:
 // nothing of the runner's wakes them then; this is the accounting's rounding.
 constexpr double kBetweenCallsSlackMs = 0.02;
@@ -76,8 +78,25 @@ NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCal
 }
 
 NullCallCost costlier_null_call(const NullCallCost& a, const NullCallCost& b) {
-  return {std::max(a.cpu_ms, b.cpu_ms), std::max(a.cpu_spread_ms, b.cpu_spread_ms),
-          std::max(a.process_cpu_ms, b.process_cpu_ms)};
+  NullCallCost costlier{std::max(a.cpu_ms, b.cpu_ms), std::max(a.cpu_spread_ms, b.cpu_spread_ms),
+                        std::max(a.process_cpu_ms, b.process_cpu_ms), a.idle_spin_ms};
+  if (b.idle_spin_ms) costlier.idle_spin_ms = std::max(a.idle_spin_ms.value_or(0), *b.idle_spin_ms);
+  return costlier;
+}
+
+std::optional<double> measure_idle_spin(runner::RunnerProcess& process, const nlohmann::json& wake_command,
+                                        std::chrono::milliseconds idle_bound, std::chrono::milliseconds timeout) {
+  std::optional<double> spin;
+  for (int i = 0; i < kSpinMeasurements; ++i) {
+    bool still_running = false;
+    const std::optional<double> asleep = process.idle_other_threads_cpu_ms(idle_bound, &still_running);
+    process.request(wake_command, timeout);
+    const std::optional<double> asleep_again = process.idle_other_threads_cpu_ms(idle_bound, &still_running);
+    const std::optional<runner::ProcessCpu> cpu = process.process_cpu();
+    if (!asleep || !asleep_again || !cpu || cpu->threads < 2) return std::nullopt;
+    spin = std::max(spin.value_or(0), (*asleep_again - *asleep) / (cpu->threads - 1));
+  }
+  return spin;
 }
 
 TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock,
@@ -128,11 +147,13 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
   }
   // Work on other threads outside the runner's timer (its start moved by a worker while the main thread sleeps, or
   // done after the timer stopped): the process's CPU time over a call, beyond a null call's, cannot exceed what all
-  // its threads could spend within the reported time plus what idle OpenMP workers spin after a parallel region.
+  // its threads could spend within the reported time plus what idle OpenMP workers spin around it (twice a wake-up's
+  // spinning where it was measured: in passive OpenMP waiting, some microseconds, not the fixed bound's 2 ms).
+  const double spin_allowance = std::min(kSpinAllowanceMs, null_call.idle_spin_ms ? 2 * *null_call.idle_spin_ms : kSpinAllowanceMs);
   std::vector<double> excess;
   for (const TimedCall& c : calls)
     if (host_clock && c.process_cpu_ms)
-      excess.push_back(*c.process_cpu_ms - null_call.process_cpu_ms - c.threads * (c.reported_ms + kSpinAllowanceMs));
+      excess.push_back(*c.process_cpu_ms - null_call.process_cpu_ms - c.threads * (c.reported_ms + spin_allowance));
   if (out.inconsistency.empty() && !excess.empty() &&
       median(excess) > std::max(kInconsistencyFloorMs, null_call.cpu_spread_ms)) {
     std::vector<double> reported, process_cpus;

@@ -42,6 +42,10 @@ struct NullCallCost {
   double cpu_ms = 0;
   double cpu_spread_ms = 0;
   double process_cpu_ms = 0;  // all the runner's threads, median
+  // What one wake-up of OpenMP's team costs each idle worker on the CPU until it sleeps again (libgomp's spinning),
+  // where measured (measure_idle_spin); the allowance for that spinning around a call is twice it (the wake-up before
+  // the call and the region's end), never more than a fixed bound.
+  std::optional<double> idle_spin_ms;
 };
 NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann::json& command, size_t flush_bytes,
                                  std::chrono::milliseconds timeout);
@@ -54,6 +58,11 @@ NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann:
 NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCallCost& after_loading);
 // Each figure the larger of the two.
 NullCallCost costlier_null_call(const NullCallCost& a, const NullCallCost& b);
+// Per idle worker, the CPU time from a `wake_command` (a `prepare` that wakes OpenMP's team, running the runner's code
+// only) until every worker sleeps again, the most of a few; nullopt where the runner has no workers or they do not
+// fall asleep within `idle_bound`.
+std::optional<double> measure_idle_spin(runner::RunnerProcess& process, const nlohmann::json& wake_command,
+                                        std::chrono::milliseconds idle_bound, std::chrono::milliseconds timeout);
 
 struct TrustedTimes {
   // Per call: the reported time, all raised by one gap where the reports' median is below the median of the

@@ -462,6 +462,8 @@ def test_scan_module_refuses_sizes_and_scalars_it_cannot_take(scan_module):
             module.selective_scan(u, delta, A, B, C, delta_softplus=value)
     y, state = module.selective_scan(u, delta, A, B, C)
     assert state is None
+    # The module's usage line asks for every output it names.
+    assert "y, last_state = selective_scan(u, delta, A, B, C, with_last_state=True)" in module.__doc__
     for flag in [True, 1, np.bool_(True), mx.array(True)]:
         given, state = module.selective_scan(u, delta, A, B, C, with_last_state=flag)
         assert state.shape == (b, d, n)

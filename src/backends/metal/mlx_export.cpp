@@ -685,12 +685,14 @@ MlxExportFile mlx_export(const Task& task, const std::string& source, const std:
   const Program program = parse_program(source);
   const CallLayout layout = call_layout(task, "metal");
   std::vector<std::string> output_names;
-  std::string first_inputs;
+  std::string first_inputs, optional_outputs;  // the usage line asks for every output it names (None unless asked)
   for (const auto& a : layout.args) {
     if (a.is_output) output_names.push_back(a.name);
+    if (a.is_output && a.tensor->optional) optional_outputs += ", with_" + a.name + "=True";
     if (a.kind == CallArg::Kind::tensor && !a.is_output && !a.tensor->optional)
       first_inputs += (first_inputs.empty() ? "" : ", ") + a.name;
   }
+  first_inputs += optional_outputs;
   const std::string function = task.entry("metal").function;
   const std::string module = task.name + (kind == MlxExport::mlx_lm ? "_mlx_lm" : "_mlx");
   // Each kernel: its header and body verbatim, and the mx.fast.metal_kernel object built once.

@@ -78,8 +78,6 @@ CXCursor function_of_overloads(CXCursor set) {
 // object's type or its qualifier names: a dependent name names no declaration, so its name is the expression's
 // last token.
 CXCursor method_named_by(CXCursor reference, CXCursor record) {
-  const CXCursor pattern = clang_getSpecializedCursorTemplate(record);
-  if (!clang_Cursor_isNull(pattern)) record = pattern;
   std::string name = spelling(reference);
   if (name.empty()) {
     const CXTranslationUnit unit = clang_Cursor_getTranslationUnit(reference);
@@ -89,12 +87,18 @@ CXCursor method_named_by(CXCursor reference, CXCursor record) {
     if (n > 0 && clang_getTokenKind(tokens[n - 1]) == CXToken_Identifier) name = take(clang_getTokenSpelling(unit, tokens[n - 1]));
     clang_disposeTokens(unit, tokens, n);
   }
+  return method_of(record, name);
+}
+}  // namespace
+
+CXCursor method_of(CXCursor record, const std::string& name) {
+  const CXCursor pattern = clang_getSpecializedCursorTemplate(record);
+  if (!clang_Cursor_isNull(pattern)) record = pattern;
   for (CXCursor k : children(record))
     if ((clang_getCursorKind(k) == CXCursor_CXXMethod || clang_getCursorKind(k) == CXCursor_FunctionTemplate) && spelling(k) == name)
       return k;
   return clang_getNullCursor();
 }
-}  // namespace
 
 CXCursor called_declaration(CXCursor call) {
   CXCursor callee = clang_getCursorReferenced(call);

@@ -152,12 +152,7 @@ CXCursor Translator::functor_operator(CXCursor call, Function& fn) {
             "variables passed at this one call: launch one functor type per kernel");
     return clang_getNullCursor();
   }
-  CXCursor record = clang_getTypeDeclaration(bound->second.front());
-  if (const CXCursor pattern = clang_getSpecializedCursorTemplate(record); !clang_Cursor_isNull(pattern)) record = pattern;
-  for (CXCursor k : children(record))
-    if (spelling(k) == "operator()" && (clang_getCursorKind(k) == CXCursor_CXXMethod || clang_getCursorKind(k) == CXCursor_FunctionTemplate))
-      return k;
-  return clang_getNullCursor();
+  return method_of(clang_getTypeDeclaration(bound->second.front()), "operator()");
 }
 
 void Translator::visit(CXCursor c, Function& fn) {

@@ -125,7 +125,8 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
   // Medians, not each call against its own CPU time: the host side's jitter (a GPU kernel's thread spins in the
   // synchronization, so its CPU time is the kernel's plus the host's) would otherwise set the slow calls' times
   // and the spread; under-reporting gains nothing either way, since a workload's time is the median.
-  const double floor_gap = median(cpu_bounds) - median(reported_with_cpu) - kMedianNoiseShare * null_call.cpu_spread_ms;
+  const double median_cpu_bound = median(cpu_bounds), median_reported_with_cpu = median(reported_with_cpu);
+  const double floor_gap = median_cpu_bound - median_reported_with_cpu - kMedianNoiseShare * null_call.cpu_spread_ms;
   if (!cpu_bounds.empty() && floor_gap > 0)
     for (double& t : out.times_ms) t += floor_gap;
   // An honest report is at least the CPU time its thread spent in the call, up to accounting noise and
@@ -178,7 +179,7 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
         "ksearch staged the next call's inputs: the candidate's code ran outside its calls, off the clock",
         median(between));
   spdlog::debug("{} timed calls: median reported {:.4f} ms, main thread {:.4f} ms on the CPU beyond a null call's {:.4f} ms",
-                calls.size(), median(reported_with_cpu), median(cpu_bounds), null_call.cpu_ms);
+                calls.size(), median_reported_with_cpu, median_cpu_bound, null_call.cpu_ms);
   return out;
 }
 

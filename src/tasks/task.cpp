@@ -116,6 +116,22 @@ std::string dimension_problem(double value) {
   return "";
 }
 
+// Tensors, axes, params and entry functions are named in generated C, Metal and Python code and in expressions.
+bool is_identifier(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Task and workload names become parts of file and folder names (runs, caches, exports): no separators, no "..".
+std::string file_name_problem(const std::string& name) {
+  if (name.empty()) return "is empty";
+  if (name[0] == '.' || name[0] == '-') return "starts with '.' or '-'";
+  for (const char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
+      return fmt::format("holds '{}': a name is letters, digits, '_', '-' and '.'", c);
+  return "";
+}
+
 }  // namespace
 
 std::optional<std::vector<int64_t>> Task::shape_of(const TensorSpec& t, const Workload& w) const {
@@ -277,11 +293,16 @@ Task load_task(const fs::path& file_in) {
   const auto& header = r.table(root.get("task"), "task");
   r.only_known_keys(header, "task", {"name", "description"});
   task.name = r.string(header, "name", "task");
+  if (const std::string problem = file_name_problem(task.name); !problem.empty())
+    r.fail(header.get("name"), "task.name", fmt::format("'{}' {}", task.name, problem));
   task.description = r.string(header, "description", "task", std::string());
 
   // Tensors, axes and params share one namespace: entry arguments and expressions name them.
   std::map<std::string, std::string> declared;  // name -> what it names
   const auto declare = [&](const std::string& name, const std::string& what, const toml::node* node, const std::string& field) {
+    if (!is_identifier(name))
+      r.fail(node, field, fmt::format("'{}' is not a name: tensors, axes and params are named as in C (letters, digits and "
+                                      "'_', not starting with a digit)", name));
     const auto [it, fresh] = declared.emplace(name, what);
     if (!fresh)
       r.fail(node, field, fmt::format("'{}' is already the name of {} (tensors, axes and params need distinct names)", name, it->second));
@@ -363,9 +384,10 @@ Task load_task(const fs::path& file_in) {
       tolerance.rtol = r.number(t.get("rtol"), field + ".rtol");
       tolerance.atol = r.number(t.get("atol"), field + ".atol");
       if (t.get("norm_rtol")) tolerance.norm_rtol = r.number(t.get("norm_rtol"), field + ".norm_rtol");
-      if (tolerance.rtol < 0 || tolerance.atol < 0 || tolerance.rtol >= 0.5)
+      // Written so that NaN fails too: a NaN tolerance would fail every element of every candidate.
+      if (!(tolerance.rtol >= 0 && tolerance.rtol < 0.5 && tolerance.atol >= 0 && std::isfinite(tolerance.atol)))
         r.fail(&value, field, "rtol must be in [0, 0.5) and atol >= 0");
-      if (t.get("norm_rtol") && (tolerance.norm_rtol < 0 || tolerance.norm_rtol > tolerance.rtol))
+      if (t.get("norm_rtol") && !(tolerance.norm_rtol >= 0 && tolerance.norm_rtol <= tolerance.rtol))
         r.fail(&value, field, "norm_rtol must be in [0, rtol]");
       task.tolerances[dtype] = tolerance;
     }
@@ -402,6 +424,8 @@ Task load_task(const fs::path& file_in) {
     Workload w;
     w.name = r.string(t, "name", "workloads");
     const std::string where = "workloads(" + w.name + ")";
+    if (const std::string problem = file_name_problem(w.name); !problem.empty())
+      r.fail(t.get("name"), where + ".name", fmt::format("'{}' {}", w.name, problem));
     r.only_known_keys(t, where, {"name", "axes", "params", "shapes", "absent", "held_out", "backends"});
     for (const auto& [k, v] : r.table(t.get("axes"), where + ".axes")) {
       if (!task.is_axis(std::string(k.str())))
@@ -488,6 +512,9 @@ Task load_task(const fs::path& file_in) {
                                      std::pair{"cost.transcendentals", task.transcendentals_expr}}) {
       std::string err = validate_expression(expr, values);
       if (!err.empty()) r.fail(root.get("cost"), what, fmt::format("'{}' does not evaluate: {}", expr, err));
+      // The roofline divides by the ceilings and ratios are taken of it: a negative or infinite cost has no meaning.
+      if (const double cost = evaluate_expression(expr, values); !(cost >= 0 && std::isfinite(cost)))
+        r.fail(root.get("cost"), what, fmt::format("'{}' is {} on workload '{}': a cost is a finite number >= 0", expr, cost, w.name));
     }
   }
 
@@ -499,10 +526,20 @@ Task load_task(const fs::path& file_in) {
     EntrySpec e;
     e.backend = backend;
     e.function = r.string(t, "function", where);
+    if (!is_identifier(e.function))
+      r.fail(t.get("function"), where + ".function", fmt::format("'{}' is not a C function name", e.function));
     e.args = r.strings(t.get("args"), where + ".args");
-    for (const auto& arg : e.args)
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      const std::string& arg = e.args[i];
       if (!task.find_tensor(arg) && !task.is_axis(arg) && !task.find_param(arg))
         r.fail(t.get("args"), where + ".args", "'" + arg + "' is not a tensor, axis or param of the task");
+      if (std::find(e.args.begin(), e.args.begin() + i, arg) != e.args.begin() + i)
+        r.fail(t.get("args"), where + ".args", "'" + arg + "' is passed twice");
+    }
+    // A kernel can only write what it is given, and is checked on every output.
+    for (const TensorSpec& output : task.outputs)
+      if (std::find(e.args.begin(), e.args.end(), output.name) == e.args.end())
+        r.fail(t.get("args"), where + ".args", "the output '" + output.name + "' is not passed");
     e.seed = task.dir / r.string(t, "seed", where);
     if (!fs::exists(e.seed)) r.fail(t.get("seed"), where + ".seed", "file not found: " + e.seed.string());
     for (const auto& [k, v] : t)
@@ -516,6 +553,12 @@ Task load_task(const fs::path& file_in) {
       }
     task.entries[backend] = std::move(e);
   }
+  // A backend name nothing implements (a typo) would leave its workload out of every run without a word.
+  for (size_t i = 0; i < task.workloads.size(); ++i)
+    for (const auto& backend : task.workloads[i].backends)
+      if (!task.entries.count(backend))
+        r.fail(workload_nodes[i], "workloads(" + task.workloads[i].name + ").backends",
+               "'" + backend + "' has no [entry." + backend + "] in this task");
   for (const auto& [backend, _] : task.entries)
     if (task.workloads_for(backend, false).empty())
       r.fail(root.get("workloads"), "workloads",

@@ -544,9 +544,41 @@ TEST(Tasks, NamesAreDistinctAndEveryBackendHasAVisibleWorkload) {
     held = replaced(held, axes, std::string(axes) + "\nheld_out = true");
   const std::string all_held = load_error(held);
   EXPECT_NE(all_held.find("no visible workload runs on backend 'cpu'"), std::string::npos) << all_held;
-  const std::string elsewhere = load_error(replaced(replaced(text, "axes = { rows = 64, cols = 256 }", "axes = { rows = 64, cols = 256 }\nbackends = [\"cuda\"]"),
+  const std::string with_cuda = text + "\n[entry.cuda]\nfunction = \"softmax\"\nargs = [\"x\", \"y\", \"rows\", \"cols\"]\nseed = \"seeds/cpu.cpp\"\n";
+  const std::string elsewhere = load_error(replaced(replaced(with_cuda, "axes = { rows = 64, cols = 256 }", "axes = { rows = 64, cols = 256 }\nbackends = [\"cuda\"]"),
                                                     "axes = { rows = 16, cols = 1000 }", "axes = { rows = 16, cols = 1000 }\nbackends = [\"cuda\"]"));
   EXPECT_NE(elsewhere.find("no visible workload runs on backend 'cpu'"), std::string::npos) << elsewhere;
+}
+
+// Values that load but would mislead every run (a NaN tolerance fails every element; a negative or infinite cost
+// makes the roofline meaningless), names that would escape a folder or break generated code, and an entry that
+// cannot write an output: each is refused with the field that holds it.
+TEST(Tasks, ValuesNamesAndEntriesThatWouldMisleadOrBreakARunAreRefused) {
+  const std::string text = tiny_text();
+  const auto refused = [&](const std::string& from, const std::string& to, const std::string& expected) {
+    const std::string error = load_error(replaced(text, from, to));
+    EXPECT_NE(error.find(expected), std::string::npos) << from << " -> " << to << ": " << error;
+  };
+  refused("rtol = 1e-3", "rtol = nan", "rtol must be in [0, 0.5)");
+  refused("atol = 1e-8", "atol = inf", "rtol must be in [0, 0.5) and atol >= 0");
+  refused("flops = \"5 * rows * cols\"", "flops = \"-5 * rows\"", "field 'cost.flops': '-5 * rows' is -320 on workload 'r64_c256'");
+  refused("bytes = \"8 * rows * cols\"", "bytes = \"10^400\"", "'10^400' is inf");
+  refused("name = \"tiny_softmax\"", "name = \"../../etc\"", "field 'task.name': '../../etc' starts with '.'");
+  refused("name = \"tiny_softmax\"", "name = \"a/b\"", "holds '/'");
+  refused("name = \"tiny_softmax\"", "name = \"\"", "'' is empty");
+  refused("name = \"r64_c256\"", "name = \"r64 c256\"", "workloads(r64 c256).name': 'r64 c256' holds ' '");
+  refused("name = \"x\"", "name = \"x y\"", "'x y' is not a name");
+  refused("name = \"y\"", "name = \"2y\"", "'2y' is not a name");
+  refused("function = \"softmax\"", "function = \"soft max;\"", "field 'entry.cpu.function': 'soft max;' is not a C function name");
+  refused("args = [\"x\", \"y\", \"rows\", \"cols\"]", "args = [\"x\", \"rows\", \"cols\"]", "the output 'y' is not passed");
+  refused("args = [\"x\", \"y\", \"rows\", \"cols\"]", "args = [\"x\", \"y\", \"rows\", \"rows\"]", "'rows' is passed twice");
+  refused("axes = { rows = 64, cols = 256 }", "axes = { rows = 64, cols = 256 }\nbackends = [\"cdua\"]",
+          "field 'workloads(r64_c256).backends': 'cdua' has no [entry.cdua] in this task");
+  // What the checks must let through: names with '-' and '.', a zero cost, a file task name with digits.
+  EXPECT_EQ(load_error(replaced(replaced(replaced(text, "name = \"tiny_softmax\"", "name = \"tiny-softmax.v2\""),
+                                         "name = \"r64_c256\"", "name = \"r64-c256.a\""),
+                                "flops = \"5 * rows * cols\"", "flops = \"0\"")),
+            "");
 }
 
 // The reference is the task author's code: run in a child process, a crash, an exit(), an endless loop or an

@@ -1,6 +1,7 @@
 #include "cli/search_config.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <sstream>
 
@@ -20,10 +21,16 @@ void apply_config_file(CLI::App& command, const std::string& file) {
     throw Error(fmt::format("cannot read the configuration file {}: {}", file, e.what()));
   }
   for (const auto& item : items) {
-    if (item.name == "++" || item.name == "--") continue;  // CLI11's marks of a section's start and end
+    // CLI11 marks a section's start and end with items "++" and "--" under its name. A key in a section is refused
+    // below, naming it; the end mark refuses an empty section, which holds no key to name.
+    if (item.name == "++") continue;
     if (!item.parents.empty())
-      throw Error(fmt::format("{}: unknown key '{}': a run configuration has no [sections]; put every key at the top (docs/CLI.md)",
-                              file, item.fullname()));
+      throw Error(item.name == "--"
+                      ? fmt::format("{}: section [{}]: a run configuration has no [sections]; put every key at the top (docs/CLI.md)",
+                                    file, fmt::join(item.parents, "."))
+                      : fmt::format("{}: unknown key '{}': a run configuration has no [sections]; put every key at the top (docs/CLI.md)",
+                                    file, item.fullname()));
+    if (item.name == "--") continue;
     CLI::Option* option = command.get_option_no_throw("--" + item.name);
     if (!option || !option->get_configurable())
       throw Error(fmt::format("{}: unknown key '{}' (keys are the `ksearch {}` flags without their leading --; see `ksearch {} --help`)",

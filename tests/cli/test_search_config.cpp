@@ -87,6 +87,9 @@ TEST_F(SearchConfig, BadFilesAreErrorsNamingTheKey) {
   write("section.toml", "[search]\nrounds = 3\n");
   EXPECT_EQ(ksearch("run --config section.toml --dump-config"), 2);
   EXPECT_NE(err().find("unknown key 'search.rounds'"), std::string::npos) << err();
+  write("empty_section.toml", "rounds = 3\n[search]\n");
+  EXPECT_EQ(ksearch("run --config empty_section.toml --dump-config"), 2);
+  EXPECT_NE(err().find("section [search]"), std::string::npos) << err();
 
   write("value.toml", "rounds = \"many\"\n");
   EXPECT_EQ(ksearch("run --config value.toml --dump-config"), 2);

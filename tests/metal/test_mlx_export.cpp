@@ -113,8 +113,9 @@ TEST(MlxExport, EveryMetalTemplateFamilyExports) {
 
 // Sizes the kernel cannot take are an error before any kernel is built (run by Python with MLX, where installed; no
 // Metal or metalsim needed): a task constraint they break (selective_scan's g dividing d, attention's hkv dividing
-// hq: a kernel given other heads reads the wrong ones, silently) names the constraint and the sizes; a launch
-// dimension they do not make whole names its expression and the sizes it read.
+// hq: a kernel given other heads reads the wrong ones, silently; causal 0 or 1) names the constraint and the sizes; a
+// launch dimension they do not make whole names its expression and the sizes it read; an array past 32-bit indexing
+// names its shape.
 TEST(MlxExport, SizesTheKernelCannotTakeNameTheConstraintOrTheExpression) {
   const auto provider = ksearch::proposers::builtin::provider_for("metal");
   ASSERT_TRUE(provider);
@@ -125,7 +126,7 @@ TEST(MlxExport, SizesTheKernelCannotTakeNameTheConstraintOrTheExpression) {
     const std::string source = provider->render(task, families.front().name, families.front().defaults());
     return ksearch::metal::mlx_export(task, source, "", ksearch::metal::MlxExport::module).contents;
   };
-  const std::string scan = module_of("selective_scan"), attention = module_of("attention");
+  const std::string scan = module_of("selective_scan"), attention = module_of("attention"), matmul = module_of("matmul");
   ASSERT_NE(scan.find("\"grid x = d / g\", dict(d=d, g=g)"), std::string::npos) << scan;
   ASSERT_NE(scan.find("_require("), std::string::npos) << scan;
   const std::string program = fmt::format(R"(
@@ -137,7 +138,9 @@ except ImportError:
 z = lambda *shape: mx.zeros(shape)
 for source, name, arguments, keywords in [({}, "selective_scan", (z(1, 8, 9), z(1, 8, 9), z(8, 16), z(1, 3, 16, 9), z(1, 3, 16, 9)), {{}}),
                                           ({}, "attention", (z(1, 3, 4, 8), z(1, 2, 4, 8), z(1, 2, 4, 8)), {{}}),
-                                          ({}, "attention", (z(1, 2, 5, 8), z(1, 2, 4, 8), z(1, 2, 4, 8)), {{"causal": 1}})]:
+                                          ({}, "attention", (z(1, 2, 5, 8), z(1, 2, 4, 8), z(1, 2, 4, 8)), {{"causal": 1}}),
+                                          ({}, "attention", (z(1, 2, 4, 8), z(1, 2, 4, 8), z(1, 2, 4, 8)), {{"causal": 2}}),
+                                          ({}, "matmul", (z(65536, 1), z(1, 65536)), {{}})]:
     namespace = {{}}
     exec(compile(source, name + "_mlx.py", "exec"), namespace)
     try:
@@ -146,12 +149,18 @@ for source, name, arguments, keywords in [({}, "selective_scan", (z(1, 8, 9), z(
         print(error)
 )",
                                           nlohmann::json(scan).dump(), nlohmann::json(attention).dump(),
-                                          nlohmann::json(attention).dump());
+                                          nlohmann::json(attention).dump(), nlohmann::json(attention).dump(), nlohmann::json(matmul).dump());
   const auto out = run_python(program);
   if (!out) GTEST_SKIP() << "python3 is not on PATH";
   if (out->find("no mlx") == 0) GTEST_SKIP() << "python3 has no mlx";
   EXPECT_NE(out->find("selective_scan: the kernel needs g dividing d, but d = 8, g = 3"), std::string::npos) << *out;
   EXPECT_NE(out->find("attention: the kernel needs hkv dividing hq, but hkv = 2, hq = 3"), std::string::npos) << *out;
   EXPECT_NE(out->find("attention: the kernel needs lq <= lk where causal, but causal = 1, lk = 4, lq = 5"), std::string::npos)
+      << *out;
+  // a flag declared 0 or 1 by a constraint: 2 would read as causal to one kernel and not to another
+  EXPECT_NE(out->find("attention: the kernel needs causal 0 or 1, but causal = 2"), std::string::npos) << *out;
+  // inputs of 65536 elements, an output of 2**32: its indices would wrap in 32 bits
+  EXPECT_NE(out->find("matmul: C of shape (65536, 65536) has 4294967296 elements; the kernel takes at most 2**31 - 1"),
+            std::string::npos)
       << *out;
 }

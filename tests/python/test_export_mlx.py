@@ -7,6 +7,7 @@ unpatched model's logits, for a prompt and for decoding after it."""
 import importlib.util
 import inspect
 import os
+import pickle
 import subprocess
 import sys
 
@@ -331,6 +332,77 @@ def test_gradient_through_a_kernel_raises_as_on_metal(softmax_module):
         mx.grad(lambda v: module.softmax(v).sum())(x)
 
 
+def test_vmap_through_a_kernel_raises_as_on_metal(softmax_module):
+    module, _ = softmax_module
+    with pytest.raises(ValueError, match=r"\[Primitive::vmap\] Not implemented for CustomKernel"):
+        mx.vmap(module.softmax)(mx.ones((3, 2, 8)))
+
+
+# Sizes reach the kernel as int32 and it was verified on small arrays: one of 2**31 elements or more, whose indices it
+# may compute in 32 bits and wrap, is refused before any launch, though each of its sizes fits an int32. A broadcast
+# view holds no memory, so the check is what stands between such a call and a kernel reading garbage.
+def test_arrays_beyond_32_bit_indexing_are_refused(softmax_module, monkeypatch):
+    module, _ = softmax_module
+
+    def launched():
+        raise AssertionError("the kernel was launched")
+
+    monkeypatch.setattr(module, "kernel", launched)
+    huge = mx.broadcast_to(mx.zeros((1, 1)), (2**16, 2**15 + 1))
+    with pytest.raises(ValueError, match=r"softmax: x of shape \(65536, 32769\) has 2147549184 elements; the kernel "
+                                         r"takes at most 2\*\*31 - 1 per array"):
+        module.softmax(huge)
+    with pytest.raises(AssertionError, match="launched"):  # the largest array it takes still reaches the launch
+        module.softmax(mx.broadcast_to(mx.zeros((1, 1)), (2**16 - 2, 2**15 + 1)))
+
+
+# What MLX users pass beside float32 arrays of the declared shapes: other dtypes are converted to the kernel's (ints and
+# bools as MLX's float ops take them), outputs keep the task's dtype; a 0-d array or a shape that would only broadcast
+# is an error naming the input and the shape it needs, never broadcast.
+def test_module_converts_dtypes_and_refuses_other_shapes(rmsnorm_module):
+    module, _ = rmsnorm_module
+    x, weight = np.arange(-12, 12).reshape(3, 8), np.linspace(0.5, 1.5, 8)
+
+    def reference(x, weight, eps=1e-6):
+        x = np.asarray(x, np.float64)
+        return x / np.sqrt((x ** 2).mean(axis=1, keepdims=True) + eps) * np.asarray(weight, np.float64)
+
+    for given, values in [(x, x), (x.astype(np.int8), x), (mx.array(x, dtype=mx.int32), x), (mx.array(x, dtype=mx.int64), x),
+                          (mx.array(x, dtype=mx.bfloat16), x), (x.astype(np.float16), x), (x > 0, x > 0)]:
+        y = module.rmsnorm(given, weight)
+        assert y.dtype == mx.float32 and y.shape == (3, 8)
+        np.testing.assert_allclose(np.array(y), reference(values, weight), rtol=1e-5, atol=1e-6)
+    for given, expected in [(mx.array(1.0), r"x has shape \(\), expected \(rows, cols\)"),
+                            (x[None], r"x has shape \(1, 3, 8\), expected \(rows, cols\)")]:
+        with pytest.raises(ValueError, match=f"rmsnorm: {expected}"):
+            module.rmsnorm(given, weight)
+    for given, expected in [(weight[None], r"weight has shape \(1, 8\), expected \(cols,\)"),
+                            (weight[:1], r"weight has shape \(1,\), expected \(8,\)"),
+                            (np.float32(1.0), r"weight has shape \(\), expected \(cols,\)")]:
+        with pytest.raises(ValueError, match=f"rmsnorm: {expected}"):
+            module.rmsnorm(x, given)
+
+
+# A module imported by its name (the export's folder on sys.path) pickles its function by reference, as any module
+# function, and reloads: a reloaded module's kernel keeps its name (MLX's library cache) and computes the same.
+def test_module_function_pickles_and_the_module_reloads(softmax_module):
+    module, _ = softmax_module
+    folder, name = os.path.split(module.__file__)
+    sys.path.insert(0, folder)
+    try:
+        imported = importlib.import_module(os.path.splitext(name)[0])
+        assert pickle.loads(pickle.dumps(imported.softmax)) is imported.softmax
+        kernel_name = imported.kernel().name
+        x = np.random.default_rng(8).normal(size=(3, 17)).astype(np.float32)
+        before = np.array(imported.softmax(x))
+        reloaded = importlib.reload(imported)
+        assert reloaded.kernel().name == kernel_name
+        np.testing.assert_array_equal(np.array(reloaded.softmax(x)), before)
+    finally:
+        sys.path.remove(folder)
+        sys.modules.pop(os.path.splitext(name)[0], None)
+
+
 def mlx_lm_scan(x, delta, A, B, C, D, state):
     """mlx-lm's MambaBlock.ssm_step, step by step (its ops without the projections)."""
     import mlx.nn as nn
@@ -393,10 +465,10 @@ def scan_module_with_a_drawing_param(tmp_path_factory):
     return exported(tmp_path_factory, str(task), "mlx")
 
 
-def scan_reference(u, delta, A, B, C, D, z, bc_layout, g=1):
-    """The selective scan (tasks/selective_scan) in numpy, float64, softplus on: y."""
+def scan_reference(u, delta, A, B, C, D, z, bc_layout, g=1, softplus=True):
+    """The selective scan (tasks/selective_scan) in numpy, float64: y."""
     b, d, l = u.shape
-    dt = np.log1p(np.exp(delta))
+    dt = np.log1p(np.exp(delta)) if softplus else delta
     h = np.zeros((b, d, A.shape[1]))
     y = np.zeros((b, d, l))
     group = np.arange(d) // (d // g)
@@ -458,7 +530,7 @@ def test_scan_module_refuses_sizes_and_scalars_it_cannot_take(scan_module):
     with pytest.raises(ValueError, match="selective_scan: the kernel needs g dividing d, but d = 4, g = 0"):
         module.selective_scan(u, delta, A, np.ones((b, 0, n, l)), np.ones((b, 0, n, l)))
     for value in [float("inf"), float("nan")]:
-        with pytest.raises(ValueError, match=f"selective_scan: delta_softplus = {value} is not an integer"):
+        with pytest.raises(TypeError, match=f"selective_scan: delta_softplus must be an int, got float {value}"):
             module.selective_scan(u, delta, A, B, C, delta_softplus=value)
     y, state = module.selective_scan(u, delta, A, B, C)
     assert state is None
@@ -472,6 +544,71 @@ def test_scan_module_refuses_sizes_and_scalars_it_cannot_take(scan_module):
         module.selective_scan(u, delta, A, B, C, with_last_state="yes")
     with pytest.raises(ValueError, match="selective_scan: with_last_state must be True or False, got 2"):
         module.selective_scan(u, delta, A, B, C, with_last_state=2)
+    with pytest.raises(TypeError, match="selective_scan: with_last_state must be True or False, got float 1.0"):
+        module.selective_scan(u, delta, A, B, C, with_last_state=1.0)
+
+
+# An int flag of the task (delta_softplus, attention's causal) is declared a flag by a [[constraints]] entry (0 or 1):
+# a kernel may test it as != 0 or as == 1, so 2 is refused, not read either way. Ints come as Python, numpy or 0-d mx
+# ints or bools; a float is a TypeError as it is for range() and MLX's int arguments, also a whole one; a value
+# beyond the kernel's int32 a ValueError; keywords the function has not are Python's TypeError.
+def test_scan_module_takes_flags_as_ints_or_bools_and_nothing_else(scan_module):
+    module, _ = scan_module
+    assert "Every call needs (else ValueError): g dividing d; delta_softplus 0 or 1." in module.selective_scan.__doc__
+    rng = np.random.default_rng(7)
+    b, d, l, n = 1, 4, 5, 3
+    u, delta, z = rng.normal(size=(b, d, l)), rng.uniform(-1, 1, size=(b, d, l)), rng.normal(size=(b, d, l))
+    A, B, C = -rng.uniform(1, 4, size=(d, n)), rng.normal(size=(b, 1, n, l)), rng.normal(size=(b, 1, n, l))
+    D = rng.uniform(0.5, 1.5, size=(d,))
+    arrays = [a.astype(np.float32) for a in (u, delta, A, B, C, D, z)]
+    for flag in [0, 1, True, False, np.int64(1), np.int32(0), np.bool_(True), mx.array(0), mx.array(True), np.array(1)]:
+        y, _ = module.selective_scan(*arrays, delta_softplus=flag)
+        np.testing.assert_allclose(np.array(y), scan_reference(u, delta, A, B, C, D, z, 1, softplus=bool(flag)),
+                                   rtol=1e-3, atol=1e-4)
+    for flag in [2, 5, -1]:
+        with pytest.raises(ValueError, match=f"selective_scan: the kernel needs delta_softplus 0 or 1, but "
+                                             f"delta_softplus = {flag}"):
+            module.selective_scan(*arrays, delta_softplus=flag)
+    for flag in [1.0, np.float64(0.0), mx.array(1.0)]:
+        with pytest.raises(TypeError, match="selective_scan: delta_softplus must be an int, got float"):
+            module.selective_scan(*arrays, delta_softplus=flag)
+    with pytest.raises(TypeError, match="selective_scan: bc_layout must be an int, got float 1.0"):
+        module.selective_scan(*arrays, bc_layout=1.0)
+    for flag in [2**31, -2**31 - 1, np.int64(2**40)]:
+        with pytest.raises(ValueError, match=f"selective_scan: delta_softplus = {flag} does not fit the kernel's int32"):
+            module.selective_scan(*arrays, delta_softplus=flag)
+    for flag, error, message in [("1", TypeError, "delta_softplus must be a number, got str"),
+                                 (None, TypeError, "delta_softplus must be a number, got NoneType"),
+                                 (mx.array([1]), ValueError, r"delta_softplus must be a scalar, got shape \(1,\)"),
+                                 (1 + 0j, TypeError, "delta_softplus is complex")]:
+        with pytest.raises(error, match=f"selective_scan: {message}"):
+            module.selective_scan(*arrays, delta_softplus=flag)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'softplus'"):
+        module.selective_scan(*arrays, softplus=1)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'C'"):
+        module.selective_scan(*arrays[:4])
+
+
+# A float keyword is any real number but NaN, which no parameter means (MLX's own ops take it and give NaN outputs).
+def test_rmsnorm_module_refuses_a_nan_eps(rmsnorm_module):
+    module, _ = rmsnorm_module
+    x, weight = np.ones((2, 8), np.float32), np.ones(8, np.float32)
+    for eps in [float("nan"), np.float32("nan"), mx.array(float("nan"))]:
+        with pytest.raises(ValueError, match="rmsnorm: eps is NaN"):
+            module.rmsnorm(x, weight, eps=eps)
+    with pytest.raises(TypeError, match="rmsnorm: eps must be a number, got str"):
+        module.rmsnorm(x, weight, eps="1e-5")
+
+
+# An mx array given for a scalar reaches the kernel as itself: mx.grad or mx.jvp through eps raises as through x (a Mac
+# has no vjp for a custom kernel either), where an array made from its value would give a zero gradient, silently.
+def test_gradient_through_a_scalar_keyword_raises_as_through_an_input(rmsnorm_module):
+    module, _ = rmsnorm_module
+    x, weight = mx.ones((2, 8)), mx.ones((8,))
+    with pytest.raises(ValueError, match=r"\[Primitive::vjp\] Not implemented for CustomKernel"):
+        mx.grad(lambda eps: module.rmsnorm(x, weight, eps=eps).sum())(mx.array(1e-5))
+    with pytest.raises(ValueError, match=r"\[Primitive::jvp\] Not implemented for CustomKernel"):
+        mx.jvp(lambda eps: module.rmsnorm(x, weight, eps=eps), [mx.array(1e-5)], [mx.array(1.0)])
 
 
 def tiny_mamba():

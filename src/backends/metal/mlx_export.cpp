@@ -442,18 +442,26 @@ std::string call_function(const Task& task, const Program& program) {
     scalars += fmt::format("    {0} = _scalar({0}, \"{0}\", int)\n", axis);
     documented_keywords += fmt::format("        {}: int, {}\n", axis, doc_text(description));
   }
+  // A param the kernel takes keeps what was given (`<name>_given`): an mx array reaches the kernel as itself, so that
+  // mx.grad through it raises as through the kernel's other inputs instead of giving a zero gradient.
+  auto given = [&](const std::string& name) {
+    return std::any_of(layout.args.begin(), layout.args.end(),
+                       [&](const CallArg& a) { return a.kind != CallArg::Kind::tensor && a.name == name; })
+               ? fmt::format("{0}_given, {0} = {0}, ", name)
+               : fmt::format("{} = ", name);
+  };
   for (const auto& p : task.params) {
     if (!read.count(p.name)) continue;
     const char* kind = p.dtype == DType::boolean ? "bool" : (p.dtype == DType::f32 || p.dtype == DType::f64) ? "float" : "int";
     if (layout_params.count(p.name)) {
       keywords += fmt::format(", {}=None", p.name);
-      scalars += fmt::format("    {0} = None if {0} is None else _scalar({0}, \"{0}\", {1})\n", p.name, kind);
+      scalars += fmt::format("    {2}None if {0} is None else _scalar({0}, \"{0}\", {1})\n", p.name, kind, given(p.name));
       documented_keywords += fmt::format("        {}: {} (default: the value the inputs' shapes go with){}{}\n", p.name, kind,
                                          p.description.empty() ? "" : ", ", doc_text(p.description));
       continue;
     }
     keywords += fmt::format(", {}={}", p.name, python_default(p));
-    scalars += fmt::format("    {0} = _scalar({0}, \"{0}\", {1})\n", p.name, kind);
+    scalars += fmt::format("    {2}_scalar({0}, \"{0}\", {1})\n", p.name, kind, given(p.name));
     documented_keywords += fmt::format("        {}: {} (default {}){}{}\n", p.name, kind, python_default(p),
                                        p.description.empty() ? "" : ", ", doc_text(p.description));
   }
@@ -536,12 +544,17 @@ std::string call_function(const Task& task, const Program& program) {
   for (const CallArg* a : outputs)
     if (a->tensor->optional) checks += fmt::format("    has_{0} = _scalar(with_{0}, \"with_{0}\", bool)\n", a->name);
   // The task's constraints on sizes and parameters, which the kernel relies on (a head count that another does not
-  // divide would read the wrong heads, silently).
+  // divide would read the wrong heads, silently, and a flag other than 0 or 1 may read as either); the docstring
+  // states them.
+  std::vector<std::string> needs;
   for (const Constraint& c : task.constraints) {
     std::string sizes_read;
     for (const auto& name : tasks::expression_names(c.check)) sizes_read += fmt::format("{0}{1}={1}", sizes_read.empty() ? "" : ", ", name);
     checks += fmt::format("    _require({}, \"{}\", dict({}))\n", python_expression(c.check), doc_text(c.says), sizes_read);
+    needs.push_back(doc_text(c.says));
   }
+  const std::string documented_needs =
+      needs.empty() ? "" : fmt::format("    Every call needs (else ValueError): {}.\n", fmt::join(needs, "; "));
 
   // What a kernel can be given, by name: the task's inputs (scalars as 0-d arrays), then what
   // earlier kernels wrote (scratch buffers and task outputs: their shapes, held in <name>_shape, and dtypes).
@@ -551,7 +564,7 @@ std::string call_function(const Task& task, const Program& program) {
   for (const auto& a : layout.args) {
     if (a.is_output) {
       const std::string shape = shape_tuple(*a.tensor, a.name);
-      output_shapes_code += fmt::format("    {}_shape = {}\n", a.name,
+      output_shapes_code += fmt::format("    {0}_shape = _indexable({1}, \"{0}\")\n", a.name,
                                         a.tensor->optional ? fmt::format("{} if has_{} else (0,)", shape, a.name) : shape);
       written_as[a.name] = {a.name + "_shape", mx_dtype(a.tensor->dtype, a.name)};
       documented_outputs += fmt::format("        {}: {} {}{}\n", a.name, mx_dtype(a.tensor->dtype, a.name).substr(3),
@@ -563,9 +576,12 @@ std::string call_function(const Task& task, const Program& program) {
       continue;
     }
     const ParamSpec* p = task.find_param(a.name);
-    if (a.kind == CallArg::Kind::floating) argument[a.name] = fmt::format("_float32({0}, \"{0}\")", a.name);
-    else if (p && p->dtype == DType::boolean) argument[a.name] = fmt::format("mx.array({}, dtype=mx.bool_)", a.name);
-    else argument[a.name] = fmt::format("_int32({0}, \"{0}\")", a.name);
+    if (!p) {
+      argument[a.name] = fmt::format("_int32({0}, \"{0}\")", a.name);  // a size
+      continue;
+    }
+    const char* dtype = a.kind == CallArg::Kind::floating ? "mx.float32" : p->dtype == DType::boolean ? "mx.bool_" : "mx.int32";
+    argument[a.name] = fmt::format("_scalar_input({0}_given, {0}, \"{0}\", {1})", a.name, dtype);
   }
   for (const auto& b : program.scratch) {
     std::string shape;
@@ -658,7 +674,8 @@ std::string call_function(const Task& task, const Program& program) {
       "{15}"
       "    return {16}\n",
       function, params, keywords, summary, returns, documented_inputs,
-      "    Keywords:\n" + documented_keywords + "        stream: the MLX stream or device to run on (default None: MLX's default)\n",
+      "    Keywords:\n" + documented_keywords + "        stream: the MLX stream or device to run on (default None: MLX's default)\n" +
+          documented_needs,
       documented_outputs, conversions, scalars,
       sizes_and_checks, checks, output_shapes_code, all_empty, returned_empty, calls, returned);
 }

@@ -101,6 +101,7 @@ def _numpy_mx_takes(value):
 def _array(value, name, dtype, shape):
     if tuple(value.shape) != tuple(shape):
         raise ValueError(f"{{FUNCTION}}: {name} has shape {tuple(value.shape)}, expected {tuple(shape)}")
+    _indexable(shape, name)
     if value.dtype == dtype:
         return value
     # A GPU has no float64 (numpy's default): such an input is converted on the CPU.
@@ -108,6 +109,8 @@ def _array(value, name, dtype, shape):
 
 
 def _scalar(value, name, kind):
+    """A keyword as MLX's own arguments take it: a Python, numpy or 0-d mx number, within the kernel's int32 or float32;
+    where the kernel takes an int, an int or a bool, as range() takes it (a float, even a whole one, is a TypeError)."""
     if hasattr(value, "shape"):
         if tuple(value.shape) != ():
             raise ValueError(f"{{FUNCTION}}: {name} must be a scalar, got shape {tuple(value.shape)}")
@@ -117,16 +120,16 @@ def _scalar(value, name, kind):
     if not isinstance(value, numbers.Real):
         expected = "True or False" if kind is bool else "a number"
         raise TypeError(f"{{FUNCTION}}: {name} must be {expected}, got {type(value).__name__}")
+    if kind is float:
+        return _fits_float32(value, name)
+    if not isinstance(value, numbers.Integral):
+        expected = "True or False" if kind is bool else "an int"
+        raise TypeError(f"{{FUNCTION}}: {name} must be {expected}, got {type(value).__name__} {value}")
     if kind is bool:
         if value not in (0, 1):
             raise ValueError(f"{{FUNCTION}}: {name} must be True or False, got {value}")
         return bool(value)
-    if kind is int:
-        return _int(value, name)
-    try:
-        return float(value)
-    except OverflowError:
-        raise ValueError(f"{{FUNCTION}}: {name} = {value} is too large for a float") from None
+    return _fits_int32(int(value), name)
 
 
 def _int(value, what, sizes=None):
@@ -146,17 +149,46 @@ def _for(sizes):
         "; the kernel takes only sizes for which it is a whole number of at least 1"
 
 
-def _int32(value, what):
-    value = _int(value, what)
+def _fits_int32(value, what):
     if not -_INT32_MAX - 1 <= value <= _INT32_MAX:
         raise ValueError(f"{{FUNCTION}}: {what} = {value} does not fit the kernel's int32 argument")
-    return mx.array(value, dtype=mx.int32)
+    return value
 
 
-def _float32(value, what):
+def _int32(value, what):
+    return mx.array(_fits_int32(_int(value, what), what), dtype=mx.int32)
+
+
+def _fits_float32(value, what):
+    """NaN is no value a kernel's parameter can mean; inf is a float32 (a bound that is none), but a finite value beyond
+    float32's range would reach the kernel as one."""
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{{FUNCTION}}: {what} = {value} is too large for a float") from None
+    if math.isnan(value):
+        raise ValueError(f"{{FUNCTION}}: {what} is NaN")
     if math.isfinite(value) and abs(value) > _FLOAT32_MAX:
         raise ValueError(f"{{FUNCTION}}: {what} = {value} does not fit the kernel's float32 argument")
-    return mx.array(value, dtype=mx.float32)
+    return value
+
+
+def _scalar_input(given, value, name, dtype):
+    """A scalar as the kernel's 0-d input: an mx array given as itself (its graph kept: mx.grad through eps raises as
+    through x, where a new array would give a zero gradient), else the checked value."""
+    if isinstance(given, mx.array):
+        return _array(given, name, dtype, ())
+    return mx.array(value, dtype=dtype)
+
+
+def _indexable(shape, what):
+    """The kernel takes its sizes as int32 and was verified on arrays far smaller: an array of 2**31 elements or more
+    has indices it may compute in 32 bits, wrapped, so it is refused rather than computed wrong."""
+    elements = math.prod(shape)
+    if elements > _INT32_MAX:
+        raise ValueError(f"{{FUNCTION}}: {what} of shape {tuple(shape)} has {elements} elements; the kernel takes at most "
+                         f"2**31 - 1 per array (its sizes are int32, its indices may be 32-bit)")
+    return shape
 
 
 def _launch(value, what, sizes=None):

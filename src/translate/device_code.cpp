@@ -17,6 +17,37 @@ const std::map<std::string, std::string> kBuiltins = {{"threadIdx", "thread_posi
                                                       {"blockDim", "threads_per_threadgroup"},
                                                       {"gridDim", "threadgroups_per_grid"}};
 
+// `__shared__ union { typename Load::TempStorage load; typename Scan::TempStorage scan; } temp;` (the TempStorage of
+// several CUB collectives): the type is defined before the declaration, which names it (`KsShared_temp` when it has no
+// name), since metalsim, as Metal, reads a threadgroup declaration as a type and a name.
+void Translator::shared_record_definition(CXCursor var) {
+  const CXCursor record = clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(var)));
+  const CXCursorKind kind = clang_getCursorKind(record);
+  if (kind != CXCursor_UnionDecl && kind != CXCursor_StructDecl) return;
+  const unsigned b = begin_offset(record), e = end_offset(record);
+  // Defined in the declaration: libclang's extent of the variable starts at its name, after the definition.
+  const std::string between = e <= begin_offset(var) ? text(e, begin_offset(var)) : "x";
+  if (!std::all_of(between.begin(), between.end(), [](char ch) { return std::isspace(static_cast<unsigned char>(ch)); })) return;
+  const size_t brace = text(b, e).find('{');
+  if (brace == std::string::npos) return;
+  const std::string name = clang_Cursor_isAnonymous(record) || spelling(record).empty() ? "KsShared_" + spelling(var) : spelling(record);
+  // Before the declaration's specifiers (`__shared__`, `static`), where the definition is a statement of its own.
+  unsigned at = b;
+  for (bool more = true; more;) {
+    more = false;
+    unsigned end = at;
+    while (end > 0 && std::isspace(static_cast<unsigned char>(rw_.text()[end - 1]))) --end;
+    for (const std::string word : {"__shared__", "static", "volatile"})
+      if (end >= word.size() && text(end - unsigned(word.size()), end) == word) {
+        at = end - unsigned(word.size());
+        more = true;
+      }
+  }
+  const std::string keyword = kind == CXCursor_UnionDecl ? "union " : "struct ";
+  rw_.insert(at, [this, keyword, name, body = b + unsigned(brace), e] { return keyword + name + " " + rw_.render(body, e) + "; "; });
+  rw_.replace(b, e, name);
+}
+
 // Returns true when the declaration was replaced as a whole (its initializer is not translated).
 bool Translator::map_declaration(CXCursor var, Function& fn) {
   const std::string key = decl_key(var);
@@ -35,7 +66,18 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
       CXType element = type;
       while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
       const unsigned name_end = position(var).offset + unsigned(spelling(var).size());
-      HoistedShared h{decl_key(fn.cursor), spelling(var), spelling(fn.cursor) + "_" + spelling(var), metal_type(element),
+      // The function's own typedefs its type names (`typename BlockReduce::TempStorage` of a local `typedef
+      // cub::BlockReduce<float, BLOCK> BlockReduce;`) are written out: the kernel declaring the array does not see them.
+      std::string element_type = metal_type(element);
+      std::function<void(CXCursor)> write_out_typedefs = [&](CXCursor c) {
+        for (CXCursor d : children(c)) {
+          if (clang_getCursorKind(d) == CXCursor_TypedefDecl || clang_getCursorKind(d) == CXCursor_TypeAliasDecl)
+            element_type = whole_words(element_type, spelling(d), metal_type(clang_getTypedefDeclUnderlyingType(d)));
+          write_out_typedefs(d);
+        }
+      };
+      write_out_typedefs(fn.cursor);
+      HoistedShared h{decl_key(fn.cursor), spelling(var), spelling(fn.cursor) + "_" + spelling(var), element_type,
                       text(name_end, end_offset(var)), "", ""};
       h.resolved_element = h.element;
       h.resolved_dims = h.dims;
@@ -62,6 +104,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
       ++fn.record.translated["extern __shared__"];
     } else {
       ++fn.record.translated["__shared__"];
+      shared_record_definition(var);
     }
     return false;
   }
@@ -171,11 +214,8 @@ void Translator::visit(CXCursor c, Function& fn) {
       if (asm_text.find(k.needle) != std::string::npos) return problem(problems, c, k.construct, k.reason);
     return problem(problems, c, "inline PTX", "inline assembly has no Metal equivalent");
   }
+  if (visit_cub(c, fn)) return;
   // C++ that the Metal Shading Language leaves out (metalsim's host compiler would accept it).
-  // A library namespace of the declarations (`cub::BlockReduce`): its collectives are not rewritten.
-  if (kind == CXCursor_NamespaceRef && from_prelude(clang_getCursorReferenced(c)))
-    if (auto u = maps_.untranslatable.find("namespace " + spelling(c)); u != maps_.untranslatable.end())
-      return problem(problems, c, "namespace " + spelling(c), u->second);
   if (kind == CXCursor_LambdaExpr) return visit_lambda(c, fn);
   if (kind == CXCursor_GotoStmt) return problem(problems, c, "goto", "the Metal Shading Language has no goto: use a loop or a flag");
   if (kind == CXCursor_ConditionalOperator && fn.kernel && is_pointer(clang_getCursorType(c))) fn.pointer_choices.push_back(c);

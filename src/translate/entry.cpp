@@ -140,6 +140,7 @@ void Translator::find_launch() {
         if (name == "cudaMemcpyToSymbol" || name == "cudaMemcpyToSymbolAsync")
           problem(out_.problems, k, name, "__constant__ memory filled by the host at run time has no MLX counterpart: pass the "
                                           "values as a tensor of the task, or as constexpr data when they are fixed");
+        host_cub_call(k);
       }
       if (kind == CXCursor_MemberRefExpr && struct_field_edit(k)) continue;
       if (kind == CXCursor_DeclRefExpr) {

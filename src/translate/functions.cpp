@@ -53,21 +53,22 @@ std::vector<std::pair<unsigned, unsigned>> list_removals(const std::vector<CXCur
   return out;
 }
 
+std::string whole_words(std::string text, const std::string& word, const std::string& by) {
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + by.size())) {
+    auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+    if ((at > 0 && ident(text[at - 1])) || (at + word.size() < text.size() && ident(text[at + word.size()]))) {
+      at += 1;
+      continue;
+    }
+    text.replace(at, word.size(), by);
+  }
+  return text;
+}
+
 // A static __shared__ variable of a function template whose type or size names the template's parameters
 // (FasterTransformer's `static __shared__ T shared[32];` in `blockReduceSum<T>`): the kernel declares it with the
 // arguments its calls give them (one set: each instantiation would have its own array).
 void Translator::resolve_hoisted_types() {
-  auto whole_words = [](std::string text, const std::string& word, const std::string& by) {
-    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + by.size())) {
-      auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-      if ((at > 0 && ident(text[at - 1])) || (at + word.size() < text.size() && ident(text[at + word.size()]))) {
-        at += 1;
-        continue;
-      }
-      text.replace(at, word.size(), by);
-    }
-    return text;
-  };
   for (auto& [name, h] : hoisted_) {
     auto owner = functions_.find(h.owner_key);
     if (owner == functions_.end() || clang_getCursorKind(owner->second.cursor) != CXCursor_FunctionTemplate) continue;

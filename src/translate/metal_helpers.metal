@@ -153,3 +153,283 @@ template <typename P, typename Q> inline void ks_swap(P a, Q b) {
   *a = *b;
   *b = held;
 }
+// helper: ks_cub
+// CUB's block and warp collectives (cub::BlockReduce, BlockScan, WarpReduce, WarpScan, BlockLoad, BlockStore) with
+// CUB's interface and semantics, over SIMD-group shuffles and the TempStorage the kernel declares in
+// threadgroup memory. The port passes each constructor the thread's position and the threadgroup's size
+// (Metal has no global thread index); a Block collective ranks threads by its template dimensions, as CUB
+// does, and SIMD groups are 32 consecutive ranks. T is a scalar or a vector: what Metal's shuffles take.
+namespace cub {
+enum BlockReduceAlgorithm { BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, BLOCK_REDUCE_RAKING, BLOCK_REDUCE_WARP_REDUCTIONS };
+enum BlockScanAlgorithm { BLOCK_SCAN_RAKING, BLOCK_SCAN_RAKING_MEMOIZE, BLOCK_SCAN_WARP_SCANS };
+enum BlockLoadAlgorithm { BLOCK_LOAD_DIRECT, BLOCK_LOAD_STRIPED, BLOCK_LOAD_VECTORIZE, BLOCK_LOAD_TRANSPOSE,
+                          BLOCK_LOAD_WARP_TRANSPOSE, BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED };
+enum BlockStoreAlgorithm { BLOCK_STORE_DIRECT, BLOCK_STORE_STRIPED, BLOCK_STORE_VECTORIZE, BLOCK_STORE_TRANSPOSE,
+                           BLOCK_STORE_WARP_TRANSPOSE, BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED };
+struct Sum {
+  template <typename T> T operator()(T a, T b) const { return a + b; }
+};
+struct Max {  // CUB_MAX(a, b): b where b > a
+  template <typename T> T operator()(T a, T b) const { return b > a ? b : a; }
+};
+struct Min {
+  template <typename T> T operator()(T a, T b) const { return b < a ? b : a; }
+};
+// The reduction of the first `valid` lanes of a segment of `width` lanes (`lane` is the lane in it), in lane
+// order, into the segment's first lane; other lanes hold partial results. Offsets grow, as in CUB, so that
+// each lane's combination stays within the valid lanes; every lane shuffles.
+template <typename T, typename Op> inline T ks_cub_shuffle_reduce(T v, Op op, uint lane, uint width, uint valid) {
+  for (uint offset = 1; offset < width; offset *= 2) {
+    const T other = simd_shuffle_down(v, ushort(offset));
+    if (lane + offset < valid) v = op(v, other);
+  }
+  return v;
+}
+template <typename T, typename Op> inline T ks_cub_segment_reduce(T v, Op op, uint lane, uint width, uint valid) {
+  return ks_cub_shuffle_reduce(v, op, lane, width, valid);
+}
+template <typename T> inline T ks_cub_segment_reduce(T v, Sum op, uint lane, uint width, uint valid) {
+  return width == 32 && valid == 32 ? simd_sum(v) : ks_cub_shuffle_reduce(v, op, lane, width, valid);
+}
+inline uint ks_cub_rank(uint3 position, uint dim_x, uint dim_y) { return position.x + dim_x * (position.y + dim_y * position.z); }
+
+template <typename T, int BLOCK_DIM_X, BlockReduceAlgorithm ALGORITHM = BLOCK_REDUCE_WARP_REDUCTIONS, int BLOCK_DIM_Y = 1,
+          int BLOCK_DIM_Z = 1>
+struct BlockReduce {
+  enum { BLOCK_THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z, WARPS = (BLOCK_THREADS + 31) / 32 };
+  struct TempStorage {
+    T warp_aggregates[WARPS];
+  };
+  threadgroup TempStorage* temp;
+  uint rank;
+  BlockReduce(threadgroup TempStorage& storage, uint3 position, uint3) : temp(&storage), rank(ks_cub_rank(position, BLOCK_DIM_X, BLOCK_DIM_Y)) {}
+  // The aggregate of the first num_valid threads' inputs, in thread 0 (CUB's result; other threads: a partial).
+  template <typename Op> T Reduce(T input, Op op, int num_valid) {
+    const uint lane = rank % 32, warp = rank / 32;
+    const uint valid = uint(min(max(num_valid - int(warp * 32), 0), 32));
+    T v = ks_cub_segment_reduce(input, op, lane, 32, valid);
+    if (lane == 0) temp->warp_aggregates[warp] = v;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (rank == 0)
+      for (int w = 1; w < (num_valid + 31) / 32; ++w) v = op(v, temp->warp_aggregates[w]);
+    return v;
+  }
+  template <typename Op> T Reduce(T input, Op op) { return Reduce(input, op, BLOCK_THREADS); }
+  T Sum(T input) { return Reduce(input, cub::Sum(), BLOCK_THREADS); }
+  T Sum(T input, int num_valid) { return Reduce(input, cub::Sum(), num_valid); }
+};
+
+template <typename T, int BLOCK_DIM_X, BlockScanAlgorithm ALGORITHM = BLOCK_SCAN_RAKING, int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
+struct BlockScan {
+  enum { BLOCK_THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z, WARPS = (BLOCK_THREADS + 31) / 32 };
+  struct TempStorage {
+    T warp_aggregates[WARPS];
+  };
+  threadgroup TempStorage* temp;
+  uint rank;
+  BlockScan(threadgroup TempStorage& storage, uint3 position, uint3) : temp(&storage), rank(ks_cub_rank(position, BLOCK_DIM_X, BLOCK_DIM_Y)) {}
+  // The inclusive scan by rank, and the exclusive one: the inclusive of the rank before (lane 0: the
+  // warps' before it; rank 0: undefined, as in CUB); every thread gets the block's aggregate.
+  template <typename Op> void scan(T input, Op op, thread T& inclusive, thread T& exclusive, thread T& aggregate) {
+    const uint lane = rank % 32, warp = rank / 32;
+    T v = input;
+    for (uint offset = 1; offset < 32; offset *= 2) {
+      const T up = simd_shuffle_up(v, ushort(offset));
+      if (lane >= offset) v = op(up, v);
+    }
+    if (lane == min(31u, uint(BLOCK_THREADS) - 1 - warp * 32)) temp->warp_aggregates[warp] = v;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    T running = temp->warp_aggregates[0], warp_prefix = running;
+    for (uint w = 1; w < uint(WARPS); ++w) {
+      if (w == warp) warp_prefix = running;
+      running = op(running, temp->warp_aggregates[w]);
+    }
+    aggregate = running;
+    inclusive = warp == 0 ? v : op(warp_prefix, v);
+    const T before = simd_shuffle_up(inclusive, ushort(1));
+    exclusive = lane == 0 ? warp_prefix : before;
+  }
+  template <typename Op> void InclusiveScan(T input, thread T& output, Op op, thread T& block_aggregate) {
+    T exclusive;
+    scan(input, op, output, exclusive, block_aggregate);
+  }
+  template <typename Op> void InclusiveScan(T input, thread T& output, Op op) {
+    T aggregate;
+    InclusiveScan(input, output, op, aggregate);
+  }
+  template <typename Op> void ExclusiveScan(T input, thread T& output, T initial_value, Op op, thread T& block_aggregate) {
+    T inclusive, exclusive;
+    scan(input, op, inclusive, exclusive, block_aggregate);
+    output = rank == 0 ? initial_value : op(initial_value, exclusive);
+  }
+  template <typename Op> void ExclusiveScan(T input, thread T& output, T initial_value, Op op) {
+    T aggregate;
+    ExclusiveScan(input, output, initial_value, op, aggregate);
+  }
+  template <typename Op> void ExclusiveScan(T input, thread T& output, Op op) {  // thread 0's output: undefined
+    T inclusive, aggregate;
+    scan(input, op, inclusive, output, aggregate);
+  }
+  void InclusiveSum(T input, thread T& output, thread T& block_aggregate) { InclusiveScan(input, output, cub::Sum(), block_aggregate); }
+  void InclusiveSum(T input, thread T& output) { InclusiveScan(input, output, cub::Sum()); }
+  void ExclusiveSum(T input, thread T& output, thread T& block_aggregate) { ExclusiveScan(input, output, T(0), cub::Sum(), block_aggregate); }
+  void ExclusiveSum(T input, thread T& output) { ExclusiveScan(input, output, T(0), cub::Sum()); }
+  // Several items per thread (blocked: the thread's items are consecutive): the thread's own scan after the
+  // block's exclusive scan of the threads' totals. input and output may be the same array.
+  template <int ITEMS, typename Op> static T thread_total(thread T (&input)[ITEMS], Op op) {
+    T total = input[0];
+    for (int i = 1; i < ITEMS; ++i) total = op(total, input[i]);
+    return total;
+  }
+  template <int ITEMS, typename Op> void InclusiveScan(thread T (&input)[ITEMS], thread T (&output)[ITEMS], Op op, thread T& block_aggregate) {
+    T inclusive, exclusive;
+    scan(thread_total(input, op), op, inclusive, exclusive, block_aggregate);
+    output[0] = rank == 0 ? input[0] : op(exclusive, input[0]);
+    for (int i = 1; i < ITEMS; ++i) output[i] = op(output[i - 1], input[i]);
+  }
+  template <int ITEMS, typename Op> void InclusiveScan(thread T (&input)[ITEMS], thread T (&output)[ITEMS], Op op) {
+    T aggregate;
+    InclusiveScan(input, output, op, aggregate);
+  }
+  template <int ITEMS, typename Op>
+  void ExclusiveScan(thread T (&input)[ITEMS], thread T (&output)[ITEMS], T initial_value, Op op, thread T& block_aggregate) {
+    T inclusive, exclusive;
+    scan(thread_total(input, op), op, inclusive, exclusive, block_aggregate);
+    T running = rank == 0 ? initial_value : op(initial_value, exclusive);
+    for (int i = 0; i < ITEMS; ++i) {
+      const T item = input[i];
+      output[i] = running;
+      running = op(running, item);
+    }
+  }
+  template <int ITEMS, typename Op> void ExclusiveScan(thread T (&input)[ITEMS], thread T (&output)[ITEMS], T initial_value, Op op) {
+    T aggregate;
+    ExclusiveScan(input, output, initial_value, op, aggregate);
+  }
+  template <int ITEMS> void InclusiveSum(thread T (&input)[ITEMS], thread T (&output)[ITEMS], thread T& block_aggregate) {
+    InclusiveScan(input, output, cub::Sum(), block_aggregate);
+  }
+  template <int ITEMS> void InclusiveSum(thread T (&input)[ITEMS], thread T (&output)[ITEMS]) { InclusiveScan(input, output, cub::Sum()); }
+  template <int ITEMS> void ExclusiveSum(thread T (&input)[ITEMS], thread T (&output)[ITEMS], thread T& block_aggregate) {
+    ExclusiveScan(input, output, T(0), cub::Sum(), block_aggregate);
+  }
+  template <int ITEMS> void ExclusiveSum(thread T (&input)[ITEMS], thread T (&output)[ITEMS]) {
+    ExclusiveScan(input, output, T(0), cub::Sum());
+  }
+};
+
+template <typename T, int LOGICAL_WARP_THREADS = 32>
+struct WarpReduce {
+  struct TempStorage {};
+  uint lane, width;  // the lane in its logical warp, and the lanes the warp has
+  WarpReduce(threadgroup TempStorage&, uint3 position, uint3 threads) {
+    const uint rank = ks_cub_rank(position, threads.x, threads.y), simd_lane = rank % 32;
+    lane = simd_lane % LOGICAL_WARP_THREADS;
+    // A logical warp ends where its SIMD group does (a partial last one, or a width that does not divide 32).
+    const uint simd_lanes = min(32u, threads.x * threads.y * threads.z - (rank - simd_lane));
+    width = min(uint(LOGICAL_WARP_THREADS), simd_lanes - (simd_lane - lane));
+  }
+  // The aggregate in the logical warp's lane 0 (CUB's result; other lanes: a partial).
+  template <typename Op> T Reduce(T input, Op op, int valid_items) {
+    return ks_cub_segment_reduce(input, op, lane, uint(LOGICAL_WARP_THREADS), min(width, uint(max(valid_items, 0))));
+  }
+  template <typename Op> T Reduce(T input, Op op) { return ks_cub_segment_reduce(input, op, lane, uint(LOGICAL_WARP_THREADS), width); }
+  T Sum(T input, int valid_items) { return Reduce(input, cub::Sum(), valid_items); }
+  T Sum(T input) { return Reduce(input, cub::Sum()); }
+};
+
+template <typename T, int LOGICAL_WARP_THREADS = 32>
+struct WarpScan {
+  struct TempStorage {};
+  uint lane, first, width;  // the lane in its logical warp, the warp's first lane in the SIMD group, its lanes
+  WarpScan(threadgroup TempStorage&, uint3 position, uint3 threads) {
+    const uint rank = ks_cub_rank(position, threads.x, threads.y), simd_lane = rank % 32;
+    lane = simd_lane % LOGICAL_WARP_THREADS;
+    first = simd_lane - lane;
+    width = min(uint(LOGICAL_WARP_THREADS), min(32u, threads.x * threads.y * threads.z - (rank - simd_lane)) - first);
+  }
+  // The inclusive scan by lane within the logical warp, the exclusive one (the inclusive of the lane before; lane 0:
+  // undefined, as in CUB), and the warp's aggregate (its last lane's inclusive) in every lane.
+  template <typename Op> void scan(T input, Op op, thread T& inclusive, thread T& exclusive, thread T& aggregate) {
+    T v = input;
+    for (uint offset = 1; offset < uint(LOGICAL_WARP_THREADS); offset *= 2) {
+      const T up = simd_shuffle_up(v, ushort(offset));
+      if (lane >= offset) v = op(up, v);
+    }
+    inclusive = v;
+    exclusive = simd_shuffle_up(v, ushort(1));
+    aggregate = simd_shuffle(v, ushort(first + width - 1));
+  }
+  template <typename Op> void InclusiveScan(T input, thread T& output, Op op, thread T& warp_aggregate) {
+    T exclusive;
+    scan(input, op, output, exclusive, warp_aggregate);
+  }
+  template <typename Op> void InclusiveScan(T input, thread T& output, Op op) {
+    T aggregate;
+    InclusiveScan(input, output, op, aggregate);
+  }
+  template <typename Op> void ExclusiveScan(T input, thread T& output, T initial_value, Op op, thread T& warp_aggregate) {
+    T inclusive, exclusive;
+    scan(input, op, inclusive, exclusive, warp_aggregate);
+    output = lane == 0 ? initial_value : op(initial_value, exclusive);
+  }
+  template <typename Op> void ExclusiveScan(T input, thread T& output, T initial_value, Op op) {
+    T aggregate;
+    ExclusiveScan(input, output, initial_value, op, aggregate);
+  }
+  template <typename Op> void ExclusiveScan(T input, thread T& output, Op op, thread T& warp_aggregate) {  // lane 0: undefined
+    T inclusive;
+    scan(input, op, inclusive, output, warp_aggregate);
+  }
+  template <typename Op> void ExclusiveScan(T input, thread T& output, Op op) {
+    T aggregate;
+    ExclusiveScan(input, output, op, aggregate);
+  }
+  void InclusiveSum(T input, thread T& output, thread T& warp_aggregate) { InclusiveScan(input, output, cub::Sum(), warp_aggregate); }
+  void InclusiveSum(T input, thread T& output) { InclusiveScan(input, output, cub::Sum()); }
+  void ExclusiveSum(T input, thread T& output, thread T& warp_aggregate) { ExclusiveScan(input, output, T(0), cub::Sum(), warp_aggregate); }
+  void ExclusiveSum(T input, thread T& output) { ExclusiveScan(input, output, T(0), cub::Sum()); }
+};
+
+// Blocked arrangement (a thread's items consecutive, thread after thread) for every algorithm but the striped
+// one (item i of every thread, then item i + 1): the transposing algorithms reach it through shared memory.
+template <int BLOCK_THREADS, int ITEMS, bool STRIPED> inline int ks_cub_item(uint rank, int i) {
+  return STRIPED ? i * BLOCK_THREADS + int(rank) : int(rank) * ITEMS + i;
+}
+template <typename T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockLoadAlgorithm ALGORITHM = BLOCK_LOAD_DIRECT, int BLOCK_DIM_Y = 1,
+          int BLOCK_DIM_Z = 1>
+struct BlockLoad {
+  enum { BLOCK_THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z };
+  struct TempStorage {};
+  uint rank;
+  BlockLoad(threadgroup TempStorage&, uint3 position, uint3) : rank(ks_cub_rank(position, BLOCK_DIM_X, BLOCK_DIM_Y)) {}
+  int item(int i) const { return ks_cub_item<BLOCK_THREADS, ITEMS_PER_THREAD, ALGORITHM == BLOCK_LOAD_STRIPED>(rank, i); }
+  template <typename P> void Load(P block_ptr, thread T (&items)[ITEMS_PER_THREAD]) {
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) items[i] = block_ptr[item(i)];
+  }
+  // Items past valid_items are left as they were.
+  template <typename P> void Load(P block_ptr, thread T (&items)[ITEMS_PER_THREAD], int valid_items) {
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i)
+      if (item(i) < valid_items) items[i] = block_ptr[item(i)];
+  }
+  template <typename P, typename D> void Load(P block_ptr, thread T (&items)[ITEMS_PER_THREAD], int valid_items, D oob_default) {
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) items[i] = item(i) < valid_items ? T(block_ptr[item(i)]) : T(oob_default);
+  }
+};
+template <typename T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockStoreAlgorithm ALGORITHM = BLOCK_STORE_DIRECT, int BLOCK_DIM_Y = 1,
+          int BLOCK_DIM_Z = 1>
+struct BlockStore {
+  enum { BLOCK_THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z };
+  struct TempStorage {};
+  uint rank;
+  BlockStore(threadgroup TempStorage&, uint3 position, uint3) : rank(ks_cub_rank(position, BLOCK_DIM_X, BLOCK_DIM_Y)) {}
+  int item(int i) const { return ks_cub_item<BLOCK_THREADS, ITEMS_PER_THREAD, ALGORITHM == BLOCK_STORE_STRIPED>(rank, i); }
+  template <typename P> void Store(P block_ptr, thread T (&items)[ITEMS_PER_THREAD]) {
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i) block_ptr[item(i)] = items[i];
+  }
+  template <typename P> void Store(P block_ptr, thread T (&items)[ITEMS_PER_THREAD], int valid_items) {
+    for (int i = 0; i < ITEMS_PER_THREAD; ++i)
+      if (item(i) < valid_items) block_ptr[item(i)] = items[i];
+  }
+};
+}  // namespace cub

@@ -12,6 +12,7 @@
 //   calls.cpp             calls of CUDA functions mapped through mappings.toml
 //   functions.cpp         __device__ function signatures, what kernels pass down to them
 //   groups.cpp            cooperative groups handle types
+//   cub.cpp               CUB's block and warp collectives
 //   types.cpp             Metal types and address spaces
 //   lambdas.cpp           device lambdas as function-object structs
 //   output.cpp            the candidate: directives, header, kernel body
@@ -170,6 +171,9 @@ std::vector<size_t> reference_parameters(CXCursor function);
 // in `drop` (ascending), commas included, as ranges that do not overlap.
 std::vector<std::pair<unsigned, unsigned>> list_removals(const std::vector<CXCursor>& items, const std::vector<size_t>& drop);
 
+// Each whole-word `word` of `text` (not part of a longer identifier) replaced by `by`.
+std::string whole_words(std::string text, const std::string& word, const std::string& by);
+
 // kernel_arguments.cpp:
 // An integral template argument of a specialization as a directive value: a bool as 1 or 0 (clang's 1-bit value
 // reads as -1 signed), an unsigned one without sign extension.
@@ -226,6 +230,13 @@ class Translator {
   CXCursor functor_operator(CXCursor call, Function& fn);
   bool volatile_store(CXCursor assignment, Function& fn);
   bool map_declaration(CXCursor var, Function& fn);
+  void shared_record_definition(CXCursor var);
+  // CUB's collectives (cub.cpp): true when the cursor and its children were visited
+  bool visit_cub(CXCursor c, Function& fn);
+  std::string cub_collective(CXType type);
+  std::string cub_collective_named(CXCursor decl);
+  std::string cub_refusal(CXCursor top) const;  // why a declaration of namespace cub is not rewritten ("" when it is)
+  void host_cub_call(CXCursor call);
   // calls of CUDA functions (calls.cpp)
   void map_call(CXCursor call, CXCursor callee, Function& fn);
   void convert_arguments(CXCursor callee, const std::vector<CXCursor>& args);
@@ -283,6 +294,7 @@ class Translator {
   std::set<unsigned> automatic_ends_;  // where declarators written `auto` (or split off) end
   std::vector<std::pair<unsigned, unsigned>> for_inits_;  // the initializers of for statements
   std::set<std::string> helpers_;
+  std::set<unsigned> cub_constructions_;  // where the thread's position was added to a CUB collective's constructor
   std::vector<Lambda> lambdas_;  // in the order their visits end: a nested lambda before the one holding it
   std::map<unsigned, CXCursor> lambda_variables_;  // where a lambda starts -> the variable it initializes
   // The variable of a lambda -> per call of it, the address spaces its arguments bind (for its reference parameters).

@@ -169,6 +169,35 @@ TEST(Conversions, MixedArgumentsOperatorsDeclaratorsAndVolatileStores) {
       << reduce6.candidate;
 }
 
+// CUB's collectives keep their spelling over ks_cub's Metal `namespace cub`: each constructor is given the thread's
+// position and the threadgroup's size (passed down to a __device__ function building one, which MLX declares because
+// the body names them); a __shared__ union of TempStorage is defined before the declaration naming it (metalsim, as
+// Metal, reads a threadgroup declaration as a type and a name); a helper's hoisted TempStorage names the collective
+// itself, as the kernel declaring it does not see the helper's typedef.
+TEST(TranslateCub, ConstructorsGetTheThreadPositionAndStorageTypesAreWrittenOut) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const translate::Translation block = translate::translate_file(kDir + "/corpus/softmax/cub_block_reduce_max_sum.cu", corpus_task("softmax"));
+  ASSERT_TRUE(block.complete()) << problems_text(block);
+  EXPECT_NE(block.candidate.find("namespace cub {"), std::string::npos) << block.candidate;
+  EXPECT_NE(block.candidate.find("BlockReduce(temp_storage, thread_position_in_threadgroup, threads_per_threadgroup).Reduce(local_max, cub::Max())"),
+            std::string::npos)
+      << block.candidate;
+  EXPECT_EQ(block.kernels.at(0).translated.at("cub::BlockReduce"), 1);
+  const translate::Translation pipeline = translate::translate_file(kDir + "/corpus/scan/cub_load_scan_store_items.cu", corpus_task("scan"));
+  ASSERT_TRUE(pipeline.complete()) << problems_text(pipeline);
+  EXPECT_NE(pipeline.candidate.find("  union KsShared_temp_storage {\n    typename BlockLoadT::TempStorage load;"), std::string::npos)
+      << pipeline.candidate;
+  EXPECT_NE(pipeline.candidate.find("}; threadgroup KsShared_temp_storage temp_storage;"), std::string::npos) << pipeline.candidate;
+  const translate::Translation helper =
+      translate::translate_file(kDir + "/corpus/layernorm/cub_block_sum_device_function.cu", corpus_task("layernorm"));
+  ASSERT_TRUE(helper.complete()) << problems_text(helper);
+  EXPECT_NE(helper.candidate.find("threadgroup typename cub::BlockReduce<float, BLOCK>::TempStorage block_all_sum_temp;"), std::string::npos)
+      << helper.candidate;
+  EXPECT_NE(helper.candidate.find("BlockReduce(temp, thread_position_in_threadgroup, threads_per_threadgroup).Sum(v)"), std::string::npos)
+      << helper.candidate;
+}
+
 // What metalsim cannot check, as it drops address spaces and enum types compare there as in C++: a
 // __device__ function whose reference parameters bind thread and threadgroup lvalues gets an overload
 // per space (the second with an unused template parameter, so that the host build does not see a
@@ -405,7 +434,9 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"atomic_add_double.cu", "atomicAdd", 8, "Metal has no double"},
                                            Expected{"grid_group_sync.cu", "grid_group::sync", 11, "grid-wide synchronization"},
                                            Expected{"match_any.cu", "__match_any_sync", 8, "no SIMD-group match function"},
-                                           Expected{"cub_block_reduce.cu", "namespace cub", 9, "CUB's collectives"},
+                                           Expected{"cub_block_radix_sort.cu", "cub::BlockRadixSort", 10, "block radix sort"},
+                                           Expected{"cub_device_reduce.cu", "cub::DeviceReduce", 15, "device-wide reduction"},
+                                           Expected{"cub_reduce_struct.cu", "cub::BlockReduce of a struct", 19, "'SumCount'"},
                                            Expected{"occupancy_launch.cu", "launch configuration", 16, "'block' is modified after its declaration (line 13)"},
                                            Expected{"coalesced_threads.cu", "coalesced_threads", 10, "lanes active at the call"},
                                            Expected{"reference_member.cu", "reference member 'temp'", 7, "one address space"},

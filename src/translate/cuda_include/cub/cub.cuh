@@ -1,34 +1,116 @@
-// Part of the translator's CUDA declarations (ksearch_cuda.h): CUB's collectives, declared so that a
-// kernel using them parses and each use is reported (mappings.toml, `namespace cub`): CUB is a
-// library of its own, whose algorithms the port does not rewrite.
+// Part of the translator's CUDA declarations (ksearch_cuda.h): CUB. The block and warp collectives the port
+// rewrites are declared with the overloads its Metal counterparts have (metal_helpers.metal, `ks_cub`), so
+// that a call of another overload fails to parse at its line; the other facilities are declared so that a
+// kernel using them parses and each use is reported (mappings.toml, `cub::NAME`). Methods have empty bodies: clang
+// requires a definition of a template called with a lambda, whose type has no linkage.
 #pragma once
 #include "../ksearch_cuda.h"
 namespace cub {
-template <class T> struct Sum { __device__ T operator()(const T&, const T&) const; };
-template <class T> struct Max { __device__ T operator()(const T&, const T&) const; };
-template <class T> struct Min { __device__ T operator()(const T&, const T&) const; };
-template <class T, int BLOCK_DIM_X, int ALGORITHM = 0, int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
+enum BlockReduceAlgorithm { BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, BLOCK_REDUCE_RAKING, BLOCK_REDUCE_WARP_REDUCTIONS };
+enum BlockScanAlgorithm { BLOCK_SCAN_RAKING, BLOCK_SCAN_RAKING_MEMOIZE, BLOCK_SCAN_WARP_SCANS };
+enum BlockLoadAlgorithm { BLOCK_LOAD_DIRECT, BLOCK_LOAD_STRIPED, BLOCK_LOAD_VECTORIZE, BLOCK_LOAD_TRANSPOSE,
+                          BLOCK_LOAD_WARP_TRANSPOSE, BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED };
+enum BlockStoreAlgorithm { BLOCK_STORE_DIRECT, BLOCK_STORE_STRIPED, BLOCK_STORE_VECTORIZE, BLOCK_STORE_TRANSPOSE,
+                           BLOCK_STORE_WARP_TRANSPOSE, BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED };
+struct Sum { template <class T> __host__ __device__ T operator()(const T&, const T&) const { return {}; } };
+struct Max { template <class T> __host__ __device__ T operator()(const T&, const T&) const { return {}; } };
+struct Min { template <class T> __host__ __device__ T operator()(const T&, const T&) const { return {}; } };
+
+template <class T, int BLOCK_DIM_X, BlockReduceAlgorithm ALGORITHM = BLOCK_REDUCE_WARP_REDUCTIONS, int BLOCK_DIM_Y = 1,
+          int BLOCK_DIM_Z = 1>
 struct BlockReduce {
   struct TempStorage {};
   __device__ BlockReduce(TempStorage&);
-  __device__ T Sum(T);
-  __device__ T Sum(T, int);
-  template <class Op> __device__ T Reduce(T, Op);
-  template <class Op> __device__ T Reduce(T, Op, int);
+  __device__ T Sum(T) { return {}; }
+  __device__ T Sum(T, int) { return {}; }
+  template <class Op> __device__ T Reduce(T, Op) { return {}; }
+  template <class Op> __device__ T Reduce(T, Op, int) { return {}; }
 };
-template <class T, int BLOCK_DIM_X, int ALGORITHM = 0, int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
+template <class T, int BLOCK_DIM_X, BlockScanAlgorithm ALGORITHM = BLOCK_SCAN_RAKING, int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
 struct BlockScan {
   struct TempStorage {};
   __device__ BlockScan(TempStorage&);
-  __device__ void InclusiveSum(T, T&);
-  __device__ void ExclusiveSum(T, T&);
-  __device__ void ExclusiveSum(T, T&, T&);
+  __device__ void InclusiveSum(T, T&) {}
+  __device__ void InclusiveSum(T, T&, T&) {}
+  __device__ void ExclusiveSum(T, T&) {}
+  __device__ void ExclusiveSum(T, T&, T&) {}
+  template <class Op> __device__ void InclusiveScan(T, T&, Op) {}
+  template <class Op> __device__ void InclusiveScan(T, T&, Op, T&) {}
+  template <class Op> __device__ void ExclusiveScan(T, T&, Op) {}
+  template <class Op> __device__ void ExclusiveScan(T, T&, T, Op) {}
+  template <class Op> __device__ void ExclusiveScan(T, T&, T, Op, T&) {}
+  template <int N> __device__ void InclusiveSum(T (&)[N], T (&)[N]) {}
+  template <int N> __device__ void InclusiveSum(T (&)[N], T (&)[N], T&) {}
+  template <int N> __device__ void ExclusiveSum(T (&)[N], T (&)[N]) {}
+  template <int N> __device__ void ExclusiveSum(T (&)[N], T (&)[N], T&) {}
+  template <int N, class Op> __device__ void InclusiveScan(T (&)[N], T (&)[N], Op) {}
+  template <int N, class Op> __device__ void InclusiveScan(T (&)[N], T (&)[N], Op, T&) {}
+  template <int N, class Op> __device__ void ExclusiveScan(T (&)[N], T (&)[N], T, Op) {}
+  template <int N, class Op> __device__ void ExclusiveScan(T (&)[N], T (&)[N], T, Op, T&) {}
 };
 template <class T, int LOGICAL_WARP_THREADS = 32>
 struct WarpReduce {
   struct TempStorage {};
   __device__ WarpReduce(TempStorage&);
-  __device__ T Sum(T);
-  template <class Op> __device__ T Reduce(T, Op);
+  __device__ T Sum(T) { return {}; }
+  __device__ T Sum(T, int) { return {}; }
+  template <class Op> __device__ T Reduce(T, Op) { return {}; }
+  template <class Op> __device__ T Reduce(T, Op, int) { return {}; }
+};
+template <class T, int LOGICAL_WARP_THREADS = 32>
+struct WarpScan {
+  struct TempStorage {};
+  __device__ WarpScan(TempStorage&);
+  __device__ void InclusiveSum(T, T&) {}
+  __device__ void InclusiveSum(T, T&, T&) {}
+  __device__ void ExclusiveSum(T, T&) {}
+  __device__ void ExclusiveSum(T, T&, T&) {}
+  template <class Op> __device__ void InclusiveScan(T, T&, Op) {}
+  template <class Op> __device__ void InclusiveScan(T, T&, Op, T&) {}
+  template <class Op> __device__ void ExclusiveScan(T, T&, Op) {}
+  template <class Op> __device__ void ExclusiveScan(T, T&, Op, T&) {}
+  template <class Op> __device__ void ExclusiveScan(T, T&, T, Op) {}
+  template <class Op> __device__ void ExclusiveScan(T, T&, T, Op, T&) {}
+};
+template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockLoadAlgorithm ALGORITHM = BLOCK_LOAD_DIRECT, int BLOCK_DIM_Y = 1,
+          int BLOCK_DIM_Z = 1>
+struct BlockLoad {
+  struct TempStorage {};
+  __device__ BlockLoad(TempStorage&);
+  template <class P> __device__ void Load(P, T (&)[ITEMS_PER_THREAD]) {}
+  template <class P> __device__ void Load(P, T (&)[ITEMS_PER_THREAD], int) {}
+  template <class P, class D> __device__ void Load(P, T (&)[ITEMS_PER_THREAD], int, D) {}
+};
+template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockStoreAlgorithm ALGORITHM = BLOCK_STORE_DIRECT, int BLOCK_DIM_Y = 1,
+          int BLOCK_DIM_Z = 1>
+struct BlockStore {
+  struct TempStorage {};
+  __device__ BlockStore(TempStorage&);
+  template <class P> __device__ void Store(P, T (&)[ITEMS_PER_THREAD]) {}
+  template <class P> __device__ void Store(P, T (&)[ITEMS_PER_THREAD], int) {}
+};
+
+// Not rewritten (reported at each use).
+struct DeviceReduce {
+  template <class... A> __host__ static cudaError_t Sum(A...);
+  template <class... A> __host__ static cudaError_t Max(A...);
+  template <class... A> __host__ static cudaError_t Min(A...);
+  template <class... A> __host__ static cudaError_t Reduce(A...);
+};
+struct DeviceScan {
+  template <class... A> __host__ static cudaError_t InclusiveSum(A...);
+  template <class... A> __host__ static cudaError_t ExclusiveSum(A...);
+};
+template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, class V = int>
+struct BlockRadixSort {
+  struct TempStorage {};
+  __device__ BlockRadixSort(TempStorage&);
+  __device__ void Sort(T (&)[ITEMS_PER_THREAD]) {}
+};
+template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, int BINS>
+struct BlockHistogram {
+  struct TempStorage {};
+  __device__ BlockHistogram(TempStorage&);
+  template <class C> __device__ void Histogram(T (&)[ITEMS_PER_THREAD], C*) {}
 };
 }  // namespace cub

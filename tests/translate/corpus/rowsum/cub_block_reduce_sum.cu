@@ -1,5 +1,5 @@
-// Untranslatable: CUB's block reduction (line 9): its TempStorage and collective algorithms are a
-// library of their own, not CUDA built-ins.
+// CUB's block reduction as most kernels write it: a `using` of cub::BlockReduce in a template kernel, its
+// TempStorage in __shared__, `BlockReduce(temp).Sum(v)` valid in thread 0.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdint.h>

@@ -105,9 +105,15 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   // -flax-vector-conversions=none: Metal converts no vector type to another implicitly (`int4 * uint4`).
   // -fno-strict-float-cast-overflow: a float converted to an integer it does not fit saturates and NaN gives 0, as a
   // GPU's conversion does; in C++ it is undefined, and the optimizer may drop the store it reaches.
+  // -fstack-clash-protection: a frame larger than a page touches each page in turn, so private arrays beyond a
+  // thread's stack hit its guard page (a stack_overflow finding) instead of landing in another thread's stack.
+  // -fno-finite-loops and -trap-unreachable: an endless loop stays one (stopped by the run's timeout, as a GPU's
+  // watchdog would), and code the optimizer finds unreachable (a missing return) traps instead of running into
+  // whatever code follows.
   const std::vector<std::string> compiler = {options.compiler, "-std=c++20", options.optimization, "-fPIC",
                                              "-fno-exceptions", "-fno-rtti", "-fno-strict-aliasing",
-                                             "-fno-strict-float-cast-overflow",
+                                             "-fno-strict-float-cast-overflow", "-fstack-clash-protection",
+                                             "-fno-finite-loops", "-mllvm", "-trap-unreachable",
                                              "-flax-vector-conversions=none", "-fsanitize=thread", "-mllvm", "-tsan-instrument-read-before-write=1",
                                              "-gline-tables-only", "-Wno-everything", "-Werror=vla", "-march=x86-64-v2"};
   std::string compiler_key;

@@ -117,6 +117,7 @@ struct RunOptions {
   bool check_uninitialized = true;  // reads of never-written threadgroup memory
   unsigned workers = 0;             // host threads running threadgroups; 0 = hardware concurrency
   std::size_t stack_bytes = 128 * 1024;  // per Metal thread (fiber)
+  double timeout_seconds = 240;          // then every thread still running stops (Timeout); 0: no limit
   std::size_t max_diagnostics = 32;
 };
 
@@ -130,6 +131,10 @@ enum class DiagnosticKind {
   UninitializedRead,       // threadgroup memory read before any write
   InputWrite,              // a write to an input (const device memory; on a Mac it changes the caller's array)
   MisalignedAccess,        // an access at an address that is not a multiple of its size (through a cast pointer)
+  DivisionByZero,          // an integer division or remainder by zero, or of the most negative value by -1
+  StackOverflow,           // a thread's private memory (arrays, structs) beyond its stack
+  Timeout,                 // a thread still running when the run's time ran out (an endless loop)
+  Trap,                    // a trap instruction: code the compiler found unreachable (a missing return), __builtin_trap
   InvalidLaunch,           // buffers do not match the spec, bad grid, .so not loadable
   Internal,
 };

@@ -2,14 +2,19 @@
 // each Metal thread a fiber (Boost.Context) so barriers and SIMD-group
 // functions block exactly like on the GPU; plus the diagnostics.
 #include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 
 #include <boost/context/detail/fcontext.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -37,6 +42,10 @@ std::string_view diagnostic_kind_name(DiagnosticKind k) {
     case DiagnosticKind::UninitializedRead: return "uninitialized_read";
     case DiagnosticKind::InputWrite: return "input_write";
     case DiagnosticKind::MisalignedAccess: return "misaligned_access";
+    case DiagnosticKind::DivisionByZero: return "division_by_zero";
+    case DiagnosticKind::StackOverflow: return "stack_overflow";
+    case DiagnosticKind::Timeout: return "timeout";
+    case DiagnosticKind::Trap: return "trap";
     case DiagnosticKind::InvalidLaunch: return "invalid_launch";
     case DiagnosticKind::Internal: return "internal";
   }
@@ -180,6 +189,21 @@ struct DeviceBuffer {
   const void* input = nullptr;           // an input's caller memory (this buffer a padded copy of it); null: an output
 };
 
+// Where a kernel library lies in memory: what its code may read besides the dispatch's memory (its constant tables and
+// literals), and the range of its code, which tells a fault of the kernel's from one of the process's.
+struct KernelImage {
+  struct Segment {
+    const unsigned char *lo, *hi;
+  };
+  std::vector<Segment> segments;
+  Segment code{nullptr, nullptr};
+
+  bool holds(const unsigned char* p, uint32_t bytes) const {
+    return std::any_of(segments.begin(), segments.end(), [&](const Segment& s) { return p >= s.lo && p + bytes <= s.hi; });
+  }
+  bool runs(const void* pc) const { return pc >= code.lo && pc < code.hi; }
+};
+
 struct Run;
 
 struct Worker {
@@ -193,6 +217,7 @@ struct Worker {
   bool fiber_mode = true;
   bool abort = false;
   jmp_buf thread_exit;  // without fibers: where a thread that cannot go on (a faulting access) leaves its kernel call
+  std::unique_ptr<unsigned char[]> signal_stack;  // where a fault handler runs: a fault may be the stack's overflow
   unsigned char* stack_top = nullptr;  // without fibers: the running thread's kernel call has its stack below this
   bool spinning = false;  // the running thread is in a spin-wait (listed in Run::spin_waits)
   // threadgroup state
@@ -219,6 +244,7 @@ struct Run {
   RunOptions opt;
   EntryFn entry = nullptr;
   LineTable* lines = nullptr;  // the kernel library's lines, for findings at memory accesses
+  const KernelImage* image = nullptr;
   std::vector<void*> bufs;
   std::vector<DeviceBuffer> device;
   uint32_t grid[3]{}, tg[3]{}, ntg[3]{};
@@ -234,6 +260,12 @@ struct Run {
   };
   std::mutex spin_mu;
   std::map<const Worker*, SpinWait> spin_waits;
+  // The host threads running threadgroups, which a timeout signals until each has left its kernel call.
+  std::mutex workers_mu;
+  std::condition_variable workers_done;
+  std::vector<pthread_t> running;
+  bool finished = false;
+  std::atomic<bool> timed_out{false};
   std::mutex mu;
   std::vector<Diagnostic> diags;
   std::map<std::string, std::size_t> seen;  // dedupe key -> index in diags
@@ -636,7 +668,8 @@ void tg_access(Worker& w, Thread& th, std::size_t off, uint32_t bytes, int kind,
 // group, a SIMD-group function); threads of different threadgroups by nothing, so any write by one group and
 // access by another is a race. The order of the steps (record own access, then look at the other kind) makes
 // two groups' conflicting accesses on different workers see each other whatever the interleaving.
-void device_access(Worker& w, Thread& th, DeviceBuffer& b, std::size_t off, uint32_t bytes, int kind) {
+// Inlined into rt_access, its one caller, which runs at every access.
+[[gnu::always_inline]] inline void device_access(Worker& w, Thread& th, DeviceBuffer& b, std::size_t off, uint32_t bytes, int kind) {
   const uint32_t me = w.first_thread + static_cast<uint32_t>(&th - w.threads.data()) + 1;
   const uint32_t epoch = w.device_epoch, simd = w.sgs[th.sg].epoch;
   auto local = [&](uint32_t id) { return id - w.first_thread; };  // index + 1 within this threadgroup
@@ -714,6 +747,13 @@ void device_access(Worker& w, Thread& th, DeviceBuffer& b, std::size_t off, uint
   stop_spinning(w);
   w.abort = true;
   for (;;) yield_to_scheduler(w);
+}
+
+// Stops the running thread where it cannot go on: its threadgroup is abandoned (with fibers) or the thread leaves its
+// kernel call and the threadgroup's remaining threads are skipped; the caller has reported a fatal finding.
+[[noreturn]] void leave_kernel_call(Worker& w) {
+  if (w.fiber_mode) abandon_threadgroup(w);
+  longjmp(w.thread_exit, 1);
 }
 
 // The 4 bytes (or a bool's 1) an atomic poll at p finds.
@@ -842,9 +882,7 @@ void report_misaligned(Worker& w, Thread& th, const unsigned char* p, uint32_t b
                     "packed_ type)";
   if (faults) msg += "; the threadgroup stopped here";
   w.run->report(DiagnosticKind::MisalignedAccess, "misaligned" + line, msg, &th, nullptr, buffer, faults);
-  if (!faults) return;
-  if (w.fiber_mode) abandon_threadgroup(w);
-  longjmp(w.thread_exit, 1);
+  if (faults) leave_kernel_call(w);
 }
 
 // Memory a kernel's code may write besides the buffers and threadgroup memory: the running Metal thread's stack in
@@ -855,19 +893,46 @@ bool on_own_stack(const Worker& w, const Thread& th, const unsigned char* p, uin
   return p >= low && p + bytes <= top;
 }
 
-// A write or atomic operation outside every buffer (and its red zones), the threadgroup's memory and the thread's own
-// stack: kernel code reaching into the process (its library's data, such as the flag that turns the checks on, or the
-// emulator's state) through an address computed from a function's or a cast integer. Metal gives a kernel no other
-// memory. The run stops before the write happens: after it no finding could be trusted.
-[[noreturn]] void refuse_outside_write(Worker& w, Thread& th, const unsigned char* p, uint32_t bytes, const void* pc) {
+extern const ms_runtime kRuntime;
+
+// What a kernel's code reads besides the dispatch's memory and its stack: its library's constant tables and literals,
+// the kernel call's arguments (the buffer table, the thread's attributes; without fibers, the values a SIMD-group
+// function exchanged) and the runtime's entry points it calls.
+// Kept out of line, as is the refusal below: rt_access, which runs at every access, stays small enough for the
+// compiler to inline the device-memory check into it.
+[[gnu::noinline]] bool readable_elsewhere(const Worker& w, const unsigned char* p, uint32_t bytes) {
+  auto within = [&](const void* start, std::size_t size) {
+    const auto* lo = static_cast<const unsigned char*>(start);
+    return p >= lo && p + bytes <= lo + size;
+  };
+  return within(w.threads.data(), w.threads.size() * sizeof(Thread)) || within(&kRuntime, sizeof kRuntime) ||
+         within(w.run->bufs.data(), w.run->bufs.size() * sizeof(void*)) || w.run->image->holds(p, bytes);
+}
+
+// Where an address outside everything a kernel may access lies, for the message: near 0 a null pointer's offset,
+// else its place in a page (addresses differ from run to run).
+std::string stray_address_text(const void* p) {
+  const auto address = reinterpret_cast<uintptr_t>(p);
+  if (address < 65536) return "address " + std::to_string(address) + " (a null pointer, or one never set)";
+  return "an address outside every buffer, threadgroup memory and the thread's stack (" + std::to_string(address % 4096) +
+         " bytes into a page)";
+}
+
+// An access outside every buffer (and its red zones), the threadgroup's memory and the thread's own stack: an index
+// far past a buffer, a null or never-set pointer, kernel code reaching into the process (its library's data, such as
+// the flag that turns the checks on, or the emulator's state) through an address computed from a function's or a
+// cast integer. Metal gives a kernel no other memory. The run stops before the access happens: a read there may
+// fault, and after a write no finding could be trusted.
+[[noreturn, gnu::noinline, gnu::cold]] void refuse_outside_access(Worker& w, Thread& th, const unsigned char* p, uint32_t bytes, int kind,
+                                        const void* pc) {
   const std::string line = at_line(*w.run, pc);
-  std::string msg = "out-of-bounds write of " + std::to_string(bytes) + " bytes at an address outside every buffer, "
-                    "threadgroup memory and the thread's stack (" + std::to_string(reinterpret_cast<uintptr_t>(p) % 4096) +
-                    " bytes into a page) by " + thread_text(th) + line +
-                    ": a kernel may write only its buffers, threadgroup and thread memory; the run stopped here";
+  const char* what = kind == kRead ? "read of " : kind == kWrite ? "write of " : "atomic operation on ";
+  std::string msg = "out-of-bounds " + std::string(what) + std::to_string(bytes) + " bytes at " + stray_address_text(p) +
+                    " by " + thread_text(th) + line +
+                    ": a kernel may access only its buffers, threadgroup and thread memory and its constant data; the "
+                    "run stopped here";
   w.run->report(DiagnosticKind::OutOfBounds, "outside" + line, msg, &th, nullptr, "", true);
-  if (w.fiber_mode) abandon_threadgroup(w);
-  longjmp(w.thread_exit, 1);
+  leave_kernel_call(w);
 }
 
 void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
@@ -881,14 +946,15 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
   const bool copy = kind & kCopy;
   kind &= ~kCopy;
   check_pending_store(w, *th);
+  const auto* p = static_cast<const unsigned char*>(addr);
+  // The values a SIMD-group function exchanged, which the shim reads lane by lane: the runtime's own memory.
+  if (th->snap && p >= th->snap->slots && p + bytes <= th->snap->slots + sizeof th->snap->slots) return;
   th->access_pc = pc;
   if (kind != kAtomicPoll) stop_spinning(w);
   if (kind == kAtomic || kind == kAtomicStore) th->polls = 0;
-  const auto* p = static_cast<const unsigned char*>(addr);
   const unsigned char* a = w.arena.data();
-  const bool writes = kind != kRead;
   if (p >= a && p < a + kArenaCapacity) {
-    if (w.run->opt.check_bounds && writes && p + bytes > a + kArenaCapacity) refuse_outside_write(w, *th, p, bytes, pc);
+    if (w.run->opt.check_bounds && p + bytes > a + kArenaCapacity) refuse_outside_access(w, *th, p, bytes, kind, pc);
     // Outside every variable: in a red zone between them, or past the last in the arena's spare capacity, memory a
     // GPU would not give the threadgroup (an index past an array, a pointer cast or offset reaches it).
     const std::size_t off = p - a;
@@ -916,7 +982,7 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
   if (!w.run->opt.check_bounds) return;
   for (const auto& b : w.run->device) {
     if (p + bytes <= b.lo - kRedZone || p >= b.hi + kRedZone) continue;
-    if (writes && (p < b.lo - kRedZone || p + bytes > b.hi + kRedZone)) refuse_outside_write(w, *th, p, bytes, pc);
+    if (p < b.lo - kRedZone || p + bytes > b.hi + kRedZone) refuse_outside_access(w, *th, p, bytes, kind, pc);
     long long off = static_cast<long long>(p - b.lo);
     long long elem = off >= 0 ? off / static_cast<long long>(b.elem) : -((-off + b.elem - 1) / b.elem);
     const std::string line = at_line(*w.run, pc);
@@ -926,11 +992,115 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
     w.run->report(DiagnosticKind::OutOfBounds, b.name + (kind ? "|w" : "|r") + line, msg, th, nullptr, b.name, false);
     return;
   }
-  if (writes && !on_own_stack(w, *th, p, bytes)) refuse_outside_write(w, *th, p, bytes, pc);
+  if (on_own_stack(w, *th, p, bytes) || (kind == kRead && readable_elsewhere(w, p, bytes))) return;
+  refuse_outside_access(w, *th, p, bytes, kind, pc);
 }
 
 const ms_runtime kRuntime = {METALSIM_ABI_VERSION, rt_threadgroup_barrier, rt_simd_exchange, rt_exchange_done,
                              rt_threadgroup_alloc,  rt_access};
+
+// ------------------------------------------------------- faults, timeout
+// What the checks before each access cannot prevent traps on the host: an integer division by zero (a GPU returns an
+// unspecified value), a thread's private arrays beyond its stack, a read of a constant table far past its end (the
+// instrumentation skips constant data), a trap instruction. A handler turns such a signal, raised by the kernel's own
+// code on a worker, into a finding and stops the thread there; any other goes to the handler installed before.
+// SIGURG (ignored by default, so harmless where the handler could not be installed) stops a thread that is still
+// running when the run's time is up.
+constexpr int kKernelSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGURG};
+constexpr std::size_t kSignalStackBytes = 256 * 1024;  // the report runs there (strings, the line lookup)
+struct sigaction g_previous[NSIG];
+
+// A fault the kernel's code raised, as a finding; the thread is stopped where it was.
+[[noreturn]] void stop_at_signal(Worker& w, int sig, const siginfo_t& info, const ucontext_t& uc, const void* pc) {
+  Run& r = *w.run;
+  Thread& th = *w.cur;
+  // line_of takes a return address, which follows its instruction; pc is the instruction itself.
+  const std::string at = thread_text(th) + at_line(r, static_cast<const unsigned char*>(pc) + 1);
+  const auto address = reinterpret_cast<uintptr_t>(info.si_addr);
+  const auto stack_pointer = static_cast<uintptr_t>(uc.uc_mcontext.gregs[REG_RSP]);
+  DiagnosticKind kind = DiagnosticKind::OutOfBounds;
+  std::string msg;
+  if (sig == SIGURG) {
+    kind = DiagnosticKind::Timeout;
+    std::ostringstream m;
+    m << at << " was still running after " << r.opt.timeout_seconds
+      << " s (RunOptions::timeout_seconds) and was stopped there: an endless loop? (a loop waiting for another thread "
+         "through plain loads never sees a change: nothing schedules the other one)";
+    msg = m.str();
+  } else if (sig == SIGFPE) {
+    kind = DiagnosticKind::DivisionByZero;
+    msg = "integer division or remainder by zero (or of the most negative value by -1) by " + at +
+          ": undefined in Metal (a GPU returns an unspecified value, the host traps); guard the divisor";
+  } else if (sig == SIGILL) {
+    kind = DiagnosticKind::Trap;
+    msg = "trap instruction reached by " + at +
+          ": code the compiler found unreachable (a read through a pointer it knows is null, the end of a function "
+          "that returns a value without a return) or __builtin_trap";
+  } else if (address + 4096 >= stack_pointer && address < stack_pointer + 4096) {
+    kind = DiagnosticKind::StackOverflow;
+    msg = "stack overflow: " + at + " needs more than its " +
+          (w.fiber_mode ? std::to_string(w.stack_bytes / 1024) + " KiB stack (RunOptions::stack_bytes)"
+                        : std::string("host thread's stack")) +
+          ", which holds its private arrays, structs and calls: keep large arrays in device or threadgroup memory";
+  } else {
+    const bool write = sig == SIGSEGV && (uc.uc_mcontext.gregs[REG_ERR] & 2);  // page fault error code: a write
+    // SI_KERNEL: a general protection fault, which names no address (one beyond the address space).
+    const std::string where = info.si_code == SI_KERNEL ? "an address beyond the host's address space"
+                                                        : stray_address_text(info.si_addr);
+    msg = std::string("out-of-bounds ") + (write ? "write to " : "read of ") + where + " by " + at +
+          ": the access faulted on the host";
+  }
+  r.report(kind, "signal|" + at_line(r, static_cast<const unsigned char*>(pc) + 1), msg + "; the run stopped here", &th,
+           nullptr, "", true);
+  leave_kernel_call(w);
+}
+
+void on_kernel_signal(int sig, siginfo_t* info, void* context) {
+  const auto& uc = *static_cast<const ucontext_t*>(context);
+  const auto* pc = reinterpret_cast<const void*>(uc.uc_mcontext.gregs[REG_RIP]);
+  Worker* w = t_worker;
+  if (w && w->cur && w->run->image->runs(pc) && (sig != SIGURG || w->run->timed_out)) stop_at_signal(*w, sig, *info, uc, pc);
+  const struct sigaction& previous = g_previous[sig];
+  if (previous.sa_flags & SA_SIGINFO) {
+    if (previous.sa_sigaction) previous.sa_sigaction(sig, info, context);
+  } else if (previous.sa_handler == SIG_DFL) {
+    if (sig == SIGURG) return;
+    // A fault recurs when the instruction runs again, now with the default action; a signal sent is raised again.
+    sigaction(sig, &previous, nullptr);
+    if (info->si_code <= 0) raise(sig);
+  } else if (previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(sig);
+  }
+}
+
+// Once per process; before a sandbox that refuses new handlers (preload) or at the first run. Where it cannot be
+// installed, faults stay fatal as before.
+void install_signal_handlers() {
+  static const bool installed = [] {
+    struct sigaction action {};
+    action.sa_sigaction = on_kernel_signal;
+    // SA_NODEFER: the handler leaves through a jump, never returning to unblock the signal.
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    for (int sig : kKernelSignals) sigaction(sig, &action, &g_previous[sig]);
+    return true;
+  }();
+  (void)installed;
+}
+
+// Until the run finishes or its time is up; then every worker still in a kernel call gets SIGURG until it has left,
+// since a signal that finds it in the emulator's code rather than the kernel's is ignored.
+void watch_time(Run& r) {
+  std::unique_lock<std::mutex> lock(r.workers_mu);
+  const auto limit = std::chrono::duration<double>(r.opt.timeout_seconds);
+  if (r.workers_done.wait_for(lock, limit, [&] { return r.finished; })) return;
+  r.timed_out = true;
+  r.stop = true;
+  while (!r.finished) {
+    for (pthread_t worker : r.running) pthread_kill(worker, SIGURG);
+    r.workers_done.wait_for(lock, std::chrono::milliseconds(10), [&] { return r.finished; });
+  }
+}
 
 // -------------------------------------------------------------- workers
 void prepare_stacks(Worker& w, uint32_t n, std::size_t stack_bytes) {
@@ -1024,6 +1194,13 @@ void worker_main(Run& r, bool fiber_mode) {
   w->run = &r;
   w->fiber_mode = fiber_mode;
   t_worker = w.get();
+  w->signal_stack.reset(new unsigned char[kSignalStackBytes]);
+  stack_t signal_stack{w->signal_stack.get(), 0, kSignalStackBytes}, previous_stack{};
+  sigaltstack(&signal_stack, &previous_stack);
+  {
+    std::lock_guard<std::mutex> lock(r.workers_mu);
+    r.running.push_back(pthread_self());
+  }
   if (fiber_mode) prepare_stacks(*w, r.tg[0] * r.tg[1] * r.tg[2], std::max<std::size_t>(r.opt.stack_bytes, 16384));
   const uint64_t total = static_cast<uint64_t>(r.ntg[0]) * r.ntg[1] * r.ntg[2];
   for (;;) {
@@ -1031,6 +1208,11 @@ void worker_main(Run& r, bool fiber_mode) {
     if (k >= total || r.stop) break;
     run_threadgroup(*w, k);
   }
+  {
+    std::lock_guard<std::mutex> lock(r.workers_mu);
+    r.running.erase(std::find(r.running.begin(), r.running.end(), pthread_self()));
+  }
+  sigaltstack(&previous_stack, nullptr);
   r.live_workers--;
   t_worker = nullptr;
 }
@@ -1084,12 +1266,39 @@ void fill_init(void* data, Dtype d, std::size_t count, float v) {
   }
 }
 
+// The loaded segments of the library dlopen gave handle h.
+KernelImage image_of(void* h) {
+  KernelImage image;
+  link_map* map = nullptr;
+  if (dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map) return image;
+  struct Search {
+    ElfW(Addr) base;
+    KernelImage* image;
+  } search{map->l_addr, &image};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        auto& s = *static_cast<Search*>(data);
+        if (info->dlpi_addr != s.base) return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD) continue;
+          const auto* lo = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
+          s.image->segments.push_back({lo, lo + ph.p_memsz});
+          if (ph.p_flags & PF_X) s.image->code = s.image->segments.back();
+        }
+        return 1;
+      },
+      &search);
+  return image;
+}
+
 struct Library {
   void* handle = nullptr;
   EntryFn entry = nullptr;
   const ms_kernel_info* info = nullptr;
   int* checking = nullptr;
   std::unique_ptr<LineTable> lines;
+  KernelImage image;
   std::mutex run_mu;  // the .so's checking flag is global: one run at a time per library
 };
 
@@ -1119,6 +1328,7 @@ Library* load_library(const std::filesystem::path& so, std::string& err) {
   }
   *rt = &kRuntime;
   lib->lines = std::make_unique<LineTable>(so, h);
+  lib->image = image_of(h);
   slot = std::move(lib);
   return slot.get();
 }
@@ -1126,6 +1336,7 @@ Library* load_library(const std::filesystem::path& so, std::string& err) {
 }  // namespace
 
 std::string preload(const std::filesystem::path& so_path) {
+  install_signal_handlers();
   std::string err;
   load_library(so_path, err);
   return err;
@@ -1186,6 +1397,8 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   std::lock_guard<std::mutex> lib_lock(lib->run_mu);
   r.entry = lib->entry;
   r.lines = lib->lines.get();
+  r.image = &lib->image;
+  install_signal_handlers();
 
   // Buffer table in MLX's buffer-index order.
   std::vector<std::unique_ptr<Padded>> owned;
@@ -1245,9 +1458,23 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   const bool fibers = lib->info->uses_sync != 0;
   std::vector<std::thread> pool;
   r.live_workers = nw;  // before any starts: a spinning worker compares against it
+  std::thread watchdog;
+  try {
+    if (options.timeout_seconds > 0) watchdog = std::thread([&] { watch_time(r); });
+  } catch (const std::system_error&) {
+    // No thread to be had (a sandbox): the run goes without a time limit.
+  }
   for (unsigned i = 1; i < nw; ++i) pool.emplace_back([&] { worker_main(r, fibers); });
   worker_main(r, fibers);
   for (auto& t : pool) t.join();
+  if (watchdog.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(r.workers_mu);
+      r.finished = true;
+    }
+    r.workers_done.notify_all();
+    watchdog.join();
+  }
 
   if (padded) {
     // A write the hooks did not see (an exchange, a copy by an uninstrumented routine) still left its mark on the copy.

@@ -1,4 +1,6 @@
 // Diagnostics: each buggy kernel must be reported, its correct twin must run clean.
+#include <algorithm>
+
 #include "helpers.hpp"
 
 using namespace mstest;
@@ -468,6 +470,108 @@ TEST(MetalsimDiagnostics, MisalignedVectorAccessIsReportedNotACrash) {
   const std::string tg = only_diagnostic(launch(spec64("misaligned_tg_vector_bug", "misaligned_tg_vector_bug.metal")),
                                          DiagnosticKind::MisalignedAccess, "tile");
   EXPECT_TRUE(names(tg, "misaligned 16-byte read of threadgroup variable 'tile' (byte 8)", "body line 8")) << tg;
+}
+
+// diag/<name>.metal with the scalar input n = 64 beside `a`.
+Launch launch_with_n(const std::string& name, RunOptions o = {}) {
+  return launch(spec64(name, name + ".metal", 64, true), o);
+}
+
+// A read far outside every buffer (an index in the millions, a null pointer, a pointer built from an integer) is
+// refused before it happens, in device, threadgroup and atomic forms, with and without fibers: it stops the run
+// with an out_of_bounds finding at its line instead of faulting on the host.
+TEST(MetalsimDiagnostics, ReadsFarOutsideEveryBufferAreStoppedBeforeTheyFault) {
+  struct Case {
+    std::string kernel, text, line;
+  };
+  const Case cases[] = {
+      {"far_read_bug", "out-of-bounds read of 4 bytes at an address outside every buffer", "body line 3"},
+      {"far_read_below_bug", "out-of-bounds read of 4 bytes at an address outside every buffer", "body line 3"},
+      {"far_read_vector_bug", "out-of-bounds read of 16 bytes at an address outside every buffer", "body line 4"},
+      {"far_read_packed_bug", "out-of-bounds read of 4 bytes at an address outside every buffer", "body line 4"},
+      // Only its components are used: the 32-byte vector is read as 8-byte loads.
+      {"far_read_wide_vector_bug", "out-of-bounds read of 8 bytes at an address outside every buffer", "body line 5"},
+      {"far_read_threadgroup_bug", "out-of-bounds read of 4 bytes at an address outside every buffer", "body line 6"},
+      {"far_read_atomic_bug", "out-of-bounds atomic operation on 4 bytes at an address outside every buffer",
+       "body line 4"},
+      {"far_read_integer_pointer_bug", "out-of-bounds read of 4 bytes at an address outside every buffer",
+       "body line 5"},
+      {"null_read_bug", "out-of-bounds read of 4 bytes at address 0 (a null pointer, or one never set)", "body line 4"},
+  };
+  for (const Case& c : cases) {
+    const std::string message = only_diagnostic(launch(spec64(c.kernel, c.kernel + ".metal")), DiagnosticKind::OutOfBounds, "");
+    EXPECT_TRUE(names(message, c.text, c.line)) << c.kernel << ": " << message;
+    EXPECT_TRUE(contains(message, "the run stopped here")) << message;
+  }
+  // Never stored: threadgroup memory starts as all ones, not an address of any buffer.
+  const Launch never_set = launch(spec64("uninitialized_pointer_bug", "uninitialized_pointer_bug.metal"));
+  EXPECT_TRUE(has_kind(never_set.result, DiagnosticKind::UninitializedRead)) << describe(never_set.result);
+  EXPECT_TRUE(has_kind(never_set.result, DiagnosticKind::OutOfBounds)) << describe(never_set.result);
+  // Reads outside the buffers that a kernel may make: constant tables, private arrays, threadgroup memory.
+  Launch honest = launch(spec64("far_read_ok", "far_read_ok.metal"));
+  EXPECT_TRUE(honest.result.ok) << describe(honest.result);
+  // Thread 0: tile[1] = a[6] (thread 1's local[5]), tile[0] = a[0], local[kOrder[0]] = a[7], kScale[0].
+  EXPECT_EQ(honest.out[0], 7.0f + 1.0f + 8.0f * 1.0f);
+}
+
+// What no check before an access sees faults on the host: a constant table (not instrumented) read far past its end.
+// The fault becomes a finding at its line.
+TEST(MetalsimDiagnostics, FaultingReadsBecomeFindings) {
+  const std::string message = only_diagnostic(launch(spec64("far_read_constant_table_bug", "far_read_constant_table_bug.metal")),
+                                              DiagnosticKind::OutOfBounds, "");
+  EXPECT_TRUE(names(message, "out-of-bounds read of an address outside every buffer", "body line 5")) << message;
+  EXPECT_TRUE(contains(message, "the access faulted on the host; the run stopped here")) << message;
+}
+
+// Integer division or remainder by zero, and INT_MIN / -1, trap on the host where a GPU returns an unspecified value:
+// a division_by_zero finding at the line. A guarded divisor runs clean.
+TEST(MetalsimDiagnostics, IntegerDivisionByZeroIsAFinding) {
+  for (const auto& [kernel, line] : {std::pair<std::string, std::string>{"division_by_zero_bug", "body line 4"},
+                                     {"modulo_by_zero_bug", "body line 4"},
+                                     {"division_overflow_bug", "body line 5"}}) {
+    const std::string message = only_diagnostic(launch_with_n(kernel), DiagnosticKind::DivisionByZero, "");
+    EXPECT_TRUE(names(message, "integer division or remainder by zero (or of the most negative value by -1) by thread", line))
+        << kernel << ": " << message;
+  }
+  const Launch guarded = launch_with_n("division_ok");
+  EXPECT_TRUE(guarded.result.ok) << describe(guarded.result);
+  EXPECT_EQ(guarded.out[9], 9.0f);
+}
+
+// Private arrays beyond a thread's stack: a fiber's 128 KiB, or a host thread's stack without fibers.
+TEST(MetalsimDiagnostics, PrivateArraysBeyondTheStackAreAStackOverflow) {
+  const std::string fiber = only_diagnostic(launch(spec64("stack_overflow_bug", "stack_overflow_bug.metal")),
+                                            DiagnosticKind::StackOverflow, "");
+  EXPECT_TRUE(contains(fiber, "stack overflow: thread (0,0,0)") && contains(fiber, "needs more than its 128 KiB stack"))
+      << fiber;
+  const std::string host = only_diagnostic(launch(spec64("stack_overflow_host_bug", "stack_overflow_host_bug.metal")),
+                                           DiagnosticKind::StackOverflow, "");
+  EXPECT_TRUE(contains(host, "needs more than its host thread's stack")) << host;
+}
+
+TEST(MetalsimDiagnostics, HugeThreadgroupArrayStopsTheRun) {
+  const Launch l = launch(spec64("huge_threadgroup_bug", "huge_threadgroup_bug.metal"));
+  ASSERT_FALSE(l.result.ok);
+  EXPECT_TRUE(std::any_of(l.result.diagnostics.begin(), l.result.diagnostics.end(), [](const Diagnostic& d) {
+    return d.kind == DiagnosticKind::ThreadgroupMemoryLimit && d.buffer == "huge" && contains(d.message, "1 MiB arena");
+  })) << describe(l.result);
+}
+
+// A thread still running when the run's time is up is stopped, with and without memory accesses in its loop.
+TEST(MetalsimDiagnostics, EndlessLoopsTimeOut) {
+  RunOptions quick;
+  quick.timeout_seconds = 0.5;
+  for (const std::string kernel : {"endless_loop_bug", "endless_load_loop_bug"}) {
+    const std::string message = only_diagnostic(launch_with_n(kernel, quick), DiagnosticKind::Timeout, "");
+    EXPECT_TRUE(contains(message, "thread (0,0,0) (threadgroup (0,0,0), local (0,0,0))") &&
+                contains(message, "was still running after 0.5 s"))
+        << kernel << ": " << message;
+  }
+}
+
+TEST(MetalsimDiagnostics, TrapInstructionIsAFinding) {
+  const std::string message = only_diagnostic(launch(spec64("trap_bug", "trap_bug.metal")), DiagnosticKind::Trap, "");
+  EXPECT_TRUE(names(message, "trap instruction reached by thread (5,0,0)", "body line 3")) << message;
 }
 
 TEST(MetalsimDiagnostics, MismatchedBuffersAreInvalidLaunch) {

@@ -1421,7 +1421,9 @@ template <class D, class A, class B> inline void simdgroup_multiply(simdgroup_ma
 // ---------------------------------------------------------- threadgroup memory
 // `threadgroup T name[N];` is rewritten to `auto& name = __ms_tg<T[N]>(id, "name");`
 template <class X> inline X& __ms_tg(uint32_t id, const char* name) {
-  return *(X*)metalsim_rt->threadgroup_alloc(id, sizeof(X), alignof(X), name);
+  // Saturated: a 4 GiB array must not pass as an empty one.
+  constexpr uint32_t bytes = sizeof(X) > 0xffffffffu ? 0xffffffffu : uint32_t(sizeof(X));
+  return *(X*)metalsim_rt->threadgroup_alloc(id, bytes, alignof(X), name);
 }
 
 // ------------------------------------------------ swizzle arguments

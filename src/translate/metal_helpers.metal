@@ -219,8 +219,47 @@ struct BlockReduce {
   T Sum(T input, int num_valid) { return Reduce(input, cub::Sum(), num_valid); }
 };
 
+// The one-item scans BlockScan and WarpScan share, over the collective S's scan() and is_first() (the thread whose
+// exclusive output is the initial value).
+template <typename S, typename T> struct ks_cub_scans {
+  template <typename Op> void InclusiveScan(T input, thread T& output, Op op, thread T& aggregate) {
+    T exclusive;
+    static_cast<thread S*>(this)->scan(input, op, output, exclusive, aggregate);
+  }
+  template <typename Op> void InclusiveScan(T input, thread T& output, Op op) {
+    T aggregate;
+    InclusiveScan(input, output, op, aggregate);
+  }
+  template <typename Op> void ExclusiveScan(T input, thread T& output, T initial_value, Op op, thread T& aggregate) {
+    T inclusive, exclusive;
+    static_cast<thread S*>(this)->scan(input, op, inclusive, exclusive, aggregate);
+    output = static_cast<thread S*>(this)->is_first() ? initial_value : op(initial_value, exclusive);
+  }
+  template <typename Op> void ExclusiveScan(T input, thread T& output, T initial_value, Op op) {
+    T aggregate;
+    ExclusiveScan(input, output, initial_value, op, aggregate);
+  }
+  template <typename Op> void ExclusiveScan(T input, thread T& output, Op op, thread T& aggregate) {  // the first's: undefined
+    T inclusive;
+    static_cast<thread S*>(this)->scan(input, op, inclusive, output, aggregate);
+  }
+  template <typename Op> void ExclusiveScan(T input, thread T& output, Op op) {
+    T aggregate;
+    ExclusiveScan(input, output, op, aggregate);
+  }
+  void InclusiveSum(T input, thread T& output, thread T& aggregate) { InclusiveScan(input, output, cub::Sum(), aggregate); }
+  void InclusiveSum(T input, thread T& output) { InclusiveScan(input, output, cub::Sum()); }
+  void ExclusiveSum(T input, thread T& output, thread T& aggregate) { ExclusiveScan(input, output, T(0), cub::Sum(), aggregate); }
+  void ExclusiveSum(T input, thread T& output) { ExclusiveScan(input, output, T(0), cub::Sum()); }
+};
+
 template <typename T, int BLOCK_DIM_X, BlockScanAlgorithm ALGORITHM = BLOCK_SCAN_RAKING, int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
-struct BlockScan {
+struct BlockScan : ks_cub_scans<BlockScan<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y, BLOCK_DIM_Z>, T> {
+  using Scans = ks_cub_scans<BlockScan<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y, BLOCK_DIM_Z>, T>;
+  using Scans::InclusiveSum;
+  using Scans::ExclusiveSum;
+  using Scans::InclusiveScan;
+  using Scans::ExclusiveScan;
   enum { BLOCK_THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z, WARPS = (BLOCK_THREADS + 31) / 32 };
   struct TempStorage {
     T warp_aggregates[WARPS];
@@ -249,31 +288,7 @@ struct BlockScan {
     const T before = simd_shuffle_up(inclusive, ushort(1));
     exclusive = lane == 0 ? warp_prefix : before;
   }
-  template <typename Op> void InclusiveScan(T input, thread T& output, Op op, thread T& block_aggregate) {
-    T exclusive;
-    scan(input, op, output, exclusive, block_aggregate);
-  }
-  template <typename Op> void InclusiveScan(T input, thread T& output, Op op) {
-    T aggregate;
-    InclusiveScan(input, output, op, aggregate);
-  }
-  template <typename Op> void ExclusiveScan(T input, thread T& output, T initial_value, Op op, thread T& block_aggregate) {
-    T inclusive, exclusive;
-    scan(input, op, inclusive, exclusive, block_aggregate);
-    output = rank == 0 ? initial_value : op(initial_value, exclusive);
-  }
-  template <typename Op> void ExclusiveScan(T input, thread T& output, T initial_value, Op op) {
-    T aggregate;
-    ExclusiveScan(input, output, initial_value, op, aggregate);
-  }
-  template <typename Op> void ExclusiveScan(T input, thread T& output, Op op) {  // thread 0's output: undefined
-    T inclusive, aggregate;
-    scan(input, op, inclusive, output, aggregate);
-  }
-  void InclusiveSum(T input, thread T& output, thread T& block_aggregate) { InclusiveScan(input, output, cub::Sum(), block_aggregate); }
-  void InclusiveSum(T input, thread T& output) { InclusiveScan(input, output, cub::Sum()); }
-  void ExclusiveSum(T input, thread T& output, thread T& block_aggregate) { ExclusiveScan(input, output, T(0), cub::Sum(), block_aggregate); }
-  void ExclusiveSum(T input, thread T& output) { ExclusiveScan(input, output, T(0), cub::Sum()); }
+  bool is_first() const { return rank == 0; }
   // Several items per thread (blocked: the thread's items are consecutive): the thread's own scan after the
   // block's exclusive scan of the threads' totals. input and output may be the same array.
   template <int ITEMS, typename Op> static T thread_total(thread T (&input)[ITEMS], Op op) {
@@ -318,77 +333,52 @@ struct BlockScan {
   }
 };
 
+// A thread's place in its logical warp of W lanes: W consecutive lanes of a SIMD group, the last one ending where its
+// SIMD group does (a partial last SIMD group, or a W that does not divide 32).
+template <int W> struct ks_cub_logical_warp {
+  uint lane, start, width;  // the lane in the logical warp, the warp's first lane in the SIMD group, its lanes
+  ks_cub_logical_warp(uint3 position, uint3 threads) {
+    const uint rank = ks_cub_rank(position, threads.x, threads.y), simd_lane = rank % 32;
+    lane = simd_lane % W;
+    start = simd_lane - lane;
+    width = min(uint(W), min(32u, threads.x * threads.y * threads.z - (rank - simd_lane)) - start);
+  }
+};
+
 template <typename T, int LOGICAL_WARP_THREADS = 32>
 struct WarpReduce {
   struct TempStorage {};
-  uint lane, width;  // the lane in its logical warp, and the lanes the warp has
-  WarpReduce(threadgroup TempStorage&, uint3 position, uint3 threads) {
-    const uint rank = ks_cub_rank(position, threads.x, threads.y), simd_lane = rank % 32;
-    lane = simd_lane % LOGICAL_WARP_THREADS;
-    // A logical warp ends where its SIMD group does (a partial last one, or a width that does not divide 32).
-    const uint simd_lanes = min(32u, threads.x * threads.y * threads.z - (rank - simd_lane));
-    width = min(uint(LOGICAL_WARP_THREADS), simd_lanes - (simd_lane - lane));
-  }
+  ks_cub_logical_warp<LOGICAL_WARP_THREADS> warp;
+  WarpReduce(threadgroup TempStorage&, uint3 position, uint3 threads) : warp(position, threads) {}
   // The aggregate in the logical warp's lane 0 (CUB's result; other lanes: a partial).
   template <typename Op> T Reduce(T input, Op op, int valid_items) {
-    return ks_cub_segment_reduce(input, op, lane, uint(LOGICAL_WARP_THREADS), min(width, uint(max(valid_items, 0))));
+    return ks_cub_segment_reduce(input, op, warp.lane, uint(LOGICAL_WARP_THREADS), min(warp.width, uint(max(valid_items, 0))));
   }
-  template <typename Op> T Reduce(T input, Op op) { return ks_cub_segment_reduce(input, op, lane, uint(LOGICAL_WARP_THREADS), width); }
+  template <typename Op> T Reduce(T input, Op op) {
+    return ks_cub_segment_reduce(input, op, warp.lane, uint(LOGICAL_WARP_THREADS), warp.width);
+  }
   T Sum(T input, int valid_items) { return Reduce(input, cub::Sum(), valid_items); }
   T Sum(T input) { return Reduce(input, cub::Sum()); }
 };
 
 template <typename T, int LOGICAL_WARP_THREADS = 32>
-struct WarpScan {
+struct WarpScan : ks_cub_scans<WarpScan<T, LOGICAL_WARP_THREADS>, T> {
   struct TempStorage {};
-  uint lane, first, width;  // the lane in its logical warp, the warp's first lane in the SIMD group, its lanes
-  WarpScan(threadgroup TempStorage&, uint3 position, uint3 threads) {
-    const uint rank = ks_cub_rank(position, threads.x, threads.y), simd_lane = rank % 32;
-    lane = simd_lane % LOGICAL_WARP_THREADS;
-    first = simd_lane - lane;
-    width = min(uint(LOGICAL_WARP_THREADS), min(32u, threads.x * threads.y * threads.z - (rank - simd_lane)) - first);
-  }
+  ks_cub_logical_warp<LOGICAL_WARP_THREADS> warp;
+  WarpScan(threadgroup TempStorage&, uint3 position, uint3 threads) : warp(position, threads) {}
   // The inclusive scan by lane within the logical warp, the exclusive one (the inclusive of the lane before; lane 0:
   // undefined, as in CUB), and the warp's aggregate (its last lane's inclusive) in every lane.
   template <typename Op> void scan(T input, Op op, thread T& inclusive, thread T& exclusive, thread T& aggregate) {
     T v = input;
     for (uint offset = 1; offset < uint(LOGICAL_WARP_THREADS); offset *= 2) {
       const T up = simd_shuffle_up(v, ushort(offset));
-      if (lane >= offset) v = op(up, v);
+      if (warp.lane >= offset) v = op(up, v);
     }
     inclusive = v;
     exclusive = simd_shuffle_up(v, ushort(1));
-    aggregate = simd_shuffle(v, ushort(first + width - 1));
+    aggregate = simd_shuffle(v, ushort(warp.start + warp.width - 1));
   }
-  template <typename Op> void InclusiveScan(T input, thread T& output, Op op, thread T& warp_aggregate) {
-    T exclusive;
-    scan(input, op, output, exclusive, warp_aggregate);
-  }
-  template <typename Op> void InclusiveScan(T input, thread T& output, Op op) {
-    T aggregate;
-    InclusiveScan(input, output, op, aggregate);
-  }
-  template <typename Op> void ExclusiveScan(T input, thread T& output, T initial_value, Op op, thread T& warp_aggregate) {
-    T inclusive, exclusive;
-    scan(input, op, inclusive, exclusive, warp_aggregate);
-    output = lane == 0 ? initial_value : op(initial_value, exclusive);
-  }
-  template <typename Op> void ExclusiveScan(T input, thread T& output, T initial_value, Op op) {
-    T aggregate;
-    ExclusiveScan(input, output, initial_value, op, aggregate);
-  }
-  template <typename Op> void ExclusiveScan(T input, thread T& output, Op op, thread T& warp_aggregate) {  // lane 0: undefined
-    T inclusive;
-    scan(input, op, inclusive, output, warp_aggregate);
-  }
-  template <typename Op> void ExclusiveScan(T input, thread T& output, Op op) {
-    T aggregate;
-    ExclusiveScan(input, output, op, aggregate);
-  }
-  void InclusiveSum(T input, thread T& output, thread T& warp_aggregate) { InclusiveScan(input, output, cub::Sum(), warp_aggregate); }
-  void InclusiveSum(T input, thread T& output) { InclusiveScan(input, output, cub::Sum()); }
-  void ExclusiveSum(T input, thread T& output, thread T& warp_aggregate) { ExclusiveScan(input, output, T(0), cub::Sum(), warp_aggregate); }
-  void ExclusiveSum(T input, thread T& output) { ExclusiveScan(input, output, T(0), cub::Sum()); }
+  bool is_first() const { return warp.lane == 0; }
 };
 
 // Blocked arrangement (a thread's items consecutive, thread after thread) for every algorithm but the striped

@@ -26,10 +26,9 @@ struct BlockReduce {
   template <class Op> __device__ T Reduce(T, Op) { return {}; }
   template <class Op> __device__ T Reduce(T, Op, int) { return {}; }
 };
-template <class T, int BLOCK_DIM_X, BlockScanAlgorithm ALGORITHM = BLOCK_SCAN_RAKING, int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
-struct BlockScan {
-  struct TempStorage {};
-  __device__ BlockScan(TempStorage&);
+// The one-item scans of BlockScan and WarpScan (with or without the aggregate, with or without an initial value).
+template <class T>
+struct ScanOneItem {
   __device__ void InclusiveSum(T, T&) {}
   __device__ void InclusiveSum(T, T&, T&) {}
   __device__ void ExclusiveSum(T, T&) {}
@@ -37,8 +36,18 @@ struct BlockScan {
   template <class Op> __device__ void InclusiveScan(T, T&, Op) {}
   template <class Op> __device__ void InclusiveScan(T, T&, Op, T&) {}
   template <class Op> __device__ void ExclusiveScan(T, T&, Op) {}
+  template <class Op> __device__ void ExclusiveScan(T, T&, Op, T&) {}
   template <class Op> __device__ void ExclusiveScan(T, T&, T, Op) {}
   template <class Op> __device__ void ExclusiveScan(T, T&, T, Op, T&) {}
+};
+template <class T, int BLOCK_DIM_X, BlockScanAlgorithm ALGORITHM = BLOCK_SCAN_RAKING, int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
+struct BlockScan : ScanOneItem<T> {
+  struct TempStorage {};
+  __device__ BlockScan(TempStorage&);
+  using ScanOneItem<T>::InclusiveSum;
+  using ScanOneItem<T>::ExclusiveSum;
+  using ScanOneItem<T>::InclusiveScan;
+  using ScanOneItem<T>::ExclusiveScan;
   template <int N> __device__ void InclusiveSum(T (&)[N], T (&)[N]) {}
   template <int N> __device__ void InclusiveSum(T (&)[N], T (&)[N], T&) {}
   template <int N> __device__ void ExclusiveSum(T (&)[N], T (&)[N]) {}
@@ -58,19 +67,9 @@ struct WarpReduce {
   template <class Op> __device__ T Reduce(T, Op, int) { return {}; }
 };
 template <class T, int LOGICAL_WARP_THREADS = 32>
-struct WarpScan {
+struct WarpScan : ScanOneItem<T> {
   struct TempStorage {};
   __device__ WarpScan(TempStorage&);
-  __device__ void InclusiveSum(T, T&) {}
-  __device__ void InclusiveSum(T, T&, T&) {}
-  __device__ void ExclusiveSum(T, T&) {}
-  __device__ void ExclusiveSum(T, T&, T&) {}
-  template <class Op> __device__ void InclusiveScan(T, T&, Op) {}
-  template <class Op> __device__ void InclusiveScan(T, T&, Op, T&) {}
-  template <class Op> __device__ void ExclusiveScan(T, T&, Op) {}
-  template <class Op> __device__ void ExclusiveScan(T, T&, Op, T&) {}
-  template <class Op> __device__ void ExclusiveScan(T, T&, T, Op) {}
-  template <class Op> __device__ void ExclusiveScan(T, T&, T, Op, T&) {}
 };
 template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockLoadAlgorithm ALGORITHM = BLOCK_LOAD_DIRECT, int BLOCK_DIM_Y = 1,
           int BLOCK_DIM_Z = 1>

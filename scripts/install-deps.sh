@@ -4,6 +4,7 @@
 set -euo pipefail
 
 # libclang-14-dev: the CUDA -> Metal translator (`ksearch port`, docs/TRANSLATE.md) parses CUDA with it.
+# libpcre2-dev: regular expressions over candidates' sources and models' answers (core/pattern.hpp).
 # libdw-dev: metalsim reads a kernel's line tables so that its findings name the kernel's line.
 # slurm-wlm, munge: `--executor slurm` (sbatch, squeue, scancel) and its test, which starts a
 # single-node Slurm of its own (tests/executors/slurm_cluster.sh).
@@ -11,7 +12,7 @@ apt_packages=(
   build-essential cmake ninja-build pkg-config clang
   nlohmann-json3-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libcli11-dev libfmt-dev
   libspdlog-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libboost-context-dev libboost-dev libseccomp-dev libcpp-httplib-dev libssl-dev libmuparser-dev
+  libboost-context-dev libboost-dev libpcre2-dev libseccomp-dev libcpp-httplib-dev libssl-dev libmuparser-dev
   chromium libpng-dev python3 python3-pip libclang-14-dev libdw-dev
   slurm-wlm munge
 )

@@ -96,6 +96,21 @@ std::optional<RuleViolation> first_use(const ForbiddenRule& rule, const SourceSc
   return std::nullopt;
 }
 
+// The rule's pattern on the candidate's text. The text is untrusted: one built to make the pattern backtrack past the
+// engine's limits is refused as such (a violation naming the rule), never left unchecked.
+std::optional<Pattern::Match> find_pattern(const ForbiddenRule& rule, const std::string& text, std::vector<RuleViolation>& out) {
+  const bool refused = std::any_of(out.begin(), out.end(), [](const RuleViolation& v) { return v.rule == "rule-check"; });
+  if (!rule.regex || refused) return std::nullopt;  // once refused, the other patterns need not spend their time
+  try {
+    return rule.regex->search(text);
+  } catch (const PatternLimitError& e) {
+    out.push_back({"rule-check", fmt::format("the source could not be checked against rule '{}' within the pattern engine's limits "
+                                             "(a source built to make the check backtrack): {}",
+                                             rule.id, e.what())});
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
@@ -108,11 +123,10 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
     out.push_back({"line-directive", "Line directives (#line N \"file\", # N \"file\") are not allowed: they would hide where code comes from.", line});
   // One report per rule is enough for a fix. Patterns read the text as the compiler tokenizes it.
   for (const auto& rule : forbidden) {
-    std::smatch match;
     const std::string& text = rule.sees_strings ? scan.code_and_strings : scan.code;
-    if (!rule.pattern.empty() && std::regex_search(text, match, rule.regex))
-      out.push_back({rule.id, fmt::format("{} (found '{}')", rule.message, match.str(rule.report_group)),
-                     line_of(text, size_t(match.position(rule.report_group)))});
+    if (const auto match = find_pattern(rule, text, out))
+      out.push_back({rule.id, fmt::format("{} (found '{}')", rule.message, match->str(rule.report_group)),
+                     line_of(text, match->position(rule.report_group))});
     else if (auto use = first_use(rule, scan, declared, false))
       out.push_back(*use);
   }
@@ -148,12 +162,12 @@ std::vector<RuleViolation> RuleSet::check_preprocessed(const std::string& prepro
   const SourceScan scan = scan_preprocessed(preprocessed, file);
   const std::set<std::string> declared = declared_names(scan);
   for (const auto& rule : forbidden) {
-    std::smatch match;
     // The candidate's lines of the preprocessor's output, their contents only (line numbers are the output's).
-    if (rule.sees_preprocessed && !rule.pattern.empty() && std::regex_search(scan.code, match, rule.regex))
+    const auto match = rule.sees_preprocessed ? find_pattern(rule, scan.code, out) : std::nullopt;
+    if (match)
       out.push_back({rule.id, fmt::format("{} (found '{}' in what the preprocessor made of the candidate's lines: a macro "
                                           "it uses expands to it)",
-                                          rule.message, match.str(rule.report_group))});
+                                          rule.message, match->str(rule.report_group))});
     else if (auto use = first_use(rule, scan, declared, true))
       out.push_back(*use);
   }
@@ -174,7 +188,11 @@ std::vector<RuleViolation> RuleSet::check_preprocessed(const std::string& prepro
 
 const ForbiddenRule* RuleSet::unavailable_in(const std::string& text) const {
   for (const auto& rule : unavailable)
-    if (std::regex_search(text, rule.regex)) return &rule;
+    try {
+      if (rule.regex->found_in(text)) return &rule;
+    } catch (const PatternLimitError&) {
+      return &rule;  // a text that cannot be read within the limits is not relied on
+    }
   return nullptr;
 }
 
@@ -240,7 +258,7 @@ ObjectRules load_object_rules(toml::node_view<const toml::node> table, const std
 
 // The [[`key`]] rules of a rules file: id, message, and a pattern (compiled with `flags`) or identifiers.
 std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* key, const std::filesystem::path& file,
-                                         std::regex::flag_type flags) {
+                                         bool ignore_case) {
   std::vector<ForbiddenRule> out;
   const auto* entries = root[key].as_array();
   if (!entries) return out;
@@ -262,11 +280,11 @@ std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* ke
     if (rule.id.empty() || rule.message.empty() || (rule.pattern.empty() && identifiers.empty() && calls.empty()))
       throw Error(fmt::format("{}:{}: a [[{}]] rule needs id, message, and a pattern, identifiers or calls", file.string(), line, key));
     try {
-      if (!rule.pattern.empty()) rule.regex = std::regex(rule.pattern, flags | std::regex::optimize);
-    } catch (const std::regex_error& e) {
+      if (!rule.pattern.empty()) rule.regex.emplace(rule.pattern, ignore_case);
+    } catch (const Error& e) {
       throw Error(fmt::format("{}:{}: bad pattern for rule '{}': {}", file.string(), line, rule.id, e.what()));
     }
-    if (rule.report_group > (rule.pattern.empty() ? 0 : rule.regex.mark_count()))
+    if (rule.report_group > (rule.regex ? rule.regex->group_count() : 0))
       throw Error(fmt::format("{}:{}: rule '{}' reports group {}, which its pattern lacks", file.string(), line, rule.id,
                               rule.report_group));
     out.push_back(std::move(rule));
@@ -286,8 +304,8 @@ RuleSet load_rules(const std::filesystem::path& file) {
   const toml::table& root = parsed;
   RuleSet rules;
   rules.max_source_bytes = size_t(root["limits"]["max_source_bytes"].value_or(int64_t(256 * 1024)));
-  rules.forbidden = load_patterns(root, "forbid", file, std::regex::ECMAScript);
-  rules.unavailable = load_patterns(root, "unavailable", file, std::regex::ECMAScript | std::regex::icase);
+  rules.forbidden = load_patterns(root, "forbid", file, false);
+  rules.unavailable = load_patterns(root, "unavailable", file, true);
   for (const auto& rule : rules.unavailable)
     if (rule.pattern.empty()) throw Error(fmt::format("{}: [[unavailable]] rule '{}' needs a pattern", file.string(), rule.id));
   for (const auto& h : string_list(root["includes"]["allow"], file, "includes.allow")) rules.allowed_includes.insert(h);

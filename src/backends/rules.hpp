@@ -2,10 +2,12 @@
 // backends/rules: a hardware profile's machine-checked rules (profiles/<backend>.rules.toml) on a
 // candidate's text, on its preprocessed source and on the built object, before anything runs it.
 #include <filesystem>
-#include <regex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "core/pattern.hpp"
 
 namespace ksearch::backends {
 
@@ -39,10 +41,10 @@ class NameList {
 struct ForbiddenRule {
   std::string id;
   std::string message;
-  std::string pattern;  // ECMAScript regex; empty: none
-  std::regex regex;
+  std::string pattern;  // Perl/ECMAScript regex (core/pattern.hpp); empty: none
+  std::optional<Pattern> regex;
   // The capture group whose text and line a violation reports: a pattern may match the token before
-  // the construct (std::regex has no lookbehind) and report only the construct.
+  // the construct and report only the construct.
   size_t report_group = 0;
   // The pattern sees string literals too (`strings = true`: a `_Pragma("...")` operator's argument); comments never.
   bool sees_strings = false;

@@ -28,7 +28,13 @@ std::string strip_quotes(std::string_view s) {
   return std::string(s);
 }
 
+// Models' answers are untrusted text, and std::regex recurses once per character it matches: each regex below reads
+// a piece of bounded length (a degenerate answer's 200 KB fence line or tag would overflow the stack).
+constexpr size_t kMaxFilename = 255;
+constexpr size_t kMaxTagAttributes = 4096;
+
 bool looks_like_filename(std::string_view s) {
+  if (s.size() > kMaxFilename) return false;
   static const std::regex re(R"([\w./+-]*\w\.[A-Za-z0-9]{1,8})");
   return std::regex_match(s.begin(), s.end(), re);
 }
@@ -184,6 +190,7 @@ std::optional<Tag> find_tag(std::string_view text, size_t from) {
 }
 
 std::optional<std::string> attribute(const std::string& attrs, std::initializer_list<const char*> names) {
+  if (attrs.size() > kMaxTagAttributes) return std::nullopt;
   static const std::regex re(R"re(([A-Za-z_-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))re");
   for (auto it = std::sregex_iterator(attrs.begin(), attrs.end(), re); it != std::sregex_iterator(); ++it) {
     std::string key = lower((*it)[1].str());

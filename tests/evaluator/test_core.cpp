@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 
 #include "backends/rules.hpp"
@@ -7,6 +8,7 @@
 #include "core/stats.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/pattern.hpp"
 #include "core/text.hpp"
 #include "evaluator/compare.hpp"
 #include "tasks/expr.hpp"
@@ -77,6 +79,39 @@ TEST(Stats, RatioIntervalIsATIntervalOnTheLogs) {
   EXPECT_DOUBLE_EQ(one.low, one.high);
   EXPECT_TRUE(r.overlaps(ratio_interval({2.15, 2.3, 2.25})));
   EXPECT_FALSE(r.overlaps(ratio_interval({2.5, 2.6, 2.55})));
+}
+
+// core/pattern: ECMAScript's reading of the patterns the rules files hold (anchors at the text's ends only, groups,
+// lookahead and lookbehind), syntax errors with their offset, and a time limit instead of a crash or a hang.
+TEST(Pattern, MatchesAsTheRulesFilesExpectAndStopsOnTextBuiltToBacktrack) {
+  const ksearch::Pattern anchored("^static");
+  EXPECT_TRUE(anchored.found_in("static int a;"));
+  EXPECT_FALSE(anchored.found_in("int a;\nstatic int b;")) << "^ is the text's start, not a line's";
+  const ksearch::Pattern grouped(R"((?:^|[^\w])\s*(\bstd\s*::\s*(thread|async))\b)");
+  const auto match = grouped.search("auto t = std :: thread(f);");
+  ASSERT_TRUE(match);
+  EXPECT_EQ(grouped.group_count(), 2u);
+  EXPECT_EQ(match->str(1), "std :: thread");
+  EXPECT_EQ(match->position(1), 9u);
+  EXPECT_EQ(match->str(2), "thread");
+  EXPECT_TRUE(ksearch::Pattern("(?<!const )static").found_in("int static x;"));
+  EXPECT_FALSE(ksearch::Pattern("(?<!const )static").found_in("const static x;"));
+  EXPECT_TRUE(ksearch::Pattern("ASM", /*ignore_case=*/true).found_in("asm volatile"));
+  try {
+    ksearch::Pattern("(unclosed");
+    ADD_FAILURE() << "a syntax error must throw";
+  } catch (const ksearch::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at offset 9"), std::string::npos) << e.what();
+  }
+  // Every position starts a match that fails only at the text's end: quadratic work, stopped by the time limit.
+  std::string text;
+  for (int i = 0; i < 30000; ++i) text += "a ";
+  text += " ;";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(ksearch::Pattern(R"(\w(?:\s*\w)*;)").search(text), ksearch::PatternLimitError);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2.0);
+  // A run of a million characters is one match, not a million stack frames.
+  EXPECT_EQ(ksearch::Pattern("x+").search(std::string(1'000'000, 'x'))->groups[0].length, 1'000'000u);
 }
 
 TEST(Rules, CommentsAndStringsDoNotTriggerRules) {

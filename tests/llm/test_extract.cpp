@@ -120,6 +120,20 @@ TEST(ExtractCode, UnclosedTagIsIncomplete) {
   EXPECT_EQ(blocks[0].code, "__global__ void k() {");
 }
 
+// Degenerate answers (a model repeating one character) put 200 KB into a fence's info string or a tag's attributes:
+// read as text that names no file, not as a crash.
+TEST(ExtractCode, DegenerateInfoStringsAndTagsAreReadWithoutCrashing) {
+  const std::string run(200000, 'a');
+  auto fenced = extract_code_blocks("```" + run + ".cu\nint k;\n```\n");
+  ASSERT_EQ(fenced.size(), 1u);
+  EXPECT_FALSE(fenced[0].filename);
+  EXPECT_EQ(fenced[0].code, "int k;");
+  auto tagged = extract_code_blocks("<code name=\"" + run + "\">\nint k;\n</code>");
+  ASSERT_EQ(tagged.size(), 1u);
+  EXPECT_FALSE(tagged[0].filename);
+  EXPECT_EQ(tagged[0].code, "int k;");
+}
+
 TEST(ExtractCode, NoCode) {
   EXPECT_TRUE(extract_code_blocks("I cannot do that. Use `nvcc` instead.").empty());
   EXPECT_FALSE(extract_code("no code here").has_value());

@@ -166,6 +166,39 @@ TEST(Rules, MutableStaticsButNotConstantOnes) {
   EXPECT_EQ(find(after, "persistent-state", "")->line, 2);
 }
 
+// Sources are untrusted text within the size limit: long runs (blank lines, spaces, a string, an identifier) crashed
+// the check when std::regex recursed per character, and runs built to make a pattern backtrack kept it busy for
+// minutes. Each is now read in bounded time: judged as any source, or refused as too costly to check.
+TEST(Rules, SourcesBuiltAgainstThePatternsAreCheckedInBoundedTime) {
+  const auto repeated = [](const std::string& piece, size_t count) {
+    std::string text;
+    for (size_t i = 0; i < count; ++i) text += piece;
+    return text;
+  };
+  const std::vector<std::pair<std::string, std::string>> sources = {
+      {"blank lines", kHeaders + std::string(200000, '\n') + kEntry},
+      {"spaces", kHeaders + "int q = 1" + std::string(200000, ' ') + ";" + kEntry},
+      {"string", kHeaders + "const char* s = \"" + std::string(200000, 'x') + "\";" + kEntry},
+      {"identifier", kHeaders + "const int " + std::string(200000, 'a') + " = 1;" + kEntry},
+      {"statics", kHeaders + repeated("static ", 30000) + kEntry},
+      {"const statics", kHeaders + repeated("const static * ", 15000) + kEntry},
+      {"decltypes", kHeaders + repeated("static decltype( ", 14000) + kEntry},
+  };
+  for (const auto& [what, source] : sources) {
+    ASSERT_LE(source.size(), rules().max_source_bytes) << what;
+    const auto start = std::chrono::steady_clock::now();
+    const auto violations = rules().check(source);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 2.0) << what << "\n" << listing(violations);
+    // 'static' tokens that never end a declaration make the persistent-state pattern start a long failing match at
+    // each: refused. The unclosed decltypes declare nothing, which the pattern tells quickly.
+    if (what.find("statics") != std::string::npos)
+      EXPECT_TRUE(find(violations, "rule-check", "within the pattern engine's limits")) << what << "\n" << listing(violations);
+    else
+      EXPECT_TRUE(violations.empty()) << what << "\n" << listing(violations);
+  }
+}
+
 // Header-only standard headers a kernel may use; <thread>, <chrono> and POSIX headers are not among them.
 TEST(Rules, IncludeAllowlist) {
   EXPECT_TRUE(rules().check("#include <ranges>\n#include <string_view>\n#include <span>\n#include <numbers>\n#include <bit>\n").empty());

@@ -1,5 +1,8 @@
 #include "core/text.hpp"
 
+#include <algorithm>
+#include <vector>
+
 namespace ksearch {
 
 std::string substitute(std::string_view text, const std::map<std::string, std::string, std::less<>>& values) {
@@ -23,6 +26,21 @@ std::string substitute(std::string_view text, const std::map<std::string, std::s
   }
   out.append(text, pos);
   return out;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);  // distances from a's prefix to each prefix of b
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t substituted = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({substituted, row[j] + 1, row[j - 1] + 1});
+    }
+  }
+  return row[b.size()];
 }
 
 }  // namespace ksearch

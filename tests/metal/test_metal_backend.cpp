@@ -283,6 +283,27 @@ TEST(MetalBackend, MissingDirectiveIsACompileError) {
   EXPECT_NE(r.message.find("grid"), std::string::npos) << r.message;
 }
 
+// A misspelt directive would read as a prose comment and a repeated one would override the first without a word:
+// each is a compile error naming its line, while prose comments (capitalised, or no directive's near-miss) stay prose.
+TEST(MetalBackend, MisspeltOrRepeatedDirectivesAreCompileErrorsWithTheirLine) {
+  const Task task = tiny();
+  auto backend = make_backend("metal");
+  Evaluator evaluator(task, *backend, options());
+  const auto refused = [&](const std::string& source, const std::string& expected) {
+    const EvalReport r = evaluator.evaluate(source);
+    EXPECT_EQ(r.status, Status::compile_error) << source;
+    EXPECT_NE(r.message.find(expected), std::string::npos) << r.message;
+  };
+  const std::string body = "y[0] = x[0];\n";
+  refused("// grid: 1, 1, 1\n// threadgroup: 1, 1, 1\n// atomic_output: true\n" + body,
+          "line 3: 'atomic_output:' is no directive; did you mean 'atomic_outputs:'?");
+  refused("// gird: 1, 1, 1\n// grid: 1, 1, 1\n// threadgroup: 1, 1, 1\n" + body, "line 1: 'gird:' is no directive");
+  refused("// grid: 1, 1, 1\n// threadgroup: 1, 1, 1\n// grid: 2, 1, 1\n" + body, "line 3: a second 'grid' directive");
+  const EvalReport prose = evaluator.evaluate(
+      "// Note: one thread copies one element.\n// note: prose in lower case\n// grid: 1, 1, 1\n// threadgroup: 1, 1, 1\n" + body);
+  EXPECT_NE(prose.status, Status::compile_error) << prose.message;
+}
+
 TEST(MetalBackend, UnknownNameInGridIsACompileErrorWithItsLine) {
   const Task task = tiny();
   auto backend = make_backend("metal");

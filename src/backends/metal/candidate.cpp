@@ -6,9 +6,11 @@
 #include <climits>
 #include <cmath>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "tasks/expr.hpp"
 #include "tasks/signature.hpp"
 
@@ -85,6 +87,7 @@ Candidate parse_section(const std::vector<std::string>& lines, size_t from, size
 
   // Directives: the leading run of comment and blank lines (before any code and the marker).
   size_t code_start = from;
+  std::set<std::string> seen_directives;
   for (; code_start < marker; ++code_start) {
     const std::string t = trim(lines[code_start]);
     if (!t.empty() && t.rfind("//", 0) != 0) break;
@@ -92,6 +95,20 @@ Candidate parse_section(const std::vector<std::string>& lines, size_t from, size
     if (!std::regex_match(lines[code_start], m, kDirective)) continue;  // prose comment
     const int line = int(code_start) + 1;
     const std::string key = m[1];
+    // A directive given twice would be overridden without a word; a misspelt one (`// gird: ...`) would read as
+    // prose, and an optional one (`atomic_outputs`, `init_value`) would silently not apply.
+    static const std::vector<std::string> kDirectives = {"grid", "threadgroup", "template", "init_value", "atomic_outputs",
+                                                         "outputs", "scratch"};
+    if (std::find(kDirectives.begin(), kDirectives.end(), key) == kDirectives.end()) {
+      for (const auto& directive : kDirectives)
+        if (key.size() >= 4 && edit_distance(key, directive) <= 2)
+          throw Error(fmt::format("line {}: '{}:' is no directive; did you mean '{}:'? (write prose comments so that they "
+                                  "do not look like one)",
+                                  line, key, directive));
+      continue;
+    }
+    if (key != "template" && !seen_directives.insert(key).second)
+      throw Error(fmt::format("line {}: a second '{}' directive in one kernel (one sets it; 'template' may repeat)", line, key));
     // A trailing comment (e.g. a `// ksearch:knob` declaration) is not part of the value.
     const std::string value = trim(m[2].str().substr(0, m[2].str().find("//")));
     if (key == "grid") {

@@ -1,11 +1,15 @@
 #include "translate/macros.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <map>
 #include <optional>
 #include <vector>
+
+#include "core/error.hpp"
 
 namespace ksearch::translate {
 
@@ -99,6 +103,11 @@ bool names_something(const Macro& m) {
   return false;
 }
 
+// The text expansions may produce in all, counted at every level: macros that double their argument eight times over
+// (`#define A(x) x x`, `B(x) A(A(...(x)))`) expand a line to gigabytes; stopped here with an error instead of eating the
+// machine's memory (24 GiB before the kernel killed `ksearch port`).
+constexpr size_t kMaxExpansionBytes = 16 * 1024 * 1024;
+
 class Expander {
  public:
   std::map<std::string, Macro> active;
@@ -124,7 +133,12 @@ class Expander {
       used.insert(t.text);
       std::set<std::string> inner = disabled;
       inner.insert(t.text);
-      out += expand(tokenize(substitute(m->second, arguments, disabled)), inner);
+      const std::string expansion = expand(tokenize(substitute(m->second, arguments, disabled)), inner);
+      if ((produced_ += expansion.size()) > kMaxExpansionBytes)
+        throw Error(fmt::format("the file's macros expand past {} MiB ('{}' among them): a macro that multiplies its "
+                                "argument at every level; the port expands macros itself and stops there",
+                                kMaxExpansionBytes >> 20, t.text));
+      out += expansion;
       i = end;
     }
     return out;
@@ -155,6 +169,8 @@ class Expander {
     }
     return false;
   }
+
+  size_t produced_ = 0;
 
   static std::string trim(const std::string& s) {
     const size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');

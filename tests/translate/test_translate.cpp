@@ -5,6 +5,8 @@
 // Without libclang every test is skipped.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -473,6 +475,22 @@ TEST(MacroExpansion, ExpandsUsesAndKeepsLines) {
                         "int after = TID;\n"
                         "int late = (2 + 1), function_name_only = CEIL_DIV;\n");
   EXPECT_EQ(e.expanded, (std::set<std::string>{"CALL", "CAT", "CEIL_DIV", "LATE", "NAME", "ROWS_OF", "TID"}));
+}
+
+// Macros that double their argument at every level expand one line to gigabytes (24 GiB of memory before the kernel
+// killed `ksearch port`): the expansion stops with an error naming a macro, quickly; a deep honest nesting expands.
+TEST(MacroExpansion, AnExpansionBombIsAnErrorNotTheMachinesMemory) {
+  const std::string bomb = "#define A(x) x x\n#define B(x) A(A(A(A(A(A(A(A(x))))))))\n#define C(x) B(B(B(B(x))))\nint y = C(1);\n";
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    translate::expand_file_macros(bomb);
+    ADD_FAILURE() << "the bomb expanded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("macros expand past 16 MiB"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
+  const auto honest = translate::expand_file_macros("#define A(x) x x\n#define B(x) A(A(A(A(x))))\nint y = B(1);\n");
+  EXPECT_NE(honest.text.find("int y = 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1;"), std::string::npos) << honest.text;
 }
 
 // The branches a device compilation for an arch takes: the others, and the directives, become empty

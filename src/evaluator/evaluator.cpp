@@ -275,14 +275,17 @@ EvalReport compile_error(EvalReport report, const std::string& log) {
   return report;
 }
 
-// The preprocessor's diagnostics located in the candidate's own file, with their context lines:
-// those in other files would quote files the candidate may have included only to read them.
+// The preprocessor's diagnostics located in the candidate's own file, with their context lines, and the tool's own
+// lines (`cc1plus: out of memory ...` for macros that expand to gigabytes, ksearch's timeout): those in other files
+// would quote files the candidate may have included only to read them.
 std::string candidate_diagnostics(const std::string& log, const std::string& file) {
   std::string out;
   bool keep = false;
   std::istringstream lines(log);
   for (std::string line; std::getline(lines, line);) {
-    if (line.empty() || line[0] != ' ') keep = line.starts_with(file + ":");  // "candidate.cpp:3:10: error: ..."
+    if (line.empty() || line[0] != ' ')  // "candidate.cpp:3:10: error: ...", "cc1plus: ...", "[ksearch] ..."
+      keep = line.starts_with(file + ":") || line.starts_with("[ksearch]") ||
+             (line.find(": ") != std::string::npos && line.find_first_of("/.") > line.find(": "));
     if (keep) out += line + "\n";
   }
   return out.empty() ? "the preprocessor failed in a file the candidate included\n" : out;

@@ -69,6 +69,19 @@ TEST(Evaluator, SeedPassesWithTimingSpeedupAndRoofline) {
 // The seed's timings are cached per workload and per what generates its inputs: a workload changed in memory (here
 // 16 times larger) is timed again instead of being compared with the file's timing (which times the seed on every
 // workload again, in one sitting), and an unchanged task reads its timings back.
+// Macros that double their argument at every level make the preprocessor run out of memory: the report says so
+// (the tool's own line) instead of blaming a file the candidate included.
+TEST(Evaluator, APreprocessorThatRunsOutOfMemoryIsNamedAsTheCause) {
+  const Task task = tiny();
+  auto backend = make_backend("cpu");
+  const EvalReport r = Evaluator(task, *backend, quick_options())
+                           .evaluate("#include <cstdint>\n#define A(x) x x\n#define B(x) A(A(A(A(A(A(A(A(x))))))))\n"
+                                     "#define C(x) B(B(B(B(x))))\n"
+                                     "extern \"C\" void softmax(const float* x, float* y, int64_t r, int64_t c) { C(y[0] = 1;) }\n");
+  EXPECT_EQ(r.status, Status::compile_error);
+  EXPECT_NE(r.log.find("out of memory"), std::string::npos) << r.message << "\n" << r.log;
+}
+
 TEST(Evaluator, SeedTimingsFollowTheWorkloadNotOnlyItsName) {
   const Task task = tiny();
   auto backend = make_backend("cpu");

@@ -67,7 +67,7 @@ std::string Pattern::Match::str(size_t group) const {
   return g.matched ? std::string(text.substr(g.position, g.length)) : std::string();
 }
 
-Pattern::Pattern(std::string_view expression, bool ignore_case) : expression_(expression) {
+Pattern::Pattern(std::string_view expression, bool ignore_case) {
   auto compiled = std::make_shared<Compiled>();
   int error = 0;
   PCRE2_SIZE offset = 0;

@@ -44,11 +44,9 @@ class Pattern {
   bool found_in(std::string_view text) const { return search(text).has_value(); }
   // The number of capturing groups.
   size_t group_count() const;
-  const std::string& expression() const { return expression_; }
 
  private:
   struct Compiled;
-  std::string expression_;
   std::shared_ptr<const Compiled> compiled_;  // immutable once compiled: copies and threads share it
 };
 

@@ -1,6 +1,7 @@
 #include "core/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 namespace ksearch {
@@ -26,6 +27,11 @@ std::string substitute(std::string_view text, const std::map<std::string, std::s
   }
   out.append(text, pos);
   return out;
+}
+
+bool is_identifier(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 size_t edit_distance(std::string_view a, std::string_view b) {

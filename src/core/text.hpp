@@ -1,5 +1,5 @@
 #pragma once
-// core/text: filling placeholders in text files (profiles, templates); how far apart two names are (typos).
+// core/text: filling placeholders in text files (profiles, templates); names: C identifiers, how far apart two are (typos).
 #include <map>
 #include <string>
 #include <string_view>
@@ -9,6 +9,9 @@ namespace ksearch {  // core is the root namespace: the vocabulary every module 
 // `text` with every "{name}" whose name is a key of `values` replaced by its value, in one pass (a
 // value is never searched for placeholders itself); other braces are kept as they are.
 std::string substitute(std::string_view text, const std::map<std::string, std::string, std::less<>>& values);
+
+// Whether `name` is a C identifier: ASCII letters, digits and '_', not starting with a digit.
+bool is_identifier(std::string_view name);
 
 // The number of single-character insertions, deletions and substitutions that turn `a` into `b` (Levenshtein).
 size_t edit_distance(std::string_view a, std::string_view b);

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/paths.hpp"
+#include "core/text.hpp"
 #include "tasks/expr.hpp"
 #include "tasks/toml_file.hpp"
 
@@ -114,12 +115,6 @@ std::string dimension_problem(double value) {
   if (value < 1) return "not positive";
   if (value > kMaxDimension) return "above 2^53";
   return "";
-}
-
-// Tensors, axes, params and entry functions are named in generated C, Metal and Python code and in expressions.
-bool is_identifier(const std::string& name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 // Task and workload names become parts of file and folder names (runs, caches, exports): no separators, no "..".
@@ -300,6 +295,7 @@ Task load_task(const fs::path& file_in) {
   // Tensors, axes and params share one namespace: entry arguments and expressions name them.
   std::map<std::string, std::string> declared;  // name -> what it names
   const auto declare = [&](const std::string& name, const std::string& what, const toml::node* node, const std::string& field) {
+    // Tensors, axes, params (and entry functions, below) are named in generated C, Metal and Python code.
     if (!is_identifier(name))
       r.fail(node, field, fmt::format("'{}' is not a name: tensors, axes and params are named as in C (letters, digits and "
                                       "'_', not starting with a digit)", name));

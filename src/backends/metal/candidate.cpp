@@ -62,7 +62,6 @@ std::vector<std::string> three_dims(const std::string& value, int line, const ch
 const std::regex kBodyMarker(R"(^\s*//\s*-{3,}\s*body\s*-{3,}\s*$)");
 const std::regex kDirective(R"(^\s*//\s*([a-z_]+)\s*:\s*(.*?)\s*$)");
 const std::regex kKernelMarker(R"(^\s*//\s*-{3,}\s*kernel\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*-{3,}\s*$)");
-const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
 
 metalsim::Dtype metal_dtype(DType d, const std::string& what) {
   switch (d) {
@@ -121,7 +120,7 @@ Candidate parse_section(const std::vector<std::string>& lines, size_t from, size
       for (const auto& item : split_top_level(value)) {
         const size_t eq = item.find('=');
         const std::string name = eq == std::string::npos ? "" : trim(item.substr(0, eq));
-        if (name.empty() || !std::regex_match(name, kIdentifier) || trim(item.substr(eq + 1)).empty())
+        if (!is_identifier(name) || trim(item.substr(eq + 1)).empty())
           throw Error(fmt::format("line {}: template: expected NAME = value, got '{}'", line, item));
         c.templates.push_back({name, trim(item.substr(eq + 1)), line});
       }
@@ -136,7 +135,7 @@ Candidate parse_section(const std::vector<std::string>& lines, size_t from, size
       c.outputs = split_top_level(value);
       c.outputs_line = line;
       for (const auto& name : c.outputs)
-        if (!std::regex_match(name, kIdentifier))
+        if (!is_identifier(name))
           throw Error(fmt::format("line {}: outputs: expected buffer names, got '{}'", line, value));
     } else if (key == "scratch" && multi_kernel) {
       throw Error(fmt::format("line {}: scratch buffers are declared before the first kernel section", line));

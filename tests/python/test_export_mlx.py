@@ -383,6 +383,81 @@ def test_module_converts_dtypes_and_refuses_other_shapes(rmsnorm_module):
             module.rmsnorm(x, given)
 
 
+# An embedding lookup: its int32 indices take any integer or bool array (converted), never a float one, which would be
+# truncated into other rows.
+TINY_GATHER = """
+[task]
+name = "tiny_gather"
+description = "y[i, :] = x[idx[i], :]"
+
+[axes]
+n = "rows of the table"
+m = "indices"
+d = "row length"
+
+[[inputs]]
+name = "x"
+dtype = "f32"
+shape = ["n", "d"]
+dist = {{ kind = "normal", mean = 0.0, std = 1.0 }}
+
+[[inputs]]
+name = "idx"
+dtype = "i32"
+shape = ["m"]
+dist = {{ kind = "randint", lo = 0, hi = 9 }}
+
+[[outputs]]
+name = "y"
+dtype = "f32"
+shape = ["m", "d"]
+
+[tolerance]
+f32 = {{ rtol = 0, atol = 0 }}
+
+[cost]
+flops = "0"
+bytes = "8 * m * d"
+
+[[workloads]]
+name = "n10_m7_d40"
+axes = {{ n = 10, m = 7, d = 40 }}
+
+[entry.metal]
+function = "gather"
+args = ["x", "idx", "y", "n", "m", "d"]
+seed = "{seed}"
+
+[reference]
+source = "{repository}/tests/translate/tasks/gather/reference.cpp"
+"""
+
+GATHER_SEED = """// One thread per output element.
+// grid: d, m, 1
+// threadgroup: W, 1, 1
+// template: W = 32  // ksearch:knob W = 32 in [32, 64]
+// --- body ---
+uint j = thread_position_in_grid.x, i = thread_position_in_grid.y;
+if (j < uint(d)) y[size_t(i) * d + j] = x[size_t(idx[i]) * d + j];
+"""
+
+
+def test_integer_inputs_take_integer_arrays_and_refuse_float_ones(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tiny_gather_task")
+    (folder / "seed.metal").write_text(GATHER_SEED)
+    (folder / "task.toml").write_text(TINY_GATHER.format(repository=REPOSITORY, seed=folder / "seed.metal"))
+    module, _ = exported(tmp_path_factory, str(folder / "task.toml"), "mlx")
+    x = np.random.default_rng(9).normal(size=(10, 40)).astype(np.float32)
+    indices = np.array([3, 0, 9, 9, 1, 5])
+    for given in [indices, indices.astype(np.int16), indices.astype(np.uint8), mx.array(indices, dtype=mx.int64),
+                  mx.array(indices, dtype=mx.uint32), list(indices)]:
+        np.testing.assert_array_equal(np.array(module.gather(x, given)), x[indices])
+    np.testing.assert_array_equal(np.array(module.gather(x, indices < 2)), x[(indices < 2).astype(int)])
+    for given in [indices.astype(np.float32) + 0.7, mx.array(indices, dtype=mx.float16), [3.0, 0.0]]:
+        with pytest.raises(TypeError, match=r"gather: idx is mlx.core.float\d+, the kernel takes mlx.core.int32"):
+            module.gather(x, given)
+
+
 # A module imported by its name (the export's folder on sys.path) pickles its function by reference, as any module
 # function, and reloads: a reloaded module's kernel keeps its name (MLX's library cache) and computes the same.
 def test_module_function_pickles_and_the_module_reloads(softmax_module):

@@ -5,8 +5,9 @@
     {{USAGE}}
 
 Arguments are mx arrays (numpy arrays and nested lists are converted) in the task's order; they are
-converted to the dtypes the kernel was verified with. Sizes are read from their shapes, and the grid,
-threadgroup and template arguments computed from them as during the search.
+converted to the dtypes the kernel was verified with, within their kind (no float array for an integer
+tensor). Sizes are read from their shapes, and the grid, threadgroup and template arguments computed
+from them as during the search.
 On Linux, where MLX has no Metal back-end, `import metalsim_mlx; metalsim_mlx.patch()` (ksearch's
 python/ package) runs the kernel with metalsim.
 """
@@ -98,12 +99,26 @@ def _numpy_mx_takes(value):
     return value
 
 
+def _kind(dtype):
+    return ("bool" if dtype == mx.bool_ else "unsigned" if mx.issubdtype(dtype, mx.unsignedinteger)
+            else "integer" if mx.issubdtype(dtype, mx.integer) else "float")
+
+
+# Conversions that keep values of their kind, as numpy's casting="same_kind": into a kernel's integer or bool tensor (indices,
+# counts, masks) a float array would be truncated and a signed one wrap, silently.
+_CONVERTIBLE = {"bool": ("bool",), "unsigned": ("bool", "unsigned"), "integer": ("bool", "unsigned", "integer"),
+                "float": ("bool", "unsigned", "integer", "float")}
+
+
 def _array(value, name, dtype, shape):
     if tuple(value.shape) != tuple(shape):
         raise ValueError(f"{{FUNCTION}}: {name} has shape {tuple(value.shape)}, expected {tuple(shape)}")
     _indexable(shape, name)
     if value.dtype == dtype:
         return value
+    if _kind(value.dtype) not in _CONVERTIBLE[_kind(dtype)]:
+        raise TypeError(f"{{FUNCTION}}: {name} is {value.dtype}, the kernel takes {dtype}: converting would change its "
+                        f"values (convert it yourself if that is meant)")
     # A GPU has no float64 (numpy's default): such an input is converted on the CPU.
     return value.astype(dtype, stream=mx.cpu if value.dtype == mx.float64 else None)
 

@@ -153,6 +153,22 @@ template <typename P, typename Q> inline void ks_swap(P a, Q b) {
   *a = *b;
   *b = held;
 }
+// helper: ks_memcpy_async
+// __pipeline_memcpy_async(dst, src, size, zfill) done at the call: size - zfill bytes copied in elements of src's type
+// (src keeps its address space, device or constant), the last one whole where the count ends inside it, then zfill
+// bytes zeroed (by 4-byte words where both counts allow: cp.async's sizes are 4, 8 or 16 bytes).
+template <typename S> inline void ks_memcpy_async(threadgroup uchar* dst, S src, ulong size, ulong zfill) {
+  const ulong copied = zfill < size ? size - zfill : 0, unit = sizeof(*src);
+  for (ulong i = 0; i * unit < copied; ++i) {
+    auto element = src[i];
+    ((threadgroup decltype(element)*)dst)[i] = element;
+  }
+  if (copied % 4 == 0 && size % 4 == 0) {
+    for (ulong i = copied / 4; i < size / 4; ++i) ((threadgroup uint*)dst)[i] = 0u;
+  } else {
+    for (ulong i = copied; i < size; ++i) dst[i] = uchar(0);
+  }
+}
 // helper: ks_cub
 // CUB's block and warp collectives (cub::BlockReduce, BlockScan, WarpReduce, WarpScan, BlockLoad, BlockStore) with
 // CUB's interface and semantics, over SIMD-group shuffles and the TempStorage the kernel declares in

@@ -300,6 +300,10 @@ KSEARCH_MINMAX(max)
 namespace std {
 template <class T> __device__ void swap(T& a, T& b);
 }
+// cp.async's pipeline primitives (cuda_pipeline_primitives.h, also through cuda_pipeline.h)
+__device__ void __pipeline_memcpy_async(void* dst, const void* src, size_t size, size_t zfill = 0);
+__device__ void __pipeline_commit();
+__device__ void __pipeline_wait_prior(size_t prior);
 __device__ long long clock64();
 __device__ unsigned clock();
 
@@ -360,9 +364,6 @@ extern "C" cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count,
 typedef unsigned long long cudaTextureObject_t;
 template <class T> __device__ T tex1Dfetch(cudaTextureObject_t, int);
 template <class T> __device__ T tex2D(cudaTextureObject_t, float, float);
-__device__ void __pipeline_memcpy_async(void*, const void*, size_t, size_t zfill = 0);
-__device__ void __pipeline_commit();
-__device__ void __pipeline_wait_prior(size_t);
 extern "C" __device__ int printf(const char*, ...);
 
 // Device overloads of the math library (host declarations come from math.h).

@@ -169,6 +169,18 @@ template <typename S> inline void ks_memcpy_async(threadgroup uchar* dst, S src,
     for (ulong i = copied; i < size; ++i) dst[i] = uchar(0);
   }
 }
+// helper: ks_group_copy
+// cg::memcpy_async(group, dst, src, bytes) done at the call: the group's threads copy the elements of src's type in
+// turn (rank, rank + size, ...); a partial last element's bytes by the thread whose turn it is. dst is threadgroup
+// memory, as cp.async's destination is.
+template <typename D, typename S> inline void ks_group_copy(D dst, S src, ulong bytes, uint rank, uint size) {
+  const ulong unit = sizeof(*src), whole = bytes / unit;
+  for (ulong i = rank; i < whole; i += size) dst[i] = src[i];
+  if (bytes % unit != 0 && rank == whole % size) {
+    auto element = src[whole];
+    for (ulong b = 0; b < bytes % unit; ++b) ((threadgroup uchar*)(dst + whole))[b] = ((thread uchar*)&element)[b];
+  }
+}
 // helper: ks_cub
 // CUB's block and warp collectives (cub::BlockReduce, BlockScan, WarpReduce, WarpScan, BlockLoad, BlockStore) with
 // CUB's interface and semantics, over SIMD-group shuffles and the TempStorage the kernel declares in

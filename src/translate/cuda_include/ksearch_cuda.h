@@ -300,6 +300,7 @@ KSEARCH_MINMAX(max)
 namespace std {
 template <class T> __device__ void swap(T& a, T& b);
 }
+extern "C" __device__ int printf(const char*, ...);  // dropped by the port (Metal kernels cannot print)
 // cp.async's pipeline primitives (cuda_pipeline_primitives.h, also through cuda_pipeline.h)
 __device__ void __pipeline_memcpy_async(void* dst, const void* src, size_t size, size_t zfill = 0);
 __device__ void __pipeline_commit();
@@ -364,7 +365,6 @@ extern "C" cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count,
 typedef unsigned long long cudaTextureObject_t;
 template <class T> __device__ T tex1Dfetch(cudaTextureObject_t, int);
 template <class T> __device__ T tex2D(cudaTextureObject_t, float, float);
-extern "C" __device__ int printf(const char*, ...);
 
 // Device overloads of the math library (host declarations come from math.h).
 #define KSEARCH_MATH1(F) __device__ float F##f(float); __device__ float F(float); __device__ double F(double);

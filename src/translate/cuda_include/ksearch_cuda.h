@@ -156,6 +156,7 @@ __device__ int __all_sync(unsigned mask, int predicate);
 __device__ int __any_sync(unsigned mask, int predicate);
 __device__ unsigned __activemask();
 template <class T> __device__ unsigned __match_any_sync(unsigned mask, T value);
+template <class T> __device__ unsigned __match_all_sync(unsigned mask, T value, int* pred);
 template <class T> __device__ T __reduce_add_sync(unsigned mask, T value);
 template <class T> __device__ T __reduce_min_sync(unsigned mask, T value);
 template <class T> __device__ T __reduce_max_sync(unsigned mask, T value);

@@ -5,6 +5,10 @@
 inline uint ks_ballot(bool predicate) {
   return uint(static_cast<simd_vote::vote_t>(simd_ballot(predicate)));
 }
+// helper: ks_activemask
+inline uint ks_activemask() {
+  return uint(static_cast<simd_vote::vote_t>(simd_active_threads_mask()));
+}
 // helper: ks_match
 // __match_any_sync(mask, v): the lanes whose value has this lane's bits (as CUDA compares them), among the lanes of
 // mask that are active (an inactive lane's shuffled value is undefined in Metal); 32 shuffles, one per lane.
@@ -12,7 +16,7 @@ inline uint ks_ballot(bool predicate) {
 inline uint ks_match_bits(uint bits, uint mask) {
   uint same = 0;
   for (ushort l = 0; l < 32; ++l) same |= uint(simd_shuffle(bits, l) == bits) << l;
-  return same & mask & uint(static_cast<simd_vote::vote_t>(simd_active_threads_mask()));
+  return same & mask & ks_activemask();
 }
 inline uint ks_match_bits(ulong bits, uint mask) {
   return ks_match_bits(uint(bits), mask) & ks_match_bits(uint(bits >> 32), mask);
@@ -23,13 +27,9 @@ inline uint ks_match_any(uint mask, float v) { return ks_match_bits(as_type<uint
 inline uint ks_match_any(uint mask, long v) { return ks_match_bits(as_type<ulong>(v), mask); }
 inline uint ks_match_any(uint mask, ulong v) { return ks_match_bits(v, mask); }
 template <typename T, typename P> inline uint ks_match_all(uint mask, T v, P pred) {
-  const bool all = ks_match_any(mask, v) == (mask & uint(static_cast<simd_vote::vote_t>(simd_active_threads_mask())));
+  const bool all = ks_match_any(mask, v) == (mask & ks_activemask());
   *pred = all ? 1 : 0;
   return all ? mask : 0u;
-}
-// helper: ks_activemask
-inline uint ks_activemask() {
-  return uint(static_cast<simd_vote::vote_t>(simd_active_threads_mask()));
 }
 // helper: ks_ffs
 // __ffs: 1 + the index of the least significant set bit, 0 for 0.

@@ -1,4 +1,3 @@
-// Part of the translator's CUDA declarations (ksearch_cuda.h): cp.async's pipeline primitives
-// (__pipeline_memcpy_async, __pipeline_commit, __pipeline_wait_prior), ported as copies done at the call.
+// Part of the translator's CUDA declarations: cuda_pipeline.h brings the primitives, as the toolkit's does.
 #pragma once
-#include "ksearch_cuda.h"
+#include "cuda_pipeline_primitives.h"

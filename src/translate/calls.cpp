@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "translate/translator_internal.hpp"
 
@@ -37,6 +38,12 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   const std::string name = spelling(callee);
   std::vector<CXCursor> kids = children(call);
   const CXCursorKind callee_kind = clang_getCursorKind(callee);
+  // libcu++'s cuda::aligned_size_t<N>(bytes) tells an alignment the copies done at the call do not use: the size.
+  if (callee_kind == CXCursor_Constructor && spelling(clang_getCursorSemanticParent(callee)) == "aligned_size_t" && kids.size() == 1) {
+    const CXCursor size = kids[0];
+    rw_.replace(begin_offset(call), end_offset(call), [this, size] { return "ulong(" + rw_.render(begin_offset(size), end_offset(size)) + ")"; });
+    return;
+  }
   // Constructors, conversions and operators of the CUDA types (half, vectors) are Metal's own.
   if (callee_kind == CXCursor_Constructor || callee_kind == CXCursor_ConversionFunction ||
       (callee_kind == CXCursor_CXXMethod && name.rfind("operator", 0) == 0))
@@ -45,16 +52,18 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   std::string key = name;
   Group group = method_group(call);  // the group a method or cg::reduce works on
   if (callee_kind == CXCursor_CXXMethod || group.kind != Group::none) {
-    const std::string owner = group.kind == Group::block  ? "thread_block"
-                              : group.kind == Group::tile ? "thread_block_tile"
-                                                          : spelling(clang_getCursorSemanticParent(callee));
+    const std::string owner = group.kind == Group::block      ? "thread_block"
+                              : group.kind == Group::tile     ? "thread_block_tile"
+                              : group.kind == Group::pipeline ? (group.block_scope ? "pipeline:block" : "pipeline:thread")
+                              : group.kind == Group::barrier  ? "barrier"
+                                                              : spelling(clang_getCursorSemanticParent(callee));
     // A dependent member reference has no spelling: its name ends its text (`tile.any`).
     std::string method = text(begin_offset(kids.at(0)), end_offset(kids.at(0)));
     method = spelling(kids[0]).empty() ? method.substr(method.find_last_of(".>") + 1) : spelling(kids[0]);
     key = owner + "::" + method;
-    if (!maps_.functions.count(key))
+    if (!maps_.functions.count(key) && !maps_.untranslatable.count(key))
       return problem(problems, call, key,
-                     owner != "grid_group" ? "this cooperative-groups method is not translated"
+                     owner != "grid_group" ? "this method is not translated"
                      : method == "sync"       ? "grid-wide synchronization has no Metal equivalent (split the kernel)"
                                               : "grid-wide groups have no Metal equivalent (split the kernel)");
   } else if (name == "reduce" && clang_Cursor_getNumArguments(call) == 3) {
@@ -68,6 +77,22 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     group = group_of(clang_getCursorType(strip_implicit(clang_Cursor_getArgument(call, 0))));
     if (group.kind == Group::none) return problem(problems, call, name, "only a thread block's or a tile's copies are translated");
     key = name + (group.kind == Group::block ? ":block" : ":tile");
+  } else if (spelling(clang_getCursorSemanticParent(callee)) == "cuda") {
+    // libcu++: cuda::memcpy_async by a group (its first argument: as cg::memcpy_async) or by the thread; a pipeline's
+    // wait by its scope
+    const int count = clang_Cursor_getNumArguments(call);
+    const Group first = count > 0 ? group_of(clang_getCursorType(strip_implicit(clang_Cursor_getArgument(call, 0)))) : Group{};
+    key = "cuda::" + name;
+    if (name == "memcpy_async" && count == 5) {
+      group = first;
+      if (group.kind != Group::block && group.kind != Group::tile)
+        return problem(problems, call, name, "only a thread block's or a tile's copies are translated");
+      key = name + (group.kind == Group::block ? ":block" : ":tile");
+    } else if (first.kind == Group::pipeline) {
+      key += first.block_scope ? ":block" : ":thread";
+    } else if (name == "init" && count == 2) {
+      init_barrier(call);
+    }
   }
   // CUDA's unsuffixed math overloads (`exp(float)`, `std::sqrt`) are its `f` functions.
   if (callee_kind != CXCursor_CXXMethod && group.kind == Group::none && !maps_.functions.count(key) &&
@@ -86,6 +111,12 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     return problem(problems, call, name, "used inside a macro: expand the macro by hand");
   const FunctionMapping& f = m->second;
   std::vector<CXCursor> args(kids.begin() + (kids.empty() ? 0 : 1), kids.end());
+  // The copies are done in elements of the source's type (ks_memcpy_async, ks_group_copy): a void* source has none.
+  const size_t source = key == "__pipeline_memcpy_async" || key == "cuda::memcpy_async" ? 1 : key.rfind("memcpy_async:", 0) == 0 ? 2 : 0;
+  if (source > 0 && source < args.size() && clang_getCanonicalType(pointee_type(clang_getCursorType(strip_implicit(args[source])))).kind == CXType_Void)
+    return problem(problems, call, name + " from a void* source",
+                   "the port copies in elements of the source's type, which void has none of: pass the source as a pointer to "
+                   "its elements (float*, float4*)");
   std::string pattern = f.metal;
   std::vector<std::string> helpers = f.helpers;
   if (f.width_arg > 0 && size_t(f.width_arg) <= args.size()) {
@@ -165,6 +196,27 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     for (size_t at; (at = s.find("$T")) != std::string::npos;) s.replace(at, 2, element);
     return s;
   });
+}
+
+// cuda::barrier's init(&bar, count) goes with the barrier, which becomes the threadgroup's: the same where count is
+// the block's size (read from blockDim or the block's size()). Another count is noted, for Metal's barrier then waits
+// for every thread of the threadgroup, not for count of them.
+void Translator::init_barrier(CXCursor call) {
+  const CXCursor count = strip_implicit(clang_Cursor_getArgument(call, 1));
+  bool whole_block = false;
+  std::function<void(CXCursor)> find = [&](CXCursor c) {
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && spelling(c) == "blockDim") whole_block = true;
+    if (clang_getCursorKind(c) == CXCursor_CallExpr && method_group(c).kind == Group::block &&
+        (spelling(c) == "size" || spelling(c) == "num_threads"))
+      whole_block = true;
+    for (CXCursor k : children(c)) find(k);
+  };
+  find(count);
+  const std::string note = fmt::format(
+      "line {}: a cuda::barrier expecting '{}' arrivals became the threadgroup's barrier, which waits for every thread of the "
+      "threadgroup: the same only where that is the block's size",
+      position(call).line, text(begin_offset(count), end_offset(count)));
+  if (!whole_block) out_.notes.push_back(note);
 }
 
 }  // namespace ksearch::translate::detail

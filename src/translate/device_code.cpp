@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "translate/translator_internal.hpp"
 
@@ -54,6 +55,15 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   CXType type = clang_getCursorType(var);
   if (const Group group = group_of(type); group.kind != Group::none) {
     if (const std::string why = tile_refusal(group, false); !why.empty()) problem(fn.record.problems, var, "tiled_partition", why);
+    // A pipeline whose threads are producers or consumers waits at different points in each (no threadgroup barrier).
+    std::function<void(CXCursor)> find_roles = [&](CXCursor c) {
+      if (clang_getCursorKind(c) == CXCursor_CallExpr && spelling(c) == "make_pipeline" && clang_Cursor_getNumArguments(c) == 3)
+        problem(fn.record.problems, c, "cuda::make_pipeline with producer and consumer threads",
+                "the port makes a block's pipeline wait at a threadgroup barrier, which producers and consumers reach at "
+                "different points: let every thread copy and consume (cuda::make_pipeline(block, &state))");
+      for (CXCursor k : children(c)) find_roles(k);
+    };
+    if (group.kind == Group::pipeline) find_roles(var);
     rw_.replace(begin_offset(var), end_offset(var), "");
     return true;
   }

@@ -1,12 +1,15 @@
-// Cooperative groups (docs/TRANSLATE.md): a thread_block or thread_block_tile handle has no Metal
+// Cooperative groups (docs/TRANSLATE.md): a thread_block, thread_block_tile or grid_group handle has no Metal
 // counterpart; its methods become threadgroup and SIMD-group functions (calls.cpp), handles passed to
-// functions are dropped with their parameters (functions.cpp), tiles are segments of a SIMD group.
+// functions are dropped with their parameters (functions.cpp), tiles are segments of a SIMD group. libcu++'s
+// pipelines and barriers go the same way: the objects dropped, their waits threadgroup barriers or nothing.
 #include "translate/translator_internal.hpp"
 
 namespace ksearch::translate::detail {
 
 Group group_of(CXType type) {
   if (is_reference(type)) type = pointee_type(type);
+  // `__shared__ cuda::barrier<cuda::thread_scope_block> bars[2]` goes as one barrier does.
+  for (CXType element; (element = clang_getArrayElementType(clang_getCanonicalType(type))).kind != CXType_Invalid;) type = element;
   // Spelled without the namespace, which a dependent type's canonical spelling lacks.
   auto unqualified = [](CXType t) {
     std::string name = take(clang_getTypeSpelling(t));
@@ -17,6 +20,15 @@ Group group_of(CXType type) {
   };
   const std::string name = unqualified(clang_getCanonicalType(type));
   if (name == "thread_block") return {Group::block, ""};
+  if (name == "grid_group") return {Group::grid, ""};
+  // libcu++'s synchronization objects (cuda_include/cuda/pipeline, cuda/barrier); a pipeline of the thread's own
+  // copies is cuda::make_pipeline()'s, cuda::pipeline<cuda::thread_scope_thread>.
+  if (name.rfind("cuda::pipeline<", 0) == 0) return {Group::pipeline, "", name.find("thread_scope_thread") == std::string::npos};
+  if (name.rfind("cuda::barrier<", 0) == 0) {
+    const bool token = name.size() > 15 && name.compare(name.size() - 15, 15, "::arrival_token") == 0;
+    return {token ? Group::sync_state : Group::barrier, ""};
+  }
+  if (name.rfind("cuda::pipeline_shared_state<", 0) == 0) return {Group::sync_state, ""};
   const std::string tile = "thread_block_tile<";
   if (name.rfind(tile, 0) != 0) return {};
   Group g{Group::tile, name.substr(tile.size(), name.size() - tile.size() - 1)};

@@ -176,9 +176,10 @@ template <typename P, typename Q> inline void ks_swap(P a, Q b) {
   *b = held;
 }
 // helper: ks_memcpy_async
-// __pipeline_memcpy_async(dst, src, size, zfill) done at the call: size - zfill bytes copied in elements of src's type
-// (src keeps its address space, device or constant), the last one whole where the count ends inside it, then zfill
-// bytes zeroed (by 4-byte words where both counts allow: cp.async's sizes are 4, 8 or 16 bytes).
+// __pipeline_memcpy_async(dst, src, size, zfill) and a thread's cuda::memcpy_async (zfill 0) done at the call: size -
+// zfill bytes copied in elements of src's type (src keeps its address space, device or constant), the last one whole
+// where the count ends inside it, then zfill bytes zeroed (by 4-byte words where both counts allow: cp.async's sizes
+// are 4, 8 or 16 bytes).
 template <typename S> inline void ks_memcpy_async(threadgroup uchar* dst, S src, ulong size, ulong zfill) {
   const ulong copied = zfill < size ? size - zfill : 0, unit = sizeof(*src);
   for (ulong i = 0; i * unit < copied; ++i) {
@@ -192,9 +193,9 @@ template <typename S> inline void ks_memcpy_async(threadgroup uchar* dst, S src,
   }
 }
 // helper: ks_group_copy
-// cg::memcpy_async(group, dst, src, bytes) done at the call: the group's threads copy the elements of src's type in
-// turn (rank, rank + size, ...); a partial last element's bytes by the thread whose turn it is. dst is threadgroup
-// memory, as cp.async's destination is.
+// cg::memcpy_async(group, dst, src, bytes) and cuda::memcpy_async(group, ...) done at the call: the group's threads
+// copy the elements of src's type in turn (rank, rank + size, ...); a partial last element's bytes by the thread whose
+// turn it is. dst is threadgroup memory, as cp.async's destination is.
 template <typename D, typename S> inline void ks_group_copy(D dst, S src, ulong bytes, uint rank, uint size) {
   const ulong unit = sizeof(*src), whole = bytes / unit;
   for (ulong i = rank; i < whole; i += size) dst[i] = src[i];

@@ -96,6 +96,10 @@ std::string Translator::header() {
           case CXCursor_TypeAliasDecl:
           case CXCursor_TypeAliasTemplateDecl:
             if (pointer_typedef(c)) break;  // written out at its uses (expand_pointer_typedefs)
+            // a name for a group handle or a libcu++ barrier or pipeline, whose variables are dropped
+            if ((kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl) &&
+                group_of(clang_getTypedefDeclUnderlyingType(c)).kind != Group::none)
+              break;
             // `typedef struct { ... } Params;` defines the struct inside the typedef, whose text carries it.
             while (kind == CXCursor_TypedefDecl && !parts->empty() && parts->back().first > b && parts->back().first < e) parts->pop_back();
             // A declaration without definition too: a primary template that only its specializations define

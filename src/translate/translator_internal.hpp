@@ -135,12 +135,14 @@ struct CallSite {
 };
 
 // ------------------------------------------------------------- cooperative groups (groups.cpp)
-// A cooperative group handle's type (also a reference to one): its methods become threadgroup and
-// SIMD-group functions, so the handle itself has no Metal counterpart. A tile's width is its size as
+// A cooperative group handle's type (also a reference to one), or one of libcu++'s synchronization objects
+// (cuda::pipeline, cuda::barrier, their shared state and arrival tokens): its methods become threadgroup and
+// SIMD-group functions or nothing, so the object itself has no Metal counterpart. A tile's width is its size as
 // written: "32", "16", or a template parameter's name ("TILE", which a kernel's template directive binds).
 struct Group {
-  enum Kind { none, block, tile } kind = none;
+  enum Kind { none, block, tile, grid, pipeline, barrier, sync_state } kind = none;
   std::string width;
+  bool block_scope = false;  // a pipeline's: the block's copies (a barrier where it waits), or the thread's own
   bool literal() const { return !width.empty() && std::all_of(width.begin(), width.end(), ::isdigit); }
 };
 
@@ -239,6 +241,7 @@ class Translator {
   void host_cub_call(CXCursor call);
   // calls of CUDA functions (calls.cpp)
   void map_call(CXCursor call, CXCursor callee, Function& fn);
+  void init_barrier(CXCursor call);
   void convert_arguments(CXCursor callee, const std::vector<CXCursor>& args);
   // __device__ functions (functions.cpp)
   void visit_function(Function& fn);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 #include <iostream>
@@ -169,6 +170,39 @@ TEST(Conversions, MixedArgumentsOperatorsDeclaratorsAndVolatileStores) {
                                    "mem_flags::mem_device); sdata[tid] += ks_stored; simdgroup_barrier("),
             std::string::npos)
       << reduce6.candidate;
+}
+
+// libcu++'s cuda::barrier becomes the threadgroup's barrier: a count the port cannot read as the block's size (a
+// warp's 32 here) is noted, as Metal's barrier then waits for every thread; the block's size (the corpus kernel's
+// block.size()) is not, and nothing of the barriers is left in the candidate (a file-scope alias for their type included).
+TEST(Conversions, LibcuxxBarrierCountsOtherThanTheBlockAreNoted) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const translate::Translation block = translate::translate_file(kDir + "/corpus/rowsum/cuda_barrier_chunks.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(block.complete()) << problems_text(block);
+  for (const auto& note : block.notes) EXPECT_EQ(note.find("cuda::barrier"), std::string::npos) << note;
+  for (const std::string name : {"block_barrier", "bars", "arrive", "token", "init("})
+    EXPECT_EQ(block.candidate.find(name), std::string::npos) << name << " in\n" << block.candidate;
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "ksearch_barrier_count_32.cu";
+  std::ofstream(file) << "#include <cuda/barrier>\n#include <cuda_runtime.h>\n#include <stdint.h>\n"
+                         "__global__ void k(const float* x, float* y, int cols) {\n"
+                         "  __shared__ cuda::barrier<cuda::thread_scope_block> bar;\n"
+                         "  __shared__ float v[32];\n"
+                         "  if (threadIdx.x == 0) init(&bar, 32);\n"
+                         "  __syncthreads();\n"
+                         "  v[threadIdx.x] = x[(int64_t)blockIdx.x * cols + threadIdx.x % cols];\n"
+                         "  bar.arrive_and_wait();\n"
+                         "  if (threadIdx.x == 0) y[blockIdx.x] = v[31];\n"
+                         "}\n"
+                         "extern \"C\" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {\n"
+                         "  k<<<rows, 32, 0, stream>>>(x, y, cols);\n"
+                         "}\n";
+  const translate::Translation warp = translate::translate_file(file, corpus_task("rowsum"));
+  std::filesystem::remove(file);
+  ASSERT_TRUE(warp.complete()) << problems_text(warp);
+  EXPECT_TRUE(std::any_of(warp.notes.begin(), warp.notes.end(), [](const std::string& n) {
+    return n.find("line 7: a cuda::barrier expecting '32' arrivals") != std::string::npos;
+  })) << ::testing::PrintToString(warp.notes);
 }
 
 // CUB's collectives keep their spelling over ks_cub's Metal `namespace cub`: each constructor is given the thread's
@@ -438,6 +472,10 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"cub_reduce_struct.cu", "cub::BlockReduce of a struct", 19, "'SumCount'"},
                                            Expected{"occupancy_launch.cu", "launch configuration", 16, "'block' is modified after its declaration (line 13)"},
                                            Expected{"coalesced_threads.cu", "coalesced_threads", 10, "lanes active at the call"},
+                                           Expected{"cuda_pipeline_roles.cu", "cuda::make_pipeline with producer and consumer threads", 14,
+                                                    "different points"},
+                                           Expected{"barrier_arrive_and_drop.cu", "arrive_and_drop", 14, "expected count drops"},
+                                           Expected{"copy_void_source.cu", "memcpy_async from a void* source", 12, "elements of the source's type"},
                                            Expected{"reference_member.cu", "reference member 'temp'", 7, "one address space"},
                                            Expected{"shared_pointer_field.cu", "pointer field 'data' given __shared__ memory", 11, "one address space"}),
                          [](const auto& info) { return test_name(info.param.file); });

@@ -1,6 +1,6 @@
 // Part of the translator's CUDA declarations (ksearch_cuda.h): cooperative groups. The block and its
 // 32-thread tiles (Apple SIMD groups are 32 wide) are mapped (mappings.toml, `thread_block::...`,
-// `thread_block_tile::...`); grid-wide sync is reported (no Metal equivalent).
+// `thread_block_tile::...`), and the grid's ranks and sizes; grid-wide sync is reported (no Metal equivalent).
 #pragma once
 #include "ksearch_cuda.h"
 namespace cooperative_groups {
@@ -11,6 +11,8 @@ struct grid_group {
   __device__ unsigned long long num_threads() const;
   __device__ unsigned long long block_rank() const;
   __device__ unsigned long long num_blocks() const;
+  __device__ dim3 block_index() const;
+  __device__ dim3 dim_blocks() const;
   __device__ bool is_valid() const;
 };
 struct thread_block {
@@ -51,6 +53,7 @@ template <class Parent> __device__ coalesced_group labeled_partition(const Paren
 template <class Parent> __device__ coalesced_group binary_partition(const Parent&, bool predicate);
 __device__ grid_group this_grid();
 __device__ thread_block this_thread_block();
+__device__ thread_block_tile<1> this_thread();
 template <unsigned N, class Parent> __device__ thread_block_tile<N> tiled_partition(const Parent&);
 template <class T> struct plus { __device__ T operator()(T, T) const; };
 template <class T> struct less { __device__ T operator()(T, T) const; };

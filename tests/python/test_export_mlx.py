@@ -456,6 +456,12 @@ def test_integer_inputs_take_integer_arrays_and_refuse_float_ones(tmp_path_facto
     for given in [indices.astype(np.float32) + 0.7, mx.array(indices, dtype=mx.float16), [3.0, 0.0]]:
         with pytest.raises(TypeError, match=r"gather: idx is mlx.core.float\d+, the kernel takes mlx.core.int32"):
             module.gather(x, given)
+    # Host integers past int32 (numpy's int64, a list, unsigned 64-bit) would wrap into other rows: refused by value.
+    for given, value in [(np.array([3, 2**31 + 3]), 2**31 + 3), ([3, 2**40], 2**40), (np.array([-2**31 - 1, 0]), -2**31 - 1),
+                         (np.array([1, 2**32 + 1], dtype=np.uint64), 2**32 + 1)]:
+        with pytest.raises(ValueError, match=rf"gather: idx holds {value}, which the kernel's mlx.core.int32 cannot hold"):
+            module.gather(x, given)
+    np.testing.assert_array_equal(np.array(module.gather(x, np.array([9, 0], dtype=np.int64))), x[[9, 0]])
 
 
 # A module imported by its name (the export's folder on sys.path) pickles its function by reference, as any module

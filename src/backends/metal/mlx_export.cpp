@@ -487,8 +487,8 @@ std::string call_function(const Task& task, const Program& program) {
     std::vector<std::string> shapes;
     for (const InputLayout& l : layouts)
       if (ranks.insert(l.shapes.at(a->name).size()).second) shapes.push_back(shape_text(l.shapes.at(a->name)));
-    const std::string convert = fmt::format("_tensor({0}, \"{0}\", ({1},), \"{2}\")", a->name, fmt::join(ranks, ", "),
-                                            fmt::join(shapes, " or "));
+    const std::string convert = fmt::format("_tensor({0}, \"{0}\", ({1},), \"{2}\", {3})", a->name, fmt::join(ranks, ", "),
+                                            fmt::join(shapes, " or "), dtype);
     documented_inputs += fmt::format("        {}: {} {}{}{}\n", a->name, dtype.substr(3), fmt::join(shapes, " or "),
                                      a->tensor->optional ? ", optional" : "",
                                      a->tensor->description.empty() ? "" : ", " + doc_text(a->tensor->description));

@@ -44,10 +44,11 @@ def _stream(stream):
         raise TypeError(f"{{FUNCTION}}: stream must be None, an mx.Stream or an mx.Device, got {type(stream).__name__}")
 
 
-def _tensor(value, name, ndims, declared):
+def _tensor(value, name, ndims, declared, dtype):
     if value is None:
         raise TypeError(f"{{FUNCTION}}: {name} is required")
     if not isinstance(value, mx.array):
+        host = value
         try:
             value = _mx_array(value)
         except (TypeError, ValueError) as error:
@@ -55,6 +56,7 @@ def _tensor(value, name, ndims, declared):
         except RuntimeError as error:  # what mx.array says of a numpy dtype it has none for (str, object)
             raise TypeError(f"{{FUNCTION}}: {name} is not an array of numbers: {getattr(value, 'dtype', '')} "
                             f"({error})") from None
+        _host_values_fit(host, value, name, dtype)
     if value.dtype == mx.complex64:
         raise TypeError(f"{{FUNCTION}}: {name} is complex; the kernel takes real numbers")
     if value.ndim not in ndims:
@@ -108,6 +110,35 @@ def _kind(dtype):
 # counts, masks) a float array would be truncated and a signed one wrap, silently.
 _CONVERTIBLE = {"bool": ("bool",), "unsigned": ("bool", "unsigned"), "integer": ("bool", "unsigned", "integer"),
                 "float": ("bool", "unsigned", "integer", "float")}
+
+
+def _host_values_fit(host, converted, name, dtype):
+    """Integers from the host (numpy's int64 default, lists) for a narrower integer tensor: their values are at hand, so
+    one the kernel's dtype cannot hold is an error instead of an index wrapped into another row. (An mx array's values
+    are not read: that would wait for its computation at every call, and cannot be done under mx.compile.)"""
+    if (_kind(dtype) == "float" or _kind(converted.dtype) in ("bool", "float") or converted.size == 0 or
+            _kind(converted.dtype) not in _CONVERTIBLE[_kind(dtype)]):
+        return
+    target, source = mx.iinfo(dtype), mx.iinfo(converted.dtype)
+    if target.min <= source.min and source.max <= target.max:
+        return
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        values = numpy.asarray(host)
+        low, high = int(values.min()), int(values.max())
+    else:  # nested lists of Python ints (numpy's arrays and scalars come with numpy)
+        low = high = None
+        pending = [host]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, (list, tuple)):
+                pending.extend(item)
+            else:
+                low, high = (int(item), int(item)) if low is None else (min(low, int(item)), max(high, int(item)))
+    for value in (low, high):
+        if not target.min <= value <= target.max:
+            raise ValueError(f"{{FUNCTION}}: {name} holds {value}, which the kernel's {dtype} cannot hold "
+                             f"({target.min} to {target.max})")
 
 
 def _array(value, name, dtype, shape):

@@ -38,6 +38,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   const std::string name = spelling(callee);
   std::vector<CXCursor> kids = children(call);
   const CXCursorKind callee_kind = clang_getCursorKind(callee);
+  if (name == "__cvta_generic_to_shared" && cvta_followed_.count(begin_offset(call))) return;  // the pointer itself (ptx.cpp)
   // libcu++'s cuda::aligned_size_t<N>(bytes) tells an alignment the copies done at the call do not use: the size.
   if (callee_kind == CXCursor_Constructor && spelling(clang_getCursorSemanticParent(callee)) == "aligned_size_t" && kids.size() == 1) {
     const CXCursor size = kids[0];

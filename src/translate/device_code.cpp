@@ -67,6 +67,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
     rw_.replace(begin_offset(var), end_offset(var), "");
     return true;
   }
+  if (shared_address_variable(var, fn)) return false;
   std::vector<CXCursor> kids = children(var);
   CXCursor init = clang_getNullCursor();
   if (!kids.empty() && clang_isExpression(clang_getCursorKind(kids.back()))) init = kids.back();
@@ -212,6 +213,7 @@ void Translator::visit(CXCursor c, Function& fn) {
   std::vector<Problem>& problems = fn.record.problems;
   const CXCursorKind kind = clang_getCursorKind(c);
   if (kind == CXCursor_AsmStmt) {
+    if (port_cp_async(c, fn)) return;
     const std::string asm_text = text(begin_offset(c), end_offset(c));
     struct Known { const char* needle; const char* construct; const char* reason; };
     static const Known known[] = {

@@ -10,8 +10,9 @@
 //   dispatch.cpp          alternative launches as one kernel choosing per workload
 //   device_code.cpp       the walk over device code: names, declarations, volatile stores
 //   calls.cpp             calls of CUDA functions mapped through mappings.toml
+//   ptx.cpp               inline PTX that ports (cp.async)
 //   functions.cpp         __device__ function signatures, what kernels pass down to them
-//   groups.cpp            cooperative groups handle types
+//   groups.cpp            cooperative groups handle types, libcu++'s pipelines and barriers
 //   cub.cpp               CUB's block and warp collectives
 //   types.cpp             Metal types and address spaces
 //   lambdas.cpp           device lambdas as function-object structs
@@ -233,6 +234,9 @@ class Translator {
   bool volatile_store(CXCursor assignment, Function& fn);
   bool map_declaration(CXCursor var, Function& fn);
   void shared_record_definition(CXCursor var);
+  // inline PTX that ports (ptx.cpp): cp.async
+  bool shared_address_variable(CXCursor var, Function& fn);
+  bool port_cp_async(CXCursor statement, Function& fn);
   // CUB's collectives (cub.cpp): true when the cursor and its children were visited
   bool visit_cub(CXCursor c, Function& fn);
   std::string cub_collective(CXType type);
@@ -297,6 +301,7 @@ class Translator {
   std::set<unsigned> automatic_ends_;  // where declarators written `auto` (or split off) end
   std::vector<std::pair<unsigned, unsigned>> for_inits_;  // the initializers of for statements
   std::set<std::string> helpers_;
+  std::set<unsigned> cvta_followed_;  // __cvta_generic_to_shared calls a ported cp.async replaced by their pointer
   std::set<unsigned> cub_constructions_;  // where the thread's position was added to a CUB collective's constructor
   std::vector<Lambda> lambdas_;  // in the order their visits end: a nested lambda before the one holding it
   std::map<unsigned, CXCursor> lambda_variables_;  // where a lambda starts -> the variable it initializes

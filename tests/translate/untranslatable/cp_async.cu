@@ -1,4 +1,5 @@
-// Untranslatable: cp.async in inline PTX (line 6).
+// Untranslatable: cp.async in inline PTX (line 6) whose shared operand is an integer made of the generic address, which
+// the port does not follow back to the array (__cvta_generic_to_shared's is).
 #include <cuda_runtime.h>
 #include <stdint.h>
 __global__ void k_cp(const float* x, float* y, int cols) {

@@ -213,7 +213,7 @@ void Translator::visit(CXCursor c, Function& fn) {
   std::vector<Problem>& problems = fn.record.problems;
   const CXCursorKind kind = clang_getCursorKind(c);
   if (kind == CXCursor_AsmStmt) {
-    if (port_cp_async(c, fn)) return;
+    if (port_ptx(c, fn)) return;
     const std::string asm_text = text(begin_offset(c), end_offset(c));
     struct Known { const char* needle; const char* construct; const char* reason; };
     static const Known known[] = {

@@ -1,4 +1,5 @@
-// Inline PTX that ports (docs/TRANSLATE.md): cp.async's global -> shared copies and their commit and wait, as
+// Inline PTX that ports (docs/TRANSLATE.md): one-instruction math and hints of mappings.toml's "ptx:" table, and
+// cp.async's global -> shared copies and their commit and wait, as
 // hand-written kernels spell them (`asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem), "l"(src))`,
 // also predicated or with a source size that zero-fills the rest). As __pipeline_memcpy_async, each copy is done at
 // the call (ks_memcpy_async) and commit and wait are dropped: CUDA lets the copying thread read the bytes only after
@@ -13,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <sstream>
 
 #include "translate/translator_internal.hpp"
 
@@ -63,11 +65,6 @@ std::optional<std::string> asm_template(const std::string& statement) {
   return out.empty() ? std::nullopt : std::optional<std::string>(out);
 }
 
-// One cp.async of the template: its operands as written (`%1`, or a literal size), under an optional predicate.
-struct Copy {
-  std::string predicate;  // "" or the .pred register's name, "!" first when negated
-  std::string dst, src, size, source_size;
-};
 
 }  // namespace
 
@@ -103,22 +100,46 @@ bool Translator::shared_address_variable(CXCursor var, Function& fn) {
   return true;
 }
 
-// cp.async in an asm statement: true when the statement was rewritten (its operands are then visited), false when it
-// holds anything else, which the caller reports.
-bool Translator::port_cp_async(CXCursor statement, Function& fn) {
+// An asm statement of instructions that port: true when it was rewritten (its operands are then visited), false when
+// it holds anything else, which the caller reports. Besides cp.async, an instruction of mappings.toml's "ptx:" table
+// (ex2.approx.f32, tanh.approx.f32, prefetch.global.L2, ...) becomes its Metal statement over the operands.
+bool Translator::port_ptx(CXCursor statement, Function& fn) {
   const std::optional<std::string> ptx = asm_template(text(begin_offset(statement), end_offset(statement)));
-  if (!ptx || ptx->find("cp.async") == std::string::npos) return false;
+  if (!ptx) return false;
   static const std::regex predicate_register(R"(^\.reg\s+\.pred\s+(\w+)$)");
   static const std::regex set_predicate(R"(^setp\.(ne|eq)\.[bsu]32\s+(\w+)\s*,\s*(%\d+)\s*,\s*0$)");
+  static const std::regex guarded(R"(^(?:@(!?\w+)\s+)?(\S+)\s*(.*)$)");
   static const std::regex copy(
-      R"(^(?:@(!?\w+)\s+)?cp\.async\.(?:ca|cg)\.shared(?:::cta)?\.global(?:\.L2::(?:64|128|256)B)?\s+\[\s*(%\d+)\s*\]\s*,\s*\[\s*(%\d+)\s*\]\s*,\s*(%\d+|\d+)\s*(?:,\s*(%\d+|\d+)\s*)?$)");
-  static const std::regex ordering(R"(^cp\.async\.(commit_group|wait_all|wait_group\s+(%\d+|\d+))$)");
+      R"(^cp\.async\.(?:ca|cg)\.shared(?:::cta)?\.global(?:\.L2::(?:64|128|256)B)?$)");
+  static const std::regex ordering(R"(^cp\.async\.(commit_group|wait_all|wait_group)$)");
+  std::vector<CXCursor> operands = children(statement);  // outputs, then inputs, as %0, %1, ...
+  auto operand = [&](const std::string& written) -> std::optional<CXCursor> {
+    if (written.size() < 2 || written[0] != '%' || !std::isdigit(static_cast<unsigned char>(written[1]))) return std::nullopt;
+    const size_t i = std::stoul(written.substr(1));
+    if (i >= operands.size()) return std::nullopt;
+    return strip_implicit(operands[i]);
+  };
+  // An operand as Metal text, rendered when the file is (after the operand's own edits): `%N`, `[%N]`, a literal, %laneid.
+  auto value = [&](std::string written) -> std::optional<std::function<std::string()>> {
+    const size_t first = written.find_first_not_of(" \t"), last = written.find_last_not_of(" \t");
+    written = first == std::string::npos ? "" : written.substr(first, last - first + 1);
+    if (written.size() > 2 && written.front() == '[' && written.back() == ']') written = written.substr(1, written.size() - 2);
+    if (const auto c = operand(written)) {
+      const CXCursor e = *c;
+      return [this, e] { return "(" + rw_.render(begin_offset(e), end_offset(e)) + ")"; };
+    }
+    if (written == "%%laneid" || written == "%laneid") return [this] { return maps_.functions.at("ptx:%laneid").metal; };
+    if (!written.empty() && std::all_of(written.begin(), written.end(), ::isdigit)) return [written] { return written; };
+    return std::nullopt;
+  };
   std::map<std::string, std::string> predicates;  // register -> "%i != 0" as written
-  std::vector<Copy> copies;
+  std::vector<std::function<std::string()>> pieces;  // the Metal statements
+  std::vector<Problem>& problems = fn.record.problems;
   std::string body = *ptx;
   std::replace(body.begin(), body.end(), '\n', ';');
   for (char& ch : body)
     if (ch == '{' || ch == '}') ch = ';';
+  size_t copies = 0;
   for (size_t from = 0; from <= body.size();) {
     size_t to = body.find(';', from);
     if (to == std::string::npos) to = body.size();
@@ -130,81 +151,96 @@ bool Translator::port_cp_async(CXCursor statement, Function& fn) {
     std::smatch m;
     if (std::regex_match(instruction, m, predicate_register)) {
       predicates[m[1]] = "";
-    } else if (std::regex_match(instruction, m, set_predicate) && predicates.count(m[2])) {
+      continue;
+    }
+    if (std::regex_match(instruction, m, set_predicate) && predicates.count(m[2])) {
       predicates[m[2]] = std::string(m[3]) + (m[1] == "ne" ? " != 0" : " == 0");
-    } else if (std::regex_match(instruction, m, copy)) {
-      const std::string guard = m[1];
-      const std::string name = guard.empty() || guard[0] != '!' ? guard : guard.substr(1);
-      if (!name.empty() && (!predicates.count(name) || predicates[name].empty())) return false;
-      copies.push_back({guard, m[2], m[3], m[4], m[5]});
-    } else if (!std::regex_match(instruction, ordering)) {
-      return false;
+      continue;
     }
-  }
-  std::vector<CXCursor> operands = children(statement);  // outputs, then inputs, as %0, %1, ...
-  auto operand = [&](const std::string& written) -> std::optional<CXCursor> {
-    if (written.empty() || written[0] != '%') return std::nullopt;
-    const size_t i = std::stoul(written.substr(1));
-    if (i >= operands.size()) return std::nullopt;
-    return operands[i];
-  };
-  std::vector<Problem>& problems = fn.record.problems;
-  // Each piece of the Metal statement, rendered when the file is (after the operands' own edits).
-  std::vector<std::function<std::string()>> pieces;
-  auto value = [&](const std::string& written) -> std::function<std::string()> {
-    if (const auto c = operand(written)) {
-      const CXCursor e = strip_implicit(*c);
-      return [this, e] { return "ulong(" + rw_.render(begin_offset(e), end_offset(e)) + ")"; };
+    if (!std::regex_match(instruction, m, guarded)) return false;
+    const std::string guard = m[1], mnemonic = m[2];
+    std::vector<std::string> written;  // the operands as written
+    for (std::stringstream list(m[3]); list.good();) {
+      std::string item;
+      std::getline(list, item, ',');
+      if (item.find_first_not_of(' ') != std::string::npos) written.push_back(item);
     }
-    return [written] { return written + "ul"; };
-  };
-  for (const Copy& c : copies) {
-    const auto dst = operand(c.dst), src = operand(c.src);
-    if (!dst || !src || (!c.size.empty() && c.size[0] == '%' && !operand(c.size)) ||
-        (!c.source_size.empty() && c.source_size[0] == '%' && !operand(c.source_size)))
-      return false;
-    CXCursor pointer = converted_pointer(*dst);
-    if (clang_Cursor_isNull(pointer)) {
-      const CXCursor named = strip_casts(*dst);
-      if (clang_getCursorKind(named) != CXCursor_DeclRefExpr || spaces_[decl_key(clang_getCursorReferenced(named))] != "threadgroup") {
-        problem(problems, statement, "cp.async",
-                "its shared address is not followed back to its array: give the operand as __cvta_generic_to_shared(&array[i]), "
-                "or a variable initialized so and used only in asm statements");
-        return true;
-      }
-      pointer = named;
-    } else {
-      cvta_followed_.insert(begin_offset(strip_casts(*dst)));
-    }
-    const CXCursor source = strip_casts(*src);
-    if (!is_pointer(clang_getCursorType(source)) ||
-        clang_getCanonicalType(pointee_type(clang_getCursorType(source))).kind == CXType_Void) {
-      problem(problems, statement, "cp.async",
-              "its global operand is not a pointer to the copied elements: give it as one (\"l\"(src) with src a float*, float4*)");
-      return true;
-    }
+    if (std::regex_match(mnemonic, ordering)) continue;  // the copies are done at the call
+    // `if ((%i) != 0)` of a .pred register set from an operand
     std::function<std::string()> condition = [] { return std::string(); };
-    if (!c.predicate.empty()) {
-      const bool negated = c.predicate[0] == '!';
-      const std::string& set = predicates[negated ? c.predicate.substr(1) : c.predicate];
-      const CXCursor tested = strip_implicit(*operand(set.substr(0, set.find(' '))));
-      const std::string compare = set.substr(set.find(' ') + 1);
-      condition = [this, tested, compare, negated] {
-        return fmt::format("if ({}(({}) {})) ", negated ? "!" : "", rw_.render(begin_offset(tested), end_offset(tested)), compare);
+    if (!guard.empty()) {
+      const bool negated = guard[0] == '!';
+      const auto set = predicates.find(negated ? guard.substr(1) : guard);
+      if (set == predicates.end() || set->second.empty()) return false;
+      const auto tested = value(set->second.substr(0, set->second.find(' ')));
+      if (!tested) return false;
+      condition = [tested = *tested, compare = set->second.substr(set->second.find(' ') + 1), negated] {
+        return fmt::format("if ({}({} {})) ", negated ? "!" : "", tested(), compare);
       };
     }
-    const auto size = value(c.size);
-    const auto zero_filled = c.source_size.empty() ? std::function<std::string()>([] { return std::string("0ul"); })
-                                                   : std::function<std::string()>([size, source_size = value(c.source_size)] {
+    std::vector<std::function<std::string()>> values;
+    for (const std::string& w : written) {
+      const auto v = value(w);
+      if (!v) return false;
+      values.push_back(*v);
+    }
+    if (std::regex_match(mnemonic, copy)) {  // [dst], [src], size[, source size]
+      if (written.size() < 3 || written.size() > 4) return false;
+      const auto dst = operand(written[0].substr(written[0].find('[') + 1, written[0].find(']') - written[0].find('[') - 1));
+      const auto src = operand(written[1].substr(written[1].find('[') + 1, written[1].find(']') - written[1].find('[') - 1));
+      if (!dst || !src) return false;
+      CXCursor pointer = converted_pointer(*dst);
+      if (clang_Cursor_isNull(pointer)) {
+        const CXCursor named = strip_casts(*dst);
+        if (clang_getCursorKind(named) != CXCursor_DeclRefExpr || spaces_[decl_key(clang_getCursorReferenced(named))] != "threadgroup") {
+          problem(problems, statement, "cp.async",
+                  "its shared address is not followed back to its array: give the operand as __cvta_generic_to_shared(&array[i]), "
+                  "or a variable initialized so and used only in asm statements");
+          return true;
+        }
+        pointer = named;
+      } else {
+        cvta_followed_.insert(begin_offset(strip_casts(*dst)));
+      }
+      const CXCursor source = strip_casts(*src);
+      if (!is_pointer(clang_getCursorType(source)) ||
+          clang_getCanonicalType(pointee_type(clang_getCursorType(source))).kind == CXType_Void) {
+        problem(problems, statement, "cp.async",
+                "its global operand is not a pointer to the copied elements: give it as one (\"l\"(src) with src a float*, float4*)");
+        return true;
+      }
+      const auto size = values[2];
+      const auto zero_filled = written.size() == 3 ? std::function<std::string()>([] { return std::string("0"); })
+                                                   : std::function<std::string()>([size, source_size = values[3]] {
                                                        return size() + " - " + source_size();
                                                      });
-    pieces.push_back([this, condition, pointer, source, size, zero_filled] {
-      return condition() + "ks_memcpy_async((threadgroup uchar*)(" + rw_.render(begin_offset(pointer), end_offset(pointer)) + "), " +
-             rw_.render(begin_offset(source), end_offset(source)) + ", " + size() + ", " + zero_filled() + ");";
+      pieces.push_back([this, condition, pointer, source, size, zero_filled] {
+        return condition() + "ks_memcpy_async((threadgroup uchar*)(" + rw_.render(begin_offset(pointer), end_offset(pointer)) +
+               "), " + rw_.render(begin_offset(source), end_offset(source)) + ", ulong(" + size() + "), ulong(" + zero_filled() + "));";
+      });
+      ++copies;
+      continue;
+    }
+    const auto mapping = maps_.functions.find("ptx:" + mnemonic);
+    if (mapping == maps_.functions.end()) return false;
+    const std::string pattern = mapping->second.metal;
+    const std::string named = pattern + (instruction.find("laneid") != std::string::npos ? maps_.functions.at("ptx:%laneid").metal : "");
+    for (const auto& [cuda, metal] : kBuiltins)  // built-in variables the Metal text names
+      if (named.find(metal) != std::string::npos) fn.builtins.insert(cuda);
+    ++fn.record.translated["ptx " + mnemonic];
+    if (pattern.empty()) continue;  // a hint (prefetch)
+    pieces.push_back([condition, pattern, values] {
+      std::string s = pattern;
+      for (size_t i = values.size(); i >= 1; --i)
+        for (size_t at; (at = s.find("$" + std::to_string(i))) != std::string::npos;) s.replace(at, 2, values[i - 1]());
+      return condition() + s + ";";
     });
   }
-  if (!copies.empty()) helpers_.insert("ks_memcpy_async");
-  ++fn.record.translated[copies.empty() ? "cp.async commit/wait (dropped)" : "cp.async"];
+  if (copies > 0) {
+    helpers_.insert("ks_memcpy_async");
+    fn.record.translated["cp.async"] += int(copies);
+  }
+  if (copies == 0 && pieces.empty()) ++fn.record.translated["cp.async commit/wait, prefetch (dropped)"];
   rw_.replace(begin_offset(statement), end_offset(statement), [pieces] {
     std::string out;
     for (const auto& piece : pieces) out += piece() + " ";

@@ -234,9 +234,9 @@ class Translator {
   bool volatile_store(CXCursor assignment, Function& fn);
   bool map_declaration(CXCursor var, Function& fn);
   void shared_record_definition(CXCursor var);
-  // inline PTX that ports (ptx.cpp): cp.async
+  // inline PTX that ports (ptx.cpp): cp.async, one-instruction math
   bool shared_address_variable(CXCursor var, Function& fn);
-  bool port_cp_async(CXCursor statement, Function& fn);
+  bool port_ptx(CXCursor statement, Function& fn);
   // CUB's collectives (cub.cpp): true when the cursor and its children were visited
   bool visit_cub(CXCursor c, Function& fn);
   std::string cub_collective(CXType type);

@@ -63,6 +63,11 @@ CXCursor strip_implicit(CXCursor c) {
   return c;
 }
 
+CXCursor defining_cursor(CXCursor function) {
+  const CXCursor pattern = clang_getSpecializedCursorTemplate(function), definition = clang_getCursorDefinition(function);
+  return !clang_Cursor_isNull(pattern) ? pattern : clang_Cursor_isNull(definition) ? function : definition;
+}
+
 namespace {
 // A function of an overload set (`using ::erfc;` shadows come first in <cmath>'s), else its first member.
 CXCursor function_of_overloads(CXCursor set) {

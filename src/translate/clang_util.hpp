@@ -28,6 +28,8 @@ std::string decl_key(CXCursor declaration);
 CXCursor strip_implicit(CXCursor c);
 // The declaration a call calls, or a null cursor (dependent calls name an overload set: its first).
 CXCursor called_declaration(CXCursor call);
+// A function as the file defines it: a template specialization's pattern, else its definition, else itself.
+CXCursor defining_cursor(CXCursor function);
 // The method (or method template) `name` of a struct or of the template a specialization comes from; a null cursor.
 CXCursor method_of(CXCursor record, const std::string& name);
 // The declaration a type reference names, or the type a parameter that an expression names is declared with, as

@@ -291,9 +291,7 @@ void Translator::visit(CXCursor c, Function& fn) {
           return;
         }
       } else if (in_main_file(callee)) {
-        CXCursor definition = clang_getCursorDefinition(callee);
-        CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
-        const std::string key = decl_key(!clang_Cursor_isNull(pattern) ? pattern : clang_Cursor_isNull(definition) ? callee : definition);
+        const std::string key = decl_key(defining_cursor(callee));
         if (functions_.count(key)) {
           fn.callees.insert(key);
           // Group handles passed to the function are dropped with its parameters for them.
@@ -302,6 +300,9 @@ void Translator::visit(CXCursor c, Function& fn) {
           std::vector<size_t> groups = group_parameters(functions_.at(key).cursor);
           groups.erase(std::remove_if(groups.begin(), groups.end(), [&](size_t i) { return i >= args.size(); }), groups.end());
           call_sites_.push_back({c, key, args.size() - groups.size()});
+          const std::vector<CXCursor> params = parameters_of(functions_.at(key).cursor);
+          for (size_t i = 0; i < args.size() && i < params.size(); ++i)
+            if (shared_address_parameter(params[i])) pass_shared_address(args[i], fn);
           if (clang_getCursorKind(functions_.at(key).cursor) == CXCursor_FunctionTemplate)
             name_pointer_deduced_templates(c, functions_.at(key).cursor, args, fn);
           // The object a method is called on is translated too (`red[threadIdx.x / 32].merge(acc)`), and its space

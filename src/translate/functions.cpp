@@ -217,6 +217,14 @@ std::vector<std::string> Translator::parameter_templates(const std::vector<CXCur
         problem(fn.record.problems, p, "thread_block_tile parameter", why);
       continue;
     }
+    if (shared_address_parameter(p)) {  // a pointer from here on (ptx.cpp)
+      const std::string name = fmt::format("KsPointer{}", template_params.size());
+      template_params.push_back(name);
+      spaces_[decl_key(p)] = "threadgroup";
+      rw_.replace(begin_offset(p), position(p).offset, name + " ");
+      ++fn.record.translated["shared-window address parameter (a pointer)"];
+      continue;
+    }
     if (is_pointer(type)) {
       const std::string name = fmt::format("KsPointer{}", template_params.size());
       template_params.push_back(name);

@@ -68,26 +68,65 @@ std::optional<std::string> asm_template(const std::string& statement) {
 
 }  // namespace
 
+// Whether every use of a variable or parameter holding a shared-window address is one the port follows: an operand of
+// an asm statement, or an argument for a __device__ function's parameter that is such an address itself (through casts).
+bool Translator::used_as_shared_address(CXCursor scope, const std::string& key, int depth) {
+  int uses = 0, followed = 0;
+  std::function<void(CXCursor, bool)> count = [&](CXCursor c, bool follows) {
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && decl_key(clang_getCursorReferenced(c)) == key) {
+      ++uses;
+      followed += follows;
+    }
+    const CXCursorKind kind = clang_getCursorKind(c);
+    const CXCursor called = kind == CXCursor_CallExpr ? called_declaration(c) : clang_getNullCursor();
+    const auto callee = clang_Cursor_isNull(called) ? functions_.end() : functions_.find(decl_key(defining_cursor(called)));
+    const std::vector<CXCursor> params = callee != functions_.end() ? parameters_of(callee->second.cursor) : std::vector<CXCursor>{};
+    const std::vector<CXCursor> kids = children(c);
+    for (size_t i = 0; i < kids.size(); ++i) {
+      const CXCursor inner = strip_casts(kids[i]);
+      const bool reference = clang_getCursorKind(inner) == CXCursor_DeclRefExpr;
+      // a call's children: the callee's reference, then its arguments
+      const bool passed = reference && i >= 1 && i - 1 < params.size() && depth < 8 && shared_address_parameter(params[i - 1], depth + 1);
+      count(kind == CXCursor_AsmStmt || passed ? inner : kids[i], (kind == CXCursor_AsmStmt && reference) || passed);
+    }
+  };
+  count(scope, false);
+  return uses > 0 && uses == followed;
+}
+
+// A __device__ function's integer parameter taking a shared-window address (`void cp_async16(unsigned dst, const float*
+// src)`), used only as asm operands or passed on as such: it becomes a pointer (a template parameter), and callers pass
+// the pointer they gave __cvta_generic_to_shared.
+bool Translator::shared_address_parameter(CXCursor param, int depth) {
+  const CXTypeKind kind = clang_getCanonicalType(clang_getCursorType(param)).kind;
+  if (kind < CXType_UShort || kind > CXType_LongLong || spelling(param).empty()) return false;
+  return used_as_shared_address(clang_getCursorSemanticParent(param), decl_key(param), depth);
+}
+
+// An argument for such a parameter: the pointer given __cvta_generic_to_shared, or a name already holding one.
+void Translator::pass_shared_address(CXCursor argument, Function& fn) {
+  CXCursor pointer = converted_pointer(argument);
+  if (!clang_Cursor_isNull(pointer)) {
+    cvta_followed_.insert(begin_offset(strip_casts(argument)));
+  } else {
+    pointer = strip_casts(argument);
+    if (clang_getCursorKind(pointer) != CXCursor_DeclRefExpr || spaces_[decl_key(clang_getCursorReferenced(pointer))] != "threadgroup")
+      return problem(fn.record.problems, argument, "shared-window address argument",
+                     "the parameter takes an address in PTX's shared window, which the port follows only from "
+                     "__cvta_generic_to_shared(&array[i]) or a name holding one");
+  }
+  if (begin_offset(pointer) != begin_offset(argument) || end_offset(pointer) != end_offset(argument))  // casts dropped
+    rw_.replace(begin_offset(argument), end_offset(argument), [this, pointer] { return rw_.render(begin_offset(pointer), end_offset(pointer)); });
+}
+
 // A variable holding a shared-window address (`uint32_t smem = __cvta_generic_to_shared(&tile[i]);`) that is used only
-// as an operand of asm statements: it becomes the pointer itself (`auto smem = &tile[i];`), which the ported copies take.
+// as an operand of asm statements (or passed to a parameter that is): it becomes the pointer itself (`auto smem =
+// &tile[i];`), which the ported copies take.
 bool Translator::shared_address_variable(CXCursor var, Function& fn) {
   const std::vector<CXCursor> kids = children(var);
   if (kids.empty() || clang_Cursor_isNull(converted_pointer(kids.back()))) return false;
   const std::string key = decl_key(var);
-  int uses = 0, operands = 0;
-  std::function<void(CXCursor, bool)> count = [&](CXCursor c, bool operand) {
-    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && decl_key(clang_getCursorReferenced(c)) == key) {
-      ++uses;
-      operands += operand;
-    }
-    const bool is_asm = clang_getCursorKind(c) == CXCursor_AsmStmt;
-    for (CXCursor k : children(c)) {
-      const CXCursor inner = is_asm ? strip_casts(k) : k;
-      count(inner, is_asm && clang_getCursorKind(inner) == CXCursor_DeclRefExpr);
-    }
-  };
-  count(fn.cursor, false);
-  if (uses == 0 || uses != operands) return false;
+  if (!used_as_shared_address(fn.cursor, key, 0)) return false;
   const CXCursor init = kids.back();
   const unsigned name_at = position(var).offset;
   if (begin_offset(var) >= name_at) return false;  // a later declarator of `uint32_t a = ..., b = ...;`

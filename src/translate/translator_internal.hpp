@@ -235,6 +235,9 @@ class Translator {
   bool map_declaration(CXCursor var, Function& fn);
   void shared_record_definition(CXCursor var);
   // inline PTX that ports (ptx.cpp): cp.async, one-instruction math
+  bool used_as_shared_address(CXCursor scope, const std::string& key, int depth);
+  bool shared_address_parameter(CXCursor param, int depth = 0);
+  void pass_shared_address(CXCursor argument, Function& fn);
   bool shared_address_variable(CXCursor var, Function& fn);
   bool port_ptx(CXCursor statement, Function& fn);
   // CUB's collectives (cub.cpp): true when the cursor and its children were visited

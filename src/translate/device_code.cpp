@@ -278,6 +278,11 @@ void Translator::visit(CXCursor c, Function& fn) {
       }
       lambda_calls_[decl_key(object)].push_back(spaces);
     }
+    // A helper returning a shared-window address, whose call a ported cp.async replaced by its pointer (ptx.cpp).
+    if (cvta_followed_.count(begin_offset(c)) && spelling(c) != "__cvta_generic_to_shared") {
+      for (int i = 0; i < clang_Cursor_getNumArguments(c); ++i) visit(clang_Cursor_getArgument(c, unsigned(i)), fn);
+      return;
+    }
     const CXCursor functor = functor_operator(c, fn);
     const CXCursor callee = clang_Cursor_isNull(functor) ? called_declaration(c) : functor;
     const bool group_method = method_group(c).kind != Group::none;

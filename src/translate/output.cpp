@@ -135,6 +135,13 @@ std::string Translator::header() {
           case CXCursor_FunctionTemplate: {
             auto f = self->functions_.find(decl_key(c));
             if (f == self->functions_.end() || f->second.kernel) break;
+            // A function no launched kernel calls is left out where it holds what does not port (it would not compile).
+            if (!f->second.record.problems.empty() && !self->launched_reach_.count(f->first)) {
+              self->out_.notes.push_back(fmt::format("__device__ function '{}' (line {}) left out: no launched kernel calls it, "
+                                                     "and it holds what does not port ({})",
+                                                     spelling(c), position(c).line, f->second.record.problems.front().construct));
+              break;
+            }
             if (builtin_vector_operator(c)) {
               const std::string note = "operators of the file over vector types (helper_math.h style) dropped: Metal's vector types have them";
               if (std::find(self->out_.notes.begin(), self->out_.notes.end(), note) == self->out_.notes.end()) self->out_.notes.push_back(note);

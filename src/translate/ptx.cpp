@@ -36,12 +36,40 @@ CXCursor strip_casts(CXCursor c) {
   }
 }
 
-// The pointer a shared-window address was made of: the argument of __cvta_generic_to_shared, else a null cursor.
+// The parameter whose shared-window address a helper returns (`__device__ uint32_t smem_u32(const void* p) { return
+// static_cast<uint32_t>(__cvta_generic_to_shared(p)); }`): its index, else -1.
+int address_helper_parameter(CXCursor function) {
+  const CXCursor definition = defining_cursor(function);
+  if (!clang_Location_isFromMainFile(clang_getCursorLocation(definition))) return -1;
+  const std::vector<CXCursor> params = parameters_of(definition);
+  for (CXCursor body : children(definition)) {
+    if (clang_getCursorKind(body) != CXCursor_CompoundStmt) continue;
+    const std::vector<CXCursor> statements = children(body);
+    if (statements.size() != 1 || clang_getCursorKind(statements[0]) != CXCursor_ReturnStmt || children(statements[0]).size() != 1)
+      return -1;
+    const CXCursor call = strip_casts(children(statements[0])[0]);
+    if (clang_getCursorKind(call) != CXCursor_CallExpr || spelling(call) != "__cvta_generic_to_shared" ||
+        clang_Cursor_getNumArguments(call) != 1)
+      return -1;
+    const CXCursor given = strip_casts(clang_Cursor_getArgument(call, 0));
+    for (size_t i = 0; i < params.size(); ++i)
+      if (clang_getCursorKind(given) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(given), params[i]))
+        return int(i);
+  }
+  return -1;
+}
+
+// The pointer a shared-window address was made of: the argument of __cvta_generic_to_shared or of a helper returning
+// its address, else a null cursor.
 CXCursor converted_pointer(CXCursor c) {
   c = strip_casts(c);
-  if (clang_getCursorKind(c) != CXCursor_CallExpr || spelling(c) != "__cvta_generic_to_shared" || clang_Cursor_getNumArguments(c) != 1)
-    return clang_getNullCursor();
-  return strip_implicit(clang_Cursor_getArgument(c, 0));
+  if (clang_getCursorKind(c) != CXCursor_CallExpr) return clang_getNullCursor();
+  if (spelling(c) == "__cvta_generic_to_shared" && clang_Cursor_getNumArguments(c) == 1)
+    return strip_implicit(clang_Cursor_getArgument(c, 0));
+  const CXCursor callee = called_declaration(c);
+  const int given = clang_Cursor_isNull(callee) ? -1 : address_helper_parameter(callee);
+  return given < 0 || given >= clang_Cursor_getNumArguments(c) ? clang_getNullCursor()
+                                                              : strip_implicit(clang_Cursor_getArgument(c, unsigned(given)));
 }
 
 // The PTX template of an asm statement: its string literals, concatenated and unescaped.

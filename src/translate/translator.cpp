@@ -196,6 +196,7 @@ Translation Translator::run() {
       const std::string callee = pending.back();
       pending.pop_back();
       if (!reached.insert(callee).second) continue;
+      if (k.launched) launched_reach_.insert(callee);
       const Function& f = functions_.at(callee);
       for (const auto& [construct, count] : f.record.translated) k.translated[construct] += count;
       k.problems.insert(k.problems.end(), f.record.problems.begin(), f.record.problems.end());

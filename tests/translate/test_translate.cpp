@@ -205,6 +205,22 @@ TEST(Conversions, LibcuxxBarrierCountsOtherThanTheBlockAreNoted) {
   })) << ::testing::PrintToString(warp.notes);
 }
 
+// A __device__ function no launched kernel calls is left out of the candidate, with a note, where it holds what does
+// not port (it would not compile): here a clock64 timer, and the shared-address helper whose calls the ported cp.async
+// copies replaced by their pointers.
+TEST(Conversions, UncalledFunctionsThatDoNotPortAreLeftOut) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const translate::Translation t =
+      translate::translate_file(kDir + "/corpus/rowsum/ptx_cp_async_address_helper.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(t.complete()) << problems_text(t);
+  for (const std::string name : {"clock64", "cvta_to_shared_u32", "elapsed_since"})
+    EXPECT_EQ(t.candidate.find(name), std::string::npos) << name << " in\n" << t.candidate;
+  for (const std::string left_out : {"'elapsed_since' (line 12) left out", "'cvta_to_shared_u32' (line 9) left out"})
+    EXPECT_TRUE(std::any_of(t.notes.begin(), t.notes.end(), [&](const std::string& n) { return n.find(left_out) != std::string::npos; }))
+        << left_out << ": " << ::testing::PrintToString(t.notes);
+}
+
 // CUB's collectives keep their spelling over ks_cub's Metal `namespace cub`: each constructor is given the thread's
 // position and the threadgroup's size (passed down to a __device__ function building one, which MLX declares because
 // the body names them); a __shared__ union of TempStorage is defined before the declaration naming it (metalsim, as

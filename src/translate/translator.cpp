@@ -113,6 +113,9 @@ void Translator::token_edits() {
     } else if (s == "std" && spell(i + 1) == "::") {
       rw_.replace(begin(i), end(i + 1), "metal::");
       ++i;
+    } else if (s == "cuda" && spell(i + 1) == "::" && spell(i + 2) == "std" && spell(i + 3) == "::") {  // libcu++'s
+      rw_.replace(begin(i), end(i + 3), "metal::");
+      i += 3;
     } else if (auto t = maps_.types.find(s); t != maps_.types.end()) {
       rw_.replace(begin(i), end(i), t->second);
     }

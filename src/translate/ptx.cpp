@@ -179,6 +179,9 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
   static const std::regex copy(
       R"(^cp\.async\.(?:ca|cg)\.shared(?:::cta)?\.global(?:\.L2::(?:64|128|256)B)?$)");
   static const std::regex ordering(R"(^cp\.async\.(commit_group|wait_all|wait_group)$)");
+  // Plain (weak) global loads and stores with their cache hints: ld.global.nc.L1::no_allocate.v4.f32 and the like.
+  static const std::regex global_access(
+      R"(^(ld|st)\.global(?:\.nc)?(?:\.(?:ca|cg|cs|lu|cv|wb|wt))?(?:\.L1::(?:no_allocate|evict_\w+))?(?:\.L2::(?:64B|128B|256B|evict_\w+|cache_hint))?(?:\.v([24]))?\.([bfsu])(16|32|64)$)");
   std::vector<CXCursor> operands = children(statement);  // outputs, then inputs, as %0, %1, ...
   auto operand = [&](const std::string& written) -> std::optional<CXCursor> {
     if (written.size() < 2 || written[0] != '%' || !std::isdigit(static_cast<unsigned char>(written[1]))) return std::nullopt;
@@ -200,9 +203,17 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
     return std::nullopt;
   };
   std::map<std::string, std::string> predicates;  // register -> "%i != 0" as written
-  std::vector<std::function<std::string()>> pieces;  // the Metal statements
+  std::vector<std::function<std::string()>> pieces;  // the Metal statements, without their `;`
   std::vector<Problem>& problems = fn.record.problems;
+  // Vector operands (`{%0, %1, %2, %3}`) as `<%0|%1|%2|%3>`, so that braces left are blocks and commas separate operands.
+  static const std::regex vector_operand(R"(\{\s*(%\d+(?:\s*,\s*%\d+)*)\s*\})");
   std::string body = *ptx;
+  for (std::smatch m; std::regex_search(body, m, vector_operand);) {
+    std::string list = m[1];
+    list.erase(std::remove(list.begin(), list.end(), ' '), list.end());
+    std::replace(list.begin(), list.end(), ',', '|');
+    body.replace(size_t(m.position(0)), size_t(m.length(0)), "<" + list + ">");
+  }
   std::replace(body.begin(), body.end(), '\n', ';');
   for (char& ch : body)
     if (ch == '{' || ch == '}') ch = ';';
@@ -245,6 +256,53 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
         return fmt::format("if ({}({} {})) ", negated ? "!" : "", tested(), compare);
       };
     }
+    if (std::regex_match(mnemonic, m, global_access)) {  // ld dst, [addr] / st [addr], src: scalars or {vectors}
+      if (written.size() != 2) return false;
+      const bool load = m[1] == "ld";
+      const size_t lanes = m[2].matched ? std::stoul(m[2]) : 1, bytes = std::stoul(m[4]) / 8;
+      std::string listed = written[load ? 0 : 1], at = written[load ? 1 : 0];
+      listed.erase(std::remove(listed.begin(), listed.end(), ' '), listed.end());
+      at.erase(std::remove(at.begin(), at.end(), ' '), at.end());
+      if (listed.size() > 2 && listed.front() == '<' && listed.back() == '>') listed = listed.substr(1, listed.size() - 2);
+      std::vector<CXCursor> registers;
+      for (std::stringstream list(listed); list.good();) {
+        std::string item;
+        std::getline(list, item, '|');
+        const auto c = operand(item);
+        if (!c) return false;
+        registers.push_back(*c);
+      }
+      std::smatch a;
+      static const std::regex address(R"(^\[(%\d+)(?:\+(\d+))?\]$)");
+      if (registers.size() != lanes || !std::regex_match(at, a, address)) return false;
+      const auto base = operand(a[1]);
+      if (!base || !is_pointer(clang_getCursorType(strip_casts(*base)))) return false;
+      const CXCursor pointer = strip_casts(*base);
+      const std::string offset = a[2].matched ? std::string(a[2]) : "";
+      // The registers' type, whose bits the access moves (a .b32 load into a float is the float's bits).
+      const CXType element = clang_getCanonicalType(clang_getCursorType(registers[0]));
+      if (clang_Type_getSizeOf(element) != (long long)bytes) return false;
+      for (CXCursor r : registers)
+        if (!clang_equalTypes(clang_getCanonicalType(clang_getCursorType(r)), element)) return false;
+      const std::string type = metal_type(element);
+      if (load) helpers_.insert("ks_ro_cast");
+      pieces.push_back([this, condition, load, registers, pointer, offset, type] {
+        const std::string p = rw_.render(begin_offset(pointer), end_offset(pointer));
+        std::string out = condition() + "{ auto ks_at = ";
+        if (load)
+          out += offset.empty() ? "ks_ro_cast<" + type + ">(" + p + "); "
+                                : "ks_ro_cast<" + type + ">(ks_ro_cast<uchar>(" + p + ") + " + offset + "); ";
+        else
+          out += offset.empty() ? "(device " + type + "*)(" + p + "); " : "(device " + type + "*)((device uchar*)(" + p + ") + " + offset + "); ";
+        for (size_t i = 0; i < registers.size(); ++i) {
+          const std::string r = rw_.render(begin_offset(registers[i]), end_offset(registers[i]));
+          out += load ? fmt::format("{} = ks_at[{}]; ", r, i) : fmt::format("ks_at[{}] = {}; ", i, r);
+        }
+        return out + "}";
+      });
+      ++fn.record.translated[std::string("ptx ") + (load ? "ld.global" : "st.global")];
+      continue;
+    }
     std::vector<std::function<std::string()>> values;
     for (const std::string& w : written) {
       const auto v = value(w);
@@ -283,7 +341,7 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
                                                      });
       pieces.push_back([this, condition, pointer, source, size, zero_filled] {
         return condition() + "ks_memcpy_async((threadgroup uchar*)(" + rw_.render(begin_offset(pointer), end_offset(pointer)) +
-               "), " + rw_.render(begin_offset(source), end_offset(source)) + ", ulong(" + size() + "), ulong(" + zero_filled() + "));";
+               "), " + rw_.render(begin_offset(source), end_offset(source)) + ", ulong(" + size() + "), ulong(" + zero_filled() + "))";
       });
       ++copies;
       continue;
@@ -300,7 +358,7 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
       std::string s = pattern;
       for (size_t i = values.size(); i >= 1; --i)
         for (size_t at; (at = s.find("$" + std::to_string(i))) != std::string::npos;) s.replace(at, 2, values[i - 1]());
-      return condition() + s + ";";
+      return condition() + s;
     });
   }
   if (copies > 0) {
@@ -310,8 +368,9 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
   if (copies == 0 && pieces.empty()) ++fn.record.translated["cp.async commit/wait, prefetch (dropped)"];
   rw_.replace(begin_offset(statement), end_offset(statement), [pieces] {
     std::string out;
-    for (const auto& piece : pieces) out += piece() + " ";
-    return pieces.empty() ? std::string() : pieces.size() == 1 ? out.substr(0, out.size() - 2) : "{ " + out + "}";
+    for (const auto& piece : pieces) out += piece() + "; ";
+    // one statement takes the asm statement's own `;`
+    return pieces.size() == 1 ? pieces[0]() : pieces.empty() ? std::string() : "{ " + out + "}";
   });
   for (CXCursor k : operands) visit(k, fn);
   return true;

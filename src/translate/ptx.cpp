@@ -1,11 +1,11 @@
-// Inline PTX that ports (docs/TRANSLATE.md): one-instruction math and hints of mappings.toml's "ptx:" table, and
-// cp.async's global -> shared copies and their commit and wait, as
-// hand-written kernels spell them (`asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem), "l"(src))`,
-// also predicated or with a source size that zero-fills the rest). As __pipeline_memcpy_async, each copy is done at
-// the call (ks_memcpy_async) and commit and wait are dropped: CUDA lets the copying thread read the bytes only after
-// its wait and other threads only after a barrier besides. The shared operand is a 32-bit address in the shared
-// window, which Metal has no counterpart of: the port follows it back to the pointer given __cvta_generic_to_shared,
-// in the operand itself or in a variable used for nothing else.
+// Inline PTX that ports (docs/TRANSLATE.md): one-instruction math and hints of mappings.toml's "ptx:" table, plain
+// global loads and stores (ld/st.global, vectors too), and cp.async's global -> shared copies with their commit and
+// wait, as hand-written kernels spell them (`asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem),
+// "l"(src))`, also predicated or with a source size that zero-fills the rest). As __pipeline_memcpy_async, each copy
+// is done at the call (ks_memcpy_async) and commit and wait are dropped: CUDA lets the copying thread read the bytes
+// only after its wait and other threads only after a barrier besides. The shared operand is a 32-bit address in the
+// shared window, which Metal has no counterpart of: the port follows it back to the pointer given
+// __cvta_generic_to_shared, in the operand itself, a variable, a helper's parameter or a helper's result.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -94,6 +94,28 @@ std::optional<std::string> asm_template(const std::string& statement) {
 }
 
 
+// The instructions of a PTX template, trimmed, without the braces of its blocks; a vector operand (`{%0, %1, %2, %3}`)
+// is written `<%0|%1|%2|%3>`, so that commas separate operands.
+std::vector<std::string> ptx_instructions(std::string body) {
+  static const std::regex vector_operand(R"(\{\s*(%\d+(?:\s*,\s*%\d+)*)\s*\})");
+  for (std::smatch m; std::regex_search(body, m, vector_operand);) {
+    std::string list = m[1];
+    list.erase(std::remove(list.begin(), list.end(), ' '), list.end());
+    std::replace(list.begin(), list.end(), ',', '|');
+    body.replace(size_t(m.position(0)), size_t(m.length(0)), "<" + list + ">");
+  }
+  for (char& ch : body)
+    if (ch == '\n' || ch == '{' || ch == '}') ch = ';';
+  std::vector<std::string> out;
+  for (std::stringstream lines(body); lines.good();) {
+    std::string instruction;
+    std::getline(lines, instruction, ';');
+    const size_t first = instruction.find_first_not_of(" \t"), last = instruction.find_last_not_of(" \t");
+    if (first != std::string::npos) out.push_back(instruction.substr(first, last - first + 1));
+  }
+  return out;
+}
+
 }  // namespace
 
 // Whether every use of a variable or parameter holding a shared-window address is one the port follows: an operand of
@@ -168,8 +190,9 @@ bool Translator::shared_address_variable(CXCursor var, Function& fn) {
 }
 
 // An asm statement of instructions that port: true when it was rewritten (its operands are then visited), false when
-// it holds anything else, which the caller reports. Besides cp.async, an instruction of mappings.toml's "ptx:" table
-// (ex2.approx.f32, tanh.approx.f32, prefetch.global.L2, ...) becomes its Metal statement over the operands.
+// it holds anything else, which the caller reports. Besides cp.async and ld/st.global, an instruction of
+// mappings.toml's "ptx:" table (ex2.approx.f32, tanh.approx.f32, prefetch.global.L2, ...) becomes its Metal statement
+// over the operands.
 bool Translator::port_ptx(CXCursor statement, Function& fn) {
   const std::optional<std::string> ptx = asm_template(text(begin_offset(statement), end_offset(statement)));
   if (!ptx) return false;
@@ -181,7 +204,7 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
   static const std::regex ordering(R"(^cp\.async\.(commit_group|wait_all|wait_group)$)");
   // Plain (weak) global loads and stores with their cache hints: ld.global.nc.L1::no_allocate.v4.f32 and the like.
   static const std::regex global_access(
-      R"(^(ld|st)\.global(?:\.nc)?(?:\.(?:ca|cg|cs|lu|cv|wb|wt))?(?:\.L1::(?:no_allocate|evict_\w+))?(?:\.L2::(?:64B|128B|256B|evict_\w+|cache_hint))?(?:\.v([24]))?\.([bfsu])(16|32|64)$)");
+      R"(^(ld|st)\.global(?:\.nc)?(?:\.(?:ca|cg|cs|lu|cv|wb|wt))?(?:\.L1::(?:no_allocate|evict_\w+))?(?:\.L2::(?:64B|128B|256B|evict_\w+))?(?:\.v([24]))?\.([bfsu])(16|32|64)$)");
   std::vector<CXCursor> operands = children(statement);  // outputs, then inputs, as %0, %1, ...
   auto operand = [&](const std::string& written) -> std::optional<CXCursor> {
     if (written.size() < 2 || written[0] != '%' || !std::isdigit(static_cast<unsigned char>(written[1]))) return std::nullopt;
@@ -205,27 +228,8 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
   std::map<std::string, std::string> predicates;  // register -> "%i != 0" as written
   std::vector<std::function<std::string()>> pieces;  // the Metal statements, without their `;`
   std::vector<Problem>& problems = fn.record.problems;
-  // Vector operands (`{%0, %1, %2, %3}`) as `<%0|%1|%2|%3>`, so that braces left are blocks and commas separate operands.
-  static const std::regex vector_operand(R"(\{\s*(%\d+(?:\s*,\s*%\d+)*)\s*\})");
-  std::string body = *ptx;
-  for (std::smatch m; std::regex_search(body, m, vector_operand);) {
-    std::string list = m[1];
-    list.erase(std::remove(list.begin(), list.end(), ' '), list.end());
-    std::replace(list.begin(), list.end(), ',', '|');
-    body.replace(size_t(m.position(0)), size_t(m.length(0)), "<" + list + ">");
-  }
-  std::replace(body.begin(), body.end(), '\n', ';');
-  for (char& ch : body)
-    if (ch == '{' || ch == '}') ch = ';';
   size_t copies = 0;
-  for (size_t from = 0; from <= body.size();) {
-    size_t to = body.find(';', from);
-    if (to == std::string::npos) to = body.size();
-    std::string instruction = body.substr(from, to - from);
-    from = to + 1;
-    const size_t first = instruction.find_first_not_of(" \t"), last = instruction.find_last_not_of(" \t");
-    if (first == std::string::npos) continue;
-    instruction = instruction.substr(first, last - first + 1);
+  for (const std::string& instruction : ptx_instructions(*ptx)) {
     std::smatch m;
     if (std::regex_match(instruction, m, predicate_register)) {
       predicates[m[1]] = "";

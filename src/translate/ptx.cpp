@@ -150,7 +150,11 @@ bool Translator::used_as_shared_address(CXCursor scope, const std::string& key, 
 bool Translator::shared_address_parameter(CXCursor param, int depth) {
   const CXTypeKind kind = clang_getCanonicalType(clang_getCursorType(param)).kind;
   if (kind < CXType_UShort || kind > CXType_LongLong || spelling(param).empty()) return false;
-  return used_as_shared_address(clang_getCursorSemanticParent(param), decl_key(param), depth);
+  const std::string key = decl_key(param);
+  if (const auto known = shared_address_parameters_.find(key); known != shared_address_parameters_.end()) return known->second;
+  const bool is = used_as_shared_address(clang_getCursorSemanticParent(param), key, depth);
+  if (depth == 0) shared_address_parameters_[key] = is;  // (deeper answers are cut short by the depth)
+  return is;
 }
 
 // An argument for such a parameter: the pointer given __cvta_generic_to_shared, or a name already holding one.

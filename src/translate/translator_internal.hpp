@@ -305,6 +305,7 @@ class Translator {
   std::vector<std::pair<unsigned, unsigned>> for_inits_;  // the initializers of for statements
   std::set<std::string> helpers_;
   std::set<std::string> launched_reach_;  // decl_keys of the __device__ functions the launched kernels call
+  std::map<std::string, bool> shared_address_parameters_;  // decl_key of an integer parameter -> whether it is one
   std::set<unsigned> cvta_followed_;  // __cvta_generic_to_shared calls (or a helper's) replaced by their pointer
   std::set<unsigned> cub_constructions_;  // where the thread's position was added to a CUB collective's constructor
   std::vector<Lambda> lambdas_;  // in the order their visits end: a nested lambda before the one holding it

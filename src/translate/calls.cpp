@@ -182,12 +182,37 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     if (name.rfind("atomic", 0) == 0 && size != 4)
       return problem(problems, call, name, fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", size * 8));
   }
+  // $this: the pointer a cuda::atomic_ref became (its variable, or a temporary's object), whose space and element type
+  // the atomic takes
+  std::function<std::string()> self = [] { return std::string(); };
+  if (key.rfind("atomic_ref::", 0) == 0) {
+    const std::vector<CXCursor> member = children(kids.at(0));
+    const CXCursor object = member.empty() ? clang_getNullCursor() : strip_implicit(member[0]);
+    const bool named = !clang_Cursor_isNull(object) && clang_getCursorKind(object) == CXCursor_DeclRefExpr;
+    const CXCursor referent = clang_Cursor_isNull(object) || named ? object : atomic_referent(object);
+    if (clang_Cursor_isNull(referent))
+      return problem(problems, call, key, "the atomic_ref is not a variable or a temporary made of its object");
+    CXType type = clang_getCanonicalType(clang_getCursorType(object));
+    if (is_reference(type)) type = clang_getCanonicalType(pointee_type(type));
+    const CXType value = clang_getCanonicalType(clang_Type_getTemplateArgumentAsType(type, 0));
+    if (value.kind == CXType_Double)
+      return problem(problems, call, key, "an atomic on double: Metal has no double, and no 64-bit atomics (accumulate in float or int)");
+    if (clang_Type_getSizeOf(value) != 4)
+      return problem(problems, call, key, fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", clang_Type_getSizeOf(value) * 8));
+    element = metal_type(value);
+    space = space_of(referent);
+    self = [this, named, referent] {
+      const std::string text = rw_.render(begin_offset(referent), end_offset(referent));
+      return named ? text : "&(" + text + ")";
+    };
+  }
   // $R: the call's type, to which min and max convert both arguments (Metal's have one type); std::max's is a
   // `const T&`, whose const the conversion leaves out.
   const CXType result = clang_getCanonicalType(clang_getCursorType(call));
   const std::string result_type = result.kind >= CXType_Bool && result.kind <= CXType_LongDouble ? unqualified_type(result) : "";
-  rw_.replace(b, e, [this, pattern, args, element, space, result_type] {
+  rw_.replace(b, e, [this, pattern, args, element, space, result_type, self] {
     std::string s = pattern;
+    for (size_t at; (at = s.find("$this")) != std::string::npos;) s.replace(at, 5, self());
     for (size_t at; (at = s.find("$R")) != std::string::npos;) s.replace(at, 2, result_type);
     for (size_t i = args.size(); i >= 1; --i) {
       const std::string arg = rw_.render(begin_offset(args[i - 1]), end_offset(args[i - 1]));

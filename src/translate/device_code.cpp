@@ -67,7 +67,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
     rw_.replace(begin_offset(var), end_offset(var), "");
     return true;
   }
-  if (shared_address_variable(var, fn)) return false;
+  if (shared_address_variable(var, fn) || atomic_reference(var, fn)) return false;
   std::vector<CXCursor> kids = children(var);
   CXCursor init = clang_getNullCursor();
   if (!kids.empty() && clang_isExpression(clang_getCursorKind(kids.back()))) init = kids.back();
@@ -207,6 +207,26 @@ CXCursor Translator::functor_operator(CXCursor call, Function& fn) {
     return clang_getNullCursor();
   }
   return method_of(clang_getTypeDeclaration(bound->second.front()), "operator()");
+}
+
+// `cuda::atomic_ref<float, cuda::thread_scope_device> ref(y[i]);` becomes `auto ref = &(y[i]);`, in the object's space,
+// which the methods' atomics take (calls.cpp); the object is still translated (the initializer is visited).
+bool Translator::atomic_reference(CXCursor var, Function& fn) {
+  if (!is_atomic_ref(clang_getCursorType(var))) return false;
+  const CXCursor object = atomic_referent(var);
+  const unsigned name_at = position(var).offset, name_end = name_at + unsigned(spelling(var).size());
+  if (clang_Cursor_isNull(object) || is_reference(clang_getCursorType(var)) || begin_offset(var) >= name_at) {
+    problem(fn.record.problems, var, "cuda::atomic_ref '" + spelling(var) + "'",
+            "the port makes each reference a pointer to its object: declare it by itself, made of the object "
+            "(cuda::atomic_ref<T> ref(object);)");
+    return false;
+  }
+  spaces_[decl_key(var)] = space_of(object);
+  rw_.replace(begin_offset(var), end_offset(var), [this, name_at, name_end, object] {
+    return "auto " + rw_.render(name_at, name_end) + " = &(" + rw_.render(begin_offset(object), end_offset(object)) + ")";
+  });
+  ++fn.record.translated["cuda::atomic_ref"];
+  return true;
 }
 
 void Translator::visit(CXCursor c, Function& fn) {

@@ -1,7 +1,8 @@
 // Cooperative groups (docs/TRANSLATE.md): a thread_block, thread_block_tile or grid_group handle has no Metal
 // counterpart; its methods become threadgroup and SIMD-group functions (calls.cpp), handles passed to
 // functions are dropped with their parameters (functions.cpp), tiles are segments of a SIMD group. libcu++'s
-// pipelines and barriers go the same way: the objects dropped, their waits threadgroup barriers or nothing.
+// pipelines and barriers go the same way: the objects dropped, their waits threadgroup barriers or nothing; an
+// atomic_ref becomes a pointer to its object.
 #include "translate/translator_internal.hpp"
 
 namespace ksearch::translate::detail {
@@ -43,6 +44,25 @@ Group method_group(CXCursor call) {
   if (kids.empty() || clang_getCursorKind(kids[0]) != CXCursor_MemberRefExpr) return {};
   const std::vector<CXCursor> object = children(kids[0]);
   return object.empty() ? Group{} : group_of(clang_getCursorType(strip_implicit(object[0])));
+}
+
+bool is_atomic_ref(CXType type) {
+  if (is_reference(type)) type = pointee_type(type);
+  std::string name = take(clang_getTypeSpelling(clang_getCanonicalType(type)));
+  if (name.rfind("const ", 0) == 0) name.erase(0, 6);
+  return name.rfind("cuda::atomic_ref<", 0) == 0;
+}
+
+CXCursor atomic_referent(CXCursor c) {
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    const CXCursor constructor = clang_getCursorReferenced(c);
+    if (clang_getCursorKind(constructor) == CXCursor_Constructor && spelling(clang_getCursorSemanticParent(constructor)) == "atomic_ref" &&
+        clang_Cursor_getNumArguments(c) == 1)
+      return strip_implicit(clang_Cursor_getArgument(c, 0));
+  }
+  for (CXCursor k : children(c))
+    if (const CXCursor found = atomic_referent(k); !clang_Cursor_isNull(found)) return found;
+  return clang_getNullCursor();
 }
 
 std::string tile_refusal(const Group& g, bool in_parameter) {

@@ -50,6 +50,16 @@ template <typename A, typename T> inline T ks_atomic_cas(A p, T compare, T value
   }
   return expected;
 }
+// helper: ks_atomic_compare_exchange
+// cuda::atomic_ref's compare_exchange_strong (and _weak, which may not fail where the values match): Metal has only the
+// weak exchange, so its spurious failures are retried; on a real mismatch `expected` holds the value found.
+template <typename A, typename T> inline bool ks_atomic_compare_exchange(A p, thread T* expected, T desired) {
+  const T wanted = *expected;
+  while (!atomic_compare_exchange_weak_explicit(p, expected, desired, memory_order_relaxed, memory_order_relaxed)) {
+    if (*expected != wanted) return false;
+  }
+  return true;
+}
 // helper: ks_shfl_segments
 // CUDA's shuffles with a width below 32: the SIMD group's lanes in segments of `width` (a power of
 // two); a lane reads within its segment (shfl: srcLane modulo width), and gets its own value where

@@ -112,12 +112,6 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     return problem(problems, call, name, "used inside a macro: expand the macro by hand");
   const FunctionMapping& f = m->second;
   std::vector<CXCursor> args(kids.begin() + (kids.empty() ? 0 : 1), kids.end());
-  // The copies are done in elements of the source's type (ks_memcpy_async, ks_group_copy): a void* source has none.
-  const size_t source = key == "__pipeline_memcpy_async" || key == "cuda::memcpy_async" ? 1 : key.rfind("memcpy_async:", 0) == 0 ? 2 : 0;
-  if (source > 0 && source < args.size() && clang_getCanonicalType(pointee_type(clang_getCursorType(strip_implicit(args[source])))).kind == CXType_Void)
-    return problem(problems, call, name + " from a void* source",
-                   "the port copies in elements of the source's type, which void has none of: pass the source as a pointer to "
-                   "its elements (float*, float4*)");
   std::string pattern = f.metal;
   std::vector<std::string> helpers = f.helpers;
   if (f.width_arg > 0 && size_t(f.width_arg) <= args.size()) {
@@ -147,6 +141,23 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     helpers = f.segmented_helpers;
     for (size_t at; (at = pattern.find("$W")) != std::string::npos;) pattern.replace(at, 2, group.width);
     ++fn.record.translated[key + " (tile below 32)"];
+  }
+  // The copies are done in elements of the source's type (ks_memcpy_async, ks_group_copy): a void* source (global or
+  // constant memory, read-only) is read in the destination's elements instead, through ks_ro_cast.
+  const size_t source = key == "__pipeline_memcpy_async" || key == "cuda::memcpy_async" ? 1 : key.rfind("memcpy_async:", 0) == 0 ? 2 : 0;
+  auto pointee_of = [&](size_t i) {  // what a pointer or an array argument holds
+    const CXType type = clang_getCanonicalType(clang_getCursorType(strip_implicit(args[i])));
+    const CXType element = clang_getArrayElementType(type);
+    return clang_getCanonicalType(element.kind != CXType_Invalid ? element : pointee_type(type));
+  };
+  if (source > 0 && source < args.size() && pointee_of(source).kind == CXType_Void) {
+    if (pointee_of(source - 1).kind == CXType_Void || space_of(args[source]) == "threadgroup")
+      return problem(problems, call, name + " from a void* source",
+                     "the port copies in elements of the source's or the destination's type, which void has none of: pass "
+                     "either as a pointer to its elements (float*, float4*)");
+    const std::string placeholder = "$" + std::to_string(source + 1);
+    pattern.replace(pattern.find(placeholder), placeholder.size(), "ks_ro_cast<" + metal_type(pointee_of(source - 1)) + ">(" + placeholder + ")");
+    helpers.push_back("ks_ro_cast");
   }
   convert_arguments(callee, args);
   ++fn.record.translated[key];

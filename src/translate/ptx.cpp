@@ -336,20 +336,26 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
         cvta_followed_.insert(begin_offset(strip_casts(*dst)));
       }
       const CXCursor source = strip_casts(*src);
-      if (!is_pointer(clang_getCursorType(source)) ||
-          clang_getCanonicalType(pointee_type(clang_getCursorType(source))).kind == CXType_Void) {
+      // A void* source is read in the destination's elements (ks_ro_cast), as the copies of calls.cpp.
+      const CXType copied = clang_getCanonicalType(pointee_type(clang_getCursorType(pointer)));
+      const bool untyped = is_pointer(clang_getCursorType(source)) &&
+                           clang_getCanonicalType(pointee_type(clang_getCursorType(source))).kind == CXType_Void;
+      if (!is_pointer(clang_getCursorType(source)) || (untyped && (copied.kind == CXType_Void || copied.kind == CXType_Invalid))) {
         problem(problems, statement, "cp.async",
                 "its global operand is not a pointer to the copied elements: give it as one (\"l\"(src) with src a float*, float4*)");
         return true;
       }
+      const std::string reinterpreted = untyped ? "ks_ro_cast<" + metal_type(copied) + ">" : "";
+      if (untyped) helpers_.insert("ks_ro_cast");
       const auto size = values[2];
       const auto zero_filled = written.size() == 3 ? std::function<std::string()>([] { return std::string("0"); })
                                                    : std::function<std::string()>([size, source_size = values[3]] {
                                                        return size() + " - " + source_size();
                                                      });
-      pieces.push_back([this, condition, pointer, source, size, zero_filled] {
+      pieces.push_back([this, condition, pointer, source, reinterpreted, size, zero_filled] {
         return condition() + "ks_memcpy_async((threadgroup uchar*)(" + rw_.render(begin_offset(pointer), end_offset(pointer)) +
-               "), " + rw_.render(begin_offset(source), end_offset(source)) + ", ulong(" + size() + "), ulong(" + zero_filled() + "))";
+               "), " + reinterpreted + "(" + rw_.render(begin_offset(source), end_offset(source)) + "), ulong(" + size() + "), ulong(" +
+               zero_filled() + "))";
       });
       ++copies;
       continue;

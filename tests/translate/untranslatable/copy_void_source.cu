@@ -1,4 +1,4 @@
-// Untranslatable: cuda::memcpy_async from a void* source (line 12), which has no element type to copy by.
+// Untranslatable: cuda::memcpy_async from a void* source into a void* destination (line 12): no element type to copy by.
 #include <cuda/pipeline>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -7,8 +7,8 @@ __global__ void k_void(const float* x, float* y, int cols) {
   auto pipe = cuda::make_pipeline();
   const void* raw = x + (int64_t)blockIdx.x * cols + threadIdx.x % cols;
   pipe.producer_acquire();
-  // the bytes of one float, through an untyped pointer
-  float* slot = &buf[threadIdx.x];
+  // the bytes of one float, through untyped pointers
+  void* slot = &buf[threadIdx.x];
   cuda::memcpy_async(slot, raw, sizeof(float), pipe);
   pipe.producer_commit();
   pipe.consumer_wait();

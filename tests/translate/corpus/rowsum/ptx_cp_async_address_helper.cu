@@ -1,6 +1,6 @@
 // A row staged in chunks of 64 floats by 4-byte cp.async copies whose shared addresses come from a helper returning
-// __cvta_generic_to_shared of its `const void*` parameter: in the copy's operand (even rows' chunks) and through a
-// variable (odd rows'). A timing helper no launched kernel calls (clock64 has no Metal counterpart) is left out.
+// __cvta_generic_to_shared of its `const void*` parameter: in the copy's operand (even rows' chunks, from an untyped
+// source) and through a variable (odd rows'). A timing helper no launched kernel calls (clock64) is left out.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -21,7 +21,8 @@ __global__ void rowsum_address_helper(const float* __restrict__ x, float* __rest
     const int n = min(kThreads, cols - c0);
     if (threadIdx.x < n) {
       if (blockIdx.x % 2 == 0) {
-        CP_ASYNC_CA4(cvta_to_shared_u32(&chunk[threadIdx.x]), row + c0 + threadIdx.x);
+        const void* from = row + c0 + threadIdx.x;  // untyped: read as the destination's float
+        CP_ASYNC_CA4(cvta_to_shared_u32(&chunk[threadIdx.x]), from);
       } else {
         const uint32_t slot = cvta_to_shared_u32(chunk + threadIdx.x);
         CP_ASYNC_CA4(slot, row + c0 + threadIdx.x);

@@ -211,7 +211,9 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
       R"(^(ld|st)\.global(?:\.nc)?(?:\.(?:ca|cg|cs|lu|cv|wb|wt))?(?:\.L1::(?:no_allocate|evict_\w+))?(?:\.L2::(?:64B|128B|256B|evict_\w+))?(?:\.v([24]))?\.([bfsu])(16|32|64)$)");
   std::vector<CXCursor> operands = children(statement);  // outputs, then inputs, as %0, %1, ...
   auto operand = [&](const std::string& written) -> std::optional<CXCursor> {
-    if (written.size() < 2 || written[0] != '%' || !std::isdigit(static_cast<unsigned char>(written[1]))) return std::nullopt;
+    if (written.size() < 2 || written.size() > 4 || written[0] != '%' ||
+        !std::all_of(written.begin() + 1, written.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+      return std::nullopt;  // (asm statements have at most 30 operands)
     const size_t i = std::stoul(written.substr(1));
     if (i >= operands.size()) return std::nullopt;
     return strip_implicit(operands[i]);
@@ -363,6 +365,9 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
     const auto mapping = maps_.functions.find("ptx:" + mnemonic);
     if (mapping == maps_.functions.end()) return false;
     const std::string pattern = mapping->second.metal;
+    for (size_t at = pattern.find('$'); at != std::string::npos; at = pattern.find('$', at + 1))  // as many operands as it names
+      if (at + 1 < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[at + 1])) && size_t(pattern[at + 1] - '0') > values.size())
+        return false;
     const std::string named = pattern + (instruction.find("laneid") != std::string::npos ? maps_.functions.at("ptx:%laneid").metal : "");
     for (const auto& [cuda, metal] : kBuiltins)  // built-in variables the Metal text names
       if (named.find(metal) != std::string::npos) fn.builtins.insert(cuda);

@@ -53,7 +53,11 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   std::string key = name;
   Group group = method_group(call);  // the group a method or cg::reduce works on
   if (callee_kind == CXCursor_CXXMethod || group.kind != Group::none) {
-    const std::string owner = group.kind == Group::block      ? "thread_block"
+    // cuda::atomic's methods are cuda::atomic_ref's on the object (`$this` below)
+    const CXCursor owner_class = clang_getCursorSemanticParent(callee);
+    const bool atomic_object = spelling(owner_class) == "atomic" && spelling(clang_getCursorSemanticParent(owner_class)) == "cuda";
+    const std::string owner = atomic_object                   ? "atomic_ref"
+                              : group.kind == Group::block      ? "thread_block"
                               : group.kind == Group::tile     ? "thread_block_tile"
                               : group.kind == Group::pipeline ? (group.block_scope ? "pipeline:block" : "pipeline:thread")
                               : group.kind == Group::barrier  ? "barrier"
@@ -199,7 +203,9 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   if (key.rfind("atomic_ref::", 0) == 0) {
     const std::vector<CXCursor> member = children(kids.at(0));
     const CXCursor object = member.empty() ? clang_getNullCursor() : strip_implicit(member[0]);
-    const bool named = !clang_Cursor_isNull(object) && clang_getCursorKind(object) == CXCursor_DeclRefExpr;
+    // an atomic_ref variable is a pointer already; an atomic object (any expression naming one) is taken the address of
+    const bool object_itself = !clang_Cursor_isNull(object) && is_atomic_object(clang_getCursorType(object));
+    const bool named = object_itself || (!clang_Cursor_isNull(object) && clang_getCursorKind(object) == CXCursor_DeclRefExpr);
     const CXCursor referent = clang_Cursor_isNull(object) || named ? object : atomic_referent(object);
     if (clang_Cursor_isNull(referent))
       return problem(problems, call, key, "the atomic_ref is not a variable or a temporary made of its object");
@@ -212,9 +218,10 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
       return problem(problems, call, key, fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", clang_Type_getSizeOf(value) * 8));
     element = metal_type(value);
     space = space_of(referent);
-    self = [this, named, referent] {
+    visit(referent, fn);  // the object's own names (`bins[threadIdx.x]`): a method's object is not visited otherwise
+    self = [this, named, object_itself, referent] {
       const std::string text = rw_.render(begin_offset(referent), end_offset(referent));
-      return named ? text : "&(" + text + ")";
+      return named && !object_itself ? text : "&(" + text + ")";
     };
   }
   // $R: the call's type, to which min and max convert both arguments (Metal's have one type); std::max's is a

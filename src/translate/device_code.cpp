@@ -71,6 +71,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   std::vector<CXCursor> kids = children(var);
   CXCursor init = clang_getNullCursor();
   if (!kids.empty() && clang_isExpression(clang_getCursorKind(kids.back()))) init = kids.back();
+  if (!atomic_object_declaration(var, fn)) return true;
   if (has_child(var, CXCursor_CUDASharedAttr)) {
     spaces_[key] = "threadgroup";
     if (!fn.kernel && clang_Cursor_getStorageClass(var) != CX_SC_Extern) {
@@ -207,6 +208,32 @@ CXCursor Translator::functor_operator(CXCursor call, Function& fn) {
     return clang_getNullCursor();
   }
   return method_of(clang_getTypeDeclaration(bound->second.front()), "operator()");
+}
+
+// `__shared__ cuda::atomic<int, cuda::thread_scope_block> count;` (or an array of them) becomes `threadgroup
+// atomic<int> count;`: Metal's atomic objects live in threadgroup or device memory, so one elsewhere is reported.
+// False when the declaration is reported.
+bool Translator::atomic_object_declaration(CXCursor var, Function& fn) {
+  CXType element = clang_getCanonicalType(clang_getCursorType(var));
+  for (CXType inner; (inner = clang_getArrayElementType(element)).kind != CXType_Invalid;) element = clang_getCanonicalType(inner);
+  if (!is_atomic_object(element)) return true;
+  const unsigned b = begin_offset(var), name_at = position(var).offset;
+  const std::string written = b < name_at ? text(b, name_at) : "";
+  const size_t from = written.find("cuda::"), open = written.find('<', from == std::string::npos ? 0 : from);
+  size_t close = open;
+  for (int depth = 0; close != std::string::npos && close < written.size(); ++close) {
+    depth += written[close] == '<' ? 1 : written[close] == '>' ? -1 : 0;
+    if (depth == 0) break;
+  }
+  if (!has_child(var, CXCursor_CUDASharedAttr) || from == std::string::npos || open == std::string::npos || close >= written.size()) {
+    problem(fn.record.problems, var, "cuda::atomic '" + spelling(var) + "'",
+            "Metal's atomic objects live in threadgroup or device memory: declare it __shared__ (spelled cuda::atomic<T, scope>), "
+            "or use cuda::atomic_ref on the memory it counts in");
+    return false;
+  }
+  rw_.replace(b + unsigned(from), b + unsigned(close) + 1, metal_type(element));
+  ++fn.record.translated["cuda::atomic"];
+  return true;
 }
 
 // `cuda::atomic_ref<float, cuda::thread_scope_device> ref(y[i]);` becomes `auto ref = &(y[i]);`, in the object's space,

@@ -46,12 +46,17 @@ Group method_group(CXCursor call) {
   return object.empty() ? Group{} : group_of(clang_getCursorType(strip_implicit(object[0])));
 }
 
-bool is_atomic_ref(CXType type) {
+namespace {
+bool cuda_class(CXType type, const std::string& prefix) {
   if (is_reference(type)) type = pointee_type(type);
   std::string name = take(clang_getTypeSpelling(clang_getCanonicalType(type)));
   if (name.rfind("const ", 0) == 0) name.erase(0, 6);
-  return name.rfind("cuda::atomic_ref<", 0) == 0;
+  return name.rfind(prefix, 0) == 0;
 }
+}  // namespace
+
+bool is_atomic_ref(CXType type) { return cuda_class(type, "cuda::atomic_ref<"); }
+bool is_atomic_object(CXType type) { return cuda_class(type, "cuda::atomic<"); }
 
 CXCursor atomic_referent(CXCursor c) {
   if (clang_getCursorKind(c) == CXCursor_CallExpr) {

@@ -157,6 +157,7 @@ Group method_group(CXCursor call);
 // libcu++'s cuda::atomic_ref (a reference to one too), and the object one is made of (`cuda::atomic_ref<float>
 // ref(y[i])`, also a temporary's) under an expression: a null cursor where there is none.
 bool is_atomic_ref(CXType type);
+bool is_atomic_object(CXType type);  // cuda::atomic<T, scope>
 CXCursor atomic_referent(CXCursor c);
 
 // Why a tile of this width is not translated ("" when it is): tiles are segments of a SIMD group (32
@@ -239,6 +240,7 @@ class Translator {
   bool volatile_store(CXCursor assignment, Function& fn);
   bool map_declaration(CXCursor var, Function& fn);
   bool atomic_reference(CXCursor var, Function& fn);
+  bool atomic_object_declaration(CXCursor var, Function& fn);
   void shared_record_definition(CXCursor var);
   // inline PTX that ports (ptx.cpp): cp.async, one-instruction math
   bool used_as_shared_address(CXCursor scope, const std::string& key, int depth);

@@ -25,6 +25,8 @@ std::vector<size_t> reference_parameters(CXCursor function) {
 
 // A type as Metal spells it: CUDA type names mapped, `long long` as long, qualifiers kept.
 std::string Translator::metal_type(CXType t) {
+  // libcu++'s cuda::atomic<T, scope>: Metal's atomic<T> (kept in threadgroup memory, device_code.cpp)
+  if (is_atomic_object(t)) return "atomic<" + metal_type(clang_Type_getTemplateArgumentAsType(clang_getCanonicalType(t), 0)) + ">";
   // A pointer typedef (`typedef float* fptr;`) is spelled out: a Metal pointer's type names its address space.
   if ((t.kind == CXType_Typedef || t.kind == CXType_Elaborated) && is_pointer(t))
     return metal_type(pointee_type(t)) + " *" + (clang_isConstQualifiedType(t) ? " const" : "");

@@ -45,6 +45,9 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     rw_.replace(begin_offset(call), end_offset(call), [this, size] { return "ulong(" + rw_.render(begin_offset(size), end_offset(size)) + ")"; });
     return;
   }
+  // A group made inline as an argument (`cg::memcpy_async(cg::this_thread(), ...)`, `cg::reduce(cg::tiled_partition<32>(
+  // block), ...)`): the call taking it works by its type and drops its text, as a handle's declaration is dropped.
+  if (group_of(clang_getCursorType(call)).kind != Group::none) return;
   // Constructors, conversions and operators of the CUDA types (half, vectors) are Metal's own.
   if (callee_kind == CXCursor_Constructor || callee_kind == CXCursor_ConversionFunction ||
       (callee_kind == CXCursor_CXXMethod && name.rfind("operator", 0) == 0))
@@ -144,6 +147,8 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     pattern = f.segmented;
     helpers = f.segmented_helpers;
     for (size_t at; (at = pattern.find("$W")) != std::string::npos;) pattern.replace(at, 2, group.width);
+    // a tile of one thread (cg::this_thread()) waits for nothing: its thread's own copies are done
+    if (group.width == "1" && (key.find("::sync") != std::string::npos || key.rfind("wait", 0) == 0)) pattern.clear();
     ++fn.record.translated[key + " (tile below 32)"];
   }
   // The copies are done in elements of the source's type (ks_memcpy_async, ks_group_copy): a void* source (global or

@@ -64,7 +64,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
                               : group.kind == Group::tile     ? "thread_block_tile"
                               : group.kind == Group::pipeline ? (group.block_scope ? "pipeline:block" : "pipeline:thread")
                               : group.kind == Group::barrier  ? "barrier"
-                                                              : spelling(clang_getCursorSemanticParent(callee));
+                                                              : spelling(owner_class);
     // A dependent member reference has no spelling: its name ends its text (`tile.any`).
     std::string method = text(begin_offset(kids.at(0)), end_offset(kids.at(0)));
     method = spelling(kids[0]).empty() ? method.substr(method.find_last_of(".>") + 1) : spelling(kids[0]);
@@ -191,16 +191,20 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     rw_.replace(b + unsigned(name_at), b + unsigned(name_at + name.size()), pattern);
     return;
   }
+  // Why Metal has no atomic on this type ("" where it has): 32-bit ones only, and no double.
+  auto atomic_refusal = [](CXType value) -> std::string {
+    if (value.kind == CXType_Double)  // narrowing it to float would lose what it accumulates
+      return "an atomic on double: Metal has no double, and no 64-bit atomics (accumulate in float or int)";
+    const long long size = clang_Type_getSizeOf(value);
+    return size == 4 ? "" : fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", size * 8);
+  };
   std::string element = "int", space = "device";
   if (!args.empty() && is_pointer(clang_getCursorType(strip_implicit(args[0])))) {
     element = metal_type(clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(strip_implicit(args[0])))));
     space = space_of(args[0]);
     const CXType pointee = clang_getCanonicalType(pointee_type(clang_getCursorType(strip_implicit(args[0]))));
-    const long long size = clang_Type_getSizeOf(pointee);
-    if (name.rfind("atomic", 0) == 0 && pointee.kind == CXType_Double)  // narrowing it to float would lose what it accumulates
-      return problem(problems, call, name, "an atomic on double: Metal has no double, and no 64-bit atomics (accumulate in float or int)");
-    if (name.rfind("atomic", 0) == 0 && size != 4)
-      return problem(problems, call, name, fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", size * 8));
+    if (const std::string why = atomic_refusal(pointee); name.rfind("atomic", 0) == 0 && !why.empty())
+      return problem(problems, call, name, why);
   }
   // $this: the pointer a cuda::atomic_ref became (its variable, or a temporary's object), whose space and element type
   // the atomic takes
@@ -217,10 +221,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     CXType type = clang_getCanonicalType(clang_getCursorType(object));
     if (is_reference(type)) type = clang_getCanonicalType(pointee_type(type));
     const CXType value = clang_getCanonicalType(clang_Type_getTemplateArgumentAsType(type, 0));
-    if (value.kind == CXType_Double)
-      return problem(problems, call, key, "an atomic on double: Metal has no double, and no 64-bit atomics (accumulate in float or int)");
-    if (clang_Type_getSizeOf(value) != 4)
-      return problem(problems, call, key, fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", clang_Type_getSizeOf(value) * 8));
+    if (const std::string why = atomic_refusal(value); !why.empty()) return problem(problems, call, key, why);
     element = metal_type(value);
     space = space_of(referent);
     visit(referent, fn);  // the object's own names (`bins[threadIdx.x]`): a method's object is not visited otherwise

@@ -63,6 +63,18 @@ CXCursor strip_implicit(CXCursor c) {
   return c;
 }
 
+CXCursor strip_casts(CXCursor c) {
+  for (c = strip_implicit(c);; ) {
+    const CXCursorKind kind = clang_getCursorKind(c);
+    if (kind != CXCursor_ParenExpr && kind != CXCursor_CStyleCastExpr && kind != CXCursor_CXXStaticCastExpr &&
+        kind != CXCursor_CXXReinterpretCastExpr && kind != CXCursor_CXXFunctionalCastExpr)
+      return c;
+    const std::vector<CXCursor> kids = children(c);
+    if (kids.empty()) return c;
+    c = strip_implicit(kids.back());  // a cast's written type (a TypeRef) comes first
+  }
+}
+
 CXCursor defining_cursor(CXCursor function) {
   const CXCursor pattern = clang_getSpecializedCursorTemplate(function), definition = clang_getCursorDefinition(function);
   return !clang_Cursor_isNull(pattern) ? pattern : clang_Cursor_isNull(definition) ? function : definition;

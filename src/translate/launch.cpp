@@ -72,19 +72,6 @@ std::vector<std::string> tokens_of(CXTranslationUnit unit, CXCursor c) {
   return out;
 }
 
-// Skips implicit conversions, parentheses and casts around an expression.
-CXCursor operand(CXCursor c) {
-  c = strip_implicit(c);
-  for (CXCursorKind k = clang_getCursorKind(c); k == CXCursor_ParenExpr || k == CXCursor_CStyleCastExpr ||
-                                               k == CXCursor_CXXStaticCastExpr || k == CXCursor_CXXReinterpretCastExpr;
-       k = clang_getCursorKind(c)) {
-    std::vector<CXCursor> kids = children(c);
-    if (kids.empty()) break;
-    c = strip_implicit(kids.back());
-  }
-  return c;
-}
-
 // What an assignment's left side names: a variable of the entry, and the dim3 field (-1: all of
 // it, -2: a member of a member, which is not followed) or the struct field (`member`).
 struct Target {
@@ -95,7 +82,7 @@ struct Target {
 
 Target target_of(CXCursor lhs) {
   Target t;
-  CXCursor c = operand(lhs);
+  CXCursor c = strip_casts(lhs);
   if (clang_getCursorKind(c) == CXCursor_ArraySubscriptExpr) {  // an element of a variable (of its field) is not followed
     std::vector<CXCursor> kids = children(c);
     if (!kids.empty()) {
@@ -110,7 +97,7 @@ Target target_of(CXCursor lhs) {
     std::vector<CXCursor> kids = children(c);
     if (kids.empty()) return t;
     const std::string m = spelling(c);
-    CXCursor base = operand(kids[0]);
+    CXCursor base = strip_casts(kids[0]);
     if (is_dim3(clang_getCursorType(base)) && (m == "x" || m == "y" || m == "z")) t.field = m[0] - 'x';
     else if (clang_getCursorKind(base) == CXCursor_DeclRefExpr) t.member = m;
     else {  // a member of a member (`p.in.data`): not followed
@@ -193,7 +180,7 @@ struct Collector {
       // A call writes through an address or a non-const reference it is given.
       CXCursor callee = clang_getCursorReferenced(c);
       for (int i = 0; i < clang_Cursor_getNumArguments(c); ++i) {
-        CXCursor arg = operand(clang_Cursor_getArgument(c, unsigned(i)));
+        CXCursor arg = strip_casts(clang_Cursor_getArgument(c, unsigned(i)));
         CXCursor param = clang_Cursor_isNull(callee) ? clang_getNullCursor() : clang_Cursor_getArgument(callee, unsigned(i));
         CXType type = clang_getCursorType(param);
         if (clang_getCursorKind(arg) == CXCursor_UnaryOperator && tokens_of(scope.unit, arg).front() == "&")
@@ -479,7 +466,7 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       if (!kids.empty() && is_dim3(clang_getCursorType(strip_implicit(kids[0]))) && (m == "x" || m == "y" || m == "z"))
         return "(" + directive_dim3(kids[0], scope)[size_t(m[0] - 'x')] + ")";
       // A field of a struct local (`p.tiles_x`): its brace-list value with the assignments to it applied.
-      const CXCursor base = kids.empty() ? clang_getNullCursor() : operand(kids[0]);
+      const CXCursor base = kids.empty() ? clang_getNullCursor() : strip_casts(kids[0]);
       const CXCursor var = clang_getCursorReferenced(base);
       if (clang_getCursorKind(base) == CXCursor_DeclRefExpr && clang_getCursorKind(var) == CXCursor_VarDecl &&
           clang_getCanonicalType(clang_getCursorType(var)).kind == CXType_Record) {

@@ -22,20 +22,6 @@ namespace ksearch::translate::detail {
 
 namespace {
 
-// The expression under its casts and parentheses (`static_cast<uint32_t>(__cvta_generic_to_shared(p))`).
-CXCursor strip_casts(CXCursor c) {
-  for (;;) {
-    c = strip_implicit(c);
-    const CXCursorKind kind = clang_getCursorKind(c);
-    if (kind != CXCursor_ParenExpr && kind != CXCursor_CStyleCastExpr && kind != CXCursor_CXXStaticCastExpr &&
-        kind != CXCursor_CXXReinterpretCastExpr && kind != CXCursor_CXXFunctionalCastExpr)
-      return c;
-    const std::vector<CXCursor> kids = children(c);
-    if (kids.empty()) return c;
-    c = kids.back();  // a cast's written type (a TypeRef) comes first
-  }
-}
-
 // The parameter whose shared-window address a helper returns (`__device__ uint32_t smem_u32(const void* p) { return
 // static_cast<uint32_t>(__cvta_generic_to_shared(p)); }`): its index, else -1.
 int address_helper_parameter(CXCursor function) {
@@ -157,18 +143,27 @@ bool Translator::shared_address_parameter(CXCursor param, int depth) {
   return is;
 }
 
+// The pointer a shared-window address (an asm operand, an argument) stands for: the one given
+// __cvta_generic_to_shared or an address helper, whose call the port then drops, or a name already holding one (a
+// variable or parameter made a pointer above); else a null cursor.
+CXCursor Translator::shared_pointer(CXCursor address) {
+  if (const CXCursor pointer = converted_pointer(address); !clang_Cursor_isNull(pointer)) {
+    cvta_followed_.insert(begin_offset(strip_casts(address)));
+    return pointer;
+  }
+  const CXCursor named = strip_casts(address);
+  if (clang_getCursorKind(named) != CXCursor_DeclRefExpr) return clang_getNullCursor();
+  const auto space = spaces_.find(decl_key(clang_getCursorReferenced(named)));
+  return space != spaces_.end() && space->second == "threadgroup" ? named : clang_getNullCursor();
+}
+
 // An argument for such a parameter: the pointer given __cvta_generic_to_shared, or a name already holding one.
 void Translator::pass_shared_address(CXCursor argument, Function& fn) {
-  CXCursor pointer = converted_pointer(argument);
-  if (!clang_Cursor_isNull(pointer)) {
-    cvta_followed_.insert(begin_offset(strip_casts(argument)));
-  } else {
-    pointer = strip_casts(argument);
-    if (clang_getCursorKind(pointer) != CXCursor_DeclRefExpr || spaces_[decl_key(clang_getCursorReferenced(pointer))] != "threadgroup")
-      return problem(fn.record.problems, argument, "shared-window address argument",
-                     "the parameter takes an address in PTX's shared window, which the port follows only from "
-                     "__cvta_generic_to_shared(&array[i]) or a name holding one");
-  }
+  const CXCursor pointer = shared_pointer(argument);
+  if (clang_Cursor_isNull(pointer))
+    return problem(fn.record.problems, argument, "shared-window address argument",
+                   "the parameter takes an address in PTX's shared window, which the port follows only from "
+                   "__cvta_generic_to_shared(&array[i]) or a name holding one");
   if (begin_offset(pointer) != begin_offset(argument) || end_offset(pointer) != end_offset(argument))  // casts dropped
     rw_.replace(begin_offset(argument), end_offset(argument), [this, pointer] { return rw_.render(begin_offset(pointer), end_offset(pointer)); });
 }
@@ -178,14 +173,14 @@ void Translator::pass_shared_address(CXCursor argument, Function& fn) {
 // &tile[i];`), which the ported copies take.
 bool Translator::shared_address_variable(CXCursor var, Function& fn) {
   const std::vector<CXCursor> kids = children(var);
-  if (kids.empty() || clang_Cursor_isNull(converted_pointer(kids.back()))) return false;
+  const CXCursor init = kids.empty() ? clang_getNullCursor() : kids.back();
+  const CXCursor pointer = clang_Cursor_isNull(init) ? init : converted_pointer(init);
+  if (clang_Cursor_isNull(pointer)) return false;
   const std::string key = decl_key(var);
   if (!used_as_shared_address(fn.cursor, key, 0)) return false;
-  const CXCursor init = kids.back();
   const unsigned name_at = position(var).offset;
   if (begin_offset(var) >= name_at) return false;  // a later declarator of `uint32_t a = ..., b = ...;`
   rw_.replace(begin_offset(var), name_at, "auto ");
-  const CXCursor pointer = converted_pointer(init);
   rw_.replace(begin_offset(init), end_offset(init), [this, pointer] { return rw_.render(begin_offset(pointer), end_offset(pointer)); });
   cvta_followed_.insert(begin_offset(strip_casts(init)));
   spaces_[key] = "threadgroup";
@@ -218,11 +213,15 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
     if (i >= operands.size()) return std::nullopt;
     return strip_implicit(operands[i]);
   };
-  // An operand as Metal text, rendered when the file is (after the operand's own edits): `%N`, `[%N]`, a literal, %laneid.
-  auto value = [&](std::string written) -> std::optional<std::function<std::string()>> {
+  // An operand as written, trimmed and out of its address brackets (`[%1]` is `%1`).
+  auto bare = [](std::string written) {
     const size_t first = written.find_first_not_of(" \t"), last = written.find_last_not_of(" \t");
     written = first == std::string::npos ? "" : written.substr(first, last - first + 1);
-    if (written.size() > 2 && written.front() == '[' && written.back() == ']') written = written.substr(1, written.size() - 2);
+    return written.size() > 2 && written.front() == '[' && written.back() == ']' ? written.substr(1, written.size() - 2) : written;
+  };
+  // An operand as Metal text, rendered when the file is (after the operand's own edits): `%N`, `[%N]`, a literal, %laneid.
+  auto value = [&](const std::string& as_written) -> std::optional<std::function<std::string()>> {
+    const std::string written = bare(as_written);
     if (const auto c = operand(written)) {
       const CXCursor e = *c;
       return [this, e] { return "(" + rw_.render(begin_offset(e), end_offset(e)) + ")"; };
@@ -321,21 +320,14 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
     }
     if (std::regex_match(mnemonic, copy)) {  // [dst], [src], size[, source size]
       if (written.size() < 3 || written.size() > 4) return false;
-      const auto dst = operand(written[0].substr(written[0].find('[') + 1, written[0].find(']') - written[0].find('[') - 1));
-      const auto src = operand(written[1].substr(written[1].find('[') + 1, written[1].find(']') - written[1].find('[') - 1));
+      const auto dst = operand(bare(written[0])), src = operand(bare(written[1]));
       if (!dst || !src) return false;
-      CXCursor pointer = converted_pointer(*dst);
+      const CXCursor pointer = shared_pointer(*dst);
       if (clang_Cursor_isNull(pointer)) {
-        const CXCursor named = strip_casts(*dst);
-        if (clang_getCursorKind(named) != CXCursor_DeclRefExpr || spaces_[decl_key(clang_getCursorReferenced(named))] != "threadgroup") {
-          problem(problems, statement, "cp.async",
-                  "its shared address is not followed back to its array: give the operand as __cvta_generic_to_shared(&array[i]), "
-                  "or a variable initialized so and used only in asm statements");
-          return true;
-        }
-        pointer = named;
-      } else {
-        cvta_followed_.insert(begin_offset(strip_casts(*dst)));
+        problem(problems, statement, "cp.async",
+                "its shared address is not followed back to its array: give the operand as __cvta_generic_to_shared(&array[i]), "
+                "or a variable initialized so and used only in asm statements");
+        return true;
       }
       const CXCursor source = strip_casts(*src);
       // A void* source is read in the destination's elements (ks_ro_cast), as the copies of calls.cpp.

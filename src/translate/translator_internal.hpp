@@ -245,6 +245,7 @@ class Translator {
   // inline PTX that ports (ptx.cpp): cp.async, one-instruction math
   bool used_as_shared_address(CXCursor scope, const std::string& key, int depth);
   bool shared_address_parameter(CXCursor param, int depth = 0);
+  CXCursor shared_pointer(CXCursor address);
   void pass_shared_address(CXCursor argument, Function& fn);
   bool shared_address_variable(CXCursor var, Function& fn);
   bool port_ptx(CXCursor statement, Function& fn);

@@ -531,7 +531,9 @@ class Checker {
         // template, not nested), whose members are no arrays or structs (braces may be elided for those).
         struct_name_.clear();
         const std::string outer_record = record_name_;
+        const std::pair<std::size_t, std::size_t> outer_body = record_body_;
         if (record) record_name_ = ident(i + 1) ? t_[i + 1].text : std::string();
+        if (record) record_body_ = {q, c};
         if (record && ident(i + 1)) {
           const std::string name = t_[i + 1].text;
           const bool plain = !outer && is(i + 2, "{") && template_names_.empty() && !is(i, "union");
@@ -543,6 +545,7 @@ class Checker {
         in_struct_ = outer;
         struct_name_ = outer_name;
         record_name_ = outer_record;
+        record_body_ = outer_body;
       }
       return is(c + 1, ";") ? c + 2 : c + 1;
     }
@@ -565,7 +568,7 @@ class Checker {
           const Param result{stars == 1, stars == 1 || (reference && stars == 0) ? declared_space(*type, true)
                                                                                 : std::nullopt,
                              t_[name].text};
-          function(name, name + 1, close, body, result);
+          function(name, name + 1, close, body, result, this_space.value_or(AddressSpace::thread));
           return closing(body) + 1;
         }
       }
@@ -587,6 +590,48 @@ class Checker {
       }
     }
     return to;
+  }
+
+  // A method's own names for the data members of its struct, class or union: arrays and objects live in the object
+  // the method runs on (`this` points into this_space: thread unless the method is declared for another space), so
+  // `(device float*)&payload` converts a thread pointer. Members are read from the whole body (a method may use one
+  // declared after it); static members, pointers, references and what is not plainly a declaration are left out.
+  void data_members(AddressSpace this_space) {
+    const auto [open, close] = record_body_;
+    for (std::size_t i = open + 1; i < close;) {
+      if ((is(i, "public") || is(i, "private") || is(i, "protected")) && is(i + 1, ":")) {
+        i += 2;
+        continue;
+      }
+      std::size_t end = i;  // the statement's ';', or a body's '}' (a method or a nested type: no data member)
+      bool plain = true;
+      for (; end < close && !is(end, ";"); ++end) {
+        if (is(end, "{") && !(end > i && is(end - 1, "="))) {
+          plain = false;
+          end = closing(end);
+          if (end == npos) return;
+          if (is(end + 1, ";")) ++end;
+          break;
+        }
+        if (is(end, "(") || is(end, "[") || is(end, "{") || is(end, "<")) {
+          plain = plain && !is(end, "(");
+          const std::size_t c = closing(end);
+          if (c == npos) return;
+          end = c;
+        }
+      }
+      const bool skipped = is(i, "static") || is(i, "using") || is(i, "typedef") || is(i, "friend") || is(i, "template") ||
+                           is(i, "struct") || is(i, "class") || is(i, "union") || is(i, "enum");
+      if (auto type = type_at(i); plain && !skipped && type && !type->space)
+        for (std::size_t p = type->end; p < end;) {
+          const Declarator d = declarator_at(p, end);
+          if (d.name.empty()) break;
+          if (d.stars == 0 && !d.reference)
+            locals_.declare(d.name, Symbol{d.array ? Symbol::What::array : Symbol::What::object, this_space, type->name});
+          p = d.end + 1;
+        }
+      i = end + 1;
+    }
   }
 
   // A member declaration [i, end) of the struct being read: its fields appended, or the struct made unknown.
@@ -650,11 +695,13 @@ class Checker {
 
   // A function definition: its parameters (recorded for the calls where it is not a template or a method), then
   // its body with its own names.
-  void function(std::size_t name, std::size_t open, std::size_t close, std::size_t body, const Param& result) {
+  void function(std::size_t name, std::size_t open, std::size_t close, std::size_t body, const Param& result,
+                AddressSpace this_space) {
     const Symbols outer_locals = locals_;
     const Param outer_result = result_;
     locals_ = Symbols{};
     result_ = result;
+    if (in_struct_ && record_body_.second != npos) data_members(this_space);
     std::vector<Param> params;
     for (std::size_t p = open + 1; p < close;) {
       std::size_t end = p;
@@ -986,6 +1033,7 @@ class Checker {
   bool in_struct_ = false;
   std::string struct_name_;  // the plain struct whose members are being read
   std::string record_name_;  // the struct, class or union whose body is being read (its methods are recorded)
+  std::pair<std::size_t, std::size_t> record_body_{npos, npos};  // its braces
 };
 
 }  // namespace

@@ -206,6 +206,17 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     if (const std::string why = atomic_refusal(pointee); name.rfind("atomic", 0) == 0 && !why.empty())
       return problem(problems, call, name, why);
   }
+  // memcpy and memset in bytes of each pointer's own space (their arguments may be dependent types, `&payload` in a
+  // class template): memcpy's source read-only, device memory through ks_ro_cast (MLX passes small inputs in constant
+  // memory), thread and threadgroup memory by a cast within the space.
+  if ((key == "memcpy" || key == "memset") && args.size() == 3) {
+    space = space_of(args[0]);
+    if (key == "memcpy") {
+      const std::string from = space_of(args[1]);
+      pattern.replace(pattern.find("$2"), 2, from == "device" ? "ks_ro_cast<uchar>($2)" : "(" + from + " const uchar*)($2)");
+      if (from == "device") helpers_.insert("ks_ro_cast");
+    }
+  }
   // $this: the pointer a cuda::atomic_ref became (its variable, or a temporary's object), whose space and element type
   // the atomic takes
   std::function<std::string()> self = [] { return std::string(); };
@@ -231,9 +242,12 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     };
   }
   // $R: the call's type, to which min and max convert both arguments (Metal's have one type); std::max's is a
-  // `const T&`, whose const the conversion leaves out.
+  // `const T&`, whose const the conversion leaves out. A record is its Metal vector (__half2: half2, the pairwise
+  // comparisons' masks).
   const CXType result = clang_getCanonicalType(clang_getCursorType(call));
-  const std::string result_type = result.kind >= CXType_Bool && result.kind <= CXType_LongDouble ? unqualified_type(result) : "";
+  const std::string result_type = result.kind >= CXType_Bool && result.kind <= CXType_LongDouble ? unqualified_type(result)
+                                  : result.kind == CXType_Record                                  ? metal_type(result)
+                                                                                                  : "";
   rw_.replace(b, e, [this, pattern, args, element, space, result_type, self] {
     std::string s = pattern;
     for (size_t at; (at = s.find("$this")) != std::string::npos;) s.replace(at, 5, self());

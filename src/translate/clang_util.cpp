@@ -63,6 +63,17 @@ CXCursor strip_implicit(CXCursor c) {
   return c;
 }
 
+std::vector<CXCursor> written_template_values(CXCursor call) {
+  std::vector<CXCursor> values;
+  const std::vector<CXCursor> kids = children(call);
+  if (kids.empty()) return values;
+  const CXCursor callee = strip_implicit(kids[0]);
+  if (clang_getCursorKind(callee) != CXCursor_DeclRefExpr) return values;
+  for (CXCursor a : children(callee))
+    if (clang_isExpression(clang_getCursorKind(a))) values.push_back(a);
+  return values;
+}
+
 CXCursor strip_casts(CXCursor c) {
   for (c = strip_implicit(c);; ) {
     const CXCursorKind kind = clang_getCursorKind(c);

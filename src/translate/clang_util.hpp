@@ -28,6 +28,8 @@ std::string decl_key(CXCursor declaration);
 CXCursor strip_implicit(CXCursor c);
 // Skips those, parentheses and casts (`static_cast<uint32_t>(__cvta_generic_to_shared(p))`): the expression cast.
 CXCursor strip_casts(CXCursor c);
+// The template arguments a call writes as expressions after the function's name (`k<64, &f>(...)`: 64, &f), in order.
+std::vector<CXCursor> written_template_values(CXCursor call);
 // The declaration a call calls, or a null cursor (dependent calls name an overload set: its first).
 CXCursor called_declaration(CXCursor call);
 // A function as the file defines it: a template specialization's pattern, else its definition, else itself.

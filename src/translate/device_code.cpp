@@ -256,6 +256,84 @@ bool Translator::atomic_reference(CXCursor var, Function& fn) {
   return true;
 }
 
+namespace {
+
+// The variable or array a pointer expression is derived from (`inp + idx * C`, `&shared[n]`): the first pointer or
+// array named in it; "" where none is.
+std::string pointer_root(CXCursor expression) {
+  std::string root;
+  std::function<void(CXCursor)> find = [&](CXCursor c) {
+    if (!root.empty()) return;
+    const CXType type = clang_getCanonicalType(clang_getCursorType(c));
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr &&
+        (is_pointer(type) || type.kind == CXType_ConstantArray || type.kind == CXType_IncompleteArray)) {
+      root = decl_key(clang_getCursorReferenced(c));
+      return;
+    }
+    for (CXCursor k : children(c)) find(k);
+  };
+  find(expression);
+  return root;
+}
+
+bool names(CXCursor expression, const std::string& key) {
+  if (clang_getCursorKind(expression) == CXCursor_DeclRefExpr && decl_key(clang_getCursorReferenced(expression)) == key)
+    return true;
+  for (CXCursor k : children(expression))
+    if (names(k, key)) return true;
+  return false;
+}
+
+}  // namespace
+
+// A pointer variable given another buffer later in its own block (llm.c's softmax: `x = out + idx * C;` after `const
+// float* x = inp + idx * C;`): a Metal pointer has one address space, and MLX passes an input of fewer than 8
+// elements in constant memory, the outputs in device memory. From such an assignment to the block's end the name is
+// a new variable, `{ auto x = out + idx * C; ... }`, in the space of what it is given. Assignments inside nested
+// statements (one of two branches) and variables whose address is taken are left as they are.
+void Translator::rebind_pointer_variables(CXCursor block) {
+  const std::vector<CXCursor> statements = children(block);
+  std::map<std::string, std::string> roots;  // pointer variables declared in the block -> what they point into
+  std::set<std::string> address_taken;
+  std::function<void(CXCursor)> find_addresses = [&](CXCursor c) {
+    if (clang_getCursorKind(c) == CXCursor_UnaryOperator && text(begin_offset(c), begin_offset(c) + 1) == "&")
+      for (CXCursor k : children(c))
+        if (clang_getCursorKind(strip_implicit(k)) == CXCursor_DeclRefExpr)
+          address_taken.insert(decl_key(clang_getCursorReferenced(strip_implicit(k))));
+    if (clang_getCursorKind(c) == CXCursor_LambdaExpr)  // a capture by reference sees the first variable only
+      for (CXCursor k : children(c))
+        if (clang_getCursorKind(k) == CXCursor_VariableRef) address_taken.insert(decl_key(clang_getCursorReferenced(k)));
+    for (CXCursor k : children(c)) find_addresses(k);
+  };
+  find_addresses(block);
+  int opened = 0;
+  for (CXCursor statement : statements) {
+    const CXCursorKind kind = clang_getCursorKind(statement);
+    if (kind == CXCursor_DeclStmt) {
+      for (CXCursor var : children(statement))
+        if (clang_getCursorKind(var) == CXCursor_VarDecl && is_pointer(clang_getCursorType(var))) {
+          const CXCursor init = clang_Cursor_getVarDeclInitializer(var);
+          roots[decl_key(var)] = clang_Cursor_isNull(init) ? "" : pointer_root(init);
+        }
+      continue;
+    }
+    const std::vector<CXCursor> sides = children(statement);
+    if (kind != CXCursor_BinaryOperator || sides.size() != 2 || clang_getCursorKind(strip_implicit(sides[0])) != CXCursor_DeclRefExpr)
+      continue;
+    std::string op = text(end_offset(sides[0]), begin_offset(sides[1]));
+    op.erase(std::remove_if(op.begin(), op.end(), [](unsigned char ch) { return std::isspace(ch); }), op.end());
+    const std::string key = decl_key(clang_getCursorReferenced(strip_implicit(sides[0])));
+    const auto declared = roots.find(key);
+    if (op != "=" || declared == roots.end() || address_taken.count(key) || names(sides[1], key)) continue;
+    const std::string root = pointer_root(sides[1]);
+    if (root.empty() || root == declared->second) continue;
+    rw_.insert(begin_offset(statement), "{ auto ");
+    declared->second = root;
+    ++opened;
+  }
+  if (opened > 0) rw_.insert(end_offset(block) - 1, std::string(size_t(opened), '}') + " ");
+}
+
 void Translator::visit(CXCursor c, Function& fn) {
   std::vector<Problem>& problems = fn.record.problems;
   const CXCursorKind kind = clang_getCursorKind(c);
@@ -331,7 +409,10 @@ void Translator::visit(CXCursor c, Function& fn) {
       return;
     }
     const CXCursor functor = functor_operator(c, fn);
-    const CXCursor callee = clang_Cursor_isNull(functor) ? called_declaration(c) : functor;
+    CXCursor callee = clang_Cursor_isNull(functor) ? called_declaration(c) : functor;
+    // a call through a function template parameter the launches bind (kernel_arguments.cpp)
+    const auto bound_function = clang_Cursor_isNull(callee) ? bound_functions_.end() : bound_functions_.find(decl_key(callee));
+    if (bound_function != bound_functions_.end()) callee = bound_function->second;
     const bool group_method = method_group(c).kind != Group::none;
     if (!clang_Cursor_isNull(callee)) {
       if (from_prelude(callee) || group_method) {
@@ -361,7 +442,7 @@ void Translator::visit(CXCursor c, Function& fn) {
           // follows the parameters' (a member operator's object is its first argument).
           std::vector<CXCursor> passed = args;
           const std::string object = object_space(c, callee, passed);
-          if (!clang_Cursor_isNull(functor)) visit(kids[0], fn);
+          if (!clang_Cursor_isNull(functor) || bound_function != bound_functions_.end()) visit(kids[0], fn);
           else if (!kids.empty() && clang_getCursorKind(kids[0]) == CXCursor_MemberRefExpr)
             for (CXCursor k : children(kids[0])) visit(k, fn);
           std::vector<std::string> spaces;
@@ -406,6 +487,8 @@ void Translator::visit(CXCursor c, Function& fn) {
   } else if ((kind == CXCursor_CompoundAssignOperator || kind == CXCursor_BinaryOperator) && volatile_store(c, fn)) {
     for (CXCursor k : children(c)) visit(k, fn);
     return;
+  } else if (kind == CXCursor_CompoundStmt) {
+    rebind_pointer_variables(c);
   } else if (kind == CXCursor_ForStmt) {
     if (const std::vector<CXCursor> parts = children(c); !parts.empty() && clang_getCursorKind(parts[0]) == CXCursor_DeclStmt)
       for_inits_.push_back({begin_offset(parts[0]), end_offset(parts[0])});

@@ -267,10 +267,15 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
     if (clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter || clang_getCursorKind(k) == CXCursor_TemplateTypeParameter)
       template_parameters.push_back(k);
   std::map<std::string, LauncherUse>& uses = launcher_call_.uses;
+  const std::vector<CXCursor> written = written_template_values(call);
+  size_t values = 0;  // the expressions written before this argument
   for (size_t i = 0; i < template_parameters.size(); ++i) {
     const std::string key = decl_key(template_parameters[i]);
     const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(specialization, unsigned(i));
-    if (kind == CXTemplateArgumentKind_Integral) {
+    if (kind == CXTemplateArgumentKind_Declaration && values < written.size()) {
+      launcher_call_.functions[key] = written[values++];  // a function, followed where a launch passes it on
+    } else if (kind == CXTemplateArgumentKind_Integral) {
+      ++values;
       uses[key].value = integral_template_argument(specialization, unsigned(i), template_parameters[i]);
       host_.parameters[key] = uses[key].value;
     } else if (kind == CXTemplateArgumentKind_Type) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "core/error.hpp"
 #include "translate/translator_internal.hpp"
@@ -89,18 +90,45 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     launch.templates.push_back({carrier, value});
     launch.bindings.push_back(fmt::format("constexpr {} {} = static_cast<{}>({});", enum_type, name, enum_type, carrier));
   };
+  // A function given to a function-pointer template parameter (vLLM's `act_and_mul_kernel<scalar_t,
+  // silu_kernel<scalar_t>>`): Metal has no function pointers, so the body names the function itself where it names
+  // the parameter, and the call walk follows calls through the parameter to it. False where `written` is no function.
+  std::function<bool(CXCursor, CXCursor)> function_argument = [&](CXCursor parameter, CXCursor written) {
+    CXCursor named = strip_implicit(written);
+    while (clang_getCursorKind(named) == CXCursor_UnaryOperator && !children(named).empty()) named = strip_implicit(children(named)[0]);
+    CXCursor function = clang_getCursorReferenced(named);
+    // a launcher's own function template parameter, passed on: the function its call gives
+    if (auto passed = launcher_call_.functions.find(decl_key(function)); passed != launcher_call_.functions.end())
+      return function_argument(parameter, passed->second);
+    for (CXCursor k : children(named))
+      if (clang_getCursorKind(k) == CXCursor_OverloadedDeclRef && clang_getNumOverloadedDecls(k) > 0) function = clang_getOverloadedDecl(k, 0);
+    const CXCursorKind kind = clang_getCursorKind(function);
+    if (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) return false;
+    const std::string key = decl_key(parameter), name = rw_.render(begin_offset(named), end_offset(named));
+    const auto [bound, inserted] = param_renames_.emplace(key, name);
+    if (!inserted && bound->second != name)
+      problem(out_.problems, launch.call, "template argument '" + name + "'",
+              "the launches give '" + spelling(parameter) + "' different functions: launch one function per kernel");
+    bound_functions_[key] = function;
+    return true;
+  };
+  const std::vector<CXCursor> written_values = written_template_values(launch.call);
   if (!clang_Cursor_isNull(pattern)) {
     std::vector<CXCursor> parameters;
     for (CXCursor k : children(pattern))
       if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter || clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter)
         parameters.push_back(k);
     const int count = clang_Cursor_getNumTemplateArguments(callee);
+    size_t values = 0;  // the expressions written before this argument
     for (int i = 0; i < count && size_t(i) < parameters.size(); ++i) {
       const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(callee, unsigned(i));
       if (kind == CXTemplateArgumentKind_Integral) {
+        ++values;
         value_argument(parameters[size_t(i)], integral_template_argument(callee, unsigned(i), parameters[size_t(i)]));
       } else if (kind == CXTemplateArgumentKind_Type) {
         type_argument(parameters[size_t(i)], clang_Cursor_getTemplateArgumentType(callee, unsigned(i)));
+      } else if (kind == CXTemplateArgumentKind_Declaration && values < written_values.size() &&
+                 function_argument(parameters[size_t(i)], written_values[values++])) {
       } else {
         problem(out_.problems, launch.call, "template argument", "only integer and type template arguments are translated");
       }
@@ -122,6 +150,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
         type_argument(parameters[i], launcher_type(written[i]));
         continue;
       }
+      if (function_argument(parameters[i], written[i])) continue;
       try {
         value_argument(parameters[i], directive_expression(written[i], host_));
       } catch (const Error& e) {

@@ -116,6 +116,37 @@ inline float ks_erf(float x) {
   const float x2 = x * x;  // 2/sqrt(pi) * (x - x^3/3 + x^5/10 - x^7/42 + x^9/216 - x^11/1320)
   return 1.12837917f * x * (1.0f + x2 * (-1.0f / 3 + x2 * (1.0f / 10 + x2 * (-1.0f / 42 + x2 * (1.0f / 216 - x2 / 1320)))));
 }
+// helper: ks_erfinv
+// erfinvf: Metal's standard library has none; Giles' single-precision approximation ("Approximating the erfinv
+// function", 2010), a polynomial in w = -log(1 - x^2) on each side of w = 5 (relative error a few 1e-7).
+inline float ks_erfinv(float x) {
+  float w = -log((1.0f - x) * (1.0f + x)), p;
+  if (w < 5.0f) {
+    w = w - 2.5f;
+    p = 2.81022636e-08f;
+    p = fma(p, w, 3.43273939e-07f); p = fma(p, w, -3.5233877e-06f); p = fma(p, w, -4.39150654e-06f);
+    p = fma(p, w, 0.00021858087f); p = fma(p, w, -0.00125372503f); p = fma(p, w, -0.00417768164f);
+    p = fma(p, w, 0.246640727f); p = fma(p, w, 1.50140941f);
+  } else {
+    w = sqrt(w) - 3.0f;
+    p = -0.000200214257f;
+    p = fma(p, w, 0.000100950558f); p = fma(p, w, 0.00134934322f); p = fma(p, w, -0.00367342844f);
+    p = fma(p, w, 0.00573950773f); p = fma(p, w, -0.0076224613f); p = fma(p, w, 0.00943887047f);
+    p = fma(p, w, 1.00167406f); p = fma(p, w, 2.83297682f);
+  }
+  return p * x;
+}
+// helper: ks_bits
+// __byte_perm(x, y, s): result byte i is byte (s >> 4i) & 7 of the 8 bytes y:x. __funnelshift_l / _r: the high
+// (left) or low (right) word of hi:lo shifted by n (0 to 32; the port reduces or clamps the count as CUDA's forms do).
+inline uint ks_byte_perm(uint x, uint y, uint s) {
+  const ulong bytes = (ulong(y) << 32) | x;
+  uint r = 0;
+  for (uint i = 0; i < 4; ++i) r |= uint((bytes >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+  return r;
+}
+inline uint ks_funnelshift_l(uint lo, uint hi, uint n) { return uint((((ulong(hi) << 32) | lo) << n) >> 32); }
+inline uint ks_funnelshift_r(uint lo, uint hi, uint n) { return uint((((ulong(hi) << 32) | lo) >> n)); }
 // helper: ks_log1p
 // log1pf: Metal's standard library has none; log(1 + x) scaled by x / ((1 + x) - 1) cancels the
 // rounding of 1 + x (Goldberg's method).
@@ -201,6 +232,17 @@ template <typename S> inline void ks_memcpy_async(threadgroup uchar* dst, S src,
   } else {
     for (ulong i = copied; i < size; ++i) dst[i] = uchar(0);
   }
+}
+// helper: ks_memcpy
+// memcpy and memset in device code, on byte pointers in the spaces of the call's arguments (the port casts them):
+// Metal has neither. They return dst, as the C functions do (in bytes rather than void).
+template <typename D, typename S> inline D ks_memcpy(D dst, S src, ulong bytes) {
+  for (ulong i = 0; i < bytes; ++i) dst[i] = src[i];
+  return dst;
+}
+template <typename D> inline D ks_memset(D dst, uchar value, ulong bytes) {
+  for (ulong i = 0; i < bytes; ++i) dst[i] = value;
+  return dst;
 }
 // helper: ks_group_copy
 // cg::memcpy_async(group, dst, src, bytes) and cuda::memcpy_async(group, ...) done at the call: the group's threads

@@ -239,6 +239,7 @@ class Translator {
   CXCursor functor_operator(CXCursor call, Function& fn);
   bool volatile_store(CXCursor assignment, Function& fn);
   bool map_declaration(CXCursor var, Function& fn);
+  void rebind_pointer_variables(CXCursor block);
   bool atomic_reference(CXCursor var, Function& fn);
   bool atomic_object_declaration(CXCursor var, Function& fn);
   void shared_record_definition(CXCursor var);
@@ -308,6 +309,8 @@ class Translator {
   // A kernel's template type parameter (decl_key) -> the structs of the file its launches give it (a functor type).
   std::map<std::string, std::vector<CXType>> bound_records_;
   std::map<std::string, std::string> param_renames_;  // decl_key of a kernel parameter -> body name
+  // a kernel's function template parameter (`template <T (*ACT_FN)(const T&)>`) -> the function a launch gives it
+  std::map<std::string, CXCursor> bound_functions_;
   std::map<std::string, std::string> keyword_renames_;  // identifiers that are Metal keywords -> their names
   std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations
   std::set<unsigned> automatic_ends_;  // where declarators written `auto` (or split off) end
@@ -382,6 +385,7 @@ class Translator {
     HostScope scope;
     std::map<std::string, LauncherUse> uses;        // by decl_key of the parameter
     std::map<std::string, CXType> types;            // decl_key of a type template parameter -> its type
+    std::map<std::string, CXCursor> functions;      // decl_key of a function template parameter -> the argument written
   };
   LauncherCall launcher_call_;                    // the call being walked or translated
   std::set<std::string> launchers_edited_;        // launchers whose parameter uses are edits already

@@ -71,6 +71,10 @@ std::string Translator::space_of(CXCursor expression) {
       if (s != spaces_.end()) return s->second;
       if (clang_getCursorKind(decl) == CXCursor_VarDecl && !is_pointer(clang_getCursorType(decl)))
         return clang_getCursorSemanticParent(decl).kind == CXCursor_TranslationUnit ? "constant" : "thread";
+      // a value parameter is the function's own copy
+      if (clang_getCursorKind(decl) == CXCursor_ParmDecl && !is_pointer(clang_getCursorType(decl)) &&
+          !is_reference(clang_getCursorType(decl)))
+        return "thread";
       return "device";
     }
     case CXCursor_ParenExpr:
@@ -85,6 +89,9 @@ std::string Translator::space_of(CXCursor expression) {
       // A struct's pointer field (`p.x` of a kernel's struct argument) points into a buffer.
       if (clang_getCursorKind(c) == CXCursor_MemberRefExpr && is_pointer(clang_getCursorType(c))) return "device";
       std::vector<CXCursor> kids = children(c);
+      // A member of the object a method runs on (implicit `this`): Metal's methods take a thread object.
+      if (clang_getCursorKind(c) == CXCursor_MemberRefExpr && (kids.empty() || clang_getCursorKind(strip_implicit(kids.back())) == CXCursor_CXXThisExpr))
+        return "thread";
       if (!kids.empty()) return space_of(clang_getCursorKind(c) == CXCursor_ArraySubscriptExpr ? kids.front() : kids.back());
       return "device";
     }

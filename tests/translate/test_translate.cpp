@@ -496,7 +496,8 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"atomic_object_local.cu", "cuda::atomic 'seen'", 7, "threadgroup or device memory"},
                                            Expected{"copy_void_source.cu", "memcpy_async from a void* source", 12, "which void has none of"},
                                            Expected{"reference_member.cu", "reference member 'temp'", 7, "one address space"},
-                                           Expected{"shared_pointer_field.cu", "pointer field 'data' given __shared__ memory", 11, "one address space"}),
+                                           Expected{"shared_pointer_field.cu", "pointer field 'data' given __shared__ memory", 11, "one address space"},
+                                           Expected{"function_arguments_differ.cu", "template argument 'half_of'", 20, "different functions"}),
                          [](const auto& info) { return test_name(info.param.file); });
 
 // The file's macros are expanded before it is parsed: function-like ones (nested, `#`, `##`,

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -101,7 +102,29 @@ extern const __device__ int warpSize;
   __device__ T hlog(T);                                               \
   __device__ T hsqrt(T);                                              \
   __device__ T hrsqrt(T);                                             \
-  __device__ T hrcp(T);
+  __device__ T hrcp(T);                                               \
+  __device__ T hceil(T);                                              \
+  __device__ T hfloor(T);                                             \
+  __device__ T htrunc(T);                                             \
+  __device__ T hrint(T);                                              \
+  __device__ bool __hisnan(T);                                        \
+  __device__ int __hisinf(T);                                         \
+  __device__ T##2 h2exp(T##2);                                        \
+  __device__ T##2 h2log(T##2);                                        \
+  __device__ T##2 h2sqrt(T##2);                                       \
+  __device__ T##2 h2rsqrt(T##2);                                      \
+  __device__ T##2 h2rcp(T##2);                                        \
+  __device__ T##2 h2floor(T##2);                                      \
+  __device__ T##2 h2ceil(T##2);                                       \
+  __device__ T##2 __heq2(T##2, T##2);                                 \
+  __device__ T##2 __hne2(T##2, T##2);                                 \
+  __device__ T##2 __hgt2(T##2, T##2);                                 \
+  __device__ T##2 __hge2(T##2, T##2);                                 \
+  __device__ T##2 __hlt2(T##2, T##2);                                 \
+  __device__ T##2 __hle2(T##2, T##2);                                 \
+  __device__ bool __hbeq2(T##2, T##2);                                \
+  __device__ bool __hbgt2(T##2, T##2);                                \
+  __device__ bool __hblt2(T##2, T##2);
 KSEARCH_FP16(__half)
 KSEARCH_FP16(__nv_bfloat16)
 #undef KSEARCH_FP16
@@ -171,6 +194,20 @@ __device__ int __clzll(long long);
 __device__ unsigned __brev(unsigned);
 __device__ int __mulhi(int, int);
 __device__ unsigned __umulhi(unsigned, unsigned);
+__device__ unsigned __sad(int, int, unsigned);
+__device__ unsigned __usad(unsigned, unsigned, unsigned);
+__device__ unsigned __byte_perm(unsigned, unsigned, unsigned);
+__device__ unsigned __funnelshift_l(unsigned, unsigned, unsigned);
+__device__ unsigned __funnelshift_lc(unsigned, unsigned, unsigned);
+__device__ unsigned __funnelshift_r(unsigned, unsigned, unsigned);
+__device__ unsigned __funnelshift_rc(unsigned, unsigned, unsigned);
+__device__ unsigned umin(unsigned, unsigned);
+__device__ unsigned umax(unsigned, unsigned);
+__device__ long long llmin(long long, long long);
+__device__ long long llmax(long long, long long);
+__device__ unsigned long long ullmin(unsigned long long, unsigned long long);
+__device__ unsigned long long ullmax(unsigned long long, unsigned long long);
+__device__ void __nanosleep(unsigned);
 
 // ---------------------------------------------------------------- atomics
 #define KSEARCH_ATOMIC(NAME)                                                          \
@@ -302,6 +339,9 @@ namespace std {
 template <class T> __device__ void swap(T& a, T& b);
 }
 extern "C" __device__ int printf(const char*, ...);  // dropped by the port (Metal kernels cannot print)
+// memcpy and memset in device code (declared for the device by CUDA's own headers too): byte loops in Metal
+extern "C" __device__ void* memcpy(void* dst, const void* src, size_t bytes);
+extern "C" __device__ void* memset(void* dst, int value, size_t bytes);
 // cp.async's pipeline primitives (cuda_pipeline_primitives.h, also through cuda_pipeline.h)
 __device__ void __pipeline_memcpy_async(void* dst, const void* src, size_t size, size_t zfill = 0);
 __device__ void __pipeline_commit();
@@ -372,6 +412,16 @@ template <class T> __device__ T tex2D(cudaTextureObject_t, float, float);
 #define KSEARCH_MATH2(F) __device__ float F##f(float, float); __device__ float F(float, float); __device__ double F(double, double);
 KSEARCH_MATH1(exp) KSEARCH_MATH1(exp2) KSEARCH_MATH1(expm1) KSEARCH_MATH1(log) KSEARCH_MATH1(log2) KSEARCH_MATH1(log10) KSEARCH_MATH1(log1p) KSEARCH_MATH1(sqrt) KSEARCH_MATH1(cbrt) KSEARCH_MATH1(sin) KSEARCH_MATH1(cos) KSEARCH_MATH1(tan) KSEARCH_MATH1(asin) KSEARCH_MATH1(acos) KSEARCH_MATH1(atan) KSEARCH_MATH1(sinh) KSEARCH_MATH1(cosh) KSEARCH_MATH1(tanh) KSEARCH_MATH1(asinh) KSEARCH_MATH1(acosh) KSEARCH_MATH1(atanh) KSEARCH_MATH1(erf) KSEARCH_MATH1(erfc) KSEARCH_MATH1(fabs) KSEARCH_MATH1(floor) KSEARCH_MATH1(ceil) KSEARCH_MATH1(round) KSEARCH_MATH1(trunc) KSEARCH_MATH1(rint)
 KSEARCH_MATH2(pow) KSEARCH_MATH2(fmax) KSEARCH_MATH2(fmin) KSEARCH_MATH2(fmod) KSEARCH_MATH2(atan2) KSEARCH_MATH2(copysign) KSEARCH_MATH2(hypot)
+KSEARCH_MATH1(sinpi) KSEARCH_MATH1(cospi) KSEARCH_MATH1(erfinv) KSEARCH_MATH1(nearbyint) KSEARCH_MATH1(rcbrt)
+KSEARCH_MATH2(fdim) KSEARCH_MATH2(rhypot) KSEARCH_MATH2(nextafter)
+#define KSEARCH_MATH_FLOAT(R, F, ...) __device__ R F##f(float, ##__VA_ARGS__); __device__ R F(float, ##__VA_ARGS__);
+KSEARCH_MATH_FLOAT(float, ldexp, int) KSEARCH_MATH_FLOAT(float, scalbn, int) KSEARCH_MATH_FLOAT(float, frexp, int*)
+KSEARCH_MATH_FLOAT(float, modf, float*) KSEARCH_MATH_FLOAT(int, ilogb) KSEARCH_MATH_FLOAT(long, lrint)
+KSEARCH_MATH_FLOAT(long long, llrint) KSEARCH_MATH_FLOAT(long, lround) KSEARCH_MATH_FLOAT(long long, llround)
+KSEARCH_MATH_FLOAT(void, sincospi, float*, float*) KSEARCH_MATH_FLOAT(float, norm3d, float, float)
+KSEARCH_MATH_FLOAT(float, rnorm3d, float, float) KSEARCH_MATH_FLOAT(float, norm4d, float, float, float)
+KSEARCH_MATH_FLOAT(float, rnorm4d, float, float, float)
+#undef KSEARCH_MATH_FLOAT
 #undef KSEARCH_MATH1
 #undef KSEARCH_MATH2
 __device__ float fmaf(float, float, float);

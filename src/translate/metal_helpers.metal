@@ -147,6 +147,100 @@ inline uint ks_byte_perm(uint x, uint y, uint s) {
 }
 inline uint ks_funnelshift_l(uint lo, uint hi, uint n) { return uint((((ulong(hi) << 32) | lo) << n) >> 32); }
 inline uint ks_funnelshift_r(uint lo, uint hi, uint n) { return uint((((ulong(hi) << 32) | lo) >> n)); }
+// helper: ks_wmma
+// CUDA's warp matrix API (nvcuda::wmma) over Metal's 8x8 SIMD-group matrices: a fragment is its rows/8 x cols/8
+// tiles, each lane holding the two elements of each tile that Metal's layout gives it (x[], num_elements, as CUDA's
+// fragments hold an unspecified share per lane: element-wise code over x[] stays correct). A lane's elements are row
+// (q & 4) + (lane / 2) % 4, columns (q & 2) * 2 + (lane % 2) * 2 + {0, 1}, q = lane / 4 (as MLX's GEMMs read them),
+// so loads and stores reach memory of any space directly. mma_sync multiplies the tiles in float. The functions run
+// in a whole SIMD group, as CUDA's run in a whole warp.
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+namespace precision {
+struct tf32 {};
+}
+enum layout_t { mem_row_major, mem_col_major };
+template <typename Use, int M, int N, int K> struct ks_shape;
+template <int M, int N, int K> struct ks_shape<matrix_a, M, N, K> {
+  static constant constexpr int rows = M, cols = K;
+};
+template <int M, int N, int K> struct ks_shape<matrix_b, M, N, K> {
+  static constant constexpr int rows = K, cols = N;
+};
+template <int M, int N, int K> struct ks_shape<accumulator, M, N, K> {
+  static constant constexpr int rows = M, cols = N;
+};
+template <typename T> struct ks_storage {
+  typedef T type;
+};
+template <> struct ks_storage<precision::tf32> {
+  typedef float type;
+};
+// `fragment` is a Metal keyword (a fragment shader): the port writes the name as `fragment_`.
+template <typename Use, int M, int N, int K, typename T, typename Layout = void> struct fragment_ {
+  typedef T element_type;
+  typedef typename ks_storage<T>::type storage_element_type;
+  static constant constexpr int tile_rows = ks_shape<Use, M, N, K>::rows / 8, tile_cols = ks_shape<Use, M, N, K>::cols / 8;
+  static constant constexpr int num_elements = 2 * tile_rows * tile_cols;
+  static constant constexpr bool column_major = metal::is_same<Layout, col_major>::value;
+  storage_element_type x[num_elements];
+};
+// The lane's first element in a tile: (row, column); the second is the next column.
+inline short2 ks_lane_position() {
+  const ushort lane = ushort(simd_prefix_exclusive_sum(1u)), q = lane / 4;
+  return short2((q & 4) + (lane / 2) % 4, (q & 2) * 2 + (lane % 2) * 2);
+}
+template <typename F, typename V> inline void fill_fragment(thread F& f, V v) {
+  for (int i = 0; i < F::num_elements; ++i) f.x[i] = typename F::storage_element_type(v);
+}
+template <typename F, typename P> inline void ks_load(thread F& f, P p, uint ldm, bool column_major) {
+  const short2 at = ks_lane_position();
+  for (int t = 0; t < F::tile_rows * F::tile_cols; ++t)
+    for (int e = 0; e < 2; ++e) {
+      const uint r = 8 * (t / F::tile_cols) + at.x, c = 8 * (t % F::tile_cols) + at.y + e;
+      f.x[2 * t + e] = typename F::storage_element_type(p[column_major ? c * ldm + r : r * ldm + c]);
+    }
+}
+template <typename F, typename P> inline void load_matrix_sync(thread F& f, P p, uint ldm) { ks_load(f, p, ldm, F::column_major); }
+template <typename F, typename P> inline void load_matrix_sync(thread F& f, P p, uint ldm, layout_t layout) {
+  ks_load(f, p, ldm, layout == mem_col_major);
+}
+template <typename P, typename F> inline void store_matrix_sync(P p, thread const F& f, uint ldm, layout_t layout) {
+  const short2 at = ks_lane_position();
+  for (int t = 0; t < F::tile_rows * F::tile_cols; ++t)
+    for (int e = 0; e < 2; ++e) {
+      const uint r = 8 * (t / F::tile_cols) + at.x, c = 8 * (t % F::tile_cols) + at.y + e;
+      p[layout == mem_col_major ? c * ldm + r : r * ldm + c] = f.x[2 * t + e];
+    }
+}
+template <typename F> inline simdgroup_matrix<float, 8, 8> ks_tile(thread const F& f, int t) {
+  simdgroup_matrix<float, 8, 8> m;
+  m.thread_elements() = vec<float, 2>(float(f.x[2 * t]), float(f.x[2 * t + 1]));
+  return m;
+}
+template <typename D, typename A, typename B, typename C>
+inline void mma_sync(thread D& d, thread const A& a, thread const B& b, thread const C& c, bool satf = false) {
+  for (int i = 0; i < D::tile_rows; ++i)
+    for (int j = 0; j < D::tile_cols; ++j) {
+      simdgroup_matrix<float, 8, 8> acc = ks_tile(c, i * C::tile_cols + j);
+      for (int k = 0; k < A::tile_cols; ++k) {
+        const simdgroup_matrix<float, 8, 8> left = ks_tile(a, i * A::tile_cols + k), right = ks_tile(b, k * B::tile_cols + j);
+        simdgroup_multiply_accumulate(acc, left, right, acc);
+      }
+      const vec<float, 2> e = acc.thread_elements();
+      const int t = i * D::tile_cols + j;
+      d.x[2 * t] = typename D::storage_element_type(satf ? saturate(e[0]) : e[0]);
+      d.x[2 * t + 1] = typename D::storage_element_type(satf ? saturate(e[1]) : e[1]);
+    }
+}
+}  // namespace wmma
+}  // namespace nvcuda
+namespace wmma = nvcuda::wmma;  // CUDA code writes `using namespace nvcuda;`, which the port leaves out
 // helper: ks_log1p
 // log1pf: Metal's standard library has none; log(1 + x) scaled by x / ((1 + x) - 1) cancels the
 // rounding of 1 + x (Goldberg's method).

@@ -40,19 +40,55 @@ void Translator::parse() {
   const CXErrorCode rc = clang_parseTranslationUnit2(index_, file_.c_str(), args.data(), int(args.size()), &expanded, 1,
                                                      CXTranslationUnit_DetailedPreprocessingRecord, &unit_);
   if (rc != CXError_Success || !unit_) throw Error("ksearch port: clang could not parse " + file_);
+  // The errors inside a toolkit header (and clang's "too many errors" after them) are its include's one problem.
+  const std::set<std::string> toolkit = refuse_toolkit_headers();
   for (unsigned i = 0; i < clang_getNumDiagnostics(unit_); ++i) {
     CXDiagnostic d = clang_getDiagnostic(unit_, i);
-    if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
-      const Position p = position(clang_getDiagnosticLocation(d));
+    const Position p = position(clang_getDiagnosticLocation(d));
+    if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && (toolkit.empty() || (!p.file.empty() && !toolkit.count(p.file))))
       out_.problems.push_back({p.file.empty() ? file_ : p.file, int(p.line), int(p.column), "parse error",
                                take(clang_getDiagnosticSpelling(d)) +
                                    " (the translator knows the CUDA API declared in src/translate/cuda_include/)"});
-    }
     clang_disposeDiagnostic(d);
   }
   host_.unit = unit_;
   if (!macros_.expanded.empty())
     out_.notes.push_back(fmt::format("macros of the file expanded where they are used: {}", fmt::join(macros_.expanded, ", ")));
+}
+
+// A CUDA header that cuda_include/ does not declare can still be found where a machine has the toolkit (its headers
+// in /usr/local/include): parsed host-side, it declares little or nothing of its device API, which then neither ports
+// nor is reported. Its include is reported instead, alike on every machine. Returns the toolkit's headers the parse
+// read (as clang names them), the ones the file includes and theirs.
+std::set<std::string> Translator::refuse_toolkit_headers() {
+  struct Seen {
+    Translator* self;
+    std::set<std::string> reported, toolkit;
+  } seen{this, {}, {}};
+  clang_getInclusions(
+      unit_,
+      [](CXFile included, CXSourceLocation* stack, unsigned depth, CXClientData data) {
+        auto* s = static_cast<Seen*>(data);
+        if (depth == 0) return;
+        std::error_code ec;
+        const std::filesystem::path file = std::filesystem::weakly_canonical(take(clang_getFileName(included)), ec);
+        const Position from = position(stack[0]);
+        const std::string text = file.string();
+        const bool ours = text.rfind(std::filesystem::weakly_canonical(s->self->include_dir_, ec).string(), 0) == 0;
+        const bool toolkit = text.find("/cuda") != std::string::npos && text.find("/include/") != std::string::npos;
+        if (ours || !toolkit) return;
+        s->toolkit.insert(take(clang_getFileName(included)));
+        // included by the translated file or a header of its own (a toolkit header's own includes follow from it)
+        const bool direct = from.file == s->self->file_ || std::filesystem::path(from.file).parent_path() ==
+                                                               std::filesystem::path(s->self->file_).parent_path();
+        if (!direct || !s->reported.insert(text).second) return;
+        s->self->out_.problems.push_back(
+            {from.file, int(from.line), int(from.column), "#include <" + file.filename().string() + ">",
+             "a header of the CUDA toolkit that the translator does not declare: it knows the CUDA API declared in "
+             "src/translate/cuda_include/ (docs/TRANSLATE.md, \"How to add a mapping\"), and reads no toolkit header"});
+      },
+      &seen);
+  return seen.toolkit;
 }
 
 // Keywords and type names, token by token, wherever the file is rendered.

@@ -299,6 +299,7 @@ class Translator {
   std::string visiting_;  // the decl key of the function being visited (what `this` is in a method)
   std::set<std::string> reported_fields_;  // reference members reported (once each)
   std::filesystem::path include_dir_;
+  std::set<std::string> refuse_toolkit_headers();
   CXIndex index_ = nullptr;
   CXTranslationUnit unit_ = nullptr;
   Translation out_;

@@ -208,6 +208,31 @@ TEST(Conversions, LibcuxxBarrierCountsOtherThanTheBlockAreNoted) {
 // A __device__ function no launched kernel calls is left out of the candidate, with a note, where it holds what does
 // not port (it would not compile): here a clock64 timer, and the shared-address helper whose calls the ported cp.async
 // copies replaced by their pointers.
+// A toolkit header that cuda_include/ does not declare (found where a machine has the toolkit: /usr/local/include/mma.h
+// once parsed to nothing, and the wmma code then went untranslated and unreported) is one problem at its include, its
+// own parse errors left out.
+TEST(Conversions, ToolkitHeadersAreReportedAtTheirInclude) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "ksearch_toolkit" / "cuda-99.0" / "include";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "curand_kernel.h") << "#pragma once\nnot_a_type curand_state;\nstruct curandState { undeclared_t d; };\n";
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "ksearch_toolkit_include.cu";
+  std::ofstream(file) << "#include <cuda_runtime.h>\n#include \"" << (dir / "curand_kernel.h").string() << "\"\n#include <stdint.h>\n"
+                         "__global__ void k(const float* x, float* y) { y[blockIdx.x] = x[blockIdx.x]; }\n"
+                         "extern \"C\" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {\n"
+                         "  k<<<rows, 1, 0, stream>>>(x, y);\n"
+                         "}\n";
+  const translate::Translation t = translate::translate_file(file, corpus_task("rowsum"));
+  std::filesystem::remove(file);
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "ksearch_toolkit");
+  ASSERT_EQ(t.problems.size(), 1u) << problems_text(t);
+  EXPECT_EQ(t.problems[0].construct, "#include <curand_kernel.h>");
+  EXPECT_EQ(t.problems[0].line, 2);
+  EXPECT_NE(t.problems[0].reason.find("src/translate/cuda_include/"), std::string::npos);
+  EXPECT_FALSE(t.complete());
+}
+
 TEST(Conversions, UncalledFunctionsThatDoNotPortAreLeftOut) {
   std::string why;
   if (!translate::available(&why)) GTEST_SKIP() << why;

@@ -483,6 +483,7 @@ void Translator::visit(CXCursor c, Function& fn) {
   } else if (kind == CXCursor_VarDecl) {
     if (const std::vector<CXCursor> kids = children(c); !kids.empty() && clang_getCursorKind(strip_implicit(kids.back())) == CXCursor_LambdaExpr)
       lambda_variables_[begin_offset(strip_implicit(kids.back()))] = c;
+    local_aggregate(c);
     if (map_declaration(c, fn)) return;
   } else if ((kind == CXCursor_CompoundAssignOperator || kind == CXCursor_BinaryOperator) && volatile_store(c, fn)) {
     for (CXCursor k : children(c)) visit(k, fn);

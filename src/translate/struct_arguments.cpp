@@ -5,11 +5,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "core/error.hpp"
 #include "translate/translator_internal.hpp"
 
 namespace ksearch::translate::detail {
+
+namespace {
+
+bool brace_initialized(CXCursor var) {
+  return clang_getCursorKind(strip_implicit(clang_Cursor_getVarDeclInitializer(var))) == CXCursor_InitListExpr;
+}
+
+}  // namespace
 
 // A struct of the file as the body names it (`Params`, `act::Gelu`, `Scale<float>`).
 std::string Translator::record_name(CXType record) {
@@ -72,7 +81,8 @@ std::vector<Translator::FieldPath> Translator::templatable_fields(CXType record,
   for (const FieldPath& path : read_only)
     if (declarators[begin_offset(path.front())] > 1) return {};
   if (read_only.empty()) return {};
-  // Every use of the struct's name in code that is translated: only __device__ functions' parameters may name it.
+  // Every use of the struct's name in code that is translated: only __device__ functions' parameters may name it, and
+  // locals built by a brace list (local_aggregate names their template arguments).
   struct Search {
     Translator* self;
     std::string record;
@@ -86,7 +96,8 @@ std::vector<Translator::FieldPath> Translator::templatable_fields(CXType record,
         [](CXCursor c, CXCursor parent, CXClientData data) {
           auto* s = static_cast<Search*>(data);
           if (clang_getCursorKind(c) != CXCursor_TypeRef) return CXChildVisit_Recurse;
-          if (decl_key(clang_getCursorReferenced(c)) == s->record && clang_getCursorKind(parent) != CXCursor_ParmDecl)
+          if (decl_key(clang_getCursorReferenced(c)) == s->record && clang_getCursorKind(parent) != CXCursor_ParmDecl &&
+              !(clang_getCursorKind(parent) == CXCursor_VarDecl && brace_initialized(parent)))
             s->other_use = true;
           return CXChildVisit_Continue;
         },
@@ -116,6 +127,58 @@ std::vector<Translator::FieldPath> Translator::templatable_fields(CXType record,
       },
       &search);
   return search.other_use ? std::vector<FieldPath>{} : read_only;
+}
+
+// A struct of the file built in device code by a brace list (a functor or a loader: `Accumulate acc{x + r * cols, 0,
+// cols}`) whose pointer fields are given buffers: its pointer fields point into device memory, and its read-only ones
+// become template parameters where they can (as a kernel argument's do), which the declaration names from its values:
+// `Accumulate<decltype((x + r * cols) + 0)> acc{...}` (MLX passes an input of fewer than 8 elements in constant memory).
+void Translator::local_aggregate(CXCursor var) {
+  const CXCursor list = strip_implicit(clang_Cursor_getVarDeclInitializer(var));
+  const CXType record = clang_getCanonicalType(clang_getCursorType(var));
+  const CXCursor decl = clang_getTypeDeclaration(record);
+  if (record.kind != CXType_Record || !in_main_file(decl) || clang_getCursorKind(list) != CXCursor_InitListExpr) return;
+  const std::vector<CXCursor> fields = fields_of(record), values = children(list);
+  bool buffers = false;
+  for (size_t i = 0; i < fields.size() && i < values.size(); ++i)
+    buffers |= is_pointer(clang_getCursorType(fields[i])) && space_of(values[i]) == "device";
+  if (!buffers) return;
+  auto value_of = [&](CXCursor field) -> std::optional<CXCursor> {
+    for (size_t i = 0; i < fields.size() && i < values.size(); ++i)
+      if (clang_equalCursors(fields[i], field)) return values[i];
+    return std::nullopt;
+  };
+  auto templated = templated_records_.find(decl_key(decl));
+  if (templated == templated_records_.end()) {
+    std::vector<FieldPath> leaves = templatable_fields(record);
+    std::erase_if(leaves, [](const FieldPath& p) { return p.size() > 1; });
+    // every templated field given here, so that the declaration can name its type
+    if (!leaves.empty() && std::all_of(leaves.begin(), leaves.end(), [&](const FieldPath& p) { return value_of(p.front()).has_value(); })) {
+      template_record(record, leaves);
+      templated = templated_records_.find(decl_key(decl));
+    }
+  }
+  std::set<unsigned> templated_offsets;
+  std::vector<CXCursor> templated_values;
+  if (templated != templated_records_.end())
+    for (const FieldPath& path : templated->second) {
+      const std::optional<CXCursor> value = path.size() == 1 ? value_of(path.front()) : std::nullopt;
+      if (!value) return;  // held structs' fields, or a field this list leaves out: the declaration cannot name them
+      templated_offsets.insert(begin_offset(path.back()));
+      templated_values.push_back(*value);
+    }
+  device_pointer_fields(record, templated_offsets);
+  if (templated_values.empty()) return;
+  for (CXCursor k : children(var))
+    if (clang_getCursorKind(k) == CXCursor_TypeRef && clang_equalCursors(clang_getCursorReferenced(k), decl)) {
+      rw_.replace(begin_offset(k), end_offset(k), [this, record, templated_values] {
+        std::string arguments;
+        for (CXCursor v : templated_values)
+          arguments += fmt::format("{}decltype(({}) + 0)", arguments.empty() ? "" : ", ", rw_.render(begin_offset(v), end_offset(v)));
+        return record_name(record) + "<" + arguments + ">";
+      });
+      break;
+    }
 }
 
 // Makes `leaves` (from templatable_fields) the template parameters of the struct, in order: a read-only pointer

@@ -410,6 +410,7 @@ class Translator {
   using FieldPath = std::vector<CXCursor>;
   std::vector<FieldPath> templatable_fields(CXType record, const std::string& holder = "");
   void template_record(CXType record, const std::vector<FieldPath>& leaves);
+  void local_aggregate(CXCursor var);
   std::set<unsigned> device_fields_;  // struct fields whose pointers were given `device`
   // Structs passed to kernels (and the structs they hold) whose read-only pointer fields became template parameters
   // (by decl key, with the paths to those fields, one parameter each): each field takes the type of the buffer it is

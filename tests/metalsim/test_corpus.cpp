@@ -577,6 +577,29 @@ TEST(MetalsimCorpus, Matrices) {
   }
 }
 
+TEST(MetalsimCorpus, DeterminantsAndTwentyFourBitProducts) {
+  KernelSpec s;
+  s.name = "determinants_mul24";
+  s.inputs = {tensor("a", Dtype::float32, {8})};
+  s.outputs = {tensor("out", Dtype::float32, {32})};
+  s.source = corpus("determinants_mul24.metal");
+  s.grid = {8, 1, 1};
+  s.threadgroup = {8, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a{-2.0f, -0.5f, 0.0f, 0.25f, 1.0f, 1.5f, 3.0f, 7.0f}, out(32);
+  run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], out)});
+  for (int i = 0; i < 8; ++i) {
+    const float x = a[i];
+    const float* o = &out[4 * i];
+    EXPECT_FLOAT_EQ(o[0], x * x - 2.0f) << i;         // rows (x, 2), (1, x)
+    EXPECT_FLOAT_EQ(o[1], 2.0f * x * x - 2.0f) << i;  // rows (x, 0, 1), (0, 2, 0), (1, 0, x)
+    EXPECT_FLOAT_EQ(o[2], 6.0f * x + x * x) << i;     // row 1 is (0, 1, 0, 0): 1 times the triangular minor's x * 2 * 3
+    const int k = i - 4;
+    EXPECT_EQ(o[3], static_cast<float>(1000 * k - 3 * k + 7 - 3 * k) + static_cast<float>((4096u * i + 5u) % 1000u)) << i;
+  }
+}
+
 TEST(MetalsimCorpus, MathExtraAndMetalQualifiedConstructors) {
   KernelSpec s;
   s.name = "math_extra";

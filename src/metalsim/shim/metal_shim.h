@@ -826,6 +826,20 @@ template <class T, int C, int R> inline matrix<T, R, C> transpose(const matrix<T
     for (int r = 0; r < R; ++r) t[r][c] = m[c][r];
   return t;
 }
+// The determinant of a square matrix (2x2, 3x3, 4x4; Metal's `determinant`): a 4x4 by cofactors along column 0.
+template <class T> inline T determinant(const matrix<T, 2, 2>& m) { return m[0][0] * m[1][1] - m[1][0] * m[0][1]; }
+template <class T> inline T determinant(const matrix<T, 3, 3>& m) { return dot(m[0], cross(m[1], m[2])); }
+template <class T> inline T determinant(const matrix<T, 4, 4>& m) {
+  T det = T(0);
+  for (int r = 0; r < 4; ++r) {
+    matrix<T, 3, 3> minor;
+    for (int c = 1; c < 4; ++c)
+      for (int k = 0, row = 0; k < 4; ++k)
+        if (k != r) minor[c - 1][row++] = m[c][k];
+    det += (r % 2 ? T(-1) : T(1)) * m[0][r] * determinant(minor);
+  }
+  return det;
+}
 #define MS_MATRIX_TYPES(T)                                                                 \
   typedef matrix<T, 2, 2> T##2x2; typedef matrix<T, 2, 3> T##2x3; typedef matrix<T, 2, 4> T##2x4; \
   typedef matrix<T, 3, 2> T##3x2; typedef matrix<T, 3, 3> T##3x3; typedef matrix<T, 3, 4> T##3x4; \
@@ -953,6 +967,16 @@ template <__plain T> inline T madsat(T x, T y, T z) {
   });
 }
 template <__plain T> inline T madhi(T x, T y, T z) { return T(mulhi(x, y) + z); }
+// mul24 and mad24: products of 24-bit operands; MSL leaves the result of others to the implementation (here the
+// product modulo 2^32, computed without the host's signed overflow).
+template <__plain T> inline T mul24(T x, T y) {
+  return __map2(x, y, [](auto a, auto b) { return decltype(a)((unsigned long long)(long long)a * (unsigned long long)(long long)b); });
+}
+template <__plain T> inline T mad24(T x, T y, T z) {
+  return __map3(x, y, z, [](auto a, auto b, auto c) {
+    return decltype(a)((unsigned long long)(long long)a * (unsigned long long)(long long)b + (unsigned long long)(long long)c);
+  });
+}
 
 // ------------------------------------------------------------ pack, unpack
 // Normalized integers (MSL "Pack and unpack functions"): unorm c of n bits is c / (2^n - 1), snorm is
@@ -1453,7 +1477,7 @@ template <class X> inline X& __ms_tg(uint32_t id, const char* name) {
   distance_squared, normalize, cross
 MS_UNSWIZZLE_EACH(MS_MATH_FUNCTIONS)
 MS_UNSWIZZLE_EACH(faceforward, reflect, refract, isnan, isinf, isfinite, isnormal, signbit, isordered,
-                  isunordered, select, all, any, clz, ctz, popcount, mulhi, madhi, extract_bits,
+                  isunordered, select, all, any, clz, ctz, popcount, mulhi, madhi, mul24, mad24, extract_bits,
                   insert_bits, reverse_bits, rotate, absdiff, hadd, rhadd, addsat, subsat, madsat,
                   pack_half_to_unorm4x8, pack_half_to_snorm4x8, pack_half_to_srgb_unorm4x8,
                   pack_half_to_unorm2x16, pack_half_to_snorm2x16, pack_half_to_unorm10a2, pack_half_to_unorm565)

@@ -142,7 +142,8 @@ void Translator::local_aggregate(CXCursor var) {
   bool buffers = false;
   for (size_t i = 0; i < fields.size() && i < values.size(); ++i)
     buffers |= is_pointer(clang_getCursorType(fields[i])) && space_of(values[i]) == "device";
-  if (!buffers) return;
+  // a struct templated already (for a kernel argument, or another local) names its arguments here too
+  if (!buffers && !templated_records_.count(decl_key(decl))) return;
   auto value_of = [&](CXCursor field) -> std::optional<CXCursor> {
     for (size_t i = 0; i < fields.size() && i < values.size(); ++i)
       if (clang_equalCursors(fields[i], field)) return values[i];
@@ -163,7 +164,10 @@ void Translator::local_aggregate(CXCursor var) {
   if (templated != templated_records_.end())
     for (const FieldPath& path : templated->second) {
       const std::optional<CXCursor> value = path.size() == 1 ? value_of(path.front()) : std::nullopt;
-      if (!value) return;  // held structs' fields, or a field this list leaves out: the declaration cannot name them
+      if (!value)  // held structs' fields, or a field this list leaves out: the declaration cannot name their types
+        return problem(out_.problems, var, "struct '" + record_name(record) + "' built by a brace list",
+                       "its read-only pointer fields became template parameters (each takes its buffer's space), and this "
+                       "list gives no value to '" + spelling(path.back()) + "': give every pointer field a value here");
       templated_offsets.insert(begin_offset(path.back()));
       templated_values.push_back(*value);
     }

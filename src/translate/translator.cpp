@@ -63,27 +63,28 @@ void Translator::parse() {
 std::set<std::string> Translator::refuse_toolkit_headers() {
   struct Seen {
     Translator* self;
+    std::filesystem::path ours;
     std::set<std::string> reported, toolkit;
-  } seen{this, {}, {}};
+    // a CUDA toolkit header (by its real path: /usr/local/include's are links into the toolkit), not one of ours
+    bool is_toolkit(const std::string& name) const {
+      std::error_code ec;
+      const std::string text = std::filesystem::weakly_canonical(name, ec).string();
+      return text.rfind(ours.string(), 0) != 0 && text.find("/cuda") != std::string::npos &&
+             text.find("/include/") != std::string::npos;
+    }
+  } seen{this, std::filesystem::weakly_canonical(include_dir_), {}, {}};
   clang_getInclusions(
       unit_,
       [](CXFile included, CXSourceLocation* stack, unsigned depth, CXClientData data) {
         auto* s = static_cast<Seen*>(data);
-        if (depth == 0) return;
-        std::error_code ec;
-        const std::filesystem::path file = std::filesystem::weakly_canonical(take(clang_getFileName(included)), ec);
+        const std::string name = take(clang_getFileName(included));
+        if (depth == 0 || !s->is_toolkit(name)) return;
+        s->toolkit.insert(name);
+        // reported where code of the user's includes it (a toolkit header's own includes follow from that one)
         const Position from = position(stack[0]);
-        const std::string text = file.string();
-        const bool ours = text.rfind(std::filesystem::weakly_canonical(s->self->include_dir_, ec).string(), 0) == 0;
-        const bool toolkit = text.find("/cuda") != std::string::npos && text.find("/include/") != std::string::npos;
-        if (ours || !toolkit) return;
-        s->toolkit.insert(take(clang_getFileName(included)));
-        // included by the translated file or a header of its own (a toolkit header's own includes follow from it)
-        const bool direct = from.file == s->self->file_ || std::filesystem::path(from.file).parent_path() ==
-                                                               std::filesystem::path(s->self->file_).parent_path();
-        if (!direct || !s->reported.insert(text).second) return;
+        if (s->is_toolkit(from.file) || !s->reported.insert(name).second) return;
         s->self->out_.problems.push_back(
-            {from.file, int(from.line), int(from.column), "#include <" + file.filename().string() + ">",
+            {from.file, int(from.line), int(from.column), "#include <" + std::filesystem::path(name).filename().string() + ">",
              "a header of the CUDA toolkit that the translator does not declare: it knows the CUDA API declared in "
              "src/translate/cuda_include/ (docs/TRANSLATE.md, \"How to add a mapping\"), and reads no toolkit header"});
       },

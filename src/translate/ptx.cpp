@@ -123,6 +123,15 @@ bool Translator::used_as_shared_address(CXCursor scope, const std::string& key, 
       const bool reference = clang_getCursorKind(inner) == CXCursor_DeclRefExpr;
       // a call's children: the callee's reference, then its arguments
       const bool passed = reference && i >= 1 && i - 1 < params.size() && depth < 8 && shared_address_parameter(params[i - 1], depth + 1);
+      // an asm operand offsetting it by bytes (`"r"(base + 4 * i)`): its offsets are counted as any expression's
+      const auto offset = kind == CXCursor_AsmStmt && !reference ? byte_offset(inner, [&](CXCursor b) {
+        return clang_getCursorKind(strip_casts(b)) == CXCursor_DeclRefExpr && decl_key(clang_getCursorReferenced(strip_casts(b))) == key;
+      }) : std::nullopt;
+      if (offset) {
+        count(strip_casts(offset->base), true);
+        for (CXCursor o : offset->offsets) count(o, false);
+        continue;
+      }
       count(kind == CXCursor_AsmStmt || passed ? inner : kids[i], (kind == CXCursor_AsmStmt && reference) || passed);
     }
   };
@@ -155,6 +164,24 @@ CXCursor Translator::shared_pointer(CXCursor address) {
   if (clang_getCursorKind(named) != CXCursor_DeclRefExpr) return clang_getNullCursor();
   const auto space = spaces_.find(decl_key(clang_getCursorReferenced(named)));
   return space != spaces_.end() && space->second == "threadgroup" ? named : clang_getNullCursor();
+}
+
+std::optional<Translator::ByteOffset> Translator::byte_offset(CXCursor operand, const std::function<bool(CXCursor)>& is_base) {
+  const CXCursor e = strip_casts(operand);
+  const std::vector<CXCursor> sides = children(e);
+  if (clang_getCursorKind(e) != CXCursor_BinaryOperator || sides.size() != 2) return std::nullopt;
+  std::string op = text(end_offset(sides[0]), begin_offset(sides[1]));
+  std::erase_if(op, [](char ch) { return std::isspace(static_cast<unsigned char>(ch)); });
+  if (op != "+") return std::nullopt;
+  for (int b = 0; b < 2; ++b) {
+    const CXCursor side = sides[size_t(b)], other = sides[size_t(1 - b)];
+    if (is_base(side)) return ByteOffset{side, {other}};
+    if (auto inner = byte_offset(side, is_base)) {  // (base + a) + b
+      inner->offsets.push_back(other);
+      return inner;
+    }
+  }
+  return std::nullopt;
 }
 
 // An argument for such a parameter: the pointer given __cvta_generic_to_shared, or a name already holding one.
@@ -322,11 +349,18 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
       if (written.size() < 3 || written.size() > 4) return false;
       const auto dst = operand(bare(written[0])), src = operand(bare(written[1]));
       if (!dst || !src) return false;
-      const CXCursor pointer = shared_pointer(*dst);
+      // the shared address, or one offset by bytes (`base + 16 * i`): the pointer's bytes from there
+      std::vector<CXCursor> offsets;
+      CXCursor pointer = shared_pointer(*dst);
+      if (clang_Cursor_isNull(pointer))
+        if (const auto offset = byte_offset(*dst, [this](CXCursor b) { return !clang_Cursor_isNull(shared_pointer(b)); })) {
+          pointer = shared_pointer(offset->base);
+          offsets = offset->offsets;
+        }
       if (clang_Cursor_isNull(pointer)) {
         problem(problems, statement, "cp.async",
-                "its shared address is not followed back to its array: give the operand as __cvta_generic_to_shared(&array[i]), "
-                "or a variable initialized so and used only in asm statements");
+                "its shared address is not followed back to its array: give the operand as __cvta_generic_to_shared(&array[i]) "
+                "(plus a byte offset), or a variable initialized so and used only in asm statements");
         return true;
       }
       const CXCursor source = strip_casts(*src);
@@ -346,9 +380,11 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
                                                    : std::function<std::string()>([size, source_size = values[3]] {
                                                        return size() + " - " + source_size();
                                                      });
-      pieces.push_back([this, condition, pointer, source, reinterpreted, size, zero_filled] {
+      pieces.push_back([this, condition, pointer, offsets, source, reinterpreted, size, zero_filled] {
+        std::string bytes;
+        for (CXCursor o : offsets) bytes += " + (" + rw_.render(begin_offset(o), end_offset(o)) + ")";
         return condition() + "ks_memcpy_async((threadgroup uchar*)(" + rw_.render(begin_offset(pointer), end_offset(pointer)) +
-               "), " + reinterpreted + "(" + rw_.render(begin_offset(source), end_offset(source)) + "), ulong(" + size() + "), ulong(" +
+               ")" + bytes + ", " + reinterpreted + "(" + rw_.render(begin_offset(source), end_offset(source)) + "), ulong(" + size() + "), ulong(" +
                zero_filled() + "))";
       });
       ++copies;

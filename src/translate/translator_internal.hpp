@@ -247,6 +247,12 @@ class Translator {
   bool used_as_shared_address(CXCursor scope, const std::string& key, int depth);
   bool shared_address_parameter(CXCursor param, int depth = 0);
   CXCursor shared_pointer(CXCursor address);
+  // `base + bytes` (also `bytes + base`, `base + a + b`): the base for which `is_base` holds and the byte offsets added
+  struct ByteOffset {
+    CXCursor base;
+    std::vector<CXCursor> offsets;
+  };
+  std::optional<ByteOffset> byte_offset(CXCursor operand, const std::function<bool(CXCursor)>& is_base);
   void pass_shared_address(CXCursor argument, Function& fn);
   bool shared_address_variable(CXCursor var, Function& fn);
   bool port_ptx(CXCursor statement, Function& fn);

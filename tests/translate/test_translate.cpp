@@ -475,7 +475,6 @@ TEST_P(Untranslatable, IsReportedWithItsLineAndReason) {
 INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                          ::testing::Values(Expected{"mma_sync.cu", "mma.sync", 7}, Expected{"ldmatrix.cu", "ldmatrix", 7},
                                            Expected{"cp_async.cu", "cp.async", 7, "not followed back to its array"},
-                                           Expected{"cp_async_address_arithmetic.cu", "__cvta_generic_to_shared", 8, "arithmetic on the address"},
                                            Expected{"texture.cu", "tex1Dfetch", 5},
                                            Expected{"threadfence_system.cu", "__threadfence_system", 7, "thread_scope_device"},
                                            Expected{"atomic64.cu", "atomicAdd", 6},

@@ -36,6 +36,22 @@ std::vector<CXCursor> parameters_of(CXCursor function) {
   return out;
 }
 
+std::string operator_of(CXTranslationUnit unit, CXCursor c) {
+  const std::vector<CXCursor> kids = children(c);
+  if (kids.size() != 2) return "";
+  const unsigned lhs_end = end_offset(kids[0]), rhs_begin = begin_offset(kids[1]);
+  CXToken* tokens = nullptr;
+  unsigned n = 0;
+  clang_tokenize(unit, clang_getCursorExtent(c), &tokens, &n);
+  std::string op;
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned at = position(clang_getTokenLocation(unit, tokens[i])).offset;
+    if (at >= lhs_end && at < rhs_begin && clang_getTokenKind(tokens[i]) == CXToken_Punctuation) op = take(clang_getTokenSpelling(unit, tokens[i]));
+  }
+  clang_disposeTokens(unit, tokens, n);
+  return op;
+}
+
 Position position(CXSourceLocation location) {
   CXFile file;
   Position p;

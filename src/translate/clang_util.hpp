@@ -24,6 +24,10 @@ unsigned end_offset(CXCursor c);
 // A key unique to a declaration: its file and offset (also for parameters and locals).
 std::string decl_key(CXCursor declaration);
 
+// A binary operator's operator (`=`, `+`, `&&`): the token between its operands; "" for anything else. libclang (14)
+// names no operator, and inside a macro's expansion every token is placed at the macro's use, so there the operator
+// is not found (""), and the caller names the macro.
+std::string operator_of(CXTranslationUnit unit, CXCursor c);
 // Skips implicit conversions and other unexposed wrappers that share their child's text.
 CXCursor strip_implicit(CXCursor c);
 // Skips those, parentheses and casts (`static_cast<uint32_t>(__cvta_generic_to_shared(p))`): the expression cast.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "translate/translator_internal.hpp"
 
@@ -294,18 +295,19 @@ bool names(CXCursor expression, const std::string& key) {
 void Translator::rebind_pointer_variables(CXCursor block) {
   const std::vector<CXCursor> statements = children(block);
   std::map<std::string, std::string> roots;  // pointer variables declared in the block -> what they point into
-  std::set<std::string> address_taken;
+  // the variables whose address is taken or that a lambda captures (which sees the first variable only), read once a
+  // block has an assignment to rebind
+  std::optional<std::set<std::string>> address_taken;
   std::function<void(CXCursor)> find_addresses = [&](CXCursor c) {
     if (clang_getCursorKind(c) == CXCursor_UnaryOperator && text(begin_offset(c), begin_offset(c) + 1) == "&")
       for (CXCursor k : children(c))
         if (clang_getCursorKind(strip_implicit(k)) == CXCursor_DeclRefExpr)
-          address_taken.insert(decl_key(clang_getCursorReferenced(strip_implicit(k))));
-    if (clang_getCursorKind(c) == CXCursor_LambdaExpr)  // a capture by reference sees the first variable only
+          address_taken->insert(decl_key(clang_getCursorReferenced(strip_implicit(k))));
+    if (clang_getCursorKind(c) == CXCursor_LambdaExpr)
       for (CXCursor k : children(c))
-        if (clang_getCursorKind(k) == CXCursor_VariableRef) address_taken.insert(decl_key(clang_getCursorReferenced(k)));
+        if (clang_getCursorKind(k) == CXCursor_VariableRef) address_taken->insert(decl_key(clang_getCursorReferenced(k)));
     for (CXCursor k : children(c)) find_addresses(k);
   };
-  find_addresses(block);
   int opened = 0;
   for (CXCursor statement : statements) {
     const CXCursorKind kind = clang_getCursorKind(statement);
@@ -320,13 +322,16 @@ void Translator::rebind_pointer_variables(CXCursor block) {
     const std::vector<CXCursor> sides = children(statement);
     if (kind != CXCursor_BinaryOperator || sides.size() != 2 || clang_getCursorKind(strip_implicit(sides[0])) != CXCursor_DeclRefExpr)
       continue;
-    std::string op = text(end_offset(sides[0]), begin_offset(sides[1]));
-    op.erase(std::remove_if(op.begin(), op.end(), [](unsigned char ch) { return std::isspace(ch); }), op.end());
-    const std::string key = decl_key(clang_getCursorReferenced(strip_implicit(sides[0])));
+    const std::string op = operator_of(unit_, statement), key = decl_key(clang_getCursorReferenced(strip_implicit(sides[0])));
     const auto declared = roots.find(key);
-    if (op != "=" || declared == roots.end() || address_taken.count(key) || names(sides[1], key)) continue;
+    if (op != "=" || declared == roots.end() || names(sides[1], key)) continue;
     const std::string root = pointer_root(sides[1]);
     if (root.empty() || root == declared->second) continue;
+    if (!address_taken) {
+      address_taken.emplace();
+      find_addresses(block);
+    }
+    if (address_taken->count(key)) continue;
     rw_.insert(begin_offset(statement), "{ auto ");
     declared->second = root;
     ++opened;

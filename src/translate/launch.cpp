@@ -13,25 +13,6 @@ namespace ksearch::translate {
 
 namespace {
 
-// A binary operator's operator: the token right before its right operand. libclang (14) names no
-// operator, and inside a macro's expansion every token is placed at the macro's use, so there the
-// operator is not found (""), and the caller names the macro.
-std::string operator_of(CXTranslationUnit unit, CXCursor c) {
-  const std::vector<CXCursor> kids = children(c);
-  if (kids.size() != 2) return "";
-  const unsigned lhs_end = end_offset(kids[0]), rhs_begin = begin_offset(kids[1]);
-  CXToken* tokens = nullptr;
-  unsigned n = 0;
-  clang_tokenize(unit, clang_getCursorExtent(c), &tokens, &n);
-  std::string op;
-  for (unsigned i = 0; i < n; ++i) {
-    const unsigned at = position(clang_getTokenLocation(unit, tokens[i])).offset;
-    if (at >= lhs_end && at < rhs_begin && clang_getTokenKind(tokens[i]) == CXToken_Punctuation) op = take(clang_getTokenSpelling(unit, tokens[i]));
-  }
-  clang_disposeTokens(unit, tokens, n);
-  return op;
-}
-
 // The macro whose use `c` is written in (the identifier where its expansion starts), or "".
 std::string macro_of(CXTranslationUnit unit, CXCursor c) {
   CXFile file = nullptr;
@@ -229,6 +210,16 @@ std::vector<CXCursor> fields_of(CXType record) {
       },
       &fields);
   return fields;
+}
+
+std::vector<CXCursor> brace_values(CXCursor e, const std::vector<CXCursor>& fields) {
+  try {
+    if (auto by_field = brace_fields(e, fields)) return *by_field;
+  } catch (const Error&) {  // a designator or an elision brace_fields does not follow
+  }
+  std::vector<CXCursor> values = children(strip_implicit(e));
+  values.resize(fields.size(), clang_getNullCursor());
+  return values;
 }
 
 std::optional<std::vector<CXCursor>> brace_fields(CXCursor e, const std::vector<CXCursor>& fields) {

@@ -61,6 +61,9 @@ std::vector<CXCursor> fields_of(CXType record);
 // field order (a null cursor where it gives none); nullopt when `e` is not a brace list. Throws Error
 // for a designator of a member's member or of an element, more values than fields, and brace elision.
 std::optional<std::vector<CXCursor>> brace_fields(CXCursor e, const std::vector<CXCursor>& fields);
+// The value a brace list gives each field (a null cursor for none), for device code: brace_fields where it follows
+// the list, else the list's elements in field order.
+std::vector<CXCursor> brace_values(CXCursor e, const std::vector<CXCursor>& fields);
 // The value a local struct's brace-list initializer gives its field `member` (a null cursor for none).
 CXCursor initial_field(CXCursor var, const std::string& member);
 

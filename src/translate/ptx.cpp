@@ -170,9 +170,7 @@ std::optional<Translator::ByteOffset> Translator::byte_offset(CXCursor operand, 
   const CXCursor e = strip_casts(operand);
   const std::vector<CXCursor> sides = children(e);
   if (clang_getCursorKind(e) != CXCursor_BinaryOperator || sides.size() != 2) return std::nullopt;
-  std::string op = text(end_offset(sides[0]), begin_offset(sides[1]));
-  std::erase_if(op, [](char ch) { return std::isspace(static_cast<unsigned char>(ch)); });
-  if (op != "+") return std::nullopt;
+  if (operator_of(unit_, e) != "+") return std::nullopt;
   for (int b = 0; b < 2; ++b) {
     const CXCursor side = sides[size_t(b)], other = sides[size_t(1 - b)];
     if (is_base(side)) return ByteOffset{side, {other}};

@@ -138,15 +138,15 @@ void Translator::local_aggregate(CXCursor var) {
   const CXType record = clang_getCanonicalType(clang_getCursorType(var));
   const CXCursor decl = clang_getTypeDeclaration(record);
   if (record.kind != CXType_Record || !in_main_file(decl) || clang_getCursorKind(list) != CXCursor_InitListExpr) return;
-  const std::vector<CXCursor> fields = fields_of(record), values = children(list);
+  const std::vector<CXCursor> fields = fields_of(record), values = brace_values(list, fields);
   bool buffers = false;
-  for (size_t i = 0; i < fields.size() && i < values.size(); ++i)
-    buffers |= is_pointer(clang_getCursorType(fields[i])) && space_of(values[i]) == "device";
+  for (size_t i = 0; i < fields.size(); ++i)
+    buffers |= !clang_Cursor_isNull(values[i]) && is_pointer(clang_getCursorType(fields[i])) && space_of(values[i]) == "device";
   // a struct templated already (for a kernel argument, or another local) names its arguments here too
   if (!buffers && !templated_records_.count(decl_key(decl))) return;
   auto value_of = [&](CXCursor field) -> std::optional<CXCursor> {
-    for (size_t i = 0; i < fields.size() && i < values.size(); ++i)
-      if (clang_equalCursors(fields[i], field)) return values[i];
+    for (size_t i = 0; i < fields.size(); ++i)
+      if (clang_equalCursors(fields[i], field) && !clang_Cursor_isNull(values[i])) return values[i];
     return std::nullopt;
   };
   auto templated = templated_records_.find(decl_key(decl));

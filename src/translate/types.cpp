@@ -276,15 +276,14 @@ void Translator::shared_pointer_field(CXCursor c, Function& fn) {
   if (clang_getCursorKind(c) == CXCursor_BinaryOperator) {
     if (kids.size() != 2 || clang_getCursorKind(strip_implicit(kids[0])) != CXCursor_MemberRefExpr) return;
     const CXCursor field = clang_getCursorReferenced(strip_implicit(kids[0]));
-    std::string op = text(end_offset(kids[0]), begin_offset(kids[1]));
-    std::erase_if(op, [](char ch) { return std::isspace(static_cast<unsigned char>(ch)); });
-    if (clang_getCursorKind(field) != CXCursor_FieldDecl || op != "=") return;
+    if (clang_getCursorKind(field) != CXCursor_FieldDecl || operator_of(unit_, c) != "=") return;
     given.push_back({field, kids[1]});
   } else {
     const CXType record = clang_getCanonicalType(clang_getCursorType(c));
     if (record.kind != CXType_Record) return;
     const std::vector<CXCursor> fields = fields_of(record);
-    for (size_t i = 0; i < kids.size() && i < fields.size(); ++i) given.push_back({fields[i], kids[i]});
+    for (size_t i = 0; const CXCursor value : brace_values(c, fields))
+      if (const CXCursor field = fields[i++]; !clang_Cursor_isNull(value)) given.push_back({field, value});
   }
   for (const auto& [field, value] : given)
     if (in_main_file(field) && is_pointer(clang_getCursorType(field)) && space_of(value) == "threadgroup")

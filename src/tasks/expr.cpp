@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 
 #include "core/error.hpp"
 
@@ -13,11 +14,26 @@ namespace {
 double floor_of(double x) { return std::floor(x); }
 double ceil_of(double x) { return std::ceil(x); }
 
+// Bitwise operators over integer values (launch sizes ported from C++: `(n & (n - 1)) == 0`), in two's complement as
+// C++'s on int64; NaN for an operand that is not a finite integer of that range.
+template <typename Op>
+double bitwise(double a, double b, Op op) {
+  const auto integer = [](double x) { return std::isfinite(x) && x == std::trunc(x) && std::fabs(x) < 0x1p63; };
+  if (!integer(a) || !integer(b)) return std::nan("");
+  return double(op(static_cast<int64_t>(a), static_cast<int64_t>(b)));
+}
+double bitand_of(double a, double b) { return bitwise(a, b, [](int64_t x, int64_t y) { return x & y; }); }
+double bitor_of(double a, double b) { return bitwise(a, b, [](int64_t x, int64_t y) { return x | y; }); }
+double bitxor_of(double a, double b) { return bitwise(a, b, [](int64_t x, int64_t y) { return x ^ y; }); }
+
 double run_parser(const std::string& expression, const std::map<std::string, double>& values) {
   mu::Parser parser;
   // `/` divides exactly: rounding a count up or down to whole tiles or groups is said with these.
   parser.DefineFun("floor", floor_of);
   parser.DefineFun("ceil", ceil_of);
+  parser.DefineFun("bitand", bitand_of);
+  parser.DefineFun("bitor", bitor_of);
+  parser.DefineFun("bitxor", bitxor_of);
   // muparser binds variables by address, so keep a local copy that outlives Eval().
   std::map<std::string, double> storage = values;
   for (auto& [name, value] : storage) parser.DefineVar(name, &value);

@@ -79,11 +79,13 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     op = op.substr(0, op.find('<'));  // cooperative_groups::plus<float> -> plus
     key = "reduce:" + op.substr(op.rfind(':') + 1);
     group = group_of(clang_getCursorType(strip_implicit(clang_Cursor_getArgument(call, 0))));
-  } else if ((name == "memcpy_async" || name == "wait" || name == "wait_prior") &&
+  } else if ((name == "memcpy_async" || name == "wait" || name == "wait_prior" || name == "sync") &&
              spelling(clang_getCursorSemanticParent(callee)) == "cooperative_groups") {
-    // cg::memcpy_async(group, dst, src, bytes), cg::wait(group): by the group's kind
+    // cg::memcpy_async(group, dst, src, bytes), cg::wait(group), cg::sync(group): by the group's kind
     group = group_of(clang_getCursorType(strip_implicit(clang_Cursor_getArgument(call, 0))));
-    if (group.kind == Group::none) return problem(problems, call, name, "only a thread block's or a tile's copies are translated");
+    if (group.kind == Group::none)
+      return problem(problems, call, name, name == "sync" ? "only a thread block's or a tile's sync is translated"
+                                                          : "only a thread block's or a tile's copies are translated");
     key = name + (group.kind == Group::block ? ":block" : ":tile");
   } else if (spelling(clang_getCursorSemanticParent(callee)) == "cuda") {
     // libcu++: cuda::memcpy_async by a group (its first argument: as cg::memcpy_async) or by the thread; a pipeline's

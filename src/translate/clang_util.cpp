@@ -1,5 +1,7 @@
 #include "translate/clang_util.hpp"
 
+#include <algorithm>
+
 namespace ksearch::translate {
 
 std::string take(CXString s) {
@@ -88,6 +90,50 @@ std::vector<CXCursor> written_template_values(CXCursor call) {
   for (CXCursor a : children(callee))
     if (clang_isExpression(clang_getCursorKind(a))) values.push_back(a);
   return values;
+}
+
+std::vector<WrittenArgument> written_template_arguments(CXTranslationUnit unit, CXCursor callee) {
+  CXToken* tokens = nullptr;
+  unsigned n = 0;
+  clang_tokenize(unit, clang_getCursorExtent(callee), &tokens, &n);
+  std::vector<WrittenArgument> arguments;
+  // The open brackets: `<` is one where a list is open (a nested template's), a comparison inside (), [] or {}.
+  std::string open;
+  for (unsigned i = 0; i < n; ++i) {
+    const std::string t = take(clang_getTokenSpelling(unit, tokens[i]));
+    const CXSourceRange extent = clang_getTokenExtent(unit, tokens[i]);
+    const unsigned at = position(clang_getRangeStart(extent)).offset, after = position(clang_getRangeEnd(extent)).offset;
+    if (open.empty()) {
+      if (t != "<") continue;
+      open = "<";
+      arguments.emplace_back();
+      continue;
+    }
+    if (open.size() == 1 && t == ",") {
+      arguments.emplace_back();
+      continue;
+    }
+    const bool in_list = open.back() == '<';
+    if (in_list && (t == ">" || t == ">>")) {
+      const size_t closes = std::min(t.size(), open.size());
+      open.resize(open.size() - closes);
+      if (open.empty()) {  // the list's end (`>>` of `k<Foo<int>>` also ends the last argument's inner list)
+        if (closes > 1) arguments.back().text += ">", arguments.back().end = after - 1;
+        break;
+      }
+    } else if (t == "(" || t == "[" || t == "{" || (in_list && t == "<")) {
+      open += t[0];
+    } else if ((t == ")" || t == "]" || t == "}") && open.size() > 1) {
+      open.pop_back();
+    }
+    WrittenArgument& a = arguments.back();
+    if (a.text.empty()) a.begin = at;
+    a.text += (a.text.empty() ? "" : " ") + t;
+    a.end = after;
+  }
+  clang_disposeTokens(unit, tokens, n);
+  if (arguments.size() == 1 && arguments[0].text.empty()) arguments.clear();  // `k<>`
+  return arguments;
 }
 
 CXCursor strip_casts(CXCursor c) {

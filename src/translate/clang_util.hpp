@@ -34,6 +34,13 @@ CXCursor strip_implicit(CXCursor c);
 CXCursor strip_casts(CXCursor c);
 // The template arguments a call writes as expressions after the function's name (`k<64, &f>(...)`: 64, &f), in order.
 std::vector<CXCursor> written_template_values(CXCursor call);
+// The template arguments written after a name (`k<float, 4, T>`: the callee expression of a launch in a template
+// launcher, which libclang does not resolve), each as its tokens and its offsets, in order; none without `<`.
+struct WrittenArgument {
+  std::string text;  // its tokens joined by spaces (`unsigned int`, `BLOCK * 2`)
+  unsigned begin = 0, end = 0;
+};
+std::vector<WrittenArgument> written_template_arguments(CXTranslationUnit unit, CXCursor callee);
 // The declaration a call calls, or a null cursor (dependent calls name an overload set: its first).
 CXCursor called_declaration(CXCursor call);
 // A function as the file defines it: a template specialization's pattern, else its definition, else itself.

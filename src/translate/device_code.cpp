@@ -382,12 +382,14 @@ void Translator::visit(CXCursor c, Function& fn) {
       rw_.replace(at->first, at->second, rename->second);
     } else if (clang_getCursorKind(decl) == CXCursor_VarDecl &&
                std::any_of(dynamic_shared_.begin(), dynamic_shared_.end(), [&](CXCursor d) { return decl_key(d) == decl_key(decl); })) {
+      if (at && dynamic_shared_name(decl) != name) rw_.replace(at->first, at->second, dynamic_shared_name(decl));
       if (!fn.kernel)
         problem(problems, c, "extern __shared__ in a __device__ function", "pass the shared array from the kernel as a pointer");
       else if (std::none_of(fn.dynamic_shared.begin(), fn.dynamic_shared.end(), [&](CXCursor d) { return decl_key(d) == decl_key(decl); }))
         fn.dynamic_shared.push_back(decl);  // a file-scope one
     }
   } else if (kind == CXCursor_CallExpr) {
+    if (map_shared_accessor(c, fn)) return;
     for (CXCursor k : children(c))
       if (clang_getCursorKind(k) == CXCursor_CallExpr && spelling(k) == "__cudaPushCallConfiguration")
         return problem(problems, c, "kernel launch in device code", "dynamic parallelism has no Metal equivalent");
@@ -471,6 +473,9 @@ void Translator::visit(CXCursor c, Function& fn) {
       }
     }
   } else if (kind == CXCursor_InitListExpr || kind == CXCursor_BinaryOperator) {
+    if (const std::vector<CXCursor> kids = children(c); kind == CXCursor_BinaryOperator && kids.size() == 2 &&
+                                                        is_pointer(clang_getCursorType(kids[0])) && operator_of(unit_, c) == "=")
+      note_accessor_target(kids[1], clang_getCursorType(kids[0]));
     shared_pointer_field(c, fn);
   } else if (kind == CXCursor_MemberRefExpr) {
     // A reference member (CUB's `TempStorage& temp_storage` bound to __shared__ storage): Metal's reference types
@@ -489,6 +494,9 @@ void Translator::visit(CXCursor c, Function& fn) {
     if (const std::vector<CXCursor> kids = children(c); !kids.empty() && clang_getCursorKind(strip_implicit(kids.back())) == CXCursor_LambdaExpr)
       lambda_variables_[begin_offset(strip_implicit(kids.back()))] = c;
     local_aggregate(c);
+    if (drop_accessor_object(c)) return;
+    if (const CXCursor init = clang_Cursor_getVarDeclInitializer(c); !clang_Cursor_isNull(init) && is_pointer(clang_getCursorType(c)))
+      note_accessor_target(init, clang_getCursorType(c));
     if (map_declaration(c, fn)) return;
   } else if ((kind == CXCursor_CompoundAssignOperator || kind == CXCursor_BinaryOperator) && volatile_store(c, fn)) {
     for (CXCursor k : children(c)) visit(k, fn);
@@ -500,6 +508,7 @@ void Translator::visit(CXCursor c, Function& fn) {
       for_inits_.push_back({begin_offset(parts[0]), end_offset(parts[0])});
   } else if (kind == CXCursor_CStyleCastExpr || kind == CXCursor_CXXReinterpretCastExpr || kind == CXCursor_CXXStaticCastExpr) {
     if (is_pointer(clang_getCursorType(c))) {
+      if (const std::vector<CXCursor> kids = children(c); !kids.empty()) note_accessor_target(kids.back(), clang_getCursorType(c));
       map_cast(c);
       ++fn.record.translated["pointer cast (address space)"];
     }

@@ -433,7 +433,8 @@ std::string Translator::buffer_of(CXCursor argument) {
 void Translator::add_host_helper(CXCursor call) {
   std::string why;
   CXCursor definition = pure_helper(call, &why);
-  if (clang_Cursor_isNull(definition) || functions_.count(decl_key(definition))) return;
+  // (a static method stays in its struct, which the header does not write)
+  if (clang_Cursor_isNull(definition) || functions_.count(decl_key(definition)) || clang_CXXMethod_isStatic(definition)) return;
   functions_[decl_key(definition)] = Function{definition};
   clang_visitChildren(
       definition,

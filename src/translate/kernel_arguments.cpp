@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "translate/translator_internal.hpp"
@@ -16,7 +17,9 @@ namespace ksearch::translate::detail {
 // CUDA scalar types -> MLX template dtypes.
 const std::map<std::string, std::string> kTemplateTypes = {
     {"float", "float32"}, {"__half", "float16"}, {"half", "float16"}, {"__nv_bfloat16", "bfloat16"},
-    {"int", "int32"},     {"unsigned int", "uint32"}, {"short", "int16"}, {"unsigned short", "uint16"}};
+    {"int", "int32"},     {"unsigned int", "uint32"}, {"short", "int16"}, {"unsigned short", "uint16"},
+    {"long", "int64"},    {"unsigned long", "uint64"}, {"long long", "int64"}, {"unsigned long long", "uint64"},
+    {"char", "int8"},     {"signed char", "int8"}, {"unsigned char", "uint8"}, {"bool", "bool"}};
 
 std::string integral_template_argument(CXCursor specialization, unsigned i, CXCursor parameter) {
   const CXTypeKind type = clang_getCanonicalType(clang_getCursorType(parameter)).kind;
@@ -78,6 +81,28 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     } else {
       problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype or a struct of the file");
     }
+  };
+  // A built-in type written as a launcher's template argument (`k<float, 4>`): its canonical spelling (`unsigned` as
+  // `unsigned int`, `long int` as `long`) names the MLX dtype.
+  auto builtin_type_argument = [&](CXCursor parameter, const std::string& written) {
+    std::istringstream words(written);
+    std::string word, base;
+    bool is_unsigned = false, is_signed = false, is_short = false;
+    int longs = 0;
+    while (words >> word) {
+      if (word == "unsigned") is_unsigned = true;
+      else if (word == "signed") is_signed = true;
+      else if (word == "long") ++longs;
+      else if (word == "short") is_short = true;
+      else if (word != "const" && word != "volatile") base = word;
+    }
+    if (base.empty() || base == "int") base = is_short ? "short" : longs == 2 ? "long long" : longs ? "long" : "int";
+    if (base == "char" && is_signed) base = "signed char";
+    const std::string canonical = (is_unsigned ? "unsigned " : "") + base;
+    if (auto dtype = kTemplateTypes.find(canonical); dtype != kTemplateTypes.end())
+      launch.templates.push_back({spelling(parameter), dtype->second, true});
+    else
+      problem(out_.problems, launch.call, "template argument", "type '" + written + "' is not an MLX template dtype or a struct of the file");
   };
   // A value of an enum type (`template <Layout L>`): MLX template values are integers, and a scoped
   // enum does not compare with one, so the directive carries the integer (`KS_L`) and the body
@@ -142,17 +167,28 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
         parameters.push_back(k);
         names.push_back(spelling(k));
       }
-    std::vector<CXCursor> written;  // the explicit template arguments, after the kernel's name
-    for (CXCursor k : children(kids.at(0)))
-      if (clang_getCursorKind(k) != CXCursor_OverloadedDeclRef) written.push_back(k);
+    // The explicit template arguments after the kernel's name, from its tokens: a built-in type (`float`) has no
+    // cursor of its own among the callee's children, so pairing those children with the parameters would shift them.
+    const std::vector<WrittenArgument> written = written_template_arguments(unit_, kids.at(0));
     for (size_t i = 0; i < written.size() && i < names.size(); ++i) {
-      if (clang_getCursorKind(written[i]) == CXCursor_TypeRef) {
-        type_argument(parameters[i], launcher_type(written[i]));
+      CXCursor cursor = clang_getNullCursor();  // the argument's cursor: a written type's TypeRef, else its expression
+      for (CXCursor k : children(kids.at(0))) {
+        const CXCursorKind kind = clang_getCursorKind(k);
+        if (kind == CXCursor_OverloadedDeclRef || begin_offset(k) < written[i].begin || end_offset(k) > written[i].end) continue;
+        if (clang_Cursor_isNull(cursor) || kind == CXCursor_TypeRef) cursor = k;  // `ops::Gelu`: the TypeRef after the NamespaceRef
+      }
+      if (clang_getCursorKind(parameters[i]) == CXCursor_TemplateTypeParameter) {
+        if (!clang_Cursor_isNull(cursor)) type_argument(parameters[i], launcher_type(cursor));
+        else builtin_type_argument(parameters[i], written[i].text);
         continue;
       }
-      if (function_argument(parameters[i], written[i])) continue;
+      if (clang_Cursor_isNull(cursor)) {
+        problem(out_.problems, launch.call, "template argument", "'" + written[i].text + "' is not an expression the launch can bind");
+        continue;
+      }
+      if (function_argument(parameters[i], cursor)) continue;
       try {
-        value_argument(parameters[i], directive_expression(written[i], host_));
+        value_argument(parameters[i], directive_expression(cursor, host_));
       } catch (const Error& e) {
         problem(out_.problems, launch.call, "template argument", e.what());
       }

@@ -190,6 +190,8 @@ ValueText directive_text(const HostScope& scope) {
     if (op == "%") return fmt::format("(({}) - ({}) * rint(({}) / ({}) - 0.5))", a, b, a, b);
     if (op == "<<") return fmt::format("(({}) * 2 ^ ({}))", a, b);
     if (op == ">>") return fmt::format("rint(({}) / 2 ^ ({}) - 0.5)", a, b);
+    // Bitwise operators as the task parser's functions over integers (docs/TASKS.md).
+    if (op == "&" || op == "|" || op == "^") return fmt::format("{}({}, {})", op == "&" ? "bitand" : op == "|" ? "bitor" : "bitxor", a, b);
     static const std::vector<std::string> same = {"+", "-", "*", "<", ">", "<=", ">=", "==", "!=", "&&", "||"};
     for (const auto& s : same)
       if (op == s) return a + " " + op + " " + b;
@@ -312,8 +314,13 @@ CXCursor pure_helper(CXCursor call, std::string* why) {
   CXCursor pattern = clang_Cursor_isNull(callee) ? callee : clang_getSpecializedCursorTemplate(callee);
   CXCursor definition = clang_Cursor_isNull(callee) ? callee : clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
   const CXCursorKind kind = clang_getCursorKind(definition);
-  if (clang_Cursor_isNull(definition) || !clang_Location_isFromMainFile(clang_getCursorLocation(definition)) ||
-      (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) || has_child(definition, CXCursor_CUDAGlobalAttr)) {
+  // A static method (`LaunchConfig::blocks(n)`) is a function of the file too; other methods read an object.
+  const CXCursorKind owner = clang_getCursorKind(clang_getCursorSemanticParent(definition));
+  const bool member = owner == CXCursor_StructDecl || owner == CXCursor_ClassDecl || owner == CXCursor_ClassTemplate;
+  const bool function = ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) && !member) ||
+                        ((kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate) && clang_CXXMethod_isStatic(definition));
+  if (clang_Cursor_isNull(definition) || !clang_Location_isFromMainFile(clang_getCursorLocation(definition)) || !function ||
+      has_child(definition, CXCursor_CUDAGlobalAttr)) {
     *why = "only min, max, ceil, floor and functions of this file are understood";
     return clang_getNullCursor();
   }
@@ -486,6 +493,15 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
         throw Error(fmt::format("{}: {}", what(c), e.what()));
       }
     }
+    case CXCursor_UnaryOperator: {
+      const std::vector<std::string> tokens = tokens_of(scope.unit, c);
+      const std::string op = tokens.empty() ? "" : tokens.front(), a = kids.empty() ? "" : directive_expression(kids[0], scope);
+      if (op == "-") return "(-(" + a + "))";
+      if (op == "+") return a;
+      if (op == "!") return "((" + a + ") == 0)";
+      if (op == "~") return "(-(" + a + ") - 1)";  // two's complement
+      break;
+    }
     case CXCursor_ConditionalOperator:
       return fmt::format("({} ? {} : {})", directive_expression(kids.at(0), scope), directive_expression(kids.at(1), scope),
                          directive_expression(kids.at(2), scope));
@@ -501,7 +517,8 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       // muparser has no floor or ceil; its rint rounds halves up, so rint(x - 0.5) is floor(x).
       if (library && (name == "floor" || name == "floorf") && count == 1) return fmt::format("rint(({}) - 0.5)", argument(0));
       if (library && (name == "ceil" || name == "ceilf") && count == 1) return fmt::format("(-rint(-({}) - 0.5))", argument(0));
-      if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate) {
+      if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate ||
+          clang_CXXMethod_isStatic(callee)) {
         auto [value, inner] = inline_call(c, scope);
         return "(" + directive_expression(value, inner) + ")";
       }

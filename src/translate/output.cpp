@@ -96,6 +96,7 @@ std::string Translator::header() {
           case CXCursor_TypeAliasDecl:
           case CXCursor_TypeAliasTemplateDecl:
             if (pointer_typedef(c)) break;  // written out at its uses (expand_pointer_typedefs)
+            if (self->accessor_records_.count(decl_key(c))) break;  // its calls became the kernel's array
             // a name for a group handle or a libcu++ barrier or pipeline, whose variables are dropped
             if ((kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl) &&
                 group_of(clang_getTypedefDeclUnderlyingType(c)).kind != Group::none)
@@ -185,11 +186,11 @@ std::string Translator::kernel_body(const Function& kernel, const std::vector<st
   const std::vector<CXCursor>& dynamic = kernel.dynamic_shared;
   for (size_t i = 0; i < dynamic.size(); ++i) {
     CXType element = clang_getArrayElementType(clang_getCursorType(dynamic[i]));
-    const std::string t = metal_type(element), name = spelling(dynamic[i]);
+    const std::string t = metal_type(element), name = dynamic_shared_name(dynamic[i]);
     if (i == 0)
       out += fmt::format("threadgroup {} {}[(KS_DYNAMIC_SHARED_BYTES + sizeof({}) - 1) / sizeof({})];\n", t, name, t, t);
     else
-      out += fmt::format("threadgroup {}* {} = (threadgroup {}*){};\n", t, name, t, spelling(dynamic[0]));
+      out += fmt::format("threadgroup {}* {} = (threadgroup {}*){};\n", t, name, t, dynamic_shared_name(dynamic[0]));
   }
   for (CXCursor k : children(kernel.cursor))
     if (clang_getCursorKind(k) == CXCursor_CompoundStmt) out += rw_.render(begin_offset(k), end_offset(k)) + "\n";

@@ -197,6 +197,7 @@ Translation Translator::run() {
         return CXChildVisit_Continue;
       },
       this);
+  find_shared_accessors();
   find_launch();
   for (auto& [key, fn] : functions_) visit_function(fn);
   // A pointer chosen between two address spaces (`vals = in_smem ? shared_buf : dst`, llama.cpp's softmax): a

@@ -87,6 +87,10 @@ struct Function {
   std::set<std::string> returned;  // a function returning a reference: the spaces of what it returns (`this:KEY` for `*this`)
 };
 
+// The name of an extern __shared__ array in the kernel (SharedMemory<T>'s `__smem`, a reserved name in Metal, as
+// `ks_smem`).
+std::string dynamic_shared_name(CXCursor array);  // shared_accessors.cpp
+
 // A static __shared__ variable of a __device__ function. Metal declares threadgroup memory in the
 // kernel only, so the kernel declares it (one per threadgroup, as in CUDA) under a hoisted name and
 // passes it by reference down to the function, which keeps its own name for it.
@@ -241,6 +245,12 @@ class Translator {
   bool map_declaration(CXCursor var, Function& fn);
   void rebind_pointer_variables(CXCursor block);
   bool atomic_reference(CXCursor var, Function& fn);
+  // dynamic shared memory accessors (shared_accessors.cpp)
+  void find_shared_accessors();
+  CXCursor shared_accessor_array(CXCursor expression);  // the extern __shared__ array an accessor call returns
+  void note_accessor_target(CXCursor expression, CXType target);
+  bool map_shared_accessor(CXCursor call, Function& fn);
+  bool drop_accessor_object(CXCursor var);  // `SharedMemory<T> smem;`: true when dropped
   bool atomic_object_declaration(CXCursor var, Function& fn);
   void shared_record_definition(CXCursor var);
   // inline PTX that ports (ptx.cpp): cp.async, one-instruction math
@@ -320,6 +330,9 @@ class Translator {
   std::map<std::string, CXCursor> bound_functions_;
   std::map<std::string, std::string> keyword_renames_;  // identifiers that are Metal keywords -> their names
   std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations
+  std::map<std::string, CXCursor> shared_accessors_;  // decl_key of an accessor -> the extern __shared__ array it returns
+  std::set<std::string> accessor_records_;  // decl_keys of structs whose methods are all accessors (SharedMemory<T>)
+  std::map<unsigned, CXType> accessor_targets_;  // a template's accessor temporary -> the pointer type it converts to
   std::set<unsigned> automatic_ends_;  // where declarators written `auto` (or split off) end
   std::vector<std::pair<unsigned, unsigned>> for_inits_;  // the initializers of for statements
   std::set<std::string> helpers_;

@@ -64,6 +64,7 @@ std::string Translator::unqualified_type(CXType t) {
 // (__constant__) or thread (locals), found from the variable it is derived from.
 std::string Translator::space_of(CXCursor expression) {
   CXCursor c = strip_implicit(expression);
+  if (!clang_Cursor_isNull(shared_accessor_array(c))) return "threadgroup";  // `SharedMemory<T>()`
   switch (clang_getCursorKind(c)) {
     case CXCursor_DeclRefExpr: {
       CXCursor decl = clang_getCursorReferenced(c);

@@ -46,6 +46,11 @@ TEST(DType, LoadStoreThroughDouble) {
 TEST(Expressions, ArithmeticConditionalsAndErrors) {
   EXPECT_EQ(evaluate_expression("4 * b * (causal ? lq * (lq + 1) / 2 : lq * lk)", {{"b", 2}, {"causal", 1}, {"lq", 3}, {"lk", 3}}), 48);
   EXPECT_EQ(evaluate_expression("max(a, 7)", {{"a", 3}}), 7);
+  // bitwise operators of ported launch sizes, as C++'s on integers; NaN for a fraction
+  EXPECT_EQ(evaluate_expression("bitand(a, 10) + 100 * bitor(a, 10) + 10000 * bitxor(a, 10)", {{"a", 12}}), 8 + 1400 + 60000);
+  EXPECT_EQ(evaluate_expression("bitand(-a, 255)", {{"a", 7}}), 249);
+  EXPECT_EQ(evaluate_expression("bitand(n, n - 1) == 0", {{"n", 64}}), 1);
+  EXPECT_TRUE(std::isnan(evaluate_expression("bitand(a, 1)", {{"a", 2.5}})));
   EXPECT_THROW(evaluate_expression("rows * cols", {{"rows", 2}}), Error);
   EXPECT_FALSE(validate_expression("rows *", {{"rows", 2}}).empty());
 }

@@ -78,7 +78,9 @@ TEST(MlxExport, ExpressionsEvaluateInPythonAsInTheTaskParser) {
       "sinh(h) + cosh(h) + tanh(h) + asinh(h) + acosh(rows) + atanh(0.5)", "_pi * _e", "2 ^ 3 ^ 2", "-2 ^ 2",
       "rows && cols", "z || cols", "(rows > 4 && cols < 100) + (rows != 7 || z == 0) * 10", "z ? 1 : rows >= 7 ? 2 : 3",
       "min(rows, cols, h) * max(rows, cols) / 3", "floor(h) + ceil(h) + 16 * ceil(cols / 16) + floor(cols / 7)",
-      "floor(rows / z) * z == rows", "(cols / z > 1e300) + (-cols / z < -1e300) + (z / z != z / z) + (ceil(h / z) < 0)"};
+      "floor(rows / z) * z == rows", "(cols / z > 1e300) + (-cols / z < -1e300) + (z / z != z / z) + (ceil(h / z) < 0)",
+      "bitand(cols, cols - 1) + bitor(rows, 8) * 2 + bitxor(rows, 3) * 3 + bitand(-rows, 255) * 5",
+      "bitand(h, 1) != bitand(h, 1)"};
   std::string program = "import math\n" + ksearch::metal::python_expression_helpers();
   for (const auto& [name, value] : values) program += fmt::format("{} = {}\n", name, value);
   for (const auto& e : expressions) program += fmt::format("print(repr(float({})))\n", python_expression(e));

@@ -62,5 +62,6 @@ template <class Group, class T, class Op> __device__ T reduce(const Group&, T, O
 // cooperative_groups/memcpy_async.h: a group's collective copy of `bytes` bytes and the waits for it
 template <class Group, class T, class Size> __device__ void memcpy_async(const Group&, T* dst, const T* src, const Size& bytes);
 template <class Group> __device__ void wait(const Group&);
+template <class Group> __device__ void sync(const Group&);  // the group's sync()
 template <unsigned Stages, class Group> __device__ void wait_prior(const Group&);
 }  // namespace cooperative_groups

@@ -15,3 +15,22 @@ def _floor(value):
 
 def _ceil(value):
     return math.ceil(value) if math.isfinite(value) else value
+
+
+# The task parser's bitwise functions: on integer values as C++'s operators on int64, NaN for any other operand.
+def _bitwise(a, b, op):
+    if all(isinstance(v, int) or (math.isfinite(v) and v == math.trunc(v) and abs(v) < 2.0 ** 63) for v in (a, b)):
+        return float(op(int(a), int(b)))
+    return math.nan
+
+
+def _bitand(a, b):
+    return _bitwise(a, b, lambda x, y: x & y)
+
+
+def _bitor(a, b):
+    return _bitwise(a, b, lambda x, y: x | y)
+
+
+def _bitxor(a, b):
+    return _bitwise(a, b, lambda x, y: x ^ y)

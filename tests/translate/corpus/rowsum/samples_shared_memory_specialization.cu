@@ -1,5 +1,5 @@
-// Untranslatable: the CUDA samples' SharedMemory<T> (with their specialization for double), whose conversion
-// operator declares the extern __shared__ array (line 9): Metal declares threadgroup memory in the kernel only.
+// The CUDA samples' SharedMemory<T> (with their specialization for double), whose conversion operator declares the
+// extern __shared__ array (under a name Metal reserves) and which the template kernel converts implicitly.
 #include <cuda_runtime.h>
 #include <stdint.h>
 

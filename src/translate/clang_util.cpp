@@ -38,6 +38,16 @@ std::vector<CXCursor> parameters_of(CXCursor function) {
   return out;
 }
 
+std::vector<std::string> tokens_of(CXTranslationUnit unit, CXCursor c) {
+  CXToken* tokens = nullptr;
+  unsigned n = 0;
+  clang_tokenize(unit, clang_getCursorExtent(c), &tokens, &n);
+  std::vector<std::string> out;
+  for (unsigned i = 0; i < n; ++i) out.push_back(take(clang_getTokenSpelling(unit, tokens[i])));
+  clang_disposeTokens(unit, tokens, n);
+  return out;
+}
+
 std::string operator_of(CXTranslationUnit unit, CXCursor c) {
   const std::vector<CXCursor> kids = children(c);
   if (kids.size() != 2) return "";

@@ -24,6 +24,8 @@ unsigned end_offset(CXCursor c);
 // A key unique to a declaration: its file and offset (also for parameters and locals).
 std::string decl_key(CXCursor declaration);
 
+// The spellings of the tokens a cursor spans.
+std::vector<std::string> tokens_of(CXTranslationUnit unit, CXCursor c);
 // A binary operator's operator (`=`, `+`, `&&`): the token between its operands; "" for anything else. libclang (14)
 // names no operator, and inside a macro's expansion every token is placed at the macro's use, so there the operator
 // is not found (""), and the caller names the macro.

@@ -29,6 +29,23 @@ std::string integral_template_argument(CXCursor specialization, unsigned i, CXCu
   return std::to_string(clang_Cursor_getTemplateArgumentValue(specialization, i));
 }
 
+// The kernel a launch through a function pointer variable launches (`auto kernel = &k<256>; kernel<<<...>>>`): the
+// function its initializer names, where nothing assigns the variable after it; else reported (the variable itself).
+CXCursor Translator::kernel_of_pointer(CXCursor variable, const Launch& launch) {
+  CXCursor named = strip_casts(clang_Cursor_getVarDeclInitializer(variable));
+  while (clang_getCursorKind(named) == CXCursor_UnaryOperator && !children(named).empty()) named = strip_casts(children(named)[0]);
+  const CXCursor function = clang_getCursorReferenced(named);
+  const bool assigned = host_.assignments.count(decl_key(variable)) > 0;
+  if (clang_getCursorKind(named) == CXCursor_DeclRefExpr && clang_getCursorKind(function) == CXCursor_FunctionDecl && !assigned)
+    return function;
+  problem(out_.problems, launch.call, "launch through the function pointer '" + spelling(variable) + "'",
+          clang_getCursorKind(named) == CXCursor_ConditionalOperator || assigned
+              ? "the kernel it launches is chosen at run time: write one launch per kernel in the branches of an if "
+                "(`if (c) k<256><<<...>>>(...); else k<64><<<...>>>(...);`), which the port turns into a choice per workload"
+              : "its initializer names no kernel of the file: launch the kernel by name");
+  return variable;
+}
+
 // One launch: its geometry and template arguments as directives, its kernel's parameters bound to
 // its arguments, and (several launches) the buffers it writes.
 void Translator::translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written) {
@@ -37,6 +54,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   // A launch in a template launcher names the kernel template and its arguments as written.
   const bool dependent = clang_Cursor_isNull(callee);
   if (dependent) callee = called_declaration(launch.call);
+  if (clang_getCursorKind(callee) == CXCursor_VarDecl) callee = kernel_of_pointer(callee, launch);
   CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
   launch.kernel = decl_key(clang_Cursor_isNull(pattern) ? callee : pattern);
   launch.section = spelling(clang_Cursor_isNull(pattern) ? callee : pattern);
@@ -71,7 +89,8 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
       launch.bindings.push_back(fmt::format("using {} = {};", name, record_name(canonical)));
       return;
     }
-    const std::string t = take(clang_getTypeSpelling(canonical));
+    std::string t = take(clang_getTypeSpelling(canonical));
+    if (t.rfind("const ", 0) == 0) t.erase(0, 6);
     auto dtype = kTemplateTypes.find(t);
     if (dtype != kTemplateTypes.end()) {
       launch.templates.push_back({name, dtype->second, true});
@@ -193,15 +212,55 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
         problem(out_.problems, launch.call, "template argument", e.what());
       }
     }
-    // A type left to deduction from a parameter of that very type (`Op op`): the argument's type
-    // (a functor the launcher passes on).
+    // A type left to deduction from a parameter of that very type (`Op op`), or a pointer or reference to it
+    // (`const T* x`): the argument's type (a functor the launcher passes on), or what it points to.
+    std::vector<bool> bound(names.size(), false);
+    for (size_t i = 0; i < written.size() && i < names.size(); ++i) bound[i] = true;
     const std::vector<CXCursor> deduced_from = parameters_of(callee);
     for (size_t i = written.size(); i < names.size(); ++i)
-      for (size_t j = 0; j < deduced_from.size() && j + 2 < kids.size(); ++j)
-        if (take(clang_getTypeSpelling(clang_getCursorType(deduced_from[j]))) == names[i]) {
-          type_argument(parameters[i], launcher_type(kids[j + 2]));
-          break;
+      for (size_t j = 0; j < deduced_from.size() && j + 2 < kids.size(); ++j) {
+        const CXType declared = clang_getCursorType(deduced_from[j]);
+        const bool indirect = is_pointer(declared) || is_reference(declared);
+        std::string named = take(clang_getTypeSpelling(indirect ? pointee_type(declared) : declared));
+        if (named.rfind("const ", 0) == 0) named.erase(0, 6);
+        if (named != names[i]) continue;
+        CXType given = launcher_type(kids[j + 2]);
+        if (indirect && is_pointer(given)) given = pointee_type(given);  // (type_argument reads it without its const)
+        type_argument(parameters[i], given);
+        bound[i] = true;
+        break;
+      }
+    // The rest take their defaults (`template <typename T, int BLOCK = 128>` launched as `k<T>`), which may name the
+    // parameters before them.
+    HostScope scope = host_;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (!bound[i]) {
+        std::string text;  // the default as written, after its `=`
+        bool after_equals = false;
+        for (const std::string& t : tokens_of(unit_, parameters[i])) {
+          if (after_equals) text += (text.empty() ? "" : " ") + t;
+          after_equals |= t == "=";
         }
+        CXCursor value = clang_getNullCursor();
+        for (CXCursor k : children(parameters[i]))
+          if (clang_isExpression(clang_getCursorKind(k)) || clang_getCursorKind(k) == CXCursor_TypeRef) value = k;
+        if (text.empty()) {
+          problem(out_.problems, launch.call, "template argument", "no argument is given or deduced for '" + names[i] + "'");
+        } else if (clang_getCursorKind(parameters[i]) == CXCursor_TemplateTypeParameter) {
+          if (!clang_Cursor_isNull(value)) type_argument(parameters[i], launcher_type(value));
+          else builtin_type_argument(parameters[i], text);
+        } else {
+          try {
+            value_argument(parameters[i], directive_expression(value, scope));
+          } catch (const Error& e) {
+            problem(out_.problems, launch.call, "template argument", e.what());
+          }
+        }
+      }
+      // a value the defaults after it may name
+      for (const auto& t : launch.templates)
+        if (t.name == names[i] && !t.typed) scope.parameters[decl_key(parameters[i])] = "(" + t.value + ")";
+    }
   }
   // Kernel arguments: each kernel parameter is bound to the launch's expression for it.
   CXCursor kernel_decl = clang_Cursor_isNull(pattern) ? callee : pattern;

@@ -43,16 +43,6 @@ bool is_dim3(CXType t) {
   return name.find("dim3") != std::string::npos || name.find("uint3") != std::string::npos;
 }
 
-std::vector<std::string> tokens_of(CXTranslationUnit unit, CXCursor c) {
-  CXToken* tokens = nullptr;
-  unsigned n = 0;
-  clang_tokenize(unit, clang_getCursorExtent(c), &tokens, &n);
-  std::vector<std::string> out;
-  for (unsigned i = 0; i < n; ++i) out.push_back(take(clang_getTokenSpelling(unit, tokens[i])));
-  clang_disposeTokens(unit, tokens, n);
-  return out;
-}
-
 // What an assignment's left side names: a variable of the entry, and the dim3 field (-1: all of
 // it, -2: a member of a member, which is not followed) or the struct field (`member`).
 struct Target {

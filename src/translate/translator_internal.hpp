@@ -386,6 +386,7 @@ class Translator {
   struct Scratch {
     std::string key, name, directive;
   };
+  CXCursor kernel_of_pointer(CXCursor variable, const Launch& launch);
   void translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written);  // kernel_arguments.cpp
   // entry.cpp:
   void map_host_calls(CXCursor argument);

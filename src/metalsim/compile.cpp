@@ -147,7 +147,8 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   // loop), with line tables naming body/header lines. It runs first, so its errors are the compile's.
   const std::vector<std::string> call_graph_flags = {"-S", "-emit-llvm", "-Xclang", "-disable-llvm-passes",
                                                      "-gline-tables-only"};
-  std::string call_graph_key;
+  // The checks run on a build only (a cached library passed them): a new check must not find an older build.
+  std::string call_graph_key = "checks: recursion, variable length arrays, function pointer calls\n";
   for (const auto& word : call_graph_flags) call_graph_key += word + "\n";
   const std::string key = sha256_hex(shim_key + "\n" + call_graph_key + hs.text);
   std::string stem = spec.name.substr(0, 40);
@@ -186,6 +187,7 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   fs::remove(ir, ec);
   if (std::vector<CompileMessage> recursion = find_recursion(ir_text); !recursion.empty()) return rejected(recursion);
   if (std::vector<CompileMessage> vla = find_variable_length_arrays(ir_text); !vla.empty()) return rejected(vla);
+  if (std::vector<CompileMessage> pointers = find_function_pointer_calls(ir_text); !pointers.empty()) return rejected(pointers);
 
   command.insert(command.end(), {"-shared", "-lm"});
   res.ok = build_to(command, so, res.log);

@@ -1,4 +1,4 @@
-// Recursion check on the kernel's call graph. Metal has no recursive calls; the host compiler builds them, so the
+// Recursion, variable length array and function pointer checks on the kernel's call graph. Metal has no recursive calls; the host compiler builds them, so the
 // compile step reads the call graph from the compiler's own LLVM IR (emitted before any optimization, so that no
 // tail call has become a loop) with line tables that name the user's body/header lines. Template instantiations
 // and overloads are distinct functions there, so `sum<N>` calling `sum<N - 1>` is no recursion, as in Metal.
@@ -24,6 +24,7 @@ struct Function {
   std::string subprogram;  // !DISubprogram id
   std::vector<Call> calls;
   std::vector<std::string> dynamic_allocas;  // !DILocation ids of stack allocations sized at run time
+  std::vector<std::string> indirect_calls;   // !DILocation ids of calls through a function pointer
 };
 
 struct Ir {
@@ -37,6 +38,8 @@ Ir parse_ir(const std::string& ir) {
   static const std::regex dbg_re(R"(!dbg (![0-9]+))");
   static const std::regex metadata_re(R"(^(![0-9]+) = (.*)$)");
   static const std::regex dynamic_alloca_re(R"(= alloca [^,]+, i\d+ %)");
+  // A call whose callee, the last word before the arguments' parenthesis, is a value (`call float %5(float %6)`).
+  static const std::regex indirect_call_re(R"(\b(?:call|invoke)\b[^(]*\s%[\w.$]+\()");
   Ir out;
   Function* current = nullptr;
   std::istringstream in(ir);
@@ -54,6 +57,8 @@ Ir parse_ir(const std::string& ir) {
       current = nullptr;
     } else if (current && std::regex_search(line, dynamic_alloca_re)) {
       current->dynamic_allocas.push_back(dbg());
+    } else if (current && std::regex_search(line, indirect_call_re)) {
+      current->indirect_calls.push_back(dbg());
     } else if (current && std::regex_search(line, m, call_re)) {
       current->calls.push_back({m[1], dbg()});
     } else if (line.rfind("!", 0) == 0 && std::regex_match(line, m, metadata_re)) {
@@ -61,6 +66,12 @@ Ir parse_ir(const std::string& ir) {
     }
   }
   return out;
+}
+
+// The text of a metadata node ("!12"), "" where there is none.
+std::string metadata(const Ir& ir, const std::string& id) {
+  const auto found = ir.metadata.find(id);
+  return found == ir.metadata.end() ? std::string() : found->second;
 }
 
 std::string field(const std::string& metadata, const std::string& name) {
@@ -76,10 +87,7 @@ std::string field(const std::string& metadata, const std::string& name) {
 
 std::vector<CompileMessage> find_recursion(const std::string& llvm_ir) {
   const Ir ir = parse_ir(llvm_ir);
-  auto meta = [&](const std::string& id) {
-    const auto found = ir.metadata.find(id);
-    return found == ir.metadata.end() ? std::string() : found->second;
-  };
+  auto meta = [&](const std::string& id) { return metadata(ir, id); };
   // The user's functions are those whose lines come from the body or the header (#line names, source.cpp).
   auto user_file = [&](const Function& f) {
     const std::string file = field(meta(field(meta(f.subprogram), "file")), "filename");
@@ -124,15 +132,33 @@ std::vector<CompileMessage> find_recursion(const std::string& llvm_ir) {
   return out;
 }
 
+// A call through a function pointer (a function passed as an argument: `apply(twice, v)`, `Reduce(v, max_op)`): Metal
+// has no function pointers (but the visible function tables of ray tracing and dynamic libraries); the host compiler
+// calls through one. Only the user's functions count: their subprograms are the body's or the header's lines.
+std::vector<CompileMessage> find_function_pointer_calls(const std::string& llvm_ir) {
+  const Ir ir = parse_ir(llvm_ir);
+  auto meta = [&](const std::string& id) { return metadata(ir, id); };
+  std::vector<CompileMessage> out;
+  for (const auto& [symbol, function] : ir.functions) {
+    const std::string file = field(meta(field(meta(function.subprogram), "file")), "filename");
+    if (file != "metalsim-body" && file != "metalsim-header") continue;
+    for (const std::string& id : function.indirect_calls) {
+      const std::string location = meta(id);
+      out.push_back({file == "metalsim-body" ? "body" : "header", std::atoi(field(location, "line").c_str()),
+                     std::atoi(field(location, "column").c_str()), "error",
+                     "call through a function pointer: Metal has no function pointers (pass a function object, a struct "
+                     "with an operator(), instead of a function)"});
+    }
+  }
+  return out;
+}
+
 // A variable length array is a C99 extension the host compiler allows in C++ and Metal lacks. -Werror=vla refuses it
 // with the compiler's message, but a `#pragma clang diagnostic` in the kernel can turn that error off: the IR's
 // allocation sized at run time cannot be.
 std::vector<CompileMessage> find_variable_length_arrays(const std::string& llvm_ir) {
   const Ir ir = parse_ir(llvm_ir);
-  auto meta = [&](const std::string& id) {
-    const auto found = ir.metadata.find(id);
-    return found == ir.metadata.end() ? std::string() : found->second;
-  };
+  auto meta = [&](const std::string& id) { return metadata(ir, id); };
   std::vector<CompileMessage> out;
   for (const auto& [symbol, function] : ir.functions)
     for (const std::string& id : function.dynamic_allocas) {

@@ -58,6 +58,7 @@ std::optional<CompileMessage> mutable_state(const std::filesystem::path& so, con
 std::vector<CompileMessage> find_recursion(const std::string& llvm_ir);
 // Stack arrays sized at run time in the kernel's unoptimized IR, at their lines.
 std::vector<CompileMessage> find_variable_length_arrays(const std::string& llvm_ir);
+std::vector<CompileMessage> find_function_pointer_calls(const std::string& llvm_ir);
 inline constexpr const char* kVariableLengthArrayMessage =
     "variable length arrays are not supported in Metal (an array's size must be a constant: a template parameter or a "
     "constexpr value)";

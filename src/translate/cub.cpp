@@ -3,6 +3,8 @@
 // of the helper `ks_cub` (metal_helpers.metal), with CUB's interface and semantics; only their constructors
 // change, which are given the thread's position and the threadgroup's size, since a Metal function has no
 // built-in variables of its own. CUB's other facilities are reported at each use.
+#include <fmt/format.h>
+
 #include "translate/translator_internal.hpp"
 
 namespace ksearch::translate::detail {
@@ -120,13 +122,15 @@ bool Translator::visit_cub(CXCursor c, Function& fn) {
             "not declare: declare `__shared__ typename " + collective + "::TempStorage temp;` and build it on `temp`");
     return false;
   }
-  // Metal's SIMD-group shuffles, through which the reductions and scans pass values, take scalars and vectors.
+  // Metal's SIMD-group shuffles, through which the reductions and scans pass values, take scalars and vectors: a struct
+  // of the file (FasterTransformer's `MD {m, d}`) gets shuffle overloads that move it member by member.
   const CXType item = clang_Type_getTemplateArgumentAsType(clang_getCanonicalType(clang_getCursorType(c)), 0);
   if (collective != "BlockLoad" && collective != "BlockStore" && item.kind == CXType_Record &&
-      !from_prelude(clang_getTypeDeclaration(item))) {
+      !from_prelude(clang_getTypeDeclaration(item)) && !shuffle_by_members(item)) {
     problem(fn.record.problems, c, "cub::" + collective + " of a struct",
-            "the Metal collectives pass values through SIMD-group shuffles, which take scalars and vectors, not structs ('" +
-                spelling(clang_getTypeDeclaration(item)) + "'): reduce or scan each member, or a vector of them");
+            "the Metal collectives pass values through SIMD-group shuffles, which take scalars and vectors; a struct of "
+            "scalars, vectors, arrays of them and such structs is shuffled member by member, not '" +
+                spelling(clang_getTypeDeclaration(item)) + "': reduce or scan each member, or a vector of them");
     return false;
   }
   if (cub_constructions_.insert(end_offset(arguments[0])).second) {
@@ -135,6 +139,48 @@ bool Translator::visit_cub(CXCursor c, Function& fn) {
     fn.builtins.insert("blockDim");
   }
   return false;
+}
+
+bool Translator::shuffle_by_members(CXType record) {
+  const CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(record));
+  const CXCursorKind kind = clang_getCursorKind(decl);
+  // a struct of the file, not one a template makes (its overloads would need the template's arguments)
+  if ((kind != CXCursor_StructDecl && kind != CXCursor_ClassDecl) || !in_main_file(decl) ||
+      !clang_Cursor_isNull(clang_getSpecializedCursorTemplate(decl)))
+    return false;
+  const std::vector<CXCursor> fields = fields_of(record);
+  if (fields.empty()) return false;
+  for (CXCursor f : fields) {
+    CXType t = clang_getCanonicalType(clang_getCursorType(f));
+    while (t.kind == CXType_ConstantArray) t = clang_getCanonicalType(clang_getArrayElementType(t));
+    const bool scalar = (t.kind >= CXType_Bool && t.kind <= CXType_Float) || t.kind == CXType_Half || t.kind == CXType_Float16;
+    const bool vector = t.kind == CXType_Record && from_prelude(clang_getTypeDeclaration(t));
+    if (!scalar && !vector && !(t.kind == CXType_Record && shuffle_by_members(t))) return false;
+  }
+  shuffled_records_.insert(decl_key(decl));
+  return true;
+}
+
+// Metal's shuffles for a struct of shuffle_by_members, one overload each, found by argument-dependent lookup from the
+// CUB helpers' templates: every member shuffled (an array's element by element).
+std::string Translator::member_shuffles(CXCursor record) {
+  const std::string name = spelling(record);
+  std::string out = "// " + name + " through SIMD-group shuffles, member by member (Metal's take scalars and vectors)\n";
+  for (const char* shuffle : {"simd_shuffle", "simd_shuffle_up", "simd_shuffle_down", "simd_shuffle_xor"}) {
+    out += fmt::format("inline {0} {1}({0} v, ushort k) {{\n  {0} r = v;\n", name, shuffle);
+    for (CXCursor f : fields_of(clang_getCursorType(record))) {
+      std::string element = "." + spelling(f), loops;
+      int depth = 0;
+      for (CXType t = clang_getCanonicalType(clang_getCursorType(f)); t.kind == CXType_ConstantArray;
+           t = clang_getCanonicalType(clang_getArrayElementType(t)), ++depth) {
+        loops += fmt::format("for (int i{0} = 0; i{0} < {1}; ++i{0}) ", depth, clang_getArraySize(t));
+        element += fmt::format("[i{}]", depth);
+      }
+      out += fmt::format("  {}r{} = {}(v{}, k);\n", loops, element, shuffle, element);
+    }
+    out += "  return r;\n}\n";
+  }
+  return out;
 }
 
 }  // namespace ksearch::translate::detail

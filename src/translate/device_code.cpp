@@ -356,6 +356,7 @@ void Translator::visit(CXCursor c, Function& fn) {
       if (asm_text.find(k.needle) != std::string::npos) return problem(problems, c, k.construct, k.reason);
     return problem(problems, c, "inline PTX", "inline assembly has no Metal equivalent");
   }
+  if (kind == CXCursor_CallExpr) wrap_function_arguments(c, fn);
   if (visit_cub(c, fn)) return;
   // C++ that the Metal Shading Language leaves out (metalsim's host compiler would accept it).
   if (kind == CXCursor_LambdaExpr) return visit_lambda(c, fn);

@@ -1,6 +1,6 @@
 // __device__ functions (docs/TRANSLATE.md): their signatures (group handles dropped, pointer
 // parameters templated so that the caller's address space is deduced, references given a space),
-// their default arguments visited, static __shared__ arrays of function templates resolved per their
+// function objects for those passed as arguments, their default arguments visited, static __shared__ arrays of function templates resolved per their
 // calls, and the built-in variables and hoisted __shared__ arrays a kernel passes down to them.
 #include <fmt/format.h>
 
@@ -248,6 +248,56 @@ std::vector<std::string> Translator::parameter_templates(const std::vector<CXCur
       });
   }
   return template_params;
+}
+
+// A function of the file passed as an argument (FasterTransformer's `BlockReduce(temp).Reduce(md, reduce_md_op)`,
+// `apply(twice, v)`): Metal has no function pointers, so the argument becomes a function object whose operator()
+// calls the function (the header defines it after the function), typed as the function is, or forwarding any
+// arguments where its type names a template's parameters.
+void Translator::wrap_function_arguments(CXCursor call, Function& fn) {
+  for (int i = 0; i < clang_Cursor_getNumArguments(call); ++i) {
+    const CXCursor written = clang_Cursor_getArgument(call, unsigned(i));
+    CXCursor named = strip_casts(written);
+    if (clang_getCursorKind(named) == CXCursor_UnaryOperator && !children(named).empty() &&
+        tokens_of(unit_, named).front() == "&")
+      named = strip_casts(children(named)[0]);
+    if (clang_getCursorKind(named) != CXCursor_DeclRefExpr) continue;
+    const CXCursor function = clang_getCursorReferenced(named);
+    const CXCursorKind kind = clang_getCursorKind(function);
+    if ((kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) || !functions_.count(decl_key(defining_cursor(function))))
+      continue;
+    const std::string callee = text(begin_offset(named), end_offset(named));
+    std::string name = "ks_fn_";
+    for (char ch : callee) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    const CXType type = clang_getCursorType(function);
+    std::string parameters, arguments;
+    bool dependent = kind == CXCursor_FunctionTemplate || type.kind != CXType_FunctionProto;
+    for (int p = 0; !dependent && p < clang_getNumArgTypes(type); ++p) {
+      CXType t = clang_getArgType(type, unsigned(p));
+      if (is_reference(t) && !clang_isConstQualifiedType(pointee_type(t))) {
+        problem(fn.record.problems, written, "function argument '" + callee + "'",
+                "Metal has no function pointers and the port passes the function as a function object, whose arguments "
+                "are values: '" + callee + "' takes a non-const reference");
+        return;
+      }
+      if (is_reference(t)) t = pointee_type(t);
+      const std::string spelled = take(clang_getTypeSpelling(t));
+      dependent |= spelled.find("type-parameter") != std::string::npos || t.kind == CXType_Unexposed;
+      parameters += fmt::format("{}{} a{}", p ? ", " : "", metal_type(t), p);
+      arguments += fmt::format("{}a{}", p ? ", " : "", p);
+    }
+    std::string call_operator = dependent ? fmt::format("  template <typename... A> auto operator()(A... a) const {{ return {}(a...); }}\n", callee)
+                                          : fmt::format("  {} operator()({}) const {{ return {}({}); }}\n",
+                                                        metal_type(clang_getResultType(type)), parameters, callee, arguments);
+    // the function object passes values: the function's reference parameters bind thread memory there
+    Function& target = functions_.at(decl_key(defining_cursor(function)));
+    target.reference_spaces.insert(std::vector<std::string>(reference_parameters(target.cursor).size(), "thread"));
+    function_objects_[name] = {defining_cursor(function),
+                               fmt::format("// '{}' as a function object: Metal has no function pointers\nstruct {} {{\n{}}};\n",
+                                           callee, name, call_operator)};
+    rw_.replace(begin_offset(written), end_offset(written), name + "()");
+    ++fn.record.translated["function argument (function object)"];
+  }
 }
 
 void Translator::visit_function(Function& fn) {

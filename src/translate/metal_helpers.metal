@@ -355,7 +355,8 @@ template <typename D, typename S> inline void ks_group_copy(D dst, S src, ulong 
 // CUB's interface and semantics, over SIMD-group shuffles and the TempStorage the kernel declares in
 // threadgroup memory. The port passes each constructor the thread's position and the threadgroup's size
 // (Metal has no global thread index); a Block collective ranks threads by its template dimensions, as CUB
-// does, and SIMD groups are 32 consecutive ranks. T is a scalar or a vector: what Metal's shuffles take.
+// does, and SIMD groups are 32 consecutive ranks. T is a scalar, a vector (what Metal's shuffles take) or a struct of the
+// file the port gives shuffle overloads that move it member by member.
 namespace cub {
 enum BlockReduceAlgorithm { BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, BLOCK_REDUCE_RAKING, BLOCK_REDUCE_WARP_REDUCTIONS };
 enum BlockScanAlgorithm { BLOCK_SCAN_RAKING, BLOCK_SCAN_RAKING_MEMOIZE, BLOCK_SCAN_WARP_SCANS };

@@ -68,6 +68,8 @@ std::string Translator::header() {
   std::vector<std::pair<unsigned, std::string>> parts;
   // Each lambda's struct before the declaration holding it (a nested lambda's first: it ends first).
   for (const Lambda& lambda : lambdas_) parts.push_back({begin_offset(lambda.anchor), in_namespaces(lambda.anchor, lambda_struct(lambda))});
+  for (const auto& [name, wrapper] : function_objects_)
+    parts.push_back({end_offset(wrapper.first), in_namespaces(wrapper.first, wrapper.second)});
   std::pair<Translator*, void*> context(this, &parts);
   clang_visitChildren(
       clang_getTranslationUnitCursor(unit_),
@@ -119,7 +121,9 @@ std::string Translator::header() {
                 if (const size_t at = text.find(method); at != std::string::npos)
                   text.replace(at, method.size(), self->with_reference_spaces(fn, method));
               }
-              parts->push_back({b, in_namespaces(text + ";\n")});
+              if (self->shuffled_records_.count(decl_key(c))) text += ";\n" + self->member_shuffles(c);
+              else text += ";\n";
+              parts->push_back({b, in_namespaces(text)});
             }
             break;
           case CXCursor_VarDecl: {

@@ -270,6 +270,8 @@ class Translator {
   bool visit_cub(CXCursor c, Function& fn);
   std::string cub_collective(CXType type);
   std::string cub_collective_named(CXCursor decl);
+  bool shuffle_by_members(CXType record);  // a struct the collectives shuffle member by member (noted for the header)
+  std::string member_shuffles(CXCursor record);
   std::string cub_refusal(CXCursor top) const;  // why a declaration of namespace cub is not rewritten ("" when it is)
   void host_cub_call(CXCursor call);
   // calls of CUDA functions (calls.cpp)
@@ -278,6 +280,7 @@ class Translator {
   void convert_arguments(CXCursor callee, const std::vector<CXCursor>& args);
   // __device__ functions (functions.cpp)
   void visit_function(Function& fn);
+  void wrap_function_arguments(CXCursor call, Function& fn);
   void device_function_signature(Function& fn);
   void name_pointer_deduced_templates(CXCursor call, CXCursor function, const std::vector<CXCursor>& args, Function& fn);
   std::vector<std::string> parameter_templates(const std::vector<CXCursor>& params, Function& fn);
@@ -331,6 +334,9 @@ class Translator {
   std::map<std::string, std::string> keyword_renames_;  // identifiers that are Metal keywords -> their names
   std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations
   std::map<std::string, CXCursor> shared_accessors_;  // decl_key of an accessor -> the extern __shared__ array it returns
+  // function objects standing for functions passed as arguments: name -> (the function, the struct's text)
+  std::map<std::string, std::pair<CXCursor, std::string>> function_objects_;
+  std::set<std::string> shuffled_records_;  // decl_keys of structs that get member-wise shuffle overloads
   std::set<std::string> accessor_records_;  // decl_keys of structs whose methods are all accessors (SharedMemory<T>)
   std::map<unsigned, CXType> accessor_targets_;  // a template's accessor temporary -> the pointer type it converts to
   std::set<unsigned> automatic_ends_;  // where declarators written `auto` (or split off) end

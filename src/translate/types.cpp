@@ -237,6 +237,15 @@ std::string Translator::with_reference_spaces(const Function& fn, const std::str
     }
     if (at < before.size()) result_at = at;
   }
+  // A read-only reference that some call binds to a buffer (`const float& b` given `row[c]`) is taken by value in every
+  // overload: MLX passes an input of fewer than 8 elements in constant memory, and a Metal reference binds one space.
+  std::set<size_t> by_value;
+  for (const auto& spaces : bound)
+    for (size_t j = 0; j < refs.size() && j < spaces.size(); ++j) {
+      const CXType read = pointee_type(clang_getCursorType(params[refs[j]]));
+      if (spaces[j] == "device" && clang_isConstQualifiedType(read) && clang_getCanonicalType(read).kind != CXType_ConstantArray)
+        by_value.insert(j);
+    }
   auto respaced = [&](const std::vector<std::string>& spaces) {
     std::string out = text;
     if (spaces.size() > refs.size() && spaces[refs.size()] != "thread" && !head.empty() && out.compare(0, head.size(), head) == 0) {
@@ -248,17 +257,27 @@ std::string Translator::with_reference_spaces(const Function& fn, const std::str
     for (size_t j = 0; j < refs.size() && j < spaces.size(); ++j) {
       const std::string written = rw_.render(begin_offset(params[refs[j]]), end_offset(params[refs[j]]));
       const size_t at = out.find(written);
-      if (written.rfind("thread ", 0) == 0 && at != std::string::npos) out.replace(at, 6, spaces[j]);
+      if (written.rfind("thread ", 0) != 0 || at == std::string::npos) continue;
+      if (by_value.count(j) && written.find('&') != std::string::npos) {
+        std::string value = written.substr(7);
+        value.erase(value.rfind('&'), 1);
+        out.replace(at, written.size(), value);
+      } else {
+        out.replace(at, 6, spaces[j]);
+      }
     }
     return out;
   };
   if (bound.size() == 1) return respaced(*bound.begin());
-  std::string out = text;
+  // The thread-memory version, then one overload per other combination (a template, so that the thread version wins
+  // where both take the arguments).
+  std::string out = respaced(std::vector<std::string>(refs.size(), "thread"));
+  std::set<std::string> written = {out};
   std::string unused;
   for (const auto& spaces : bound) {
-    if (std::all_of(spaces.begin(), spaces.end(), [](const std::string& space) { return space == "thread"; })) continue;
-    unused += (unused.empty() ? "" : ", ") + std::string("typename = void");
     std::string overload = respaced(spaces);
+    if (!written.insert(overload).second) continue;
+    unused += (unused.empty() ? "" : ", ") + std::string("typename = void");
     if (overload.rfind("template <", 0) == 0)
       overload.insert(10, unused + ", ");
     else

@@ -608,9 +608,13 @@ def test_a_kernel_that_does_not_compile_raises_a_runtime_error_like_mlx():
          "p[i] = a[i];",
          r"body line 3, column \d+: error: the operands of '\?:' point to different address spaces: 'tile' to "
          r"threadgroup memory, 'out' to device memory"),
+        ("inline float twice(float v) { return 2.0f * v; }\n"
+         "template <typename F> inline float apply(F f, float v) { return f(v); }\n",
+         "uint i = thread_position_in_grid.x;\nout[i] = apply(twice, a[i]);",
+         r"header line 2, column \d+: error: call through a function pointer: Metal has no function pointers"),
     ],
     ids=["lambda", "recursion", "exceptions", "threadgroup_initializer", "threadgroup_in_helper", "simd_sum_bool",
-         "shuffle_struct", "conditional_across_spaces"],
+         "shuffle_struct", "conditional_across_spaces", "function_pointer"],
 )
 def test_cpp_that_metal_lacks_raises_a_compile_error_like_mlx(header, source, message):
     kernel = metalsim_mlx.metal_kernel(name="unsupported", input_names=["a"], output_names=["out"], header=header,

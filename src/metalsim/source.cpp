@@ -210,6 +210,8 @@ HostSource build_host_source(const KernelSpec& spec) {
   RewriteResult body = rewrite_metal(spec.source, "body", 1000, header.vector_aliases);
   hs.errors = header.errors;
   hs.errors.insert(hs.errors.end(), body.errors.begin(), body.errors.end());
+  for (const auto& [file, text] : {std::pair{"header", &spec.header}, std::pair{"body", &spec.source}})
+    for (const CompileMessage& m : static_storage_outside_constant(*text, file)) hs.errors.push_back(m);
   const auto conversions = check_address_spaces(spec.header, spec.source, kernel_parameters(spec));
   hs.errors.insert(hs.errors.end(), conversions.begin(), conversions.end());
   hs.uses_sync = header.uses_sync || body.uses_sync;

@@ -49,6 +49,10 @@ struct KernelParameter {
 std::vector<CompileMessage> check_address_spaces(const std::string& header, const std::string& body,
                                                  const std::vector<KernelParameter>& parameters);
 
+// Errors for variables of static storage (program scope, static data members, static locals) declared outside the
+// constant address space, which Metal refuses and the host build keeps as read-only data (static_storage.cpp).
+std::vector<CompileMessage> static_storage_outside_constant(const std::string& text, const std::string& file);
+
 // The error for a writable program-scope or function-static variable in the compiled kernel library (Metal allows
 // only constant ones; mutable_state.cpp), at the line declaring it where it can be found.
 std::optional<CompileMessage> mutable_state(const std::filesystem::path& so, const KernelSpec& spec);

@@ -69,6 +69,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
     return true;
   }
   if (shared_address_variable(var, fn) || atomic_reference(var, fn)) return false;
+  if (clang_Cursor_getStorageClass(var) == CX_SC_Static && !has_child(var, CXCursor_CUDASharedAttr)) static_local(var, fn);
   std::vector<CXCursor> kids = children(var);
   CXCursor init = clang_getNullCursor();
   if (!kids.empty() && clang_isExpression(clang_getCursorKind(kids.back()))) init = kids.back();
@@ -163,6 +164,28 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
     rw_.replace(after - 1, name_at, "; " + metal_type(element) + " ");
   }
   return false;
+}
+
+// A static local of device code (`static const float table[4] = {...};`): Metal keeps a variable of static storage in
+// the constant address space only; a const one becomes an ordinary local (the same values, each call), a writable
+// one, state carried from thread to thread, is reported.
+void Translator::static_local(CXCursor var, Function& fn) {
+  CXType element = clang_getCursorType(var);
+  while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
+  if (!clang_isConstQualifiedType(element)) {
+    problem(fn.record.problems, var, "static local variable '" + spelling(var) + "'",
+            "a writable static variable carries state from thread to thread and call to call, which Metal has no place "
+            "for: keep it in a register, threadgroup memory or a buffer");
+    return;
+  }
+  // the `static` among the declaration's specifiers, after the statement before it
+  const std::string& t = rw_.text();
+  const unsigned name_at = position(var).offset;
+  const size_t statement = t.find_last_of(";{}", name_at);
+  const size_t word = t.rfind("static", name_at);
+  if (word == std::string::npos || (statement != std::string::npos && word < statement)) return;
+  rw_.replace(unsigned(word), unsigned(word + 6), "");
+  ++fn.record.translated["static local (const)"];
 }
 
 // A store to volatile memory as a statement (`sdata[tid] += sdata[tid + 16];`): CUDA's

@@ -167,11 +167,17 @@ Translation Translator::run() {
   // Kernels and __device__ functions of the file.
   clang_visitChildren(
       clang_getTranslationUnitCursor(unit_),
-      [](CXCursor c, CXCursor, CXClientData data) {
+      [](CXCursor c, CXCursor parent, CXClientData data) {
         auto* self = static_cast<Translator*>(data);
         if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
         const CXCursorKind kind = clang_getCursorKind(c);
         if (kind == CXCursor_UnexposedDecl || kind == CXCursor_Namespace) return CXChildVisit_Recurse;
+        // A struct's static data member (`static constexpr int kThreads = 256;`): Metal keeps a variable of static
+        // storage in the constant address space only.
+        const CXCursorKind owner = clang_getCursorKind(parent);
+        if (kind == CXCursor_VarDecl && (owner == CXCursor_StructDecl || owner == CXCursor_ClassDecl || owner == CXCursor_ClassTemplate ||
+                                         owner == CXCursor_ClassTemplatePartialSpecialization))
+          self->rw_.insert(begin_offset(c), "constant ");
         // Methods of the file's structs are __device__ functions too (the struct's text carries them).
         if (kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl || kind == CXCursor_ClassTemplate) return CXChildVisit_Recurse;
         const bool method = kind == CXCursor_CXXMethod || kind == CXCursor_Constructor || kind == CXCursor_ConversionFunction;

@@ -244,6 +244,7 @@ class Translator {
   bool volatile_store(CXCursor assignment, Function& fn);
   bool map_declaration(CXCursor var, Function& fn);
   void rebind_pointer_variables(CXCursor block);
+  void static_local(CXCursor var, Function& fn);
   bool atomic_reference(CXCursor var, Function& fn);
   // dynamic shared memory accessors (shared_accessors.cpp)
   void find_shared_accessors();

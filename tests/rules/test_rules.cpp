@@ -530,6 +530,16 @@ std::string first_metal_rule(const std::string& text) {
 }
 }  // namespace
 
+// Metal keeps variables of static storage in constant memory, spelled in any order (ggml-metal's `constexpr constant
+// static`, MLX steel's `static constant constexpr`): none is mutable state; a writable static is.
+TEST(MetalRules, ConstantStaticsAreNoMutableState) {
+  for (const char* constant : {"constexpr constant static float kvalues[2] = {1.f, 2.f};",
+                               "struct S { static constant constexpr int rows = 2; };", "constant static float t[2] = {1, 2};"})
+    EXPECT_EQ(first_metal_rule(constant), "") << constant;
+  for (const char* state : {"static int count = 0;", "struct S { static float last; };"})
+    EXPECT_EQ(first_metal_rule(state), "persistent-state") << state;
+}
+
 // Metal's C++ lacks lambdas, goto, virtual functions, exceptions and new/delete: metalsim's host compiler would take
 // them, a Mac's would not. Array subscripts, attributes and `= {` initializers are no lambdas.
 TEST(MetalRules, CppFeaturesMetalLacksAreRefusedBeforeCompiling) {

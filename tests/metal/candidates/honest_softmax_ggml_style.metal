@@ -1,12 +1,13 @@
 // Honest (must pass): ggml-metal's soft_max layout: a threadgroup of 256 per row, -MAXFLOAT (finite) as the max's
 // starting value, per-SIMD-group results in threadgroup memory whose absent slots hold -MAXFLOAT / 0, clang's short
-// loop pragma through a macro (_Pragma("unroll")), a `constexpr static` struct member.
+// loop pragma through a macro (_Pragma("unroll")), `constexpr constant static` struct members (Metal keeps static storage in
+// constant memory, as ggml-metal writes its tables).
 // grid: 256 * rows, 1, 1
 // threadgroup: 256, 1, 1
 #define UNROLL _Pragma("unroll")
 struct Shape {
-  constexpr static int kThreads = 256;
-  constexpr static int kSimdGroups = kThreads / 32;
+  constexpr constant static int kThreads = 256;
+  constexpr constant static int kSimdGroups = kThreads / 32;
 };
 // --- body ---
 threadgroup float buf_max[32];

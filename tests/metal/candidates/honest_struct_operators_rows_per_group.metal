@@ -1,4 +1,4 @@
-// Honest (must pass): a value struct with a static constexpr member, const methods and an operator+ merging two
+// Honest (must pass): a value struct with a `static constant constexpr` member, const methods and an operator+ merging two
 // online-softmax states (running maximum and the sum of exponentials relative to it), merged across lanes with
 // simd_shuffle_xor; a `using` alias; R rows per threadgroup, one SIMD group each, the last threadgroup's spare
 // SIMD groups returning early (no barrier follows).
@@ -6,7 +6,7 @@
 // threadgroup: 32 * R, 1, 1
 // template: R = 4
 struct OnlineSoftmax {
-  static constexpr float kEmpty = -INFINITY;
+  static constant constexpr float kEmpty = -INFINITY;
   float max_value = kEmpty;
   float sum = 0.0f;
 

@@ -314,6 +314,12 @@ void Translator::visit_function(Function& fn) {
 // Built-in variables and hoisted __shared__ variables used by __device__ functions (their callees' included) are
 // passed down from the kernel: extra parameters of each function, extra arguments of each call.
 void Translator::pass_down_kernel_state() {
+  // A function object calls its function without the kernel's state, which it cannot reach.
+  for (const auto& [name, wrapper] : function_objects_)
+    if (const Function& f = functions_.at(decl_key(wrapper.first)); !f.builtins.empty() || !f.shared.empty())
+      problem(out_.problems, wrapper.first, "function argument '" + spelling(wrapper.first) + "'",
+              "passed as a function object, it cannot be given the built-in variables or __shared__ arrays it uses: "
+              "pass them as arguments, or write a struct with an operator() holding them");
   for (auto& [key, fn] : functions_) {
     if (fn.kernel || (fn.builtins.empty() && fn.shared.empty())) continue;
     std::string params;

@@ -88,13 +88,14 @@ CXCursor Translator::shared_accessor_array(CXCursor expression) {
     if (auto a = shared_accessors_.find(decl_key(defining_cursor(callee))); a != shared_accessors_.end()) return a->second;
   // In a template, `SharedMemory<T>()` is a temporary whose conversion is chosen at instantiation: the primary
   // template's accessor (its first, as the conversions' differ only in const).
+  // (the constructed type's name is the first reference among its children: `Wrap<SharedMemory<T>>()` names Wrap)
   for (CXCursor k : children(c)) {
+    if (clang_getCursorKind(k) != CXCursor_TemplateRef && clang_getCursorKind(k) != CXCursor_TypeRef) continue;
     const CXCursor record = clang_getCursorReferenced(k);
-    if ((clang_getCursorKind(k) != CXCursor_TemplateRef && clang_getCursorKind(k) != CXCursor_TypeRef) ||
-        !accessor_records_.count(decl_key(record)))
-      continue;
+    if (!accessor_records_.count(decl_key(record))) break;
     for (CXCursor m : children(record))
       if (auto a = shared_accessors_.find(decl_key(m)); a != shared_accessors_.end()) return a->second;
+    break;
   }
   return clang_getNullCursor();
 }

@@ -156,7 +156,16 @@ void Translator::find_launch() {
       if (clang_getCursorKind(k) == CXCursor_CStyleCastExpr || clang_getCursorKind(k) == CXCursor_CXXReinterpretCastExpr ||
           clang_getCursorKind(k) == CXCursor_CXXStaticCastExpr)
         if (is_pointer(clang_getCursorType(k))) map_cast(k);
-      const bool loop = kind == CXCursor_ForStmt || kind == CXCursor_WhileStmt || kind == CXCursor_DoStmt;
+      // (`do { ... } while (0)`, the body of an error-checking macro, runs once)
+      const bool once = kind == CXCursor_DoStmt && [&] {
+        const std::vector<CXCursor> parts = children(k);
+        if (parts.size() != 2) return false;
+        CXEvalResult value = clang_Cursor_Evaluate(parts[1]);
+        const bool zero = value && clang_EvalResult_getKind(value) == CXEval_Int && clang_EvalResult_getAsLongLong(value) == 0;
+        if (value) clang_EvalResult_dispose(value);
+        return zero;
+      }();
+      const bool loop = kind == CXCursor_ForStmt || kind == CXCursor_WhileStmt || (kind == CXCursor_DoStmt && !once);
       const bool branch = clang_getCursorKind(c) == CXCursor_IfStmt && index > 0;
       if (branch) walk.branches.push_back({begin_offset(c), index});
       walk.switches += kind == CXCursor_SwitchStmt;

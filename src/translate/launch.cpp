@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -552,23 +553,40 @@ std::array<std::string, 3> directive_dim3(CXCursor expression, const HostScope& 
     return from_sizes(args);
   if (!is_dim3(clang_getCursorType(c))) return {directive_expression(c, scope), "1", "1"};
   const CXCursorKind kind = clang_getCursorKind(c);
-  if (kind == CXCursor_DeclRefExpr) {
-    CXCursor var = clang_getCursorReferenced(c);
+  // A dim3 variable's sizes where `c` reads it (`member`: a struct local's dim3 field): its initial value with the
+  // assignments before `c` applied, size by size.
+  auto assigned_sizes = [&](CXCursor var, const std::string& member, const std::function<CXCursor()>& initial_value,
+                            const std::string& missing) {
     std::optional<std::array<std::string, 3>> initial;
     std::array<std::string, 3> out;
     for (int i = 0; i < 3; ++i) {
       ValueText text = directive_text(scope);
       text.initial = [&] {
         if (!initial) {
-          CXCursor init = initializer(var);
-          if (clang_Cursor_isNull(init)) throw Error(what(c) + ": a dim3 without an initializer");
+          const CXCursor init = initial_value();
+          if (clang_Cursor_isNull(init)) throw Error(missing);
           initial = directive_dim3(init, scope);
         }
         return (*initial)[size_t(i)];
       };
-      out[size_t(i)] = value_at(var, begin_offset(c), i, scope, text);
+      out[size_t(i)] = value_at(var, begin_offset(c), i, scope, text, member);
     }
     return out;
+  };
+  if (kind == CXCursor_DeclRefExpr) {
+    const CXCursor var = clang_getCursorReferenced(c);
+    return assigned_sizes(var, "", [&] { return initializer(var); }, what(c) + ": a dim3 without an initializer");
+  }
+  if (kind == CXCursor_MemberRefExpr) {
+    // a dim3 field of a struct local (`config.gridDim` of a cudaLaunchConfig_t)
+    const std::vector<CXCursor> kids = children(c);
+    const CXCursor base = kids.empty() ? clang_getNullCursor() : strip_casts(kids[0]);
+    const CXCursor var = clang_getCursorReferenced(base);
+    const std::string member = spelling(c);
+    if (clang_getCursorKind(base) == CXCursor_DeclRefExpr && clang_getCursorKind(var) == CXCursor_VarDecl &&
+        clang_getCanonicalType(clang_getCursorType(var)).kind == CXType_Record)
+      return assigned_sizes(var, member, [&] { return initial_field(var, member); },
+                            fmt::format("{}: '{}.{}' has no value the launch can be computed from", what(c), spelling(var), member));
   }
   const CXCursorKind callee = clang_getCursorKind(clang_getCursorReferenced(c));
   if (kind == CXCursor_CallExpr && (callee == CXCursor_FunctionDecl || callee == CXCursor_FunctionTemplate)) {

@@ -448,4 +448,69 @@ std::string select_arch_branches(const std::string& text, int arch) {
   return out;
 }
 
+std::string launches_as_chevrons(const std::string& text) {
+  static const std::string name = "cudaLaunchKernelEx";
+  std::string out;
+  size_t copied = 0;
+  const auto word = [&](size_t i) { return i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'); };
+  for (size_t at = 0; at < text.size(); ++at) {
+    // comments and literals are skipped whole
+    if (text.compare(at, 2, "//") == 0) {
+      at = std::min(text.find('\n', at), text.size());
+      continue;
+    }
+    if (text.compare(at, 2, "/*") == 0) {
+      at = std::min(text.find("*/", at + 2), text.size()) + 1;
+      continue;
+    }
+    if (text[at] == '"' || text[at] == '\'') {
+      const char quote = text[at];
+      for (++at; at < text.size() && text[at] != quote && text[at] != '\n'; ++at) at += text[at] == '\\';
+      continue;
+    }
+    if (text.compare(at, name.size(), name) != 0 || (at > 0 && word(at - 1)) || word(at + name.size())) continue;
+    size_t open = at + name.size();
+    while (open < text.size() && std::isspace(static_cast<unsigned char>(text[open]))) ++open;
+    if (open >= text.size() || text[open] != '(') continue;
+    // The arguments at depth one of (), [], {} (and <> in the kernel's, whose template arguments hold commas).
+    std::vector<std::pair<size_t, size_t>> arguments;
+    size_t from = open + 1, close = std::string::npos;
+    int depth = 0, angles = 0;
+    for (size_t i = open + 1; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '"' || c == '\'') {  // a literal: to its closing quote
+        for (++i; i < text.size() && text[i] != c; ++i) i += text[i] == '\\';
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      else if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+      else if (c == ')') { close = i; break; }
+      else if (depth == 0 && arguments.size() == 1 && c == '<') ++angles;
+      else if (depth == 0 && arguments.size() == 1 && c == '>' && angles > 0) --angles;
+      else if (depth == 0 && angles == 0 && c == ',') {
+        arguments.push_back({from, i});
+        from = i + 1;
+      }
+    }
+    if (close == std::string::npos || arguments.size() < 2) {
+      if (close != std::string::npos && arguments.size() == 1) arguments.push_back({from, close});
+      else continue;
+    } else {
+      arguments.push_back({from, close});
+    }
+    auto piece = [&](size_t i) { return text.substr(arguments[i].first, arguments[i].second - arguments[i].first); };
+    std::string config = piece(0);
+    const size_t amp = config.find_first_not_of(" \t\n");
+    config = amp != std::string::npos && config[amp] == '&' ? config.substr(amp + 1) : "(*" + config + ")";
+    std::string rest;
+    for (size_t i = 2; i < arguments.size(); ++i) rest += (i > 2 ? "," : "") + piece(i);
+    out += text.substr(copied, at - copied);
+    out += "(" + piece(1) + "<<<" + config + ".gridDim, " + config + ".blockDim, " + config + ".dynamicSmemBytes, " + config +
+           ".stream>>>(" + rest + "), cudaSuccess)";
+    copied = close + 1;
+    at = close;
+  }
+  return out + text.substr(copied);
+}
+
 }  // namespace ksearch::translate

@@ -26,4 +26,10 @@ MacroExpansion expand_file_macros(const std::string& text);
 // in, are left as written.
 std::string select_arch_branches(const std::string& text, int arch);
 
+// Each `cudaLaunchKernelEx(&config, kernel, args...)` (CUDA 12's launch with a cudaLaunchConfig_t) written as the launch
+// it makes, `(kernel<<<config.gridDim, config.blockDim, config.dynamicSmemBytes, config.stream>>>(args...), cudaSuccess)`,
+// which the launch translation reads as any other (the config's fields as a struct local's). Same lines; comments and
+// literals are left alone.
+std::string launches_as_chevrons(const std::string& text);
+
 }  // namespace ksearch::translate

@@ -27,7 +27,7 @@ Translator::Translator(const std::filesystem::path& file, const Task& task)
       task_(task),
       entry_(task.entry("cuda")),
       maps_(load_mappings()),
-      macros_(expand_file_macros(select_arch_branches(read_file(file), kDeviceArch))),
+      macros_(expand_file_macros(launches_as_chevrons(select_arch_branches(read_file(file), kDeviceArch)))),
       rw_(macros_.text) {}
 
 void Translator::parse() {

@@ -561,6 +561,18 @@ TEST(MacroExpansion, ExpandsUsesAndKeepsLines) {
 
 // Macros that double their argument at every level expand one line to gigabytes (24 GiB of memory before the kernel
 // killed `ksearch port`): the expansion stops with an error naming a macro, quickly; a deep honest nesting expands.
+// cudaLaunchKernelEx calls become the <<<>>> launches they make, line for line; other names and literals stay.
+TEST(MacroExpansion, LaunchKernelExIsWrittenAsTheLaunchItMakes) {
+  const std::string text =
+      "CHECK(cudaLaunchKernelEx(&cfg, k<float, 32>, x,\n  y, f(a, b)));\n"
+      "my_cudaLaunchKernelEx(&cfg, k, x);\nputs(\"cudaLaunchKernelEx(&c, k)\");\ncudaLaunchKernelEx(p, k);\n";
+  const std::string out = translate::launches_as_chevrons(text);
+  EXPECT_EQ(out,
+            "CHECK(( k<float, 32><<<cfg.gridDim, cfg.blockDim, cfg.dynamicSmemBytes, cfg.stream>>>( x,\n  y, f(a, b)), "
+            "cudaSuccess));\nmy_cudaLaunchKernelEx(&cfg, k, x);\nputs(\"cudaLaunchKernelEx(&c, k)\");\n"
+            "( k<<<(*p).gridDim, (*p).blockDim, (*p).dynamicSmemBytes, (*p).stream>>>(), cudaSuccess);\n");
+}
+
 TEST(MacroExpansion, AnExpansionBombIsAnErrorNotTheMachinesMemory) {
   const std::string bomb = "#define A(x) x x\n#define B(x) A(A(A(A(A(A(A(A(x))))))))\n#define C(x) B(B(B(B(x))))\nint y = C(1);\n";
   const auto start = std::chrono::steady_clock::now();

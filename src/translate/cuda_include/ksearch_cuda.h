@@ -361,6 +361,38 @@ extern "C" const char* cudaGetErrorName(cudaError_t);
 extern "C" cudaError_t cudaDeviceSynchronize();
 extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 extern "C" cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t stream = 0);
+// CUDA 12's launch with a config (the port reads `cudaLaunchKernelEx(&config, kernel, args...)` as a <<<>>> launch);
+// its attributes (clusters, programmatic dependent launch, priority) change no result of an MLX call.
+enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0, cudaLaunchAttributeAccessPolicyWindow = 1, cudaLaunchAttributeCooperative = 2,
+  cudaLaunchAttributeSynchronizationPolicy = 3, cudaLaunchAttributeClusterDimension = 4,
+  cudaLaunchAttributeClusterSchedulingPolicyPreference = 5, cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+  cudaLaunchAttributeProgrammaticEvent = 7, cudaLaunchAttributePriority = 8
+};
+union cudaLaunchAttributeValue {
+  char pad[64];
+  struct { unsigned int x, y, z; } clusterDim;
+  int cooperative;
+  int priority;
+  int programmaticStreamSerializationAllowed;
+};
+struct cudaLaunchAttribute {
+  cudaLaunchAttributeID id;
+  cudaLaunchAttributeValue val;
+};
+struct cudaLaunchConfig_t {
+  dim3 gridDim;
+  dim3 blockDim;
+  size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute* attrs;
+  unsigned int numAttrs;
+};
+template <typename... Expected, typename... Actual>
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(Expected...), Actual&&... args);
+// programmatic dependent launch in device code: MLX runs a stream's kernels one after the other
+__device__ void cudaGridDependencySynchronize();
+__device__ void cudaTriggerProgrammaticLaunchCompletion();
 extern "C" cudaError_t cudaFuncSetAttribute(const void*, int, int);
 template <class F> cudaError_t cudaFuncSetAttribute(F* kernel, int attribute, int value);
 extern "C" cudaError_t cudaMemset(void*, int, size_t);

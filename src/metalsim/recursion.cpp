@@ -1,7 +1,8 @@
-// Recursion, variable length array and function pointer checks on the kernel's call graph. Metal has no recursive calls; the host compiler builds them, so the
-// compile step reads the call graph from the compiler's own LLVM IR (emitted before any optimization, so that no
-// tail call has become a loop) with line tables that name the user's body/header lines. Template instantiations
-// and overloads are distinct functions there, so `sum<N>` calling `sum<N - 1>` is no recursion, as in Metal.
+// Recursion, variable length array and function pointer checks on the kernel's call graph. Metal has no recursive
+// calls; the host compiler builds them, so the compile step reads the call graph from the compiler's own LLVM IR
+// (emitted before any optimization, so that no tail call has become a loop) with line tables that name the user's
+// body/header lines. Template instantiations and overloads are distinct functions there, so `sum<N>` calling
+// `sum<N - 1>` is no recursion, as in Metal.
 #include <algorithm>
 #include <cstdlib>
 #include <map>

@@ -31,6 +31,11 @@ bool has_child(CXCursor c, CXCursorKind kind) {
   return false;
 }
 
+bool is_record(CXCursorKind kind) {
+  return kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl || kind == CXCursor_ClassTemplate ||
+         kind == CXCursor_ClassTemplatePartialSpecialization;
+}
+
 std::vector<CXCursor> parameters_of(CXCursor function) {
   std::vector<CXCursor> out;
   for (CXCursor k : children(function))

@@ -11,6 +11,8 @@ std::string take(CXString s);  // the string, disposed
 std::string spelling(CXCursor c);
 std::vector<CXCursor> children(CXCursor c);
 bool has_child(CXCursor c, CXCursorKind kind);
+// A struct or class declaration, also a template of one or its partial specialization.
+bool is_record(CXCursorKind kind);
 std::vector<CXCursor> parameters_of(CXCursor function);  // its ParmDecl children, in order
 
 struct Position {

@@ -1,7 +1,8 @@
 // __device__ functions (docs/TRANSLATE.md): their signatures (group handles dropped, pointer
 // parameters templated so that the caller's address space is deduced, references given a space),
-// function objects for those passed as arguments, their default arguments visited, static __shared__ arrays of function templates resolved per their
-// calls, and the built-in variables and hoisted __shared__ arrays a kernel passes down to them.
+// function objects for those passed as arguments, their default arguments visited, static __shared__
+// arrays of function templates resolved per their calls, and the built-in variables and hoisted
+// __shared__ arrays a kernel passes down to them.
 #include <fmt/format.h>
 
 #include <algorithm>

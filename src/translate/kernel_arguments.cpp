@@ -77,6 +77,15 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   // type: `map<Relu>`, or deduced from a `GeluOp()` argument) is named in the body instead, as MLX
   // templates are dtypes and values.
   std::vector<std::pair<size_t, CXType>> record_aliases;  // bindings naming a struct of the file, with its type
+  // A scalar type's MLX dtype as the parameter's template argument; false where it has none.
+  auto dtype_argument = [&](CXCursor parameter, const std::string& type) {
+    const auto dtype = kTemplateTypes.find(type);
+    if (dtype != kTemplateTypes.end()) launch.templates.push_back({spelling(parameter), dtype->second, true});
+    return dtype != kTemplateTypes.end();
+  };
+  auto not_a_dtype = [&](const std::string& type) {
+    problem(out_.problems, launch.call, "template argument", "type '" + type + "' is not an MLX template dtype or a struct of the file");
+  };
   auto type_argument = [&](CXCursor parameter, CXType type) {
     const std::string name = spelling(parameter);
     const CXType canonical = clang_getCanonicalType(type);
@@ -91,15 +100,12 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     }
     std::string t = take(clang_getTypeSpelling(canonical));
     if (t.rfind("const ", 0) == 0) t.erase(0, 6);
-    auto dtype = kTemplateTypes.find(t);
-    if (dtype != kTemplateTypes.end()) {
-      launch.templates.push_back({name, dtype->second, true});
-    } else if (canonical.kind == CXType_Record && from_prelude(clang_getTypeDeclaration(canonical))) {
+    if (dtype_argument(parameter, t)) return;
+    if (canonical.kind == CXType_Record && from_prelude(clang_getTypeDeclaration(canonical)))
       // A CUDA vector type (`__nv_bfloat162`, `float4`): not an MLX template dtype, so named in the body too.
       launch.bindings.push_back(fmt::format("using {} = {};", name, metal_type(canonical)));
-    } else {
-      problem(out_.problems, launch.call, "template argument", "type '" + t + "' is not an MLX template dtype or a struct of the file");
-    }
+    else
+      not_a_dtype(t);
   };
   // A built-in type written as a launcher's template argument (`k<float, 4>`): its canonical spelling (`unsigned` as
   // `unsigned int`, `long int` as `long`) names the MLX dtype.
@@ -117,11 +123,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     }
     if (base.empty() || base == "int") base = is_short ? "short" : longs == 2 ? "long long" : longs ? "long" : "int";
     if (base == "char" && is_signed) base = "signed char";
-    const std::string canonical = (is_unsigned ? "unsigned " : "") + base;
-    if (auto dtype = kTemplateTypes.find(canonical); dtype != kTemplateTypes.end())
-      launch.templates.push_back({spelling(parameter), dtype->second, true});
-    else
-      problem(out_.problems, launch.call, "template argument", "type '" + written + "' is not an MLX template dtype or a struct of the file");
+    if (!dtype_argument(parameter, (is_unsigned ? "unsigned " : "") + base)) not_a_dtype(written);
   };
   // A value of an enum type (`template <Layout L>`): MLX template values are integers, and a scoped
   // enum does not compare with one, so the directive carries the integer (`KS_L`) and the body

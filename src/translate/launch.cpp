@@ -306,8 +306,7 @@ CXCursor pure_helper(CXCursor call, std::string* why) {
   CXCursor definition = clang_Cursor_isNull(callee) ? callee : clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
   const CXCursorKind kind = clang_getCursorKind(definition);
   // A static method (`LaunchConfig::blocks(n)`) is a function of the file too; other methods read an object.
-  const CXCursorKind owner = clang_getCursorKind(clang_getCursorSemanticParent(definition));
-  const bool member = owner == CXCursor_StructDecl || owner == CXCursor_ClassDecl || owner == CXCursor_ClassTemplate;
+  const bool member = is_record(clang_getCursorKind(clang_getCursorSemanticParent(definition)));
   const bool function = ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) && !member) ||
                         ((kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate) && clang_CXXMethod_isStatic(definition));
   if (clang_Cursor_isNull(definition) || !clang_Location_isFromMainFile(clang_getCursorLocation(definition)) || !function ||

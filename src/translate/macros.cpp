@@ -449,68 +449,53 @@ std::string select_arch_branches(const std::string& text, int arch) {
 }
 
 std::string launches_as_chevrons(const std::string& text) {
-  static const std::string name = "cudaLaunchKernelEx";
+  const std::vector<Token> tokens = tokenize(text);  // literals and comments are tokens of their own
+  auto joined = [&](size_t from, size_t to) {
+    std::string out;
+    for (size_t k = from; k < to; ++k) out += tokens[k].text;
+    return out;
+  };
   std::string out;
-  size_t copied = 0;
-  const auto word = [&](size_t i) { return i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'); };
-  for (size_t at = 0; at < text.size(); ++at) {
-    // comments and literals are skipped whole
-    if (text.compare(at, 2, "//") == 0) {
-      at = std::min(text.find('\n', at), text.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    size_t open = i + 1;
+    while (open < tokens.size() && blank(tokens[open])) ++open;
+    if (tokens[i].kind != Kind::identifier || tokens[i].text != "cudaLaunchKernelEx" || open >= tokens.size() ||
+        tokens[open].text != "(") {
+      out += tokens[i].text;
       continue;
     }
-    if (text.compare(at, 2, "/*") == 0) {
-      at = std::min(text.find("*/", at + 2), text.size()) + 1;
-      continue;
-    }
-    if (text[at] == '"' || text[at] == '\'') {
-      const char quote = text[at];
-      for (++at; at < text.size() && text[at] != quote && text[at] != '\n'; ++at) at += text[at] == '\\';
-      continue;
-    }
-    if (text.compare(at, name.size(), name) != 0 || (at > 0 && word(at - 1)) || word(at + name.size())) continue;
-    size_t open = at + name.size();
-    while (open < text.size() && std::isspace(static_cast<unsigned char>(text[open]))) ++open;
-    if (open >= text.size() || text[open] != '(') continue;
-    // The arguments at depth one of (), [], {} (and <> in the kernel's, whose template arguments hold commas).
+    // The arguments (token ranges) at depth one of (), [], {}, and of <> in the kernel's, whose template arguments
+    // hold commas.
     std::vector<std::pair<size_t, size_t>> arguments;
-    size_t from = open + 1, close = std::string::npos;
+    size_t from = open + 1, close = tokens.size();
     int depth = 0, angles = 0;
-    for (size_t i = open + 1; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c == '"' || c == '\'') {  // a literal: to its closing quote
-        for (++i; i < text.size() && text[i] != c; ++i) i += text[i] == '\\';
-        continue;
-      }
-      if (c == '(' || c == '[' || c == '{') ++depth;
-      else if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
-      else if (c == ')') { close = i; break; }
-      else if (depth == 0 && arguments.size() == 1 && c == '<') ++angles;
-      else if (depth == 0 && arguments.size() == 1 && c == '>' && angles > 0) --angles;
-      else if (depth == 0 && angles == 0 && c == ',') {
-        arguments.push_back({from, i});
-        from = i + 1;
-      }
+    for (size_t k = open + 1; k < tokens.size() && close == tokens.size(); ++k) {
+      const std::string& t = tokens[k].text;
+      if (t == "(" || t == "[" || t == "{") ++depth;
+      else if ((t == ")" || t == "]" || t == "}") && depth > 0) --depth;
+      else if (t == ")") close = k;
+      else if (depth == 0 && arguments.size() == 1 && t == "<") ++angles;
+      else if (depth == 0 && arguments.size() == 1 && t == ">" && angles > 0) --angles;
+      else if (depth == 0 && angles == 0 && t == ",") arguments.push_back({from, k}), from = k + 1;
     }
-    if (close == std::string::npos || arguments.size() < 2) {
-      if (close != std::string::npos && arguments.size() == 1) arguments.push_back({from, close});
-      else continue;
-    } else {
-      arguments.push_back({from, close});
+    if (close == tokens.size()) {
+      out += tokens[i].text;
+      continue;
     }
-    auto piece = [&](size_t i) { return text.substr(arguments[i].first, arguments[i].second - arguments[i].first); };
-    std::string config = piece(0);
+    arguments.push_back({from, close});
+    if (arguments.size() < 2) {
+      out += tokens[i].text;
+      continue;
+    }
+    std::string config = joined(arguments[0].first, arguments[0].second);
     const size_t amp = config.find_first_not_of(" \t\n");
     config = amp != std::string::npos && config[amp] == '&' ? config.substr(amp + 1) : "(*" + config + ")";
-    std::string rest;
-    for (size_t i = 2; i < arguments.size(); ++i) rest += (i > 2 ? "," : "") + piece(i);
-    out += text.substr(copied, at - copied);
-    out += "(" + piece(1) + "<<<" + config + ".gridDim, " + config + ".blockDim, " + config + ".dynamicSmemBytes, " + config +
-           ".stream>>>(" + rest + "), cudaSuccess)";
-    copied = close + 1;
-    at = close;
+    out += "(" + joined(arguments[1].first, arguments[1].second) + "<<<" + config + ".gridDim, " + config + ".blockDim, " +
+           config + ".dynamicSmemBytes, " + config + ".stream>>>(" +
+           (arguments.size() > 2 ? joined(arguments[2].first, arguments.back().second) : "") + "), cudaSuccess)";
+    i = close;
   }
-  return out + text.substr(copied);
+  return out;
 }
 
 }  // namespace ksearch::translate

@@ -14,11 +14,6 @@ namespace ksearch::translate::detail {
 
 namespace {
 
-bool is_record(CXCursorKind kind) {
-  return kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl || kind == CXCursor_ClassTemplate ||
-         kind == CXCursor_ClassTemplatePartialSpecialization;
-}
-
 // The extern __shared__ array a function returns, where its body is only their declarations and `return (cast) array;`.
 CXCursor returned_shared_array(CXCursor function) {
   std::vector<CXCursor> statements;
@@ -81,7 +76,8 @@ void Translator::find_shared_accessors() {
 
 CXCursor Translator::shared_accessor_array(CXCursor expression) {
   const CXCursor c = strip_implicit(expression);
-  if (clang_getCursorKind(c) != CXCursor_CallExpr) return clang_getNullCursor();
+  // (asked of every call, pointer declaration and cast: most files have no accessor)
+  if (shared_accessors_.empty() || clang_getCursorKind(c) != CXCursor_CallExpr) return clang_getNullCursor();
   // A call of an accessor: explicit, through an object (`smem.getPointer()`), or a conversion operator's implicit one.
   const CXCursor callee = called_declaration(c);
   if (!clang_Cursor_isNull(callee))

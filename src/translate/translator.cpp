@@ -174,10 +174,7 @@ Translation Translator::run() {
         if (kind == CXCursor_UnexposedDecl || kind == CXCursor_Namespace) return CXChildVisit_Recurse;
         // A struct's static data member (`static constexpr int kThreads = 256;`): Metal keeps a variable of static
         // storage in the constant address space only.
-        const CXCursorKind owner = clang_getCursorKind(parent);
-        if (kind == CXCursor_VarDecl && (owner == CXCursor_StructDecl || owner == CXCursor_ClassDecl || owner == CXCursor_ClassTemplate ||
-                                         owner == CXCursor_ClassTemplatePartialSpecialization))
-          self->rw_.insert(begin_offset(c), "constant ");
+        if (kind == CXCursor_VarDecl && is_record(clang_getCursorKind(parent))) self->rw_.insert(begin_offset(c), "constant ");
         // Methods of the file's structs are __device__ functions too (the struct's text carries them).
         if (kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl || kind == CXCursor_ClassTemplate) return CXChildVisit_Recurse;
         const bool method = kind == CXCursor_CXXMethod || kind == CXCursor_Constructor || kind == CXCursor_ConversionFunction;

@@ -597,6 +597,11 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           if (rep == -options_.warmup)
             wake_threads = idle_other_threads_ms && asleep_before_trials && *idle_other_threads_ms > *asleep_before_trials;
           const int set = (rep + options_.warmup) % options_.rotating_sets;
+          // The host path's cost now, for this call's CPU time to be held against (trusted_times).
+          nlohmann::json null_command_of_set = staged_command(layout, set, "timed_call");
+          null_command_of_set["null"] = true;
+          const std::optional<double> null_cpu_ms =
+              phase("null_calls", [&] { return measure_null_beside(*process, null_command_of_set, options_.call_timeout); });
           const std::optional<uint64_t> check_seed = checked.count(rep) ? std::optional<uint64_t>(checked_seed()) : std::nullopt;
           const uint64_t mix_seed = check_seed ? *check_seed : rng();
           phase("staging", [&] {
@@ -617,6 +622,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           }
           TimedCall call = phase("calls", [&] { return measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget); });
           call.between_calls_cpu_ms = between_calls_cpu_ms;
+          call.null_cpu_ms = null_cpu_ms;
           phase("staging", [&] {
             process->request(staged_command(layout, set, "collect"), options_.call_timeout);
             std::memcpy((check_seed ? held_sets[held.size()] : scratch_set).data(), shm + spans[size_t(set)].from,
@@ -644,16 +650,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         }
         lock.reset();  // the ceilings may be measured again below, under the lock of their own
         spdlog::debug("{}: {} timed repetitions done ({} checked)", w.name, calls.size(), next_seed - first_checked_seed);
-        TrustedTimes trusted = trusted_times(calls, null_call, backend_.reports_host_clock());
-        if (trusted.under_reported) {
-          // The host path around a call (reading the command, replying) costs more on a loaded machine than when the
-          // null call was calibrated: it is measured again, in the load the calls ran in, before the reports are
-          // called tampering. The times stay raised against the first calibration.
-          const NullCallCost now = calibrate();
-          spdlog::debug("{}: under-reporting suspected; null call now {:.4f} ms (calibrated {:.4f} ms)", w.name,
-                        now.cpu_ms, null_call.cpu_ms);
-          trusted = trusted_times(calls, null_call, backend_.reports_host_clock(), costlier_null_call(null_call, now));
-        }
+        const TrustedTimes trusted = trusted_times(calls, null_call, backend_.reports_host_clock());
         if (wr.status == Status::passed && !trusted.inconsistency.empty()) {
           wr.status = Status::rejected;
           wr.message = trusted.inconsistency;

@@ -77,11 +77,11 @@ NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCal
   return settled;
 }
 
-NullCallCost costlier_null_call(const NullCallCost& a, const NullCallCost& b) {
-  NullCallCost costlier{std::max(a.cpu_ms, b.cpu_ms), std::max(a.cpu_spread_ms, b.cpu_spread_ms),
-                        std::max(a.process_cpu_ms, b.process_cpu_ms), a.idle_spin_ms};
-  if (b.idle_spin_ms) costlier.idle_spin_ms = std::max(a.idle_spin_ms.value_or(0), *b.idle_spin_ms);
-  return costlier;
+std::optional<double> measure_null_beside(runner::RunnerProcess& process, const nlohmann::json& null_command,
+                                          std::chrono::milliseconds timeout) {
+  const TimedCall c = measure_timed_call(process, null_command, timeout);
+  if (!c.cpu_ms || !c.process_cpu_ms || *c.process_cpu_ms - *c.cpu_ms > kBetweenCallsSlackMs) return std::nullopt;
+  return c.cpu_ms;
 }
 
 std::optional<double> measure_idle_spin(runner::RunnerProcess& process, const nlohmann::json& wake_command,
@@ -99,12 +99,9 @@ std::optional<double> measure_idle_spin(runner::RunnerProcess& process, const nl
   return spin;
 }
 
-TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock,
-                           const std::optional<NullCallCost>& null_call_for_verdict) {
-  const NullCallCost& verdict_null = null_call_for_verdict.value_or(null_call);
+TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock) {
   TrustedTimes out;
-  // Beyond the null call the times are raised against, and beyond the one the verdict is held against.
-  std::vector<double> cpu_bounds, verdict_cpu_bounds, deficits, reported_with_cpu;
+  std::vector<double> cpu_bounds, deficits, reported_with_cpu, null_cpus;
   for (const TimedCall& c : calls) {
     if (c.reported_ms > c.wall_ms + kWallSlackMs && out.inconsistency.empty())
       out.inconsistency = fmt::format(
@@ -112,12 +109,14 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
           c.reported_ms, c.wall_ms);
     out.times_ms.push_back(c.reported_ms);
     if (c.cpu_ms) {
-      const double cpu_bound = std::max(0.0, *c.cpu_ms - null_call.cpu_ms);
+      // Paired with the null call of its own repetition: the host's load comes in bursts of several calls (the
+      // same host path 3-5x dearer for a while on our 2-core VM), which a calibration made before the calls misses.
+      null_cpus.push_back(c.null_cpu_ms.value_or(null_call.cpu_ms));
+      const double cpu_bound = std::max(0.0, *c.cpu_ms - null_cpus.back());
       if (cpu_bound > c.reported_ms + null_call.cpu_spread_ms) ++out.host_bound_calls;
       cpu_bounds.push_back(cpu_bound);
       reported_with_cpu.push_back(c.reported_ms);
-      verdict_cpu_bounds.push_back(std::max(0.0, *c.cpu_ms - verdict_null.cpu_ms));
-      deficits.push_back(verdict_cpu_bounds.back() - c.reported_ms);
+      deficits.push_back(cpu_bound - c.reported_ms);
     }
   }
   // The reports' median is never below the CPU times' median: when it is, every report is raised by the gap,
@@ -132,29 +131,33 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
   // An honest report is at least the CPU time its thread spent in the call, up to accounting noise and
   // what cache misses add outside the runner's timer; a runner whose reports are under half of it on
   // most calls was tampered with. The noise grows with the machine's load (a preempted thread comes
-  // back to cold caches), and so does the null call's CPU time measured at the same time: a deficit
-  // within it is not evidence.
-  const double median_deficit = median(deficits), median_cpu = median(verdict_cpu_bounds);
-  const double noise_floor = std::max({kInconsistencyFloorMs, verdict_null.cpu_ms, 0.5 * median_cpu});
+  // back to cold caches), and so does the CPU time of the null calls beside them: a deficit within it
+  // is not evidence.
+  const double median_deficit = median(deficits), median_null = median(null_cpus);
+  const double noise_floor = std::max({kInconsistencyFloorMs, median_null, 0.5 * median_cpu_bound});
   if (out.inconsistency.empty() && !deficits.empty() && median_deficit > noise_floor) {
     std::vector<double> reported;
     for (const TimedCall& c : calls) reported.push_back(c.reported_ms);
-    out.under_reported = true;
     out.inconsistency = fmt::format(
         "the runner reported a median of {:.4f} ms per call, but its main thread ran for {:.4f} ms per call by the "
-        "kernel's account (beyond the calibrated {:.4f} ms of a null call): the candidate tampered with the runner's "
+        "kernel's account (beyond the {:.4f} ms of a null call beside them): the candidate tampered with the runner's "
         "clock or replies",
-        median(reported), median_cpu, verdict_null.cpu_ms);
+        median(reported), median_cpu_bound, median_null);
   }
   // Work on other threads outside the runner's timer (its start moved by a worker while the main thread sleeps, or
   // done after the timer stopped): the process's CPU time over a call, beyond a null call's, cannot exceed what all
   // its threads could spend within the reported time plus what idle OpenMP workers spin around it (twice a wake-up's
   // spinning where it was measured: in passive OpenMP waiting, some microseconds, not the fixed bound's 2 ms).
   const double spin_allowance = std::min(kSpinAllowanceMs, null_call.idle_spin_ms ? 2 * *null_call.idle_spin_ms : kSpinAllowanceMs);
+  // The main thread's host path is as dear as its own null call found it; the other threads' share of a null call is
+  // the calibration's (they were asleep in both).
   std::vector<double> excess;
   for (const TimedCall& c : calls)
-    if (host_clock && c.process_cpu_ms)
-      excess.push_back(*c.process_cpu_ms - null_call.process_cpu_ms - c.threads * (c.reported_ms + spin_allowance));
+    if (host_clock && c.process_cpu_ms) {
+      const double dearer_host_path = std::max(0.0, c.null_cpu_ms.value_or(null_call.cpu_ms) - null_call.cpu_ms);
+      excess.push_back(*c.process_cpu_ms - null_call.process_cpu_ms - dearer_host_path -
+                       c.threads * (c.reported_ms + spin_allowance));
+    }
   if (out.inconsistency.empty() && !excess.empty() &&
       median(excess) > std::max(kInconsistencyFloorMs, null_call.cpu_spread_ms)) {
     std::vector<double> reported, process_cpus;
@@ -178,8 +181,8 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
         "the runner's other threads ran for {:.4f} ms per call between its calls, after they had gone to sleep, while "
         "ksearch staged the next call's inputs: the candidate's code ran outside its calls, off the clock",
         median(between));
-  spdlog::debug("{} timed calls: median reported {:.4f} ms, main thread {:.4f} ms on the CPU beyond a null call's {:.4f} ms",
-                calls.size(), median_reported_with_cpu, median_cpu_bound, null_call.cpu_ms);
+  spdlog::debug("{} timed calls: median reported {:.4f} ms, main thread {:.4f} ms on the CPU beyond null calls of {:.4f} ms (median)",
+                calls.size(), median_reported_with_cpu, median_cpu_bound, median_null);
   return out;
 }
 

@@ -30,6 +30,10 @@ struct TimedCall {
   // The CPU time its threads but the main one spent while ksearch staged the call's inputs, from when it had found
   // them asleep: nothing of the runner's runs them then (the evaluator sets it where it was read).
   std::optional<double> between_calls_cpu_ms;
+  // The main thread's CPU time in a null call made in the same repetition, before its inputs were staged (the
+  // evaluator sets it where measure_null_beside had one): what the host path around a call cost in the load this
+  // call ran in, which on a loaded machine can be several times the calibration's.
+  std::optional<double> null_cpu_ms;
 };
 TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
                              std::chrono::milliseconds timeout);
@@ -49,15 +53,20 @@ struct NullCallCost {
 };
 NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann::json& command, size_t flush_bytes,
                                  std::chrono::milliseconds timeout);
-// The cost the timed calls are measured against, from a calibration before the candidate was loaded
+// The cost a timed call without a null call of its own (measure_null_beside) is measured against, and the spread
+// and other threads' share every call is, from a calibration before the candidate was loaded
 // (trusted: no candidate code existed) and one after (the state the calls run in: behind the sandbox's
 // system-call filters, which every request's reads and writes pass through). The loaded one is taken,
 // but never more than the trusted median plus its spread: candidate threads running beside the null
 // calls could slow them, and a costlier null call would lower every call's CPU bound. The spread is the
 // trusted one's, for the same reason.
 NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCallCost& after_loading);
-// Each figure the larger of the two.
-NullCallCost costlier_null_call(const NullCallCost& a, const NullCallCost& b);
+// A null call beside a workload's timed calls, with the runner's other threads asleep: its main thread's CPU time, or
+// nullopt where another of its threads ran meanwhile (a candidate's thread slowing the host path would lower the
+// calls' CPU bounds). Made after the last repetition's `collect`, which ran the same host path as the `prepare`
+// before a timed call does: what the last call may have left behind (the runner's data evicted or paged out) is back.
+std::optional<double> measure_null_beside(runner::RunnerProcess& process, const nlohmann::json& null_command,
+                                          std::chrono::milliseconds timeout);
 // Per idle worker, the CPU time from a `wake_command` (a `prepare` that wakes OpenMP's team, running the runner's code
 // only) until every worker sleeps again, the most of a few; nullopt where the runner has no workers or they do not
 // fall asleep within `idle_bound`.
@@ -66,25 +75,22 @@ std::optional<double> measure_idle_spin(runner::RunnerProcess& process, const nl
 
 struct TrustedTimes {
   // Per call: the reported time, all raised by one gap where the reports' median is below the median of the
-  // main thread's CPU time in the calls beyond a null call's, less the noise of those medians (a quarter of
-  // the null calls' spread).
+  // main thread's CPU time in the calls beyond a null call's (each call's own null call where it has one, else the
+  // calibrated one), less the noise of those medians (a quarter of the calibrated null calls' spread).
   std::vector<double> times_ms;
-  // How many calls took the main thread longer on the CPU than the runner's clock saw (beyond the null
-  // call's spread): the host side's work (launches, synchronization, the candidate's host code) rivals the kernel's.
+  // How many calls took the main thread longer on the CPU than the runner's clock saw (beyond their null
+  // call and its spread): the host side's work (launches, synchronization, the candidate's host code) rivals the kernel's.
   int host_bound_calls = 0;
   // Set when the reports contradict ksearch's measurements: a call reported longer than its wall
   // time, or reports systematically below the CPU time spent (the runner's clock or replies were
   // tampered with).
   std::string inconsistency;
-  // Set with `inconsistency` where it says the reports are under the main thread's CPU time beyond a null call's.
-  bool under_reported = false;
 };
 // `host_clock`: the reports are the host's clock around the whole call (Backend::reports_host_clock), so all the
 // runner's threads' CPU time over a call is bounded by them too, and none of its other threads may run between calls.
-// `null_call_for_verdict`: the null call the under-reporting verdict is held against, where it is not `null_call`
-// (one measured again under the load the calls ran in); the times are raised against `null_call` whatever it says.
-TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock,
-                           const std::optional<NullCallCost>& null_call_for_verdict = std::nullopt);
+// A call's main-thread CPU time is held against its own null call (TimedCall::null_cpu_ms) where it has one: the
+// calibration's null call, made before the calls, misses the load they ran in.
+TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock);
 
 // Which timed repetitions have their outputs verified: `at_least` random ones among the first
 // `min_reps` (which always run), then each later one with probability 1/8, at most `budget` in all.

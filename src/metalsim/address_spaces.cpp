@@ -103,25 +103,11 @@ class Checker {
   Checker(std::vector<Token> all, std::string file, std::vector<CompileMessage>& errors)
       : file_(std::move(file)), errors_(errors) {
     // Preprocessor lines are left out (a macro's text is not code until it is used).
-    bool line_start = true;
+    const std::vector<bool> directive = directive_tokens(all);
     for (std::size_t i = 0; i < all.size(); ++i) {
-      Token& k = all[i];
-      if (k.kind == Tok::Space) {
-        if (k.text.find('\n') != std::string::npos) line_start = true;
-        continue;
-      }
-      if (line_start && k.text == "#") {
-        for (; i < all.size(); ++i)
-          if (all[i].kind == Tok::Space && all[i].text.find('\n') != std::string::npos) {
-            const std::size_t before = i > 0 ? all[i - 1].text.size() : 0;
-            if (!(before > 0 && all[i - 1].text.back() == '\\')) break;
-          }
-        line_start = true;
-        continue;
-      }
-      line_start = false;
+      if (all[i].kind == Tok::Space || directive[i]) continue;
       spaced_.push_back(i > 0 && all[i - 1].kind == Tok::Space);
-      t_.push_back(std::move(k));
+      t_.push_back(std::move(all[i]));
     }
     // Matching brackets, once (a kernel's text is untrusted: no quadratic scans, no deep recursion).
     match_.assign(t_.size(), npos);

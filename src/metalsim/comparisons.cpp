@@ -18,21 +18,7 @@ std::string wrap_comparisons(const std::string& text) {
   auto next = [&](std::size_t i) { return next_token(t, i); };
   auto prev = [&](std::size_t i) { return previous_token(t, i); };
   // Preprocessor lines stay as they are (`#if N > 2` needs a plain expression).
-  std::vector<bool> directive(t.size(), false);
-  for (std::size_t i = 0, line_start = true; i < t.size(); ++i) {
-    if (t[i].kind == Tok::Space) {
-      if (t[i].text.find('\n') != npos) line_start = true;
-      continue;
-    }
-    if (line_start && t[i].text == "#") {
-      for (; i < t.size(); ++i) {
-        directive[i] = true;
-        const std::string& s = t[i].text;
-        if (t[i].kind == Tok::Space && s.find('\n') != npos && !(i > 0 && t[i - 1].text == "\\")) break;
-      }
-    }
-    line_start = false;
-  }
+  const std::vector<bool> directive = directive_tokens(t);
   // The '>' closing a template's '<' at `open`, if what follows it shows a template (npos otherwise).
   auto template_close = [&](std::size_t open) {
     const long p = prev(open);

@@ -16,25 +16,6 @@ namespace {
 
 enum class Scope { names, record, block, initializer };
 
-// The text with its preprocessor lines blanked (continuations too), newlines kept.
-std::string without_directives(const std::string& text) {
-  std::string out = text;
-  bool directive = false, at_line_start = true;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const char c = out[i];
-    if (c == '\n') {
-      const bool continued = directive && i > 0 && text[i - 1] == '\\';
-      directive = continued;
-      at_line_start = true;
-      continue;
-    }
-    if (at_line_start && c == '#') directive = true;
-    if (!std::isspace(static_cast<unsigned char>(c))) at_line_start = false;
-    if (directive) out[i] = ' ';
-  }
-  return out;
-}
-
 bool has(const std::vector<const Token*>& s, const std::string& word) {
   return std::any_of(s.begin(), s.end(), [&](const Token* t) { return t->text == word; });
 }
@@ -89,7 +70,8 @@ std::string missing_constant(std::vector<const Token*> s, Scope scope) {
 }  // namespace
 
 std::vector<CompileMessage> static_storage_outside_constant(const std::string& text, const std::string& file) {
-  const std::vector<Token> tokens = tokenize(without_directives(text));
+  const std::vector<Token> tokens = tokenize(text);
+  const std::vector<bool> directive = directive_tokens(tokens);
   std::vector<CompileMessage> out;
   // Each open scope and the statement being read in it (the body starts inside the kernel's function).
   struct Level {
@@ -98,8 +80,9 @@ std::vector<CompileMessage> static_storage_outside_constant(const std::string& t
     bool defines_type = false;  // the statement so far holds a struct's body (`struct S { ... } s;`)
   };
   std::vector<Level> levels = {{file == "body" ? Scope::block : Scope::names, {}}};
-  for (const Token& t : tokens) {
-    if (t.kind == Tok::Space) continue;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const Token& t = tokens[i];
+    if (t.kind == Tok::Space || directive[i]) continue;
     Level& level = levels.back();
     if (t.text == "{") {
       const std::vector<const Token*>& s = level.statement;

@@ -86,4 +86,27 @@ long previous_token(const std::vector<Token>& t, std::size_t i) {
   return j;
 }
 
+std::vector<bool> directive_tokens(const std::vector<Token>& t) {
+  std::vector<bool> directive(t.size(), false);
+  auto ends_line = [&](std::size_t i) {
+    return t[i].kind == Tok::Space && t[i].text.find('\n') != std::string::npos && t[i].text.rfind("/*", 0) != 0;
+  };
+  bool line_start = true;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t[i].kind == Tok::Space) {
+      if (t[i].text.find('\n') != std::string::npos) line_start = true;
+      continue;
+    }
+    if (line_start && t[i].text == "#") {
+      for (; i < t.size(); ++i) {
+        if (ends_line(i) && !(i > 0 && !t[i - 1].text.empty() && t[i - 1].text.back() == '\\')) break;
+        directive[i] = true;
+      }
+      continue;  // at the newline that ended it: the next line starts
+    }
+    line_start = false;
+  }
+  return directive;
+}
+
 }  // namespace ksearch::metalsim

@@ -448,6 +448,55 @@ std::string select_arch_branches(const std::string& text, int arch) {
   return out;
 }
 
+namespace {
+
+std::string trimmed(const std::string& s) {
+  const size_t first = s.find_first_not_of(" \t\r\n");
+  return first == std::string::npos ? "" : s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+// The ')' that closes the '(' at `open` in s, npos if none.
+size_t closing_paren(const std::string& s, size_t open) {
+  int depth = 0;
+  for (size_t k = open; k < s.size(); ++k)
+    if (s[k] == '(') ++depth;
+    else if (s[k] == ')' && --depth == 0) return k;
+  return std::string::npos;
+}
+
+// An argument array's element or a launched function as written for the runtime API, `(void*)&x`,
+// `reinterpret_cast<void*>(&x)`, `(const void*)kernel<T>`, without its casts and parentheses; `address`: it must
+// take an address (`&x`), which is dropped. Nullopt where it is something else (a pointer held elsewhere).
+std::optional<std::string> cast_away(std::string e, bool address) {
+  for (;;) {
+    e = trimmed(e);
+    if (e.empty()) return std::nullopt;
+    if (e[0] == '(') {
+      const size_t close = closing_paren(e, 0);
+      if (close == std::string::npos) return std::nullopt;
+      const std::string inner = e.substr(1, close - 1);
+      if (close + 1 == e.size()) e = inner;                                                 // (E)
+      else if (inner.find("void") != std::string::npos && inner.find('*') != std::string::npos) e = e.substr(close + 1);  // (void*)E
+      else return std::nullopt;
+      continue;
+    }
+    bool named_cast = false;
+    for (const char* cast : {"reinterpret_cast", "static_cast", "const_cast"})
+      if (e.rfind(cast, 0) == 0) {
+        const size_t open = e.find('(', e.find('>'));
+        const size_t close = open == std::string::npos ? open : closing_paren(e, open);
+        if (close == std::string::npos || close + 1 != e.size()) return std::nullopt;
+        e = e.substr(open + 1, close - open - 1);
+        named_cast = true;
+      }
+    if (named_cast) continue;
+    if (e[0] == '&') return trimmed(e.substr(1)).empty() ? std::nullopt : std::optional<std::string>(trimmed(e.substr(1)));
+    return address ? std::nullopt : std::optional<std::string>(e);
+  }
+}
+
+}  // namespace
+
 std::string launches_as_chevrons(const std::string& text) {
   const std::vector<Token> tokens = tokenize(text);  // literals and comments are tokens of their own
   auto joined = [&](size_t from, size_t to) {
@@ -455,47 +504,130 @@ std::string launches_as_chevrons(const std::string& text) {
     for (size_t k = from; k < to; ++k) out += tokens[k].text;
     return out;
   };
-  std::string out;
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    size_t open = i + 1;
-    while (open < tokens.size() && blank(tokens[open])) ++open;
-    if (tokens[i].kind != Kind::identifier || tokens[i].text != "cudaLaunchKernelEx" || open >= tokens.size() ||
-        tokens[open].text != "(") {
-      out += tokens[i].text;
-      continue;
-    }
-    // The arguments (token ranges) at depth one of (), [], {}, and of <> in the kernel's, whose template arguments
-    // hold commas.
-    std::vector<std::pair<size_t, size_t>> arguments;
-    size_t from = open + 1, close = tokens.size();
+  auto next_code = [&](size_t k) {
+    while (k < tokens.size() && blank(tokens[k])) ++k;
+    return k;
+  };
+  auto named = [&](size_t k, const std::string& name) { return tokens[k].kind == Kind::identifier && tokens[k].text == name; };
+  // The arguments (token ranges) of the call whose '(' is at `open`, at depth one of (), [], {}, and of <> in the
+  // argument `angled` (a kernel's, whose template arguments hold commas); `close` set to its ')'. Empty if unclosed.
+  using Ranges = std::vector<std::pair<size_t, size_t>>;
+  auto call_arguments = [&](size_t open, size_t angled, size_t& close) {
+    Ranges arguments;
+    size_t from = open + 1;
+    close = tokens.size();
     int depth = 0, angles = 0;
     for (size_t k = open + 1; k < tokens.size() && close == tokens.size(); ++k) {
       const std::string& t = tokens[k].text;
       if (t == "(" || t == "[" || t == "{") ++depth;
       else if ((t == ")" || t == "]" || t == "}") && depth > 0) --depth;
       else if (t == ")") close = k;
-      else if (depth == 0 && arguments.size() == 1 && t == "<") ++angles;
-      else if (depth == 0 && arguments.size() == 1 && t == ">" && angles > 0) --angles;
+      else if (depth == 0 && arguments.size() == angled && t == "<") ++angles;
+      else if (depth == 0 && arguments.size() == angled && t == ">" && angles > 0) --angles;
       else if (depth == 0 && angles == 0 && t == ",") arguments.push_back({from, k}), from = k + 1;
     }
-    if (close == tokens.size()) {
-      out += tokens[i].text;
-      continue;
-    }
+    if (close == tokens.size()) return Ranges{};
     arguments.push_back({from, close});
-    if (arguments.size() < 2) {
-      out += tokens[i].text;
-      continue;
+    return arguments;
+  };
+  // Token ranges [first, last] replaced by a text, in order.
+  struct Edit {
+    size_t first, last;
+    std::string text;
+  };
+  std::vector<Edit> edits;
+  // A launch's argument array `void* name[] = {&a, &b};`, named nowhere else in its scope than in the launch
+  // [call, close]: its values (the addresses taken away), and the declaration is blanked (its addresses taken would
+  // read as the values changing). Nullopt where there is no such declaration (the name's last use before the call
+  // must be it), an element is no address, or the scope names the array again (`args[1] = &y;`, a second launch).
+  auto argument_array = [&](const std::string& name, size_t call, size_t close) -> std::optional<std::vector<std::string>> {
+    size_t declared = tokens.size();
+    for (size_t k = 0; k < call; ++k)
+      if (named(k, name)) declared = k;
+    if (declared == tokens.size()) return std::nullopt;
+    size_t k = next_code(declared + 1);
+    if (k >= tokens.size() || tokens[k].text != "[") return std::nullopt;
+    while (k < tokens.size() && tokens[k].text != "]") ++k;
+    k = next_code(k + 1);
+    if (k >= tokens.size() || tokens[k].text != "=") return std::nullopt;
+    k = next_code(k + 1);
+    if (k >= tokens.size() || tokens[k].text != "{") return std::nullopt;
+    std::vector<std::string> values;
+    size_t from = k + 1;
+    int depth = 0;
+    for (++k; k < tokens.size(); ++k) {
+      const std::string& t = tokens[k].text;
+      if ((t == "}" || t == ",") && depth == 0) {
+        if (const std::string element = joined(from, k); !trimmed(element).empty()) {
+          const std::optional<std::string> value = cast_away(element, true);
+          if (!value) return std::nullopt;
+          values.push_back(*value);
+        }
+        from = k + 1;
+        if (t == "}") break;
+      } else if (t == "(" || t == "[" || t == "{") {
+        ++depth;
+      } else if (t == ")" || t == "]" || t == "}") {
+        --depth;
+      }
     }
-    std::string config = joined(arguments[0].first, arguments[0].second);
-    const size_t amp = config.find_first_not_of(" \t\n");
-    config = amp != std::string::npos && config[amp] == '&' ? config.substr(amp + 1) : "(*" + config + ")";
-    out += "(" + joined(arguments[1].first, arguments[1].second) + "<<<" + config + ".gridDim, " + config + ".blockDim, " +
-           config + ".dynamicSmemBytes, " + config + ".stream>>>(" +
-           (arguments.size() > 2 ? joined(arguments[2].first, arguments.back().second) : "") + "), cudaSuccess)";
-    i = close;
+    const size_t end = next_code(k + 1);
+    if (end >= tokens.size() || tokens[end].text != ";") return std::nullopt;
+    for (size_t q = end, depth_in_scope = 0; q < tokens.size(); ++q) {
+      if (tokens[q].text == "{") ++depth_in_scope;
+      if (tokens[q].text == "}" && depth_in_scope-- == 0) break;
+      if (named(q, name) && (q < call || q > close)) return std::nullopt;
+    }
+    size_t first = declared;  // the statement's start: after the `;`, `{` or `}` before it
+    while (first > 0 && tokens[first - 1].text != ";" && tokens[first - 1].text != "{" && tokens[first - 1].text != "}") --first;
+    first = next_code(first);
+    const std::string statement = joined(first, end + 1);
+    edits.push_back({first, end, std::string(size_t(std::count(statement.begin(), statement.end(), '\n')), '\n')});
+    return values;
+  };
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const size_t open = next_code(i + 1);
+    const bool config_launch = named(i, "cudaLaunchKernelEx");
+    const bool array_launch = named(i, "cudaLaunchKernel") || named(i, "cudaLaunchCooperativeKernel");
+    if (!(config_launch || array_launch) || open >= tokens.size() || tokens[open].text != "(") continue;
+    size_t close = 0;
+    const Ranges arguments = call_arguments(open, config_launch ? 1 : 0, close);
+    auto argument = [&](size_t a) { return joined(arguments[a].first, arguments[a].second); };
+    // `::cudaLaunchKernel`: the qualifier goes with the call
+    const size_t first = i >= 2 && tokens[i - 1].text == ":" && tokens[i - 2].text == ":" ? i - 2 : i;
+    if (config_launch && arguments.size() >= 2) {
+      std::string config = trimmed(argument(0));
+      config = !config.empty() && config[0] == '&' ? config.substr(1) : "(*" + config + ")";
+      edits.push_back({first, close,
+                       "(" + argument(1) + "<<<" + config + ".gridDim, " + config + ".blockDim, " + config +
+                           ".dynamicSmemBytes, " + config + ".stream>>>(" +
+                           (arguments.size() > 2 ? joined(arguments[2].first, arguments.back().second) : "") +
+                           "), cudaSuccess)"});
+    } else if (array_launch && arguments.size() >= 4 && arguments.size() <= 6) {
+      // cudaLaunchKernel(kernel, grid, block, args, shared_bytes = 0, stream = 0), args a local array of addresses.
+      const std::string array = trimmed(argument(3));
+      const std::optional<std::string> kernel = cast_away(argument(0), false);
+      if (!kernel || array.empty() || !std::all_of(array.begin(), array.end(), identifier_char)) continue;
+      const std::optional<std::vector<std::string>> values = argument_array(array, i, close);
+      if (!values) continue;
+      std::string listed;
+      for (const std::string& v : *values) listed += (listed.empty() ? "" : ", ") + v;
+      std::string launch = "(" + *kernel + "<<<" + trimmed(argument(1)) + ", " + trimmed(argument(2)) + ", " +
+                           (arguments.size() > 4 ? trimmed(argument(4)) : "0") + ", " +
+                           (arguments.size() > 5 ? trimmed(argument(5)) : "0") + ">>>(" + listed + "), cudaSuccess)";
+      const std::string call = joined(first, close + 1);  // its line breaks after it: the lines below keep their numbers
+      launch += std::string(size_t(std::count(call.begin(), call.end(), '\n')), '\n');
+      edits.push_back({first, close, launch});
+    }
   }
-  return out;
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.first < b.first; });
+  std::string out;
+  size_t next = 0;
+  for (const Edit& e : edits) {
+    out += joined(next, e.first) + e.text;
+    next = e.last + 1;
+  }
+  return out + joined(next, tokens.size());
 }
 
 }  // namespace ksearch::translate

@@ -29,7 +29,10 @@ std::string select_arch_branches(const std::string& text, int arch);
 // Each `cudaLaunchKernelEx(&config, kernel, args...)` (CUDA 12's launch with a cudaLaunchConfig_t) written as the launch
 // it makes, `(kernel<<<config.gridDim, config.blockDim, config.dynamicSmemBytes, config.stream>>>(args...), cudaSuccess)`,
 // which the launch translation reads as any other (the config's fields as a struct local's). Same lines; comments and
-// literals are left alone.
+// literals are left alone. Likewise `cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream)` (and
+// cudaLaunchCooperativeKernel) where `args` is a local `void* args[] = {&a, &b, ...}` set once: `(kernel<<<grid,
+// block, shared_bytes, stream>>>(a, b, ...), cudaSuccess)`, the call's line breaks kept after it; any other argument
+// array is left as written (and reported).
 std::string launches_as_chevrons(const std::string& text);
 
 }  // namespace ksearch::translate

@@ -1,5 +1,5 @@
-// Untranslatable: a launch through the runtime API (line 20), cudaLaunchKernel with an argument array (as
-// code generators that launch type-erased kernels do): the kernel's arguments are addresses in an array.
+// Untranslatable: cudaLaunchKernel with an argument array whose last element is set after its declaration (line 16),
+// an array the launch rewrite does not follow: the launch through the runtime API is reported (line 17).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -12,10 +12,7 @@ __global__ void rowsum_warp(const float* x, float* y, int64_t cols) {
 }
 
 extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
-  void* args[] = {(void*)&x, (void*)&y, (void*)&cols};
-  dim3 grid((unsigned)rows);
-  dim3 block(32);
-  // the same launch as rowsum_warp<<<grid, block, 0, stream>>>(x, y, cols)
-
-  cudaLaunchKernel((const void*)rowsum_warp, grid, block, args, 0, stream);
+  void* args[3] = {(void*)&x, (void*)&y, nullptr};
+  args[2] = &cols;
+  cudaLaunchKernel((const void*)rowsum_warp, dim3((unsigned)rows), dim3(32), args, 0, stream);
 }

@@ -155,7 +155,7 @@ CXCursor strip_casts(CXCursor c) {
   for (c = strip_implicit(c);; ) {
     const CXCursorKind kind = clang_getCursorKind(c);
     if (kind != CXCursor_ParenExpr && kind != CXCursor_CStyleCastExpr && kind != CXCursor_CXXStaticCastExpr &&
-        kind != CXCursor_CXXReinterpretCastExpr && kind != CXCursor_CXXFunctionalCastExpr)
+        kind != CXCursor_CXXReinterpretCastExpr && kind != CXCursor_CXXFunctionalCastExpr && kind != CXCursor_CXXConstCastExpr)
       return c;
     const std::vector<CXCursor> kids = children(c);
     if (kids.empty()) return c;

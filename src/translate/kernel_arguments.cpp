@@ -288,11 +288,29 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     CXType type = clang_getCursorType(kparams[i]);
     const CXType argument_type = clang_getCanonicalType(launcher_type(arg));
     const bool structure = argument_type.kind == CXType_Record && in_main_file(clang_getTypeDeclaration(argument_type));
-    if (is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type))) writes_through(arg);
-    std::string value;
+    // A task input given, casts aside, to a pointer parameter without const (TVM's generated kernels and many
+    // tutorials write `float* data`, given `x` or `const_cast<float*>(x)`; a cast to another element type is left as
+    // written): MLX's inputs are read-only, so it is bound as an input, never an output, and a kernel writing through
+    // it fails to compile instead.
+    const CXCursor uncast = strip_casts(arg);
+    auto element_type = [](CXType pointer) {  // canonical, qualifiers aside
+      std::string t = take(clang_getTypeSpelling(clang_getCanonicalType(pointee_type(pointer))));
+      for (const std::string q : {"const ", "volatile "})
+        for (size_t at; (at = t.find(q)) != std::string::npos;) t.erase(at, q.size());
+      return t;
+    };
+    const std::string input = is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type)) &&
+                                      clang_getCursorKind(uncast) == CXCursor_DeclRefExpr &&
+                                      element_type(type) == element_type(clang_getCursorType(uncast))
+                                  ? buffer_of(uncast)
+                                  : "";
+    const bool given_input = !input.empty() && std::any_of(task_.inputs.begin(), task_.inputs.end(),
+                                                           [&](const tasks::TensorSpec& t) { return t.name == input; });
+    if (is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type)) && !given_input) writes_through(arg);
+    std::string value = given_input ? input : "";
     map_host_calls(arg);
     try {
-      if (!structure) value = rw_.render(begin_offset(arg), end_offset(arg));
+      if (!structure && !given_input) value = rw_.render(begin_offset(arg), end_offset(arg));
     } catch (const Error& e) {
       problem(out_.problems, arg, "kernel argument", e.what());
       continue;
@@ -329,7 +347,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     // `const constant T*` where MLX passes fewer than 8 elements: its binding takes the buffer's own type, as Metal
     // converts no pointer between the two.
     const bool scratch = std::any_of(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.name == value; });
-    if ((tensor || scratch) && is_pointer(type) && clang_isConstQualifiedType(pointee_type(type))) {
+    if ((tensor || scratch) && is_pointer(type) && (clang_isConstQualifiedType(pointee_type(type)) || given_input)) {
       launch.bindings.push_back(fmt::format("auto {} = {};", name, value));
       continue;
     }

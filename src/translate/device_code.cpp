@@ -92,7 +92,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
       };
       write_out_typedefs(fn.cursor);
       HoistedShared h{decl_key(fn.cursor), spelling(var), spelling(fn.cursor) + "_" + spelling(var), element_type,
-                      text(name_end, end_offset(var)), "", ""};
+                      with_local_constants(fn.cursor, var, text(name_end, end_offset(var))), "", ""};
       h.resolved_element = h.element;
       h.resolved_dims = h.dims;
       fn.shared.insert(h.hoisted);

@@ -66,6 +66,33 @@ std::string whole_words(std::string text, const std::string& word, const std::st
   return text;
 }
 
+// A hoisted array's size as the kernel and the function's signature can read it, the function's local constants
+// declared before the array written out (LeetCUDA's `constexpr int NUM_WARPS = (NUM_THREADS + WARP_SIZE - 1) /
+// WARP_SIZE;` before `static __shared__ float shared[NUM_WARPS];`), those they name in turn. A name declared twice
+// in the function is left as written.
+std::string Translator::with_local_constants(CXCursor function, CXCursor array, std::string dims) {
+  std::map<std::string, std::string> constants;
+  std::function<void(CXCursor)> collect = [&](CXCursor c) {
+    for (CXCursor k : children(c)) {
+      if (clang_getCursorKind(k) == CXCursor_VarDecl && !clang_equalCursors(k, array) &&
+          begin_offset(k) < begin_offset(array) && clang_isConstQualifiedType(clang_getCursorType(k))) {
+        const CXCursor init = clang_Cursor_getVarDeclInitializer(k);
+        if (!clang_Cursor_isNull(init))
+          constants[spelling(k)] = constants.count(spelling(k)) ? "" : "(" + text(begin_offset(init), end_offset(init)) + ")";
+      }
+      collect(k);
+    }
+  };
+  collect(function);
+  for (int depth = 0; depth < 8; ++depth) {  // a constant naming another
+    const std::string before = dims;
+    for (const auto& [name, value] : constants)
+      if (!value.empty()) dims = whole_words(dims, name, value);
+    if (dims == before) break;
+  }
+  return dims;
+}
+
 // A static __shared__ variable of a function template whose type or size names the template's parameters
 // (FasterTransformer's `static __shared__ T shared[32];` in `blockReduceSum<T>`): the kernel declares it with the
 // arguments its calls give them (one set: each instantiation would have its own array).
@@ -81,16 +108,29 @@ void Translator::resolve_hoisted_types() {
     for (const auto& site : call_sites_) {
       if (site.callee != h.owner_key) continue;
       const CXCursor specialization = clang_getCursorReferenced(site.call);
-      if (clang_Cursor_isNull(specialization) || clang_Cursor_getNumTemplateArguments(specialization) < int(parameters.size())) continue;
       std::string element = h.element, dims = h.dims;
-      for (size_t i = 0; i < parameters.size(); ++i) {
-        const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(specialization, unsigned(i));
-        std::string value;
-        if (kind == CXTemplateArgumentKind_Type) value = metal_type(clang_Cursor_getTemplateArgumentType(specialization, unsigned(i)));
-        else if (kind == CXTemplateArgumentKind_Integral) value = integral_template_argument(specialization, unsigned(i), parameters[i]);
-        else continue;
+      auto bind = [&](size_t i, const std::string& value) {
         element = whole_words(element, spelling(parameters[i]), value);
         dims = whole_words(dims, spelling(parameters[i]), "(" + value + ")");
+      };
+      if (!clang_Cursor_isNull(specialization) && clang_Cursor_getNumTemplateArguments(specialization) >= int(parameters.size())) {
+        for (size_t i = 0; i < parameters.size(); ++i) {
+          const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(specialization, unsigned(i));
+          if (kind == CXTemplateArgumentKind_Type) bind(i, metal_type(clang_Cursor_getTemplateArgumentType(specialization, unsigned(i))));
+          else if (kind == CXTemplateArgumentKind_Integral) bind(i, integral_template_argument(specialization, unsigned(i), parameters[i]));
+        }
+      } else {
+        // A call in a kernel template (`block_reduce<BLOCK>(v)`) instantiates nothing yet: the arguments as written,
+        // which name the kernel's own template parameters (MLX template arguments), then the values' defaults.
+        const std::vector<CXCursor> kids = children(site.call);
+        const std::vector<WrittenArgument> written = kids.empty() ? std::vector<WrittenArgument>{} : written_template_arguments(unit_, kids[0]);
+        for (size_t i = 0; i < parameters.size(); ++i) {
+          const std::vector<CXCursor> value = children(parameters[i]);
+          if (i < written.size()) bind(i, rw_.render(written[i].begin, written[i].end));
+          else if (clang_getCursorKind(parameters[i]) == CXCursor_NonTypeTemplateParameter && !value.empty() &&
+                   clang_isExpression(clang_getCursorKind(value.back())))
+            bind(i, text(begin_offset(value.back()), end_offset(value.back())));
+        }
       }
       given.insert({element, dims});
     }

@@ -306,7 +306,10 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
                                   : "";
     const bool given_input = !input.empty() && std::any_of(task_.inputs.begin(), task_.inputs.end(),
                                                            [&](const tasks::TensorSpec& t) { return t.name == input; });
-    if (is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type)) && !given_input) writes_through(arg);
+    if (is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type))) {
+      (given_input ? input_parameters_ : other_buffer_parameters_).insert(decl_key(kparams[i]));
+      if (!given_input) writes_through(arg);
+    }
     std::string value = given_input ? input : "";
     map_host_calls(arg);
     try {

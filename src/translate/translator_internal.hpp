@@ -286,6 +286,7 @@ class Translator {
   void name_pointer_deduced_templates(CXCursor call, CXCursor function, const std::vector<CXCursor>& args, Function& fn);
   std::vector<std::string> parameter_templates(const std::vector<CXCursor>& params, Function& fn);
   void resolve_hoisted_types();
+  std::string with_local_constants(CXCursor function, CXCursor array, std::string dims);
   void pass_down_kernel_state();
   // lambdas (lambdas.cpp)
   void visit_lambda(CXCursor lambda, Function& fn);
@@ -302,6 +303,7 @@ class Translator {
   std::string object_space(CXCursor call, CXCursor callee, std::vector<CXCursor>& args);
   std::string with_reference_spaces(const Function& fn, const std::string& text);
   void map_cast(CXCursor cast);
+  bool points_into_input(CXCursor pointer);
   void shared_pointer_field(CXCursor c, Function& fn);
 
   // output (output.cpp)
@@ -343,6 +345,9 @@ class Translator {
   std::set<unsigned> automatic_ends_;  // where declarators written `auto` (or split off) end
   std::vector<std::pair<unsigned, unsigned>> for_inits_;  // the initializers of for statements
   std::set<std::string> helpers_;
+  // decl_keys of kernel pointer parameters without const that every launch gives a task input (`float* data` given
+  // x): read-only in Metal; and of those some launch gives another buffer
+  std::set<std::string> input_parameters_, other_buffer_parameters_;
   std::set<std::string> launched_reach_;  // decl_keys of the __device__ functions the launched kernels call
   std::map<std::string, bool> shared_address_parameters_;  // decl_key of an integer parameter -> whether it is one
   std::set<unsigned> cvta_followed_;  // __cvta_generic_to_shared calls (or a helper's) replaced by their pointer

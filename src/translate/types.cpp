@@ -328,14 +328,16 @@ void Translator::map_cast(CXCursor cast) {
   std::vector<CXCursor> kids = children(cast);
   CXCursor operand = kids.empty() ? cast : kids.back();
   // A read-only target cast from device memory may be a cast from an input's constant memory (an input of fewer than 8
-  // elements): ks_ro_cast keeps whichever space its operand has. The operand's space is known once the whole
-  // function is read, hence the edits' producers.
+  // elements): ks_ro_cast keeps whichever space its operand has. So is a target without const whose operand points
+  // into a task input given to a parameter without const (LeetCUDA's `FLOAT4(x[i])`, `reinterpret_cast<float4*>(&x[i])`
+  // of `float* x`): Metal's input is const. The operand's space, and the launches' arguments, are known once the
+  // whole file is read, hence the edits' producers.
   const CXType pointee = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(cast)));
-  if (!clang_isConstQualifiedType(pointee) || is_pointer(pointee)) {
+  const bool written_const = clang_isConstQualifiedType(pointee);
+  if (is_pointer(pointee) || (!written_const && !points_into_input(operand))) {
     rw_.insert(unsigned(type_b + 1), [this, operand] { return space_of(operand) + " "; });
     return;
   }
-  helpers_.insert("ks_ro_cast");
   std::string element = metal_type(pointee);
   if (element.find("type-parameter") != std::string::npos) {
     // A template parameter (`const T2*`): canonical types name it by position, so the element is the written one.
@@ -343,12 +345,41 @@ void Translator::map_cast(CXCursor cast) {
     while (!element.empty() && (element.back() == '*' || std::isspace(static_cast<unsigned char>(element.back())))) element.pop_back();
   }
   if (element.rfind("const ", 0) == 0) element.erase(0, 6);
+  helpers_.insert("ks_ro_cast");
   const unsigned head_b = c_style ? unsigned(type_b) : b, head_e = unsigned(type_e + 1);
-  rw_.replace(head_b, head_e, [this, operand, head_b, head_e, type_b, c_style, element] {
-    if (space_of(operand) == "device") return "ks_ro_cast<" + element + ">" + (c_style ? "(" : "");
+  // (points_into_input asked again when written: a later launch may give the parameter another buffer)
+  auto read_only = [this, operand, written_const] { return written_const || points_into_input(operand); };
+  rw_.replace(head_b, head_e, [this, operand, head_b, head_e, type_b, c_style, element, read_only] {
+    if (read_only() && space_of(operand) == "device") return "ks_ro_cast<" + element + ">" + (c_style ? "(" : "");
     return rw_.render(head_b, unsigned(type_b + 1)) + space_of(operand) + " " + rw_.render(unsigned(type_b + 1), head_e);
   });
-  if (c_style) rw_.insert(e, [this, operand] { return space_of(operand) == "device" ? ")" : ""; });
+  if (c_style) rw_.insert(e, [this, operand, read_only] { return read_only() && space_of(operand) == "device" ? ")" : ""; });
+}
+
+// Whether a pointer expression points into a task input given to a kernel parameter without const, by every launch:
+// `&(x[idx])`, `x + off`, a local `auto row = x + r * n;` of such a parameter x.
+bool Translator::points_into_input(CXCursor pointer) {
+  CXCursor c = pointer;
+  for (int depth = 0; depth < 16; ++depth) {
+    c = strip_casts(c);
+    const CXCursorKind kind = clang_getCursorKind(c);
+    const std::vector<CXCursor> kids = children(c);
+    if ((kind == CXCursor_UnaryOperator || kind == CXCursor_ArraySubscriptExpr) && !kids.empty()) {
+      c = kids[0];
+    } else if (kind == CXCursor_BinaryOperator && kids.size() == 2) {
+      c = is_pointer(clang_getCursorType(strip_casts(kids[0]))) ? kids[0] : kids[1];
+    } else if (kind == CXCursor_DeclRefExpr) {
+      const CXCursor decl = clang_getCursorReferenced(c);
+      if (clang_getCursorKind(decl) == CXCursor_ParmDecl)
+        return input_parameters_.count(decl_key(decl)) && !other_buffer_parameters_.count(decl_key(decl));
+      const CXCursor init = clang_getCursorKind(decl) == CXCursor_VarDecl ? clang_Cursor_getVarDeclInitializer(decl) : clang_getNullCursor();
+      if (clang_Cursor_isNull(init)) return false;
+      c = init;
+    } else {
+      return false;
+    }
+  }
+  return false;
 }
 
 // Uses of the file's pointer typedefs (`typedef float* fptr;`, `using cptr = const float*;`) are written as the

@@ -227,6 +227,8 @@ Translation Translator::run() {
   }
   resolve_hoisted_types();
   resolve_lambdas();
+  if (std::any_of(read_only_casts_.begin(), read_only_casts_.end(), [](const auto& read_only) { return read_only(); }))
+    helpers_.insert("ks_ro_cast");
   // A kernel's report covers the __device__ functions it calls, directly or not.
   for (auto& [key, fn] : functions_) {
     if (!fn.kernel) continue;

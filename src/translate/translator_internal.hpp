@@ -303,7 +303,7 @@ class Translator {
   std::string object_space(CXCursor call, CXCursor callee, std::vector<CXCursor>& args);
   std::string with_reference_spaces(const Function& fn, const std::string& text);
   void map_cast(CXCursor cast);
-  bool points_into_input(CXCursor pointer);
+  bool points_into_input(CXCursor pointer, int depth = 0);
   void shared_pointer_field(CXCursor c, Function& fn);
 
   // output (output.cpp)
@@ -348,6 +348,7 @@ class Translator {
   // decl_keys of kernel pointer parameters without const that every launch gives a task input (`float* data` given
   // x): read-only in Metal; and of those some launch gives another buffer
   std::set<std::string> input_parameters_, other_buffer_parameters_;
+  std::vector<std::function<bool()>> read_only_casts_;  // whether each cast to a T* without const reads an input
   std::set<std::string> launched_reach_;  // decl_keys of the __device__ functions the launched kernels call
   std::map<std::string, bool> shared_address_parameters_;  // decl_key of an integer parameter -> whether it is one
   std::set<unsigned> cvta_followed_;  // __cvta_generic_to_shared calls (or a helper's) replaced by their pointer

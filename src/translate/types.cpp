@@ -334,7 +334,7 @@ void Translator::map_cast(CXCursor cast) {
   // whole file is read, hence the edits' producers.
   const CXType pointee = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(cast)));
   const bool written_const = clang_isConstQualifiedType(pointee);
-  if (is_pointer(pointee) || (!written_const && !points_into_input(operand))) {
+  if (is_pointer(pointee)) {
     rw_.insert(unsigned(type_b + 1), [this, operand] { return space_of(operand) + " "; });
     return;
   }
@@ -345,10 +345,11 @@ void Translator::map_cast(CXCursor cast) {
     while (!element.empty() && (element.back() == '*' || std::isspace(static_cast<unsigned char>(element.back())))) element.pop_back();
   }
   if (element.rfind("const ", 0) == 0) element.erase(0, 6);
-  helpers_.insert("ks_ro_cast");
   const unsigned head_b = c_style ? unsigned(type_b) : b, head_e = unsigned(type_e + 1);
-  // (points_into_input asked again when written: a later launch may give the parameter another buffer)
+  // Asked once the whole file is read (a helper's parameter is read-only where all its calls give it an input).
   auto read_only = [this, operand, written_const] { return written_const || points_into_input(operand); };
+  if (written_const) helpers_.insert("ks_ro_cast");
+  else read_only_casts_.push_back(read_only);
   rw_.replace(head_b, head_e, [this, operand, head_b, head_e, type_b, c_style, element, read_only] {
     if (read_only() && space_of(operand) == "device") return "ks_ro_cast<" + element + ">" + (c_style ? "(" : "");
     return rw_.render(head_b, unsigned(type_b + 1)) + space_of(operand) + " " + rw_.render(unsigned(type_b + 1), head_e);
@@ -357,10 +358,11 @@ void Translator::map_cast(CXCursor cast) {
 }
 
 // Whether a pointer expression points into a task input given to a kernel parameter without const, by every launch:
-// `&(x[idx])`, `x + off`, a local `auto row = x + r * n;` of such a parameter x.
-bool Translator::points_into_input(CXCursor pointer) {
+// `&(x[idx])`, `x + off`, a local `auto row = x + r * n;` of such a parameter x, or a __device__ function's parameter
+// that each of its calls gives such a pointer (`load4(x + i)`).
+bool Translator::points_into_input(CXCursor pointer, int depth) {
   CXCursor c = pointer;
-  for (int depth = 0; depth < 16; ++depth) {
+  for (; depth < 16; ++depth) {
     c = strip_casts(c);
     const CXCursorKind kind = clang_getCursorKind(c);
     const std::vector<CXCursor> kids = children(c);
@@ -370,8 +372,22 @@ bool Translator::points_into_input(CXCursor pointer) {
       c = is_pointer(clang_getCursorType(strip_casts(kids[0]))) ? kids[0] : kids[1];
     } else if (kind == CXCursor_DeclRefExpr) {
       const CXCursor decl = clang_getCursorReferenced(c);
-      if (clang_getCursorKind(decl) == CXCursor_ParmDecl)
-        return input_parameters_.count(decl_key(decl)) && !other_buffer_parameters_.count(decl_key(decl));
+      if (clang_getCursorKind(decl) == CXCursor_ParmDecl) {
+        if (input_parameters_.count(decl_key(decl))) return !other_buffer_parameters_.count(decl_key(decl));
+        const CXCursor function = defining_cursor(clang_getCursorSemanticParent(decl));
+        const std::vector<CXCursor> parameters = parameters_of(function);
+        const auto at = std::find_if(parameters.begin(), parameters.end(), [&](CXCursor p) { return decl_key(p) == decl_key(decl); });
+        bool called = false;
+        for (const CallSite& site : call_sites_) {
+          if (site.callee != decl_key(function)) continue;
+          const int argument = int(at - parameters.begin());
+          if (at == parameters.end() || argument >= clang_Cursor_getNumArguments(site.call) ||
+              !points_into_input(clang_Cursor_getArgument(site.call, unsigned(argument)), depth + 1))
+            return false;
+          called = true;
+        }
+        return called;
+      }
       const CXCursor init = clang_getCursorKind(decl) == CXCursor_VarDecl ? clang_Cursor_getVarDeclInitializer(decl) : clang_getNullCursor();
       if (clang_Cursor_isNull(init)) return false;
       c = init;

@@ -306,9 +306,13 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
                                   : "";
     const bool given_input = !input.empty() && std::any_of(task_.inputs.begin(), task_.inputs.end(),
                                                            [&](const tasks::TensorSpec& t) { return t.name == input; });
+    // A buffer given to a pointer parameter without const that the kernel only reads (TVM's kernels and tutorials'
+    // second passes take an earlier kernel's scratch as `float* partial`) is no output of it either.
+    const bool read_only = is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type)) &&
+                           (given_input || (!structure && !may_write_through(kernel_decl, kparams[i])));
     if (is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type))) {
-      (given_input ? input_parameters_ : other_buffer_parameters_).insert(decl_key(kparams[i]));
-      if (!given_input) writes_through(arg);
+      (read_only ? read_only_parameters_ : other_buffer_parameters_).insert(decl_key(kparams[i]));
+      if (!read_only) writes_through(arg);
     }
     std::string value = given_input ? input : "";
     map_host_calls(arg);
@@ -350,7 +354,7 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     // `const constant T*` where MLX passes fewer than 8 elements: its binding takes the buffer's own type, as Metal
     // converts no pointer between the two.
     const bool scratch = std::any_of(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.name == value; });
-    if ((tensor || scratch) && is_pointer(type) && (clang_isConstQualifiedType(pointee_type(type)) || given_input)) {
+    if ((tensor || scratch) && is_pointer(type) && (clang_isConstQualifiedType(pointee_type(type)) || read_only)) {
       launch.bindings.push_back(fmt::format("auto {} = {};", name, value));
       continue;
     }

@@ -15,6 +15,7 @@
 //   groups.cpp            cooperative groups handle types, libcu++'s pipelines and barriers
 //   cub.cpp               CUB's block and warp collectives
 //   types.cpp             Metal types and address spaces
+//   writes.cpp            whether a function may write through a pointer parameter
 //   lambdas.cpp           device lambdas as function-object structs
 //   output.cpp            the candidate: directives, header, kernel body
 // Nothing outside src/translate/translator*.cpp and these files includes it (translate.hpp is the interface).
@@ -304,6 +305,8 @@ class Translator {
   std::string with_reference_spaces(const Function& fn, const std::string& text);
   void map_cast(CXCursor cast);
   bool points_into_input(CXCursor pointer, int depth = 0);
+  // writes.cpp
+  bool may_write_through(CXCursor function, CXCursor parameter, int depth = 0);
   void shared_pointer_field(CXCursor c, Function& fn);
 
   // output (output.cpp)
@@ -346,8 +349,8 @@ class Translator {
   std::vector<std::pair<unsigned, unsigned>> for_inits_;  // the initializers of for statements
   std::set<std::string> helpers_;
   // decl_keys of kernel pointer parameters without const that every launch gives a task input (`float* data` given
-  // x): read-only in Metal; and of those some launch gives another buffer
-  std::set<std::string> input_parameters_, other_buffer_parameters_;
+  // x), or a buffer the kernel does not write: read-only in Metal; and of those some launch gives another buffer
+  std::set<std::string> read_only_parameters_, other_buffer_parameters_;
   std::vector<std::function<bool()>> read_only_casts_;  // whether each cast to a T* without const reads an input
   std::set<std::string> launched_reach_;  // decl_keys of the __device__ functions the launched kernels call
   std::map<std::string, bool> shared_address_parameters_;  // decl_key of an integer parameter -> whether it is one

@@ -357,9 +357,10 @@ void Translator::map_cast(CXCursor cast) {
   if (c_style) rw_.insert(e, [this, operand, read_only] { return read_only() && space_of(operand) == "device" ? ")" : ""; });
 }
 
-// Whether a pointer expression points into a task input given to a kernel parameter without const, by every launch:
-// `&(x[idx])`, `x + off`, a local `auto row = x + r * n;` of such a parameter x, or a __device__ function's parameter
-// that each of its calls gives such a pointer (`load4(x + i)`).
+// Whether a pointer expression points into a buffer read-only in Metal through a kernel parameter without const (a
+// task input, or a buffer the kernel does not write, given by every launch): `&(x[idx])`, `x + off`, a local
+// `auto row = x + r * n;` of such a parameter x, or a __device__ function's parameter that each of its calls gives
+// such a pointer (`load4(x + i)`).
 bool Translator::points_into_input(CXCursor pointer, int depth) {
   CXCursor c = pointer;
   for (; depth < 16; ++depth) {
@@ -373,7 +374,7 @@ bool Translator::points_into_input(CXCursor pointer, int depth) {
     } else if (kind == CXCursor_DeclRefExpr) {
       const CXCursor decl = clang_getCursorReferenced(c);
       if (clang_getCursorKind(decl) == CXCursor_ParmDecl) {
-        if (input_parameters_.count(decl_key(decl))) return !other_buffer_parameters_.count(decl_key(decl));
+        if (read_only_parameters_.count(decl_key(decl))) return !other_buffer_parameters_.count(decl_key(decl));
         const CXCursor function = defining_cursor(clang_getCursorSemanticParent(decl));
         const std::vector<CXCursor> parameters = parameters_of(function);
         const auto at = std::find_if(parameters.begin(), parameters.end(), [&](CXCursor p) { return decl_key(p) == decl_key(decl); });

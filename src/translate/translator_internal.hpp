@@ -304,7 +304,7 @@ class Translator {
   std::string object_space(CXCursor call, CXCursor callee, std::vector<CXCursor>& args);
   std::string with_reference_spaces(const Function& fn, const std::string& text);
   void map_cast(CXCursor cast);
-  bool points_into_input(CXCursor pointer, int depth = 0);
+  bool points_into_read_only(CXCursor pointer, int depth = 0);
   // writes.cpp
   bool may_write_through(CXCursor function, CXCursor parameter, int depth = 0);
   void shared_pointer_field(CXCursor c, Function& fn);

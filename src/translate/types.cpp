@@ -329,9 +329,9 @@ void Translator::map_cast(CXCursor cast) {
   CXCursor operand = kids.empty() ? cast : kids.back();
   // A read-only target cast from device memory may be a cast from an input's constant memory (an input of fewer than 8
   // elements): ks_ro_cast keeps whichever space its operand has. So is a target without const whose operand points
-  // into a task input given to a parameter without const (LeetCUDA's `FLOAT4(x[i])`, `reinterpret_cast<float4*>(&x[i])`
-  // of `float* x`): Metal's input is const. The operand's space, and the launches' arguments, are known once the
-  // whole file is read, hence the edits' producers.
+  // into a buffer read-only through a parameter without const (LeetCUDA's `FLOAT4(x[i])`,
+  // `reinterpret_cast<float4*>(&x[i])` of `float* x` given an input): Metal's binding is const. The operand's space,
+  // and the launches' arguments, are known once the whole file is read, hence the edits' producers.
   const CXType pointee = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(cast)));
   const bool written_const = clang_isConstQualifiedType(pointee);
   if (is_pointer(pointee)) {
@@ -347,7 +347,7 @@ void Translator::map_cast(CXCursor cast) {
   if (element.rfind("const ", 0) == 0) element.erase(0, 6);
   const unsigned head_b = c_style ? unsigned(type_b) : b, head_e = unsigned(type_e + 1);
   // Asked once the whole file is read (a helper's parameter is read-only where all its calls give it an input).
-  auto read_only = [this, operand, written_const] { return written_const || points_into_input(operand); };
+  auto read_only = [this, operand, written_const] { return written_const || points_into_read_only(operand); };
   if (written_const) helpers_.insert("ks_ro_cast");
   else read_only_casts_.push_back(read_only);
   rw_.replace(head_b, head_e, [this, operand, head_b, head_e, type_b, c_style, element, read_only] {
@@ -361,7 +361,7 @@ void Translator::map_cast(CXCursor cast) {
 // task input, or a buffer the kernel does not write, given by every launch): `&(x[idx])`, `x + off`, a local
 // `auto row = x + r * n;` of such a parameter x, or a __device__ function's parameter that each of its calls gives
 // such a pointer (`load4(x + i)`).
-bool Translator::points_into_input(CXCursor pointer, int depth) {
+bool Translator::points_into_read_only(CXCursor pointer, int depth) {
   CXCursor c = pointer;
   for (; depth < 16; ++depth) {
     c = strip_casts(c);
@@ -383,7 +383,7 @@ bool Translator::points_into_input(CXCursor pointer, int depth) {
           if (site.callee != decl_key(function)) continue;
           const int argument = int(at - parameters.begin());
           if (at == parameters.end() || argument >= clang_Cursor_getNumArguments(site.call) ||
-              !points_into_input(clang_Cursor_getArgument(site.call, unsigned(argument)), depth + 1))
+              !points_into_read_only(clang_Cursor_getArgument(site.call, unsigned(argument)), depth + 1))
             return false;
           called = true;
         }

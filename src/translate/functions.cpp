@@ -122,14 +122,33 @@ void Translator::resolve_hoisted_types() {
       } else {
         // A call in a kernel template (`block_reduce<BLOCK>(v)`) instantiates nothing yet: the arguments as written,
         // which name the kernel's own template parameters (MLX template arguments), then the values' defaults.
+        // A type parameter left unwritten is deduced from an argument given to a function parameter of that type
+        // (`blockReduceSum(acc)` of `T val`, acc a `scalar_t`).
         const std::vector<CXCursor> kids = children(site.call);
         const std::vector<WrittenArgument> written = kids.empty() ? std::vector<WrittenArgument>{} : written_template_arguments(unit_, kids[0]);
+        const std::vector<CXCursor> function_parameters = parameters_of(owner->second.cursor);
+        auto deduced = [&](const std::string& type_parameter) -> std::string {
+          for (size_t a = 0; a < function_parameters.size() && int(a) < clang_Cursor_getNumArguments(site.call); ++a) {
+            std::string declared = take(clang_getTypeSpelling(clang_getCursorType(function_parameters[a])));
+            if (declared.rfind("const ", 0) == 0) declared.erase(0, 6);
+            if (declared != type_parameter && declared != type_parameter + " &") continue;
+            // a type of the kernel template as it names it, a known one as Metal does (`__half` is `half`)
+            const CXType type = clang_getCursorType(clang_Cursor_getArgument(site.call, unsigned(a)));
+            std::string given = clang_getCanonicalType(type).kind == CXType_Unexposed ? take(clang_getTypeSpelling(type))
+                                                                                       : unqualified_type(type);
+            if (given.rfind("const ", 0) == 0) given.erase(0, 6);
+            if (!given.empty() && given.find_first_of("<>&*() ") == std::string::npos) return given;
+          }
+          return "";
+        };
         for (size_t i = 0; i < parameters.size(); ++i) {
           const std::vector<CXCursor> value = children(parameters[i]);
           if (i < written.size()) bind(i, rw_.render(written[i].begin, written[i].end));
           else if (clang_getCursorKind(parameters[i]) == CXCursor_NonTypeTemplateParameter && !value.empty() &&
                    clang_isExpression(clang_getCursorKind(value.back())))
             bind(i, text(begin_offset(value.back()), end_offset(value.back())));
+          else if (clang_getCursorKind(parameters[i]) == CXCursor_TemplateTypeParameter)
+            if (const std::string type = deduced(spelling(parameters[i])); !type.empty()) bind(i, type);
         }
       }
       given.insert({element, dims});

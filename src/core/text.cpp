@@ -6,6 +6,12 @@
 
 namespace ksearch {
 
+std::string trimmed(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  return std::string(text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1));
+}
+
 std::string substitute(std::string_view text, const std::map<std::string, std::string, std::less<>>& values) {
   std::string out;
   out.reserve(text.size());

@@ -10,6 +10,9 @@ namespace ksearch {  // core is the root namespace: the vocabulary every module 
 // value is never searched for placeholders itself); other braces are kept as they are.
 std::string substitute(std::string_view text, const std::map<std::string, std::string, std::less<>>& values);
 
+// `text` without the spaces, tabs and line breaks at its ends.
+std::string trimmed(std::string_view text);
+
 // Whether `name` is a C identifier: ASCII letters, digits and '_', not starting with a digit.
 bool is_identifier(std::string_view name);
 

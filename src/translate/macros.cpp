@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace ksearch::translate {
 
@@ -450,11 +451,6 @@ std::string select_arch_branches(const std::string& text, int arch) {
 
 namespace {
 
-std::string trimmed(const std::string& s) {
-  const size_t first = s.find_first_not_of(" \t\r\n");
-  return first == std::string::npos ? "" : s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
-}
-
 // The ')' that closes the '(' at `open` in s, npos if none.
 size_t closing_paren(const std::string& s, size_t open) {
   int depth = 0;
@@ -490,7 +486,10 @@ std::optional<std::string> cast_away(std::string e, bool address) {
         named_cast = true;
       }
     if (named_cast) continue;
-    if (e[0] == '&') return trimmed(e.substr(1)).empty() ? std::nullopt : std::optional<std::string>(trimmed(e.substr(1)));
+    if (e[0] == '&') {
+      const std::string addressed = trimmed(e.substr(1));
+      return addressed.empty() ? std::nullopt : std::optional<std::string>(addressed);
+    }
     return address ? std::nullopt : std::optional<std::string>(e);
   }
 }

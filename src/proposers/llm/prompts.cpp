@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "core/paths.hpp"
+#include "core/text.hpp"
 #include "llm/extract.hpp"
 #include "proposers/world_model.hpp"
 
@@ -24,13 +25,6 @@ namespace ksearch::proposers::llm {
 
 namespace {
 
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
-
 // The position of the {{/name}} closing the section opened just before `from` (sections of the
 // same name may nest).
 size_t find_close(std::string_view text, const std::string& name, size_t from) {
@@ -39,13 +33,13 @@ size_t find_close(std::string_view text, const std::string& name, size_t from) {
   while ((pos = text.find("{{", pos)) != std::string_view::npos) {
     const size_t end = text.find("}}", pos);
     if (end == std::string_view::npos) break;
-    const std::string tag = trim(text.substr(pos + 2, end - pos - 2));
+    const std::string tag = trimmed(text.substr(pos + 2, end - pos - 2));
     if (tag.empty()) {
       pos = end + 2;
       continue;
     }
-    if ((tag[0] == '#' || tag[0] == '^') && trim(tag.substr(1)) == name) ++depth;
-    if (tag[0] == '/' && trim(tag.substr(1)) == name && --depth == 0) return pos;
+    if ((tag[0] == '#' || tag[0] == '^') && trimmed(tag.substr(1)) == name) ++depth;
+    if (tag[0] == '/' && trimmed(tag.substr(1)) == name && --depth == 0) return pos;
     pos = end + 2;
   }
   throw Error("prompt template: section '" + name + "' is not closed with {{/" + name + "}}");
@@ -63,11 +57,11 @@ std::string render_template(std::string_view text, const Vars& vars,
     out.append(text.substr(pos, open - pos));
     const size_t close = text.find("}}", open);
     if (close == std::string_view::npos) throw Error("prompt template: '{{' without '}}'");
-    const std::string tag = trim(text.substr(open + 2, close - open - 2));
+    const std::string tag = trimmed(text.substr(open + 2, close - open - 2));
     pos = close + 2;
     if (tag.empty()) throw Error("prompt template: empty {{}}");
     const char kind = tag[0];
-    const std::string name = kind == '#' || kind == '^' || kind == '/' || kind == '>' || kind == '!' ? trim(tag.substr(1)) : tag;
+    const std::string name = kind == '#' || kind == '^' || kind == '/' || kind == '>' || kind == '!' ? trimmed(tag.substr(1)) : tag;
     if (kind == '!') continue;
     if (kind == '/') throw Error("prompt template: {{/" + name + "}} without an opening section");
     if (kind == '>') {
@@ -110,7 +104,7 @@ PromptLibrary::PromptLibrary(std::filesystem::path dir) : dir_(std::move(dir)) {
 std::string PromptLibrary::render(const std::string& name, const Vars& vars) const {
   const auto load = [this](const std::string& n) { return read_file(dir_ / (n + ".md")); };
   try {
-    return trim(render_template(load(name), vars, load)) + "\n";
+    return trimmed(render_template(load(name), vars, load)) + "\n";
   } catch (const Error& e) {
     throw Error(fmt::format("{}/{}.md: {}", dir_.string(), name, e.what()));
   }
@@ -122,9 +116,9 @@ Vars task_vars(const proposers::TaskBrief& t, const BackendInfo& b) {
     spec += "\n\nVisible workloads (correctness is checked on each, speed is their geometric mean):";
     for (const auto& w : t.workloads) spec += "\n- " + w;
   }
-  return {{"task_name", t.task},         {"backend", t.backend},           {"task_spec", trim(spec)},
-          {"entry", trim(t.entry)},      {"hardware_profile", trim(t.hardware)}, {"rules", trim(b.rules)},
-          {"language", b.language},      {"seed_code", trim(t.seed_source)}, {"template_example", trim(b.template_example)}};
+  return {{"task_name", t.task},         {"backend", t.backend},           {"task_spec", trimmed(spec)},
+          {"entry", trimmed(t.entry)},      {"hardware_profile", trimmed(t.hardware)}, {"rules", trimmed(b.rules)},
+          {"language", b.language},      {"seed_code", trimmed(t.seed_source)}, {"template_example", trimmed(b.template_example)}};
 }
 
 std::string PromptLibrary::system(const proposers::TaskBrief& t, const BackendInfo& b) const { return render("system", task_vars(t, b)); }
@@ -202,9 +196,9 @@ std::string format_feedback(const std::vector<proposers::Feedback>& feedback) {
     if (f.status == "wrong_answer" && !f.failing_workload.empty())
       s += fmt::format("  first failing workload: {} (max abs error {:.3g}, max rel error {:.3g})\n", f.failing_workload,
                        f.max_abs_err, f.max_rel_err);
-    if (!f.log_excerpt.empty() && f.status != "passed") s += "  log:\n  ```\n" + trim(f.log_excerpt) + "\n  ```\n";
+    if (!f.log_excerpt.empty() && f.status != "passed") s += "  log:\n  ```\n" + trimmed(f.log_excerpt) + "\n  ```\n";
   }
-  return trim(s);
+  return trimmed(s);
 }
 
 Prompt PromptLibrary::initialize(const proposers::InitializeRequest& r, const BackendInfo& b) const {
@@ -215,18 +209,18 @@ Prompt PromptLibrary::propose(const proposers::ProposeRequest& r, const BackendI
   Vars v = task_vars(r.task, b);
   v["world_model"] = world_json(r.world_model);
   v["reason"] = r.reason;
-  v["previous_errors"] = trim(r.previous_errors);
+  v["previous_errors"] = trimmed(r.previous_errors);
   v["max_new_nodes"] = std::to_string(r.max_new_nodes);
   return {system(r.task, b), render("propose", v)};
 }
 
 Prompt PromptLibrary::write_code(const proposers::CodeRequest& r, const BackendInfo& b) const {
   Vars v = task_vars(r.task, b);
-  v["world_model"] = trim(r.world_view);
+  v["world_model"] = trimmed(r.world_view);
   v["node_id"] = r.node_id;
   v["action"] = action_text(r.action);
   v["parent_label"] = r.parent_candidate ? fmt::format("candidate c{}", r.parent_candidate) : "the seed";
-  v["parent_code"] = trim(r.parent_source);
+  v["parent_code"] = trimmed(r.parent_source);
   v["feedback"] = format_feedback(r.feedback);
   // What went wrong, so that the prompt's advice fits it: a kernel rejected for an impossible time
   // is not told to "fix correctness".
@@ -245,7 +239,7 @@ Prompt PromptLibrary::refine(const proposers::RefineRequest& r, const BackendInf
   Vars v = task_vars(r.task, b);
   v["world_model"] = world_json(r.world_model);
   v["cycle"] = cycle_text(r.cycle, r.world_model);
-  v["previous_errors"] = trim(r.previous_errors);
+  v["previous_errors"] = trimmed(r.previous_errors);
   v["max_new_nodes"] = std::to_string(r.max_new_nodes);
   return {system(r.task, b), render("refine", v)};
 }
@@ -260,7 +254,7 @@ Prompt PromptLibrary::for_request(const std::string& role, const json& request, 
   throw Error("unknown role " + role);
 }
 
-std::string PromptLibrary::reask(const std::string& errors) const { return render("reask", {{"errors", trim(errors)}}); }
+std::string PromptLibrary::reask(const std::string& errors) const { return render("reask", {{"errors", trimmed(errors)}}); }
 
 // ---- answers ----
 
@@ -355,7 +349,7 @@ Parsed<proposers::RefineReply> parse_refine(std::string_view text, const json& w
 Parsed<proposers::CodeCandidate> parse_code(std::string_view text, const std::string& language, const RuleSet& rules) {
   Parsed<proposers::CodeCandidate> p;
   const auto block = ksearch::llm::extract_code(text, {language});
-  if (!block || trim(block->code).empty()) {
+  if (!block || trimmed(block->code).empty()) {
     p.errors = bullet(fmt::format("no code found: put the complete source file in one ```{} fence", language));
     return p;
   }
@@ -368,14 +362,14 @@ Parsed<proposers::CodeCandidate> parse_code(std::string_view text, const std::st
   static const std::regex note(R"((^|\n)[ \t*_]*NOTE[*_]*:[ \t]*([^\n]+))", std::regex::icase);
   std::smatch m;
   const std::string s(text.substr(0, text.find("```")));
-  if (std::regex_search(s, m, note)) p.reply.note = trim(m[2].str());
+  if (std::regex_search(s, m, note)) p.reply.note = trimmed(m[2].str());
   p.errors = violations_text(rules.check(p.reply.source));
   return p;
 }
 
 Parsed<proposers::CodeReply> parse_code_reply(std::string_view text, const std::string& language, const RuleSet& rules) {
   Parsed<proposers::CodeReply> p;
-  const std::string t = trim(text);
+  const std::string t = trimmed(text);
   // A CodeReply object ({"candidates": [...], "exhausted": ...}) gives several candidates at once.
   if (json j = t.starts_with("{") ? json::parse(t, nullptr, false) : json(); j.is_object() && j.contains("candidates")) {
     try {
@@ -418,7 +412,7 @@ Parsed<json> parse_answer(const std::string& role, std::string_view text, const 
     case proposers::Role::write_code: {
       static const RuleSet none;
       const RuleSet& rules = b.checks ? *b.checks : none;
-      const std::string t = trim(text);
+      const std::string t = trimmed(text);
       if (!t.empty() && !t.starts_with("{") && !ksearch::llm::extract_code(text, {b.language})) {
         // A plain source file (`ksearch agent submit DIR kernel.cpp`).
         Parsed<proposers::CodeReply> plain;

@@ -36,6 +36,11 @@ bool is_record(CXCursorKind kind) {
          kind == CXCursor_ClassTemplatePartialSpecialization;
 }
 
+bool is_cast(CXCursorKind kind) {
+  return kind == CXCursor_CStyleCastExpr || kind == CXCursor_CXXStaticCastExpr || kind == CXCursor_CXXReinterpretCastExpr ||
+         kind == CXCursor_CXXConstCastExpr || kind == CXCursor_CXXFunctionalCastExpr;
+}
+
 std::vector<CXCursor> parameters_of(CXCursor function) {
   std::vector<CXCursor> out;
   for (CXCursor k : children(function))
@@ -154,9 +159,7 @@ std::vector<WrittenArgument> written_template_arguments(CXTranslationUnit unit, 
 CXCursor strip_casts(CXCursor c) {
   for (c = strip_implicit(c);; ) {
     const CXCursorKind kind = clang_getCursorKind(c);
-    if (kind != CXCursor_ParenExpr && kind != CXCursor_CStyleCastExpr && kind != CXCursor_CXXStaticCastExpr &&
-        kind != CXCursor_CXXReinterpretCastExpr && kind != CXCursor_CXXFunctionalCastExpr && kind != CXCursor_CXXConstCastExpr)
-      return c;
+    if (kind != CXCursor_ParenExpr && !is_cast(kind)) return c;
     const std::vector<CXCursor> kids = children(c);
     if (kids.empty()) return c;
     c = strip_implicit(kids.back());  // a cast's written type (a TypeRef) comes first

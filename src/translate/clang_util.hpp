@@ -13,6 +13,8 @@ std::vector<CXCursor> children(CXCursor c);
 bool has_child(CXCursor c, CXCursorKind kind);
 // A struct or class declaration, also a template of one or its partial specialization.
 bool is_record(CXCursorKind kind);
+// An explicit cast: C-style, functional, or static_, reinterpret_, const_cast.
+bool is_cast(CXCursorKind kind);
 std::vector<CXCursor> parameters_of(CXCursor function);  // its ParmDecl children, in order
 
 struct Position {

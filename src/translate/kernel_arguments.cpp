@@ -292,15 +292,15 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
     // tutorials write `float* data`, given `x` or `const_cast<float*>(x)`; a cast to another element type is left as
     // written): MLX's inputs are read-only, so it is bound as an input, never an output, and a kernel writing through
     // it fails to compile instead.
+    const bool writable_pointer = is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type));
     const CXCursor uncast = strip_casts(arg);
-    auto element_type = [](CXType pointer) {  // canonical, qualifiers aside
+    auto element_type = [](CXType pointer) {  // canonical, as CUDA names it, qualifiers aside
       std::string t = take(clang_getTypeSpelling(clang_getCanonicalType(pointee_type(pointer))));
       for (const std::string q : {"const ", "volatile "})
         for (size_t at; (at = t.find(q)) != std::string::npos;) t.erase(at, q.size());
       return t;
     };
-    const std::string input = is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type)) &&
-                                      clang_getCursorKind(uncast) == CXCursor_DeclRefExpr &&
+    const std::string input = writable_pointer && clang_getCursorKind(uncast) == CXCursor_DeclRefExpr &&
                                       element_type(type) == element_type(clang_getCursorType(uncast))
                                   ? buffer_of(uncast)
                                   : "";
@@ -308,9 +308,8 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
                                                            [&](const tasks::TensorSpec& t) { return t.name == input; });
     // A buffer given to a pointer parameter without const that the kernel only reads (TVM's kernels and tutorials'
     // second passes take an earlier kernel's scratch as `float* partial`) is no output of it either.
-    const bool read_only = is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type)) &&
-                           (given_input || (!structure && !may_write_through(kernel_decl, kparams[i])));
-    if (is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type))) {
+    const bool read_only = writable_pointer && (given_input || (!structure && !may_write_through(kernel_decl, kparams[i])));
+    if (writable_pointer) {
       (read_only ? read_only_parameters_ : other_buffer_parameters_).insert(decl_key(kparams[i]));
       if (!read_only) writes_through(arg);
     }

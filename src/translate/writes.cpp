@@ -8,11 +8,6 @@ namespace ksearch::translate::detail {
 
 namespace {
 
-bool cast_kind(CXCursorKind k) {
-  return k == CXCursor_CStyleCastExpr || k == CXCursor_CXXStaticCastExpr || k == CXCursor_CXXReinterpretCastExpr ||
-         k == CXCursor_CXXConstCastExpr || k == CXCursor_CXXFunctionalCastExpr;
-}
-
 bool const_pointee(CXType t) {
   const CXType c = clang_getCanonicalType(t);
   return (c.kind == CXType_Pointer || c.kind == CXType_LValueReference) && clang_isConstQualifiedType(clang_getPointeeType(c));
@@ -42,7 +37,7 @@ bool Translator::may_write_through(CXCursor function, CXCursor parameter, int de
       if (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr || k == CXCursor_MemberRefExpr) {
         // implicit conversions, parentheses, a field of an element (`v[i].x`)
         if (k == CXCursor_MemberRefExpr && !element) return true;  // `p->x` written or read: not followed
-      } else if (cast_kind(k)) {
+      } else if (is_cast(k)) {
         if (!element && const_pointee(clang_getCursorType(p))) return false;
       } else if (k == CXCursor_ArraySubscriptExpr) {
         if (!first) return false;  // an index

@@ -598,10 +598,9 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
             wake_threads = idle_other_threads_ms && asleep_before_trials && *idle_other_threads_ms > *asleep_before_trials;
           const int set = (rep + options_.warmup) % options_.rotating_sets;
           // The host path's cost now, for this call's CPU time to be held against (trusted_times).
-          nlohmann::json null_command_of_set = staged_command(layout, set, "timed_call");
-          null_command_of_set["null"] = true;
+          const nlohmann::json timed_command = staged_command(layout, set, "timed_call");
           const std::optional<double> null_cpu_ms =
-              phase("null_calls", [&] { return measure_null_beside(*process, null_command_of_set, options_.call_timeout); });
+              phase("null_calls", [&] { return measure_null_beside(*process, timed_command, options_.call_timeout); });
           const std::optional<uint64_t> check_seed = checked.count(rep) ? std::optional<uint64_t>(checked_seed()) : std::nullopt;
           const uint64_t mix_seed = check_seed ? *check_seed : rng();
           phase("staging", [&] {
@@ -620,7 +619,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
             prepare["wake_threads"] = wake_threads;
             phase("staging", [&] { process->request(prepare, options_.call_timeout); });
           }
-          TimedCall call = phase("calls", [&] { return measure_timed_call(*process, staged_command(layout, set, "timed_call"), budget); });
+          TimedCall call = phase("calls", [&] { return measure_timed_call(*process, timed_command, budget); });
           call.between_calls_cpu_ms = between_calls_cpu_ms;
           call.null_cpu_ms = null_cpu_ms;
           phase("staging", [&] {

@@ -77,8 +77,10 @@ NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCal
   return settled;
 }
 
-std::optional<double> measure_null_beside(runner::RunnerProcess& process, const nlohmann::json& null_command,
+std::optional<double> measure_null_beside(runner::RunnerProcess& process, const nlohmann::json& command,
                                           std::chrono::milliseconds timeout) {
+  nlohmann::json null_command = command;
+  null_command["null"] = true;
   const TimedCall c = measure_timed_call(process, null_command, timeout);
   if (!c.cpu_ms || !c.process_cpu_ms || *c.process_cpu_ms - *c.cpu_ms > kBetweenCallsSlackMs) return std::nullopt;
   return c.cpu_ms;

@@ -61,11 +61,11 @@ NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann:
 // calls could slow them, and a costlier null call would lower every call's CPU bound. The spread is the
 // trusted one's, for the same reason.
 NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCallCost& after_loading);
-// A null call beside a workload's timed calls, with the runner's other threads asleep: its main thread's CPU time, or
-// nullopt where another of its threads ran meanwhile (a candidate's thread slowing the host path would lower the
-// calls' CPU bounds). Made after the last repetition's `collect`, which ran the same host path as the `prepare`
+// A null call beside a workload's timed calls (the `timed_call` `command` it makes next, nothing called), with the
+// runner's other threads asleep: its main thread's CPU time, or nullopt where another of its threads ran meanwhile
+// (a candidate's thread slowing the host path would lower the calls' CPU bounds). Made after the last repetition's `collect`, which ran the same host path as the `prepare`
 // before a timed call does: what the last call may have left behind (the runner's data evicted or paged out) is back.
-std::optional<double> measure_null_beside(runner::RunnerProcess& process, const nlohmann::json& null_command,
+std::optional<double> measure_null_beside(runner::RunnerProcess& process, const nlohmann::json& command,
                                           std::chrono::milliseconds timeout);
 // Per idle worker, the CPU time from a `wake_command` (a `prepare` that wakes OpenMP's team, running the runner's code
 // only) until every worker sleeps again, the most of a few; nullopt where the runner has no workers or they do not

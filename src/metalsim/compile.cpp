@@ -107,6 +107,10 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   // GPU's conversion does; in C++ it is undefined, and the optimizer may drop the store it reaches.
   // -fstack-clash-protection: a frame larger than a page touches each page in turn, so private arrays beyond a
   // thread's stack hit its guard page (a stack_overflow finding) instead of landing in another thread's stack.
+  // -fsanitize=array-bounds: an index outside an array of known size is reported at its line (the runtime's
+  // index_out_of_bounds); TSan leaves out a thread's private arrays, whose overrun hit the emulator's own frames.
+  // -fsanitize=local-bounds does the same for an access through a pointer into a private array or struct (`thread
+  // float* p = acc; p[4]`): a trap instruction there, which the fault handler reports.
   // -fno-finite-loops and -trap-unreachable: an endless loop stays one (stopped by the run's timeout, as a GPU's
   // watchdog would), and code the optimizer finds unreachable (a missing return) traps instead of running into
   // whatever code follows.
@@ -114,7 +118,7 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
                                              "-fno-exceptions", "-fno-rtti", "-fno-strict-aliasing",
                                              "-fno-strict-float-cast-overflow", "-fstack-clash-protection",
                                              "-fno-finite-loops", "-mllvm", "-trap-unreachable",
-                                             "-flax-vector-conversions=none", "-fsanitize=thread", "-mllvm", "-tsan-instrument-read-before-write=1",
+                                             "-flax-vector-conversions=none", "-fsanitize=thread,array-bounds,local-bounds", "-mllvm", "-tsan-instrument-read-before-write=1",
                                              "-gline-tables-only", "-Wno-everything", "-Werror=vla", "-march=x86-64-v2"};
   std::string compiler_key;
   for (const auto& word : compiler) compiler_key += word + "\n";

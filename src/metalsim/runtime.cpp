@@ -996,13 +996,33 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
   refuse_outside_access(w, *th, p, bytes, kind, pc);
 }
 
+// An index outside an array of known size. A threadgroup array's is left to rt_access, which names the variable (and
+// sees a pointer's overrun too); any other is a thread's private array, a struct's member or an inner dimension, where
+// the access would read or overwrite the thread's other variables (or the emulator's frames above the kernel's), so
+// the run stops before it.
+void rt_index_out_of_bounds(const char* array_type, int64_t index, int index_unsigned, const void* pc) {
+  Worker& w = *t_worker;
+  Thread* th = w.cur;
+  if (!th || !w.run->opt.check_bounds || std::string_view(array_type).starts_with("'__ms_tg_array<")) return;
+  const std::string shown = index_unsigned ? std::to_string(static_cast<uint64_t>(index)) : std::to_string(index);
+  const std::string line = at_line(*w.run, pc);
+  w.run->report(DiagnosticKind::OutOfBounds, std::string("index|") + array_type + line,
+                "out-of-bounds index " + shown + " into an array of type " + array_type + " by " + thread_text(*th) +
+                    line + ": undefined in Metal (it reads or overwrites whatever lies beside the array); the run "
+                           "stopped here",
+                th, nullptr, "", true);
+  leave_kernel_call(w);
+}
+
 const ms_runtime kRuntime = {METALSIM_ABI_VERSION, rt_threadgroup_barrier, rt_simd_exchange, rt_exchange_done,
-                             rt_threadgroup_alloc,  rt_access};
+                             rt_threadgroup_alloc,  rt_access,
+                             rt_index_out_of_bounds};
 
 // ------------------------------------------------------- faults, timeout
 // What the checks before each access cannot prevent traps on the host: an integer division by zero (a GPU returns an
 // unspecified value), a thread's private arrays beyond its stack, a read of a constant table far past its end (the
-// instrumentation skips constant data), a trap instruction. A handler turns such a signal, raised by the kernel's own
+// instrumentation skips constant data), a trap instruction (local-bounds' check of an access through a pointer into a
+// private array among them). A handler turns such a signal, raised by the kernel's own
 // code on a worker, into a finding and stops the thread there; any other goes to the handler installed before.
 // SIGURG (ignored by default, so harmless where the handler could not be installed) stops a thread that is still
 // running when the run's time is up.
@@ -1034,8 +1054,9 @@ struct sigaction g_previous[NSIG];
   } else if (sig == SIGILL) {
     kind = DiagnosticKind::Trap;
     msg = "trap instruction reached by " + at +
-          ": code the compiler found unreachable (a read through a pointer it knows is null, the end of a function "
-          "that returns a value without a return) or __builtin_trap";
+          ": an access through a pointer outside the array or struct it points into (a private array or struct, a "
+          "constant table), code the compiler found unreachable (a read through a pointer it knows is null, the end of a function that returns a value "
+          "without a return), or __builtin_trap";
   } else if (address + 4096 >= stack_pointer && address < stack_pointer + 4096) {
     kind = DiagnosticKind::StackOverflow;
     msg = "stack overflow: " + at + " needs more than its " +

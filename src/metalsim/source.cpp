@@ -282,6 +282,17 @@ HostSource build_host_source(const KernelSpec& spec) {
        "MS_HOOK(1) MS_HOOK(2) MS_HOOK(4) MS_HOOK(8) MS_HOOK(16)\n"
        "extern \"C\" MS_NOSAN_CALL void __tsan_read_range(void* p, unsigned long n) { if (metalsim_checking) metalsim_rt->access(p, (uint32_t)n, 0, __builtin_return_address(0)); }\n"
        "extern \"C\" MS_NOSAN_CALL void __tsan_write_range(void* p, unsigned long n) { if (metalsim_checking) metalsim_rt->access(p, (uint32_t)n, 1, __builtin_return_address(0)); }\n"
+       // -fsanitize=array-bounds: an index outside an array whose size the compiler knows (a thread's private array,
+       // a struct's member array, an inner dimension) calls this before the access. TSan's hooks never see a thread's
+       // own stack, where such an index reads or overwrites the kernel's other variables and the emulator's frames.
+       "struct __ms_ubsan_type { unsigned short kind, info; char name[1]; };\n"
+       "struct __ms_ubsan_out_of_bounds { const char* file; unsigned line, column; const __ms_ubsan_type* array;\n"
+       "                                  const __ms_ubsan_type* index; };\n"
+       "extern \"C\" MS_NOSAN_CALL void __ubsan_handle_out_of_bounds(const __ms_ubsan_out_of_bounds* d, unsigned long raw) {\n"
+       "  const unsigned bits = 1u << (d->index->info >> 1), shift = bits < 64 ? 64 - bits : 0;\n"
+       "  const int is_signed = d->index->info & 1;\n"
+       "  const long long index = is_signed ? (long long)(raw << shift) >> shift : (long long)raw;\n"
+       "  if (metalsim_checking) metalsim_rt->index_out_of_bounds(d->array->name, index, !is_signed, __builtin_return_address(0)); }\n"
        "extern \"C\" MS_NOSAN void __tsan_func_entry(void*) {}\n"
        "extern \"C\" MS_NOSAN void __tsan_func_exit() {}\n"
        "extern \"C\" MS_NOSAN void __tsan_init() {}\n"

@@ -514,12 +514,14 @@ TEST(MetalsimDiagnostics, ReadsFarOutsideEveryBufferAreStoppedBeforeTheyFault) {
   EXPECT_EQ(honest.out[0], 7.0f + 1.0f + 8.0f * 1.0f);
 }
 
-// What no check before an access sees faults on the host: a constant table (not instrumented) read far past its end.
-// The fault becomes a finding at its line.
+// What no check before an access sees faults on the host (the safety net under the checks; here with bounds checks
+// off, which leaves a read 400 MB past the input to the host): the fault becomes a finding at its line.
 TEST(MetalsimDiagnostics, FaultingReadsBecomeFindings) {
-  const std::string message = only_diagnostic(launch(spec64("far_read_constant_table_bug", "far_read_constant_table_bug.metal")),
-                                              DiagnosticKind::OutOfBounds, "");
-  EXPECT_TRUE(names(message, "out-of-bounds read of an address outside every buffer", "body line 5")) << message;
+  RunOptions unchecked;
+  unchecked.check_bounds = false;
+  const std::string message =
+      only_diagnostic(launch(spec64("far_read_bug", "far_read_bug.metal"), unchecked), DiagnosticKind::OutOfBounds, "");
+  EXPECT_TRUE(names(message, "out-of-bounds read of an address outside every buffer", "body line 3")) << message;
   EXPECT_TRUE(contains(message, "the access faulted on the host; the run stopped here")) << message;
 }
 
@@ -536,6 +538,41 @@ TEST(MetalsimDiagnostics, IntegerDivisionByZeroIsAFinding) {
   const Launch guarded = launch_with_n("division_ok");
   EXPECT_TRUE(guarded.result.ok) << describe(guarded.result);
   EXPECT_EQ(guarded.out[9], 9.0f);
+}
+
+// An index outside a private array, a struct's member array, an inner dimension or a constant table, directly or
+// through a pointer (which the access checks never see: the thread's own stack, constant data) stops the run before the access, with and without fibers; in-range indices run clean.
+TEST(MetalsimDiagnostics, AnIndexPastAPrivateArrayIsOutOfBounds) {
+  struct Case {
+    std::string kernel, text, line;
+  };
+  const Case cases[] = {
+      {"private_index_read_bug", "out-of-bounds index 4 into an array of type 'float[4]' by thread (0,0,0)",
+       "body line 5"},
+      {"private_index_write_bug", "out-of-bounds index -1 into an array of type 'float[4]' by thread (0,0,0)",
+       "body line 5"},
+      {"private_index_member_bug", "out-of-bounds index 3 into an array of type 'float[3]'", "body line 6"},
+      {"private_index_inner_bug", "out-of-bounds index 3 into an array of type 'float[3]'", "body line 5"},
+      // Unsigned, in a program-scope constant table (which no access check sees either).
+      {"private_index_constant_table_bug", "out-of-bounds index 4 into an array of type 'const float[4]'", "body line 4"},
+  };
+  for (const Case& c : cases) {
+    const std::string message = only_diagnostic(launch_with_n(c.kernel), DiagnosticKind::OutOfBounds, "");
+    EXPECT_TRUE(names(message, c.text, c.line)) << c.kernel << ": " << message;
+    EXPECT_TRUE(contains(message, "the run stopped here")) << message;
+  }
+  // Through a pointer into a private array or a constant table: local-bounds' trap at the access.
+  for (const auto& [kernel, line] : {std::pair<std::string, std::string>{"private_pointer_overrun_bug", "body line 7"},
+                                     {"constant_table_pointer_bug", "body line 6"}}) {
+    const std::string pointer = only_diagnostic(launch_with_n(kernel), DiagnosticKind::Trap, "");
+    EXPECT_TRUE(names(pointer, "trap instruction reached by thread (0,0,0)", line) &&
+                contains(pointer, "an access through a pointer outside the array or struct it points into"))
+        << kernel << ": " << pointer;
+  }
+  const Launch honest = launch_with_n("private_index_ok");
+  EXPECT_TRUE(honest.result.ok) << describe(honest.result);
+  // Thread 0 reads tile's element of thread 63: its acc[3] = a[2] = 3, times 2, plus grid2[1][0] = 4.
+  EXPECT_EQ(honest.out[0], 10.0f);
 }
 
 // Private arrays beyond a thread's stack: a fiber's 128 KiB, or a host thread's stack without fibers.

@@ -1443,8 +1443,11 @@ template <class D, class A, class B> inline void simdgroup_multiply(simdgroup_ma
 }
 
 // ---------------------------------------------------------- threadgroup memory
-// `threadgroup T name[N];` is rewritten to `auto& name = __ms_tg<T[N]>(id, "name");`
-template <class X> inline X& __ms_tg(uint32_t id, const char* name) {
+// `threadgroup T name[N];` is rewritten to `auto& name = __ms_tg<T[N]>(id, "name");`. The alias names the type in
+// -fsanitize=array-bounds' report of an index past it, which the runtime leaves to the access check: that one names
+// the variable, and its red zones catch the access a pointer makes too.
+template <class X> using __ms_tg_array = X;
+template <class X> inline __ms_tg_array<X>& __ms_tg(uint32_t id, const char* name) {
   // Saturated: a 4 GiB array must not pass as an empty one.
   constexpr uint32_t bytes = sizeof(X) > 0xffffffffu ? 0xffffffffu : uint32_t(sizeof(X));
   return *(X*)metalsim_rt->threadgroup_alloc(id, bytes, alignof(X), name);

@@ -3,7 +3,7 @@
 #pragma once
 #include <stdint.h>
 
-#define METALSIM_ABI_VERSION 3
+#define METALSIM_ABI_VERSION 4
 #define METALSIM_SLOT_BYTES 32
 
 // Kinds of access: plain read, plain write, atomic read-modify-write, the atomic operations a spin-wait repeats
@@ -56,6 +56,9 @@ typedef struct ms_runtime {
   // Memory access check (only called while checking is on); kind: METALSIM_ACCESS_*; pc: a return address in
   // the kernel's code at the access, whose line findings name.
   void (*access)(const void* addr, uint32_t bytes, int kind, const void* pc);
+  // An index outside an array whose type the compiler knew (-fsanitize=array-bounds): array_type is the type as
+  // clang prints it, quoted ("'float[4]'"); index is the value, as unsigned where index_unsigned; pc as above.
+  void (*index_out_of_bounds)(const char* array_type, int64_t index, int index_unsigned, const void* pc);
 } ms_runtime;
 
 typedef struct ms_kernel_info {

@@ -34,6 +34,8 @@ double run_parser(const std::string& expression, const std::map<std::string, dou
   parser.DefineFun("bitand", bitand_of);
   parser.DefineFun("bitor", bitor_of);
   parser.DefineFun("bitxor", bitxor_of);
+  // Infinity, besides muparser's _pi and _e: an init_value for a maximum (`-_inf`), as MLX takes float('-inf').
+  parser.DefineConst("_inf", HUGE_VAL);
   // muparser binds variables by address, so keep a local copy that outlives Eval().
   std::map<std::string, double> storage = values;
   for (auto& [name, value] : storage) parser.DefineVar(name, &value);
@@ -58,6 +60,8 @@ double evaluate_expression(const std::string& expression, const std::map<std::st
   }
 }
 
+bool is_expression_constant(const std::string& name) { return name == "_pi" || name == "_e" || name == "_inf"; }
+
 std::set<std::string> expression_names(const std::string& expression) {
   std::set<std::string> names;
   const auto word = [&](size_t i) {
@@ -74,7 +78,7 @@ std::set<std::string> expression_names(const std::string& expression) {
     const size_t next = expression.find_first_not_of(" \t", end);
     const bool call = next != std::string::npos && expression[next] == '(';
     // A number's letters (1e-5, 0x10) are no name; nor are functions and constants.
-    if (!std::isdigit(static_cast<unsigned char>(token[0])) && !call && token != "_pi" && token != "_e") names.insert(token);
+    if (!std::isdigit(static_cast<unsigned char>(token[0])) && !call && !is_expression_constant(token)) names.insert(token);
     i = end;
   }
   return names;

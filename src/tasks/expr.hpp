@@ -7,10 +7,14 @@
 namespace ksearch::tasks {
 
 // Evaluates an arithmetic expression over named values (axes and scalar parameters):
-// + - * / ^, parentheses, comparisons, && ||, ?:, min(), max(). Throws Error with the expression.
+// + - * / ^, parentheses, comparisons, && ||, ?:, min(), max(), the constants _pi, _e and _inf. Throws Error with
+// the expression.
 double evaluate_expression(const std::string& expression, const std::map<std::string, double>& values);
 
-// The axes and parameters an expression reads: its names but functions' and muparser's constants (_pi, _e).
+// Whether a name is one of the expressions' constants: muparser's _pi and _e, and _inf (infinity).
+bool is_expression_constant(const std::string& name);
+
+// The axes and parameters an expression reads: its names but functions' and the constants.
 std::set<std::string> expression_names(const std::string& expression);
 
 // Checks an expression parses and names only known values; returns an error message or "".

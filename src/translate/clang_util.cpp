@@ -1,6 +1,9 @@
 #include "translate/clang_util.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 
 namespace ksearch::translate {
 
@@ -154,6 +157,27 @@ std::vector<WrittenArgument> written_template_arguments(CXTranslationUnit unit, 
   clang_disposeTokens(unit, tokens, n);
   if (arguments.size() == 1 && arguments[0].text.empty()) arguments.clear();  // `k<>`
   return arguments;
+}
+
+std::string constant_text(CXCursor c) {
+  CXEvalResult value = clang_Cursor_Evaluate(c);
+  if (!value) return "";
+  std::string text;
+  const CXEvalResultKind kind = clang_EvalResult_getKind(value);
+  // A bool's 1-bit value reads as -1 signed: `true` is 1.
+  if (kind == CXEval_Int && clang_getCanonicalType(clang_getCursorType(c)).kind == CXType_Bool) {
+    text = clang_EvalResult_getAsLongLong(value) != 0 ? "1" : "0";
+  } else if (kind == CXEval_Int && clang_EvalResult_isUnsignedInt(value)) {
+    text = std::to_string(clang_EvalResult_getAsUnsigned(value));
+  } else if (kind == CXEval_Int) {
+    text = std::to_string(clang_EvalResult_getAsLongLong(value));
+  } else if (kind == CXEval_Float) {
+    const double v = clang_EvalResult_getAsDouble(value);
+    if (std::isinf(v)) text = v > 0 ? "_inf" : "-_inf";
+    else if (!std::isnan(v)) text = fmt::format("{}", v);
+  }
+  clang_EvalResult_dispose(value);
+  return text;
 }
 
 CXCursor strip_casts(CXCursor c) {

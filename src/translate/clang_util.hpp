@@ -38,6 +38,9 @@ std::string operator_of(CXTranslationUnit unit, CXCursor c);
 CXCursor strip_implicit(CXCursor c);
 // Skips those, parentheses and casts (`static_cast<uint32_t>(__cvta_generic_to_shared(p))`): the expression cast.
 CXCursor strip_casts(CXCursor c);
+// A constant the compiler evaluates (a literal, sizeof, constexpr arithmetic, `-INFINITY`) as a directive expression
+// (`true` as 1, infinity as _inf); "" where it is none, or NaN.
+std::string constant_text(CXCursor c);
 // The template arguments a call writes as expressions after the function's name (`k<64, &f>(...)`: 64, &f), in order.
 std::vector<CXCursor> written_template_values(CXCursor call);
 // The template arguments written after a name (`k<float, 4, T>`: the callee expression of a launch in a template

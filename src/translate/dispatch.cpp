@@ -160,7 +160,9 @@ std::string Translator::dispatch_candidate() {
     }
   }
   if (bodies.size() > 1) out += "// template: KS_LAUNCH = " + each([&](const Launch& l) { return std::to_string(body_of[size_t(&l - launches_.data())]); }) + "\n";
-  if (std::any_of(launches_.begin(), launches_.end(), [](const Launch& l) { return l.zero_init; })) out += "// init_value: 0\n";
+  // (a cudaMemset before the alternatives: each writes the buffer, with the same initial value)
+  const auto initialized = std::find_if(launches_.begin(), launches_.end(), [](const Launch& l) { return !l.init_value.empty(); });
+  if (initialized != launches_.end()) out += "// init_value: " + initialized->init_value + "\n";
   out += header() + "// --- body ---\n";
   if (bodies.size() == 1) return out + kernel_body(functions_.at(launches_[0].kernel), launches_[0].bindings);
   for (size_t b = 0; b < bodies.size(); ++b)

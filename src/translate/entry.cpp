@@ -210,6 +210,9 @@ void Translator::find_launch() {
   }
   if (walk.guarded && !dispatch_)
     out_.notes.push_back("the launch's guard in the entry (e.g. `if (rows > 0)`) was dropped: every workload launches");
+  std::map<std::string, std::string> initial;  // buffers' values before the launches
+  for (const std::string& buffer : walk.zeroed) initial[buffer] = "0";
+  if (!dispatch_) fold_fills(walk.launches, walk.calls, initial);
   std::vector<std::string> written;
   std::map<std::string, int> sections;
   const HostScope entry_scope = host_;
@@ -221,7 +224,7 @@ void Translator::find_launch() {
       host_ = launcher_call_.scope;
     }
     std::vector<std::string> none_written;  // alternatives write the same outputs, each on its own
-    translate_launch(launch, walk.zeroed, dispatch_ ? none_written : written);
+    translate_launch(launch, initial, dispatch_ ? none_written : written);
     host_ = entry_scope;
     // A kernel launched twice gets a numbered section: MLX kernel names are unique.
     const int n = ++sections[launch.section];

@@ -48,7 +48,8 @@ CXCursor Translator::kernel_of_pointer(CXCursor variable, const Launch& launch) 
 
 // One launch: its geometry and template arguments as directives, its kernel's parameters bound to
 // its arguments, and (several launches) the buffers it writes.
-void Translator::translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written) {
+void Translator::translate_launch(Launch& launch, const std::map<std::string, std::string>& initial,
+                                  std::vector<std::string>& written) {
   std::vector<CXCursor> kids = children(launch.call);
   CXCursor callee = clang_getCursorReferenced(launch.call);
   // A launch in a template launcher names the kernel template and its arguments as written.
@@ -365,7 +366,17 @@ void Translator::translate_launch(Launch& launch, const std::set<std::string>& z
   std::erase(launch.bindings, std::string());  // the aliases moved after their arguments
   launch.outputs = writes;
   written.insert(written.end(), writes.begin(), writes.end());
-  launch.zero_init = std::any_of(writes.begin(), writes.end(), [&](const std::string& b) { return zeroed.count(b) > 0; });
+  // MLX fills every output of a kernel with its one init_value.
+  for (const std::string& buffer : writes) {
+    const auto value = initial.find(buffer);
+    if (value == initial.end()) continue;
+    if (!launch.init_value.empty() && launch.init_value != value->second)
+      problem(out_.problems, launch.call, "outputs with different initial values",
+              fmt::format("the kernel writes buffers filled with {} and {} before it: MLX gives every output of a kernel "
+                          "one init_value (fill them in separate kernels, or write the value in this one)",
+                          launch.init_value, value->second));
+    launch.init_value = value->second;
+  }
 }
 
 }  // namespace ksearch::translate::detail

@@ -389,19 +389,7 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
                             what(c), spelling(referenced)));
   // Constants (literals, sizeof, constexpr arithmetic) evaluate directly.
   if (kind != CXCursor_DeclRefExpr || clang_getCursorKind(referenced) != CXCursor_ParmDecl) {
-    CXEvalResult value = clang_Cursor_Evaluate(c);
-    if (value) {
-      std::string text;
-      // A bool's 1-bit value reads as -1 signed: `true` is 1.
-      if (clang_EvalResult_getKind(value) == CXEval_Int && clang_getCanonicalType(clang_getCursorType(c)).kind == CXType_Bool)
-        text = clang_EvalResult_getAsLongLong(value) != 0 ? "1" : "0";
-      else if (clang_EvalResult_getKind(value) == CXEval_Int && clang_EvalResult_isUnsignedInt(value))
-        text = std::to_string(clang_EvalResult_getAsUnsigned(value));
-      else if (clang_EvalResult_getKind(value) == CXEval_Int) text = std::to_string(clang_EvalResult_getAsLongLong(value));
-      else if (clang_EvalResult_getKind(value) == CXEval_Float) text = fmt::format("{}", clang_EvalResult_getAsDouble(value));
-      clang_EvalResult_dispose(value);
-      if (!text.empty()) return text;
-    }
+    if (std::string text = constant_text(c); !text.empty()) return text;
   }
   std::vector<CXCursor> kids = children(c);
   switch (kind) {

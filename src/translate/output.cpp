@@ -51,7 +51,7 @@ std::vector<std::string> Translator::directives(const Launch& launch) const {
                                   fmt::format("// threadgroup: {}, {}, {}", t[0], t[1], t[2])};
   if (!launch.shared_bytes.empty()) out.push_back("// template: KS_DYNAMIC_SHARED_BYTES = max(" + launch.shared_bytes + ", 16)");
   for (const auto& a : launch.templates) out.push_back(fmt::format("// template: {} = {}", a.name, a.value));
-  if (launch.zero_init) out.push_back("// init_value: 0");
+  if (!launch.init_value.empty()) out.push_back("// init_value: " + launch.init_value);
   return out;
 }
 

@@ -307,6 +307,11 @@ class Translator {
   bool points_into_read_only(CXCursor pointer, int depth = 0);
   // writes.cpp
   bool may_write_through(CXCursor function, CXCursor parameter, int depth = 0);
+  // fills.cpp: a launch whose kernel only stores one value (a directive expression) into one buffer.
+  struct Fill {
+    std::string buffer, value;
+  };
+  std::optional<Fill> constant_fill(CXCursor launch_call);
   void shared_pointer_field(CXCursor c, Function& fn);
 
   // output (output.cpp)
@@ -377,7 +382,7 @@ class Translator {
       bool typed = false;
     };
     std::vector<TemplateArgument> templates;
-    bool zero_init = false;  // it writes a buffer zeroed before the launches
+    std::string init_value;  // what the buffers it writes hold before it (a cudaMemset or a fill launch), if anything
     std::vector<std::string> bindings;
     std::vector<std::string> outputs;  // the buffers it writes (task outputs, scratch)
   };
@@ -403,7 +408,9 @@ class Translator {
     std::string key, name, directive;
   };
   CXCursor kernel_of_pointer(CXCursor variable, const Launch& launch);
-  void translate_launch(Launch& launch, const std::set<std::string>& zeroed, std::vector<std::string>& written);  // kernel_arguments.cpp
+  // initial: what buffers hold before the launches (a cudaMemset's 0, a fill launch's value), as directive expressions
+  void translate_launch(Launch& launch, const std::map<std::string, std::string>& initial,
+                        std::vector<std::string>& written);  // kernel_arguments.cpp
   // entry.cpp:
   void map_host_calls(CXCursor argument);
   std::set<unsigned> host_calls_;  // calls of kernel arguments mapped (map_host_calls)
@@ -425,6 +432,10 @@ class Translator {
     std::map<std::string, CXCursor> functions;      // decl_key of a function template parameter -> the argument written
   };
   LauncherCall launcher_call_;                    // the call being walked or translated
+  // fills.cpp: drops the launches that only fill a buffer before another launch writes it (the entry's launches, the
+  // launcher call each is in), adding their values to `initial`.
+  void fold_fills(std::vector<CXCursor>& launches, std::vector<std::optional<LauncherCall>>& calls,
+                  std::map<std::string, std::string>& initial);
   std::set<std::string> launchers_edited_;        // launchers whose parameter uses are edits already
   std::set<std::string> searching_;               // functions launching_function is looking into
   std::string host_value(CXCursor var, unsigned at);

@@ -20,6 +20,7 @@ using ksearch::evaluator::compare_output;
 using ksearch::tasks::Tolerance;
 using ksearch::tasks::evaluate_expression;
 using ksearch::tasks::validate_expression;
+using ksearch::tasks::expression_names;
 
 using namespace ksearch;
 
@@ -51,6 +52,9 @@ TEST(Expressions, ArithmeticConditionalsAndErrors) {
   EXPECT_EQ(evaluate_expression("bitand(-a, 255)", {{"a", 7}}), 249);
   EXPECT_EQ(evaluate_expression("bitand(n, n - 1) == 0", {{"n", 64}}), 1);
   EXPECT_TRUE(std::isnan(evaluate_expression("bitand(a, 1)", {{"a", 2.5}})));
+  // infinity, an init_value for a maximum: a constant, no name the expression reads
+  EXPECT_EQ(evaluate_expression("-_inf", {}), -HUGE_VAL);
+  EXPECT_EQ(expression_names("max(-_inf, rows) * _pi"), std::set<std::string>{"rows"});
   EXPECT_THROW(evaluate_expression("rows * cols", {{"rows", 2}}), Error);
   EXPECT_FALSE(validate_expression("rows *", {{"rows", 2}}).empty());
 }

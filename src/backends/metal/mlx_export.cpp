@@ -151,8 +151,8 @@ class PythonExpression {
     if (pos_ == start) fail(pos_ < text_.size() ? "unexpected '" + text_.substr(pos_) + "'" : "unexpected end");
     const std::string name = text_.substr(start, pos_ - start);
     if (!accept("(")) {
-      // muparser's constants (_pi, _e) as the exact values it uses.
-      if (name == "_pi" || name == "_e") return python_float(tasks::evaluate_expression(name, {}));
+      // The expressions' constants (_pi, _e, _inf) as the exact values they have.
+      if (tasks::is_expression_constant(name)) return python_float(tasks::evaluate_expression(name, {}));
       return name;
     }
     std::vector<std::string> args{ternary()};

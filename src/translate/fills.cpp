@@ -1,0 +1,141 @@
+// A launch that only stores one value into one buffer before the kernel that updates it (`zero<<<...>>>(y, n)` then
+// `atomicAdd(&y[r], ...)`, `fill<<<...>>>(m, -INFINITY, n)` then a CAS max): MLX kernels write fresh outputs, but
+// fill them first with the call's init_value, so the fill becomes that directive instead of a kernel.
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "translate/translator_internal.hpp"
+
+namespace ksearch::translate::detail {
+
+std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call) {
+  const CXCursor callee = clang_getCursorReferenced(launch_call);
+  if (clang_getCursorKind(callee) != CXCursor_FunctionDecl) return std::nullopt;  // dependent, or through a pointer
+  const CXCursor definition = defining_cursor(callee);
+  const std::vector<CXCursor> kids = children(launch_call), given = parameters_of(callee), defined = parameters_of(definition);
+  if (given.size() != defined.size() || kids.size() < given.size() + 2) return std::nullopt;
+  // The one buffer it writes, a task output or scratch buffer.
+  int target = -1;
+  for (size_t i = 0; i < given.size(); ++i) {
+    const CXType type = clang_getCanonicalType(clang_getCursorType(given[i]));
+    if (type.kind == CXType_Pointer && !clang_isConstQualifiedType(clang_getPointeeType(type)) && may_write_through(callee, given[i])) {
+      if (target >= 0) return std::nullopt;
+      target = int(i);
+    }
+  }
+  if (target < 0) return std::nullopt;
+  Fill fill{buffer_of(kids[size_t(target) + 2]), ""};
+  if (fill.buffer.empty()) return std::nullopt;
+  const std::string target_key = decl_key(defined[size_t(target)]);
+  // The value a store writes: a constant, or a value parameter (never assigned: only locals are) given one at the launch.
+  auto value_of = [&](CXCursor stored) -> std::string {
+    const CXCursor uncast = strip_casts(stored);
+    if (clang_getCursorKind(uncast) == CXCursor_DeclRefExpr) {
+      const std::string key = decl_key(clang_getCursorReferenced(uncast));
+      for (size_t i = 0; i < defined.size(); ++i)
+        if (decl_key(defined[i]) == key) {
+          if (std::string constant = constant_text(kids[i + 2]); !constant.empty()) return constant;
+          try {
+            return "(" + directive_expression(kids[i + 2], host_) + ")";
+          } catch (const Error&) {
+            return "";
+          }
+        }
+    }
+    return constant_text(stored);
+  };
+  auto is_local = [&](CXCursor reference) {
+    const CXCursor declaration = clang_getCursorReferenced(reference);
+    const CXCursorKind scope = clang_getCursorKind(clang_getCursorSemanticParent(declaration));
+    return clang_getCursorKind(reference) == CXCursor_DeclRefExpr && clang_getCursorKind(declaration) == CXCursor_VarDecl &&
+           (scope == CXCursor_FunctionDecl || scope == CXCursor_FunctionTemplate) &&
+           !has_child(declaration, CXCursor_CUDASharedAttr);
+  };
+  // Whether every node is index arithmetic, control flow, a local's update or a store of the value into the target.
+  bool only_stores = true;
+  std::function<void(CXCursor)> visit = [&](CXCursor c) {
+    if (!only_stores) return;
+    const CXCursorKind kind = clang_getCursorKind(c);
+    const std::vector<CXCursor> parts = children(c);
+    if (kind == CXCursor_CallExpr || kind == CXCursor_AsmStmt || kind == CXCursor_LambdaExpr) {
+      only_stores = false;  // a call may write elsewhere or wait on other threads
+      return;
+    }
+    if (kind == CXCursor_UnaryOperator) {
+      const std::vector<std::string> t = tokens_of(unit_, c);
+      const bool steps = !t.empty() && (t.front() == "++" || t.front() == "--" || t.back() == "++" || t.back() == "--");
+      if (steps && (parts.size() != 1 || !is_local(strip_implicit(parts[0])))) only_stores = false;
+    }
+    if (kind == CXCursor_CompoundAssignOperator && (parts.size() != 2 || !is_local(strip_implicit(parts[0])))) only_stores = false;
+    if (kind == CXCursor_BinaryOperator && operator_of(unit_, c) == "=" && parts.size() == 2) {
+      const CXCursor lhs = strip_implicit(parts[0]);
+      if (!is_local(lhs)) {
+        const std::vector<CXCursor> element = children(lhs);
+        const bool into_target = clang_getCursorKind(lhs) == CXCursor_ArraySubscriptExpr && element.size() == 2 &&
+                                 clang_getCursorKind(strip_implicit(element[0])) == CXCursor_DeclRefExpr &&
+                                 decl_key(clang_getCursorReferenced(strip_implicit(element[0]))) == target_key;
+        const std::string value = into_target ? value_of(parts[1]) : "";
+        if (value.empty() || (!fill.value.empty() && value != fill.value)) only_stores = false;
+        fill.value = value;
+      }
+    }
+    for (CXCursor k : parts) visit(k);
+  };
+  for (CXCursor k : children(definition))
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) visit(k);
+  if (!only_stores || fill.value.empty()) return std::nullopt;
+  return fill;
+}
+
+void Translator::fold_fills(std::vector<CXCursor>& launches, std::vector<std::optional<LauncherCall>>& calls,
+                            std::map<std::string, std::string>& initial) {
+  const HostScope entry_scope = host_;
+  // Per launch, in its launcher call's scope: the fill it makes, the buffers its arguments name and those it writes.
+  std::vector<std::optional<Fill>> fills;
+  std::vector<std::set<std::string>> named(launches.size()), writes(launches.size());
+  for (size_t i = 0; i < launches.size(); ++i) {
+    if (calls[i]) {
+      launcher_call_ = *calls[i];
+      host_ = launcher_call_.scope;
+    }
+    fills.push_back(constant_fill(launches[i]));
+    const CXCursor callee = clang_getCursorReferenced(launches[i]);
+    const std::vector<CXCursor> kids = children(launches[i]);
+    const std::vector<CXCursor> params = clang_getCursorKind(callee) == CXCursor_FunctionDecl ? parameters_of(callee)
+                                                                                               : std::vector<CXCursor>{};
+    for (size_t a = 2; a < kids.size(); ++a) {
+      const std::string buffer = buffer_of(kids[a]);
+      if (buffer.empty()) continue;
+      named[i].insert(buffer);
+      const CXType type = a - 2 < params.size() ? clang_getCanonicalType(clang_getCursorType(params[a - 2])) : CXType{};
+      if (type.kind == CXType_Pointer && !clang_isConstQualifiedType(clang_getPointeeType(type)) &&
+          may_write_through(callee, params[a - 2]))
+        writes[i].insert(buffer);
+    }
+    host_ = entry_scope;
+  }
+  // A fill is dropped where no launch before it names its buffer and the next launch naming it writes it (not a fill).
+  std::vector<bool> dropped(launches.size(), false);
+  for (size_t i = 0; i < launches.size(); ++i) {
+    if (!fills[i]) continue;
+    const std::string& buffer = fills[i]->buffer;
+    bool earlier = false;
+    for (size_t j = 0; j < i; ++j) earlier |= named[j].count(buffer) > 0;
+    size_t next = i + 1;
+    while (next < launches.size() && !named[next].count(buffer)) ++next;
+    if (earlier || next == launches.size() || fills[next] || !writes[next].count(buffer)) continue;
+    dropped[i] = true;
+    initial[buffer] = fills[i]->value;
+    out_.notes.push_back(fmt::format("line {}: the launch of {}, which only stores {} into {}, became `init_value: {}` of "
+                                     "the kernel that writes {} next (MLX fills every output of that kernel with it)",
+                                     position(launches[i]).line, spelling(clang_getCursorReferenced(launches[i])),
+                                     fills[i]->value, buffer, fills[i]->value, buffer));
+  }
+  for (size_t i = launches.size(); i-- > 0;)
+    if (dropped[i]) {
+      launches.erase(launches.begin() + long(i));
+      calls.erase(calls.begin() + long(i));
+    }
+}
+
+}  // namespace ksearch::translate::detail

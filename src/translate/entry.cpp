@@ -63,7 +63,8 @@ void Translator::find_launch() {
     std::vector<std::optional<LauncherCall>> calls;  // what each launch in a launcher is translated with
     std::vector<CXCursor> launchers;                 // the launcher each launch is in (null: the entry)
     bool guarded = false;
-    std::set<std::string> zeroed;  // buffers a cudaMemset zeroes before the first launch
+    std::set<std::string> zeroed;  // buffers a cudaMemset zeroes before any launch names them
+    std::set<std::string> named;   // buffers the launches so far name in their arguments
     // the ifs (offset) and branches (1: then, 2: else) around the node walked, and around each launch
     std::vector<std::pair<unsigned, size_t>> branches;
     std::vector<std::vector<std::pair<unsigned, size_t>>> launch_branches;
@@ -83,6 +84,9 @@ void Translator::find_launch() {
         for (CXCursor kk : children(k))
           if (clang_getCursorKind(kk) == CXCursor_CallExpr && spelling(kk) == "__cudaPushCallConfiguration") is_launch = true;
         if (is_launch) {
+          const std::vector<CXCursor> parts = children(k);
+          for (size_t a = 2; a < parts.size(); ++a)
+            if (std::string buffer = buffer_of(parts[a]); !buffer.empty()) walk.named.insert(buffer);
           walk.launches.push_back(k);
           walk.anchors.push_back(clang_Cursor_isNull(walk.launcher_call) ? k : walk.launcher_call);
           walk.launchers.push_back(walk.launcher);
@@ -122,14 +126,14 @@ void Translator::find_launch() {
         if (name == "cudaFree" || name == "cudaFreeAsync") continue;  // MLX frees intermediate arrays itself
         if (name == "cudaMemsetAsync" || name == "cudaMemset") {
           const std::string zeroed = zeroed_buffer(k);
-          if (!zeroed.empty() && walk.launches.empty()) {
+          if (!zeroed.empty() && !walk.named.count(zeroed)) {
             walk.zeroed.insert(zeroed);
-            out_.notes.push_back(fmt::format("line {}: {} of {} before the launches became `init_value: 0` of the kernel that "
+            out_.notes.push_back(fmt::format("line {}: {} of {} before any launch uses it became `init_value: 0` of the kernel that "
                                              "writes it (MLX fills every output of that kernel with it)",
                                              position(k).line, name, zeroed));
             continue;
           }
-          problem(out_.problems, k, name, "only zeroing a task output or scratch buffer before the first launch is translated "
+          problem(out_.problems, k, name, "only zeroing a task output or scratch buffer before any launch uses it is translated "
                                           "(init_value); other host-side memory operations have no MLX counterpart");
         }
         if (name == "cudaMemcpyAsync" || name == "cudaMemcpy")

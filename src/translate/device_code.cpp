@@ -76,7 +76,10 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   if (!atomic_object_declaration(var, fn)) return true;
   if (has_child(var, CXCursor_CUDASharedAttr)) {
     spaces_[key] = "threadgroup";
-    if (!fn.kernel && clang_Cursor_getStorageClass(var) != CX_SC_Extern) {
+    // A __device__ function's __shared__ array is declared by the kernel and passed down: an extern one (dynamic shared
+    // memory) as a pointer into the kernel's dynamic array, which every extern __shared__ array aliases in CUDA.
+    if (!fn.kernel) {
+      const bool dynamic = clang_Cursor_getStorageClass(var) == CX_SC_Extern;
       CXType element = type;
       while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
       const unsigned name_end = position(var).offset + unsigned(spelling(var).size());
@@ -92,7 +95,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
       };
       write_out_typedefs(fn.cursor);
       HoistedShared h{decl_key(fn.cursor), spelling(var), spelling(fn.cursor) + "_" + spelling(var), element_type,
-                      with_local_constants(fn.cursor, var, text(name_end, end_offset(var))), "", ""};
+                      dynamic ? "" : with_local_constants(fn.cursor, var, text(name_end, end_offset(var))), "", "", dynamic};
       h.resolved_element = h.element;
       h.resolved_dims = h.dims;
       fn.shared.insert(h.hoisted);
@@ -101,14 +104,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
       unsigned from = begin_offset(var);
       while (from > 0 && std::isspace(static_cast<unsigned char>(rw_.text()[from - 1]))) --from;
       rw_.replace(from > 0 && rw_.text()[from - 1] == ',' ? from - 1 : begin_offset(var), end_offset(var), "");
-      return false;
-    }
-    if (clang_Cursor_getStorageClass(var) == CX_SC_Extern && !fn.kernel) {
-      // Reported here, with the file's problems: a method returning it (the CUDA samples' SharedMemory<T>, whose
-      // conversion operator the kernel calls implicitly) is reached by no call the report follows.
-      problem(out_.problems, var, "extern __shared__ in a __device__ function",
-              "Metal declares threadgroup memory in the kernel only: declare the extern __shared__ array in the kernel and "
-              "pass it down as a pointer (for the CUDA samples' SharedMemory<T>: `extern __shared__ T sdata[];` in the kernel)");
+      if (dynamic) ++fn.record.translated["extern __shared__"];
       return false;
     }
     if (clang_Cursor_getStorageClass(var) == CX_SC_Extern) {
@@ -408,7 +404,7 @@ void Translator::visit(CXCursor c, Function& fn) {
                std::any_of(dynamic_shared_.begin(), dynamic_shared_.end(), [&](CXCursor d) { return decl_key(d) == decl_key(decl); })) {
       if (at && dynamic_shared_name(decl) != name) rw_.replace(at->first, at->second, dynamic_shared_name(decl));
       if (!fn.kernel)
-        problem(problems, c, "extern __shared__ in a __device__ function", "pass the shared array from the kernel as a pointer");
+        pass_down_dynamic_shared(fn, decl);  // a file-scope one
       else if (std::none_of(fn.dynamic_shared.begin(), fn.dynamic_shared.end(), [&](CXCursor d) { return decl_key(d) == decl_key(decl); }))
         fn.dynamic_shared.push_back(decl);  // a file-scope one
     }

@@ -386,9 +386,7 @@ void Translator::pass_down_kernel_state() {
     for (const auto& b : fn.builtins) params += ", uint3 " + kBuiltins.at(b);
     for (const auto& name : fn.shared) {
       const HoistedShared& h = hoisted_.at(name);
-      const bool own = h.owner_key == key;
-      params += fmt::format(", threadgroup {} (&{}){}", own ? h.element : h.resolved_element, own ? h.name : h.hoisted,
-                            own ? h.dims : h.resolved_dims);
+      params += ", " + h.parameter(h.owner_key == key);
     }
     const std::vector<CXCursor> decl_params = parameters_of(fn.cursor);
     // Before the parameters with default arguments (`int width = warpSize`), which must come last.

@@ -329,8 +329,7 @@ void Translator::resolve_lambdas() {
     for (const auto& b : builtins) lambda.members.push_back({"uint3 " + kBuiltins.at(b) + ";", kBuiltins.at(b), ""});
     for (const auto& name : shared) {
       const HoistedShared& h = hoisted_.at(name);
-      lambda.members.push_back({fmt::format("threadgroup {} (&{}){};", h.resolved_element, h.hoisted, h.resolved_dims),
-                                h.owner_key == lambda.owner ? h.name : h.hoisted, ""});
+      lambda.members.push_back({h.parameter(false) + ";", h.owner_key == lambda.owner ? h.name : h.hoisted, ""});
     }
   }
 }

@@ -182,19 +182,22 @@ std::string Translator::header() {
 std::string Translator::kernel_body(const Function& kernel, const std::vector<std::string>& bindings) {
   std::string out;
   for (const auto& b : bindings) out += b + "\n";
+  // The kernel's extern __shared__ arrays, and those of the functions it calls, share its launch's dynamic shared
+  // memory (KS_DYNAMIC_SHARED_BYTES): the first is that array, the others point into it.
+  std::vector<std::pair<std::string, std::string>> dynamic;  // (element type, name)
+  for (CXCursor array : kernel.dynamic_shared)
+    dynamic.emplace_back(metal_type(clang_getArrayElementType(clang_getCursorType(array))), dynamic_shared_name(array));
   for (const auto& name : kernel.shared) {
     const HoistedShared& h = hoisted_.at(name);
-    out += fmt::format("threadgroup {} {}{};\n", h.resolved_element, h.hoisted, h.resolved_dims);
+    if (h.dynamic) dynamic.emplace_back(h.resolved_element, h.hoisted);
+    else out += fmt::format("threadgroup {} {}{};\n", h.resolved_element, h.hoisted, h.resolved_dims);
   }
-  // The kernel's extern __shared__ arrays share its launch's dynamic shared memory (KS_DYNAMIC_SHARED_BYTES).
-  const std::vector<CXCursor>& dynamic = kernel.dynamic_shared;
   for (size_t i = 0; i < dynamic.size(); ++i) {
-    CXType element = clang_getArrayElementType(clang_getCursorType(dynamic[i]));
-    const std::string t = metal_type(element), name = dynamic_shared_name(dynamic[i]);
+    const auto& [t, name] = dynamic[i];
     if (i == 0)
       out += fmt::format("threadgroup {} {}[(KS_DYNAMIC_SHARED_BYTES + sizeof({}) - 1) / sizeof({})];\n", t, name, t, t);
     else
-      out += fmt::format("threadgroup {}* {} = (threadgroup {}*){};\n", t, name, t, dynamic_shared_name(dynamic[0]));
+      out += fmt::format("threadgroup {}* {} = (threadgroup {}*){};\n", t, name, t, dynamic[0].second);
   }
   for (CXCursor k : children(kernel.cursor))
     if (clang_getCursorKind(k) == CXCursor_CompoundStmt) out += rw_.render(begin_offset(k), end_offset(k)) + "\n";

@@ -1,9 +1,9 @@
 // Accessors of the dynamic shared memory (docs/TRANSLATE.md): a function or method whose body declares extern
 // __shared__ arrays and returns one, cast (the CUDA samples' SharedMemory<T>, whose conversion operator the kernel
 // calls implicitly; `template <typename T> __device__ T* shared_memory_proxy()`). Metal declares threadgroup memory
-// in the kernel only, so each call in a kernel becomes the kernel's dynamic threadgroup array, cast to the pointer
-// type the call gives (or, in a template, the type of what it initializes or is assigned or cast to); the accessors
-// and their structs are left out of the header.
+// in the kernel only, so each call becomes the kernel's dynamic threadgroup array (passed down to a __device__
+// function), cast to the pointer type the call gives (or, in a template, the type of what it initializes or is
+// assigned or cast to); the accessors and their structs are left out of the header.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -105,12 +105,6 @@ void Translator::note_accessor_target(CXCursor expression, CXType target) {
 bool Translator::map_shared_accessor(CXCursor call, Function& fn) {
   const CXCursor array = shared_accessor_array(call);
   if (clang_Cursor_isNull(array)) return false;
-  if (!fn.kernel) {
-    problem(fn.record.problems, call, "extern __shared__ in a __device__ function",
-            "Metal declares threadgroup memory in the kernel only: write '" + text(begin_offset(call), end_offset(call)) +
-                "' in the kernel and pass the pointer down");
-    return true;
-  }
   // The pointer type: the call's own, else (a template's temporary) the one it initializes, is assigned or cast to.
   CXType type = clang_getCursorType(call);
   if (!is_pointer(type))
@@ -121,12 +115,24 @@ bool Translator::map_shared_accessor(CXCursor call, Function& fn) {
             "SharedMemory<T>();`)");
     return true;
   }
-  if (std::none_of(fn.dynamic_shared.begin(), fn.dynamic_shared.end(), [&](CXCursor d) { return clang_equalCursors(d, array); }))
+  if (!fn.kernel) pass_down_dynamic_shared(fn, array);
+  else if (std::none_of(fn.dynamic_shared.begin(), fn.dynamic_shared.end(), [&](CXCursor d) { return clang_equalCursors(d, array); })) {
     fn.dynamic_shared.push_back(array);
+  }
   rw_.replace(begin_offset(call), end_offset(call),
               fmt::format("((threadgroup {}*){})", metal_type(pointee_type(type)), dynamic_shared_name(array)));
   ++fn.record.translated["extern __shared__ (accessor)"];
   return true;
+}
+
+// An extern __shared__ array a __device__ function names (a file-scope one, or an accessor's): the kernel's dynamic
+// array, passed down as a pointer under the array's name, as one the function declares is.
+void Translator::pass_down_dynamic_shared(Function& fn, CXCursor array) {
+  const std::string element = metal_type(clang_getArrayElementType(clang_getCursorType(array)));
+  HoistedShared h{decl_key(fn.cursor), dynamic_shared_name(array), spelling(fn.cursor) + "_" + dynamic_shared_name(array),
+                  element, "", element, "", true};
+  fn.shared.insert(h.hoisted);
+  hoisted_.emplace(h.hoisted, h);
 }
 
 std::string dynamic_shared_name(CXCursor array) {

@@ -100,6 +100,15 @@ struct HoistedShared {
   std::string name, hoisted;  // `sm`, `block_merge_sm`
   std::string element, dims;  // `float`, `[32]`
   std::string resolved_element, resolved_dims;  // as the kernel declares them: a function template's parameters bound by its calls
+  bool dynamic = false;  // extern __shared__: a pointer into the kernel's dynamic shared memory, no dims
+  // How a function taking it declares it (`threadgroup float (&sm)[32]`, `threadgroup float* sm`): under its own name
+  // in the declaring function, as the kernel's variable elsewhere.
+  std::string parameter(bool own) const {
+    const std::string& type = own ? element : resolved_element;
+    const std::string& named = own ? name : hoisted;
+    return dynamic ? "threadgroup " + type + "* " + named
+                   : "threadgroup " + type + " (&" + named + ")" + (own ? dims : resolved_dims);
+  }
 };
 
 // A lambda expression of device code. The Metal Shading Language has none, so each becomes a function-object struct
@@ -252,6 +261,7 @@ class Translator {
   CXCursor shared_accessor_array(CXCursor expression);  // the extern __shared__ array an accessor call returns
   void note_accessor_target(CXCursor expression, CXType target);
   bool map_shared_accessor(CXCursor call, Function& fn);
+  void pass_down_dynamic_shared(Function& fn, CXCursor array);
   bool drop_accessor_object(CXCursor var);  // `SharedMemory<T> smem;`: true when dropped
   bool atomic_object_declaration(CXCursor var, Function& fn);
   void shared_record_definition(CXCursor var);

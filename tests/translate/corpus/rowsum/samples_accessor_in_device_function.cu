@@ -1,5 +1,5 @@
-// Untranslatable: SharedMemory<T> converted in a __device__ function (line 16): Metal declares threadgroup memory in
-// the kernel only, and the port does not pass the kernel's dynamic array down to a function.
+// The CUDA samples' SharedMemory<T> converted in a __device__ function (its int array viewed as float): the kernel
+// declares the dynamic threadgroup array and passes it down (formerly untranslatable).
 #include <cuda_runtime.h>
 #include <stdint.h>
 

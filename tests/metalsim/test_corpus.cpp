@@ -577,6 +577,29 @@ TEST(MetalsimCorpus, Matrices) {
   }
 }
 
+TEST(MetalsimCorpus, MatrixConversionsAndMetalArrays) {
+  KernelSpec s;
+  s.name = "matrix_conversions_arrays";
+  s.inputs = {tensor("a", Dtype::float32, {4})};
+  s.outputs = {tensor("out", Dtype::float32, {16})};
+  s.source = corpus("matrix_conversions_arrays.metal");
+  s.header = corpus("matrix_conversions_arrays_header.metal");
+  s.grid = {4, 1, 1};
+  s.threadgroup = {4, 1, 1};
+  auto so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a{0.0f, 1.0f, -2.0f, 0.5f}, out(16);
+  run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], out)});
+  for (int i = 0; i < 4; ++i) {
+    const float x = a[i];
+    const float* o = &out[4 * i];
+    EXPECT_EQ(o[0], half_round(0.1f) + 3.0f) << i;  // hm[0][1] is 0.1 rounded to half
+    EXPECT_EQ(o[1], half_round(x) + 0.5f) << i;
+    EXPECT_EQ(o[2], 6.0f + x + 0.0f + 2.0f) << i;
+    EXPECT_EQ(o[3], 0.5f * x + 0.25f * x * x + 1.0f + 2.0f) << i;
+  }
+}
+
 TEST(MetalsimCorpus, DeterminantsAndTwentyFourBitProducts) {
   KernelSpec s;
   s.name = "determinants_mul24";

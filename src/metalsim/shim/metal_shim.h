@@ -521,6 +521,16 @@ template <class To, class From> inline To as_type(const From& f) {
   }
 }
 
+// ----------------------------------------------------------------- arrays
+// metal_array's array<T, N>: an aggregate (`array<float, 4> a = {1, 2, 3, 4};`), indexed and sized.
+template <class T, size_t N> struct array {
+  T __elems[N];
+  static constexpr size_t size() { return N; }
+  static constexpr bool empty() { return N == 0; }
+  T& operator[](size_t i) { return __elems[i]; }
+  constexpr const T& operator[](size_t i) const { return __elems[i]; }
+};
+
 // ----------------------------------------------------------------- limits
 template <class T> struct numeric_limits;
 // The std::numeric_limits members Metal's numeric_limits has (traits of the host's type for the integers).
@@ -784,6 +794,10 @@ template <class T, int C, int R> struct matrix {
   template <class... A, enable_if_t<sizeof...(A) == C && (sizeof...(A) > 1), int> = 0> matrix(const A&... cols) {
     int c = 0;
     ((columns[c++] = __ms_make<column>(cols)), ...);
+  }
+  // Metal: from a matrix of the same size and another element type (`half3x3(m)` of a float3x3), column by column.
+  template <class U, enable_if_t<!is_same_v<U, T>, int> = 0> explicit matrix(const matrix<U, C, R>& other) {
+    for (int c = 0; c < C; ++c) columns[c] = __ms_make<column>(other.columns[c]);
   }
   template <class... A, enable_if_t<sizeof...(A) == C * R && (C * R > C), int> = 0> matrix(const A&... scalars) {
     T flat[C * R] = {T(scalars)...};

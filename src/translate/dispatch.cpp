@@ -111,6 +111,41 @@ std::shared_ptr<Translator::Choice> Translator::choice_in(CXCursor statement, co
   return choice_from(0);
 }
 
+std::shared_ptr<Translator::Choice> Translator::pointer_choice(CXCursor launch_call, std::vector<CXCursor>& kernels) {
+  const CXCursor variable = clang_getCursorReferenced(launch_call);
+  if (clang_getCursorKind(variable) != CXCursor_VarDecl || host_.assignments.count(decl_key(variable))) return nullptr;
+  std::function<std::shared_ptr<Choice>(CXCursor)> choice_of = [&](CXCursor e) -> std::shared_ptr<Choice> {
+    e = strip_casts(e);
+    while (clang_getCursorKind(e) == CXCursor_UnaryOperator && !children(e).empty()) e = strip_casts(children(e)[0]);  // `&k`
+    if (clang_getCursorKind(e) == CXCursor_ConditionalOperator) {
+      const std::vector<CXCursor> parts = children(e);
+      if (parts.size() != 3) return nullptr;
+      auto c = std::make_shared<Choice>();
+      try {
+        c->condition = directive_expression(parts[0], host_);
+      } catch (const Error&) {
+        return nullptr;
+      }
+      c->then = choice_of(parts[1]);
+      c->otherwise = choice_of(parts[2]);
+      return c->then && c->otherwise ? c : nullptr;
+    }
+    const CXCursor kernel = clang_getCursorReferenced(e);
+    if (clang_getCursorKind(e) != CXCursor_DeclRefExpr || clang_getCursorKind(kernel) != CXCursor_FunctionDecl ||
+        !has_child(defining_cursor(kernel), CXCursor_CUDAGlobalAttr))
+      return nullptr;
+    auto leaf = std::make_shared<Choice>();
+    leaf->launch = int(kernels.size());
+    kernels.push_back(kernel);
+    return leaf;
+  };
+  const CXCursor initializer = clang_Cursor_getVarDeclInitializer(variable);
+  if (clang_Cursor_isNull(initializer) || clang_getCursorKind(strip_casts(initializer)) != CXCursor_ConditionalOperator) return nullptr;
+  auto choice = choice_of(initializer);
+  if (!choice) kernels.clear();
+  return choice;
+}
+
 // The entry's alternative launches as one kernel: each directive chooses its value per workload by
 // the entry's conditions; the kernels' bodies are alternatives under a template KS_LAUNCH (one body
 // when every alternative runs the same kernel with the same arguments).

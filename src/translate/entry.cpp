@@ -183,16 +183,27 @@ void Translator::find_launch() {
     problem(out_.problems, entry, "entry", "the entry launches no kernel");
     return;
   }
+  // One launch through a function pointer that a conditional initializes (`auto k = big ? f<256> : f<64>;
+  // k<<<...>>>(...)`): alternatives, one per kernel it may name, chosen as the conditional chooses.
+  std::vector<CXCursor> chosen;
+  if (walk.launches.size() == 1) {
+    const HostScope entry_scope = host_;
+    if (walk.calls[0]) host_ = walk.calls[0]->scope;
+    dispatch_ = pointer_choice(walk.launches[0], chosen);
+    host_ = entry_scope;
+    walk.launches.assign(std::max<size_t>(chosen.size(), 1), walk.launches[0]);
+    walk.calls.assign(walk.launches.size(), walk.calls[0]);
+  }
   // Launches in the branches of an if or the cases of a switch: the entry picks one per call, and so
   // does the candidate, through directives that choose per workload.
   // Launches that are not alternatives run in sequence: a multi-kernel candidate.
   bool alternatives = walk.switched;
-  for (size_t i = 0; i < walk.launches.size(); ++i)
+  for (size_t i = 0; i < walk.launches.size() && chosen.empty(); ++i)
     for (size_t j = 0; j < i; ++j)
       for (const auto& [at, branch] : walk.launch_branches[i])
         for (const auto& [other_at, other_branch] : walk.launch_branches[j])
           alternatives |= at == other_at && branch != other_branch;
-  if (walk.launches.size() > 1) {
+  if (walk.launches.size() > 1 && chosen.empty()) {
     // Every launch in one call of a launcher: the choice is among the launcher's branches, read with its parameters.
     const bool one_launcher = walk.calls[0] && std::all_of(walk.anchors.begin(), walk.anchors.end(), [&](CXCursor a) {
       return clang_equalCursors(a, walk.anchors[0]);
@@ -223,6 +234,7 @@ void Translator::find_launch() {
   for (size_t i = 0; i < walk.launches.size(); ++i) {
     Launch launch;
     launch.call = walk.launches[i];
+    if (!chosen.empty()) launch.chosen = chosen[i];
     if (walk.calls[i]) {
       launcher_call_ = *walk.calls[i];
       host_ = launcher_call_.scope;

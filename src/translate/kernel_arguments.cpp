@@ -55,7 +55,8 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
   // A launch in a template launcher names the kernel template and its arguments as written.
   const bool dependent = clang_Cursor_isNull(callee);
   if (dependent) callee = called_declaration(launch.call);
-  if (clang_getCursorKind(callee) == CXCursor_VarDecl) callee = kernel_of_pointer(callee, launch);
+  if (!clang_Cursor_isNull(launch.chosen)) callee = launch.chosen;
+  else if (clang_getCursorKind(callee) == CXCursor_VarDecl) callee = kernel_of_pointer(callee, launch);
   CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
   launch.kernel = decl_key(clang_Cursor_isNull(pattern) ? callee : pattern);
   launch.section = spelling(clang_Cursor_isNull(pattern) ? callee : pattern);

@@ -210,6 +210,7 @@ void Translator::write_candidate() {
   std::string candidate = fmt::format("// Translated from {} by `ksearch port` (docs/TRANSLATE.md): ",
                                       std::filesystem::path(file_).filename().string());
   bool defined = !launches_.empty();
+  std::vector<std::string> named;  // each kernel once (alternatives may launch one kernel template twice)
   for (size_t i = 0; i < launches_.size(); ++i) {
     auto kernel = functions_.find(launches_[i].kernel);
     if (kernel == functions_.end()) {
@@ -217,8 +218,10 @@ void Translator::write_candidate() {
       defined = false;
       continue;
     }
-    candidate += fmt::format("{}kernel {}, line {}", i ? "; " : "", spelling(kernel->second.cursor), position(kernel->second.cursor).line);
+    const std::string text = fmt::format("kernel {}, line {}", spelling(kernel->second.cursor), position(kernel->second.cursor).line);
+    if (std::find(named.begin(), named.end(), text) == named.end()) named.push_back(text);
   }
+  candidate += fmt::format("{}", fmt::join(named, "; "));
   if (defined && dispatch_) {
     candidate += ".\n" + dispatch_candidate();
     out_.candidate = candidate;

@@ -395,6 +395,7 @@ class Translator {
     std::string init_value;  // what the buffers it writes hold before it (a cudaMemset or a fill launch), if anything
     std::vector<std::string> bindings;
     std::vector<std::string> outputs;  // the buffers it writes (task outputs, scratch)
+    CXCursor chosen = clang_getNullCursor();  // the kernel of this alternative of a launch through a chosen pointer
   };
   // Launches the entry chooses among (`if (cols <= 256) k<64><<<...>>> else k<256><<<...>>>`, a
   // switch): a launch, or a condition (a directive expression) choosing between two choices.
@@ -410,6 +411,9 @@ class Translator {
     }
   };
   std::shared_ptr<Choice> choice_in(CXCursor statement, const std::vector<CXCursor>& launches);  // dispatch.cpp
+  // A launch through a function pointer a conditional initializes: the choice among the kernels it may name (added to
+  // `kernels`, a leaf per kernel), or null. dispatch.cpp
+  std::shared_ptr<Choice> pointer_choice(CXCursor launch_call, std::vector<CXCursor>& kernels);
   std::vector<std::string> directives(const Launch& launch) const;  // output.cpp
   std::string dispatch_candidate();  // dispatch.cpp
   std::shared_ptr<Choice> dispatch_;  // set when the entry's launches are alternatives

@@ -1,5 +1,5 @@
-// Untranslatable: a launch through a function pointer chosen by a conditional (line 22): the kernel is chosen at
-// run time.
+// A launch through a function pointer a conditional initializes with one of two instances of a kernel template: the
+// alternatives' template argument and block size are chosen per workload (formerly untranslatable).
 #include <cuda_runtime.h>
 #include <stdint.h>
 template <int BLOCK>

@@ -8,6 +8,14 @@
 
 namespace ksearch::translate::detail {
 
+// A CUDA function that makes a value of its arguments alone: a vector from components, a conversion to half or bfloat16.
+bool Translator::uniform_call(CXCursor call) {
+  const std::string name = spelling(call);
+  const CXCursor callee = clang_getCursorReferenced(call);
+  return !clang_Cursor_isNull(callee) && from_prelude(callee) &&
+         (name.rfind("make_", 0) == 0 || name.rfind("__float2half", 0) == 0 || name.rfind("__float2bfloat16", 0) == 0);
+}
+
 std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call) {
   const CXCursor callee = clang_getCursorReferenced(launch_call);
   if (clang_getCursorKind(callee) != CXCursor_FunctionDecl) return std::nullopt;  // dependent, or through a pointer
@@ -27,9 +35,19 @@ std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call) 
   Fill fill{buffer_of(kids[size_t(target) + 2]), ""};
   if (fill.buffer.empty()) return std::nullopt;
   const std::string target_key = decl_key(defined[size_t(target)]);
-  // The value a store writes: a constant, or a value parameter (never assigned: only locals are) given one at the launch.
-  auto value_of = [&](CXCursor stored) -> std::string {
+  // The value a store writes: a constant, or a value parameter (never assigned: only locals are) given one at the launch;
+  // a vector of one value (`make_float4(0.f, 0.f, 0.f, 0.f)`) or a conversion of it (`__float2half(0.f)`) is that value.
+  std::function<std::string(CXCursor)> value_of = [&](CXCursor stored) -> std::string {
     const CXCursor uncast = strip_casts(stored);
+    if (clang_getCursorKind(uncast) == CXCursor_CallExpr && uniform_call(uncast)) {
+      std::string value;
+      for (int i = 0; i < clang_Cursor_getNumArguments(uncast); ++i) {
+        const std::string each = value_of(clang_Cursor_getArgument(uncast, unsigned(i)));
+        if (each.empty() || (i > 0 && each != value)) return "";
+        value = each;
+      }
+      return value;
+    }
     if (clang_getCursorKind(uncast) == CXCursor_DeclRefExpr) {
       const std::string key = decl_key(clang_getCursorReferenced(uncast));
       for (size_t i = 0; i < defined.size(); ++i)
@@ -53,10 +71,32 @@ std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call) 
   };
   // Whether every node is index arithmetic, control flow, a local's update or a store of the value into the target.
   bool only_stores = true;
+  // `lhs = rhs`: a local, or an element of the target given the fill's one value.
+  auto assignment = [&](CXCursor target, CXCursor stored) {
+    const CXCursor lhs = strip_implicit(target);
+    if (is_local(lhs)) return;
+    const std::vector<CXCursor> element = children(lhs);
+    // (`y[i]`, or `reinterpret_cast<float4*>(y)[i]` of a vector of the value)
+    const bool into_target = clang_getCursorKind(lhs) == CXCursor_ArraySubscriptExpr && element.size() == 2 &&
+                             clang_getCursorKind(strip_casts(element[0])) == CXCursor_DeclRefExpr &&
+                             decl_key(clang_getCursorReferenced(strip_casts(element[0]))) == target_key;
+    const std::string value = into_target ? value_of(stored) : "";
+    if (value.empty() || (!fill.value.empty() && value != fill.value)) only_stores = false;
+    fill.value = value;
+  };
   std::function<void(CXCursor)> visit = [&](CXCursor c) {
     if (!only_stores) return;
     const CXCursorKind kind = clang_getCursorKind(c);
     const std::vector<CXCursor> parts = children(c);
+    if (kind == CXCursor_CallExpr && uniform_call(c)) return;  // a stored value, checked by value_of
+    // A vector's assignment (`y[i] = make_float4(...)`) is a call of its operator=.
+    const bool vector_assignment = kind == CXCursor_CallExpr && spelling(c) == "operator=" &&
+                                   clang_Cursor_getNumArguments(c) == 2 && from_prelude(clang_getCursorReferenced(c));
+    if (vector_assignment) {
+      assignment(clang_Cursor_getArgument(c, 0), clang_Cursor_getArgument(c, 1));
+      visit(clang_Cursor_getArgument(c, 0));
+      return;
+    }
     if (kind == CXCursor_CallExpr || kind == CXCursor_AsmStmt || kind == CXCursor_LambdaExpr) {
       only_stores = false;  // a call may write elsewhere or wait on other threads
       return;
@@ -67,18 +107,7 @@ std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call) 
       if (steps && (parts.size() != 1 || !is_local(strip_implicit(parts[0])))) only_stores = false;
     }
     if (kind == CXCursor_CompoundAssignOperator && (parts.size() != 2 || !is_local(strip_implicit(parts[0])))) only_stores = false;
-    if (kind == CXCursor_BinaryOperator && operator_of(unit_, c) == "=" && parts.size() == 2) {
-      const CXCursor lhs = strip_implicit(parts[0]);
-      if (!is_local(lhs)) {
-        const std::vector<CXCursor> element = children(lhs);
-        const bool into_target = clang_getCursorKind(lhs) == CXCursor_ArraySubscriptExpr && element.size() == 2 &&
-                                 clang_getCursorKind(strip_implicit(element[0])) == CXCursor_DeclRefExpr &&
-                                 decl_key(clang_getCursorReferenced(strip_implicit(element[0]))) == target_key;
-        const std::string value = into_target ? value_of(parts[1]) : "";
-        if (value.empty() || (!fill.value.empty() && value != fill.value)) only_stores = false;
-        fill.value = value;
-      }
-    }
+    if (kind == CXCursor_BinaryOperator && operator_of(unit_, c) == "=" && parts.size() == 2) assignment(parts[0], parts[1]);
     for (CXCursor k : parts) visit(k);
   };
   for (CXCursor k : children(definition))

@@ -16,6 +16,7 @@
 //   cub.cpp               CUB's block and warp collectives
 //   types.cpp             Metal types and address spaces
 //   writes.cpp            whether a function may write through a pointer parameter
+//   fills.cpp             launches that only fill a buffer, folded into the next writer's init_value
 //   lambdas.cpp           device lambdas as function-object structs
 //   output.cpp            the candidate: directives, header, kernel body
 // Nothing outside src/translate/translator*.cpp and these files includes it (translate.hpp is the interface).
@@ -322,6 +323,7 @@ class Translator {
     std::string buffer, value;
   };
   std::optional<Fill> constant_fill(CXCursor launch_call);
+  bool uniform_call(CXCursor call);
   void shared_pointer_field(CXCursor c, Function& fn);
 
   // output (output.cpp)

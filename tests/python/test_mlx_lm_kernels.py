@@ -2,7 +2,8 @@
 paths mlx-lm takes without Metal: its fused kernels (mlx_lm/kernels: q/k norm, norm + sigmoid gate on
 a transposed attention output), BitNet's packed ternary matmul, the KL and JS distillation losses
 (whose forward kernels race on threadgroup memory), RWKV-7's WKV scan and Qwen3-Next's gated delta rule (whose
-packed kernel mlx-lm pins bitwise to its explicit-tree kernel).
+packed kernel mlx-lm pins bitwise to its explicit-tree kernel); and, where the installed mlx-lm has them, its MoE
+routing and expert combine, q/k norm with RoPE and gated residual norms.
 
 mlx-lm builds these kernels when its modules are imported, most only where mx.metal.is_available(),
 and calls them where mx.default_device() is the GPU; the fixture makes both checks see a Metal GPU
@@ -11,6 +12,7 @@ metalsim_mlx.patched()."""
 import importlib
 
 import mlx.core as mx
+import mlx.nn as nn
 import numpy as np
 import pytest
 
@@ -21,19 +23,36 @@ MODULES = ["mlx_lm.utils", "mlx_lm.kernels.qk_norm", "mlx_lm.kernels.rms_norm_si
            "mlx_lm.models.gated_delta"]
 
 
-@pytest.fixture(scope="module")
-def mlx_lm():
+# mlx-lm's newer fused kernels (MoE routing and combine, q/k norm with RoPE, the gated residual norms), skipped where
+# the installed mlx-lm predates them.
+NEWER_KERNELS = ["mlx_lm.kernels.expert_routing", "mlx_lm.kernels.qk_norm_rope", "mlx_lm.kernels.qk_norm",
+                 "mlx_lm.kernels.post_expert_norm_combine", "mlx_lm.kernels.norm_add_norm"]
+
+
+def patched_modules(names):
     """The modules, re-imported with a Metal GPU in sight and metal_kernel patched; restored after."""
     is_available, default_device = mx.metal.is_available, mx.default_device
     mx.metal.is_available, mx.default_device = (lambda: True), (lambda: mx.gpu)
     try:
         with metalsim_mlx.patched():
-            modules = {name.rsplit(".", 1)[1]: importlib.reload(importlib.import_module(name)) for name in MODULES}
+            modules = {name.rsplit(".", 1)[1]: importlib.reload(importlib.import_module(name)) for name in names}
         yield modules
     finally:
         mx.metal.is_available, mx.default_device = is_available, default_device
-        for name in MODULES:
+        for name in names:
             importlib.reload(importlib.import_module(name))
+
+
+@pytest.fixture(scope="module")
+def mlx_lm():
+    yield from patched_modules(MODULES)
+
+
+@pytest.fixture(scope="module")
+def newer_kernels():
+    for name in NEWER_KERNELS:
+        pytest.importorskip(name, reason=f"this mlx-lm has no {name}")
+    yield from patched_modules(NEWER_KERNELS)
 
 
 def normal(rng, *shape, dtype=mx.float32, scale=1.0):
@@ -141,3 +160,66 @@ def test_gated_delta_kernels_match_the_ops_recurrence(mlx_lm, Dk, vectorized):
         tree_y, tree_state = gated_delta.gated_delta_kernel_xtree(q, k, v, g, beta, state)
         np.testing.assert_array_equal(np.array(y), np.array(tree_y))
         np.testing.assert_array_equal(np.array(new_state), np.array(tree_state))
+
+
+def test_expert_routing_picks_the_top_k_biased_scores_and_weighs_the_unbiased_ones(newer_kernels):
+    tokens, experts, top_k = 5, 40, 4  # 40 experts: lanes hold two scores, the second only for lanes < 8
+    rng = np.random.default_rng(7)
+    logits, bias = normal(rng, tokens, experts), normal(rng, experts, scale=0.1)
+    inds, weights = newer_kernels["expert_routing"].expert_routing(logits, bias, top_k=top_k, multiplier=1.5,
+                                                                   score_eps=1e-6, route_scale=2.0)
+    score = mx.sigmoid(logits * 1.5)
+    expected_inds = mx.argsort(-(score + bias), axis=-1)[:, :top_k]
+    chosen = mx.take_along_axis(score, expected_inds, axis=-1)
+    np.testing.assert_array_equal(np.array(inds), np.array(expected_inds))
+    assert_close(weights, chosen / (chosen.sum(-1, keepdims=True) + 1e-6) * 2.0, 1e-5)
+
+
+@pytest.mark.parametrize("offset", [5, "per_row"])
+def test_qk_norm_rope_is_qk_norm_then_traditional_rope(newer_kernels, offset):
+    B, L, HQ, HK, D = 2, 3, 4, 2, 64
+    qkvg = normal(np.random.default_rng(8), B, L, 2 * (HQ + HK) * D)
+    offsets = [5, 11] if offset == "per_row" else [5, 5]
+    given = mx.array(offsets, dtype=mx.int32) if offset == "per_row" else offset
+    q, k = newer_kernels["qk_norm_rope"].qk_norm_rope(qkvg, n_heads=HQ, n_kv_heads=HK, head_dim=D, eps=1e-6,
+                                                      query_scale=0.125, rope_base=10000.0, offset=given)
+    q_normed, k_normed = newer_kernels["qk_norm"].qk_norm(qkvg, n_heads=HQ, n_kv_heads=HK, head_dim=D, eps=1e-6,
+                                                          query_scale=0.125)
+
+    def rope(x):  # mx.fast.rope rotates the second-to-last axis's positions: (B, H, L, D), one batch row at a time
+        rows = [mx.fast.rope(x[b : b + 1].transpose(0, 2, 1, 3), D, traditional=True, base=10000.0, scale=1.0,
+                             offset=offsets[b]) for b in range(B)]
+        return mx.concatenate(rows).transpose(0, 2, 1, 3)
+
+    assert_close(q, rope(q_normed), 1e-5)
+    assert_close(k, rope(k_normed), 1e-5)
+
+
+@pytest.mark.parametrize("rows, k, d", [(3, 4, 256), (2, 2, 100), (1, 8, 2048)])
+def test_post_expert_norm_combine_weighs_the_scaled_rms_norm_of_each_expert(newer_kernels, rows, k, d):
+    rng = np.random.default_rng(9)
+    experts, norm_weight = normal(rng, rows, k, d), normal(rng, d)
+    weights = mx.array(rng.uniform(size=(rows, k)).astype(np.float32))
+    out = newer_kernels["post_expert_norm_combine"].post_expert_norm_combine(experts, weights, norm_weight=norm_weight,
+                                                                             eps=1e-5)
+    # norm_weight scales each expert's input to the norm, as the kernel's comment says
+    expected = (mx.fast.rms_norm(experts * norm_weight, None, 1e-5) * weights[..., None]).sum(-2)
+    assert_close(out, expected, 1e-5)
+
+
+def test_norm_add_norm_stream_and_its_pre_norm_agree(newer_kernels):
+    rng = np.random.default_rng(10)
+    branch, stream = normal(rng, 2, 3, 128), normal(rng, 2, 3, 128)
+    alpha, beta, post_weight = normal(rng, 128), normal(rng, 128), normal(rng, 128)
+    next_norm = nn.RMSNorm(128)
+    next_norm.weight = normal(rng, 128)
+    module = newer_kernels["norm_add_norm"]
+    new_stream, normed = module.norm_add_norm(branch, stream, alpha=alpha, beta=beta, post_weight=post_weight,
+                                              post_eps=1e-5, next_norm=next_norm)
+    alone, _ = module.norm_add_norm(branch, stream, alpha=alpha, beta=beta, post_weight=post_weight, post_eps=1e-5,
+                                    next_norm=None)
+    assert new_stream.dtype == mx.float32 and normed.shape == branch.shape
+    assert_close(new_stream, alone, 0.0)
+    # the normed sum is next_norm of the new stream, as pre_norm computes it and as mlx.nn's RMSNorm does
+    assert_close(module.pre_norm(new_stream, next_norm, dtype=mx.float32), normed, 0.0)
+    assert_close(normed, next_norm(new_stream), 1e-5)

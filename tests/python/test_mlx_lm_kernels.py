@@ -3,13 +3,15 @@ paths mlx-lm takes without Metal: its fused kernels (mlx_lm/kernels: q/k norm, n
 a transposed attention output), BitNet's packed ternary matmul, the KL and JS distillation losses
 (whose forward kernels race on threadgroup memory), RWKV-7's WKV scan and Qwen3-Next's gated delta rule (whose
 packed kernel mlx-lm pins bitwise to its explicit-tree kernel); and, where the installed mlx-lm has them, its MoE
-routing and expert combine, q/k norm with RoPE and gated residual norms.
+routing and expert combine, q/k norm with RoPE, gated residual norms, Kimi K3's attention residual mix (given a
+Python int among its inputs) and DeepSeek V4.1's Sinkhorn normalization.
 
 mlx-lm builds these kernels when its modules are imported, most only where mx.metal.is_available(),
 and calls them where mx.default_device() is the GPU; the fixture makes both checks see a Metal GPU
 (Python attributes only: MLX's own ops still run on the CPU) and re-imports the modules under
 metalsim_mlx.patched()."""
 import importlib
+import importlib.util
 
 import mlx.core as mx
 import mlx.nn as nn
@@ -23,10 +25,11 @@ MODULES = ["mlx_lm.utils", "mlx_lm.kernels.qk_norm", "mlx_lm.kernels.rms_norm_si
            "mlx_lm.models.gated_delta"]
 
 
-# mlx-lm's newer fused kernels (MoE routing and combine, q/k norm with RoPE, the gated residual norms), skipped where
-# the installed mlx-lm predates them.
+# mlx-lm's newer kernels (MoE routing and combine, q/k norm with RoPE, the gated residual norms, Kimi's attention
+# residual mix, DeepSeek's Sinkhorn normalization); a test is skipped where the installed mlx-lm lacks its module.
 NEWER_KERNELS = ["mlx_lm.kernels.expert_routing", "mlx_lm.kernels.qk_norm_rope", "mlx_lm.kernels.qk_norm",
-                 "mlx_lm.kernels.post_expert_norm_combine", "mlx_lm.kernels.norm_add_norm"]
+                 "mlx_lm.kernels.post_expert_norm_combine", "mlx_lm.kernels.norm_add_norm", "mlx_lm.models.kimi_k3",
+                 "mlx_lm.models.deepseek_v41"]
 
 
 def patched_modules(names):
@@ -48,11 +51,18 @@ def mlx_lm():
     yield from patched_modules(MODULES)
 
 
+class Available(dict):
+    """The modules of NEWER_KERNELS the installed mlx-lm has; a test naming another is skipped."""
+
+    def __missing__(self, name):
+        pytest.skip(f"this mlx-lm has no {name}")
+
+
 @pytest.fixture(scope="module")
 def newer_kernels():
-    for name in NEWER_KERNELS:
-        pytest.importorskip(name, reason=f"this mlx-lm has no {name}")
-    yield from patched_modules(NEWER_KERNELS)
+    present = [name for name in NEWER_KERNELS if importlib.util.find_spec(name) is not None]
+    for modules in patched_modules(present):
+        yield Available(modules)
 
 
 def normal(rng, *shape, dtype=mx.float32, scale=1.0):
@@ -223,3 +233,28 @@ def test_norm_add_norm_stream_and_its_pre_norm_agree(newer_kernels):
     # the normed sum is next_norm of the new stream, as pre_norm computes it and as mlx.nn's RMSNorm does
     assert_close(module.pre_norm(new_stream, next_norm, dtype=mx.float32), normed, 0.0)
     assert_close(normed, next_norm(new_stream), 1e-5)
+
+
+def test_kimi_attention_residual_mix_matches_its_ops_path(newer_kernels):
+    kimi = newer_kernels["kimi_k3"]
+    rng = np.random.default_rng(11)
+    for dtype, tolerance in ((mx.float32, 1e-5), (mx.bfloat16, 2e-2)):
+        blocks = kimi.ResidualBlocks(1e-6)
+        for _ in range(3):
+            blocks.append(normal(rng, 2, 3, 200, dtype=dtype))
+        partial, w_eff = normal(rng, 2, 3, 200, dtype=dtype), normal(rng, 200, scale=0.1)
+        # N, the rows, reaches the kernel as a Python int among its inputs
+        out = kimi._attn_res_mix(blocks, partial, w_eff, 1e-6, use_kernel=True)
+        assert out.dtype == dtype
+        assert_close(out, kimi._attn_res_mix(blocks, partial, w_eff, 1e-6, use_kernel=False), tolerance)
+
+
+def test_deepseek_sinkhorn_kernel_normalizes_as_the_loop_does(newer_kernels):
+    comb = mx.softmax(normal(np.random.default_rng(12), 2, 5, 4, 4), axis=-1) + 1e-6
+    eps = mx.array([1e-6], dtype=mx.float32)
+    out = newer_kernels["deepseek_v41"]._sinkhorn(comb, iters=20, eps=eps)
+    expected = comb / (comb.sum(axis=-2, keepdims=True) + eps)  # the columns, then rows and columns 19 times more
+    for _ in range(19):
+        expected = expected / (expected.sum(axis=-1, keepdims=True) + eps)
+        expected = expected / (expected.sum(axis=-2, keepdims=True) + eps)
+    assert_close(out, expected, 1e-6)

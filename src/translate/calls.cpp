@@ -48,16 +48,23 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   // A group made inline as an argument (`cg::memcpy_async(cg::this_thread(), ...)`, `cg::reduce(cg::tiled_partition<32>(
   // block), ...)`): the call taking it works by its type and drops its text, as a handle's declaration is dropped.
   if (group_of(clang_getCursorType(call)).kind != Group::none) return;
+  // cuda::atomic_ref's (and cuda::atomic's) operators map as its methods do: `ref += v`, `++ref`, reading `ref`.
+  const CXCursor owner_class = clang_getCursorSemanticParent(callee);
+  const bool atomic_operator = (callee_kind == CXCursor_CXXMethod || callee_kind == CXCursor_ConversionFunction) &&
+                               name.rfind("operator", 0) == 0 &&
+                               (spelling(owner_class) == "atomic" || spelling(owner_class) == "atomic_ref") &&
+                               spelling(clang_getCursorSemanticParent(owner_class)) == "cuda";
+  // `ref += v` is an operator call, its object the first argument (`ref.fetch_add(v)` names it by a member reference).
+  const bool operator_call = atomic_operator && !kids.empty() && clang_getCursorKind(kids[0]) != CXCursor_MemberRefExpr;
   // Constructors, conversions and operators of the CUDA types (half, vectors) are Metal's own.
-  if (callee_kind == CXCursor_Constructor || callee_kind == CXCursor_ConversionFunction ||
-      (callee_kind == CXCursor_CXXMethod && name.rfind("operator", 0) == 0))
+  if (!atomic_operator && (callee_kind == CXCursor_Constructor || callee_kind == CXCursor_ConversionFunction ||
+                           (callee_kind == CXCursor_CXXMethod && name.rfind("operator", 0) == 0)))
     return;
   // Methods of cooperative groups are mapped as OWNER::METHOD, cg::reduce by its operation.
   std::string key = name;
   Group group = method_group(call);  // the group a method or cg::reduce works on
-  if (callee_kind == CXCursor_CXXMethod || group.kind != Group::none) {
+  if (callee_kind == CXCursor_CXXMethod || atomic_operator || group.kind != Group::none) {
     // cuda::atomic's methods are cuda::atomic_ref's on the object (`$this` below)
-    const CXCursor owner_class = clang_getCursorSemanticParent(callee);
     const bool atomic_object = spelling(owner_class) == "atomic" && spelling(clang_getCursorSemanticParent(owner_class)) == "cuda";
     const std::string owner = atomic_object                   ? "atomic_ref"
                               : group.kind == Group::block      ? "thread_block"
@@ -68,6 +75,13 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     // A dependent member reference has no spelling: its name ends its text (`tile.any`).
     std::string method = text(begin_offset(kids.at(0)), end_offset(kids.at(0)));
     method = spelling(kids[0]).empty() ? method.substr(method.find_last_of(".>") + 1) : spelling(kids[0]);
+    // (the postfix increment's operator takes an int; the conversion is named by what it converts to)
+    if (atomic_operator)
+      method = callee_kind == CXCursor_ConversionFunction ? "operator T"
+                                                          : name + (clang_Cursor_getNumArguments(callee) == 1 &&
+                                                                            (name == "operator++" || name == "operator--")
+                                                                        ? "(int)"
+                                                                        : "");
     key = owner + "::" + method;
     if (!maps_.functions.count(key) && !maps_.untranslatable.count(key))
       return problem(problems, call, key,
@@ -117,10 +131,15 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   // A call written in a macro spans the macro's use, whose text before `(` does not name the function.
   const size_t name_at = text(b, e).substr(0, text(b, e).find('(')).find(name);
   // (A call the mapping drops goes with the whole use: `assert(c)` of cuda_include/assert.h.)
-  if (callee_kind != CXCursor_CXXMethod && group.kind == Group::none && name_at == std::string::npos && !m->second.metal.empty())
+  if (callee_kind != CXCursor_CXXMethod && !atomic_operator && group.kind == Group::none && name_at == std::string::npos &&
+      !m->second.metal.empty())
     return problem(problems, call, name, "used inside a macro: expand the macro by hand");
   const FunctionMapping& f = m->second;
   std::vector<CXCursor> args(kids.begin() + (kids.empty() ? 0 : 1), kids.end());
+  if (operator_call) {
+    args.clear();
+    for (int i = 1; i < clang_Cursor_getNumArguments(call); ++i) args.push_back(clang_Cursor_getArgument(call, unsigned(i)));
+  }
   std::string pattern = f.metal;
   std::vector<std::string> helpers = f.helpers;
   if (f.width_arg > 0 && size_t(f.width_arg) <= args.size()) {
@@ -170,7 +189,8 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     pattern.replace(pattern.find(placeholder), placeholder.size(), "ks_ro_cast<" + metal_type(pointee_of(source - 1)) + ">(" + placeholder + ")");
     helpers.push_back("ks_ro_cast");
   }
-  convert_arguments(callee, args);
+  // (an operator's value, converted by its pattern, ends where the call does: text inserted after it would follow it)
+  if (!operator_call) convert_arguments(callee, args);
   ++fn.record.translated[key];
   for (const auto& [cuda, metal] : kBuiltins)  // built-in variables a pattern names
     if (pattern.find(metal) != std::string::npos) fn.builtins.insert(cuda);
@@ -224,7 +244,9 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   std::function<std::string()> self = [] { return std::string(); };
   if (key.rfind("atomic_ref::", 0) == 0) {
     const std::vector<CXCursor> member = children(kids.at(0));
-    const CXCursor object = member.empty() ? clang_getNullCursor() : strip_implicit(member[0]);
+    const CXCursor object = operator_call ? strip_implicit(clang_Cursor_getArgument(call, 0))
+                            : member.empty() ? clang_getNullCursor()
+                                             : strip_implicit(member[0]);
     // an atomic_ref variable is a pointer already; an atomic object (any expression naming one) is taken the address of
     const bool object_itself = !clang_Cursor_isNull(object) && is_atomic_object(clang_getCursorType(object));
     const bool named = object_itself || (!clang_Cursor_isNull(object) && clang_getCursorKind(object) == CXCursor_DeclRefExpr);
@@ -238,8 +260,11 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     element = metal_type(value);
     space = space_of(referent);
     visit(referent, fn);  // the object's own names (`bins[threadIdx.x]`): a method's object is not visited otherwise
-    self = [this, named, object_itself, referent] {
-      const std::string text = rw_.render(begin_offset(referent), end_offset(referent));
+    // (the implicit conversion that reads `ref` spans just its object, whose text is then the original's: rendering the
+    // range would run this replacement again)
+    self = [this, named, object_itself, referent, b, e] {
+      const unsigned from = begin_offset(referent), to = end_offset(referent);
+      const std::string text = from == b && to == e ? this->text(from, to) : rw_.render(from, to);
       return named && !object_itself ? text : "&(" + text + ")";
     };
   }

@@ -60,6 +60,19 @@ template <typename A, typename T> inline bool ks_atomic_compare_exchange(A p, th
   }
   return true;
 }
+// helper: ks_atomic_op_fetch
+// cuda::atomic_ref's compound assignments and prefix increments return the new value; Metal's atomic functions return
+// the old one.
+template <typename A, typename T> inline T ks_atomic_add_fetch(A p, T v) { return atomic_fetch_add_explicit(p, v, memory_order_relaxed) + v; }
+template <typename A, typename T> inline T ks_atomic_sub_fetch(A p, T v) { return atomic_fetch_sub_explicit(p, v, memory_order_relaxed) - v; }
+template <typename A, typename T> inline T ks_atomic_and_fetch(A p, T v) { return atomic_fetch_and_explicit(p, v, memory_order_relaxed) & v; }
+template <typename A, typename T> inline T ks_atomic_or_fetch(A p, T v) { return atomic_fetch_or_explicit(p, v, memory_order_relaxed) | v; }
+template <typename A, typename T> inline T ks_atomic_xor_fetch(A p, T v) { return atomic_fetch_xor_explicit(p, v, memory_order_relaxed) ^ v; }
+// cuda::atomic_ref's assignment stores the value and returns it.
+template <typename A, typename T> inline T ks_atomic_assign(A p, T v) {
+  atomic_store_explicit(p, v, memory_order_relaxed);
+  return v;
+}
 // helper: ks_shfl_segments
 // CUDA's shuffles with a width below 32: the SIMD group's lanes in segments of `width` (a power of
 // two); a lane reads within its segment (shfl: srcLane modulo width), and gets its own value where

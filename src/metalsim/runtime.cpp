@@ -1022,8 +1022,8 @@ const ms_runtime kRuntime = {METALSIM_ABI_VERSION, rt_threadgroup_barrier, rt_si
 // What the checks before each access cannot prevent traps on the host: an integer division by zero (a GPU returns an
 // unspecified value), a thread's private arrays beyond its stack, a read of a constant table far past its end (the
 // instrumentation skips constant data), a trap instruction (local-bounds' check of an access through a pointer into a
-// private array among them). A handler turns such a signal, raised by the kernel's own
-// code on a worker, into a finding and stops the thread there; any other goes to the handler installed before.
+// private array among them). A handler turns such a signal, raised by the kernel's own code on a worker, into a
+// finding and stops the thread there; any other goes to the handler installed before.
 // SIGURG (ignored by default, so harmless where the handler could not be installed) stops a thread that is still
 // running when the run's time is up.
 constexpr int kKernelSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGURG};
@@ -1055,8 +1055,8 @@ struct sigaction g_previous[NSIG];
     kind = DiagnosticKind::Trap;
     msg = "trap instruction reached by " + at +
           ": an access through a pointer outside the array or struct it points into (a private array or struct, a "
-          "constant table), code the compiler found unreachable (a read through a pointer it knows is null, the end of a function that returns a value "
-          "without a return), or __builtin_trap";
+          "constant table), code the compiler found unreachable (a read through a pointer it knows is null, the end "
+          "of a function that returns a value without a return), or __builtin_trap";
   } else if (address + 4096 >= stack_pointer && address < stack_pointer + 4096) {
     kind = DiagnosticKind::StackOverflow;
     msg = "stack overflow: " + at + " needs more than its " +

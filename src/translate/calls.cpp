@@ -50,10 +50,11 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   if (group_of(clang_getCursorType(call)).kind != Group::none) return;
   // cuda::atomic_ref's (and cuda::atomic's) operators map as its methods do: `ref += v`, `++ref`, reading `ref`.
   const CXCursor owner_class = clang_getCursorSemanticParent(callee);
+  const bool of_cuda = spelling(clang_getCursorSemanticParent(owner_class)) == "cuda";
+  const bool atomic_object = of_cuda && spelling(owner_class) == "atomic";
   const bool atomic_operator = (callee_kind == CXCursor_CXXMethod || callee_kind == CXCursor_ConversionFunction) &&
                                name.rfind("operator", 0) == 0 &&
-                               (spelling(owner_class) == "atomic" || spelling(owner_class) == "atomic_ref") &&
-                               spelling(clang_getCursorSemanticParent(owner_class)) == "cuda";
+                               (atomic_object || (of_cuda && spelling(owner_class) == "atomic_ref"));
   // `ref += v` is an operator call, its object the first argument (`ref.fetch_add(v)` names it by a member reference).
   const bool operator_call = atomic_operator && !kids.empty() && clang_getCursorKind(kids[0]) != CXCursor_MemberRefExpr;
   // Constructors, conversions and operators of the CUDA types (half, vectors) are Metal's own.
@@ -65,7 +66,6 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   Group group = method_group(call);  // the group a method or cg::reduce works on
   if (callee_kind == CXCursor_CXXMethod || atomic_operator || group.kind != Group::none) {
     // cuda::atomic's methods are cuda::atomic_ref's on the object (`$this` below)
-    const bool atomic_object = spelling(owner_class) == "atomic" && spelling(clang_getCursorSemanticParent(owner_class)) == "cuda";
     const std::string owner = atomic_object                   ? "atomic_ref"
                               : group.kind == Group::block      ? "thread_block"
                               : group.kind == Group::tile     ? "thread_block_tile"

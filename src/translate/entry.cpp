@@ -64,7 +64,7 @@ void Translator::find_launch() {
     std::vector<CXCursor> launchers;                 // the launcher each launch is in (null: the entry)
     bool guarded = false;
     std::set<std::string> zeroed;  // buffers a cudaMemset zeroes before any launch names them
-    std::set<std::string> named;   // buffers the launches so far name in their arguments
+    std::vector<std::vector<std::string>> buffers;  // per launch: the buffer each argument names ("" for none)
     // the ifs (offset) and branches (1: then, 2: else) around the node walked, and around each launch
     std::vector<std::pair<unsigned, size_t>> branches;
     std::vector<std::vector<std::pair<unsigned, size_t>>> launch_branches;
@@ -85,8 +85,8 @@ void Translator::find_launch() {
           if (clang_getCursorKind(kk) == CXCursor_CallExpr && spelling(kk) == "__cudaPushCallConfiguration") is_launch = true;
         if (is_launch) {
           const std::vector<CXCursor> parts = children(k);
-          for (size_t a = 2; a < parts.size(); ++a)
-            if (std::string buffer = buffer_of(parts[a]); !buffer.empty()) walk.named.insert(buffer);
+          walk.buffers.emplace_back();
+          for (size_t a = 2; a < parts.size(); ++a) walk.buffers.back().push_back(buffer_of(parts[a]));
           walk.launches.push_back(k);
           walk.anchors.push_back(clang_Cursor_isNull(walk.launcher_call) ? k : walk.launcher_call);
           walk.launchers.push_back(walk.launcher);
@@ -126,7 +126,10 @@ void Translator::find_launch() {
         if (name == "cudaFree" || name == "cudaFreeAsync") continue;  // MLX frees intermediate arrays itself
         if (name == "cudaMemsetAsync" || name == "cudaMemset") {
           const std::string zeroed = zeroed_buffer(k);
-          if (!zeroed.empty() && !walk.named.count(zeroed)) {
+          const bool named = std::any_of(walk.buffers.begin(), walk.buffers.end(), [&](const std::vector<std::string>& b) {
+            return std::find(b.begin(), b.end(), zeroed) != b.end();
+          });
+          if (!zeroed.empty() && !named) {
             walk.zeroed.insert(zeroed);
             out_.notes.push_back(fmt::format("line {}: {} of {} before any launch uses it became `init_value: 0` of the kernel that "
                                              "writes it (MLX fills every output of that kernel with it)",
@@ -183,27 +186,16 @@ void Translator::find_launch() {
     problem(out_.problems, entry, "entry", "the entry launches no kernel");
     return;
   }
-  // One launch through a function pointer that a conditional initializes (`auto k = big ? f<256> : f<64>;
-  // k<<<...>>>(...)`): alternatives, one per kernel it may name, chosen as the conditional chooses.
-  std::vector<CXCursor> chosen;
-  if (walk.launches.size() == 1) {
-    const HostScope entry_scope = host_;
-    if (walk.calls[0]) host_ = walk.calls[0]->scope;
-    dispatch_ = pointer_choice(walk.launches[0], chosen);
-    host_ = entry_scope;
-    walk.launches.assign(std::max<size_t>(chosen.size(), 1), walk.launches[0]);
-    walk.calls.assign(walk.launches.size(), walk.calls[0]);
-  }
   // Launches in the branches of an if or the cases of a switch: the entry picks one per call, and so
   // does the candidate, through directives that choose per workload.
   // Launches that are not alternatives run in sequence: a multi-kernel candidate.
   bool alternatives = walk.switched;
-  for (size_t i = 0; i < walk.launches.size() && chosen.empty(); ++i)
+  for (size_t i = 0; i < walk.launches.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       for (const auto& [at, branch] : walk.launch_branches[i])
         for (const auto& [other_at, other_branch] : walk.launch_branches[j])
           alternatives |= at == other_at && branch != other_branch;
-  if (walk.launches.size() > 1 && chosen.empty()) {
+  if (walk.launches.size() > 1) {
     // Every launch in one call of a launcher: the choice is among the launcher's branches, read with its parameters.
     const bool one_launcher = walk.calls[0] && std::all_of(walk.anchors.begin(), walk.anchors.end(), [&](CXCursor a) {
       return clang_equalCursors(a, walk.anchors[0]);
@@ -218,6 +210,20 @@ void Translator::find_launch() {
       if (alternatives) return problem(out_.problems, walk.launches.back(), "alternative launches in branches of the entry", e.what());
     }
   }
+  // One launch through a function pointer that a conditional initializes (`auto k = big ? f<256> : f<64>;
+  // k<<<...>>>(...)`): alternatives, one per kernel it may name, chosen as the conditional chooses.
+  std::vector<CXCursor> chosen;
+  if (walk.launches.size() == 1) {
+    const HostScope entry_scope = host_;
+    if (walk.calls[0]) host_ = walk.calls[0]->scope;
+    dispatch_ = pointer_choice(walk.launches[0], chosen);
+    host_ = entry_scope;
+    if (!chosen.empty()) {
+      walk.launches.assign(chosen.size(), walk.launches[0]);
+      walk.calls.assign(chosen.size(), walk.calls[0]);
+      walk.buffers.assign(chosen.size(), walk.buffers[0]);
+    }
+  }
   if (dispatch_) {
     if (!scratch_.empty())
       return problem(out_.problems, walk.launches.back(), "alternative launches in branches of the entry",
@@ -227,7 +233,7 @@ void Translator::find_launch() {
     out_.notes.push_back("the launch's guard in the entry (e.g. `if (rows > 0)`) was dropped: every workload launches");
   std::map<std::string, std::string> initial;  // buffers' values before the launches
   for (const std::string& buffer : walk.zeroed) initial[buffer] = "0";
-  if (!dispatch_) fold_fills(walk.launches, walk.calls, initial);
+  if (!dispatch_) fold_fills(walk.launches, walk.calls, walk.buffers, initial);
   std::vector<std::string> written;
   std::map<std::string, int> sections;
   const HostScope entry_scope = host_;

@@ -16,7 +16,7 @@ bool Translator::uniform_call(CXCursor call) {
          (name.rfind("make_", 0) == 0 || name.rfind("__float2half", 0) == 0 || name.rfind("__float2bfloat16", 0) == 0);
 }
 
-std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call) {
+std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call, const std::vector<std::string>& buffers) {
   const CXCursor callee = clang_getCursorReferenced(launch_call);
   if (clang_getCursorKind(callee) != CXCursor_FunctionDecl) return std::nullopt;  // dependent, or through a pointer
   const CXCursor definition = defining_cursor(callee);
@@ -31,8 +31,8 @@ std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call) 
       target = int(i);
     }
   }
-  if (target < 0) return std::nullopt;
-  Fill fill{buffer_of(kids[size_t(target) + 2]), ""};
+  if (target < 0 || size_t(target) >= buffers.size()) return std::nullopt;
+  Fill fill{buffers[size_t(target)], ""};
   if (fill.buffer.empty()) return std::nullopt;
   const std::string target_key = decl_key(defined[size_t(target)]);
   // The value a store writes: a constant, or a value parameter (never assigned: only locals are) given one at the launch;
@@ -117,7 +117,7 @@ std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call) 
 }
 
 void Translator::fold_fills(std::vector<CXCursor>& launches, std::vector<std::optional<LauncherCall>>& calls,
-                            std::map<std::string, std::string>& initial) {
+                            const std::vector<std::vector<std::string>>& buffers, std::map<std::string, std::string>& initial) {
   const HostScope entry_scope = host_;
   // Per launch, in its launcher call's scope: the fill it makes, the buffers its arguments name and those it writes.
   std::vector<std::optional<Fill>> fills;
@@ -127,21 +127,19 @@ void Translator::fold_fills(std::vector<CXCursor>& launches, std::vector<std::op
       launcher_call_ = *calls[i];
       host_ = launcher_call_.scope;
     }
-    fills.push_back(constant_fill(launches[i]));
+    fills.push_back(constant_fill(launches[i], buffers[i]));
+    host_ = entry_scope;
     const CXCursor callee = clang_getCursorReferenced(launches[i]);
-    const std::vector<CXCursor> kids = children(launches[i]);
     const std::vector<CXCursor> params = clang_getCursorKind(callee) == CXCursor_FunctionDecl ? parameters_of(callee)
                                                                                                : std::vector<CXCursor>{};
-    for (size_t a = 2; a < kids.size(); ++a) {
-      const std::string buffer = buffer_of(kids[a]);
-      if (buffer.empty()) continue;
-      named[i].insert(buffer);
-      const CXType type = a - 2 < params.size() ? clang_getCanonicalType(clang_getCursorType(params[a - 2])) : CXType{};
+    for (size_t a = 0; a < buffers[i].size(); ++a) {
+      if (buffers[i][a].empty()) continue;
+      named[i].insert(buffers[i][a]);
+      const CXType type = a < params.size() ? clang_getCanonicalType(clang_getCursorType(params[a])) : CXType{};
       if (type.kind == CXType_Pointer && !clang_isConstQualifiedType(clang_getPointeeType(type)) &&
-          may_write_through(callee, params[a - 2]))
-        writes[i].insert(buffer);
+          may_write_through(callee, params[a]))
+        writes[i].insert(buffers[i][a]);
     }
-    host_ = entry_scope;
   }
   // A fill is dropped where no launch before it names its buffer and the next launch naming it writes it (not a fill).
   std::vector<bool> dropped(launches.size(), false);

@@ -322,7 +322,7 @@ class Translator {
   struct Fill {
     std::string buffer, value;
   };
-  std::optional<Fill> constant_fill(CXCursor launch_call);
+  std::optional<Fill> constant_fill(CXCursor launch_call, const std::vector<std::string>& buffers);  // per argument
   bool uniform_call(CXCursor call);
   void shared_pointer_field(CXCursor c, Function& fn);
 
@@ -449,9 +449,9 @@ class Translator {
   };
   LauncherCall launcher_call_;                    // the call being walked or translated
   // fills.cpp: drops the launches that only fill a buffer before another launch writes it (the entry's launches, the
-  // launcher call each is in), adding their values to `initial`.
+  // launcher call each is in, the buffer each argument names), adding their values to `initial`.
   void fold_fills(std::vector<CXCursor>& launches, std::vector<std::optional<LauncherCall>>& calls,
-                  std::map<std::string, std::string>& initial);
+                  const std::vector<std::vector<std::string>>& buffers, std::map<std::string, std::string>& initial);
   std::set<std::string> launchers_edited_;        // launchers whose parameter uses are edits already
   std::set<std::string> searching_;               // functions launching_function is looking into
   std::string host_value(CXCursor var, unsigned at);

@@ -362,25 +362,32 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
   return "";
 }
 
-// The math functions a kernel argument calls on the host (`1.0f / sqrtf((float)d)`): the argument becomes a binding
-// at the top of the kernel's body, where they are Metal's. Once per call, as alternatives render an argument again.
+// The math functions a kernel argument calls on the host (`1.0f / sqrtf((float)d)`), also in the initializer of a local
+// of the entry or a launcher it names (`const float scale = 1.0f / sqrtf(float(D)); f<<<...>>>(..., scale)`): the
+// argument becomes a binding at the top of the kernel's body, where they are Metal's. Once per call, as alternatives
+// render an argument again. The argument itself is visited first (`rsqrtf(float(d))`, `scale`), then what it holds.
 void Translator::map_host_calls(CXCursor argument) {
   std::pair<Translator*, Function> context(this, Function{argument});
-  clang_visitChildren(
-      argument,
-      [](CXCursor c, CXCursor, CXClientData data) {
-        auto* ctx = static_cast<std::pair<Translator*, Function>*>(data);
-        Translator* self = ctx->first;
-        const CXCursor callee = clang_getCursorReferenced(c);
-        const CXCursorKind kind = clang_getCursorKind(callee);
-        if (clang_getCursorKind(c) != CXCursor_CallExpr || self->in_main_file(callee) ||
-            (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) || !self->host_calls_.insert(begin_offset(c)).second)
-          return CXChildVisit_Recurse;
-        const std::string name = spelling(callee);
-        if (self->maps_.functions.count(name) || self->maps_.functions.count(name + "f")) self->map_call(c, callee, ctx->second);
-        return CXChildVisit_Recurse;
-      },
-      &context);
+  const CXCursorVisitor visit = [](CXCursor c, CXCursor, CXClientData data) {
+    auto* ctx = static_cast<std::pair<Translator*, Function>*>(data);
+    Translator* self = ctx->first;
+    const CXCursor callee = clang_getCursorReferenced(c);
+    const CXCursorKind kind = clang_getCursorKind(callee);
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && kind == CXCursor_VarDecl && self->in_main_file(callee) &&
+        clang_getCursorKind(clang_getCursorSemanticParent(callee)) != CXCursor_TranslationUnit &&
+        self->host_calls_.insert(begin_offset(callee)).second) {  // (a local's offset: its initializer is mapped once)
+      const std::vector<CXCursor> kids = children(callee);
+      if (!kids.empty() && clang_isExpression(clang_getCursorKind(kids.back()))) self->map_host_calls(kids.back());
+      return CXChildVisit_Continue;
+    }
+    if (clang_getCursorKind(c) != CXCursor_CallExpr || self->in_main_file(callee) ||
+        (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) || !self->host_calls_.insert(begin_offset(c)).second)
+      return CXChildVisit_Recurse;
+    const std::string name = spelling(callee);
+    if (self->maps_.functions.count(name) || self->maps_.functions.count(name + "f")) self->map_call(c, callee, ctx->second);
+    return CXChildVisit_Recurse;
+  };
+  if (visit(argument, argument, &context) == CXChildVisit_Recurse) clang_visitChildren(argument, visit, &context);
   out_.problems.insert(out_.problems.end(), context.second.record.problems.begin(), context.second.record.problems.end());
 }
 

@@ -234,6 +234,7 @@ class Expander {
 MacroExpansion expand_file_macros(const std::string& text) {
   MacroExpansion result;
   Expander expander;
+  std::set<std::string> function_like, named_by_directives;
   const std::vector<Token> tokens = tokenize(text);
   std::string& out = result.text;
   bool line_start = true;
@@ -256,9 +257,16 @@ MacroExpansion expand_file_macros(const std::string& text) {
       const std::vector<Token> words = tokenize(joined.substr(1));
       size_t w = 0;
       while (w < words.size() && blank(words[w])) ++w;
-      if (w < words.size() && words[w].text == "define") {
+      // the names a directive mentions (a definition: in its body), which keep a function-like macro's #define
+      const bool definition = w < words.size() && words[w].text == "define";
+      size_t defined_name = definition ? w + 1 : words.size();
+      while (defined_name < words.size() && blank(words[defined_name])) ++defined_name;
+      for (size_t k = w + 1; k < words.size(); ++k)
+        if (words[k].kind == Kind::identifier && k != defined_name) named_by_directives.insert(words[k].text);
+      if (definition) {
         auto [name, macro] = parse_definition(joined.substr(joined.find("define") + 6));
         if (name.empty()) continue;
+        if (macro.function_like) function_like.insert(name);
         if (macro.function_like || names_something(macro)) expander.active[name] = macro;
         else expander.active.erase(name);
       } else if (w < words.size() && words[w].text == "undef") {
@@ -310,6 +318,8 @@ MacroExpansion expand_file_macros(const std::string& text) {
     i = end;
   }
   result.expanded = expander.used;
+  for (const std::string& name : function_like)
+    if (!expander.used.count(name) && !named_by_directives.count(name)) result.unused.insert(name);
   return result;
 }
 

@@ -3,7 +3,8 @@
 // every token of a macro's expansion at the macro's use and names no operator, so names and
 // operators written in a macro's body (`CEIL_DIV(n, 256)`, `#define TID (blockIdx.x * ...)`) could
 // not be rewritten or read as launch sizes. Expanding them in the text gives every token a place of
-// its own; the `#define` lines stay (an `#if` may test them) and each line keeps its number.
+// its own; the `#define` lines stay (an `#if` may test them; a function-like macro that nothing names is left out
+// of the output) and each line keeps its number.
 #include <set>
 #include <string>
 
@@ -12,6 +13,7 @@ namespace ksearch::translate {
 struct MacroExpansion {
   std::string text;              // the file with the uses expanded (same lines)
   std::set<std::string> expanded;  // the macros whose uses were expanded (their #define is not needed)
+  std::set<std::string> unused;    // function-like macros that no code and no other directive names
 };
 
 // Expands the uses of the file's function-like macros, and of its object-like macros whose body

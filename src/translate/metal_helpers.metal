@@ -340,6 +340,85 @@ template <typename S> inline void ks_memcpy_async(threadgroup uchar* dst, S src,
     for (ulong i = copied; i < size; ++i) dst[i] = uchar(0);
   }
 }
+// helper: ks_mma
+// mma.sync.aligned.m16n8kK.row.col (inline PTX): the warp's 16 x 8 product D = A B + C from the register fragments
+// each lane holds as PTX lays them out (lane = 4 g + t: A rows g and g + 8, B column g, C and D row g and g + 8 at
+// columns 2t and 2t + 1), gathered across the SIMD group by shuffles and multiplied in the accumulator's type (float,
+// or int for 8-bit integers). A 32-bit register holds 4 / sizeof(In) elements: 2 of f16 or bf16, 4 of s8 or u8, 1 of
+// tf32 (multiplied as the float it is); A's and B's types differ only among the integers. KB blocks of k: A's register 2 kb + h holds rows g + 8h, B's register kb; the
+// lane 4 g + q of a block holds its k = E (4 kb + q) + e. The whole SIMD group calls it, as the whole warp runs mma.sync.
+template <typename In, typename Acc> inline Acc ks_mma_element(uint r, int e) {
+  return Acc(as_type<vec<In, 4 / sizeof(In)>>(r)[e]);
+}
+template <> inline float ks_mma_element<float, float>(uint r, int) { return as_type<float>(r); }
+template <int KB, typename InA, typename InB, typename Acc>
+inline vec<Acc, 4> ks_mma(thread const uint* a, thread const uint* b, vec<Acc, 4> c, ushort lane) {
+  constexpr int E = 4 / sizeof(InA);
+  const ushort g = lane / 4, t = lane % 4;
+  vec<Acc, 4> d = c;
+  for (ushort q = 0; q < 4; ++q)
+    for (int kb = 0; kb < KB; ++kb) {
+      const uint a_low = simd_shuffle(a[2 * kb], ushort(4 * g + q)), a_high = simd_shuffle(a[2 * kb + 1], ushort(4 * g + q));
+      const uint b_even = simd_shuffle(b[kb], ushort(8 * t + q)), b_odd = simd_shuffle(b[kb], ushort(8 * t + 4 + q));
+      for (int e = 0; e < E; ++e) {
+        const Acc low = ks_mma_element<InA, Acc>(a_low, e), high = ks_mma_element<InA, Acc>(a_high, e);
+        const Acc even = ks_mma_element<InB, Acc>(b_even, e), odd = ks_mma_element<InB, Acc>(b_odd, e);
+        d[0] += low * even;
+        d[1] += low * odd;
+        d[2] += high * even;
+        d[3] += high * odd;
+      }
+    }
+  return d;
+}
+// An f16 accumulator's two registers as the four floats of ks_mma, and back.
+inline float4 ks_mma_f16_accumulator(uint low, uint high) {
+  return float4(float2(as_type<half2>(low)), float2(as_type<half2>(high)));
+}
+inline uint ks_mma_f16_pair(float2 v) { return as_type<uint>(half2(v)); }
+// helper: ks_ldmatrix
+// ldmatrix.sync.aligned.m8n8.xX[.trans].shared.b16 (inline PTX): lanes 8i .. 8i + 7 give the addresses of matrix i's
+// eight rows (16 bytes each); each lane reads its row and the SIMD group shuffles the words where PTX puts them:
+// register i of lane l holds row l / 4, elements 2 (l % 4) and the next of matrix i, or with .trans that column of
+// rows 2 (l % 4) and the next (column l / 4). The whole SIMD group calls it, as the whole warp runs ldmatrix.
+template <int X, bool Trans> inline void ks_ldmatrix(thread uint* r, threadgroup const uchar* row, ushort lane) {
+  uint mine[4] = {0u, 0u, 0u, 0u};
+  if (lane < 8 * X)
+    for (int w = 0; w < 4; ++w) mine[w] = ((threadgroup const uint*)row)[w];
+  for (int i = 0; i < X; ++i) {
+    uint first[4], second[4];
+    const ushort from = Trans ? ushort(8 * i + 2 * (lane % 4)) : ushort(8 * i + lane / 4);
+    for (int w = 0; w < 4; ++w) {
+      first[w] = simd_shuffle(mine[w], from);
+      second[w] = Trans ? simd_shuffle(mine[w], ushort(from + 1)) : 0u;  // (from + 1 < 32 with .trans)
+    }
+    const ushort column = lane / 4, shift = 16 * (column % 2);
+    r[i] = Trans ? ((first[column / 2] >> shift) & 0xffffu) | (((second[column / 2] >> shift) & 0xffffu) << 16)
+                 : first[lane % 4];
+  }
+}
+// helper: ks_stmatrix
+// stmatrix.sync.aligned.m8n8.xX[.trans].shared.b16 (inline PTX), ldmatrix's inverse: lanes 8i .. 8i + 7 give the
+// addresses of matrix i's rows; register i of lane l holds row l / 4, elements 2 (l % 4) and the next (with .trans,
+// that row is the stored column). Each addressing lane gathers its row's four words by shuffles and stores them.
+template <int X, bool Trans> inline void ks_stmatrix(threadgroup uchar* row, thread const uint* r, ushort lane) {
+  const ushort own = lane % 8;  // the stored row this lane writes
+  uint words[4] = {0u, 0u, 0u, 0u};
+  for (int i = 0; i < X; ++i)
+    for (int w = 0; w < 4; ++w) {
+      uint word;
+      if (Trans) {  // stored (own, 2w + e) is the fragment's (2w + e, own): lane 4 (2w + e) + own / 2, half own % 2
+        const ushort shift = 16 * (own % 2);
+        const uint even = simd_shuffle(r[i], ushort(8 * w + own / 2)), odd = simd_shuffle(r[i], ushort(8 * w + 4 + own / 2));
+        word = ((even >> shift) & 0xffffu) | (((odd >> shift) & 0xffffu) << 16);
+      } else {
+        word = simd_shuffle(r[i], ushort(4 * own + w));
+      }
+      if (lane / 8 == i) words[w] = word;
+    }
+  if (lane < 8 * X)
+    for (int w = 0; w < 4; ++w) ((threadgroup uint*)row)[w] = words[w];
+}
 // helper: ks_memcpy
 // memcpy and memset in device code, on byte pointers in the spaces of the call's arguments (the port casts them):
 // Metal has neither. They return dst, as the C functions do (in bytes rather than void).

@@ -83,6 +83,9 @@ std::string Translator::header() {
         switch (kind) {
           case CXCursor_MacroDefinition: {
             if (self->macros_.expanded.count(spelling(c))) break;  // no use is left
+            // A function-like macro nothing uses is left out: its body may hold what Metal has not (the inline PTX
+            // of a helper macro the kernels do not call).
+            if (self->macros_.unused.count(spelling(c))) break;
             const size_t line = self->rw_.text().rfind('\n', b);
             const unsigned from = line == std::string::npos ? 0 : unsigned(line + 1);
             parts->push_back({b, self->rw_.render(from, e) + "\n"});

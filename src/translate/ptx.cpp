@@ -6,6 +6,8 @@
 // only after its wait and other threads only after a barrier besides. The shared operand is a 32-bit address in the
 // shared window, which Metal has no counterpart of: the port follows it back to the pointer given
 // __cvta_generic_to_shared, in the operand itself, a variable, a helper's parameter or a helper's result.
+// Tensor-core mma.sync (m16n8k*), ldmatrix and stmatrix are emulated over the SIMD group (ks_mma, ks_ldmatrix: shuffles that
+// move each element to the lane PTX's fragment layout puts it in), so that fragments built by hand stay correct.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "translate/translator_internal.hpp"
@@ -21,6 +24,13 @@
 namespace ksearch::translate::detail {
 
 namespace {
+
+// A call of __cvta_generic_to_shared, also one whose argument depends on a template parameter (`&tile[i]` of a
+// `__shared__ half tile[BM][BK]` in a kernel template: the callee is then an unresolved name).
+bool is_cvta_call(CXCursor c) {
+  return clang_getCursorKind(c) == CXCursor_CallExpr && clang_Cursor_getNumArguments(c) == 1 &&
+         (spelling(c) == "__cvta_generic_to_shared" || spelling(called_declaration(c)) == "__cvta_generic_to_shared");
+}
 
 // The parameter whose shared-window address a helper returns (`__device__ uint32_t smem_u32(const void* p) { return
 // static_cast<uint32_t>(__cvta_generic_to_shared(p)); }`): its index, else -1.
@@ -34,9 +44,7 @@ int address_helper_parameter(CXCursor function) {
     if (statements.size() != 1 || clang_getCursorKind(statements[0]) != CXCursor_ReturnStmt || children(statements[0]).size() != 1)
       return -1;
     const CXCursor call = strip_casts(children(statements[0])[0]);
-    if (clang_getCursorKind(call) != CXCursor_CallExpr || spelling(call) != "__cvta_generic_to_shared" ||
-        clang_Cursor_getNumArguments(call) != 1)
-      return -1;
+    if (!is_cvta_call(call)) return -1;
     const CXCursor given = strip_casts(clang_Cursor_getArgument(call, 0));
     for (size_t i = 0; i < params.size(); ++i)
       if (clang_getCursorKind(given) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(given), params[i]))
@@ -50,8 +58,7 @@ int address_helper_parameter(CXCursor function) {
 CXCursor converted_pointer(CXCursor c) {
   c = strip_casts(c);
   if (clang_getCursorKind(c) != CXCursor_CallExpr) return clang_getNullCursor();
-  if (spelling(c) == "__cvta_generic_to_shared" && clang_Cursor_getNumArguments(c) == 1)
-    return strip_implicit(clang_Cursor_getArgument(c, 0));
+  if (is_cvta_call(c)) return strip_implicit(clang_Cursor_getArgument(c, 0));
   const CXCursor callee = called_declaration(c);
   const int given = clang_Cursor_isNull(callee) ? -1 : address_helper_parameter(callee);
   return given < 0 || given >= clang_Cursor_getNumArguments(c) ? clang_getNullCursor()
@@ -102,10 +109,22 @@ std::vector<std::string> ptx_instructions(std::string body) {
   return out;
 }
 
+// The operands an asm statement uses as addresses (`[%1]`, `[%1+16]`): integer registers used otherwise (mma.sync's
+// fragments) are no shared-window addresses.
+std::set<size_t> address_operands(const std::string& statement) {
+  static const std::regex address(R"(\[\s*%(\d+))");
+  std::set<size_t> out;
+  const std::string ptx = asm_template(statement).value_or("");
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), address); it != std::sregex_iterator(); ++it)
+    out.insert(std::stoul((*it)[1]));
+  return out;
+}
+
 }  // namespace
 
-// Whether every use of a variable or parameter holding a shared-window address is one the port follows: an operand of
-// an asm statement, or an argument for a __device__ function's parameter that is such an address itself (through casts).
+// Whether every use of a variable or parameter holding a shared-window address is one the port follows: an address
+// operand of an asm statement, or an argument for a __device__ function's parameter that is such an address itself
+// (through casts).
 bool Translator::used_as_shared_address(CXCursor scope, const std::string& key, int depth) {
   int uses = 0, followed = 0;
   std::function<void(CXCursor, bool)> count = [&](CXCursor c, bool follows) {
@@ -118,9 +137,14 @@ bool Translator::used_as_shared_address(CXCursor scope, const std::string& key, 
     const auto callee = clang_Cursor_isNull(called) ? functions_.end() : functions_.find(decl_key(defining_cursor(called)));
     const std::vector<CXCursor> params = callee != functions_.end() ? parameters_of(callee->second.cursor) : std::vector<CXCursor>{};
     const std::vector<CXCursor> kids = children(c);
+    const std::set<size_t> addresses = kind == CXCursor_AsmStmt ? address_operands(text(begin_offset(c), end_offset(c))) : std::set<size_t>{};
     for (size_t i = 0; i < kids.size(); ++i) {
       const CXCursor inner = strip_casts(kids[i]);
       const bool reference = clang_getCursorKind(inner) == CXCursor_DeclRefExpr;
+      if (kind == CXCursor_AsmStmt && !addresses.count(i)) {  // a value, which counts as any other use
+        count(kids[i], false);
+        continue;
+      }
       // a call's children: the callee's reference, then its arguments
       const bool passed = reference && i >= 1 && i - 1 < params.size() && depth < 8 && shared_address_parameter(params[i - 1], depth + 1);
       // an asm operand offsetting it by bytes (`"r"(base + 4 * i)`): its offsets are counted as any expression's
@@ -229,6 +253,14 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
   // Plain (weak) global loads and stores with their cache hints: ld.global.nc.L1::no_allocate.v4.f32 and the like.
   static const std::regex global_access(
       R"(^(ld|st)\.global(?:\.nc)?(?:\.(?:ca|cg|cs|lu|cv|wb|wt))?(?:\.L1::(?:no_allocate|evict_\w+))?(?:\.L2::(?:64B|128B|256B|evict_\w+))?(?:\.v([24]))?\.([bfsu])(16|32|64)$)");
+  // Tensor-core products and shared-memory fragment loads and stores of one warp (emulated by SIMD-group shuffles:
+  // ks_mma, ks_ldmatrix, ks_stmatrix). m16n8k8/k16 of f16 or bf16 into f32 (f16 also into f16), m16n8k4/k8 of tf32, m16n8k16/k32 of s8
+  // and u8 into s32.
+  static const std::regex matrix_multiply(
+      R"(^mma\.sync\.aligned\.m16n8k(4|8|16|32)\.row\.col\.(f32|f16|s32)\.(f16|bf16|tf32|s8|u8)\.(f16|bf16|tf32|s8|u8)\.(f32|f16|s32)$)");
+  // (ptxas takes ldmatrix's qualifiers in any order: LeetCUDA writes `ldmatrix.sync.aligned.x4.m8n8.shared.b16`)
+  static const std::regex matrix_load(
+      R"(^(ld|st)matrix\.sync\.aligned((?:\.m8n8|\.x[124]|\.trans|\.shared(?:::cta)?|\.b16)+)$)");
   std::vector<CXCursor> operands = children(statement);  // outputs, then inputs, as %0, %1, ...
   auto operand = [&](const std::string& written) -> std::optional<CXCursor> {
     if (written.size() < 2 || written.size() > 4 || written[0] != '%' ||
@@ -254,6 +286,47 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
     if (written == "%%laneid" || written == "%laneid") return [this] { return maps_.functions.at("ptx:%laneid").metal; };
     if (!written.empty() && std::all_of(written.begin(), written.end(), ::isdigit)) return [written] { return written; };
     return std::nullopt;
+  };
+  // A register operand or a vector of them (`<%0|%1>`), each an operand of 32 bits where `bits` is set.
+  auto registers_of = [&](std::string listed, bool bits) -> std::optional<std::vector<CXCursor>> {
+    listed.erase(std::remove(listed.begin(), listed.end(), ' '), listed.end());
+    if (listed.size() > 2 && listed.front() == '<' && listed.back() == '>') listed = listed.substr(1, listed.size() - 2);
+    std::vector<CXCursor> registers;
+    for (std::stringstream list(listed); list.good();) {
+      std::string item;
+      std::getline(list, item, '|');
+      const auto c = operand(item);
+      if (!c || (bits && clang_Type_getSizeOf(clang_getCanonicalType(clang_getCursorType(*c))) != 4)) return std::nullopt;
+      registers.push_back(*c);
+    }
+    return registers;
+  };
+  // A shared-window address operand, or one offset by bytes (`base + 16 * i`): the pointer it stands for (null where
+  // the port does not follow it) and the offsets.
+  auto shared_operand = [&](CXCursor address) {
+    std::pair<CXCursor, std::vector<CXCursor>> out{shared_pointer(address), {}};
+    if (clang_Cursor_isNull(out.first))
+      if (const auto offset = byte_offset(address, [this](CXCursor b) { return !clang_Cursor_isNull(shared_pointer(b)); }))
+        out = {shared_pointer(offset->base), offset->offsets};
+    return out;
+  };
+  auto rendered_offsets = [this](const std::vector<CXCursor>& offsets) {
+    std::string bytes;
+    for (CXCursor o : offsets) bytes += " + (" + rw_.render(begin_offset(o), end_offset(o)) + ")";
+    return bytes;
+  };
+  auto rendered = [this](CXCursor e) { return rw_.render(begin_offset(e), end_offset(e)); };
+  auto is_float = [](CXCursor e) { return clang_getCanonicalType(clang_getCursorType(e)).kind == CXType_Float; };
+  // A 32-bit register's bits, and a register assigned bits (a float register takes them as its value's bits).
+  auto bits_of = [=](CXCursor r) { return (is_float(r) ? "as_type<uint>(" : "uint(") + rendered(r) + ")"; };
+  auto assign_bits = [=](CXCursor r, const std::string& bits) {
+    return rendered(r) + " = " + (is_float(r) ? "as_type<float>(" + bits + ")" : bits) + "; ";
+  };
+  // The SIMD group's lane, for the warp-wide instructions (its built-in variables are the function's).
+  const std::string lane = maps_.functions.at("ptx:%laneid").metal;
+  auto names_builtins = [&](const std::string& metal) {
+    for (const auto& [cuda, builtin] : kBuiltins)
+      if (metal.find(builtin) != std::string::npos) fn.builtins.insert(cuda);
   };
   std::map<std::string, std::string> predicates;  // register -> "%i != 0" as written
   std::vector<std::function<std::string()>> pieces;  // the Metal statements, without their `;`
@@ -294,18 +367,11 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
       if (written.size() != 2) return false;
       const bool load = m[1] == "ld";
       const size_t lanes = m[2].matched ? std::stoul(m[2]) : 1, bytes = std::stoul(m[4]) / 8;
-      std::string listed = written[load ? 0 : 1], at = written[load ? 1 : 0];
-      listed.erase(std::remove(listed.begin(), listed.end(), ' '), listed.end());
+      std::string at = written[load ? 1 : 0];
       at.erase(std::remove(at.begin(), at.end(), ' '), at.end());
-      if (listed.size() > 2 && listed.front() == '<' && listed.back() == '>') listed = listed.substr(1, listed.size() - 2);
-      std::vector<CXCursor> registers;
-      for (std::stringstream list(listed); list.good();) {
-        std::string item;
-        std::getline(list, item, '|');
-        const auto c = operand(item);
-        if (!c) return false;
-        registers.push_back(*c);
-      }
+      const auto listed = registers_of(written[load ? 0 : 1], false);
+      if (!listed) return false;
+      const std::vector<CXCursor>& registers = *listed;
       std::smatch a;
       static const std::regex address(R"(^\[(%\d+)(?:\+(\d+))?\]$)");
       if (registers.size() != lanes || !std::regex_match(at, a, address)) return false;
@@ -337,6 +403,128 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
       ++fn.record.translated[std::string("ptx ") + (load ? "ld.global" : "st.global")];
       continue;
     }
+    if (std::regex_match(mnemonic, m, matrix_multiply)) {  // {d}, {a}, {b}, {c}
+      const int k = std::stoi(m[1]);
+      const std::string accumulated = m[2], input = m[3], added = m[5];
+      static const std::map<std::string, std::pair<std::string, int>> kInputs = {  // Metal type, k per register block
+          {"f16", {"half", 8}}, {"bf16", {"bfloat", 8}}, {"tf32", {"float", 4}}, {"s8", {"char", 16}}, {"u8", {"uchar", 16}}};
+      const bool integer = accumulated == "s32", wide = accumulated != "f16" && added != "f16";
+      const int per_block = kInputs.at(input).second, blocks = k / per_block;
+      // A and B of one type (of any integer types), k one or two blocks, f16 accumulators only of f16 inputs
+      if ((m[3] != m[4] && !(integer && kInputs.at(m[4]).second == 16)) || (input[0] == 's' || input[0] == 'u') != integer ||
+          integer != (added == "s32") || blocks * per_block != k || blocks < 1 || blocks > 2 || (input != "f16" && !wide) ||
+          written.size() != 4)
+        return false;
+      const auto d = registers_of(written[0], true), a = registers_of(written[1], true), b = registers_of(written[2], true),
+                 c = registers_of(written[3], true);
+      if (!d || !a || !b || !c || d->size() != (accumulated == "f16" ? 2u : 4u) || a->size() != size_t(2 * blocks) || b->size() != size_t(blocks) ||
+          c->size() != (added == "f16" ? 2u : 4u))
+        return false;
+      const std::string types = fmt::format("{}, {}, {}, {}", blocks, kInputs.at(input).first, kInputs.at(m[4]).first,
+                                            integer ? "int" : "float");
+      pieces.push_back([=, d = *d, a = *a, b = *b, c = *c] {
+        auto list = [&](const std::vector<CXCursor>& registers) {
+          std::string out;
+          for (CXCursor r : registers) out += (out.empty() ? "" : ", ") + bits_of(r);
+          return out;
+        };
+        // the accumulator's four values, read as floats or ints (a register of the other kind gives its bits)
+        std::string sum;
+        if (added == "f16") {
+          sum = "ks_mma_f16_accumulator(" + list(c) + ")";
+        } else {
+          for (CXCursor r : c)
+            sum += (sum.empty() ? "" : ", ") +
+                   (is_float(r) == !integer ? (integer ? "int(" : "(") + rendered(r) + ")"
+                                            : std::string(integer ? "as_type<int>(" : "as_type<float>(") + bits_of(r) + ")");
+          sum = (integer ? "int4(" : "float4(") + sum + ")";
+        }
+        std::string out = fmt::format("{{ const uint ks_a[{}] = {{{}}}; const uint ks_b[{}] = {{{}}}; ", a.size(), list(a), b.size(), list(b));
+        out += fmt::format("const auto ks_d = ks_mma<{}>(ks_a, ks_b, {}, ushort{}); ", types, sum, lane);
+        for (size_t i = 0; i < d.size(); ++i) {
+          const std::string at = "ks_d[" + std::to_string(i) + "]";
+          if (accumulated == "f16")
+            out += assign_bits(d[i], i == 0 ? "ks_mma_f16_pair(ks_d.xy)" : "ks_mma_f16_pair(ks_d.zw)");
+          else if (is_float(d[i]) == !integer)
+            out += rendered(d[i]) + " = " + at + "; ";
+          else
+            out += assign_bits(d[i], "as_type<uint>(" + at + ")");
+        }
+        return out + "}";
+      });
+      helpers_.insert("ks_mma");
+      names_builtins(lane);
+      ++fn.record.translated["ptx mma.sync"];
+      continue;
+    }
+    if (std::regex_match(mnemonic, m, matrix_load)) {  // ldmatrix {r}, [shared address]; stmatrix [shared address], {r}
+      const bool load = m[1] == "ld";
+      const std::string name = std::string(m[1]) + "matrix";
+      std::set<std::string> qualifiers;
+      std::string count_qualifier;
+      for (std::stringstream list(std::string(m[2]).substr(1)); list.good();) {
+        std::string q;
+        std::getline(list, q, '.');
+        if (q.size() == 2 && q[0] == 'x') count_qualifier = q;
+        qualifiers.insert(q == "shared::cta" ? "shared" : q.size() == 2 && q[0] == 'x' ? "x" : q);
+      }
+      if (qualifiers != std::set<std::string>{"m8n8", "x", "shared", "b16"} &&
+          qualifiers != std::set<std::string>{"m8n8", "x", "trans", "shared", "b16"})
+        return false;
+      const size_t count = std::stoul(count_qualifier.substr(1));
+      const bool transposed = qualifiers.count("trans") > 0;
+      const auto r = written.size() == 2 ? registers_of(written[load ? 0 : 1], true) : std::nullopt;
+      const auto address = written.size() == 2 ? operand(bare(written[load ? 1 : 0])) : std::nullopt;
+      if (!r || r->size() != count || !address) return false;
+      const auto [pointer, offsets] = shared_operand(*address);
+      if (clang_Cursor_isNull(pointer)) {
+        problem(problems, statement, name,
+                "its shared address is not followed back to its array: give the operand as __cvta_generic_to_shared(&array[i]) "
+                "(plus a byte offset), or a variable initialized so and used only in asm statements");
+        return true;
+      }
+      pieces.push_back([=, r = *r, pointer = pointer, offsets = offsets] {
+        const std::string at = fmt::format("(threadgroup {}uchar*)({}){}", load ? "const " : "", rendered(pointer), rendered_offsets(offsets));
+        std::string out = fmt::format("{{ uint ks_r[{}]; ", count);
+        if (load) {
+          out += fmt::format("ks_ldmatrix<{}, {}>(ks_r, {}, ushort{}); ", count, transposed, at, lane);
+          for (size_t i = 0; i < r.size(); ++i) out += assign_bits(r[i], "ks_r[" + std::to_string(i) + "]");
+        } else {
+          for (size_t i = 0; i < r.size(); ++i) out += fmt::format("ks_r[{}] = {}; ", i, bits_of(r[i]));
+          out += fmt::format("ks_stmatrix<{}, {}>({}, ks_r, ushort{}); ", count, transposed, at, lane);
+        }
+        return out + "}";
+      });
+      helpers_.insert("ks_" + name);
+      names_builtins(lane);
+      ++fn.record.translated["ptx " + name];
+      continue;
+    }
+    // mov.b32 / mov.b64 between a register and a vector of its two halves (`mov.b32 %0, {%1, %2};` packs two 16-bit
+    // registers, the first the low half; `mov.b32 {%0, %1}, %2;` unpacks): the bits move, whatever the registers' types.
+    if ((mnemonic == "mov.b32" || mnemonic == "mov.b64") && written.size() == 2 &&
+        (bare(written[0]).front() == '<' || bare(written[1]).front() == '<')) {
+      const bool pack = bare(written[1]).front() == '<';
+      const auto halves = registers_of(written[pack ? 1 : 0], false), whole = registers_of(written[pack ? 0 : 1], false);
+      const std::string wide = mnemonic == "mov.b32" ? "uint" : "ulong", half = mnemonic == "mov.b32" ? "ushort" : "uint";
+      const long long half_bytes = mnemonic == "mov.b32" ? 2 : 4;
+      if (!halves || !whole || halves->size() != 2 || whole->size() != 1 ||
+          clang_Type_getSizeOf(clang_getCanonicalType(clang_getCursorType(whole->front()))) != 2 * half_bytes)
+        return false;
+      for (CXCursor h : *halves)
+        if (clang_Type_getSizeOf(clang_getCanonicalType(clang_getCursorType(h))) != half_bytes) return false;
+      pieces.push_back([=, this, halves = *halves, whole = whole->front()] {
+        auto type_of = [this](CXCursor e) { return metal_type(clang_getCanonicalType(clang_getCursorType(e))); };
+        if (pack)
+          return fmt::format("{} = as_type<{}>(as_type<{}>(vec<{}, 2>(as_type<{}>({}), as_type<{}>({}))))", rendered(whole), type_of(whole),
+                             wide, half, half, rendered(halves[0]), half, rendered(halves[1]));
+        return fmt::format("{{ const vec<{}, 2> ks_h = as_type<vec<{}, 2>>(as_type<{}>({})); {} = as_type<{}>(ks_h.x); {} = as_type<{}>(ks_h.y); }}",
+                           half, half, wide, rendered(whole), rendered(halves[0]), type_of(halves[0]), rendered(halves[1]),
+                           type_of(halves[1]));
+      });
+      ++fn.record.translated["ptx " + mnemonic + (pack ? " (pack)" : " (unpack)")];
+      continue;
+    }
     std::vector<std::function<std::string()>> values;
     for (const std::string& w : written) {
       const auto v = value(w);
@@ -347,14 +535,7 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
       if (written.size() < 3 || written.size() > 4) return false;
       const auto dst = operand(bare(written[0])), src = operand(bare(written[1]));
       if (!dst || !src) return false;
-      // the shared address, or one offset by bytes (`base + 16 * i`): the pointer's bytes from there
-      std::vector<CXCursor> offsets;
-      CXCursor pointer = shared_pointer(*dst);
-      if (clang_Cursor_isNull(pointer))
-        if (const auto offset = byte_offset(*dst, [this](CXCursor b) { return !clang_Cursor_isNull(shared_pointer(b)); })) {
-          pointer = shared_pointer(offset->base);
-          offsets = offset->offsets;
-        }
+      const auto [pointer, offsets] = shared_operand(*dst);
       if (clang_Cursor_isNull(pointer)) {
         problem(problems, statement, "cp.async",
                 "its shared address is not followed back to its array: give the operand as __cvta_generic_to_shared(&array[i]) "
@@ -378,12 +559,9 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
                                                    : std::function<std::string()>([size, source_size = values[3]] {
                                                        return size() + " - " + source_size();
                                                      });
-      pieces.push_back([this, condition, pointer, offsets, source, reinterpreted, size, zero_filled] {
-        std::string bytes;
-        for (CXCursor o : offsets) bytes += " + (" + rw_.render(begin_offset(o), end_offset(o)) + ")";
-        return condition() + "ks_memcpy_async((threadgroup uchar*)(" + rw_.render(begin_offset(pointer), end_offset(pointer)) +
-               ")" + bytes + ", " + reinterpreted + "(" + rw_.render(begin_offset(source), end_offset(source)) + "), ulong(" + size() + "), ulong(" +
-               zero_filled() + "))";
+      pieces.push_back([=, pointer = pointer, offsets = offsets] {
+        return condition() + "ks_memcpy_async((threadgroup uchar*)(" + rendered(pointer) + ")" + rendered_offsets(offsets) + ", " +
+               reinterpreted + "(" + rendered(source) + "), ulong(" + size() + "), ulong(" + zero_filled() + "))";
       });
       ++copies;
       continue;
@@ -394,9 +572,7 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
     for (size_t at = pattern.find('$'); at != std::string::npos; at = pattern.find('$', at + 1))  // as many operands as it names
       if (at + 1 < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[at + 1])) && size_t(pattern[at + 1] - '0') > values.size())
         return false;
-    const std::string named = pattern + (instruction.find("laneid") != std::string::npos ? maps_.functions.at("ptx:%laneid").metal : "");
-    for (const auto& [cuda, metal] : kBuiltins)  // built-in variables the Metal text names
-      if (named.find(metal) != std::string::npos) fn.builtins.insert(cuda);
+    names_builtins(pattern + (instruction.find("laneid") != std::string::npos ? lane : ""));
     ++fn.record.translated["ptx " + mnemonic];
     if (pattern.empty()) continue;  // a hint (prefetch)
     pieces.push_back([condition, pattern, values] {

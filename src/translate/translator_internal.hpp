@@ -429,7 +429,7 @@ class Translator {
                         std::vector<std::string>& written);  // kernel_arguments.cpp
   // entry.cpp:
   void map_host_calls(CXCursor argument);
-  std::set<unsigned> host_calls_;  // calls of kernel arguments mapped (map_host_calls)
+  std::set<unsigned> host_calls_;  // calls of kernel arguments and locals whose initializers were mapped (map_host_calls)
   std::string buffer_of(CXCursor argument);
   CXCursor launching_function(CXCursor call);
   std::string bind_launcher(CXCursor call, CXCursor launcher);

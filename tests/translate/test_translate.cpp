@@ -103,6 +103,15 @@ TEST_P(Corpus, PortsAndPassesMetalsim) {
 INSTANTIATE_TEST_SUITE_P(Translate, Corpus, ::testing::ValuesIn(files_under("corpus")),
                          [](const auto& info) { return test_name(info.param); });
 
+// The honest bf16 attention kernel of the GPU tests (mma.sync.m16n8k16 in inline PTX over fragments packed by hand,
+// a launcher template whose `const float scale_log2 = 1.44f / sqrtf(float(D))` is a kernel argument) ports and
+// passes at the small sizes of tests/translate/tasks/attention_bf16, whose held-out workload has d = 128.
+TEST(Translate, HonestMmaAttentionKernelPortsAndPasses) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  expect_ports_and_passes(kDir + "/../cuda/honest/attention_bf16_mma_sync_ptx.cu", corpus_task("attention_bf16"));
+}
+
 // An entry with several launches and cudaMalloc'd intermediates becomes a multi-kernel candidate:
 // scratch buffers sized from the allocation, one section per launch naming what it writes.
 TEST(MultiKernel, EntryWithScratchBecomesKernelSections) {
@@ -473,7 +482,8 @@ TEST_P(Untranslatable, IsReportedWithItsLineAndReason) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
-                         ::testing::Values(Expected{"mma_sync.cu", "mma.sync", 7}, Expected{"ldmatrix.cu", "ldmatrix", 7},
+                         ::testing::Values(Expected{"mma_sync.cu", "mma.sync", 7, "emulates mma.sync.aligned.m16n8k*"},
+                                           Expected{"ldmatrix.cu", "ldmatrix", 7, "not followed back to its array"},
                                            Expected{"cp_async.cu", "cp.async", 7, "not followed back to its array"},
                                            Expected{"texture.cu", "tex1Dfetch", 5},
                                            Expected{"threadfence_system.cu", "__threadfence_system", 7, "thread_scope_device"},
@@ -562,6 +572,24 @@ TEST(MacroExpansion, ExpandsUsesAndKeepsLines) {
                         "int after = TID;\n"
                         "int late = (2 + 1), function_name_only = CEIL_DIV;\n");
   EXPECT_EQ(e.expanded, (std::set<std::string>{"CALL", "CAT", "CEIL_DIV", "LATE", "NAME", "ROWS_OF", "TID"}));
+  EXPECT_TRUE(e.unused.empty());
+}
+
+// A function-like macro that neither code nor another directive names (LeetCUDA's files define PTX macros their
+// kernels do not all use) is unused, whatever comments say; one named by #ifdef or by another macro's body is not.
+TEST(MacroExpansion, FunctionLikeMacrosNothingNamesAreUnused) {
+  const translate::MacroExpansion e = translate::expand_file_macros(
+      "#define LDMATRIX_X1(R, addr) asm volatile(\"ldmatrix\" : \"=r\"(R) : \"r\"(addr))\n"
+      "#define TESTED(x) (x)\n"
+      "#define INNER(x) (x * 2)\n"
+      "#define OUTER(x) INNER(x)\n"
+      "#define USED(x) (x + 1)\n"
+      "#define PLAIN 4\n"
+      "#ifdef TESTED\n"
+      "// LDMATRIX_X1(r, a) in a comment\n"
+      "int u = USED(PLAIN);\n"
+      "#endif\n");
+  EXPECT_EQ(e.unused, (std::set<std::string>{"LDMATRIX_X1", "OUTER"}));
 }
 
 // cudaLaunchKernelEx calls become the <<<>>> launches they make, line for line; other names and literals stay.
@@ -995,7 +1023,7 @@ TEST(PortRepair, ModelRepairsAnUntranslatablePortWithMetalsimFeedback) {
   const auto requests = server.requests();
   ASSERT_EQ(requests.size(), 2u);
   const std::string first = requests[0].body, second = requests[1].body;
-  EXPECT_NE(first.find("mma.sync.aligned.m16n8k8"), std::string::npos);  // the CUDA source
+  EXPECT_NE(first.find("mma.sync.aligned.m8n8k4"), std::string::npos);  // the CUDA source
   EXPECT_NE(first.find("tensor-core MMA"), std::string::npos);            // the untranslatable report
   EXPECT_NE(first.find("k_mma"), std::string::npos);
   EXPECT_NE(second.find("use of undeclared identifier 'total'"), std::string::npos) << second;
@@ -1053,7 +1081,7 @@ TEST(PortRepair, AgentRepairsThroughAgentNextAndSubmit) {
   ASSERT_EQ(next.exit_code, 0) << next.output;
   auto request = json_of(next);
   EXPECT_EQ(request["role"], "port_repair");
-  EXPECT_NE(request["prompt"].get<std::string>().find("mma.sync.aligned.m16n8k8"), std::string::npos);  // the CUDA source
+  EXPECT_NE(request["prompt"].get<std::string>().find("mma.sync.aligned.m8n8k4"), std::string::npos);  // the CUDA source
   EXPECT_NE(request["prompt"].get<std::string>().find("tensor-core MMA"), std::string::npos);  // the untranslatable report
   EXPECT_NE(request["answer_format"].get<std::string>().find("```metal"), std::string::npos);
 

@@ -160,6 +160,14 @@ __device__ float2 __bfloat1622float2(__nv_bfloat162);
 __device__ __nv_bfloat162 __float22bfloat162_rn(float2);
 __device__ __nv_bfloat162 __float2bfloat162_rn(float);
 __device__ __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16);
+__device__ unsigned short __half_as_ushort(__half);
+__device__ short __half_as_short(__half);
+__device__ __half __ushort_as_half(unsigned short);
+__device__ __half __short_as_half(short);
+__device__ unsigned short __bfloat16_as_ushort(__nv_bfloat16);
+__device__ short __bfloat16_as_short(__nv_bfloat16);
+__device__ __nv_bfloat16 __ushort_as_bfloat16(unsigned short);
+__device__ __nv_bfloat16 __short_as_bfloat16(short);
 
 // ---------------------------------------------------------------- synchronization and warps
 __device__ void __syncthreads();

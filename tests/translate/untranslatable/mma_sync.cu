@@ -1,12 +1,12 @@
-// Untranslatable: tensor-core MMA in inline PTX (line 7).
+// Untranslatable: Volta's quad-pair tensor-core MMA (m8n8k4) in inline PTX (line 7); the port emulates m16n8k*.
 #include <cuda_runtime.h>
 #include <stdint.h>
 __global__ void k_mma(const float* x, float* y, int cols) {
-  unsigned a = 0, b = 0;
-  float c0 = 0, c1 = 0, c2 = 0, c3 = 0;
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
-               : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3) : "r"(a), "r"(a), "r"(b));
-  if (threadIdx.x == 0) y[blockIdx.x] = c0 + c1 + c2 + c3 + x[0] * cols;
+  unsigned a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+  float c[8] = {};
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%0,%1,%2,%3,%4,%5,%6,%7}, {%8,%9}, {%10,%11}, {%0,%1,%2,%3,%4,%5,%6,%7};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3]), "+f"(c[4]), "+f"(c[5]), "+f"(c[6]), "+f"(c[7]) : "r"(a0), "r"(a1), "r"(b0), "r"(b1));
+  if (threadIdx.x == 0) y[blockIdx.x] = c[0] + c[7] + x[0] * cols;
 }
 
 extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {

@@ -289,6 +289,12 @@ CXCursor written_type(CXCursor c) {
 }
 
 bool is_pointer(CXType t) { return clang_getCanonicalType(t).kind == CXType_Pointer; }
+bool is_const_object(CXType t) {
+  for (;; t = clang_getArrayElementType(t)) {
+    if (clang_isConstQualifiedType(t) || clang_isConstQualifiedType(clang_getCanonicalType(t))) return true;
+    if (clang_getArrayElementType(t).kind == CXType_Invalid) return false;
+  }
+}
 bool is_reference(CXType t) {
   const CXTypeKind k = clang_getCanonicalType(t).kind;
   return k == CXType_LValueReference || k == CXType_RValueReference;

@@ -60,6 +60,9 @@ CXCursor method_of(CXCursor record, const std::string& name);
 // written (`Op` of `Op op`: a template parameter stays one); a null cursor for anything else.
 CXCursor written_type(CXCursor c);
 bool is_pointer(CXType t);
+// An object of this type cannot change: a const type, or an array of const elements (`const float t[4]`, whose const
+// clang keeps on the element type).
+bool is_const_object(CXType t);
 bool is_reference(CXType t);
 // What a pointer or reference type points to, also through typedefs (`typedef float* fptr;`), where
 // clang_getPointeeType alone gives an invalid type.

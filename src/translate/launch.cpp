@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -89,12 +92,97 @@ bool is_assignment(const std::string& op) {
   return !op.empty() && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=";
 }
 
+// The answers a device query of the host gets where the port sizes launches (`cudaDeviceGetAttribute(&sms,
+// cudaDevAttrMultiProcessorCount, device)`, cudaGetDeviceProperties' fields, the occupancy API): an Apple GPU of the
+// M-series base size as CUDA would describe it, 10 cores (SMs) of at most 1024 threads a threadgroup and 32 KiB of
+// threadgroup memory, SIMD groups of 32. Code that sizes a grid from them stays correct for any positive answer, as
+// it must on CUDA's GPUs, whose counts differ; only the grid's size (the kernel's speed) depends on them.
+const std::map<std::string, std::string>& device_answers() {
+  static const std::map<std::string, std::string> answers = {
+      {"multiProcessorCount", "10"},      {"maxThreadsPerBlock", "1024"},       {"maxThreadsPerMultiProcessor", "1024"},
+      {"warpSize", "32"},                 {"sharedMemPerBlock", "32768"},       {"sharedMemPerBlockOptin", "32768"},
+      {"sharedMemPerMultiprocessor", "32768"}, {"maxBlocksPerMultiProcessor", "4"}, {"regsPerBlock", "65536"}};
+  return answers;
+}
+// cudaDeviceGetAttribute's attributes by the property each names.
+const std::map<std::string, std::string>& device_attributes() {
+  static const std::map<std::string, std::string> attributes = {
+      {"cudaDevAttrMultiProcessorCount", "multiProcessorCount"},
+      {"cudaDevAttrMaxThreadsPerBlock", "maxThreadsPerBlock"},
+      {"cudaDevAttrMaxThreadsPerMultiProcessor", "maxThreadsPerMultiProcessor"},
+      {"cudaDevAttrWarpSize", "warpSize"},
+      {"cudaDevAttrMaxSharedMemoryPerBlock", "sharedMemPerBlock"},
+      {"cudaDevAttrMaxSharedMemoryPerBlockOptin", "sharedMemPerBlockOptin"},
+      {"cudaDevAttrMaxSharedMemoryPerMultiprocessor", "sharedMemPerMultiprocessor"},
+      {"cudaDevAttrMaxBlocksPerMultiprocessor", "maxBlocksPerMultiProcessor"},
+      {"cudaDevAttrMaxRegistersPerBlock", "regsPerBlock"}};
+  return attributes;
+}
+
+// The queries device_query answers.
+bool is_device_query(CXCursor call) {
+  static const std::set<std::string> queries = {"cudaGetDevice", "cudaDeviceGetAttribute", "cudaGetDeviceProperties",
+                                                "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyMaxPotentialBlockSize"};
+  return clang_getCursorKind(call) == CXCursor_CallExpr && queries.count(spelling(clang_getCursorReferenced(call)));
+}
+
 struct Collector {
   HostScope& scope;
   std::vector<std::pair<CXCursor, bool>> guards;
   std::string context;  // why an assignment here is not followed (in a loop, a switch)
 
-  void add(CXCursor at, const Target& t, const std::string& op, CXCursor value, std::string why) {
+  // A device query writing its answers through the addresses it is given (device_answers); false for another call,
+  // or a query whose answer the port does not give (an attribute it has none for), which is then reported as any call
+  // taking an address is.
+  bool device_query(CXCursor call) {
+    if (!is_device_query(call)) return false;
+    const std::string name = spelling(clang_getCursorReferenced(call));
+    const int count = clang_Cursor_getNumArguments(call);
+    auto address_of = [&](int i) {
+      const CXCursor arg = strip_casts(clang_Cursor_getArgument(call, unsigned(i)));
+      return clang_getCursorKind(arg) == CXCursor_UnaryOperator && tokens_of(scope.unit, arg).front() == "&" ? target_of(children(arg).at(0))
+                                                                                                              : Target{};
+    };
+    auto answer = [&](const Target& t, const std::string& value, CXCursor at) {
+      if (clang_Cursor_isNull(t.var)) return false;
+      add(at, t, "=", clang_getNullCursor(), "", value);
+      return true;
+    };
+    const CXCursor at = call;
+    const auto& answers = device_answers();
+    if (name == "cudaGetDevice" && count == 1) return answer(address_of(0), "0", at);
+    if (name == "cudaDeviceGetAttribute" && count == 3) {
+      const CXCursor attribute = strip_casts(clang_Cursor_getArgument(call, 1));
+      const auto property = device_attributes().find(spelling(clang_getCursorReferenced(attribute)));
+      if (property != device_attributes().end()) return answer(address_of(0), answers.at(property->second), at);
+      const Target t = address_of(0);
+      if (clang_Cursor_isNull(t.var)) return false;
+      add(at, t, "", clang_getNullCursor(),
+          "cudaDeviceGetAttribute writes it an attribute the port has no Metal answer for (it answers the SM count, the "
+          "warp size, the threads and shared memory of a block or an SM and the blocks per SM)");
+      return true;
+    }
+    if (name == "cudaGetDeviceProperties" && count == 2) {
+      Target t = address_of(0);
+      if (clang_Cursor_isNull(t.var) || !t.member.empty() || t.field != -1) return false;
+      for (const auto& [field, value] : answers) {
+        t.member = field;
+        answer(t, value, at);
+      }
+      return true;
+    }
+    if (name == "cudaOccupancyMaxActiveBlocksPerMultiprocessor" && count >= 3)
+      return answer(address_of(0), answers.at("maxBlocksPerMultiProcessor"), at);
+    if (name == "cudaOccupancyMaxPotentialBlockSize" && count >= 3) {
+      const Target grid = address_of(0), block = address_of(1);
+      if (clang_Cursor_isNull(grid.var) || clang_Cursor_isNull(block.var)) return false;
+      answer(grid, std::to_string(std::stoi(answers.at("multiProcessorCount")) * std::stoi(answers.at("maxBlocksPerMultiProcessor"))), at);
+      return answer(block, "256", at);
+    }
+    return false;
+  }
+
+  void add(CXCursor at, const Target& t, const std::string& op, CXCursor value, std::string why, const std::string& answer = "") {
     if (clang_Cursor_isNull(t.var)) return;
     if (why.empty()) why = !context.empty() ? context : t.field == -2 ? "a member or an element of it is assigned" : "";
     Assignment a;
@@ -106,6 +194,7 @@ struct Collector {
     if (why.empty()) {
       a.op = op;
       a.value = value;
+      a.answer = answer;
     } else {
       a.why = std::move(why);
     }
@@ -124,6 +213,7 @@ struct Collector {
       }
       return;
     }
+    if (kind == CXCursor_CallExpr && device_query(c)) return;  // (its `&v` arguments are no other writes)
     const std::string outer = context;
     if (kind == CXCursor_ForStmt || kind == CXCursor_WhileStmt || kind == CXCursor_DoStmt || kind == CXCursor_CXXForRangeStmt)
       context = "it is assigned inside a loop";
@@ -287,7 +377,7 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
     if (!member.empty() && a.member.empty())
       throw Error(fmt::format("'{}' is assigned as a whole (line {}): build it field by field", spelling(var), a.line));
     std::string next;
-    if (a.op == "=") next = text.value(a.value, a.field >= 0 ? -1 : field);
+    if (a.op == "=") next = !a.answer.empty() ? a.answer : text.value(a.value, a.field >= 0 ? -1 : field);
     else if (a.op == "++" || a.op == "--") next = "(" + text.binary(a.op.substr(0, 1), "(" + now() + ")", "1") + ")";
     else next = "(" + text.binary(a.op.substr(0, a.op.size() - 1), "(" + now() + ")", "(" + text.operand(a.value) + ")") + ")";
     // Under an if, innermost first: (c ? new : old), or (c ? old : new) in the else branch.
@@ -299,6 +389,16 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
   }
   return now();
 }
+
+namespace {
+// The assignments to a helper's locals: device queries' answers in a pure helper.
+HostScope helper_assignments(CXCursor definition) {
+  HostScope probe;
+  probe.unit = clang_Cursor_getTranslationUnit(definition);
+  collect_assignments(definition, probe);
+  return probe;
+}
+}  // namespace
 
 CXCursor pure_helper(CXCursor call, std::string* why) {
   CXCursor callee = clang_getCursorReferenced(call);
@@ -319,15 +419,18 @@ CXCursor pure_helper(CXCursor call, std::string* why) {
     if (clang_getCursorKind(k) == CXCursor_CompoundStmt) statements = children(k);
   const bool returns_last = !statements.empty() && clang_getCursorKind(statements.back()) == CXCursor_ReturnStmt &&
                             children(statements.back()).size() == 1;
+  // (device queries among them: `int sms = 0; cudaDeviceGetAttribute(&sms, ...);`, whose answers the locals take)
   bool declarations_first = returns_last;
   for (size_t i = 0; i + 1 < statements.size(); ++i) {
+    if (is_device_query(strip_implicit(statements[i]))) continue;
     declarations_first &= clang_getCursorKind(statements[i]) == CXCursor_DeclStmt;
     for (CXCursor var : children(statements[i])) declarations_first &= !clang_Cursor_isNull(initializer(var));
   }
-  HostScope probe;
-  probe.unit = clang_Cursor_getTranslationUnit(call);
-  collect_assignments(definition, probe);
-  if (!declarations_first || !probe.assignments.empty()) {
+  const HostScope probe = helper_assignments(definition);
+  bool answers_only = true;
+  for (const auto& [key, list] : probe.assignments)
+    for (const Assignment& a : list) answers_only &= !a.answer.empty() && a.member.empty() && a.field == -1 && a.guards.empty();
+  if (!declarations_first || !answers_only) {
     *why = "its body is not `return expression;` after initialized locals, so it is not followed (a pure function of "
            "the sizes, such as ceil_div, is)";
     return clang_getNullCursor();
@@ -369,11 +472,26 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
     if (clang_getCursorKind(k) == CXCursor_CompoundStmt)
       for (CXCursor statement : children(k)) {
         if (clang_getCursorKind(statement) == CXCursor_ReturnStmt) result = children(statement).at(0);
-        else
+        else if (clang_getCursorKind(statement) == CXCursor_DeclStmt)
           for (CXCursor var : children(statement))
             inner.parameters[decl_key(var)] = "(" + directive_expression(initializer(var), inner) + ")";
       }
+  // A local a device query answered holds the last answer (the queries follow the declarations).
+  for (const auto& [key, list] : helper_assignments(definition).assignments) inner.parameters[key] = "(" + list.back().answer + ")";
   return {result, inner};
+}
+
+// An integer made of an entry parameter bound to a task tensor (`reinterpret_cast<uintptr_t>(x)`, `(size_t)y`).
+bool is_tensor_address(CXCursor e, const HostScope& scope) {
+  e = strip_implicit(e);
+  while (clang_getCursorKind(e) == CXCursor_ParenExpr && !children(e).empty()) e = strip_implicit(children(e)[0]);
+  const CXCursorKind kind = clang_getCursorKind(e);
+  if ((kind != CXCursor_CXXReinterpretCastExpr && kind != CXCursor_CStyleCastExpr) || !is_integral(clang_getCursorType(e)) ||
+      children(e).empty())
+    return false;
+  const CXCursor pointer = strip_casts(children(e).back());
+  return clang_getCursorKind(pointer) == CXCursor_DeclRefExpr && is_pointer(clang_getCursorType(pointer)) &&
+         scope.parameters.count(decl_key(clang_getCursorReferenced(pointer)));
 }
 
 // A launch size without the conversion of a floating value to an integer, which directive_expression adds.
@@ -458,8 +576,15 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       break;
     }
     case CXCursor_BinaryOperator: {
-      const std::string a = directive_expression(kids.at(0), scope), b = directive_expression(kids.at(1), scope);
       const std::string op = operator_of(scope.unit, c);
+      // A task tensor's address tested for alignment (`reinterpret_cast<uintptr_t>(x) % 16 == 0`, `(uintptr_t)y & 15`):
+      // MLX passes each tensor as its own buffer, whose start is aligned to 16 bytes and more.
+      if ((op == "%" || op == "&") && is_tensor_address(kids.at(0), scope)) {
+        const std::string k = constant_text(strip_implicit(kids.at(1)));
+        const long long divisor = k.empty() || !std::all_of(k.begin(), k.end(), ::isdigit) ? 0 : std::stoll(k) + (op == "&" ? 1 : 0);
+        if (divisor > 0 && 16 % divisor == 0) return "0";
+      }
+      const std::string a = directive_expression(kids.at(0), scope), b = directive_expression(kids.at(1), scope);
       if (op.empty())
         throw Error(fmt::format("{}: an operator written inside the macro '{}', which libclang does not show: expand the "
                                 "macro by hand, or use a function (ceil_div) or a constexpr value",

@@ -22,6 +22,7 @@ struct Assignment {
   std::string op;     // "=", "+=", ..., "++", "--"; empty when the value cannot be followed (then `why`)
   std::string why;
   CXCursor value = clang_getNullCursor();  // the assigned expression (none for ++ and --)
+  std::string answer;                      // or the value the port gives (a device query's answer), for "="
   int field = -1;                          // 0, 1, 2 for `.x`, `.y`, `.z` of a dim3
   std::string member;                      // a field of a struct (`p.rows = ...`)
   std::vector<std::pair<CXCursor, bool>> guards;  // the enclosing ifs' conditions, true in the then branch

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "core/error.hpp"
@@ -505,6 +506,37 @@ std::optional<std::string> cast_away(std::string e, bool address) {
 }
 
 }  // namespace
+
+std::string alignas_first(const std::string& text) {
+  static const std::set<std::string> spaces = {"__shared__", "__constant__", "__device__", "__managed__"};
+  const std::vector<Token> tokens = tokenize(text);
+  std::string out;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    size_t a = i + 1;
+    while (a < tokens.size() && tokens[a].kind == Kind::space && tokens[a].text.find('\n') == std::string::npos) ++a;
+    if (!spaces.count(tokens[i].text) || a >= tokens.size() || tokens[a].text != "alignas") {
+      out += tokens[i].text;
+      continue;
+    }
+    size_t close = a + 1;  // the alignas's closing parenthesis, on the same line
+    int depth = 0;
+    for (; close < tokens.size(); ++close) {
+      if (tokens[close].kind == Kind::space && tokens[close].text.find('\n') != std::string::npos) break;
+      depth += tokens[close].text == "(" ? 1 : tokens[close].text == ")" ? -1 : 0;
+      if (depth == 0) break;
+    }
+    if (close >= tokens.size() || tokens[close].text != ")" || depth != 0) {
+      out += tokens[i].text;
+      continue;
+    }
+    std::string alignment, between;
+    for (size_t k = a; k <= close; ++k) alignment += tokens[k].text;
+    for (size_t k = i + 1; k < a; ++k) between += tokens[k].text;
+    out += alignment + between + tokens[i].text;
+    i = close;
+  }
+  return out;
+}
 
 std::string launches_as_chevrons(const std::string& text) {
   const std::vector<Token> tokens = tokenize(text);  // literals and comments are tokens of their own

@@ -37,4 +37,9 @@ std::string select_arch_branches(const std::string& text, int arch);
 // array is left as written (and reported).
 std::string launches_as_chevrons(const std::string& text);
 
+// `__shared__ alignas(16) float tile[...]`, which nvcc takes, written `alignas(16) __shared__ float tile[...]`: Clang
+// parses the memory-space keywords as GNU attributes, after which a C++11 attribute such as alignas cannot appear.
+// Same length and lines.
+std::string alignas_first(const std::string& text);
+
 }  // namespace ksearch::translate

@@ -132,7 +132,7 @@ std::string Translator::header() {
           case CXCursor_VarDecl: {
             if (has_child(c, CXCursor_CUDASharedAttr)) break;  // declared in the kernel
             const bool constant = has_child(c, CXCursor_CUDAConstantAttr);
-            if (!constant && !clang_isConstQualifiedType(clang_getCursorType(c))) break;  // host state
+            if (!constant && !is_const_object(clang_getCursorType(c))) break;  // host state
             // `constexpr int a = 1, b = 2;` is one declaration per name, all starting at `constexpr`:
             // the last one spans the whole statement.
             if (!parts->empty() && parts->back().first == b) parts->pop_back();

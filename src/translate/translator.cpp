@@ -27,7 +27,7 @@ Translator::Translator(const std::filesystem::path& file, const Task& task)
       task_(task),
       entry_(task.entry("cuda")),
       maps_(load_mappings()),
-      macros_(expand_file_macros(launches_as_chevrons(select_arch_branches(read_file(file), kDeviceArch)))),
+      macros_(expand_file_macros(launches_as_chevrons(alignas_first(select_arch_branches(read_file(file), kDeviceArch))))),
       rw_(macros_.text) {}
 
 void Translator::parse() {
@@ -110,10 +110,31 @@ void Translator::token_edits() {
   static const std::set<std::string> metal_keywords = {"device", "constant", "thread", "threadgroup", "threadgroup_imageblock",
                                                        "ray_data", "object_data", "kernel", "vertex", "fragment", "sampler",
                                                        "texture", "visible", "stage_in"};
+  // So do the file's own variables, parameters, fields and functions named as the libc functions Metal's rules refuse
+  // wherever the name appears (profiles/metal.rules.toml, host-calls: a double-buffer index `read`, a `write` flag).
+  static const std::set<std::string> libc_names = {"read", "write", "open", "close", "remove", "rename", "free", "time",
+                                                   "clock", "signal", "raise", "kill", "exit", "abort", "system", "sleep",
+                                                   "rand", "srand", "puts", "perror", "fork", "getpid", "mmap", "syscall"};
+  std::pair<std::set<std::string>, const std::set<std::string>*> declared({}, &libc_names);
+  clang_visitChildren(
+      clang_getTranslationUnitCursor(unit_),
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* found = static_cast<std::pair<std::set<std::string>, const std::set<std::string>*>*>(data);
+        if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
+        const CXCursorKind kind = clang_getCursorKind(c);
+        if ((kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl || kind == CXCursor_FieldDecl || kind == CXCursor_FunctionDecl ||
+             kind == CXCursor_FunctionTemplate) &&
+            found->second->count(spelling(c)))
+          found->first.insert(spelling(c));
+        return CXChildVisit_Recurse;
+      },
+      &declared);
   std::set<std::string> identifiers;
   for (unsigned i = 0; i < n; ++i)
     if (clang_getTokenKind(tokens[i]) == CXToken_Identifier) identifiers.insert(spell(i));
-  for (const auto& k : metal_keywords) {
+  std::set<std::string> renamed = declared.first;
+  renamed.insert(metal_keywords.begin(), metal_keywords.end());
+  for (const auto& k : renamed) {
     if (!identifiers.count(k)) continue;
     std::string name = k + "_";
     while (identifiers.count(name)) name += "_";
@@ -193,8 +214,9 @@ Translation Translator::run() {
                           "Metal declares threadgroup memory in the kernel only: declare it in the kernel");
           }
         }
+        // (a const one, `__device__ const float table[4] = {...}`, is a constant, written in the constant space)
         if (kind == CXCursor_VarDecl && has_child(c, CXCursor_CUDADeviceAttr) && !has_child(c, CXCursor_CUDAConstantAttr) &&
-            !clang_isConstQualifiedType(clang_getCursorType(c)))
+            !is_const_object(clang_getCursorType(c)))
           self->problem(self->out_.problems, c, "__device__ variable '" + spelling(c) + "'",
                         "MLX kernels have no global state; use a cudaMalloc scratch buffer");
         return CXChildVisit_Continue;

@@ -411,7 +411,41 @@ extern "C" cudaError_t cudaFreeAsync(void* p, cudaStream_t stream = 0);
 template <class T> cudaError_t cudaMalloc(T** p, size_t bytes);
 template <class T> cudaError_t cudaMallocAsync(T** p, size_t bytes, cudaStream_t stream = 0);
 extern "C" cudaError_t cudaGetDevice(int* device);
-extern "C" cudaError_t cudaDeviceGetAttribute(int* value, int attribute, int device);
+// device queries: the port answers those a launch size may read for the Metal target (launch.cpp, device_answers)
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106
+};
+extern "C" cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attribute, int device);
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem, sharedMemPerBlock, sharedMemPerBlockOptin, sharedMemPerMultiprocessor, l2CacheSize;
+  int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], major, minor, multiProcessorCount,
+      maxThreadsPerMultiProcessor, maxBlocksPerMultiProcessor, clockRate, memoryClockRate, memoryBusWidth;
+};
+extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+extern "C" cudaError_t cudaGetDeviceCount(int* count);
+extern "C" cudaError_t cudaRuntimeGetVersion(int* version);
+extern "C" cudaError_t cudaDriverGetVersion(int* version);
+extern "C" cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
+extern "C" cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned* flags);
+enum cudaMemoryType { cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1, cudaMemoryTypeDevice = 2, cudaMemoryTypeManaged = 3 };
+struct cudaPointerAttributes {
+  cudaMemoryType type;
+  int device;
+  void* devicePointer;
+  void* hostPointer;
+};
+extern "C" cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
 template <class T> cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count, size_t offset = 0, int kind = 1);
 template <class T>
 cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t count, size_t offset = 0, int kind = 1, cudaStream_t stream = 0);
@@ -438,7 +472,6 @@ enum cudaMemcpyKind {
 };
 extern "C" cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
 extern "C" cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream = 0);
-#define cudaDevAttrMultiProcessorCount 16
 #define cudaFuncAttributeMaxDynamicSharedMemorySize 8
 #define cudaSuccess 0
 

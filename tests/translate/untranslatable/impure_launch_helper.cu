@@ -1,11 +1,11 @@
-// Untranslatable: the launch size calls a host function that asks the device (line 21); its value is
-// known only at run time.
+// Untranslatable: the launch size calls a host function that asks the device what the port gives no answer for
+// (line 21: the compute capability); its value is known only at run time.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 static int blocks_for(int64_t n) {
   int sms = 0;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrComputeCapabilityMajor, 0);
   return (int)((n + 255) / 256 < 4 * sms ? (n + 255) / 256 : 4 * sms);
 }
 

@@ -1,5 +1,5 @@
-// Untranslatable: the grid comes from a local that cudaDeviceGetAttribute writes through its address
-// (line 17) after its declaration; the launch (line 18) cannot be computed from the task's sizes.
+// Untranslatable: the grid comes from a local that cudaDeviceGetAttribute writes through its address (line 17) after
+// its declaration, an attribute the port gives no answer for; the launch (line 18) cannot be computed.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -14,6 +14,6 @@ __global__ void rowsum_rows(const float* x, float* y, int64_t rows, int cols) {
 extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
   int device = 0, sms = 0;
   cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrComputeCapabilityMajor, device);
   rowsum_rows<<<sms * 4, 128, 0, stream>>>(x, y, rows, (int)cols);
 }

@@ -1,5 +1,5 @@
-// Untranslatable: a block size chosen by the occupancy API (the launch at line 16 uses it): known
-// only when the program runs on the device.
+// A block size chosen by the occupancy API and capped (formerly untranslatable/occupancy_launch): the port answers
+// cudaOccupancyMaxPotentialBlockSize for the Metal target (block 256); the block-stride loop is correct for any size.
 #include <cuda_runtime.h>
 #include <stdint.h>
 __global__ void k_occupancy(const float* x, float* y, int cols) {

@@ -83,6 +83,10 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
                                                                         ? "(int)"
                                                                         : "");
     key = owner + "::" + method;
+    // A method of a library type that the port writes as a helper with the same methods (cuda::std::span as ks_span):
+    // the call stays as written.
+    if (!maps_.functions.count(key) && (maps_.type_helpers.count("std::" + owner) || maps_.type_helpers.count("cuda::" + owner)))
+      return;
     if (!maps_.functions.count(key) && !maps_.untranslatable.count(key))
       return problem(problems, call, key,
                      owner != "grid_group" ? "this method is not translated"

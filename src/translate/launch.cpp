@@ -391,6 +391,18 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
 }
 
 namespace {
+// The call operator of a lambda that captures nothing (`const auto pick = [](int64_t n) { return ...; };`), which is a
+// function of the file as any other.
+bool captureless_lambda(CXCursor method) {
+  if (clang_getCursorKind(method) != CXCursor_CXXMethod || spelling(method) != "operator()") return false;
+  const CXType closure = clang_getCursorType(clang_getCursorSemanticParent(method));
+  if (take(clang_getTypeSpelling(closure)).find("(lambda at ") == std::string::npos) return false;
+  int fields = 0;
+  clang_Type_visitFields(
+      closure, [](CXCursor, CXClientData data) { return ++*static_cast<int*>(data), CXVisit_Continue; }, &fields);
+  return fields == 0;
+}
+
 // The assignments to a helper's locals: device queries' answers in a pure helper.
 HostScope helper_assignments(CXCursor definition) {
   HostScope probe;
@@ -408,7 +420,8 @@ CXCursor pure_helper(CXCursor call, std::string* why) {
   // A static method (`LaunchConfig::blocks(n)`) is a function of the file too; other methods read an object.
   const bool member = is_record(clang_getCursorKind(clang_getCursorSemanticParent(definition)));
   const bool function = ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) && !member) ||
-                        ((kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate) && clang_CXXMethod_isStatic(definition));
+                        ((kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate) && clang_CXXMethod_isStatic(definition)) ||
+                        captureless_lambda(definition);
   if (clang_Cursor_isNull(definition) || !clang_Location_isFromMainFile(clang_getCursorLocation(definition)) || !function ||
       has_child(definition, CXCursor_CUDAGlobalAttr)) {
     *why = "only min, max, ceil, floor and functions of this file are understood";
@@ -461,9 +474,11 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
   HostScope inner = scope;
   ++inner.inlined_calls;
   const std::vector<CXCursor> parameters = parameters_of(definition);
-  const int count = clang_Cursor_getNumArguments(call);
+  // (a lambda's call is an operator call, whose first argument is the lambda itself)
+  const int object = captureless_lambda(definition) && clang_Cursor_getNumArguments(call) == int(parameters.size()) + 1 ? 1 : 0;
+  const int count = clang_Cursor_getNumArguments(call) - object;
   for (size_t i = 0; i < parameters.size(); ++i) {
-    CXCursor value = int(i) < count ? clang_Cursor_getArgument(call, unsigned(i)) : initializer(parameters[i]);  // default
+    CXCursor value = int(i) < count ? clang_Cursor_getArgument(call, unsigned(int(i) + object)) : initializer(parameters[i]);  // default
     if (clang_Cursor_isNull(value)) throw Error(fmt::format("{}: '{}' is called with too few arguments", what(call), spelling(call)));
     inner.parameters[decl_key(parameters[i])] = "(" + directive_expression(value, scope) + ")";
   }
@@ -620,8 +635,10 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       // muparser has no floor or ceil; its rint rounds halves up, so rint(x - 0.5) is floor(x).
       if (library && (name == "floor" || name == "floorf") && count == 1) return fmt::format("rint(({}) - 0.5)", argument(0));
       if (library && (name == "ceil" || name == "ceilf") && count == 1) return fmt::format("(-rint(-({}) - 0.5))", argument(0));
+      if (library && name == "ceil_div" && count == 2)  // libcu++'s cuda::ceil_div, of integers
+        return directive_text(scope).binary("/", fmt::format("(({}) + ({}) - 1)", argument(0), argument(1)), "(" + argument(1) + ")");
       if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate ||
-          clang_CXXMethod_isStatic(callee)) {
+          clang_CXXMethod_isStatic(callee) || captureless_lambda(callee)) {
         auto [value, inner] = inline_call(c, scope);
         return "(" + directive_expression(value, inner) + ")";
       }

@@ -419,6 +419,42 @@ template <int X, bool Trans> inline void ks_stmatrix(threadgroup uchar* row, thr
   if (lane < 8 * X)
     for (int w = 0; w < 4; ++w) ((threadgroup uint*)row)[w] = words[w];
 }
+// helper: ks_functional
+// <functional>'s operators and libcu++'s cuda::maximum and cuda::minimum as function objects (Metal's library has
+// none); the void specialization takes operands of any types, as std::plus<> does.
+#define KS_FUNCTION_OBJECT(NAME, EXPRESSION)                                                       \
+  template <typename T = void> struct NAME {                                                       \
+    T operator()(T a, T b) const { return EXPRESSION; }                                             \
+  };                                                                                               \
+  template <> struct NAME<void> {                                                                  \
+    template <typename A, typename B> auto operator()(A a, B b) const { return EXPRESSION; }        \
+  };
+KS_FUNCTION_OBJECT(ks_plus, a + b)
+KS_FUNCTION_OBJECT(ks_minus, a - b)
+KS_FUNCTION_OBJECT(ks_multiplies, a * b)
+KS_FUNCTION_OBJECT(ks_divides, a / b)
+KS_FUNCTION_OBJECT(ks_maximum, a < b ? b : a)
+KS_FUNCTION_OBJECT(ks_minimum, b < a ? b : a)
+KS_FUNCTION_OBJECT(ks_bit_and, a & b)
+KS_FUNCTION_OBJECT(ks_bit_or, a | b)
+KS_FUNCTION_OBJECT(ks_bit_xor, a ^ b)
+#undef KS_FUNCTION_OBJECT
+// helper: ks_span
+// std::span and cuda::std::span over device memory (Metal has none): a pointer and a count.
+template <typename T, size_t Extent = size_t(-1)> struct ks_span {
+  device T* p;
+  size_t n;
+  ks_span(device T* data, size_t size) : p(data), n(size) {}
+  device T& operator[](size_t i) const { return p[i]; }
+  size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+  device T* data() const { return p; }
+  device T* begin() const { return p; }
+  device T* end() const { return p + n; }
+  ks_span subspan(size_t offset, size_t count = size_t(-1)) const { return ks_span(p + offset, count == size_t(-1) ? n - offset : count); }
+  ks_span first(size_t count) const { return ks_span(p, count); }
+  ks_span last(size_t count) const { return ks_span(p + n - count, count); }
+};
 // helper: ks_memcpy
 // memcpy and memset in device code, on byte pointers in the spaces of the call's arguments (the port casts them):
 // Metal has neither. They return dst, as the C functions do (in bytes rather than void).

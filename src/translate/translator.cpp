@@ -171,9 +171,18 @@ void Translator::token_edits() {
     } else if (s == "std" && spell(i + 1) == "::") {
       rw_.replace(begin(i), end(i + 1), "metal::");
       ++i;
+    } else if (auto q = maps_.types.find("std::" + spell(i + 4));
+               s == "cuda" && spell(i + 1) == "::" && spell(i + 2) == "std" && spell(i + 3) == "::" && q != maps_.types.end()) {
+      rw_.replace(begin(i), end(i + 4), q->second);  // libcu++'s cuda::std::plus, cuda::std::span
+      if (auto h = maps_.type_helpers.find(q->first); h != maps_.type_helpers.end()) helpers_.insert(h->second.begin(), h->second.end());
+      i += 4;
     } else if (s == "cuda" && spell(i + 1) == "::" && spell(i + 2) == "std" && spell(i + 3) == "::") {  // libcu++'s
       rw_.replace(begin(i), end(i + 3), "metal::");
       i += 3;
+    } else if (auto c = maps_.types.find(s + spell(i + 1) + spell(i + 2)); s == "cuda" && c != maps_.types.end()) {
+      rw_.replace(begin(i), end(i + 2), c->second);  // libcu++'s cuda::maximum
+      if (auto h = maps_.type_helpers.find(c->first); h != maps_.type_helpers.end()) helpers_.insert(h->second.begin(), h->second.end());
+      i += 2;
     } else if (auto t = maps_.types.find(s); t != maps_.types.end()) {
       rw_.replace(begin(i), end(i), t->second);
     }

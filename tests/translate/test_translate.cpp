@@ -126,7 +126,8 @@ INSTANTIATE_TEST_SUITE_P(Translate, HonestCuda,
                                            "matmul_cp_async_ptx", "matmul_pipeline_primitives", "matmul_register_tiles",
                                            "rmsnorm_cub_block_reduce", "rmsnorm_cuda_barrier", "rmsnorm_cuda_pipeline",
                                            "rmsnorm_quoted_includes", "rmsnorm_scratch_two_pass", "rmsnorm_staged_float4_dynamic_smem",
-                                           "softmax_cg_tiled_ldg_float4", "softmax_cooperative_groups", "softmax_cub_warp_reduce",
+                                           "softmax_cccl_utilities", "softmax_cg_tiled_ldg_float4", "softmax_cooperative_groups",
+                                           "softmax_cub_warp_reduce",
                                            "softmax_device_const_tables", "softmax_device_queries", "softmax_float4_printf",
                                            "softmax_static_shared_warp_reduce", "softmax_warp_per_row"));
 

@@ -68,18 +68,23 @@ std::string whole_words(std::string text, const std::string& word, const std::st
 
 // A hoisted array's size as the kernel and the function's signature can read it, the function's local constants
 // declared before the array written out (LeetCUDA's `constexpr int NUM_WARPS = (NUM_THREADS + WARP_SIZE - 1) /
-// WARP_SIZE;` before `static __shared__ float shared[NUM_WARPS];`), those they name in turn. A name declared twice
-// in the function is left as written.
+// WARP_SIZE;` before `static __shared__ float shared[NUM_WARPS];`), those they name in turn, and its local type
+// aliases as the types they name (`using T = TileShape;` before `__shared__ float As[T::kK][T::kM + 4];`). A name
+// declared twice in the function is left as written.
 std::string Translator::with_local_constants(CXCursor function, CXCursor array, std::string dims) {
   std::map<std::string, std::string> constants;
   std::function<void(CXCursor)> collect = [&](CXCursor c) {
     for (CXCursor k : children(c)) {
-      if (clang_getCursorKind(k) == CXCursor_VarDecl && !clang_equalCursors(k, array) &&
-          begin_offset(k) < begin_offset(array) && clang_isConstQualifiedType(clang_getCursorType(k))) {
+      const CXCursorKind kind = clang_getCursorKind(k);
+      if (kind == CXCursor_VarDecl && !clang_equalCursors(k, array) && begin_offset(k) < begin_offset(array) &&
+          clang_isConstQualifiedType(clang_getCursorType(k))) {
         const CXCursor init = clang_Cursor_getVarDeclInitializer(k);
         if (!clang_Cursor_isNull(init))
           constants[spelling(k)] = constants.count(spelling(k)) ? "" : "(" + text(begin_offset(init), end_offset(init)) + ")";
       }
+      if ((kind == CXCursor_TypeAliasDecl || kind == CXCursor_TypedefDecl) && begin_offset(k) < begin_offset(array))
+        constants[spelling(k)] =
+            constants.count(spelling(k)) ? "" : take(clang_getTypeSpelling(clang_getTypedefDeclUnderlyingType(k)));
       collect(k);
     }
   };

@@ -147,7 +147,7 @@ void Translator::token_edits() {
       rw_.replace(begin(i), end(i), k->second);
     } else if (auto r = keyword_renames_.find(s); r != keyword_renames_.end()) {
       rw_.replace(begin(i), end(i), r->second);
-    } else if ((s == "__launch_bounds__" || s == "__align__") && spell(i + 1) == "(") {
+    } else if ((s == "__launch_bounds__" || s == "__align__" || s == "__cluster_dims__") && spell(i + 1) == "(") {
       unsigned j = i + 1;
       for (int depth = 0; j < n; ++j) {
         depth += spell(j) == "(" ? 1 : spell(j) == ")" ? -1 : 0;

@@ -1,6 +1,7 @@
 // Part of the translator's CUDA declarations (ksearch_cuda.h): cooperative groups. The block and its
 // 32-thread tiles (Apple SIMD groups are 32 wide) are mapped (mappings.toml, `thread_block::...`,
-// `thread_block_tile::...`), and the grid's ranks and sizes; grid-wide sync is reported (no Metal equivalent).
+// `thread_block_tile::...`), and the grid's ranks and sizes; grid-wide sync and clusters are reported (no Metal
+// equivalent).
 #pragma once
 #include "ksearch_cuda.h"
 namespace cooperative_groups {
@@ -48,6 +49,19 @@ struct coalesced_group {
   __device__ unsigned ballot(int predicate) const;
   __device__ int any(int predicate) const; __device__ int all(int predicate) const;
 };
+// Thread block clusters (sm_90): reported at this_cluster() (mappings.toml [untranslatable]).
+struct cluster_group {
+  __device__ void sync() const;
+  __device__ unsigned block_rank() const;
+  __device__ unsigned num_blocks() const;
+  __device__ unsigned thread_rank() const;
+  __device__ unsigned num_threads() const;
+  __device__ dim3 block_index() const;
+  __device__ dim3 dim_blocks() const;
+  template <class T> __device__ T* map_shared_rank(T* address, unsigned rank) const;
+  __device__ unsigned query_shared_rank(const void* address) const;
+};
+__device__ cluster_group this_cluster();
 __device__ coalesced_group coalesced_threads();
 template <class Parent> __device__ coalesced_group labeled_partition(const Parent&, int label);
 template <class Parent> __device__ coalesced_group binary_partition(const Parent&, bool predicate);

@@ -16,6 +16,8 @@
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+// a kernel's cluster shape (sm_90): dropped by the port; the cluster API it serves is reported (cooperative_groups.h)
+#define __cluster_dims__(...)
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
 #define __CUDACC__ 1

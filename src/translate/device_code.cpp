@@ -370,6 +370,7 @@ void Translator::visit(CXCursor c, Function& fn) {
          "the port emulates mma.sync.aligned.m16n8k* (row.col: k8/k16 of f16 and bf16, k4/k8 of tf32, k16/k32 of s8 and "
          "u8); other shapes and types: rewrite with simdgroup_matrix 8x8 (simdgroup_multiply_accumulate)"},
         {"ldmatrix", "ldmatrix", "the port emulates ldmatrix.sync.aligned.m8n8.x1/x2/x4[.trans].shared.b16 only"},
+        {"stmatrix", "stmatrix", "the port emulates stmatrix.sync.aligned.m8n8.x1/x2/x4[.trans].shared.b16 only"},
         {"cp.async.bulk", "TMA (cp.async.bulk)", "the tensor memory accelerator has no Metal equivalent"},
         {"cp.async", "cp.async", "asynchronous global->shared copies have no Metal equivalent"},
         {"wgmma", "wgmma", "warpgroup MMA has no Metal equivalent"}};

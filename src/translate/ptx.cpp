@@ -6,8 +6,9 @@
 // only after its wait and other threads only after a barrier besides. The shared operand is a 32-bit address in the
 // shared window, which Metal has no counterpart of: the port follows it back to the pointer given
 // __cvta_generic_to_shared, in the operand itself, a variable, a helper's parameter or a helper's result.
-// Tensor-core mma.sync (m16n8k*), ldmatrix and stmatrix are emulated over the SIMD group (ks_mma, ks_ldmatrix: shuffles that
-// move each element to the lane PTX's fragment layout puts it in), so that fragments built by hand stay correct.
+// Tensor-core mma.sync (m16n8k*), ldmatrix and stmatrix are emulated over the SIMD group (ks_mma, ks_ldmatrix,
+// ks_stmatrix: shuffles that move each element to the lane PTX's fragment layout puts it in), so that fragments built
+// by hand stay correct.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -254,8 +255,8 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
   static const std::regex global_access(
       R"(^(ld|st)\.global(?:\.nc)?(?:\.(?:ca|cg|cs|lu|cv|wb|wt))?(?:\.L1::(?:no_allocate|evict_\w+))?(?:\.L2::(?:64B|128B|256B|evict_\w+))?(?:\.v([24]))?\.([bfsu])(16|32|64)$)");
   // Tensor-core products and shared-memory fragment loads and stores of one warp (emulated by SIMD-group shuffles:
-  // ks_mma, ks_ldmatrix, ks_stmatrix). m16n8k8/k16 of f16 or bf16 into f32 (f16 also into f16), m16n8k4/k8 of tf32, m16n8k16/k32 of s8
-  // and u8 into s32.
+  // ks_mma, ks_ldmatrix, ks_stmatrix). m16n8k8/k16 of f16 or bf16 into f32 (f16 also into f16), m16n8k4/k8 of tf32,
+  // m16n8k16/k32 of s8 and u8 into s32.
   static const std::regex matrix_multiply(
       R"(^mma\.sync\.aligned\.m16n8k(4|8|16|32)\.row\.col\.(f32|f16|s32)\.(f16|bf16|tf32|s8|u8)\.(f16|bf16|tf32|s8|u8)\.(f32|f16|s32)$)");
   // (ptxas takes ldmatrix's qualifiers in any order: LeetCUDA writes `ldmatrix.sync.aligned.x4.m8n8.shared.b16`)

@@ -577,21 +577,27 @@ std::string launches_as_chevrons(const std::string& text) {
     std::string text;
   };
   std::vector<Edit> edits;
-  // A launch's argument array `void* name[] = {&a, &b};`, named nowhere else in its scope than in the launch
-  // [call, close]: its values (the addresses taken away), and the declaration is blanked (its addresses taken would
-  // read as the values changing). Nullopt where there is no such declaration (the name's last use before the call
-  // must be it), an element is no address, or the scope names the array again (`args[1] = &y;`, a second launch).
+  // A launch's argument array `void* name[] = {&a, &b};` (or `std::vector<void*> name = {&a, &b};`, its `.data()`
+  // given), named nowhere else in its scope than in the launch [call, close]: its values (the addresses taken away),
+  // and the declaration is blanked (its addresses taken would read as the values changing). Nullopt where there is no
+  // such declaration (the name's last use before the call must be it), an element is no address, or the scope names
+  // the array again (`args[1] = &y;`, a second launch).
   auto argument_array = [&](const std::string& name, size_t call, size_t close) -> std::optional<std::vector<std::string>> {
     size_t declared = tokens.size();
     for (size_t k = 0; k < call; ++k)
       if (named(k, name)) declared = k;
     if (declared == tokens.size()) return std::nullopt;
+    bool vector = false;  // `std::vector<void*>` written before the name, in its statement
+    for (size_t k = declared; k > 0 && tokens[k - 1].text != ";" && tokens[k - 1].text != "{" && tokens[k - 1].text != "}"; --k)
+      vector |= named(k - 1, "vector");
     size_t k = next_code(declared + 1);
-    if (k >= tokens.size() || tokens[k].text != "[") return std::nullopt;
-    while (k < tokens.size() && tokens[k].text != "]") ++k;
-    k = next_code(k + 1);
-    if (k >= tokens.size() || tokens[k].text != "=") return std::nullopt;
-    k = next_code(k + 1);
+    if (!vector) {
+      if (k >= tokens.size() || tokens[k].text != "[") return std::nullopt;
+      while (k < tokens.size() && tokens[k].text != "]") ++k;
+      k = next_code(k + 1);
+    }
+    if (k < tokens.size() && tokens[k].text == "=") k = next_code(k + 1);
+    else if (!vector) return std::nullopt;
     if (k >= tokens.size() || tokens[k].text != "{") return std::nullopt;
     std::vector<std::string> values;
     size_t from = k + 1;
@@ -646,7 +652,10 @@ std::string launches_as_chevrons(const std::string& text) {
                            "), cudaSuccess)"});
     } else if (array_launch && arguments.size() >= 4 && arguments.size() <= 6) {
       // cudaLaunchKernel(kernel, grid, block, args, shared_bytes = 0, stream = 0), args a local array of addresses.
-      const std::string array = trimmed(argument(3));
+      std::string array = trimmed(argument(3));
+      const std::string data = ".data()";  // a std::vector's elements
+      if (array.size() > data.size() && array.compare(array.size() - data.size(), data.size(), data) == 0)
+        array = trimmed(array.substr(0, array.size() - data.size()));
       const std::optional<std::string> kernel = cast_away(argument(0), false);
       if (!kernel || array.empty() || !std::all_of(array.begin(), array.end(), identifier_char)) continue;
       const std::optional<std::vector<std::string>> values = argument_array(array, i, close);

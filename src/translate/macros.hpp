@@ -32,9 +32,9 @@ std::string select_arch_branches(const std::string& text, int arch);
 // it makes, `(kernel<<<config.gridDim, config.blockDim, config.dynamicSmemBytes, config.stream>>>(args...), cudaSuccess)`,
 // which the launch translation reads as any other (the config's fields as a struct local's). Same lines; comments and
 // literals are left alone. Likewise `cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream)` (and
-// cudaLaunchCooperativeKernel) where `args` is a local `void* args[] = {&a, &b, ...}` set once: `(kernel<<<grid,
-// block, shared_bytes, stream>>>(a, b, ...), cudaSuccess)`, the call's line breaks kept after it; any other argument
-// array is left as written (and reported).
+// cudaLaunchCooperativeKernel) where `args` is a local `void* args[] = {&a, &b, ...}` (or a `std::vector<void*>` so
+// initialized, its `.data()` given) set once: `(kernel<<<grid, block, shared_bytes, stream>>>(a, b, ...),
+// cudaSuccess)`, the call's line breaks kept after it; any other argument array is left as written (and reported).
 std::string launches_as_chevrons(const std::string& text);
 
 // `__shared__ alignas(16) float tile[...]`, which nvcc takes, written `alignas(16) __shared__ float tile[...]`: Clang

@@ -636,6 +636,14 @@ TEST(MacroExpansion, LaunchKernelWithAnArgumentArrayIsWrittenAsTheLaunchItMakes)
             "\n\n(k<float, 4><<<grid, dim3(32), 0, 0>>>(x, y, n), cudaSuccess)\n;\nint after;\n"
             "void* later[2] = {&x, nullptr};\nlater[1] = &y;\ncudaLaunchKernel((void*)k, g, b, later, 0, s);\n"
             "cudaLaunchKernel((void*)k, g, b, held_elsewhere, 0, s);\n");
+  // A std::vector of the addresses, its data() given (brace-initialized with or without `=`); one filled later is not.
+  const std::string vectors =
+      "std::vector<void*> args = {&x, (void*)&y};\ncudaLaunchKernel((const void*)k, g, b, args.data(), 0, s);\n"
+      "std::vector<void*> braced{&x};\ncudaLaunchKernel((const void*)k, g, b, braced.data());\n"
+      "std::vector<void*> pushed;\npushed.push_back(&x);\ncudaLaunchKernel((void*)k, g, b, pushed.data());\n";
+  EXPECT_EQ(translate::launches_as_chevrons(vectors),
+            "\n(k<<<g, b, 0, s>>>(x, y), cudaSuccess);\n\n(k<<<g, b, 0, 0>>>(x), cudaSuccess);\n"
+            "std::vector<void*> pushed;\npushed.push_back(&x);\ncudaLaunchKernel((void*)k, g, b, pushed.data());\n");
 }
 
 // Macros that double their argument at every level expand one line to gigabytes (24 GiB of memory before the kernel

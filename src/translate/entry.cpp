@@ -473,9 +473,13 @@ std::string Translator::buffer_of(CXCursor argument) {
 // kernel argument: the header defines it as the __device__ functions are.
 void Translator::add_host_helper(CXCursor call) {
   std::string why;
-  CXCursor definition = pure_helper(call, &why);
-  // (a static method stays in its struct, which the header does not write)
-  if (clang_Cursor_isNull(definition) || functions_.count(decl_key(definition)) || clang_CXXMethod_isStatic(definition)) return;
+  HostScope answers;
+  CXCursor definition = pure_helper(call, &why, &answers);
+  // (a static method stays in its struct and a lambda's call operator in the entry, which the header does not write;
+  // a helper asking the device is inlined in launch sizes only: Metal has no such query)
+  if (clang_Cursor_isNull(definition) || functions_.count(decl_key(definition)) || clang_CXXMethod_isStatic(definition) ||
+      clang_getCursorKind(definition) == CXCursor_CXXMethod || !answers.assignments.empty())
+    return;
   functions_[decl_key(definition)] = Function{definition};
   clang_visitChildren(
       definition,

@@ -97,13 +97,15 @@ bool is_assignment(const std::string& op) {
 // M-series base size as CUDA would describe it, 10 cores (SMs) of at most 1024 threads a threadgroup and 32 KiB of
 // threadgroup memory, SIMD groups of 32. Code that sizes a grid from them stays correct for any positive answer, as
 // it must on CUDA's GPUs, whose counts differ; only the grid's size (the kernel's speed) depends on them.
-const std::map<std::string, std::string>& device_answers() {
-  static const std::map<std::string, std::string> answers = {
-      {"multiProcessorCount", "10"},      {"maxThreadsPerBlock", "1024"},       {"maxThreadsPerMultiProcessor", "1024"},
-      {"warpSize", "32"},                 {"sharedMemPerBlock", "32768"},       {"sharedMemPerBlockOptin", "32768"},
-      {"sharedMemPerMultiprocessor", "32768"}, {"maxBlocksPerMultiProcessor", "4"}, {"regsPerBlock", "65536"}};
+const std::map<std::string, int>& device_answers() {
+  static const std::map<std::string, int> answers = {
+      {"multiProcessorCount", 10},      {"maxThreadsPerBlock", 1024},       {"maxThreadsPerMultiProcessor", 1024},
+      {"warpSize", 32},                 {"sharedMemPerBlock", 32768},       {"sharedMemPerBlockOptin", 32768},
+      {"sharedMemPerMultiprocessor", 32768}, {"maxBlocksPerMultiProcessor", 4}, {"regsPerBlock", 65536}};
   return answers;
 }
+// cudaOccupancyMaxPotentialBlockSize's block size: a common one, well inside the threads a threadgroup may have.
+constexpr int kPotentialBlockSize = 256;
 // cudaDeviceGetAttribute's attributes by the property each names.
 const std::map<std::string, std::string>& device_attributes() {
   static const std::map<std::string, std::string> attributes = {
@@ -131,9 +133,9 @@ struct Collector {
   std::vector<std::pair<CXCursor, bool>> guards;
   std::string context;  // why an assignment here is not followed (in a loop, a switch)
 
-  // A device query writing its answers through the addresses it is given (device_answers); false for another call,
-  // or a query whose answer the port does not give (an attribute it has none for), which is then reported as any call
-  // taking an address is.
+  // A device query writing its answers through the addresses it is given (device_answers), or cudaDeviceGetAttribute
+  // of an attribute the port has no answer for, reported with why; false for another call, or a query not given the
+  // address of a local, which is then reported as any call taking an address is.
   bool device_query(CXCursor call) {
     if (!is_device_query(call)) return false;
     const std::string name = spelling(clang_getCursorReferenced(call));
@@ -143,21 +145,20 @@ struct Collector {
       return clang_getCursorKind(arg) == CXCursor_UnaryOperator && tokens_of(scope.unit, arg).front() == "&" ? target_of(children(arg).at(0))
                                                                                                               : Target{};
     };
-    auto answer = [&](const Target& t, const std::string& value, CXCursor at) {
+    auto answer = [&](const Target& t, int value) {
       if (clang_Cursor_isNull(t.var)) return false;
-      add(at, t, "=", clang_getNullCursor(), "", value);
+      add(call, t, "=", clang_getNullCursor(), "", std::to_string(value));
       return true;
     };
-    const CXCursor at = call;
     const auto& answers = device_answers();
-    if (name == "cudaGetDevice" && count == 1) return answer(address_of(0), "0", at);
+    if (name == "cudaGetDevice" && count == 1) return answer(address_of(0), 0);
     if (name == "cudaDeviceGetAttribute" && count == 3) {
       const CXCursor attribute = strip_casts(clang_Cursor_getArgument(call, 1));
       const auto property = device_attributes().find(spelling(clang_getCursorReferenced(attribute)));
-      if (property != device_attributes().end()) return answer(address_of(0), answers.at(property->second), at);
+      if (property != device_attributes().end()) return answer(address_of(0), answers.at(property->second));
       const Target t = address_of(0);
       if (clang_Cursor_isNull(t.var)) return false;
-      add(at, t, "", clang_getNullCursor(),
+      add(call, t, "", clang_getNullCursor(),
           "cudaDeviceGetAttribute writes it an attribute the port has no Metal answer for (it answers the SM count, the "
           "warp size, the threads and shared memory of a block or an SM and the blocks per SM)");
       return true;
@@ -167,17 +168,17 @@ struct Collector {
       if (clang_Cursor_isNull(t.var) || !t.member.empty() || t.field != -1) return false;
       for (const auto& [field, value] : answers) {
         t.member = field;
-        answer(t, value, at);
+        answer(t, value);
       }
       return true;
     }
     if (name == "cudaOccupancyMaxActiveBlocksPerMultiprocessor" && count >= 3)
-      return answer(address_of(0), answers.at("maxBlocksPerMultiProcessor"), at);
+      return answer(address_of(0), answers.at("maxBlocksPerMultiProcessor"));
     if (name == "cudaOccupancyMaxPotentialBlockSize" && count >= 3) {
       const Target grid = address_of(0), block = address_of(1);
       if (clang_Cursor_isNull(grid.var) || clang_Cursor_isNull(block.var)) return false;
-      answer(grid, std::to_string(std::stoi(answers.at("multiProcessorCount")) * std::stoi(answers.at("maxBlocksPerMultiProcessor"))), at);
-      return answer(block, "256", at);
+      answer(grid, answers.at("multiProcessorCount") * answers.at("maxBlocksPerMultiProcessor"));
+      return answer(block, kPotentialBlockSize);
     }
     return false;
   }
@@ -402,17 +403,9 @@ bool captureless_lambda(CXCursor method) {
       closure, [](CXCursor, CXClientData data) { return ++*static_cast<int*>(data), CXVisit_Continue; }, &fields);
   return fields == 0;
 }
-
-// The assignments to a helper's locals: device queries' answers in a pure helper.
-HostScope helper_assignments(CXCursor definition) {
-  HostScope probe;
-  probe.unit = clang_Cursor_getTranslationUnit(definition);
-  collect_assignments(definition, probe);
-  return probe;
-}
 }  // namespace
 
-CXCursor pure_helper(CXCursor call, std::string* why) {
+CXCursor pure_helper(CXCursor call, std::string* why, HostScope* answers) {
   CXCursor callee = clang_getCursorReferenced(call);
   CXCursor pattern = clang_Cursor_isNull(callee) ? callee : clang_getSpecializedCursorTemplate(callee);
   CXCursor definition = clang_Cursor_isNull(callee) ? callee : clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
@@ -439,7 +432,9 @@ CXCursor pure_helper(CXCursor call, std::string* why) {
     declarations_first &= clang_getCursorKind(statements[i]) == CXCursor_DeclStmt;
     for (CXCursor var : children(statements[i])) declarations_first &= !clang_Cursor_isNull(initializer(var));
   }
-  const HostScope probe = helper_assignments(definition);
+  HostScope probe;
+  probe.unit = clang_Cursor_getTranslationUnit(call);
+  collect_assignments(definition, probe);
   bool answers_only = true;
   for (const auto& [key, list] : probe.assignments)
     for (const Assignment& a : list) answers_only &= !a.answer.empty() && a.member.empty() && a.field == -1 && a.guards.empty();
@@ -448,6 +443,7 @@ CXCursor pure_helper(CXCursor call, std::string* why) {
            "the sizes, such as ceil_div, is)";
     return clang_getNullCursor();
   }
+  if (answers) *answers = probe;
   return definition;
 }
 
@@ -467,7 +463,8 @@ bool is_integral(CXType t) {
 // the call's arguments and its locals their initializers (as directive text).
 std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope) {
   std::string why;
-  CXCursor definition = pure_helper(call, &why);
+  HostScope answers;
+  CXCursor definition = pure_helper(call, &why, &answers);
   if (clang_Cursor_isNull(definition))
     throw Error(fmt::format("{}: call to '{}' in a launch size: {}", what(call), spelling(call), why));
   if (scope.inlined_calls >= 16) throw Error(fmt::format("{}: '{}' calls itself", what(call), spelling(call)));
@@ -492,7 +489,7 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
             inner.parameters[decl_key(var)] = "(" + directive_expression(initializer(var), inner) + ")";
       }
   // A local a device query answered holds the last answer (the queries follow the declarations).
-  for (const auto& [key, list] : helper_assignments(definition).assignments) inner.parameters[key] = "(" + list.back().answer + ")";
+  for (const auto& [key, list] : answers.assignments) inner.parameters[key] = "(" + list.back().answer + ")";
   return {result, inner};
 }
 

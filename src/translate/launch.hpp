@@ -70,8 +70,10 @@ CXCursor initial_field(CXCursor var, const std::string& member);
 
 // The definition of the function of the main file that `call` calls when its body is `return e;`,
 // after locals with initializers and without assignments (a pure function of its arguments: a
-// ceil_div); else a null cursor, with `why` said.
-CXCursor pure_helper(CXCursor call, std::string* why);
+// ceil_div, also a lambda that captures nothing); else a null cursor, with `why` said. Device queries
+// among the locals' declarations are allowed: their answers to the locals are left in `answers`
+// where given (a helper with any can only be inlined in a launch size, not defined in Metal).
+CXCursor pure_helper(CXCursor call, std::string* why, HostScope* answers = nullptr);
 
 // Throws Error saying which part could not be expressed.
 std::string directive_expression(CXCursor expression, const HostScope& scope);

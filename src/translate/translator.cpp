@@ -115,25 +115,22 @@ void Translator::token_edits() {
   static const std::set<std::string> libc_names = {"read", "write", "open", "close", "remove", "rename", "free", "time",
                                                    "clock", "signal", "raise", "kill", "exit", "abort", "system", "sleep",
                                                    "rand", "srand", "puts", "perror", "fork", "getpid", "mmap", "syscall"};
-  std::pair<std::set<std::string>, const std::set<std::string>*> declared({}, &libc_names);
+  std::set<std::string> renamed(metal_keywords.begin(), metal_keywords.end());
   clang_visitChildren(
       clang_getTranslationUnitCursor(unit_),
       [](CXCursor c, CXCursor, CXClientData data) {
-        auto* found = static_cast<std::pair<std::set<std::string>, const std::set<std::string>*>*>(data);
         if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
         const CXCursorKind kind = clang_getCursorKind(c);
         if ((kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl || kind == CXCursor_FieldDecl || kind == CXCursor_FunctionDecl ||
              kind == CXCursor_FunctionTemplate) &&
-            found->second->count(spelling(c)))
-          found->first.insert(spelling(c));
+            libc_names.count(spelling(c)))
+          static_cast<std::set<std::string>*>(data)->insert(spelling(c));
         return CXChildVisit_Recurse;
       },
-      &declared);
+      &renamed);
   std::set<std::string> identifiers;
   for (unsigned i = 0; i < n; ++i)
     if (clang_getTokenKind(tokens[i]) == CXToken_Identifier) identifiers.insert(spell(i));
-  std::set<std::string> renamed = declared.first;
-  renamed.insert(metal_keywords.begin(), metal_keywords.end());
   for (const auto& k : renamed) {
     if (!identifiers.count(k)) continue;
     std::string name = k + "_";
@@ -141,6 +138,12 @@ void Translator::token_edits() {
     identifiers.insert(name);
     keyword_renames_[k] = name;
   }
+  auto libcu_std = [&](unsigned i) { return spell(i) == "cuda" && spell(i + 1) == "::" && spell(i + 2) == "std" && spell(i + 3) == "::"; };
+  // tokens [from, last] written as a type mapping's Metal name, its helpers added
+  auto use_type = [&](unsigned from, unsigned last, std::map<std::string, std::string>::const_iterator mapping) {
+    rw_.replace(begin(from), end(last), mapping->second);
+    if (auto h = maps_.type_helpers.find(mapping->first); h != maps_.type_helpers.end()) helpers_.insert(h->second.begin(), h->second.end());
+  };
   for (unsigned i = 0; i < n; ++i) {
     const std::string s = spell(i);
     if (auto k = keywords.find(s); k != keywords.end()) {
@@ -164,24 +167,18 @@ void Translator::token_edits() {
       if (std::find(out_.notes.begin(), out_.notes.end(), "double narrowed to float (Metal has no double)") ==
           out_.notes.end())
         out_.notes.push_back("double narrowed to float (Metal has no double)");
-    } else if (auto q = maps_.types.find(s + spell(i + 1) + spell(i + 2)); s == "std" && q != maps_.types.end()) {
-      rw_.replace(begin(i), end(i + 2), q->second);  // a std type Metal lacks (`std::aligned_storage`)
-      if (auto h = maps_.type_helpers.find(q->first); h != maps_.type_helpers.end()) helpers_.insert(h->second.begin(), h->second.end());
-      i += 2;
-    } else if (s == "std" && spell(i + 1) == "::") {
-      rw_.replace(begin(i), end(i + 1), "metal::");
-      ++i;
-    } else if (auto q = maps_.types.find("std::" + spell(i + 4));
-               s == "cuda" && spell(i + 1) == "::" && spell(i + 2) == "std" && spell(i + 3) == "::" && q != maps_.types.end()) {
-      rw_.replace(begin(i), end(i + 4), q->second);  // libcu++'s cuda::std::plus, cuda::std::span
-      if (auto h = maps_.type_helpers.find(q->first); h != maps_.type_helpers.end()) helpers_.insert(h->second.begin(), h->second.end());
-      i += 4;
-    } else if (s == "cuda" && spell(i + 1) == "::" && spell(i + 2) == "std" && spell(i + 3) == "::") {  // libcu++'s
-      rw_.replace(begin(i), end(i + 3), "metal::");
-      i += 3;
+    } else if (const unsigned std_at = libcu_std(i) ? i + 2 : i; spell(std_at) == "std" && spell(std_at + 1) == "::") {
+      // std:: and libcu++'s cuda::std:: are Metal's metal::, but for the types Metal lacks (`std::aligned_storage`,
+      // cuda::std::span), written as the port's helpers
+      if (auto q = maps_.types.find("std::" + spell(std_at + 2)); q != maps_.types.end()) {
+        use_type(i, std_at + 2, q);
+        i = std_at + 2;
+      } else {
+        rw_.replace(begin(i), end(std_at + 1), "metal::");
+        i = std_at + 1;
+      }
     } else if (auto c = maps_.types.find(s + spell(i + 1) + spell(i + 2)); s == "cuda" && c != maps_.types.end()) {
-      rw_.replace(begin(i), end(i + 2), c->second);  // libcu++'s cuda::maximum
-      if (auto h = maps_.type_helpers.find(c->first); h != maps_.type_helpers.end()) helpers_.insert(h->second.begin(), h->second.end());
+      use_type(i, i + 2, c);  // libcu++'s cuda::maximum
       i += 2;
     } else if (auto t = maps_.types.find(s); t != maps_.types.end()) {
       rw_.replace(begin(i), end(i), t->second);

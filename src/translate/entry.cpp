@@ -159,6 +159,11 @@ void Translator::find_launch() {
           if (auto at = name_range(k)) rw_.replace(at->first, at->second, [this, decl, at = begin_offset(k)] { return host_value(decl, at); });
           else macro_problem(out_.problems, k);
         }
+        for (const Scratch& b : scratch_)
+          if (b.key == decl_key(decl) && !b.view.empty()) {
+            if (auto at = name_range(k)) rw_.replace(at->first, at->second, b.view);
+            else macro_problem(out_.problems, k);
+          }
       }
       if (clang_getCursorKind(k) == CXCursor_CStyleCastExpr || clang_getCursorKind(k) == CXCursor_CXXReinterpretCastExpr ||
           clang_getCursorKind(k) == CXCursor_CXXStaticCastExpr)
@@ -490,8 +495,28 @@ void Translator::add_host_helper(CXCursor call) {
       this);
 }
 
+namespace {
+// Whether a struct holds only what Metal lays out as CUDA does: MLX dtypes' scalars, arrays of them, CUDA's vector
+// types of 1, 2 and 4 components (Metal's 3-component vectors are 16 bytes where CUDA's are 12) and such structs.
+bool metal_layout(CXType type) {
+  type = clang_getCanonicalType(type);
+  if (type.kind == CXType_ConstantArray) return metal_layout(clang_getArrayElementType(type));
+  if (type.kind != CXType_Record) {
+    std::string t = take(clang_getTypeSpelling(type));
+    if (t.rfind("const ", 0) == 0) t.erase(0, 6);
+    return kTemplateTypes.count(t) > 0;
+  }
+  const CXCursor declaration = clang_getTypeDeclaration(type);
+  if (!clang_Location_isFromMainFile(clang_getCursorLocation(declaration)) && spelling(declaration).ends_with('3')) return false;
+  const std::vector<CXCursor> fields = fields_of(type);
+  return !fields.empty() &&
+         std::all_of(fields.begin(), fields.end(), [](CXCursor f) { return metal_layout(clang_getCursorType(f)); });
+}
+}  // namespace
+
 // cudaMalloc(&p, bytes) / cudaMallocAsync(&p, bytes, stream): a scratch buffer of p's element type,
-// sized bytes / sizeof(element) (a directive expression over the task's axes and params).
+// sized bytes / sizeof(element) (a directive expression over the task's axes and params). A buffer of a struct is
+// one of unsigned words of the struct's alignment, which each kernel using it views as the struct.
 void Translator::add_scratch(CXCursor malloc_call) {
   std::vector<CXCursor> kids = children(malloc_call);
   CXCursor var = clang_getNullCursor();
@@ -507,14 +532,26 @@ void Translator::add_scratch(CXCursor malloc_call) {
     return problem(out_.problems, malloc_call, spelling(malloc_call), "expected the address of a local pointer variable");
   CXType element = pointee_type(clang_getCursorType(var));
   const std::string t = take(clang_getTypeSpelling(clang_getCanonicalType(element)));
-  auto dtype = kTemplateTypes.find(t);
-  if (dtype == kTemplateTypes.end())
-    return problem(out_.problems, malloc_call, spelling(malloc_call), "a scratch buffer of '" + t + "' (not an MLX dtype)");
+  const std::string name = spelling(var);
+  Scratch buffer{decl_key(var), name, "", "", ""};
+  std::string dtype;
+  long long element_bytes = clang_Type_getSizeOf(element);
+  if (auto scalar = kTemplateTypes.find(t); scalar != kTemplateTypes.end()) {
+    dtype = scalar->second;
+  } else if (clang_getCanonicalType(element).kind == CXType_Record && metal_layout(element)) {
+    static const std::map<long long, std::string> kWords = {{1, "uint8"}, {2, "uint16"}, {4, "uint32"}, {8, "uint64"}};
+    element_bytes = std::min(clang_Type_getAlignOf(element), 8LL);
+    dtype = kWords.at(element_bytes);
+    buffer.record = metal_type(element);
+    buffer.view = name + "_view";
+  } else {
+    return problem(out_.problems, malloc_call, spelling(malloc_call),
+                   "a scratch buffer of '" + t + "' (neither an MLX dtype nor a struct of them laid out as in Metal)");
+  }
   try {
     const std::string bytes = directive_expression(kids[2], host_);
-    const std::string name = spelling(var);
-    scratch_.push_back({decl_key(var), name,
-                        fmt::format("// scratch: {} = {}[({}) / {}]", name, dtype->second, bytes, clang_Type_getSizeOf(element))});
+    buffer.directive = fmt::format("// scratch: {} = {}[({}) / {}]", name, dtype, bytes, element_bytes);
+    scratch_.push_back(buffer);
   } catch (const Error& e) {
     problem(out_.problems, malloc_call, "scratch size", e.what());
   }

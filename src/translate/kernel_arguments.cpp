@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <regex>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -351,11 +352,16 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
       }
       continue;
     }
-    // A read-only buffer (a task input, or a scratch buffer an earlier launch wrote) is `const device T*`, or
-    // `const constant T*` where MLX passes fewer than 8 elements: its binding takes the buffer's own type, as Metal
-    // converts no pointer between the two.
-    const bool scratch = std::any_of(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.name == value; });
-    if ((tensor || scratch) && is_pointer(type) && (clang_isConstQualifiedType(pointee_type(type)) || read_only)) {
+    // A read-only buffer (a task input, or a scratch buffer an earlier launch wrote), or a pointer into one or a cast
+    // of one, is `const device T*`, or `const constant T*` where MLX passes fewer than 8 elements: its binding takes
+    // the buffer's own type, as Metal converts no pointer between the two.
+    // (an entry's alias of the buffer, `const float* merged = partials;`, is rendered as its value in parentheses)
+    std::string bare = value;
+    while (bare.size() > 2 && bare.front() == '(' && bare.back() == ')' && bare.find_first_of("()", 1) == bare.size() - 1)
+      bare = bare.substr(1, bare.size() - 2);
+    const bool scratch =
+        std::any_of(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.name == bare || (!b.view.empty() && b.view == bare); });
+    if ((tensor || scratch || !buffer_of(arg).empty()) && is_pointer(type) && (clang_isConstQualifiedType(pointee_type(type)) || read_only)) {
       launch.bindings.push_back(fmt::format("auto {} = {};", name, value));
       continue;
     }
@@ -365,6 +371,20 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     launch.bindings.push_back(fmt::format("{} {} = {};", type_text, name, value));
   }
   std::erase(launch.bindings, std::string());  // the aliases moved after their arguments
+  // A struct's scratch buffer is viewed as the struct first: writable where this kernel writes it.
+  for (const Scratch& b : scratch_) {
+    const std::regex named("\\b" + b.view + "\\b");
+    if (b.view.empty() || std::none_of(launch.bindings.begin(), launch.bindings.end(),
+                                       [&](const std::string& line) { return std::regex_search(line, named); }))
+      continue;
+    if (std::find(writes.begin(), writes.end(), b.name) != writes.end()) {
+      launch.bindings.insert(launch.bindings.begin(),
+                             fmt::format("device {0}* {1} = reinterpret_cast<device {0}*>({2});", b.record, b.view, b.name));
+    } else {
+      launch.bindings.insert(launch.bindings.begin(), fmt::format("const auto {} = ks_ro_cast<{}>({});", b.view, b.record, b.name));
+      helpers_.insert("ks_ro_cast");
+    }
+  }
   launch.outputs = writes;
   written.insert(written.end(), writes.begin(), writes.end());
   // MLX fills every output of a kernel with its one init_value.

@@ -419,9 +419,11 @@ class Translator {
   std::vector<std::string> directives(const Launch& launch) const;  // output.cpp
   std::string dispatch_candidate();  // dispatch.cpp
   std::shared_ptr<Choice> dispatch_;  // set when the entry's launches are alternatives
-  // A cudaMalloc'd buffer of the entry: a scratch buffer of the candidate.
+  // A cudaMalloc'd buffer of the entry: a scratch buffer of the candidate. One of a struct of the file is a buffer of
+  // words (MLX arrays hold scalars) that each kernel using it views as the struct through `view`, a cast pointer.
   struct Scratch {
     std::string key, name, directive;
+    std::string record, view;  // the struct's Metal type and the view's name, or empty
   };
   CXCursor kernel_of_pointer(CXCursor variable, const Launch& launch);
   // initial: what buffers hold before the launches (a cudaMemset's 0, a fill launch's value), as directive expressions

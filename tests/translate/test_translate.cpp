@@ -129,7 +129,7 @@ INSTANTIATE_TEST_SUITE_P(Translate, HonestCuda,
                                            "rmsnorm_quoted_includes", "rmsnorm_scratch_two_pass", "rmsnorm_staged_float4_dynamic_smem",
                                            "softmax_cccl_utilities", "softmax_cg_tiled_ldg_float4", "softmax_cooperative_groups",
                                            "softmax_cub_warp_reduce",
-                                           "softmax_device_const_tables", "softmax_device_queries", "softmax_float4_printf",
+                                           "softmax_device_const_tables", "softmax_device_queries", "softmax_float4_printf", "softmax_occupancy_potential",
                                            "softmax_static_shared_warp_reduce", "softmax_warp_per_row"));
 
 // An entry with several launches and cudaMalloc'd intermediates becomes a multi-kernel candidate:

@@ -26,6 +26,14 @@ double bitand_of(double a, double b) { return bitwise(a, b, [](int64_t x, int64_
 double bitor_of(double a, double b) { return bitwise(a, b, [](int64_t x, int64_t y) { return x | y; }); }
 double bitxor_of(double a, double b) { return bitwise(a, b, [](int64_t x, int64_t y) { return x ^ y; }); }
 
+// pick(i, v0, v1, ...): v_i, an element of a table (launch sizes ported from C++ read constant arrays); NaN for an
+// index that is not an integer in range.
+double pick_of(const double* args, int count) {
+  const double i = args[0];
+  if (count < 2 || !std::isfinite(i) || i != std::trunc(i) || i < 0 || i > count - 2) return std::nan("");
+  return args[static_cast<int>(i) + 1];
+}
+
 double run_parser(const std::string& expression, const std::map<std::string, double>& values) {
   mu::Parser parser;
   // `/` divides exactly: rounding a count up or down to whole tiles or groups is said with these.
@@ -34,6 +42,7 @@ double run_parser(const std::string& expression, const std::map<std::string, dou
   parser.DefineFun("bitand", bitand_of);
   parser.DefineFun("bitor", bitor_of);
   parser.DefineFun("bitxor", bitxor_of);
+  parser.DefineFun("pick", pick_of);
   // Infinity, besides muparser's _pi and _e: an init_value for a maximum (`-_inf`), as MLX takes float('-inf').
   parser.DefineConst("_inf", HUGE_VAL);
   // muparser binds variables by address, so keep a local copy that outlives Eval().

@@ -148,10 +148,9 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   std::vector<std::string> helpers = f.helpers;
   if (f.width_arg > 0 && size_t(f.width_arg) <= args.size()) {
     CXCursor width = strip_implicit(args[size_t(f.width_arg) - 1]);
-    CXEvalResult v = clang_Cursor_Evaluate(width);
-    const bool constant = v && clang_EvalResult_getKind(v) == CXEval_Int;
-    const long long value = constant ? clang_EvalResult_getAsLongLong(v) : 0;
-    if (v) clang_EvalResult_dispose(v);
+    const auto evaluated = integer_constant(width);
+    const bool constant = evaluated.has_value();
+    const long long value = evaluated.value_or(0);
     // warpSize is an extern variable to clang; it is 32 here as everywhere in the translation.
     const bool is_32 = (constant && value == 32) || (clang_getCursorKind(width) == CXCursor_DeclRefExpr &&
                                                      spelling(width) == "warpSize" && from_prelude(clang_getCursorReferenced(width)));

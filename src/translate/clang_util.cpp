@@ -159,6 +159,15 @@ std::vector<WrittenArgument> written_template_arguments(CXTranslationUnit unit, 
   return arguments;
 }
 
+std::optional<long long> integer_constant(CXCursor e) {
+  if (clang_Cursor_isNull(e)) return std::nullopt;
+  CXEvalResult value = clang_Cursor_Evaluate(e);
+  std::optional<long long> out;
+  if (value && clang_EvalResult_getKind(value) == CXEval_Int) out = clang_EvalResult_getAsLongLong(value);
+  if (value) clang_EvalResult_dispose(value);
+  return out;
+}
+
 std::string constant_text(CXCursor c) {
   CXEvalResult value = clang_Cursor_Evaluate(c);
   if (!value) return "";

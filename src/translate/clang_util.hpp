@@ -2,6 +2,7 @@
 // Small helpers over libclang's C API for the translator: cursor text, positions and children.
 #include <clang-c/Index.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ CXCursor strip_implicit(CXCursor c);
 CXCursor strip_casts(CXCursor c);
 // A constant the compiler evaluates (a literal, sizeof, constexpr arithmetic, `-INFINITY`) as a directive expression
 // (`true` as 1, infinity as _inf); "" where it is none, or NaN.
+std::optional<long long> integer_constant(CXCursor e);  // an integer constant expression's value, or nullopt
 std::string constant_text(CXCursor c);
 // The template arguments a call writes as expressions after the function's name (`k<64, &f>(...)`: 64, &f), in order.
 std::vector<CXCursor> written_template_values(CXCursor call);

@@ -171,11 +171,7 @@ void Translator::find_launch() {
       // (`do { ... } while (0)`, the body of an error-checking macro, runs once)
       const bool once = kind == CXCursor_DoStmt && [&] {
         const std::vector<CXCursor> parts = children(k);
-        if (parts.size() != 2) return false;
-        CXEvalResult value = clang_Cursor_Evaluate(parts[1]);
-        const bool zero = value && clang_EvalResult_getKind(value) == CXEval_Int && clang_EvalResult_getAsLongLong(value) == 0;
-        if (value) clang_EvalResult_dispose(value);
-        return zero;
+        return parts.size() == 2 && integer_constant(parts[1]) == 0;
       }();
       const bool loop = kind == CXCursor_ForStmt || kind == CXCursor_WhileStmt || (kind == CXCursor_DoStmt && !once);
       const bool branch = clang_getCursorKind(c) == CXCursor_IfStmt && index > 0;
@@ -424,6 +420,7 @@ std::string Translator::host_value(CXCursor var, unsigned at, CXType type, const
   text.value = [&](CXCursor v, int) { return typed(render(v)); };
   text.operand = render;
   text.binary = [&](const std::string& op, const std::string& a, const std::string& b) { return typed(a + " " + op + " " + b); };
+  text.line_break = "\n";
   return value_at(var, at, -1, host_, text, member);
 }
 
@@ -562,9 +559,7 @@ void Translator::add_scratch(CXCursor malloc_call) {
 std::string Translator::zeroed_buffer(CXCursor memset_call) {
   std::vector<CXCursor> kids = children(memset_call);
   if (kids.size() < 3) return "";
-  CXEvalResult value = clang_Cursor_Evaluate(kids[2]);
-  const bool zero = value && clang_EvalResult_getKind(value) == CXEval_Int && clang_EvalResult_getAsLongLong(value) == 0;
-  if (value) clang_EvalResult_dispose(value);
+  const bool zero = integer_constant(kids[2]) == 0;
   CXCursor target = strip_implicit(kids[1]);
   while (clang_getCursorKind(target) == CXCursor_CStyleCastExpr || clang_getCursorKind(target) == CXCursor_ParenExpr) {
     std::vector<CXCursor> inner = children(target);

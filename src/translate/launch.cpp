@@ -128,6 +128,108 @@ bool is_device_query(CXCursor call) {
   return clang_getCursorKind(call) == CXCursor_CallExpr && queries.count(spelling(clang_getCursorReferenced(call)));
 }
 
+// A for statement's header parts (libclang leaves out the empty ones), told apart by the semicolons between them.
+struct LoopParts {
+  CXCursor init = clang_getNullCursor(), condition = clang_getNullCursor(), step = clang_getNullCursor(),
+           body = clang_getNullCursor();
+};
+
+std::optional<LoopParts> loop_parts(CXTranslationUnit unit, CXCursor loop) {
+  const std::vector<CXCursor> kids = children(loop);
+  LoopParts parts;
+  if (clang_getCursorKind(loop) == CXCursor_WhileStmt) {
+    if (kids.size() != 2 || !clang_isExpression(clang_getCursorKind(kids[0]))) return std::nullopt;  // (`while (T v = ...)`)
+    parts.condition = kids[0];
+    parts.body = kids[1];
+    return parts;
+  }
+  if (clang_getCursorKind(loop) != CXCursor_ForStmt || kids.empty()) return std::nullopt;
+  CXToken* tokens = nullptr;
+  unsigned n = 0;
+  clang_tokenize(unit, clang_getCursorExtent(loop), &tokens, &n);
+  std::vector<unsigned> semicolons;  // the header's two, at parenthesis depth 1
+  int depth = 0;
+  for (unsigned i = 0; i < n && semicolons.size() < 2; ++i) {
+    const std::string t = take(clang_getTokenSpelling(unit, tokens[i]));
+    if (t == "(") ++depth;
+    else if (t == ")") --depth;
+    else if (t == ";" && depth == 1) {
+      unsigned offset = 0;
+      clang_getSpellingLocation(clang_getRangeStart(clang_getTokenExtent(unit, tokens[i])), nullptr, nullptr, nullptr, &offset);
+      semicolons.push_back(offset);
+    }
+  }
+  clang_disposeTokens(unit, tokens, n);
+  if (semicolons.size() != 2) return std::nullopt;
+  parts.body = kids.back();
+  for (size_t i = 0; i + 1 < kids.size(); ++i) {
+    const unsigned at = begin_offset(kids[i]);
+    (at < semicolons[0] ? parts.init : at < semicolons[1] ? parts.condition : parts.step) = kids[i];
+  }
+  return parts;
+}
+
+// `v += c`, `++v`, `v <<= c`, `v = v * c`, ...: the variable a loop steps, how (+ - * / << >>) and by what constant.
+struct Step {
+  Target target;
+  std::string op;
+  long long by = 0;
+};
+
+std::optional<Step> step_of(CXTranslationUnit unit, CXCursor e) {
+  e = strip_implicit(e);
+  const std::vector<CXCursor> kids = children(e);
+  const CXCursorKind kind = clang_getCursorKind(e);
+  Step step;
+  if (kind == CXCursor_UnaryOperator && kids.size() == 1) {
+    const std::vector<std::string> tokens = tokens_of(unit, e);
+    const std::string op = tokens.empty() ? "" : tokens.front() == "++" || tokens.front() == "--" ? tokens.front() : tokens.back();
+    if (op != "++" && op != "--") return std::nullopt;
+    step = {target_of(kids[0]), op.substr(0, 1), 1};
+  } else if (kind == CXCursor_CompoundAssignOperator && kids.size() == 2) {
+    const std::string op = operator_of(unit, e);
+    const auto by = integer_constant(kids[1]);
+    if (!by) return std::nullopt;
+    step = {target_of(kids[0]), op.substr(0, op.size() - 1), *by};
+  } else if (kind == CXCursor_BinaryOperator && kids.size() == 2 && operator_of(unit, e) == "=") {
+    const CXCursor value = strip_casts(kids[1]);
+    const std::vector<CXCursor> operands = children(value);
+    if (clang_getCursorKind(value) != CXCursor_BinaryOperator || operands.size() != 2) return std::nullopt;
+    const Target t = target_of(kids[0]);
+    const std::string op = operator_of(unit, value);
+    auto names = [&](CXCursor operand) { return !clang_Cursor_isNull(t.var) && clang_equalCursors(target_of(operand).var, t.var); };
+    const bool commutes = op == "+" || op == "*";
+    if (names(operands[0]) && integer_constant(operands[1])) step = {t, op, *integer_constant(operands[1])};
+    else if (commutes && names(operands[1]) && integer_constant(operands[0])) step = {t, op, *integer_constant(operands[0])};
+    else return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  static const std::set<std::string> ops = {"+", "-", "*", "/", "<<", ">>"};
+  const bool moves = (step.op == "+" || step.op == "-") ? step.by != 0 : (step.op == "<<" || step.op == ">>") ? step.by > 0 : step.by > 1;
+  const CXTypeKind type = clang_getCanonicalType(clang_getCursorType(step.target.var)).kind;
+  if (!ops.count(step.op) || !moves || step.target.field != -1 || !step.target.member.empty() || type < CXType_Char_U ||
+      type > CXType_Int128)
+    return std::nullopt;
+  return step;
+}
+
+// v_i, the value after i steps from v (false where it leaves the int64 range).
+bool stepped(const std::string& op, long long by, long long v, long long i, long long& out) {
+  __int128 x = v;
+  for (long long k = 0; k < i; ++k) {
+    if (op == "+") x += by;
+    else if (op == "-") x -= by;
+    else if (op == "*") x *= by;
+    else if (op == "/") x /= by;
+    else if (op == "<<") x *= __int128(1) << std::min<long long>(by, 64);
+    else x >>= std::min<long long>(by, 127);
+    if (x > INT64_MAX || x < INT64_MIN) return false;
+  }
+  out = static_cast<long long>(x);
+  return true;
+}
+
 struct Collector {
   HostScope& scope;
   std::vector<std::pair<CXCursor, bool>> guards;
@@ -202,6 +304,136 @@ struct Collector {
     scope.assignments[decl_key(t.var)].push_back(a);
   }
 
+  // A loop that only steps one integer variable while a condition holds (`while (log2 < 15 && (2 << log2) <= cols)
+  // ++log2;`, `for (b = 32; b < n && b < 1024; b *= 2) {}`): an assignment of op "loop" that value_at follows
+  // through its steps. The steps are bounded by the condition's comparisons of the variable with constants, from a
+  // constant start, or by the int64 range for a loop that multiplies, shifts or divides. False for another loop.
+  bool counting_loop(CXCursor loop) {
+    const auto parts = loop_parts(scope.unit, loop);
+    if (!parts || clang_Cursor_isNull(parts->condition)) return false;
+    CXCursor statement = clang_Cursor_isNull(parts->step) ? parts->body : parts->step;
+    if (!clang_Cursor_isNull(parts->step)) {  // a for loop stepping in its header: an empty body
+      const CXCursorKind body = clang_getCursorKind(parts->body);
+      if (!(body == CXCursor_NullStmt || (body == CXCursor_CompoundStmt && children(parts->body).empty()))) return false;
+    }
+    while (clang_getCursorKind(statement) == CXCursor_CompoundStmt && children(statement).size() == 1) statement = children(statement)[0];
+    const auto step = step_of(scope.unit, statement);
+    if (!step || clang_Cursor_isNull(step->target.var)) return false;
+    // The condition only reads.
+    bool writes = false;
+    std::pair<CXTranslationUnit, bool*> check(scope.unit, &writes);
+    clang_visitChildren(
+        parts->condition,
+        [](CXCursor c, CXCursor, CXClientData data) {
+          auto* d = static_cast<std::pair<CXTranslationUnit, bool*>*>(data);
+          const CXCursorKind k = clang_getCursorKind(c);
+          const std::vector<std::string> tokens = k == CXCursor_UnaryOperator ? tokens_of(d->first, c) : std::vector<std::string>{};
+          if (k == CXCursor_CompoundAssignOperator || (k == CXCursor_BinaryOperator && is_assignment(operator_of(d->first, c))) ||
+              (!tokens.empty() && (tokens.front() == "++" || tokens.front() == "--" || tokens.back() == "++" || tokens.back() == "--")))
+            *d->second = true;
+          return CXChildVisit_Recurse;
+        },
+        &check);
+    if (writes) return false;
+    if (!clang_Cursor_isNull(parts->init)) node(parts->init);
+    const std::string key = decl_key(step->target.var);
+    // The start, where it is a constant: the last assignment's value, or the initializer's.
+    std::optional<long long> start;
+    if (auto a = scope.assignments.find(key); a != scope.assignments.end() && !a->second.empty()) {
+      const Assignment& last = a->second.back();
+      if (last.op == "=" && last.guards.empty() && last.answer.empty()) start = integer_constant(last.value);
+      else if (last.op == "=" && last.guards.empty()) start = std::stoll(last.answer);
+    } else if (clang_getCursorKind(step->target.var) == CXCursor_VarDecl) {
+      start = integer_constant(initializer(step->target.var));
+    }
+    // The comparisons of the variable with constants that the condition's && requires.
+    std::vector<std::pair<std::string, long long>> limits;  // (`v op constant`)
+    std::function<void(CXCursor)> conjuncts = [&](CXCursor e) {
+      e = strip_implicit(e);
+      while (clang_getCursorKind(e) == CXCursor_ParenExpr && !children(e).empty()) e = strip_implicit(children(e)[0]);
+      const std::vector<CXCursor> kids = children(e);
+      if (clang_getCursorKind(e) != CXCursor_BinaryOperator || kids.size() != 2) return;
+      const std::string op = operator_of(scope.unit, e);
+      if (op == "&&") {
+        conjuncts(kids[0]);
+        conjuncts(kids[1]);
+        return;
+      }
+      static const std::map<std::string, std::string> mirrored = {{"<", ">"}, {"<=", ">="}, {">", "<"}, {">=", "<="}, {"!=", "!="}};
+      if (!mirrored.count(op)) return;
+      if (clang_equalCursors(target_of(kids[0]).var, step->target.var) && clang_getCursorKind(strip_casts(kids[0])) == CXCursor_DeclRefExpr)
+        if (auto k = integer_constant(kids[1])) limits.push_back({op, *k});
+      if (clang_equalCursors(target_of(kids[1]).var, step->target.var) && clang_getCursorKind(strip_casts(kids[1])) == CXCursor_DeclRefExpr)
+        if (auto k = integer_constant(kids[0])) limits.push_back({mirrored.at(op), *k});
+    };
+    conjuncts(parts->condition);
+    // A shift by the variable (`(1 << log2) < n`) is defined only below 64: a loop counting up must stop there.
+    bool shift_count = false;
+    int shift_bits = 64;  // the width of the narrowest type shifted by it
+    std::function<void(CXCursor)> shifts = [&](CXCursor e) {
+      const std::vector<CXCursor> kids = children(e);
+      if (clang_getCursorKind(e) == CXCursor_BinaryOperator && kids.size() == 2) {
+        const std::string op = operator_of(scope.unit, e);
+        if (op == "<<" || op == ">>") {
+          std::pair<CXCursor, bool*> search(step->target.var, &shift_count);
+          clang_visitChildren(
+              kids[1],
+              [](CXCursor c, CXCursor, CXClientData data) {
+                auto* d = static_cast<std::pair<CXCursor, bool*>*>(data);
+                if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), d->first))
+                  *d->second = true;
+                return CXChildVisit_Recurse;
+              },
+              &search);
+          if (shift_count) shift_bits = std::min(shift_bits, int(clang_Type_getSizeOf(clang_getCursorType(e)) * 8));
+        }
+      }
+      for (CXCursor k : kids) shifts(k);
+    };
+    shifts(parts->condition);
+    if (shift_count && step->op == "+" && step->by > 0 && shift_bits > 0) limits.push_back({"<", shift_bits});
+    auto holds = [&](long long v) {
+      return std::all_of(limits.begin(), limits.end(), [&](const auto& l) {
+        return l.first == "<" ? v < l.second : l.first == "<=" ? v <= l.second : l.first == ">" ? v > l.second : l.first == ">=" ? v >= l.second : v != l.second;
+      });
+    };
+    constexpr int kMostSteps = 64;  // (the value is written as conditionals nested as deep)
+    int steps = kMostSteps + 1;
+    if (start && !limits.empty()) {
+      long long v = 0;
+      for (int i = 0; i <= kMostSteps; ++i)
+        if (!stepped(step->op, step->by, *start, i, v) || !holds(v)) {
+          steps = i;
+          break;
+        }
+    }
+    // A product or shift leaves the int64 range, and a quotient or right shift reaches 0 (where it stays), within a
+    // few dozen steps from any start: where `by` to the i-th power overflows.
+    int range = kMostSteps + 1;
+    if (step->op != "+" && step->op != "-")
+      for (int i = 1; i <= 64; ++i)
+        if (long long v = 0; !stepped(step->op == "*" || step->op == "/" ? "*" : "<<", step->by, 1, i, v)) {
+          range = step->op == "*" || step->op == "<<" ? i - 1 : i;  // (v_range of a quotient is 0)
+          break;
+        }
+    steps = std::min(steps, range);
+    if (steps > kMostSteps) {
+      add(loop, step->target, "", clang_getNullCursor(),
+          fmt::format("it is stepped by a loop whose number of steps the port cannot bound by {} (compare it with a "
+                      "constant in the condition, from a constant start)", kMostSteps));
+      return true;
+    }
+    add(loop, step->target, "loop", parts->condition, "");
+    Assignment& a = scope.assignments[key].back();
+    if (a.op == "loop") {
+      a.start = start;
+      a.step_op = step->op;
+      a.step = step->by;
+      a.steps = steps;
+    }
+    return true;
+  }
+
   void node(CXCursor c) {
     const CXCursorKind kind = clang_getCursorKind(c);
     std::vector<CXCursor> kids = children(c);
@@ -215,6 +447,7 @@ struct Collector {
       return;
     }
     if (kind == CXCursor_CallExpr && device_query(c)) return;  // (its `&v` arguments are no other writes)
+    if ((kind == CXCursor_WhileStmt || kind == CXCursor_ForStmt) && context.empty() && counting_loop(c)) return;
     const std::string outer = context;
     if (kind == CXCursor_ForStmt || kind == CXCursor_WhileStmt || kind == CXCursor_DoStmt || kind == CXCursor_CXXForRangeStmt)
       context = "it is assigned inside a loop";
@@ -357,14 +590,56 @@ void collect_assignments(CXCursor entry, HostScope& scope) {
     std::stable_sort(list.begin(), list.end(), [](const Assignment& a, const Assignment& b) { return a.at < b.at; });
 }
 
+namespace {
+// The value a counting loop leaves (Collector::counting_loop): with v_i its value after i steps from `start`, the
+// first v_i whose condition fails, as (c(v_0) ? (c(v_1) ? ... v_steps ... : v_1) : v_0).
+std::string loop_value(const std::string& key, const Assignment& loop, const std::string& start, const HostScope& scope,
+                       const ValueText& text) {
+  std::vector<std::string> values{start};
+  for (int i = 1; i <= loop.steps; ++i) {
+    // the steps at once: +, - by i * step; *, / by step^i; <<, >> by i * step (a quotient past the int64 range is 0);
+    // numbers from a constant start
+    long long total = i * loop.step, value = 0;
+    const bool power = loop.step_op == "*" || loop.step_op == "/";
+    if (loop.start && stepped(loop.step_op, loop.step, *loop.start, i, value)) values.push_back(std::to_string(value));
+    else if ((power && !stepped("*", loop.step, 1, i, total)) || (loop.step_op == ">>" && total >= 63)) values.push_back("0");
+    else values.push_back(text.binary(loop.step_op, "(" + start + ")", std::to_string(total)));
+  }
+  if (loop.start) values[0] = std::to_string(*loop.start);
+  const unsigned begin = begin_offset(loop.value), end = end_offset(loop.value);
+  std::string value = values.back();
+  try {
+    for (int i = loop.steps - 1; i >= 0; --i) {
+      scope.loop_values[key] = {values[size_t(i)], begin, end};
+      const std::string holds = text.operand(loop.value);
+      value = fmt::format("(({}) ?{}({}) : ({}))", holds, text.line_break, value, values[size_t(i)]);
+    }
+  } catch (...) {
+    scope.loop_values.erase(key);
+    throw;
+  }
+  scope.loop_values.erase(key);
+  // (a directive is one line of a candidate, at most 10000 characters)
+  constexpr size_t kLongest = 6000;
+  if (text.line_break.empty() && value.size() > kLongest)
+    throw Error(fmt::format("line {}: the value a loop leaves takes {} characters to write as a launch size ({} steps of "
+                            "its condition; at most {}): compute it from a constant start, or with a constant bound",
+                            position(loop.value).line, value.size(), loop.steps, kLongest));
+  return value;
+}
+}  // namespace
+
 std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scope, const ValueText& text,
                      const std::string& member) {
+  const std::string key = decl_key(var);
+  if (auto loop = scope.loop_values.find(key); loop != scope.loop_values.end() && at >= loop->second.begin && at < loop->second.end)
+    return "(" + loop->second.value + ")";
   std::optional<std::string> current;
   auto now = [&]() -> std::string {
     if (!current) current = text.initial();
     return *current;
   };
-  auto found = scope.assignments.find(decl_key(var));
+  auto found = scope.assignments.find(key);
   if (found == scope.assignments.end()) return now();
   for (const Assignment& a : found->second) {
     if (a.at > at) break;
@@ -378,7 +653,8 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
     if (!member.empty() && a.member.empty())
       throw Error(fmt::format("'{}' is assigned as a whole (line {}): build it field by field", spelling(var), a.line));
     std::string next;
-    if (a.op == "=") next = !a.answer.empty() ? a.answer : text.value(a.value, a.field >= 0 ? -1 : field);
+    if (a.op == "loop") next = loop_value(key, a, now(), scope, text);
+    else if (a.op == "=") next = !a.answer.empty() ? a.answer : text.value(a.value, a.field >= 0 ? -1 : field);
     else if (a.op == "++" || a.op == "--") next = "(" + text.binary(a.op.substr(0, 1), "(" + now() + ")", "1") + ")";
     else next = "(" + text.binary(a.op.substr(0, a.op.size() - 1), "(" + now() + ")", "(" + text.operand(a.value) + ")") + ")";
     // Under an if, innermost first: (c ? new : old), or (c ? old : new) in the else branch.
@@ -525,6 +801,28 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
   switch (kind) {
     case CXCursor_ParenExpr:
       return "(" + directive_expression(kids.at(0), scope) + ")";
+    case CXCursor_ArraySubscriptExpr: {
+      // An element of a constant table of integers (`kBlockForLog2Cols[log2_cols]`): the expressions' pick().
+      const CXCursor table = kids.size() == 2 ? strip_casts(kids[0]) : clang_getNullCursor();
+      const CXCursor array = clang_getCursorReferenced(table);
+      const CXType type = clang_getCanonicalType(clang_getCursorType(array));
+      const CXCursor init = clang_getCursorKind(table) == CXCursor_DeclRefExpr && clang_getCursorKind(array) == CXCursor_VarDecl &&
+                                    type.kind == CXType_ConstantArray &&
+                                    (clang_isConstQualifiedType(type) || clang_isConstQualifiedType(clang_getArrayElementType(type)))
+                                ? strip_implicit(initializer(array))
+                                : clang_getNullCursor();
+      if (clang_getCursorKind(init) != CXCursor_InitListExpr)
+        throw Error(fmt::format("{}: an element of '{}' (only a constant table of integers is read in launch sizes)", what(c),
+                                fmt::join(tokens_of(scope.unit, kids.at(0)), "")));
+      std::vector<std::string> elements;
+      for (CXCursor element : children(init)) {
+        const auto value = integer_constant(element);
+        if (!value) throw Error(fmt::format("{}: '{}' holds a value that is not an integer constant", what(c), spelling(array)));
+        elements.push_back(std::to_string(*value));
+      }
+      elements.resize(size_t(clang_getArraySize(type)), "0");  // (C++ zeroes the elements an initializer leaves out)
+      return fmt::format("pick({}, {})", directive_expression(kids[1], scope), fmt::join(elements, ", "));
+    }
     case CXCursor_CStyleCastExpr:
     case CXCursor_CXXStaticCastExpr:
     case CXCursor_CXXFunctionalCastExpr:

@@ -26,6 +26,11 @@ struct Assignment {
   int field = -1;                          // 0, 1, 2 for `.x`, `.y`, `.z` of a dim3
   std::string member;                      // a field of a struct (`p.rows = ...`)
   std::vector<std::pair<CXCursor, bool>> guards;  // the enclosing ifs' conditions, true in the then branch
+  // op "loop": a loop stepping the variable (`while (value) v step_op= step;`) at most `steps` times
+  std::string step_op;
+  long long step = 0;
+  int steps = 0;
+  std::optional<long long> start;  // the variable's value before the loop, where it is a constant
 };
 
 struct HostScope {
@@ -34,10 +39,18 @@ struct HostScope {
   std::map<std::string, std::vector<Assignment>> assignments;  // decl_key of a variable -> its assignments, in order
   int inlined_calls = 0;  // the depth of helper calls being inlined (a recursive helper is refused)
   std::map<std::string, CXType> types;  // decl_key of a launcher's template type parameter -> the call's type
+  // While value_at writes a counting loop's condition at one of the loop variable's values: that value, for the
+  // variable's uses inside the condition's extent (decl_key -> value, begin, end). Set and cleared by value_at.
+  struct LoopValue {
+    std::string value;
+    unsigned begin = 0, end = 0;
+  };
+  mutable std::map<std::string, LoopValue> loop_values;
 };
 
-// The assignments to the entry's variables. Straight-line ones and those under an `if` are
-// followed; one in a loop or a switch, or through the variable's address or a reference, is not.
+// The assignments to the entry's variables. Straight-line ones, those under an `if` and a loop that only steps one
+// integer variable by a constant while a condition holds (a bounded number of times) are followed; another
+// assignment in a loop or a switch, or one through the variable's address or a reference, is not.
 void collect_assignments(CXCursor entry, HostScope& scope);
 
 // How value_at writes a value: the variable's initial value (asked only when needed), a value
@@ -48,6 +61,7 @@ struct ValueText {
   std::function<std::string(CXCursor value, int field)> value;
   std::function<std::string(CXCursor expression)> operand;
   std::function<std::string(const std::string& op, const std::string& a, const std::string& b)> binary;
+  std::string line_break;  // where a long value may break its line ("\n" in C++ text; a directive is one line)
 };
 
 // The value of a variable (one field of a dim3 when field >= 0, the struct field `member` when it is

@@ -52,6 +52,10 @@ TEST(Expressions, ArithmeticConditionalsAndErrors) {
   EXPECT_EQ(evaluate_expression("bitand(-a, 255)", {{"a", 7}}), 249);
   EXPECT_EQ(evaluate_expression("bitand(n, n - 1) == 0", {{"n", 64}}), 1);
   EXPECT_TRUE(std::isnan(evaluate_expression("bitand(a, 1)", {{"a", 2.5}})));
+  // an element of a table (a constant array a ported launch size reads); NaN for an index out of range or fractional
+  EXPECT_EQ(evaluate_expression("pick(a - 1, 32, 64, 128) + pick(0, a)", {{"a", 3}}), 128 + 3);
+  for (const char* index : {"-1", "3", "1.5"})
+    EXPECT_TRUE(std::isnan(evaluate_expression(std::string("pick(") + index + ", 32, 64, 128)", {}))) << index;
   // infinity, an init_value for a maximum: a constant, no name the expression reads
   EXPECT_EQ(evaluate_expression("-_inf", {}), -HUGE_VAL);
   EXPECT_EQ(expression_names("max(-_inf, rows) * _pi"), std::set<std::string>{"rows"});

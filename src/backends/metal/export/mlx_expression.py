@@ -34,3 +34,10 @@ def _bitor(a, b):
 
 def _bitxor(a, b):
     return _bitwise(a, b, lambda x, y: x ^ y)
+
+
+# The task parser's pick(i, v0, v1, ...): v_i, NaN for an index that is not an integer in range.
+def _pick(index, *values):
+    if math.isfinite(index) and index == math.trunc(index) and 0 <= index < len(values):
+        return values[int(index)]
+    return math.nan

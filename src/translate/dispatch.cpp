@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "core/error.hpp"
 #include "translate/translator_internal.hpp"
@@ -12,13 +13,15 @@ namespace ksearch::translate::detail {
 
 // The choice among the launches inside `statement` (null when it has none): an if whose branches
 // both launch chooses by its condition, a switch by its cases (the default last; without one, the
-// last case stands for every other value, as a dropped guard does). Throws Error saying why the
-// launches are not alternatives (in sequence, falling through a case, ...).
-std::shared_ptr<Translator::Choice> Translator::choice_in(CXCursor statement, const std::vector<CXCursor>& launches) {
+// last case stands for every other value, as a dropped guard does), a case's statements as a block does; the
+// launches of one launcher call by its branches (`nested`). Throws Error saying why the launches are not
+// alternatives (in sequence, falling through a case, ...).
+std::shared_ptr<Translator::Choice> Translator::choice_in(CXCursor statement, const std::vector<CXCursor>& launches,
+                                                          const NestedChoice& nested) {
   auto launches_in = [&](unsigned b, unsigned e) {
     std::vector<int> out;
     for (size_t i = 0; i < launches.size(); ++i)
-      if (begin_offset(launches[i]) >= b && end_offset(launches[i]) <= e) out.push_back(int(i));
+      if (!clang_Cursor_isNull(launches[i]) && begin_offset(launches[i]) >= b && end_offset(launches[i]) <= e) out.push_back(int(i));
     return out;
   };
   auto leaf = [](int launch) {
@@ -40,13 +43,35 @@ std::shared_ptr<Translator::Choice> Translator::choice_in(CXCursor statement, co
   };
   const std::vector<int> inside = launches_in(begin_offset(statement), end_offset(statement));
   if (inside.size() <= 1) return inside.empty() ? nullptr : leaf(inside[0]);
+  // Several launches at one place: one launcher call, whose branches choose among them.
+  if (nested && std::all_of(inside.begin(), inside.end(), [&](int i) { return clang_equalCursors(launches[size_t(i)], launches[size_t(inside[0])]); }))
+    return nested(inside);
   const CXCursorKind kind = clang_getCursorKind(statement);
   const std::vector<CXCursor> kids = children(statement);
+  // Statements in order (a block's, a switch arm's): the launches must be in one of them, or in an if that returns
+  // (`if (small) { k1<<<...>>>(...); return; }`) and the statements after it, which are its else.
+  std::function<std::shared_ptr<Choice>(const std::vector<CXCursor>&, size_t)> in_order =
+      [&](const std::vector<CXCursor>& list, size_t from) -> std::shared_ptr<Choice> {
+    for (size_t i = from; i < list.size(); ++i) {
+      if (launches_in(begin_offset(list[i]), end_offset(list[i])).empty()) continue;
+      const bool later = !launches_in(end_offset(list[i]), end_offset(list.back())).empty();
+      if (!later) return choice_in(list[i], launches, nested);
+      const std::vector<CXCursor> branches = children(list[i]);
+      const bool returning_if = clang_getCursorKind(list[i]) == CXCursor_IfStmt && branches.size() == 2 &&
+                                clang_isExpression(clang_getCursorKind(branches[0])) &&
+                                (clang_getCursorKind(branches[1]) == CXCursor_ReturnStmt ||
+                                 (!children(branches[1]).empty() && clang_getCursorKind(children(branches[1]).back()) == CXCursor_ReturnStmt));
+      if (!returning_if) throw in_sequence(launches_in(begin_offset(list[i]), end_offset(list.back())));
+      auto then = choice_in(branches[1], launches, nested);
+      return then ? choose(directive_expression(branches[0], host_), then, in_order(list, i + 1)) : in_order(list, i + 1);
+    }
+    return nullptr;
+  };
   if (kind == CXCursor_IfStmt) {
     if (kids.size() != 3 || !clang_isExpression(clang_getCursorKind(kids[0])))
       throw Error(fmt::format("line {}: an if with an initializer or a declaration as its condition chooses the launch; "
                               "write the condition as an expression", position(statement).line));
-    auto then = choice_in(kids[1], launches), otherwise = choice_in(kids[2], launches);
+    auto then = choice_in(kids[1], launches, nested), otherwise = choice_in(kids[2], launches, nested);
     if (!then || !otherwise) return then ? then : otherwise;  // a branch that launches nothing: a dropped guard
     return choose(directive_expression(kids[0], host_), then, otherwise);
   }
@@ -54,15 +79,16 @@ std::shared_ptr<Translator::Choice> Translator::choice_in(CXCursor statement, co
     struct Arm {
       std::vector<std::string> labels;  // directive expressions of its case values
       bool is_default = false, ended = false;
-      unsigned b = 0, e = 0;  // its statements
+      std::vector<CXCursor> statements;
     };
     std::vector<Arm> arms;
     const std::string value = directive_expression(kids.at(0), host_);
     for (CXCursor k : children(kids.back())) {
       CXCursor c = k;
       const bool label = clang_getCursorKind(c) == CXCursor_CaseStmt || clang_getCursorKind(c) == CXCursor_DefaultStmt;
-      if (label && (arms.empty() || arms.back().b != arms.back().e)) {
-        if (!arms.empty() && !arms.back().ended && !launches_in(arms.back().b, arms.back().e).empty())
+      if (label && (arms.empty() || !arms.back().statements.empty())) {
+        if (!arms.empty() && !arms.back().ended &&
+            !launches_in(begin_offset(arms.back().statements.front()), end_offset(arms.back().statements.back())).empty())
           throw Error(fmt::format("line {}: a case that launches falls through into the next one", position(c).line));
         arms.push_back({});
       }
@@ -72,43 +98,27 @@ std::shared_ptr<Translator::Choice> Translator::choice_in(CXCursor statement, co
       }
       if (arms.empty()) continue;
       Arm& arm = arms.back();
-      const CXCursorKind statement_kind = clang_getCursorKind(c);
-      if (statement_kind == CXCursor_BreakStmt || statement_kind == CXCursor_ReturnStmt) arm.ended = true;
-      if (arm.b == arm.e) arm.b = begin_offset(c);
-      arm.e = end_offset(c);
+      // (a break or return ends it, also as a braced case's last statement)
+      std::function<bool(CXCursor)> ends = [&](CXCursor s) {
+        const CXCursorKind k = clang_getCursorKind(s);
+        return k == CXCursor_BreakStmt || k == CXCursor_ReturnStmt || (k == CXCursor_CompoundStmt && !children(s).empty() && ends(children(s).back()));
+      };
+      if (ends(c)) arm.ended = true;
+      arm.statements.push_back(c);
     }
     // The default is the last alternative; the others in order.
     std::stable_partition(arms.begin(), arms.end(), [](const Arm& a) { return !a.is_default; });
     std::shared_ptr<Choice> choice;
     for (auto arm = arms.rbegin(); arm != arms.rend(); ++arm) {
-      const std::vector<int> launched = launches_in(arm->b, arm->e);
-      if (launched.size() > 1) throw in_sequence(launched);
-      if (launched.empty()) continue;
+      std::shared_ptr<Choice> launched = arm->statements.empty() ? nullptr : in_order(arm->statements, 0);
+      if (!launched) continue;
       std::string condition;
       for (const auto& l : arm->labels) condition += (condition.empty() ? "" : " || ") + l;
-      choice = !choice || arm->is_default ? leaf(launched[0]) : choose("(" + condition + ")", leaf(launched[0]), choice);
+      choice = !choice || arm->is_default ? launched : choose("(" + condition + ")", launched, choice);
     }
     return choice;
   }
-  // A block: its launches must be in one of its statements, or in an if that returns
-  // (`if (small) { k1<<<...>>>(...); return; }`) and the statements after it, which are its else.
-  std::function<std::shared_ptr<Choice>(size_t)> choice_from = [&](size_t from) -> std::shared_ptr<Choice> {
-    for (size_t i = from; i < kids.size(); ++i) {
-      if (launches_in(begin_offset(kids[i]), end_offset(kids[i])).empty()) continue;
-      const bool later = !launches_in(end_offset(kids[i]), end_offset(statement)).empty();
-      if (!later) return choice_in(kids[i], launches);
-      const std::vector<CXCursor> branches = children(kids[i]);
-      const bool returning_if = clang_getCursorKind(kids[i]) == CXCursor_IfStmt && branches.size() == 2 &&
-                                clang_isExpression(clang_getCursorKind(branches[0])) &&
-                                (clang_getCursorKind(branches[1]) == CXCursor_ReturnStmt ||
-                                 (!children(branches[1]).empty() && clang_getCursorKind(children(branches[1]).back()) == CXCursor_ReturnStmt));
-      if (!returning_if) throw in_sequence(launches_in(begin_offset(kids[i]), end_offset(statement)));
-      auto then = choice_in(branches[1], launches);
-      return then ? choose(directive_expression(branches[0], host_), then, choice_from(i + 1)) : choice_from(i + 1);
-    }
-    return nullptr;
-  };
-  return choice_from(0);
+  return in_order(kids, 0);
 }
 
 std::shared_ptr<Translator::Choice> Translator::pointer_choice(CXCursor launch_call, std::vector<CXCursor>& kernels) {

@@ -202,9 +202,29 @@ void Translator::find_launch() {
       return clang_equalCursors(a, walk.anchors[0]);
     });
     const HostScope entry_scope = host_;
+    // The launches of one launcher call among the entry's alternatives: the launcher's branches choose, read with the
+    // call's arguments.
+    const NestedChoice in_launcher = [&](const std::vector<int>& inside) -> std::shared_ptr<Choice> {
+      const size_t first = size_t(inside.front());
+      if (!walk.calls[first])
+        throw Error(fmt::format("line {}: launches one after the other in a branch of a choice between launches",
+                                position(walk.launches[first]).line));
+      std::vector<CXCursor> own(walk.launches.size(), clang_getNullCursor());
+      for (int i : inside) own[size_t(i)] = walk.launches[size_t(i)];
+      const HostScope outer = host_;
+      host_ = walk.calls[first]->scope;
+      try {
+        auto choice = choice_in(walk.launchers[first], own);
+        host_ = outer;
+        return choice;
+      } catch (...) {
+        host_ = outer;
+        throw;
+      }
+    };
     try {
       if (one_launcher) host_ = walk.calls[0]->scope;
-      dispatch_ = one_launcher ? choice_in(walk.launchers[0], walk.launches) : choice_in(entry, walk.anchors);
+      dispatch_ = one_launcher ? choice_in(walk.launchers[0], walk.launches) : choice_in(entry, walk.anchors, in_launcher);
       host_ = entry_scope;
     } catch (const Error& e) {
       host_ = entry_scope;
@@ -439,8 +459,16 @@ bool Translator::struct_field_edit(CXCursor member) {
   rw_.replace(begin_offset(member), end_offset(member), [this, var, field, type, at = begin_offset(member)] {
     return host_value(var, at, type, field, [&]() -> std::string {
       const CXCursor element = initial_field(var, field);
-      if (clang_Cursor_isNull(element)) throw Error("'" + spelling(var) + "." + field + "' has no value where it is read");
-      return rw_.render(begin_offset(element), end_offset(element));
+      if (!clang_Cursor_isNull(element)) return rw_.render(begin_offset(element), end_offset(element));
+      // A struct a pure helper returns: the helper's field, as the header defines the helper.
+      const CXCursor init = strip_casts(clang_Cursor_getVarDeclInitializer(var));
+      if (clang_getCursorKind(init) == CXCursor_CallExpr) {
+        std::string why;
+        HostScope body;
+        if (!clang_Cursor_isNull(pure_helper(init, &why, &body)) && !asks_device(body))
+          return "(" + rw_.render(begin_offset(init), end_offset(init)) + ")." + field;
+      }
+      throw Error("'" + spelling(var) + "." + field + "' has no value where it is read");
     });
   });
   return true;
@@ -475,12 +503,12 @@ std::string Translator::buffer_of(CXCursor argument) {
 // kernel argument: the header defines it as the __device__ functions are.
 void Translator::add_host_helper(CXCursor call) {
   std::string why;
-  HostScope answers;
-  CXCursor definition = pure_helper(call, &why, &answers);
+  HostScope body;
+  CXCursor definition = pure_helper(call, &why, &body);
   // (a static method stays in its struct and a lambda's call operator in the entry, which the header does not write;
   // a helper asking the device is inlined in launch sizes only: Metal has no such query)
   if (clang_Cursor_isNull(definition) || functions_.count(decl_key(definition)) || clang_CXXMethod_isStatic(definition) ||
-      clang_getCursorKind(definition) == CXCursor_CXXMethod || !answers.assignments.empty())
+      clang_getCursorKind(definition) == CXCursor_CXXMethod || asks_device(body))
     return;
   functions_[decl_key(definition)] = Function{definition};
   clang_visitChildren(

@@ -121,11 +121,14 @@ const std::map<std::string, std::string>& device_attributes() {
   return attributes;
 }
 
+// The function a call names (in a template, where the call depends on its parameters, the overloads named).
+std::string called_name(CXCursor call) { return spelling(called_declaration(call)); }
+
 // The queries device_query answers.
 bool is_device_query(CXCursor call) {
   static const std::set<std::string> queries = {"cudaGetDevice", "cudaDeviceGetAttribute", "cudaGetDeviceProperties",
                                                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyMaxPotentialBlockSize"};
-  return clang_getCursorKind(call) == CXCursor_CallExpr && queries.count(spelling(clang_getCursorReferenced(call)));
+  return clang_getCursorKind(call) == CXCursor_CallExpr && queries.count(called_name(call));
 }
 
 // A for statement's header parts (libclang leaves out the empty ones), told apart by the semicolons between them.
@@ -240,7 +243,7 @@ struct Collector {
   // address of a local, which is then reported as any call taking an address is.
   bool device_query(CXCursor call) {
     if (!is_device_query(call)) return false;
-    const std::string name = spelling(clang_getCursorReferenced(call));
+    const std::string name = called_name(call);
     const int count = clang_Cursor_getNumArguments(call);
     auto address_of = [&](int i) {
       const CXCursor arg = strip_casts(clang_Cursor_getArgument(call, unsigned(i)));
@@ -681,7 +684,7 @@ bool captureless_lambda(CXCursor method) {
 }
 }  // namespace
 
-CXCursor pure_helper(CXCursor call, std::string* why, HostScope* answers) {
+CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body) {
   CXCursor callee = clang_getCursorReferenced(call);
   CXCursor pattern = clang_Cursor_isNull(callee) ? callee : clang_getSpecializedCursorTemplate(callee);
   CXCursor definition = clang_Cursor_isNull(callee) ? callee : clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
@@ -701,26 +704,51 @@ CXCursor pure_helper(CXCursor call, std::string* why, HostScope* answers) {
     if (clang_getCursorKind(k) == CXCursor_CompoundStmt) statements = children(k);
   const bool returns_last = !statements.empty() && clang_getCursorKind(statements.back()) == CXCursor_ReturnStmt &&
                             children(statements.back()).size() == 1;
-  // (device queries among them: `int sms = 0; cudaDeviceGetAttribute(&sms, ...);`, whose answers the locals take)
-  bool declarations_first = returns_last;
-  for (size_t i = 0; i + 1 < statements.size(); ++i) {
-    if (is_device_query(strip_implicit(statements[i]))) continue;
-    declarations_first &= clang_getCursorKind(statements[i]) == CXCursor_DeclStmt;
-    for (CXCursor var : children(statements[i])) declarations_first &= !clang_Cursor_isNull(initializer(var));
-  }
-  HostScope probe;
-  probe.unit = clang_Cursor_getTranslationUnit(call);
-  collect_assignments(definition, probe);
-  bool answers_only = true;
-  for (const auto& [key, list] : probe.assignments)
-    for (const Assignment& a : list) answers_only &= !a.answer.empty() && a.member.empty() && a.field == -1 && a.guards.empty();
-  if (!declarations_first || !answers_only) {
-    *why = "its body is not `return expression;` after initialized locals, so it is not followed (a pure function of "
-           "the sizes, such as ceil_div, is)";
+  // Before it: declarations (initialized, or of a struct a device query fills), assignments to locals and parameters,
+  // under ifs and in loops too (followed as the entry's are, or reported where a launch uses them), device queries,
+  // and statements that never run (`if (kDebug) printf(...);` with kDebug 0); no other call or return.
+  const CXTranslationUnit unit = clang_Cursor_getTranslationUnit(call);
+  std::function<bool(CXCursor)> computes = [&](CXCursor s) {
+    const CXCursorKind kind = clang_getCursorKind(s);
+    const std::vector<CXCursor> parts = children(s);
+    if (is_device_query(strip_implicit(s))) return true;
+    if (kind == CXCursor_IfStmt && parts.size() == 2 && integer_constant(parts[0]) == 0) return true;
+    if (kind == CXCursor_DeclStmt)
+      return std::all_of(parts.begin(), parts.end(), [](CXCursor var) {
+        return !clang_Cursor_isNull(initializer(var)) || clang_getCanonicalType(clang_getCursorType(var)).kind == CXType_Record;
+      });
+    if (kind == CXCursor_NullStmt) return true;
+    if (kind == CXCursor_CompoundStmt || kind == CXCursor_IfStmt || kind == CXCursor_WhileStmt || kind == CXCursor_ForStmt ||
+        kind == CXCursor_DoStmt)
+      return std::all_of(parts.begin(), parts.end(), [&](CXCursor p) { return clang_isExpression(clang_getCursorKind(p)) || computes(p); });
+    const CXCursor e = strip_implicit(s);
+    const CXCursorKind e_kind = clang_getCursorKind(e);
+    if (e_kind == CXCursor_CompoundAssignOperator) return true;
+    if (e_kind == CXCursor_BinaryOperator) return is_assignment(operator_of(unit, e));
+    if (e_kind == CXCursor_UnaryOperator) {
+      const std::vector<std::string> tokens = tokens_of(unit, e);
+      return !tokens.empty() && (tokens.front() == "++" || tokens.front() == "--" || tokens.back() == "++" || tokens.back() == "--");
+    }
+    return false;
+  };
+  const bool computed = returns_last && std::all_of(statements.begin(), statements.end() - 1, computes);
+  if (!computed) {
+    *why = "its body is not `return expression;` after declarations, assignments and device queries, so it is not "
+           "followed (a function of the sizes, such as ceil_div or a next power of two, is)";
     return clang_getNullCursor();
   }
-  if (answers) *answers = probe;
+  if (body) {
+    *body = HostScope{};
+    body->unit = unit;
+    collect_assignments(definition, *body);
+  }
   return definition;
+}
+
+bool asks_device(const HostScope& body) {
+  return std::any_of(body.assignments.begin(), body.assignments.end(), [](const auto& variable) {
+    return std::any_of(variable.second.begin(), variable.second.end(), [](const Assignment& a) { return !a.answer.empty(); });
+  });
 }
 
 namespace {
@@ -739,8 +767,8 @@ bool is_integral(CXType t) {
 // the call's arguments and its locals their initializers (as directive text).
 std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope) {
   std::string why;
-  HostScope answers;
-  CXCursor definition = pure_helper(call, &why, &answers);
+  HostScope body;
+  CXCursor definition = pure_helper(call, &why, &body);
   if (clang_Cursor_isNull(definition))
     throw Error(fmt::format("{}: call to '{}' in a launch size: {}", what(call), spelling(call), why));
   if (scope.inlined_calls >= 16) throw Error(fmt::format("{}: '{}' calls itself", what(call), spelling(call)));
@@ -755,6 +783,21 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
     if (clang_Cursor_isNull(value)) throw Error(fmt::format("{}: '{}' is called with too few arguments", what(call), spelling(call)));
     inner.parameters[decl_key(parameters[i])] = "(" + directive_expression(value, scope) + ")";
   }
+  // A function template's values (`plan<256>(rows)`): the call's template arguments.
+  const CXCursor specialization = clang_getCursorReferenced(call);
+  if (clang_getCursorKind(definition) == CXCursor_FunctionTemplate && !clang_Cursor_isNull(specialization)) {
+    int index = 0;
+    for (CXCursor k : children(definition)) {
+      const CXCursorKind kind = clang_getCursorKind(k);
+      if (kind == CXCursor_NonTypeTemplateParameter && index < clang_Cursor_getNumTemplateArguments(specialization) &&
+          clang_Cursor_getTemplateArgumentKind(specialization, unsigned(index)) == CXTemplateArgumentKind_Integral)
+        inner.parameters[decl_key(k)] = std::to_string(clang_Cursor_getTemplateArgumentValue(specialization, unsigned(index)));
+      if (kind == CXCursor_NonTypeTemplateParameter || kind == CXCursor_TemplateTypeParameter || kind == CXCursor_TemplateTemplateParameter)
+        ++index;
+    }
+  }
+  // Its locals and parameters take the assignments of its body where they are read, device queries' answers among them.
+  for (const auto& [key, list] : body.assignments) inner.assignments[key] = list;
   CXCursor result = clang_getNullCursor();
   for (CXCursor k : children(definition))
     if (clang_getCursorKind(k) == CXCursor_CompoundStmt)
@@ -762,10 +805,10 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
         if (clang_getCursorKind(statement) == CXCursor_ReturnStmt) result = children(statement).at(0);
         else if (clang_getCursorKind(statement) == CXCursor_DeclStmt)
           for (CXCursor var : children(statement))
-            inner.parameters[decl_key(var)] = "(" + directive_expression(initializer(var), inner) + ")";
+            // (a struct local is read field by field where it is used: `prop.multiProcessorCount`)
+            if (clang_getCanonicalType(clang_getCursorType(var)).kind != CXType_Record)
+              inner.parameters[decl_key(var)] = "(" + directive_expression(initializer(var), inner) + ")";
       }
-  // A local a device query answered holds the last answer (the queries follow the declarations).
-  for (const auto& [key, list] : answers.assignments) inner.parameters[key] = "(" + list.back().answer + ")";
   return {result, inner};
 }
 
@@ -877,9 +920,18 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
         ValueText text = directive_text(scope);
         text.initial = [&]() -> std::string {
           const CXCursor element = initial_field(var, m);
-          if (clang_Cursor_isNull(element))
-            throw Error(fmt::format("{}: '{}.{}' has no value the launch can be computed from", what(c), spelling(var), m));
-          return "(" + directive_expression(element, scope) + ")";
+          if (!clang_Cursor_isNull(element)) return "(" + directive_expression(element, scope) + ")";
+          // A struct a pure helper returns (`const LaunchPlan p = plan<256>(rows);`): the field of its return's braces.
+          const CXCursor init = strip_casts(initializer(var));
+          if (clang_getCursorKind(init) == CXCursor_CallExpr && !clang_Cursor_isNull(clang_getCursorReferenced(init))) {
+            auto [value, inner] = inline_call(init, scope);
+            const std::vector<CXCursor> fields = fields_of(clang_getCursorType(var));
+            if (const auto elements = brace_fields(value, fields))
+              for (size_t i = 0; i < fields.size(); ++i)
+                if (spelling(fields[i]) == m && !clang_Cursor_isNull((*elements)[i]))
+                  return "(" + directive_expression((*elements)[i], inner) + ")";
+          }
+          throw Error(fmt::format("{}: '{}.{}' has no value the launch can be computed from", what(c), spelling(var), m));
         };
         return value_at(var, begin_offset(c), -1, scope, text, m);
       }
@@ -935,7 +987,11 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate ||
           clang_CXXMethod_isStatic(callee) || captureless_lambda(callee)) {
         auto [value, inner] = inline_call(c, scope);
-        return "(" + directive_expression(value, inner) + ")";
+        try {
+          return "(" + directive_expression(value, inner) + ")";
+        } catch (const Error& e) {  // (what the helper's body computes that cannot be followed, in the call's words)
+          throw Error(fmt::format("{}: call to '{}' in a launch size: {}", what(c), name, e.what()));
+        }
       }
       if (kids.size() == 1) return directive_expression(kids[0], scope);  // a conversion written as a call
       throw Error(fmt::format("{}: call to '{}' in a launch size", what(c), name));

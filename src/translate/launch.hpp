@@ -9,6 +9,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,12 +83,15 @@ std::vector<CXCursor> brace_values(CXCursor e, const std::vector<CXCursor>& fiel
 // The value a local struct's brace-list initializer gives its field `member` (a null cursor for none).
 CXCursor initial_field(CXCursor var, const std::string& member);
 
-// The definition of the function of the main file that `call` calls when its body is `return e;`,
-// after locals with initializers and without assignments (a pure function of its arguments: a
-// ceil_div, also a lambda that captures nothing); else a null cursor, with `why` said. Device queries
-// among the locals' declarations are allowed: their answers to the locals are left in `answers`
-// where given (a helper with any can only be inlined in a launch size, not defined in Metal).
-CXCursor pure_helper(CXCursor call, std::string* why, HostScope* answers = nullptr);
+// The definition of the function of the main file that `call` calls when its body is `return e;` after
+// declarations, assignments to its locals and parameters (in ifs and loops too) and device queries (a function
+// of its arguments: a ceil_div, a next power of two, also a lambda that captures nothing); else a null cursor,
+// with `why` said. The body's assignments, device queries' answers among them, are left in `body` where given (a
+// helper with answers can only be inlined in a launch size, not defined in Metal).
+CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body = nullptr);
+
+// Whether a helper's body (pure_helper's) asks the device: an answer among its assignments.
+bool asks_device(const HostScope& body);
 
 // Throws Error saying which part could not be expressed.
 std::string directive_expression(CXCursor expression, const HostScope& scope);

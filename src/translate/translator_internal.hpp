@@ -412,7 +412,11 @@ class Translator {
       return a == b ? a : "(" + condition + " ? " + a + " : " + b + ")";
     }
   };
-  std::shared_ptr<Choice> choice_in(CXCursor statement, const std::vector<CXCursor>& launches);  // dispatch.cpp
+  // `nested` chooses among several launches that one statement makes through one launcher call (their indices), by
+  // the launcher's own branches; without it they are launches in sequence.
+  using NestedChoice = std::function<std::shared_ptr<Choice>(const std::vector<int>&)>;
+  std::shared_ptr<Choice> choice_in(CXCursor statement, const std::vector<CXCursor>& launches,
+                                    const NestedChoice& nested = nullptr);  // dispatch.cpp
   // A launch through a function pointer a conditional initializes: the choice among the kernels it may name (added to
   // `kernels`, a leaf per kernel), or null. dispatch.cpp
   std::shared_ptr<Choice> pointer_choice(CXCursor launch_call, std::vector<CXCursor>& kernels);

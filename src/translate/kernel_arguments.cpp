@@ -32,13 +32,20 @@ std::string integral_template_argument(CXCursor specialization, unsigned i, CXCu
 
 // The kernel a launch through a function pointer variable launches (`auto kernel = &k<256>; kernel<<<...>>>`): the
 // function its initializer names, where nothing assigns the variable after it; else reported (the variable itself).
-CXCursor Translator::kernel_of_pointer(CXCursor variable, const Launch& launch) {
+CXCursor Translator::kernel_of_pointer(CXCursor variable, const Launch& launch, CXCursor* written) {
   CXCursor named = strip_casts(clang_Cursor_getVarDeclInitializer(variable));
   while (clang_getCursorKind(named) == CXCursor_UnaryOperator && !children(named).empty()) named = strip_casts(children(named)[0]);
-  const CXCursor function = clang_getCursorReferenced(named);
+  CXCursor function = clang_getCursorReferenced(named);
+  // (in a launcher template, `auto kernel = k<BM, BN>;` names the kernel template, its arguments written after it)
+  if (clang_getCursorKind(named) == CXCursor_OverloadedDeclRef || clang_getCursorKind(function) == CXCursor_OverloadedDeclRef)
+    function = clang_getOverloadedDecl(clang_getCursorKind(named) == CXCursor_OverloadedDeclRef ? named : function, 0);
   const bool assigned = host_.assignments.count(decl_key(variable)) > 0;
-  if (clang_getCursorKind(named) == CXCursor_DeclRefExpr && clang_getCursorKind(function) == CXCursor_FunctionDecl && !assigned)
+  const bool kernel = clang_getCursorKind(function) == CXCursor_FunctionDecl || clang_getCursorKind(function) == CXCursor_FunctionTemplate;
+  if ((clang_getCursorKind(named) == CXCursor_DeclRefExpr || clang_getCursorKind(named) == CXCursor_OverloadedDeclRef) && kernel &&
+      !assigned) {
+    if (written) *written = named;
     return function;
+  }
   problem(out_.problems, launch.call, "launch through the function pointer '" + spelling(variable) + "'",
           clang_getCursorKind(named) == CXCursor_ConditionalOperator || assigned
               ? "the kernel it launches is chosen at run time: write one launch per kernel in the branches of an if "
@@ -53,11 +60,12 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
                                   std::vector<std::string>& written) {
   std::vector<CXCursor> kids = children(launch.call);
   CXCursor callee = clang_getCursorReferenced(launch.call);
-  // A launch in a template launcher names the kernel template and its arguments as written.
-  const bool dependent = clang_Cursor_isNull(callee);
-  if (dependent) callee = called_declaration(launch.call);
+  // A launch in a template launcher names the kernel template and its arguments as written (after the kernel's name,
+  // or after the template's in the initializer of a pointer it launches through).
+  if (clang_Cursor_isNull(callee)) callee = called_declaration(launch.call);
+  CXCursor written_callee = kids.at(0);
   if (!clang_Cursor_isNull(launch.chosen)) callee = launch.chosen;
-  else if (clang_getCursorKind(callee) == CXCursor_VarDecl) callee = kernel_of_pointer(callee, launch);
+  else if (clang_getCursorKind(callee) == CXCursor_VarDecl) callee = kernel_of_pointer(callee, launch, &written_callee);
   CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
   launch.kernel = decl_key(clang_Cursor_isNull(pattern) ? callee : pattern);
   launch.section = spelling(clang_Cursor_isNull(pattern) ? callee : pattern);
@@ -183,7 +191,7 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
       }
     }
   }
-  if (dependent && clang_getCursorKind(callee) == CXCursor_FunctionTemplate) {
+  if (clang_getCursorKind(callee) == CXCursor_FunctionTemplate) {  // (a dependent launch, or one through a pointer to a template)
     std::vector<CXCursor> parameters;
     std::vector<std::string> names;
     for (CXCursor k : children(callee))
@@ -193,10 +201,10 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
       }
     // The explicit template arguments after the kernel's name, from its tokens: a built-in type (`float`) has no
     // cursor of its own among the callee's children, so pairing those children with the parameters would shift them.
-    const std::vector<WrittenArgument> written = written_template_arguments(unit_, kids.at(0));
+    const std::vector<WrittenArgument> written = written_template_arguments(unit_, written_callee);
     for (size_t i = 0; i < written.size() && i < names.size(); ++i) {
       CXCursor cursor = clang_getNullCursor();  // the argument's cursor: a written type's TypeRef, else its expression
-      for (CXCursor k : children(kids.at(0))) {
+      for (CXCursor k : children(written_callee)) {
         const CXCursorKind kind = clang_getCursorKind(k);
         if (kind == CXCursor_OverloadedDeclRef || begin_offset(k) < written[i].begin || end_offset(k) > written[i].end) continue;
         if (clang_Cursor_isNull(cursor) || kind == CXCursor_TypeRef) cursor = k;  // `ops::Gelu`: the TypeRef after the NamespaceRef

@@ -320,6 +320,29 @@ void Translator::resolve_lambdas() {
       lambda.members.back().init_b = range.first;
       lambda.members.back().init_e = range.second;
     }
+    // The type aliases of the function holding it that its body names (`using T = Tile<BM, BN>;` for `T::kThreads`):
+    // the struct's own, in their order there (the struct takes the function's template parameters).
+    std::vector<CXCursor> aliases;
+    CXCursor lambda_body = clang_getNullCursor();
+    for (CXCursor k : children(lambda.expr))
+      if (clang_getCursorKind(k) == CXCursor_CompoundStmt) lambda_body = k;
+    std::pair<const Lambda*, std::vector<CXCursor>*> named(&lambda, &aliases);
+    clang_visitChildren(
+        lambda_body,
+        [](CXCursor c, CXCursor, CXClientData data) {
+          auto [l, found] = *static_cast<std::pair<const Lambda*, std::vector<CXCursor>*>*>(data);
+          if (clang_getCursorKind(c) != CXCursor_TypeRef) return CXChildVisit_Recurse;
+          const CXCursor alias = clang_getCursorReferenced(c);
+          const CXCursorKind kind = clang_getCursorKind(alias), parent = clang_getCursorKind(clang_getCursorSemanticParent(alias));
+          const bool local = parent == CXCursor_FunctionDecl || parent == CXCursor_FunctionTemplate || parent == CXCursor_CXXMethod;
+          if ((kind == CXCursor_TypeAliasDecl || kind == CXCursor_TypedefDecl) && local && begin_offset(alias) < begin_offset(l->expr) &&
+              std::none_of(found->begin(), found->end(), [&](CXCursor a) { return clang_equalCursors(a, alias); }))
+            found->push_back(alias);
+          return CXChildVisit_Recurse;
+        },
+        &named);
+    std::sort(aliases.begin(), aliases.end(), [](CXCursor a, CXCursor b) { return begin_offset(a) < begin_offset(b); });
+    for (CXCursor alias : aliases) lambda.members.push_back({rw_.render(begin_offset(alias), end_offset(alias)) + ";", "", ""});
     // The built-in variables and hoisted __shared__ arrays of its body and callees, as the function holding it has them.
     std::set<std::string> builtins = lambda.body.builtins, shared = lambda.body.shared;
     for (const auto& callee : lambda.body.callees) {

@@ -888,6 +888,30 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
                 !clang_Cursor_isNull(initializer(member)))
               return "(" + directive_expression(initializer(member), scope) + ")";
         }
+        // `T::kThreads` with `using T = Tile<BM, BN, ...>;` in a launcher template: the class template's member, its
+        // parameters the alias's arguments (as the launcher's scope gives them).
+        for (CXCursor k : kids) {
+          const CXCursor alias = clang_getCursorKind(k) == CXCursor_TypeRef ? clang_getCursorReferenced(k) : clang_getNullCursor();
+          if ((clang_getCursorKind(alias) != CXCursor_TypeAliasDecl && clang_getCursorKind(alias) != CXCursor_TypedefDecl) ||
+              tokens.empty())
+            continue;
+          CXCursor class_template = clang_getNullCursor();
+          std::vector<CXCursor> arguments;
+          for (CXCursor part : children(alias)) {
+            if (clang_getCursorKind(part) == CXCursor_TemplateRef) class_template = clang_getCursorReferenced(part);
+            else if (!clang_Cursor_isNull(class_template) && clang_isExpression(clang_getCursorKind(part))) arguments.push_back(part);
+          }
+          if (clang_getCursorKind(class_template) != CXCursor_ClassTemplate) continue;
+          HostScope inner = scope;
+          size_t next = 0;
+          CXCursor value = clang_getNullCursor();
+          for (CXCursor member : children(class_template)) {
+            if (clang_getCursorKind(member) == CXCursor_NonTypeTemplateParameter && next < arguments.size())
+              inner.parameters[decl_key(member)] = "(" + directive_expression(arguments[next++], scope) + ")";
+            if (clang_getCursorKind(member) == CXCursor_VarDecl && spelling(member) == tokens.back()) value = initializer(member);
+          }
+          if (!clang_Cursor_isNull(value)) return "(" + directive_expression(value, inner) + ")";
+        }
         throw Error(fmt::format("{}: '{}' names a member of a template parameter, which launch sizes cannot read: write "
                                 "the value, or launch from a function that is no template",
                                 what(c), fmt::join(tokens, "")));

@@ -429,7 +429,8 @@ class Translator {
     std::string key, name, directive;
     std::string record, view;  // the struct's Metal type and the view's name, or empty
   };
-  CXCursor kernel_of_pointer(CXCursor variable, const Launch& launch);
+  // (`written`: where the kernel's template arguments are written, set when the initializer names a kernel template)
+  CXCursor kernel_of_pointer(CXCursor variable, const Launch& launch, CXCursor* written = nullptr);
   // initial: what buffers hold before the launches (a cudaMemset's 0, a fill launch's value), as directive expressions
   void translate_launch(Launch& launch, const std::map<std::string, std::string>& initial,
                         std::vector<std::string>& written);  // kernel_arguments.cpp

@@ -217,8 +217,8 @@ std::optional<Step> step_of(CXTranslationUnit unit, CXCursor e) {
   return step;
 }
 
-// v_i, the value after i steps from v (false where it leaves the int64 range).
-bool stepped(const std::string& op, long long by, long long v, long long i, long long& out) {
+// v_i, the value after i steps from v (false where its magnitude passes `most`, by default int64's).
+bool stepped(const std::string& op, long long by, long long v, long long i, long long& out, __int128 most = INT64_MAX) {
   __int128 x = v;
   for (long long k = 0; k < i; ++k) {
     if (op == "+") x += by;
@@ -227,7 +227,7 @@ bool stepped(const std::string& op, long long by, long long v, long long i, long
     else if (op == "/") x /= by;
     else if (op == "<<") x *= __int128(1) << std::min<long long>(by, 64);
     else x >>= std::min<long long>(by, 127);
-    if (x > INT64_MAX || x < INT64_MIN) return false;
+    if (x > most || x < -most - 1) return false;
   }
   out = static_cast<long long>(x);
   return true;
@@ -410,12 +410,17 @@ struct Collector {
           break;
         }
     }
-    // A product or shift leaves the int64 range, and a quotient or right shift reaches 0 (where it stays), within a
-    // few dozen steps from any start: where `by` to the i-th power overflows.
+    // A product or shift leaves the variable type's range, and a quotient or right shift reaches 0 (where it stays),
+    // within a few dozen steps from any start: where `by` to the i-th power (times a constant start) overflows it.
+    const CXType type = clang_getCanonicalType(clang_getCursorType(step->target.var));
+    const int bits = int(clang_Type_getSizeOf(type)) * 8;
+    const bool is_signed = type.kind >= CXType_Char_S && type.kind <= CXType_Int128;
+    const __int128 most = bits >= 64 ? __int128(is_signed ? INT64_MAX : UINT64_MAX) : (__int128(1) << (bits - (is_signed ? 1 : 0))) - 1;
+    const long long from = step->op == "*" || step->op == "<<" ? std::max(1LL, start.value_or(1)) : 1;
     int range = kMostSteps + 1;
     if (step->op != "+" && step->op != "-")
       for (int i = 1; i <= 64; ++i)
-        if (long long v = 0; !stepped(step->op == "*" || step->op == "/" ? "*" : "<<", step->by, 1, i, v)) {
+        if (long long v = 0; !stepped(step->op == "*" || step->op == "/" ? "*" : "<<", step->by, from, i, v, most)) {
           range = step->op == "*" || step->op == "<<" ? i - 1 : i;  // (v_range of a quotient is 0)
           break;
         }

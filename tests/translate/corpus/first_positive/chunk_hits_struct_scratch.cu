@@ -1,6 +1,7 @@
 // Two passes through a scratch buffer of structs of mixed field types: each block finds the first hit of its chunk
 // of a row (index, value, a found flag), then one thread per row merges the row's chunks in order.
 #include <cuda_runtime.h>
+#include <cstdint>
 
 struct Hit {
   int index;
@@ -39,11 +40,12 @@ __global__ void merge_hits(const Hit* hits, int* y, int rows, int chunks) {
   y[row] = index;
 }
 
-extern "C" void first_positive(const float* x, int* y, int rows, int cols) {
+extern "C" void first_positive(const float* x, int* y, int64_t rows64, int64_t cols64, cudaStream_t stream) {
+  const int rows = int(rows64), cols = int(cols64);
   const int chunks = (cols + kChunk - 1) / kChunk;
   Hit* hits;
-  cudaMalloc(&hits, sizeof(Hit) * rows * chunks);
-  chunk_hits<<<dim3(chunks, rows), kThreads>>>(x, hits, cols, chunks);
-  merge_hits<<<(rows + 63) / 64, 64>>>(static_cast<const Hit*>(hits), y, rows, chunks);
-  cudaFree(hits);
+  cudaMallocAsync(&hits, sizeof(Hit) * rows * chunks, stream);
+  chunk_hits<<<dim3(chunks, rows), kThreads, 0, stream>>>(x, hits, cols, chunks);
+  merge_hits<<<(rows + 63) / 64, 64, 0, stream>>>(static_cast<const Hit*>(hits), y, rows, chunks);
+  cudaFreeAsync(hits, stream);
 }

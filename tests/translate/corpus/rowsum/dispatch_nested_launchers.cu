@@ -35,27 +35,27 @@ __global__ void rowsum_scalar(const float* __restrict__ x, float* __restrict__ y
 }
 
 template <int BLOCK>
-void launch_rows(const float* x, float* y, int64_t rows, int64_t cols) {
+void launch_rows(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
   if (cols % 4 == 0)
-    rowsum_vec4<BLOCK><<<unsigned(rows), BLOCK>>>(x, y, cols);
+    rowsum_vec4<BLOCK><<<unsigned(rows), BLOCK, 0, stream>>>(x, y, cols);
   else
-    rowsum_scalar<BLOCK><<<unsigned(rows), BLOCK>>>(x, y, cols);
+    rowsum_scalar<BLOCK><<<unsigned(rows), BLOCK, 0, stream>>>(x, y, cols);
 }
 
-extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols) {
+extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
   switch (cols > 512 ? 2 : cols > 64 ? 1 : 0) {
     case 2:
-      launch_rows<256>(x, y, rows, cols);
+      launch_rows<256>(x, y, rows, cols, stream);
       break;
     case 1: {
       if (rows > 8) {
-        launch_rows<128>(x, y, rows, cols);
+        launch_rows<128>(x, y, rows, cols, stream);
         return;
       }
-      launch_rows<64>(x, y, rows, cols);
+      launch_rows<64>(x, y, rows, cols, stream);
       break;
     }
     default:
-      launch_rows<32>(x, y, rows, cols);
+      launch_rows<32>(x, y, rows, cols, stream);
   }
 }

@@ -57,7 +57,7 @@ __global__ void rowsum_rows(const float* __restrict__ x, float* __restrict__ y, 
   }
 }
 
-extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols) {
+extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
   const Plan plan = plan_rows(rows, cols);
-  rowsum_rows<256><<<plan.blocks, plan.threads>>>(x, y, rows, cols, ceil_log2(cols));
+  rowsum_rows<256><<<plan.blocks, plan.threads, 0, stream>>>(x, y, rows, cols, ceil_log2(cols));
 }

@@ -26,18 +26,18 @@ __global__ void rowsum_k(const float* x, float* y, int rows, int cols) {
 }
 
 template <int BLOCK>
-void launch(const float* x, float* y, int rows, int cols) {
+void launch(const float* x, float* y, int rows, int cols, cudaStream_t stream) {
   if (rows == 0) return;
-  rowsum_k<BLOCK><<<rows, BLOCK>>>(x, y, rows, cols);
+  rowsum_k<BLOCK><<<rows, BLOCK, 0, stream>>>(x, y, rows, cols);
 }
 
-extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols) {
+extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
   const unsigned block = std::min(512u, std::max(32u, next_pow2(unsigned(cols))));
   switch (block) {
-    case 512: launch<512>(x, y, rows, cols); break;
-    case 256: launch<256>(x, y, rows, cols); break;
-    case 128: launch<128>(x, y, rows, cols); break;
-    case 64: launch<64>(x, y, rows, cols); break;
-    default: launch<32>(x, y, rows, cols); break;
+    case 512: launch<512>(x, y, rows, cols, stream); break;
+    case 256: launch<256>(x, y, rows, cols, stream); break;
+    case 128: launch<128>(x, y, rows, cols, stream); break;
+    case 64: launch<64>(x, y, rows, cols, stream); break;
+    default: launch<32>(x, y, rows, cols, stream); break;
   }
 }

@@ -3,6 +3,7 @@
 // only at run time), and a log2 stepped in a for header with an empty body.
 #include <cuda_runtime.h>
 #include <cfloat>
+#include <cstdint>
 
 template <int kMaxThreads>
 __global__ void softmax_rows(const float* __restrict__ x, float* __restrict__ y, int rows, int cols, int rows_per_block,
@@ -35,7 +36,8 @@ __global__ void softmax_rows(const float* __restrict__ x, float* __restrict__ y,
   }
 }
 
-extern "C" void softmax(const float* x, float* y, int rows, int cols) {
+extern "C" void softmax(const float* x, float* y, int64_t rows64, int64_t cols64, cudaStream_t stream) {
+  const int rows = int(rows64), cols = int(cols64);
   int threads = 32;
   while (threads < cols && threads < 256) threads *= 2;
   int log2_threads = 0;
@@ -48,5 +50,5 @@ extern "C" void softmax(const float* x, float* y, int rows, int cols) {
   }
   while (rows_per_block * 8 < rows) rows_per_block <<= 1;
   const int grid = (rows + rows_per_block - 1) / rows_per_block;
-  softmax_rows<256><<<grid, threads>>>(x, y, rows, cols, rows_per_block, log2_threads);
+  softmax_rows<256><<<grid, threads, 0, stream>>>(x, y, rows, cols, rows_per_block, log2_threads);
 }

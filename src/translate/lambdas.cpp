@@ -342,7 +342,9 @@ void Translator::resolve_lambdas() {
         },
         &named);
     std::sort(aliases.begin(), aliases.end(), [](CXCursor a, CXCursor b) { return begin_offset(a) < begin_offset(b); });
-    for (CXCursor alias : aliases) lambda.members.push_back({rw_.render(begin_offset(alias), end_offset(alias)) + ";", "", ""});
+    // (first: the members' types may name them)
+    for (auto alias = aliases.rbegin(); alias != aliases.rend(); ++alias)
+      lambda.members.insert(lambda.members.begin(), {rw_.render(begin_offset(*alias), end_offset(*alias)) + ";", "", ""});
     // The built-in variables and hoisted __shared__ arrays of its body and callees, as the function holding it has them.
     std::set<std::string> builtins = lambda.body.builtins, shared = lambda.body.shared;
     for (const auto& callee : lambda.body.callees) {

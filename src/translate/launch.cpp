@@ -723,9 +723,18 @@ CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body) {
         return !clang_Cursor_isNull(initializer(var)) || clang_getCanonicalType(clang_getCursorType(var)).kind == CXType_Record;
       });
     if (kind == CXCursor_NullStmt) return true;
-    if (kind == CXCursor_CompoundStmt || kind == CXCursor_IfStmt || kind == CXCursor_WhileStmt || kind == CXCursor_ForStmt ||
-        kind == CXCursor_DoStmt)
-      return std::all_of(parts.begin(), parts.end(), [&](CXCursor p) { return clang_isExpression(clang_getCursorKind(p)) || computes(p); });
+    if (kind == CXCursor_CompoundStmt) return std::all_of(parts.begin(), parts.end(), computes);
+    // (a condition may be any expression; the statements it runs compute)
+    if ((kind == CXCursor_IfStmt || kind == CXCursor_WhileStmt) && !parts.empty() && clang_isExpression(clang_getCursorKind(parts[0])))
+      return std::all_of(parts.begin() + 1, parts.end(), computes);
+    if (kind == CXCursor_DoStmt && !parts.empty()) return std::all_of(parts.begin(), parts.end() - 1, computes);
+    if (kind == CXCursor_ForStmt) {
+      const auto header = loop_parts(unit, s);
+      if (!header) return false;
+      for (CXCursor part : {header->init, header->step, header->body})
+        if (!clang_Cursor_isNull(part) && !computes(part)) return false;
+      return true;
+    }
     const CXCursor e = strip_implicit(s);
     const CXCursorKind e_kind = clang_getCursorKind(e);
     if (e_kind == CXCursor_CompoundAssignOperator) return true;

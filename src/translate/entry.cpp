@@ -79,6 +79,8 @@ void Translator::find_launch() {
     for (size_t index = 0; index < kids.size(); ++index) {
       const CXCursor k = kids[index];
       const CXCursorKind kind = clang_getCursorKind(k);
+      // (an extended __device__ lambda's body is device code, ported where a kernel receives it: host_lambda)
+      if (kind == CXCursor_LambdaExpr && is_device_lambda(k)) continue;
       if (kind == CXCursor_CallExpr) {
         bool is_launch = false;
         for (CXCursor kk : children(k))

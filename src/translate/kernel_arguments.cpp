@@ -97,9 +97,14 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
   auto not_a_dtype = [&](const std::string& type) {
     problem(out_.problems, launch.call, "template argument", "type '" + type + "' is not an MLX template dtype or a struct of the file");
   };
+  std::vector<std::string> closure_types;  // template type parameters given an extended lambda's type (host_lambda)
   auto type_argument = [&](CXCursor parameter, CXType type) {
     const std::string name = spelling(parameter);
     const CXType canonical = clang_getCanonicalType(type);
+    if (canonical.kind == CXType_Record && take(clang_getTypeSpelling(canonical)).find("(lambda at ") != std::string::npos) {
+      closure_types.push_back(name);  // (named after the argument's binding: its struct's type)
+      return;
+    }
     if (canonical.kind == CXType_Record && in_main_file(clang_getTypeDeclaration(canonical))) {
       // The device-code walk follows calls through the parameter (`f(r)` of `F f`) to this struct's operator().
       std::vector<CXType>& records = bound_records_[decl_key(parameter)];
@@ -342,6 +347,15 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     while (taken.count(name)) name += "_";
     if (name != spelling(kparams[i])) param_renames_[decl_key(kparams[i])] = name;
     taken.insert(name);
+    const bool closure = take(clang_getTypeSpelling(argument_type)).find("(lambda at ") != std::string::npos;
+    if (const std::string lambda = closure ? host_lambda(arg, launch.kernel) : ""; !lambda.empty()) {
+      launch.bindings.push_back(fmt::format("auto {} = {};", name, lambda));
+      // the kernel's template parameter its type is: the struct's type
+      const std::string declared = take(clang_getTypeSpelling(type));
+      for (const std::string& closure : closure_types)
+        if (declared == closure || declared == "const " + closure) launch.bindings.push_back(fmt::format("using {} = decltype({});", closure, name));
+      continue;
+    }
     if (structure) {
       try {
         launch.bindings.push_back(struct_binding(argument_type, arg, name, writes_through));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "translate/translator_internal.hpp"
 
@@ -173,9 +174,59 @@ void Translator::visit_lambda(CXCursor expr, Function& fn) {
   lambdas_.push_back(std::move(lambda));
 }
 
+bool Translator::is_device_lambda(CXCursor lambda) const {
+  CXCursor body = clang_getNullCursor();
+  for (CXCursor k : children(lambda))
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) body = k;
+  const std::string& t = rw_.text();
+  if (clang_Cursor_isNull(body)) return false;
+  const std::string head = t.substr(begin_offset(lambda), begin_offset(body) - begin_offset(lambda));
+  for (size_t at = head.find("__device__"); at != std::string::npos; at = head.find("__device__", at + 1))
+    if ((at == 0 || !(std::isalnum(static_cast<unsigned char>(head[at - 1])) || head[at - 1] == '_')) &&
+        (at + 10 >= head.size() || !(std::isalnum(static_cast<unsigned char>(head[at + 10])) || head[at + 10] == '_')))
+      return true;
+  return false;
+}
+
+std::string Translator::host_lambda(CXCursor argument, const std::string& kernel) {
+  // (a closure is copied by its constructor: a call of one argument)
+  auto unwrapped = [](CXCursor e) {
+    for (e = strip_casts(e); clang_getCursorKind(e) == CXCursor_CallExpr && children(e).size() == 1;) e = strip_casts(children(e)[0]);
+    return e;
+  };
+  CXCursor expr = unwrapped(argument);
+  // (a launcher's parameter: the argument its call passes)
+  if (clang_getCursorKind(expr) == CXCursor_DeclRefExpr) {
+    const auto use = launcher_call_.uses.find(decl_key(clang_getCursorReferenced(expr)));
+    if (use != launcher_call_.uses.end() && !clang_Cursor_isNull(use->second.argument)) expr = unwrapped(use->second.argument);
+  }
+  if (clang_getCursorKind(expr) == CXCursor_DeclRefExpr) {
+    const CXCursor variable = clang_getCursorReferenced(expr);
+    if (clang_getCursorKind(variable) != CXCursor_VarDecl || host_.assignments.count(decl_key(variable))) return "";
+    expr = unwrapped(clang_Cursor_getVarDeclInitializer(variable));
+    lambda_variables_[begin_offset(expr)] = variable;
+  }
+  if (clang_getCursorKind(expr) != CXCursor_LambdaExpr || !is_device_lambda(expr) || !functions_.count(kernel)) return "";
+  // Visited once, as code of the kernel receiving it; its text in the entry becomes its struct's value.
+  if (std::none_of(lambdas_.begin(), lambdas_.end(), [&](const Lambda& l) { return clang_equalCursors(l.expr, expr); })) {
+    const std::string outer = visiting_;
+    visiting_ = kernel;
+    const size_t before = lambdas_.size();
+    visit_lambda(expr, functions_.at(kernel));
+    visiting_ = outer;
+    if (lambdas_.size() == before) return "";  // refused, with its problem
+    lambdas_.back().host = true;
+    resolve_lambda(lambdas_.back());
+  }
+  return rw_.render(begin_offset(expr), end_offset(expr));
+}
+
 // The name code of the body gives a variable: a kernel parameter's binding, a Metal keyword's replacement.
 std::string Translator::body_name(CXCursor variable) const {
   if (const auto r = param_renames_.find(decl_key(variable)); r != param_renames_.end()) return r->second;
+  // (an entry parameter a host lambda captures: the task's name, which the entry's uses were renamed to)
+  if (const auto p = host_.parameters.find(decl_key(variable)); p != host_.parameters.end() && !host_.assignments.count(decl_key(variable)))
+    return p->second;
   if (const auto r = keyword_renames_.find(spelling(variable)); r != keyword_renames_.end()) return r->second;
   return spelling(variable);
 }
@@ -184,7 +235,12 @@ std::string Translator::body_name(CXCursor variable) const {
 // built-in variables and hoisted __shared__ arrays its body (and what it calls) names, which the struct cannot see;
 // the space each reference parameter binds at its calls. What has no single space is reported at the lambda's line.
 void Translator::resolve_lambdas() {
-  for (Lambda& lambda : lambdas_) {
+  for (Lambda& lambda : lambdas_)
+    if (!lambda.host) resolve_lambda(lambda);  // (a host lambda is resolved where a launch passes it: host_lambda)
+}
+
+void Translator::resolve_lambda(Lambda& lambda) {
+  {
     std::vector<Problem>& problems = functions_.at(lambda.owner).record.problems;
     const std::string& t = rw_.text();
     for (size_t i = 0; i < lambda.params.size(); ++i) {
@@ -202,9 +258,10 @@ void Translator::resolve_lambdas() {
     }
     // The enclosing function's (and class's) template parameters: the struct takes them, as its members' types may
     // name them.
+    // (none for a host lambda: the kernel receiving it is not where it is made)
     std::vector<CXCursor> scopes;
-    for (CXCursor s = functions_.at(lambda.owner).cursor; !clang_equalCursors(s, clang_getCursorSemanticParent(lambda.anchor));
-         s = clang_getCursorSemanticParent(s))
+    for (CXCursor s = functions_.at(lambda.owner).cursor;
+         !lambda.host && !clang_equalCursors(s, clang_getCursorSemanticParent(lambda.anchor)); s = clang_getCursorSemanticParent(s))
       scopes.insert(scopes.begin(), s);
     for (CXCursor scope : scopes)
       for (CXCursor k : children(scope)) {
@@ -250,7 +307,23 @@ void Translator::resolve_lambdas() {
       const CXEvalResultKind value_kind = value ? clang_EvalResult_getKind(value) : CXEval_UnExposed;
       const bool constexpr_written = text(begin_offset(v), position(v).offset).find("constexpr") != std::string::npos;
       auto [space, spaced] = spaces_.count(key) ? std::pair(spaces_.at(key), true) : std::pair(std::string("thread"), false);
-      if (spaced && space == "threadgroup") {
+      if (lambda.host) {
+        // The entry's value where the lambda is made: a task name, or a local's value (the kernel body's text).
+        if (by_reference)
+          problem(problems, lambda.expr, "host lambda capture of '" + written + "' by reference",
+                  "a lambda the host makes for a kernel cannot refer to the host's variables: capture by copy (`[=]`)");
+        const CXCursor init = clang_Cursor_getVarDeclInitializer(v);
+        if (!clang_Cursor_isNull(init) && host_calls_.insert(begin_offset(v)).second) map_host_calls(init);  // (`sqrtf(2.f)`)
+        const std::string value = host_.parameters.count(key) && !host_.assignments.count(key)
+                                      ? host_.parameters.at(key)
+                                      : host_value(v, begin_offset(lambda.expr));
+        if (is_pointer(type)) {
+          templated_member("decltype((" + value + ") + 0)", false, name);
+          lambda.members.back().init = value;
+        } else {
+          lambda.members.push_back({fmt::format("{} {};", value_type(type), name), value, ""});
+        }
+      } else if (spaced && space == "threadgroup") {
         // __shared__ memory (static storage in CUDA: named, never copied, whatever the capture list says).
         if (canonical.kind == CXType_IncompleteArray || clang_Cursor_getStorageClass(v) == CX_SC_Extern)
           lambda.members.push_back({fmt::format("threadgroup {}* {};", metal_type(element), name), name, ""});

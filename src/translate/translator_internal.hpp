@@ -136,6 +136,8 @@ struct Lambda {
   unsigned params_b = 0, params_e = 0;  // inside its parentheses (empty when it has none)
   unsigned return_b = 0, return_e = 0;  // the return type written after `->` (empty when deduced)
   bool is_mutable = false;
+  // an extended `__device__` lambda the entry makes and passes to a kernel: its captures are the entry's values
+  bool host = false;
   std::vector<std::string> call_templates;  // its operator()'s template parameters (`auto` and pointer parameters)
   // Set once every function is visited (resolve_lambdas):
   std::vector<std::string> outer_templates, outer_names;  // the enclosing templates' parameters, which the struct takes
@@ -302,7 +304,12 @@ class Translator {
   void pass_down_kernel_state();
   // lambdas (lambdas.cpp)
   void visit_lambda(CXCursor lambda, Function& fn);
+  bool is_device_lambda(CXCursor lambda) const;  // annotated __device__ (an extended lambda of the host)
+  // The extended __device__ lambda a kernel argument is (`scale`, initialized with one, or the lambda itself), ported
+  // as a function object of the kernel: its value there (`KsLambda35_scale<...>{weight}`), or "" for another argument.
+  std::string host_lambda(CXCursor argument, const std::string& kernel);
   void resolve_lambdas();
+  void resolve_lambda(Lambda& lambda);  // its members and the address spaces its reference parameters bind
   std::string lambda_site(const Lambda& lambda);
   std::string lambda_struct(const Lambda& lambda);
   std::string body_name(CXCursor variable) const;

@@ -240,195 +240,193 @@ void Translator::resolve_lambdas() {
 }
 
 void Translator::resolve_lambda(Lambda& lambda) {
-  {
-    std::vector<Problem>& problems = functions_.at(lambda.owner).record.problems;
-    const std::string& t = rw_.text();
-    for (size_t i = 0; i < lambda.params.size(); ++i) {
-      if (!is_reference(clang_getCursorType(lambda.params[i]))) continue;
-      std::set<std::string> spaces;
-      for (const auto& call : lambda_calls_[lambda.variable])
-        if (i < call.size()) spaces.merge(resolved_spaces(call[i]));
-      if (spaces.size() > 1)
-        problem(problems, lambda.params[i], "lambda reference parameter '" + spelling(lambda.params[i]) + "'",
-                fmt::format("its calls bind it to {} memory, and a Metal reference names one address space: take it by value, "
-                            "or write a __device__ function (the port overloads those per space)",
-                            fmt::join(spaces, " and ")));
-      else if (spaces.size() == 1)
-        reference_spaces_[decl_key(lambda.params[i])] = *spaces.begin();
+  std::vector<Problem>& problems = functions_.at(lambda.owner).record.problems;
+  const std::string& t = rw_.text();
+  for (size_t i = 0; i < lambda.params.size(); ++i) {
+    if (!is_reference(clang_getCursorType(lambda.params[i]))) continue;
+    std::set<std::string> spaces;
+    for (const auto& call : lambda_calls_[lambda.variable])
+      if (i < call.size()) spaces.merge(resolved_spaces(call[i]));
+    if (spaces.size() > 1)
+      problem(problems, lambda.params[i], "lambda reference parameter '" + spelling(lambda.params[i]) + "'",
+              fmt::format("its calls bind it to {} memory, and a Metal reference names one address space: take it by value, "
+                          "or write a __device__ function (the port overloads those per space)",
+                          fmt::join(spaces, " and ")));
+    else if (spaces.size() == 1)
+      reference_spaces_[decl_key(lambda.params[i])] = *spaces.begin();
+  }
+  // The enclosing function's (and class's) template parameters: the struct takes them, as its members' types may
+  // name them.
+  // (none for a host lambda: the kernel receiving it is not where it is made)
+  std::vector<CXCursor> scopes;
+  for (CXCursor s = functions_.at(lambda.owner).cursor;
+       !lambda.host && !clang_equalCursors(s, clang_getCursorSemanticParent(lambda.anchor)); s = clang_getCursorSemanticParent(s))
+    scopes.insert(scopes.begin(), s);
+  for (CXCursor scope : scopes)
+    for (CXCursor k : children(scope)) {
+      const CXCursorKind kind = clang_getCursorKind(k);
+      if ((kind != CXCursor_TemplateTypeParameter && kind != CXCursor_NonTypeTemplateParameter) || spelling(k).empty()) continue;
+      lambda.outer_templates.push_back(rw_.render(begin_offset(k), position(k).offset + unsigned(spelling(k).size())));
+      lambda.outer_names.push_back(spelling(k));
     }
-    // The enclosing function's (and class's) template parameters: the struct takes them, as its members' types may
-    // name them.
-    // (none for a host lambda: the kernel receiving it is not where it is made)
-    std::vector<CXCursor> scopes;
-    for (CXCursor s = functions_.at(lambda.owner).cursor;
-         !lambda.host && !clang_equalCursors(s, clang_getCursorSemanticParent(lambda.anchor)); s = clang_getCursorSemanticParent(s))
-      scopes.insert(scopes.begin(), s);
-    for (CXCursor scope : scopes)
-      for (CXCursor k : children(scope)) {
-        const CXCursorKind kind = clang_getCursorKind(k);
-        if ((kind != CXCursor_TemplateTypeParameter && kind != CXCursor_NonTypeTemplateParameter) || spelling(k).empty()) continue;
-        lambda.outer_templates.push_back(rw_.render(begin_offset(k), position(k).offset + unsigned(spelling(k).size())));
-        lambda.outer_names.push_back(spelling(k));
-      }
-    // The type of a variable's value in the struct: canonical where it names no template parameter, else as written.
-    auto value_type = [this](CXType type) {
-      if (take(clang_getTypeSpelling(clang_getCanonicalType(type))).find("type-parameter") == std::string::npos) return unqualified_type(type);
-      std::string written = metal_type(type);
-      return written.rfind("const ", 0) == 0 ? written.substr(6) : written;
-    };
-    // An array's dimensions as declared (`[32]`, `[BLOCK / 32][33]`), after its name.
-    auto dimensions = [&](CXCursor variable) {
-      const unsigned from = position(variable).offset + unsigned(spelling(variable).size());
-      unsigned to = from;
-      for (size_t open = to; (open = t.find_first_not_of(" \t", to)) != std::string::npos && t[open] == '[';)
-        to = unsigned(t.find(']', open)) + 1;
-      return rw_.render(from, to);
-    };
-    // A member whose type is a template parameter of the struct, given `type_argument` where the lambda was.
-    int templated = 0;
-    auto templated_member = [&](const std::string& type_argument, bool reference, const std::string& name) {
-      const std::string parameter = fmt::format("KsCapture{}", templated++);
-      lambda.members.push_back({(reference ? "thread " + parameter + "& " : parameter + " ") + name + ";", name, type_argument});
-    };
-    for (CXCursor v : lambda.captured) {
-      const std::string key = decl_key(v), name = body_name(v), written = spelling(v);
-      const CXType type = clang_getCursorType(v), canonical = clang_getCanonicalType(type);
-      const auto listed = lambda.explicit_captures.find(written);
-      const bool by_reference = listed != lambda.explicit_captures.end() ? listed->second : lambda.by_reference;
-      const bool kernel_parameter = clang_getCursorKind(v) == CXCursor_ParmDecl && functions_.at(lambda.owner).kernel;
-      const bool array = canonical.kind == CXType_ConstantArray || canonical.kind == CXType_IncompleteArray ||
-                         canonical.kind == CXType_DependentSizedArray;
-      CXType element = type;
-      while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
-      CXCursor init = clang_getNullCursor();
-      for (CXCursor k : children(v))
-        if (clang_isExpression(clang_getCursorKind(k))) init = k;
-      const CXEvalResult value = clang_Cursor_isNull(init) || clang_getCursorKind(v) != CXCursor_VarDecl ? nullptr : clang_Cursor_Evaluate(init);
-      const CXEvalResultKind value_kind = value ? clang_EvalResult_getKind(value) : CXEval_UnExposed;
-      const bool constexpr_written = text(begin_offset(v), position(v).offset).find("constexpr") != std::string::npos;
-      auto [space, spaced] = spaces_.count(key) ? std::pair(spaces_.at(key), true) : std::pair(std::string("thread"), false);
-      if (lambda.host) {
-        // The entry's value where the lambda is made: a task name, or a local's value (the kernel body's text).
-        if (by_reference)
-          problem(problems, lambda.expr, "host lambda capture of '" + written + "' by reference",
-                  "a lambda the host makes for a kernel cannot refer to the host's variables: capture by copy (`[=]`)");
-        const CXCursor init = clang_Cursor_getVarDeclInitializer(v);
-        if (!clang_Cursor_isNull(init) && host_calls_.insert(begin_offset(v)).second) map_host_calls(init);  // (`sqrtf(2.f)`)
-        const std::string value = host_.parameters.count(key) && !host_.assignments.count(key)
-                                      ? host_.parameters.at(key)
-                                      : host_value(v, begin_offset(lambda.expr));
-        if (is_pointer(type)) {
-          templated_member("decltype((" + value + ") + 0)", false, name);
-          lambda.members.back().init = value;
-        } else {
-          lambda.members.push_back({fmt::format("{} {};", value_type(type), name), value, ""});
-        }
-      } else if (spaced && space == "threadgroup") {
-        // __shared__ memory (static storage in CUDA: named, never copied, whatever the capture list says).
-        if (canonical.kind == CXType_IncompleteArray || clang_Cursor_getStorageClass(v) == CX_SC_Extern)
-          lambda.members.push_back({fmt::format("threadgroup {}* {};", metal_type(element), name), name, ""});
-        else if (array)
-          lambda.members.push_back({fmt::format("threadgroup {} (&{}){};", metal_type(element), name, dimensions(v)), name, ""});
-        else
-          lambda.members.push_back({fmt::format("threadgroup {}& {};", metal_type(type), name), name, ""});
-      } else if (clang_isConstQualifiedType(type) && canonical.kind >= CXType_Bool && canonical.kind <= CXType_LongDouble &&
-                 (constexpr_written || value_kind == CXEval_Int || value_kind == CXEval_Float)) {
-        // A constant: the struct's own, so that constant expressions in the body (sizes, template arguments) keep it.
-        std::string constant = value_kind == CXEval_Int ? std::to_string(clang_EvalResult_getAsLongLong(value))
-                               : value_kind == CXEval_Float
-                                   ? fmt::format("{}f", float(clang_EvalResult_getAsDouble(value)))
-                                   : rw_.render(begin_offset(init), end_offset(init));
-        lambda.members.push_back({fmt::format("static constant constexpr {} {} = {};", value_type(type), name, constant), "", ""});
-      } else if (array) {
-        if (!by_reference)
-          problem(problems, lambda.expr, "array '" + written + "' captured by copy",
-                  "a lambda's copy of a whole array is not translated: capture it by reference (`[&" + written + "]`)");
-        lambda.members.push_back({fmt::format("thread {} (&{}){};", metal_type(element), name, dimensions(v)), name, ""});
-      } else if (is_reference(type) && by_reference) {
-        // What a reference refers to: its space is what it binds (a parameter's: what the function's calls bind).
-        std::set<std::string> bound = resolved_spaces(clang_getCursorKind(v) == CXCursor_ParmDecl ? "param:" + key
-                                                      : clang_Cursor_isNull(init)                 ? "thread"
-                                                                                                  : bound_space(init));
-        if (bound.size() > 1)
-          problem(problems, lambda.expr, "capture of '" + written + "' by reference",
-                  fmt::format("'{}' refers to {} memory (its function is called with both), and a Metal reference names one "
-                              "address space: capture it by copy, or pass it as an argument",
-                              written, fmt::join(bound, " and ")));
-        lambda.members.push_back({fmt::format("{} {}& {};", *bound.begin(), metal_type(pointee_type(type)), name), name, ""});
-      } else if (is_pointer(type) || (is_reference(type) && is_pointer(pointee_type(type)))) {
-        // A pointer takes the type of its value, whose space (device or constant for a buffer, threadgroup, thread) the
-        // port leaves to Metal (`auto row = x + ...`). A kernel's parameters are MLX's arguments: copied.
-        templated_member("decltype((" + name + ") + 0)", by_reference && !kernel_parameter, name);
-      } else if (const auto captured_lambda = std::find_if(lambdas_.begin(), lambdas_.end(), [&](const Lambda& l) { return l.variable == key; });
-                 captured_lambda != lambdas_.end()) {
-        const std::string site = lambda_site(*captured_lambda);
-        templated_member(site.substr(0, site.find('{')), by_reference, name);
+  // The type of a variable's value in the struct: canonical where it names no template parameter, else as written.
+  auto value_type = [this](CXType type) {
+    if (take(clang_getTypeSpelling(clang_getCanonicalType(type))).find("type-parameter") == std::string::npos) return unqualified_type(type);
+    std::string written = metal_type(type);
+    return written.rfind("const ", 0) == 0 ? written.substr(6) : written;
+  };
+  // An array's dimensions as declared (`[32]`, `[BLOCK / 32][33]`), after its name.
+  auto dimensions = [&](CXCursor variable) {
+    const unsigned from = position(variable).offset + unsigned(spelling(variable).size());
+    unsigned to = from;
+    for (size_t open = to; (open = t.find_first_not_of(" \t", to)) != std::string::npos && t[open] == '[';)
+      to = unsigned(t.find(']', open)) + 1;
+    return rw_.render(from, to);
+  };
+  // A member whose type is a template parameter of the struct, given `type_argument` where the lambda was.
+  int templated = 0;
+  auto templated_member = [&](const std::string& type_argument, bool reference, const std::string& name) {
+    const std::string parameter = fmt::format("KsCapture{}", templated++);
+    lambda.members.push_back({(reference ? "thread " + parameter + "& " : parameter + " ") + name + ";", name, type_argument});
+  };
+  for (CXCursor v : lambda.captured) {
+    const std::string key = decl_key(v), name = body_name(v), written = spelling(v);
+    const CXType type = clang_getCursorType(v), canonical = clang_getCanonicalType(type);
+    const auto listed = lambda.explicit_captures.find(written);
+    const bool by_reference = listed != lambda.explicit_captures.end() ? listed->second : lambda.by_reference;
+    const bool kernel_parameter = clang_getCursorKind(v) == CXCursor_ParmDecl && functions_.at(lambda.owner).kernel;
+    const bool array = canonical.kind == CXType_ConstantArray || canonical.kind == CXType_IncompleteArray ||
+                       canonical.kind == CXType_DependentSizedArray;
+    CXType element = type;
+    while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
+    CXCursor init = clang_getNullCursor();
+    for (CXCursor k : children(v))
+      if (clang_isExpression(clang_getCursorKind(k))) init = k;
+    const CXEvalResult value = clang_Cursor_isNull(init) || clang_getCursorKind(v) != CXCursor_VarDecl ? nullptr : clang_Cursor_Evaluate(init);
+    const CXEvalResultKind value_kind = value ? clang_EvalResult_getKind(value) : CXEval_UnExposed;
+    const bool constexpr_written = text(begin_offset(v), position(v).offset).find("constexpr") != std::string::npos;
+    auto [space, spaced] = spaces_.count(key) ? std::pair(spaces_.at(key), true) : std::pair(std::string("thread"), false);
+    if (lambda.host) {
+      // The entry's value where the lambda is made: a task name, or a local's value (the kernel body's text).
+      if (by_reference)
+        problem(problems, lambda.expr, "host lambda capture of '" + written + "' by reference",
+                "a lambda the host makes for a kernel cannot refer to the host's variables: capture by copy (`[=]`)");
+      const CXCursor init = clang_Cursor_getVarDeclInitializer(v);
+      if (!clang_Cursor_isNull(init) && host_calls_.insert(begin_offset(v)).second) map_host_calls(init);  // (`sqrtf(2.f)`)
+      const std::string value = host_.parameters.count(key) && !host_.assignments.count(key)
+                                    ? host_.parameters.at(key)
+                                    : host_value(v, begin_offset(lambda.expr));
+      if (is_pointer(type)) {
+        templated_member("decltype((" + value + ") + 0)", false, name);
+        lambda.members.back().init = value;
       } else {
-        const CXType bare = clang_getCanonicalType(is_reference(type) ? pointee_type(type) : type);
-        if (bare.kind == CXType_Record && templated_records_.count(decl_key(clang_getTypeDeclaration(bare))))
-          problem(problems, lambda.expr, "capture of '" + written + "'",
-                  "its struct's pointer fields became template parameters (their buffers' types), which the lambda's struct "
-                  "does not follow: capture the fields it uses in locals first");
-        const bool reference = by_reference && !kernel_parameter;
-        lambda.members.push_back({reference ? fmt::format("thread {}& {};", metal_type(type), name)
-                                            : fmt::format("{} {};", value_type(is_reference(type) ? pointee_type(type) : type), name),
-                                  name, ""});
+        lambda.members.push_back({fmt::format("{} {};", value_type(type), name), value, ""});
       }
-      if (value) clang_EvalResult_dispose(value);
+    } else if (spaced && space == "threadgroup") {
+      // __shared__ memory (static storage in CUDA: named, never copied, whatever the capture list says).
+      if (canonical.kind == CXType_IncompleteArray || clang_Cursor_getStorageClass(v) == CX_SC_Extern)
+        lambda.members.push_back({fmt::format("threadgroup {}* {};", metal_type(element), name), name, ""});
+      else if (array)
+        lambda.members.push_back({fmt::format("threadgroup {} (&{}){};", metal_type(element), name, dimensions(v)), name, ""});
+      else
+        lambda.members.push_back({fmt::format("threadgroup {}& {};", metal_type(type), name), name, ""});
+    } else if (clang_isConstQualifiedType(type) && canonical.kind >= CXType_Bool && canonical.kind <= CXType_LongDouble &&
+               (constexpr_written || value_kind == CXEval_Int || value_kind == CXEval_Float)) {
+      // A constant: the struct's own, so that constant expressions in the body (sizes, template arguments) keep it.
+      std::string constant = value_kind == CXEval_Int ? std::to_string(clang_EvalResult_getAsLongLong(value))
+                             : value_kind == CXEval_Float
+                                 ? fmt::format("{}f", float(clang_EvalResult_getAsDouble(value)))
+                                 : rw_.render(begin_offset(init), end_offset(init));
+      lambda.members.push_back({fmt::format("static constant constexpr {} {} = {};", value_type(type), name, constant), "", ""});
+    } else if (array) {
+      if (!by_reference)
+        problem(problems, lambda.expr, "array '" + written + "' captured by copy",
+                "a lambda's copy of a whole array is not translated: capture it by reference (`[&" + written + "]`)");
+      lambda.members.push_back({fmt::format("thread {} (&{}){};", metal_type(element), name, dimensions(v)), name, ""});
+    } else if (is_reference(type) && by_reference) {
+      // What a reference refers to: its space is what it binds (a parameter's: what the function's calls bind).
+      std::set<std::string> bound = resolved_spaces(clang_getCursorKind(v) == CXCursor_ParmDecl ? "param:" + key
+                                                    : clang_Cursor_isNull(init)                 ? "thread"
+                                                                                                : bound_space(init));
+      if (bound.size() > 1)
+        problem(problems, lambda.expr, "capture of '" + written + "' by reference",
+                fmt::format("'{}' refers to {} memory (its function is called with both), and a Metal reference names one "
+                            "address space: capture it by copy, or pass it as an argument",
+                            written, fmt::join(bound, " and ")));
+      lambda.members.push_back({fmt::format("{} {}& {};", *bound.begin(), metal_type(pointee_type(type)), name), name, ""});
+    } else if (is_pointer(type) || (is_reference(type) && is_pointer(pointee_type(type)))) {
+      // A pointer takes the type of its value, whose space (device or constant for a buffer, threadgroup, thread) the
+      // port leaves to Metal (`auto row = x + ...`). A kernel's parameters are MLX's arguments: copied.
+      templated_member("decltype((" + name + ") + 0)", by_reference && !kernel_parameter, name);
+    } else if (const auto captured_lambda = std::find_if(lambdas_.begin(), lambdas_.end(), [&](const Lambda& l) { return l.variable == key; });
+               captured_lambda != lambdas_.end()) {
+      const std::string site = lambda_site(*captured_lambda);
+      templated_member(site.substr(0, site.find('{')), by_reference, name);
+    } else {
+      const CXType bare = clang_getCanonicalType(is_reference(type) ? pointee_type(type) : type);
+      if (bare.kind == CXType_Record && templated_records_.count(decl_key(clang_getTypeDeclaration(bare))))
+        problem(problems, lambda.expr, "capture of '" + written + "'",
+                "its struct's pointer fields became template parameters (their buffers' types), which the lambda's struct "
+                "does not follow: capture the fields it uses in locals first");
+      const bool reference = by_reference && !kernel_parameter;
+      lambda.members.push_back({reference ? fmt::format("thread {}& {};", metal_type(type), name)
+                                          : fmt::format("{} {};", value_type(is_reference(type) ? pointee_type(type) : type), name),
+                                name, ""});
     }
-    for (const auto& [name, range] : lambda.init_captures) {
-      CXCursor decl = clang_getNullCursor();  // the variable the init capture declares, as its body names it
-      std::pair<std::string, CXCursor*> search(name, &decl);
-      clang_visitChildren(
-          lambda.expr,
-          [](CXCursor c, CXCursor, CXClientData data) {
-            auto* s = static_cast<std::pair<std::string, CXCursor*>*>(data);
-            if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && spelling(c) == s->first) *s->second = clang_getCursorReferenced(c);
-            return CXChildVisit_Recurse;
-          },
-          &search);
-      if (clang_Cursor_isNull(decl)) continue;  // unused
-      if (is_pointer(clang_getCursorType(decl))) templated_member("", false, name);
-      else lambda.members.push_back({fmt::format("{} {};", value_type(clang_getCursorType(decl)), name), "", ""});
-      lambda.members.back().init_b = range.first;
-      lambda.members.back().init_e = range.second;
-    }
-    // The type aliases of the function holding it that its body names (`using T = Tile<BM, BN>;` for `T::kThreads`):
-    // the struct's own, in their order there (the struct takes the function's template parameters).
-    std::vector<CXCursor> aliases;
-    CXCursor lambda_body = clang_getNullCursor();
-    for (CXCursor k : children(lambda.expr))
-      if (clang_getCursorKind(k) == CXCursor_CompoundStmt) lambda_body = k;
-    std::pair<const Lambda*, std::vector<CXCursor>*> named(&lambda, &aliases);
+    if (value) clang_EvalResult_dispose(value);
+  }
+  for (const auto& [name, range] : lambda.init_captures) {
+    CXCursor decl = clang_getNullCursor();  // the variable the init capture declares, as its body names it
+    std::pair<std::string, CXCursor*> search(name, &decl);
     clang_visitChildren(
-        lambda_body,
+        lambda.expr,
         [](CXCursor c, CXCursor, CXClientData data) {
-          auto [l, found] = *static_cast<std::pair<const Lambda*, std::vector<CXCursor>*>*>(data);
-          if (clang_getCursorKind(c) != CXCursor_TypeRef) return CXChildVisit_Recurse;
-          const CXCursor alias = clang_getCursorReferenced(c);
-          const CXCursorKind kind = clang_getCursorKind(alias), parent = clang_getCursorKind(clang_getCursorSemanticParent(alias));
-          const bool local = parent == CXCursor_FunctionDecl || parent == CXCursor_FunctionTemplate || parent == CXCursor_CXXMethod;
-          if ((kind == CXCursor_TypeAliasDecl || kind == CXCursor_TypedefDecl) && local && begin_offset(alias) < begin_offset(l->expr) &&
-              std::none_of(found->begin(), found->end(), [&](CXCursor a) { return clang_equalCursors(a, alias); }))
-            found->push_back(alias);
+          auto* s = static_cast<std::pair<std::string, CXCursor*>*>(data);
+          if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && spelling(c) == s->first) *s->second = clang_getCursorReferenced(c);
           return CXChildVisit_Recurse;
         },
-        &named);
-    std::sort(aliases.begin(), aliases.end(), [](CXCursor a, CXCursor b) { return begin_offset(a) < begin_offset(b); });
-    // (first: the members' types may name them)
-    for (auto alias = aliases.rbegin(); alias != aliases.rend(); ++alias)
-      lambda.members.insert(lambda.members.begin(), {rw_.render(begin_offset(*alias), end_offset(*alias)) + ";", "", ""});
-    // The built-in variables and hoisted __shared__ arrays of its body and callees, as the function holding it has them.
-    std::set<std::string> builtins = lambda.body.builtins, shared = lambda.body.shared;
-    for (const auto& callee : lambda.body.callees) {
-      builtins.insert(functions_.at(callee).builtins.begin(), functions_.at(callee).builtins.end());
-      shared.insert(functions_.at(callee).shared.begin(), functions_.at(callee).shared.end());
-    }
-    for (const auto& b : builtins) lambda.members.push_back({"uint3 " + kBuiltins.at(b) + ";", kBuiltins.at(b), ""});
-    for (const auto& name : shared) {
-      const HoistedShared& h = hoisted_.at(name);
-      lambda.members.push_back({h.parameter(false) + ";", h.owner_key == lambda.owner ? h.name : h.hoisted, ""});
-    }
+        &search);
+    if (clang_Cursor_isNull(decl)) continue;  // unused
+    if (is_pointer(clang_getCursorType(decl))) templated_member("", false, name);
+    else lambda.members.push_back({fmt::format("{} {};", value_type(clang_getCursorType(decl)), name), "", ""});
+    lambda.members.back().init_b = range.first;
+    lambda.members.back().init_e = range.second;
+  }
+  // The type aliases of the function holding it that its body names (`using T = Tile<BM, BN>;` for `T::kThreads`):
+  // the struct's own, in their order there (the struct takes the function's template parameters).
+  std::vector<CXCursor> aliases;
+  CXCursor lambda_body = clang_getNullCursor();
+  for (CXCursor k : children(lambda.expr))
+    if (clang_getCursorKind(k) == CXCursor_CompoundStmt) lambda_body = k;
+  std::pair<const Lambda*, std::vector<CXCursor>*> named(&lambda, &aliases);
+  clang_visitChildren(
+      lambda_body,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto [l, found] = *static_cast<std::pair<const Lambda*, std::vector<CXCursor>*>*>(data);
+        if (clang_getCursorKind(c) != CXCursor_TypeRef) return CXChildVisit_Recurse;
+        const CXCursor alias = clang_getCursorReferenced(c);
+        const CXCursorKind kind = clang_getCursorKind(alias), parent = clang_getCursorKind(clang_getCursorSemanticParent(alias));
+        const bool local = parent == CXCursor_FunctionDecl || parent == CXCursor_FunctionTemplate || parent == CXCursor_CXXMethod;
+        if ((kind == CXCursor_TypeAliasDecl || kind == CXCursor_TypedefDecl) && local && begin_offset(alias) < begin_offset(l->expr) &&
+            std::none_of(found->begin(), found->end(), [&](CXCursor a) { return clang_equalCursors(a, alias); }))
+          found->push_back(alias);
+        return CXChildVisit_Recurse;
+      },
+      &named);
+  std::sort(aliases.begin(), aliases.end(), [](CXCursor a, CXCursor b) { return begin_offset(a) < begin_offset(b); });
+  // (first: the members' types may name them)
+  for (auto alias = aliases.rbegin(); alias != aliases.rend(); ++alias)
+    lambda.members.insert(lambda.members.begin(), {rw_.render(begin_offset(*alias), end_offset(*alias)) + ";", "", ""});
+  // The built-in variables and hoisted __shared__ arrays of its body and callees, as the function holding it has them.
+  std::set<std::string> builtins = lambda.body.builtins, shared = lambda.body.shared;
+  for (const auto& callee : lambda.body.callees) {
+    builtins.insert(functions_.at(callee).builtins.begin(), functions_.at(callee).builtins.end());
+    shared.insert(functions_.at(callee).shared.begin(), functions_.at(callee).shared.end());
+  }
+  for (const auto& b : builtins) lambda.members.push_back({"uint3 " + kBuiltins.at(b) + ";", kBuiltins.at(b), ""});
+  for (const auto& name : shared) {
+    const HoistedShared& h = hoisted_.at(name);
+    lambda.members.push_back({h.parameter(false) + ";", h.owner_key == lambda.owner ? h.name : h.hoisted, ""});
   }
 }
 

@@ -159,6 +159,14 @@ std::vector<WrittenArgument> written_template_arguments(CXTranslationUnit unit, 
   return arguments;
 }
 
+std::string integral_template_argument(CXCursor specialization, unsigned i, CXCursor parameter) {
+  const CXTypeKind type = clang_getCanonicalType(clang_getCursorType(parameter)).kind;
+  if (type == CXType_Bool) return clang_Cursor_getTemplateArgumentValue(specialization, i) != 0 ? "1" : "0";
+  if (type >= CXType_Char_U && type <= CXType_UInt128)
+    return std::to_string(clang_Cursor_getTemplateArgumentUnsignedValue(specialization, i));
+  return std::to_string(clang_Cursor_getTemplateArgumentValue(specialization, i));
+}
+
 std::optional<long long> integer_constant(CXCursor e) {
   if (clang_Cursor_isNull(e)) return std::nullopt;
   CXEvalResult value = clang_Cursor_Evaluate(e);

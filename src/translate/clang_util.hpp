@@ -41,7 +41,10 @@ CXCursor strip_implicit(CXCursor c);
 CXCursor strip_casts(CXCursor c);
 // A constant the compiler evaluates (a literal, sizeof, constexpr arithmetic, `-INFINITY`) as a directive expression
 // (`true` as 1, infinity as _inf); "" where it is none, or NaN.
-std::optional<long long> integer_constant(CXCursor e);  // an integer constant expression's value, or nullopt
+std::optional<long long> integer_constant(CXCursor e);
+// An integral template argument of a specialization as a directive value: a bool as 1 or 0 (clang's 1-bit value
+// reads as -1 signed), an unsigned one without sign extension.
+std::string integral_template_argument(CXCursor specialization, unsigned i, CXCursor parameter);  // an integer constant expression's value, or nullopt
 std::string constant_text(CXCursor c);
 // The template arguments a call writes as expressions after the function's name (`k<64, &f>(...)`: 64, &f), in order.
 std::vector<CXCursor> written_template_values(CXCursor call);

@@ -22,14 +22,6 @@ const std::map<std::string, std::string> kTemplateTypes = {
     {"long", "int64"},    {"unsigned long", "uint64"}, {"long long", "int64"}, {"unsigned long long", "uint64"},
     {"char", "int8"},     {"signed char", "int8"}, {"unsigned char", "uint8"}, {"bool", "bool"}};
 
-std::string integral_template_argument(CXCursor specialization, unsigned i, CXCursor parameter) {
-  const CXTypeKind type = clang_getCanonicalType(clang_getCursorType(parameter)).kind;
-  if (type == CXType_Bool) return clang_Cursor_getTemplateArgumentValue(specialization, i) != 0 ? "1" : "0";
-  if (type >= CXType_Char_U && type <= CXType_UInt128)
-    return std::to_string(clang_Cursor_getTemplateArgumentUnsignedValue(specialization, i));
-  return std::to_string(clang_Cursor_getTemplateArgumentValue(specialization, i));
-}
-
 // The kernel a launch through a function pointer variable launches (`auto kernel = &k<256>; kernel<<<...>>>`): the
 // function its initializer names, where nothing assigns the variable after it; else reported (the variable itself).
 CXCursor Translator::kernel_of_pointer(CXCursor variable, const Launch& launch, CXCursor* written) {

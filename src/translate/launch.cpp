@@ -92,6 +92,22 @@ bool is_assignment(const std::string& op) {
   return !op.empty() && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=";
 }
 
+// `++` or `--` where a unary operator increments or decrements (before its operand or after it), else "".
+std::string increment_of(CXTranslationUnit unit, CXCursor unary) {
+  if (clang_getCursorKind(unary) != CXCursor_UnaryOperator) return "";
+  const std::vector<std::string> tokens = tokens_of(unit, unary);
+  for (const std::string& op : {tokens.empty() ? "" : tokens.front(), tokens.empty() ? "" : tokens.back()})
+    if (op == "++" || op == "--") return op;
+  return "";
+}
+
+// Whether an expression writes its operand itself: an assignment (`=`, `op=`) or an increment.
+bool is_write(CXTranslationUnit unit, CXCursor e) {
+  const CXCursorKind kind = clang_getCursorKind(e);
+  return kind == CXCursor_CompoundAssignOperator || (kind == CXCursor_BinaryOperator && is_assignment(operator_of(unit, e))) ||
+         !increment_of(unit, e).empty();
+}
+
 // The answers a device query of the host gets where the port sizes launches (`cudaDeviceGetAttribute(&sms,
 // cudaDevAttrMultiProcessorCount, device)`, cudaGetDeviceProperties' fields, the occupancy API): an Apple GPU of the
 // M-series base size as CUDA would describe it, 10 cores (SMs) of at most 1024 threads a threadgroup and 32 KiB of
@@ -185,9 +201,8 @@ std::optional<Step> step_of(CXTranslationUnit unit, CXCursor e) {
   const CXCursorKind kind = clang_getCursorKind(e);
   Step step;
   if (kind == CXCursor_UnaryOperator && kids.size() == 1) {
-    const std::vector<std::string> tokens = tokens_of(unit, e);
-    const std::string op = tokens.empty() ? "" : tokens.front() == "++" || tokens.front() == "--" ? tokens.front() : tokens.back();
-    if (op != "++" && op != "--") return std::nullopt;
+    const std::string op = increment_of(unit, e);
+    if (op.empty()) return std::nullopt;
     step = {target_of(kids[0]), op.substr(0, 1), 1};
   } else if (kind == CXCursor_CompoundAssignOperator && kids.size() == 2) {
     const std::string op = operator_of(unit, e);
@@ -329,11 +344,7 @@ struct Collector {
         parts->condition,
         [](CXCursor c, CXCursor, CXClientData data) {
           auto* d = static_cast<std::pair<CXTranslationUnit, bool*>*>(data);
-          const CXCursorKind k = clang_getCursorKind(c);
-          const std::vector<std::string> tokens = k == CXCursor_UnaryOperator ? tokens_of(d->first, c) : std::vector<std::string>{};
-          if (k == CXCursor_CompoundAssignOperator || (k == CXCursor_BinaryOperator && is_assignment(operator_of(d->first, c))) ||
-              (!tokens.empty() && (tokens.front() == "++" || tokens.front() == "--" || tokens.back() == "++" || tokens.back() == "--")))
-            *d->second = true;
+          if (is_write(d->first, c)) *d->second = true;
           return CXChildVisit_Recurse;
         },
         &check);
@@ -471,10 +482,8 @@ struct Collector {
       if (is_assignment(op)) add(c, target_of(kids[0]), op, kids[1], "");
     } else if (kind == CXCursor_UnaryOperator && kids.size() == 1) {
       const std::vector<std::string> tokens = tokens_of(scope.unit, c);
-      const std::string first = tokens.empty() ? "" : tokens.front(), last = tokens.empty() ? "" : tokens.back();
-      if (first == "++" || first == "--") add(c, target_of(kids[0]), first, clang_getNullCursor(), "");
-      else if (last == "++" || last == "--") add(c, target_of(kids[0]), last, clang_getNullCursor(), "");
-      else if (first == "&") add(c, target_of(kids[0]), "", clang_getNullCursor(), "its address is taken");
+      if (const std::string op = increment_of(scope.unit, c); !op.empty()) add(c, target_of(kids[0]), op, clang_getNullCursor(), "");
+      else if (!tokens.empty() && tokens.front() == "&") add(c, target_of(kids[0]), "", clang_getNullCursor(), "its address is taken");
     } else if (kind == CXCursor_CallExpr && spelling(clang_getCursorReferenced(c)).rfind("operator", 0) == 0 &&
                clang_Cursor_getNumArguments(c) == 2 && is_assignment(spelling(clang_getCursorReferenced(c)).substr(8))) {
       // A struct's assignment operator (`p.in = Inputs{x, n};`).
@@ -583,13 +592,20 @@ std::optional<std::vector<CXCursor>> brace_fields(CXCursor e, const std::vector<
   return by_field;
 }
 
-CXCursor initial_field(CXCursor var, const std::string& member) {
-  const CXCursor init = initializer(var);
-  const std::vector<CXCursor> fields = fields_of(clang_getCursorType(var));
-  const auto elements = clang_Cursor_isNull(init) ? std::nullopt : brace_fields(init, fields);
+namespace {
+// The value a brace list (`{rows, 256}`, `Plan{rows, 256}`) of a struct of type `record` gives its field `member`
+// (a null cursor for none).
+CXCursor braced_field(CXCursor braces, CXType record, const std::string& member) {
+  const std::vector<CXCursor> fields = fields_of(record);
+  const auto elements = clang_Cursor_isNull(braces) ? std::nullopt : brace_fields(braces, fields);
   for (size_t i = 0; elements && i < fields.size(); ++i)
     if (spelling(fields[i]) == member) return (*elements)[i];
   return clang_getNullCursor();
+}
+}  // namespace
+
+CXCursor initial_field(CXCursor var, const std::string& member) {
+  return braced_field(initializer(var), clang_getCursorType(var), member);
 }
 
 void collect_assignments(CXCursor entry, HostScope& scope) {
@@ -735,15 +751,7 @@ CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body) {
         if (!clang_Cursor_isNull(part) && !computes(part)) return false;
       return true;
     }
-    const CXCursor e = strip_implicit(s);
-    const CXCursorKind e_kind = clang_getCursorKind(e);
-    if (e_kind == CXCursor_CompoundAssignOperator) return true;
-    if (e_kind == CXCursor_BinaryOperator) return is_assignment(operator_of(unit, e));
-    if (e_kind == CXCursor_UnaryOperator) {
-      const std::vector<std::string> tokens = tokens_of(unit, e);
-      return !tokens.empty() && (tokens.front() == "++" || tokens.front() == "--" || tokens.back() == "++" || tokens.back() == "--");
-    }
-    return false;
+    return is_write(unit, strip_implicit(s));
   };
   const bool computed = returns_last && std::all_of(statements.begin(), statements.end() - 1, computes);
   if (!computed) {
@@ -805,7 +813,7 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
       const CXCursorKind kind = clang_getCursorKind(k);
       if (kind == CXCursor_NonTypeTemplateParameter && index < clang_Cursor_getNumTemplateArguments(specialization) &&
           clang_Cursor_getTemplateArgumentKind(specialization, unsigned(index)) == CXTemplateArgumentKind_Integral)
-        inner.parameters[decl_key(k)] = std::to_string(clang_Cursor_getTemplateArgumentValue(specialization, unsigned(index)));
+        inner.parameters[decl_key(k)] = integral_template_argument(specialization, unsigned(index), k);
       if (kind == CXCursor_NonTypeTemplateParameter || kind == CXCursor_TemplateTypeParameter || kind == CXCursor_TemplateTemplateParameter)
         ++index;
     }
@@ -963,11 +971,8 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
           const CXCursor init = strip_casts(initializer(var));
           if (clang_getCursorKind(init) == CXCursor_CallExpr && !clang_Cursor_isNull(clang_getCursorReferenced(init))) {
             auto [value, inner] = inline_call(init, scope);
-            const std::vector<CXCursor> fields = fields_of(clang_getCursorType(var));
-            if (const auto elements = brace_fields(value, fields))
-              for (size_t i = 0; i < fields.size(); ++i)
-                if (spelling(fields[i]) == m && !clang_Cursor_isNull((*elements)[i]))
-                  return "(" + directive_expression((*elements)[i], inner) + ")";
+            if (const CXCursor returned = braced_field(value, clang_getCursorType(var), m); !clang_Cursor_isNull(returned))
+              return "(" + directive_expression(returned, inner) + ")";
           }
           throw Error(fmt::format("{}: '{}.{}' has no value the launch can be computed from", what(c), spelling(var), m));
         };

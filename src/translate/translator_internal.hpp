@@ -200,11 +200,6 @@ std::vector<std::pair<unsigned, unsigned>> list_removals(const std::vector<CXCur
 // Each whole-word `word` of `text` (not part of a longer identifier) replaced by `by`.
 std::string whole_words(std::string text, const std::string& word, const std::string& by);
 
-// kernel_arguments.cpp:
-// An integral template argument of a specialization as a directive value: a bool as 1 or 0 (clang's 1-bit value
-// reads as -1 signed), an unsigned one without sign extension.
-std::string integral_template_argument(CXCursor specialization, unsigned i, CXCursor parameter);
-
 // ------------------------------------------------------------------------- the translator's state
 class Translator {
  public:

@@ -3,7 +3,6 @@
 // simulated AVX2 host (-march=haswell).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -49,34 +48,52 @@ bool host_has(const std::string& flag) {
   return false;
 }
 
-void expect_ceilings_reach_honest_kernels(const std::string& march) {
-  const nlohmann::json ceilings = cpu::measure_ceilings(march);
-  const double honest = test_program_rate("register_blocked_matmul.cpp", {}, march, "flops_per_s");
-  const double template_exps = test_program_rate(
+// The probe's rate over the honest kernel's, each pair measured one right after the other.
+struct Sitting {
+  double peak = 0, honest = 0, exps = 0, template_exps = 0;
+  double fma_share() const { return peak / honest; }
+  double exp_share() const { return exps / template_exps; }
+};
+
+Sitting measure_sitting(const std::string& march) {
+  Sitting s;
+  s.honest = test_program_rate("register_blocked_matmul.cpp", {}, march, "flops_per_s");
+  s.template_exps = test_program_rate(
       "template_exp_chains.cpp", {{"vector.h", std::string(KSEARCH_CPU_TEMPLATES) + "/common/vector.h"}}, march, "exp_per_s");
-  double peak = ceilings.at("flops_per_s").get<double>(), exps = ceilings.value("exp_per_s", 0.0);
-  // Other processes only slow a measurement down, and where the kernel reaches the machine's peak (it
-  // did at 99% on a 16-thread host with AVX2) the two differ by noise alone: measure again, twice at most.
-  for (int again = 0; again < 2 && (peak < honest || exps < template_exps); ++again) {
-    const nlohmann::json remeasured = cpu::measure_ceilings(march);
-    peak = std::max(peak, remeasured.at("flops_per_s").get<double>());
-    exps = std::max(exps, remeasured.value("exp_per_s", 0.0));
-  }
-  std::cout << "-march=" << march << ": FMA ceiling " << peak / 1e9 << " GFLOP/s (" << ceilings.value("isa", "")
+  const nlohmann::json ceilings = cpu::measure_ceilings(march);
+  s.peak = ceilings.at("flops_per_s").get<double>();
+  s.exps = ceilings.value("exp_per_s", 0.0);
+  std::cout << "-march=" << march << ": FMA ceiling " << s.peak / 1e9 << " GFLOP/s (" << ceilings.value("isa", "")
             << ", " << ceilings.value("vector_bits", 0) << "-bit x " << ceilings.value("accumulators", 0)
             << " accumulators, " << ceilings.value("threads", 0) << " threads), register-blocked matmul "
-            << honest / 1e9 << " GFLOP/s, bandwidth " << ceilings.value("bandwidth_bytes_per_s", 0.0) / 1e9
-            << " GB/s; exp ceiling " << exps / 1e9 << " G/s, the templates' exp " << template_exps / 1e9 << " G/s\n";
-  // Within 5%: both are measured on a machine other tests load, and an evaluation that sees a kernel beat the
-  // ceilings measures them again (evaluator.cpp); what this catches is a probe systematically below the
-  // hardware (13 GFLOP/s against an honest 170 once; on AVX-512, an exp ceiling 19% below the templates' own exp,
-  // which made the scan's share of its roofline look that much larger).
-  EXPECT_GE(peak, 0.95 * honest) << "an honest kernel beats the measured FMA ceiling by more than noise";
-  EXPECT_GE(exps, 0.95 * template_exps) << "the templates' own exp beats the measured exp ceiling by more than noise";
+            << s.honest / 1e9 << " GFLOP/s, bandwidth " << ceilings.value("bandwidth_bytes_per_s", 0.0) / 1e9
+            << " GB/s; exp ceiling " << s.exps / 1e9 << " G/s, the templates' exp " << s.template_exps / 1e9 << " G/s\n";
+  return s;
+}
+
+void expect_ceilings_reach_honest_kernels(const std::string& march) {
+  // Other processes only slow a measurement down, and where the kernel reaches the machine's peak (it did at 99%
+  // on a 16-thread host with AVX2) the two differ by noise alone. Each sitting measures the honest kernels and the
+  // probe back to back, so that both see the same load (on a 2-vCPU CI host the check failed once with the honest kernels
+  // measured once and the probe three times after them); the best sitting of five counts.
+  constexpr double kNoise = 0.95;
+  Sitting best_fma, best_exp;
+  for (int sitting = 0; sitting < 5; ++sitting) {
+    const Sitting s = measure_sitting(march);
+    if (sitting == 0 || s.fma_share() > best_fma.fma_share()) best_fma = s;
+    if (sitting == 0 || s.exp_share() > best_exp.exp_share()) best_exp = s;
+    if (best_fma.fma_share() >= kNoise && best_exp.exp_share() >= kNoise) break;
+  }
+  // Within 5%: what this catches is a probe systematically below the hardware (13 GFLOP/s against an honest 170
+  // once; on AVX-512, an exp ceiling 19% below the templates' own exp, which made the scan's share of its roofline
+  // look that much larger); an evaluation that sees a kernel beat the ceilings measures them again (evaluator.cpp).
+  EXPECT_GE(best_fma.peak, kNoise * best_fma.honest) << "an honest kernel beats the measured FMA ceiling by more than noise";
+  EXPECT_GE(best_exp.exps, kNoise * best_exp.template_exps)
+      << "the templates' own exp beats the measured exp ceiling by more than noise";
   // A polynomial exp costs about a dozen vector operations: its rate lies well below the FMA rate
   // and well above what scalar libm calls reach.
-  EXPECT_GT(exps, peak / 200);
-  EXPECT_LT(exps, peak / 4);
+  EXPECT_GT(best_exp.exps, best_fma.peak / 200);
+  EXPECT_LT(best_exp.exps, best_fma.peak / 4);
 }
 
 TEST(CpuCeilings, ReachHonestKernelsAtTheNativeWidth) { expect_ceilings_reach_honest_kernels("native"); }

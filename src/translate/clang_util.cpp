@@ -249,6 +249,39 @@ CXCursor method_of(CXCursor record, const std::string& name) {
   return clang_getNullCursor();
 }
 
+std::vector<std::string> type_template_arguments(CXType t) {
+  const std::string text = take(clang_getTypeSpelling(t));
+  std::vector<std::string> arguments;
+  const size_t open = text.find('<');
+  if (open == std::string::npos) return arguments;
+  int depth = 0;
+  std::string current;
+  for (size_t i = open + 1; i < text.size(); ++i) {
+    const char ch = text[i];
+    if ((ch == ',' || ch == '>') && depth == 0) {
+      const size_t b = current.find_first_not_of(' '), e = current.find_last_not_of(' ');
+      arguments.push_back(b == std::string::npos ? "" : current.substr(b, e - b + 1));
+      current.clear();
+      if (ch == '>') break;
+      continue;
+    }
+    depth += (ch == '<' || ch == '(') - (ch == '>' || ch == ')');
+    current += ch;
+  }
+  return arguments;
+}
+
+bool is_lambda_operator(CXCursor method) {
+  const CXCursorKind kind = clang_getCursorKind(method);
+  if ((kind != CXCursor_CXXMethod && kind != CXCursor_FunctionTemplate) || spelling(method) != "operator()") return false;
+  return take(clang_getTypeSpelling(clang_getCursorType(clang_getCursorSemanticParent(method)))).find("(lambda at ") !=
+         std::string::npos;
+}
+
+int object_arguments(CXCursor call, CXCursor definition) {
+  return is_lambda_operator(definition) && clang_Cursor_getNumArguments(call) == int(parameters_of(definition).size()) + 1 ? 1 : 0;
+}
+
 CXCursor called_declaration(CXCursor call) {
   CXCursor callee = clang_getCursorReferenced(call);
   if (!clang_Cursor_isNull(callee)) return callee;

@@ -57,6 +57,11 @@ struct WrittenArgument {
 std::vector<WrittenArgument> written_template_arguments(CXTranslationUnit unit, CXCursor callee);
 // The declaration a call calls, or a null cursor (dependent calls name an overload set: its first).
 CXCursor called_declaration(CXCursor call);
+// The call operator of a lambda (a method, or a method template for a generic lambda).
+bool is_lambda_operator(CXCursor method);
+// The arguments a call passes before the parameters of `definition`, the function it calls: 1 for a lambda's call (an
+// operator call, whose first argument is the lambda itself), else 0.
+int object_arguments(CXCursor call, CXCursor definition);
 // A function as the file defines it: a template specialization's pattern, else its definition, else itself.
 CXCursor defining_cursor(CXCursor function);
 // The method (or method template) `name` of a struct or of the template a specialization comes from; a null cursor.
@@ -64,6 +69,8 @@ CXCursor method_of(CXCursor record, const std::string& name);
 // The declaration a type reference names, or the type a parameter that an expression names is declared with, as
 // written (`Op` of `Op op`: a template parameter stays one); a null cursor for anything else.
 CXCursor written_type(CXCursor c);
+// The template arguments in a type's spelling (`Tile<float, 64, Pair<int, 2>>`: `float`, `64`, `Pair<int, 2>`), in order.
+std::vector<std::string> type_template_arguments(CXType t);
 bool is_pointer(CXType t);
 // An object of this type cannot change: a const type, or an array of const elements (`const float t[4]`, whose const
 // clang keeps on the element type).

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "core/error.hpp"
 #include "translate/translator_internal.hpp"
@@ -57,11 +58,15 @@ void Translator::find_launch() {
   // (cudaMalloc'd buffers excepted: they become scratch buffers).
   struct Walk {
     std::vector<CXCursor> launches;
-    std::vector<CXCursor> anchors;  // where each launch is in the entry (a launcher's call for its launches)
-    CXCursor launcher_call = clang_getNullCursor();  // the call whose launcher is being walked
-    CXCursor launcher = clang_getNullCursor();       // that launcher's definition
+    // The launcher calls being walked, outermost first (a launcher may call another: FlashAttention's BOOL_SWITCH, a
+    // lambda calling a lambda that launches), with the scope each call's launcher is read in.
+    struct Level {
+      CXCursor call, launcher;
+      HostScope scope;
+    };
+    std::vector<Level> path;
+    std::vector<std::vector<Level>> paths;           // per launch: the calls it is made through
     std::vector<std::optional<LauncherCall>> calls;  // what each launch in a launcher is translated with
-    std::vector<CXCursor> launchers;                 // the launcher each launch is in (null: the entry)
     bool guarded = false;
     std::set<std::string> zeroed;  // buffers a cudaMemset zeroes before any launch names them
     std::vector<std::vector<std::string>> buffers;  // per launch: the buffer each argument names ("" for none)
@@ -79,8 +84,9 @@ void Translator::find_launch() {
     for (size_t index = 0; index < kids.size(); ++index) {
       const CXCursor k = kids[index];
       const CXCursorKind kind = clang_getCursorKind(k);
-      // (an extended __device__ lambda's body is device code, ported where a kernel receives it: host_lambda)
-      if (kind == CXCursor_LambdaExpr && is_device_lambda(k)) continue;
+      // (an extended __device__ lambda's body is device code, ported where a kernel receives it: host_lambda; a host
+      // lambda's body runs where it is called, so one that launches is walked at its calls, as a launcher)
+      if (kind == CXCursor_LambdaExpr && (is_device_lambda(k) || launches(k))) continue;
       if (kind == CXCursor_CallExpr) {
         bool is_launch = false;
         for (CXCursor kk : children(k))
@@ -90,9 +96,8 @@ void Translator::find_launch() {
           walk.buffers.emplace_back();
           for (size_t a = 2; a < parts.size(); ++a) walk.buffers.back().push_back(buffer_of(parts[a]));
           walk.launches.push_back(k);
-          walk.anchors.push_back(clang_Cursor_isNull(walk.launcher_call) ? k : walk.launcher_call);
-          walk.launchers.push_back(walk.launcher);
-          walk.calls.push_back(clang_Cursor_isNull(walk.launcher_call) ? std::nullopt : std::optional<LauncherCall>(launcher_call_));
+          walk.paths.push_back(walk.path);
+          walk.calls.push_back(walk.path.empty() ? std::nullopt : std::optional<LauncherCall>(launcher_call_));
           walk.launch_branches.push_back(walk.branches);
           walk.switched |= walk.switches > 0;
           if (clang_getCursorKind(c) == CXCursor_IfStmt && index > 0)  // the launch is the branch itself
@@ -104,15 +109,19 @@ void Translator::find_launch() {
         }
         add_host_helper(k);
         if (const CXCursor launcher = launching_function(k); !clang_Cursor_isNull(launcher)) {
-          // A launcher called once is walked as part of the entry, its parameters bound to the call's arguments.
-          const HostScope entry_scope = host_;
-          const std::string why = !clang_Cursor_isNull(walk.launcher_call) ? "it is called by another launcher" : bind_launcher(k, launcher);
+          // A launcher's call is walked as part of the entry, its parameters bound to the call's arguments.
+          const HostScope caller_scope = host_;
+          const LauncherCall caller_call = launcher_call_;
+          const bool recursive = std::any_of(walk.path.begin(), walk.path.end(), [&](const Walk::Level& l) {
+            return clang_equalCursors(l.launcher, launcher);
+          });
+          const std::string why = recursive ? "it calls itself, so how many launches it makes is known only at run time" : bind_launcher(k, launcher);
           if (why.empty()) {
-            walk.launcher_call = k;
-            walk.launcher = launcher;
+            walk.path.push_back({k, launcher, host_});
             walk_fn(launcher, loop_depth, guarded);
-            walk.launcher_call = walk.launcher = clang_getNullCursor();
-            host_ = entry_scope;
+            walk.path.pop_back();
+            host_ = caller_scope;
+            launcher_call_ = caller_call;
           } else {
             problem(out_.problems, k, "kernel launch in '" + spelling(launcher) + "'",
                     fmt::format("the entry calls a host function of the file that launches kernels (line {}), and {}: "
@@ -199,24 +208,21 @@ void Translator::find_launch() {
         for (const auto& [other_at, other_branch] : walk.launch_branches[j])
           alternatives |= at == other_at && branch != other_branch;
   if (walk.launches.size() > 1) {
-    // Every launch in one call of a launcher: the choice is among the launcher's branches, read with its parameters.
-    const bool one_launcher = walk.calls[0] && std::all_of(walk.anchors.begin(), walk.anchors.end(), [&](CXCursor a) {
-      return clang_equalCursors(a, walk.anchors[0]);
-    });
-    const HostScope entry_scope = host_;
-    // The launches of one launcher call among the entry's alternatives: the launcher's branches choose, read with the
-    // call's arguments.
-    const NestedChoice in_launcher = [&](const std::vector<int>& inside) -> std::shared_ptr<Choice> {
-      const size_t first = size_t(inside.front());
-      if (!walk.calls[first])
-        throw Error(fmt::format("line {}: launches one after the other in a branch of a choice between launches",
-                                position(walk.launches[first]).line));
-      std::vector<CXCursor> own(walk.launches.size(), clang_getNullCursor());
-      for (int i : inside) own[size_t(i)] = walk.launches[size_t(i)];
+    // The choice among launches made through the same first `depth` calls: in the entry, or in the launcher of the
+    // last of those calls (read with its arguments); launches through one call there are chosen among inside it.
+    std::function<std::shared_ptr<Choice>(const std::vector<int>&, size_t)> choice_at = [&](const std::vector<int>& inside,
+                                                                                             size_t depth) {
+      const std::vector<Walk::Level>& through = walk.paths[size_t(inside.front())];
+      std::vector<CXCursor> anchors(walk.launches.size(), clang_getNullCursor());
+      for (int i : inside) {
+        const std::vector<Walk::Level>& own = walk.paths[size_t(i)];
+        anchors[size_t(i)] = own.size() > depth ? own[depth].call : walk.launches[size_t(i)];
+      }
       const HostScope outer = host_;
-      host_ = walk.calls[first]->scope;
+      if (depth > 0) host_ = through[depth - 1].scope;
       try {
-        auto choice = choice_in(walk.launchers[first], own);
+        auto choice = choice_in(depth > 0 ? through[depth - 1].launcher : entry, anchors,
+                                [&](const std::vector<int>& same_call) { return choice_at(same_call, depth + 1); });
         host_ = outer;
         return choice;
       } catch (...) {
@@ -224,12 +230,11 @@ void Translator::find_launch() {
         throw;
       }
     };
+    std::vector<int> all(walk.launches.size());
+    std::iota(all.begin(), all.end(), 0);
     try {
-      if (one_launcher) host_ = walk.calls[0]->scope;
-      dispatch_ = one_launcher ? choice_in(walk.launchers[0], walk.launches) : choice_in(entry, walk.anchors, in_launcher);
-      host_ = entry_scope;
+      dispatch_ = choice_at(all, 0);
     } catch (const Error& e) {
-      host_ = entry_scope;
       if (alternatives) return problem(out_.problems, walk.launches.back(), "alternative launches in branches of the entry", e.what());
     }
   }
@@ -297,11 +302,18 @@ CXCursor Translator::launching_function(CXCursor call) {
   CXCursor definition = clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
   if (clang_Cursor_isNull(definition) || !in_main_file(definition) || has_child(definition, CXCursor_CUDAGlobalAttr))
     return clang_getNullCursor();
-  // It launches, or calls a function that does (a launcher of launchers; recursion is not followed).
+  // (a launcher of launchers; recursion is not searched)
   if (!searching_.insert(decl_key(definition)).second) return clang_getNullCursor();
+  const bool launcher = launches(definition);
+  searching_.erase(decl_key(definition));
+  return launcher ? definition : clang_getNullCursor();
+}
+
+// Whether code launches a kernel, or calls a function of the file that does.
+bool Translator::launches(CXCursor code) {
   std::pair<Translator*, bool> search(this, false);
   clang_visitChildren(
-      definition,
+      code,
       [](CXCursor c, CXCursor, CXClientData data) {
         auto* s = static_cast<std::pair<Translator*, bool>*>(data);
         if (clang_getCursorKind(c) != CXCursor_CallExpr) return CXChildVisit_Recurse;
@@ -309,8 +321,7 @@ CXCursor Translator::launching_function(CXCursor call) {
         return s->second ? CXChildVisit_Break : CXChildVisit_Recurse;
       },
       &search);
-  searching_.erase(decl_key(definition));
-  return search.second ? definition : clang_getNullCursor();
+  return search.second;
 }
 
 // Binds a launcher's template parameters and parameters to what `call` passes: directive values for
@@ -343,8 +354,9 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
     }
   }
   const std::vector<CXCursor> parameters = parameters_of(launcher);
-  for (size_t i = 0; i < parameters.size() && int(i) < clang_Cursor_getNumArguments(call); ++i) {
-    const CXCursor argument = clang_Cursor_getArgument(call, unsigned(i));
+  const int object = object_arguments(call, launcher);
+  for (size_t i = 0; i < parameters.size() && int(i) + object < clang_Cursor_getNumArguments(call); ++i) {
+    const CXCursor argument = clang_Cursor_getArgument(call, unsigned(int(i) + object));
     const std::string key = decl_key(parameters[i]);
     const std::string buffer = buffer_of(argument);
     if (is_pointer(clang_getCursorType(parameters[i])) && !buffer.empty()) {
@@ -357,6 +369,7 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
     }
     uses[key] = {"", begin_offset(argument), end_offset(argument), clang_getCursorKind(strip_implicit(argument)) != CXCursor_DeclRefExpr,
                  argument};
+    host_.types[key] = clang_getCursorType(argument);  // (`decltype(parameter)::value` in a launch size)
   }
   // Uses of the parameters in the launcher's body, written as the call being translated passes them
   // (a launcher called twice, once per branch of a dispatch, is translated once per call).

@@ -23,9 +23,13 @@ const std::map<std::string, std::string> kTemplateTypes = {
     {"char", "int8"},     {"signed char", "int8"}, {"unsigned char", "uint8"}, {"bool", "bool"}};
 
 // The kernel a launch through a function pointer variable launches (`auto kernel = &k<256>; kernel<<<...>>>`): the
-// function its initializer names, where nothing assigns the variable after it; else reported (the variable itself).
+// function its initializer names, where nothing assigns the variable after it; for a launcher's parameter (`template
+// <typename K> void launch(K kernel, ...)`, a lambda's `auto kernel`), the function the call passes, or the kernel of
+// the pointer it passes. Else reported (the variable itself).
 CXCursor Translator::kernel_of_pointer(CXCursor variable, const Launch& launch, CXCursor* written) {
-  CXCursor named = strip_casts(clang_Cursor_getVarDeclInitializer(variable));
+  const auto passed = launcher_call_.uses.find(decl_key(variable));
+  const bool parameter = clang_getCursorKind(variable) == CXCursor_ParmDecl && passed != launcher_call_.uses.end();
+  CXCursor named = strip_casts(parameter ? passed->second.argument : clang_Cursor_getVarDeclInitializer(variable));
   while (clang_getCursorKind(named) == CXCursor_UnaryOperator && !children(named).empty()) named = strip_casts(children(named)[0]);
   CXCursor function = clang_getCursorReferenced(named);
   // (in a launcher template, `auto kernel = k<BM, BN>;` names the kernel template, its arguments written after it)
@@ -38,6 +42,7 @@ CXCursor Translator::kernel_of_pointer(CXCursor variable, const Launch& launch, 
     if (written) *written = named;
     return function;
   }
+  if (parameter && !assigned && clang_getCursorKind(function) == CXCursor_VarDecl) return kernel_of_pointer(function, launch, written);
   problem(out_.problems, launch.call, "launch through the function pointer '" + spelling(variable) + "'",
           clang_getCursorKind(named) == CXCursor_ConditionalOperator || assigned
               ? "the kernel it launches is chosen at run time: write one launch per kernel in the branches of an if "
@@ -57,7 +62,8 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
   if (clang_Cursor_isNull(callee)) callee = called_declaration(launch.call);
   CXCursor written_callee = kids.at(0);
   if (!clang_Cursor_isNull(launch.chosen)) callee = launch.chosen;
-  else if (clang_getCursorKind(callee) == CXCursor_VarDecl) callee = kernel_of_pointer(callee, launch, &written_callee);
+  else if (clang_getCursorKind(callee) == CXCursor_VarDecl || clang_getCursorKind(callee) == CXCursor_ParmDecl)
+    callee = kernel_of_pointer(callee, launch, &written_callee);
   CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
   launch.kernel = decl_key(clang_Cursor_isNull(pattern) ? callee : pattern);
   launch.section = spelling(clang_Cursor_isNull(pattern) ? callee : pattern);

@@ -695,12 +695,11 @@ namespace {
 // The call operator of a lambda that captures nothing (`const auto pick = [](int64_t n) { return ...; };`), which is a
 // function of the file as any other.
 bool captureless_lambda(CXCursor method) {
-  if (clang_getCursorKind(method) != CXCursor_CXXMethod || spelling(method) != "operator()") return false;
-  const CXType closure = clang_getCursorType(clang_getCursorSemanticParent(method));
-  if (take(clang_getTypeSpelling(closure)).find("(lambda at ") == std::string::npos) return false;
+  if (clang_getCursorKind(method) != CXCursor_CXXMethod || !is_lambda_operator(method)) return false;
   int fields = 0;
   clang_Type_visitFields(
-      closure, [](CXCursor, CXClientData data) { return ++*static_cast<int*>(data), CXVisit_Continue; }, &fields);
+      clang_getCursorType(clang_getCursorSemanticParent(method)),
+      [](CXCursor, CXClientData data) { return ++*static_cast<int*>(data), CXVisit_Continue; }, &fields);
   return fields == 0;
 }
 }  // namespace
@@ -775,6 +774,29 @@ bool asks_device(const HostScope& body) {
 
 namespace {
 
+// The static member `name` of a struct type: its initializer, read with the value parameters of the class template the
+// type instantiates (`template <typename T, T v> struct integral_constant`) as the type's arguments; nullopt for none.
+std::optional<std::string> static_member_value(CXType type, const std::string& name, const HostScope& scope) {
+  type = clang_getCanonicalType(type);
+  const CXCursor record = clang_getTypeDeclaration(type);
+  const CXCursor pattern = clang_getSpecializedCursorTemplate(record);
+  // (libclang gives a class specialization's value arguments only in the type's spelling: `integral_constant<int, 256>`)
+  const std::vector<std::string> arguments = type_template_arguments(type);
+  HostScope inner = scope;
+  CXCursor value = clang_getNullCursor();
+  size_t index = 0;  // the template parameter's position
+  for (CXCursor member : children(clang_Cursor_isNull(pattern) ? record : pattern)) {
+    const CXCursorKind kind = clang_getCursorKind(member);
+    if (kind == CXCursor_NonTypeTemplateParameter && index < arguments.size())
+      inner.parameters[decl_key(member)] = arguments[index] == "true" ? "1" : arguments[index] == "false" ? "0" : arguments[index];
+    index += kind == CXCursor_NonTypeTemplateParameter || kind == CXCursor_TemplateTypeParameter ||
+             kind == CXCursor_TemplateTemplateParameter;
+    if (kind == CXCursor_VarDecl && spelling(member) == name && !clang_Cursor_isNull(initializer(member))) value = initializer(member);
+  }
+  if (clang_Cursor_isNull(value)) return std::nullopt;
+  return "(" + directive_expression(value, inner) + ")";
+}
+
 bool is_floating(CXType t) {
   const CXTypeKind k = clang_getCanonicalType(t).kind;
   return k == CXType_Float || k == CXType_Double || k == CXType_LongDouble || k == CXType_Half || k == CXType_Float16;
@@ -797,8 +819,7 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
   HostScope inner = scope;
   ++inner.inlined_calls;
   const std::vector<CXCursor> parameters = parameters_of(definition);
-  // (a lambda's call is an operator call, whose first argument is the lambda itself)
-  const int object = captureless_lambda(definition) && clang_Cursor_getNumArguments(call) == int(parameters.size()) + 1 ? 1 : 0;
+  const int object = object_arguments(call, definition);
   const int count = clang_Cursor_getNumArguments(call) - object;
   for (size_t i = 0; i < parameters.size(); ++i) {
     CXCursor value = int(i) < count ? clang_Cursor_getArgument(call, unsigned(int(i) + object)) : initializer(parameters[i]);  // default
@@ -899,16 +920,15 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       if (param == scope.parameters.end() && clang_getCursorKind(referenced) == CXCursor_ParmDecl)
         throw Error(fmt::format("{}: parameter '{}' is not an axis or param of the task's entry", what(c), spelling(referenced)));
       if (param == scope.parameters.end() && clang_Cursor_isNull(referenced)) {
-        // `Traits::kTile`: a static member of the type a launcher's template parameter is bound to.
+        // `Traits::kTile`: a static member of the type a launcher's template parameter is bound to; `decltype(block)::value`
+        // of the type a launcher's parameter is given (`std::integral_constant<int, 256>{}` for a lambda's `auto block`).
         const std::vector<std::string> tokens = tokens_of(scope.unit, c);
         for (CXCursor k : kids) {
-          auto bound = clang_getCursorKind(k) == CXCursor_TypeRef ? scope.types.find(decl_key(clang_getCursorReferenced(k)))
-                                                                  : scope.types.end();
+          const CXCursorKind kind = clang_getCursorKind(k);
+          auto bound = kind == CXCursor_TypeRef || kind == CXCursor_DeclRefExpr ? scope.types.find(decl_key(clang_getCursorReferenced(k)))
+                                                                                : scope.types.end();
           if (bound == scope.types.end() || tokens.empty()) continue;
-          for (CXCursor member : children(clang_getTypeDeclaration(clang_getCanonicalType(bound->second))))
-            if (clang_getCursorKind(member) == CXCursor_VarDecl && spelling(member) == tokens.back() &&
-                !clang_Cursor_isNull(initializer(member)))
-              return "(" + directive_expression(initializer(member), scope) + ")";
+          if (auto value = static_member_value(bound->second, tokens.back(), scope)) return *value;
         }
         // `T::kThreads` with `using T = Tile<BM, BN, ...>;` in a launcher template: the class template's member, its
         // parameters the alias's arguments (as the launcher's scope gives them).

@@ -441,6 +441,7 @@ class Translator {
   std::set<unsigned> host_calls_;  // calls of kernel arguments and locals whose initializers were mapped (map_host_calls)
   std::string buffer_of(CXCursor argument);
   CXCursor launching_function(CXCursor call);
+  bool launches(CXCursor code);
   std::string bind_launcher(CXCursor call, CXCursor launcher);
   // How a use of a launcher's (template) parameter is written for the call being translated: a
   // template argument's value, or the call argument's text.

@@ -76,9 +76,6 @@ void Translator::find_launch() {
     int switches = 0;          // the switch statements around the node walked
     bool switched = false;     // a launch is inside a switch
   } walk;
-  auto is_scratch = [this](CXCursor decl) {
-    return std::any_of(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.key == decl_key(decl); });
-  };
   std::function<void(CXCursor, int, bool)> walk_fn = [&](CXCursor c, int loop_depth, bool guarded) {
     const std::vector<CXCursor> kids = children(c);
     for (size_t index = 0; index < kids.size(); ++index) {
@@ -110,7 +107,7 @@ void Translator::find_launch() {
         add_host_helper(k);
         if (const CXCursor launcher = launching_function(k); !clang_Cursor_isNull(launcher)) {
           // A launcher's call is walked as part of the entry, its parameters bound to the call's arguments.
-          const HostScope caller_scope = host_;
+          KeepHostScope keep{*this};
           const LauncherCall caller_call = launcher_call_;
           const bool recursive = std::any_of(walk.path.begin(), walk.path.end(), [&](const Walk::Level& l) {
             return clang_equalCursors(l.launcher, launcher);
@@ -120,7 +117,6 @@ void Translator::find_launch() {
             walk.path.push_back({k, launcher, host_});
             walk_fn(launcher, loop_depth, guarded);
             walk.path.pop_back();
-            host_ = caller_scope;
             launcher_call_ = caller_call;
           } else {
             problem(out_.problems, k, "kernel launch in '" + spelling(launcher) + "'",
@@ -164,17 +160,16 @@ void Translator::find_launch() {
       if (kind == CXCursor_DeclRefExpr) {
         CXCursor decl = clang_getCursorReferenced(k);
         const bool local = clang_getCursorKind(decl) == CXCursor_VarDecl && in_main_file(decl) &&
-                           clang_getCursorSemanticParent(decl).kind != CXCursor_TranslationUnit && !is_scratch(decl);
+                           clang_getCursorSemanticParent(decl).kind != CXCursor_TranslationUnit && !scratch_of(decl_key(decl));
         const bool assigned_parameter = host_.parameters.count(decl_key(decl)) && host_.assignments.count(decl_key(decl));
         if (local || assigned_parameter) {
           if (auto at = name_range(k)) rw_.replace(at->first, at->second, [this, decl, at = begin_offset(k)] { return host_value(decl, at); });
           else macro_problem(out_.problems, k);
         }
-        for (const Scratch& b : scratch_)
-          if (b.key == decl_key(decl) && !b.view.empty()) {
-            if (auto at = name_range(k)) rw_.replace(at->first, at->second, b.view);
-            else macro_problem(out_.problems, k);
-          }
+        if (const Scratch* b = scratch_of(decl_key(decl)); b && !b->view.empty()) {
+          if (auto at = name_range(k)) rw_.replace(at->first, at->second, b->view);
+          else macro_problem(out_.problems, k);
+        }
       }
       if (clang_getCursorKind(k) == CXCursor_CStyleCastExpr || clang_getCursorKind(k) == CXCursor_CXXReinterpretCastExpr ||
           clang_getCursorKind(k) == CXCursor_CXXStaticCastExpr)
@@ -218,17 +213,10 @@ void Translator::find_launch() {
         const std::vector<Walk::Level>& own = walk.paths[size_t(i)];
         anchors[size_t(i)] = own.size() > depth ? own[depth].call : walk.launches[size_t(i)];
       }
-      const HostScope outer = host_;
+      KeepHostScope keep{*this};
       if (depth > 0) host_ = through[depth - 1].scope;
-      try {
-        auto choice = choice_in(depth > 0 ? through[depth - 1].launcher : entry, anchors,
-                                [&](const std::vector<int>& same_call) { return choice_at(same_call, depth + 1); });
-        host_ = outer;
-        return choice;
-      } catch (...) {
-        host_ = outer;
-        throw;
-      }
+      return choice_in(depth > 0 ? through[depth - 1].launcher : entry, anchors,
+                       [&](const std::vector<int>& same_call) { return choice_at(same_call, depth + 1); });
     };
     std::vector<int> all(walk.launches.size());
     std::iota(all.begin(), all.end(), 0);
@@ -242,10 +230,7 @@ void Translator::find_launch() {
   // k<<<...>>>(...)`): alternatives, one per kernel it may name, chosen as the conditional chooses.
   std::vector<CXCursor> chosen;
   if (walk.launches.size() == 1) {
-    const HostScope entry_scope = host_;
-    if (walk.calls[0]) host_ = walk.calls[0]->scope;
-    dispatch_ = pointer_choice(walk.launches[0], chosen);
-    host_ = entry_scope;
+    dispatch_ = in_call(walk.calls[0], [&] { return pointer_choice(walk.launches[0], chosen); });
     if (!chosen.empty()) {
       walk.launches.assign(chosen.size(), walk.launches[0]);
       walk.calls.assign(chosen.size(), walk.calls[0]);
@@ -264,18 +249,12 @@ void Translator::find_launch() {
   if (!dispatch_) fold_fills(walk.launches, walk.calls, walk.buffers, initial);
   std::vector<std::string> written;
   std::map<std::string, int> sections;
-  const HostScope entry_scope = host_;
   for (size_t i = 0; i < walk.launches.size(); ++i) {
     Launch launch;
     launch.call = walk.launches[i];
     if (!chosen.empty()) launch.chosen = chosen[i];
-    if (walk.calls[i]) {
-      launcher_call_ = *walk.calls[i];
-      host_ = launcher_call_.scope;
-    }
     std::vector<std::string> none_written;  // alternatives write the same outputs, each on its own
-    translate_launch(launch, initial, dispatch_ ? none_written : written);
-    host_ = entry_scope;
+    in_call(walk.calls[i], [&] { translate_launch(launch, initial, dispatch_ ? none_written : written); });
     // A kernel launched twice gets a numbered section: MLX kernel names are unique.
     const int n = ++sections[launch.section];
     if (n > 1) launch.section += "_" + std::to_string(n);
@@ -497,21 +476,19 @@ std::string Translator::buffer_of(CXCursor argument) {
       [](CXCursor c, CXCursor, CXClientData data) {
         auto* f = static_cast<std::pair<Translator*, std::string>*>(data);
         if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return CXChildVisit_Recurse;
-        const std::string key = decl_key(clang_getCursorReferenced(c));
-        if (auto p = f->first->host_.parameters.find(key); p != f->first->host_.parameters.end() && f->first->task_.find_tensor(p->second))
-          f->second = p->second;
-        for (const auto& b : f->first->scratch_)
-          if (b.key == key) f->second = b.name;
+        f->second = f->first->buffer_named(decl_key(clang_getCursorReferenced(c)));
         return f->second.empty() ? CXChildVisit_Recurse : CXChildVisit_Break;
       },
       &found);
-  if (found.second.empty() && clang_getCursorKind(argument) == CXCursor_DeclRefExpr) {
-    const std::string key = decl_key(clang_getCursorReferenced(argument));
-    if (auto p = host_.parameters.find(key); p != host_.parameters.end() && task_.find_tensor(p->second)) return p->second;
-    for (const auto& b : scratch_)
-      if (b.key == key) return b.name;
-  }
+  if (found.second.empty() && clang_getCursorKind(argument) == CXCursor_DeclRefExpr)
+    return buffer_named(decl_key(clang_getCursorReferenced(argument)));
   return found.second;
+}
+
+std::string Translator::buffer_named(const std::string& key) const {
+  if (const Scratch* b = scratch_of(key)) return b->name;
+  if (auto p = host_.parameters.find(key); p != host_.parameters.end() && task_.find_tensor(p->second)) return p->second;
+  return "";
 }
 
 // A pure host function of the file called by the entry (`int ceil_div(int, int)`) may reach a
@@ -611,8 +588,7 @@ std::string Translator::zeroed_buffer(CXCursor memset_call) {
   }
   if (!zero || clang_getCursorKind(target) != CXCursor_DeclRefExpr) return "";
   const std::string key = decl_key(clang_getCursorReferenced(target));
-  for (const auto& b : scratch_)
-    if (b.key == key) return b.name;
+  if (const Scratch* b = scratch_of(key)) return b->name;
   auto name = host_.parameters.find(key);
   if (name != host_.parameters.end() &&
       std::any_of(task_.outputs.begin(), task_.outputs.end(), [&](const TensorSpec& t) { return t.name == name->second; }))

@@ -118,17 +118,11 @@ std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call, 
 
 void Translator::fold_fills(std::vector<CXCursor>& launches, std::vector<std::optional<LauncherCall>>& calls,
                             const std::vector<std::vector<std::string>>& buffers, std::map<std::string, std::string>& initial) {
-  const HostScope entry_scope = host_;
   // Per launch, in its launcher call's scope: the fill it makes, the buffers its arguments name and those it writes.
   std::vector<std::optional<Fill>> fills;
   std::vector<std::set<std::string>> named(launches.size()), writes(launches.size());
   for (size_t i = 0; i < launches.size(); ++i) {
-    if (calls[i]) {
-      launcher_call_ = *calls[i];
-      host_ = launcher_call_.scope;
-    }
-    fills.push_back(constant_fill(launches[i], buffers[i]));
-    host_ = entry_scope;
+    fills.push_back(in_call(calls[i], [&] { return constant_fill(launches[i], buffers[i]); }));
     const CXCursor callee = clang_getCursorReferenced(launches[i]);
     const std::vector<CXCursor> params = clang_getCursorKind(callee) == CXCursor_FunctionDecl ? parameters_of(callee)
                                                                                                : std::vector<CXCursor>{};

@@ -440,6 +440,7 @@ class Translator {
   void map_host_calls(CXCursor argument);
   std::set<unsigned> host_calls_;  // calls of kernel arguments and locals whose initializers were mapped (map_host_calls)
   std::string buffer_of(CXCursor argument);
+  std::string buffer_named(const std::string& decl_key) const;  // the task tensor or scratch buffer a variable names, or ""
   CXCursor launching_function(CXCursor call);
   bool launches(CXCursor code);
   std::string bind_launcher(CXCursor call, CXCursor launcher);
@@ -458,6 +459,22 @@ class Translator {
     std::map<std::string, CXCursor> functions;      // decl_key of a function template parameter -> the argument written
   };
   LauncherCall launcher_call_;                    // the call being walked or translated
+  // Puts host_ back as it was when it leaves its scope, also through an exception.
+  struct KeepHostScope {
+    Translator& translator;
+    HostScope saved = translator.host_;
+    ~KeepHostScope() { translator.host_ = std::move(saved); }
+  };
+  // `work()` as a launch inside a launcher call is read (in the call's scope, with its uses; none: the entry's scope).
+  template <typename Work>
+  auto in_call(const std::optional<LauncherCall>& call, Work work) {
+    KeepHostScope keep{*this};
+    if (call) {
+      launcher_call_ = *call;
+      host_ = call->scope;
+    }
+    return work();
+  }
   // fills.cpp: drops the launches that only fill a buffer before another launch writes it (the entry's launches, the
   // launcher call each is in, the buffer each argument names), adding their values to `initial`.
   void fold_fills(std::vector<CXCursor>& launches, std::vector<std::optional<LauncherCall>>& calls,
@@ -493,6 +510,11 @@ class Translator {
   std::set<std::string> namespaces_;  // the named namespaces the header declares things in
   std::vector<Launch> launches_;
   std::vector<Scratch> scratch_;
+  const Scratch* scratch_of(const std::string& decl_key) const {  // the scratch buffer a host variable holds, or none
+    for (const Scratch& b : scratch_)
+      if (b.key == decl_key) return &b;
+    return nullptr;
+  }
   HostScope host_;
 };
 

@@ -500,7 +500,7 @@ void Translator::add_host_helper(CXCursor call) {
   // (a static method stays in its struct and a lambda's call operator in the entry, which the header does not write;
   // a helper asking the device is inlined in launch sizes only: Metal has no such query)
   if (clang_Cursor_isNull(definition) || functions_.count(decl_key(definition)) || clang_CXXMethod_isStatic(definition) ||
-      clang_getCursorKind(definition) == CXCursor_CXXMethod || asks_device(body))
+      clang_getCursorKind(definition) == CXCursor_CXXMethod || is_lambda_operator(definition) || asks_device(body))
     return;
   functions_[decl_key(definition)] = Function{definition};
   clang_visitChildren(

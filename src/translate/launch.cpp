@@ -137,8 +137,16 @@ const std::map<std::string, std::string>& device_attributes() {
   return attributes;
 }
 
-// The function a call names (in a template, where the call depends on its parameters, the overloads named).
-std::string called_name(CXCursor call) { return spelling(called_declaration(call)); }
+// The function a call names (in a template, where the call depends on its parameters, the overloads named; for a
+// lambda's call, the variable that holds the lambda).
+std::string called_name(CXCursor call) {
+  const CXCursor declaration = called_declaration(call);
+  if (is_lambda_operator(declaration) && clang_Cursor_getNumArguments(call) > 0) {
+    const CXCursor object = strip_implicit(clang_Cursor_getArgument(call, 0));
+    if (clang_getCursorKind(object) == CXCursor_DeclRefExpr) return spelling(object);
+  }
+  return spelling(declaration);
+}
 
 // The queries device_query answers.
 bool is_device_query(CXCursor call) {
@@ -691,19 +699,6 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
   return now();
 }
 
-namespace {
-// The call operator of a lambda that captures nothing (`const auto pick = [](int64_t n) { return ...; };`), which is a
-// function of the file as any other.
-bool captureless_lambda(CXCursor method) {
-  if (clang_getCursorKind(method) != CXCursor_CXXMethod || !is_lambda_operator(method)) return false;
-  int fields = 0;
-  clang_Type_visitFields(
-      clang_getCursorType(clang_getCursorSemanticParent(method)),
-      [](CXCursor, CXClientData data) { return ++*static_cast<int*>(data), CXVisit_Continue; }, &fields);
-  return fields == 0;
-}
-}  // namespace
-
 CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body) {
   CXCursor callee = clang_getCursorReferenced(call);
   CXCursor pattern = clang_Cursor_isNull(callee) ? callee : clang_getSpecializedCursorTemplate(callee);
@@ -713,7 +708,7 @@ CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body) {
   const bool member = is_record(clang_getCursorKind(clang_getCursorSemanticParent(definition)));
   const bool function = ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) && !member) ||
                         ((kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate) && clang_CXXMethod_isStatic(definition)) ||
-                        captureless_lambda(definition);
+                        is_lambda_operator(definition);
   if (clang_Cursor_isNull(definition) || !clang_Location_isFromMainFile(clang_getCursorLocation(definition)) || !function ||
       has_child(definition, CXCursor_CUDAGlobalAttr)) {
     *why = "only min, max, ceil, floor and functions of this file are understood";
@@ -814,8 +809,32 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
   HostScope body;
   CXCursor definition = pure_helper(call, &why, &body);
   if (clang_Cursor_isNull(definition))
-    throw Error(fmt::format("{}: call to '{}' in a launch size: {}", what(call), spelling(call), why));
-  if (scope.inlined_calls >= 16) throw Error(fmt::format("{}: '{}' calls itself", what(call), spelling(call)));
+    throw Error(fmt::format("{}: call to '{}' in a launch size: {}", what(call), called_name(call), why));
+  if (scope.inlined_calls >= 16) throw Error(fmt::format("{}: '{}' calls itself", what(call), called_name(call)));
+  // A lambda's captures are the caller's variables as its body reads them, which is what the call reads (by reference)
+  // and what the lambda copied where it was made (by copy) unless the caller assigns them after that.
+  if (is_lambda_operator(definition)) {
+    struct Search {
+      const HostScope* scope;
+      unsigned made;
+      CXCursor found = clang_getNullCursor();
+    } search{&scope, begin_offset(definition)};
+    clang_visitChildren(
+        definition,
+        [](CXCursor c, CXCursor, CXClientData data) {
+          auto* s = static_cast<Search*>(data);
+          const auto assigned = clang_getCursorKind(c) == CXCursor_DeclRefExpr ? s->scope->assignments.find(decl_key(clang_getCursorReferenced(c)))
+                                                                                : s->scope->assignments.end();
+          if (assigned != s->scope->assignments.end() &&
+              std::any_of(assigned->second.begin(), assigned->second.end(), [&](const Assignment& a) { return a.at > s->made; }))
+            s->found = c;
+          return clang_Cursor_isNull(s->found) ? CXChildVisit_Recurse : CXChildVisit_Break;
+        },
+        &search);
+    if (!clang_Cursor_isNull(search.found))
+      throw Error(fmt::format("{}: the lambda '{}' reads '{}', which is assigned after the lambda is made: pass it as an argument",
+                              what(call), called_name(call), spelling(search.found)));
+  }
   HostScope inner = scope;
   ++inner.inlined_calls;
   const std::vector<CXCursor> parameters = parameters_of(definition);
@@ -823,7 +842,7 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
   const int count = clang_Cursor_getNumArguments(call) - object;
   for (size_t i = 0; i < parameters.size(); ++i) {
     CXCursor value = int(i) < count ? clang_Cursor_getArgument(call, unsigned(int(i) + object)) : initializer(parameters[i]);  // default
-    if (clang_Cursor_isNull(value)) throw Error(fmt::format("{}: '{}' is called with too few arguments", what(call), spelling(call)));
+    if (clang_Cursor_isNull(value)) throw Error(fmt::format("{}: '{}' is called with too few arguments", what(call), called_name(call)));
     inner.parameters[decl_key(parameters[i])] = "(" + directive_expression(value, scope) + ")";
   }
   // A function template's values (`plan<256>(rows)`): the call's template arguments.
@@ -1048,16 +1067,16 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       if (library && name == "ceil_div" && count == 2)  // libcu++'s cuda::ceil_div, of integers
         return directive_text(scope).binary("/", fmt::format("(({}) + ({}) - 1)", argument(0), argument(1)), "(" + argument(1) + ")");
       if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate ||
-          clang_CXXMethod_isStatic(callee) || captureless_lambda(callee)) {
+          clang_CXXMethod_isStatic(callee) || is_lambda_operator(callee)) {
         auto [value, inner] = inline_call(c, scope);
         try {
           return "(" + directive_expression(value, inner) + ")";
         } catch (const Error& e) {  // (what the helper's body computes that cannot be followed, in the call's words)
-          throw Error(fmt::format("{}: call to '{}' in a launch size: {}", what(c), name, e.what()));
+          throw Error(fmt::format("{}: call to '{}' in a launch size: {}", what(c), called_name(c), e.what()));
         }
       }
       if (kids.size() == 1) return directive_expression(kids[0], scope);  // a conversion written as a call
-      throw Error(fmt::format("{}: call to '{}' in a launch size", what(c), name));
+      throw Error(fmt::format("{}: call to '{}' in a launch size", what(c), called_name(c)));
     }
     default:
       break;

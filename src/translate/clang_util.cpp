@@ -109,9 +109,12 @@ std::vector<CXCursor> written_template_values(CXCursor call) {
   const std::vector<CXCursor> kids = children(call);
   if (kids.empty()) return values;
   const CXCursor callee = strip_implicit(kids[0]);
-  if (clang_getCursorKind(callee) != CXCursor_DeclRefExpr) return values;
+  const CXCursorKind kind = clang_getCursorKind(callee);
+  if (kind != CXCursor_DeclRefExpr && kind != CXCursor_MemberRefExpr) return values;
   for (CXCursor a : children(callee))
-    if (clang_isExpression(clang_getCursorKind(a))) values.push_back(a);
+    // (a method's object, `plan` of `plan.launch<256>(...)`, starts where the callee does)
+    if (clang_isExpression(clang_getCursorKind(a)) && (kind == CXCursor_DeclRefExpr || begin_offset(a) > begin_offset(callee)))
+      values.push_back(a);
   return values;
 }
 
@@ -279,7 +282,10 @@ bool is_lambda_operator(CXCursor method) {
 }
 
 int object_arguments(CXCursor call, CXCursor definition) {
-  return is_lambda_operator(definition) && clang_Cursor_getNumArguments(call) == int(parameters_of(definition).size()) + 1 ? 1 : 0;
+  const CXCursorKind kind = clang_getCursorKind(definition);
+  const bool member_operator = (kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate) &&
+                               !clang_CXXMethod_isStatic(definition) && spelling(definition).rfind("operator", 0) == 0;
+  return member_operator && clang_Cursor_getNumArguments(call) == int(parameters_of(definition).size()) + 1 ? 1 : 0;
 }
 
 CXCursor called_declaration(CXCursor call) {

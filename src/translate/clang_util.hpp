@@ -59,8 +59,8 @@ std::vector<WrittenArgument> written_template_arguments(CXTranslationUnit unit, 
 CXCursor called_declaration(CXCursor call);
 // The call operator of a lambda (a method, or a method template for a generic lambda).
 bool is_lambda_operator(CXCursor method);
-// The arguments a call passes before the parameters of `definition`, the function it calls: 1 for a lambda's call (an
-// operator call, whose first argument is the lambda itself), else 0.
+// The arguments a call passes before the parameters of `definition`, the function it calls: 1 for an operator call of a
+// method (a lambda's or a functor's `f(x)`, whose first argument is the object itself), else 0.
 int object_arguments(CXCursor call, CXCursor definition);
 // A function as the file defines it: a template specialization's pattern, else its definition, else itself.
 CXCursor defining_cursor(CXCursor function);

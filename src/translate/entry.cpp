@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "translate/translator_internal.hpp"
@@ -81,6 +82,15 @@ void Translator::find_launch() {
     for (size_t index = 0; index < kids.size(); ++index) {
       const CXCursor k = kids[index];
       const CXCursorKind kind = clang_getCursorKind(k);
+      // (a branch of an if, itself a launch or a launcher's call too: `if (c) launch<256>(...); else launch<64>(...);`)
+      struct Branch {
+        std::vector<std::pair<unsigned, size_t>>& branches;
+        const bool taken;
+        ~Branch() {
+          if (taken) branches.pop_back();
+        }
+      } branch{walk.branches, clang_getCursorKind(c) == CXCursor_IfStmt && index > 0};
+      if (branch.taken) walk.branches.push_back({begin_offset(c), index});
       // (an extended __device__ lambda's body is device code, ported where a kernel receives it: host_lambda; a host
       // lambda's body runs where it is called, so one that launches is walked at its calls, as a launcher)
       if (kind == CXCursor_LambdaExpr && (is_device_lambda(k) || launches(k))) continue;
@@ -97,8 +107,6 @@ void Translator::find_launch() {
           walk.calls.push_back(walk.path.empty() ? std::nullopt : std::optional<LauncherCall>(launcher_call_));
           walk.launch_branches.push_back(walk.branches);
           walk.switched |= walk.switches > 0;
-          if (clang_getCursorKind(c) == CXCursor_IfStmt && index > 0)  // the launch is the branch itself
-            walk.launch_branches.back().push_back({begin_offset(c), index});
           if (loop_depth > 0)
             problem(out_.problems, k, "kernel launch in a loop",
                     "a launch repeated by a host loop (the count known only at run time) is not translated: unroll it or move the loop into the kernel");
@@ -180,12 +188,9 @@ void Translator::find_launch() {
         return parts.size() == 2 && integer_constant(parts[1]) == 0;
       }();
       const bool loop = kind == CXCursor_ForStmt || kind == CXCursor_WhileStmt || (kind == CXCursor_DoStmt && !once);
-      const bool branch = clang_getCursorKind(c) == CXCursor_IfStmt && index > 0;
-      if (branch) walk.branches.push_back({begin_offset(c), index});
       walk.switches += kind == CXCursor_SwitchStmt;
       walk_fn(k, loop_depth + (loop ? 1 : 0), guarded || kind == CXCursor_IfStmt);
       walk.switches -= kind == CXCursor_SwitchStmt;
-      if (branch) walk.branches.pop_back();
     }
   };
   walk_fn(entry, 0, false);
@@ -328,9 +333,32 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
     } else if (kind == CXTemplateArgumentKind_Type) {
       launcher_call_.types[key] = clang_Cursor_getTemplateArgumentType(specialization, unsigned(i));
       host_.types[key] = launcher_call_.types[key];
+    } else if (kind == CXTemplateArgumentKind_Invalid && clang_getCursorKind(template_parameters[i]) == CXCursor_NonTypeTemplateParameter &&
+               values < written.size()) {
+      // (libclang reads no arguments of a method template's specialization, `launch_with<256>(...)`: the value written)
+      try {
+        uses[key].value = host_.parameters[key] = "(" + directive_expression(written[values++], host_) + ")";
+      } catch (const Error& e) {
+        return "its template argument '" + spelling(template_parameters[i]) + "' has no value here: " + e.what();
+      }
     } else {
       return "its template argument '" + spelling(template_parameters[i]) + "' is not an integer or a type";
     }
+  }
+  // A static method of a class template (`Rowsum<256>::run(...)`): the class's parameters are the type's arguments.
+  if (clang_getCursorKind(clang_getCursorSemanticParent(launcher)) == CXCursor_ClassTemplate)
+    for (const auto& [parameter, argument] : class_template_arguments(clang_getCursorType(clang_getCursorSemanticParent(specialization)))) {
+      const std::string key = decl_key(parameter);
+      if (argument.type.kind != CXType_Invalid) {
+        launcher_call_.types[key] = host_.types[key] = argument.type;
+      } else {
+        uses[key].value = host_.parameters[key] = argument.value;
+      }
+    }
+  // A method called on a local struct of the entry (`plan.launch(x, y, stream)`): its fields are that local's.
+  if (clang_getCursorKind(launcher) == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(launcher) && !is_lambda_operator(launcher)) {
+    std::tie(host_.self, host_.self_at) = method_object(call, host_);
+    if (clang_Cursor_isNull(host_.self)) return "it is a method called on something other than a local struct of the entry";
   }
   const std::vector<CXCursor> parameters = parameters_of(launcher);
   const int object = object_arguments(call, launcher);
@@ -443,14 +471,21 @@ std::string Translator::host_value(CXCursor var, unsigned at, CXType type, const
 bool Translator::struct_field_edit(CXCursor member) {
   const std::vector<CXCursor> kids = children(member);
   const CXCursor base = kids.empty() ? clang_getNullCursor() : strip_implicit(kids[0]);
-  const CXCursor var = clang_getCursorReferenced(base);
-  if (clang_getCursorKind(base) != CXCursor_DeclRefExpr || clang_getCursorKind(var) != CXCursor_VarDecl || !in_main_file(var) ||
+  // (a field of the object a method launcher is called on, named alone or through `this`: the call's, when rendered)
+  const bool own = (clang_Cursor_isNull(base) || clang_getCursorKind(base) == CXCursor_CXXThisExpr) && !clang_Cursor_isNull(host_.self) &&
+                   clang_getCursorKind(clang_getCursorReferenced(member)) == CXCursor_FieldDecl;
+  const CXCursor var = own ? host_.self : clang_getCursorReferenced(base);
+  if ((!own && clang_getCursorKind(base) != CXCursor_DeclRefExpr) || clang_getCursorKind(var) != CXCursor_VarDecl || !in_main_file(var) ||
       clang_getCursorSemanticParent(var).kind == CXCursor_TranslationUnit ||
       clang_getCanonicalType(clang_getCursorType(var)).kind != CXType_Record || from_prelude(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(var)))))
     return false;
   const std::string field = spelling(member);
   const CXType type = clang_getCursorType(member);
-  rw_.replace(begin_offset(member), end_offset(member), [this, var, field, type, at = begin_offset(member)] {
+  rw_.replace(begin_offset(member), end_offset(member), [this, own, base_var = var, field, type, member_at = begin_offset(member),
+                                                         written = text(begin_offset(member), end_offset(member))] {
+    if (own && clang_Cursor_isNull(host_.self)) return written;  // (the struct's own text, in the header)
+    const CXCursor var = own ? host_.self : base_var;
+    const unsigned at = own ? host_.self_at : member_at;
     return host_value(var, at, type, field, [&]() -> std::string {
       const CXCursor element = initial_field(var, field);
       if (!clang_Cursor_isNull(element)) return rw_.render(begin_offset(element), end_offset(element));

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/error.hpp"
@@ -601,13 +602,31 @@ std::optional<std::vector<CXCursor>> brace_fields(CXCursor e, const std::vector<
 }
 
 namespace {
-// The value a brace list (`{rows, 256}`, `Plan{rows, 256}`) of a struct of type `record` gives its field `member`
-// (a null cursor for none).
-CXCursor braced_field(CXCursor braces, CXType record, const std::string& member) {
+// No initializer, or a call of a default constructor that sets nothing (`Plan plan;`): the fields take their default
+// member initializers.
+bool default_initialized(CXCursor init) {
+  if (clang_Cursor_isNull(init)) return true;
+  const CXCursor constructor = clang_getCursorReferenced(init);
+  if (clang_getCursorKind(init) != CXCursor_CallExpr || clang_Cursor_getNumArguments(init) != 0 ||
+      clang_getCursorKind(constructor) != CXCursor_Constructor)
+    return false;
+  const std::vector<CXCursor> parts = children(clang_getCursorDefinition(constructor));
+  return std::all_of(parts.begin(), parts.end(), [](CXCursor part) {
+    return clang_getCursorKind(part) == CXCursor_CompoundStmt && children(part).empty();
+  });
+}
+
+// The value a struct of type `record` that `init` initializes gives its field `member`: what a brace list (`{rows,
+// 256}`, `Plan{rows, 256}`) gives it, else the field's default member initializer (`int threads = 64;`) where the brace
+// list leaves the field out or the struct is default-initialized; a null cursor for none.
+CXCursor braced_field(CXCursor init, CXType record, const std::string& member) {
   const std::vector<CXCursor> fields = fields_of(record);
-  const auto elements = clang_Cursor_isNull(braces) ? std::nullopt : brace_fields(braces, fields);
-  for (size_t i = 0; elements && i < fields.size(); ++i)
-    if (spelling(fields[i]) == member) return (*elements)[i];
+  const auto elements = clang_Cursor_isNull(init) ? std::nullopt : brace_fields(init, fields);
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (spelling(fields[i]) == member) {
+      if (elements && !clang_Cursor_isNull((*elements)[i])) return (*elements)[i];
+      if (elements || default_initialized(init)) return initializer(fields[i]);
+    }
   return clang_getNullCursor();
 }
 }  // namespace
@@ -699,15 +718,33 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
   return now();
 }
 
+std::pair<CXCursor, unsigned> method_object(CXCursor call, const HostScope& scope) {
+  const std::vector<CXCursor> kids = children(call);
+  const std::vector<CXCursor> parts = kids.empty() || clang_getCursorKind(kids[0]) != CXCursor_MemberRefExpr ? std::vector<CXCursor>{}
+                                                                                                          : children(kids[0]);
+  // (a functor's call `launch(x, y, stream)` is an operator call, the object its first argument)
+  const CXCursor object = object_arguments(call, defining_cursor(called_declaration(call))) == 1 ? strip_casts(clang_Cursor_getArgument(call, 0))
+                          : parts.empty()                                                      ? clang_getNullCursor()
+                                                                                               : strip_casts(parts[0]);
+  if (clang_Cursor_isNull(object) || clang_getCursorKind(object) == CXCursor_CXXThisExpr) return {scope.self, scope.self_at};
+  const CXCursor var = clang_getCursorReferenced(object);
+  if (clang_getCursorKind(object) != CXCursor_DeclRefExpr || clang_getCursorKind(var) != CXCursor_VarDecl ||
+      clang_getCanonicalType(clang_getCursorType(var)).kind != CXType_Record)
+    return {clang_getNullCursor(), 0};
+  return {var, begin_offset(call)};
+}
+
 CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body) {
   CXCursor callee = clang_getCursorReferenced(call);
   CXCursor pattern = clang_Cursor_isNull(callee) ? callee : clang_getSpecializedCursorTemplate(callee);
   CXCursor definition = clang_Cursor_isNull(callee) ? callee : clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
   const CXCursorKind kind = clang_getCursorKind(definition);
-  // A static method (`LaunchConfig::blocks(n)`) is a function of the file too; other methods read an object.
+  // A static method (`LaunchConfig::blocks(n)`) is a function of the file too, and so is a const method, of the object
+  // it is called on (`plan.blocks()`, inline_call).
   const bool member = is_record(clang_getCursorKind(clang_getCursorSemanticParent(definition)));
   const bool function = ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) && !member) ||
-                        ((kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate) && clang_CXXMethod_isStatic(definition)) ||
+                        ((kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate) &&
+                         (clang_CXXMethod_isStatic(definition) || clang_CXXMethod_isConst(definition))) ||
                         is_lambda_operator(definition);
   if (clang_Cursor_isNull(definition) || !clang_Location_isFromMainFile(clang_getCursorLocation(definition)) || !function ||
       has_child(definition, CXCursor_CUDAGlobalAttr)) {
@@ -767,29 +804,42 @@ bool asks_device(const HostScope& body) {
   });
 }
 
+std::vector<std::pair<CXCursor, TemplateArgument>> class_template_arguments(CXType type) {
+  type = clang_getCanonicalType(type);
+  const CXCursor pattern = clang_getSpecializedCursorTemplate(clang_getTypeDeclaration(type));
+  // (libclang gives a class specialization's value arguments only in the type's spelling: `integral_constant<int, 256>`)
+  const std::vector<std::string> written = type_template_arguments(type);
+  std::vector<std::pair<CXCursor, TemplateArgument>> bound;
+  int index = 0;  // the template parameter's position
+  for (CXCursor parameter : children(pattern)) {
+    const CXCursorKind kind = clang_getCursorKind(parameter);
+    if (kind != CXCursor_NonTypeTemplateParameter && kind != CXCursor_TemplateTypeParameter && kind != CXCursor_TemplateTemplateParameter)
+      continue;
+    TemplateArgument argument;
+    if (kind == CXCursor_TemplateTypeParameter) argument.type = clang_Type_getTemplateArgumentAsType(type, unsigned(index));
+    else if (size_t(index) < written.size()) argument.value = written[size_t(index)] == "true" ? "1" : written[size_t(index)] == "false" ? "0" : written[size_t(index)];
+    if (argument.type.kind != CXType_Invalid || !argument.value.empty()) bound.emplace_back(parameter, argument);
+    ++index;
+  }
+  return bound;
+}
+
 namespace {
 
-// The static member `name` of a struct type: its initializer, read with the value parameters of the class template the
-// type instantiates (`template <typename T, T v> struct integral_constant`) as the type's arguments; nullopt for none.
+// The static member `name` of a struct type: its initializer, read with the parameters of the class template the type
+// instantiates (`template <typename T, T v> struct integral_constant`) bound to the type's arguments; nullopt for none.
 std::optional<std::string> static_member_value(CXType type, const std::string& name, const HostScope& scope) {
-  type = clang_getCanonicalType(type);
-  const CXCursor record = clang_getTypeDeclaration(type);
+  const CXCursor record = clang_getTypeDeclaration(clang_getCanonicalType(type));
   const CXCursor pattern = clang_getSpecializedCursorTemplate(record);
-  // (libclang gives a class specialization's value arguments only in the type's spelling: `integral_constant<int, 256>`)
-  const std::vector<std::string> arguments = type_template_arguments(type);
   HostScope inner = scope;
-  CXCursor value = clang_getNullCursor();
-  size_t index = 0;  // the template parameter's position
-  for (CXCursor member : children(clang_Cursor_isNull(pattern) ? record : pattern)) {
-    const CXCursorKind kind = clang_getCursorKind(member);
-    if (kind == CXCursor_NonTypeTemplateParameter && index < arguments.size())
-      inner.parameters[decl_key(member)] = arguments[index] == "true" ? "1" : arguments[index] == "false" ? "0" : arguments[index];
-    index += kind == CXCursor_NonTypeTemplateParameter || kind == CXCursor_TemplateTypeParameter ||
-             kind == CXCursor_TemplateTemplateParameter;
-    if (kind == CXCursor_VarDecl && spelling(member) == name && !clang_Cursor_isNull(initializer(member))) value = initializer(member);
+  for (const auto& [parameter, argument] : class_template_arguments(type)) {
+    if (argument.type.kind == CXType_Invalid) inner.parameters[decl_key(parameter)] = argument.value;
+    else inner.types[decl_key(parameter)] = argument.type;
   }
-  if (clang_Cursor_isNull(value)) return std::nullopt;
-  return "(" + directive_expression(value, inner) + ")";
+  for (CXCursor member : children(clang_Cursor_isNull(pattern) ? record : pattern))
+    if (clang_getCursorKind(member) == CXCursor_VarDecl && spelling(member) == name && !clang_Cursor_isNull(initializer(member)))
+      return "(" + directive_expression(initializer(member), inner) + ")";
+  return std::nullopt;
 }
 
 bool is_floating(CXType t) {
@@ -837,6 +887,12 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
   }
   HostScope inner = scope;
   ++inner.inlined_calls;
+  if (clang_getCursorKind(definition) == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(definition) && !is_lambda_operator(definition)) {
+    std::tie(inner.self, inner.self_at) = method_object(call, scope);
+    if (clang_Cursor_isNull(inner.self))
+      throw Error(fmt::format("{}: '{}' is a method called on something other than a local struct of the entry", what(call),
+                              called_name(call)));
+  }
   const std::vector<CXCursor> parameters = parameters_of(definition);
   const int object = object_arguments(call, definition);
   const int count = clang_Cursor_getNumArguments(call) - object;
@@ -997,10 +1053,12 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       const std::string m = spelling(c);  // `block.x` of a dim3
       if (!kids.empty() && is_dim3(clang_getCursorType(strip_implicit(kids[0]))) && (m == "x" || m == "y" || m == "z"))
         return "(" + directive_dim3(kids[0], scope)[size_t(m[0] - 'x')] + ")";
-      // A field of a struct local (`p.tiles_x`): its brace-list value with the assignments to it applied.
+      // A field of a struct local (`p.tiles_x`; in a method called on one, `tiles_x` or `this->tiles_x`): its brace-list
+      // value with the assignments to it applied.
       const CXCursor base = kids.empty() ? clang_getNullCursor() : strip_casts(kids[0]);
-      const CXCursor var = clang_getCursorReferenced(base);
-      if (clang_getCursorKind(base) == CXCursor_DeclRefExpr && clang_getCursorKind(var) == CXCursor_VarDecl &&
+      const bool own = clang_Cursor_isNull(base) || clang_getCursorKind(base) == CXCursor_CXXThisExpr;
+      const CXCursor var = own ? scope.self : clang_getCursorReferenced(base);
+      if ((own || clang_getCursorKind(base) == CXCursor_DeclRefExpr) && clang_getCursorKind(var) == CXCursor_VarDecl &&
           clang_getCanonicalType(clang_getCursorType(var)).kind == CXType_Record) {
         ValueText text = directive_text(scope);
         text.initial = [&]() -> std::string {
@@ -1015,7 +1073,7 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
           }
           throw Error(fmt::format("{}: '{}.{}' has no value the launch can be computed from", what(c), spelling(var), m));
         };
-        return value_at(var, begin_offset(c), -1, scope, text, m);
+        return value_at(var, own ? scope.self_at : begin_offset(c), -1, scope, text, m);
       }
       break;
     }
@@ -1067,7 +1125,7 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       if (library && name == "ceil_div" && count == 2)  // libcu++'s cuda::ceil_div, of integers
         return directive_text(scope).binary("/", fmt::format("(({}) + ({}) - 1)", argument(0), argument(1)), "(" + argument(1) + ")");
       if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate ||
-          clang_CXXMethod_isStatic(callee) || is_lambda_operator(callee)) {
+          clang_CXXMethod_isStatic(callee) || clang_CXXMethod_isConst(callee) || is_lambda_operator(callee)) {
         auto [value, inner] = inline_call(c, scope);
         try {
           return "(" + directive_expression(value, inner) + ")";

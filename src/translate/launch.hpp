@@ -47,6 +47,10 @@ struct HostScope {
     unsigned begin = 0, end = 0;
   };
   mutable std::map<std::string, LoopValue> loop_values;
+  // In a method of a struct called on a local of the entry (`plan.launch(x, y, stream)`): that local, and where the
+  // call reads it; its fields are what the method's own (`cols`, `this->cols`) name.
+  CXCursor self = clang_getNullCursor();
+  unsigned self_at = 0;
 };
 
 // The assignments to the entry's variables. Straight-line ones, those under an `if` and a loop that only steps one
@@ -83,6 +87,10 @@ std::vector<CXCursor> brace_values(CXCursor e, const std::vector<CXCursor>& fiel
 // The value a local struct's brace-list initializer gives its field `member` (a null cursor for none).
 CXCursor initial_field(CXCursor var, const std::string& member);
 
+// The local of the entry a method call is made on (`plan` of `plan.blocks()`; the scope's own for a call on the implicit
+// object), and where the call reads it; a null cursor for a call on anything else.
+std::pair<CXCursor, unsigned> method_object(CXCursor call, const HostScope& scope);
+
 // The definition of the function of the main file that `call` calls when its body is `return e;` after
 // declarations, assignments to its locals and parameters (in ifs and loops too) and device queries (a function
 // of its arguments: a ceil_div, a next power of two, also a lambda that captures nothing); else a null cursor,
@@ -92,6 +100,14 @@ CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body = nullptr)
 
 // Whether a helper's body (pure_helper's) asks the device: an answer among its assignments.
 bool asks_device(const HostScope& body);
+
+// The arguments of the class template a struct type instantiates (`Rowsum<256>`, `std::integral_constant<int, 8>`), each
+// with its template parameter: a value as a directive value (`true` as 1), or a type.
+struct TemplateArgument {
+  std::string value;
+  CXType type{CXType_Invalid, {nullptr, nullptr}};
+};
+std::vector<std::pair<CXCursor, TemplateArgument>> class_template_arguments(CXType type);
 
 // Throws Error saying which part could not be expressed.
 std::string directive_expression(CXCursor expression, const HostScope& scope);

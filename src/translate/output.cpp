@@ -114,6 +114,16 @@ std::string Translator::header() {
             if (clang_isCursorDefinition(c) ||
                 (kind != CXCursor_EnumDecl && !self->templated_records_.count(decl_key(c)))) {
               std::string text = self->rw_.render(b, e);
+              // Its host-only methods are left out (a launcher `void launch(cudaStream_t) const`): device code cannot
+              // call them (except constexpr ones, which stay).
+              for (CXCursor method : children(c)) {
+                const CXCursorKind member = clang_getCursorKind(method);
+                if ((member != CXCursor_CXXMethod && member != CXCursor_FunctionTemplate) || has_child(method, CXCursor_CUDADeviceAttr) ||
+                    has_child(method, CXCursor_CUDAGlobalAttr) || self->is_constexpr(method))
+                  continue;
+                const std::string host_method = self->rw_.render(begin_offset(method), end_offset(method));
+                if (const size_t at = text.find(host_method); at != std::string::npos) text.erase(at, host_method.size());
+              }
               // its methods, with the address spaces their reference parameters bind
               for (const auto& [key, fn] : self->functions_) {
                 if (fn.kernel ||

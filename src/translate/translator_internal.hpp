@@ -214,6 +214,14 @@ class Translator {
     return position(declaration).file.rfind(include_dir_.string(), 0) == 0;
   }
   bool in_main_file(CXCursor c) const { return clang_Location_isFromMainFile(clang_getCursorLocation(c)); }
+  // Declared constexpr (before its name), which CUDA lets device code call (--expt-relaxed-constexpr).
+  bool is_constexpr(CXCursor function) const {
+    for (const std::string& t : tokens_of(unit_, function)) {
+      if (t == "constexpr") return true;
+      if (t == spelling(function) || t == "(") return false;
+    }
+    return false;
+  }
   void problem(std::vector<Problem>& to, CXCursor at, std::string construct, std::string reason) {
     const Position p = position(at);
     to.push_back({file_, int(p.line), int(p.column), std::move(construct), std::move(reason)});

@@ -748,7 +748,7 @@ CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body) {
                         is_lambda_operator(definition);
   if (clang_Cursor_isNull(definition) || !clang_Location_isFromMainFile(clang_getCursorLocation(definition)) || !function ||
       has_child(definition, CXCursor_CUDAGlobalAttr)) {
-    *why = "only min, max, ceil, floor and functions of this file are understood";
+    *why = "only min, max, clamp, ceil, floor and functions of this file are understood";
     return clang_getNullCursor();
   }
   std::vector<CXCursor> statements;
@@ -1119,6 +1119,18 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       if (library && (name == "min" || name == "max" || name == "fmin" || name == "fmax" || name == "fminf" || name == "fmaxf") &&
           count == 2)
         return fmt::format("{}({}, {})", name.substr(name[0] == 'f' ? 1 : 0, 3), argument(0), argument(1));
+      if (library && name == "clamp" && count == 3) return fmt::format("min(max({}, {}), {})", argument(0), argument(1), argument(2));
+      // `std::max({a, b, c})`: over an initializer list's elements
+      if (library && (name == "min" || name == "max") && count == 1) {
+        CXCursor list = strip_implicit(clang_Cursor_getArgument(c, 0));
+        while (clang_getCursorKind(list) != CXCursor_InitListExpr && children(list).size() == 1) list = strip_implicit(children(list)[0]);
+        if (clang_getCursorKind(list) == CXCursor_InitListExpr && !children(list).empty()) {
+          std::string folded;
+          for (CXCursor element : children(list))
+            folded = folded.empty() ? directive_expression(element, scope) : fmt::format("{}({}, {})", name, folded, directive_expression(element, scope));
+          return folded;
+        }
+      }
       // muparser has no floor or ceil; its rint rounds halves up, so rint(x - 0.5) is floor(x).
       if (library && (name == "floor" || name == "floorf") && count == 1) return fmt::format("rint(({}) - 0.5)", argument(0));
       if (library && (name == "ceil" || name == "ceilf") && count == 1) return fmt::format("(-rint(-({}) - 0.5))", argument(0));

@@ -493,9 +493,8 @@ bool Translator::struct_field_edit(CXCursor member) {
       const CXCursor init = strip_casts(clang_Cursor_getVarDeclInitializer(var));
       if (clang_getCursorKind(init) == CXCursor_CallExpr) {
         std::string why;
-        HostScope body;
-        if (!clang_Cursor_isNull(pure_helper(init, &why, &body)) && !asks_device(body))
-          return "(" + rw_.render(begin_offset(init), end_offset(init)) + ")." + field;
+        const CXCursor helper = pure_helper(init, &why);
+        if (!clang_Cursor_isNull(helper) && !asks_device(helper)) return "(" + rw_.render(begin_offset(init), end_offset(init)) + ")." + field;
       }
       throw Error("'" + spelling(var) + "." + field + "' has no value where it is read");
     });
@@ -530,12 +529,11 @@ std::string Translator::buffer_named(const std::string& key) const {
 // kernel argument: the header defines it as the __device__ functions are.
 void Translator::add_host_helper(CXCursor call) {
   std::string why;
-  HostScope body;
-  CXCursor definition = pure_helper(call, &why, &body);
+  CXCursor definition = pure_helper(call, &why);
   // (a static method stays in its struct and a lambda's call operator in the entry, which the header does not write;
   // a helper asking the device is inlined in launch sizes only: Metal has no such query)
   if (clang_Cursor_isNull(definition) || functions_.count(decl_key(definition)) || clang_CXXMethod_isStatic(definition) ||
-      clang_getCursorKind(definition) == CXCursor_CXXMethod || is_lambda_operator(definition) || asks_device(body))
+      clang_getCursorKind(definition) == CXCursor_CXXMethod || is_lambda_operator(definition) || asks_device(definition))
     return;
   functions_[decl_key(definition)] = Function{definition};
   clang_visitChildren(

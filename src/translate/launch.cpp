@@ -152,7 +152,8 @@ std::string called_name(CXCursor call) {
 // The queries device_query answers.
 bool is_device_query(CXCursor call) {
   static const std::set<std::string> queries = {"cudaGetDevice", "cudaDeviceGetAttribute", "cudaGetDeviceProperties",
-                                                "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyMaxPotentialBlockSize"};
+                                                "cudaFuncGetAttributes", "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                                                "cudaOccupancyMaxPotentialBlockSize"};
   return clang_getCursorKind(call) == CXCursor_CallExpr && queries.count(called_name(call));
 }
 
@@ -298,6 +299,18 @@ struct Collector {
       for (const auto& [field, value] : answers) {
         t.member = field;
         answer(t, value);
+      }
+      return true;
+    }
+    // a kernel's limits: the threads and dynamic shared memory a threadgroup may have (its registers, static shared
+    // and local memory are the Metal compiler's: no answer, so a launch reading them is reported)
+    if (name == "cudaFuncGetAttributes" && count == 2) {
+      Target t = address_of(0);
+      if (clang_Cursor_isNull(t.var) || !t.member.empty() || t.field != -1) return false;
+      for (const auto& [field, property] : {std::pair{"maxThreadsPerBlock", "maxThreadsPerBlock"},
+                                            std::pair{"maxDynamicSharedSizeBytes", "sharedMemPerBlockOptin"}}) {
+        t.member = field;
+        answer(t, answers.at(property));
       }
       return true;
     }
@@ -798,10 +811,16 @@ CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body) {
   return definition;
 }
 
-bool asks_device(const HostScope& body) {
-  return std::any_of(body.assignments.begin(), body.assignments.end(), [](const auto& variable) {
-    return std::any_of(variable.second.begin(), variable.second.end(), [](const Assignment& a) { return !a.answer.empty(); });
-  });
+bool asks_device(CXCursor code) {
+  bool asks = false;
+  clang_visitChildren(
+      code,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        *static_cast<bool*>(data) |= is_device_query(c);
+        return *static_cast<bool*>(data) ? CXChildVisit_Break : CXChildVisit_Recurse;
+      },
+      &asks);
+  return asks;
 }
 
 std::vector<std::pair<CXCursor, TemplateArgument>> class_template_arguments(CXType type) {
@@ -873,8 +892,10 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
         definition,
         [](CXCursor c, CXCursor, CXClientData data) {
           auto* s = static_cast<Search*>(data);
-          const auto assigned = clang_getCursorKind(c) == CXCursor_DeclRefExpr ? s->scope->assignments.find(decl_key(clang_getCursorReferenced(c)))
-                                                                                : s->scope->assignments.end();
+          const CXCursor var = clang_getCursorReferenced(c);
+          const bool outside = begin_offset(var) < s->made;  // (not the lambda's own parameter or local)
+          const auto assigned = clang_getCursorKind(c) == CXCursor_DeclRefExpr && outside ? s->scope->assignments.find(decl_key(var))
+                                                                                            : s->scope->assignments.end();
           if (assigned != s->scope->assignments.end() &&
               std::any_of(assigned->second.begin(), assigned->second.end(), [&](const Assignment& a) { return a.at > s->made; }))
             s->found = c;

@@ -95,11 +95,11 @@ std::pair<CXCursor, unsigned> method_object(CXCursor call, const HostScope& scop
 // declarations, assignments to its locals and parameters (in ifs and loops too) and device queries (a function
 // of its arguments: a ceil_div, a next power of two, also a lambda that captures nothing); else a null cursor,
 // with `why` said. The body's assignments, device queries' answers among them, are left in `body` where given (a
-// helper with answers can only be inlined in a launch size, not defined in Metal).
+// helper asking the device can only be inlined in a launch size, not defined in Metal).
 CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body = nullptr);
 
-// Whether a helper's body (pure_helper's) asks the device: an answer among its assignments.
-bool asks_device(const HostScope& body);
+// Whether code asks the device (a device query anywhere in it, lambdas included).
+bool asks_device(CXCursor code);
 
 // The arguments of the class template a struct type instantiates (`Rowsum<256>`, `std::integral_constant<int, 8>`), each
 // with its template parameter: a value as a directive value (`true` as 1), or a type.

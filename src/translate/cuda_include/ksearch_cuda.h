@@ -435,6 +435,12 @@ struct cudaDeviceProp {
       maxThreadsPerMultiProcessor, maxBlocksPerMultiProcessor, clockRate, memoryClockRate, memoryBusWidth;
 };
 extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+  int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA, maxDynamicSharedSizeBytes, preferredShmemCarveout;
+};
+extern "C" cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* function);
+template <class F> cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, F* kernel);
 extern "C" cudaError_t cudaGetDeviceCount(int* count);
 extern "C" cudaError_t cudaRuntimeGetVersion(int* version);
 extern "C" cudaError_t cudaDriverGetVersion(int* version);

@@ -285,7 +285,10 @@ int object_arguments(CXCursor call, CXCursor definition) {
   const CXCursorKind kind = clang_getCursorKind(definition);
   const bool member_operator = (kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate) &&
                                !clang_CXXMethod_isStatic(definition) && spelling(definition).rfind("operator", 0) == 0;
-  return member_operator && clang_Cursor_getNumArguments(call) == int(parameters_of(definition).size()) + 1 ? 1 : 0;
+  // (not `f.operator()(x)`, a member call whose callee names the object)
+  const std::vector<CXCursor> kids = children(call);
+  const bool member_call = !kids.empty() && clang_getCursorKind(kids[0]) == CXCursor_MemberRefExpr;
+  return member_operator && !member_call && clang_Cursor_getNumArguments(call) > 0 ? 1 : 0;
 }
 
 CXCursor called_declaration(CXCursor call) {

@@ -101,7 +101,7 @@ void Translator::find_launch() {
         if (is_launch) {
           const std::vector<CXCursor> parts = children(k);
           walk.buffers.emplace_back();
-          for (size_t a = 2; a < parts.size(); ++a) walk.buffers.back().push_back(buffer_of(parts[a]));
+          for (CXCursor argument : launch_arguments(k)) walk.buffers.back().push_back(buffer_of(argument));
           walk.launches.push_back(k);
           walk.paths.push_back(walk.path);
           walk.calls.push_back(walk.path.empty() ? std::nullopt : std::optional<LauncherCall>(launcher_call_));
@@ -293,6 +293,21 @@ CXCursor Translator::launching_function(CXCursor call) {
   return launcher ? definition : clang_getNullCursor();
 }
 
+// A launch's arguments (after its configuration), with a launcher's pack expanded (`kernel<<<...>>>(args...)` given
+// `x, y, cols`: those three).
+std::vector<CXCursor> Translator::launch_arguments(CXCursor launch) const {
+  const std::vector<CXCursor> parts = children(launch);
+  std::vector<CXCursor> arguments;
+  for (size_t a = 2; a < parts.size(); ++a) {
+    const std::vector<CXCursor> pattern = clang_getCursorKind(parts[a]) == CXCursor_PackExpansionExpr ? children(parts[a]) : std::vector<CXCursor>{};
+    const auto pack = pattern.size() == 1 ? launcher_call_.packs.find(decl_key(clang_getCursorReferenced(strip_implicit(pattern[0]))))
+                                          : launcher_call_.packs.end();
+    if (pack != launcher_call_.packs.end()) arguments.insert(arguments.end(), pack->second.begin(), pack->second.end());
+    else arguments.push_back(parts[a]);
+  }
+  return arguments;
+}
+
 // Whether code launches a kernel, or calls a function of the file that does.
 bool Translator::launches(CXCursor code) {
   std::pair<Translator*, bool> search(this, false);
@@ -333,6 +348,8 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
     } else if (kind == CXTemplateArgumentKind_Type) {
       launcher_call_.types[key] = clang_Cursor_getTemplateArgumentType(specialization, unsigned(i));
       host_.types[key] = launcher_call_.types[key];
+    } else if (kind == CXTemplateArgumentKind_Pack) {
+      // (`typename... Args` of a parameter pack: its arguments are the call's, launch_arguments)
     } else if (kind == CXTemplateArgumentKind_Invalid && clang_getCursorKind(template_parameters[i]) == CXCursor_NonTypeTemplateParameter &&
                values < written.size()) {
       // (libclang reads no arguments of a method template's specialization, `launch_with<256>(...)`: the value written)
@@ -366,8 +383,21 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
     const CXCursor argument = clang_Cursor_getArgument(call, unsigned(int(i) + object));
     const std::string key = decl_key(parameters[i]);
     const std::string buffer = buffer_of(argument);
+    const std::vector<std::string> tokens = tokens_of(unit_, parameters[i]);
+    if (std::find(tokens.begin(), tokens.end(), "...") != tokens.end()) {
+      // a pack (`auto... args`, `Args... args`): the call's remaining arguments, which `args...` in a launch stands for
+      std::vector<CXCursor>& pack = launcher_call_.packs[key];
+      pack.clear();
+      for (int a = int(i) + object; a < clang_Cursor_getNumArguments(call); ++a) pack.push_back(clang_Cursor_getArgument(call, unsigned(a)));
+      break;
+    }
     if (is_pointer(clang_getCursorType(parameters[i])) && !buffer.empty()) {
       host_.parameters[key] = buffer;
+    } else if (take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(parameters[i])))).find("dim3") != std::string::npos) {
+      try {
+        host_.dims[key] = directive_dim3(argument, host_);
+      } catch (const Error&) {  // (reported where a launch uses it)
+      }
     } else if (!is_pointer(clang_getCursorType(parameters[i]))) {
       try {
         host_.parameters[key] = "(" + directive_expression(argument, host_) + ")";

@@ -20,8 +20,8 @@ std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call, 
   const CXCursor callee = clang_getCursorReferenced(launch_call);
   if (clang_getCursorKind(callee) != CXCursor_FunctionDecl) return std::nullopt;  // dependent, or through a pointer
   const CXCursor definition = defining_cursor(callee);
-  const std::vector<CXCursor> kids = children(launch_call), given = parameters_of(callee), defined = parameters_of(definition);
-  if (given.size() != defined.size() || kids.size() < given.size() + 2) return std::nullopt;
+  const std::vector<CXCursor> arguments = launch_arguments(launch_call), given = parameters_of(callee), defined = parameters_of(definition);
+  if (given.size() != defined.size() || arguments.size() < given.size()) return std::nullopt;
   // The one buffer it writes, a task output or scratch buffer.
   int target = -1;
   for (size_t i = 0; i < given.size(); ++i) {
@@ -52,9 +52,9 @@ std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call, 
       const std::string key = decl_key(clang_getCursorReferenced(uncast));
       for (size_t i = 0; i < defined.size(); ++i)
         if (decl_key(defined[i]) == key) {
-          if (std::string constant = constant_text(kids[i + 2]); !constant.empty()) return constant;
+          if (std::string constant = constant_text(arguments[i]); !constant.empty()) return constant;
           try {
-            return "(" + directive_expression(kids[i + 2], host_) + ")";
+            return "(" + directive_expression(arguments[i], host_) + ")";
           } catch (const Error&) {
             return "";
           }

@@ -56,6 +56,7 @@ CXCursor Translator::kernel_of_pointer(CXCursor variable, const Launch& launch, 
 void Translator::translate_launch(Launch& launch, const std::map<std::string, std::string>& initial,
                                   std::vector<std::string>& written) {
   std::vector<CXCursor> kids = children(launch.call);
+  const std::vector<CXCursor> arguments = launch_arguments(launch.call);
   CXCursor callee = clang_getCursorReferenced(launch.call);
   // A launch in a template launcher names the kernel template and its arguments as written (after the kernel's name,
   // or after the template's in the initializer of a pointer it launches through).
@@ -77,7 +78,7 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     launch.threads = directive_dim3(config.at(2), host_);
     if (config.size() > 3) {
       const std::string bytes = directive_expression(config[3], host_);
-      if (bytes != "0") launch.shared_bytes = bytes;
+      if (bytes.find_first_not_of("(0)") != std::string::npos) launch.shared_bytes = bytes;  // (`0`, or `(0)` a launcher is given)
     }
   } catch (const Error& e) {
     problem(out_.problems, launch.call, "launch configuration", e.what());
@@ -234,13 +235,13 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     for (size_t i = 0; i < written.size() && i < names.size(); ++i) bound[i] = true;
     const std::vector<CXCursor> deduced_from = parameters_of(callee);
     for (size_t i = written.size(); i < names.size(); ++i)
-      for (size_t j = 0; j < deduced_from.size() && j + 2 < kids.size(); ++j) {
+      for (size_t j = 0; j < deduced_from.size() && j < arguments.size(); ++j) {
         const CXType declared = clang_getCursorType(deduced_from[j]);
         const bool indirect = is_pointer(declared) || is_reference(declared);
         std::string named = take(clang_getTypeSpelling(indirect ? pointee_type(declared) : declared));
         if (named.rfind("const ", 0) == 0) named.erase(0, 6);
         if (named != names[i]) continue;
-        CXType given = launcher_type(kids[j + 2]);
+        CXType given = launcher_type(arguments[j]);
         if (indirect && is_pointer(given)) given = pointee_type(given);  // (type_argument reads it without its const)
         type_argument(parameters[i], given);
         bound[i] = true;
@@ -297,8 +298,8 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     else
       writes.push_back(buffer);
   };
-  for (size_t i = 0; i < kparams.size() && i + 2 < kids.size(); ++i) {
-    CXCursor arg = kids[i + 2];
+  for (size_t i = 0; i < kparams.size() && i < arguments.size(); ++i) {
+    CXCursor arg = arguments[i];
     CXType type = clang_getCursorType(kparams[i]);
     const CXType argument_type = clang_getCanonicalType(launcher_type(arg));
     const bool structure = argument_type.kind == CXType_Record && in_main_file(clang_getTypeDeclaration(argument_type));

@@ -1228,6 +1228,8 @@ std::array<std::string, 3> directive_dim3(CXCursor expression, const HostScope& 
   };
   if (kind == CXCursor_DeclRefExpr) {
     const CXCursor var = clang_getCursorReferenced(c);
+    if (auto given = scope.dims.find(decl_key(var)); given != scope.dims.end() && !scope.assignments.count(decl_key(var)))
+      return given->second;
     return assigned_sizes(var, "", [&] { return initializer(var); }, what(c) + ": a dim3 without an initializer");
   }
   if (kind == CXCursor_MemberRefExpr) {

@@ -51,6 +51,7 @@ struct HostScope {
   // call reads it; its fields are what the method's own (`cols`, `this->cols`) name.
   CXCursor self = clang_getNullCursor();
   unsigned self_at = 0;
+  std::map<std::string, std::array<std::string, 3>> dims;  // decl_key of a launcher's dim3 parameter -> the call's sizes
 };
 
 // The assignments to the entry's variables. Straight-line ones, those under an `if` and a loop that only steps one

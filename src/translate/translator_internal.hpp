@@ -451,6 +451,7 @@ class Translator {
   std::string buffer_named(const std::string& decl_key) const;  // the task tensor or scratch buffer a variable names, or ""
   CXCursor launching_function(CXCursor call);
   bool launches(CXCursor code);
+  std::vector<CXCursor> launch_arguments(CXCursor launch) const;
   std::string bind_launcher(CXCursor call, CXCursor launcher);
   // How a use of a launcher's (template) parameter is written for the call being translated: a
   // template argument's value, or the call argument's text.
@@ -465,6 +466,7 @@ class Translator {
     std::map<std::string, LauncherUse> uses;        // by decl_key of the parameter
     std::map<std::string, CXType> types;            // decl_key of a type template parameter -> its type
     std::map<std::string, CXCursor> functions;      // decl_key of a function template parameter -> the argument written
+    std::map<std::string, std::vector<CXCursor>> packs;  // decl_key of a parameter pack -> the arguments it takes
   };
   LauncherCall launcher_call_;                    // the call being walked or translated
   // Puts host_ back as it was when it leaves its scope, also through an exception.

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <tuple>
 
 #include "core/error.hpp"
 #include "translate/translator_internal.hpp"
@@ -374,8 +373,8 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
     }
   // A method called on a local struct of the entry (`plan.launch(x, y, stream)`): its fields are that local's.
   if (clang_getCursorKind(launcher) == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(launcher) && !is_lambda_operator(launcher)) {
-    std::tie(host_.self, host_.self_at) = method_object(call, host_);
-    if (clang_Cursor_isNull(host_.self)) return "it is a method called on something other than a local struct of the entry";
+    host_.objects["this"] = method_object(call, host_);
+    if (clang_Cursor_isNull(host_.objects["this"].var)) return "it is a method called on something other than a local struct of the entry";
   }
   const std::vector<CXCursor> parameters = parameters_of(launcher);
   const int object = object_arguments(call, launcher);
@@ -391,7 +390,10 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
       for (int a = int(i) + object; a < clang_Cursor_getNumArguments(call); ++a) pack.push_back(clang_Cursor_getArgument(call, unsigned(a)));
       break;
     }
-    if (is_pointer(clang_getCursorType(parameters[i])) && !buffer.empty()) {
+    if (const StructLocal given = struct_local(argument, begin_offset(call), host_);
+        !clang_Cursor_isNull(given.var) && clang_getCanonicalType(clang_getCursorType(argument)).kind == CXType_Record) {
+      host_.objects[key] = given;  // (a struct the entry makes, by value or by reference: `launch(params, stream)`)
+    } else if (is_pointer(clang_getCursorType(parameters[i])) && !buffer.empty()) {
       host_.parameters[key] = buffer;
     } else if (take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(parameters[i])))).find("dim3") != std::string::npos) {
       try {
@@ -501,21 +503,25 @@ std::string Translator::host_value(CXCursor var, unsigned at, CXType type, const
 bool Translator::struct_field_edit(CXCursor member) {
   const std::vector<CXCursor> kids = children(member);
   const CXCursor base = kids.empty() ? clang_getNullCursor() : strip_implicit(kids[0]);
-  // (a field of the object a method launcher is called on, named alone or through `this`: the call's, when rendered)
-  const bool own = (clang_Cursor_isNull(base) || clang_getCursorKind(base) == CXCursor_CXXThisExpr) && !clang_Cursor_isNull(host_.self) &&
-                   clang_getCursorKind(clang_getCursorReferenced(member)) == CXCursor_FieldDecl;
-  const CXCursor var = own ? host_.self : clang_getCursorReferenced(base);
-  if ((!own && clang_getCursorKind(base) != CXCursor_DeclRefExpr) || clang_getCursorKind(var) != CXCursor_VarDecl || !in_main_file(var) ||
+  // (a field of a struct a launcher is given or called on, named through its parameter, alone or through `this`: the
+  // call's, when rendered)
+  const bool own = clang_Cursor_isNull(base) || clang_getCursorKind(base) == CXCursor_CXXThisExpr ||
+                   host_.objects.count(decl_key(clang_getCursorReferenced(base)));
+  if (own && clang_getCursorKind(clang_getCursorReferenced(member)) != CXCursor_FieldDecl) return false;
+  const std::string object_key = clang_Cursor_isNull(base) || clang_getCursorKind(base) == CXCursor_CXXThisExpr ? "this" : decl_key(clang_getCursorReferenced(base));
+  const CXCursor var = struct_local(base, begin_offset(member), host_).var;
+  if (clang_getCursorKind(var) != CXCursor_VarDecl || !in_main_file(var) ||
       clang_getCursorSemanticParent(var).kind == CXCursor_TranslationUnit ||
       clang_getCanonicalType(clang_getCursorType(var)).kind != CXType_Record || from_prelude(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(var)))))
     return false;
   const std::string field = spelling(member);
   const CXType type = clang_getCursorType(member);
-  rw_.replace(begin_offset(member), end_offset(member), [this, own, base_var = var, field, type, member_at = begin_offset(member),
+  rw_.replace(begin_offset(member), end_offset(member), [this, own, object_key, base_var = var, field, type, member_at = begin_offset(member),
                                                          written = text(begin_offset(member), end_offset(member))] {
-    if (own && clang_Cursor_isNull(host_.self)) return written;  // (the struct's own text, in the header)
-    const CXCursor var = own ? host_.self : base_var;
-    const unsigned at = own ? host_.self_at : member_at;
+    const auto given = own ? host_.objects.find(object_key) : host_.objects.end();
+    if (own && given == host_.objects.end()) return written;  // (the struct's own text, in the header)
+    const CXCursor var = own ? given->second.var : base_var;
+    const unsigned at = own ? given->second.at : member_at;
     return host_value(var, at, type, field, [&]() -> std::string {
       const CXCursor element = initial_field(var, field);
       if (!clang_Cursor_isNull(element)) return rw_.render(begin_offset(element), end_offset(element));

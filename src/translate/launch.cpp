@@ -8,7 +8,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "core/error.hpp"
@@ -731,20 +730,26 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
   return now();
 }
 
-std::pair<CXCursor, unsigned> method_object(CXCursor call, const HostScope& scope) {
+StructLocal struct_local(CXCursor base, unsigned at, const HostScope& scope) {
+  base = strip_casts(base);
+  const bool own = clang_Cursor_isNull(base) || clang_getCursorKind(base) == CXCursor_CXXThisExpr;
+  const CXCursor var = own ? clang_getNullCursor() : clang_getCursorReferenced(base);
+  if (auto given = scope.objects.find(own ? "this" : decl_key(var)); given != scope.objects.end()) return given->second;
+  if (own || clang_getCursorKind(base) != CXCursor_DeclRefExpr || clang_getCursorKind(var) != CXCursor_VarDecl ||
+      clang_getCanonicalType(clang_getCursorType(var)).kind != CXType_Record)
+    return {};
+  return {var, at};
+}
+
+StructLocal method_object(CXCursor call, const HostScope& scope) {
   const std::vector<CXCursor> kids = children(call);
   const std::vector<CXCursor> parts = kids.empty() || clang_getCursorKind(kids[0]) != CXCursor_MemberRefExpr ? std::vector<CXCursor>{}
                                                                                                           : children(kids[0]);
   // (a functor's call `launch(x, y, stream)` is an operator call, the object its first argument)
-  const CXCursor object = object_arguments(call, defining_cursor(called_declaration(call))) == 1 ? strip_casts(clang_Cursor_getArgument(call, 0))
+  const CXCursor object = object_arguments(call, defining_cursor(called_declaration(call))) == 1 ? clang_Cursor_getArgument(call, 0)
                           : parts.empty()                                                      ? clang_getNullCursor()
-                                                                                               : strip_casts(parts[0]);
-  if (clang_Cursor_isNull(object) || clang_getCursorKind(object) == CXCursor_CXXThisExpr) return {scope.self, scope.self_at};
-  const CXCursor var = clang_getCursorReferenced(object);
-  if (clang_getCursorKind(object) != CXCursor_DeclRefExpr || clang_getCursorKind(var) != CXCursor_VarDecl ||
-      clang_getCanonicalType(clang_getCursorType(var)).kind != CXType_Record)
-    return {clang_getNullCursor(), 0};
-  return {var, begin_offset(call)};
+                                                                                               : parts[0];
+  return struct_local(object, begin_offset(call), scope);
 }
 
 CXCursor pure_helper(CXCursor call, std::string* why, HostScope* body) {
@@ -909,8 +914,8 @@ std::pair<CXCursor, HostScope> inline_call(CXCursor call, const HostScope& scope
   HostScope inner = scope;
   ++inner.inlined_calls;
   if (clang_getCursorKind(definition) == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(definition) && !is_lambda_operator(definition)) {
-    std::tie(inner.self, inner.self_at) = method_object(call, scope);
-    if (clang_Cursor_isNull(inner.self))
+    inner.objects["this"] = method_object(call, scope);
+    if (clang_Cursor_isNull(inner.objects["this"].var))
       throw Error(fmt::format("{}: '{}' is a method called on something other than a local struct of the entry", what(call),
                               called_name(call)));
   }
@@ -1074,13 +1079,11 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       const std::string m = spelling(c);  // `block.x` of a dim3
       if (!kids.empty() && is_dim3(clang_getCursorType(strip_implicit(kids[0]))) && (m == "x" || m == "y" || m == "z"))
         return "(" + directive_dim3(kids[0], scope)[size_t(m[0] - 'x')] + ")";
-      // A field of a struct local (`p.tiles_x`; in a method called on one, `tiles_x` or `this->tiles_x`): its brace-list
-      // value with the assignments to it applied.
-      const CXCursor base = kids.empty() ? clang_getNullCursor() : strip_casts(kids[0]);
-      const bool own = clang_Cursor_isNull(base) || clang_getCursorKind(base) == CXCursor_CXXThisExpr;
-      const CXCursor var = own ? scope.self : clang_getCursorReferenced(base);
-      if ((own || clang_getCursorKind(base) == CXCursor_DeclRefExpr) && clang_getCursorKind(var) == CXCursor_VarDecl &&
-          clang_getCanonicalType(clang_getCursorType(var)).kind == CXType_Record) {
+      // A field of a struct local (`p.tiles_x`; through a launcher's parameter given one; in a method called on one,
+      // `tiles_x` or `this->tiles_x`): its brace-list value with the assignments to it applied.
+      const StructLocal object = struct_local(kids.empty() ? clang_getNullCursor() : kids[0], begin_offset(c), scope);
+      const CXCursor var = object.var;
+      if (!clang_Cursor_isNull(var)) {
         ValueText text = directive_text(scope);
         text.initial = [&]() -> std::string {
           const CXCursor element = initial_field(var, m);
@@ -1094,7 +1097,7 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
           }
           throw Error(fmt::format("{}: '{}.{}' has no value the launch can be computed from", what(c), spelling(var), m));
         };
-        return value_at(var, own ? scope.self_at : begin_offset(c), -1, scope, text, m);
+        return value_at(var, object.at, -1, scope, text, m);
       }
       break;
     }

@@ -34,6 +34,12 @@ struct Assignment {
   std::optional<long long> start;  // the variable's value before the loop, where it is a constant
 };
 
+// A local struct of the entry, and where it is read.
+struct StructLocal {
+  CXCursor var = clang_getNullCursor();
+  unsigned at = 0;
+};
+
 struct HostScope {
   CXTranslationUnit unit = nullptr;
   std::map<std::string, std::string> parameters;  // decl_key of an entry parameter -> task name
@@ -47,10 +53,10 @@ struct HostScope {
     unsigned begin = 0, end = 0;
   };
   mutable std::map<std::string, LoopValue> loop_values;
-  // In a method of a struct called on a local of the entry (`plan.launch(x, y, stream)`): that local, and where the
-  // call reads it; its fields are what the method's own (`cols`, `this->cols`) name.
-  CXCursor self = clang_getNullCursor();
-  unsigned self_at = 0;
+  // The local structs of the entry that names in a launcher or helper stand for, and where its call reads them: a
+  // struct parameter given one (`launch(params, stream)`, by value or reference), and "this" in a method called on one
+  // (`plan.launch(x, y, stream)`, whose `cols` and `this->cols` are that local's).
+  std::map<std::string, StructLocal> objects;
   std::map<std::string, std::array<std::string, 3>> dims;  // decl_key of a launcher's dim3 parameter -> the call's sizes
 };
 
@@ -88,9 +94,12 @@ std::vector<CXCursor> brace_values(CXCursor e, const std::vector<CXCursor>& fiel
 // The value a local struct's brace-list initializer gives its field `member` (a null cursor for none).
 CXCursor initial_field(CXCursor var, const std::string& member);
 
-// The local of the entry a method call is made on (`plan` of `plan.blocks()`; the scope's own for a call on the implicit
-// object), and where the call reads it; a null cursor for a call on anything else.
-std::pair<CXCursor, unsigned> method_object(CXCursor call, const HostScope& scope);
+// The local struct of the entry the base of a member access names where it is read at `at` (a local itself, a name
+// standing for one: HostScope::objects; `this`, written or not, with a null base); a null var for anything else.
+StructLocal struct_local(CXCursor base, unsigned at, const HostScope& scope);
+// The local struct of the entry a method call is made on (`plan` of `plan.blocks()`, `launch` of a functor's
+// `launch(x)`; the scope's own object for a call on `this`), as the call reads it.
+StructLocal method_object(CXCursor call, const HostScope& scope);
 
 // The definition of the function of the main file that `call` calls when its body is `return e;` after
 // declarations, assignments to its locals and parameters (in ifs and loops too) and device queries (a function

@@ -390,9 +390,11 @@ std::string Translator::bind_launcher(CXCursor call, CXCursor launcher) {
       for (int a = int(i) + object; a < clang_Cursor_getNumArguments(call); ++a) pack.push_back(clang_Cursor_getArgument(call, unsigned(a)));
       break;
     }
-    if (const StructLocal given = struct_local(argument, begin_offset(call), host_);
-        !clang_Cursor_isNull(given.var) && clang_getCanonicalType(clang_getCursorType(argument)).kind == CXType_Record) {
-      host_.objects[key] = given;  // (a struct the entry makes, by value or by reference: `launch(params, stream)`)
+    const CXType given_type = clang_getCanonicalType(clang_getCursorType(argument));
+    const bool record = given_type.kind == CXType_Record ||
+                        (given_type.kind == CXType_Pointer && clang_getCanonicalType(clang_getPointeeType(given_type)).kind == CXType_Record);
+    if (const StructLocal given = struct_local(argument, begin_offset(call), host_); record && !clang_Cursor_isNull(given.var)) {
+      host_.objects[key] = given;  // (a struct the entry makes, by value, reference or address: `launch(params, stream)`)
     } else if (is_pointer(clang_getCursorType(parameters[i])) && !buffer.empty()) {
       host_.parameters[key] = buffer;
     } else if (take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(parameters[i])))).find("dim3") != std::string::npos) {

@@ -732,6 +732,12 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
 
 StructLocal struct_local(CXCursor base, unsigned at, const HostScope& scope) {
   base = strip_casts(base);
+  // (`&params` given to a launcher's pointer, `*params` or `params->rows` through it: the local itself)
+  while (clang_getCursorKind(base) == CXCursor_UnaryOperator && children(base).size() == 1 && scope.unit) {
+    const std::vector<std::string> tokens = tokens_of(scope.unit, base);
+    if (tokens.empty() || (tokens.front() != "&" && tokens.front() != "*")) break;
+    base = strip_casts(children(base)[0]);
+  }
   const bool own = clang_Cursor_isNull(base) || clang_getCursorKind(base) == CXCursor_CXXThisExpr;
   const CXCursor var = own ? clang_getNullCursor() : clang_getCursorReferenced(base);
   if (auto given = scope.objects.find(own ? "this" : decl_key(var)); given != scope.objects.end()) return given->second;

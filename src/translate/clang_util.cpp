@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace ksearch::translate {
 
@@ -250,6 +251,24 @@ CXCursor method_of(CXCursor record, const std::string& name) {
     if ((clang_getCursorKind(k) == CXCursor_CXXMethod || clang_getCursorKind(k) == CXCursor_FunctionTemplate) && spelling(k) == name)
       return k;
   return clang_getNullCursor();
+}
+
+std::string canonical_builtin_type(const std::string& written) {
+  std::istringstream words(written);
+  std::string word, base;
+  bool is_unsigned = false, is_signed = false, is_short = false;
+  int longs = 0;
+  while (words >> word) {
+    if (word == "unsigned") is_unsigned = true;
+    else if (word == "signed") is_signed = true;
+    else if (word == "long") ++longs;
+    else if (word == "short") is_short = true;
+    else if (word != "const" && word != "volatile") base = word;
+  }
+  if (base.empty() || base == "int") base = is_short ? "short" : longs == 2 ? "long long" : longs ? "long" : "int";
+  else if (base == "double" && longs) base = "long double";
+  if (base == "char" && is_signed) base = "signed char";
+  return (is_unsigned ? "unsigned " : "") + base;
 }
 
 std::vector<std::string> type_template_arguments(CXType t) {

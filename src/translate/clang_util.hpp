@@ -69,6 +69,9 @@ CXCursor method_of(CXCursor record, const std::string& name);
 // The declaration a type reference names, or the type a parameter that an expression names is declared with, as
 // written (`Op` of `Op op`: a template parameter stays one); a null cursor for anything else.
 CXCursor written_type(CXCursor c);
+// A built-in type as written (`unsigned`, `long int`, `signed char`) in clang's canonical spelling (`unsigned int`,
+// `long`, `signed char`); anything else as it is, qualifiers aside.
+std::string canonical_builtin_type(const std::string& written);
 // The template arguments in a type's spelling (`Tile<float, 64, Pair<int, 2>>`: `float`, `64`, `Pair<int, 2>`), in order.
 std::vector<std::string> type_template_arguments(CXType t);
 bool is_pointer(CXType t);

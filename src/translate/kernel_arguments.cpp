@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <functional>
 #include <regex>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "translate/translator_internal.hpp"
@@ -125,20 +124,7 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
   // A built-in type written as a launcher's template argument (`k<float, 4>`): its canonical spelling (`unsigned` as
   // `unsigned int`, `long int` as `long`) names the MLX dtype.
   auto builtin_type_argument = [&](CXCursor parameter, const std::string& written) {
-    std::istringstream words(written);
-    std::string word, base;
-    bool is_unsigned = false, is_signed = false, is_short = false;
-    int longs = 0;
-    while (words >> word) {
-      if (word == "unsigned") is_unsigned = true;
-      else if (word == "signed") is_signed = true;
-      else if (word == "long") ++longs;
-      else if (word == "short") is_short = true;
-      else if (word != "const" && word != "volatile") base = word;
-    }
-    if (base.empty() || base == "int") base = is_short ? "short" : longs == 2 ? "long long" : longs ? "long" : "int";
-    if (base == "char" && is_signed) base = "signed char";
-    if (!dtype_argument(parameter, (is_unsigned ? "unsigned " : "") + base)) not_a_dtype(written);
+    if (!dtype_argument(parameter, canonical_builtin_type(written))) not_a_dtype(written);
   };
   // A value of an enum type (`template <Layout L>`): MLX template values are integers, and a scoped
   // enum does not compare with one, so the directive carries the integer (`KS_L`) and the body

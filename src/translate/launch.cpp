@@ -1022,7 +1022,33 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
     case CXCursor_UnexposedExpr:
       if (!kids.empty()) return directive_expression(kids.back(), scope);
       break;
+    case CXCursor_UnaryExpr: {  // `sizeof(T)`, `alignof(T)` of a launcher's type parameter
+      const std::vector<std::string> tokens = tokens_of(scope.unit, c);
+      for (CXCursor k : kids) {
+        const auto bound = clang_getCursorKind(k) == CXCursor_TypeRef ? scope.types.find(decl_key(clang_getCursorReferenced(k))) : scope.types.end();
+        if (bound == scope.types.end() || tokens.empty()) continue;
+        if (tokens.front() == "sizeof") return std::to_string(clang_Type_getSizeOf(bound->second));
+        if (tokens.front() == "alignof") return std::to_string(clang_Type_getAlignOf(bound->second));
+      }
+      break;
+    }
     case CXCursor_DeclRefExpr: {
+      // `std::is_same_v<T, float>` (`std::is_same<T, float>::value`) of a launcher's type parameter
+      if (const std::vector<std::string> tokens = tokens_of(scope.unit, c);
+          std::find(tokens.begin(), tokens.end(), "is_same_v") != tokens.end() ||
+          (std::find(tokens.begin(), tokens.end(), "is_same") != tokens.end() && !tokens.empty() && tokens.back() == "value")) {
+        std::vector<std::string> types;
+        for (const WrittenArgument& argument : written_template_arguments(scope.unit, c)) {
+          std::string type = canonical_builtin_type(argument.text);
+          for (CXCursor k : kids)
+            if (clang_getCursorKind(k) == CXCursor_TypeRef && begin_offset(k) >= argument.begin && end_offset(k) <= argument.end) {
+              const auto bound = scope.types.find(decl_key(clang_getCursorReferenced(k)));
+              type = take(clang_getTypeSpelling(clang_getCanonicalType(bound != scope.types.end() ? bound->second : clang_getCursorType(k))));
+            }
+          types.push_back(type);
+        }
+        if (types.size() == 2) return types[0] == types[1] ? "1" : "0";
+      }
       auto param = scope.parameters.find(decl_key(referenced));
       if (param == scope.parameters.end() && clang_getCursorKind(referenced) == CXCursor_ParmDecl)
         throw Error(fmt::format("{}: parameter '{}' is not an axis or param of the task's entry", what(c), spelling(referenced)));

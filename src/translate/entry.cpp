@@ -279,7 +279,7 @@ void Translator::find_launch() {
 // The host function of the file a call calls, when its body launches a kernel (a launcher the
 // entry delegates to); else a null cursor.
 CXCursor Translator::launching_function(CXCursor call) {
-  CXCursor callee = clang_getCursorReferenced(call);
+  CXCursor callee = called_declaration(call);  // (in a template, a dependent call names its overloads: `launch<B * 2>(...)`)
   if (clang_Cursor_isNull(callee)) return callee;
   const CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
   CXCursor definition = clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);

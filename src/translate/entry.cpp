@@ -98,7 +98,6 @@ void Translator::find_launch() {
         for (CXCursor kk : children(k))
           if (clang_getCursorKind(kk) == CXCursor_CallExpr && spelling(kk) == "__cudaPushCallConfiguration") is_launch = true;
         if (is_launch) {
-          const std::vector<CXCursor> parts = children(k);
           walk.buffers.emplace_back();
           for (CXCursor argument : launch_arguments(k)) walk.buffers.back().push_back(buffer_of(argument));
           walk.launches.push_back(k);

@@ -282,6 +282,11 @@ CXCursor Translator::launching_function(CXCursor call) {
   if (clang_Cursor_isNull(callee)) return callee;
   const CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
   CXCursor definition = clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
+  // An explicit specialization (`template <> void launch<1024>(...) {...}`) has a body of its own (where an implicit
+  // instantiation's name is the template's).
+  if (const CXCursor own = clang_getCursorDefinition(callee);
+      !clang_Cursor_isNull(pattern) && !clang_Cursor_isNull(own) && position(own).offset != position(definition).offset)
+    definition = own;
   if (clang_Cursor_isNull(definition) || !in_main_file(definition) || has_child(definition, CXCursor_CUDAGlobalAttr))
     return clang_getNullCursor();
   // (a launcher of launchers; recursion is not searched)

@@ -174,6 +174,43 @@ TEST(Dispatch, AlternativeLaunchesBecomeDirectivesThatChoose) {
       << launcher.candidate;
 }
 
+// Launchers as real code writes them, each read as its call reaches it: the directives choose exactly what the CUDA
+// entry launches per workload (metalsim alone would pass a kernel correct at any block size, whichever size the port
+// took): an explicit specialization's own body, lambdas nested by a macro, a generic lambda given integral constants,
+// a plan object's fields, a functor's field, if constexpr over a type parameter, launchers two deep, a class
+// template's static method, a kernel given as a parameter.
+TEST(Dispatch, LaunchersAreReadAsTheirCallsReachThem) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const std::vector<std::pair<std::string, std::vector<std::string>>> expected = {
+      {"launcher_explicit_specialization",
+       {"// threadgroup: (cols > 256 ? 256 : 64), 1, 1\n", "// template: BLOCK = (cols > 256 ? 256 : 64)\n"}},
+      {"bool_switch_lambdas",
+       {"// threadgroup: (cols >= 1024 ? 256 : 64), 1, 1\n", "// template: kThreads = (cols >= 1024 ? 256 : 64)\n",
+        "// template: kVec4 = ((((cols) - (4) * rint((cols) / (4) - 0.5)) == 0) ? 1 : 0)\n"}},
+      {"lambda_integral_constant_dispatch",
+       {"// template: BLOCK = ((((rows >= 64 ? 2 : (rows >= 8 ? 1 : 0))) == (2)) ? 256 : ((((rows >= 64 ? 2 : (rows >= 8 ? 1 : "
+        "0))) == (1)) ? 128 : 32))\n"}},
+      {"plan_object_method_launcher", {"// threadgroup: ((cols > 256 ? (256) : (64)) == 256 ? (256) : (64)), 1, 1\n"}},
+      {"functor_object_launcher", {"// threadgroup: (((cols > 512 ? 256 : 64)) >= 256 ? 256 : 64), 1, 1\n"}},
+      {"constexpr_type_dispatch", {"// template: BLOCK = (0 ? 32 : (4 == 4 ? ((1 ? 64 * 4 : 128)) : 64))\n"}},
+      {"nested_launchers", {"// threadgroup: ((((rows) >= 256 ? 128 : 32))), 1, 1\n"}},
+      {"class_template_static_launcher", {"// template: BLOCK = (cols > 256 ? (256) : (64))\n"}},
+      {"launcher_kernel_parameter", {"// template: BLOCK = (cols > 256 ? 256 : 64)\n"}},
+  };
+  // (compared without parentheses, which the directives' writing adds freely)
+  const auto bare = [](std::string text) {
+    std::erase_if(text, [](char ch) { return ch == '(' || ch == ')'; });
+    return text;
+  };
+  for (const auto& [file, lines] : expected) {
+    const translate::Translation t = translate::translate_file(kDir + "/corpus/rowsum/" + file + ".cu", corpus_task("rowsum"));
+    ASSERT_TRUE(t.complete()) << file << ": " << problems_text(t);
+    for (const std::string& line : lines)
+      EXPECT_NE(bare(t.candidate).find(bare(line)), std::string::npos) << file << ": " << line << t.candidate;
+  }
+}
+
 // Metal's functions are overloaded where C converts arguments: a call mixing int and unsigned, or an
 // int literal for a float, is converted as CUDA converts it (metalsim's host compiler would accept the
 // ambiguous call that Metal rejects); file operators over vector types are left to Metal's built-ins;

@@ -1,6 +1,6 @@
-// Device queries as real code caches them: a helper whose static local an immediately called lambda fills with the SM
-// count (cudaGetDevice, cudaDeviceGetAttribute), a static local of the entry holding it, and cudaFuncGetAttributes'
-// maxThreadsPerBlock of the kernel bounding the block.
+// Device queries as real code caches them: a helper whose `static const` local an immediately called lambda fills with
+// the SM count (cudaGetDevice, cudaDeviceGetAttribute), a `static const` local of the entry holding it, and
+// cudaFuncGetAttributes' maxThreadsPerBlock of the kernel bounding the block.
 #include <cuda_runtime.h>
 #include <cstdint>
 #include <algorithm>
@@ -15,7 +15,7 @@ __global__ void rowsum_grid(const float* __restrict__ x, float* __restrict__ y, 
 }
 
 static int sm_count() {
-  static int count = [] {
+  static const int count = [] {
     int device = 0, n = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device);

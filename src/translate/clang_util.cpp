@@ -304,10 +304,15 @@ int object_arguments(CXCursor call, CXCursor definition) {
   const CXCursorKind kind = clang_getCursorKind(definition);
   const bool member_operator = (kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate) &&
                                !clang_CXXMethod_isStatic(definition) && spelling(definition).rfind("operator", 0) == 0;
-  // (not `f.operator()(x)`, a member call whose callee names the object)
+  // (not `f.operator()(x)`, a member call whose callee names the object, nor `f(x)` through a template's parameter,
+  // which no operator call resolves yet)
+  // (an operator call's first argument is the object it is called on, written first; a call through a template's
+  // parameter resolves no operator yet, and its arguments start after the object)
   const std::vector<CXCursor> kids = children(call);
-  const bool member_call = !kids.empty() && clang_getCursorKind(kids[0]) == CXCursor_MemberRefExpr;
-  return member_operator && !member_call && clang_Cursor_getNumArguments(call) > 0 ? 1 : 0;
+  const bool object_first = !kids.empty() && clang_Cursor_getNumArguments(call) > 0 &&
+                            begin_offset(clang_Cursor_getArgument(call, 0)) == begin_offset(kids[0]) &&
+                            clang_getCursorKind(kids[0]) != CXCursor_MemberRefExpr;  // (not `f.operator()(x)`)
+  return member_operator && object_first ? 1 : 0;
 }
 
 CXCursor called_declaration(CXCursor call) {

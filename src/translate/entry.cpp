@@ -279,6 +279,13 @@ void Translator::find_launch() {
 // entry delegates to); else a null cursor.
 CXCursor Translator::launching_function(CXCursor call) {
   CXCursor callee = called_declaration(call);  // (in a template, a dependent call names its overloads: `launch<B * 2>(...)`)
+  // A call through a launcher's parameter given a lambda (`f(std::integral_constant<int, 256>{})` in `template <typename
+  // F> void dispatch_block(int64_t cols, F&& f)`): the lambda's call operator.
+  if (const std::vector<CXCursor> kids = children(call); !kids.empty()) {
+    const auto given = launcher_call_.uses.find(decl_key(clang_getCursorReferenced(strip_implicit(kids[0]))));
+    if (clang_getCursorKind(strip_implicit(kids[0])) == CXCursor_DeclRefExpr && given != launcher_call_.uses.end())
+      if (const CXCursor lambda = lambda_operator(given->second.argument); !clang_Cursor_isNull(lambda)) callee = lambda;
+  }
   if (clang_Cursor_isNull(callee)) return callee;
   const CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
   CXCursor definition = clang_getCursorDefinition(clang_Cursor_isNull(pattern) ? callee : pattern);
@@ -291,9 +298,23 @@ CXCursor Translator::launching_function(CXCursor call) {
     return clang_getNullCursor();
   // (a launcher of launchers; recursion is not searched)
   if (!searching_.insert(decl_key(definition)).second) return clang_getNullCursor();
-  const bool launcher = launches(definition);
+  bool launcher = launches(definition);
+  // (a function given a lambda that launches, which it calls: `dispatch_block(cols, [&](auto block) {...})`)
+  for (int a = 0; !launcher && a < clang_Cursor_getNumArguments(call); ++a)
+    if (const CXCursor lambda = lambda_operator(clang_Cursor_getArgument(call, unsigned(a))); !clang_Cursor_isNull(lambda))
+      launcher = launches(clang_getCursorDefinition(lambda));
   searching_.erase(decl_key(definition));
   return launcher ? definition : clang_getNullCursor();
+}
+
+// The call operator of the lambda an expression gives (`[&](auto b) {...}`, or a local initialized with one), or a
+// null cursor.
+CXCursor Translator::lambda_operator(CXCursor expression) const {
+  CXCursor e = strip_casts(expression);
+  if (clang_getCursorKind(e) == CXCursor_DeclRefExpr && clang_getCursorKind(clang_getCursorReferenced(e)) == CXCursor_VarDecl)
+    e = strip_casts(clang_Cursor_getVarDeclInitializer(clang_getCursorReferenced(e)));
+  if (clang_getCursorKind(e) != CXCursor_LambdaExpr) return clang_getNullCursor();
+  return method_of(clang_getTypeDeclaration(clang_getCursorType(e)), "operator()");
 }
 
 // A launch's arguments (after its configuration), with a launcher's pack expanded (`kernel<<<...>>>(args...)` given

@@ -451,6 +451,7 @@ class Translator {
   std::string buffer_named(const std::string& decl_key) const;  // the task tensor or scratch buffer a variable names, or ""
   CXCursor launching_function(CXCursor call);
   bool launches(CXCursor code);
+  CXCursor lambda_operator(CXCursor expression) const;
   std::vector<CXCursor> launch_arguments(CXCursor launch) const;
   std::string bind_launcher(CXCursor call, CXCursor launcher);
   // How a use of a launcher's (template) parameter is written for the call being translated: a

@@ -178,7 +178,7 @@ TEST(Dispatch, AlternativeLaunchesBecomeDirectivesThatChoose) {
 // entry launches per workload (metalsim alone would pass a kernel correct at any block size, whichever size the port
 // took): an explicit specialization's own body, lambdas nested by a macro, a generic lambda given integral constants,
 // a plan object's fields, a functor's field, if constexpr over a type parameter, launchers two deep, a class
-// template's static method, a kernel given as a parameter.
+// template's static method, a kernel given as a parameter, a lambda a dispatch helper calls.
 TEST(Dispatch, LaunchersAreReadAsTheirCallsReachThem) {
   std::string why;
   if (!translate::available(&why)) GTEST_SKIP() << why;
@@ -197,6 +197,7 @@ TEST(Dispatch, LaunchersAreReadAsTheirCallsReachThem) {
       {"nested_launchers", {"// threadgroup: ((((rows) >= 256 ? 128 : 32))), 1, 1\n"}},
       {"class_template_static_launcher", {"// template: BLOCK = (cols > 256 ? (256) : (64))\n"}},
       {"launcher_kernel_parameter", {"// template: BLOCK = (cols > 256 ? 256 : 64)\n"}},
+      {"dispatch_helper_lambda", {"// threadgroup: (cols > 256 ? 256 : 64), 1, 1\n"}},
   };
   // (compared without parentheses, which the directives' writing adds freely)
   const auto bare = [](std::string text) {

@@ -293,6 +293,12 @@ std::vector<std::string> type_template_arguments(CXType t) {
   return arguments;
 }
 
+bool is_address_operation(CXTranslationUnit unit, CXCursor e) {
+  if (clang_getCursorKind(e) != CXCursor_UnaryOperator || children(e).size() != 1) return false;
+  const std::vector<std::string> tokens = tokens_of(unit, e);
+  return !tokens.empty() && (tokens.front() == "&" || tokens.front() == "*");
+}
+
 bool is_lambda_operator(CXCursor method) {
   const CXCursorKind kind = clang_getCursorKind(method);
   if ((kind != CXCursor_CXXMethod && kind != CXCursor_FunctionTemplate) || spelling(method) != "operator()") return false;
@@ -304,8 +310,6 @@ int object_arguments(CXCursor call, CXCursor definition) {
   const CXCursorKind kind = clang_getCursorKind(definition);
   const bool member_operator = (kind == CXCursor_CXXMethod || kind == CXCursor_FunctionTemplate) &&
                                !clang_CXXMethod_isStatic(definition) && spelling(definition).rfind("operator", 0) == 0;
-  // (not `f.operator()(x)`, a member call whose callee names the object, nor `f(x)` through a template's parameter,
-  // which no operator call resolves yet)
   // (an operator call's first argument is the object it is called on, written first; a call through a template's
   // parameter resolves no operator yet, and its arguments start after the object)
   const std::vector<CXCursor> kids = children(call);

@@ -141,7 +141,7 @@ const std::map<std::string, std::string>& device_attributes() {
 // lambda's call, the variable that holds the lambda).
 std::string called_name(CXCursor call) {
   const CXCursor declaration = called_declaration(call);
-  if (is_lambda_operator(declaration) && clang_Cursor_getNumArguments(call) > 0) {
+  if (is_lambda_operator(declaration) && object_arguments(call, declaration) == 1) {
     const CXCursor object = strip_implicit(clang_Cursor_getArgument(call, 0));
     if (clang_getCursorKind(object) == CXCursor_DeclRefExpr) return spelling(object);
   }
@@ -733,11 +733,7 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
 StructLocal struct_local(CXCursor base, unsigned at, const HostScope& scope) {
   base = strip_casts(base);
   // (`&params` given to a launcher's pointer, `*params` or `params->rows` through it: the local itself)
-  while (clang_getCursorKind(base) == CXCursor_UnaryOperator && children(base).size() == 1 && scope.unit) {
-    const std::vector<std::string> tokens = tokens_of(scope.unit, base);
-    if (tokens.empty() || (tokens.front() != "&" && tokens.front() != "*")) break;
-    base = strip_casts(children(base)[0]);
-  }
+  while (scope.unit && is_address_operation(scope.unit, base)) base = strip_casts(children(base)[0]);
   const bool own = clang_Cursor_isNull(base) || clang_getCursorKind(base) == CXCursor_CXXThisExpr;
   const CXCursor var = own ? clang_getNullCursor() : clang_getCursorReferenced(base);
   if (auto given = scope.objects.find(own ? "this" : decl_key(var)); given != scope.objects.end()) return given->second;

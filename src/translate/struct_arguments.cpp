@@ -244,8 +244,7 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
                !clang_Cursor_isNull(use->second.argument)) {
       value = strip_implicit(use->second.argument);
       more = true;
-    } else if (const std::vector<std::string> op = tokens_of(unit_, value);
-               clang_getCursorKind(value) == CXCursor_UnaryOperator && !op.empty() && (op.front() == "*" || op.front() == "&")) {
+    } else if (is_address_operation(unit_, value)) {
       value = strip_implicit(children(value).at(0));  // (`*params` of a launcher's pointer given `&params`)
       more = true;
     }

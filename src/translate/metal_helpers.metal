@@ -114,14 +114,17 @@ template <typename T> inline T ks_tile_max(T v, uint width) {
   return v;
 }
 // helper: ks_erf
-// erff, erfcf, normcdff: Metal's standard library has no erf. erfc from the Chebyshev-fitted
+// erff, erfcf, normcdff, erfcxf: Metal's standard library has no erf. erfc from the Chebyshev-fitted
 // t * exp(-z^2 + P(t)), t = 1 / (1 + z / 2) (fractional error below 1.2e-7 for every z >= 0); erf from
-// its Maclaurin series where 1 - erfc would cancel (|x| < 0.5).
+// its Maclaurin series where 1 - erfc would cancel (|x| < 0.5). erfcx(z) = e^(z^2) erfc(z) is t * exp(P(t))
+// itself for z >= 0, so it neither overflows nor underflows where erfc does.
+inline float ks_erfc_poly(float t) {
+  return -1.26551223f + t * (1.00002368f + t * (0.37409196f + t * (0.09678418f + t * (-0.18628806f +
+         t * (0.27886807f + t * (-1.13520398f + t * (1.48851587f + t * (-0.82215223f + t * 0.17087277f))))))));
+}
 inline float ks_erfc(float x) {
   const float z = fabs(x), t = 1.0f / (1.0f + 0.5f * z);
-  const float p = -1.26551223f + t * (1.00002368f + t * (0.37409196f + t * (0.09678418f + t * (-0.18628806f +
-                  t * (0.27886807f + t * (-1.13520398f + t * (1.48851587f + t * (-0.82215223f + t * 0.17087277f))))))));
-  const float r = t * exp(-z * z + p);
+  const float r = t * exp(-z * z + ks_erfc_poly(t));
   return x >= 0.0f ? r : 2.0f - r;
 }
 inline float ks_erf(float x) {
@@ -129,11 +132,22 @@ inline float ks_erf(float x) {
   const float x2 = x * x;  // 2/sqrt(pi) * (x - x^3/3 + x^5/10 - x^7/42 + x^9/216 - x^11/1320)
   return 1.12837917f * x * (1.0f + x2 * (-1.0f / 3 + x2 * (1.0f / 10 + x2 * (-1.0f / 42 + x2 * (1.0f / 216 - x2 / 1320)))));
 }
+inline float ks_erfcx(float x) {
+  const float z = fabs(x), t = 1.0f / (1.0f + 0.5f * z);
+  const float scaled = t * exp(ks_erfc_poly(t));
+  if (x >= 0.0f) return scaled;
+  // 2 e^(x^2) - erfcx(-x), with x^2 = h + l exactly so that e^(x^2) keeps its relative accuracy for large |x|
+  const float h = x * x, l = fma(x, x, -h);
+  return 2.0f * exp(h) * (1.0f + l) - scaled;
+}
 // helper: ks_erfinv
-// erfinvf: Metal's standard library has none; Giles' single-precision approximation ("Approximating the erfinv
-// function", 2010), a polynomial in w = -log(1 - x^2) on each side of w = 5 (relative error a few 1e-7).
-inline float ks_erfinv(float x) {
-  float w = -log((1.0f - x) * (1.0f + x)), p;
+// erfinvf, and with ks_erfinv_tail erfcinvf and normcdfinvf: Metal's standard library has none. erfinv by Giles' single-precision approximation
+// ("Approximating the erfinv function", 2010), a polynomial in w = -log(1 - x^2) on each side of w = 5 (relative
+// error a few 1e-7). erfcinv(y) for y < 1/2, where 1 - y would lose y's digits: Giles' polynomial at w = -log(y (2 - y))
+// (the same w, without forming 1 - y), or the tail's asymptote where w passes the fit's range, then Newton's method
+// on log erfc (ks_erf's fit, accurate for every z >= 0), so that y down to the smallest floats is inverted.
+inline float ks_erfinv_poly(float w) {
+  float p;
   if (w < 5.0f) {
     w = w - 2.5f;
     p = 2.81022636e-08f;
@@ -147,7 +161,31 @@ inline float ks_erfinv(float x) {
     p = fma(p, w, 0.00573950773f); p = fma(p, w, -0.0076224613f); p = fma(p, w, 0.00943887047f);
     p = fma(p, w, 1.00167406f); p = fma(p, w, 2.83297682f);
   }
-  return p * x;
+  return p;
+}
+inline float ks_erfinv(float x) {
+  return ks_erfinv_poly(-log((1.0f - x) * (1.0f + x))) * x;
+}
+// helper: ks_erfinv_tail
+inline float ks_erfcinv(float y) {
+  if (!(y > 0.0f && y < 2.0f)) return y == 0.0f ? INFINITY : y == 2.0f ? -INFINITY : NAN;
+  const bool lower = y > 1.0f;        // erfcinv(y) = -erfcinv(2 - y)
+  const float t = lower ? 2.0f - y : y;  // exact (Sterbenz)
+  if (t >= 0.5f) return ks_erfinv(1.0f - t) * (lower ? -1.0f : 1.0f);  // 1 - t exact too
+  const float w = -log(t * (2.0f - t));
+  float z;
+  if (w < 16.0f) {
+    z = ks_erfinv_poly(w) * (1.0f - t);
+  } else {  // erfc(z) ~ e^(-z^2) / (z sqrt(pi))
+    z = sqrt(-log(t));
+    z = sqrt(-log(t) - log(z * 1.77245385f));
+  }
+  const float log_t = log(t);
+  for (int i = 0; i < 2; ++i) {  // z -= g / g' for g(z) = log erfc(z) - log t, g' = -2 / (sqrt(pi) erfcx(z))
+    const float u = 1.0f / (1.0f + 0.5f * z), p = ks_erfc_poly(u);
+    z += (log(u) - z * z + p - log_t) * u * exp(p) * 0.886226925f;
+  }
+  return lower ? -z : z;
 }
 // helper: ks_bits
 // __byte_perm(x, y, s): result byte i is byte (s >> 4i) & 7 of the 8 bytes y:x. __funnelshift_l / _r: the high
@@ -268,6 +306,232 @@ inline float ks_expm1(float x) {
   if (u == 1.0f) return x;
   const float um1 = u - 1.0f;
   return um1 == -1.0f ? -1.0f : um1 * (x / log(u));
+}
+// helper: ks_gamma
+// lgammaf, tgammaf: Metal's standard library has neither. Stirling's series for x >= 8 (its first omitted term is
+// below 3e-10 there). Below 8, x moved into [1.5, 2.5) by Gamma(x + 1) = x Gamma(x), then lgamma's Taylor series
+// about 2 (coefficients from zeta), so that its zeros at 1 and 2 keep their relative accuracy. tgamma from 8 to 36: x
+// moved down into [8, 9), where exp(Stirling) is accurate to about 1e-6 (an exp of lgamma would lose 1e-5 at 35).
+// Negative x by reflection, Gamma(x) Gamma(1 - x) = pi / sin(pi x), with sinpi exact at the poles.
+inline float ks_lgamma_stirling(float x) {  // x >= 8
+  const float r = 1.0f / x, r2 = r * r;
+  return (x - 0.5f) * log(x) - x + 0.918938533f + r * (1.0f / 12 - r2 * (1.0f / 360 - r2 / 1260));
+}
+// lgamma(2 + z) = (1 - gamma) z + sum_k>=2 (-1)^k (zeta(k) - 1) z^k / k, for |z| <= 1/2 (error below 3e-10)
+inline float ks_lgamma_near_two(float z) {
+  float series = -9.439488275e-06f;
+  series = fma(series, z, 2.050721278e-05f); series = fma(series, z, -4.492623674e-05f);
+  series = fma(series, z, 9.945751278e-05f); series = fma(series, z, -2.231547585e-04f);
+  series = fma(series, z, 5.096695247e-04f); series = fma(series, z, -1.192753912e-03f);
+  series = fma(series, z, 2.890510331e-03f); series = fma(series, z, -7.385551029e-03f);
+  series = fma(series, z, 2.058080843e-02f); series = fma(series, z, -6.735230105e-02f);
+  series = fma(series, z, 3.224670334e-01f); series = fma(series, z, 4.227843351e-01f);
+  return series * z;
+}
+inline float ks_lgamma_positive(float x) {  // x >= 0 (Metal has no recursion: the reflection calls this)
+  if (x >= 8.0f) return ks_lgamma_stirling(x);
+  float below = 1.0f, above = 1.0f;  // x moved into [1.5, 2.5) by lgamma(x) = lgamma(x + 1) - log x
+  for (; x < 1.5f; x += 1.0f) below *= x;
+  for (; x >= 2.5f; x -= 1.0f) above *= x - 1.0f;
+  return ks_lgamma_near_two(x - 2.0f) + log(above) - log(below);
+}
+inline float ks_lgamma(float x) {
+  if (isinf(x)) return INFINITY;
+  return x < 0.0f ? log(M_PI_F / fabs(sinpi(x))) - ks_lgamma_positive(1.0f - x) : ks_lgamma_positive(x);
+}
+inline float ks_tgamma_positive(float x) {  // x > 0
+  if (x >= 35.5f) return INFINITY;
+  float below = 1.0f, above = 1.0f;
+  if (x >= 8.0f) {
+    for (; x >= 9.0f; x -= 1.0f) above *= x - 1.0f;
+    return exp(ks_lgamma_stirling(x)) * above;
+  }
+  for (; x < 1.5f; x += 1.0f) below *= x;
+  for (; x >= 2.5f; x -= 1.0f) above *= x - 1.0f;
+  return exp(ks_lgamma_near_two(x - 2.0f)) * above / below;
+}
+inline float ks_tgamma(float x) {
+  if (x == 0.0f) return copysign(INFINITY, x);
+  if (x > 0.0f || isnan(x)) return ks_tgamma_positive(x);
+  return x == floor(x) ? NAN : M_PI_F / (sinpi(x) * ks_tgamma_positive(1.0f - x));
+}
+// helper: ks_bessel
+// j0f, j1f, y0f, y1f, jnf, ynf, cyl_bessel_i0f, cyl_bessel_i1f: Metal's standard library has no Bessel functions.
+// Abramowitz and Stegun's polynomials 9.4.1-9.4.6 (J and Y of orders 0 and 1; absolute error below 1.1e-7, on par
+// with CUDA's own bounds) and 9.8.1-9.8.4 (I0, I1; relative error below 2.2e-7). Past x = 3 the phase x - d(3 / x) is
+// taken through cos x and sin x rather than by subtracting d from x, which would drop x's low bits. Orders n >= 2:
+// Y by the forward recurrence (stable), J by it where |x| > n and else by Miller's backward recurrence normalized by
+// J0 + 2 (J2 + J4 + ...) = 1, with the power series near 0.
+inline float ks_bessel_poly(float u, float c0, float c1, float c2, float c3, float c4, float c5, float c6) {
+  return c0 + u * (c1 + u * (c2 + u * (c3 + u * (c4 + u * (c5 + u * c6)))));
+}
+// J and Y of order 0 or 1 past x = 3: A cos(x - d) and A sin(x - d), A and d polynomials in 3 / x.
+inline float2 ks_bessel_far(float x, int order) {
+  const float u = 3.0f / x;
+  float f, d;
+  if (order == 0) {
+    f = ks_bessel_poly(u, 0.79788456f, -0.00000077f, -0.00552740f, -0.00009512f, 0.00137237f, -0.00072805f, 0.00014476f);
+    d = ks_bessel_poly(u, 0.78539816f, 0.04166397f, 0.00003954f, -0.00262573f, 0.00054125f, 0.00029333f, -0.00013558f);
+  } else {
+    f = ks_bessel_poly(u, 0.79788456f, 0.00000156f, 0.01659667f, 0.00017105f, -0.00249511f, 0.00113653f, -0.00020033f);
+    d = ks_bessel_poly(u, 2.35619449f, -0.12499612f, -0.00005650f, 0.00637879f, -0.00074348f, -0.00079824f, 0.00029166f);
+  }
+  const float s = sin(x), c = cos(x), sd = sin(d), cd = cos(d);
+  return f / sqrt(x) * float2(c * cd + s * sd, s * cd - c * sd);
+}
+inline float ks_j0(float x) {
+  const float ax = fabs(x);
+  if (ax <= 3.0f) {
+    const float u = (ax / 3.0f) * (ax / 3.0f);
+    return ks_bessel_poly(u, 1.0f, -2.2499997f, 1.2656208f, -0.3163866f, 0.0444479f, -0.0039444f, 0.0002100f);
+  }
+  return isinf(ax) ? 0.0f : ks_bessel_far(ax, 0).x;
+}
+inline float ks_j1(float x) {
+  const float ax = fabs(x);
+  if (ax <= 3.0f) {
+    const float u = (ax / 3.0f) * (ax / 3.0f);
+    return x * ks_bessel_poly(u, 0.5f, -0.56249985f, 0.21093573f, -0.03954289f, 0.00443319f, -0.00031761f, 0.00001109f);
+  }
+  return isinf(ax) ? copysign(0.0f, x) : (x < 0.0f ? -1.0f : 1.0f) * ks_bessel_far(ax, 1).x;
+}
+inline float ks_y0(float x) {
+  if (!(x > 0.0f)) return x == 0.0f ? -INFINITY : NAN;
+  if (x <= 3.0f) {
+    const float u = (x / 3.0f) * (x / 3.0f);
+    return 0.63661977f * log(0.5f * x) * ks_j0(x) +
+           ks_bessel_poly(u, 0.36746691f, 0.60559366f, -0.74350384f, 0.25300117f, -0.04261214f, 0.00427916f, -0.00024846f);
+  }
+  return isinf(x) ? 0.0f : ks_bessel_far(x, 0).y;
+}
+inline float ks_y1(float x) {
+  if (!(x > 0.0f)) return x == 0.0f ? -INFINITY : NAN;
+  if (x <= 3.0f) {
+    const float u = (x / 3.0f) * (x / 3.0f);
+    return 0.63661977f * log(0.5f * x) * ks_j1(x) +
+           ks_bessel_poly(u, -0.6366198f, 0.2212091f, 2.1682709f, -1.3164827f, 0.3123951f, -0.0400976f, 0.0027873f) / x;
+  }
+  return isinf(x) ? 0.0f : ks_bessel_far(x, 1).y;
+}
+inline float ks_jn(int order, float x) {
+  // J_-n = (-1)^n J_n and J_n(-x) = (-1)^n J_n(x)
+  const int n = abs(order);
+  const float sign = (n & 1) && ((order < 0) != (x < 0.0f)) ? -1.0f : 1.0f;
+  if (n == 0) return ks_j0(x);
+  if (n == 1) return sign * ks_j1(fabs(x));
+  const float ax = fabs(x);
+  if (isnan(x)) return x;
+  if (isinf(ax)) return 0.0f;
+  if (ax < 0.01f) {  // (x/2)^n / n! (1 - q / (n + 1) + q^2 / (2 (n + 1) (n + 2))), q = (x/2)^2
+    float term = 1.0f;
+    for (int k = 1; k <= n; ++k) term *= 0.5f * ax / float(k);
+    const float q = 0.25f * ax * ax;
+    return sign * term * (1.0f - q / float(n + 1) * (1.0f - q / float(2 * (n + 2))));
+  }
+  if (ax > float(n)) {
+    float below = ks_j0(ax), here = ks_j1(ax);
+    for (int k = 1; k < n; ++k) {
+      const float above = 2.0f * float(k) / ax * here - below;
+      below = here;
+      here = above;
+    }
+    return sign * here;
+  }
+  const int start = 2 * ((n + int(sqrt(40.0f * float(n)))) / 2);
+  float above = 0.0f, here = 1.0f, even_sum = 0.0f, result = 0.0f;
+  for (int k = start; k > 0; --k) {  // here = J_k (unnormalized) -> J_(k-1)
+    const float below = 2.0f * float(k) / ax * here - above;
+    above = here;
+    here = below;
+    if (k - 1 == n) result = here;
+    if (k - 1 > 0 && (k - 1) % 2 == 0) even_sum += here;
+    if (fabs(here) > 1e10f) {
+      here *= 1e-10f, above *= 1e-10f, result *= 1e-10f, even_sum *= 1e-10f;
+    }
+  }
+  return sign * result / (here + 2.0f * even_sum);
+}
+inline float ks_yn(int order, float x) {
+  const int n = abs(order);
+  const float sign = (n & 1) && order < 0 ? -1.0f : 1.0f;  // Y_-n = (-1)^n Y_n
+  if (n == 0 || !(x > 0.0f) || isinf(x)) return ks_y0(x);  // Y_n(0) = -inf for every n, 0 at infinity
+  float below = ks_y0(x), here = ks_y1(x);
+  for (int k = 1; k < n && !isinf(here); ++k) {
+    const float above = 2.0f * float(k) / x * here - below;
+    below = here;
+    here = above;
+  }
+  return sign * here;
+}
+inline float ks_i0(float x) {
+  const float ax = fabs(x);
+  if (ax <= 3.75f) {
+    const float u = (ax / 3.75f) * (ax / 3.75f);
+    return ks_bessel_poly(u, 1.0f, 3.5156229f, 3.0899424f, 1.2067492f, 0.2659732f, 0.0360768f, 0.0045813f);
+  }
+  const float u = 3.75f / ax, half_growth = exp(0.5f * ax);  // e^x in two halves: I0 overflows after e^x does
+  const float p = 0.39894228f + u * (0.01328592f + u * (0.00225319f + u * (-0.00157565f + u * (0.00916281f +
+                  u * (-0.02057706f + u * (0.02635537f + u * (-0.01647633f + u * 0.00392377f)))))));
+  return p / sqrt(ax) * half_growth * half_growth;
+}
+inline float ks_i1(float x) {
+  const float ax = fabs(x);
+  if (ax <= 3.75f) {
+    const float u = (ax / 3.75f) * (ax / 3.75f);
+    return x * ks_bessel_poly(u, 0.5f, 0.87890594f, 0.51498869f, 0.15084934f, 0.02658733f, 0.00301532f, 0.00032411f);
+  }
+  const float u = 3.75f / ax, half_growth = exp(0.5f * ax);
+  const float p = 0.39894228f + u * (-0.03988024f + u * (-0.00362018f + u * (0.00163801f + u * (-0.01031555f +
+                  u * (0.02282967f + u * (-0.02895312f + u * (0.01787654f - u * 0.00420059f)))))));
+  return copysign(p / sqrt(ax) * half_growth * half_growth, x);
+}
+// helper: ks_remquo
+// remainderf, remquof: x - n y with n = x / y rounded to nearest even, exactly (fmod is exact), and n's sign with its
+// low three bits (what CUDA and C promise of remquo's quotient), each bit read off an exact fmod by 8|y|, 4|y|, 2|y|.
+template <typename P> inline float ks_remquo(float x, float y, P quotient) {
+  const float ay = fabs(y), ax = fabs(x);
+  if (isnan(x) || isnan(y) || isinf(x) || ay == 0.0f) {
+    *quotient = 0;
+    return NAN;
+  }
+  float rest = isinf(8.0f * ay) ? ax : fmod(ax, 8.0f * ay);  // |x| mod 8|y|, exact
+  int bits = 0;
+  for (int b = 2; b >= 0; --b) {  // the quotient's bit b: whether 2^b |y| fits in what is left
+    const float m = ay * float(1 << b);
+    if (!isinf(m) && rest >= m) {
+      rest -= m;  // exact: m <= rest < 2m
+      bits |= 1 << b;
+    }
+  }
+  // round to nearest, ties to even
+  if (rest > ay - rest || (rest == ay - rest && (bits & 1))) {
+    rest -= ay;
+    bits = (bits + 1) & 7;
+  }
+  *quotient = (signbit(x) != signbit(y)) ? -bits : bits;
+  return signbit(x) ? -rest : rest;
+}
+inline float ks_remainder(float x, float y) {
+  int ignored;
+  return ks_remquo(x, y, &ignored);
+}
+// helper: ks_logb
+// logbf: x's unbiased exponent as a float (ilogb's), -inf for 0, +inf for infinities, NaN kept.
+inline float ks_logb(float x) {
+  return x == 0.0f ? -INFINITY : isinf(x) ? INFINITY : isnan(x) ? x : float(ilogb(x));
+}
+// helper: ks_norm
+// normf(dim, a), rnormf: the length of dim floats, scaled by the largest so that no square overflows or underflows.
+template <typename P> inline float ks_norm(int dim, P a) {
+  float largest = 0.0f;
+  for (int i = 0; i < dim; ++i) largest = max(largest, fabs(float(a[i])));
+  if (largest == 0.0f || isinf(largest)) return largest;
+  float sum = 0.0f;
+  for (int i = 0; i < dim; ++i) {
+    const float v = float(a[i]) / largest;
+    sum = fma(v, v, sum);
+  }
+  return largest * sqrt(sum);
 }
 // helper: ks_atomic_wrap
 // atomicInc / atomicDec: CUDA's wrapping increment (old >= limit ? 0 : old + 1) and decrement

@@ -613,10 +613,14 @@ MS_FMATH1(saturate, x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x))
 MS_FMATH1(sign, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f))
 // log1p is MLX's (utils.h, which MLX includes in every custom kernel), not Metal's.
 MS_FMATH1(log1p, __builtin_log1pf(x)) MS_FMATH1(cbrt, __builtin_cbrtf(x))
-// In double, so that integer and half-integer x give Metal's exact zeros and ones.
-MS_FMATH1(cospi, (float)__builtin_cos(3.14159265358979323846 * x))
-MS_FMATH1(sinpi, (float)__builtin_sin(3.14159265358979323846 * x))
-MS_FMATH1(tanpi, (float)__builtin_tan(3.14159265358979323846 * x))
+// In double after reducing x by whole periods (fmod is exact), with Metal's exact zeros where pi x is a multiple of
+// pi (sinpi, tanpi; signed as x) or an odd multiple of pi / 2 (cospi): sin(2 pi) in double is 2.4e-16, not 0.
+MS_FMATH1(cospi, __builtin_fmod(__builtin_fabs(double(x)), 1.0) == 0.5 ? 0.0f
+                                                                        : (float)__builtin_cos(3.14159265358979323846 * __builtin_fmod(double(x), 2.0)))
+MS_FMATH1(sinpi, __builtin_fmod(double(x), 1.0) == 0.0 ? __builtin_copysignf(0.0f, x)
+                                                        : (float)__builtin_sin(3.14159265358979323846 * __builtin_fmod(double(x), 2.0)))
+MS_FMATH1(tanpi, __builtin_fmod(double(x), 1.0) == 0.0 ? __builtin_copysignf(0.0f, x)
+                                                        : (float)__builtin_tan(3.14159265358979323846 * __builtin_fmod(double(x), 1.0)))
 #undef MS_FMATH1
 // Metal's standard library has no erf or expm1 (MLX's own kernels bring erf.h and expm1f.h): a call that a kernel
 // does not define itself builds neither on a Mac nor here. (A kernel's own `float erf(float)` is preferred to these.)

@@ -495,6 +495,9 @@ KSEARCH_MATH1(exp) KSEARCH_MATH1(exp2) KSEARCH_MATH1(expm1) KSEARCH_MATH1(log) K
 KSEARCH_MATH2(pow) KSEARCH_MATH2(fmax) KSEARCH_MATH2(fmin) KSEARCH_MATH2(fmod) KSEARCH_MATH2(atan2) KSEARCH_MATH2(copysign) KSEARCH_MATH2(hypot)
 KSEARCH_MATH1(sinpi) KSEARCH_MATH1(cospi) KSEARCH_MATH1(erfinv) KSEARCH_MATH1(nearbyint) KSEARCH_MATH1(rcbrt)
 KSEARCH_MATH2(fdim) KSEARCH_MATH2(rhypot) KSEARCH_MATH2(nextafter)
+KSEARCH_MATH1(erfcinv) KSEARCH_MATH1(normcdfinv) KSEARCH_MATH1(erfcx) KSEARCH_MATH1(lgamma) KSEARCH_MATH1(tgamma)
+KSEARCH_MATH1(j0) KSEARCH_MATH1(j1) KSEARCH_MATH1(y0) KSEARCH_MATH1(y1) KSEARCH_MATH1(cyl_bessel_i0)
+KSEARCH_MATH1(cyl_bessel_i1) KSEARCH_MATH1(logb) KSEARCH_MATH2(remainder)
 #define KSEARCH_MATH_FLOAT(R, F, ...) __device__ R F##f(float, ##__VA_ARGS__); __device__ R F(float, ##__VA_ARGS__);
 KSEARCH_MATH_FLOAT(float, ldexp, int) KSEARCH_MATH_FLOAT(float, scalbn, int) KSEARCH_MATH_FLOAT(float, frexp, int*)
 KSEARCH_MATH_FLOAT(float, modf, float*) KSEARCH_MATH_FLOAT(int, ilogb) KSEARCH_MATH_FLOAT(long, lrint)
@@ -502,6 +505,16 @@ KSEARCH_MATH_FLOAT(long long, llrint) KSEARCH_MATH_FLOAT(long, lround) KSEARCH_M
 KSEARCH_MATH_FLOAT(void, sincospi, float*, float*) KSEARCH_MATH_FLOAT(float, norm3d, float, float)
 KSEARCH_MATH_FLOAT(float, rnorm3d, float, float) KSEARCH_MATH_FLOAT(float, norm4d, float, float, float)
 KSEARCH_MATH_FLOAT(float, rnorm4d, float, float, float)
+KSEARCH_MATH_FLOAT(float, remquo, float, int*) KSEARCH_MATH_FLOAT(float, scalbln, long)
+__device__ float jnf(int, float);
+__device__ float jn(int, float);
+__device__ double jn(int, double);
+__device__ float ynf(int, float);
+__device__ float yn(int, float);
+__device__ double yn(int, double);
+__device__ float normf(int, const float*);
+__device__ float rnormf(int, const float*);
+__device__ float nanf(const char*);
 #undef KSEARCH_MATH_FLOAT
 #undef KSEARCH_MATH1
 #undef KSEARCH_MATH2

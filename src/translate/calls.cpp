@@ -126,6 +126,11 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   if (callee_kind != CXCursor_CXXMethod && group.kind == Group::none && !maps_.functions.count(key) &&
       !maps_.untranslatable.count(key) && (maps_.functions.count(key + "f") || maps_.untranslatable.count(key + "f")))
     key += "f";
+  // CUDA overloads __hadd for ints (their average) beside the 16-bit floats (their sum): a mapping NAME:int serves a
+  // callee whose first parameter is an integer.
+  if (const CXType first = clang_getCanonicalType(clang_getArgType(clang_getCursorType(callee), 0));
+      maps_.functions.count(key + ":int") && first.kind >= CXType_Char_U && first.kind <= CXType_Int128)
+    key += ":int";
   if (auto u = maps_.untranslatable.find(key); u != maps_.untranslatable.end())
     return problem(problems, call, name, u->second);
   auto m = maps_.functions.find(key);

@@ -533,6 +533,93 @@ template <typename P> inline float ks_norm(int dim, P a) {
   }
   return largest * sqrt(sum);
 }
+// helper: ks_simd_video
+// CUDA's SIMD video intrinsics (__vadd4, __vcmpgtu2, ...): a 32-bit word as the lanes of V (ushort2, short2, uchar4,
+// char4), the result's lanes back as a word.
+template <typename V, typename W> inline V ks_lanes(W word) {
+  return as_type<V>(uint(word));
+}
+template <typename V> inline uint ks_word(V lanes) {
+  return as_type<uint>(lanes);
+}
+// __vcmp*: all ones in the lanes where the comparison holds; __vset*: 1 there
+template <typename V, typename C> inline uint ks_lane_mask(C holds) {
+  return as_type<uint>(select(V(0), ~V(0), holds));
+}
+template <typename V, typename C> inline uint ks_lane_ones(C holds) {
+  return as_type<uint>(select(V(0), V(1), holds));
+}
+// __vsad*: the lanes' absolute differences (unsigned, as absdiff gives them) summed
+inline uint ks_lane_sum(ushort2 v) {
+  return uint(v.x) + uint(v.y);
+}
+inline uint ks_lane_sum(uchar4 v) {
+  return uint(v.x) + uint(v.y) + uint(v.z) + uint(v.w);
+}
+inline uint ks_lane_sum(short2 v) {
+  return ks_lane_sum(as_type<ushort2>(v));
+}
+inline uint ks_lane_sum(char4 v) {
+  return ks_lane_sum(as_type<uchar4>(v));
+}
+// __vabsss*: |x| with the most negative lane saturated to the largest (abs wraps it to itself)
+inline uint ks_abs_saturated(short2 v) {
+  return ks_word(select(short2(abs(v)), short2(32767), v == short2(-32768)));
+}
+inline uint ks_abs_saturated(char4 v) {
+  return ks_word(select(char4(abs(v)), char4(127), v == char4(-128)));
+}
+// __vavgs*: the signed average rounded half away from zero, (a + b + (a + b >= 0)) >> 1
+inline short2 ks_rounded_average(short2 a, short2 b) {
+  const int2 sum = int2(a) + int2(b);
+  return short2((sum + select(int2(0), int2(1), sum >= 0)) >> 1);
+}
+inline char4 ks_rounded_average(char4 a, char4 b) {
+  const int4 sum = int4(a) + int4(b);
+  return char4((sum + select(int4(0), int4(1), sum >= 0)) >> 1);
+}
+// helper: ks_directed
+// __fadd_rd/_ru/_rz, __fsub_*, __fmul_*, __fdiv_*, __frcp_*, __fsqrt_*: Metal has no rounding modes. The result
+// rounded to nearest, then one step toward the direction asked for where the exact value lies beyond it on that side:
+// where it lies is the sign of the exact error of the sum (TwoSum) or product (fma), or of the residual a - q b or
+// a - s s (exact for a faithful quotient or root). Directions: 0 toward zero, -1 down, 1 up. An overflow of finite
+// operands is the largest float where the direction is not toward that infinity.
+inline float ks_round_toward(float nearest, float error, bool finite_operands, int direction) {
+  if (direction == 0) direction = nearest > 0.0f ? -1 : 1;
+  if (isinf(nearest) && finite_operands) return (direction > 0) == (nearest > 0.0f) ? nearest : copysign(MAXFLOAT, nearest);
+  if (isinf(nearest) || isnan(nearest) || isnan(error)) return nearest;
+  if (direction < 0 && error < 0.0f) return nextafter(nearest, -INFINITY);
+  if (direction > 0 && error > 0.0f) return nextafter(nearest, INFINITY);
+  return nearest;
+}
+inline float ks_add_directed(float a, float b, int direction) {
+  const float s = a + b, bb = s - a, error = (a - (s - bb)) + (b - bb);  // a + b - s exactly (Knuth's TwoSum)
+  return ks_round_toward(s, error, isfinite(a) && isfinite(b), direction);
+}
+inline float ks_mul_directed(float a, float b, int direction) {
+  const float p = a * b;
+  return ks_round_toward(p, fma(a, b, -p), isfinite(a) && isfinite(b), direction);
+}
+inline float ks_div_directed(float a, float b, int direction) {
+  const float q = precise::divide(a, b), residual = fma(-q, b, a);  // a / b lies above q where a - q b has b's sign
+  return ks_round_toward(q, b > 0.0f ? residual : -residual, isfinite(a) && isfinite(b) && b != 0.0f, direction);
+}
+inline float ks_sqrt_directed(float a, int direction) {
+  const float s = precise::sqrt(a);
+  return ks_round_toward(s, fma(-s, s, a), isfinite(a), direction);
+}
+// __int2float_rd, __ll2float_ru, ...: an integer past 2^24 rounded in the direction asked for: the nearest float, moved
+// where the integer lies beyond it (compared as integers; the float 2^63, or 2^64, lies above every one)
+inline float ks_long_to_float(long v, int direction) {
+  const float f = float(v);
+  const float error = f >= 9.22337204e18f ? -1.0f : float(v > long(f)) - float(v < long(f));
+  return ks_round_toward(f, error, true, direction);
+}
+inline float ks_ulong_to_float(ulong v, int direction) {
+  const float f = float(v);
+  const float error = f >= 1.84467441e19f ? -1.0f : float(v > ulong(f)) - float(v < ulong(f));
+  return ks_round_toward(f, error, true, direction);
+}
 // helper: ks_atomic_wrap
 // atomicInc / atomicDec: CUDA's wrapping increment (old >= limit ? 0 : old + 1) and decrement
 // (old == 0 || old > limit ? limit : old - 1), which Metal's atomics lack, as compare-and-swap loops

@@ -218,6 +218,30 @@ __device__ long long llmax(long long, long long);
 __device__ unsigned long long ullmin(unsigned long long, unsigned long long);
 __device__ unsigned long long ullmax(unsigned long long, unsigned long long);
 __device__ void __nanosleep(unsigned);
+// the SIMD video intrinsics: two 16-bit or four 8-bit lanes of a word
+#define KSEARCH_VIDEO(OP, ...) __device__ unsigned OP##2(unsigned, ##__VA_ARGS__); __device__ unsigned OP##4(unsigned, ##__VA_ARGS__);
+KSEARCH_VIDEO(__vabs) KSEARCH_VIDEO(__vabsss) KSEARCH_VIDEO(__vneg) KSEARCH_VIDEO(__vnegss)
+KSEARCH_VIDEO(__vadd, unsigned) KSEARCH_VIDEO(__vsub, unsigned) KSEARCH_VIDEO(__vaddss, unsigned)
+KSEARCH_VIDEO(__vaddus, unsigned) KSEARCH_VIDEO(__vsubss, unsigned) KSEARCH_VIDEO(__vsubus, unsigned)
+KSEARCH_VIDEO(__vabsdiffs, unsigned) KSEARCH_VIDEO(__vabsdiffu, unsigned) KSEARCH_VIDEO(__vsads, unsigned)
+KSEARCH_VIDEO(__vsadu, unsigned) KSEARCH_VIDEO(__vavgs, unsigned) KSEARCH_VIDEO(__vavgu, unsigned)
+KSEARCH_VIDEO(__vhaddu, unsigned) KSEARCH_VIDEO(__vmaxs, unsigned) KSEARCH_VIDEO(__vmaxu, unsigned)
+KSEARCH_VIDEO(__vmins, unsigned) KSEARCH_VIDEO(__vminu, unsigned) KSEARCH_VIDEO(__vcmpeq, unsigned)
+KSEARCH_VIDEO(__vseteq, unsigned) KSEARCH_VIDEO(__vcmpne, unsigned) KSEARCH_VIDEO(__vsetne, unsigned)
+KSEARCH_VIDEO(__vcmpges, unsigned) KSEARCH_VIDEO(__vsetges, unsigned) KSEARCH_VIDEO(__vcmpgeu, unsigned)
+KSEARCH_VIDEO(__vsetgeu, unsigned) KSEARCH_VIDEO(__vcmpgts, unsigned) KSEARCH_VIDEO(__vsetgts, unsigned)
+KSEARCH_VIDEO(__vcmpgtu, unsigned) KSEARCH_VIDEO(__vsetgtu, unsigned) KSEARCH_VIDEO(__vcmples, unsigned)
+KSEARCH_VIDEO(__vsetles, unsigned) KSEARCH_VIDEO(__vcmpleu, unsigned) KSEARCH_VIDEO(__vsetleu, unsigned)
+KSEARCH_VIDEO(__vcmplts, unsigned) KSEARCH_VIDEO(__vsetlts, unsigned) KSEARCH_VIDEO(__vcmpltu, unsigned)
+KSEARCH_VIDEO(__vsetltu, unsigned)
+#undef KSEARCH_VIDEO
+__device__ int __hadd(int, int);
+__device__ int __rhadd(int, int);
+__device__ unsigned __uhadd(unsigned, unsigned);
+__device__ unsigned __urhadd(unsigned, unsigned);
+__device__ long long __mul64hi(long long, long long);
+__device__ unsigned long long __umul64hi(unsigned long long, unsigned long long);
+__device__ unsigned long long __brevll(unsigned long long);
 
 // ---------------------------------------------------------------- atomics
 #define KSEARCH_ATOMIC(NAME)                                                          \
@@ -298,6 +322,28 @@ __device__ int __float_as_int(float);
 __device__ unsigned __float_as_uint(float);
 __device__ float __uint_as_float(unsigned);
 __device__ int __float2int_rn(float);
+// rounded down, up or toward zero
+#define KSEARCH_DIRECTED(R)                                                                                    \
+  __device__ float __fadd_##R(float, float); __device__ float __fsub_##R(float, float);                       \
+  __device__ float __fmul_##R(float, float); __device__ float __fdiv_##R(float, float);                       \
+  __device__ float __frcp_##R(float); __device__ float __fsqrt_##R(float);                                     \
+  __device__ float __fmaf_##R(float, float, float); __device__ float __int2float_##R(int);                    \
+  __device__ float __uint2float_##R(unsigned); __device__ float __ll2float_##R(long long);                    \
+  __device__ float __ull2float_##R(unsigned long long);
+KSEARCH_DIRECTED(rd) KSEARCH_DIRECTED(ru) KSEARCH_DIRECTED(rz)
+#undef KSEARCH_DIRECTED
+__device__ float __ll2float_rn(long long);
+__device__ float __ull2float_rn(unsigned long long);
+__device__ unsigned __float2uint_rd(float);
+__device__ unsigned __float2uint_ru(float);
+__device__ long long __float2ll_rn(float);
+__device__ unsigned long long __float2ull_rn(float);
+__device__ long long __float2ll_rz(float);
+__device__ unsigned long long __float2ull_rz(float);
+__device__ long long __float2ll_rd(float);
+__device__ unsigned long long __float2ull_rd(float);
+__device__ long long __float2ll_ru(float);
+__device__ unsigned long long __float2ull_ru(float);
 __device__ int __float2int_rz(float);
 __device__ int __float2int_rd(float);
 __device__ int __float2int_ru(float);

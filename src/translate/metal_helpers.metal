@@ -620,6 +620,44 @@ inline float ks_ulong_to_float(ulong v, int direction) {
   const float error = f >= 1.84467441e19f ? -1.0f : float(v > ulong(f)) - float(v < ulong(f));
   return ks_round_toward(f, error, true, direction);
 }
+// helper: ks_half_math
+// __hfma_relu, __hmax_nan, __hmin_nan (and their half2 forms): a NaN kept where Metal's max, min and a clamp at 0
+// would drop it; __hcmadd: a * b + c of complex numbers (x the real part) by two fmas per part, as CUDA documents it.
+template <typename T> inline T ks_relu(T v) {
+  return select(v, T(0), v < T(0));
+}
+template <typename T> inline T ks_max_nan(T a, T b) {
+  return select(max(a, b), a + b, isunordered(a, b));
+}
+template <typename T> inline T ks_min_nan(T a, T b) {
+  return select(min(a, b), a + b, isunordered(a, b));
+}
+template <typename T2> inline T2 ks_complex_fma(T2 a, T2 b, T2 c) {
+  return T2(fma(-a.y, b.y, fma(a.x, b.x, c.x)), fma(a.y, b.x, fma(a.x, b.y, c.y)));
+}
+// helper: ks_narrow_toward
+// __float2half_rz/_rd/_ru, __float2bfloat16_*, integers to half or bfloat16: the nearest value, stepped once through
+// its bits where the float lies beyond it. Directions: 0 toward zero, -1 down, 1 up. An integer first becomes a
+// float rounded to odd (toward zero, the lowest bit set where inexact), which a narrower rounding then rounds as it
+// would the integer itself (float(v) rounded to nearest and then again could land on the other side of a tie).
+template <typename H> inline H ks_narrow_toward(float v, int direction) {
+  const H nearest = H(v);
+  const float back = float(nearest);
+  if (isnan(v) || back == v) return nearest;
+  if (direction == 0) direction = v > 0.0f ? -1 : 1;
+  const bool down = direction < 0;
+  if (down ? back < v : back > v) return nearest;
+  if (back == 0.0f) return as_type<H>(ushort(down ? 0x8001 : 0x0001));
+  return as_type<H>(ushort(as_type<ushort>(nearest) + ((back > 0.0f) != down ? 1 : -1)));
+}
+inline float ks_long_to_float_odd(long v) {
+  const float toward_zero = ks_long_to_float(v, 0);
+  return long(toward_zero) == v ? toward_zero : as_type<float>(as_type<uint>(toward_zero) | 1u);
+}
+inline float ks_ulong_to_float_odd(ulong v) {
+  const float toward_zero = ks_ulong_to_float(v, 0);
+  return ulong(toward_zero) == v ? toward_zero : as_type<float>(as_type<uint>(toward_zero) | 1u);
+}
 // helper: ks_atomic_wrap
 // atomicInc / atomicDec: CUDA's wrapping increment (old >= limit ? 0 : old + 1) and decrement
 // (old == 0 || old > limit ? limit : old - 1), which Metal's atomics lack, as compare-and-swap loops

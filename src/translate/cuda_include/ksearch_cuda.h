@@ -129,6 +129,44 @@ extern const __device__ int warpSize;
   __device__ bool __hblt2(T##2, T##2);
 KSEARCH_FP16(__half)
 KSEARCH_FP16(__nv_bfloat16)
+#define KSEARCH_FP16_MORE(T, NAME)                                                                              \
+  __device__ T __hadd_sat(T, T); __device__ T __hsub_sat(T, T); __device__ T __hmul_sat(T, T);                     \
+  __device__ T __hadd_rn(T, T); __device__ T __hsub_rn(T, T); __device__ T __hmul_rn(T, T);                        \
+  __device__ T __hfma_sat(T, T, T); __device__ T __hfma_relu(T, T, T); __device__ T __hmax_nan(T, T);             \
+  __device__ T __hmin_nan(T, T); __device__ T##2 __hadd2_sat(T##2, T##2); __device__ T##2 __hsub2_sat(T##2, T##2); \
+  __device__ T##2 __hmul2_sat(T##2, T##2); __device__ T##2 __hadd2_rn(T##2, T##2);                                \
+  __device__ T##2 __hsub2_rn(T##2, T##2); __device__ T##2 __hmul2_rn(T##2, T##2);                                 \
+  __device__ T##2 __hfma2_sat(T##2, T##2, T##2); __device__ T##2 __hfma2_relu(T##2, T##2, T##2);                  \
+  __device__ T##2 __hmax2_nan(T##2, T##2); __device__ T##2 __hmin2_nan(T##2, T##2);                               \
+  __device__ T##2 __hcmadd(T##2, T##2, T##2); __device__ T##2 __hisnan2(T##2);                                    \
+  __device__ bool __hequ(T, T); __device__ bool __hneu(T, T); __device__ bool __hgeu(T, T);                       \
+  __device__ bool __hgtu(T, T); __device__ bool __hleu(T, T); __device__ bool __hltu(T, T);                       \
+  __device__ bool __hbne2(T##2, T##2); __device__ bool __hbge2(T##2, T##2); __device__ bool __hble2(T##2, T##2);  \
+  __device__ T##2 __hequ2(T##2, T##2); __device__ T##2 __hneu2(T##2, T##2); __device__ T##2 __hgeu2(T##2, T##2);  \
+  __device__ T##2 __hgtu2(T##2, T##2); __device__ T##2 __hleu2(T##2, T##2); __device__ T##2 __hltu2(T##2, T##2);  \
+  __device__ bool __hbequ2(T##2, T##2); __device__ bool __hbneu2(T##2, T##2); __device__ bool __hbgeu2(T##2, T##2); \
+  __device__ bool __hbgtu2(T##2, T##2); __device__ bool __hbleu2(T##2, T##2); __device__ bool __hbltu2(T##2, T##2); \
+  __device__ unsigned __heq2_mask(T##2, T##2); __device__ unsigned __hne2_mask(T##2, T##2);                       \
+  __device__ unsigned __hgt2_mask(T##2, T##2); __device__ unsigned __hge2_mask(T##2, T##2);                       \
+  __device__ unsigned __hlt2_mask(T##2, T##2); __device__ unsigned __hle2_mask(T##2, T##2);                       \
+  __device__ T hlog2(T); __device__ T hlog10(T); __device__ T hexp2(T); __device__ T hexp10(T); __device__ T hcos(T); \
+  __device__ T hsin(T); __device__ T htanh(T); __device__ T##2 h2log2(T##2); __device__ T##2 h2log10(T##2);         \
+  __device__ T##2 h2exp2(T##2); __device__ T##2 h2exp10(T##2); __device__ T##2 h2cos(T##2); __device__ T##2 h2sin(T##2); \
+  __device__ T##2 h2tanh(T##2); __device__ T##2 h2trunc(T##2); __device__ T##2 h2rint(T##2);                      \
+  __device__ T##2 __lows2##NAME##2(T##2, T##2); __device__ T##2 __highs2##NAME##2(T##2, T##2);                    \
+  __device__ T __float2##NAME##_rz(float); __device__ T __float2##NAME##_rd(float);                               \
+  __device__ T __float2##NAME##_ru(float); __device__ T __double2##NAME(double);                                  \
+  KSEARCH_FP16_INTEGER(T, NAME, int, int) KSEARCH_FP16_INTEGER(T, NAME, uint, unsigned)                          \
+  KSEARCH_FP16_INTEGER(T, NAME, short, short) KSEARCH_FP16_INTEGER(T, NAME, ushort, unsigned short)              \
+  KSEARCH_FP16_INTEGER(T, NAME, ll, long long) KSEARCH_FP16_INTEGER(T, NAME, ull, unsigned long long)
+#define KSEARCH_FP16_INTEGER(T, NAME, I, C) KSEARCH_FP16_ROUNDED(T, NAME, I, C, rn) KSEARCH_FP16_ROUNDED(T, NAME, I, C, rz) \
+  KSEARCH_FP16_ROUNDED(T, NAME, I, C, rd) KSEARCH_FP16_ROUNDED(T, NAME, I, C, ru)
+#define KSEARCH_FP16_ROUNDED(T, NAME, I, C, R) __device__ C __##NAME##2##I##_##R(T); __device__ T __##I##2##NAME##_##R(C);
+KSEARCH_FP16_MORE(__half, half)
+KSEARCH_FP16_MORE(__nv_bfloat16, bfloat16)
+#undef KSEARCH_FP16_ROUNDED
+#undef KSEARCH_FP16_INTEGER
+#undef KSEARCH_FP16_MORE
 #undef KSEARCH_FP16
 __device__ __half __low2half(__half2);
 __device__ __half __high2half(__half2);

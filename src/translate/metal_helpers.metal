@@ -658,6 +658,133 @@ inline float ks_ulong_to_float_odd(ulong v) {
   const float toward_zero = ks_ulong_to_float(v, 0);
   return ulong(toward_zero) == v ? toward_zero : as_type<float>(as_type<uint>(toward_zero) | 1u);
 }
+// helper: ks_curand
+// cuRAND's Philox4_32_10 generator (curandStatePhilox4_32_10_t), bit for bit: a 128-bit counter and a 64-bit key
+// (the seed) through ten Philox rounds give four words; curand() returns them in turn, curand4() four from the
+// current position. curand_init(seed, subsequence, offset) starts the counter's high 64 bits at the subsequence and
+// skips offset words. Uniform floats are (x + 1/2) 2^-32 by one fma, as nvcc contracts cuRAND's x * 2^-32 + 2^-33;
+// normal ones by Box-Muller of two words (the angle from the second), the second value kept for the next
+// curand_normal (log-normal ones keep theirs apart, as cuRAND's flags do). Box-Muller's sine and cosine are Metal's
+// fast ones where cuRAND's are __sincosf: normal values agree to a few 1e-6, uniform ones and the words exactly.
+struct ks_philox_state {
+  uint4 counter;
+  uint4 output;    // the words of the counter's block; output[position] is the next curand()
+  uint2 key;
+  uint position;
+  int extra_kind;  // 1: a normal value waits in extra, 2: a log-normal one
+  float extra;
+};
+inline uint4 ks_philox_round(uint4 c, uint2 k) {
+  return uint4(mulhi(0xCD9E8D57u, c.z) ^ c.y ^ k.x, 0xCD9E8D57u * c.z, mulhi(0xD2511F53u, c.x) ^ c.w ^ k.y,
+               0xD2511F53u * c.x);
+}
+inline uint4 ks_philox(uint4 c, uint2 k) {
+  for (int round = 0; round < 9; ++round) {
+    c = ks_philox_round(c, k);
+    k += uint2(0x9E3779B9u, 0xBB67AE85u);
+  }
+  return ks_philox_round(c, k);
+}
+template <typename P> inline void ks_philox_next_block(P s) {
+  s->counter.x += 1u;
+  if (s->counter.x == 0u) {
+    s->counter.y += 1u;
+    if (s->counter.y == 0u) {
+      s->counter.z += 1u;
+      if (s->counter.z == 0u) s->counter.w += 1u;
+    }
+  }
+  s->output = ks_philox(s->counter, s->key);
+}
+template <typename P> inline void ks_curand_skipahead(ulong n, P s) {  // n words
+  s->position += uint(n & 3ul);
+  n /= 4;
+  if (s->position > 3u) {
+    n += 1;
+    s->position -= 4u;
+  }
+  uint low = uint(n), high = uint(n >> 32);
+  s->counter.x += low;
+  if (s->counter.x < low) high += 1u;
+  s->counter.y += high;
+  if (s->counter.y < high && ++s->counter.z == 0u) s->counter.w += 1u;
+  s->output = ks_philox(s->counter, s->key);
+}
+template <typename P> inline void ks_curand_skipahead_sequence(ulong n, P s) {  // n subsequences of 2^66 words
+  uint low = uint(n), high = uint(n >> 32);
+  s->counter.z += low;
+  if (s->counter.z < low) high += 1u;
+  s->counter.w += high;
+  s->output = ks_philox(s->counter, s->key);
+}
+template <typename P> inline void ks_curand_init(ulong seed, ulong subsequence, ulong offset, P s) {
+  s->counter = uint4(0u);
+  s->key = uint2(uint(seed), uint(seed >> 32));
+  s->position = 0u;
+  s->extra_kind = 0;
+  s->extra = 0.0f;
+  ks_curand_skipahead_sequence(subsequence, s);
+  ks_curand_skipahead(offset, s);
+}
+template <typename P> inline uint ks_curand(P s) {
+  const uint word = s->output[s->position];
+  if (++s->position == 4u) {
+    ks_philox_next_block(s);
+    s->position = 0u;
+  }
+  return word;
+}
+template <typename P> inline uint4 ks_curand4(P s) {
+  const uint4 before = s->output;
+  ks_philox_next_block(s);
+  const uint4 after = s->output;
+  const uint words[8] = {before.x, before.y, before.z, before.w, after.x, after.y, after.z, after.w};
+  const uint p = s->position;
+  return uint4(words[p], words[p + 1], words[p + 2], words[p + 3]);
+}
+inline float ks_curand_unit(uint x) {
+  return fma(float(x), 2.3283064e-10f, 2.3283064e-10f / 2.0f);
+}
+inline float2 ks_box_muller(uint x, uint y) {
+  const float u = ks_curand_unit(x), v = fma(float(y), 2.3283064e-10f * 6.2831855f, 2.3283064e-10f * 6.2831855f / 2.0f);
+  const float s = sqrt(-2.0f * log(u));
+  float c;
+  const float sine = fast::sincos(v, c);
+  return float2(sine * s, c * s);
+}
+template <typename P> inline float ks_curand_uniform(P s) {
+  return ks_curand_unit(ks_curand(s));
+}
+template <typename P> inline float4 ks_curand_uniform4(P s) {
+  const uint4 x = ks_curand4(s);
+  return float4(ks_curand_unit(x.x), ks_curand_unit(x.y), ks_curand_unit(x.z), ks_curand_unit(x.w));
+}
+template <typename P> inline float ks_curand_normal_kind(P s, int kind, float mean, float stddev) {
+  if (s->extra_kind != kind) {
+    const uint x = ks_curand(s), y = ks_curand(s);
+    float2 v = ks_box_muller(x, y);
+    if (kind == 2) v = exp(mean + stddev * v);
+    s->extra = v.y;
+    s->extra_kind = kind;
+    return v.x;
+  }
+  s->extra_kind = 0;
+  return s->extra;
+}
+template <typename P> inline float ks_curand_normal(P s) {
+  return ks_curand_normal_kind(s, 1, 0.0f, 1.0f);
+}
+template <typename P> inline float ks_curand_log_normal(P s, float mean, float stddev) {
+  return ks_curand_normal_kind(s, 2, mean, stddev);
+}
+template <typename P> inline float2 ks_curand_normal2(P s) {
+  const uint x = ks_curand(s), y = ks_curand(s);
+  return ks_box_muller(x, y);
+}
+template <typename P> inline float4 ks_curand_normal4(P s) {
+  const uint4 x = ks_curand4(s);
+  return float4(ks_box_muller(x.x, x.y), ks_box_muller(x.z, x.w));
+}
 // helper: ks_atomic_wrap
 // atomicInc / atomicDec: CUDA's wrapping increment (old >= limit ? 0 : old + 1) and decrement
 // (old == 0 || old > limit ? limit : old - 1), which Metal's atomics lack, as compare-and-swap loops

@@ -231,6 +231,13 @@ template <class T> __device__ unsigned __match_all_sync(unsigned mask, T value, 
 template <class T> __device__ T __reduce_add_sync(unsigned mask, T value);
 template <class T> __device__ T __reduce_min_sync(unsigned mask, T value);
 template <class T> __device__ T __reduce_max_sync(unsigned mask, T value);
+__device__ unsigned __reduce_and_sync(unsigned mask, unsigned value);
+__device__ unsigned __reduce_or_sync(unsigned mask, unsigned value);
+__device__ unsigned __reduce_xor_sync(unsigned mask, unsigned value);
+__device__ int __uni_sync(unsigned mask, int predicate);
+__device__ void __trap();
+__device__ void __brkpt();
+__device__ void __prof_trigger(int);
 
 // ---------------------------------------------------------------- integer intrinsics
 __device__ int __popc(unsigned);
@@ -421,6 +428,7 @@ __device__ void __sincosf(float, float*, float*);
 template <class T> __device__ T __ldg(const T*);
 template <class T> __device__ T __ldcs(const T*);
 template <class T> __device__ T __ldcg(const T*);
+template <class T> __device__ T __ldcv(const T*);
 template <class T> __device__ T __ldca(const T*);
 template <class T> __device__ T __ldlu(const T*);
 template <class T> __device__ void __stcs(T*, T);

@@ -233,8 +233,13 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     element = metal_type(clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(strip_implicit(args[0])))));
     space = space_of(args[0]);
     const CXType pointee = clang_getCanonicalType(pointee_type(clang_getCursorType(strip_implicit(args[0]))));
-    if (const std::string why = atomic_refusal(pointee); name.rfind("atomic", 0) == 0 && !why.empty())
+    // sm_90's atomicAdd of a float2 or float4 is atomic lane by lane (CUDA's own promise): one float atomic per lane
+    if (name.rfind("atomicAdd", 0) == 0 && (element == "float2" || element == "float4")) {
+      pattern = "ks_atomic_add_lanes((" + space_of(args[0]) + " atomic<float>*)($1), $2)";
+      helpers_.insert("ks_atomic_add_lanes");
+    } else if (const std::string why = atomic_refusal(pointee); name.rfind("atomic", 0) == 0 && !why.empty()) {
       return problem(problems, call, name, why);
+    }
   }
   // memcpy and memset in bytes of each pointer's own space (their arguments may be dependent types, `&payload` in a
   // class template): memcpy's source read-only, device memory through ks_ro_cast (MLX passes small inputs in constant

@@ -785,6 +785,15 @@ template <typename P> inline float4 ks_curand_normal4(P s) {
   const uint4 x = ks_curand4(s);
   return float4(ks_box_muller(x.x, x.y), ks_box_muller(x.z, x.w));
 }
+// helper: ks_atomic_add_lanes
+// atomicAdd of a float2 or float4 (sm_90): each lane's float added atomically, the old lanes returned, as CUDA does
+// it (the vector as a whole is not one atomic access there either).
+template <typename A, typename V> inline V ks_atomic_add_lanes(A lanes, V value) {
+  V old;
+  for (int i = 0; i < int(sizeof(V) / sizeof(float)); ++i)
+    old[i] = atomic_fetch_add_explicit(lanes + i, value[i], memory_order_relaxed);
+  return old;
+}
 // helper: ks_atomic_wrap
 // atomicInc / atomicDec: CUDA's wrapping increment (old >= limit ? 0 : old + 1) and decrement
 // (old == 0 || old > limit ? limit : old - 1), which Metal's atomics lack, as compare-and-swap loops

@@ -317,6 +317,9 @@ KSEARCH_SCOPED_ATOMIC(atomicXor)
 __device__ float atomicAdd(float*, float);
 __device__ double atomicAdd(double*, double);
 __device__ __half atomicAdd(__half*, __half);
+// sm_90: a float2 or float4 added lane by lane, each lane atomic (not the vector as a whole)
+__device__ float2 atomicAdd(float2*, float2);
+__device__ float4 atomicAdd(float4*, float4);
 __device__ float atomicExch(float*, float);
 __device__ int atomicCAS(int*, int, int);
 __device__ unsigned atomicCAS(unsigned*, unsigned, unsigned);
@@ -326,6 +329,7 @@ __device__ unsigned atomicDec(unsigned*, unsigned);
 // the scoped forms of the float, compare-and-swap and wrapping atomics
 #define KSEARCH_SCOPED(S)                                                                                      \
   __device__ float atomicAdd##S(float*, float); __device__ double atomicAdd##S(double*, double);              \
+  __device__ float2 atomicAdd##S(float2*, float2); __device__ float4 atomicAdd##S(float4*, float4);           \
   __device__ float atomicExch##S(float*, float); __device__ int atomicCAS##S(int*, int, int);                 \
   __device__ unsigned atomicCAS##S(unsigned*, unsigned, unsigned);                                            \
   __device__ unsigned atomicInc##S(unsigned*, unsigned); __device__ unsigned atomicDec##S(unsigned*, unsigned);

@@ -794,6 +794,16 @@ template <typename A, typename V> inline V ks_atomic_add_lanes(A lanes, V value)
     old[i] = atomic_fetch_add_explicit(lanes + i, value[i], memory_order_relaxed);
   return old;
 }
+// helper: ks_atomic_add_pair
+// atomicAdd of a __half2 or __nv_bfloat162: the pair is one 32-bit word, added by a compare-and-swap loop (Metal has
+// no 16-bit float atomics); the old pair returned.
+template <typename A, typename V> inline V ks_atomic_add_pair(A word, V value) {
+  uint old = atomic_load_explicit(word, memory_order_relaxed);
+  while (!atomic_compare_exchange_weak_explicit(word, &old, as_type<uint>(as_type<V>(old) + value), memory_order_relaxed,
+                                                memory_order_relaxed)) {
+  }
+  return as_type<V>(old);
+}
 // helper: ks_atomic_wrap
 // atomicInc / atomicDec: CUDA's wrapping increment (old >= limit ? 0 : old + 1) and decrement
 // (old == 0 || old > limit ? limit : old - 1), which Metal's atomics lack, as compare-and-swap loops

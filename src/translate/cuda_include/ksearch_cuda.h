@@ -320,6 +320,9 @@ __device__ __half atomicAdd(__half*, __half);
 // sm_90: a float2 or float4 added lane by lane, each lane atomic (not the vector as a whole)
 __device__ float2 atomicAdd(float2*, float2);
 __device__ float4 atomicAdd(float4*, float4);
+__device__ __half2 atomicAdd(__half2*, __half2);
+__device__ __nv_bfloat162 atomicAdd(__nv_bfloat162*, __nv_bfloat162);
+__device__ __nv_bfloat16 atomicAdd(__nv_bfloat16*, __nv_bfloat16);
 __device__ float atomicExch(float*, float);
 __device__ int atomicCAS(int*, int, int);
 __device__ unsigned atomicCAS(unsigned*, unsigned, unsigned);

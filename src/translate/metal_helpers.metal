@@ -578,6 +578,27 @@ inline char4 ks_rounded_average(char4 a, char4 b) {
   const int4 sum = int4(a) + int4(b);
   return char4((sum + select(int4(0), int4(1), sum >= 0)) >> 1);
 }
+// helper: ks_dpx
+// __vibmax_* / __vibmin_*: the larger (smaller) of a and b, and whether it is a (a >= b, a <= b), lane by lane for the
+// 16x2 forms (the high lane's answer through the first pointer).
+template <typename T, typename P> inline T ks_vibmax(T a, T b, P a_won) {
+  *a_won = a >= b;
+  return max(a, b);
+}
+template <typename T, typename P> inline T ks_vibmin(T a, T b, P a_won) {
+  *a_won = a <= b;
+  return min(a, b);
+}
+template <typename V, typename P> inline V ks_vibmax(V a, V b, P high_won, P low_won) {
+  *high_won = a.y >= b.y;
+  *low_won = a.x >= b.x;
+  return max(a, b);
+}
+template <typename V, typename P> inline V ks_vibmin(V a, V b, P high_won, P low_won) {
+  *high_won = a.y <= b.y;
+  *low_won = a.x <= b.x;
+  return min(a, b);
+}
 // helper: ks_directed
 // __fadd_rd/_ru/_rz, __fsub_*, __fmul_*, __fdiv_*, __frcp_*, __fsqrt_*: Metal has no rounding modes. The result
 // rounded to nearest, then one step toward the direction asked for where the exact value lies beyond it on that side:

@@ -287,6 +287,25 @@ __device__ unsigned __urhadd(unsigned, unsigned);
 __device__ long long __mul64hi(long long, long long);
 __device__ unsigned long long __umul64hi(unsigned long long, unsigned long long);
 __device__ unsigned long long __brevll(unsigned long long);
+// DPX: three-way and add-then max/min, ReLU'd, and with the side that won; 32-bit values or 16-bit lane pairs
+#define KSEARCH_DPX(OP)                                                                                       \
+  __device__ int __vi##OP##3_s32(int, int, int); __device__ unsigned __vi##OP##3_u32(unsigned, unsigned, unsigned); \
+  __device__ unsigned __vi##OP##3_s16x2(unsigned, unsigned, unsigned);                                        \
+  __device__ unsigned __vi##OP##3_u16x2(unsigned, unsigned, unsigned);                                        \
+  __device__ int __viadd##OP##_s32(int, int, int);                                                            \
+  __device__ unsigned __viadd##OP##_u32(unsigned, unsigned, unsigned);                                        \
+  __device__ unsigned __viadd##OP##_s16x2(unsigned, unsigned, unsigned);                                      \
+  __device__ unsigned __viadd##OP##_u16x2(unsigned, unsigned, unsigned);                                      \
+  __device__ int __vib##OP##_s32(int, int, bool*); __device__ unsigned __vib##OP##_u32(unsigned, unsigned, bool*); \
+  __device__ unsigned __vib##OP##_s16x2(unsigned, unsigned, bool*, bool*);                                     \
+  __device__ unsigned __vib##OP##_u16x2(unsigned, unsigned, bool*, bool*);                                     \
+  __device__ int __vi##OP##_s32_relu(int, int); __device__ unsigned __vi##OP##_s16x2_relu(unsigned, unsigned);  \
+  __device__ int __vi##OP##3_s32_relu(int, int, int);                                                         \
+  __device__ unsigned __vi##OP##3_s16x2_relu(unsigned, unsigned, unsigned);                                   \
+  __device__ int __viadd##OP##_s32_relu(int, int, int);                                                       \
+  __device__ unsigned __viadd##OP##_s16x2_relu(unsigned, unsigned, unsigned);
+KSEARCH_DPX(max) KSEARCH_DPX(min)
+#undef KSEARCH_DPX
 
 // ---------------------------------------------------------------- atomics
 #define KSEARCH_ATOMIC(NAME)                                                          \

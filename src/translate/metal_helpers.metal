@@ -866,10 +866,37 @@ struct ks_aligned_storage {
   };
 };
 // helper: ks_dp4a
-// __dp4a: the dot product of the four signed bytes of a and b, plus c (int8 kernels).
+// __dp4a: the dot product of the four bytes of a and b, plus c (int8 kernels), signed or unsigned as the operands are
+// (also as char4/uchar4 vectors). __dp2a_lo/_hi: the two 16-bit lanes of a times the low (high) two bytes of b.
 inline int ks_dp4a(int a, int b, int c) {
   for (int i = 0; i < 4; ++i) c += ((a << (24 - 8 * i)) >> 24) * ((b << (24 - 8 * i)) >> 24);
   return c;
+}
+inline uint ks_dp4a(uint a, uint b, uint c) {
+  for (uint i = 0; i < 4; ++i) c += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
+  return c;
+}
+inline int ks_dp4a(char4 a, char4 b, int c) {
+  return ks_dp4a(as_type<int>(a), as_type<int>(b), c);
+}
+inline uint ks_dp4a(uchar4 a, uchar4 b, uint c) {
+  return ks_dp4a(as_type<uint>(a), as_type<uint>(b), c);
+}
+inline int ks_dp2a(int a, int b, int c, int high) {
+  const short2 x = as_type<short2>(a);
+  const char4 y = as_type<char4>(b);
+  return c + int(x.x) * int(y[2 * high]) + int(x.y) * int(y[2 * high + 1]);
+}
+inline uint ks_dp2a(uint a, uint b, uint c, int high) {
+  const ushort2 x = as_type<ushort2>(a);
+  const uchar4 y = as_type<uchar4>(b);
+  return c + uint(x.x) * uint(y[2 * high]) + uint(x.y) * uint(y[2 * high + 1]);
+}
+inline int ks_dp2a(short2 a, char4 b, int c, int high) {
+  return ks_dp2a(as_type<int>(a), as_type<int>(b), c, high);
+}
+inline uint ks_dp2a(ushort2 a, uchar4 b, uint c, int high) {
+  return ks_dp2a(as_type<uint>(a), as_type<uint>(b), c, high);
 }
 // helper: ks_swap
 // std::swap(a, b) as ks_swap(&(a), &(b)): pointer types carry each operand's address space (thread,

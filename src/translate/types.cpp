@@ -23,7 +23,7 @@ std::vector<size_t> reference_parameters(CXCursor function) {
   return out;
 }
 
-// A type as Metal spells it: CUDA type names mapped, `long long` as long, qualifiers kept.
+// A type as Metal spells it: CUDA type names mapped, `long long` as long, `signed char` as char, qualifiers kept.
 std::string Translator::metal_type(CXType t) {
   // libcu++'s cuda::atomic<T, scope>: Metal's atomic<T> (kept in threadgroup memory, device_code.cpp)
   if (is_atomic_object(t)) return "atomic<" + metal_type(clang_Type_getTemplateArgumentAsType(clang_getCanonicalType(t), 0)) + ">";
@@ -35,7 +35,7 @@ std::string Translator::metal_type(CXType t) {
     for (size_t at; (at = s.find(drop)) != std::string::npos;) s.erase(at, drop.size());
   for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
            {"unsigned long long", "ulong"}, {"long long", "long"}, {"unsigned int", "uint"}, {"unsigned short", "ushort"},
-           {"unsigned char", "uchar"}, {"unsigned long", "ulong"}})
+           {"unsigned char", "uchar"}, {"unsigned long", "ulong"}, {"signed char", "char"}})  // Metal's char is signed
     for (size_t at; (at = s.find(from)) != std::string::npos;) s.replace(at, from.size(), to);
   std::string out, word;
   auto flush = [&] {

@@ -383,6 +383,15 @@ template <class T> __device__ T __shfl_xor(T var, int lane_mask, int width = 32)
 __device__ int __mul24(int, int);
 __device__ unsigned __umul24(unsigned, unsigned);
 __device__ int __dp4a(int, int, int);
+__device__ unsigned __dp4a(unsigned, unsigned, unsigned);
+__device__ int __dp4a(char4, char4, int);
+__device__ unsigned __dp4a(uchar4, uchar4, unsigned);
+#define KSEARCH_DP2A(NAME)                                                                                    \
+  __device__ int NAME(int, int, int); __device__ unsigned NAME(unsigned, unsigned, unsigned);                 \
+  __device__ int NAME(short2, char4, int); __device__ unsigned NAME(ushort2, uchar4, unsigned);
+KSEARCH_DP2A(__dp2a_lo)
+KSEARCH_DP2A(__dp2a_hi)
+#undef KSEARCH_DP2A
 __device__ float __frsqrt_rn(float);
 __device__ float __fmul_rn(float, float);
 __device__ float __fsub_rn(float, float);

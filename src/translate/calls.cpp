@@ -235,11 +235,11 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     const CXType pointee = clang_getCanonicalType(pointee_type(clang_getCursorType(strip_implicit(args[0]))));
     // sm_90's atomicAdd of a float2 or float4 is atomic lane by lane (CUDA's own promise): one float atomic per lane
     if (name.rfind("atomicAdd", 0) == 0 && (element == "float2" || element == "float4")) {
-      pattern = "ks_atomic_add_lanes((" + space_of(args[0]) + " atomic<float>*)($1), $2)";
+      pattern = "ks_atomic_add_lanes((" + space + " atomic<float>*)($1), $2)";
       helpers_.insert("ks_atomic_add_lanes");
     } else if (name.rfind("atomicAdd", 0) == 0 && (element == "half2" || element == "bfloat2")) {
       // a pair of 16-bit floats is one 32-bit word: a compare-and-swap loop adds both halves at once
-      pattern = "ks_atomic_add_pair((" + space_of(args[0]) + " atomic_uint*)($1), $2)";
+      pattern = "ks_atomic_add_pair((" + space + " atomic_uint*)($1), $2)";
       helpers_.insert("ks_atomic_add_pair");
     } else if (const std::string why = atomic_refusal(pointee); name.rfind("atomic", 0) == 0 && !why.empty()) {
       return problem(problems, call, name, why);

@@ -328,12 +328,18 @@ inline float ks_lgamma_near_two(float z) {
   series = fma(series, z, 3.224670334e-01f); series = fma(series, z, 4.227843351e-01f);
   return series * z;
 }
-inline float ks_lgamma_positive(float x) {  // x >= 0 (Metal has no recursion: the reflection calls this)
-  if (x >= 8.0f) return ks_lgamma_stirling(x);
-  float below = 1.0f, above = 1.0f;  // x moved into [1.5, 2.5) by lgamma(x) = lgamma(x + 1) - log x
+// x moved into [1.5, 2.5) by Gamma(x + 1) = x Gamma(x): Gamma(x) = Gamma(moved) * above / below.
+inline float ks_gamma_near_two(float x, thread float& below, thread float& above) {
+  below = 1.0f, above = 1.0f;
   for (; x < 1.5f; x += 1.0f) below *= x;
   for (; x >= 2.5f; x -= 1.0f) above *= x - 1.0f;
-  return ks_lgamma_near_two(x - 2.0f) + log(above) - log(below);
+  return x;
+}
+inline float ks_lgamma_positive(float x) {  // x >= 0 (Metal has no recursion: the reflection calls this)
+  if (x >= 8.0f) return ks_lgamma_stirling(x);
+  float below, above;
+  const float moved = ks_gamma_near_two(x, below, above);
+  return ks_lgamma_near_two(moved - 2.0f) + log(above) - log(below);
 }
 inline float ks_lgamma(float x) {
   if (isinf(x)) return INFINITY;
@@ -341,14 +347,13 @@ inline float ks_lgamma(float x) {
 }
 inline float ks_tgamma_positive(float x) {  // x > 0
   if (x >= 35.5f) return INFINITY;
-  float below = 1.0f, above = 1.0f;
+  float below, above = 1.0f;
   if (x >= 8.0f) {
     for (; x >= 9.0f; x -= 1.0f) above *= x - 1.0f;
     return exp(ks_lgamma_stirling(x)) * above;
   }
-  for (; x < 1.5f; x += 1.0f) below *= x;
-  for (; x >= 2.5f; x -= 1.0f) above *= x - 1.0f;
-  return exp(ks_lgamma_near_two(x - 2.0f)) * above / below;
+  const float moved = ks_gamma_near_two(x, below, above);
+  return exp(ks_lgamma_near_two(moved - 2.0f)) * above / below;
 }
 inline float ks_tgamma(float x) {
   if (x == 0.0f) return copysign(INFINITY, x);
@@ -413,6 +418,16 @@ inline float ks_y1(float x) {
   }
   return isinf(x) ? 0.0f : ks_bessel_far(x, 1).y;
 }
+// C_n by the forward recurrence C_(k+1) = 2k / x C_k - C_(k-1) from C_0 and C_1 (n >= 1); it stops at an infinity.
+inline float ks_bessel_forward(float c0, float c1, int n, float x) {
+  float below = c0, here = c1;
+  for (int k = 1; k < n && !isinf(here); ++k) {
+    const float above = 2.0f * float(k) / x * here - below;
+    below = here;
+    here = above;
+  }
+  return here;
+}
 inline float ks_jn(int order, float x) {
   // J_-n = (-1)^n J_n and J_n(-x) = (-1)^n J_n(x)
   const int n = abs(order);
@@ -428,15 +443,7 @@ inline float ks_jn(int order, float x) {
     const float q = 0.25f * ax * ax;
     return sign * term * (1.0f - q / float(n + 1) * (1.0f - q / float(2 * (n + 2))));
   }
-  if (ax > float(n)) {
-    float below = ks_j0(ax), here = ks_j1(ax);
-    for (int k = 1; k < n; ++k) {
-      const float above = 2.0f * float(k) / ax * here - below;
-      below = here;
-      here = above;
-    }
-    return sign * here;
-  }
+  if (ax > float(n)) return sign * ks_bessel_forward(ks_j0(ax), ks_j1(ax), n, ax);
   const int start = 2 * ((n + int(sqrt(40.0f * float(n)))) / 2);
   float above = 0.0f, here = 1.0f, even_sum = 0.0f, result = 0.0f;
   for (int k = start; k > 0; --k) {  // here = J_k (unnormalized) -> J_(k-1)
@@ -455,13 +462,7 @@ inline float ks_yn(int order, float x) {
   const int n = abs(order);
   const float sign = (n & 1) && order < 0 ? -1.0f : 1.0f;  // Y_-n = (-1)^n Y_n
   if (n == 0 || !(x > 0.0f) || isinf(x)) return ks_y0(x);  // Y_n(0) = -inf for every n, 0 at infinity
-  float below = ks_y0(x), here = ks_y1(x);
-  for (int k = 1; k < n && !isinf(here); ++k) {
-    const float above = 2.0f * float(k) / x * here - below;
-    below = here;
-    here = above;
-  }
-  return sign * here;
+  return sign * ks_bessel_forward(ks_y0(x), ks_y1(x), n, x);
 }
 inline float ks_i0(float x) {
   const float ax = fabs(x);
@@ -706,15 +707,13 @@ inline uint4 ks_philox(uint4 c, uint2 k) {
   }
   return ks_philox_round(c, k);
 }
-template <typename P> inline void ks_philox_next_block(P s) {
-  s->counter.x += 1u;
-  if (s->counter.x == 0u) {
-    s->counter.y += 1u;
-    if (s->counter.y == 0u) {
-      s->counter.z += 1u;
-      if (s->counter.z == 0u) s->counter.w += 1u;
-    }
-  }
+// The counter plus n blocks (cuRAND's carry: out of the low 64 bits into the high ones), and the new block's words.
+template <typename P> inline void ks_philox_advance(P s, ulong n) {
+  uint low = uint(n), high = uint(n >> 32);
+  s->counter.x += low;
+  if (s->counter.x < low) high += 1u;
+  s->counter.y += high;
+  if (s->counter.y < high && ++s->counter.z == 0u) s->counter.w += 1u;
   s->output = ks_philox(s->counter, s->key);
 }
 template <typename P> inline void ks_curand_skipahead(ulong n, P s) {  // n words
@@ -724,12 +723,7 @@ template <typename P> inline void ks_curand_skipahead(ulong n, P s) {  // n word
     n += 1;
     s->position -= 4u;
   }
-  uint low = uint(n), high = uint(n >> 32);
-  s->counter.x += low;
-  if (s->counter.x < low) high += 1u;
-  s->counter.y += high;
-  if (s->counter.y < high && ++s->counter.z == 0u) s->counter.w += 1u;
-  s->output = ks_philox(s->counter, s->key);
+  ks_philox_advance(s, n);
 }
 template <typename P> inline void ks_curand_skipahead_sequence(ulong n, P s) {  // n subsequences of 2^66 words
   uint low = uint(n), high = uint(n >> 32);
@@ -750,14 +744,14 @@ template <typename P> inline void ks_curand_init(ulong seed, ulong subsequence, 
 template <typename P> inline uint ks_curand(P s) {
   const uint word = s->output[s->position];
   if (++s->position == 4u) {
-    ks_philox_next_block(s);
+    ks_philox_advance(s, 1ul);
     s->position = 0u;
   }
   return word;
 }
 template <typename P> inline uint4 ks_curand4(P s) {
   const uint4 before = s->output;
-  ks_philox_next_block(s);
+  ks_philox_advance(s, 1ul);
   const uint4 after = s->output;
   const uint words[8] = {before.x, before.y, before.z, before.w, after.x, after.y, after.z, after.w};
   const uint p = s->position;

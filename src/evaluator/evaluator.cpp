@@ -754,9 +754,10 @@ std::optional<EvalReport> Evaluator::memcheck(const std::string& source) {
 const std::map<std::string, double>& Evaluator::seed_times() {
   if (seed_times_) return *seed_times_;
   const std::string seed_source = read_file(task_.entry(backend_.name()).seed);
-  const Ceilings c = backend_.ceilings();
-  const std::string key = sha256_hex(fmt::format("{}|{}|{}|{}|{}|{}", task_.content_hash, backend_.name(), seed_source,
-                                                 c.bandwidth_bytes_per_s, c.flops_per_s, options_.target_seconds))
+  // The machine is named by its profile, not its ceilings: those may be measured again mid-run (remeasure_ceilings),
+  // which must not time the seed a second time in another sitting.
+  const std::string key = sha256_hex(fmt::format("{}|{}|{}|{}|{}", task_.content_hash, backend_.name(), seed_source,
+                                                 backend_.profile().name, options_.target_seconds))
                               .substr(0, 24);
   const fs::path dir = options_.seed_timings_dir.empty() ? cache_subdir("seed-timings") : options_.seed_timings_dir;
   const fs::path file = dir / ("seed-timings-" + task_.name + "-" + backend_.name() + "-" + key + ".json");

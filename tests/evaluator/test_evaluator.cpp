@@ -66,9 +66,6 @@ TEST(Evaluator, SeedPassesWithTimingSpeedupAndRoofline) {
   EXPECT_EQ(back.workloads[0].timing.median, r.workloads[0].timing.median);
 }
 
-// The seed's timings are cached per workload and per what generates its inputs: a workload changed in memory (here
-// 16 times larger) is timed again instead of being compared with the file's timing (which times the seed on every
-// workload again, in one sitting), and an unchanged task reads its timings back.
 // Macros that double their argument at every level make the preprocessor run out of memory: the report says so
 // (the tool's own line) instead of blaming a file the candidate included.
 TEST(Evaluator, APreprocessorThatRunsOutOfMemoryIsNamedAsTheCause) {
@@ -82,6 +79,9 @@ TEST(Evaluator, APreprocessorThatRunsOutOfMemoryIsNamedAsTheCause) {
   EXPECT_NE(r.log.find("out of memory"), std::string::npos) << r.message << "\n" << r.log;
 }
 
+// The seed's timings are cached per workload and per what generates its inputs: a workload changed in memory (here
+// 16 times larger) is timed again instead of being compared with the file's timing (which times the seed on every
+// workload again, in one sitting), and an unchanged task reads its timings back.
 TEST(Evaluator, SeedTimingsFollowTheWorkloadNotOnlyItsName) {
   const Task task = tiny();
   auto backend = make_backend("cpu");
@@ -174,6 +174,24 @@ TEST(Evaluator, AKernelBeatingLowCeilingsHasThemMeasuredAgainNotRejected) {
   EXPECT_NE(backend->ceilings().method.find(fmt::format("the largest of {} measurements", measurements)), std::string::npos);
   backend->remeasure_ceilings();  // at most once per backend: this returns what the evaluation measured
   EXPECT_EQ(nlohmann::json::parse(read_file(files[0])).value("measurements", 0), measurements);
+
+  // Measured again mid-run, the ceilings do not time the seed a second time (in another sitting, under another
+  // file). A failing candidate has the seed timed beside it while the ceilings are still the starved ones; the
+  // seed's own evaluation beats them and has them measured again; the next evaluation reads the same timings.
+  write_file_atomic(files[0], stale.dump());
+  auto starved_backend = make_backend("cpu");
+  o.compare_to_seed = true;
+  o.seed_timings_dir = private_cache / "seed-timings";
+  auto seed_timing_files = [&] { return std::distance(fs::directory_iterator(o.seed_timings_dir), fs::directory_iterator()); };
+  const EvalReport wrong = Evaluator(task, *starved_backend, o)
+                               .evaluate("#include <cstdint>\nextern \"C\" void softmax(const float*, float*, int64_t, int64_t) {}\n");
+  EXPECT_NE(wrong.status, Status::passed);
+  EXPECT_EQ(seed_timing_files(), 1);
+  EXPECT_GT(starved_backend->ceilings().flops_per_s, 0.2 * measured_flops);
+  const EvalReport compared = Evaluator(task, *starved_backend, o).evaluate(read_file(task.entry("cpu").seed));
+  EXPECT_EQ(compared.status, Status::passed) << compared.message;
+  EXPECT_EQ(seed_timing_files(), 1);
+  for (const auto& w : compared.workloads) EXPECT_GT(w.seed_ms, 0) << w.name;
   setenv("KSEARCH_CACHE_DIR", previous.c_str(), 1);
   fs::remove_all(private_cache);
 }

@@ -181,7 +181,7 @@ void Translator::token_edits() {
       use_type(i, i + 2, c);  // libcu++'s cuda::maximum
       i += 2;
     } else if (auto t = maps_.types.find(s); t != maps_.types.end()) {
-      rw_.replace(begin(i), end(i), t->second);
+      use_type(i, i, t);
     }
   }
   clang_disposeTokens(unit_, tokens, n);

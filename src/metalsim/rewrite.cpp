@@ -334,6 +334,21 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       out += id;
       continue;
     }
+    // Metal's built-in scalar types are keywords, as `float` is: nothing declared takes their name (`int half = n /
+    // 2;`), which the host build, where they are typedefs, would let shadow the type. A name follows a type (a word,
+    // `*`, `&`, `>`) and comes before `=`, `;`, `,`, `[`, `)`, `{` or `:`.
+    if (id == "half" || id == "bfloat") {
+      static const std::set<std::string> qualifiers = {"const", "volatile", "constant", "device", "thread", "threadgroup",
+                                                       "operator", "typedef", "typename", "return", "else"};
+      static const std::set<std::string> after_name = {"=", ";", ",", "[", ")", "{", ":"};
+      const long p = prev(i);
+      const std::size_t n = next(i);
+      const bool after_type = p >= 0 && ((t[p].kind == Tok::Ident && !qualifiers.count(t[p].text)) || t[p].text == "*" ||
+                                         t[p].text == "&" || t[p].text == "&&" || t[p].text == ">");
+      if (after_type && n < t.size() && after_name.count(t[n].text))
+        r.errors.push_back({file, k.line, 0, "error",
+                            "'" + id + "' is a type in Metal, as float is: it cannot name a variable, parameter, field or function"});
+    }
     // `constant` data is read-only: as `const`, a program-scope table stays out of the kernel's writable
     // sections (which are refused as mutable state); next to another `const` it just goes.
     if (id == "constant") {

@@ -201,6 +201,16 @@ std::string constant_text(CXCursor c) {
   return text;
 }
 
+std::string element_type(CXType t) {
+  t = clang_getCanonicalType(t);
+  if (t.kind == CXType_Pointer) t = clang_getCanonicalType(clang_getPointeeType(t));
+  else if (t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray) t = clang_getCanonicalType(clang_getArrayElementType(t));
+  std::string spelled = take(clang_getTypeSpelling(t));
+  for (const std::string q : {"const ", "volatile "})
+    for (size_t at; (at = spelled.find(q)) != std::string::npos;) spelled.erase(at, q.size());
+  return spelled;
+}
+
 CXCursor strip_casts(CXCursor c) {
   for (c = strip_implicit(c);; ) {
     const CXCursorKind kind = clang_getCursorKind(c);

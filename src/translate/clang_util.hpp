@@ -35,6 +35,9 @@ std::vector<std::string> tokens_of(CXTranslationUnit unit, CXCursor c);
 // names no operator, and inside a macro's expansion every token is placed at the macro's use, so there the operator
 // is not found (""), and the caller names the macro.
 std::string operator_of(CXTranslationUnit unit, CXCursor c);
+// The element type of a pointer or array (or the type itself, for neither), canonical, as CUDA names it, without its
+// const and volatile.
+std::string element_type(CXType t);
 // Skips implicit conversions and other unexposed wrappers that share their child's text.
 CXCursor strip_implicit(CXCursor c);
 // Skips those, parentheses and casts (`static_cast<uint32_t>(__cvta_generic_to_shared(p))`): the expression cast.

@@ -157,9 +157,7 @@ void Translator::find_launch() {
         if (name == "cudaLaunchKernel" || name == "cudaLaunchCooperativeKernel")
           problem(out_.problems, k, name, "a launch through the runtime API (its arguments an array of addresses) is not "
                                           "followed: write it as kernel<<<grid, block, shared_bytes, stream>>>(arguments)");
-        if (name == "cudaMemcpyToSymbol" || name == "cudaMemcpyToSymbolAsync")
-          problem(out_.problems, k, name, "__constant__ memory filled by the host at run time has no MLX counterpart: pass the "
-                                          "values as a tensor of the task, or as constexpr data when they are fixed");
+        if (name == "cudaMemcpyToSymbol" || name == "cudaMemcpyToSymbolAsync") constant_symbol_copy(k);
         host_cub_call(k);
       }
       if (kind == CXCursor_MemberRefExpr && struct_field_edit(k)) continue;

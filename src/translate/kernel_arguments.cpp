@@ -295,12 +295,6 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     // it fails to compile instead.
     const bool writable_pointer = is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type));
     const CXCursor uncast = strip_casts(arg);
-    auto element_type = [](CXType pointer) {  // canonical, as CUDA names it, qualifiers aside
-      std::string t = take(clang_getTypeSpelling(clang_getCanonicalType(pointee_type(pointer))));
-      for (const std::string q : {"const ", "volatile "})
-        for (size_t at; (at = t.find(q)) != std::string::npos;) t.erase(at, q.size());
-      return t;
-    };
     const std::string input = writable_pointer && clang_getCursorKind(uncast) == CXCursor_DeclRefExpr &&
                                       element_type(type) == element_type(clang_getCursorType(uncast))
                                   ? buffer_of(uncast)
@@ -378,6 +372,7 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     launch.bindings.push_back(fmt::format("{} {} = {};", type_text, name, value));
   }
   std::erase(launch.bindings, std::string());  // the aliases moved after their arguments
+  bind_constant_symbols(kernel_decl, launch);
   // A struct's scratch buffer is viewed as the struct first: writable where this kernel writes it.
   for (const Scratch& b : scratch_) {
     const std::regex named("\\b" + b.view + "\\b");

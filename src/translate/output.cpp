@@ -143,6 +143,7 @@ std::string Translator::header() {
             if (has_child(c, CXCursor_CUDASharedAttr)) break;  // declared in the kernel
             const bool constant = has_child(c, CXCursor_CUDAConstantAttr);
             if (!constant && !is_const_object(clang_getCursorType(c))) break;  // host state
+            if (self->constant_sources_.count(decl_key(c))) break;  // read from the buffer the host fills it from
             // `constexpr int a = 1, b = 2;` is one declaration per name, all starting at `constexpr`:
             // the last one spans the whole statement.
             if (!parts->empty() && parts->back().first == b) parts->pop_back();

@@ -112,9 +112,12 @@ void Translator::token_edits() {
                                                        "texture", "visible", "stage_in"};
   // So do the file's own variables, parameters, fields and functions named as the libc functions Metal's rules refuse
   // wherever the name appears (profiles/metal.rules.toml, host-calls: a double-buffer index `read`, a `write` flag).
-  static const std::set<std::string> libc_names = {"read", "write", "open", "close", "remove", "rename", "free", "time",
+  // And those named as Metal's built-in scalar types, which Metal reserves as it does `float` (`const int half = kw
+  // / 2;`), where the file declares them: CUDA's own `half` type (cuda_fp16.h) keeps its name where it names the type.
+  static const std::set<std::string> reserved_when_declared = {"read", "write", "open", "close", "remove", "rename", "free", "time",
                                                    "clock", "signal", "raise", "kill", "exit", "abort", "system", "sleep",
-                                                   "rand", "srand", "puts", "perror", "fork", "getpid", "mmap", "syscall"};
+                                                   "rand", "srand", "puts", "perror", "fork", "getpid", "mmap", "syscall",
+                                                   "half", "bfloat"};
   std::set<std::string> renamed(metal_keywords.begin(), metal_keywords.end());
   clang_visitChildren(
       clang_getTranslationUnitCursor(unit_),
@@ -123,7 +126,7 @@ void Translator::token_edits() {
         const CXCursorKind kind = clang_getCursorKind(c);
         if ((kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl || kind == CXCursor_FieldDecl || kind == CXCursor_FunctionDecl ||
              kind == CXCursor_FunctionTemplate) &&
-            libc_names.count(spelling(c)))
+            reserved_when_declared.count(spelling(c)))
           static_cast<std::set<std::string>*>(data)->insert(spelling(c));
         return CXChildVisit_Recurse;
       },
@@ -148,7 +151,9 @@ void Translator::token_edits() {
     const std::string s = spell(i);
     if (auto k = keywords.find(s); k != keywords.end()) {
       rw_.replace(begin(i), end(i), k->second);
-    } else if (auto r = keyword_renames_.find(s); r != keyword_renames_.end()) {
+    } else if (auto r = keyword_renames_.find(s);
+               r != keyword_renames_.end() &&
+               clang_getCursorKind(clang_getCursor(unit_, clang_getTokenLocation(unit_, tokens[i]))) != CXCursor_TypeRef) {
       rw_.replace(begin(i), end(i), r->second);
     } else if ((s == "__launch_bounds__" || s == "__align__" || s == "__cluster_dims__") && spell(i + 1) == "(") {
       unsigned j = i + 1;
@@ -230,6 +235,7 @@ Translation Translator::run() {
       this);
   find_shared_accessors();
   find_launch();
+  constant_symbols_in_functions();
   for (auto& [key, fn] : functions_) visit_function(fn);
   // A pointer chosen between two address spaces (`vals = in_smem ? shared_buf : dst`, llama.cpp's softmax): a
   // Metal pointer points into one space, and the two are different types.

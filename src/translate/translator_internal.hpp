@@ -17,6 +17,7 @@
 //   types.cpp             Metal types and address spaces
 //   writes.cpp            whether a function may write through a pointer parameter
 //   fills.cpp             launches that only fill a buffer, folded into the next writer's init_value
+//   constant_symbols.cpp  __constant__ memory the entry fills from a buffer, read from that buffer
 //   lambdas.cpp           device lambdas as function-object structs
 //   output.cpp            the candidate: directives, header, kernel body
 // Nothing outside src/translate/translator*.cpp and these files includes it (translate.hpp is the interface).
@@ -521,6 +522,15 @@ class Translator {
   std::set<std::string> namespaces_;  // the named namespaces the header declares things in
   std::vector<Launch> launches_;
   std::vector<Scratch> scratch_;
+  // __constant__ symbols the entry fills from a buffer (decl_key -> the symbol's name and the buffer's), and their
+  // bindings in the kernels that read them (constant_symbols.cpp)
+  struct ConstantSource {
+    std::string symbol, buffer;
+  };
+  std::map<std::string, ConstantSource> constant_sources_;
+  void constant_symbol_copy(CXCursor call);
+  void bind_constant_symbols(CXCursor kernel, Launch& launch);
+  void constant_symbols_in_functions();
   const Scratch* scratch_of(const std::string& decl_key) const {  // the scratch buffer a host variable holds, or none
     for (const Scratch& b : scratch_)
       if (b.key == decl_key) return &b;

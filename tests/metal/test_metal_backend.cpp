@@ -275,6 +275,24 @@ TEST(MetalBackend, TaskWithAnF64TensorIsRefusedBeforeAnyBuild) {
   EXPECT_FALSE(backend->task_unsupported(task));
 }
 
+// Arguments are names in the kernel's signature: one that Metal reserves (its `half` type, an address space) is refused
+// before any candidate is built, naming it.
+TEST(MetalBackend, TaskWithAnArgumentNamedAsAMetalKeywordIsRefused) {
+  auto backend = make_backend("metal");
+  auto output_named = [](const std::string& name) {
+    Task task = tiny();
+    for (auto& [backend_name, entry] : task.entries) std::replace(entry.args.begin(), entry.args.end(), task.outputs.front().name, name);
+    task.outputs.front().name = name;
+    return task;
+  };
+  for (const std::string reserved : {"half", "device", "kernel"}) {
+    const auto why = backend->task_unsupported(output_named(reserved));
+    ASSERT_TRUE(why) << reserved;
+    EXPECT_NE(why->find("'" + reserved + "' names a kernel argument, but Metal reserves the word"), std::string::npos) << *why;
+  }
+  EXPECT_FALSE(backend->task_unsupported(output_named("halfway")));
+}
+
 TEST(MetalBackend, MissingDirectiveIsACompileError) {
   const Task task = tiny();
   auto backend = make_backend("metal");

@@ -173,9 +173,19 @@ class MetalBackend : public Backend {
   }
 
   std::optional<std::string> task_unsupported(const Task& task) const override {
-    for (const auto& a : call_layout(task, "metal").args)
+    // Each argument is a name in the kernel's signature, where one that Metal reserves (a built-in type as `half`, an
+    // address space) does not compile.
+    static const std::set<std::string> reserved = {"half", "bfloat", "device", "constant", "thread", "threadgroup",
+                                                   "threadgroup_imageblock", "kernel", "vertex", "fragment", "sampler",
+                                                   "texture", "visible", "stage_in", "ray_data", "object_data"};
+    for (const auto& a : call_layout(task, "metal").args) {
       if (a.kind == CallArg::Kind::tensor && a.tensor->dtype == DType::f64)
         return fmt::format("tensor '{}' is f64, which Metal has no type for (MSL has no double): declare it f32", a.name);
+      if (reserved.count(a.name))
+        return fmt::format("'{}' names a kernel argument, but Metal reserves the word (a type or keyword of MSL): rename it "
+                           "in the task",
+                           a.name);
+    }
     return std::nullopt;
   }
 

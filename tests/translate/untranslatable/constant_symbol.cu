@@ -1,4 +1,4 @@
-// Untranslatable: __constant__ memory filled by the host with cudaMemcpyToSymbol (line 18); an MLX
+// Untranslatable: __constant__ memory filled by the host from host memory with cudaMemcpyToSymbol (line 18); an MLX
 // kernel call has no counterpart (pass the values as a tensor of the task, or constexpr data).
 #include <cuda_runtime.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@ extern "C" void ks_reference(const ks_reference_args* raw) {
   const double* cos = a.in("cos");
   const double* sin = a.in("sin");
   double* y = a.out("y");
-  const int64_t t = a.axis("t"), h = a.axis("h"), half = a.axis("half");
+  const int64_t t = a.axis("t"), h = a.axis("h"), half = a.axis("rot");
   for (int64_t p = 0; p < t; ++p)
     for (int64_t k = 0; k < h; ++k)
       for (int64_t i = 0; i < half; ++i) {

@@ -522,10 +522,14 @@ class Translator {
   std::set<std::string> namespaces_;  // the named namespaces the header declares things in
   std::vector<Launch> launches_;
   std::vector<Scratch> scratch_;
-  // __constant__ symbols the entry fills from a buffer (decl_key -> the symbol's name and the buffer's), and their
-  // bindings in the kernels that read them (constant_symbols.cpp)
+  // __constant__ symbols the entry fills (decl_key -> the symbol's name, and the buffer it is copied from, or the
+  // host scalars copied into its elements), and their bindings in the kernels that read them (constant_symbols.cpp)
   struct ConstantSource {
     std::string symbol, buffer;
+    std::map<long long, CXCursor> values;  // element -> the entry's scalar copied there
+    std::string type;                      // their Metal type
+    bool array = false;
+    long long elements = 1;
   };
   std::map<std::string, ConstantSource> constant_sources_;
   void constant_symbol_copy(CXCursor call);

@@ -50,6 +50,16 @@ CXCursor Translator::kernel_of_pointer(CXCursor variable, const Launch& launch, 
   return variable;
 }
 
+// CUDA passes an absent optional tensor as a null pointer; MLX as a zero-size array with a has_<name> template bool:
+// a kernel argument or struct field given the tensor (`value`, in parentheses or not) gets the null pointer back, so
+// that the kernel's checks hold.
+std::string Translator::null_if_absent(const std::string& value) const {
+  std::string bare = value;
+  while (bare.size() > 2 && bare.front() == '(' && bare.back() == ')') bare = bare.substr(1, bare.size() - 2);
+  const TensorSpec* tensor = task_.find_tensor(bare);
+  return tensor && tensor->optional ? fmt::format("has_{0} ? {0} : nullptr", bare) : value;
+}
+
 // One launch: its geometry and template arguments as directives, its kernel's parameters bound to
 // its arguments, and (several launches) the buffers it writes.
 void Translator::translate_launch(Launch& launch, const std::map<std::string, std::string>& initial,
@@ -318,10 +328,8 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     }
     std::string name = spelling(kparams[i]);
     if (auto r = keyword_renames_.find(name); r != keyword_renames_.end()) name = r->second;
-    // CUDA passes an absent optional tensor as a null pointer; MLX as a zero-size array with a
-    // has_<name> template bool: restore the null pointer, so that the kernel's checks hold.
     const TensorSpec* tensor = task_.find_tensor(value);
-    if (tensor && tensor->optional) value = fmt::format("has_{} ? {} : nullptr", value, value);
+    if (tensor && tensor->optional) value = null_if_absent(value);
     else if (value == name && !structure) continue;
     while (taken.count(name)) name += "_";
     if (name != spelling(kparams[i])) param_renames_[decl_key(kparams[i])] = name;

@@ -396,13 +396,13 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
                            size_t(k) < items.size() ? "(" + rw_.render(begin_offset(items[size_t(k)]), end_offset(items[size_t(k)])) + ")" : "{}");
       continue;
     }
-    const std::string assigned_value =
+    const std::string assigned_value = null_if_absent(
         !local ? element_text(element, fields[i])
                : host_value(var, at, clang_getCursorType(fields[i]), field, [&]() -> std::string {
                    if (clang_Cursor_isNull(element))
                      throw Error(fmt::format("field '{}' of '{}' is updated before it is given a value", field, spelling(var)));
                    return element_text(element, fields[i]);
-                 });
+                 }));
     out += fmt::format(" {}.{} = {};", name, field, assigned_value);
     field_values[begin_offset(fields[i])] = assigned_value;
   }

@@ -445,6 +445,7 @@ class Translator {
   // initial: what buffers hold before the launches (a cudaMemset's 0, a fill launch's value), as directive expressions
   void translate_launch(Launch& launch, const std::map<std::string, std::string>& initial,
                         std::vector<std::string>& written);  // kernel_arguments.cpp
+  std::string null_if_absent(const std::string& value) const;
   // entry.cpp:
   void map_host_calls(CXCursor argument);
   std::set<unsigned> host_calls_;  // calls of kernel arguments and locals whose initializers were mapped (map_host_calls)

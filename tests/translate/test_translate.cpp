@@ -113,9 +113,10 @@ TEST_P(HonestCuda, PortsAndPassesMetalsim) {
   std::string why;
   if (!translate::available(&why)) GTEST_SKIP() << why;
   const std::string name = GetParam();
-  const std::string task = name.rfind("attention_fp32_", 0) == 0 ? "attention"
-                           : name.rfind("attention_bf16_", 0) == 0 ? "attention_bf16"
-                                                                   : name.substr(0, name.find('_'));
+  const std::string task = name.rfind("attention_fp32_", 0) == 0   ? "attention"
+                           : name.rfind("attention_bf16_", 0) == 0   ? "attention_bf16"
+                           : name.rfind("selective_scan_", 0) == 0   ? "selective_scan"
+                                                                     : name.substr(0, name.find('_'));
   expect_ports_and_passes(kDir + "/../cuda/honest/" + name + ".cu", corpus_task(task));
 }
 
@@ -130,7 +131,8 @@ INSTANTIATE_TEST_SUITE_P(Translate, HonestCuda,
                                            "softmax_block_template", "softmax_cccl_utilities", "softmax_cg_tiled_ldg_float4", "softmax_cooperative_groups",
                                            "softmax_cub_warp_reduce",
                                            "softmax_device_const_tables", "softmax_device_queries", "softmax_float4_printf", "softmax_occupancy_potential",
-                                           "softmax_static_shared_warp_reduce", "softmax_warp_per_row"));
+                                           "softmax_static_shared_warp_reduce", "softmax_warp_per_row", "softmax_trig_temperature",
+                                           "selective_scan_thread_per_channel", "selective_scan_warp_states"));
 
 // An entry with several launches and cudaMalloc'd intermediates becomes a multi-kernel candidate:
 // scratch buffers sized from the allocation, one section per launch naming what it writes.

@@ -3,6 +3,8 @@
 // the header leaving the declaration out.
 // - From a task tensor or scratch buffer, whole (`cudaMemcpyToSymbol(c_w, w, bytes)`, device to device, as
 //   convolutions load their filters): the name is bound to that buffer (`auto c_filter = w;`).
+// - From a host table of constants (`static const float kTaps[5] = {...}`), whole: the symbol's declaration in the
+//   header takes the table's brace list.
 // - From host scalars, element by element (`cudaMemcpyToSymbol(c_alpha, &alpha, sizeof(float))`, `&eps` at an offset):
 //   a constant of the body with their values where the entry copies them (`const float c_alpha = (alpha);`, an array
 //   symbol's other elements zero, as constant memory starts).
@@ -49,6 +51,27 @@ CXCursor addressed_scalar(CXCursor source) {
              : clang_getNullCursor();
 }
 
+// The brace list of a host array of constants (`static const float kTaps[5] = {...}`, at file scope or in the entry)
+// that `source` names, or a null cursor.
+CXCursor constant_table(CXCursor source) {
+  const CXCursor table = clang_getCursorReferenced(source);
+  const CXType type = clang_getCanonicalType(clang_getCursorType(table));
+  if (clang_getCursorKind(source) != CXCursor_DeclRefExpr || clang_getCursorKind(table) != CXCursor_VarDecl ||
+      type.kind != CXType_ConstantArray || !clang_isConstQualifiedType(clang_getArrayElementType(clang_getCursorType(table))))
+    return clang_getNullCursor();
+  CXCursor list = clang_getNullCursor();
+  for (CXCursor k : children(table))
+    if (clang_getCursorKind(k) == CXCursor_InitListExpr) list = k;
+  if (clang_Cursor_isNull(list)) return list;
+  for (CXCursor element : children(list)) {
+    CXEvalResult value = clang_Cursor_Evaluate(element);
+    const bool constant = value && (clang_EvalResult_getKind(value) == CXEval_Int || clang_EvalResult_getKind(value) == CXEval_Float);
+    if (value) clang_EvalResult_dispose(value);
+    if (!constant) return clang_getNullCursor();
+  }
+  return list;
+}
+
 }  // namespace
 
 void Translator::constant_symbol_copy(CXCursor call) {
@@ -68,6 +91,8 @@ void Translator::constant_symbol_copy(CXCursor call) {
   const CXCursor source = strip_casts(clang_Cursor_getArgument(call, 1));
   const std::optional<long long> offset = count > 3 ? integer_constant(clang_Cursor_getArgument(call, 3)) : 0;
   if (!offset) return refuse("at an offset the port cannot read as a constant is not translated");
+  if (initialized_symbols_.count(decl_key(symbol)))
+    return refuse("after a table of constants filled it is not translated: fill it once");
   // (entered only once a copy is translated: a symbol without one keeps its declaration)
   const auto known = constant_sources_.find(decl_key(symbol));
   ConstantSource filled = known != constant_sources_.end() ? known->second : ConstantSource{spelling(symbol)};
@@ -101,11 +126,25 @@ void Translator::constant_symbol_copy(CXCursor call) {
     constant_sources_[decl_key(symbol)] = filled;
     return;
   }
+  // A table of constants copied from its start: the symbol's declaration in the header takes its brace list (the
+  // symbol's elements past the table's stay zero, as a brace list leaves them).
+  if (const CXCursor list = constant_table(source); !clang_Cursor_isNull(list)) {
+    const long long given = clang_getArraySize(clang_getCanonicalType(clang_getCursorType(clang_getCursorReferenced(source))));
+    if (*offset != 0 || given > elements || !array)
+      return refuse(fmt::format("from the table '{}' is translated where it is copied to the start of an array symbol at "
+                                "least as long",
+                                spelling(source)));
+    if (known != constant_sources_.end() || !initialized_symbols_.insert(decl_key(symbol)).second)
+      return refuse("from a table and from something else, or twice, is not translated: fill it once");
+    rw_.insert(end_offset(symbol), " = " + rw_.render(begin_offset(list), end_offset(list)));
+    return;
+  }
   const std::string buffer = clang_getCursorKind(source) == CXCursor_DeclRefExpr ? buffer_of(source) : "";
   if (buffer.empty())
-    return refuse("from host memory other than a scalar of the entry has no MLX counterpart (the port reads a task tensor "
-                  "or scratch buffer copied whole, `cudaMemcpyToSymbol(sym, w, bytes)`, or scalars, `&alpha`): pass the "
-                  "values as a tensor of the task, or as constexpr data when they are fixed");
+    return refuse("from host memory other than a scalar of the entry or a table of constants has no MLX counterpart "
+                  "(the port reads a task tensor or scratch buffer copied whole, `cudaMemcpyToSymbol(sym, w, bytes)`, "
+                  "scalars, `&alpha`, or a `const` array with a brace list of constants): pass the values as a tensor of "
+                  "the task, or as constexpr data when they are fixed");
   if (*offset != 0) return refuse("at an offset into the symbol from a buffer is not translated: copy it to the symbol's start");
   if (const TensorSpec* tensor = task_.find_tensor(buffer); tensor && tensor->optional)
     return refuse("from the optional tensor '" + buffer + "' is not translated (it may be absent)");

@@ -533,6 +533,7 @@ class Translator {
     long long elements = 1;
   };
   std::map<std::string, ConstantSource> constant_sources_;
+  std::set<std::string> initialized_symbols_;  // those given a host table's brace list in the header
   void constant_symbol_copy(CXCursor call);
   void bind_constant_symbols(CXCursor kernel, Launch& launch);
   void constant_symbols_in_functions();

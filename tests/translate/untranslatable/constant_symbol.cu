@@ -1,5 +1,5 @@
-// Untranslatable: __constant__ memory filled by the host from a host array with cudaMemcpyToSymbol (line 18); an MLX
-// kernel call has no counterpart (pass the values as a tensor of the task, or constexpr data).
+// Untranslatable: __constant__ memory filled by the host with cudaMemcpyToSymbol (line 19) from a host array a loop
+// fills at run time; an MLX kernel call has no counterpart (pass the values as a tensor of the task, or constexpr data).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -14,7 +14,8 @@ __global__ void rowsum_k(const float* x, float* y, int rows, int cols) {
 }
 
 extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
-  static const float scales[2] = {1.f, 1.f};
+  float scales[2];
+  for (int i = 0; i < 2; ++i) scales[i] = 1.f;
   cudaMemcpyToSymbol(c_scale, scales, sizeof(scales));
   rowsum_k<<<(rows + 63) / 64, 64, 0, stream>>>(x, y, (int)rows, (int)cols);
 }

@@ -68,7 +68,7 @@ void Translator::find_launch() {
     std::vector<std::vector<Level>> paths;           // per launch: the calls it is made through
     std::vector<std::optional<LauncherCall>> calls;  // what each launch in a launcher is translated with
     bool guarded = false;
-    std::set<std::string> zeroed;  // buffers a cudaMemset zeroes before any launch names them
+    std::map<std::string, std::string> filled;  // buffers a cudaMemset fills before any launch names them, and the value
     std::vector<std::vector<std::string>> buffers;  // per launch: the buffer each argument names ("" for none)
     // the ifs (offset) and branches (1: then, 2: else) around the node walked, and around each launch
     std::vector<std::pair<unsigned, size_t>> branches;
@@ -138,18 +138,19 @@ void Translator::find_launch() {
         }
         if (name == "cudaFree" || name == "cudaFreeAsync") continue;  // MLX frees intermediate arrays itself
         if (name == "cudaMemsetAsync" || name == "cudaMemset") {
-          const std::string zeroed = zeroed_buffer(k);
+          const auto [filled, value] = memset_fill(k);
           const bool named = std::any_of(walk.buffers.begin(), walk.buffers.end(), [&](const std::vector<std::string>& b) {
-            return std::find(b.begin(), b.end(), zeroed) != b.end();
+            return std::find(b.begin(), b.end(), filled) != b.end();
           });
-          if (!zeroed.empty() && !named) {
-            walk.zeroed.insert(zeroed);
-            out_.notes.push_back(fmt::format("line {}: {} of {} before any launch uses it became `init_value: 0` of the kernel that "
-                                             "writes it (MLX fills every output of that kernel with it)",
-                                             position(k).line, name, zeroed));
+          if (!filled.empty() && !named) {
+            walk.filled[filled] = value;
+            out_.notes.push_back(fmt::format("line {}: {} of {} before any launch uses it became `init_value: {}` of the kernel "
+                                             "that writes it (MLX fills every output of that kernel with it)",
+                                             position(k).line, name, filled, value));
             continue;
           }
-          problem(out_.problems, k, name, "only zeroing a task output or scratch buffer before any launch uses it is translated "
+          problem(out_.problems, k, name, "only zeroing a task output or scratch buffer (or filling an integer output with "
+                                          "one byte, as 0xFF gives -1) before any launch uses it is translated "
                                           "(init_value); other host-side memory operations have no MLX counterpart");
         }
         if (name == "cudaMemcpyAsync" || name == "cudaMemcpy")
@@ -246,7 +247,7 @@ void Translator::find_launch() {
   if (walk.guarded && !dispatch_)
     out_.notes.push_back("the launch's guard in the entry (e.g. `if (rows > 0)`) was dropped: every workload launches");
   std::map<std::string, std::string> initial;  // buffers' values before the launches
-  for (const std::string& buffer : walk.zeroed) initial[buffer] = "0";
+  for (const auto& [buffer, value] : walk.filled) initial[buffer] = value;
   if (!dispatch_) fold_fills(walk.launches, walk.calls, walk.buffers, initial);
   std::vector<std::string> written;
   std::map<std::string, int> sections;
@@ -670,24 +671,38 @@ void Translator::add_scratch(CXCursor malloc_call) {
 
 // cudaMemset(buffer, 0, ...) of a task output or scratch buffer: its initial value, which MLX's
 // init_value gives the kernel writing it. Returns the buffer's name, or "".
-std::string Translator::zeroed_buffer(CXCursor memset_call) {
+// The buffer a cudaMemset fills and the value each element then holds: a task output or scratch buffer zeroed, or an
+// integer task output filled with one byte repeated (0xFF: -1); {"", ""} for anything else.
+std::pair<std::string, std::string> Translator::memset_fill(CXCursor memset_call) {
   std::vector<CXCursor> kids = children(memset_call);
-  if (kids.size() < 3) return "";
-  const bool zero = integer_constant(kids[2]) == 0;
+  if (kids.size() < 3) return {};
+  const std::optional<long long> byte = integer_constant(kids[2]);
+  if (!byte) return {};
   CXCursor target = strip_implicit(kids[1]);
   while (clang_getCursorKind(target) == CXCursor_CStyleCastExpr || clang_getCursorKind(target) == CXCursor_ParenExpr) {
     std::vector<CXCursor> inner = children(target);
     if (inner.empty()) break;
     target = strip_implicit(inner.back());
   }
-  if (!zero || clang_getCursorKind(target) != CXCursor_DeclRefExpr) return "";
+  if (clang_getCursorKind(target) != CXCursor_DeclRefExpr) return {};
   const std::string key = decl_key(clang_getCursorReferenced(target));
-  if (const Scratch* b = scratch_of(key)) return b->name;
+  const unsigned long long b = static_cast<unsigned long long>(*byte) & 0xFFu;
+  if (const Scratch* s = scratch_of(key)) return b == 0 ? std::make_pair(s->name, std::string("0")) : std::make_pair(std::string(), std::string());
   auto name = host_.parameters.find(key);
-  if (name != host_.parameters.end() &&
-      std::any_of(task_.outputs.begin(), task_.outputs.end(), [&](const TensorSpec& t) { return t.name == name->second; }))
-    return name->second;
-  return "";
+  if (name == host_.parameters.end()) return {};
+  const auto output = std::find_if(task_.outputs.begin(), task_.outputs.end(), [&](const TensorSpec& t) { return t.name == name->second; });
+  if (output == task_.outputs.end()) return {};
+  if (b == 0) return {name->second, "0"};
+  long long value = 0;
+  switch (output->dtype) {
+    case DType::i32: value = int32_t(uint32_t(b * 0x01010101u)); break;
+    case DType::i64: value = int64_t(b * 0x0101010101010101ull); break;
+    case DType::u8: value = (long long)b; break;
+    default: return {};
+  }
+  // MLX takes init_value as a float: a pattern it would round (0x7F7F7F7F) is not translated.
+  if (static_cast<long long>(static_cast<float>(value)) != value) return {};
+  return {name->second, std::to_string(value)};
 }
 
 }  // namespace ksearch::translate::detail

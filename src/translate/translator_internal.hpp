@@ -252,7 +252,7 @@ class Translator {
   void expand_pointer_typedefs();
   // the entry (entry.cpp)
   void find_launch();
-  std::string zeroed_buffer(CXCursor memset_call);
+  std::pair<std::string, std::string> memset_fill(CXCursor memset_call);
   void add_host_helper(CXCursor call);
   void add_scratch(CXCursor malloc_call);
   // device code (device_code.cpp)

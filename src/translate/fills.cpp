@@ -116,6 +116,23 @@ std::optional<Translator::Fill> Translator::constant_fill(CXCursor launch_call, 
   return fill;
 }
 
+namespace {
+
+// An integer written as digits (a sign and parentheses allowed), or nullopt.
+std::optional<long long> integer_text(std::string t) {
+  while (t.size() > 2 && t.front() == '(' && t.back() == ')') t = t.substr(1, t.size() - 2);
+  if (t.empty() || t.find_first_not_of("-0123456789") != std::string::npos || t.find('-', 1) != std::string::npos) return std::nullopt;
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(t, &used);
+    return used == t.size() ? std::optional<long long>(v) : std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 void Translator::fold_fills(std::vector<CXCursor>& launches, std::vector<std::optional<LauncherCall>>& calls,
                             const std::vector<std::vector<std::string>>& buffers, std::map<std::string, std::string>& initial) {
   // Per launch, in its launcher call's scope: the fill it makes, the buffers its arguments name and those it writes.
@@ -146,6 +163,26 @@ void Translator::fold_fills(std::vector<CXCursor>& launches, std::vector<std::op
     while (next < launches.size() && !named[next].count(buffer)) ++next;
     if (earlier || next == launches.size() || fills[next] || !writes[next].count(buffer)) continue;
     dropped[i] = true;
+    // MLX takes init_value as a float: an integer it would round (INT_MAX, an atomicMin's usual sentinel, becomes
+    // 2^31, which no int holds) is reported rather than ported wrong.
+    bool integer_buffer = false;  // (a float buffer rounds the stored value as CUDA's store does)
+    const CXCursor fill_kernel = clang_getCursorReferenced(launches[i]);
+    const std::vector<CXCursor> fill_params = parameters_of(fill_kernel);
+    for (size_t a = 0; a < buffers[i].size() && a < fill_params.size(); ++a)
+      if (buffers[i][a] == buffer) {
+        const CXType type = clang_getCanonicalType(clang_getCursorType(fill_params[a]));
+        const CXTypeKind element = type.kind == CXType_Pointer ? clang_getCanonicalType(clang_getPointeeType(type)).kind : type.kind;
+        integer_buffer = element >= CXType_Char_U && element <= CXType_Int128;
+      }
+    if (const std::optional<long long> v = integer_text(fills[i]->value);
+        integer_buffer && v && static_cast<long long>(static_cast<float>(*v)) != *v) {
+      problem(out_.problems, launches[i], "fill of '" + buffer + "' with " + fills[i]->value,
+              fmt::format("the fill would become the next kernel's init_value, which MLX takes as a float, and {} is {} "
+                          "there: start from a value a float holds exactly (below 2^24 in magnitude, such as -1 or the "
+                          "row length)",
+                          *v, fmt::format("{:.0f}", static_cast<double>(static_cast<float>(*v)))));
+      continue;
+    }
     initial[buffer] = fills[i]->value;
     out_.notes.push_back(fmt::format("line {}: the launch of {}, which only stores {} into {}, became `init_value: {}` of "
                                      "the kernel that writes {} next (MLX fills every output of that kernel with it)",

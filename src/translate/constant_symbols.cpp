@@ -118,6 +118,10 @@ void Translator::constant_symbol_copy(CXCursor call) {
                                 elements, kMaxScalarElements));
     if (!filled.buffer.empty())
       return refuse("from both a buffer and host values is not translated: fill it from one or the other");
+    if (filled.values.count(*offset / size))
+      return refuse(fmt::format("twice at byte {} is not translated: the port gives every kernel that reads the symbol one "
+                                "value there",
+                                *offset));
     filled.array = array;
     filled.elements = elements;
     filled.type = metal_type(array ? clang_getArrayElementType(symbol_type) : symbol_type);

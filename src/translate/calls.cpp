@@ -129,7 +129,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   // CUDA overloads __hadd for ints (their average) beside the 16-bit floats (their sum): a mapping NAME:int serves a
   // callee whose first parameter is an integer.
   if (const CXType first = clang_getCanonicalType(clang_getArgType(clang_getCursorType(callee), 0));
-      maps_.functions.count(key + ":int") && first.kind >= CXType_Char_U && first.kind <= CXType_Int128)
+      maps_.functions.count(key + ":int") && is_integer_kind(first.kind))
     key += ":int";
   if (auto u = maps_.untranslatable.find(key); u != maps_.untranslatable.end())
     return problem(problems, call, name, u->second);

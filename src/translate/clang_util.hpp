@@ -35,6 +35,8 @@ std::vector<std::string> tokens_of(CXTranslationUnit unit, CXCursor c);
 // names no operator, and inside a macro's expansion every token is placed at the macro's use, so there the operator
 // is not found (""), and the caller names the macro.
 std::string operator_of(CXTranslationUnit unit, CXCursor c);
+// Whether a (canonical) type kind is an integer type, signed or not, bool aside.
+inline bool is_integer_kind(CXTypeKind k) { return k >= CXType_Char_U && k <= CXType_Int128; }
 // The element type of a pointer or array (or the type itself, for neither), canonical, as CUDA names it, without its
 // const and volatile.
 std::string element_type(CXType t);

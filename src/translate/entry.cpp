@@ -669,8 +669,6 @@ void Translator::add_scratch(CXCursor malloc_call) {
   }
 }
 
-// cudaMemset(buffer, 0, ...) of a task output or scratch buffer: its initial value, which MLX's
-// init_value gives the kernel writing it. Returns the buffer's name, or "".
 // The buffer a cudaMemset fills and the value each element then holds: a task output or scratch buffer zeroed, or an
 // integer task output filled with one byte repeated (0xFF: -1); {"", ""} for anything else.
 std::pair<std::string, std::string> Translator::memset_fill(CXCursor memset_call) {
@@ -700,8 +698,7 @@ std::pair<std::string, std::string> Translator::memset_fill(CXCursor memset_call
     case DType::u8: value = (long long)b; break;
     default: return {};
   }
-  // MLX takes init_value as a float: a pattern it would round (0x7F7F7F7F) is not translated.
-  if (static_cast<long long>(static_cast<float>(value)) != value) return {};
+  if (!init_value_holds(value)) return {};  // (0x7F7F7F7F)
   return {name->second, std::to_string(value)};
 }
 

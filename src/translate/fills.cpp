@@ -137,7 +137,8 @@ void Translator::fold_fills(std::vector<CXCursor>& launches, std::vector<std::op
                             const std::vector<std::vector<std::string>>& buffers, std::map<std::string, std::string>& initial) {
   // Per launch, in its launcher call's scope: the fill it makes, the buffers its arguments name and those it writes.
   std::vector<std::optional<Fill>> fills;
-  std::vector<std::set<std::string>> named(launches.size()), writes(launches.size());
+  // (and those whose elements are integers: a float buffer rounds a stored value as CUDA's store does)
+  std::vector<std::set<std::string>> named(launches.size()), writes(launches.size()), integers(launches.size());
   for (size_t i = 0; i < launches.size(); ++i) {
     fills.push_back(in_call(calls[i], [&] { return constant_fill(launches[i], buffers[i]); }));
     const CXCursor callee = clang_getCursorReferenced(launches[i]);
@@ -150,6 +151,8 @@ void Translator::fold_fills(std::vector<CXCursor>& launches, std::vector<std::op
       if (type.kind == CXType_Pointer && !clang_isConstQualifiedType(clang_getPointeeType(type)) &&
           may_write_through(callee, params[a]))
         writes[i].insert(buffers[i][a]);
+      if (type.kind == CXType_Pointer && is_integer_kind(clang_getCanonicalType(clang_getPointeeType(type)).kind))
+        integers[i].insert(buffers[i][a]);
     }
   }
   // A fill is dropped where no launch before it names its buffer and the next launch naming it writes it (not a fill).
@@ -163,19 +166,9 @@ void Translator::fold_fills(std::vector<CXCursor>& launches, std::vector<std::op
     while (next < launches.size() && !named[next].count(buffer)) ++next;
     if (earlier || next == launches.size() || fills[next] || !writes[next].count(buffer)) continue;
     dropped[i] = true;
-    // MLX takes init_value as a float: an integer it would round (INT_MAX, an atomicMin's usual sentinel, becomes
-    // 2^31, which no int holds) is reported rather than ported wrong.
-    bool integer_buffer = false;  // (a float buffer rounds the stored value as CUDA's store does)
-    const CXCursor fill_kernel = clang_getCursorReferenced(launches[i]);
-    const std::vector<CXCursor> fill_params = parameters_of(fill_kernel);
-    for (size_t a = 0; a < buffers[i].size() && a < fill_params.size(); ++a)
-      if (buffers[i][a] == buffer) {
-        const CXType type = clang_getCanonicalType(clang_getCursorType(fill_params[a]));
-        const CXTypeKind element = type.kind == CXType_Pointer ? clang_getCanonicalType(clang_getPointeeType(type)).kind : type.kind;
-        integer_buffer = element >= CXType_Char_U && element <= CXType_Int128;
-      }
-    if (const std::optional<long long> v = integer_text(fills[i]->value);
-        integer_buffer && v && static_cast<long long>(static_cast<float>(*v)) != *v) {
+    // An integer value that init_value (a float) does not hold is reported rather than ported wrong: INT_MAX, an
+    // atomicMin's usual sentinel, would start as 2^31, which no int holds.
+    if (const std::optional<long long> v = integer_text(fills[i]->value); integers[i].count(buffer) && v && !init_value_holds(*v)) {
       problem(out_.problems, launches[i], "fill of '" + buffer + "' with " + fills[i]->value,
               fmt::format("the fill would become the next kernel's init_value, which MLX takes as a float, and {} is {} "
                           "there: start from a value a float holds exactly (below 2^24 in magnitude, such as -1 or the "

@@ -235,8 +235,7 @@ std::optional<Step> step_of(CXTranslationUnit unit, CXCursor e) {
   static const std::set<std::string> ops = {"+", "-", "*", "/", "<<", ">>"};
   const bool moves = (step.op == "+" || step.op == "-") ? step.by != 0 : (step.op == "<<" || step.op == ">>") ? step.by > 0 : step.by > 1;
   const CXTypeKind type = clang_getCanonicalType(clang_getCursorType(step.target.var)).kind;
-  if (!ops.count(step.op) || !moves || step.target.field != -1 || !step.target.member.empty() || type < CXType_Char_U ||
-      type > CXType_Int128)
+  if (!ops.count(step.op) || !moves || step.target.field != -1 || !step.target.member.empty() || !is_integer_kind(type))
     return std::nullopt;
   return step;
 }

@@ -253,6 +253,8 @@ class Translator {
   // the entry (entry.cpp)
   void find_launch();
   std::pair<std::string, std::string> memset_fill(CXCursor memset_call);
+  // MLX takes a kernel's init_value as a float: whether an integer buffer's initial value survives it.
+  static bool init_value_holds(long long v) { return static_cast<long long>(static_cast<float>(v)) == v; }
   void add_host_helper(CXCursor call);
   void add_scratch(CXCursor malloc_call);
   // device code (device_code.cpp)

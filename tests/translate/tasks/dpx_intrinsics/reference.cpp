@@ -44,6 +44,17 @@ uint32_t v16(const std::string& op, const char* sign, uint32_t a, uint32_t b, ui
   }
   return out;
 }
+// The kernel's three-operand and _relu calls in its order, each in the 32-bit form, then the 16x2 one.
+struct DpxCall {
+  const char* op;
+  const char* sign;
+  bool two_operands;  // max_relu, min_relu: no z
+};
+constexpr DpxCall kCalls[] = {{"max3", "s", false},        {"addmax", "s", false},     {"max3", "u", false},
+                              {"addmax", "u", false},      {"max_relu", "s", true},    {"max3_relu", "s", false},
+                              {"addmax_relu", "s", false}, {"min3", "s", false},       {"addmin", "s", false},
+                              {"min3", "u", false},        {"addmin", "u", false},     {"min_relu", "s", true},
+                              {"min3_relu", "s", false},   {"addmin_relu", "s", false}};
 int16_t lane_s(uint32_t w, int lane) { return int16_t(uint16_t(w >> (16 * lane))); }
 uint16_t lane_u(uint32_t w, int lane) { return uint16_t(w >> (16 * lane)); }
 
@@ -60,34 +71,11 @@ extern "C" void ks_reference(const ks_reference_args* raw) {
     const uint32_t ua = uint32_t(int32_t(a[i])), ub = uint32_t(int32_t(b[i]));
     const uint32_t uc = (uint32_t(int32_t(c[i])) & 0xffffu) | (ua & 0xffff0000u);
     uint32_t h = 0;
-    h = mix(h, v32("max3", "s", ua, ub, uc));
-    h = mix(h, v16("max3", "s", ua, ub, uc));
-    h = mix(h, v32("addmax", "s", ua, ub, uc));
-    h = mix(h, v16("addmax", "s", ua, ub, uc));
-    h = mix(h, v32("max3", "u", ua, ub, uc));
-    h = mix(h, v16("max3", "u", ua, ub, uc));
-    h = mix(h, v32("addmax", "u", ua, ub, uc));
-    h = mix(h, v16("addmax", "u", ua, ub, uc));
-    h = mix(h, v32("max_relu", "s", ua, ub, 0));
-    h = mix(h, v16("max_relu", "s", ua, ub, 0));
-    h = mix(h, v32("max3_relu", "s", ua, ub, uc));
-    h = mix(h, v16("max3_relu", "s", ua, ub, uc));
-    h = mix(h, v32("addmax_relu", "s", ua, ub, uc));
-    h = mix(h, v16("addmax_relu", "s", ua, ub, uc));
-    h = mix(h, v32("min3", "s", ua, ub, uc));
-    h = mix(h, v16("min3", "s", ua, ub, uc));
-    h = mix(h, v32("addmin", "s", ua, ub, uc));
-    h = mix(h, v16("addmin", "s", ua, ub, uc));
-    h = mix(h, v32("min3", "u", ua, ub, uc));
-    h = mix(h, v16("min3", "u", ua, ub, uc));
-    h = mix(h, v32("addmin", "u", ua, ub, uc));
-    h = mix(h, v16("addmin", "u", ua, ub, uc));
-    h = mix(h, v32("min_relu", "s", ua, ub, 0));
-    h = mix(h, v16("min_relu", "s", ua, ub, 0));
-    h = mix(h, v32("min3_relu", "s", ua, ub, uc));
-    h = mix(h, v16("min3_relu", "s", ua, ub, uc));
-    h = mix(h, v32("addmin_relu", "s", ua, ub, uc));
-    h = mix(h, v16("addmin_relu", "s", ua, ub, uc));
+    for (const DpxCall& k : kCalls) {
+      const uint32_t z = k.two_operands ? 0 : uc;
+      h = mix(h, v32(k.op, k.sign, ua, ub, z));
+      h = mix(h, v16(k.op, k.sign, ua, ub, z));
+    }
     words[i] = double(int32_t(h));
     const int32_t sa = int32_t(ua), sb = int32_t(ub), sc = int32_t(uc);
     h = mix(h, uint32_t(std::max(sa, sc)));

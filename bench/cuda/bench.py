@@ -111,10 +111,20 @@ def copy_bandwidth():
     return 2 * a.numel() / (med / 1e3)
 
 
+def language_flags(source):
+    """The language options of an export's `// Build: nvcc ...` line (those ksearch built and verified the kernel
+    with); for a rendered template, which has none, the options of ksearch's own nvcc command."""
+    m = re.search(r"^// Build: nvcc (.*)$", source, re.M)
+    words = m.group(1).split() if m else ["-std=c++20", "--expt-relaxed-constexpr", "--extended-lambda"]
+    return [w for w in words if w.startswith(("-std=", "--expt-", "--extended-"))]
+
+
 def build(path):
     so = path[:-3] + ".so"
     nvcc = os.environ.get("NVCC", "/usr/local/cuda/bin/nvcc")
-    r = subprocess.run([nvcc, "-std=c++17", "-O3", "-gencode=arch=compute_90a,code=sm_90a", "-Xcompiler=-fPIC", "-shared",
+    with open(path) as f:
+        flags = language_flags(f.read())
+    r = subprocess.run([nvcc, *flags, "-O3", "-gencode=arch=compute_90a,code=sm_90a", "-Xcompiler=-fPIC", "-shared",
                         "-cudart=shared", path, "-o", so, "-lcuda"], capture_output=True, text=True)
     return so if r.returncode == 0 else None
 

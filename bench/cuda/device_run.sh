@@ -13,7 +13,8 @@
 #   [BENCH_TASKS=a,b] [BENCH_WRAPPERS=task,task] [EVAL_VARIANTS=task/variant ...] [GPU_TESTS=gtest filter] [TESTS_TIMEOUT=300] \
 #   [EVALCOST_TASKS="softmax rmsnorm"] [EVALCOST_RUNS=3] [CPU_SEARCH_TASKS="attention matmul@haswell:3"] \
 #   [PROFILE_CASES="task=case substring;task=..."] \
-#   bash bench/cuda/device_run.sh [tests] [seeds] [evalcost] [variants] [restore] [resume] [search] [cpusearch] [bench] [profile]
+#   [SHARDS=3] [CORPUS="folder/file.cu ..."] [CORPUS_PARALLEL=12] \
+#   bash bench/cuda/device_run.sh [tests] [sharded] [curand] [corpus] [seeds] [evalcost] [variants] [restore] [resume] [search] [cpusearch] [bench] [profile]
 set -uo pipefail
 ROOT=$(pwd)
 PREFIX=$ROOT/.devcarry/prefix
@@ -40,6 +41,34 @@ for stage in "$@"; do
     tests)
       timeout ${TESTS_TIMEOUT:-300} "$BIN/ksearch_cuda_tests" --gtest_filter="${GPU_TESTS:-CudaGpu.*:CudaHost.BackendIsRegistered}" 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "^\[|adversarial|Failure|Expected|Which|actual|error" | head -80
       cat "$KSEARCH_CACHE_DIR"/ceilings/cuda-*.json > "$OUT/ceilings.json" 2>/dev/null ;;
+    sharded)  # CudaGpu.AdversarialSuite and HonestKernelsPassEveryWorkload over SHARDS processes at once, each given
+      # every SHARDS-th file of the corpus (one process for all of them takes longer than a device call may)
+      shards=${SHARDS:-3}
+      for i in $(seq 0 $((shards - 1))); do
+        for kind in adversarial honest; do
+          rm -rf /tmp/shard-$kind-$i; mkdir -p /tmp/shard-$kind-$i
+          ls tests/cuda/$kind/*.cu | awk -v n=$shards -v i=$i 'NR % n == i' | xargs -r cp -t /tmp/shard-$kind-$i
+        done
+        KSEARCH_CUDA_ADVERSARIAL_DIR=/tmp/shard-adversarial-$i KSEARCH_CUDA_HONEST_DIR=/tmp/shard-honest-$i \
+          timeout ${TESTS_TIMEOUT:-500} "$BIN/ksearch_cuda_tests" \
+          --gtest_filter="CudaGpu.AdversarialSuite:CudaGpu.HonestKernelsPassEveryWorkload" > "$OUT/sharded-$i.log" 2>&1 &
+      done
+      wait
+      cat "$OUT"/sharded-*.log | grep -E "^\[ +(OK|FAILED|PASSED) |Failure|Expected|actual|Which" | sort | uniq -c ;;
+    curand)  # the cuRAND generators' ports checked against cuRAND itself (tests/translate/device/curand_*_check.cu)
+      for check in tests/translate/device/curand_*_check.cu; do
+        name=$(basename "$check" .cu)
+        nvcc -arch=sm_90 -O2 -I include -o /tmp/$name "$check" && timeout 120 /tmp/$name 2>&1 | tee "$OUT/$name.log" | tail -5
+        echo "$name: exit ${PIPESTATUS[0]}" | tee -a "$OUT/curand.log"
+      done ;;
+    corpus)  # translator corpus kernels (CORPUS="folder/file.cu ...", default all) run as CUDA against their tasks'
+      # references on every workload: each must pass, so that a port failing metalsim is the translator's fault
+      cd tests/translate/corpus
+      ls ${CORPUS:-*/*.cu} | xargs -P ${CORPUS_PARALLEL:-12} -I{} sh -c 'r=$(timeout 240 "$0" eval --backend cuda \
+        --task ../tasks/$(dirname {}) --workloads all --no-timing {} 2>&1); echo "$r" | grep -q " status passed" &&
+        echo "passed {}" || { echo "FAILED {}"; echo "$r" | head -20 | sed "s/^/    /"; }' "$BIN/ksearch" > "$OUT/corpus.log"
+      cd "$ROOT"
+      grep -c "^passed" "$OUT/corpus.log"; grep -A20 "^FAILED" "$OUT/corpus.log" | head -120 ;;
     seeds)
       for t in softmax rmsnorm matmul attention attention_bf16 selective_scan; do
         timeout 150 "$BIN/ksearch" eval --task $t --backend cuda --workloads visible tasks/$t/seeds/cuda.cu 2>&1 | tee -a "$OUT/seeds.log" | grep -vE "^$"

@@ -483,7 +483,35 @@ void check_instructions(const ObjectRules& rules, const Disassembly& code, std::
 // their .nv.global (zero-initialized) and .nv.global.init sections and survive from call to call;
 // what device code calls outside itself is an undefined symbol: the device runtime's heap (malloc,
 // whose blocks also outlive a call), launches from the device, anything beyond printf and assert.
-void check_device_code(const ObjectRules& rules, const ElfFile& elf, const fs::path& library, std::vector<RuleViolation>& out) {
+// Whether every declaration of the function-local static `name` in the candidate's preprocessed code is a constant
+// table (`static const T name[N] = {...}`, `const static`, `static constexpr`), and there is one: the device ELF cannot
+// tell such a table (emitted to .nv.global like a mutable one) from a variable, and a device function's local has no
+// host-side shadow to read the qualifier from. From `static` (or the `const` before it) to the first `=`, `;`, `{`,
+// `}` or `,`: a declaration naming `name` there with a pointer, a reference or parentheses, or without const, is not one.
+// Nor is any where the code has a `mutable` member, which a const object's element keeps writable.
+bool declared_only_as_const_local_table(const SourceScan& code, const std::string& name) {
+  const auto& tokens = code.tokens;
+  if (std::find(tokens.begin(), tokens.end(), "mutable") != tokens.end()) return false;
+  bool found = false;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i] != "static") continue;
+    bool constant = i > 0 && (tokens[i - 1] == "const" || tokens[i - 1] == "constexpr"), names = false, plain = true;
+    for (size_t j = i + 1; j < tokens.size(); ++j) {
+      const std::string& t = tokens[j];
+      if (t == "=" || t == ";" || t == "{" || t == "}" || t == ",") break;
+      constant = constant || t == "const" || t == "constexpr";
+      names = names || t == name;
+      plain = plain && t != "*" && t != "&" && t != "&&" && t != "(";
+    }
+    if (!names) continue;
+    if (!constant || !plain) return false;
+    found = true;
+  }
+  return found;
+}
+
+void check_device_code(const ObjectRules& rules, const ElfFile& elf, const fs::path& library, const SourceScan* candidate_code,
+                       std::vector<RuleViolation>& out) {
   const ElfSection* fatbin = elf.section(".nv_fatbin");
   if (!fatbin) return;
   const auto images = embedded_elf_files(elf.contents(*fatbin), library.string());
@@ -514,7 +542,11 @@ void check_device_code(const ObjectRules& rules, const ElfFile& elf, const fs::p
       if (flags & SHF_ALLOC) ((flags & SHF_WRITE) ? writable_shadows : read_only_shadows).insert(demangle(symbol.name));
     }
   const auto const_table = [&](const std::string& name) {
-    return read_only_shadows.count(name) && !writable_shadows.count(name);
+    if (read_only_shadows.count(name) && !writable_shadows.count(name)) return true;
+    // A function's local static: `f(int)::table`, `void g<4>(float*)::{lambda(int)#1}::operator()(int) const::table`.
+    const size_t scope = name.rfind("::");
+    return candidate_code && scope != std::string::npos && name.find('(') < scope &&
+           declared_only_as_const_local_table(*candidate_code, name.substr(scope + 2));
   };
   for (const auto& global : globals)
     if (const std::string name = without_file_namespace(global); !rules.allowed_device_globals.matches(name) && !const_table(name))
@@ -531,7 +563,7 @@ void check_device_code(const ObjectRules& rules, const ElfFile& elf, const fs::p
 
 }  // namespace
 
-std::vector<RuleViolation> ObjectRules::check(const fs::path& library) const {
+std::vector<RuleViolation> ObjectRules::check(const fs::path& library, const SourceScan* candidate_code) const {
   std::vector<RuleViolation> out;
   if (!enabled) return out;
   ElfFile elf;
@@ -546,7 +578,7 @@ std::vector<RuleViolation> ObjectRules::check(const fs::path& library) const {
   check_segments(elf, out);
   check_thread_local_storage(elf, out);
   if (!forbidden_instructions.empty()) check_instructions(*this, code, out);
-  if (checks_device_code) check_device_code(*this, elf, library, out);
+  if (checks_device_code) check_device_code(*this, elf, library, candidate_code, out);
   return out;
 }
 

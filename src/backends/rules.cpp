@@ -186,6 +186,13 @@ std::vector<RuleViolation> RuleSet::check_preprocessed(const std::string& prepro
   return out;
 }
 
+std::vector<RuleViolation> RuleSet::check_built(const std::filesystem::path& library, const std::string& preprocessed,
+                                                const std::string& file) const {
+  if (preprocessed.empty()) return object.check(library);
+  const SourceScan scan = scan_preprocessed(preprocessed, file);
+  return object.check(library, &scan);
+}
+
 const ForbiddenRule* RuleSet::unavailable_in(const std::string& text) const {
   for (const auto& rule : unavailable)
     try {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/source_scan.hpp"
 #include "core/pattern.hpp"
 
 namespace ksearch::backends {
@@ -87,7 +88,9 @@ struct ObjectRules {
   NameList allowed_device_imports;  // what it may call outside itself (undefined functions), by demangled name
   bool checks_device_code = false;
 
-  std::vector<RuleViolation> check(const std::filesystem::path& library) const;
+  // `candidate_code`: what the preprocessor made of the candidate's lines (scan_preprocessed), where the backend
+  // preprocesses; it tells a function-local `static const` table of the device code from a mutable one.
+  std::vector<RuleViolation> check(const std::filesystem::path& library, const SourceScan* candidate_code = nullptr) const;
 };
 
 // Machine-checked rules of a hardware profile (loaded from a .rules.toml file).
@@ -108,6 +111,9 @@ struct RuleSet {
   // On what the compiler sees: the identifiers that the preprocessor's output attributes to the
   // candidate's `file` (macros expanded, tokens pasted), and the files it really includes.
   std::vector<RuleViolation> check_preprocessed(const std::string& preprocessed, const std::string& file) const;
+  // On the built library (the [object] rules), with the preprocessor's output of the candidate where there is one.
+  std::vector<RuleViolation> check_built(const std::filesystem::path& library, const std::string& preprocessed,
+                                         const std::string& file) const;
   std::string describe() const;  // the rules as a bullet list, for prompts
   // The first `unavailable` feature `text` (a hypothesis' title, description, ...) names; null when none.
   const ForbiddenRule* unavailable_in(const std::string& text) const;

@@ -262,6 +262,26 @@ TEST(CudaHost, RulesTellLibraryCallsFromTheCandidatesOwnNames) {
   });
 }
 
+// cuRAND's device API (header-only generator states a kernel draws from) passes; its host API, which runs libcurand's
+// own kernels, is a library fallback, and the toolkit's mutable skip-ahead tables may not be named.
+TEST(CudaHost, RulesAllowCuRandsDeviceApiOnly) {
+  auto backend = make_backend("cuda");
+  const auto& rules = backend->profile().rules;
+  expect_rules_pass(rules, {
+      "#include <curand_kernel.h>\n__global__ void k(float* y, unsigned long long seed) {\n"
+      "  curandStatePhilox4_32_10_t s; curand_init(seed, threadIdx.x, 0, &s); y[threadIdx.x] = curand_uniform(&s); }\n",
+      "#include <curand_kernel.h>\n__global__ void k(curandState* st, float* y) {\n"
+      "  curandState s = st[threadIdx.x]; skipahead(4ull, &s); y[threadIdx.x] = curand_normal(&s); st[threadIdx.x] = s; }\n",
+  });
+  expect_refused_by(rules, {
+      {"#include <curand.h>\n", "include"},
+      {"void f(float* y) { curandGenerator_t g; curandCreateGenerator(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10); }\n", "libraries"},
+      {"void f(float* y, size_t n) { curandGenerateUniform(0, y, n); }\n", "libraries"},
+      {"__global__ void k() { atomicAdd(&precalc_xorwow_matrix[0][0], 1u); }\n", "device-state"},
+      {"__global__ void k() { mrg32k3aM1[0][0][0] = 1u; }\n", "device-state"},
+  });
+}
+
 // Constants pass whichever order their qualifiers come in (__constant__ __device__, const static), and a host-device
 // macro does not make the next line's constant a __device__ variable; mutable ones stay refused.
 TEST(CudaHost, RulesAcceptConstantsInEitherOrderAndStaticSharedScratch) {
@@ -392,6 +412,25 @@ TEST(CudaHost, TemplatesPassRulesAndCompile) {
     }
   }
   EXPECT_GE(families, 6);
+}
+
+// The translator's cuRAND kernels (honest CUDA that draws from Philox and XORWOW states, as dropout and noise kernels
+// do) pass every rule and build for their tasks: cuRAND's device API is allowed, its skip-ahead tables included.
+TEST(CudaHost, CuRandDeviceApiKernelsPassEveryRuleAndBuild) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found";
+  auto backend = make_backend("cuda");
+  const fs::path translate = KSEARCH_TRANSLATE_TESTS_DIR;
+  int checked = 0;
+  for (const char* task_name : {"philox_dropout", "xorwow_noise"}) {
+    const Task task = resolve_task((translate / "tasks" / task_name).string());
+    for (const auto& file : cuda_test::cu_files("", (translate / "corpus" / task_name).c_str())) {
+      BuildResult build;
+      const auto early = Evaluator(task, *backend, {}).check_and_build(read_file(file), build);
+      EXPECT_FALSE(early) << file << ": " << status_name(early->status) << ": " << early->message << "\n" << early->log;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4);
 }
 
 // Honest kernels in the styles of real code (tests/cuda/honest/): no rule refuses them, neither on the text, nor on

@@ -91,18 +91,24 @@ std::string target_arch() {
   return "90a";  // no GPU here: build for the H100/H200
 }
 
+// C++20 (std::swap and the other constexpr standard functions are callable in device code), and PyTorch's and
+// CUTLASS's extensions.
 const std::vector<std::string>& nvcc_language_flags() {
-  static const std::vector<std::string> flags = {"--expt-relaxed-constexpr", "--extended-lambda"};
+  static const std::vector<std::string> flags = {"-std=c++20", "--expt-relaxed-constexpr", "--extended-lambda"};
   return flags;
 }
 
 std::vector<std::string> nvcc_command(const std::string& arch, const std::string& input, const std::string& output) {
   const fs::path nvcc = nvcc_path(), toolkit = nvcc.parent_path().parent_path(), lib = toolkit / "lib64";
-  std::vector<std::string> command = {nvcc.string(), "-std=c++17", "-O3", "-lineinfo",
+  std::vector<std::string> command = {nvcc.string(), "-O3", "-lineinfo",
                                       fmt::format("-gencode=arch=compute_{0},code=sm_{0}", arch), "-Xcompiler=-fPIC",
                                       "-shared", "-cudart=shared", "-Xlinker", "-rpath=" + lib.string(),
                                       "-Wno-deprecated-gpu-targets"};
   command.insert(command.end(), nvcc_language_flags().begin(), nvcc_language_flags().end());
+  // What <cub/cub.cuh> brings that the object rules would refuse, left out: NVTX's ranges (their injection loader
+  // imports dlopen) and libstdc++'s <iostream> (for an iterator's operator<<; its static ios_base::Init runs at load
+  // time). A candidate cannot include either itself (the include allowlist).
+  command.insert(command.end(), {"-DNVTX_DISABLE", "-D_GLIBCXX_IOSTREAM"});
   command.insert(command.end(), {input, "-o", output});
   // The driver library for TMA's tensor maps (cuTensorMapEncodeTiled, the only driver function the object rules let a
   // candidate import): linked against the toolkit's stub where it has one, so it builds without a GPU (the driver's

@@ -74,6 +74,10 @@ struct WarpScan : ScanOneItem<T> {
 template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockLoadAlgorithm ALGORITHM = BLOCK_LOAD_DIRECT, int BLOCK_DIM_Y = 1,
           int BLOCK_DIM_Z = 1>
 struct BlockLoad {
+  // As CUB requires: the warp-transposing algorithms exchange a warp's items through shared memory.
+  static_assert((ALGORITHM != BLOCK_LOAD_WARP_TRANSPOSE && ALGORITHM != BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED) ||
+                    BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z % 32 == 0,
+                "BLOCK_THREADS must be a multiple of WARP_THREADS");
   struct TempStorage {};
   __device__ BlockLoad(TempStorage&);
   template <class P> __device__ void Load(P, T (&)[ITEMS_PER_THREAD]) {}
@@ -83,6 +87,9 @@ struct BlockLoad {
 template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockStoreAlgorithm ALGORITHM = BLOCK_STORE_DIRECT, int BLOCK_DIM_Y = 1,
           int BLOCK_DIM_Z = 1>
 struct BlockStore {
+  static_assert((ALGORITHM != BLOCK_STORE_WARP_TRANSPOSE && ALGORITHM != BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED) ||
+                    BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z % 32 == 0,
+                "BLOCK_THREADS must be a multiple of WARP_THREADS");
   struct TempStorage {};
   __device__ BlockStore(TempStorage&);
   template <class P> __device__ void Store(P, T (&)[ITEMS_PER_THREAD]) {}

@@ -1,6 +1,7 @@
 // The CUB pipeline of a tile of items per thread: BlockLoad (BLOCK_LOAD_WARP_TRANSPOSE) with valid_items and an
 // out-of-bounds default, BlockScan's array form InclusiveSum(items, items, aggregate) in place, BlockStore
-// (BLOCK_STORE_VECTORIZE) with valid_items; their TempStorage in one __shared__ union. 4 items x 40 threads.
+// (BLOCK_STORE_VECTORIZE) with valid_items; their TempStorage in one __shared__ union. 4 items x 64 threads
+// (the warp-transposing algorithms need whole warps).
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -34,5 +35,5 @@ __global__ void scan_items(const float* __restrict__ x, float* __restrict__ y, i
 }
 
 extern "C" void scan(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
-  scan_items<40, 4><<<rows, 40, 0, stream>>>(x, y, (int)cols);
+  scan_items<64, 4><<<rows, 64, 0, stream>>>(x, y, (int)cols);
 }

@@ -1,6 +1,7 @@
 // One warp per row through libcu++'s cuda::std names: cuda::std::numeric_limits<float>::lowest(), cuda::std::max,
 // cuda::std::exp, cuda::std::swap, cuda::std::is_same_v in an if constexpr.
 #include <cuda/std/cmath>
+#include <cuda/std/functional>  // cuda::std::max (libcu++ has no <cuda/std/algorithm>)
 #include <cuda/std/limits>
 #include <cuda/std/type_traits>
 #include <cuda/std/utility>

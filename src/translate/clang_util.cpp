@@ -386,6 +386,11 @@ CXCursor written_type(CXCursor c) {
 }
 
 bool is_pointer(CXType t) { return clang_getCanonicalType(t).kind == CXType_Pointer; }
+bool is_array_pointer(CXType t) {
+  if (!is_pointer(t)) return false;
+  const CXTypeKind pointee = clang_getCanonicalType(pointee_type(t)).kind;
+  return pointee == CXType_ConstantArray || pointee == CXType_IncompleteArray;
+}
 bool is_const_object(CXType t) {
   for (;; t = clang_getArrayElementType(t)) {
     if (clang_isConstQualifiedType(t) || clang_isConstQualifiedType(clang_getCanonicalType(t))) return true;

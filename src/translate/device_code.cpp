@@ -122,14 +122,17 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   // `const T *a = x, *b = y;`: a declarator after a comma, after one written `auto` or itself a
   // pointer written `auto`, becomes a declaration of its own.
   const std::string& t = rw_.text();
-  unsigned after = name_at;  // back over `*`, `&` and qualifiers to the comma before the declarator
+  // A pointer to an array (`float (*now)[33] = tiles[0];`, a double buffer's half) has its name inside parentheses.
+  const bool array_pointer = is_array_pointer(type);
+  unsigned after = name_at;  // back over `*`, `&`, qualifiers (and such a `(`) to the comma before the declarator
   for (bool more = true; more;) {
     while (after > 0 && std::isspace(static_cast<unsigned char>(t[after - 1]))) --after;
     unsigned word = after;
     while (word > 0 && (std::isalnum(static_cast<unsigned char>(t[word - 1])) || t[word - 1] == '_')) --word;
     static const std::set<std::string> qualifiers = {"const", "volatile", "__restrict__", "__restrict"};
-    more = after > 0 && (t[after - 1] == '*' || t[after - 1] == '&' || qualifiers.count(t.substr(word, after - word)));
-    if (more) after = t[after - 1] == '*' || t[after - 1] == '&' ? after - 1 : word;
+    const bool punctuator = after > 0 && (t[after - 1] == '*' || t[after - 1] == '&' || (array_pointer && t[after - 1] == '('));
+    more = punctuator || (after > 0 && qualifiers.count(t.substr(word, after - word)));
+    if (more) after = punctuator ? after - 1 : word;
   }
   const bool later = after > 0 && t[after - 1] == ',';
   unsigned previous_end = later ? after - 1 : 0;
@@ -144,7 +147,11 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   if (is_pointer(type)) {
     if (!clang_Cursor_isNull(init)) {
       spaces_[key] = space_of(init);
-      rw_.replace(split ? after - 1 : begin_offset(var), name_at, split ? "; auto " : "auto ");
+      if (array_pointer)  // `auto now = tiles[0];`: the declarator's parentheses and dimensions go with its type
+        rw_.replace(split ? after - 1 : begin_offset(var), begin_offset(init),
+                    (split ? "; auto " : "auto ") + spelling(var) + " = ");
+      else
+        rw_.replace(split ? after - 1 : begin_offset(var), name_at, split ? "; auto " : "auto ");
       automatic_ends_.insert(end_offset(var));
     } else {
       spaces_[key] = "device";

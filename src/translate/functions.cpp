@@ -294,7 +294,12 @@ std::vector<std::string> Translator::parameter_templates(const std::vector<CXCur
       const std::string name = fmt::format("KsPointer{}", template_params.size());
       template_params.push_back(name);
       spaces_[decl_key(p)] = "device";
-      rw_.replace(begin_offset(p), position(p).offset, name + " ");
+      // A pointer to an array (`float (*tile)[33]`, a double buffer's half) has its name inside the declarator: the
+      // whole declaration becomes the template's.
+      if (is_array_pointer(type))
+        rw_.replace(begin_offset(p), end_offset(p), name + " " + spelling(p));
+      else
+        rw_.replace(begin_offset(p), position(p).offset, name + " ");
       continue;
     }
     // A struct whose pointer fields are template parameters: the parameter's type is one too (deduced at the call).

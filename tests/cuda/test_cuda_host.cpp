@@ -258,6 +258,8 @@ TEST(CudaHost, RulesTellLibraryCallsFromTheCandidatesOwnNames) {
       {"void f(const char* s) { write(2, s, 4); }\n", "raw-syscalls"},
       {"__global__ void k(float** p) { *p = (float*)malloc(64); }\n", "host-memory"},
       {"void f(void* p) { free(p); }\n", "host-memory"},
+      {"void f(float** p, size_t n) { cudaMalloc(p, n); }\n", "host-memory"},
+      {"void f(float* p) { cudaFree(p); }\n", "host-memory"},
       {"void f() { FILE* out = fopen(\"/tmp/x\", \"w\"); fprintf(out, \"x\"); }\n", "files"},
   });
 }

@@ -79,6 +79,34 @@ TEST(Evaluator, APreprocessorThatRunsOutOfMemoryIsNamedAsTheCause) {
   EXPECT_NE(r.log.find("out of memory"), std::string::npos) << r.message << "\n" << r.log;
 }
 
+// The entry may leave const out of an input pointer (as much real code does; an input it changed would be caught after
+// the call) and is called as it declares itself; another type or another number of parameters stops the build with a
+// message naming the task's signature, not the compiler's complaint about two C functions of one name.
+TEST(Evaluator, TheEntryMayDropConstFromPointersButNotChangeItsSignature) {
+  const Task task = tiny();
+  auto backend = make_backend("cpu");
+  const std::string body =
+      "{\n  for (int64_t r = 0; r < rows; ++r) {\n    float m = x[r * cols], s = 0;\n"
+      "    for (int64_t c = 1; c < cols; ++c) m = std::max(m, x[r * cols + c]);\n"
+      "    for (int64_t c = 0; c < cols; ++c) s += std::exp(x[r * cols + c] - m);\n"
+      "    for (int64_t c = 0; c < cols; ++c) y[r * cols + c] = std::exp(x[r * cols + c] - m) / s;\n  }\n}\n";
+  const std::string headers = "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n";
+  EvalOptions o = quick_options();
+  o.time = false;
+  const EvalReport plain = Evaluator(task, *backend, o)
+                               .evaluate(headers + "extern \"C\" void softmax(float* x, float* y, int64_t rows, int64_t cols) " + body);
+  EXPECT_EQ(plain.status, Status::passed) << plain.message << "\n" << plain.log;
+  const EvalReport narrowed = Evaluator(task, *backend, o)
+                                  .evaluate(headers + "extern \"C\" void softmax(const float* x, float* y, int rows, int64_t cols) " + body);
+  EXPECT_EQ(narrowed.status, Status::compile_error);
+  EXPECT_NE(narrowed.log.find("another type than the task's signature"), std::string::npos) << narrowed.log;
+  const EvalReport shorter = Evaluator(task, *backend, o)
+                                 .evaluate(headers + "extern \"C\" void softmax(const float* x, float* y, int64_t rows) {\n"
+                                                     "  const int64_t cols = 64;\n" + body.substr(2));
+  EXPECT_EQ(shorter.status, Status::compile_error);
+  EXPECT_NE(shorter.log.find("another number of parameters"), std::string::npos) << shorter.log;
+}
+
 // The seed's timings are cached per workload and per what generates its inputs: a workload changed in memory (here
 // 16 times larger) is timed again instead of being compared with the file's timing (which times the seed on every
 // workload again, in one sitting), and an unchanged task reads its timings back.

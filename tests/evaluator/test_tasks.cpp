@@ -277,7 +277,8 @@ TEST(Tasks, EntrySignatureAndShim) {
   EXPECT_EQ(entry_prototype(t, "cpu"),
             "extern \"C\" void rmsnorm(const float* x, const float* weight, float* y, int64_t rows, int64_t cols, float eps)");
   const std::string shim = entry_shim(t, "cpu");
-  EXPECT_NE(shim.find("rmsnorm((const float*)ptrs[0], (const float*)ptrs[1], (float*)ptrs[2], (int64_t)ints[0], (int64_t)ints[1], (float)floats[0])"),
+  EXPECT_NE(shim.find("ksearch_shim::call(rmsnorm, (const float*)ptrs[0], (const float*)ptrs[1], (float*)ptrs[2], (int64_t)ints[0], "
+                      "(int64_t)ints[1], (float)floats[0])"),
             std::string::npos)
       << shim;
 }

@@ -124,14 +124,14 @@ INSTANTIATE_TEST_SUITE_P(Translate, HonestCuda,
                          ::testing::Values("attention_bf16_bfloat162_pairs", "attention_bf16_decode_intrinsics",
                                            "attention_bf16_mma_sync_ptx", "attention_bf16_wmma", "attention_fp32_scores_workspace",
                                            "attention_fp32_static_shared_stats", "attention_fp32_warp_online",
-                                           "matmul_cp_async_ptx", "matmul_dynamic_smem_template", "matmul_pipeline_primitives", "matmul_register_tiles",
+                                           "matmul_cp_async_ptx", "matmul_double_buffered_std_swap", "matmul_dynamic_smem_template", "matmul_pipeline_primitives", "matmul_register_tiles",
                                            "matmul_traits_launch_bounds",
                                            "rmsnorm_cg_occupancy", "rmsnorm_cub_block_reduce", "rmsnorm_cuda_barrier", "rmsnorm_cuda_pipeline",
                                            "rmsnorm_float4_constant", "rmsnorm_quoted_includes", "rmsnorm_scratch_two_pass", "rmsnorm_staged_float4_dynamic_smem", "rmsnorm_std_in_device_code",
                                            "softmax_block_template", "softmax_cccl_utilities", "softmax_cg_tiled_ldg_float4", "softmax_cooperative_groups",
-                                           "softmax_cub_warp_reduce",
+                                           "softmax_cub_umbrella_header", "softmax_cub_warp_reduce",
                                            "softmax_device_const_tables", "softmax_device_queries", "softmax_float4_printf", "softmax_occupancy_potential",
-                                           "softmax_static_shared_warp_reduce", "softmax_warp_per_row", "softmax_trig_temperature",
+                                           "softmax_static_const_coefficients", "softmax_static_shared_warp_reduce", "softmax_warp_per_row", "softmax_trig_temperature",
                                            "selective_scan_thread_per_channel", "selective_scan_warp_states"));
 
 // An entry with several launches and cudaMalloc'd intermediates becomes a multi-kernel candidate:

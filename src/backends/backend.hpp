@@ -56,7 +56,7 @@ struct ExportBundle {
   std::string note;               // printed after the paths (how to build or use them)
 };
 
-// A candidate as the compiler sees it, for RuleSet::check_preprocessed.
+// A candidate as the compiler sees it, for RuleSet::check_preprocessed (through scan_preprocessed).
 struct Preprocessed {
   PreprocessOutcome output;
   std::string candidate_file;  // the candidate's file name in the output's line markers

@@ -157,9 +157,8 @@ std::vector<RuleViolation> RuleSet::check(const std::string& source) const {
   return out;
 }
 
-std::vector<RuleViolation> RuleSet::check_preprocessed(const std::string& preprocessed, const std::string& file) const {
+std::vector<RuleViolation> RuleSet::check_preprocessed(const SourceScan& scan) const {
   std::vector<RuleViolation> out;
-  const SourceScan scan = scan_preprocessed(preprocessed, file);
   const std::set<std::string> declared = declared_names(scan);
   for (const auto& rule : forbidden) {
     // The candidate's lines of the preprocessor's output, their contents only (line numbers are the output's).
@@ -184,13 +183,6 @@ std::vector<RuleViolation> RuleSet::check_preprocessed(const std::string& prepro
                      include.line});
   }
   return out;
-}
-
-std::vector<RuleViolation> RuleSet::check_built(const std::filesystem::path& library, const std::string& preprocessed,
-                                                const std::string& file) const {
-  if (preprocessed.empty()) return object.check(library);
-  const SourceScan scan = scan_preprocessed(preprocessed, file);
-  return object.check(library, &scan);
 }
 
 const ForbiddenRule* RuleSet::unavailable_in(const std::string& text) const {

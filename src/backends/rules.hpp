@@ -108,12 +108,9 @@ struct RuleSet {
   // On the candidate's text, without a compiler: size, patterns, identifiers, includes, and no
   // line directives (they would make the preprocessor's line markers lie).
   std::vector<RuleViolation> check(const std::string& source) const;
-  // On what the compiler sees: the identifiers that the preprocessor's output attributes to the
-  // candidate's `file` (macros expanded, tokens pasted), and the files it really includes.
-  std::vector<RuleViolation> check_preprocessed(const std::string& preprocessed, const std::string& file) const;
-  // On the built library (the [object] rules), with the preprocessor's output of the candidate where there is one.
-  std::vector<RuleViolation> check_built(const std::filesystem::path& library, const std::string& preprocessed,
-                                         const std::string& file) const;
+  // On what the compiler sees (`scan_preprocessed` of the preprocessor's output, for the candidate's file): its
+  // identifiers (macros expanded, tokens pasted) and the files it really includes.
+  std::vector<RuleViolation> check_preprocessed(const SourceScan& candidate_code) const;
   std::string describe() const;  // the rules as a bullet list, for prompts
   // The first `unavailable` feature `text` (a hypothesis' title, description, ...) names; null when none.
   const ForbiddenRule* unavailable_in(const std::string& text) const;

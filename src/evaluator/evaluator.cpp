@@ -300,23 +300,23 @@ std::optional<EvalReport> Evaluator::check_and_build(const std::string& source, 
   const RuleSet& rules = backend_.profile().rules;
   // The rules, cheapest first: on the text, on what the preprocessor makes of it (no compile is
   // spent on a violation), then on the built library before anything loads it.
-  std::optional<backends::Preprocessed> preprocessed;
+  // What the preprocessor made of the candidate's lines, read once: the object rules look at it again.
+  std::optional<backends::SourceScan> candidate_code;
   if (options_.enforce_rules) {
     if (auto violations = rules.check(source); !violations.empty()) return rejected(report, violations);
-    if ((preprocessed = backend_.preprocess(task_, source))) {
+    if (const auto preprocessed = backend_.preprocess(task_, source)) {
       if (!preprocessed->output.ok)
         return compile_error(report, candidate_diagnostics(preprocessed->output.log, preprocessed->candidate_file));
-      if (auto violations = rules.check_preprocessed(preprocessed->output.text, preprocessed->candidate_file); !violations.empty())
-        return rejected(report, violations);
+      candidate_code = backends::scan_preprocessed(preprocessed->output.text, preprocessed->candidate_file);
+      if (auto violations = rules.check_preprocessed(*candidate_code); !violations.empty()) return rejected(report, violations);
     }
   }
   build = backend_.build(task_, source);
   report.compile_seconds = build.seconds;
   if (!build.ok) return compile_error(report, build.log);
   if (options_.enforce_rules && build.artifact.contains("library"))
-    if (auto violations = rules.check_built(build.artifact["library"].get<std::string>(),
-                                            preprocessed ? preprocessed->output.text : "",
-                                            preprocessed ? preprocessed->candidate_file : "");
+    if (auto violations = rules.object.check(build.artifact["library"].get<std::string>(),
+                                             candidate_code ? &*candidate_code : nullptr);
         !violations.empty())
       return rejected(report, violations);
   return std::nullopt;

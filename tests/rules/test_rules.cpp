@@ -27,6 +27,7 @@ using ksearch::backends::RuleViolation;
 using ksearch::backends::load_rules;
 using ksearch::backends::make_backend;
 using ksearch::backends::NameList;
+using ksearch::backends::scan_preprocessed;
 using ksearch::evaluator::Evaluator;
 using ksearch::tasks::Task;
 using ksearch::tasks::list_builtin_tasks;
@@ -65,7 +66,7 @@ const std::string kHeaders = "#include <cmath>\n#include <cstdint>\n";
 std::vector<RuleViolation> preprocessed(const std::string& source) {
   const auto p = cpu().preprocess(tiny_softmax(), source);
   EXPECT_TRUE(p && p->output.ok) << (p ? p->output.log : "no preprocessor");
-  return p && p->output.ok ? rules().check_preprocessed(p->output.text, p->candidate_file) : std::vector<RuleViolation>{};
+  return p && p->output.ok ? rules().check_preprocessed(scan_preprocessed(p->output.text, p->candidate_file)) : std::vector<RuleViolation>{};
 }
 
 std::vector<RuleViolation> object(const std::string& source) {
@@ -474,7 +475,7 @@ TEST(ObjectRules, EveryCpuSeedPassesEveryRule) {
     EXPECT_TRUE(rules().check(source).empty()) << task.name;
     const auto p = cpu().preprocess(task, source);
     ASSERT_TRUE(p && p->output.ok) << task.name;
-    const auto pre = rules().check_preprocessed(p->output.text, p->candidate_file);
+    const auto pre = rules().check_preprocessed(scan_preprocessed(p->output.text, p->candidate_file));
     EXPECT_TRUE(pre.empty()) << task.name << "\n" << listing(pre);
     const BuildResult b = cpu().build(task, source);
     ASSERT_TRUE(b.ok) << task.name << b.log;

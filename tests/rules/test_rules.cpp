@@ -461,6 +461,41 @@ TEST(ObjectRules, ImportsOutsideTheAllowlist) {
   EXPECT_TRUE(find(ordinary, "object-imports", "`omp_get_wtime`"));
 }
 
+// Where the target has no instruction for an operation, the compiler calls libgcc: 128-bit division, __float128
+// arithmetic, complex multiplication, powi, and _Float16 conversions on hosts without AVX512-FP16 (`halves` is
+// built for such a host whatever this one is, as an AMD EPYC is). Pure functions: an honest kernel's imports.
+// libgcc's frame registration and emulated thread-local storage stay refused.
+TEST(ObjectRules, LibgccArithmeticHelpersPassItsOtherFunctionsDoNot) {
+  const BuildResult built = cpu().build(tiny_softmax(), "#include <complex>\n" + kHeaders + kEntry + R"(
+extern "C" unsigned long long wide(unsigned __int128 a, __int128 b, unsigned long long n) {
+  return (unsigned long long)(a / n + a % n) + (unsigned long long)(b / (__int128)n + b % (__int128)n);
+}
+extern "C" double quad(double x) { __float128 q = x; return (double)(q * q / (q + 1)); }
+extern "C" double power(double x, int n) { return __builtin_powi(x, n); }
+extern "C" double rotate(double re, double im, double s, double t) {
+  return std::abs(std::complex<double>(re, im) * std::complex<double>(s, t));
+}
+extern "C" __attribute__((target("arch=x86-64-v3"))) float halves(const _Float16* h, double s) {
+  return float(h[0]) + float(s * h[1]);
+}
+)");
+  ASSERT_TRUE(built.ok) << built.log;
+  const std::string library = built.artifact["library"].get<std::string>();
+  std::set<std::string> from_libgcc;
+  for (const auto& symbol : ksearch::backends::ElfFile::load(library).dynamic_symbols())
+    if (!symbol.defined() && symbol.library == "libgcc_s.so.1") from_libgcc.insert(symbol.name);
+  // (g++ 12 calls these; another compiler may call others, the rule allows the whole family.)
+  for (const char* helper : {"__udivmodti4", "__divmodti4", "__multf3", "__divtf3", "__extenddftf2", "__trunctfdf2",
+                             "__powidf2", "__muldc3", "__extendhfdf2"})
+    EXPECT_TRUE(from_libgcc.count(helper)) << helper << " is not imported: the test no longer covers it";
+  const auto v = rules().object.check(library);
+  EXPECT_TRUE(v.empty()) << listing(v);
+
+  const auto frames = object(kHeaders + kEntry + "extern \"C\" void __register_frame(void*);\n"
+                             "extern \"C\" void add(void* fde) { __register_frame(fde); }\n");
+  EXPECT_TRUE(find(frames, "object-imports", "`__register_frame` from libgcc_s.so.1")) << listing(frames);
+}
+
 TEST(ObjectRules, ForbiddenInstructions) {
   const auto v = object("#include <x86intrin.h>\n" + kHeaders + kEntry + "extern \"C\" unsigned long long t() { return __builtin_ia32_rdtsc(); }\n");
   EXPECT_TRUE(find(v, "object-instructions", "`rdtsc` (in `t`)")) << listing(v);

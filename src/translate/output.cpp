@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <regex>
 
 #include "translate/translator_internal.hpp"
 
@@ -259,6 +260,15 @@ void Translator::write_candidate() {
       candidate += "// --- body ---\n" + kernel_body(functions_.at(launch.kernel), launch.bindings);
     }
     out_.candidate = candidate;
+  }
+  // A 128-bit integer in code the port keeps (a kernel's, or the launcher's, whose values the kernel computes):
+  // libdivide's `((unsigned __int128)1 << 64) / d`, a wide product.
+  static const std::regex wide(R"(\b__u?int128(_t)?\b)");
+  if (!wide_integers_.empty() && std::regex_search(out_.candidate, wide)) {
+    const Position& at = wide_integers_.front();
+    out_.problems.push_back({at.file, int(at.line), int(at.column), "128-bit integer",
+                             "Metal's widest integer is 64-bit (long, ulong): compute in 64 bits, or split the value "
+                             "into two ulong halves by hand (mulhi gives a product's high half)"});
   }
 }
 

@@ -167,6 +167,8 @@ void Translator::token_edits() {
       const bool is_unsigned = i > 0 && spell(i - 1) == "unsigned";
       rw_.replace(begin(is_unsigned ? i - 1 : i), end(i + 1), is_unsigned ? "ulong" : "long");
       ++i;
+    } else if (s == "__int128" || s == "__int128_t" || s == "__uint128_t") {
+      wide_integers_.push_back(position(clang_getTokenLocation(unit_, tokens[i])));
     } else if (s == "double") {
       rw_.replace(begin(i), end(i), "float");
       if (std::find(out_.notes.begin(), out_.notes.end(), "double narrowed to float (Metal has no double)") ==

@@ -82,7 +82,7 @@ TEST(Evaluator, APreprocessorThatRunsOutOfMemoryIsNamedAsTheCause) {
 // The entry may leave const out of an input pointer (as much real code does; an input it changed would be caught after
 // the call) and is called as it declares itself; another type or another number of parameters stops the build with a
 // message naming the task's signature, not the compiler's complaint about two C functions of one name.
-TEST(Evaluator, TheEntryMayDropConstFromPointersButNotChangeItsSignature) {
+TEST(Evaluator, TheEntryMayDropConstFromPointersAndResizeIntegersButNotChangeItsSignature) {
   const Task task = tiny();
   auto backend = make_backend("cpu");
   const std::string body =
@@ -96,10 +96,18 @@ TEST(Evaluator, TheEntryMayDropConstFromPointersButNotChangeItsSignature) {
   const EvalReport plain = Evaluator(task, *backend, o)
                                .evaluate(headers + "extern \"C\" void softmax(float* x, float* y, int64_t rows, int64_t cols) " + body);
   EXPECT_EQ(plain.status, Status::passed) << plain.message << "\n" << plain.log;
+  // An integer may be declared narrower, as real code declares `int n`: its value is checked to fit at the call.
   const EvalReport narrowed = Evaluator(task, *backend, o)
                                   .evaluate(headers + "extern \"C\" void softmax(const float* x, float* y, int rows, int64_t cols) " + body);
-  EXPECT_EQ(narrowed.status, Status::compile_error);
-  EXPECT_NE(narrowed.log.find("another type than the task's signature"), std::string::npos) << narrowed.log;
+  EXPECT_EQ(narrowed.status, Status::passed) << narrowed.message << "\n" << narrowed.log;
+  const EvalReport too_narrow = Evaluator(task, *backend, o)
+                                    .evaluate(headers + "extern \"C\" void softmax(const float* x, float* y, int64_t rows, int8_t cols) " + body);
+  EXPECT_NE(too_narrow.status, Status::passed);  // cols = 256: the call traps instead of running with 0
+  EXPECT_NE(too_narrow.log.find("cannot hold the value 256"), std::string::npos) << too_narrow.message << "\n" << too_narrow.log;
+  const EvalReport floating = Evaluator(task, *backend, o)
+                                  .evaluate(headers + "extern \"C\" void softmax(const float* x, float* y, double rows, int64_t cols) " + body);
+  EXPECT_EQ(floating.status, Status::compile_error);
+  EXPECT_NE(floating.log.find("another type than the task's signature"), std::string::npos) << floating.log;
   const EvalReport shorter = Evaluator(task, *backend, o)
                                  .evaluate(headers + "extern \"C\" void softmax(const float* x, float* y, int64_t rows) {\n"
                                                      "  const int64_t cols = 64;\n" + body.substr(2));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <toml++/toml.h>
@@ -216,54 +217,98 @@ std::string RuleSet::describe() const {
 
 namespace {
 
-// A TOML array of strings (absent: empty); anything else in it is an error naming the key.
-std::vector<std::string> string_list(toml::node_view<const toml::node> node, const std::filesystem::path& file, const char* key) {
-  std::vector<std::string> out;
-  if (!node) return out;
-  const auto* array = node.as_array();
-  if (!array) throw Error(fmt::format("{}: {} must be an array of strings", file.string(), key));
-  for (const auto& item : *array) {
-    if (!item.is_string()) throw Error(fmt::format("{}:{}: {} must hold strings", file.string(), item.source().begin.line, key));
-    out.push_back(item.value_or(std::string()));
+using Lists = std::map<std::string, std::vector<std::string>>;
+
+// A rules file as it is read: its path, for messages, and the named lists that its arrays of strings may splice
+// in (an entry "@name": the [lists] of the file and of the files it includes).
+struct RulesFile {
+  std::filesystem::path path;
+  const Lists* lists = nullptr;  // null: "@name" entries are errors (in [lists] itself and in `include`)
+
+  // A TOML array of strings (absent: empty), "@name" entries replaced by that list; anything else in it is an
+  // error naming the key.
+  std::vector<std::string> strings(toml::node_view<const toml::node> node, const std::string& key) const {
+    std::vector<std::string> out;
+    if (!node) return out;
+    const auto* array = node.as_array();
+    if (!array) throw Error(fmt::format("{}: {} must be an array of strings", path.string(), key));
+    for (const auto& item : *array) {
+      const int line = int(item.source().begin.line);
+      if (!item.is_string()) throw Error(fmt::format("{}:{}: {} must hold strings", path.string(), line, key));
+      const std::string entry = item.value_or(std::string());
+      if (!entry.starts_with("@")) {
+        out.push_back(entry);
+        continue;
+      }
+      if (!lists) throw Error(fmt::format("{}:{}: {} cannot name a list ('{}')", path.string(), line, key, entry));
+      const auto list = lists->find(entry.substr(1));
+      if (list == lists->end())
+        throw Error(fmt::format("{}:{}: {} names the list '{}', which neither this file's [lists] nor an included "
+                                "file's defines", path.string(), line, key, entry.substr(1)));
+      out.insert(out.end(), list->second.begin(), list->second.end());
+    }
+    return out;
   }
-  return out;
+};
+
+toml::table parse_rules_file(const std::filesystem::path& file) {
+  try {
+    return toml::parse_file(file.string());
+  } catch (const toml::parse_error& e) {
+    throw Error(fmt::format("{}:{}: {}", file.string(), e.source().begin.line, e.description()));
+  }
 }
 
-ObjectRules load_object_rules(toml::node_view<const toml::node> table, const std::filesystem::path& file) {
+// The [lists] table of a rules file into `lists`: arrays of strings, each name defined once over a rules file
+// and the files it includes.
+void add_lists(const toml::table& root, const std::filesystem::path& file, Lists& lists) {
+  const auto node = root["lists"];
+  if (!node) return;
+  const auto* table = node.as_table();
+  if (!table) throw Error(fmt::format("{}: lists must be a table of arrays of strings", file.string()));
+  for (const auto& [name, value] : *table) {
+    const std::string key(name.str());
+    if (lists.count(key))
+      throw Error(fmt::format("{}:{}: the list '{}' is defined twice (here and in another file of the same rules)",
+                              file.string(), value.source().begin.line, key));
+    lists[key] = RulesFile{file}.strings(toml::node_view<const toml::node>(value), "lists." + key);
+  }
+}
+
+ObjectRules load_object_rules(toml::node_view<const toml::node> table, const RulesFile& file) {
   ObjectRules rules;
   if (!table.is_table()) return rules;
   rules.enabled = true;
-  for (const auto& p : string_list(table["allowed_imports"], file, "object.allowed_imports")) rules.allowed_imports.add(p);
-  for (const auto& p : string_list(table["forbidden_imports"], file, "object.forbidden_imports")) rules.forbidden_imports.add(p);
-  for (const auto& l : string_list(table["allowed_libraries"], file, "object.allowed_libraries")) rules.allowed_libraries.insert(l);
-  rules.init_functions = string_list(table["init_functions"], file, "object.init_functions");
-  rules.fini_functions = string_list(table["fini_functions"], file, "object.fini_functions");
-  for (const auto& name : string_list(table["load_hooks"], file, "object.load_hooks")) rules.load_hooks.insert(name);
-  for (const auto& name : string_list(table["toolchain_functions"], file, "object.toolchain_functions"))
+  for (const auto& p : file.strings(table["allowed_imports"], "object.allowed_imports")) rules.allowed_imports.add(p);
+  for (const auto& p : file.strings(table["forbidden_imports"], "object.forbidden_imports")) rules.forbidden_imports.add(p);
+  for (const auto& l : file.strings(table["allowed_libraries"], "object.allowed_libraries")) rules.allowed_libraries.insert(l);
+  rules.init_functions = file.strings(table["init_functions"], "object.init_functions");
+  rules.fini_functions = file.strings(table["fini_functions"], "object.fini_functions");
+  for (const auto& name : file.strings(table["load_hooks"], "object.load_hooks")) rules.load_hooks.insert(name);
+  for (const auto& name : file.strings(table["toolchain_functions"], "object.toolchain_functions"))
     rules.toolchain_functions.insert(name);
-  for (const auto& p : string_list(table["toolchain_function_calls"], file, "object.toolchain_function_calls"))
+  for (const auto& p : file.strings(table["toolchain_function_calls"], "object.toolchain_function_calls"))
     rules.toolchain_function_calls.add(p);
-  for (const auto& i : string_list(table["forbidden_instructions"], file, "object.forbidden_instructions"))
+  for (const auto& i : file.strings(table["forbidden_instructions"], "object.forbidden_instructions"))
     rules.forbidden_instructions.insert(i);
-  for (const auto& name : string_list(table["resolver_uses"], file, "object.resolver_uses")) rules.resolver_uses.insert(name);
+  for (const auto& name : file.strings(table["resolver_uses"], "object.resolver_uses")) rules.resolver_uses.insert(name);
   rules.device_globals = table["device_globals"].value_or(true);
-  for (const auto& p : string_list(table["allowed_device_globals"], file, "object.allowed_device_globals"))
+  for (const auto& p : file.strings(table["allowed_device_globals"], "object.allowed_device_globals"))
     rules.allowed_device_globals.add(p);
-  for (const auto& p : string_list(table["allowed_device_imports"], file, "object.allowed_device_imports"))
+  for (const auto& p : file.strings(table["allowed_device_imports"], "object.allowed_device_imports"))
     rules.allowed_device_imports.add(p);
   rules.checks_device_code = !rules.device_globals || bool(table["allowed_device_imports"]);
   return rules;
 }
 
 // The [[`key`]] rules of a rules file: id, message, and a pattern (compiled with `flags`) or identifiers.
-std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* key, const std::filesystem::path& file,
-                                         bool ignore_case) {
+std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* key, const RulesFile& file, bool ignore_case) {
   std::vector<ForbiddenRule> out;
   const auto* entries = root[key].as_array();
   if (!entries) return out;
   for (const auto& node : *entries) {
     const auto* t = node.as_table();
-    if (!t) throw Error(fmt::format("{}: [[{}]] entries must be tables", file.string(), key));
+    if (!t) throw Error(fmt::format("{}: [[{}]] entries must be tables", file.path.string(), key));
     const int line = int(node.source().begin.line);
     ForbiddenRule rule;
     rule.id = (*t)["id"].value_or(std::string());
@@ -272,19 +317,19 @@ std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* ke
     rule.report_group = size_t((*t)["report_group"].value_or(int64_t(0)));
     rule.sees_strings = (*t)["strings"].value_or(false);
     rule.sees_preprocessed = (*t)["preprocessed"].value_or(false);
-    const auto identifiers = string_list((*t)["identifiers"], file, "identifiers");
+    const auto identifiers = file.strings((*t)["identifiers"], "identifiers");
     for (const auto& name : identifiers) rule.identifiers.add(name);
-    const auto calls = string_list((*t)["calls"], file, "calls");
+    const auto calls = file.strings((*t)["calls"], "calls");
     for (const auto& name : calls) rule.calls.add(name);
     if (rule.id.empty() || rule.message.empty() || (rule.pattern.empty() && identifiers.empty() && calls.empty()))
-      throw Error(fmt::format("{}:{}: a [[{}]] rule needs id, message, and a pattern, identifiers or calls", file.string(), line, key));
+      throw Error(fmt::format("{}:{}: a [[{}]] rule needs id, message, and a pattern, identifiers or calls", file.path.string(), line, key));
     try {
       if (!rule.pattern.empty()) rule.regex.emplace(rule.pattern, ignore_case);
     } catch (const Error& e) {
-      throw Error(fmt::format("{}:{}: bad pattern for rule '{}': {}", file.string(), line, rule.id, e.what()));
+      throw Error(fmt::format("{}:{}: bad pattern for rule '{}': {}", file.path.string(), line, rule.id, e.what()));
     }
     if (rule.report_group > (rule.regex ? rule.regex->group_count() : 0))
-      throw Error(fmt::format("{}:{}: rule '{}' reports group {}, which its pattern lacks", file.string(), line, rule.id,
+      throw Error(fmt::format("{}:{}: rule '{}' reports group {}, which its pattern lacks", file.path.string(), line, rule.id,
                               rule.report_group));
     out.push_back(std::move(rule));
   }
@@ -294,22 +339,39 @@ std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* ke
 }  // namespace
 
 RuleSet load_rules(const std::filesystem::path& file) {
-  toml::table parsed;
-  try {
-    parsed = toml::parse_file(file.string());
-  } catch (const toml::parse_error& e) {
-    throw Error(fmt::format("{}:{}: {}", file.string(), e.source().begin.line, e.description()));
+  const toml::table root = parse_rules_file(file);
+  // The files it includes (beside it) share [lists] and [[forbid]] rules between backends' rules, and nothing
+  // else: a limit or an [object] table there would read as if it applied.
+  Lists lists;
+  std::vector<std::pair<std::filesystem::path, toml::table>> included;
+  for (const auto& name : RulesFile{file}.strings(root["include"], "include")) {
+    const std::filesystem::path path = file.parent_path() / name;
+    toml::table shared = parse_rules_file(path);
+    for (const auto& [key, value] : shared)
+      if (key.str() != "lists" && key.str() != "forbid")
+        throw Error(fmt::format("{}:{}: a rules file that others include holds [lists] and [[forbid]] rules only (not '{}'; "
+                                "included by {})",
+                                path.string(), value.source().begin.line, key.str(), file.string()));
+    add_lists(shared, path, lists);
+    included.emplace_back(path, std::move(shared));
   }
-  const toml::table& root = parsed;
+  add_lists(root, file, lists);
+  const RulesFile own{file, &lists};
   RuleSet rules;
+  for (const auto& [path, shared] : included)
+    for (auto& rule : load_patterns(shared, "forbid", RulesFile{path, &lists}, false)) rules.forbidden.push_back(std::move(rule));
+  for (auto& rule : load_patterns(root, "forbid", own, false)) rules.forbidden.push_back(std::move(rule));
+  std::set<std::string> ids;
+  for (const auto& rule : rules.forbidden)
+    if (!ids.insert(rule.id).second)
+      throw Error(fmt::format("{}: the rule '{}' is defined twice (in this file or the files it includes)", file.string(), rule.id));
   rules.max_source_bytes = size_t(root["limits"]["max_source_bytes"].value_or(int64_t(256 * 1024)));
-  rules.forbidden = load_patterns(root, "forbid", file, false);
-  rules.unavailable = load_patterns(root, "unavailable", file, true);
+  rules.unavailable = load_patterns(root, "unavailable", own, true);
   for (const auto& rule : rules.unavailable)
     if (rule.pattern.empty()) throw Error(fmt::format("{}: [[unavailable]] rule '{}' needs a pattern", file.string(), rule.id));
-  for (const auto& h : string_list(root["includes"]["allow"], file, "includes.allow")) rules.allowed_includes.insert(h);
+  for (const auto& h : own.strings(root["includes"]["allow"], "includes.allow")) rules.allowed_includes.insert(h);
   rules.allow_quoted_includes = root["includes"]["allow_quoted"].value_or(false);
-  rules.object = load_object_rules(root["object"], file);
+  rules.object = load_object_rules(root["object"], own);
   for (const auto& rule : rules.forbidden)
     for (const NameList* names : {&rule.identifiers, &rule.calls})
       if (!names->empty()) rules.object.import_messages.emplace_back(*names, rule.message);

@@ -657,3 +657,108 @@ TEST(UnavailableFeatures, AnEntryWithoutPatternIsAnError) {
   }
   std::filesystem::remove(file);
 }
+
+namespace {
+
+// A rules directory in the temporary folder, its files written from (name, text) pairs.
+std::filesystem::path rules_dir(const std::vector<std::pair<std::string, std::string>>& files) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ksearch-rules-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  for (const auto& [name, text] : files) {
+    std::filesystem::create_directories((dir / name).parent_path());
+    std::ofstream(dir / name) << text;
+  }
+  return dir;
+}
+
+std::string load_error(const std::filesystem::path& file) {
+  try {
+    load_rules(file);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kSharedRules = R"([lists]
+helpers = ["__udivti3", "__extend*"]
+spawners = ["fork", "posix_spawn"]
+
+[[forbid]]
+id = "process-creation"
+identifiers = ["@spawners"]
+message = "no processes"
+)";
+
+}  // namespace
+
+TEST(RulesFiles, AnIncludedFileSharesItsForbidRulesFirstAndItsListsByName) {
+  const auto dir = rules_dir({{"shared/host.rules.toml", kSharedRules},
+                              {"b.rules.toml", R"(include = ["shared/host.rules.toml"]
+[lists]
+own = ["memcpy"]
+
+[[forbid]]
+id = "network"
+identifiers = ["socket"]
+message = "no network"
+
+[object]
+allowed_imports = ["printf", "@helpers", "@own"]
+)"}});
+  const RuleSet rules = load_rules(dir / "b.rules.toml");
+  ASSERT_EQ(rules.forbidden.size(), 2u);
+  EXPECT_EQ(rules.forbidden[0].id, "process-creation");
+  EXPECT_TRUE(rules.forbidden[0].identifiers.matches("posix_spawn"));
+  EXPECT_FALSE(rules.forbidden[0].identifiers.matches("socket"));
+  EXPECT_EQ(rules.forbidden[1].id, "network");
+  for (const char* name : {"printf", "__udivti3", "__extendhfsf2", "memcpy"})
+    EXPECT_TRUE(rules.object.allowed_imports.matches(name)) << name;
+  EXPECT_FALSE(rules.object.allowed_imports.matches("__register_frame"));
+  EXPECT_FALSE(rules.object.allowed_imports.matches("@helpers"));
+  // The shared rule's identifiers name the import it refuses, as a rule of the file's own would.
+  EXPECT_NE(rules.check("#include <unistd.h>\nint f() { return fork(); }\n").size(), 0u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RulesFiles, ListsAndIncludesThatCannotBeReadAreErrorsNamingTheFileAndWhy) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // a list nobody defines
+      {"include = [\"shared/host.rules.toml\"]\n[object]\nallowed_imports = [\"@missing\"]\n",
+       "names the list 'missing', which neither"},
+      // a rule of the file's own under an id the included file defines
+      {"include = [\"shared/host.rules.toml\"]\n[[forbid]]\nid = \"process-creation\"\nidentifiers = [\"x\"]\nmessage = \"m\"\n",
+       "the rule 'process-creation' is defined twice"},
+      // a list of the same name in both
+      {"include = [\"shared/host.rules.toml\"]\n[lists]\nhelpers = [\"a\"]\n", "the list 'helpers' is defined twice"},
+      // a file that is not there
+      {"include = [\"shared/absent.rules.toml\"]\n", "absent.rules.toml"},
+      // a list naming a list
+      {"[lists]\na = [\"x\"]\nb = [\"@a\"]\n", "lists.b cannot name a list ('@a')"},
+      // included files hold lists and forbid rules only (no [limits], no includes of their own)
+      {"include = [\"shared/limits.rules.toml\"]\n", "holds [lists] and [[forbid]] rules only (not 'limits'"},
+      {"include = [\"shared/nested.rules.toml\"]\n", "holds [lists] and [[forbid]] rules only (not 'include'"},
+  };
+  for (const auto& [text, expected] : cases) {
+    const auto dir = rules_dir({{"shared/host.rules.toml", kSharedRules},
+                                {"shared/limits.rules.toml", "[limits]\nmax_source_bytes = 1\n"},
+                                {"shared/nested.rules.toml", "include = [\"host.rules.toml\"]\n"},
+                                {"b.rules.toml", text}});
+    const std::string error = load_error(dir / "b.rules.toml");
+    EXPECT_NE(error.find(expected), std::string::npos) << "rules:\n" << text << "error: " << error;
+    std::filesystem::remove_all(dir);
+  }
+}
+
+TEST(RulesFiles, TheCpuAndCudaProfilesShareTheHostCodeRulesAndLists) {
+  for (const char* profile : {"cpu.rules.toml", "cuda.rules.toml"}) {
+    const RuleSet rules = load_rules(profiles_dir() / profile);
+    std::set<std::string> ids;
+    for (const auto& rule : rules.forbidden) ids.insert(rule.id);
+    for (const char* id : {"process-creation", "network", "files", "mangled-names"}) EXPECT_TRUE(ids.count(id)) << profile << " " << id;
+    for (const char* name : {"__stack_chk_fail", "fprintf", "__udivti3", "__extendhfdf2", "operator new(unsigned long)",
+                             "__cxa_guard_acquire"})
+      EXPECT_TRUE(rules.object.allowed_imports.matches(name)) << profile << " " << name;
+    EXPECT_FALSE(rules.object.allowed_imports.matches("__register_frame_info")) << profile;
+  }
+}

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <regex>
 
 #include "translate/translator_internal.hpp"
@@ -262,10 +263,17 @@ void Translator::write_candidate() {
     out_.candidate = candidate;
   }
   // A 128-bit integer in code the port keeps (a kernel's, or the launcher's, whose values the kernel computes):
-  // libdivide's `((unsigned __int128)1 << 64) / d`, a wide product.
-  static const std::regex wide(R"(\b__u?int128(_t)?\b)");
-  if (!wide_integers_.empty() && std::regex_search(out_.candidate, wide)) {
-    const Position& at = wide_integers_.front();
+  // libdivide's `((unsigned __int128)1 << 64) / d`, a wide product. The kept use first in the file is reported.
+  static const std::regex marked(std::string(R"(\b(__u?int128(?:_t)?))") + kWideIntegerMark + R"((\d+)\b)");
+  std::optional<size_t> first;
+  for (auto m = std::sregex_iterator(out_.candidate.begin(), out_.candidate.end(), marked); m != std::sregex_iterator(); ++m)
+    first = std::min(first.value_or(SIZE_MAX), size_t(std::stoul((*m)[2].str())));
+  out_.candidate = std::regex_replace(out_.candidate, marked, "$1");
+  // (A type the port spells from libclang's view, as a deduced one, carries no number: the file's first use then.)
+  static const std::regex unmarked(R"(\b__u?int128(_t)?\b)");
+  if (!first && !wide_integers_.empty() && std::regex_search(out_.candidate, unmarked)) first = 0;
+  if (first) {
+    const Position& at = wide_integers_.at(*first);
     out_.problems.push_back({at.file, int(at.line), int(at.column), "128-bit integer",
                              "Metal's widest integer is 64-bit (long, ulong): compute in 64 bits, or split the value "
                              "into two ulong halves by hand (mulhi gives a product's high half)"});

@@ -168,6 +168,9 @@ void Translator::token_edits() {
       rw_.replace(begin(is_unsigned ? i - 1 : i), end(i + 1), is_unsigned ? "ulong" : "long");
       ++i;
     } else if (s == "__int128" || s == "__int128_t" || s == "__uint128_t") {
+      // Numbered in the text (write_candidate restores the spelling), so that the report names a use the port
+      // keeps, not an earlier one in a host helper it drops.
+      rw_.replace(begin(i), end(i), fmt::format("{}{}{}", s, kWideIntegerMark, wide_integers_.size()));
       wide_integers_.push_back(position(clang_getTokenLocation(unit_, tokens[i])));
     } else if (s == "double") {
       rw_.replace(begin(i), end(i), "float");

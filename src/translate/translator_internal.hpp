@@ -369,6 +369,7 @@ class Translator {
   std::map<std::string, CXCursor> bound_functions_;
   std::map<std::string, std::string> keyword_renames_;  // identifiers that are Metal keywords -> their names
   std::vector<Position> wide_integers_;  // where the file names a 128-bit integer type (reported if it reaches the port)
+  static constexpr const char* kWideIntegerMark = "_ksearch_wide_";  // spelling + mark + index in wide_integers_
   std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations
   std::map<std::string, CXCursor> shared_accessors_;  // decl_key of an accessor -> the extern __shared__ array it returns
   // function objects standing for functions passed as arguments: name -> (the function, the struct's text)

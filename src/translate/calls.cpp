@@ -92,6 +92,16 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
                      owner != "grid_group" ? "this method is not translated"
                      : method == "sync"       ? "grid-wide synchronization has no Metal equivalent (split the kernel)"
                                               : "grid-wide groups have no Metal equivalent (split the kernel)");
+    // A tile's shuffles take any trivially copyable type; Metal's take scalars and vectors: a struct of the file is
+    // shuffled member by member (the overloads the collectives' structs get).
+    if (owner == "thread_block_tile" && method.rfind("shfl", 0) == 0 && clang_Cursor_getNumArguments(call) >= 1) {
+      const CXType value = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 0)));
+      if (value.kind == CXType_Record && !from_prelude(clang_getTypeDeclaration(value)) && !shuffle_by_members(value))
+        return problem(problems, call, key + " of a struct",
+                       "Metal's SIMD-group shuffles take scalars and vectors; a struct of scalars, vectors, arrays of them "
+                       "and such structs is shuffled member by member, not '" +
+                           spelling(clang_getTypeDeclaration(value)) + "': shuffle each member");
+    }
   } else if (name == "reduce" && clang_Cursor_getNumArguments(call) == 3) {
     std::string op = take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 2)))));
     op = op.substr(0, op.find('<'));  // cooperative_groups::plus<float> -> plus
@@ -151,6 +161,10 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   }
   std::string pattern = f.metal;
   std::vector<std::string> helpers = f.helpers;
+  // An exchange whose old value nothing reads is a store (which, unlike the exchange, reads no uninitialized word
+  // where it gives a shared counter its first value).
+  if (name.rfind("atomicExch", 0) == 0 && statement_calls_.count(begin_offset(call)))
+    pattern = "atomic_store_explicit(($space atomic<$T>*)($1), $T($2), memory_order_relaxed)";
   if (f.width_arg > 0 && size_t(f.width_arg) <= args.size()) {
     CXCursor width = strip_implicit(args[size_t(f.width_arg) - 1]);
     const auto evaluated = integer_constant(width);

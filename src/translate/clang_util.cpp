@@ -88,6 +88,16 @@ Position position(CXSourceLocation location) {
 
 Position position(CXCursor c) { return position(clang_getCursorLocation(c)); }
 
+std::vector<CXCursor> written_arguments(CXCursor call) {
+  std::vector<CXCursor> out;
+  for (int i = 0; i < clang_Cursor_getNumArguments(call); ++i) {
+    const CXCursor argument = clang_Cursor_getArgument(call, unsigned(i));
+    if (clang_Range_isNull(clang_getCursorExtent(argument))) break;
+    out.push_back(argument);
+  }
+  return out;
+}
+
 unsigned begin_offset(CXCursor c) { return position(clang_getRangeStart(clang_getCursorExtent(c))).offset; }
 unsigned end_offset(CXCursor c) { return position(clang_getRangeEnd(clang_getCursorExtent(c))).offset; }
 

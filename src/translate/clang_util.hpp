@@ -62,6 +62,8 @@ struct WrittenArgument {
 std::vector<WrittenArgument> written_template_arguments(CXTranslationUnit unit, CXCursor callee);
 // The declaration a call calls, or a null cursor (dependent calls name an overload set: its first).
 CXCursor called_declaration(CXCursor call);
+// The arguments a call spells, in order: a parameter's default argument that it leaves out has no text.
+std::vector<CXCursor> written_arguments(CXCursor call);
 // `&e` or `*e`: the address of an object, or the object a pointer points to.
 bool is_address_operation(CXTranslationUnit unit, CXCursor e);
 // The call operator of a lambda (a method, or a method template for a generic lambda).

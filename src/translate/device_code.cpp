@@ -386,6 +386,14 @@ void Translator::visit(CXCursor c, Function& fn) {
     return problem(problems, c, "inline PTX", "inline assembly has no Metal equivalent");
   }
   if (kind == CXCursor_CallExpr) wrap_function_arguments(c, fn);
+  // Calls that are statements of their own, whose value nothing reads (`if (lane == 0) atomicExch(&total, 0);`).
+  if (kind == CXCursor_CompoundStmt || kind == CXCursor_IfStmt || kind == CXCursor_ForStmt || kind == CXCursor_WhileStmt) {
+    const std::vector<CXCursor> kids = children(c);
+    // (An if's or a while's first child is its condition, a for's last its body; a compound statement's are all statements.)
+    const size_t from = kind == CXCursor_CompoundStmt ? 0 : kind == CXCursor_ForStmt ? kids.size() - std::min<size_t>(kids.size(), 1) : 1;
+    for (size_t i = from; i < kids.size(); ++i)
+      if (clang_getCursorKind(kids[i]) == CXCursor_CallExpr) statement_calls_.insert(begin_offset(kids[i]));
+  }
   if (visit_cub(c, fn)) return;
   // C++ that the Metal Shading Language leaves out (metalsim's host compiler would accept it).
   if (kind == CXCursor_LambdaExpr) return visit_lambda(c, fn);
@@ -465,8 +473,7 @@ void Translator::visit(CXCursor c, Function& fn) {
         if (functions_.count(key)) {
           fn.callees.insert(key);
           // Group handles passed to the function are dropped with its parameters for them.
-          std::vector<CXCursor> args;
-          for (int i = 0; i < clang_Cursor_getNumArguments(c); ++i) args.push_back(clang_Cursor_getArgument(c, unsigned(i)));
+          std::vector<CXCursor> args = written_arguments(c);
           std::vector<size_t> groups = group_parameters(functions_.at(key).cursor);
           groups.erase(std::remove_if(groups.begin(), groups.end(), [&](size_t i) { return i >= args.size(); }), groups.end());
           call_sites_.push_back({c, key, args.size() - groups.size()});

@@ -417,8 +417,8 @@ void Translator::pass_down_kernel_state() {
     for (const auto& h : callee.shared) args += ", " + h;
     // A call that passes a defaulted parameter gets them before it, as the parameters are.
     const size_t defaulted = first_defaulted(callee.cursor);
-    if (defaulted < size_t(clang_Cursor_getNumArguments(site.call)))
-      rw_.insert(begin_offset(clang_Cursor_getArgument(site.call, unsigned(defaulted))), args.substr(2) + ", ");
+    if (const std::vector<CXCursor> written = written_arguments(site.call); defaulted < written.size())
+      rw_.insert(begin_offset(written[defaulted]), args.substr(2) + ", ");
     else
       rw_.insert(end_offset(site.call) - 1, site.arguments == 0 ? args.substr(2) : args);
   }

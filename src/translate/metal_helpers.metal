@@ -1222,6 +1222,27 @@ KS_FUNCTION_OBJECT(ks_bit_and, a & b)
 KS_FUNCTION_OBJECT(ks_bit_or, a | b)
 KS_FUNCTION_OBJECT(ks_bit_xor, a ^ b)
 #undef KS_FUNCTION_OBJECT
+// helper: ks_integer_sequence
+// <utility>'s compile-time integer packs, which Metal's library lacks: make_integer_sequence<T, N> built by joining
+// two halves (a depth of log2 N instantiations).
+template <typename T, T... I> struct ks_integer_sequence {
+  typedef T value_type;
+  static constexpr size_t size() { return sizeof...(I); }
+};
+template <size_t... I> using ks_index_sequence = ks_integer_sequence<size_t, I...>;
+template <typename T, typename A, typename B> struct ks_sequence_join;
+template <typename T, T... A, T... B> struct ks_sequence_join<T, ks_integer_sequence<T, A...>, ks_integer_sequence<T, B...>> {
+  static constexpr T offset() { return T(sizeof...(A)); }
+  typedef ks_integer_sequence<T, A..., T(offset() + B)...> type;
+};
+template <typename T, size_t N> struct ks_sequence_of {
+  typedef typename ks_sequence_join<T, typename ks_sequence_of<T, N / 2>::type, typename ks_sequence_of<T, N - N / 2>::type>::type type;
+};
+template <typename T> struct ks_sequence_of<T, 0> { typedef ks_integer_sequence<T> type; };
+template <typename T> struct ks_sequence_of<T, 1> { typedef ks_integer_sequence<T, T(0)> type; };
+template <typename T, T N> using ks_make_integer_sequence = typename ks_sequence_of<T, size_t(N)>::type;
+template <size_t N> using ks_make_index_sequence = ks_make_integer_sequence<size_t, N>;
+template <typename... Ts> using ks_index_sequence_for = ks_make_index_sequence<sizeof...(Ts)>;
 // helper: ks_span
 // std::span and cuda::std::span over device memory (Metal has none): a pointer and a count.
 template <typename T, size_t Extent = size_t(-1)> struct ks_span {

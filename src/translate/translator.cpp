@@ -20,6 +20,12 @@ namespace {
 // that Metal's SIMD groups match, below the branches that use cp.async or bf16 tensor cores.
 constexpr int kDeviceArch = 700;
 
+// A toolkit header as an include names it: its path below the include directory (`cooperative_groups/scan.h`).
+std::string as_included(const std::string& path) {
+  const size_t at = path.rfind("/include/");
+  return at == std::string::npos ? std::filesystem::path(path).filename().string() : path.substr(at + 9);
+}
+
 }  // namespace
 
 Translator::Translator(const std::filesystem::path& file, const Task& task)
@@ -84,7 +90,7 @@ std::set<std::string> Translator::refuse_toolkit_headers() {
         const Position from = position(stack[0]);
         if (s->is_toolkit(from.file) || !s->reported.insert(name).second) return;
         s->self->out_.problems.push_back(
-            {from.file, int(from.line), int(from.column), "#include <" + std::filesystem::path(name).filename().string() + ">",
+            {from.file, int(from.line), int(from.column), "#include <" + as_included(name) + ">",
              "a header of the CUDA toolkit that the translator does not declare: it knows the CUDA API declared in "
              "src/translate/cuda_include/ (docs/TRANSLATE.md, \"How to add a mapping\"), and reads no toolkit header"});
       },
@@ -155,7 +161,8 @@ void Translator::token_edits() {
                r != keyword_renames_.end() &&
                clang_getCursorKind(clang_getCursor(unit_, clang_getTokenLocation(unit_, tokens[i]))) != CXCursor_TypeRef) {
       rw_.replace(begin(i), end(i), r->second);
-    } else if ((s == "__launch_bounds__" || s == "__align__" || s == "__cluster_dims__") && spell(i + 1) == "(") {
+    } else if ((s == "__launch_bounds__" || s == "__maxnreg__" || s == "__align__" || s == "__cluster_dims__") &&
+               spell(i + 1) == "(") {
       unsigned j = i + 1;
       for (int depth = 0; j < n; ++j) {
         depth += spell(j) == "(" ? 1 : spell(j) == ")" ? -1 : 0;

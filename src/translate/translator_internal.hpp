@@ -368,6 +368,7 @@ class Translator {
   // a kernel's function template parameter (`template <T (*ACT_FN)(const T&)>`) -> the function a launch gives it
   std::map<std::string, CXCursor> bound_functions_;
   std::map<std::string, std::string> keyword_renames_;  // identifiers that are Metal keywords -> their names
+  std::set<unsigned> statement_calls_;  // begin offsets of calls whose value is discarded (statements of their own)
   std::vector<Position> wide_integers_;  // where the file names a 128-bit integer type (reported if it reaches the port)
   static constexpr const char* kWideIntegerMark = "_ksearch_wide_";  // spelling + mark + index in wide_integers_
   std::vector<CXCursor> dynamic_shared_;             // extern __shared__ declarations

@@ -15,7 +15,10 @@
 #define __managed__ __attribute__((managed))
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
-#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+// Occupancy hints, dropped by the port (Metal has no counterpart to ask for): launch bounds with any argument count
+// (CUDA 12 added a third, the blocks per cluster, which clang's attribute lacks), nvcc 12.4's register limit
+#define __launch_bounds__(...)
+#define __maxnreg__(...)
 // a kernel's cluster shape (sm_90): dropped by the port; the cluster API it serves is reported (cooperative_groups.h)
 #define __cluster_dims__(...)
 #define __align__(n) __attribute__((aligned(n)))

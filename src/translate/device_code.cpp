@@ -490,7 +490,11 @@ void Translator::visit(CXCursor c, Function& fn) {
           else if (!kids.empty() && clang_getCursorKind(kids[0]) == CXCursor_MemberRefExpr)
             for (CXCursor k : children(kids[0])) visit(k, fn);
           std::vector<std::string> spaces;
-          for (size_t i : reference_parameters(functions_.at(key).cursor)) spaces.push_back(i < passed.size() ? bound_space(passed[i]) : "thread");
+          // (A reference to a pointer binds the caller's pointer variable, a thread one, not what it points to.)
+          for (size_t i : reference_parameters(functions_.at(key).cursor))
+            spaces.push_back(i < passed.size() && !(i < params.size() && is_pointer(pointee_type(clang_getCursorType(params[i]))))
+                                 ? bound_space(passed[i])
+                                 : "thread");
           if (!object.empty()) spaces.push_back(object);
           functions_.at(key).reference_spaces.insert(spaces);
           for (const auto& [b, e] : list_removals(args, groups)) rw_.replace(b, e, "");

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+#include <optional>
 
 #include "translate/translator_internal.hpp"
 
@@ -166,9 +168,47 @@ void Translator::resolve_hoisted_types() {
   }
 }
 
+namespace {
+
+// Where a function's written result type lies: from its first token after the template head, attributes and
+// specifiers (`__device__ static inline`) to its name. None for a qualified name (a member defined outside its class).
+std::optional<std::pair<unsigned, unsigned>> result_type_range(CXTranslationUnit unit, CXCursor function) {
+  static const std::set<std::string> specifiers = {"__device__", "__host__", "__forceinline__", "__noinline__", "__inline__",
+                                                   "inline", "static", "constexpr", "extern"};
+  // (From where the declaration is written: its extent may begin inside a macro of cuda_include, `__device__`'s.)
+  CXFile file = nullptr;
+  clang_getFileLocation(clang_getCursorLocation(function), &file, nullptr, nullptr, nullptr);
+  const unsigned name_at = position(function).offset;
+  CXToken* tokens = nullptr;
+  unsigned n = 0;
+  clang_tokenize(unit, clang_getRange(clang_getLocationForOffset(unit, file, begin_offset(function)),
+                                      clang_getLocationForOffset(unit, file, name_at)), &tokens, &n);
+  std::optional<unsigned> type_at;
+  std::string last;  // the token before the name
+  int depth = 0;     // inside a template head's <...> or an attribute's parentheses and brackets
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned at = position(clang_getTokenLocation(unit, tokens[i])).offset;
+    if (at >= name_at) break;
+    last = take(clang_getTokenSpelling(unit, tokens[i]));
+    if (last == "<" || last == "(" || last == "[") ++depth;
+    else if (last == ">" || last == ")" || last == "]") --depth;
+    else if (last == ">>") depth -= 2;
+    else if (!type_at && depth == 0 && last != "template" && last != "__attribute__" && !specifiers.count(last)) type_at = at;
+  }
+  clang_disposeTokens(unit, tokens, n);
+  if (!type_at || last == "::") return std::nullopt;
+  return std::make_pair(*type_at, name_at);
+}
+
+}  // namespace
+
 // A __device__ function: pointer parameters become template parameters (the caller's address
 // space is deduced), references to locals get `thread`.
 void Translator::device_function_signature(Function& fn) {
+  // A returned pointer's type names no address space in CUDA, and an unqualified Metal pointer is a thread one: the
+  // result type becomes `auto`, deduced from what the function returns (a parameter's space, which a call deduces).
+  if (is_pointer(clang_getCursorResultType(fn.cursor)) && clang_getCursorKind(fn.cursor) != CXCursor_CXXMethod)
+    if (const auto range = result_type_range(unit_, fn.cursor)) rw_.replace(range->first, range->second, "auto ");
   const std::vector<CXCursor> params = parameters_of(fn.cursor);
   const std::vector<size_t> groups = group_parameters(fn.cursor);
   for (const auto& [b, e] : list_removals(params, groups)) rw_.replace(b, e, "");
@@ -300,6 +340,16 @@ std::vector<std::string> Translator::parameter_templates(const std::vector<CXCur
         rw_.replace(begin_offset(p), end_offset(p), name + " " + spelling(p));
       else
         rw_.replace(begin_offset(p), position(p).offset, name + " ");
+      continue;
+    }
+    // A reference to a pointer (`const float*& p`: a helper advancing the caller's pointer): the pointer's type becomes
+    // a template parameter as above, and the reference binds the caller's pointer variable, a thread one.
+    if (is_reference(type) && is_pointer(pointee_type(type)) && !is_array_pointer(pointee_type(type))) {
+      const std::string name = fmt::format("KsPointer{}", template_params.size());
+      template_params.push_back(name);
+      spaces_[decl_key(p)] = "device";
+      const bool constant = clang_isConstQualifiedType(pointee_type(type));
+      rw_.replace(begin_offset(p), position(p).offset, "thread " + name + (constant ? " const& " : "& "));
       continue;
     }
     // A struct whose pointer fields are template parameters: the parameter's type is one too (deduced at the call).

@@ -214,6 +214,19 @@ TEST(Dispatch, LaunchersAreReadAsTheirCallsReachThem) {
   }
 }
 
+// Pointers a __device__ function returns or takes by reference: Metal's pointer and reference types name an address
+// space, and an unqualified one is a thread one, which metalsim (it drops spaces) cannot tell: the result type is
+// deduced (`auto`), and the reference to a pointer binds the caller's pointer variable (thread) whatever it points to.
+TEST(Conversions, ReturnedPointersAreDeducedAndPointerReferencesBindThreadVariables) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const translate::Translation t = translate::translate_file(kDir + "/corpus/softmax/pointer_returning_helpers.cu", corpus_task("softmax"));
+  ASSERT_TRUE(t.complete()) << problems_text(t);
+  for (const char* expected : {"inline auto row_in(KsPointer0 base", "inline auto row_out(KsPointer0 base", "take(thread KsPointer0& p"})
+    EXPECT_NE(t.candidate.find(expected), std::string::npos) << expected << "\n" << t.candidate;
+  EXPECT_EQ(t.candidate.find("const float* row_in"), std::string::npos) << t.candidate;
+}
+
 // Metal's functions are overloaded where C converts arguments: a call mixing int and unsigned, or an
 // int literal for a float, is converted as CUDA converts it (metalsim's host compiler would accept the
 // ambiguous call that Metal rejects); file operators over vector types are left to Metal's built-ins;

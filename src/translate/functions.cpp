@@ -205,6 +205,28 @@ std::optional<std::pair<unsigned, unsigned>> result_type_range(CXTranslationUnit
 // A __device__ function: pointer parameters become template parameters (the caller's address
 // space is deduced), references to locals get `thread`.
 void Translator::device_function_signature(Function& fn) {
+  // Overloads that differ only in what their pointer parameters point to (`load(const float*)`, `load(const float4*)`)
+  // become one signature once every pointer's type is a template parameter.
+  const auto signature = [](CXCursor function, bool erase_pointers) {
+    std::string out;
+    for (CXCursor p : parameters_of(function)) {
+      const CXType type = clang_getCanonicalType(clang_getCursorType(p));
+      out += (erase_pointers && is_pointer(type) ? std::string("pointer") : take(clang_getTypeSpelling(type))) + ",";
+    }
+    return out;
+  };
+  for (const auto& [key, other] : functions_)
+    if (!other.kernel && begin_offset(other.cursor) < begin_offset(fn.cursor) && spelling(other.cursor) == spelling(fn.cursor) &&
+        clang_getCursorKind(other.cursor) == clang_getCursorKind(fn.cursor) &&
+        signature(other.cursor, true) == signature(fn.cursor, true) && signature(other.cursor, false) != signature(fn.cursor, false) &&
+        clang_equalCursors(clang_getCursorSemanticParent(other.cursor), clang_getCursorSemanticParent(fn.cursor))) {
+      problem(fn.record.problems, fn.cursor, "overloads of '" + spelling(fn.cursor) + "' by pointer type",
+              fmt::format("it and the overload at line {} differ only in what their pointer parameters point to; the port "
+                          "makes each pointer's type a template parameter (the caller's address space), which leaves the "
+                          "calls ambiguous: give the overloads different names",
+                          position(other.cursor).line));
+      break;
+    }
   // A returned pointer's type names no address space in CUDA, and an unqualified Metal pointer is a thread one: the
   // result type becomes `auto`, deduced from what the function returns (a parameter's space, which a call deduces).
   if (is_pointer(clang_getCursorResultType(fn.cursor)) && clang_getCursorKind(fn.cursor) != CXCursor_CXXMethod)

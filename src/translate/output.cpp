@@ -72,6 +72,8 @@ std::string Translator::header() {
   for (const Lambda& lambda : lambdas_) parts.push_back({begin_offset(lambda.anchor), in_namespaces(lambda.anchor, lambda_struct(lambda))});
   for (const auto& [name, wrapper] : function_objects_)
     parts.push_back({end_offset(wrapper.first), in_namespaces(wrapper.first, wrapper.second)});
+  for (const LocalRecord& r : local_records_)
+    parts.push_back({begin_offset(r.anchor), in_namespaces(r.anchor, r.head + rw_.render(begin_offset(r.decl), end_offset(r.decl)) + ";\n")});
   std::pair<Translator*, void*> context(this, &parts);
   clang_visitChildren(
       clang_getTranslationUnitCursor(unit_),

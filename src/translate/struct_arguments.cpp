@@ -211,8 +211,65 @@ void Translator::template_record(CXType record, const std::vector<FieldPath>& le
     }
     i = end;
   }
-  rw_.insert(begin_offset(decl), "template <" + list + "> ");
   templated_records_.emplace(decl_key(decl), leaves);
+  // A struct of a function's own (a kernel's `struct Row { const float* p; };`) moves to the header, a template
+  // cannot be local: unless it names the function's locals, or declares a variable with itself (`struct {...} row;`).
+  CXCursor anchor = clang_getNullCursor();
+  for (CXCursor p = clang_getCursorSemanticParent(decl); !clang_Cursor_isNull(p) && clang_getCursorKind(p) != CXCursor_TranslationUnit &&
+                                                          clang_getCursorKind(p) != CXCursor_Namespace;
+       p = clang_getCursorSemanticParent(p))
+    if (const CXCursorKind k = clang_getCursorKind(p); k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate || k == CXCursor_CXXMethod ||
+                                                       !clang_Cursor_isNull(anchor))
+      anchor = p;
+  if (clang_Cursor_isNull(anchor)) {
+    rw_.insert(begin_offset(decl), "template <" + list + "> ");
+    return;
+  }
+  const size_t semicolon = rw_.text().find(';', end_offset(decl));
+  const bool alone = semicolon != std::string::npos &&
+                     text(end_offset(decl), unsigned(semicolon)).find_first_not_of(" \t\r\n") == std::string::npos;
+  const std::string local = first_local_named(decl, anchor);
+  if (!alone || !local.empty()) {
+    out_.problems.push_back({position(decl).file, int(position(decl).line), int(position(decl).column),
+                             "struct '" + spelling(decl) + "' declared in a function, with pointer fields",
+                             "its pointer fields become template parameters (each takes the address space of what it is "
+                             "given), and a template cannot be declared in a function: declare the struct outside it" +
+                                 (local.empty() ? std::string(" (here it also declares a variable)")
+                                                : " (here it names the function's '" + local + "')")});
+    return;
+  }
+  // (with its line, where it stands alone there)
+  const std::string& t = rw_.text();
+  size_t from = begin_offset(decl), to = semicolon + 1;
+  while (from > 0 && (t[from - 1] == ' ' || t[from - 1] == '\t')) --from;
+  if ((from == 0 || t[from - 1] == '\n') && to < t.size() && t[to] == '\n') ++to;
+  else from = begin_offset(decl);
+  rw_.replace(unsigned(from), unsigned(to), "");
+  local_records_.push_back({decl, anchor, "template <" + list + "> "});
+}
+
+// The first declaration of `function` (its locals, its template parameters) that `record` names, "" when none.
+std::string Translator::first_local_named(CXCursor record, CXCursor function) {
+  struct Search {
+    unsigned function_b, function_e, record_b, record_e;
+    std::string found;
+  } search{begin_offset(function), end_offset(function), begin_offset(record), end_offset(record), ""};
+  clang_visitChildren(
+      record,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* s = static_cast<Search*>(data);
+        const CXCursor named = clang_getCursorReferenced(c);
+        if (!clang_Cursor_isNull(named) && !clang_equalCursors(named, c) && clang_Location_isFromMainFile(clang_getCursorLocation(named))) {
+          const unsigned at = begin_offset(named);
+          if (at >= s->function_b && at < s->function_e && (at < s->record_b || at >= s->record_e)) {
+            s->found = spelling(named);
+            return CXChildVisit_Break;
+          }
+        }
+        return CXChildVisit_Recurse;
+      },
+      &search);
+  return search.found;
 }
 
 // A struct argument of a kernel (a parameter block, a functor) is rebuilt at the top of its body, so

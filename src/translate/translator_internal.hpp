@@ -342,6 +342,7 @@ class Translator {
   // output (output.cpp)
   std::string header();
   std::string in_namespaces(CXCursor declaration, std::string text);
+  std::string first_local_named(CXCursor record, CXCursor function);  // struct_arguments.cpp
   std::string kernel_body(const Function& kernel, const std::vector<std::string>& bindings);
   void write_candidate();
 
@@ -525,6 +526,13 @@ class Translator {
   // given, `device` or `constant` (MLX passes an input of fewer than 8 elements in constant memory, and Metal
   // converts no pointer between the two).
   std::map<std::string, std::vector<FieldPath>> templated_records_;
+  // Structs declared in a function whose fields became template parameters: a template cannot be local, so the
+  // definition moves to the header before `anchor` (the file-level declaration holding it), after `head`.
+  struct LocalRecord {
+    CXCursor decl, anchor;
+    std::string head;  // `template <typename KsField0> `
+  };
+  std::vector<LocalRecord> local_records_;
   std::set<std::string> namespaces_;  // the named namespaces the header declares things in
   std::vector<Launch> launches_;
   std::vector<Scratch> scratch_;

@@ -2,6 +2,7 @@
 
 #include <muParser.h>
 
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -26,6 +27,25 @@ double bitand_of(double a, double b) { return bitwise(a, b, [](int64_t x, int64_
 double bitor_of(double a, double b) { return bitwise(a, b, [](int64_t x, int64_t y) { return x | y; }); }
 double bitxor_of(double a, double b) { return bitwise(a, b, [](int64_t x, int64_t y) { return x ^ y; }); }
 
+// GCC's and C++20's bit counts of an unsigned integer of `Bits` bits (launch sizes ported from C++: a next power of two
+// `1 << (32 - __builtin_clz(n - 1))`): the value as C++ converts an integer to that width (a negative int wraps), NaN
+// for a value that is not an integer of the signed or unsigned range, and for the leading or trailing zeros of 0,
+// which GCC leaves undefined.
+template <int Bits, typename Count>
+double bit_count(double x, Count count, bool defined_at_zero) {
+  const bool integer = std::isfinite(x) && x == std::trunc(x) && x >= -0x1p63 && x < (Bits == 32 ? 0x1p32 : 0x1p63);
+  if (!integer || (Bits == 32 && x < -0x1p31)) return std::nan("");
+  const uint64_t bits = Bits == 32 ? uint64_t(uint32_t(int64_t(x))) : uint64_t(int64_t(x));
+  if (bits == 0 && !defined_at_zero) return std::nan("");
+  return double(count(bits));
+}
+double clz32_of(double x) { return bit_count<32>(x, [](uint64_t v) { return std::countl_zero(uint32_t(v)); }, false); }
+double clz64_of(double x) { return bit_count<64>(x, [](uint64_t v) { return std::countl_zero(v); }, false); }
+double ctz32_of(double x) { return bit_count<32>(x, [](uint64_t v) { return std::countr_zero(uint32_t(v)); }, false); }
+double ctz64_of(double x) { return bit_count<64>(x, [](uint64_t v) { return std::countr_zero(v); }, false); }
+double popcount32_of(double x) { return bit_count<32>(x, [](uint64_t v) { return std::popcount(uint32_t(v)); }, true); }
+double popcount64_of(double x) { return bit_count<64>(x, [](uint64_t v) { return std::popcount(v); }, true); }
+
 // pick(i, v0, v1, ...): v_i, an element of a table (launch sizes ported from C++ read constant arrays); NaN for an
 // index that is not an integer in range.
 double pick_of(const double* args, int count) {
@@ -43,6 +63,12 @@ double run_parser(const std::string& expression, const std::map<std::string, dou
   parser.DefineFun("bitor", bitor_of);
   parser.DefineFun("bitxor", bitxor_of);
   parser.DefineFun("pick", pick_of);
+  parser.DefineFun("clz32", clz32_of);
+  parser.DefineFun("clz64", clz64_of);
+  parser.DefineFun("ctz32", ctz32_of);
+  parser.DefineFun("ctz64", ctz64_of);
+  parser.DefineFun("popcount32", popcount32_of);
+  parser.DefineFun("popcount64", popcount64_of);
   // Infinity, besides muparser's _pi and _e: an init_value for a maximum (`-_inf`), as MLX takes float('-inf').
   parser.DefineConst("_inf", HUGE_VAL);
   // muparser binds variables by address, so keep a local copy that outlives Eval().

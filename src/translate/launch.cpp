@@ -1185,6 +1185,14 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       // muparser has no floor or ceil; its rint rounds halves up, so rint(x - 0.5) is floor(x).
       if (library && (name == "floor" || name == "floorf") && count == 1) return fmt::format("rint(({}) - 0.5)", argument(0));
       if (library && (name == "ceil" || name == "ceilf") && count == 1) return fmt::format("(-rint(-({}) - 0.5))", argument(0));
+      // GCC's bit counts (a block size rounded up to a power of two, `1 << (32 - __builtin_clz(n - 1))`), by their
+      // suffix's width.
+      static const std::map<std::string, std::string> bit_counts = {
+          {"__builtin_clz", "clz32"},           {"__builtin_clzl", "clz64"},           {"__builtin_clzll", "clz64"},
+          {"__builtin_ctz", "ctz32"},           {"__builtin_ctzl", "ctz64"},           {"__builtin_ctzll", "ctz64"},
+          {"__builtin_popcount", "popcount32"}, {"__builtin_popcountl", "popcount64"}, {"__builtin_popcountll", "popcount64"}};
+      if (const auto b = bit_counts.find(name); library && count == 1 && b != bit_counts.end())
+        return fmt::format("{}({})", b->second, argument(0));
       if (library && name == "ceil_div" && count == 2)  // libcu++'s cuda::ceil_div, of integers
         return directive_text(scope).binary("/", fmt::format("(({}) + ({}) - 1)", argument(0), argument(1)), "(" + argument(1) + ")");
       if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate ||

@@ -52,6 +52,13 @@ TEST(Expressions, ArithmeticConditionalsAndErrors) {
   EXPECT_EQ(evaluate_expression("bitand(-a, 255)", {{"a", 7}}), 249);
   EXPECT_EQ(evaluate_expression("bitand(n, n - 1) == 0", {{"n", 64}}), 1);
   EXPECT_TRUE(std::isnan(evaluate_expression("bitand(a, 1)", {{"a", 2.5}})));
+  // GCC's bit counts of a ported launch size (a next power of two: 2^(32 - clz32(n - 1))), of the value converted to
+  // the width as C++ converts it; NaN for a fraction, a value outside the width, and the zeros of 0
+  EXPECT_EQ(evaluate_expression("2 ^ (32 - clz32(n - 1))", {{"n", 300}}), 512);
+  EXPECT_EQ(evaluate_expression("clz32(-1) + 10 * clz64(1) + 1000 * ctz32(12) + 10000 * ctz64(2 ^ 40)", {}), 0 + 630 + 2000 + 400000);
+  EXPECT_EQ(evaluate_expression("popcount32(-1) + 100 * popcount64(-1) + 10000 * popcount32(0)", {}), 32 + 6400);
+  for (const char* undefined : {"clz32(0)", "ctz64(0)", "clz32(2.5)", "clz32(2 ^ 32)", "clz32(-2 ^ 31 - 1)", "popcount64(2 ^ 63)"})
+    EXPECT_TRUE(std::isnan(evaluate_expression(undefined, {}))) << undefined;
   // an element of a table (a constant array a ported launch size reads); NaN for an index out of range or fractional
   EXPECT_EQ(evaluate_expression("pick(a - 1, 32, 64, 128) + pick(0, a)", {{"a", 3}}), 128 + 3);
   for (const char* index : {"-1", "3", "1.5"})

@@ -80,7 +80,9 @@ TEST(MlxExport, ExpressionsEvaluateInPythonAsInTheTaskParser) {
       "min(rows, cols, h) * max(rows, cols) / 3", "floor(h) + ceil(h) + 16 * ceil(cols / 16) + floor(cols / 7)",
       "floor(rows / z) * z == rows", "(cols / z > 1e300) + (-cols / z < -1e300) + (z / z != z / z) + (ceil(h / z) < 0)",
       "bitand(cols, cols - 1) + bitor(rows, 8) * 2 + bitxor(rows, 3) * 3 + bitand(-rows, 255) * 5",
-      "bitand(h, 1) != bitand(h, 1)", "pick(rows - 5, 10, 20, 30) + pick(2, cols, rows, h) * 100",
+      "bitand(h, 1) != bitand(h, 1)",
+      "clz32(cols) + 100 * clz64(cols) + 10000 * ctz32(cols * 4) + ctz64(1024) + popcount32(-rows) * 1e6 + popcount64(-rows) * 1e8",
+      "(clz32(z) != clz32(z)) + (ctz64(h) != ctz64(h)) * 2 + (clz32(2 ^ 32) != clz32(2 ^ 32)) * 4 + (popcount32(z) == 0) * 8", "pick(rows - 5, 10, 20, 30) + pick(2, cols, rows, h) * 100",
       "(pick(h, 1, 2) != pick(h, 1, 2)) + (pick(rows, 1, 2) != pick(rows, 1, 2)) * 2 + (pick(-1, 1) != pick(-1, 1)) * 4", "(-_inf < -1e300) + (_inf > cols) * 2 + (_inf - _inf != z)"};
   std::string program = "import math\n" + ksearch::metal::python_expression_helpers();
   for (const auto& [name, value] : values) program += fmt::format("{} = {}\n", name, value);

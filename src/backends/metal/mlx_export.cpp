@@ -161,7 +161,7 @@ class PythonExpression {
     return call(name, args);
   }
 
-  // muparser's built-in functions and the floor, ceil, bitwise and pick functions tasks/expr.cpp adds, each as the Python that gives the same
+  // muparser's built-in functions and the floor, ceil, bitwise, bit-count and pick functions tasks/expr.cpp adds, each as the Python that gives the same
   // value: rint rounds halves up (floor(x + 0.5)), sign gives -1, 0 or 1, sum and avg take any number of arguments;
   // floor and ceil keep an infinite or NaN value (_floor, _ceil), where math's raise.
   std::string call(const std::string& name, const std::vector<std::string>& args) {
@@ -183,6 +183,8 @@ class PythonExpression {
     if (one_argument.count(name)) return arity(1), "math." + name + "(" + args[0] + ")";
     if (name == "atan2") return arity(2), "math.atan2(" + joined + ")";
     if (name == "bitand" || name == "bitor" || name == "bitxor") return arity(2), "_" + name + "(" + joined + ")";
+    static const std::set<std::string> bit_counts = {"clz32", "clz64", "ctz32", "ctz64", "popcount32", "popcount64"};
+    if (bit_counts.count(name)) return arity(1), "_" + name + "(" + args[0] + ")";
     if (name == "pick") {
       if (args.size() < 2) fail("pick() takes an index and at least one value");
       return "_pick(" + joined + ")";

@@ -41,3 +41,39 @@ def _pick(index, *values):
     if math.isfinite(index) and index == math.trunc(index) and 0 <= index < len(values):
         return values[int(index)]
     return math.nan
+
+
+# The task parser's bit counts (clz32, ctz64, popcount32, ...): of the value as C++ converts an integer to that width,
+# NaN for a value that is not an integer of the signed or unsigned range, and for the leading or trailing zeros of 0.
+def _bit_count(x, bits, count, defined_at_zero):
+    top = 2.0 ** bits if bits == 32 else 2.0 ** 63
+    if not (isinstance(x, int) or math.isfinite(x)) or x != math.trunc(x) or not (-(2.0 ** (bits - 1)) <= x < top):
+        return math.nan
+    value = int(x) % (1 << bits)
+    if value == 0 and not defined_at_zero:
+        return math.nan
+    return float(count(value, bits))
+
+
+def _clz32(x):
+    return _bit_count(x, 32, lambda v, bits: bits - v.bit_length(), False)
+
+
+def _clz64(x):
+    return _bit_count(x, 64, lambda v, bits: bits - v.bit_length(), False)
+
+
+def _ctz32(x):
+    return _bit_count(x, 32, lambda v, bits: (v & -v).bit_length() - 1, False)
+
+
+def _ctz64(x):
+    return _bit_count(x, 64, lambda v, bits: (v & -v).bit_length() - 1, False)
+
+
+def _popcount32(x):
+    return _bit_count(x, 32, lambda v, bits: bin(v).count("1"), True)
+
+
+def _popcount64(x):
+    return _bit_count(x, 64, lambda v, bits: bin(v).count("1"), True)

@@ -56,19 +56,16 @@ double pick_of(const double* args, int count) {
 
 double run_parser(const std::string& expression, const std::map<std::string, double>& values) {
   mu::Parser parser;
-  // `/` divides exactly: rounding a count up or down to whole tiles or groups is said with these.
-  parser.DefineFun("floor", floor_of);
-  parser.DefineFun("ceil", ceil_of);
-  parser.DefineFun("bitand", bitand_of);
-  parser.DefineFun("bitor", bitor_of);
-  parser.DefineFun("bitxor", bitxor_of);
+  // `/` divides exactly: rounding a count up or down to whole tiles or groups is said with floor and ceil.
+  using Unary = double (*)(double);
+  for (const auto& [name, function] : {std::pair<const char*, Unary>{"floor", floor_of}, {"ceil", ceil_of}, {"clz32", clz32_of},
+                                       {"clz64", clz64_of}, {"ctz32", ctz32_of}, {"ctz64", ctz64_of},
+                                       {"popcount32", popcount32_of}, {"popcount64", popcount64_of}})
+    parser.DefineFun(name, function);
+  using Binary = double (*)(double, double);
+  for (const auto& [name, function] : {std::pair<const char*, Binary>{"bitand", bitand_of}, {"bitor", bitor_of}, {"bitxor", bitxor_of}})
+    parser.DefineFun(name, function);
   parser.DefineFun("pick", pick_of);
-  parser.DefineFun("clz32", clz32_of);
-  parser.DefineFun("clz64", clz64_of);
-  parser.DefineFun("ctz32", ctz32_of);
-  parser.DefineFun("ctz64", ctz64_of);
-  parser.DefineFun("popcount32", popcount32_of);
-  parser.DefineFun("popcount64", popcount64_of);
   // Infinity, besides muparser's _pi and _e: an init_value for a maximum (`-_inf`), as MLX takes float('-inf').
   parser.DefineConst("_inf", HUGE_VAL);
   // muparser binds variables by address, so keep a local copy that outlives Eval().

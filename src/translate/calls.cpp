@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 
 #include "translate/translator_internal.hpp"
@@ -32,6 +33,28 @@ void Translator::convert_arguments(CXCursor callee, const std::vector<CXCursor>&
     rw_.insert(end_offset(args[i]), ")");
   }
 }
+
+namespace {
+
+// Whether `function` declares a parameter or a variable named `name`.
+bool declares_name(CXCursor function, const std::string& name) {
+  std::pair<const std::string*, bool> search{&name, false};
+  clang_visitChildren(
+      function,
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* s = static_cast<std::pair<const std::string*, bool>*>(data);
+        const CXCursorKind kind = clang_getCursorKind(c);
+        if ((kind == CXCursor_ParmDecl || kind == CXCursor_VarDecl) && spelling(c) == *s->first) {
+          s->second = true;
+          return CXChildVisit_Break;
+        }
+        return CXChildVisit_Recurse;
+      },
+      &search);
+  return search.second;
+}
+
+}  // namespace
 
 void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   std::vector<Problem>& problems = fn.record.problems;
@@ -299,6 +322,14 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
       return named && !object_itself ? text : "&(" + text + ")";
     };
   }
+  // A Metal function the function's own variable or parameter shadows (PyTorch's `::max(max, v)` with a parameter
+  // `max`): named through its namespace.
+  if (const size_t open = pattern.find('('); open != std::string::npos && open > 0 && pattern.rfind("ks_", 0) != 0 &&
+                                             std::all_of(pattern.begin(), pattern.begin() + long(open), [](char ch) {
+                                               return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+                                             }) &&
+                                             declares_name(fn.cursor, pattern.substr(0, open)))
+    pattern = "metal::" + pattern;
   // $R: the call's type, to which min and max convert both arguments (Metal's have one type); std::max's is a
   // `const T&`, whose const the conversion leaves out. A record is its Metal vector (__half2: half2, the pairwise
   // comparisons' masks).

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <optional>
 
@@ -112,13 +113,17 @@ void Translator::resolve_hoisted_types() {
       if (clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter || clang_getCursorKind(k) == CXCursor_TemplateTypeParameter)
         parameters.push_back(k);
     std::set<std::pair<std::string, std::string>> given;
+    // (and the instantiations one function calls: blockReduce<MaxOp> and blockReduce<SumOp> have an array each, of one
+    // type, which the hoisted array makes them share; different kernels' calls each hoist their own)
+    std::map<std::string, std::set<std::string>> instances;  // caller -> instantiations
     for (const auto& site : call_sites_) {
       if (site.callee != h.owner_key) continue;
       const CXCursor specialization = clang_getCursorReferenced(site.call);
-      std::string element = h.element, dims = h.dims;
+      std::string element = h.element, dims = h.dims, instance;
       auto bind = [&](size_t i, const std::string& value) {
         element = whole_words(element, spelling(parameters[i]), value);
         dims = whole_words(dims, spelling(parameters[i]), "(" + value + ")");
+        instance += spelling(parameters[i]) + "=" + value + ";";
       };
       if (!clang_Cursor_isNull(specialization) && clang_Cursor_getNumTemplateArguments(specialization) >= int(parameters.size())) {
         for (size_t i = 0; i < parameters.size(); ++i) {
@@ -159,8 +164,21 @@ void Translator::resolve_hoisted_types() {
         }
       }
       given.insert({element, dims});
+      const unsigned at = begin_offset(site.call);
+      std::string caller;
+      unsigned caller_size = ~0u;
+      for (const auto& [key, f] : functions_)
+        if (begin_offset(f.cursor) <= at && at < end_offset(f.cursor) && end_offset(f.cursor) - begin_offset(f.cursor) < caller_size)
+          caller = key, caller_size = end_offset(f.cursor) - begin_offset(f.cursor);
+      instances[caller].insert(instance);
     }
     if (given.size() == 1) std::tie(h.resolved_element, h.resolved_dims) = *given.begin();
+    if (given.size() == 1 && std::any_of(instances.begin(), instances.end(), [](const auto& i) { return i.second.size() > 1; }))
+      out_.notes.push_back(fmt::format(
+          "static __shared__ '{}' of '{}' is one array for the function template's instantiations that a function calls, "
+          "where CUDA gives each its own: a call that writes it while another's reads may still be pending needs a "
+          "barrier between them (a race metalsim reports otherwise)",
+          h.name, spelling(owner->second.cursor)));
     if (given.size() > 1)
       problem(owner->second.record.problems, owner->second.cursor, "static __shared__ '" + h.name + "' of a function template",
               "its calls instantiate it with different template arguments, each with an array of its own, which the port "

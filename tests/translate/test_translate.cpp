@@ -214,6 +214,21 @@ TEST(Dispatch, LaunchersAreReadAsTheirCallsReachThem) {
   }
 }
 
+// A function template's static __shared__ array that one kernel instantiates twice with arguments that leave its type
+// alone (block_all<true>, block_all<false>) is one hoisted array, where CUDA has one per instantiation: ported (here a
+// barrier ends each call), with a note saying when the calls would race.
+TEST(Conversions, OneHoistedArrayForInstantiationsOfOneTypeIsNoted) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const translate::Translation t = translate::translate_file(kDir + "/../cuda/honest/softmax_float4_printf.cu", corpus_task("softmax"));
+  ASSERT_TRUE(t.complete()) << problems_text(t);
+  std::string notes;
+  for (const auto& note : t.notes) notes += note + "\n";
+  EXPECT_NE(notes.find("static __shared__ 'partial' of 'block_all' is one array for the function template's instantiations"),
+            std::string::npos)
+      << notes;
+}
+
 // Pointers a __device__ function returns or takes by reference: Metal's pointer and reference types name an address
 // space, and an unqualified one is a thread one, which metalsim (it drops spaces) cannot tell: the result type is
 // deduced (`auto`), and the reference to a pointer binds the caller's pointer variable (thread) whatever it points to.

@@ -128,8 +128,17 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   } else if (name == "reduce" && clang_Cursor_getNumArguments(call) == 3) {
     std::string op = take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 2)))));
     op = op.substr(0, op.find('<'));  // cooperative_groups::plus<float> -> plus
-    key = "reduce:" + op.substr(op.rfind(':') + 1);
+    // cg::plus, less, greater by name; any other operation (a functor of the file, a lambda) called by a butterfly
+    const bool known = spelling(clang_getCursorSemanticParent(clang_getTypeDeclaration(
+                           clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 2)))))) == "cooperative_groups";
+    key = "reduce:" + (known ? op.substr(op.rfind(':') + 1) : std::string("op"));
     group = group_of(clang_getCursorType(strip_implicit(clang_Cursor_getArgument(call, 0))));
+    // a struct of the file reduced (Welford's mean, M2 and count) goes through the shuffles member by member
+    const CXType value = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 1)));
+    if (value.kind == CXType_Record && !from_prelude(clang_getTypeDeclaration(value)) && !shuffle_by_members(value))
+      return problem(problems, call, "cg::reduce of a struct",
+                     "Metal's SIMD-group shuffles take scalars and vectors; a struct of scalars, vectors, arrays of them and "
+                     "such structs is shuffled member by member, not '" + spelling(clang_getTypeDeclaration(value)) + "'");
   } else if ((name == "memcpy_async" || name == "wait" || name == "wait_prior" || name == "sync") &&
              spelling(clang_getCursorSemanticParent(callee)) == "cooperative_groups") {
     // cg::memcpy_async(group, dst, src, bytes), cg::wait(group), cg::sync(group): by the group's kind

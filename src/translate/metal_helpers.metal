@@ -113,6 +113,10 @@ template <typename T> inline T ks_tile_max(T v, uint width) {
   for (uint o = width / 2; o > 0; o /= 2) v = max(v, simd_shuffle_xor(v, ushort(o)));
   return v;
 }
+template <typename T, typename Op> inline T ks_tile_reduce_op(T v, Op op, uint width) {
+  for (uint o = width / 2; o > 0; o /= 2) v = op(v, simd_shuffle_xor(v, ushort(o)));
+  return v;
+}
 // helper: ks_erf
 // erff, erfcf, normcdff, erfcxf: Metal's standard library has no erf. erfc from the Chebyshev-fitted
 // t * exp(-z^2 + P(t)), t = 1 / (1 + z / 2) (fractional error below 1.2e-7 for every z >= 0); erf from

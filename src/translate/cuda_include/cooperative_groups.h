@@ -72,7 +72,8 @@ template <unsigned N, class Parent> __device__ thread_block_tile<N> tiled_partit
 template <class T> struct plus { __device__ T operator()(T, T) const; };
 template <class T> struct less { __device__ T operator()(T, T) const; };
 template <class T> struct greater { __device__ T operator()(T, T) const; };
-template <class Group, class T, class Op> __device__ T reduce(const Group&, T, Op);
+// (defined, so that an operator of a type without linkage, a lambda, is no "used but not defined" error)
+template <class Group, class T, class Op> __device__ T reduce(const Group&, T value, Op) { return value; }
 // cooperative_groups/memcpy_async.h: a group's collective copy of `bytes` bytes and the waits for it
 template <class Group, class T, class Size> __device__ void memcpy_async(const Group&, T* dst, const T* src, const Size& bytes);
 template <class Group> __device__ void wait(const Group&);

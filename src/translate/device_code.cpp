@@ -399,6 +399,10 @@ void Translator::visit(CXCursor c, Function& fn) {
   if (kind == CXCursor_LambdaExpr) return visit_lambda(c, fn);
   if (kind == CXCursor_GotoStmt) return problem(problems, c, "goto", "the Metal Shading Language has no goto: use a loop or a flag");
   if (kind == CXCursor_ConditionalOperator && fn.kernel && is_pointer(clang_getCursorType(c))) fn.pointer_choices.push_back(c);
+  if (kind == CXCursor_DeclRefExpr && functor_parameters_.count(decl_key(clang_getCursorReferenced(c)))) {
+    rw_.replace(begin_offset(c), end_offset(c), spelling(c) + "{}");  // a function-pointer template parameter's object
+    return;
+  }
   if (kind == CXCursor_DeclRefExpr) {
     CXCursor decl = clang_getCursorReferenced(c);
     const std::string name = spelling(decl);
@@ -472,6 +476,7 @@ void Translator::visit(CXCursor c, Function& fn) {
         const std::string key = decl_key(defining_cursor(callee));
         if (functions_.count(key)) {
           fn.callees.insert(key);
+          function_template_arguments(c, callee, fn);
           // Group handles passed to the function are dropped with its parameters for them.
           std::vector<CXCursor> args = written_arguments(c);
           std::vector<size_t> groups = group_parameters(functions_.at(key).cursor);

@@ -223,6 +223,7 @@ std::optional<std::pair<unsigned, unsigned>> result_type_range(CXTranslationUnit
 // A __device__ function: pointer parameters become template parameters (the caller's address
 // space is deduced), references to locals get `thread`.
 void Translator::device_function_signature(Function& fn) {
+  function_pointer_template_parameters(fn);
   // Overloads that differ only in what their pointer parameters point to (`load(const float*)`, `load(const float4*)`)
   // become one signature once every pointer's type is a template parameter.
   const auto signature = [](CXCursor function, bool erase_pointers) {
@@ -422,42 +423,97 @@ void Translator::wrap_function_arguments(CXCursor call, Function& fn) {
         tokens_of(unit_, named).front() == "&")
       named = strip_casts(children(named)[0]);
     if (clang_getCursorKind(named) != CXCursor_DeclRefExpr) continue;
-    const CXCursor function = clang_getCursorReferenced(named);
-    const CXCursorKind kind = clang_getCursorKind(function);
-    if ((kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) || !functions_.count(decl_key(defining_cursor(function))))
-      continue;
-    const std::string callee = text(begin_offset(named), end_offset(named));
-    std::string name = "ks_fn_";
-    for (char ch : callee) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-    const CXType type = clang_getCursorType(function);
-    std::string parameters, arguments;
-    bool dependent = kind == CXCursor_FunctionTemplate || type.kind != CXType_FunctionProto;
-    for (int p = 0; !dependent && p < clang_getNumArgTypes(type); ++p) {
-      CXType t = clang_getArgType(type, unsigned(p));
-      if (is_reference(t) && !clang_isConstQualifiedType(pointee_type(t))) {
-        problem(fn.record.problems, written, "function argument '" + callee + "'",
-                "Metal has no function pointers and the port passes the function as a function object, whose arguments "
-                "are values: '" + callee + "' takes a non-const reference");
-        return;
-      }
-      if (is_reference(t)) t = pointee_type(t);
-      const std::string spelled = take(clang_getTypeSpelling(t));
-      dependent |= spelled.find("type-parameter") != std::string::npos || t.kind == CXType_Unexposed;
-      parameters += fmt::format("{}{} a{}", p ? ", " : "", metal_type(t), p);
-      arguments += fmt::format("{}a{}", p ? ", " : "", p);
-    }
-    std::string call_operator = dependent ? fmt::format("  template <typename... A> auto operator()(A... a) const {{ return {}(a...); }}\n", callee)
-                                          : fmt::format("  {} operator()({}) const {{ return {}({}); }}\n",
-                                                        metal_type(clang_getResultType(type)), parameters, callee, arguments);
-    // the function object passes values: the function's reference parameters bind thread memory there
-    Function& target = functions_.at(decl_key(defining_cursor(function)));
-    target.reference_spaces.insert(std::vector<std::string>(reference_parameters(target.cursor).size(), "thread"));
-    function_objects_[name] = {defining_cursor(function),
-                               fmt::format("// '{}' as a function object: Metal has no function pointers\nstruct {} {{\n{}}};\n",
-                                           callee, name, call_operator)};
-    rw_.replace(begin_offset(written), end_offset(written), name + "()");
+    const std::string object = function_object(named, written, fn);
+    if (object.empty()) continue;
+    rw_.replace(begin_offset(written), end_offset(written), object + "()");
     ++fn.record.translated["function argument (function object)"];
   }
+}
+
+// The function object standing for the function `named` refers to (a struct whose operator() calls it, defined after
+// the function in the header): its name, "" where `named` names no function of the file or it cannot be one.
+std::string Translator::function_object(CXCursor named, CXCursor written, Function& fn) {
+  const CXCursor function = clang_getCursorReferenced(named);
+  const CXCursorKind kind = clang_getCursorKind(function);
+  if ((kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) || !functions_.count(decl_key(defining_cursor(function))))
+    return "";
+  const std::string callee = text(begin_offset(named), end_offset(named));
+  std::string name = "ks_fn_";
+  for (char ch : callee) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  const CXType type = clang_getCursorType(function);
+  std::string parameters, arguments;
+  bool dependent = kind == CXCursor_FunctionTemplate || type.kind != CXType_FunctionProto;
+  for (int p = 0; !dependent && p < clang_getNumArgTypes(type); ++p) {
+    CXType t = clang_getArgType(type, unsigned(p));
+    if (is_reference(t) && !clang_isConstQualifiedType(pointee_type(t))) {
+      problem(fn.record.problems, written, "function argument '" + callee + "'",
+              "Metal has no function pointers and the port passes the function as a function object, whose arguments "
+              "are values: '" + callee + "' takes a non-const reference");
+      return "";
+    }
+    if (is_reference(t)) t = pointee_type(t);
+    const std::string spelled = take(clang_getTypeSpelling(t));
+    dependent |= spelled.find("type-parameter") != std::string::npos || t.kind == CXType_Unexposed;
+    parameters += fmt::format("{}{} a{}", p ? ", " : "", metal_type(t), p);
+    arguments += fmt::format("{}a{}", p ? ", " : "", p);
+  }
+  std::string call_operator = dependent ? fmt::format("  template <typename... A> auto operator()(A... a) const {{ return {}(a...); }}\n", callee)
+                                        : fmt::format("  {} operator()({}) const {{ return {}({}); }}\n",
+                                                      metal_type(clang_getResultType(type)), parameters, callee, arguments);
+  // the function object passes values: the function's reference parameters bind thread memory there
+  Function& target = functions_.at(decl_key(defining_cursor(function)));
+  target.reference_spaces.insert(std::vector<std::string>(reference_parameters(target.cursor).size(), "thread"));
+  function_objects_[name] = {defining_cursor(function),
+                             fmt::format("// '{}' as a function object: Metal has no function pointers\nstruct {} {{\n{}}};\n",
+                                         callee, name, call_operator)};
+  return name;
+}
+
+// A __device__ function template's function-pointer template parameters (llm.c's `template <float (*warp_reduction)(float)>
+// float blockReduce(float)`): Metal has no function pointers, so each becomes a type parameter of the same name,
+// called as an object (`warp_reduction{}(v)`), and a call's function argument the function's object
+// (`blockReduce<ks_fn_warpReduceMax>(v)`).
+namespace {
+bool is_function_pointer_parameter(CXCursor parameter) {
+  const CXType type = clang_getCanonicalType(clang_getCursorType(parameter));
+  return clang_getCursorKind(parameter) == CXCursor_NonTypeTemplateParameter && type.kind == CXType_Pointer &&
+         clang_getCanonicalType(clang_getPointeeType(type)).kind == CXType_FunctionProto;
+}
+}  // namespace
+
+void Translator::function_pointer_template_parameters(Function& fn) {
+  if (clang_getCursorKind(fn.cursor) != CXCursor_FunctionTemplate) return;
+  for (CXCursor k : children(fn.cursor))
+    if (is_function_pointer_parameter(k)) {
+      rw_.replace(begin_offset(k), end_offset(k), "typename " + spelling(k));
+      functor_parameters_.insert(decl_key(k));
+      ++fn.record.translated["function pointer template parameter (function object)"];
+    }
+}
+
+void Translator::function_template_arguments(CXCursor call, CXCursor callee, Function& fn) {
+  const CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
+  const std::vector<CXCursor> parameters = clang_Cursor_isNull(pattern) ? std::vector<CXCursor>{} : children(pattern);
+  if (std::none_of(parameters.begin(), parameters.end(), is_function_pointer_parameter)) return;
+  // The call's written template arguments, token by token (libclang gives a call with unwritten default arguments no
+  // children): a function there (`warp_sum`, `&warp_sum`) becomes its object's type.
+  CXToken* tokens = nullptr;
+  unsigned n = 0;
+  clang_tokenize(unit_, clang_getCursorExtent(call), &tokens, &n);
+  int depth = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    const std::string t = take(clang_getTokenSpelling(unit_, tokens[i]));
+    if (depth == 0 && t == "(") break;
+    depth += t == "<" ? 1 : t == ">" ? -1 : t == ">>" ? -2 : 0;
+    if (depth <= 0 || clang_getTokenKind(tokens[i]) != CXToken_Identifier) continue;
+    const CXCursor named = clang_getCursor(unit_, clang_getTokenLocation(unit_, tokens[i]));
+    if (clang_getCursorKind(named) != CXCursor_DeclRefExpr) continue;
+    const std::string object = function_object(named, named, fn);
+    if (object.empty()) continue;
+    const bool address = i > 0 && take(clang_getTokenSpelling(unit_, tokens[i - 1])) == "&";
+    rw_.replace(address ? position(clang_getTokenLocation(unit_, tokens[i - 1])).offset : begin_offset(named), end_offset(named), object);
+  }
+  clang_disposeTokens(unit_, tokens, n);
 }
 
 void Translator::visit_function(Function& fn) {

@@ -302,6 +302,9 @@ class Translator {
   // __device__ functions (functions.cpp)
   void visit_function(Function& fn);
   void wrap_function_arguments(CXCursor call, Function& fn);
+  std::string function_object(CXCursor named, CXCursor written, Function& fn);
+  void function_pointer_template_parameters(Function& fn);
+  void function_template_arguments(CXCursor call, CXCursor callee, Function& fn);
   void device_function_signature(Function& fn);
   void name_pointer_deduced_templates(CXCursor call, CXCursor function, const std::vector<CXCursor>& args, Function& fn);
   std::vector<std::string> parameter_templates(const std::vector<CXCursor>& params, Function& fn);
@@ -376,6 +379,7 @@ class Translator {
   std::map<std::string, CXCursor> shared_accessors_;  // decl_key of an accessor -> the extern __shared__ array it returns
   // function objects standing for functions passed as arguments: name -> (the function, the struct's text)
   std::map<std::string, std::pair<CXCursor, std::string>> function_objects_;
+  std::set<std::string> functor_parameters_;  // function-pointer template parameters that became type parameters
   std::set<std::string> shuffled_records_;  // decl_keys of structs that get member-wise shuffle overloads
   std::set<std::string> accessor_records_;  // decl_keys of structs whose methods are all accessors (SharedMemory<T>)
   std::map<unsigned, CXType> accessor_targets_;  // a template's accessor temporary -> the pointer type it converts to

@@ -220,7 +220,9 @@ Translation Translator::run() {
         // storage in the constant address space only.
         if (kind == CXCursor_VarDecl && is_record(clang_getCursorKind(parent))) self->rw_.insert(begin_offset(c), "constant ");
         // Methods of the file's structs are __device__ functions too (the struct's text carries them).
-        if (kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl || kind == CXCursor_ClassTemplate) return CXChildVisit_Recurse;
+        if (kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl || kind == CXCursor_ClassTemplate ||
+            kind == CXCursor_ClassTemplatePartialSpecialization)
+          return CXChildVisit_Recurse;
         const bool method = kind == CXCursor_CXXMethod || kind == CXCursor_Constructor || kind == CXCursor_ConversionFunction;
         if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate || method) && clang_isCursorDefinition(c)) {
           Function f{c};

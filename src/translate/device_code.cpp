@@ -399,6 +399,10 @@ void Translator::visit(CXCursor c, Function& fn) {
   if (kind == CXCursor_LambdaExpr) return visit_lambda(c, fn);
   if (kind == CXCursor_GotoStmt) return problem(problems, c, "goto", "the Metal Shading Language has no goto: use a loop or a flag");
   if (kind == CXCursor_ConditionalOperator && fn.kernel && is_pointer(clang_getCursorType(c))) fn.pointer_choices.push_back(c);
+  if (kind == CXCursor_TemplateRef) {  // a kernel's template template parameter: the template its launch gives
+    if (const auto r = param_renames_.find(decl_key(clang_getCursorReferenced(c))); r != param_renames_.end())
+      rw_.replace(begin_offset(c), end_offset(c), r->second);
+  }
   if (kind == CXCursor_DeclRefExpr && functor_parameters_.count(decl_key(clang_getCursorReferenced(c)))) {
     rw_.replace(begin_offset(c), end_offset(c), spelling(c) + "{}");  // a function-pointer template parameter's object
     return;

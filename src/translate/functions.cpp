@@ -492,11 +492,15 @@ void Translator::function_pointer_template_parameters(Function& fn) {
 }
 
 void Translator::function_template_arguments(CXCursor call, CXCursor callee, Function& fn) {
-  const CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
-  const std::vector<CXCursor> parameters = clang_Cursor_isNull(pattern) ? std::vector<CXCursor>{} : children(pattern);
-  if (std::none_of(parameters.begin(), parameters.end(), is_function_pointer_parameter)) return;
+  // (a call in a template names the template itself)
+  CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
+  if (clang_Cursor_isNull(pattern) && clang_getCursorKind(callee) == CXCursor_FunctionTemplate) pattern = callee;
+  if (clang_Cursor_isNull(pattern)) return;
+  const std::vector<CXCursor> parameters = children(pattern);
+  const bool function_parameters = std::any_of(parameters.begin(), parameters.end(), is_function_pointer_parameter);
   // The call's written template arguments, token by token (libclang gives a call with unwritten default arguments no
-  // children): a function there (`warp_sum`, `&warp_sum`) becomes its object's type.
+  // children): a function there (`warp_sum`, `&warp_sum`) becomes its object's type; a kernel's template template
+  // parameter passed on (`Write<..., Epilogue>(...)`), the template its launch gives.
   CXToken* tokens = nullptr;
   unsigned n = 0;
   clang_tokenize(unit_, clang_getCursorExtent(call), &tokens, &n);
@@ -507,7 +511,12 @@ void Translator::function_template_arguments(CXCursor call, CXCursor callee, Fun
     depth += t == "<" ? 1 : t == ">" ? -1 : t == ">>" ? -2 : 0;
     if (depth <= 0 || clang_getTokenKind(tokens[i]) != CXToken_Identifier) continue;
     const CXCursor named = clang_getCursor(unit_, clang_getTokenLocation(unit_, tokens[i]));
-    if (clang_getCursorKind(named) != CXCursor_DeclRefExpr) continue;
+    if (clang_getCursorKind(named) == CXCursor_TemplateRef) {
+      if (const auto r = param_renames_.find(decl_key(clang_getCursorReferenced(named))); r != param_renames_.end())
+        rw_.replace(begin_offset(named), end_offset(named), r->second);
+      continue;
+    }
+    if (!function_parameters || clang_getCursorKind(named) != CXCursor_DeclRefExpr) continue;
     const std::string object = function_object(named, named, fn);
     if (object.empty()) continue;
     const bool address = i > 0 && take(clang_getTokenSpelling(unit_, tokens[i - 1])) == "&";

@@ -173,13 +173,26 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
   if (!clang_Cursor_isNull(pattern)) {
     std::vector<CXCursor> parameters;
     for (CXCursor k : children(pattern))
-      if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter || clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter)
+      if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter || clang_getCursorKind(k) == CXCursor_NonTypeTemplateParameter ||
+          clang_getCursorKind(k) == CXCursor_TemplateTemplateParameter)
         parameters.push_back(k);
     const int count = clang_Cursor_getNumTemplateArguments(callee);
     size_t values = 0;  // the expressions written before this argument
+    const std::vector<WrittenArgument> written_arguments = written_template_arguments(unit_, written_callee);
     for (int i = 0; i < count && size_t(i) < parameters.size(); ++i) {
       const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(callee, unsigned(i));
-      if (kind == CXTemplateArgumentKind_Integral) {
+      if (clang_getCursorKind(parameters[size_t(i)]) == CXCursor_TemplateTemplateParameter) {
+        // A class template given to a template template parameter (PyTorch's `cunn_SoftMaxForward<..., Epilogue>`):
+        // the body names it where it names the parameter (MLX passes types and values only).
+        if (size_t(i) < written_arguments.size()) {
+          const auto [bound, inserted] = param_renames_.emplace(decl_key(parameters[size_t(i)]), written_arguments[size_t(i)].text);
+          if (!inserted && bound->second != written_arguments[size_t(i)].text)
+            problem(out_.problems, launch.call, "template argument '" + written_arguments[size_t(i)].text + "'",
+                    "the launches give '" + spelling(parameters[size_t(i)]) + "' different templates: launch one per kernel");
+        } else {
+          problem(out_.problems, launch.call, "template argument", "a template template parameter's argument must be written at the launch");
+        }
+      } else if (kind == CXTemplateArgumentKind_Integral) {
         ++values;
         value_argument(parameters[size_t(i)], integral_template_argument(callee, unsigned(i), parameters[size_t(i)]));
       } else if (kind == CXTemplateArgumentKind_Type) {

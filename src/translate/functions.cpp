@@ -220,6 +220,35 @@ std::optional<std::pair<unsigned, unsigned>> result_type_range(CXTranslationUnit
 
 }  // namespace
 
+// A function template's type parameter named only by what its pointer parameters point to (FlashInfer's
+// `template <typename T> void cast_store(T* ptr)`): once those pointers' types are template parameters, nothing
+// deduces it, and nothing reads it either: it gets a default, so that a call (a method's too) need not name it.
+void Translator::default_pointee_parameters(Function& fn, const std::vector<CXCursor>& params) {
+  if (clang_getCursorKind(fn.cursor) != CXCursor_FunctionTemplate) return;
+  for (CXCursor t : children(fn.cursor)) {
+    if (clang_getCursorKind(t) != CXCursor_TemplateTypeParameter || !children(t).empty()) continue;  // (a default already)
+    struct Search {
+      std::string key;
+      std::vector<std::pair<unsigned, unsigned>> pointers;  // the pointer parameters' extents
+      bool elsewhere = false, in_pointer = false;
+    } search{decl_key(t), {}, false, false};
+    for (CXCursor p : params)
+      if (is_pointer(clang_getCursorType(p))) search.pointers.emplace_back(begin_offset(p), end_offset(p));
+    clang_visitChildren(
+        fn.cursor,
+        [](CXCursor c, CXCursor, CXClientData data) {
+          auto* s = static_cast<Search*>(data);
+          if (clang_getCursorKind(c) != CXCursor_TypeRef || decl_key(clang_getCursorReferenced(c)) != s->key) return CXChildVisit_Recurse;
+          const unsigned at = begin_offset(c);
+          const bool pointer = std::any_of(s->pointers.begin(), s->pointers.end(), [at](const auto& r) { return at >= r.first && at < r.second; });
+          (pointer ? s->in_pointer : s->elsewhere) = true;
+          return s->elsewhere ? CXChildVisit_Break : CXChildVisit_Continue;
+        },
+        &search);
+    if (search.in_pointer && !search.elsewhere) rw_.insert(end_offset(t), " = void");
+  }
+}
+
 // A __device__ function: pointer parameters become template parameters (the caller's address
 // space is deduced), references to locals get `thread`.
 void Translator::device_function_signature(Function& fn) {
@@ -255,6 +284,7 @@ void Translator::device_function_signature(Function& fn) {
   for (const auto& [b, e] : list_removals(params, groups)) rw_.replace(b, e, "");
   const std::vector<std::string> template_params = parameter_templates(params, fn);
   if (template_params.empty()) return;
+  default_pointee_parameters(fn, params);
   std::string list;
   for (const auto& t : template_params) list += (list.empty() ? "" : ", ") + std::string("typename ") + t;
   const unsigned b = begin_offset(fn.cursor);

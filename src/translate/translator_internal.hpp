@@ -304,6 +304,7 @@ class Translator {
   void wrap_function_arguments(CXCursor call, Function& fn);
   std::string function_object(CXCursor named, CXCursor written, Function& fn);
   void function_pointer_template_parameters(Function& fn);
+  void default_pointee_parameters(Function& fn, const std::vector<CXCursor>& params);
   void function_template_arguments(CXCursor call, CXCursor callee, Function& fn);
   void device_function_signature(Function& fn);
   void name_pointer_deduced_templates(CXCursor call, CXCursor function, const std::vector<CXCursor>& args, Function& fn);

@@ -1,4 +1,4 @@
-// FlashInfer style rotary embedding (vec_t as a primary template, cast_load<T> named in the template caller): vec_t<float, vec_size> (float4 storage, operator[] through a
+// FlashInfer style rotary embedding: vec_t<float, vec_size> (float4 storage, operator[] through a
 // float* view, load/store/cast_load members), vec_apply_llama_rope<vec_size, bdx>() reading the
 // thread's own vec and its rotation partner from the other half, the head dimension turned into a
 // compile-time constant by a DISPATCH_HEAD_DIM(head_dim, HEAD_DIM, {...}) switch macro, the block as
@@ -10,7 +10,10 @@
 #define FLASHINFER_INLINE inline __attribute__((always_inline)) __device__
 
 template <typename float_t, size_t vec_size>
-struct vec_t {
+struct vec_t;
+
+template <size_t vec_size>
+struct vec_t<float, vec_size> {
   static_assert(vec_size % 4 == 0, "Invalid vector size");
   float4 data[vec_size / 4];
 
@@ -45,8 +48,8 @@ FLASHINFER_INLINE vec_t<float, vec_size> vec_apply_llama_rope(const T* x, const 
   vec_t<float, vec_size> permuted_vec, vec;
   const uint32_t base = threadIdx.x * vec_size;
   const bool first_half = base < rotary_dim / 2;
-  vec.template cast_load<T>(x + base);
-  permuted_vec.template cast_load<T>(x + (first_half ? base + rotary_dim / 2 : base - rotary_dim / 2));
+  vec.cast_load(x + base);
+  permuted_vec.cast_load(x + (first_half ? base + rotary_dim / 2 : base - rotary_dim / 2));
   vec_t<float, vec_size> c, s;
   c.load(cos_row + (first_half ? base : base - rotary_dim / 2));
   s.load(sin_row + (first_half ? base : base - rotary_dim / 2));
@@ -70,7 +73,7 @@ __global__ void BatchApplyRotaryKernel(const DType* __restrict__ q, DType* __res
     const DType* q_ptr = q + idx * q_stride_n + qo_head_idx * q_stride_h;
     DType* q_rope_ptr = q_rope + idx * q_stride_n + qo_head_idx * q_stride_h;
     vec_t<float, vec_size> q_vec = vec_apply_llama_rope<vec_size, bdx>(q_ptr, cos_row, sin_row, HEAD_DIM);
-    q_vec.template cast_store<DType>(q_rope_ptr + tx * vec_size);
+    q_vec.cast_store(q_rope_ptr + tx * vec_size);
   }
 }
 

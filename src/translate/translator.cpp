@@ -204,8 +204,29 @@ void Translator::token_edits() {
   clang_disposeTokens(unit_, tokens, n);
 }
 
+// Code the preprocessor skips (an inactive branch: `#ifndef USE_ROCM`'s other side, a feature macro the file leaves
+// undefined) is blanked, its directives kept: Metal's compile would skip it as well, but the candidate's text rules read
+// it (a lambda, PTX or a HIP builtin there refused the port).
+void Translator::blank_skipped_code() {
+  CXSourceRangeList* ranges = clang_getSkippedRanges(unit_, clang_getFile(unit_, file_.c_str()));
+  if (!ranges) return;
+  const std::string& t = rw_.text();
+  for (unsigned i = 0; i < ranges->count; ++i) {
+    const size_t b = position(clang_getRangeStart(ranges->ranges[i])).offset, e = position(clang_getRangeEnd(ranges->ranges[i])).offset;
+    for (size_t line = b; line < e && line < t.size();) {
+      const size_t end = std::min(t.find('\n', line), e);
+      const size_t first = t.find_first_not_of(" \t", line);
+      if (first < end && t[first] != '#') rw_.replace(unsigned(line), unsigned(end), "");
+      if (end == std::string::npos || end >= e) break;
+      line = end + 1;
+    }
+  }
+  clang_disposeSourceRangeList(ranges);
+}
+
 Translation Translator::run() {
   parse();
+  blank_skipped_code();
   token_edits();
   expand_pointer_typedefs();
   // Kernels and __device__ functions of the file.

@@ -211,6 +211,7 @@ class Translator {
  private:
   // parsing and classification (translator.cpp)
   void parse();
+  void blank_skipped_code();
   bool from_prelude(CXCursor declaration) const {
     return position(declaration).file.rfind(include_dir_.string(), 0) == 0;
   }

@@ -546,7 +546,20 @@ void Translator::function_template_arguments(CXCursor call, CXCursor callee, Fun
         rw_.replace(begin_offset(named), end_offset(named), r->second);
       continue;
     }
-    if (!function_parameters || clang_getCursorKind(named) != CXCursor_DeclRefExpr) continue;
+    if (!function_parameters) continue;
+    // A function template's instance there (`warp_sum<T>` in a template: a dependent argument, whose object the port
+    // cannot name).
+    if (i + 1 < n && take(clang_getTokenSpelling(unit_, tokens[i + 1])) == "<" &&
+        std::any_of(functions_.begin(), functions_.end(), [&](const auto& f) { return spelling(f.second.cursor) == t; })) {
+      problem(fn.record.problems, call, "function template argument '" + t + "<...>'",
+              "a function template's instance given to a function-pointer template parameter: the port passes functions "
+              "as function objects, which it does not make for an instance: give a function, or a function object type");
+      break;
+    }
+    // (in a template, an argument may have no cursor of its own: the token's is then the whole callee's)
+    if (clang_getCursorKind(named) != CXCursor_DeclRefExpr ||
+        begin_offset(named) != position(clang_getTokenLocation(unit_, tokens[i])).offset)
+      continue;
     const std::string object = function_object(named, named, fn);
     if (object.empty()) continue;
     const bool address = i > 0 && take(clang_getTokenSpelling(unit_, tokens[i - 1])) == "&";

@@ -117,14 +117,9 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
                                               : "grid-wide groups have no Metal equivalent (split the kernel)");
     // A tile's shuffles take any trivially copyable type; Metal's take scalars and vectors: a struct of the file is
     // shuffled member by member (the overloads the collectives' structs get).
-    if (owner == "thread_block_tile" && method.rfind("shfl", 0) == 0 && clang_Cursor_getNumArguments(call) >= 1) {
-      const CXType value = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 0)));
-      if (value.kind == CXType_Record && !from_prelude(clang_getTypeDeclaration(value)) && !shuffle_by_members(value))
-        return problem(problems, call, key + " of a struct",
-                       "Metal's SIMD-group shuffles take scalars and vectors; a struct of scalars, vectors, arrays of them "
-                       "and such structs is shuffled member by member, not '" +
-                           spelling(clang_getTypeDeclaration(value)) + "': shuffle each member");
-    }
+    if (owner == "thread_block_tile" && method.rfind("shfl", 0) == 0 && clang_Cursor_getNumArguments(call) >= 1)
+      if (const std::string why = shuffle_refusal(clang_getCursorType(clang_Cursor_getArgument(call, 0))); !why.empty())
+        return problem(problems, call, key + " of a struct", why + ": shuffle each member");
   } else if (name == "reduce" && clang_Cursor_getNumArguments(call) == 3) {
     std::string op = take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 2)))));
     op = op.substr(0, op.find('<'));  // cooperative_groups::plus<float> -> plus
@@ -134,11 +129,8 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     key = "reduce:" + (known ? op.substr(op.rfind(':') + 1) : std::string("op"));
     group = group_of(clang_getCursorType(strip_implicit(clang_Cursor_getArgument(call, 0))));
     // a struct of the file reduced (Welford's mean, M2 and count) goes through the shuffles member by member
-    const CXType value = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 1)));
-    if (value.kind == CXType_Record && !from_prelude(clang_getTypeDeclaration(value)) && !shuffle_by_members(value))
-      return problem(problems, call, "cg::reduce of a struct",
-                     "Metal's SIMD-group shuffles take scalars and vectors; a struct of scalars, vectors, arrays of them and "
-                     "such structs is shuffled member by member, not '" + spelling(clang_getTypeDeclaration(value)) + "'");
+    if (const std::string why = shuffle_refusal(clang_getCursorType(clang_Cursor_getArgument(call, 1))); !why.empty())
+      return problem(problems, call, "cg::reduce of a struct", why);
   } else if ((name == "memcpy_async" || name == "wait" || name == "wait_prior" || name == "sync") &&
              spelling(clang_getCursorSemanticParent(callee)) == "cooperative_groups") {
     // cg::memcpy_async(group, dst, src, bytes), cg::wait(group), cg::sync(group): by the group's kind

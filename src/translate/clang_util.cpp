@@ -40,6 +40,16 @@ bool is_record(CXCursorKind kind) {
          kind == CXCursor_ClassTemplatePartialSpecialization;
 }
 
+CXCursor file_level_declaration(CXCursor c) {
+  for (CXCursor p = clang_getCursorSemanticParent(c);; p = clang_getCursorSemanticParent(p)) {
+    const CXCursorKind k = clang_getCursorKind(p);
+    if (!is_record(k) && k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate && k != CXCursor_CXXMethod &&
+        k != CXCursor_Constructor && k != CXCursor_Destructor && k != CXCursor_ConversionFunction)
+      return c;
+    c = p;
+  }
+}
+
 bool is_cast(CXCursorKind kind) {
   return kind == CXCursor_CStyleCastExpr || kind == CXCursor_CXXStaticCastExpr || kind == CXCursor_CXXReinterpretCastExpr ||
          kind == CXCursor_CXXConstCastExpr || kind == CXCursor_CXXFunctionalCastExpr;

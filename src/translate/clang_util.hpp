@@ -14,6 +14,9 @@ std::vector<CXCursor> children(CXCursor c);
 bool has_child(CXCursor c, CXCursorKind kind);
 // A struct or class declaration, also a template of one or its partial specialization.
 bool is_record(CXCursorKind kind);
+// The declaration at file or namespace scope that holds `c` (`c` itself where it is one): the struct around a method,
+// the function around a local struct.
+CXCursor file_level_declaration(CXCursor c);
 // An explicit cast: C-style, functional, or static_, reinterpret_, const_cast.
 bool is_cast(CXCursorKind kind);
 std::vector<CXCursor> parameters_of(CXCursor function);  // its ParmDecl children, in order

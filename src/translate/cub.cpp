@@ -125,12 +125,10 @@ bool Translator::visit_cub(CXCursor c, Function& fn) {
   // Metal's SIMD-group shuffles, through which the reductions and scans pass values, take scalars and vectors: a struct
   // of the file (FasterTransformer's `MD {m, d}`) gets shuffle overloads that move it member by member.
   const CXType item = clang_Type_getTemplateArgumentAsType(clang_getCanonicalType(clang_getCursorType(c)), 0);
-  if (collective != "BlockLoad" && collective != "BlockStore" && item.kind == CXType_Record &&
-      !from_prelude(clang_getTypeDeclaration(item)) && !shuffle_by_members(item)) {
+  if (const std::string why = collective == "BlockLoad" || collective == "BlockStore" ? "" : shuffle_refusal(item); !why.empty()) {
     problem(fn.record.problems, c, "cub::" + collective + " of a struct",
-            "the Metal collectives pass values through SIMD-group shuffles, which take scalars and vectors; a struct of "
-            "scalars, vectors, arrays of them and such structs is shuffled member by member, not '" +
-                spelling(clang_getTypeDeclaration(item)) + "': reduce or scan each member, or a vector of them");
+            why + " (the Metal collectives pass their values through these shuffles): reduce or scan each member, or a "
+            "vector of them");
     return false;
   }
   if (cub_constructions_.insert(end_offset(arguments[0])).second) {
@@ -139,6 +137,13 @@ bool Translator::visit_cub(CXCursor c, Function& fn) {
     fn.builtins.insert("blockDim");
   }
   return false;
+}
+
+std::string Translator::shuffle_refusal(CXType value) {
+  value = clang_getCanonicalType(value);
+  if (value.kind != CXType_Record || from_prelude(clang_getTypeDeclaration(value)) || shuffle_by_members(value)) return "";
+  return "Metal's SIMD-group shuffles take scalars and vectors; a struct of scalars, vectors, arrays of them and such "
+         "structs is shuffled member by member, not '" + spelling(clang_getTypeDeclaration(value)) + "'";
 }
 
 bool Translator::shuffle_by_members(CXType record) {

@@ -485,7 +485,7 @@ void Translator::visit(CXCursor c, Function& fn) {
           std::vector<CXCursor> args = written_arguments(c);
           std::vector<size_t> groups = group_parameters(functions_.at(key).cursor);
           groups.erase(std::remove_if(groups.begin(), groups.end(), [&](size_t i) { return i >= args.size(); }), groups.end());
-          call_sites_.push_back({c, key, args.size() - groups.size()});
+          call_sites_.push_back({c, key, args.size() - groups.size(), visiting_});
           const std::vector<CXCursor> params = parameters_of(functions_.at(key).cursor);
           for (size_t i = 0; i < args.size() && i < params.size(); ++i)
             if (shared_address_parameter(params[i])) pass_shared_address(args[i], fn);

@@ -164,13 +164,7 @@ void Translator::resolve_hoisted_types() {
         }
       }
       given.insert({element, dims});
-      const unsigned at = begin_offset(site.call);
-      std::string caller;
-      unsigned caller_size = ~0u;
-      for (const auto& [key, f] : functions_)
-        if (begin_offset(f.cursor) <= at && at < end_offset(f.cursor) && end_offset(f.cursor) - begin_offset(f.cursor) < caller_size)
-          caller = key, caller_size = end_offset(f.cursor) - begin_offset(f.cursor);
-      instances[caller].insert(instance);
+      instances[site.caller].insert(instance);
     }
     if (given.size() == 1) std::tie(h.resolved_element, h.resolved_dims) = *given.begin();
     if (given.size() == 1 && std::any_of(instances.begin(), instances.end(), [](const auto& i) { return i.second.size() > 1; }))
@@ -525,47 +519,37 @@ void Translator::function_template_arguments(CXCursor call, CXCursor callee, Fun
   // (a call in a template names the template itself)
   CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
   if (clang_Cursor_isNull(pattern) && clang_getCursorKind(callee) == CXCursor_FunctionTemplate) pattern = callee;
-  if (clang_Cursor_isNull(pattern)) return;
+  const std::vector<CXCursor> kids = children(call);
+  if (clang_Cursor_isNull(pattern) || kids.empty()) return;
   const std::vector<CXCursor> parameters = children(pattern);
   const bool function_parameters = std::any_of(parameters.begin(), parameters.end(), is_function_pointer_parameter);
-  // The call's written template arguments, token by token (libclang gives a call with unwritten default arguments no
-  // children): a function there (`warp_sum`, `&warp_sum`) becomes its object's type; a kernel's template template
-  // parameter passed on (`Write<..., Epilogue>(...)`), the template its launch gives.
-  CXToken* tokens = nullptr;
-  unsigned n = 0;
-  clang_tokenize(unit_, clang_getCursorExtent(call), &tokens, &n);
-  int depth = 0;
-  for (unsigned i = 0; i < n; ++i) {
-    const std::string t = take(clang_getTokenSpelling(unit_, tokens[i]));
-    if (depth == 0 && t == "(") break;
-    depth += t == "<" ? 1 : t == ">" ? -1 : t == ">>" ? -2 : 0;
-    if (depth <= 0 || clang_getTokenKind(tokens[i]) != CXToken_Identifier) continue;
-    const CXCursor named = clang_getCursor(unit_, clang_getTokenLocation(unit_, tokens[i]));
+  // The call's written template arguments: a kernel's template template parameter passed on (`Write<..., Epilogue>`)
+  // becomes the template its launch gives; a function (`warp_sum`, `&warp_sum`) its object's type.
+  const CXFile file = clang_getFile(unit_, file_.c_str());
+  for (const WrittenArgument& a : written_template_arguments(unit_, kids[0])) {
+    const std::string& source = rw_.text();  // (`&warp_sum`: the name after the operator)
+    const size_t name_at = source[a.begin] == '&' ? source.find_first_not_of("& \t\n", a.begin) : a.begin;
+    const CXCursor named = clang_getCursor(unit_, clang_getLocationForOffset(unit_, file, unsigned(name_at)));
     if (clang_getCursorKind(named) == CXCursor_TemplateRef) {
       if (const auto r = param_renames_.find(decl_key(clang_getCursorReferenced(named))); r != param_renames_.end())
-        rw_.replace(begin_offset(named), end_offset(named), r->second);
+        rw_.replace(a.begin, a.end, r->second);
       continue;
     }
     if (!function_parameters) continue;
-    // A function template's instance there (`warp_sum<T>` in a template: a dependent argument, whose object the port
+    // A function template's instance (`warp_sum<T>`: in a template a dependent argument, whose object the port
     // cannot name).
-    if (i + 1 < n && take(clang_getTokenSpelling(unit_, tokens[i + 1])) == "<" &&
-        std::any_of(functions_.begin(), functions_.end(), [&](const auto& f) { return spelling(f.second.cursor) == t; })) {
-      problem(fn.record.problems, call, "function template argument '" + t + "<...>'",
+    const std::string head = a.text.substr(0, a.text.find(" <"));
+    if (head.size() < a.text.size() &&
+        std::any_of(functions_.begin(), functions_.end(), [&](const auto& f) { return spelling(f.second.cursor) == head; })) {
+      problem(fn.record.problems, call, "function template argument '" + head + "<...>'",
               "a function template's instance given to a function-pointer template parameter: the port passes functions "
               "as function objects, which it does not make for an instance: give a function, or a function object type");
-      break;
+      return;
     }
-    // (in a template, an argument may have no cursor of its own: the token's is then the whole callee's)
-    if (clang_getCursorKind(named) != CXCursor_DeclRefExpr ||
-        begin_offset(named) != position(clang_getTokenLocation(unit_, tokens[i])).offset)
-      continue;
-    const std::string object = function_object(named, named, fn);
-    if (object.empty()) continue;
-    const bool address = i > 0 && take(clang_getTokenSpelling(unit_, tokens[i - 1])) == "&";
-    rw_.replace(address ? position(clang_getTokenLocation(unit_, tokens[i - 1])).offset : begin_offset(named), end_offset(named), object);
+    // (in a template, an argument may have no cursor of its own: the one found is then the whole callee's)
+    if (clang_getCursorKind(named) != CXCursor_DeclRefExpr || begin_offset(named) != name_at) continue;
+    if (const std::string object = function_object(named, named, fn); !object.empty()) rw_.replace(a.begin, a.end, object);
   }
-  clang_disposeTokens(unit_, tokens, n);
 }
 
 void Translator::visit_function(Function& fn) {

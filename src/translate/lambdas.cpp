@@ -162,14 +162,7 @@ void Translator::visit_lambda(CXCursor expr, Function& fn) {
     return std::any_of(lambdas_.begin(), lambdas_.end(), [&](const Lambda& other) { return other.name == name; });
   };
   if (taken(lambda.name)) lambda.name += fmt::format("_{}", at.column);
-  lambda.anchor = functions_.at(visiting_).cursor;
-  for (CXCursor p = clang_getCursorSemanticParent(lambda.anchor);; p = clang_getCursorSemanticParent(p)) {
-    const CXCursorKind kind = clang_getCursorKind(p);
-    if (kind != CXCursor_StructDecl && kind != CXCursor_ClassDecl && kind != CXCursor_ClassTemplate &&
-        kind != CXCursor_ClassTemplatePartialSpecialization)
-      break;
-    lambda.anchor = p;
-  }
+  lambda.anchor = file_level_declaration(functions_.at(visiting_).cursor);
   rw_.replace(b, e, [this, index = lambdas_.size()] { return lambda_site(lambdas_[index]); });
   lambdas_.push_back(std::move(lambda));
 }

@@ -214,14 +214,9 @@ void Translator::template_record(CXType record, const std::vector<FieldPath>& le
   templated_records_.emplace(decl_key(decl), leaves);
   // A struct of a function's own (a kernel's `struct Row { const float* p; };`) moves to the header, a template
   // cannot be local: unless it names the function's locals, or declares a variable with itself (`struct {...} row;`).
-  CXCursor anchor = clang_getNullCursor();
-  for (CXCursor p = clang_getCursorSemanticParent(decl); !clang_Cursor_isNull(p) && clang_getCursorKind(p) != CXCursor_TranslationUnit &&
-                                                          clang_getCursorKind(p) != CXCursor_Namespace;
-       p = clang_getCursorSemanticParent(p))
-    if (const CXCursorKind k = clang_getCursorKind(p); k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate || k == CXCursor_CXXMethod ||
-                                                       !clang_Cursor_isNull(anchor))
-      anchor = p;
-  if (clang_Cursor_isNull(anchor)) {
+  // (a struct at file scope or a member of one stays where it is)
+  const CXCursor anchor = file_level_declaration(decl);
+  if (clang_equalCursors(anchor, decl) || is_record(clang_getCursorKind(clang_getCursorSemanticParent(decl)))) {
     rw_.insert(begin_offset(decl), "template <" + list + "> ");
     return;
   }

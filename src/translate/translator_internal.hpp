@@ -151,6 +151,7 @@ struct CallSite {
   CXCursor call;
   std::string callee;
   size_t arguments = 0;  // those left in the call (group handles are dropped)
+  std::string caller;     // the function the call is written in
 };
 
 // ------------------------------------------------------------- cooperative groups (groups.cpp)
@@ -293,6 +294,8 @@ class Translator {
   std::string cub_collective(CXType type);
   std::string cub_collective_named(CXCursor decl);
   bool shuffle_by_members(CXType record);  // a struct the collectives shuffle member by member (noted for the header)
+  // Why a value cannot pass through Metal's shuffles (a struct that shuffle_by_members refuses), "" where it can.
+  std::string shuffle_refusal(CXType value);
   std::string member_shuffles(CXCursor record);
   std::string cub_refusal(CXCursor top) const;  // why a declaration of namespace cub is not rewritten ("" when it is)
   void host_cub_call(CXCursor call);

@@ -227,7 +227,7 @@ TEST(CudaHost, RulesAllowOrdinaryKernels) {
   auto backend = make_backend("cuda");
   const auto& rules = backend->profile().rules;
   const std::string ok =
-      "#include <cuda_bf16.h>\n#include <mma.h>\n"
+      "#include <cuda_bf16.h>\n#include <mma.h>\n#include <sys/types.h>\n"
       "__device__ __forceinline__ float warp_sum(float v) { return v; }\n"
       "__constant__ float table[2] = {1.0f, 2.0f};\n"
       "template <int N> __device__ void f(float (&a)[N]) {}\n"
@@ -235,7 +235,7 @@ TEST(CudaHost, RulesAllowOrdinaryKernels) {
       "__global__ void k(float* at_row) { __shared__ float s[32]; asm volatile(\"bar.sync 0;\"); }\n";
   const auto violations = rules.check(ok);
   EXPECT_TRUE(violations.empty()) << violations[0].rule << ": " << violations[0].message;
-  for (const char* bad : {"#include <cublas_v2.h>\n", "void f() { cublasSgemm(0); }\n", "__device__ float cache[1024];\n",
+  for (const char* bad : {"#include <cublas_v2.h>\n", "#include <sys/stat.h>\n", "void f() { cublasSgemm(0); }\n", "__device__ float cache[1024];\n",
                           "void f() { cudaMallocManaged(0, 1); }\n", "void f(cudaStream_t s) { cudaDeviceSetLimit(cudaLimitStackSize, 1); }\n",
                           "void f() { cudaGraphLaunch(0, 0); }\n",
                           "void f(void** fn) { cudaDriverEntryPointQueryResult q; cudaGetDriverEntryPoint(\"cuMemAlloc\", fn, 0, &q); }\n"})

@@ -200,10 +200,13 @@ TEST(Rules, SourcesBuiltAgainstThePatternsAreCheckedInBoundedTime) {
   }
 }
 
-// Header-only standard headers a kernel may use; <thread>, <chrono> and POSIX headers are not among them.
+// Header-only standard headers a kernel may use; <thread>, <chrono> and POSIX headers are not among them, but for
+// <sys/types.h>'s typedefs (glibc's `uint`, which code written on Linux names).
 TEST(Rules, IncludeAllowlist) {
   EXPECT_TRUE(rules().check("#include <ranges>\n#include <string_view>\n#include <span>\n#include <numbers>\n#include <bit>\n").empty());
-  for (const char* header : {"thread", "chrono", "unistd.h", "fstream"})
+  EXPECT_TRUE(rules().check("#include <sys/types.h>\n").empty());
+  EXPECT_TRUE(preprocessed("#include <sys/types.h>\n" + kHeaders + kEntry + "uint lanes(uint n) { return n * 8u; }\n").empty());
+  for (const char* header : {"thread", "chrono", "unistd.h", "fstream", "sys/stat.h", "sys/mman.h", "sys/syscall.h"})
     EXPECT_TRUE(find(rules().check(std::string("#include <") + header + ">\n"), "include", header)) << header;
   // A quoted name is allowed only where the allowlist holds it (the preprocessed check sees where it resolved).
   EXPECT_TRUE(rules().check("#include \"cmath\"\n").empty());

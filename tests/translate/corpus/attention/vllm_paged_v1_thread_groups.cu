@@ -85,8 +85,13 @@ __global__ void paged_attention_v1_kernel(float* __restrict__ out, const float* 
 
   const int64_t kv_base = ((int64_t)batch_idx * num_kv_heads + kv_head_idx) * seq_len * HEAD_SIZE;
   float qk_max = -FLT_MAX;
-  for (int token_idx = thread_group_idx; token_idx < num_keys; token_idx += NUM_THREAD_GROUPS) {
-    const float* k_ptr = k_cache + kv_base + (int64_t)token_idx * HEAD_SIZE;
+  // every thread runs the same number of passes (the shuffles in qk_dot_ name the whole warp), as vLLM's loop over
+  // whole cache blocks does; a key past the end is read from row 0 and masked, as vLLM masks past seq_len
+  const int num_passes = DIVIDE_ROUND_UP(num_keys, NUM_THREAD_GROUPS);
+  for (int pass = 0; pass < num_passes; ++pass) {
+    const int token_idx = pass * NUM_THREAD_GROUPS + thread_group_idx;
+    const bool mask = token_idx >= num_keys;
+    const float* k_ptr = k_cache + kv_base + (int64_t)(mask ? 0 : token_idx) * HEAD_SIZE;
     float4 k_vecs[NUM_VECS_PER_THREAD];
 #pragma unroll
     for (int j = 0; j < NUM_VECS_PER_THREAD; j++) {
@@ -94,13 +99,11 @@ __global__ void paged_attention_v1_kernel(float* __restrict__ out, const float* 
       k_vecs[j] = *reinterpret_cast<const float4*>(k_ptr + vec_idx * VEC_SIZE);
     }
     const float qk = scale * qk_dot_<THREAD_GROUP_SIZE>(q_vecs[thread_group_offset], k_vecs);
-    if (thread_group_offset == 0) {
+    if (thread_group_offset == 0 && !mask) {
       logits[token_idx] = qk;
       qk_max = fmaxf(qk_max, qk);
     }
   }
-  // the shuffle inside qk_dot_ stays within a thread group, whose THREAD_GROUP_SIZE contiguous lanes
-  // always run the same number of passes (as in vLLM)
 
 #pragma unroll
   for (int mask = WARP_SIZE / 2; mask >= THREAD_GROUP_SIZE; mask /= 2) {

@@ -2,7 +2,7 @@
 // (bin-major, so a thread's counters are THREADS bytes apart), the thread's column permuted by
 // threadPos to spread banks, the counters cleared as 32-bit words through ((uint*)s_Hist), addByte()
 // incrementing a byte through a uchar* base, the per-block sums read four bytes at a time with a
-// rotating start, partial histograms into a cudaMalloc scratch, then mergeHistogram64Kernel (one
+// rotating start, partial histograms into a cudaMallocAsync scratch, then mergeHistogram64Kernel (one
 // block per bin, a shared tree) writing the counts. UMUL / UMAD macros as in the sample.
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -82,10 +82,10 @@ extern "C" void histogram(const int* x, int* counts, int64_t n, cudaStream_t str
   const uint histogramCount =
       (byteCount + HISTOGRAM64_THREADBLOCK_SIZE * ITEMS_PER_THREAD - 1) / (HISTOGRAM64_THREADBLOCK_SIZE * ITEMS_PER_THREAD);
   uint* d_PartialHistograms = nullptr;
-  cudaMalloc((void**)&d_PartialHistograms, histogramCount * HISTOGRAM64_BIN_COUNT * sizeof(uint));
+  cudaMallocAsync((void**)&d_PartialHistograms, histogramCount * HISTOGRAM64_BIN_COUNT * sizeof(uint), stream);
   histogram64Kernel<<<histogramCount, HISTOGRAM64_THREADBLOCK_SIZE, 0, stream>>>(d_PartialHistograms, x, byteCount);
   mergeHistogram64Kernel<<<HISTOGRAM64_BIN_COUNT, MERGE_THREADBLOCK_SIZE, 0, stream>>>((uint*)counts,
                                                                                        d_PartialHistograms,
                                                                                        histogramCount);
-  cudaFree(d_PartialHistograms);
+  cudaFreeAsync(d_PartialHistograms, stream);
 }

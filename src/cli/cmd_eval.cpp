@@ -9,6 +9,7 @@
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/text.hpp"
 #include "evaluator/evaluator.hpp"
 #include "tasks/registry.hpp"
 #include "core/json_text.hpp"
@@ -61,7 +62,8 @@ void print_table(const EvalReport& r, bool verbose_log) {
     fmt::print("\nspeedup vs seed {:.2f}x (geometric mean), roofline fraction {:.1f}%\n", r.speedup_vs_seed,
                100 * r.roofline_fraction);
   if (!r.timed && r.status == Status::passed) fmt::print("\nno timing on this backend/host: correctness only\n");
-  if (!r.log.empty() && (r.status != Status::passed || verbose_log)) fmt::print("\nlog:\n{}\n", r.log);
+  // (the candidate's own output among it)
+  if (!r.log.empty() && (r.status != Status::passed || verbose_log)) fmt::print("\nlog:\n{}\n", printable(r.log, true));
 }
 
 void setup(CLI::App& app, int& exit_code) {

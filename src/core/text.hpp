@@ -10,6 +10,10 @@ namespace ksearch {  // core is the root namespace: the vocabulary every module 
 // value is never searched for placeholders itself); other braces are kept as they are.
 std::string substitute(std::string_view text, const std::map<std::string, std::string, std::less<>>& values);
 
+// `text` with its control characters (a terminal's escape sequences: ESC [ ... can erase and rewrite what was printed
+// before) as spaces; line breaks and tabs too unless `keep_lines`. For text an untrusted program wrote.
+std::string printable(std::string_view text, bool keep_lines);
+
 // `text` without the spaces, tabs and line breaks at its ends.
 std::string trimmed(std::string_view text);
 

@@ -18,6 +18,8 @@ namespace {
 // Elements per chunk of the parallel passes: large enough that a chunk's bookkeeping is negligible.
 constexpr size_t kCompareChunk = size_t(1) << 16;
 constexpr size_t kNone = std::numeric_limits<size_t>::max();
+// Outputs this large are held to an average error (compare_output); a few elements are not.
+constexpr size_t kMinElementsForAverageError = 256;
 
 // An output element as compared. A bool is its raw byte: any byte but 0 converts to true, so the poison
 // of an element the candidate never wrote (0xA5) would pass wherever the reference is true.
@@ -90,6 +92,25 @@ RowError row_error(const void* output, DType dtype, const std::vector<double>& r
   return row;
 }
 
+// Over the elements of [begin, end) whose tolerance is relative (rtol |r| at least atol), the sum of each one's error
+// squared in units of its elementwise tolerance (atol + rtol |r|), and how many there are.
+struct ToleranceUnits {
+  double sum_sq = 0;
+  size_t elements = 0;
+};
+ToleranceUnits tolerance_units(const void* output, DType dtype, const std::vector<double>& reference, const Tolerance& tolerance,
+                               size_t begin, size_t end) {
+  ToleranceUnits units;
+  for (size_t i = begin; i < end; ++i) {
+    const double r = reference[i];
+    if (!std::isfinite(r) || tolerance.rtol * std::abs(r) < tolerance.atol) continue;
+    const double error = std::abs(output_value(output, i, dtype) - r), bound = tolerance.atol + tolerance.rtol * std::abs(r);
+    ++units.elements;
+    if (bound > 0) units.sum_sq += (error / bound) * (error / bound);
+  }
+  return units;
+}
+
 }  // namespace
 
 size_t row_length(const std::optional<std::vector<int64_t>>& shape) {
@@ -148,6 +169,32 @@ Comparison compare_output(const std::string& name, const void* output, DType dty
                             "(each element was within the elementwise one: a lower precision than the task's?); {} of {} rows",
                             name, first_bad_row, begin, end - 1, e.error / std::max(e.reference_norm, 1e-300),
                             tolerance.row_norm_rtol(), bad_rows, rows);
+    return c;
+  }
+  // The norm-wise bound weighs elements by their size: rounding only the small ones (most of a softmax row, say) to a
+  // lower precision, just inside the elementwise tolerance, leaves it alone. Each element's error in units of its own
+  // tolerance, averaged (RMS) over the elements whose tolerance is relative, is held to the same fraction
+  // norm_rtol / rtol (a quarter by default). For float and double outputs (a 16-bit output's own rounding takes a
+  // share of its tolerance that its task sets), of enough elements (a scalar's one error may take its whole tolerance).
+  if (dtype_is_float(dtype) && dtype_size(dtype) >= 4 && n >= kMinElementsForAverageError && tolerance.rtol > 0) {
+    std::vector<ToleranceUnits> chunks((n + kCompareChunk - 1) / kCompareChunk);  // summed in order: one figure every run
+    for_each_chunk(n, kCompareChunk, [&](size_t chunk, size_t begin, size_t end) {
+      chunks[chunk] = tolerance_units(output, dtype, reference, tolerance, begin, end);
+    });
+    ToleranceUnits all_units;
+    for (const ToleranceUnits& u : chunks) {
+      all_units.sum_sq += u.sum_sq;
+      all_units.elements += u.elements;
+    }
+    const double average = all_units.elements ? std::sqrt(all_units.sum_sq / double(all_units.elements)) : 0.0;
+    const double limit = tolerance.row_norm_rtol() / tolerance.rtol;
+    if (all_units.elements >= kMinElementsForAverageError && average > limit) {
+      c.ok = false;
+      c.message = fmt::format("output '{}': its elements' errors average (RMS) {:.3g} of their elementwise tolerances, above "
+                              "{:.3g} (each element was within its tolerance: a lower precision than the task's on most "
+                              "of them?)",
+                              name, average, limit);
+    }
   }
   return c;
 }

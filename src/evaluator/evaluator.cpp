@@ -95,6 +95,9 @@ class PhaseClock {
 // How long the runner's other threads may take to fall asleep after a call: libgomp's idle workers spin some 300,000
 // iterations (a few milliseconds) first, longer when preempted on a loaded machine.
 constexpr std::chrono::milliseconds kIdleBound{2000};
+// Positions of each output read after a timed call's `prepare` for the poison it must still hold (spread at random:
+// a candidate computing part of an output off the clock is found as surely as one computing all of it, for cheap).
+constexpr size_t kPoisonSamples = 4096;
 
 Status failure_status(const runner::RunnerFailure& f) {
   switch (f.kind) {
@@ -144,6 +147,7 @@ nlohmann::json EvalReport::to_json() const {
                               {"max_ms", w.timing.max},
                               {"samples", w.timing.samples},
                               {"host_bound_calls", w.host_bound_calls},
+                              {"wake_charged_calls", w.wake_charged_calls},
                               {"roofline_ms", w.roofline_ms},
                               {"roofline_fraction", w.roofline_fraction},
                               {"roofline_bound", w.roofline_bound},
@@ -185,6 +189,7 @@ EvalReport EvalReport::from_json(const nlohmann::json& j) {
     wr.timing.max = w.value("max_ms", 0.0);
     wr.timing.samples = w.value("samples", 0);
     wr.host_bound_calls = w.value("host_bound_calls", 0);
+    wr.wake_charged_calls = w.value("wake_charged_calls", 0);
     wr.roofline_ms = w.value("roofline_ms", 0.0);
     wr.roofline_fraction = w.value("roofline_fraction", 0.0);
     wr.roofline_bound = w.value("roofline_bound", "");
@@ -411,9 +416,12 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         phase("start", [&] { return load_build(*process, backend_, task_, build, options_.call_timeout).value("sandbox", ""); });
     if (timing) null_call = settled_null_call(null_call, calibrate());
     // Before any call: only the runner's code runs in `prepare`, so what the workers spend is OpenMP's own.
-    if (timing && backend_.reports_host_clock())
-      null_call.idle_spin_ms =
-          phase("start", [&] { return measure_idle_spin(*process, wake_command, kIdleBound, options_.call_timeout); });
+    if (timing && backend_.reports_host_clock()) {
+      const WakeUpCost wake_ups =
+          phase("start", [&] { return measure_wake_ups(*process, wake_command, kIdleBound, options_.call_timeout); });
+      null_call.idle_spin_ms = wake_ups.idle_spin_ms;
+      null_call.wake_ms = wake_ups.wake_ms;
+    }
     spdlog::debug("runner started, null call calibrated, candidate loaded; idle workers spin {} ms after a wake-up",
                   null_call.idle_spin_ms ? fmt::format("{:.4f}", *null_call.idle_spin_ms) : "unmeasured");
   } catch (const runner::RunnerFailure& f) {
@@ -618,12 +626,23 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           // Last before the call: the cpu runner's `prepare` wakes OpenMP's team, asleep since the check above, where
           // the candidate uses it, so that the call finds it spinning as an application's back-to-back calls do (not
           // paying the threads' wake-up); a single-threaded candidate's calls run beside no spinning workers.
+          double wake_ms = 0;
           if (!mix_on_device) {
             nlohmann::json prepare = staged_command(layout, set, "prepare");
             prepare["wake_threads"] = wake_threads;
-            phase("staging", [&] { process->request(prepare, options_.call_timeout); });
+            wake_ms = phase("staging", [&] { return process->request(prepare, options_.call_timeout).value("wake_ms", 0.0); });
+            // Nothing of the runner's writes the outputs there: a candidate whose code ran in the wake-up (a hijacked
+            // OpenMP worker) computed them off the clock.
+            if (const std::string early = output_written_early(shm, layout, set, kPoisonSamples, rng); !early.empty()) {
+              ran_between_calls = fmt::format(
+                  "output '{}' was written before the timed call, while the runner prepared it (staged inputs, woke its "
+                  "threads): the candidate's code ran outside its calls, off the clock",
+                  early);
+              break;
+            }
           }
           TimedCall call = phase("calls", [&] { return measure_timed_call(*process, timed_command, budget); });
+          call.wake_ms = wake_ms;
           call.between_calls_cpu_ms = between_calls_cpu_ms;
           call.null_cpu_ms = null_cpu_ms;
           phase("staging", [&] {
@@ -661,6 +680,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         if (wr.status == Status::passed) {
           wr.timing = summarize(trusted.times_ms);
           wr.host_bound_calls = trusted.host_bound_calls;
+          wr.wake_charged_calls = trusted.wake_charged_calls;
         }
         auto bounds = apply_roofline(w, wr);
         // Faster than the memory or FLOP ceiling allows (possible only where the data fits the caches, or the

@@ -3,6 +3,7 @@
 #include "evaluator/compare.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -93,6 +94,20 @@ void stage_with(char* shm, const StagingLayout& layout, int set,
   }
 }
 }  // namespace
+
+std::string output_written_early(const char* shm, const StagingLayout& layout, int set, size_t samples, std::mt19937_64& rng) {
+  for (size_t slot = 0; slot < layout.names.size(); ++slot) {
+    const int64_t offset = layout.offsets[size_t(set)][slot];
+    if (offset < 0 || !layout.is_output[slot]) continue;
+    const size_t width = dtype_size(layout.dtypes[slot]), elements = layout.bytes[slot] / width;
+    if (elements == 0) continue;
+    const std::array<unsigned char, 16> pattern = tasks::poison_pattern(layout.dtypes[slot]);
+    std::uniform_int_distribution<size_t> position(0, elements - 1);
+    for (size_t i = 0; i < std::min(samples, elements); ++i)
+      if (std::memcmp(shm + offset + position(rng) * width, pattern.data(), width) != 0) return layout.names[slot];
+  }
+  return "";
+}
 
 const HostTensor& input_named(const std::vector<HostTensor>& inputs, const std::string& name) {
   return inputs.at(input_index(inputs, name));

@@ -3,6 +3,7 @@
 // memory, staging a call and requesting it. Shared by the candidate's trials and the device reference,
 // so both run a workload the same way.
 #include <chrono>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -48,6 +49,9 @@ struct SetSpan {
 };
 SetSpan set_span(const StagingLayout& layout, int set);
 
+// The name of an output of one set that no longer holds the poison at some of `samples` positions drawn by `rng` in
+// each output (spread over it), "" when none: read after `prepare`, an output written then was computed off the clock.
+std::string output_written_early(const char* shm, const StagingLayout& layout, int set, size_t samples, std::mt19937_64& rng);
 // Copies the inputs into one set and poisons its outputs.
 void stage(char* shm, const StagingLayout& layout, int set, const std::vector<tasks::HostTensor>& inputs);
 // Writes mix_inputs(a, b, seed) (tasks/inputs) into one set and poisons its outputs.

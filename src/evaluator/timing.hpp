@@ -34,6 +34,8 @@ struct TimedCall {
   // evaluator sets it where measure_null_beside had one): what the host path around a call cost in the load this
   // call ran in, which on a loaded machine can be several times the calibration's.
   std::optional<double> null_cpu_ms;
+  // How long the `prepare` before it spent waking the runner's threads, by the runner's clock (0: none woken).
+  double wake_ms = 0;
 };
 TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
                              std::chrono::milliseconds timeout);
@@ -50,6 +52,9 @@ struct NullCallCost {
   // where measured (measure_idle_spin); the allowance for that spinning around a call is twice it (the wake-up before
   // the call and the region's end), never more than a fixed bound.
   std::optional<double> idle_spin_ms;
+  // The longest of those wake-ups by the runner's clock (the runner's code only): a later one takes longer where
+  // candidate code runs in it, off the clock (trusted_times charges the excess to the call after it).
+  std::optional<double> wake_ms;
 };
 NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann::json& command, size_t flush_bytes,
                                  std::chrono::milliseconds timeout);
@@ -68,16 +73,22 @@ NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCal
 std::optional<double> measure_null_beside(runner::RunnerProcess& process, const nlohmann::json& command,
                                           std::chrono::milliseconds timeout);
 // Per idle worker, the CPU time from a `wake_command` (a `prepare` that wakes OpenMP's team, running the runner's code
-// only) until every worker sleeps again, the most of a few; nullopt where the runner has no workers or they do not
-// fall asleep within `idle_bound`.
-std::optional<double> measure_idle_spin(runner::RunnerProcess& process, const nlohmann::json& wake_command,
-                                        std::chrono::milliseconds idle_bound, std::chrono::milliseconds timeout);
+// only) until every worker sleeps again, the most of a few (nullopt where the runner has no workers or they do not
+// fall asleep within `idle_bound`), and the longest wake-up by the runner's clock.
+struct WakeUpCost {
+  std::optional<double> idle_spin_ms, wake_ms;
+};
+WakeUpCost measure_wake_ups(runner::RunnerProcess& process, const nlohmann::json& wake_command,
+                            std::chrono::milliseconds idle_bound, std::chrono::milliseconds timeout);
 
 struct TrustedTimes {
-  // Per call: the reported time, all raised by one gap where the reports' median is below the median of the
-  // main thread's CPU time in the calls beyond a null call's (each call's own null call where it has one, else the
-  // calibrated one), less the noise of those medians (a quarter of the calibrated null calls' spread).
+  // Per call: the reported time, plus a wake-up of the workers before it beyond what the calibration's allow, all
+  // raised by one gap where the reports' median is below the median of the main thread's CPU time in the calls beyond
+  // a null call's (each call's own null call where it has one, else the calibrated one), less the noise of those
+  // medians (a quarter of the calibrated null calls' spread).
   std::vector<double> times_ms;
+  // How many calls were charged a wake-up (times_ms).
+  int wake_charged_calls = 0;
   // How many calls took the main thread longer on the CPU than the runner's clock saw (beyond their null
   // call and its spread): the host side's work (launches, synchronization, the candidate's host code) rivals the kernel's.
   int host_bound_calls = 0;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -141,6 +142,12 @@ void hold_code_pointers(bool immediate_only) {
   } else {
     change = held_code_pointers.check_and_restore(unguarded_held_words.data(), unguarded_held_words.size(), immediate_only);
   }
+  // The C++ runtime calls its new_handler when an allocation fails: the runner's own allocation in a command's
+  // bookkeeping, made to fail by the candidate, would run the candidate's code there. No runner code sets one.
+  if (change.empty() && std::get_new_handler() != nullptr) {
+    std::set_new_handler(nullptr);
+    change = "the C++ runtime's new_handler";
+  }
   if (!change.empty() && tampered.empty())
     tampered = "the candidate changed " + change +
                " (put back): the runner's own calls through it would run the candidate's code, between timed calls, "
@@ -156,7 +163,9 @@ void RunnerDevice::reset_state() {
 std::string candidate_exception(const std::string& what) {
   constexpr size_t kMaxChars = 300;
   std::string text = what.substr(0, kMaxChars);
-  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  // One line of printable text: a terminal's control sequences (ESC [ ...) could rewrite what ksearch printed before.
+  // (core/text's printable() is ksearch's; the runner links only core's headers.)
+  std::replace_if(text.begin(), text.end(), [](char c) { return (c >= 0 && c < 0x20) || c == 0x7f; }, ' ');
   return "the candidate threw an exception: \"" + text + (what.size() > kMaxChars ? "...\"" : "\"");
 }
 
@@ -346,7 +355,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         device.prepare(call_args(shm, command->at("set"), *command));
         hold_code_pointers();
-        reply({{"ok", true}});
+        reply({{"ok", true}, {"wake_ms", device.last_wake_ms()}});
       } else if (cmd == "timed_call") {
         // A null call calibrates the same path (parsing included), before the candidate is loaded and after.
         const bool null_call = command->value("null", false);

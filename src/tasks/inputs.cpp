@@ -100,15 +100,20 @@ std::vector<HostTensor> mix_inputs(const std::vector<HostTensor>& a, const std::
   return mixed;
 }
 
-void poison(void* data, size_t elements, DType dtype) {
-  // One poisoned element, copied over all of them on every core.
+std::array<unsigned char, 16> poison_pattern(DType dtype) {
   std::array<unsigned char, 16> pattern{};
-  const size_t width = dtype_size(dtype);
   if (dtype_is_float(dtype)) {
     store_from_double(pattern.data(), 0, dtype, std::numeric_limits<double>::quiet_NaN());
   } else {
-    std::memset(pattern.data(), 0xA5, width);  // an unlikely bit pattern for integer results
+    std::memset(pattern.data(), 0xA5, dtype_size(dtype));  // an unlikely bit pattern for integer results
   }
+  return pattern;
+}
+
+void poison(void* data, size_t elements, DType dtype) {
+  // One poisoned element, copied over all of them on every core.
+  const std::array<unsigned char, 16> pattern = poison_pattern(dtype);
+  const size_t width = dtype_size(dtype);
   auto* bytes = static_cast<unsigned char*>(data);
   for_each_chunk(elements, kChunkElements, [&](size_t, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) std::memcpy(bytes + i * width, pattern.data(), width);

@@ -45,8 +45,11 @@ std::string entry_prototype(const Task& task, const std::string& backend, const 
 std::string argument_table(const Task& task, const std::string& backend, const CallConvention& convention, const std::string& prefix);
 // The argument table as a comment block for an entry's brief, under its heading.
 std::string argument_comment(const Task& task, const std::string& backend, const CallConvention& convention = {});
-// Source of the shim that is compiled with the candidate.
-std::string entry_shim(const Task& task, const std::string& backend, const CallConvention& convention = {});
+// The translation unit a candidate is built as: the shim's headers, the candidate (#included as `candidate_file`),
+// then the shim that unpacks the evaluator's arguments into the task's entry signature, so that a signature mismatch
+// is a compile error; the candidate's macros are undefined before the shim, which they cannot rewrite.
+std::string entry_file(const Task& task, const std::string& backend, const std::string& candidate_file,
+                       const CallConvention& convention = {});
 
 // Values for the int and float slots of a workload.
 void scalar_arguments(const Task& task, const CallLayout& layout, const Workload& workload,

@@ -150,6 +150,11 @@ TEST(Rules, IncludeAllowlistAndStaticState) {
   EXPECT_TRUE(rules.check("#include <immintrin.h>\n#include <omp.h>\n").empty());
   EXPECT_TRUE(rules.check("static const float kTable[2] = {1, 2};\nstatic constexpr int kN = 4;\n"
                           "static inline float sq(float x) { return x * x; }\nint y = static_cast<int>(2.0);\n").empty());
+  // East const and a const function pointer are constants too; a pointer to const is not.
+  EXPECT_TRUE(rules.check("static float const kZero = 0.0f;\nstatic int64_t const kN[2] = {1, 2};\n"
+                          "static float* const kNone = nullptr;\nstatic float (*const kExp)(float) = nullptr;\n").empty());
+  EXPECT_FALSE(rules.check("static float const* last = nullptr;\n").empty());
+  EXPECT_FALSE(rules.check("static float (*hook)(float) = nullptr;\n").empty());
   EXPECT_FALSE(rules.check("void f() { static float cache[64]; }\n").empty());
   EXPECT_FALSE(rules.check("static const float* last = nullptr;\n").empty());
   EXPECT_FALSE(rules.check("thread_local int calls;\n").empty());
@@ -226,6 +231,33 @@ TEST(Compare, NormWiseRowCheckCatchesUniformLowPrecision) {
   Tolerance loose = tol;
   loose.norm_rtol = 1e-3;
   for (size_t i = 0; i < out.size(); ++i) out[i] = float(ref[i] * (1 + 0.8e-3 * ((i % 2) ? 1 : -1)));
+  EXPECT_TRUE(compare_output("y", out.data(), DType::f32, ref, loose, cols).ok);
+}
+
+// Softmax-like rows: a few large elements carry each row's norm. Rounding only the small ones to 10 significant bits
+// keeps every element within the elementwise tolerance and every row within the norm-wise one, but the errors average
+// more than a quarter of the elements' tolerances; an honest kernel's few ulps, and a task's looser norm_rtol, pass.
+TEST(Compare, AverageErrorInToleranceUnitsCatchesLowPrecisionOnTheSmallElements) {
+  const Tolerance tol{1e-3, 1e-8};
+  const size_t rows = 8, cols = 512;
+  std::vector<double> ref(rows * cols);
+  for (size_t i = 0; i < ref.size(); ++i) ref[i] = i % 64 == 0 ? 0.2 : 1e-3 * (1.5 + std::sin(double(i)));
+  auto ten_bits = [](double v) {  // truncated to 11 significant bits: a relative error up to 2^-10
+    int exponent = 0;
+    const double mantissa = std::frexp(v, &exponent);
+    return std::ldexp(std::floor(mantissa * 2048) / 2048, exponent);
+  };
+  std::vector<float> out(ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) out[i] = float(i % 64 == 0 ? ref[i] : ten_bits(ref[i]));
+  const Comparison c = compare_output("y", out.data(), DType::f32, ref, tol, cols);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.mismatches, 0u) << "each element is within the elementwise tolerance";
+  EXPECT_NE(c.message.find("average (RMS)"), std::string::npos) << c.message;
+  for (size_t i = 0; i < out.size(); ++i) out[i] = std::nextafter(std::nextafter(float(ref[i]), 2.0f), 2.0f);
+  EXPECT_TRUE(compare_output("y", out.data(), DType::f32, ref, tol, cols).ok);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = float(i % 64 == 0 ? ref[i] : ten_bits(ref[i]));
+  Tolerance loose = tol;
+  loose.norm_rtol = 1e-3;
   EXPECT_TRUE(compare_output("y", out.data(), DType::f32, ref, loose, cols).ok);
 }
 

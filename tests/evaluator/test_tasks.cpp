@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "tasks/inputs.hpp"
@@ -22,7 +24,7 @@ using ksearch::tasks::ReferenceError;
 using ksearch::tasks::Task;
 using ksearch::tasks::Workload;
 using ksearch::tasks::entry_prototype;
-using ksearch::tasks::entry_shim;
+using ksearch::tasks::entry_file;
 using ksearch::tasks::generate_inputs;
 using ksearch::tasks::list_builtin_tasks;
 using ksearch::tasks::load_task;
@@ -219,9 +221,10 @@ TEST(Tasks, LargeInputsAreDrawnInDistinctChunksFromTheDistribution) {
   EXPECT_NEAR(std_dev, 4.0, 0.01);
 }
 
-// The timed repetitions' inputs: every element of a mix comes from one of the two sources, at one
-// rotated position per source and tensor; a mix is new content each time and keeps the distribution.
-TEST(Tasks, MixedInputsTakeEachElementFromOneRotatedSourceAndKeepTheDistribution) {
+// The timed repetitions' inputs: every element of a mix comes from one of the two sources, each source element at most
+// once, from a place its own place does not tell (no rotation of a source explains more than a few elements, and
+// neighbours rarely come from neighbours); a mix is new content each time and keeps the distribution.
+TEST(Tasks, MixedInputsTakeEachElementFromOneSourceAtAnUnpredictablePlaceAndKeepTheDistribution) {
   const Task t = resolve_task("selective_scan");
   const auto& w = t.workload("fixed_b2_d192_l128_plain");
   const auto a = generate_inputs(t, w, 1), b = generate_inputs(t, w, 2);
@@ -234,27 +237,46 @@ TEST(Tasks, MixedInputsTakeEachElementFromOneRotatedSourceAndKeepTheDistribution
     EXPECT_NE(mixed[k].bytes, other[k].bytes) << a[k].spec->name;
     EXPECT_NE(mixed[k].bytes, a[k].bytes) << a[k].spec->name;
     EXPECT_NE(mixed[k].bytes, b[k].bytes) << a[k].spec->name;
-    // Find each source's rotation from the first element taken from it, then check every element.
-    auto element = [&](const HostTensor& x, size_t i) { return x.bytes.data() + (i % n) * width; };
-    auto rotation_of = [&](const HostTensor& source) -> std::optional<size_t> {
-      for (size_t i = 0; i < 64; ++i)
-        for (size_t s = 0; s < n; ++s)
-          if (std::memcmp(element(mixed[k], i), element(source, i + s), width) == 0 &&
-              std::memcmp(element(mixed[k], i + 1), element(source, i + 1 + s), width) == 0)
-            return s;
-      return std::nullopt;
-    };
-    const auto sa = rotation_of(a[k]), sb = rotation_of(b[k]);
-    ASSERT_TRUE(sa && sb) << a[k].spec->name;
+    auto value = [&](const HostTensor& x, size_t i) { return std::string(reinterpret_cast<const char*>(x.bytes.data()) + i * width, width); };
+    // Where each value stands in each source (a value drawn twice stands at several places).
+    std::unordered_map<std::string, std::vector<size_t>> in_a, in_b;
+    for (size_t i = 0; i < n; ++i) {
+      in_a[value(a[k], i)].push_back(i);
+      in_b[value(b[k], i)].push_back(i);
+    }
+    std::vector<int> uses_a(n), uses_b(n);
+    std::vector<std::optional<size_t>> source_a(n);  // the place in a of an element found there only once
     size_t from_a = 0;
     for (size_t i = 0; i < n; ++i) {
-      const bool is_a = std::memcmp(element(mixed[k], i), element(a[k], i + *sa), width) == 0;
-      const bool is_b = std::memcmp(element(mixed[k], i), element(b[k], i + *sb), width) == 0;
-      ASSERT_TRUE(is_a || is_b) << a[k].spec->name << " element " << i;
-      from_a += is_a;
+      const auto fa = in_a.find(value(mixed[k], i)), fb = in_b.find(value(mixed[k], i));
+      ASSERT_TRUE(fa != in_a.end() || fb != in_b.end()) << a[k].spec->name << " element " << i;
+      if (fa != in_a.end() && fa->second.size() == 1 && fb == in_b.end()) {
+        source_a[i] = fa->second[0];
+        ++uses_a[fa->second[0]];
+      }
+      if (fb != in_b.end() && fb->second.size() == 1 && fa == in_a.end()) ++uses_b[fb->second[0]];
+      from_a += fa != in_a.end();
     }
+    EXPECT_LE(*std::max_element(uses_a.begin(), uses_a.end()), 1) << a[k].spec->name;
+    EXPECT_LE(*std::max_element(uses_b.begin(), uses_b.end()), 1) << a[k].spec->name;
     EXPECT_GT(from_a, n / 4) << a[k].spec->name;
     EXPECT_LT(from_a, 3 * n / 4) << a[k].spec->name;
+    // The commonest rotation explains about one element per tile (a random permutation's fixed points), and an
+    // element's neighbour taken from the same source comes from the neighbouring place about as rarely.
+    std::unordered_map<size_t, size_t> rotations;
+    size_t neighbours = 0, pairs = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!source_a[i]) continue;
+      ++rotations[(*source_a[i] + n - i) % n];
+      if (i + 1 < n && source_a[i + 1]) {
+        ++pairs;
+        neighbours += *source_a[i + 1] == *source_a[i] + 1;
+      }
+    }
+    size_t commonest = 0;
+    for (const auto& [rotation, count] : rotations) commonest = std::max(commonest, count);
+    EXPECT_LE(commonest, 8 + n / 1024) << a[k].spec->name;
+    EXPECT_LE(neighbours, 8 + pairs / 256) << a[k].spec->name;
   }
   // The distribution survives: softmax's normal(0, 4) logits, mixed.
   const Task softmax = resolve_task("softmax");
@@ -276,11 +298,19 @@ TEST(Tasks, EntrySignatureAndShim) {
   const Task t = resolve_task("rmsnorm");
   EXPECT_EQ(entry_prototype(t, "cpu"),
             "extern \"C\" void rmsnorm(const float* x, const float* weight, float* y, int64_t rows, int64_t cols, float eps)");
-  const std::string shim = entry_shim(t, "cpu");
+  const std::string shim = entry_file(t, "cpu", "candidate.cpp");
   EXPECT_NE(shim.find("ksearch_shim::call(rmsnorm, (const float*)ptrs[0], (const float*)ptrs[1], (float*)ptrs[2], (int64_t)ints[0], "
                       "(int64_t)ints[1], (float)floats[0])"),
             std::string::npos)
       << shim;
+  // The candidate's macros are undefined after it, all but the entry function's name (which the candidate may define
+  // through a macro); the headers the shim needs come first.
+  const size_t candidate = shim.find("#include \"candidate.cpp\"\n");
+  ASSERT_NE(candidate, std::string::npos) << shim;
+  EXPECT_LT(shim.find("#include <type_traits>"), candidate);
+  for (const char* word : {"ksearch_entry", "ksearch_shim", "static_assert", "const_cast", "ptrs", "void", "fprintf"})
+    EXPECT_GT(shim.find("#undef " + std::string(word) + "\n"), candidate) << word;
+  EXPECT_EQ(shim.find("#undef rmsnorm\n"), std::string::npos);
 }
 
 // The prototype's C types leave dtypes and shapes out (an f16 and a bf16 tensor are both uint16_t): the argument table

@@ -171,6 +171,26 @@ TEST(TrustedTimes, ADearerHostPathIsNotWorkOnOtherThreads) {
   EXPECT_NE(trusted_times(c, no_spin, true).inconsistency.find("work ran outside the runner's timer"), std::string::npos);
 }
 
+TEST(TrustedTimes, AWakeUpLongerThanCalibratedIsChargedToTheCallAfterIt) {
+  // The workers' wake-ups before the calls took 0.02-0.03 ms where the calibration's longest took 0.02 ms: within
+  // the allowance (1.5x and 0.01 ms). One call's took 0.2 ms (a hijacked worker computing there): the excess is its.
+  NullCallCost calibrated{0.03, 0.01, 0.03};
+  calibrated.wake_ms = 0.02;
+  std::vector<TimedCall> c;
+  for (int i = 0; i < 10; ++i) {
+    TimedCall call{0.1, 0.3, 0.03 + 0.1};
+    call.wake_ms = i == 4 ? 0.2 : 0.02 + 0.001 * i;
+    c.push_back(call);
+  }
+  const TrustedTimes t = trusted_times(c, calibrated, true);
+  EXPECT_TRUE(t.inconsistency.empty()) << t.inconsistency;
+  EXPECT_EQ(t.wake_charged_calls, 1);
+  for (size_t i = 0; i < c.size(); ++i) EXPECT_NEAR(t.times_ms[i], i == 4 ? 0.1 + 0.2 - (1.5 * 0.02 + 0.01) : 0.1, 1e-12) << i;
+  // Without a calibrated wake-up (no workers), nothing is charged.
+  calibrated.wake_ms.reset();
+  EXPECT_EQ(trusted_times(c, calibrated, true).wake_charged_calls, 0);
+}
+
 TEST(TrustedTimes, AGapWithinTheMediansNoiseIsNoEvidence) {
   // An honest 15 us kernel whose host path cost a little more than the null calls' median, within what the two
   // medians' noise explains: its times stand, and no call counts as host-bound.

@@ -233,11 +233,20 @@ TEST(Rules, SectionAttributesAreInlineAssembly) {
     const auto v = rules().check(source);
     EXPECT_TRUE(find(v, "inline-assembly", "section")) << source << "\n" << listing(v);
   }
-  // OpenMP's sections and a variable of that name are no attribute.
+  // OpenMP's sections and variables of that name, direct-initialized too, are no attribute.
   const std::string sections = kHeaders + kEntry +
-                               "void f(float* a, float* b) {\n  int section = 2;\n#pragma omp parallel sections\n  {\n"
-                               "#pragma omp section\n    a[0] = section;\n#pragma omp section\n    b[0] = 1;\n  }\n}\n";
+                               "struct View { int n; };\n"
+                               "void f(float* a, float* b) {\n  int section = 2;\n  const View alias(View{3});\n"
+                               "#pragma omp parallel sections\n  {\n"
+                               "#pragma omp section\n    a[0] = section + alias.n;\n#pragma omp section\n    b[0] = 1;\n  }\n}\n";
   EXPECT_TRUE(rules().check(sections).empty()) << listing(rules().check(sections));
+  EXPECT_TRUE(preprocessed(sections).empty()) << listing(preprocessed(sections));
+  // The attribute's name pasted from tokens, or its literal given through a macro, shows after preprocessing.
+  for (const char* source : {"#define PLACED(where) __attribute__((sec##tion(where), used))\nPLACED(\".data.x\") const char pad = 0;\n",
+                             "#define NAME \".text.x\"\n[[gnu::section(NAME)]] const char pad = 0;\n"}) {
+    const auto v = preprocessed(kHeaders + kEntry + source);
+    EXPECT_TRUE(find(v, "inline-assembly", "section")) << source << "\n" << listing(v);
+  }
 }
 
 TEST(PreprocessedRules, TokenPastingIsSeen) {

@@ -37,7 +37,7 @@ using ksearch::backends::shared_library_result;
 using ksearch::tasks::Task;
 using ksearch::tasks::argument_comment;
 using ksearch::tasks::entry_prototype;
-using ksearch::tasks::entry_shim;
+using ksearch::tasks::entry_file;
 
 namespace fs = std::filesystem;
 
@@ -180,9 +180,7 @@ class CpuBackend : public Backend {
   static BuildRequest build_request(const Task& task, const std::string& source) {
     BuildRequest request;
     request.kind = "cpu";
-    // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
-    request.files = {{"candidate.cpp", source},
-                     {"entry.cpp", "#include \"candidate.cpp\"\n" + entry_shim(task, "cpu")}};
+    request.files = {{"candidate.cpp", source}, {"entry.cpp", entry_file(task, "cpu", "candidate.cpp")}};
     request.command = {"g++"};
     for (const auto& flag : cpu::candidate_flags()) request.command.push_back(flag);
     // Full RELRO: the candidate's GOT is read-only once loaded, like the runner's.

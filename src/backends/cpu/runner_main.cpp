@@ -50,8 +50,14 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
   // be the candidate's code, off the clock); woken here, last before the call, it is spinning when the call starts.
   void prepare(const ksearch::runner::CallArgs& args) override {
     RunnerDevice::prepare(args);
-    if (args.wake_threads) start_threads();
+    last_wake_ms_ = 0;
+    if (args.wake_threads) {
+      const double start = ksearch::runner::now_ms();
+      start_threads();
+      last_wake_ms_ = ksearch::runner::now_ms() - start;
+    }
   }
+  double last_wake_ms() const override { return last_wake_ms_; }
 
   // OpenMP's settings live in libgomp, outside the candidate's data: a candidate could carry a value from one call
   // to the next in them (a call counter in the schedule's chunk size), so they are put back too.
@@ -61,9 +67,14 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
   }
 
  private:
+  // Every internal control variable a program may set (OpenMP 5.1), the ones holding any integer or pointer (the
+  // teams' sizes, the default allocator's handle) or text (the affinity format) too.
   struct OpenMpSettings {
     omp_sched_t schedule_kind{};
-    int schedule_chunk = 0, dynamic = 0, max_active_levels = 0, threads = 0, default_device = 0;
+    int schedule_chunk = 0, dynamic = 0, max_active_levels = 0, threads = 0, default_device = 0, teams = 0,
+        teams_thread_limit = 0;
+    omp_allocator_handle_t default_allocator{};
+    std::string affinity_format;
     static OpenMpSettings current() {
       OpenMpSettings s;
       omp_get_schedule(&s.schedule_kind, &s.schedule_chunk);
@@ -71,6 +82,11 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
       s.max_active_levels = omp_get_max_active_levels();
       s.threads = omp_get_max_threads();
       s.default_device = omp_get_default_device();
+      s.teams = omp_get_max_teams();
+      s.teams_thread_limit = omp_get_teams_thread_limit();
+      s.default_allocator = omp_get_default_allocator();
+      s.affinity_format.resize(omp_get_affinity_format(nullptr, 0) + 1);
+      s.affinity_format.resize(omp_get_affinity_format(s.affinity_format.data(), s.affinity_format.size()));
       return s;
     }
     void apply() const {
@@ -79,11 +95,16 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
       omp_set_max_active_levels(max_active_levels);
       omp_set_num_threads(threads);
       omp_set_default_device(default_device);
+      omp_set_num_teams(teams);
+      omp_set_teams_thread_limit(teams_thread_limit);
+      omp_set_default_allocator(default_allocator);
+      omp_set_affinity_format(affinity_format.c_str());
     }
   };
 
   Entry entry_ = nullptr;
   OpenMpSettings settings_;
+  double last_wake_ms_ = 0;
 };
 
 }  // namespace

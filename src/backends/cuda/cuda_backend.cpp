@@ -34,7 +34,7 @@ using ksearch::tasks::CallConvention;
 using ksearch::tasks::Task;
 using ksearch::tasks::argument_comment;
 using ksearch::tasks::entry_prototype;
-using ksearch::tasks::entry_shim;
+using ksearch::tasks::entry_file;
 
 namespace fs = std::filesystem;
 
@@ -264,8 +264,7 @@ class CudaBackend : public Backend {
   static BuildRequest build_request(const Task& task, const std::string& source) {
     BuildRequest request;
     request.kind = "cuda";
-    // One translation unit: the candidate, then the shim, so a signature mismatch is a compile error.
-    request.files = {{"candidate.cu", source}, {"entry.cu", "#include \"candidate.cu\"\n" + entry_shim(task, "cuda", cuda::call_convention())}};
+    request.files = {{"candidate.cu", source}, {"entry.cu", entry_file(task, "cuda", "candidate.cu", cuda::call_convention())}};
     request.command = cuda::nvcc_command(cuda::target_arch(), "entry.cu", "{out}");
     request.timeout = std::chrono::seconds(300);
     request.memory_limit_bytes = size_t(32) << 30;  // cicc reserves a large address space

@@ -157,6 +157,14 @@ std::string Translator::header() {
           case CXCursor_FunctionDecl:
           case CXCursor_FunctionTemplate: {
             auto f = self->functions_.find(decl_key(c));
+            // A __device__ function template only declared, defined only by its explicit specializations (ATen's
+            // `template <typename T> T load(const T*);` then `template <> float load<float>(...)`): its declaration,
+            // which they specialize.
+            if (f == self->functions_.end() && kind == CXCursor_FunctionTemplate && has_child(c, CXCursor_CUDADeviceAttr) &&
+                clang_Cursor_isNull(clang_getCursorDefinition(c))) {
+              parts->push_back({b, in_namespaces(self->rw_.render(b, e) + ";\n")});
+              break;
+            }
             if (f == self->functions_.end() || f->second.kernel) break;
             // A function no launched kernel calls is left out where it holds what does not port (it would not compile).
             if (!f->second.record.problems.empty() && !self->launched_reach_.count(f->first)) {

@@ -5,8 +5,12 @@
 // body, __device__ functions and file-scope types and constants the header. This file parses, makes
 // the token edits and runs the passes in order; translator_internal.hpp lists the files doing each.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
 
 #include "core/error.hpp"
 #include "core/paths.hpp"
@@ -36,10 +40,14 @@ Translator::Translator(const std::filesystem::path& file, const Task& task)
       macros_(expand_file_macros(launches_as_chevrons(alignas_first(select_arch_branches(read_file(file), kDeviceArch))))),
       rw_(macros_.text) {}
 
+// clang's errors for a name it does not know (CUDA's, perhaps, that cuda_include/ does not declare).
+constexpr std::array<const char*, 5> kUnknownNameErrors = {"undeclared identifier", "no member named", "no type named",
+                                                           "unknown type name", "no template named"};
+
 void Translator::parse() {
   include_dir_ = cuda_include_dir();
   const std::string include_flag = "-I" + include_dir_.string();
-  const std::vector<const char*> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
+  const std::vector<const char*> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++20",
                                          "-Wno-unknown-cuda-version", include_flag.c_str(), "-include", "ksearch_cuda.h"};
   index_ = clang_createIndex(0, 0);
   CXUnsavedFile expanded{file_.c_str(), rw_.text().c_str(), static_cast<unsigned long>(rw_.text().size())};
@@ -51,10 +59,14 @@ void Translator::parse() {
   for (unsigned i = 0; i < clang_getNumDiagnostics(unit_); ++i) {
     CXDiagnostic d = clang_getDiagnostic(unit_, i);
     const Position p = position(clang_getDiagnosticLocation(d));
-    if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && (toolkit.empty() || (!p.file.empty() && !toolkit.count(p.file))))
+    if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && (toolkit.empty() || (!p.file.empty() && !toolkit.count(p.file)))) {
+      // A name clang does not know may be CUDA's that the translator does not declare; other errors are the file's.
+      const std::string said = take(clang_getDiagnosticSpelling(d));
+      const bool unknown_name = std::any_of(kUnknownNameErrors.begin(), kUnknownNameErrors.end(),
+                                            [&](const char* e) { return said.find(e) != std::string::npos; });
       out_.problems.push_back({p.file.empty() ? file_ : p.file, int(p.line), int(p.column), "parse error",
-                               take(clang_getDiagnosticSpelling(d)) +
-                                   " (the translator knows the CUDA API declared in src/translate/cuda_include/)"});
+                               said + (unknown_name ? " (the translator knows the CUDA API declared in src/translate/cuda_include/)" : "")});
+    }
     clang_disposeDiagnostic(d);
   }
   host_.unit = unit_;
@@ -111,7 +123,10 @@ void Translator::token_edits() {
   auto end = [&](unsigned i) { return position(clang_getRangeEnd(clang_getTokenExtent(unit_, tokens[i]))).offset; };
   static const std::map<std::string, std::string> keywords = {
       {"__global__", ""}, {"__device__", ""},     {"__host__", ""},          {"__restrict__", ""}, {"__restrict", ""},
-      {"__noinline__", ""}, {"__forceinline__", "inline"}, {"__inline__", "inline"}, {"__inline", "inline"}, {"__shared__", "threadgroup"}, {"__constant__", "constant"}};
+      {"__noinline__", ""}, {"__forceinline__", "inline"}, {"__inline__", "inline"}, {"__inline", "inline"}, {"__shared__", "threadgroup"}, {"__constant__", "constant"},
+      // C++20's (the file is parsed as nvcc's -std=c++20 takes it); Metal's C++ is C++14: a consteval function is a
+      // constexpr one there, and constinit only asks the compiler to check what a constant already is.
+      {"consteval", "constexpr"}, {"constinit", ""}};
   // CUDA identifiers that Metal reserves get a name of the file's own (`kernel` -> `kernel_`).
   static const std::set<std::string> metal_keywords = {"device", "constant", "thread", "threadgroup", "threadgroup_imageblock",
                                                        "ray_data", "object_data", "kernel", "vertex", "fragment", "sampler",
@@ -224,9 +239,66 @@ void Translator::blank_skipped_code() {
   clang_disposeSourceRangeList(ranges);
 }
 
+// Metal has no double, and the port narrows it to float (token_edits): a file's float and double variants of a function
+// (`float acc(float)`, `double acc(double)`), of a method or of a specialization (ATen's `AccumulateType<float>` and
+// `<double>`) would become two definitions of one. The variant naming double is left out; code that named it names the
+// float one once narrowed. (Where each names double, the first stays.)
+void Translator::drop_narrowed_duplicates() {
+  std::map<std::string, std::vector<CXCursor>> by_narrowed;
+  std::map<std::string, std::string> names;  // decl_key -> the name grouped by
+  std::function<void(CXCursor)> visit = [&](CXCursor scope) {
+    for (CXCursor c : children(scope)) {
+      if (!in_main_file(c)) continue;
+      const CXCursorKind kind = clang_getCursorKind(c);
+      const bool function = kind == CXCursor_FunctionDecl || kind == CXCursor_CXXMethod;
+      const bool specialization = (kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl) &&
+                                  !clang_Cursor_isNull(clang_getSpecializedCursorTemplate(c));
+      if ((function || specialization) && clang_isCursorDefinition(c)) {
+        // (a const method and its non-const overload share a display name, and so do a function template's explicit
+        // specializations: their template arguments are added)
+        std::string name = take(clang_getCursorDisplayName(c)) + (clang_CXXMethod_isConst(c) ? " const" : "");
+        if (const size_t empty = name.find("<>"); function && empty != std::string::npos) {  // `to_acc<>(float)`
+          std::vector<std::string> arguments;
+          for (int i = 0; i < clang_Cursor_getNumTemplateArguments(c); ++i)
+            arguments.push_back(clang_Cursor_getTemplateArgumentKind(c, unsigned(i)) == CXTemplateArgumentKind_Type
+                                    ? take(clang_getTypeSpelling(clang_Cursor_getTemplateArgumentType(c, unsigned(i))))
+                                    : std::to_string(clang_Cursor_getTemplateArgumentValue(c, unsigned(i))));
+          name.replace(empty, 2, fmt::format("<{}>", fmt::join(arguments, ", ")));
+        }
+        by_narrowed[take(clang_getCursorUSR(clang_getCursorSemanticParent(c))) + "|" + std::to_string(kind) + "|" +
+                    whole_words(name, "double", "float")]
+            .push_back(c);
+        names[decl_key(c)] = name;
+      }
+      if (kind == CXCursor_Namespace || kind == CXCursor_UnexposedDecl || kind == CXCursor_StructDecl ||
+          kind == CXCursor_ClassDecl || kind == CXCursor_ClassTemplate)
+        visit(c);
+    }
+  };
+  visit(clang_getTranslationUnitCursor(unit_));
+  auto names_double = [&](CXCursor c) {
+    const std::string& name = names.at(decl_key(c));
+    return whole_words(name, "double", "") != name;
+  };
+  for (auto& [narrowed, definitions] : by_narrowed) {
+    if (definitions.size() < 2 || std::none_of(definitions.begin(), definitions.end(), names_double)) continue;
+    // the one kept: the first naming no double, else the first
+    const auto kept = std::find_if_not(definitions.begin(), definitions.end(), names_double);
+    const CXCursor keep = kept != definitions.end() ? *kept : definitions.front();
+    for (CXCursor c : definitions) {
+      if (clang_equalCursors(c, keep)) continue;
+      dropped_definitions_.insert(decl_key(c));
+      rw_.replace(begin_offset(c), end_offset(c), "");
+      out_.notes.push_back(fmt::format("line {}: '{}' left out: narrowed to float, it is a second definition of line {}'s",
+                                       position(c).line, names.at(decl_key(c)), position(keep).line));
+    }
+  }
+}
+
 Translation Translator::run() {
   parse();
   blank_skipped_code();
+  drop_narrowed_duplicates();
   token_edits();
   expand_pointer_typedefs();
   // Kernels and __device__ functions of the file.
@@ -235,6 +307,7 @@ Translation Translator::run() {
       [](CXCursor c, CXCursor parent, CXClientData data) {
         auto* self = static_cast<Translator*>(data);
         if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
+        if (self->dropped_definitions_.count(decl_key(c))) return CXChildVisit_Continue;
         const CXCursorKind kind = clang_getCursorKind(c);
         if (kind == CXCursor_UnexposedDecl || kind == CXCursor_Namespace) return CXChildVisit_Recurse;
         // A struct's static data member (`static constexpr int kThreads = 256;`): Metal keeps a variable of static

@@ -213,6 +213,7 @@ class Translator {
   // parsing and classification (translator.cpp)
   void parse();
   void blank_skipped_code();
+  void drop_narrowed_duplicates();
   bool from_prelude(CXCursor declaration) const {
     return position(declaration).file.rfind(include_dir_.string(), 0) == 0;
   }
@@ -368,6 +369,8 @@ class Translator {
   CXTranslationUnit unit_ = nullptr;
   Translation out_;
   std::map<std::string, Function> functions_;  // kernels and __device__ functions by decl_key
+  // Definitions left out of the port: a double variant that narrowing to float makes a second definition of a float one.
+  std::set<std::string> dropped_definitions_;
   std::vector<CallSite> call_sites_;
   std::map<std::string, HoistedShared> hoisted_;  // by hoisted name
   std::map<std::string, std::string> spaces_;        // decl_key of a variable -> its address space

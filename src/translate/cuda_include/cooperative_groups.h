@@ -24,6 +24,7 @@ struct thread_block {
   __device__ dim3 group_index() const;
   __device__ dim3 thread_index() const;
   __device__ dim3 group_dim() const;
+  __device__ dim3 dim_threads() const;  // CUDA 12's name for group_dim()
 };
 template <unsigned N> struct thread_block_tile {
   __device__ void sync() const;

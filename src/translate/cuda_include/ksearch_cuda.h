@@ -336,6 +336,31 @@ KSEARCH_SCOPED_ATOMIC(atomicOr)
 KSEARCH_SCOPED_ATOMIC(atomicXor)
 #undef KSEARCH_ATOMIC
 #undef KSEARCH_SCOPED_ATOMIC
+// CUDA 12.8's builtins with a memory order and a scope (mapped as the atomics above: relaxed, as Metal's are)
+#define __NV_ATOMIC_RELAXED 0
+#define __NV_ATOMIC_CONSUME 1
+#define __NV_ATOMIC_ACQUIRE 2
+#define __NV_ATOMIC_RELEASE 3
+#define __NV_ATOMIC_ACQ_REL 4
+#define __NV_ATOMIC_SEQ_CST 5
+#define __NV_THREAD_SCOPE_THREAD 0
+#define __NV_THREAD_SCOPE_BLOCK 1
+#define __NV_THREAD_SCOPE_CLUSTER 2
+#define __NV_THREAD_SCOPE_DEVICE 3
+#define __NV_THREAD_SCOPE_SYSTEM 4
+#define KSEARCH_NV_ATOMIC(NAME) \
+  template <class T, class U> __device__ T NAME(T* p, U v, int order, int scope = __NV_THREAD_SCOPE_SYSTEM);
+KSEARCH_NV_ATOMIC(__nv_atomic_fetch_add)
+KSEARCH_NV_ATOMIC(__nv_atomic_fetch_sub)
+KSEARCH_NV_ATOMIC(__nv_atomic_fetch_min)
+KSEARCH_NV_ATOMIC(__nv_atomic_fetch_max)
+KSEARCH_NV_ATOMIC(__nv_atomic_fetch_and)
+KSEARCH_NV_ATOMIC(__nv_atomic_fetch_or)
+KSEARCH_NV_ATOMIC(__nv_atomic_fetch_xor)
+KSEARCH_NV_ATOMIC(__nv_atomic_exchange_n)
+#undef KSEARCH_NV_ATOMIC
+template <class T> __device__ T __nv_atomic_load_n(const T* p, int order, int scope = __NV_THREAD_SCOPE_SYSTEM);
+template <class T, class U> __device__ void __nv_atomic_store_n(T* p, U v, int order, int scope = __NV_THREAD_SCOPE_SYSTEM);
 __device__ float atomicAdd(float*, float);
 __device__ double atomicAdd(double*, double);
 __device__ __half atomicAdd(__half*, __half);
@@ -558,6 +583,29 @@ __device__ void cudaGridDependencySynchronize();
 __device__ void cudaTriggerProgrammaticLaunchCompletion();
 extern "C" cudaError_t cudaFuncSetAttribute(const void*, int, int);
 template <class F> cudaError_t cudaFuncSetAttribute(F* kernel, int attribute, int value);
+// the kernel's and device's cache and shared-memory preferences: hints the port leaves behind with the host code
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+  cudaFuncAttributeClusterDimMustBeSet = 10,
+  cudaFuncAttributeRequiredClusterWidth = 11,
+  cudaFuncAttributeRequiredClusterHeight = 12,
+  cudaFuncAttributeRequiredClusterDepth = 13,
+  cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
+  cudaFuncAttributeClusterSchedulingPolicyPreference = 15
+};
+enum cudaSharedCarveout { cudaSharedmemCarveoutDefault = -1, cudaSharedmemCarveoutMaxShared = 100, cudaSharedmemCarveoutMaxL1 = 0 };
+enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1, cudaFuncCachePreferL1 = 2, cudaFuncCachePreferEqual = 3 };
+enum cudaSharedMemConfig { cudaSharedMemBankSizeDefault = 0, cudaSharedMemBankSizeFourByte = 1, cudaSharedMemBankSizeEightByte = 2 };
+extern "C" cudaError_t cudaFuncSetCacheConfig(const void* kernel, cudaFuncCache config);
+template <class F> cudaError_t cudaFuncSetCacheConfig(F* kernel, cudaFuncCache config);
+extern "C" cudaError_t cudaFuncSetSharedMemConfig(const void* kernel, cudaSharedMemConfig config);
+template <class F> cudaError_t cudaFuncSetSharedMemConfig(F* kernel, cudaSharedMemConfig config);
+extern "C" cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
+extern "C" cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
+extern "C" cudaError_t cudaSetDevice(int device);
+enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1, cudaStreamCaptureStatusInvalidated = 2 };
+extern "C" cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
 extern "C" cudaError_t cudaMemset(void*, int, size_t);
 extern "C" cudaError_t cudaMalloc(void** p, size_t bytes);
 extern "C" cudaError_t cudaFree(void* p);
@@ -633,7 +681,6 @@ enum cudaMemcpyKind {
 };
 extern "C" cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
 extern "C" cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream = 0);
-#define cudaFuncAttributeMaxDynamicSharedMemorySize 8
 #define cudaSuccess 0
 
 // ---------------------------------------------------------------- reported as untranslatable

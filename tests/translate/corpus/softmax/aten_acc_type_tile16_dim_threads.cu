@@ -1,5 +1,7 @@
 // ATen-style acc_type trait (primary template + specializations), a 16-thread tile per row from
-// cooperative groups, __frcp_rn, __expf, block.dim_threads() (CUDA 12 name of group_dim()).
+// cooperative groups, __frcp_rn, __expf, block.dim_threads() (CUDA 12 name of group_dim()). The trait has float and
+// double specializations, which narrowing makes one (the double one is left out). (Its namespace is not `at`: the cuda
+// rules refuse PyTorch's names, and each corpus kernel also runs as a cuda candidate.)
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <cooperative_groups.h>
@@ -7,20 +9,20 @@
 
 namespace cg = cooperative_groups;
 
-namespace at {
+namespace aten_like {
 template <typename T, bool is_cuda> struct AccumulateType {};
 template <> struct AccumulateType<float, true> { using type = float; };
 template <> struct AccumulateType<__half, true> { using type = float; };
 template <> struct AccumulateType<double, true> { using type = double; };
 template <typename T, bool is_cuda> using acc_type = typename AccumulateType<T, is_cuda>::type;
-}  // namespace at
+}  // namespace aten_like
 
 constexpr int kTile = 16;
 constexpr int kRowsPerBlock = 4;
 
 template <typename scalar_t>
 __global__ void softmax_tile16(const scalar_t* __restrict__ in, scalar_t* __restrict__ out, int rows, int cols) {
-  using accscalar_t = at::acc_type<scalar_t, true>;
+  using accscalar_t = aten_like::acc_type<scalar_t, true>;
   cg::thread_block block = cg::this_thread_block();
   cg::thread_block_tile<kTile> tile = cg::tiled_partition<kTile>(block);
   const int rows_per_block = block.dim_threads().x / kTile;

@@ -203,6 +203,9 @@ def test_module_checks_arguments_before_any_launch(softmax_module):
         module._int32(2**31, "rows")
     with pytest.raises(ValueError, match=r"grid x = 2147483648 for these sizes: a launch dimension takes 1 to 2\*\*31 - 1"):
         module._launch(2**31, "grid x")
+    # too large from sizes: the sizes, not the whole-number clause that does not apply
+    with pytest.raises(ValueError, match=r"grid x = 32 \* rows = 2147483648 for rows = 67108864: a launch dimension takes"):
+        module._launch(2**31, "grid x = 32 * rows", dict(rows=2**26))
     # a dimension computed from sizes names its expression and the sizes
     with pytest.raises(ValueError, match=r"grid x = cols / 2 = 3.5 is not an integer for cols = 7; the kernel takes only"):
         module._launch(7 / 2, "grid x = cols / 2", dict(cols=7))
@@ -232,6 +235,9 @@ def test_module_takes_what_mlx_users_pass(softmax_module):
         np.testing.assert_allclose(np.array(module.softmax(given)), softmax_reference(values), rtol=1e-4, atol=1e-7)
     for stream in [mx.gpu, mx.Device(mx.gpu), mx.default_stream(mx.default_device())]:
         module.softmax(x, stream=stream)
+    # mlx-lm's generation stream is a thread-local one, which is no mx.Stream (MLX 0.31 on)
+    if hasattr(mx, "new_thread_local_stream"):
+        module.softmax(x, stream=mx.new_thread_local_stream(mx.default_device()))
     with pytest.raises(TypeError, match="softmax: stream must be None, an mx.Stream or an mx.Device, got str"):
         module.softmax(x, stream="gpu")
     with pytest.raises(ValueError, match="softmax: x is not an array of numbers: Invalid type str"):
@@ -462,6 +468,23 @@ def test_integer_inputs_take_integer_arrays_and_refuse_float_ones(tmp_path_facto
         with pytest.raises(ValueError, match=rf"gather: idx holds {value}, which the kernel's mlx.core.int32 cannot hold"):
             module.gather(x, given)
     np.testing.assert_array_equal(np.array(module.gather(x, np.array([9, 0], dtype=np.int64))), x[[9, 0]])
+
+
+# The module's function takes the task's names as its parameters: a Python keyword or a name its code reads is refused
+# at export, naming it, instead of a module that does not import (`lambda`) or computes with `mx` shadowed.
+def test_export_refuses_task_names_python_cannot_take(tmp_path_factory):
+    for name in ["lambda", "mx", "stream", "_scale"]:
+        folder = tmp_path_factory.mktemp(f"tiny_gather_{name.strip('_')}")
+        (folder / "seed.metal").write_text(GATHER_SEED)
+        task = TINY_GATHER.format(repository=REPOSITORY, seed=folder / "seed.metal")
+        (folder / "task.toml").write_text(task.replace("[[outputs]]", f'[[params]]\nname = "{name}"\ndtype = "f32"\n'
+                                                                       f'default = 1.0\n\n[[outputs]]', 1))
+        run = ksearch("run", "--task", str(folder / "task.toml"), "--backend", "metal", "--rounds", "1", "--out",
+                      str(folder / "run"))
+        assert run.returncode == 0, run.stdout + run.stderr
+        out = ksearch("export", str(folder / "run"), "--format", "mlx", "--out", str(folder / "export") + "/")
+        assert out.returncode != 0, out.stdout
+        assert f"its parameter '{name}' cannot be a parameter of the exported Python function" in out.stderr, out.stderr
 
 
 # A module imported by its name (the export's folder on sys.path) pickles its function by reference, as any module

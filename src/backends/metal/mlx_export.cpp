@@ -687,6 +687,31 @@ std::string call_function(const Task& task, const Program& program) {
       sizes_and_checks, checks, output_shapes_code, all_empty, returned_empty, calls, returned);
 }
 
+// The module's function takes the task's names as its parameters and locals: a Python keyword (`lambda`), a name its
+// code reads (mx, math, stream, dict, min, ...) or one of its private names (`_...`) would not compile or would shadow
+// what the call needs, so such a name is refused with what to do.
+void require_python_names(const Task& task) {
+  static const std::set<std::string> taken = {
+      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif",
+      "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or",
+      "pass", "raise", "return", "try", "while", "with", "yield", "match", "case", "type",
+      // the module's imports and the builtins and locals its function uses
+      "mx", "math", "numbers", "sys", "functools", "stream", "outputs", "dict", "tuple", "int", "float", "bool", "min", "max",
+      "abs", "round", "len", "isinstance"};
+  auto check = [&](const std::string& name, const char* what) {
+    if (taken.count(name) || name.rfind('_', 0) == 0)
+      throw Error(fmt::format("task {}: its {} '{}' cannot be a parameter of the exported Python function ({}): rename it in "
+                              "the task file for --format mlx",
+                              task.name, what, name,
+                              name.rfind('_', 0) == 0 ? "names starting with '_' are the module's own"
+                                                       : "a Python keyword, or a name the module's code reads"));
+  };
+  for (const auto& t : task.inputs) check(t.name, "input");
+  for (const auto& t : task.outputs) check(t.name, "output");
+  for (const auto& p : task.params) check(p.name, "parameter");
+  for (const auto& [axis, description] : task.axes) check(axis, "axis");
+}
+
 void require_mlx_lm_interface(const Task& task) {
   const std::vector<std::string> expected = {"x", "delta", "A", "B", "C", "D", "state", "y", "new_state"};
   std::vector<std::string> tensors;
@@ -705,6 +730,7 @@ std::string python_expression(const std::string& expression) { return PythonExpr
 std::string python_expression_helpers() { return kMlxExpressionHelpers; }
 
 MlxExportFile mlx_export(const Task& task, const std::string& source, const std::string& comment, MlxExport kind) {
+  require_python_names(task);
   if (kind == MlxExport::mlx_lm) require_mlx_lm_interface(task);
   const Program program = parse_program(source);
   const CallLayout layout = call_layout(task, "metal");

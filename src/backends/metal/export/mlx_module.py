@@ -39,8 +39,12 @@ def _explains_missing_metal(function):
     return call
 
 
+# (mx.ThreadLocalStream, mlx-lm's generation stream, is no mx.Stream; MLX before 0.31 has none)
+_STREAMS = (mx.Stream, mx.Device, mx.DeviceType) + ((mx.ThreadLocalStream,) if hasattr(mx, "ThreadLocalStream") else ())
+
+
 def _stream(stream):
-    if stream is not None and not isinstance(stream, (mx.Stream, mx.Device, mx.DeviceType)):
+    if stream is not None and not isinstance(stream, _STREAMS):
         raise TypeError(f"{{FUNCTION}}: stream must be None, an mx.Stream or an mx.Device, got {type(stream).__name__}")
 
 
@@ -186,13 +190,13 @@ def _int(value, what, sizes=None):
     return int(value)
 
 
-def _for(sizes):
-    """The sizes an expression read, for its error: the kernel takes only sizes that give it a whole positive value
-    (as the task's workloads do: a divisor that divides, say)."""
+def _for(sizes, whole=True):
+    """The sizes an expression read, for its error, and unless `whole` is False (the value was a whole number) that the
+    kernel takes only sizes that give it a whole positive value (as the task's workloads do: a divisor that divides)."""
     if not sizes:
         return ""
     return " for " + ", ".join(f"{name} = {value}" for name, value in sizes.items()) + \
-        "; the kernel takes only sizes for which it is a whole number of at least 1"
+        ("; the kernel takes only sizes for which it is a whole number of at least 1" if whole else "")
 
 
 def _fits_int32(value, what):
@@ -240,8 +244,8 @@ def _indexable(shape, what):
 def _launch(value, what, sizes=None):
     value = _int(value, what, sizes)
     if not 1 <= value <= _INT32_MAX:
-        raise ValueError(f"{{FUNCTION}}: {what} = {value}{_for(sizes) or ' for these sizes'}: a launch dimension "
-                         f"takes 1 to 2**31 - 1")
+        raise ValueError(f"{{FUNCTION}}: {what} = {value}{_for(sizes, value < 1) or ' for these sizes'}: a launch "
+                         f"dimension takes 1 to 2**31 - 1")
     return value
 
 

@@ -50,10 +50,22 @@ void Translator::parse() {
   const std::vector<const char*> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++20",
                                          "-Wno-unknown-cuda-version", include_flag.c_str(), "-include", "ksearch_cuda.h"};
   index_ = clang_createIndex(0, 0);
-  CXUnsavedFile expanded{file_.c_str(), rw_.text().c_str(), static_cast<unsigned long>(rw_.text().size())};
-  const CXErrorCode rc = clang_parseTranslationUnit2(index_, file_.c_str(), args.data(), int(args.size()), &expanded, 1,
-                                                     CXTranslationUnit_DetailedPreprocessingRecord, &unit_);
-  if (rc != CXError_Success || !unit_) throw Error("ksearch port: clang could not parse " + file_);
+  auto parse_text = [&](const std::string& text) {
+    CXUnsavedFile expanded{file_.c_str(), text.c_str(), static_cast<unsigned long>(text.size())};
+    CXTranslationUnit unit = nullptr;
+    const CXErrorCode rc = clang_parseTranslationUnit2(index_, file_.c_str(), args.data(), int(args.size()), &expanded, 1,
+                                                       CXTranslationUnit_DetailedPreprocessingRecord, &unit);
+    if (rc != CXError_Success || !unit) throw Error("ksearch port: clang could not parse " + file_);
+    return unit;
+  };
+  // Run-time group handles written as the groups they hold, then the file parsed as the port reads it.
+  if (rw_.text().find("thread_group") != std::string::npos) {
+    CXTranslationUnit first = parse_text(rw_.text());
+    const std::string concrete = concrete_thread_groups(first, rw_.text());
+    clang_disposeTranslationUnit(first);
+    if (concrete != rw_.text()) rw_ = Rewriter(concrete);
+  }
+  unit_ = parse_text(rw_.text());
   // The errors inside a toolkit header (and clang's "too many errors" after them) are its include's one problem.
   const std::set<std::string> toolkit = refuse_toolkit_headers();
   for (unsigned i = 0; i < clang_getNumDiagnostics(unit_); ++i) {

@@ -186,6 +186,9 @@ std::string tile_refusal(const Group& g, bool in_parameter);
 
 // Which parameters of a function are group handles.
 std::vector<size_t> group_parameters(CXCursor function);
+// The text with each cg::thread_group handle whose group is known written as that group's type, and each run-time
+// tiled_partition(parent, N) of a constant size as tiled_partition<N>(parent) (thread_groups.cpp); `unit` parses `text`.
+std::string concrete_thread_groups(CXTranslationUnit unit, const std::string& text);
 
 // ------------------------------------------------------------------------------- shared helpers
 // types.cpp:

@@ -571,6 +571,8 @@ TEST_P(Untranslatable, IsReportedWithItsLineAndReason) {
 
 INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                          ::testing::Values(Expected{"mma_sync.cu", "mma.sync", 7, "emulates mma.sync.aligned.m16n8k*"},
+                                           Expected{"thread_group_two_kinds.cu", "thread_rank", 7,
+                                                    "calls give it groups of different kinds"},
                                            Expected{"ldmatrix.cu", "ldmatrix", 7, "not followed back to its array"},
                                            Expected{"cp_async.cu", "cp.async", 7, "not followed back to its array"},
                                            Expected{"texture.cu", "tex1Dfetch", 5},

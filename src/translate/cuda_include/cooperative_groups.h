@@ -16,7 +16,15 @@ struct grid_group {
   __device__ dim3 dim_blocks() const;
   __device__ bool is_valid() const;
 };
-struct thread_block {
+// A group of either kind, chosen at run time (the CUDA guide's `thread_group g = this_thread_block()`,
+// `tiled_partition(g, 32)`): the port writes each handle as the group it holds (thread_groups.cpp).
+struct thread_group {
+  __device__ void sync() const;
+  __device__ unsigned long long thread_rank() const;
+  __device__ unsigned long long size() const;
+  __device__ unsigned long long num_threads() const;
+};
+struct thread_block : thread_group {
   __device__ void sync() const;
   __device__ unsigned thread_rank() const;
   __device__ unsigned size() const;
@@ -26,7 +34,7 @@ struct thread_block {
   __device__ dim3 group_dim() const;
   __device__ dim3 dim_threads() const;  // CUDA 12's name for group_dim()
 };
-template <unsigned N> struct thread_block_tile {
+template <unsigned N> struct thread_block_tile : thread_group {
   __device__ void sync() const;
   __device__ unsigned thread_rank() const;
   __device__ unsigned size() const;
@@ -70,6 +78,7 @@ __device__ grid_group this_grid();
 __device__ thread_block this_thread_block();
 __device__ thread_block_tile<1> this_thread();
 template <unsigned N, class Parent> __device__ thread_block_tile<N> tiled_partition(const Parent&);
+__device__ thread_group tiled_partition(const thread_group& parent, unsigned tile_size);
 template <class T> struct plus { __device__ T operator()(T, T) const; };
 template <class T> struct less { __device__ T operator()(T, T) const; };
 template <class T> struct greater { __device__ T operator()(T, T) const; };

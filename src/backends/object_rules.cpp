@@ -325,6 +325,27 @@ std::vector<std::string> foreign_toolchain_code(const ObjectRules& rules, const 
   return found;
 }
 
+// The functions besides the toolchain's (`rules.toolchain_functions`) that call its registration imports
+// (`rules.toolchain_function_calls`: __cudaRegisterFatBinary, __cudaRegisterFunction, ...; __cxa_atexit aside, which a
+// function-local static's destructor registers): the candidate registering device code of its own, such as a fatbin
+// kept in .rodata, which no check of the library's device code (.nv_fatbin) reads.
+std::vector<std::string> registration_outside_toolchain(const ObjectRules& rules, const Disassembly& code) {
+  std::vector<std::string> found;
+  for (const auto& f : code.functions) {
+    if (rules.toolchain_functions.count(f.name) || f.name.find('@') != std::string::npos) continue;  // (PLT stubs)
+    for (const auto& line : f.lines) {
+      const auto names = referenced_symbols(line);
+      const auto call = std::find_if(names.begin(), names.end(), [&](const std::string& n) {
+        return n != "__cxa_atexit" && rules.toolchain_function_calls.matches(n);
+      });
+      if (call == names.end()) continue;
+      found.push_back(fmt::format("`{}` calls `{}`", demangle(f.name), *call));
+      break;
+    }
+  }
+  return found;
+}
+
 // Why the code of the .init and .fini sections (crti's and crtn's `_init` and `_fini`, which the loader runs, with
 // whatever else the library's objects put between them: namespace-scope asm can append to a section under no name)
 // does more than the toolchain's; one line per function. Their one call is crti's profiling hook, through the GOT
@@ -407,6 +428,9 @@ void check_load_time_code(const ObjectRules& rules, const ElfFile& elf, const Di
   for (const auto& why : foreign_toolchain_code(rules, elf, code))
     out.push_back({"object-load-time-code", why + ": the library defines a function under the name of one the toolchain "
                                                   "calls (or runs code in it); candidates may not run code at load or exit time"});
+  for (const auto& why : registration_outside_toolchain(rules, code))
+    out.push_back({"object-module-registration", why + ": only the toolchain registers the library's device code (a candidate "
+                                                       "registering code of its own would run what no check of the library read)"});
   for (const char* name : {".preinit_array", ".ctors", ".dtors"})
     if (elf.section(name)) out.push_back({"object-load-time-code", fmt::format("the library has a {} section (code run at load or exit time)", name)});
   for (const auto& symbol : elf.symbols()) {

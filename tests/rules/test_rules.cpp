@@ -242,6 +242,8 @@ TEST(Rules, SectionAttributesAreInlineAssembly) {
   EXPECT_TRUE(rules().check(sections).empty()) << listing(rules().check(sections));
   EXPECT_TRUE(preprocessed(sections).empty()) << listing(preprocessed(sections));
   // The attribute's name pasted from tokens, or its literal given through a macro, shows after preprocessing.
+  EXPECT_TRUE(find(rules().check("__attribute__((section((\".text.x\\n.byte 0xb8,0x0f,0x31,0xc3,0x90\\n\")))) const char g = 0;\n"),
+                   "inline-assembly", "section"));
   for (const char* source : {"#define PLACED(where) __attribute__((sec##tion(where), used))\nPLACED(\".data.x\") const char pad = 0;\n",
                              "#define NAME \".text.x\"\n[[gnu::section(NAME)]] const char pad = 0;\n"}) {
     const auto v = preprocessed(kHeaders + kEntry + source);

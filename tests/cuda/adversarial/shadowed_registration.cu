@@ -1,4 +1,4 @@
-// expect: rejected (object-load-time-code): defines nvcc's __cudaRegisterFatBinaryEnd itself (hidden, so the registration code that nvcc adds to every file binds its call to it, and inlines it): the candidate's code runs when the library is loaded, inside the one load-time function the checks of .init_array allow by name, the place for work done once outside every timed call.
+// expect: rejected (module-registration; without the text rules, object-load-time-code): defines nvcc's __cudaRegisterFatBinaryEnd itself (hidden, so the registration code that nvcc adds to every file binds its call to it, and inlines it): the candidate's code runs when the library is loaded, inside the one load-time function the checks of .init_array allow by name, the place for work done once outside every timed call.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -74,6 +74,8 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
   if (!clang_Cursor_isNull(launch.chosen)) callee = launch.chosen;
   else if (clang_getCursorKind(callee) == CXCursor_VarDecl || clang_getCursorKind(callee) == CXCursor_ParmDecl)
     callee = kernel_of_pointer(callee, launch, &written_callee);
+  // A kernel declared before the launch and defined after it: its definition (whose parameters the port binds).
+  if (const CXCursor definition = clang_getCursorDefinition(callee); !clang_Cursor_isNull(definition)) callee = definition;
   CXCursor pattern = clang_getSpecializedCursorTemplate(callee);
   launch.kernel = decl_key(clang_Cursor_isNull(pattern) ? callee : pattern);
   launch.section = spelling(clang_Cursor_isNull(pattern) ? callee : pattern);
@@ -335,6 +337,14 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     map_host_calls(arg);
     try {
       if (!structure && !given_input) value = rw_.render(begin_offset(arg), end_offset(arg));
+      // A parameter the launch leaves to its default (`float scale = 1.0f`): libclang gives the default as an argument
+      // written nowhere; its value is the default as the kernel declares it.
+      // (A default is written on one declaration only: the first, where the kernel is declared before its definition.)
+      if (!structure && !given_input && begin_offset(arg) == end_offset(arg))
+        for (CXCursor declaration : {kernel_decl, clang_getCanonicalCursor(kernel_decl)})
+          if (const std::vector<CXCursor> declared = parameters_of(declaration); i < declared.size())
+            for (CXCursor k : children(declared[i]))
+              if (clang_isExpression(clang_getCursorKind(k))) value = "(" + rw_.render(begin_offset(k), end_offset(k)) + ")";
     } catch (const Error& e) {
       problem(out_.problems, arg, "kernel argument", e.what());
       continue;

@@ -217,6 +217,9 @@ void Translator::token_edits() {
       if (auto q = maps_.types.find("std::" + spell(std_at + 2)); q != maps_.types.end()) {
         use_type(i, std_at + 2, q);
         i = std_at + 2;
+      } else if (spell(std_at + 2) == "bit_cast") {  // C++20's std::bit_cast<T>(v) is Metal's as_type<T>(v)
+        rw_.replace(begin(i), end(std_at + 2), "as_type");
+        i = std_at + 2;
       } else {
         rw_.replace(begin(i), end(std_at + 1), "metal::");
         i = std_at + 1;

@@ -730,3 +730,7 @@ __device__ float normcdf(float);
 __device__ double normcdf(double);
 __device__ float abs(float);
 __device__ int abs(int);
+__device__ long abs(long);
+__device__ long long abs(long long);
+__device__ long labs(long);
+__device__ long long llabs(long long);

@@ -336,7 +336,9 @@ Translation Translator::run() {
         if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate || method) && clang_isCursorDefinition(c)) {
           Function f{c};
           f.kernel = has_child(c, CXCursor_CUDAGlobalAttr);
-          if (f.kernel || has_child(c, CXCursor_CUDADeviceAttr)) self->functions_[decl_key(c)] = f;
+          // (a constexpr function without __device__ is callable from device code under nvcc's --expt-relaxed-constexpr;
+          // one the kernels do not call and that does not port is left out of the output)
+          if (f.kernel || has_child(c, CXCursor_CUDADeviceAttr) || (!method && self->is_constexpr(c))) self->functions_[decl_key(c)] = f;
         }
         // A file-scope extern __shared__ array is the dynamic shared memory of each kernel naming it.
         if (kind == CXCursor_VarDecl && has_child(c, CXCursor_CUDASharedAttr)) {

@@ -1060,6 +1060,21 @@ inline int ks_syncthreads_count(bool predicate, threadgroup int (&votes)[32], ui
   for (uint group = 0; group < (size + 31) / 32; ++group) total += votes[group];
   return total;
 }
+// helper: ks_half_raw
+// cuda_fp16.h's __half_raw and cuda_bf16.h's __nv_bfloat16_raw: a 16-bit float's bits in `x`, converting from and to
+// the float type (as their constructors and conversion operators do in CUDA).
+struct ks_half_raw {
+  ushort x;
+  ks_half_raw() = default;
+  ks_half_raw(half h) : x(as_type<ushort>(h)) {}
+  operator half() const { return as_type<half>(x); }
+};
+struct ks_bfloat16_raw {
+  ushort x;
+  ks_bfloat16_raw() = default;
+  ks_bfloat16_raw(bfloat h) : x(as_type<ushort>(h)) {}
+  operator bfloat() const { return as_type<bfloat>(x); }
+};
 // helper: ks_aligned_storage
 // std::aligned_storage<Bytes, Align>::type: raw bytes that threadgroup memory holds for a type with
 // constructors (which a threadgroup variable cannot have), viewed through a pointer cast.

@@ -63,11 +63,16 @@ extern const __device__ int warpSize;
 // 16-bit floats: storage, conversion from and to float, and a pair type with Metal's arithmetic.
 // The intrinsics are declared for both (cuda_bf16.h overloads __hadd & co. for bfloat16).
 #define KSEARCH_FP16(T)                                               \
+  struct T##_raw {                                                    \
+    unsigned short x;                                                 \
+  };                                                                  \
   struct T {                                                          \
     unsigned short bits;                                              \
     T() = default;                                                    \
     __host__ __device__ T(float);                                     \
+    __host__ __device__ T(const T##_raw&);                            \
     __host__ __device__ operator float() const;                       \
+    __host__ __device__ operator T##_raw() const;                     \
   };                                                                  \
   struct __attribute__((aligned(4))) T##2 {                           \
     T x, y;                                                           \
@@ -706,6 +711,12 @@ KSEARCH_MATH_FLOAT(void, sincospi, float*, float*) KSEARCH_MATH_FLOAT(float, nor
 KSEARCH_MATH_FLOAT(float, rnorm3d, float, float) KSEARCH_MATH_FLOAT(float, norm4d, float, float, float)
 KSEARCH_MATH_FLOAT(float, rnorm4d, float, float, float)
 KSEARCH_MATH_FLOAT(float, remquo, float, int*) KSEARCH_MATH_FLOAT(float, scalbln, long)
+// <cmath>'s std:: forms of those with a second result through a pointer are host functions: their device overloads
+namespace std {
+__device__ float frexp(float, int*);
+__device__ float modf(float, float*);
+__device__ float remquo(float, float, int*);
+}
 __device__ float jnf(int, float);
 __device__ float jn(int, float);
 __device__ double jn(int, double);

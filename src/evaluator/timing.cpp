@@ -97,12 +97,13 @@ WakeUpCost measure_wake_ups(runner::RunnerProcess& process, const nlohmann::json
   for (int i = 0; i < kSpinMeasurements; ++i) {
     bool still_running = false;
     const std::optional<double> asleep = process.idle_other_threads_cpu_ms(idle_bound, &still_running);
-    const double wake_ms = process.request(wake_command, timeout).value("wake_ms", 0.0);
+    const nlohmann::json woke = process.request(wake_command, timeout);
     const std::optional<double> asleep_again = process.idle_other_threads_cpu_ms(idle_bound, &still_running);
     const std::optional<runner::ProcessCpu> cpu = process.process_cpu();
     if (!asleep || !asleep_again || !cpu || cpu->threads < 2) return {};
     cost.idle_spin_ms = std::max(cost.idle_spin_ms.value_or(0), (*asleep_again - *asleep) / (cpu->threads - 1));
-    cost.wake_ms = std::max(cost.wake_ms.value_or(0), wake_ms);
+    cost.wake_ms = std::max(cost.wake_ms.value_or(0), woke.value("wake_ms", 0.0));
+    cost.wake_cpu_ms = std::max(cost.wake_cpu_ms.value_or(0), woke.value("wake_cpu_ms", 0.0));
   }
   return cost;
 }
@@ -116,10 +117,15 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
           "the runner reported {:.4f} ms for a call that took {:.4f} ms from ksearch's side: its replies were forged",
           c.reported_ms, c.wall_ms);
     // A wake-up of the workers before the call longer than the calibration's allows (half as long again as its
-    // longest, and a slack for the scheduler) ran more than the runner's code: the candidate's, off the clock (`worker_wake_up_hijack`),
-    // charged to the call.
-    const double wake_excess =
-        null_call.wake_ms ? std::max(0.0, c.wake_ms - (kWakeAllowance * *null_call.wake_ms + kWakeSlackMs)) : 0.0;
+    // longest, and a slack for the scheduler), in which they also ran that much more on the CPU, ran more than the
+    // runner's code: the candidate's, off the clock (`worker_wake_up_hijack`), charged to the call. (A worker the
+    // scheduler kept waiting on a loaded host lengthens the wake-up, not its CPU time.)
+    auto beyond = [](double value, const std::optional<double>& calibrated) {
+      return calibrated ? std::max(0.0, value - (kWakeAllowance * *calibrated + kWakeSlackMs)) : 0.0;
+    };
+    const double wake_excess = null_call.wake_cpu_ms
+                                   ? std::min(beyond(c.wake_ms, null_call.wake_ms), beyond(c.wake_cpu_ms, null_call.wake_cpu_ms))
+                                   : beyond(c.wake_ms, null_call.wake_ms);
     out.times_ms.push_back(c.reported_ms + wake_excess);
     out.wake_charged_calls += wake_excess > 0;
     if (c.cpu_ms) {

@@ -34,8 +34,9 @@ struct TimedCall {
   // evaluator sets it where measure_null_beside had one): what the host path around a call cost in the load this
   // call ran in, which on a loaded machine can be several times the calibration's.
   std::optional<double> null_cpu_ms;
-  // How long the `prepare` before it spent waking the runner's threads, by the runner's clock (0: none woken).
-  double wake_ms = 0;
+  // How long the `prepare` before it spent waking the runner's threads, by the runner's clock, and the CPU time the
+  // woken workers ran then (0: none woken).
+  double wake_ms = 0, wake_cpu_ms = 0;
 };
 TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
                              std::chrono::milliseconds timeout);
@@ -52,9 +53,10 @@ struct NullCallCost {
   // where measured (measure_idle_spin); the allowance for that spinning around a call is twice it (the wake-up before
   // the call and the region's end), never more than a fixed bound.
   std::optional<double> idle_spin_ms;
-  // The longest of those wake-ups by the runner's clock (the runner's code only): a later one takes longer where
-  // candidate code runs in it, off the clock (trusted_times charges the excess to the call after it).
-  std::optional<double> wake_ms;
+  // The longest of those wake-ups by the runner's clock, and the most CPU time its workers ran in one (the runner's
+  // code only): a later one takes longer, and its workers more CPU time, where candidate code runs in it, off the
+  // clock (trusted_times charges the excess to the call after it).
+  std::optional<double> wake_ms, wake_cpu_ms;
 };
 NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann::json& command, size_t flush_bytes,
                                  std::chrono::milliseconds timeout);
@@ -76,7 +78,7 @@ std::optional<double> measure_null_beside(runner::RunnerProcess& process, const 
 // only) until every worker sleeps again, the most of a few (nullopt where the runner has no workers or they do not
 // fall asleep within `idle_bound`), and the longest wake-up by the runner's clock.
 struct WakeUpCost {
-  std::optional<double> idle_spin_ms, wake_ms;
+  std::optional<double> idle_spin_ms, wake_ms, wake_cpu_ms;
 };
 WakeUpCost measure_wake_ups(runner::RunnerProcess& process, const nlohmann::json& wake_command,
                             std::chrono::milliseconds idle_bound, std::chrono::milliseconds timeout);

@@ -355,7 +355,8 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         device.prepare(call_args(shm, command->at("set"), *command));
         hold_code_pointers();
-        reply({{"ok", true}, {"wake_ms", device.last_wake_ms()}});
+        const WakeUp wake = device.last_wake();
+        reply({{"ok", true}, {"wake_ms", wake.ms}, {"wake_cpu_ms", wake.workers_cpu_ms}});
       } else if (cmd == "timed_call") {
         // A null call calibrates the same path (parsing included), before the candidate is loaded and after.
         const bool null_call = command->value("null", false);

@@ -186,8 +186,18 @@ TEST(TrustedTimes, AWakeUpLongerThanCalibratedIsChargedToTheCallAfterIt) {
   EXPECT_TRUE(t.inconsistency.empty()) << t.inconsistency;
   EXPECT_EQ(t.wake_charged_calls, 1);
   for (size_t i = 0; i < c.size(); ++i) EXPECT_NEAR(t.times_ms[i], i == 4 ? 0.1 + 0.2 - (1.5 * 0.02 + 0.01) : 0.1, 1e-12) << i;
+  // Where the workers' CPU time in the wake-ups is known, a wake-up is charged only as far as they also ran: one the
+  // scheduler stretched on a loaded host (little CPU time) is not; one where they computed (as long on the CPU) is.
+  calibrated.wake_cpu_ms = 0.01;
+  for (TimedCall& call : c) call.wake_cpu_ms = 0.012;
+  EXPECT_EQ(trusted_times(c, calibrated, true).wake_charged_calls, 0);
+  c[4].wake_cpu_ms = 0.19;
+  const TrustedTimes both = trusted_times(c, calibrated, true);
+  EXPECT_EQ(both.wake_charged_calls, 1);
+  EXPECT_NEAR(both.times_ms[4], 0.1 + std::min(0.2 - (1.5 * 0.02 + 0.01), 0.19 - (1.5 * 0.01 + 0.01)), 1e-12);
   // Without a calibrated wake-up (no workers), nothing is charged.
   calibrated.wake_ms.reset();
+  calibrated.wake_cpu_ms.reset();
   EXPECT_EQ(trusted_times(c, calibrated, true).wake_charged_calls, 0);
 }
 

@@ -267,6 +267,14 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     return size == 4 ? "" : fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", size * 8);
   };
   std::string element = "int", space = "device";
+  // An atomic whose pointer's type depends on the kernel's template parameters (`atomicAdd(&f.counts(i), 1)` with
+  // `const F f`): its element type and address space are unknown here, and a guess changed the value (through another
+  // overload's parameter) and the space.
+  const bool atomic = name.rfind("atomic", 0) == 0 || name.rfind("__nv_atomic", 0) == 0;
+  if (atomic && !args.empty() && !is_pointer(clang_getCursorType(strip_implicit(args[0]))))
+    return problem(problems, call, name,
+                   "its pointer's type depends on the kernel's template parameters, so its element type and address "
+                   "space are unknown to the port: take the address into a typed pointer first (`int* slot = &...;`)");
   if (!args.empty() && is_pointer(clang_getCursorType(strip_implicit(args[0])))) {
     element = metal_type(clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(strip_implicit(args[0])))));
     space = space_of(args[0]);

@@ -127,6 +127,22 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     std::string t = take(clang_getTypeSpelling(canonical));
     if (t.rfind("const ", 0) == 0) t.erase(0, 6);
     if (dtype_argument(parameter, t)) return;
+    // A library function object the port writes as a helper (std::less<float>, cuda::std::plus<>, cuda::maximum<int>):
+    // the helper's type, named in the body.
+    if (canonical.kind == CXType_Record) {
+      std::string templ = t.substr(0, t.find('<'));
+      for (const std::string prefix : {"cuda::std::", "std::"})
+        if (templ.rfind(prefix, 0) == 0) templ = "std::" + templ.substr(prefix.size());
+      templ = std::regex_replace(templ, std::regex(R"(::__\w+::)"), "::");  // (libstdc++'s and libcu++'s inline namespaces)
+      if (auto mapped = maps_.types.find(templ); mapped != maps_.types.end() && maps_.type_helpers.count(templ)) {
+        std::string arguments;
+        for (int i = 0; i < clang_Type_getNumTemplateArguments(canonical); ++i)
+          arguments += (i ? ", " : "") + metal_type(clang_Type_getTemplateArgumentAsType(canonical, unsigned(i)));
+        launch.bindings.push_back(fmt::format("using {} = {}<{}>;", name, mapped->second, arguments));
+        helpers_.insert(maps_.type_helpers.at(templ).begin(), maps_.type_helpers.at(templ).end());
+        return;
+      }
+    }
     if (canonical.kind == CXType_Record && from_prelude(clang_getTypeDeclaration(canonical)))
       // A CUDA vector type (`__nv_bfloat162`, `float4`): not an MLX template dtype, so named in the body too.
       launch.bindings.push_back(fmt::format("using {} = {};", name, metal_type(canonical)));

@@ -1241,6 +1241,21 @@ KS_FUNCTION_OBJECT(ks_bit_and, a & b)
 KS_FUNCTION_OBJECT(ks_bit_or, a | b)
 KS_FUNCTION_OBJECT(ks_bit_xor, a ^ b)
 #undef KS_FUNCTION_OBJECT
+// the comparisons, which answer bool
+#define KS_PREDICATE_OBJECT(NAME, EXPRESSION)                                                      \
+  template <typename T = void> struct NAME {                                                       \
+    bool operator()(T a, T b) const { return EXPRESSION; }                                         \
+  };                                                                                               \
+  template <> struct NAME<void> {                                                                  \
+    template <typename A, typename B> bool operator()(A a, B b) const { return EXPRESSION; }       \
+  };
+KS_PREDICATE_OBJECT(ks_less, a < b)
+KS_PREDICATE_OBJECT(ks_greater, a > b)
+KS_PREDICATE_OBJECT(ks_less_equal, a <= b)
+KS_PREDICATE_OBJECT(ks_greater_equal, a >= b)
+KS_PREDICATE_OBJECT(ks_equal_to, a == b)
+KS_PREDICATE_OBJECT(ks_not_equal_to, a != b)
+#undef KS_PREDICATE_OBJECT
 // helper: ks_integer_sequence
 // <utility>'s compile-time integer packs, which Metal's library lacks: make_integer_sequence<T, N> built by joining
 // two halves (a depth of log2 N instantiations).

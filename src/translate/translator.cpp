@@ -138,7 +138,7 @@ void Translator::token_edits() {
       {"__noinline__", ""}, {"__forceinline__", "inline"}, {"__inline__", "inline"}, {"__inline", "inline"}, {"__shared__", "threadgroup"}, {"__constant__", "constant"},
       // C++20's (the file is parsed as nvcc's -std=c++20 takes it); Metal's C++ is C++14: a consteval function is a
       // constexpr one there, and constinit only asks the compiler to check what a constant already is.
-      {"consteval", "constexpr"}, {"constinit", ""}};
+      {"consteval", "constexpr"}, {"constinit", ""}, {"noexcept", ""}};
   // CUDA identifiers that Metal reserves get a name of the file's own (`kernel` -> `kernel_`).
   static const std::set<std::string> metal_keywords = {"device", "constant", "thread", "threadgroup", "threadgroup_imageblock",
                                                        "ray_data", "object_data", "kernel", "vertex", "fragment", "sampler",
@@ -188,8 +188,8 @@ void Translator::token_edits() {
                r != keyword_renames_.end() &&
                clang_getCursorKind(clang_getCursor(unit_, clang_getTokenLocation(unit_, tokens[i]))) != CXCursor_TypeRef) {
       rw_.replace(begin(i), end(i), r->second);
-    } else if ((s == "__launch_bounds__" || s == "__maxnreg__" || s == "__align__" || s == "__cluster_dims__") &&
-               spell(i + 1) == "(") {
+    } else if ((s == "__launch_bounds__" || s == "__maxnreg__" || s == "__align__" || s == "__cluster_dims__" || s == "noexcept") &&
+               spell(i + 1) == "(") {  // (noexcept(...): Metal's C++ has no exceptions, nor the specifier)
       unsigned j = i + 1;
       for (int depth = 0; j < n; ++j) {
         depth += spell(j) == "(" ? 1 : spell(j) == ")" ? -1 : 0;

@@ -38,6 +38,21 @@ bool builtin_vector_operator(CXCursor function) {
 
 // The named namespaces around a declaration, outermost first (anonymous ones are left out: their
 // names are visible around them).
+// Whether a struct has a field of the CUDA host API's types (a stream, an event, device properties).
+bool holds_host_api_object(CXCursor record) {
+  bool holds = false;
+  clang_Type_visitFields(
+      clang_getCursorType(record),
+      [](CXCursor field, CXClientData data) {
+        const std::string type = take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(field))));
+        for (const char* host : {"CUstream_st", "CUevent_st", "cudaDeviceProp", "CUgraph"})
+          if (type.find(host) != std::string::npos) *static_cast<bool*>(data) = true;
+        return CXVisit_Continue;
+      },
+      &holds);
+  return holds;
+}
+
 std::vector<std::string> namespaces_of(CXCursor c) {
   std::vector<std::string> out;
   for (CXCursor p = clang_getCursorSemanticParent(c); clang_getCursorKind(p) == CXCursor_Namespace; p = clang_getCursorSemanticParent(p))
@@ -60,7 +75,9 @@ std::vector<std::string> Translator::directives(const Launch& launch) const {
 // A declaration in a named namespace stays in it (`ops::Gelu`); the body, outside, names it unqualified too through the
 // header's `using namespace`.
 std::string Translator::in_namespaces(CXCursor declaration, std::string text) {
-  const std::vector<std::string> names = namespaces_of(declaration);
+  std::vector<std::string> names = namespaces_of(declaration);
+  for (std::string& n : names)  // (a namespace named as a Metal keyword, OpenCV's cv::cuda::device: as its uses are)
+    if (auto r = keyword_renames_.find(n); r != keyword_renames_.end()) n = r->second;
   if (!names.empty()) namespaces_.insert(fmt::format("{}", fmt::join(names, "::")));
   for (auto n = names.rbegin(); n != names.rend(); ++n) text = "namespace " + *n + " {\n" + text + "}\n";
   return text;
@@ -106,6 +123,13 @@ std::string Translator::header() {
           case CXCursor_TypeAliasTemplateDecl:
             if (pointer_typedef(c)) break;  // written out at its uses (expand_pointer_typedefs)
             if (self->accessor_records_.count(decl_key(c))) break;  // its calls became the kernel's array
+            // A launcher's struct holding the host API's objects (Caffe2's context with its cudaStream_t): host code,
+            // which Metal cannot declare and no device code can use.
+            if ((kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl) && holds_host_api_object(c)) {
+              self->out_.notes.push_back(fmt::format("struct '{}' (line {}) left out: it holds the host API's objects", spelling(c),
+                                                     position(c).line));
+              break;
+            }
             // a name for a group handle or a libcu++ barrier or pipeline, whose variables are dropped
             if ((kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl) &&
                 group_of(clang_getTypedefDeclUnderlyingType(c)).kind != Group::none)

@@ -40,7 +40,8 @@ std::string Translator::metal_type(CXType t) {
   std::string out, word;
   auto flush = [&] {
     auto m = maps_.types.find(word);
-    out += m != maps_.types.end() ? m->second : word == "double" ? "float" : word;
+    auto renamed = keyword_renames_.find(word);  // (the file's names Metal reserves: a namespace `device`)
+    out += m != maps_.types.end() ? m->second : word == "double" ? "float" : renamed != keyword_renames_.end() ? renamed->second : word;
     word.clear();
   };
   for (char ch : s) {

@@ -29,9 +29,17 @@ std::string macro_of(CXTranslationUnit unit, CXCursor c) {
   return name;
 }
 
+// Where an expression is, and what it is in words (libclang's kind names, `MemberRefExpr`, are no user's).
 std::string what(CXCursor c) {
+  static const std::map<CXCursorKind, const char*> words = {
+      {CXCursor_CallExpr, "a call"}, {CXCursor_MemberRefExpr, "a member"}, {CXCursor_DeclRefExpr, "a name"},
+      {CXCursor_UnaryOperator, "an operator"}, {CXCursor_BinaryOperator, "an operator"},
+      {CXCursor_CompoundAssignOperator, "an assignment"}, {CXCursor_ConditionalOperator, "a conditional"},
+      {CXCursor_ArraySubscriptExpr, "an element"}, {CXCursor_CStyleCastExpr, "a cast"}, {CXCursor_CXXStaticCastExpr, "a cast"},
+      {CXCursor_InitListExpr, "a brace list"}, {CXCursor_LambdaExpr, "a lambda"}};
   const Position p = position(c);
-  return fmt::format("line {}: {}", p.line, take(clang_getCursorKindSpelling(clang_getCursorKind(c))));
+  const auto word = words.find(clang_getCursorKind(c));
+  return fmt::format("line {}: {}", p.line, word != words.end() ? word->second : "an expression");
 }
 
 // The initializer of a variable declaration (its last expression child), or a null cursor.

@@ -119,7 +119,7 @@ class Evaluator {
 // The secret seed pool: seeds a candidate cannot see, stable per machine so references cache.
 uint64_t secret_seed(const tasks::Task& task, const tasks::Workload& workload, int index);
 inline constexpr int kSecretSeedsPerWorkload = 12;
-// Timed repetitions checked per workload, at most (at least 2 are).
-inline constexpr int kMaxCheckedRepetitions = 4;
+// Timed repetitions checked per workload, at most (at least 2 are): every secret seed the trials and the re-check leave.
+inline constexpr int kMaxCheckedRepetitions = 8;
 
 }  // namespace ksearch::evaluator

@@ -106,8 +106,8 @@ struct TrustedTimes {
 TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCost& null_call, bool host_clock);
 
 // Which timed repetitions have their outputs verified: `at_least` random ones among the first
-// `min_reps` (which always run), then each later one with probability 1/8, at most `budget` in all.
-// Drawn by ksearch and never told to the runner.
+// `min_reps` (which always run), the rest of `budget` uniformly among the later ones (those past the last repetition
+// that runs are not checked). Drawn by ksearch and never told to the runner.
 std::set<int> choose_checked_repetitions(int min_reps, int max_reps, int at_least, int budget, std::mt19937_64& rng);
 
 // Evicts a timed call's tensors (which ksearch has just written) from every level of the host's caches:

@@ -6,13 +6,6 @@
 
 namespace ksearch {
 
-std::string printable(std::string_view text, bool keep_lines) {
-  std::string out(text);
-  for (char& c : out)
-    if (((c >= 0 && c < 0x20) || c == 0x7f) && !(keep_lines && (c == '\n' || c == '\t'))) c = ' ';
-  return out;
-}
-
 std::string trimmed(std::string_view text) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return {};

@@ -11,8 +11,14 @@ namespace ksearch {  // core is the root namespace: the vocabulary every module 
 std::string substitute(std::string_view text, const std::map<std::string, std::string, std::less<>>& values);
 
 // `text` with its control characters (a terminal's escape sequences: ESC [ ... can erase and rewrite what was printed
-// before) as spaces; line breaks and tabs too unless `keep_lines`. For text an untrusted program wrote.
-std::string printable(std::string_view text, bool keep_lines);
+// before) as spaces; line breaks and tabs too unless `keep_lines`. For text an untrusted program wrote. (Inline: the
+// runners, which link only core's headers, quote a candidate's exception with it.)
+inline std::string printable(std::string_view text, bool keep_lines) {
+  std::string out(text);
+  for (char& c : out)
+    if (((c >= 0 && c < 0x20) || c == 0x7f) && !(keep_lines && (c == '\n' || c == '\t'))) c = ' ';
+  return out;
+}
 
 // `text` without the spaces, tabs and line breaks at its ends.
 std::string trimmed(std::string_view text);

@@ -27,12 +27,17 @@ double output_value(const void* output, size_t i, DType dtype) {
   return dtype == DType::boolean ? double(static_cast<const unsigned char*>(output)[i]) : load_as_double(output, i, dtype);
 }
 
-// What the elementwise pass found in some range of elements; ranges merge in any order.
+// What the elementwise pass found in some range of elements: ranges merge in any order, but for the sum of squares,
+// which compare_output merges in the ranges' order (the same figure every run).
 struct ElementStats {
   double out_min = INFINITY, out_max = -INFINITY, ref_min = INFINITY, ref_max = -INFINITY;
   double max_abs_err = 0, max_rel_err = 0;
   size_t mismatches = 0;
   size_t first_bad = kNone;
+  // Over the elements whose tolerance is relative (rtol |r| at least atol), each one's error squared in units of its
+  // elementwise tolerance (atol + rtol |r|), summed, and how many there are.
+  double units_sq = 0;
+  size_t relative_elements = 0;
 
   void merge(const ElementStats& o) {
     out_min = std::min(out_min, o.out_min);
@@ -43,6 +48,8 @@ struct ElementStats {
     max_rel_err = std::max(max_rel_err, o.max_rel_err);
     mismatches += o.mismatches;
     first_bad = std::min(first_bad, o.first_bad);
+    units_sq += o.units_sq;
+    relative_elements += o.relative_elements;
   }
 };
 
@@ -56,9 +63,13 @@ ElementStats compare_elements(const void* output, DType dtype, const std::vector
     s.ref_max = std::max(s.ref_max, r);
     s.out_min = std::min(s.out_min, o);
     s.out_max = std::max(s.out_max, o);
-    const double err = std::abs(o - r);
+    const double err = std::abs(o - r), bound = tolerance.atol + tolerance.rtol * std::abs(r);
     // A non-finite output passes only as the reference's own infinity, of its sign; NaN never does.
-    const bool bad = !std::isfinite(o) ? std::isnan(o) || o != r : !(err <= tolerance.atol + tolerance.rtol * std::abs(r));
+    const bool bad = !std::isfinite(o) ? std::isnan(o) || o != r : !(err <= bound);
+    if (std::isfinite(r) && tolerance.rtol * std::abs(r) >= tolerance.atol) {
+      ++s.relative_elements;
+      if (bound > 0) s.units_sq += (err / bound) * (err / bound);
+    }
     if (std::isfinite(err)) {
       s.max_abs_err = std::max(s.max_abs_err, err);
       s.max_rel_err = std::max(s.max_rel_err, err / std::max(std::abs(r), tolerance.atol > 0 ? tolerance.atol : 1e-30));
@@ -92,25 +103,6 @@ RowError row_error(const void* output, DType dtype, const std::vector<double>& r
   return row;
 }
 
-// Over the elements of [begin, end) whose tolerance is relative (rtol |r| at least atol), the sum of each one's error
-// squared in units of its elementwise tolerance (atol + rtol |r|), and how many there are.
-struct ToleranceUnits {
-  double sum_sq = 0;
-  size_t elements = 0;
-};
-ToleranceUnits tolerance_units(const void* output, DType dtype, const std::vector<double>& reference, const Tolerance& tolerance,
-                               size_t begin, size_t end) {
-  ToleranceUnits units;
-  for (size_t i = begin; i < end; ++i) {
-    const double r = reference[i];
-    if (!std::isfinite(r) || tolerance.rtol * std::abs(r) < tolerance.atol) continue;
-    const double error = std::abs(output_value(output, i, dtype) - r), bound = tolerance.atol + tolerance.rtol * std::abs(r);
-    ++units.elements;
-    if (bound > 0) units.sum_sq += (error / bound) * (error / bound);
-  }
-  return units;
-}
-
 }  // namespace
 
 size_t row_length(const std::optional<std::vector<int64_t>>& shape) {
@@ -121,13 +113,12 @@ Comparison compare_output(const std::string& name, const void* output, DType dty
                           const Tolerance& tolerance, size_t row_length) {
   Comparison c;
   const size_t n = reference.size();
-  std::mutex merging;
-  ElementStats all;
-  for_each_chunk(n, kCompareChunk, [&](size_t, size_t begin, size_t end) {
-    const ElementStats chunk = compare_elements(output, dtype, reference, tolerance, begin, end);
-    const std::lock_guard lock(merging);
-    all.merge(chunk);
+  std::vector<ElementStats> chunks((n + kCompareChunk - 1) / kCompareChunk);
+  for_each_chunk(n, kCompareChunk, [&](size_t chunk, size_t begin, size_t end) {
+    chunks[chunk] = compare_elements(output, dtype, reference, tolerance, begin, end);
   });
+  ElementStats all;
+  for (const ElementStats& chunk : chunks) all.merge(chunk);
   c.max_abs_err = all.max_abs_err;
   c.max_rel_err = all.max_rel_err;
   c.mismatches = all.mismatches;
@@ -151,6 +142,7 @@ Comparison compare_output(const std::string& name, const void* output, DType dty
   row_length = std::max<size_t>(1, std::min(row_length, n));
   const size_t rows = (n + row_length - 1) / row_length;
   size_t bad_rows = 0, first_bad_row = kNone;
+  std::mutex merging;
   for_each_chunk(rows, std::max<size_t>(1, kCompareChunk / row_length), [&](size_t, size_t row_begin, size_t row_end) {
     size_t bad = 0, first = kNone;
     for (size_t row = row_begin; row < row_end; ++row) {
@@ -177,18 +169,9 @@ Comparison compare_output(const std::string& name, const void* output, DType dty
   // norm_rtol / rtol (a quarter by default). For float and double outputs (a 16-bit output's own rounding takes a
   // share of its tolerance that its task sets), of enough elements (a scalar's one error may take its whole tolerance).
   if (dtype_is_float(dtype) && dtype_size(dtype) >= 4 && n >= kMinElementsForAverageError && tolerance.rtol > 0) {
-    std::vector<ToleranceUnits> chunks((n + kCompareChunk - 1) / kCompareChunk);  // summed in order: one figure every run
-    for_each_chunk(n, kCompareChunk, [&](size_t chunk, size_t begin, size_t end) {
-      chunks[chunk] = tolerance_units(output, dtype, reference, tolerance, begin, end);
-    });
-    ToleranceUnits all_units;
-    for (const ToleranceUnits& u : chunks) {
-      all_units.sum_sq += u.sum_sq;
-      all_units.elements += u.elements;
-    }
-    const double average = all_units.elements ? std::sqrt(all_units.sum_sq / double(all_units.elements)) : 0.0;
+    const double average = all.relative_elements ? std::sqrt(all.units_sq / double(all.relative_elements)) : 0.0;
     const double limit = tolerance.row_norm_rtol() / tolerance.rtol;
-    if (all_units.elements >= kMinElementsForAverageError && average > limit) {
+    if (all.relative_elements >= kMinElementsForAverageError && average > limit) {
       c.ok = false;
       c.message = fmt::format("output '{}': its elements' errors average (RMS) {:.3g} of their elementwise tolerances, above "
                               "{:.3g} (each element was within its tolerance: a lower precision than the task's on most "

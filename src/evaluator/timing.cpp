@@ -208,17 +208,18 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
 
 std::set<int> choose_checked_repetitions(int min_reps, int max_reps, int at_least, int budget, std::mt19937_64& rng) {
   std::set<int> checked;
-  std::vector<int> first(size_t(std::max(min_reps, 0)));
-  std::iota(first.begin(), first.end(), 0);
-  std::shuffle(first.begin(), first.end(), rng);
-  for (int i = 0; i < std::min({at_least, budget, int(first.size())}); ++i) checked.insert(first[size_t(i)]);
+  // Repetitions of [from, to), in a random order, added until `count` are checked.
+  auto draw = [&](int from, int to, int count) {
+    std::vector<int> reps(size_t(std::max(to - from, 0)));
+    std::iota(reps.begin(), reps.end(), from);
+    std::shuffle(reps.begin(), reps.end(), rng);
+    for (size_t i = 0; i < reps.size() && int(checked.size()) < count; ++i) checked.insert(reps[i]);
+  };
+  draw(0, min_reps, std::min(at_least, budget));
   // The rest anywhere among the later repetitions, each as likely as any other: drawn one by one with a budget, they
   // fell on the first later ones, and a candidate skipping work on the last 21 of 40 repetitions passed more than
   // half its evaluations.
-  std::vector<int> later(size_t(std::max(max_reps - min_reps, 0)));
-  std::iota(later.begin(), later.end(), min_reps);
-  std::shuffle(later.begin(), later.end(), rng);
-  for (size_t i = 0; i < later.size() && int(checked.size()) < budget; ++i) checked.insert(later[i]);
+  draw(min_reps, max_reps, budget);
   return checked;
 }
 

@@ -50,7 +50,7 @@ struct NullCallCost {
   double cpu_spread_ms = 0;
   double process_cpu_ms = 0;  // all the runner's threads, median
   // What one wake-up of OpenMP's team costs each idle worker on the CPU until it sleeps again (libgomp's spinning),
-  // where measured (measure_idle_spin); the allowance for that spinning around a call is twice it (the wake-up before
+  // where measured (measure_wake_ups); the allowance for that spinning around a call is twice it (the wake-up before
   // the call and the region's end), never more than a fixed bound.
   std::optional<double> idle_spin_ms;
   // The longest of those wake-ups by the runner's clock, and the most CPU time its workers ran in one (the runner's

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/text.hpp"
 #include "runner/library_state.hpp"
 #include "runner/code_pointers.hpp"
 #include "runner/protocol.hpp"
@@ -162,10 +163,8 @@ void RunnerDevice::reset_state() {
 
 std::string candidate_exception(const std::string& what) {
   constexpr size_t kMaxChars = 300;
-  std::string text = what.substr(0, kMaxChars);
   // One line of printable text: a terminal's control sequences (ESC [ ...) could rewrite what ksearch printed before.
-  // (core/text's printable() is ksearch's; the runner links only core's headers.)
-  std::replace_if(text.begin(), text.end(), [](char c) { return (c >= 0 && c < 0x20) || c == 0x7f; }, ' ');
+  const std::string text = printable(what.substr(0, kMaxChars), false);
   return "the candidate threw an exception: \"" + text + (what.size() > kMaxChars ? "...\"" : "\"");
 }
 

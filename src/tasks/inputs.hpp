@@ -23,8 +23,8 @@ std::vector<HostTensor> generate_inputs(const Task& task, const Workload& worklo
 // A fresh input set made from two drawn sets of the same workload: each element of the mix is taken from
 // one of them, chosen at random, from a position its own does not tell (a random rotation per tensor, then a
 // permutation keyed per tile of 4096 positions: tasks/mix.hpp). The task's inputs are drawn element by element
-// independently, so a mix has exactly their distribution, at the cost of a gather within a tile instead of a draw. The same seed gives the same mix; mix_inputs seeds tensor i with
-// tensor_seed(seed, i) (tasks/mix.hpp).
+// independently, so a mix has exactly their distribution, at the cost of a gather within a tile instead of a draw.
+// The same seed gives the same mix; mix_inputs seeds tensor i with tensor_seed(seed, i) (tasks/mix.hpp).
 void mix_tensor(const HostTensor& a, const HostTensor& b, uint64_t seed, unsigned char* out);
 std::vector<HostTensor> mix_inputs(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b, uint64_t seed);
 // Changes whenever generate_inputs draws, or mix_tensor mixes, other values for a seed: cached

@@ -9,8 +9,6 @@
 #include <functional>
 #include <optional>
 
-#include <regex>
-
 #include "translate/translator_internal.hpp"
 
 namespace ksearch::translate::detail {
@@ -530,12 +528,11 @@ void Translator::visit(CXCursor c, Function& fn) {
       note_accessor_target(kids[1], clang_getCursorType(kids[0]));
     shared_pointer_field(c, fn);
   } else if (kind == CXCursor_MemberRefExpr) {
-    // `p->x` on a pointer to a CUDA vector (DeepSpeed's `uint4* d = ...; d->x = 0;`): Metal's vectors are no structs,
-    // and take `(*p).x`.
+    // `p->x` on a pointer to a CUDA type (DeepSpeed's `uint4* d = ...; d->x = 0;`): Metal's vectors are no structs,
+    // and take `(*p).x` (as the port's helper structs for the others do).
     if (const std::vector<CXCursor> kids = children(c); !kids.empty() && is_pointer(clang_getCursorType(kids[0]))) {
       const CXType pointee = clang_getCanonicalType(pointee_type(clang_getCursorType(kids[0])));
-      static const std::regex vector_type(R"((const )?(u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]|(const )?__half2|(const )?__nv_bfloat162)");
-      if (pointee.kind == CXType_Record && std::regex_match(take(clang_getTypeSpelling(pointee)), vector_type)) {
+      if (pointee.kind == CXType_Record && from_prelude(clang_getTypeDeclaration(pointee))) {
         const CXCursor base = kids[0];
         const std::string member = spelling(c);
         rw_.replace(begin_offset(c), end_offset(c),

@@ -56,6 +56,7 @@ bool cuda_class(CXType type, const std::string& prefix) {
 }  // namespace
 
 bool is_atomic_ref(CXType type) { return cuda_class(type, "cuda::atomic_ref<"); }
+bool is_thread_group(CXType type) { return cuda_class(type, "cooperative_groups::thread_group"); }
 bool is_atomic_object(CXType type) { return cuda_class(type, "cuda::atomic<"); }
 
 CXCursor atomic_referent(CXCursor c) {

@@ -16,18 +16,10 @@ namespace ksearch::translate::detail {
 
 namespace {
 
-std::string unqualified_type(CXType t) {
-  if (is_reference(t)) t = pointee_type(t);
-  std::string name = take(clang_getTypeSpelling(clang_getCanonicalType(t)));
-  if (name.rfind("const ", 0) == 0) name.erase(0, 6);
-  return name;
-}
-
-bool is_thread_group(CXType t) { return unqualified_type(t) == "cooperative_groups::thread_group"; }
-
-// What replaces a thread_group handle's type: the group it holds.
-std::string concrete_type(const std::string& group) {
-  return group == "block" ? "cooperative_groups::thread_block" : "cooperative_groups::thread_block_tile<" + group.substr(5) + ">";
+// The type a thread_group handle holding `group` is written as; "" for a group it cannot hold (or not known).
+std::string concrete_type(const Group& group) {
+  if (group.kind == Group::block) return "cooperative_groups::thread_block";
+  return group.kind == Group::tile && !group.width.empty() ? "cooperative_groups::thread_block_tile<" + group.width + ">" : "";
 }
 
 }  // namespace
@@ -53,7 +45,7 @@ std::string concrete_thread_groups(CXTranslationUnit unit, const std::string& te
   visit(clang_getTranslationUnitCursor(unit));
   if (handles.empty()) return text;
 
-  // "block", "tile:N", or "" where not (yet) known
+  // decl_key -> the type its group is written as ("" where not known yet)
   std::map<std::string, std::string> held;
   std::vector<std::pair<CXCursor, long long>> partitions;  // run-time tiled_partition calls of a constant size
   std::function<std::string(CXCursor)> group_given = [&](CXCursor e) -> std::string {
@@ -62,15 +54,12 @@ std::string concrete_thread_groups(CXTranslationUnit unit, const std::string& te
     if (clang_getCursorKind(e) == CXCursor_CallExpr && clang_getCursorKind(clang_getCursorReferenced(e)) == CXCursor_Constructor &&
         clang_Cursor_getNumArguments(e) == 1)
       return group_given(clang_Cursor_getArgument(e, 0));
-    const std::string type = unqualified_type(clang_getCursorType(e));
-    if (type == "cooperative_groups::thread_block") return "block";
-    const std::string tile = "cooperative_groups::thread_block_tile<";
-    if (type.rfind(tile, 0) == 0) return "tile:" + type.substr(tile.size(), type.size() - tile.size() - 1);
+    if (const std::string type = concrete_type(group_of(clang_getCursorType(e))); !type.empty()) return type;
     if (clang_getCursorKind(e) == CXCursor_CallExpr && spelling(clang_getCursorReferenced(e)) == "tiled_partition" &&
         clang_Cursor_getNumArguments(e) == 2)
       if (const std::optional<long long> size = integer_constant(clang_Cursor_getArgument(e, 1))) {
         partitions.emplace_back(e, *size);
-        return "tile:" + std::to_string(*size);
+        return concrete_type({Group::tile, std::to_string(*size)});
       }
     if (clang_getCursorKind(e) == CXCursor_DeclRefExpr)
       if (auto it = held.find(decl_key(clang_getCursorReferenced(e))); it != held.end()) return it->second;
@@ -114,7 +103,7 @@ std::string concrete_thread_groups(CXTranslationUnit unit, const std::string& te
     }
     if (clang_Cursor_isNull(type)) continue;  // (its type through an alias or `auto`)
     const unsigned b = begin_offset(clang_Cursor_isNull(first) ? type : first), e = end_offset(type);
-    if (e <= text.size() && b < e && text.compare(e - 12, 12, "thread_group") == 0) edits.push_back({{b, e}, concrete_type(group)});
+    if (e <= text.size() && b < e && text.compare(e - 12, 12, "thread_group") == 0) edits.push_back({{b, e}, group});
   }
   for (const auto& [call, size] : partitions) {
     const CXCursor parent = clang_Cursor_getArgument(call, 0);

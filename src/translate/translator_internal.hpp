@@ -176,6 +176,8 @@ Group method_group(CXCursor call);
 // libcu++'s cuda::atomic_ref (a reference to one too), and the object one is made of (`cuda::atomic_ref<float>
 // ref(y[i])`, also a temporary's) under an expression: a null cursor where there is none.
 bool is_atomic_ref(CXType type);
+// cooperative groups' run-time handle, cg::thread_group (a reference to one too): thread_groups.cpp writes its type out.
+bool is_thread_group(CXType type);
 bool is_atomic_object(CXType type);  // cuda::atomic<T, scope>
 CXCursor atomic_referent(CXCursor c);
 

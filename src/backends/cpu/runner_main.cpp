@@ -24,7 +24,7 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
   void start_threads() override {
     std::atomic<int> started{0};
     const bool first = worker_clocks_.empty();
-    std::vector<clockid_t> clocks(static_cast<size_t>(omp_get_max_threads()), clockid_t{});
+    std::vector<clockid_t> clocks(first ? static_cast<size_t>(omp_get_max_threads()) : 0, clockid_t{});
 #pragma omp parallel
     {
       started.fetch_add(1, std::memory_order_relaxed);

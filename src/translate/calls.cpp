@@ -120,17 +120,29 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     if (owner == "thread_block_tile" && method.rfind("shfl", 0) == 0 && clang_Cursor_getNumArguments(call) >= 1)
       if (const std::string why = shuffle_refusal(clang_getCursorType(clang_Cursor_getArgument(call, 0))); !why.empty())
         return problem(problems, call, key + " of a struct", why + ": shuffle each member");
-  } else if (name == "reduce" && clang_Cursor_getNumArguments(call) == 3) {
-    std::string op = take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 2)))));
-    op = op.substr(0, op.find('<'));  // cooperative_groups::plus<float> -> plus
-    // cg::plus, less, greater by name; any other operation (a functor of the file, a lambda) called by a butterfly
-    const bool known = spelling(clang_getCursorSemanticParent(clang_getTypeDeclaration(
-                           clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 2)))))) == "cooperative_groups";
-    key = "reduce:" + (known ? op.substr(op.rfind(':') + 1) : std::string("op"));
+  } else if ((name == "reduce" && clang_Cursor_getNumArguments(call) == 3) ||
+             ((name == "inclusive_scan" || name == "exclusive_scan") && clang_Cursor_getNumArguments(call) >= 2 &&
+              spelling(clang_getCursorSemanticParent(callee)) == "cooperative_groups")) {
+    // cg::plus (a scan's default), less, greater by name; any other operation (a functor of the file, a lambda) called
+    // by a butterfly or the scan's shuffles
+    std::string op = "plus";
+    if (clang_Cursor_getNumArguments(call) == 3) {
+      const CXType op_type = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, 2)));
+      op = take(clang_getTypeSpelling(op_type));
+      op = op.substr(0, op.find('<'));  // cooperative_groups::plus<float> -> plus
+      op = spelling(clang_getCursorSemanticParent(clang_getTypeDeclaration(op_type))) == "cooperative_groups"
+               ? op.substr(op.rfind(':') + 1)
+               : "op";
+    }
+    key = name + ":" + op;
     group = group_of(clang_getCursorType(strip_implicit(clang_Cursor_getArgument(call, 0))));
+    // a coalesced group's lanes need not be consecutive: only its sum has a Metal equivalent (over the active lanes)
+    if (name != "reduce" && group.kind == Group::none && op != "plus")
+      return problem(problems, call, "cg::" + name + " of a coalesced group with an operation other than cg::plus",
+                     "Metal's prefix functions over the active lanes only sum: scan a thread_block_tile instead");
     // a struct of the file reduced (Welford's mean, M2 and count) goes through the shuffles member by member
     if (const std::string why = shuffle_refusal(clang_getCursorType(clang_Cursor_getArgument(call, 1))); !why.empty())
-      return problem(problems, call, "cg::reduce of a struct", why);
+      return problem(problems, call, "cg::" + name + " of a struct", why);
   } else if ((name == "memcpy_async" || name == "wait" || name == "wait_prior" || name == "sync") &&
              spelling(clang_getCursorSemanticParent(callee)) == "cooperative_groups") {
     // cg::memcpy_async(group, dst, src, bytes), cg::wait(group), cg::sync(group): by the group's kind
@@ -139,6 +151,11 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
       return problem(problems, call, name, name == "sync" ? "only a thread block's or a tile's sync is translated"
                                                           : "only a thread block's or a tile's copies are translated");
     key = name + (group.kind == Group::block ? ":block" : ":tile");
+  } else if ((name == "invoke_one" || name == "invoke_one_broadcast") &&
+             spelling(clang_getCursorSemanticParent(callee)) == "cooperative_groups") {
+    group = group_of(clang_getCursorType(strip_implicit(clang_Cursor_getArgument(call, 0))));
+    if (group.kind != Group::tile) return problem(problems, call, "cg::" + name, "only a tile's is translated");
+    key = name + ":tile";
   } else if (spelling(clang_getCursorSemanticParent(callee)) == "cuda") {
     // libcu++: cuda::memcpy_async by a group (its first argument: as cg::memcpy_async) or by the thread; a pipeline's
     // wait by its scope
@@ -234,6 +251,12 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     const std::string placeholder = "$" + std::to_string(source + 1);
     pattern.replace(pattern.find(placeholder), placeholder.size(), "ks_ro_cast<" + metal_type(pointee_of(source - 1)) + ">(" + placeholder + ")");
     helpers.push_back("ks_ro_cast");
+  }
+  // $rest: every argument from the second on (a function and its arguments)
+  if (const size_t at = pattern.find("$rest"); at != std::string::npos) {
+    std::string rest;
+    for (size_t i = 2; i <= args.size(); ++i) rest += (i > 2 ? ", $" : "$") + std::to_string(i);
+    pattern.replace(at, 5, rest);
   }
   // (an operator's value, converted by its pattern, ends where the call does: text inserted after it would follow it)
   if (!operator_call) convert_arguments(callee, args);
@@ -352,7 +375,8 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     for (size_t at; (at = s.find("$R")) != std::string::npos;) s.replace(at, 2, result_type);
     for (size_t i = args.size(); i >= 1; --i) {
       const std::string arg = rw_.render(begin_offset(args[i - 1]), end_offset(args[i - 1]));
-      for (size_t at; (at = s.find("$" + std::to_string(i))) != std::string::npos;) s.replace(at, 2, arg);
+      const std::string placeholder = "$" + std::to_string(i);
+      for (size_t at; (at = s.find(placeholder)) != std::string::npos;) s.replace(at, placeholder.size(), arg);
     }
     for (size_t at; (at = s.find("$space")) != std::string::npos;) s.replace(at, 6, space);
     for (size_t at; (at = s.find("$T")) != std::string::npos;) s.replace(at, 2, element);

@@ -143,6 +143,13 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
         return;
       }
     }
+    // std::integral_constant<T, v> (a launcher's `std::integral_constant<int, 4>{}`, std::true_type): Metal's own
+    static const std::regex integral_constant(R"(^(?:cuda::)?std::(?:__\w+::)?integral_constant<.+, (.+)>$)");
+    if (std::smatch constant; canonical.kind == CXType_Record && std::regex_match(t, constant, integral_constant)) {
+      launch.bindings.push_back(fmt::format("using {} = metal::integral_constant<{}, {}>;", name,
+                                            metal_type(clang_Type_getTemplateArgumentAsType(canonical, 0)), constant.str(1)));
+      return;
+    }
     if (canonical.kind == CXType_Record && from_prelude(clang_getTypeDeclaration(canonical)))
       // A CUDA vector type (`__nv_bfloat162`, `float4`): not an MLX template dtype, so named in the body too.
       launch.bindings.push_back(fmt::format("using {} = {};", name, metal_type(canonical)));
@@ -366,6 +373,7 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
       continue;
     }
     std::string name = spelling(kparams[i]);
+    if (name.empty()) continue;  // an unnamed parameter (a tag such as `std::integral_constant<int, 4>{}`) nothing reads
     if (auto r = keyword_renames_.find(name); r != keyword_renames_.end()) name = r->second;
     const TensorSpec* tensor = task_.find_tensor(value);
     if (tensor && tensor->optional) value = null_if_absent(value);

@@ -117,6 +117,35 @@ template <typename T, typename Op> inline T ks_tile_reduce_op(T v, Op op, uint w
   for (uint o = width / 2; o > 0; o /= 2) v = op(v, simd_shuffle_xor(v, ushort(o)));
   return v;
 }
+// helper: ks_tile_scan
+// cg::inclusive_scan and exclusive_scan over a tile of W lanes (a power of two) with any operation: Hillis and
+// Steele's scan by shuffles up within the segment, `lane` the thread's rank in its tile. An exclusive scan's first
+// lane gets T{}, as simd_prefix_exclusive_sum's does (CUDA's value there is 0 for cg::plus).
+struct ks_scan_plus { template <typename T> T operator()(T a, T b) const { return a + b; } };
+struct ks_scan_min { template <typename T> T operator()(T a, T b) const { return min(a, b); } };
+struct ks_scan_max { template <typename T> T operator()(T a, T b) const { return max(a, b); } };
+template <typename T, typename Op> inline T ks_tile_inclusive_scan(T v, Op op, uint width, uint lane) {
+  for (uint o = 1; o < width; o *= 2) {
+    const T before = simd_shuffle_up(v, ushort(o));
+    if (lane >= o) v = op(before, v);
+  }
+  return v;
+}
+template <typename T, typename Op> inline T ks_tile_exclusive_scan(T v, Op op, uint width, uint lane) {
+  const T before = simd_shuffle_up(ks_tile_inclusive_scan(v, op, width, lane), ushort(1));
+  return lane == 0 ? T{} : before;
+}
+// helper: ks_invoke_one
+// cg::invoke_one and invoke_one_broadcast on a tile: the tile's first lane (`leader`) calls f, and the broadcast's
+// value comes from that lane (`source`, its lane in the SIMD group).
+template <typename F, typename... A> inline void ks_invoke_one(bool leader, F f, A... a) {
+  if (leader) f(a...);
+}
+template <typename F, typename... A> inline auto ks_invoke_one_broadcast(bool leader, ushort source, F f, A... a) -> decltype(f(a...)) {
+  decltype(f(a...)) value{};
+  if (leader) value = f(a...);
+  return simd_shuffle(value, source);
+}
 // helper: ks_erf
 // erff, erfcf, normcdff, erfcxf: Metal's standard library has no erf. erfc from the Chebyshev-fitted
 // t * exp(-z^2 + P(t)), t = 1 / (1 + z / 2) (fractional error below 1.2e-7 for every z >= 0); erf from

@@ -2,13 +2,15 @@
 // `thread_group tile = tiled_partition(g, 32)`, `__device__ int reduce_sum(thread_group g, ...)`), written as the group
 // each handle holds before the file is parsed for the port: a variable by its initializer, a parameter by what every
 // call gives it; a run-time `tiled_partition(parent, 32)` of a constant size as `tiled_partition<32>(parent)`. The
-// groups' methods then map as a block's or a tile's do (calls.cpp). A handle bound to groups of two kinds, or to one
-// the port cannot tell, stays as written: its methods are reported (mappings.toml [untranslatable]).
+// groups' methods then map as a block's or a tile's do (calls.cpp), as do those of a template's `auto` tile. A handle
+// bound to groups of two kinds, or to one the port cannot tell, stays as written: its methods are reported
+// (mappings.toml [untranslatable]).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <regex>
 
 #include "translate/translator_internal.hpp"
 
@@ -27,11 +29,21 @@ std::string concrete_type(const Group& group) {
 std::string concrete_thread_groups(CXTranslationUnit unit, const std::string& text) {
   std::map<std::string, CXCursor> handles;                        // decl_key -> a thread_group variable or parameter
   std::map<std::string, std::vector<CXCursor>> given_to_parameter;  // decl_key of a parameter -> the arguments calls give
+  // Edits, applied last first: each known handle's written type, each constant run-time partition, each dependent tile.
+  std::vector<std::pair<std::pair<unsigned, unsigned>, std::string>> edits;
+  // `auto tile = cg::tiled_partition<N>(block)` in a template, N its parameter: the type stays undeduced, so the
+  // variable is written with the tile's type, which the methods' mappings read.
+  static const std::regex dependent_tile(R"(^((?:const\s+)?)auto(\s+\w+\s*=\s*(?:\w+::)*tiled_partition\s*<([^<>;]+)>\s*\())");
   std::function<void(CXCursor)> visit = [&](CXCursor scope) {
     for (CXCursor c : children(scope)) {
       if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) continue;
       const CXCursorKind kind = clang_getCursorKind(c);
       if ((kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl) && is_thread_group(clang_getCursorType(c))) handles[decl_key(c)] = c;
+      std::smatch tile;
+      if (const unsigned b = begin_offset(c), e = end_offset(c); kind == CXCursor_VarDecl && b < e && e <= text.size())
+        if (const std::string declaration = text.substr(b, e - b); std::regex_search(declaration, tile, dependent_tile))
+          edits.push_back({{b, unsigned(b + tile.length(0))},
+                           tile.str(1) + "cooperative_groups::thread_block_tile<" + tile.str(3) + ">" + tile.str(2)});
       if (kind == CXCursor_CallExpr) {
         const CXCursor callee = clang_getCursorReferenced(c);
         const std::vector<CXCursor> params = clang_Cursor_isNull(callee) ? std::vector<CXCursor>{} : parameters_of(callee);
@@ -43,7 +55,7 @@ std::string concrete_thread_groups(CXTranslationUnit unit, const std::string& te
     }
   };
   visit(clang_getTranslationUnitCursor(unit));
-  if (handles.empty()) return text;
+  if (handles.empty() && edits.empty()) return text;
 
   // decl_key -> the type its group is written as ("" where not known yet)
   std::map<std::string, std::string> held;
@@ -91,8 +103,6 @@ std::string concrete_thread_groups(CXTranslationUnit unit, const std::string& te
     }
   }
 
-  // Edits, last first: each known handle's written type, each constant run-time partition.
-  std::vector<std::pair<std::pair<unsigned, unsigned>, std::string>> edits;
   for (const auto& [key, group] : held) {
     if (group.empty()) continue;
     CXCursor first = clang_getNullCursor(), type = clang_getNullCursor();

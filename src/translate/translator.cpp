@@ -58,8 +58,9 @@ void Translator::parse() {
     if (rc != CXError_Success || !unit) throw Error("ksearch port: clang could not parse " + file_);
     return unit;
   };
-  // Run-time group handles written as the groups they hold, then the file parsed as the port reads it.
-  if (rw_.text().find("thread_group") != std::string::npos) {
+  // Run-time group handles (and a template's `auto` tiles) written as the groups they hold, then the file parsed as the
+  // port reads it.
+  if (rw_.text().find("thread_group") != std::string::npos || rw_.text().find("tiled_partition") != std::string::npos) {
     CXTranslationUnit first = parse_text(rw_.text());
     const std::string concrete = concrete_thread_groups(first, rw_.text());
     clang_disposeTranslationUnit(first);

@@ -57,6 +57,56 @@ using std::remove_cv_t;
 using std::is_same;
 using std::enable_if;
 using std::conditional;
+// The rest of <metal_type_traits> (C++14's traits and their _t/_v forms) where half and bfloat, classes here, do not
+// change the answer; is_floating_point and is_arithmetic follow the 16-bit floats.
+using std::integral_constant;
+using std::bool_constant;
+using std::true_type;
+using std::false_type;
+using std::is_void;
+using std::is_void_v;
+using std::is_integral;
+using std::is_pointer;
+using std::is_pointer_v;
+using std::is_reference;
+using std::is_reference_v;
+using std::is_lvalue_reference;
+using std::is_rvalue_reference;
+using std::is_const;
+using std::is_const_v;
+using std::is_volatile;
+using std::is_array;
+using std::is_array_v;
+using std::is_enum;
+using std::is_enum_v;
+using std::is_convertible;
+using std::is_convertible_v;
+using std::is_base_of;
+using std::is_base_of_v;
+using std::remove_const;
+using std::remove_const_t;
+using std::remove_volatile;
+using std::remove_volatile_t;
+using std::remove_cv;
+using std::remove_reference;
+using std::remove_reference_t;
+using std::remove_pointer;
+using std::remove_pointer_t;
+using std::remove_extent;
+using std::remove_extent_t;
+using std::add_const;
+using std::add_const_t;
+using std::add_pointer;
+using std::add_pointer_t;
+using std::decay;
+using std::decay_t;
+using std::make_signed;
+using std::make_signed_t;
+using std::make_unsigned;
+using std::make_unsigned_t;
+using std::underlying_type;
+using std::underlying_type_t;
+using std::void_t;
 
 // ---------------------------------------------------------------- half, bfloat
 inline uint32_t __f2u(float f) { return __builtin_bit_cast(uint32_t, f); }
@@ -141,6 +191,7 @@ template <class T> inline constexpr bool is_floating_point_v =
     std::is_floating_point_v<T> || is_same_v<remove_cv_t<T>, half> || is_same_v<remove_cv_t<T>, bfloat>;
 template <class T> struct is_floating_point : std::integral_constant<bool, is_floating_point_v<T>> {};
 template <class T> inline constexpr bool is_arithmetic_v = is_floating_point_v<T> || is_integral_v<T>;
+template <class T> struct is_arithmetic : std::integral_constant<bool, is_arithmetic_v<T>> {};
 
 // Bit copy between same-size types; unlike __builtin_bit_cast it accepts the class vectors,
 // whose copy assignment is user-provided.

@@ -84,6 +84,15 @@ template <class T> struct less { __device__ T operator()(T, T) const; };
 template <class T> struct greater { __device__ T operator()(T, T) const; };
 // (defined, so that an operator of a type without linkage, a lambda, is no "used but not defined" error)
 template <class Group, class T, class Op> __device__ T reduce(const Group&, T value, Op) { return value; }
+// cg::invoke_one: fn(args...) called by one thread of a tile (and its value given to every thread)
+template <class Group, class Fn, class... Args> __device__ void invoke_one(const Group&, Fn&& fn, Args&&... args) { fn(args...); }
+template <class Group, class Fn, class... Args>
+__device__ auto invoke_one_broadcast(const Group&, Fn&& fn, Args&&... args) -> decltype(fn(args...)) { return fn(args...); }
+// cooperative_groups/scan.h: a tile's or a coalesced group's prefix scans, by default of cg::plus
+template <class Group, class T> __device__ T inclusive_scan(const Group&, T value) { return value; }
+template <class Group, class T, class Op> __device__ T inclusive_scan(const Group&, T value, Op) { return value; }
+template <class Group, class T> __device__ T exclusive_scan(const Group&, T value) { return value; }
+template <class Group, class T, class Op> __device__ T exclusive_scan(const Group&, T value, Op) { return value; }
 // cooperative_groups/memcpy_async.h: a group's collective copy of `bytes` bytes and the waits for it
 template <class Group, class T, class Size> __device__ void memcpy_async(const Group&, T* dst, const T* src, const Size& bytes);
 template <class Group> __device__ void wait(const Group&);

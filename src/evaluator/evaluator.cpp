@@ -147,7 +147,7 @@ nlohmann::json EvalReport::to_json() const {
                               {"max_ms", w.timing.max},
                               {"samples", w.timing.samples},
                               {"host_bound_calls", w.host_bound_calls},
-                              {"wake_charged_calls", w.wake_charged_calls},
+                              {"off_clock_charged_calls", w.off_clock_charged_calls},
                               {"roofline_ms", w.roofline_ms},
                               {"roofline_fraction", w.roofline_fraction},
                               {"roofline_bound", w.roofline_bound},
@@ -189,7 +189,7 @@ EvalReport EvalReport::from_json(const nlohmann::json& j) {
     wr.timing.max = w.value("max_ms", 0.0);
     wr.timing.samples = w.value("samples", 0);
     wr.host_bound_calls = w.value("host_bound_calls", 0);
-    wr.wake_charged_calls = w.value("wake_charged_calls", 0);
+    wr.off_clock_charged_calls = w.value("off_clock_charged_calls", 0);
     wr.roofline_ms = w.value("roofline_ms", 0.0);
     wr.roofline_fraction = w.value("roofline_fraction", 0.0);
     wr.roofline_bound = w.value("roofline_bound", "");
@@ -391,7 +391,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
   // same work for every workload (it parses the command and returns), so one calibration serves them all.
   NullCallCost null_call;
   nlohmann::json null_command;  // a timed call's command, as a workload's calls will send it
-  nlohmann::json wake_command;  // a `prepare` that wakes OpenMP's team, to measure its idle spinning
+  nlohmann::json wake_command;     // a `prepare` that wakes OpenMP's team, to measure its idle spinning and cost
+  nlohmann::json collect_command;  // a `collect`, to measure its cost
   const auto calibrate = [&] {
     // Its flushes would disturb other processes' timing, and theirs its own.
     const TimingLock lock = phase("lock_wait", [&] { return TimingLock(backend_.timing_lock_key(options_.device)); });
@@ -410,18 +411,21 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
       null_command = staged_command(layout, 0, "timed_call");
       wake_command = staged_command(layout, 0, "prepare");
       wake_command["wake_threads"] = true;
+      collect_command = staged_command(layout, 0, "collect");
       null_call = calibrate();
     }
     report.sandbox =
         phase("start", [&] { return load_build(*process, backend_, task_, build, options_.call_timeout).value("sandbox", ""); });
     if (timing) null_call = settled_null_call(null_call, calibrate());
-    // Before any call: only the runner's code runs in `prepare`, so what the workers spend is OpenMP's own.
+    // Before any call: only the runner's code runs in `prepare` and `collect`, so what they cost (and what the workers
+    // spend) is the runner's and OpenMP's own.
     if (timing && backend_.reports_host_clock()) {
-      const WakeUpCost wake_ups =
-          phase("start", [&] { return measure_wake_ups(*process, wake_command, kIdleBound, options_.call_timeout); });
-      null_call.idle_spin_ms = wake_ups.idle_spin_ms;
-      null_call.wake_ms = wake_ups.wake_ms;
-      null_call.wake_cpu_ms = wake_ups.wake_cpu_ms;
+      const RunnerWorkCost work = phase("start", [&] {
+        return measure_runner_work(*process, wake_command, collect_command, kIdleBound, options_.call_timeout);
+      });
+      null_call.idle_spin_ms = work.idle_spin_ms;
+      null_call.prepare = work.prepare;
+      null_call.collect = work.collect;
     }
     spdlog::debug("runner started, null call calibrated, candidate loaded; idle workers spin {} ms after a wake-up",
                   null_call.idle_spin_ms ? fmt::format("{:.4f}", *null_call.idle_spin_ms) : "unmeasured");
@@ -634,11 +638,15 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           // Last before the call: the cpu runner's `prepare` wakes OpenMP's team, asleep since the check above, where
           // the candidate uses it, so that the call finds it spinning as an application's back-to-back calls do (not
           // paying the threads' wake-up); a single-threaded candidate's calls run beside no spinning workers.
-          nlohmann::json woke = nlohmann::json::object();
+          // Measured where calibrated (measure_runner_work), as the `collect` after the call.
+          std::optional<RequestCost> prepare_cost;
           if (!mix_on_device) {
             nlohmann::json prepare = staged_command(layout, set, "prepare");
             prepare["wake_threads"] = wake_threads;
-            woke = phase("staging", [&] { return process->request(prepare, options_.call_timeout); });
+            phase("staging", [&] {
+              if (null_call.prepare) prepare_cost = measure_request(*process, prepare, options_.call_timeout);
+              else process->request(prepare, options_.call_timeout);
+            });
             // Nothing of the runner's writes the outputs there: a candidate whose code ran in the wake-up (a hijacked
             // OpenMP worker) computed them off the clock.
             if (const std::string early = output_written_early(shm, layout, set, kPoisonSamples, rng); !early.empty()) {
@@ -650,12 +658,13 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
             }
           }
           TimedCall call = phase("calls", [&] { return measure_timed_call(*process, timed_command, budget); });
-          call.wake_ms = woke.value("wake_ms", 0.0);
-          call.wake_cpu_ms = woke.value("wake_cpu_ms", 0.0);
+          call.prepare = prepare_cost;
           call.between_calls_cpu_ms = between_calls_cpu_ms;
           call.null_cpu_ms = null_cpu_ms;
           phase("staging", [&] {
-            process->request(staged_command(layout, set, "collect"), options_.call_timeout);
+            const nlohmann::json collect = staged_command(layout, set, "collect");
+            if (null_call.collect) call.collect = measure_request(*process, collect, options_.call_timeout);
+            else process->request(collect, options_.call_timeout);
             std::memcpy((check_seed ? held_sets[held.size()] : scratch_set).data(), shm + spans[size_t(set)].from,
                         spans[size_t(set)].bytes);
           });
@@ -688,7 +697,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         if (wr.status == Status::passed) {
           wr.timing = summarize(trusted.times_ms);
           wr.host_bound_calls = trusted.host_bound_calls;
-          wr.wake_charged_calls = trusted.wake_charged_calls;
+          wr.off_clock_charged_calls = trusted.off_clock_charged_calls;
         }
         auto bounds = apply_roofline(w, wr);
         // Faster than the memory or FLOP ceiling allows (possible only where the data fits the caches, or the

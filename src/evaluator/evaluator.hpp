@@ -58,7 +58,7 @@ struct WorkloadResult {
   double seed_ms = 0;
   double speedup_vs_seed = 0;
   int host_bound_calls = 0;      // timed calls whose time the runner's CPU time set, not its clock (evaluator/timing)
-  int wake_charged_calls = 0;    // timed calls charged a wake-up of the workers longer than calibrated (evaluator/timing)
+  int off_clock_charged_calls = 0;  // timed calls charged a `prepare` or `collect` costlier than calibrated (evaluator/timing)
   bool ran = false;
   // What the outputs were checked against: "cpu" (the task's reference.cpp) or "device" (its
   // [reference.<backend>], for workloads at or above the threshold).

@@ -25,11 +25,11 @@ constexpr int kSpinMeasurements = 3;
 // What the runner's other threads may run, all together, while ksearch stages a call's inputs after finding them asleep:
 // nothing of the runner's wakes them then; this is the accounting's rounding.
 constexpr double kBetweenCallsSlackMs = 0.02;
-// How long a wake-up of OpenMP's workers may take before the excess is charged to the call after it: half as long
-// again as the calibration's longest, and the scheduler's delay on a loaded host (the wake-ups of an honest kernel's
-// calls took 0.019-0.031 ms on our 2-core VM beside a calibration of 0.022 ms; a hijacked one, 0.05-0.15 ms).
-constexpr double kWakeAllowance = 1.5;
-constexpr double kWakeSlackMs = 0.01;
+// How much a `prepare` or `collect` may cost, by wall and CPU time each, before the excess is charged to the call: half
+// as much again as the calibration's most, and a slack for the accounting (the wake-ups of an honest kernel's calls
+// took 0.019-0.031 ms on our 2-core VM beside a calibration of 0.022 ms; a hijacked one, 0.05-0.15 ms).
+constexpr double kRunnerWorkAllowance = 1.5;
+constexpr double kRunnerWorkSlackMs = 0.01;
 // The share of the null calls' spread (10th to 90th percentile) that the difference between a workload's median
 // CPU time and the null calls' median may be off by without meaning anything: about its standard error for 8
 // null calls and about as many timed ones (the spread is some 2.6 standard deviations; a median's standard
@@ -42,6 +42,20 @@ double percentile(std::vector<double> values, double p) {
 }
 double median(std::vector<double> values) { return percentile(std::move(values), 0.5); }
 }  // namespace
+
+RequestCost measure_request(runner::RunnerProcess& process, const nlohmann::json& command, std::chrono::milliseconds timeout) {
+  RequestCost cost;
+  const std::optional<double> main_before = process.main_thread_cpu_ms();
+  const std::optional<runner::ProcessCpu> all_before = process.process_cpu();
+  const auto start = std::chrono::steady_clock::now();
+  process.request(command, timeout);
+  cost.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const std::optional<double> main_after = process.main_thread_cpu_ms();
+  const std::optional<runner::ProcessCpu> all_after = process.process_cpu();
+  if (main_before && main_after && all_before && all_after)
+    cost.cpu_ms = *main_after - *main_before + all_after->other_threads_ms - all_before->other_threads_ms;
+  return cost;
+}
 
 TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
                              std::chrono::milliseconds timeout) {
@@ -91,20 +105,29 @@ std::optional<double> measure_null_beside(runner::RunnerProcess& process, const 
   return c.cpu_ms;
 }
 
-WakeUpCost measure_wake_ups(runner::RunnerProcess& process, const nlohmann::json& wake_command,
-                            std::chrono::milliseconds idle_bound, std::chrono::milliseconds timeout) {
-  WakeUpCost cost;
+RunnerWorkCost measure_runner_work(runner::RunnerProcess& process, const nlohmann::json& wake_command,
+                                   const nlohmann::json& collect_command, std::chrono::milliseconds idle_bound,
+                                   std::chrono::milliseconds timeout) {
+  RunnerWorkCost cost;
+  // The most of each measurement (a CPU time only where every one had it)
+  auto most = [](std::optional<RequestCost>& so_far, const RequestCost& measured, bool first) {
+    if (first) return void(so_far = measured);
+    so_far->wall_ms = std::max(so_far->wall_ms, measured.wall_ms);
+    so_far->cpu_ms = so_far->cpu_ms && measured.cpu_ms ? std::optional(std::max(*so_far->cpu_ms, *measured.cpu_ms)) : std::nullopt;
+  };
+  bool spin_measured = true;
   for (int i = 0; i < kSpinMeasurements; ++i) {
     bool still_running = false;
     const std::optional<double> asleep = process.idle_other_threads_cpu_ms(idle_bound, &still_running);
-    const nlohmann::json woke = process.request(wake_command, timeout);
+    most(cost.prepare, measure_request(process, wake_command, timeout), i == 0);
+    most(cost.collect, measure_request(process, collect_command, timeout), i == 0);
     const std::optional<double> asleep_again = process.idle_other_threads_cpu_ms(idle_bound, &still_running);
     const std::optional<runner::ProcessCpu> cpu = process.process_cpu();
-    if (!asleep || !asleep_again || !cpu || cpu->threads < 2) return {};
-    cost.idle_spin_ms = std::max(cost.idle_spin_ms.value_or(0), (*asleep_again - *asleep) / (cpu->threads - 1));
-    cost.wake_ms = std::max(cost.wake_ms.value_or(0), woke.value("wake_ms", 0.0));
-    cost.wake_cpu_ms = std::max(cost.wake_cpu_ms.value_or(0), woke.value("wake_cpu_ms", 0.0));
+    spin_measured = spin_measured && asleep && asleep_again && cpu && cpu->threads >= 2;
+    if (spin_measured)
+      cost.idle_spin_ms = std::max(cost.idle_spin_ms.value_or(0), (*asleep_again - *asleep) / (cpu->threads - 1));
   }
+  if (!spin_measured) cost.idle_spin_ms.reset();
   return cost;
 }
 
@@ -116,18 +139,20 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
       out.inconsistency = fmt::format(
           "the runner reported {:.4f} ms for a call that took {:.4f} ms from ksearch's side: its replies were forged",
           c.reported_ms, c.wall_ms);
-    // A wake-up of the workers before the call longer than the calibration's allows (half as long again as its
-    // longest, and a slack for the scheduler), in which they also ran that much more on the CPU, ran more than the
-    // runner's code: the candidate's, off the clock (`worker_wake_up_hijack`), charged to the call. (A worker the
-    // scheduler kept waiting on a loaded host lengthens the wake-up, not its CPU time.)
-    auto beyond = [](double value, const std::optional<double>& calibrated) {
-      return calibrated ? std::max(0.0, value - (kWakeAllowance * *calibrated + kWakeSlackMs)) : 0.0;
+    // A `prepare` or `collect` around the call that took longer than the calibration's allow (half as long again as
+    // its most, and a slack), in which the runner's threads also ran that much more on the CPU, ran more than the
+    // runner's code: the candidate's, off the clock (a hijacked worker in the wake-up, `worker_wake_up_hijack`; the
+    // runner's device reference redirected, `device_reference_swap`), charged to the call. (A thread the scheduler
+    // kept waiting on a loaded host lengthens the request, not its CPU time.)
+    auto excess = [](const std::optional<RequestCost>& measured, const std::optional<RequestCost>& calibrated) {
+      if (!measured || !calibrated) return 0.0;
+      auto beyond = [](double value, double most) { return std::max(0.0, value - (kRunnerWorkAllowance * most + kRunnerWorkSlackMs)); };
+      const double wall = beyond(measured->wall_ms, calibrated->wall_ms);
+      return measured->cpu_ms && calibrated->cpu_ms ? std::min(wall, beyond(*measured->cpu_ms, *calibrated->cpu_ms)) : wall;
     };
-    const double wake_excess = null_call.wake_cpu_ms
-                                   ? std::min(beyond(c.wake_ms, null_call.wake_ms), beyond(c.wake_cpu_ms, null_call.wake_cpu_ms))
-                                   : beyond(c.wake_ms, null_call.wake_ms);
-    out.times_ms.push_back(c.reported_ms + wake_excess);
-    out.wake_charged_calls += wake_excess > 0;
+    const double off_clock = excess(c.prepare, null_call.prepare) + excess(c.collect, null_call.collect);
+    out.times_ms.push_back(c.reported_ms + off_clock);
+    out.off_clock_charged_calls += off_clock > 0;
     if (c.cpu_ms) {
       // Paired with the null call of its own repetition: the host's load comes in bursts of several calls (the
       // same host path 3-5x dearer for a while on our 2-core VM), which a calibration made before the calls misses.

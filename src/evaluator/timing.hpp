@@ -20,6 +20,16 @@
 
 namespace ksearch::evaluator {
 
+// What a request to the runner other than the timed call (`prepare`, `collect`) cost, measured from outside its
+// process: the wall time from sending it to reading the reply, and all the runner's threads' CPU time over it (the
+// main thread's read once it blocked again; nullopt where the platform cannot tell). Only the runner's code should
+// run there: work beyond the calibrated cost is the candidate's, off the clock.
+struct RequestCost {
+  double wall_ms = 0;
+  std::optional<double> cpu_ms;
+};
+RequestCost measure_request(runner::RunnerProcess& process, const nlohmann::json& command, std::chrono::milliseconds timeout);
+
 // One timed call as measured from both sides.
 struct TimedCall {
   double reported_ms = 0;             // what the runner said
@@ -34,9 +44,8 @@ struct TimedCall {
   // evaluator sets it where measure_null_beside had one): what the host path around a call cost in the load this
   // call ran in, which on a loaded machine can be several times the calibration's.
   std::optional<double> null_cpu_ms;
-  // How long the `prepare` before it spent waking the runner's threads, by the runner's clock, and the CPU time the
-  // woken workers ran then (0: none woken).
-  double wake_ms = 0, wake_cpu_ms = 0;
+  // The `prepare` before it (staged inputs, woken threads) and the `collect` after it, where measured.
+  std::optional<RequestCost> prepare, collect;
 };
 TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
                              std::chrono::milliseconds timeout);
@@ -50,13 +59,14 @@ struct NullCallCost {
   double cpu_spread_ms = 0;
   double process_cpu_ms = 0;  // all the runner's threads, median
   // What one wake-up of OpenMP's team costs each idle worker on the CPU until it sleeps again (libgomp's spinning),
-  // where measured (measure_wake_ups); the allowance for that spinning around a call is twice it (the wake-up before
+  // where measured (measure_runner_work); the allowance for that spinning around a call is twice it (the wake-up before
   // the call and the region's end), never more than a fixed bound.
   std::optional<double> idle_spin_ms;
-  // The longest of those wake-ups by the runner's clock, and the most CPU time its workers ran in one (the runner's
-  // code only): a later one takes longer, and its workers more CPU time, where candidate code runs in it, off the
-  // clock (trusted_times charges the excess to the call after it).
-  std::optional<double> wake_ms, wake_cpu_ms;
+  // The most a `prepare` that wakes the workers and a `collect` cost before any call (the runner's code only), wall
+  // and CPU time each: a later one costs more where candidate code runs in it, off the clock (a hijacked worker in the
+  // wake-up, the runner's device reference redirected to a copy of its own); trusted_times charges the excess to the
+  // call.
+  std::optional<RequestCost> prepare, collect;
 };
 NullCallCost calibrate_null_call(runner::RunnerProcess& process, const nlohmann::json& command, size_t flush_bytes,
                                  std::chrono::milliseconds timeout);
@@ -74,23 +84,26 @@ NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCal
 // before a timed call does: what the last call may have left behind (the runner's data evicted or paged out) is back.
 std::optional<double> measure_null_beside(runner::RunnerProcess& process, const nlohmann::json& command,
                                           std::chrono::milliseconds timeout);
-// Per idle worker, the CPU time from a `wake_command` (a `prepare` that wakes OpenMP's team, running the runner's code
-// only) until every worker sleeps again, the most of a few (nullopt where the runner has no workers or they do not
-// fall asleep within `idle_bound`), and the longest wake-up by the runner's clock.
-struct WakeUpCost {
-  std::optional<double> idle_spin_ms, wake_ms, wake_cpu_ms;
+// Before any call (the runner's code only): per idle worker, the CPU time from a `wake_command` (a `prepare` that wakes
+// OpenMP's team) until every worker sleeps again, the most of a few (nullopt where the runner has no workers or they
+// do not fall asleep within `idle_bound`); and the most such a `prepare` and a `collect_command` after it cost
+// (measure_request), each where the platform tells the runner's CPU time.
+struct RunnerWorkCost {
+  std::optional<double> idle_spin_ms;
+  std::optional<RequestCost> prepare, collect;
 };
-WakeUpCost measure_wake_ups(runner::RunnerProcess& process, const nlohmann::json& wake_command,
-                            std::chrono::milliseconds idle_bound, std::chrono::milliseconds timeout);
+RunnerWorkCost measure_runner_work(runner::RunnerProcess& process, const nlohmann::json& wake_command,
+                                   const nlohmann::json& collect_command, std::chrono::milliseconds idle_bound,
+                                   std::chrono::milliseconds timeout);
 
 struct TrustedTimes {
-  // Per call: the reported time, plus a wake-up of the workers before it beyond what the calibration's allow, all
+  // Per call: the reported time, plus the cost of its `prepare` and `collect` beyond what the calibration's allow, all
   // raised by one gap where the reports' median is below the median of the main thread's CPU time in the calls beyond
   // a null call's (each call's own null call where it has one, else the calibrated one), less the noise of those
   // medians (a quarter of the calibrated null calls' spread).
   std::vector<double> times_ms;
-  // How many calls were charged a wake-up (times_ms).
-  int wake_charged_calls = 0;
+  // How many calls were charged work in their `prepare` or `collect` (times_ms).
+  int off_clock_charged_calls = 0;
   // How many calls took the main thread longer on the CPU than the runner's clock saw (beyond their null
   // call and its spread): the host side's work (launches, synchronization, the candidate's host code) rivals the kernel's.
   int host_bound_calls = 0;

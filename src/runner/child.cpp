@@ -124,6 +124,14 @@ size_t hold_code_pointers_of(const std::string& library, const std::vector<std::
   return count;
 }
 
+// The device object the commands go to: by the guard's address where it was armed. The runner's own reference to it
+// lives in writable memory (its stack), which a candidate redirected to a copy of the object with a vtable of its own
+// (`device_reference_swap`): its `prepare` and `collect` ran there, off the clock, past the vtable check below.
+RunnerDevice& commanded_device(RunnerDevice& own) {
+  if (!guarded()) return own;
+  return *reinterpret_cast<RunnerDevice*>(*static_cast<const volatile uintptr_t*>(&guard_page()->device));
+}
+
 // The device's vtable pointer, checked and put back; "" or what changed.
 std::string check_device() {
   const RunnerGuard& guard = *guard_page();
@@ -255,7 +263,7 @@ CallArgs call_args(const SharedMemory& shm, const nlohmann::json& set, const nlo
 
 }  // namespace
 
-int runner_main(int argc, char** argv, RunnerDevice& device) {
+int runner_main(int argc, char** argv, RunnerDevice& own_device) {
   RunnerArgs args;
   try {
     args = parse_args(argc, argv);
@@ -271,7 +279,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
   signal(SIGPIPE, SIG_IGN);
   apply_resource_limits(args.memory_limit_bytes, args.cpu_seconds);
   SharedMemory shm(args.shm_fd);
-  const std::string guard_error = args.under_checker ? "under a memory checker" : arm_guard(device);
+  const std::string guard_error = args.under_checker ? "under a memory checker" : arm_guard(own_device);
   std::vector<std::filesystem::path> readable;
   bool loaded = false;
 
@@ -283,7 +291,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
   std::string init_error;  // reported as the answer to the first command, which carries the nonce
 
   try {
-    readable = device.initialize();
+    readable = own_device.initialize();
   } catch (const std::exception& e) {
     init_error = std::string("runner initialization failed: ") + e.what();
   }
@@ -298,6 +306,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
       return 4;
     }
     try {
+      RunnerDevice& device = commanded_device(own_device);
       if (!tampered.empty() && cmd != "exit") throw std::runtime_error(tampered);
       if (loaded && cmd != "exit") hold_code_pointers(true);  // before any virtual call: candidate threads may have run since
       if (cmd == "exit") {
@@ -354,8 +363,7 @@ int runner_main(int argc, char** argv, RunnerDevice& device) {
         if (!loaded) throw std::runtime_error("no candidate loaded");
         device.prepare(call_args(shm, command->at("set"), *command));
         hold_code_pointers();
-        const WakeUp wake = device.last_wake();
-        reply({{"ok", true}, {"wake_ms", wake.ms}, {"wake_cpu_ms", wake.workers_cpu_ms}});
+        reply({{"ok", true}});
       } else if (cmd == "timed_call") {
         // A null call calibrates the same path (parsing included), before the candidate is loaded and after.
         const bool null_call = command->value("null", false);

@@ -29,12 +29,6 @@ struct CallArgs {
   bool wake_threads = false;
 };
 
-// A wake-up of the host threads in `prepare`: its time by the runner's clock, and the CPU time the woken workers ran
-// in it (a worker descheduled on a loaded host takes time, not CPU time; one computing, both).
-struct WakeUp {
-  double ms = 0, workers_cpu_ms = 0;
-};
-
 // What a backend's runner implements. Everything else (protocol, sandbox, limits) is shared.
 class RunnerDevice {
  public:
@@ -55,11 +49,9 @@ class RunnerDevice {
   // with their own memory also upload, poison and flush their caches). timed_call: one call, timed from its start until all its work
   // is done; `null_call` times the same path with nothing called, to calibrate the overhead.
   // collect: the tensors' contents back into the host buffers (for devices with their own memory).
+  // (ksearch measures what `prepare` and `collect` cost from outside the process, by its clock and the kernel's
+  // account of the runner's CPU time: work beyond the calibrated cost is the candidate's, charged to the call.)
   virtual void prepare(const CallArgs& args);
-  // What the last `prepare` spent waking the host threads (zeros where it woke none): candidate code that hijacked a
-  // sleeping worker runs there, off the clock, while the main thread waits at the region's end; ksearch charges a
-  // wake-up beyond the ones it calibrated to the call after it.
-  virtual WakeUp last_wake() const { return {}; }
   // Puts the candidate's state back as it was after loading, before every call and in every prepare: its
   // writable data (see LibraryState); devices add their runtimes' settings a candidate can change.
   virtual void reset_state();

@@ -12,6 +12,7 @@
 #include "evaluator/timing.hpp"
 
 using ksearch::evaluator::NullCallCost;
+using ksearch::evaluator::RequestCost;
 using ksearch::evaluator::TimedCall;
 using ksearch::evaluator::TrustedTimes;
 using ksearch::evaluator::choose_checked_repetitions;
@@ -171,34 +172,41 @@ TEST(TrustedTimes, ADearerHostPathIsNotWorkOnOtherThreads) {
   EXPECT_NE(trusted_times(c, no_spin, true).inconsistency.find("work ran outside the runner's timer"), std::string::npos);
 }
 
-TEST(TrustedTimes, AWakeUpLongerThanCalibratedIsChargedToTheCallAfterIt) {
-  // The workers' wake-ups before the calls took 0.02-0.03 ms where the calibration's longest took 0.02 ms: within
+TEST(TrustedTimes, APrepareOrCollectCostlierThanCalibratedIsChargedToTheCall) {
+  // The `prepare`s before the calls took 0.02-0.03 ms of wall time where the calibration's most took 0.02 ms: within
   // the allowance (1.5x and 0.01 ms). One call's took 0.2 ms (a hijacked worker computing there): the excess is its.
   NullCallCost calibrated{0.03, 0.01, 0.03};
-  calibrated.wake_ms = 0.02;
+  calibrated.prepare = RequestCost{0.02, std::nullopt};
   std::vector<TimedCall> c;
   for (int i = 0; i < 10; ++i) {
     TimedCall call{0.1, 0.3, 0.03 + 0.1};
-    call.wake_ms = i == 4 ? 0.2 : 0.02 + 0.001 * i;
+    call.prepare = RequestCost{i == 4 ? 0.2 : 0.02 + 0.001 * i, std::nullopt};
     c.push_back(call);
   }
   const TrustedTimes t = trusted_times(c, calibrated, true);
   EXPECT_TRUE(t.inconsistency.empty()) << t.inconsistency;
-  EXPECT_EQ(t.wake_charged_calls, 1);
+  EXPECT_EQ(t.off_clock_charged_calls, 1);
   for (size_t i = 0; i < c.size(); ++i) EXPECT_NEAR(t.times_ms[i], i == 4 ? 0.1 + 0.2 - (1.5 * 0.02 + 0.01) : 0.1, 1e-12) << i;
-  // Where the workers' CPU time in the wake-ups is known, a wake-up is charged only as far as they also ran: one the
-  // scheduler stretched on a loaded host (little CPU time) is not; one where they computed (as long on the CPU) is.
-  calibrated.wake_cpu_ms = 0.01;
-  for (TimedCall& call : c) call.wake_cpu_ms = 0.012;
-  EXPECT_EQ(trusted_times(c, calibrated, true).wake_charged_calls, 0);
-  c[4].wake_cpu_ms = 0.19;
+  // Where the runner's CPU time over the requests is known, a request is charged only as far as its threads also ran:
+  // one the scheduler stretched on a loaded host (little CPU time) is not; one where they computed is.
+  calibrated.prepare->cpu_ms = 0.01;
+  for (TimedCall& call : c) call.prepare->cpu_ms = 0.012;
+  EXPECT_EQ(trusted_times(c, calibrated, true).off_clock_charged_calls, 0);
+  c[4].prepare->cpu_ms = 0.19;
   const TrustedTimes both = trusted_times(c, calibrated, true);
-  EXPECT_EQ(both.wake_charged_calls, 1);
+  EXPECT_EQ(both.off_clock_charged_calls, 1);
   EXPECT_NEAR(both.times_ms[4], 0.1 + std::min(0.2 - (1.5 * 0.02 + 0.01), 0.19 - (1.5 * 0.01 + 0.01)), 1e-12);
-  // Without a calibrated wake-up (no workers), nothing is charged.
-  calibrated.wake_ms.reset();
-  calibrated.wake_cpu_ms.reset();
-  EXPECT_EQ(trusted_times(c, calibrated, true).wake_charged_calls, 0);
+  // A `collect` after the call that computed (the outputs finished once the timer stopped) is charged too, on top.
+  calibrated.collect = RequestCost{0.015, 0.008};
+  for (TimedCall& call : c) call.collect = RequestCost{0.016, 0.009};
+  c[7].collect = RequestCost{3.0, 2.9};
+  const TrustedTimes after = trusted_times(c, calibrated, true);
+  EXPECT_EQ(after.off_clock_charged_calls, 2);
+  EXPECT_NEAR(after.times_ms[7], 0.1 + std::min(3.0 - (1.5 * 0.015 + 0.01), 2.9 - (1.5 * 0.008 + 0.01)), 1e-12);
+  // Without a calibration (a device's runner), nothing is charged.
+  calibrated.prepare.reset();
+  calibrated.collect.reset();
+  EXPECT_EQ(trusted_times(c, calibrated, true).off_clock_charged_calls, 0);
 }
 
 TEST(TrustedTimes, AGapWithinTheMediansNoiseIsNoEvidence) {

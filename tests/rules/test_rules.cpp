@@ -251,6 +251,18 @@ TEST(Rules, SectionAttributesAreInlineAssembly) {
   }
 }
 
+// There is no offload device: a target region's host fallback starts threads of libgomp's own, which the sandbox
+// refuses; written as a pragma or through _Pragma in a macro. Host teams and `declare target` stay allowed.
+TEST(PreprocessedRules, OpenMpTargetOffloadIsRefused) {
+  const std::string direct = kHeaders + kEntry + "void f(float* a) {\n#pragma omp target teams distribute parallel for\n  for (int i = 0; i < 8; ++i) a[i] = 0;\n}\n";
+  EXPECT_TRUE(find(preprocessed(direct), "openmp-target-offload", "omp target")) << listing(preprocessed(direct));
+  const std::string macro = kHeaders + "#define OFFLOAD _Pragma(\"omp target\")\n" + kEntry +
+                            "void f(float* a) {\n  OFFLOAD\n  for (int i = 0; i < 8; ++i) a[i] = 0;\n}\n";
+  EXPECT_TRUE(find(preprocessed(macro), "openmp-target-offload", "omp target")) << listing(preprocessed(macro));
+  const std::string host = kHeaders + kEntry + "void f(float* a) {\n#pragma omp teams distribute parallel for\n  for (int i = 0; i < 8; ++i) a[i] = 0;\n}\n";
+  EXPECT_FALSE(find(preprocessed(host), "openmp-target-offload", "omp")) << listing(preprocessed(host));
+}
+
 TEST(PreprocessedRules, TokenPastingIsSeen) {
   const std::string source = kHeaders + "#define CAT(a, b) a##b\nextern \"C\" long CAT(sys, call)(long, ...);\n" + kEntry +
                              "void f() {\n  CAT(sys, call)(39);\n}\n";

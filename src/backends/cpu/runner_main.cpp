@@ -1,14 +1,10 @@
 // ksearch-runner-cpu: loads one compiled cpu candidate and runs it for the evaluator.
 #include <dlfcn.h>
-#include <pthread.h>
-#include <time.h>
 #include <omp.h>
 
-#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "runner/child.hpp"
 
@@ -20,18 +16,10 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
  public:
   // The team, started before the sandbox closes, is the one candidates' parallel regions reuse. Each
   // thread reports in: an empty region would be optimized away.
-  // Its workers' CPU clocks are taken the first time (before loading: the runner's own threads).
   void start_threads() override {
     std::atomic<int> started{0};
-    const bool first = worker_clocks_.empty();
-    std::vector<clockid_t> clocks(first ? static_cast<size_t>(omp_get_max_threads()) : 0, clockid_t{});
 #pragma omp parallel
-    {
-      started.fetch_add(1, std::memory_order_relaxed);
-      if (first && omp_get_thread_num() > 0 && size_t(omp_get_thread_num()) < clocks.size())
-        pthread_getcpuclockid(pthread_self(), &clocks[size_t(omp_get_thread_num())]);
-    }
-    if (first) worker_clocks_.assign(clocks.begin() + std::min<ptrdiff_t>(1, ptrdiff_t(clocks.size())), clocks.end());
+    started.fetch_add(1, std::memory_order_relaxed);
   }
 
   void load(const nlohmann::json& artifact) override {
@@ -61,14 +49,8 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
   // be the candidate's code, off the clock); woken here, last before the call, it is spinning when the call starts.
   void prepare(const ksearch::runner::CallArgs& args) override {
     RunnerDevice::prepare(args);
-    last_wake_ = {};
-    if (args.wake_threads) {
-      const double workers_before = workers_cpu_ms(), start = ksearch::runner::now_ms();
-      start_threads();
-      last_wake_ = {ksearch::runner::now_ms() - start, workers_cpu_ms() - workers_before};
-    }
+    if (args.wake_threads) start_threads();
   }
-  ksearch::runner::WakeUp last_wake() const override { return last_wake_; }
 
   // OpenMP's settings live in libgomp, outside the candidate's data: a candidate could carry a value from one call
   // to the next in them (a call counter in the schedule's chunk size), so they are put back too.
@@ -113,20 +95,8 @@ class CpuDevice : public ksearch::runner::RunnerDevice {
     }
   };
 
-  // The CPU time OpenMP's workers have run, by their clocks.
-  double workers_cpu_ms() const {
-    double ms = 0;
-    for (clockid_t clock : worker_clocks_) {
-      timespec t{};
-      if (clock_gettime(clock, &t) == 0) ms += double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
-    }
-    return ms;
-  }
-
   Entry entry_ = nullptr;
   OpenMpSettings settings_;
-  std::vector<clockid_t> worker_clocks_;
-  ksearch::runner::WakeUp last_wake_;
 };
 
 }  // namespace

@@ -56,6 +56,14 @@ bool declares_name(CXCursor function, const std::string& name) {
 
 }  // namespace
 
+std::string std_key(CXCursor callee, const Mappings& maps) {
+  CXCursor parent = clang_getCursorSemanticParent(callee);
+  while (clang_getCursorKind(parent) == CXCursor_Namespace && spelling(parent).rfind("__", 0) == 0)  // (inline namespaces)
+    parent = clang_getCursorSemanticParent(parent);
+  const std::string key = "std::" + spelling(callee);
+  return clang_getCursorKind(parent) == CXCursor_Namespace && spelling(parent) == "std" && maps.functions.count(key) ? key : spelling(callee);
+}
+
 void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   std::vector<Problem>& problems = fn.record.problems;
   const std::string name = spelling(callee);
@@ -85,7 +93,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
                            (callee_kind == CXCursor_CXXMethod && name.rfind("operator", 0) == 0)))
     return;
   // Methods of cooperative groups are mapped as OWNER::METHOD, cg::reduce by its operation.
-  std::string key = name;
+  std::string key = std_key(callee, maps_);
   Group group = method_group(call);  // the group a method or cg::reduce works on
   if (callee_kind == CXCursor_CXXMethod || atomic_operator || group.kind != Group::none) {
     // cuda::atomic's methods are cuda::atomic_ref's on the object (`$this` below)

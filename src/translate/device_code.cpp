@@ -50,6 +50,35 @@ void Translator::shared_record_definition(CXCursor var) {
   rw_.replace(b, e, name);
 }
 
+// `__shared__ const float* row[4]` declared as a pointer in threadgroup memory that points where its stores point
+// (threadgroup_declaration): the type from `__shared__` to the name becomes the pointer type's name.
+void Translator::shared_pointer_declaration(CXCursor var, CXType element, CXCursor root, Function& fn) {
+  const std::string& t = rw_.text();
+  const unsigned name_at = position(var).offset;
+  const size_t shared = t.rfind("__shared__", name_at);
+  const size_t statement = t.find_last_of(";{}", name_at);
+  if (shared == std::string::npos || statement == std::string::npos || statement > shared) return;
+  if (t.find(',', shared) < name_at) {
+    problem(fn.record.problems, var, "__shared__ pointer '" + spelling(var) + "'",
+            "a __shared__ pointer declared after another declarator is not rewritten: declare it on its own");
+    return;
+  }
+  const std::string declaration = threadgroup_declaration(spaced_pointer(element, spaces_[decl_key(var)]), spelling(var), "");
+  const size_t typedef_end = declaration.find(';') + 1;
+  const size_t at = t.find_first_not_of(" \t\n", statement + 1);
+  // Pointers derived from one kernel parameter (`root`) of the pointee's type take its type, the space MLX gives that
+  // buffer (an input of fewer than 8 elements is in constant memory).
+  const auto plain = [this](CXType pointer) { return unqualified_type(pointee_type(pointer)); };
+  if (!clang_Cursor_isNull(root) && plain(element) == plain(clang_getCursorType(root)))
+    rw_.insert(unsigned(at), [this, root, name = spelling(var)] {
+      return "typedef decltype(" + rw_.render(begin_offset(root), end_offset(root)) + " + 0) KsSharedPointer_" + name + "; ";
+    });
+  else
+    rw_.insert(unsigned(at), declaration.substr(0, typedef_end + 1));
+  rw_.replace(unsigned(shared), name_at, declaration.substr(typedef_end + 1, declaration.rfind(' ') - typedef_end));
+  ++fn.record.translated["__shared__ pointer"];
+}
+
 // Returns true when the declaration was replaced as a whole (its initializer is not translated).
 bool Translator::map_declaration(CXCursor var, Function& fn) {
   const std::string key = decl_key(var);
@@ -76,16 +105,29 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   if (!atomic_object_declaration(var, fn)) return true;
   if (has_child(var, CXCursor_CUDASharedAttr)) {
     spaces_[key] = "threadgroup";
+    CXType element = type;
+    while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
+    // A __shared__ pointer (or an array of them) lives in threadgroup memory and points where the pointers stored in it
+    // point: `const device float* threadgroup row[4]` (`threadgroup const float* row[4]` would be a thread's own array
+    // of pointers into threadgroup memory).
+    const bool pointers = is_pointer(element) && clang_Cursor_getStorageClass(var) != CX_SC_Extern;
+    CXCursor root = clang_getNullCursor();
+    if (pointers) spaces_[key] = stored_space(var, fn.cursor, fn, &root);
+    if (pointers && is_pointer(pointee_type(element)))
+      problem(fn.record.problems, var, "__shared__ pointer to pointers '" + spelling(var) + "'",
+              "the port finds where a __shared__ pointer points from what is stored in it, for one level of pointers: "
+              "keep a __shared__ array of the pointers instead");
+    // A struct's pointer fields point into buffers (types.cpp reports one given threadgroup memory).
+    if (clang_getCanonicalType(element).kind == CXType_Record && in_main_file(clang_getTypeDeclaration(clang_getCanonicalType(element))))
+      device_pointer_fields(element);
     // A __device__ function's __shared__ array is declared by the kernel and passed down: an extern one (dynamic shared
     // memory) as a pointer into the kernel's dynamic array, which every extern __shared__ array aliases in CUDA.
     if (!fn.kernel) {
       const bool dynamic = clang_Cursor_getStorageClass(var) == CX_SC_Extern;
-      CXType element = type;
-      while (clang_getArrayElementType(element).kind != CXType_Invalid) element = clang_getArrayElementType(element);
       const unsigned name_end = position(var).offset + unsigned(spelling(var).size());
       // The function's own typedefs its type names (`typename BlockReduce::TempStorage` of a local `typedef
       // cub::BlockReduce<float, BLOCK> BlockReduce;`) are written out: the kernel declaring the array does not see them.
-      std::string element_type = metal_type(element);
+      std::string element_type = pointers ? spaced_pointer(element, spaces_[key]) : metal_type(element);
       std::function<void(CXCursor)> write_out_typedefs = [&](CXCursor c) {
         for (CXCursor d : children(c)) {
           if (clang_getCursorKind(d) == CXCursor_TypedefDecl || clang_getCursorKind(d) == CXCursor_TypeAliasDecl)
@@ -115,6 +157,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
     } else {
       ++fn.record.translated["__shared__"];
       shared_record_definition(var);
+      if (pointers) shared_pointer_declaration(var, element, root, fn);
     }
     return false;
   }
@@ -286,21 +329,26 @@ bool Translator::atomic_reference(CXCursor var, Function& fn) {
 namespace {
 
 // The variable or array a pointer expression is derived from (`inp + idx * C`, `&shared[n]`): the first pointer or
-// array named in it; "" where none is.
-std::string pointer_root(CXCursor expression) {
-  std::string root;
+// array named in it, as its reference there; a null cursor where none is.
+CXCursor pointer_root_reference(CXCursor expression) {
+  CXCursor root = clang_getNullCursor();
   std::function<void(CXCursor)> find = [&](CXCursor c) {
-    if (!root.empty()) return;
+    if (!clang_Cursor_isNull(root)) return;
     const CXType type = clang_getCanonicalType(clang_getCursorType(c));
     if (clang_getCursorKind(c) == CXCursor_DeclRefExpr &&
         (is_pointer(type) || type.kind == CXType_ConstantArray || type.kind == CXType_IncompleteArray)) {
-      root = decl_key(clang_getCursorReferenced(c));
+      root = c;
       return;
     }
     for (CXCursor k : children(c)) find(k);
   };
   find(expression);
   return root;
+}
+
+std::string pointer_root(CXCursor expression) {
+  const CXCursor root = pointer_root_reference(expression);
+  return clang_Cursor_isNull(root) ? "" : decl_key(clang_getCursorReferenced(root));
 }
 
 bool names(CXCursor expression, const std::string& key) {
@@ -312,6 +360,39 @@ bool names(CXCursor expression, const std::string& key) {
 }
 
 }  // namespace
+
+// Where the pointers stored in a variable point (`row = x + r * cols`, `rows[i] = ...`, assignments in `scope`):
+// device when nothing but null is stored; a store into another space too is reported (one Metal pointer type). `root`
+// gets the reference to a pointer parameter of the kernel every stored pointer is derived from, if there is one.
+std::string Translator::stored_space(CXCursor var, CXCursor scope, Function& fn, CXCursor* root) {
+  const std::string key = decl_key(var);
+  std::set<std::string> found, roots;
+  std::function<void(CXCursor)> walk = [&](CXCursor c) {
+    const std::vector<CXCursor> sides = children(c);
+    if (clang_getCursorKind(c) == CXCursor_BinaryOperator && sides.size() == 2 && operator_of(unit_, c) == "=") {
+      CXCursor target = strip_implicit(sides[0]);
+      while ((clang_getCursorKind(target) == CXCursor_ArraySubscriptExpr || clang_getCursorKind(target) == CXCursor_ParenExpr) &&
+             !children(target).empty())
+        target = strip_implicit(children(target).front());
+      if (clang_getCursorKind(target) == CXCursor_DeclRefExpr && decl_key(clang_getCursorReferenced(target)) == key &&
+          is_pointer(clang_getCursorType(sides[1]))) {  // (an array decays: the implicit conversion's type)
+        found.insert(space_of(sides[1]));
+        const CXCursor reference = pointer_root_reference(sides[1]);
+        const CXCursor decl = clang_Cursor_isNull(reference) ? reference : clang_getCursorReferenced(reference);
+        roots.insert(clang_Cursor_isNull(decl) || clang_getCursorKind(decl) != CXCursor_ParmDecl || !fn.kernel ? "" : decl_key(decl));
+        if (root && !clang_Cursor_isNull(reference)) *root = reference;
+      }
+    }
+    for (CXCursor k : sides) walk(k);
+  };
+  walk(scope);
+  if (found.size() > 1)
+    problem(fn.record.problems, var, "pointer into " + *found.begin() + " or " + *found.rbegin() + " memory",
+            "a Metal pointer points into one address space, and '" + spelling(var) +
+                "' is given pointers into both: keep one table per space");
+  if (root && (roots.size() != 1 || roots.begin()->empty())) *root = clang_getNullCursor();
+  return found.empty() ? "device" : *found.begin();
+}
 
 // A pointer variable given another buffer later in its own block (llm.c's softmax: `x = out + idx * C;` after `const
 // float* x = inp + idx * C;`): a Metal pointer has one address space, and MLX passes an input of fewer than 8
@@ -514,7 +595,7 @@ void Translator::visit(CXCursor c, Function& fn) {
         // A compiler builtin (`__builtin_expect`) is declared where it is first used.
         if (spelling(callee).rfind("__builtin_", 0) == 0 && maps_.functions.count(spelling(callee))) map_call(c, callee, fn);
       } else if (clang_getCursorKind(callee) == CXCursor_FunctionDecl || clang_getCursorKind(callee) == CXCursor_FunctionTemplate) {
-        const std::string name = spelling(callee);
+        const std::string name = std_key(callee, maps_);
         for (const std::string& key : {name, name + "f"})
           if (maps_.functions.count(key) || maps_.untranslatable.count(key)) {
             map_call(c, callee, fn);

@@ -206,6 +206,12 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     const std::vector<WrittenArgument> written_arguments = written_template_arguments(unit_, written_callee);
     for (int i = 0; i < count && size_t(i) < parameters.size(); ++i) {
       const CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(callee, unsigned(i));
+      // An unnamed parameter (SFINAE's `std::enable_if_t<cond, int> = 0`, `typename = std::enable_if_t<...>`): the
+      // body cannot read it, so MLX is given no argument for it.
+      if (spelling(parameters[size_t(i)]).empty()) {
+        values += kind == CXTemplateArgumentKind_Integral ? 1 : 0;
+        continue;
+      }
       if (clang_getCursorKind(parameters[size_t(i)]) == CXCursor_TemplateTemplateParameter) {
         // A class template given to a template template parameter (PyTorch's `cunn_SoftMaxForward<..., Epilogue>`):
         // the body names it where it names the parameter (MLX passes types and values only).
@@ -285,7 +291,7 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     // parameters before them.
     HostScope scope = host_;
     for (size_t i = 0; i < names.size(); ++i) {
-      if (!bound[i]) {
+      if (!bound[i] && !names[i].empty()) {  // (an unnamed one, SFINAE's, is never read)
         std::string text;  // the default as written, after its `=`
         bool after_equals = false;
         for (const std::string& t : tokens_of(unit_, parameters[i])) {

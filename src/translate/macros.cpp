@@ -232,16 +232,22 @@ class Expander {
 
 }  // namespace
 
-MacroExpansion expand_file_macros(const std::string& text) {
+MacroExpansion expand_file_macros(const std::string& text, const std::set<unsigned>& skipped) {
   MacroExpansion result;
   Expander expander;
   std::set<std::string> function_like, named_by_directives;
   const std::vector<Token> tokens = tokenize(text);
   std::string& out = result.text;
   bool line_start = true;
+  int conditionals = 0;  // open #if, #ifdef, #ifndef
+  unsigned line = 1;     // of `out` (the file's, kept line for line) where it was last counted
+  size_t counted = 0;
   for (size_t i = 0; i < tokens.size(); ++i) {
     const Token& t = tokens[i];
     if (t.text == "#" && line_start) {  // a directive runs to the first line break not escaped by `\`
+      line += unsigned(std::count(out.begin() + long(counted), out.end(), '\n'));
+      counted = out.size();
+      const bool takes_effect = !skipped.count(line);
       std::string directive;
       size_t j = i;
       for (; j < tokens.size(); ++j) {
@@ -264,16 +270,23 @@ MacroExpansion expand_file_macros(const std::string& text) {
       while (defined_name < words.size() && blank(words[defined_name])) ++defined_name;
       for (size_t k = w + 1; k < words.size(); ++k)
         if (words[k].kind == Kind::identifier && k != defined_name) named_by_directives.insert(words[k].text);
-      if (definition) {
+      const std::string word = w < words.size() ? words[w].text : "";
+      conditionals += word == "if" || word == "ifdef" || word == "ifndef" ? 1 : word == "endif" ? -1 : 0;
+      if (definition && takes_effect) {
         auto [name, macro] = parse_definition(joined.substr(joined.find("define") + 6));
         if (name.empty()) continue;
         if (macro.function_like) function_like.insert(name);
-        if (macro.function_like || names_something(macro)) expander.active[name] = macro;
+        const bool expanded = macro.function_like || names_something(macro);
+        result.conditional |= conditionals > 0 && (expanded || expander.active.count(name));
+        if (expanded) expander.active[name] = macro;
         else expander.active.erase(name);
-      } else if (w < words.size() && words[w].text == "undef") {
+      } else if (word == "undef" && takes_effect) {
         while (++w < words.size() && blank(words[w])) {
         }
-        if (w < words.size()) expander.active.erase(words[w].text);
+        if (w < words.size()) {
+          result.conditional |= conditionals > 0 && expander.active.count(words[w].text);
+          expander.active.erase(words[w].text);
+        }
       }
       continue;
     }

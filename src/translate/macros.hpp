@@ -14,12 +14,16 @@ struct MacroExpansion {
   std::string text;              // the file with the uses expanded (same lines)
   std::set<std::string> expanded;  // the macros whose uses were expanded (their #define is not needed)
   std::set<std::string> unused;    // function-like macros that no code and no other directive names
+  // A macro expanded here is defined or undefined inside a conditional (`#ifdef __CUDACC__ ... #else ... #endif`),
+  // whose branch only the preprocessor knows: the file is expanded again with the lines it skips.
+  bool conditional = false;
 };
 
 // Expands the uses of the file's function-like macros, and of its object-like macros whose body
 // names something (`#define TID (blockIdx.x * blockDim.x + threadIdx.x)`); macros that are plain
 // constants (`#define BLOCK 256`) stay as written. Directive lines, comments and literals are kept.
-MacroExpansion expand_file_macros(const std::string& text);
+// `skipped`: the lines (from 1) the preprocessor skips, whose #define and #undef take no effect.
+MacroExpansion expand_file_macros(const std::string& text, const std::set<unsigned>& skipped = {});
 
 // The branches of the conditionals over __CUDA_ARCH__ (`#ifdef __CUDA_ARCH__`, `#if __CUDA_ARCH__ >= 800`,
 // `#elif`, `#else`) that a device compilation for `arch` takes: the other branches and the directives

@@ -1146,6 +1146,16 @@ inline int ks_dp2a(short2 a, char4 b, int c, int high) {
 inline uint ks_dp2a(ushort2 a, uchar4 b, uint c, int high) {
   return ks_dp2a(as_type<uint>(a), as_type<uint>(b), c, high);
 }
+// helper: ks_bit
+// C++20's <bit> functions that Metal lacks, over its clz and rotate (T unsigned, as std requires). A rotation by a
+// negative count is one the other way: T(s) wraps, and rotate counts modulo the width.
+template <typename T> inline int ks_countl_one(T x) { return int(clz(T(~x))); }
+template <typename T> inline int ks_countr_one(T x) { return int(ctz(T(~x))); }
+template <typename T> inline int ks_bit_width(T x) { return int(sizeof(T) * 8) - int(clz(x)); }
+template <typename T> inline T ks_bit_floor(T x) { return x == 0 ? T(0) : T(T(1) << (ks_bit_width(x) - 1)); }
+template <typename T> inline T ks_bit_ceil(T x) { return x <= 1 ? T(1) : T(T(1) << ks_bit_width(T(x - 1))); }
+template <typename T> inline T ks_rotl(T x, int s) { return rotate(x, T(s)); }
+template <typename T> inline T ks_rotr(T x, int s) { return rotate(x, T(-s)); }
 // helper: ks_swap
 // std::swap(a, b) as ks_swap(&(a), &(b)): pointer types carry each operand's address space (thread,
 // threadgroup, device), where a reference parameter would need one overload per space.

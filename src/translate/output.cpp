@@ -240,7 +240,7 @@ std::string Translator::kernel_body(const Function& kernel, const std::vector<st
   for (const auto& name : kernel.shared) {
     const HoistedShared& h = hoisted_.at(name);
     if (h.dynamic) dynamic.emplace_back(h.resolved_element, h.hoisted);
-    else out += fmt::format("threadgroup {} {}{};\n", h.resolved_element, h.hoisted, h.resolved_dims);
+    else out += threadgroup_declaration(h.resolved_element, h.hoisted, h.resolved_dims) + "\n";
   }
   for (size_t i = 0; i < dynamic.size(); ++i) {
     const auto& [t, name] = dynamic[i];

@@ -243,6 +243,15 @@ bool Translator::shared_address_variable(CXCursor var, Function& fn) {
 // mappings.toml's "ptx:" table (ex2.approx.f32, tanh.approx.f32, prefetch.global.L2, ...) becomes its Metal statement
 // over the operands.
 bool Translator::port_ptx(CXCursor statement, Function& fn) {
+  // `asm volatile("" ::: "memory")`: an empty template, a compiler barrier, emits no instruction.
+  static const std::regex empty_template(R"(^(?:asm|__asm__|__asm)\s*(?:volatile|__volatile__)?\s*\(\s*""\s*(?::[^;]*)?\)\s*$)");
+  if (std::regex_match(text(begin_offset(statement), end_offset(statement)), empty_template)) {
+    rw_.replace(begin_offset(statement), end_offset(statement), "");
+    ++fn.record.translated["empty asm (compiler barrier, dropped)"];
+    const std::string note = "empty asm statements (compiler barriers) dropped: they emit no instruction";
+    if (std::find(out_.notes.begin(), out_.notes.end(), note) == out_.notes.end()) out_.notes.push_back(note);
+    return true;
+  }
   const std::optional<std::string> ptx = asm_template(text(begin_offset(statement), end_offset(statement)));
   if (!ptx) return false;
   static const std::regex predicate_register(R"(^\.reg\s+\.pred\s+(\w+)$)");
@@ -284,7 +293,10 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
       const CXCursor e = *c;
       return [this, e] { return "(" + rw_.render(begin_offset(e), end_offset(e)) + ")"; };
     }
-    if (written == "%%laneid" || written == "%laneid") return [this] { return maps_.functions.at("ptx:%laneid").metal; };
+    // a special register read from the lane index (%laneid, %lanemask_lt, ...): its mapping, "ptx:%NAME"
+    const std::string special = written.rfind("%%", 0) == 0 ? written.substr(1) : written;
+    if (const auto s = maps_.functions.find("ptx:" + special); special.size() > 1 && special[0] == '%' && s != maps_.functions.end())
+      return [metal = s->second.metal] { return metal; };
     if (!written.empty() && std::all_of(written.begin(), written.end(), ::isdigit)) return [written] { return written; };
     return std::nullopt;
   };
@@ -573,7 +585,7 @@ bool Translator::port_ptx(CXCursor statement, Function& fn) {
     for (size_t at = pattern.find('$'); at != std::string::npos; at = pattern.find('$', at + 1))  // as many operands as it names
       if (at + 1 < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[at + 1])) && size_t(pattern[at + 1] - '0') > values.size())
         return false;
-    names_builtins(pattern + (instruction.find("laneid") != std::string::npos ? lane : ""));
+    names_builtins(pattern + (instruction.find("%lane") != std::string::npos ? lane : ""));
     ++fn.record.translated["ptx " + mnemonic];
     if (pattern.empty()) continue;  // a hint (prefetch)
     pieces.push_back([condition, pattern, values] {

@@ -11,9 +11,11 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <regex>
 
 #include "core/error.hpp"
 #include "core/paths.hpp"
+
 #include "translate/translator_internal.hpp"
 
 namespace ksearch::translate::detail {
@@ -30,6 +32,19 @@ std::string as_included(const std::string& path) {
   return at == std::string::npos ? std::filesystem::path(path).filename().string() : path.substr(at + 9);
 }
 
+// The lines (from 1) of the main file that the preprocessor skips (the inactive branches of its conditionals).
+std::set<unsigned> skipped_lines(CXTranslationUnit unit, const std::string& file) {
+  std::set<unsigned> out;
+  if (CXSourceRangeList* ranges = clang_getSkippedRanges(unit, clang_getFile(unit, file.c_str()))) {
+    for (unsigned i = 0; i < ranges->count; ++i)
+      for (unsigned line = position(clang_getRangeStart(ranges->ranges[i])).line;
+           line <= position(clang_getRangeEnd(ranges->ranges[i])).line; ++line)
+        out.insert(line);
+    clang_disposeSourceRangeList(ranges);
+  }
+  return out;
+}
+
 }  // namespace
 
 Translator::Translator(const std::filesystem::path& file, const Task& task)
@@ -37,7 +52,8 @@ Translator::Translator(const std::filesystem::path& file, const Task& task)
       task_(task),
       entry_(task.entry("cuda")),
       maps_(load_mappings()),
-      macros_(expand_file_macros(launches_as_chevrons(alignas_first(select_arch_branches(read_file(file), kDeviceArch))))),
+      source_(launches_as_chevrons(alignas_first(select_arch_branches(read_file(file), kDeviceArch)))),
+      macros_(expand_file_macros(source_)),
       rw_(macros_.text) {}
 
 // clang's errors for a name it does not know (CUDA's, perhaps, that cuda_include/ does not declare).
@@ -58,6 +74,15 @@ void Translator::parse() {
     if (rc != CXError_Success || !unit) throw Error("ksearch port: clang could not parse " + file_);
     return unit;
   };
+  // Macros defined in conditionals expanded as the preprocessor chooses (`#ifdef __CUDACC__`, which the parse defines as
+  // nvcc does): its skipped lines, the same in the expanded text (directives are kept line for line), take no effect.
+  if (macros_.conditional) {
+    CXTranslationUnit first = parse_text(rw_.text());
+    const std::set<unsigned> skipped = skipped_lines(first, file_);
+    clang_disposeTranslationUnit(first);
+    macros_ = expand_file_macros(source_, skipped);
+    rw_ = Rewriter(macros_.text);
+  }
   // Run-time group handles (and a template's `auto` tiles) written as the groups they hold, then the file parsed as the
   // port reads it.
   if (rw_.text().find("thread_group") != std::string::npos || rw_.text().find("tiled_partition") != std::string::npos) {
@@ -152,15 +177,25 @@ void Translator::token_edits() {
                                                    "clock", "signal", "raise", "kill", "exit", "abort", "system", "sleep",
                                                    "rand", "srand", "puts", "perror", "fork", "getpid", "mmap", "syscall",
                                                    "half", "bfloat"};
+  // And the file's functions named as functions of Metal's standard library that CUDA lacks (HLSL-style `saturate`,
+  // `sign`, `mix`): the candidate is `using namespace metal`, where a call of either would be ambiguous.
+  static const std::set<std::string> metal_functions = {
+      "sign",      "saturate", "fract",     "step",       "smoothstep",  "mix",         "select",      "clamp",
+      "dot",       "cross",    "length",    "length_squared", "distance", "distance_squared", "normalize", "reflect",
+      "refract",   "faceforward", "degrees", "radians",   "min3",        "max3",        "median3",     "fmin3",
+      "fmax3",     "fmedian3", "popcount",  "ctz",        "clz",         "extract_bits", "insert_bits", "reverse_bits",
+      "rotate",    "mad",      "madhi",     "madsat",     "mulhi",       "absdiff",     "addsat",      "subsat",
+      "hadd",      "rhadd",    "powr",      "divide",     "all",         "any",         "isordered",   "isunordered"};
   std::set<std::string> renamed(metal_keywords.begin(), metal_keywords.end());
   clang_visitChildren(
       clang_getTranslationUnitCursor(unit_),
       [](CXCursor c, CXCursor, CXClientData data) {
         if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return CXChildVisit_Continue;
         const CXCursorKind kind = clang_getCursorKind(c);
-        if ((kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl || kind == CXCursor_FieldDecl || kind == CXCursor_FunctionDecl ||
-             kind == CXCursor_FunctionTemplate) &&
-            reserved_when_declared.count(spelling(c)))
+        const bool function = kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate;
+        if (((kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl || kind == CXCursor_FieldDecl || function) &&
+             reserved_when_declared.count(spelling(c))) ||
+            (function && metal_functions.count(spelling(c))))
           static_cast<std::set<std::string>*>(data)->insert(spelling(c));
         return CXChildVisit_Recurse;
       },
@@ -175,6 +210,7 @@ void Translator::token_edits() {
     identifiers.insert(name);
     keyword_renames_[k] = name;
   }
+  static const std::regex variable_template("_v$");  // std::numbers::pi_v
   auto libcu_std = [&](unsigned i) { return spell(i) == "cuda" && spell(i + 1) == "::" && spell(i + 2) == "std" && spell(i + 3) == "::"; };
   // tokens [from, last] written as a type mapping's Metal name, its helpers added
   auto use_type = [&](unsigned from, unsigned last, std::map<std::string, std::string>::const_iterator mapping) {
@@ -187,7 +223,8 @@ void Translator::token_edits() {
       rw_.replace(begin(i), end(i), k->second);
     } else if (auto r = keyword_renames_.find(s);
                r != keyword_renames_.end() &&
-               clang_getCursorKind(clang_getCursor(unit_, clang_getTokenLocation(unit_, tokens[i]))) != CXCursor_TypeRef) {
+               clang_getCursorKind(clang_getCursor(unit_, clang_getTokenLocation(unit_, tokens[i]))) != CXCursor_TypeRef &&
+               !(i >= 2 && spell(i - 1) == "::" && (spell(i - 2) == "std" || spell(i - 2) == "metal"))) {  // (the library's own)
       rw_.replace(begin(i), end(i), r->second);
     } else if ((s == "__launch_bounds__" || s == "__maxnreg__" || s == "__align__" || s == "__cluster_dims__" || s == "noexcept") &&
                spell(i + 1) == "(") {  // (noexcept(...): Metal's C++ has no exceptions, nor the specifier)
@@ -218,6 +255,17 @@ void Translator::token_edits() {
       if (auto q = maps_.types.find("std::" + spell(std_at + 2)); q != maps_.types.end()) {
         use_type(i, std_at + 2, q);
         i = std_at + 2;
+      } else if (auto constant = maps_.types.find("std::numbers::" + std::regex_replace(spell(std_at + 4), variable_template, ""));
+                 spell(std_at + 2) == "numbers" && spell(std_at + 3) == "::" && constant != maps_.types.end()) {
+        // C++20's std::numbers::pi, and the variable template pi_v<float> with its argument list
+        unsigned last = std_at + 4;
+        if (spell(last) != constant->first.substr(15) && spell(last + 1) == "<")
+          for (int depth = 0; ++last < n;) {
+            depth += spell(last) == "<" ? 1 : spell(last) == ">" ? -1 : 0;
+            if (depth == 0) break;
+          }
+        rw_.replace(begin(i), end(std::min(last, n - 1)), constant->second);
+        i = last;
       } else if (spell(std_at + 2) == "bit_cast") {  // C++20's std::bit_cast<T>(v) is Metal's as_type<T>(v)
         rw_.replace(begin(i), end(std_at + 2), "as_type");
         i = std_at + 2;
@@ -236,23 +284,31 @@ void Translator::token_edits() {
 }
 
 // Code the preprocessor skips (an inactive branch: `#ifndef USE_ROCM`'s other side, a feature macro the file leaves
-// undefined) is blanked, its directives kept: Metal's compile would skip it as well, but the candidate's text rules read
-// it (a lambda, PTX or a HIP builtin there refused the port).
+// undefined, a host stub under `#ifdef __CUDACC__`'s #else) is blanked, its directives too, and so are the directives
+// of every conditional: the candidate is the branch nvcc's preprocessor takes, which Metal's compiler, where
+// __CUDACC__ and CUDART_VERSION are undefined, would not choose again (and the candidate's text rules read no skipped
+// lambda, PTX or HIP builtin).
 void Translator::blank_skipped_code() {
-  CXSourceRangeList* ranges = clang_getSkippedRanges(unit_, clang_getFile(unit_, file_.c_str()));
-  if (!ranges) return;
+  const std::set<unsigned> skipped = skipped_lines(unit_, file_);
+  static const std::set<std::string> conditionals = {"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"};
   const std::string& t = rw_.text();
-  for (unsigned i = 0; i < ranges->count; ++i) {
-    const size_t b = position(clang_getRangeStart(ranges->ranges[i])).offset, e = position(clang_getRangeEnd(ranges->ranges[i])).offset;
-    for (size_t line = b; line < e && line < t.size();) {
-      const size_t end = std::min(t.find('\n', line), e);
-      const size_t first = t.find_first_not_of(" \t", line);
-      if (first < end && t[first] != '#') rw_.replace(unsigned(line), unsigned(end), "");
-      if (end == std::string::npos || end >= e) break;
-      line = end + 1;
+  bool continued = false;  // the line before was a blanked directive continued by `\`
+  unsigned number = 1;
+  for (size_t line = 0; line < t.size(); ++number) {
+    const size_t end = std::min(t.find('\n', line), t.size());
+    const size_t first = t.find_first_not_of(" \t", line);
+    bool blank = continued || skipped.count(number);
+    if (!blank && first < end && t[first] == '#') {
+      const size_t word = t.find_first_not_of(" \t", first + 1);
+      size_t word_end = word;
+      while (word_end < end && std::isalpha(static_cast<unsigned char>(t[word_end]))) ++word_end;
+      blank = word < end && conditionals.count(t.substr(word, word_end - word));
     }
+    if (blank) rw_.replace(unsigned(line), unsigned(end), "");
+    const size_t last = end > line ? t.find_last_not_of(" \t\r", end - 1) : std::string::npos;
+    continued = blank && last != std::string::npos && last >= line && t[last] == '\\';
+    line = end + 1;
   }
-  clang_disposeSourceRangeList(ranges);
 }
 
 // Metal has no double, and the port narrows it to float (token_edits): a file's float and double variants of a function

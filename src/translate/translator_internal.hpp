@@ -94,6 +94,23 @@ struct Function {
 // `ks_smem`).
 std::string dynamic_shared_name(CXCursor array);  // shared_accessors.cpp
 
+// A type in threadgroup memory: `threadgroup float`, but a pointer's own space follows its `*` (`const device float*
+// threadgroup`), since a space before the type is the pointee's.
+inline bool is_pointer_spelling(const std::string& type) {
+  const size_t last = type.find_last_not_of(' ');
+  return last != std::string::npos && type[last] == '*';
+}
+inline std::string in_threadgroup(const std::string& type) {
+  return is_pointer_spelling(type) ? type + " threadgroup" : "threadgroup " + type;
+}
+// The declaration of a variable (`name` with its dimensions) of threadgroup memory. A pointer's type is named first
+// (`typedef const device float* KsSharedPointer_row; threadgroup KsSharedPointer_row row[4];`, its own space before a
+// name applies to the pointer): metalsim, as Metal's compiler, reads `threadgroup TYPE NAME[...]`.
+inline std::string threadgroup_declaration(const std::string& type, const std::string& name, const std::string& dims) {
+  if (!is_pointer_spelling(type)) return "threadgroup " + type + " " + name + dims + ";";
+  return "typedef " + type + " KsSharedPointer_" + name + "; threadgroup KsSharedPointer_" + name + " " + name + dims + ";";
+}
+
 // A static __shared__ variable of a __device__ function. Metal declares threadgroup memory in the
 // kernel only, so the kernel declares it (one per threadgroup, as in CUDA) under a hoisted name and
 // passes it by reference down to the function, which keeps its own name for it.
@@ -109,7 +126,7 @@ struct HoistedShared {
     const std::string& type = own ? element : resolved_element;
     const std::string& named = own ? name : hoisted;
     return dynamic ? "threadgroup " + type + "* " + named
-                   : "threadgroup " + type + " (&" + named + ")" + (own ? dims : resolved_dims);
+                   : in_threadgroup(type) + " (&" + named + ")" + (own ? dims : resolved_dims);
   }
 };
 
@@ -204,6 +221,10 @@ std::vector<size_t> reference_parameters(CXCursor function);
 // in `drop` (ascending), commas included, as ranges that do not overlap.
 std::vector<std::pair<unsigned, unsigned>> list_removals(const std::vector<CXCursor>& items, const std::vector<size_t>& drop);
 
+// calls.cpp: the mapping key of a function of namespace std (libcu++'s cuda::std too) that the table names as such
+// (`std::popcount`), else its name.
+std::string std_key(CXCursor callee, const Mappings& maps);
+
 // Each whole-word `word` of `text` (not part of a longer identifier) replaced by `by`.
 std::string whole_words(std::string text, const std::string& word, const std::string& by);
 
@@ -272,6 +293,7 @@ class Translator {
   bool map_declaration(CXCursor var, Function& fn);
   void rebind_pointer_variables(CXCursor block);
   void static_local(CXCursor var, Function& fn);
+  void shared_pointer_declaration(CXCursor var, CXType element, CXCursor root, Function& fn);
   bool atomic_reference(CXCursor var, Function& fn);
   // dynamic shared memory accessors (shared_accessors.cpp)
   void find_shared_accessors();
@@ -337,6 +359,8 @@ class Translator {
   std::string metal_type(CXType t);
   std::string unqualified_type(CXType t);  // metal_type of the canonical type without its const
   std::string space_of(CXCursor expression);
+  std::string spaced_pointer(CXType pointer, const std::string& space);
+  std::string stored_space(CXCursor var, CXCursor scope, Function& fn, CXCursor* root = nullptr);
   std::string bound_space(CXCursor argument);
   std::set<std::string> resolved_spaces(const std::string& space, int depth = 0) const;
   std::string object_space(CXCursor call, CXCursor callee, std::vector<CXCursor>& args);
@@ -364,6 +388,7 @@ class Translator {
   const Task& task_;
   const EntrySpec& entry_;
   Mappings maps_;
+  std::string source_;     // the file before its macros are expanded
   MacroExpansion macros_;  // the file as parsed and rewritten: its own macros expanded
   Rewriter rw_;
   std::string visiting_;  // the decl key of the function being visited (what `this` is in a method)

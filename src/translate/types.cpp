@@ -109,6 +109,13 @@ std::string Translator::space_of(CXCursor expression) {
   }
 }
 
+// A pointer type with `space` written for what it points to (`const device float*`).
+std::string Translator::spaced_pointer(CXType pointer, const std::string& space) {
+  const std::string type = metal_type(pointee_type(pointer));
+  return (type.rfind("const ", 0) == 0 ? "const " + space + " " + type.substr(6) : space + " " + type) + "*" +
+         (clang_isConstQualifiedType(pointer) ? " const" : "");
+}
+
 // The address space of what a reference parameter binds: a variable, an element or a member of one
 // has its space; anything else (a temporary, a value) is a thread one. What a reference parameter of
 // the calling function refers to is `param:KEY`, resolved once every call is known.

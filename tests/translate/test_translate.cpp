@@ -103,6 +103,48 @@ TEST_P(Corpus, PortsAndPassesMetalsim) {
 INSTANTIATE_TEST_SUITE_P(Translate, Corpus, ::testing::ValuesIn(files_under("corpus")),
                          [](const auto& info) { return test_name(info.param); });
 
+// Host code timing the launch with events (the CUDA samples' cudaEventCreate/Record/Synchronize/ElapsedTime/Destroy:
+// ksearch's CUDA rules refuse events, so no corpus file has them): declared for the parse, left with the entry.
+TEST(Translate, EventTimingAroundTheLaunchIsLeftWithTheEntry) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const auto file = std::filesystem::temp_directory_path() / ("ksearch-events-" + std::to_string(getpid()) + ".cu");
+  write_file_atomic(file, R"(#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+
+template <int BLOCK>
+__global__ void rowsum_timed(const float* __restrict__ x, float* __restrict__ y, int cols) {
+  __shared__ float s[BLOCK];
+  float acc = 0.f;
+  for (int c = threadIdx.x; c < cols; c += BLOCK) acc += x[(size_t)blockIdx.x * cols + c];
+  s[threadIdx.x] = acc;
+  __syncthreads();
+  for (int k = BLOCK / 2; k > 0; k >>= 1) {
+    if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) y[blockIdx.x] = s[0];
+}
+
+extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  cudaEventRecord(start, stream);
+  rowsum_timed<128><<<rows, 128, 0, stream>>>(x, y, (int)cols);
+  cudaEventRecord(stop, stream);
+  cudaEventSynchronize(stop);
+  float ms = 0.f;
+  cudaEventElapsedTime(&ms, start, stop);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+)");
+  expect_ports_and_passes(file.string(), corpus_task("rowsum"));
+  std::filesystem::remove(file);
+}
+
 // The honest CUDA kernels of the GPU tests (tests/cuda/honest: written as real code is, and passing on the H100)
 // that port, each against the corpus task of its name's prefix at small sizes: the mma.sync attention (PTX over
 // fragments packed by hand, `1.44f / sqrtf(float(D))` in a launcher local), device queries sizing grids, `__device__
@@ -649,6 +691,7 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"copy_void_source.cu", "memcpy_async from a void* source", 12, "which void has none of"},
                                            Expected{"reference_member.cu", "reference member 'temp'", 7, "one address space"},
                                            Expected{"shared_pointer_field.cu", "pointer field 'data' given __shared__ memory", 11, "one address space"},
+                                           Expected{"shared_pointer_to_pointers.cu", "__shared__ pointer to pointers 'rows_of'", 8, "one level of pointers"},
                                            Expected{"function_arguments_differ.cu", "template argument 'half_of'", 20, "different functions"}),
                          [](const auto& info) { return test_name(info.param.file); });
 
@@ -700,6 +743,23 @@ TEST(MacroExpansion, FunctionLikeMacrosNothingNamesAreUnused) {
       "int u = USED(PLAIN);\n"
       "#endif\n");
   EXPECT_EQ(e.unused, (std::set<std::string>{"LDMATRIX_X1", "OUTER"}));
+}
+
+// A macro defined in both branches of a conditional: the expansion flags it, and given the lines the preprocessor skips
+// (here the #else branch, lines 4 and 5) it takes the branch the preprocessor takes, not the last definition.
+TEST(MacroExpansion, DefinitionsInSkippedLinesTakeNoEffect) {
+  const std::string text =
+      "#ifdef __CUDACC__\n"
+      "#define SHFL(v, o) __shfl_down_sync(0xffffffffu, (v), (o))\n"
+      "#else\n"
+      "#define SHFL(v, o) (0.0f)\n"
+      "#endif\n"
+      "float f(float s) { return SHFL(s, 1); }\n";
+  const translate::MacroExpansion unknown = translate::expand_file_macros(text);
+  EXPECT_TRUE(unknown.conditional);
+  const translate::MacroExpansion taken = translate::expand_file_macros(text, {3, 4, 5});
+  EXPECT_NE(taken.text.find("return __shfl_down_sync(0xffffffffu, (s), (1));"), std::string::npos) << taken.text;
+  EXPECT_FALSE(translate::expand_file_macros("#define TWICE(x) ((x) * 2)\nint a = TWICE(3);\n").conditional);
 }
 
 // cudaLaunchKernelEx calls become the <<<>>> launches they make, line for line; other names and literals stay.

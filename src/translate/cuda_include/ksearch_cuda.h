@@ -23,7 +23,14 @@
 #define __cluster_dims__(...)
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
+// What nvcc defines (CUDART_VERSION: its implicit cuda_runtime.h), which conditionals of the file test to choose the
+// device branch (`#ifdef __CUDACC__`, `#if CUDART_VERSION >= 9000`): the port keeps the branch nvcc takes.
 #define __CUDACC__ 1
+#define __NVCC__ 1
+#define __CUDACC_VER_MAJOR__ 12
+#define __CUDACC_VER_MINOR__ 8
+#define __CUDACC_VER_BUILD__ 0
+#define CUDART_VERSION 12080
 
 // ---------------------------------------------------------------- vector types
 #define KSEARCH_VEC(T, NAME, A)                                            \
@@ -611,6 +618,19 @@ extern "C" cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
 extern "C" cudaError_t cudaSetDevice(int device);
 enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1, cudaStreamCaptureStatusInvalidated = 2 };
 extern "C" cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
+// Events timing the launches (the CUDA samples' cudaEventRecord around a launch): host code that changes no result.
+typedef struct CUevent_st* cudaEvent_t;
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+extern "C" cudaError_t cudaEventCreate(cudaEvent_t* event);
+extern "C" cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
+extern "C" cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+extern "C" cudaError_t cudaEventQuery(cudaEvent_t event);
+extern "C" cudaError_t cudaEventSynchronize(cudaEvent_t event);
+extern "C" cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+extern "C" cudaError_t cudaEventDestroy(cudaEvent_t event);
+extern "C" cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 extern "C" cudaError_t cudaMemset(void*, int, size_t);
 extern "C" cudaError_t cudaMalloc(void** p, size_t bytes);
 extern "C" cudaError_t cudaFree(void* p);

@@ -614,9 +614,18 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         std::optional<TimingLock> lock;
         phase("lock_wait", [&] { lock.emplace(backend_.timing_lock_key(options_.device)); });
         bool wake_threads = false;  // whether `prepare` wakes OpenMP's team: the trials used it
+        // The other threads' CPU time found asleep before the last timed call's repetition (TimedCall::
+        // other_threads_repetition_cpu_ms is its difference to the next such reading).
+        std::optional<double> asleep_before_last_call;
+        auto close_last_repetition = [&](const std::optional<double>& asleep_now) {
+          if (!calls.empty() && asleep_before_last_call && asleep_now)
+            calls.back().other_threads_repetition_cpu_ms = *asleep_now - *asleep_before_last_call;
+          asleep_before_last_call.reset();
+        };
         for (int rep = -options_.warmup; rep < options_.max_reps; ++rep) {
           if (rep >= options_.min_reps && timed_enough()) break;
           const std::optional<double> idle_other_threads_ms = other_threads_asleep();
+          close_last_repetition(idle_other_threads_ms);
           if (!ran_between_calls.empty()) break;
           if (rep == -options_.warmup)
             wake_threads = idle_other_threads_ms && asleep_before_trials && *idle_other_threads_ms > *asleep_before_trials;
@@ -671,7 +680,9 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           if (check_seed) held.push_back({rep, set, *check_seed});
           if (rep < 0) continue;  // warm-up
           calls.push_back(call);
+          asleep_before_last_call = idle_other_threads_ms;
         }
+        if (asleep_before_last_call) close_last_repetition(other_threads_asleep());
         if (!ran_between_calls.empty()) {
           wr.status = Status::rejected;
           wr.message = ran_between_calls;

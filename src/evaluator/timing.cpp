@@ -150,7 +150,16 @@ TrustedTimes trusted_times(const std::vector<TimedCall>& calls, const NullCallCo
       const double wall = beyond(measured->wall_ms, calibrated->wall_ms);
       return measured->cpu_ms && calibrated->cpu_ms ? std::min(wall, beyond(*measured->cpu_ms, *calibrated->cpu_ms)) : wall;
     };
-    const double off_clock = excess(c.prepare, null_call.prepare) + excess(c.collect, null_call.collect);
+    double off_clock = excess(c.prepare, null_call.prepare) + excess(c.collect, null_call.collect);
+    // The other threads over the whole repetition, beyond what each may spend in the call (its time) and from a
+    // wake-up until it sleeps again twice (idle_spin_ms, measured over a `prepare` and a `collect`: the wake-up before
+    // the call, and the region's end): the candidate's work between the requests, where no request's measurement
+    // sees it (a hijacked worker that let `prepare` return on time, computed the staged outputs before the call and
+    // slept on a lock until it: `worker_gap_precompute`).
+    if (host_clock && c.other_threads_repetition_cpu_ms && null_call.idle_spin_ms && c.threads > 1) {
+      const double allowed = (c.threads - 1) * (c.reported_ms + 2 * *null_call.idle_spin_ms) + kBetweenCallsSlackMs;
+      off_clock += std::max(0.0, *c.other_threads_repetition_cpu_ms - allowed);
+    }
     out.times_ms.push_back(c.reported_ms + off_clock);
     out.off_clock_charged_calls += off_clock > 0;
     if (c.cpu_ms) {

@@ -46,6 +46,10 @@ struct TimedCall {
   std::optional<double> null_cpu_ms;
   // The `prepare` before it (staged inputs, woken threads) and the `collect` after it, where measured.
   std::optional<RequestCost> prepare, collect;
+  // The CPU time the runner's threads but the main one spent over the whole repetition, from finding them asleep
+  // before its inputs were staged to finding them asleep again after its `collect` (both settled readings: a running
+  // thread's total lags up to a scheduler tick), where read.
+  std::optional<double> other_threads_repetition_cpu_ms;
 };
 TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
                              std::chrono::milliseconds timeout);

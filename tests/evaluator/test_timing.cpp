@@ -209,6 +209,28 @@ TEST(TrustedTimes, APrepareOrCollectCostlierThanCalibratedIsChargedToTheCall) {
   EXPECT_EQ(trusted_times(c, calibrated, true).off_clock_charged_calls, 0);
 }
 
+TEST(TrustedTimes, OtherThreadsWorkBetweenTheRequestsIsChargedToTheCall) {
+  // Two threads; a worker spins 0.01 ms after a wake-up (calibrated). Over each repetition the worker ran for the call
+  // (0.1 ms) and 0.015 ms around it: within its allowance (the call's time and twice the spin, and 0.02 ms). One
+  // repetition's worker also ran 0.5 ms outside every request (the staged outputs computed between `prepare` and the
+  // call): the excess is charged to that call.
+  NullCallCost calibrated{0.03, 0.01, 0.03};
+  calibrated.idle_spin_ms = 0.01;
+  std::vector<TimedCall> c;
+  for (int i = 0; i < 10; ++i) {
+    TimedCall call{0.1, 0.3, 0.03 + 0.1, 0.03 + 0.2, 2};
+    call.other_threads_repetition_cpu_ms = 0.1 + (i == 6 ? 0.5 : 0.015);
+    c.push_back(call);
+  }
+  const TrustedTimes t = trusted_times(c, calibrated, true);
+  EXPECT_EQ(t.off_clock_charged_calls, 1);
+  for (size_t i = 0; i < c.size(); ++i)
+    EXPECT_NEAR(t.times_ms[i], i == 6 ? 0.1 + (0.6 - (0.1 + 2 * 0.01 + 0.02)) : 0.1, 1e-12) << i;
+  // Where the workers' spinning was not measured, or the runner has no other thread, nothing is charged this way.
+  calibrated.idle_spin_ms.reset();
+  EXPECT_EQ(trusted_times(c, calibrated, true).off_clock_charged_calls, 0);
+}
+
 TEST(TrustedTimes, AGapWithinTheMediansNoiseIsNoEvidence) {
   // An honest 15 us kernel whose host path cost a little more than the null calls' median, within what the two
   // medians' noise explains: its times stand, and no call counts as host-bound.

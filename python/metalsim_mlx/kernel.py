@@ -1,5 +1,7 @@
 """metal_kernel: the mx.fast.metal_kernel API, with calls run by metalsim on the CPU."""
 import math
+import os
+import sys
 import warnings
 
 import mlx.core as mx
@@ -14,6 +16,8 @@ _DISCARDED_READ_NOTE = (
     "afterwards (e.g. `v = x[i]; v = in_bounds ? v : 0;`): test the bounds before the load"
 )
 
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 # MLX's own factory, taken before patch() can replace it. Each factory and kernel call is handed to
 # it first: it checks and converts the arguments exactly as on a Mac (nanobind's TypeErrors, MLX's
@@ -139,7 +143,7 @@ class MetalKernel:
             # the value): those reads warn, and the outputs come back; anything else is an error.
             if not all(_device_read_out_of_bounds(d) for d in diagnostics):
                 raise _runtime_error(self.name, diagnostics)
-            warnings.warn(MetalsimWarning(_runtime_text(self.name, diagnostics)), stacklevel=2)
+            warnings.warn(MetalsimWarning(_runtime_text(self.name, diagnostics)), stacklevel=_caller_stacklevel())
         return [dtypes.from_bytes(raw, t["dtype"], t["shape"]) for raw, t in zip(raw_outputs, output_specs)]
 
     def _input_buffer(self, name, array):
@@ -162,6 +166,15 @@ class MetalKernel:
         span = 1 + sum((extent - 1) * stride for extent, stride in zip(view.shape, strides)) if view.size else 0
         memory = np.lib.stride_tricks.as_strided(view, shape=(span,), strides=(view.itemsize,)).copy()
         return memory, strides
+
+
+def _caller_stacklevel():
+    """The stacklevel of warnings.warn, called by this function's caller, that names the first line outside this
+    package: the call of the kernel, whichever of this package's functions (and mx.custom_function) lie between."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _refuse_float64(arrays, output_dtypes):
@@ -261,7 +274,9 @@ def _compile_error(kernel_name, compiled, prelude_lines, template):
     for m in compiled["messages"]:
         if m["file"] == "header":
             m["line"] -= prelude_lines
-        where = f"{m['file']} line {m['line']}" if m["file"] in ("body", "header") else f"{m['file']} code line {m['line']}"
+        # "signature": the kernel's parameter list as MLX writes it (verbose=True prints it).
+        where = (f"{m['file']} line {m['line']}" if m["file"] in ("body", "header", "signature")
+                 else f"{m['file']} code line {m['line']}")
         lines.append(f"  {where}, column {m['column']}: {m['severity']}: {m['message']}")
     if not lines:
         lines.append(compiled["log"].strip())

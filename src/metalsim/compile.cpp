@@ -71,6 +71,8 @@ std::vector<CompileMessage> parse_messages(const std::string& log) {
     std::string message = m[5];
     if (message.find("[-Werror,-Wvla") != std::string::npos)
       message = kVariableLengthArrayMessage;
+    // The host compiler's flag name means nothing to the kernel's author; Metal reports the same words without it.
+    if (const std::size_t flag = message.rfind(" [-Wc++11-narrowing]"); flag != std::string::npos) message.erase(flag);
     out.push_back({file, std::stoi(m[2]), std::stoi(m[3]), sev, message});
   }
   return out;
@@ -99,8 +101,10 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   // -fsanitize=thread only instruments loads and stores; its hooks are defined
   // in the kernel TU and forward to the metalsim runtime (no TSan runtime). -fno-strict-aliasing: the
   // shim views storage through other types (thread_elements() is a vec<T, 2> over a matrix's elements).
-  // -gline-tables-only: findings at a memory access name its line (LineTable). No warnings but one, an error: a variable
-  // length array (a C99 extension the host compiler allows in C++; Metal has none). TSan leaves out a read that a write
+  // -gline-tables-only: findings at a memory access name its line (LineTable). No warnings but two, errors: a variable
+  // length array (a C99 extension the host compiler allows in C++; Metal has none) and a narrowing conversion in a
+  // brace initializer (`int2 c = {u.x, u.y}` with uint components), an error by default in C++11 and later, on a Mac
+  // too, that -Wno-everything would silence. TSan leaves out a read that a write
   // to the same address follows (x += y): the race check needs only the write, the uninitialized-read check both.
   // -flax-vector-conversions=none: Metal converts no vector type to another implicitly (`int4 * uint4`).
   // -fno-strict-float-cast-overflow: a float converted to an integer it does not fit saturates and NaN gives 0, as a
@@ -119,7 +123,8 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
                                              "-fno-strict-float-cast-overflow", "-fstack-clash-protection",
                                              "-fno-finite-loops", "-mllvm", "-trap-unreachable",
                                              "-flax-vector-conversions=none", "-fsanitize=thread,array-bounds,local-bounds", "-mllvm", "-tsan-instrument-read-before-write=1",
-                                             "-gline-tables-only", "-Wno-everything", "-Werror=vla", "-march=x86-64-v2"};
+                                             "-gline-tables-only", "-Wno-everything", "-Werror=vla", "-Werror=c++11-narrowing",
+                                             "-march=x86-64-v2"};
   std::string compiler_key;
   for (const auto& word : compiler) compiler_key += word + "\n";
   const std::string shim_key = sha256_hex(std::string(kShimHeader) + kShimAbi + compiler_key);

@@ -28,6 +28,24 @@ const std::set<std::string>& vector_types() {
   return v;
 }
 
+// The shim's narrowing check for an element of a brace initializer of this type (half and bfloat are classes there,
+// metal_shim.h, __ms_braced_half), or nullptr for a type the host compiler checks itself.
+const char* braced_element_check(const std::string& id) {
+  static const std::map<std::string, const char*> checks = [] {
+    std::map<std::string, const char*> r = {{"half", "::metal::__ms_braced_half("},
+                                            {"float16_t", "::metal::__ms_braced_half("},
+                                            {"bfloat", "::metal::__ms_braced_bfloat("},
+                                            {"bfloat16_t", "::metal::__ms_braced_bfloat("}};
+    for (int n = 2; n <= 4; ++n) {
+      r["half" + std::to_string(n)] = r["half"];
+      r["bfloat" + std::to_string(n)] = r["bfloat"];
+    }
+    return r;
+  }();
+  const auto found = checks.find(id);
+  return found == checks.end() ? nullptr : found->second;
+}
+
 // Names that need the threads to run as fibers: barriers and SIMD-group functions block, and a thread spinning on
 // an atomic may have to be stopped (metalsim_abi.h, uses_sync).
 bool is_sync_name(const std::string& id) {
@@ -238,6 +256,59 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     return s.size() >= 2 && s.size() <= 4 &&
            (s.find_first_not_of("xyzw") == std::string::npos || s.find_first_not_of("rgba") == std::string::npos);
   };
+  // Elements of brace initializers of half and bfloat types: the check opened before these tokens, closed through
+  // cast_ends.
+  std::map<std::size_t, const char*> braced_check_before;
+  // The elements of the initializer list opening at `open`, nested lists' too; designated ones are left as they are,
+  // and so is a list with a '<' outside brackets, whose commas may separate template arguments (`f<T, 2>(x)`).
+  std::function<void(std::size_t, const char*)> check_braced_elements = [&](std::size_t open, const char* check) {
+    const std::size_t close = closing(open);
+    if (close == npos) return;
+    for (std::size_t q = next(open), depth = 0; q < close; q = next(q)) {
+      const std::string& s = t[q].text;
+      if (s == "(" || s == "[" || s == "{") ++depth;
+      else if (s == ")" || s == "]" || s == "}") --depth;
+      else if (depth == 0 && s == "<") return;
+    }
+    std::size_t first = next(open);
+    while (first < close) {
+      std::size_t last = first, after = first;
+      for (int depth = 0; after < close; after = next(after)) {
+        const std::string& s = t[after].text;
+        if (depth == 0 && s == ",") break;
+        if (s == "(" || s == "[" || s == "{") ++depth;
+        else if (s == ")" || s == "]" || s == "}") --depth;
+        last = after;
+      }
+      if (t[first].text == "{") check_braced_elements(first, check);
+      else if (t[first].text != "." && t[first].text != "[" && first != after) {
+        braced_check_before[first] = check;
+        cast_ends.push_back(last);
+      }
+      first = after < close ? next(after) : close;
+    }
+  };
+  // `T{...}`, `T name{...}` and `T name[N] = {...}` (each declarator of the declaration) for a type T of
+  // braced_element_check, starting at the type's token.
+  auto find_braced_initializers = [&](std::size_t type, const char* check) {
+    std::size_t k = next(type);
+    if (k < t.size() && t[k].text == "{") return check_braced_elements(k, check);
+    while (k < t.size() && t[k].kind == Tok::Ident) {
+      k = next(k);
+      if (k < t.size() && t[k].text == "(") return;  // a function, or a constructor's parentheses
+      while (k < t.size() && t[k].text == "[" && closing(k) != npos) k = next(closing(k));
+      if (k < t.size() && t[k].text == "=") k = next(k);
+      if (k < t.size() && t[k].text == "{") check_braced_elements(k, check);
+      for (int depth = 0; k < t.size(); k = next(k)) {  // to the declarator's end
+        const std::string& s = t[k].text;
+        if (depth == 0 && (s == "," || s == ";" || s == ")")) break;
+        if (s == "(" || s == "[" || s == "{") ++depth;
+        else if (s == ")" || s == "]" || s == "}") --depth;
+      }
+      if (k >= t.size() || t[k].text != ",") return;
+      k = next(k);
+    }
+  };
   int next_id = id_base;
   bool line_start = true;
   std::string out;
@@ -246,6 +317,7 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       if (*e < i) out += ")", e = cast_ends.erase(e);
       else ++e;
     if (i > 0 && unswizzle_after.count(i - 1)) out += "::metal::__unswz(";
+    if (const auto check = braced_check_before.find(i); check != braced_check_before.end()) out += check->second;
     const Token& k = t[i];
     bool at_line_start = line_start;
     if (k.kind == Tok::Space) {
@@ -296,6 +368,7 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       continue;
     }
     const std::string& id = k.text;
+    if (const char* check = braced_element_check(id)) find_braced_initializers(i, check);
     // Each declarator `name = initializer` of an `auto` declaration, up to its ',' or ';'.
     for (std::size_t d = i; id == "auto" && next(d) < t.size() && t[next(d)].kind == Tok::Ident;) {
       const std::size_t eq = next(next(d));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -32,6 +33,8 @@ const DtypeInfo& info(Dtype d) { return kDtypes[static_cast<int>(d)]; }
 
 // MLX passes arrays of fewer than 8 elements in the constant address space.
 constexpr int64_t kMaxConstantArraySize = 8;
+// A Metal kernel's buffer argument table: [[buffer(0)]] to [[buffer(30)]].
+constexpr int kBufferSlots = 31;
 
 // Attribute name and type, in MLX's order.
 constexpr std::pair<const char*, const char*> kAttributes[] = {
@@ -203,9 +206,39 @@ std::string generate_source(const KernelSpec& spec) {
   return src;
 }
 
+namespace {
+
+// Metal's compiler refuses a signature with more buffers than its argument table holds, which MLX's can need: each
+// input and output takes a slot, and so do the `_shape`, `_strides` and `_ndim` of an input that the source names.
+// The error names the first parameter past the table, at its line of the signature as MLX writes it.
+std::optional<CompileMessage> too_many_buffers(const KernelSpec& spec) {
+  const std::string signature = write_signature(spec, kernel_name(spec), false);
+  const std::string past = " [[buffer(" + std::to_string(kBufferSlots) + ")]]";
+  const std::size_t at = signature.find(past);
+  if (at == std::string::npos) return std::nullopt;
+  const std::size_t name_start = signature.rfind(' ', at - 1) + 1;
+  std::size_t slots = 0;
+  for (std::size_t p = signature.find("[[buffer("); p != std::string::npos; p = signature.find("[[buffer(", p + 1)) ++slots;
+  const std::string parameter = signature.substr(name_start, at - name_start);
+  const int line = static_cast<int>(std::count(signature.begin(), signature.begin() + at, '\n')) + 1;
+  return CompileMessage{
+      "signature", line, 3, "error",
+      "'buffer' attribute parameter is out of bounds: must be between 0 and " + std::to_string(kBufferSlots - 1) +
+          " ('" + parameter + "' would be [[buffer(" + std::to_string(kBufferSlots) + ")]]): the kernel needs " +
+          std::to_string(slots) + " buffers and Metal gives a kernel " + std::to_string(kBufferSlots) +
+          "; MLX passes each input and output in its own buffer, and each `<input>_shape`, `_strides` and `_ndim` "
+          "the source names in another: pass fewer arrays (stack inputs of one shape into one array)"};
+}
+
+}  // namespace
+
 HostSource build_host_source(const KernelSpec& spec) {
   HostSource hs;
   const std::string name = kernel_name(spec);
+  if (auto message = too_many_buffers(spec)) {
+    hs.errors.push_back(*message);
+    return hs;
+  }
   RewriteResult header = rewrite_metal(spec.header, "header", 1);
   RewriteResult body = rewrite_metal(spec.source, "body", 1000, header.vector_aliases);
   hs.errors = header.errors;

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <tuple>
 
 #include "helpers.hpp"
 
@@ -130,6 +131,47 @@ TEST(MetalsimSource, CompileErrorsMapToBodyAndHeaderLines) {
   }
   EXPECT_TRUE(body) << c.log;
   EXPECT_TRUE(header) << c.log;
+}
+
+// Metal gives a kernel 31 buffers ([[buffer(0)]] to [[buffer(30)]]); MLX's signature takes one per input and output
+// and one per `_shape`, `_strides` and `_ndim` the source names. Past 31 the compile fails at the signature's line of
+// the first parameter without a slot, naming it; 31 compile.
+TEST(MetalsimSource, MoreBuffersThanMetalGivesAKernelDoNotCompile) {
+  auto spec_with = [](int inputs, bool shapes) {
+    KernelSpec s;
+    s.name = "many";
+    std::string sum = "0.0f";
+    for (int k = 0; k < inputs; ++k) {
+      const std::string name = "in" + std::to_string(k);
+      s.inputs.push_back(tensor(name, Dtype::float32, {8}));
+      sum += shapes ? " + " + name + "[elem_to_loc(i, " + name + "_shape, " + name + "_strides, " + name + "_ndim)]"
+                    : " + " + name + "[i]";
+    }
+    s.outputs = {tensor("o", Dtype::float32, {8})};
+    s.source = "uint i = thread_position_in_grid.x;\no[i] = " + sum + ";\n";
+    s.grid = {8, 1, 1};
+    s.threadgroup = {8, 1, 1};
+    return s;
+  };
+  EXPECT_TRUE(compile(spec_with(30, false), copts()).ok);
+  EXPECT_TRUE(compile(spec_with(7, true), copts()).ok);
+  for (const auto& [spec, parameter, needed] :
+       {std::tuple{spec_with(31, false), "o", 32}, std::tuple{spec_with(8, true), "in7_ndim", 33}}) {
+    const CompileResult c = compile(spec, copts());
+    ASSERT_FALSE(c.ok);
+    ASSERT_EQ(c.messages.size(), 1u) << c.log;
+    const CompileMessage& m = c.messages[0];
+    EXPECT_EQ(m.file, "signature");
+    EXPECT_EQ(m.severity, "error");
+    const std::string line = generate_source(spec).substr(0, generate_source(spec).find(" [[buffer(31)]]"));
+    EXPECT_EQ(m.line, std::count(line.begin(), line.end(), '\n') + 1);
+    EXPECT_EQ(m.message.rfind("'buffer' attribute parameter is out of bounds: must be between 0 and 30 ('" +
+                                  std::string(parameter) + "' would be [[buffer(31)]]): the kernel needs " +
+                                  std::to_string(needed) + " buffers",
+                              0),
+              0u)
+        << m.message;
+  }
 }
 
 // The first compiles into an empty cache, in several processes at once (pytest workers calling exported modules): each

@@ -1,4 +1,7 @@
 """Kernel defects and bad calls raise Python exceptions with metalsim's findings."""
+import inspect
+import warnings
+
 import mlx.core as mx
 import numpy as np
 import pytest
@@ -112,6 +115,63 @@ def test_a_static_counter_does_not_compile():
 def test_a_variable_length_array_does_not_compile():
     with pytest.raises(metalsim_mlx.MetalCompileError, match=r"body line 3, column \d+: error: variable length arrays are not supported in Metal"):
         call("uint i = thread_position_in_grid.x;\nuint n = i % 4 + 1;\nfloat t[n];\nt[0] = a[i];\nout[i] = t[0];\n")
+
+
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ("uint2 g = thread_position_in_grid.xy;\nint2 c = {g.x, g.y};\nout[g.x] = a[c.x];\n",
+         "non-constant-expression cannot be narrowed from type"),
+        ("int k = thread_position_in_grid.x;\nfloat4 v = {k, k, k, k};\nout[k] = v.w;\n",
+         "cannot be narrowed from type 'int' to 'float'"),
+        ("uint i = thread_position_in_grid.x;\nhalf h[2] = {a[i], 1.0f};\nout[i] = h[0];\n",
+         "cannot be narrowed from type 'float' to 'half'"),
+        ("uint i = thread_position_in_grid.x;\nuchar b[1] = {300};\nout[i] = a[i] + b[0];\n",
+         "constant expression evaluates to 300"),
+    ],
+)
+def test_a_narrowing_brace_initializer_does_not_compile(line, words):
+    # C++ list-initialization refuses narrowing conversions; on a Mac MLX raises "Unable to build metal library".
+    with pytest.raises(metalsim_mlx.MetalCompileError, match=r"body line 2, column \d+: error: ") as caught:
+        call(line)
+    assert words in str(caught.value) and "-Wc++11-narrowing" not in str(caught.value)
+
+
+def test_brace_initializers_of_constants_that_fit_compile():
+    source = ("uint i = thread_position_in_grid.x;\nfloat4 v = {1, 2, 3, 4};\nhalf h[2] = {0.5f, 2048};\n"
+              "int2 c = {int(i), 2};\nout[i] = a[i] + v.x + h[0] + c.y;\n")
+    (out,) = call(source)
+    np.testing.assert_array_equal(np.array(out), np.arange(16, dtype=np.float32) + 3.5)
+
+
+def test_more_buffers_than_metal_gives_a_kernel_do_not_compile():
+    # 7 inputs read through elem_to_loc take 4 buffers each, and the output one more: 29 of Metal's 31 fit; an eighth
+    # input makes 33, and its `_ndim` would be [[buffer(31)]].
+    def run(count):
+        names = [f"in{j}" for j in range(count)]
+        terms = " + ".join(f"{n}[elem_to_loc(i, {n}_shape, {n}_strides, {n}_ndim)]" for n in names)
+        kernel = metalsim_mlx.metal_kernel(name="many", input_names=names, output_names=["out"],
+                                           source=f"uint i = thread_position_in_grid.x;\nout[i] = {terms};\n",
+                                           ensure_row_contiguous=False)
+        return kernel(inputs=[mx.full((2, 4), j, dtype=mx.float32) for j in range(count)], grid=(8, 1, 1),
+                      threadgroup=(8, 1, 1), output_shapes=[(8,)], output_dtypes=[mx.float32])
+    np.testing.assert_array_equal(np.array(run(7)[0]), np.full(8, 21, dtype=np.float32))
+    with pytest.raises(metalsim_mlx.MetalCompileError, match=r"signature line \d+, column 3: error: 'buffer' attribute "
+                       r"parameter is out of bounds: must be between 0 and 30 \('in7_ndim' would be \[\[buffer\(31\)\]\]\)"
+                       r": the kernel needs 33 buffers"):
+        run(8)
+
+
+def test_a_warning_names_the_line_that_calls_the_kernel():
+    # Not a line of metalsim_mlx, whose functions (and mx.custom_function's) lie between the call and the warning.
+    kernel = metalsim_mlx.metal_kernel(name="k", input_names=["a"], output_names=["out"],
+                                       source="uint i = thread_position_in_grid.x;\nout[i] = a[i + 4];\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kernel(inputs=[mx.zeros(16)], output_shapes=[(16,)], output_dtypes=[mx.float32], grid=(16, 1, 1),
+               threadgroup=(16, 1, 1))
+    line = inspect.currentframe().f_lineno - 2
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
 
 
 def test_barrier_in_a_branch_is_barrier_divergence():

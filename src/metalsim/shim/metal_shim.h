@@ -107,12 +107,15 @@ using std::make_unsigned_t;
 using std::underlying_type;
 using std::underlying_type_t;
 using std::void_t;
+// Address spaces are removed from the kernel's text here: a type without one is itself.
+template <class T> struct remove_addrspace { using type = T; };
+template <class T> using remove_addrspace_t = T;
 
 // ---------------------------------------------------------------- half, bfloat
-inline uint32_t __f2u(float f) { return __builtin_bit_cast(uint32_t, f); }
-inline float __u2f(uint32_t u) { return __builtin_bit_cast(float, u); }
+constexpr uint32_t __f2u(float f) { return __builtin_bit_cast(uint32_t, f); }
+constexpr float __u2f(uint32_t u) { return __builtin_bit_cast(float, u); }
 
-inline uint16_t __float_to_half_bits(float f) {
+constexpr uint16_t __float_to_half_bits(float f) {
   uint32_t x = __f2u(f);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t ax = x & 0x7fffffffu;
@@ -126,14 +129,14 @@ inline uint16_t __float_to_half_bits(float f) {
   ax += 0xc8000fffu + mant_odd;  // rebias exponent, round to nearest even
   return (uint16_t)(sign | (ax >> 13));
 }
-inline float __half_bits_to_float(uint16_t h) {
+constexpr float __half_bits_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   uint32_t em = h & 0x7fffu;
   if (em >= 0x7c00u) return __u2f(sign | 0x7f800000u | ((uint32_t)(em & 0x3ffu) << 13));
   if (em < 0x0400u) return __u2f(sign) + (sign ? -1.0f : 1.0f) * (float)em * 5.9604644775390625e-8f;
   return __u2f(sign | ((em << 13) + 0x38000000u));
 }
-inline uint16_t __float_to_bf16_bits(float f) {
+constexpr uint16_t __float_to_bf16_bits(float f) {
   uint32_t x = __f2u(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
   x += 0x7fffu + ((x >> 16) & 1u);
@@ -163,11 +166,11 @@ inline uint16_t __float_to_bf16_bits(float f) {
     NAME() = default;                                                                     \
     constexpr NAME(float f) : bits(TOBITS(f)) {}                                          \
     template <class I, enable_if_t<is_integral_v<I>, int> = 0>                            \
-    NAME(I i) : bits(TOBITS((float)i)) {}                                                 \
+    constexpr NAME(I i) : bits(TOBITS((float)i)) {}                                       \
     template <class F, enable_if_t<std::is_floating_point_v<F>, int> = 0>                 \
-    operator F() const { return FROMBITS(bits); }                                         \
+    constexpr operator F() const { return FROMBITS(bits); }                               \
     template <class I, enable_if_t<is_integral_v<I>, int> = 0>                            \
-    explicit operator I() const { return (I)FROMBITS(bits); }                             \
+    explicit constexpr operator I() const { return (I)FROMBITS(bits); }                   \
     MS_FP16_COMPOUND(NAME, +) MS_FP16_COMPOUND(NAME, -)                                   \
     MS_FP16_COMPOUND(NAME, *) MS_FP16_COMPOUND(NAME, /)                                   \
     NAME operator-() const { NAME r; r.bits = bits ^ 0x8000u; return r; }                 \
@@ -186,6 +189,52 @@ MS_FP16_CLASS(bfloat, __float_to_bf16_bits, [](uint16_t b) { return __u2f((uint3
 #undef MS_FP16_CLASS
 #undef MS_FP16_BINARY
 #undef MS_FP16_COMPOUND
+
+// Narrowing in a brace initializer of half or bfloat (`half a[2] = {x[i], 1.0f}`): built-in types on a Mac, where
+// list-initialization refuses a non-constant float or integer and a constant the type does not hold, as it does for
+// `int a[1] = {f}`; classes here, whose converting constructors the host compiler never checks. metalsim passes each
+// element of such an initializer through __ms_braced_half or __ms_braced_bfloat (rewrite.cpp), which return it
+// unchanged; diagnose_if makes the compile fail at the element's line. Other types (half, vectors) pass as they are.
+constexpr bool __ms_finite(float v) { return v - v == 0; }
+// A float constant fits unless it rounds past the largest finite value (65504, bfloat's 0x7f7f).
+constexpr bool __ms_half_holds(float v) { return !__ms_finite(v) || (v < 65520.0f && v > -65520.0f); }
+constexpr bool __ms_bfloat_holds(float v) {
+  return !__ms_finite(v) || (v < __builtin_bit_cast(float, 0x7f7f8000u) && v > -__builtin_bit_cast(float, 0x7f7f8000u));
+}
+// An integer constant fits only if converting it back gives it again: at most `digits` significant bits.
+template <class I> constexpr bool __ms_exact_in(I v, int digits, unsigned long long largest) {
+  unsigned long long m = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  if (m > largest) return false;
+  while (m != 0 && (m & 1) == 0) m >>= 1;
+  return m < (1ull << digits);
+}
+constexpr bool __ms_half_holds(bool) { return true; }
+constexpr bool __ms_bfloat_holds(bool) { return true; }
+template <class I, enable_if_t<is_integral_v<I>, int> = 0> constexpr bool __ms_half_holds(I v) {
+  return __ms_exact_in(v, 11, 65504);
+}
+template <class I, enable_if_t<is_integral_v<I>, int> = 0> constexpr bool __ms_bfloat_holds(I v) {
+  return __ms_exact_in(v, 8, ~0ull);
+}
+#define MS_BRACED(TO, FROM, NAME)                                                                                  \
+  constexpr FROM __ms_braced_##TO(FROM v)                                                                          \
+      __attribute__((diagnose_if(!__builtin_constant_p(v), "non-constant-expression cannot be narrowed from type '" \
+                                 NAME "' to '" #TO "' in initializer list", "error")))                              \
+      __attribute__((diagnose_if(__builtin_constant_p(v) && !__ms_##TO##_holds(v), "constant expression cannot be "  \
+                                 "narrowed to type '" #TO "' in initializer list: " #TO " does not hold its value", \
+                                 "error"))) {                                                                      \
+    return v;                                                                                                      \
+  }
+#define MS_BRACED_FROM_ALL(TO)                                                                                     \
+  MS_BRACED(TO, float, "float") MS_BRACED(TO, bool, "bool") MS_BRACED(TO, char, "char")                            \
+  MS_BRACED(TO, signed char, "char") MS_BRACED(TO, unsigned char, "uchar") MS_BRACED(TO, short, "short")           \
+  MS_BRACED(TO, unsigned short, "ushort") MS_BRACED(TO, int, "int") MS_BRACED(TO, unsigned int, "uint")            \
+  MS_BRACED(TO, long, "long") MS_BRACED(TO, unsigned long, "ulong")                                                \
+  template <class A> constexpr decltype(auto) __ms_braced_##TO(A&& a) { return std::forward<A>(a); }
+MS_BRACED_FROM_ALL(half)
+MS_BRACED_FROM_ALL(bfloat)
+#undef MS_BRACED_FROM_ALL
+#undef MS_BRACED
 
 template <class T> inline constexpr bool is_floating_point_v =
     std::is_floating_point_v<T> || is_same_v<remove_cv_t<T>, half> || is_same_v<remove_cv_t<T>, bfloat>;
@@ -1658,6 +1707,20 @@ using namespace metal;
 #define M_LN10_F 2.30258509299404568402f
 #define M_SQRT2_F 1.41421356237309504880f
 #define M_1_PI_F 0.31830988618379067154f
+// The half forms (Metal writes them as half literals)
+#define M_E_H half(M_E_F)
+#define M_LOG2E_H half(M_LOG2E_F)
+#define M_LOG10E_H half(M_LOG10E_F)
+#define M_LN2_H half(M_LN2_F)
+#define M_LN10_H half(M_LN10_F)
+#define M_PI_H half(M_PI_F)
+#define M_PI_2_H half(M_PI_2_F)
+#define M_PI_4_H half(M_PI_4_F)
+#define M_1_PI_H half(M_1_PI_F)
+#define M_2_PI_H half(M_2_PI_F)
+#define M_2_SQRTPI_H half(M_2_SQRTPI_F)
+#define M_SQRT2_H half(M_SQRT2_F)
+#define M_SQRT1_2_H half(M_SQRT1_2_F)
 
 // ------------------------------------------------------ MLX utils equivalents
 typedef half float16_t;
@@ -1713,3 +1776,59 @@ template <typename IdxT = int64_t> inline IdxT elem_to_loc_3(uint3 elem, const i
   return (IdxT)elem.x * IdxT(strides[2]) + (IdxT)elem.y * IdxT(strides[1]) + (IdxT)elem.z * IdxT(strides[0]);
 }
 template <typename T, typename U> inline T ceildiv(T N, U M) { return (N + M - 1) / M; }
+// Elements a thread of MLX's elementwise kernels takes: 8 bytes' worth.
+template <typename U> struct WorkPerThread {
+  static_assert(sizeof(U) <= 8, "Type too large");
+  static constexpr int n = 8 / sizeof(U);
+};
+// MLX's stand-in for std::conditional.
+template <bool condition, typename T, typename U> struct ConditionalType { using type = U; };
+template <typename T, typename U> struct ConditionalType<true, T, U> { using type = T; };
+// A conversion; to bool, a float or bfloat is true unless it is a zero of either sign (NaN too is true).
+template <typename U, typename T> inline U cast_to(T val) { return static_cast<U>(val); }
+template <> inline bool cast_to<bool, float>(float val) { return (as_type<uint32_t>(val) & 0x7fffffffu) != 0; }
+template <> inline bool cast_to<bool, bfloat>(bfloat val) { return (as_type<uint16_t>(val) & 0x7fffu) != 0; }
+inline uint16_t bfloat16_to_uint16(const bfloat16_t x) { return as_type<uint16_t>(x); }
+inline bfloat16_t uint16_to_bfloat16(const uint16_t x) { return as_type<bfloat16_t>(x); }
+// Locations of one element in two or three arrays of the same shape and their own strides: x and y step the two
+// innermost dimensions, z the others together.
+template <typename IdxT, int N>
+inline vec<IdxT, N> __elem_to_loc_nd(uint3 elem, const int* shape, const int64_t* const (&strides)[N], int ndim) {
+  vec<IdxT, N> loc;
+  for (int k = 0; k < N; ++k)
+    loc[k] = IdxT(elem.x * IdxT(strides[k][ndim - 1])) + IdxT(elem.y * IdxT(strides[k][ndim - 2]));
+  for (int d = ndim - 3; d >= 0; --d) {
+    const uint l = elem.z % shape[d];
+    for (int k = 0; k < N; ++k) loc[k] += l * IdxT(strides[k][d]);
+    elem.z /= shape[d];
+  }
+  return loc;
+}
+template <typename IdxT = int64_t>
+inline vec<IdxT, 2> elem_to_loc_2_nd(uint3 elem, const int* shape, const int64_t* a_strides, const int64_t* b_strides,
+                                     int ndim) {
+  return __elem_to_loc_nd<IdxT, 2>(elem, shape, {a_strides, b_strides}, ndim);
+}
+template <typename IdxT = int64_t>
+inline vec<IdxT, 3> elem_to_loc_3_nd(uint3 elem, const int* shape, const int64_t* a_strides, const int64_t* b_strides,
+                                     const int64_t* c_strides, int ndim) {
+  return __elem_to_loc_nd<IdxT, 3>(elem, shape, {a_strides, b_strides, c_strides}, ndim);
+}
+// MLX's defines.h, part of every custom kernel's source too: its constants (a kernel defining one of them again does
+// not compile on a Mac either), `constant` as MTL_CONST and the macro that instantiates a kernel template.
+#define MTL_CONST const
+static constexpr int MAX_REDUCE_SPECIALIZED_DIMS = 4;
+static constexpr int REDUCE_N_READS = 4;
+static constexpr int REDUCE_N_WRITES = 4;
+static constexpr int SOFTMAX_N_READS = 4;
+static constexpr int RMS_N_READS = 4;
+static constexpr int RMS_LOOPED_LIMIT = 4096;
+static constexpr int CROSS_ENTROPY_N_READS = 4;
+#define instantiate_kernel(name, func, ...) template decltype(func<__VA_ARGS__>) func<__VA_ARGS__>;
+// MLX's logging.h: a kernel's log calls, which print nothing here.
+namespace mlx {
+struct os_log {
+  constexpr os_log(const char*, const char*) {}
+  template <typename... Args> void log_debug(const char*, Args...) const {}
+};
+}  // namespace mlx

@@ -11,8 +11,12 @@ struct Once {
   Once(const thread Once&) = delete;
   float value() const { return 1; }
 };
+// (in a namespace of its own, as MLX's steel headers keep theirs: a global one beside metal::integral_constant, which
+// `using namespace metal` brings in, would make the unqualified name ambiguous)
+namespace steel {
 template <typename T, T v> struct integral_constant { static constexpr constant T value = v; };
-template <typename T> struct doubles : integral_constant<int, 2> {};
+}  // namespace steel
+template <typename T> struct doubles : steel::integral_constant<int, 2> {};
 constant float kOffsets[2] = {0.0f, -0.0f};
 // --- body ---
 uint i = thread_position_in_grid.x;

@@ -560,6 +560,8 @@ void Translator::visit_function(Function& fn) {
       visit(k, fn);
     } else if (clang_getCursorKind(k) == CXCursor_ParmDecl && !clang_Cursor_isNull(default_argument(k))) {
       visit(default_argument(k), fn);  // `int width = warpSize`
+    } else if (clang_isExpression(clang_getCursorKind(k))) {
+      visit(k, fn);  // a constructor's member initializer (`: lane(threadIdx.x & 31)`), as its body
     }
 }
 
@@ -599,11 +601,141 @@ void Translator::pass_down_kernel_state() {
     for (const auto& h : callee.shared) args += ", " + h;
     // A call that passes a defaulted parameter gets them before it, as the parameters are.
     const size_t defaulted = first_defaulted(callee.cursor);
-    if (const std::vector<CXCursor> written = written_arguments(site.call); defaulted < written.size())
+    const unsigned end = end_offset(site.call);
+    const std::string& t = rw_.text();
+    if (const std::vector<CXCursor> written = written_arguments(site.call); defaulted < written.size()) {
       rw_.insert(begin_offset(written[defaulted]), args.substr(2) + ", ");
-    else
-      rw_.insert(end_offset(site.call) - 1, site.arguments == 0 ? args.substr(2) : args);
+    } else if (clang_getCursorKind(callee.cursor) == CXCursor_Constructor && end > 0 && t[end - 1] != ')' && t[end - 1] != '}') {
+      // A default construction without parentheses (`Lane lane;`, whose extent is the name) gets them, but an array's
+      // elements take no arguments.
+      if (t.find_first_not_of(" \t\n", end) < t.size() && t[t.find_first_not_of(" \t\n", end)] == '[')
+        problem(out_.problems, site.call, "array of '" + spelling(clang_getCursorSemanticParent(callee.cursor)) + "'",
+                "its elements' constructor reads built-in variables, which the port passes to it as arguments, and an "
+                "array's elements are constructed with none: give the struct a constructor without them and set the "
+                "elements in a loop");
+      else
+        rw_.insert(end, "(" + args.substr(2) + ")");
+    } else {
+      rw_.insert(end - 1, site.arguments == 0 ? args.substr(2) : args);
+    }
   }
+}
+
+// What the file's structs hold that the port cannot carry to Metal, reported at its line. Virtual methods: Metal has no
+// virtual functions. The built-in variables (and hoisted __shared__ arrays) a constructor is given as arguments reach
+// only the constructions the file writes: a default member initializer has none to read them from, and a constructor
+// that reads them cannot be called implicitly (a member or base left out of a member-initializer list, a struct's
+// implicit constructor). Other default member initializers are translated as a function body is.
+void Translator::check_records() {
+  const auto reads_kernel_state = [&](const Function& f) {
+    if (!f.builtins.empty() || !f.shared.empty()) return true;
+    return std::any_of(f.callees.begin(), f.callees.end(), [&](const std::string& k) {
+      return !functions_.at(k).builtins.empty() || !functions_.at(k).shared.empty();
+    });
+  };
+  // decl_keys of the structs whose default constructor reads them
+  std::set<std::string> stateful;
+  for (const auto& [key, fn] : functions_)
+    if (clang_getCursorKind(fn.cursor) == CXCursor_Constructor && first_defaulted(fn.cursor) == 0 && reads_kernel_state(fn))
+      stateful.insert(decl_key(clang_getCursorSemanticParent(fn.cursor)));
+  const auto record_key = [](CXType t) {
+    while (clang_getArrayElementType(t).kind != CXType_Invalid) t = clang_getArrayElementType(t);
+    CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(t));
+    if (const CXCursor pattern = clang_getSpecializedCursorTemplate(decl); !clang_Cursor_isNull(pattern)) decl = pattern;
+    return clang_Cursor_isNull(decl) ? std::string() : decl_key(decl);
+  };
+  std::function<void(CXCursor)> walk = [&](CXCursor scope) {
+    for (CXCursor c : children(scope)) {
+      if (!in_main_file(c)) continue;
+      const CXCursorKind kind = clang_getCursorKind(c);
+      if (kind == CXCursor_Namespace || kind == CXCursor_UnexposedDecl || is_record(kind)) walk(c);
+      if (!is_record(kind)) continue;
+      for (CXCursor m : children(c))
+        if (clang_CXXMethod_isVirtual(m)) {
+          problem(out_.problems, m, "virtual method '" + spelling(m) + "' of '" + spelling(c) + "'",
+                  "Metal has no virtual functions: choose the implementation at compile time (a template parameter, "
+                  "CRTP's static_cast<const Derived&>(*this)) or by a switch on a kind member");
+          break;
+        }
+      std::vector<CXCursor> constructors;
+      for (CXCursor m : children(c))
+        if (clang_getCursorKind(m) == CXCursor_Constructor || clang_getCursorKind(m) == CXCursor_FunctionTemplate)
+          if (clang_getCursorKind(m) == CXCursor_Constructor || spelling(m) == spelling(c)) constructors.push_back(m);
+      for (CXCursor m : children(c)) {
+        const CXCursorKind mk = clang_getCursorKind(m);
+        if (mk != CXCursor_FieldDecl && mk != CXCursor_CXXBaseSpecifier) continue;
+        const std::vector<CXCursor> kids = children(m);
+        if (mk == CXCursor_FieldDecl && !kids.empty() && clang_isExpression(clang_getCursorKind(kids.back())) &&
+            clang_getFieldDeclBitWidth(m) < 0) {
+          Function initializer{m};
+          visiting_.clear();
+          visit(kids.back(), initializer);
+          if (reads_kernel_state(initializer))
+            problem(out_.problems, m, "default member initializer of '" + spelling(m) + "' reading built-in variables",
+                    "Metal's built-in variables are kernel parameters, which the port passes to the functions and "
+                    "constructors that read them, and a default member initializer has none: initialize the member in a "
+                    "constructor's member-initializer list (`__device__ " + spelling(c) + "() : " + spelling(m) + "(...) {}`)");
+          out_.problems.insert(out_.problems.end(), initializer.record.problems.begin(), initializer.record.problems.end());
+        }
+        const CXType type = clang_getCursorType(m);
+        if (!stateful.count(record_key(type))) continue;
+        // A written initializer names the member (or the base's type) before its expression.
+        const auto initializes = [&](CXCursor constructor) {
+          const std::vector<CXCursor> parts = children(constructor);
+          return std::any_of(parts.begin(), parts.end(), [&](CXCursor k) {
+            const CXCursorKind pk = clang_getCursorKind(k);
+            return (pk == CXCursor_MemberRef || pk == CXCursor_TypeRef) &&
+                   record_key(clang_getCursorType(clang_getCursorReferenced(k))) == record_key(type) &&
+                   (mk == CXCursor_CXXBaseSpecifier || decl_key(clang_getCursorReferenced(k)) == decl_key(m));
+          });
+        };
+        const bool array = clang_getArrayElementType(type).kind != CXType_Invalid;
+        if (array || constructors.empty() || !std::all_of(constructors.begin(), constructors.end(), initializes))
+          problem(out_.problems, m,
+                  (mk == CXCursor_FieldDecl ? "member '" + spelling(m) : "base '" + spelling(clang_getTypeDeclaration(type))) +
+                      "' constructed implicitly",
+                  "its constructor reads built-in variables, which the port passes to it as arguments, and an implicit "
+                  "construction passes none: initialize it in every constructor's member-initializer list of '" +
+                      spelling(c) + "'" + (array ? " (an array's elements cannot be)" : ""));
+      }
+    }
+  };
+  walk(clang_getTranslationUnitCursor(unit_));
+}
+
+// A __device__ function that calls itself at run time, directly or through others: Metal has no recursion (its
+// functions are inlined). Templates and constexpr functions are left alone: their recursion is resolved at compile
+// time (`horner(x, cs...)`, `Unroll<N - 1>::run`), or else Metal's compiler (metalsim) names the instance.
+void Translator::run_time_recursion() {
+  const auto run_time = [&](const std::string& key) {
+    const CXCursor f = functions_.at(key).cursor;
+    const CXCursor parent = clang_getCursorSemanticParent(f);
+    return clang_getCursorKind(f) != CXCursor_FunctionTemplate && !is_constexpr(f) &&
+           clang_getCursorKind(parent) != CXCursor_ClassTemplate &&
+           clang_getCursorKind(parent) != CXCursor_ClassTemplatePartialSpecialization;
+  };
+  const auto reaches = [&](const std::string& from, const std::string& to) {  // through run-time functions
+    std::set<std::string> seen;
+    std::vector<std::string> pending = {from};
+    while (!pending.empty()) {
+      const std::string key = pending.back();
+      pending.pop_back();
+      if (key == to) return true;
+      if (!seen.insert(key).second || !run_time(key)) continue;
+      pending.insert(pending.end(), functions_.at(key).callees.begin(), functions_.at(key).callees.end());
+    }
+    return false;
+  };
+  std::set<std::string> reported;
+  for (const CallSite& site : call_sites_)
+    if (functions_.count(site.caller) && run_time(site.caller) && run_time(site.callee) && reaches(site.callee, site.caller) &&
+        reported.insert(site.caller).second)
+      problem(functions_.at(site.caller).record.problems, site.call, "recursion: '" + spelling(functions_.at(site.callee).cursor) + "'",
+              site.callee == site.caller ? "the function calls itself, and Metal has no recursion: write a loop (with an "
+                                           "explicit stack where it needs one)"
+                                         : "it calls '" + spelling(functions_.at(site.caller).cursor) +
+                                               "' back, and Metal has no recursion: write a loop (with an explicit stack "
+                                               "where it needs one)");
 }
 
 }  // namespace ksearch::translate::detail

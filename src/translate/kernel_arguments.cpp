@@ -127,6 +127,14 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     std::string t = take(clang_getTypeSpelling(canonical));
     if (t.rfind("const ", 0) == 0) t.erase(0, 6);
     if (dtype_argument(parameter, t)) return;
+    // std::integral_constant<T, v> (a launcher's `std::integral_constant<int, 4>{}`, std::true_type): the port's own
+    static const std::regex integral_constant(R"(^(?:cuda::)?std::(?:__\w+::)?integral_constant<.+, (.+)>$)");
+    if (std::smatch constant; canonical.kind == CXType_Record && std::regex_match(t, constant, integral_constant)) {
+      launch.bindings.push_back(fmt::format("using {} = ks_integral_constant<{}, {}>;", name,
+                                            metal_type(clang_Type_getTemplateArgumentAsType(canonical, 0)), constant.str(1)));
+      helpers_.insert("ks_integral_constant");
+      return;
+    }
     // A library function object the port writes as a helper (std::less<float>, cuda::std::plus<>, cuda::maximum<int>):
     // the helper's type, named in the body.
     if (canonical.kind == CXType_Record) {
@@ -142,13 +150,6 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
         helpers_.insert(maps_.type_helpers.at(templ).begin(), maps_.type_helpers.at(templ).end());
         return;
       }
-    }
-    // std::integral_constant<T, v> (a launcher's `std::integral_constant<int, 4>{}`, std::true_type): Metal's own
-    static const std::regex integral_constant(R"(^(?:cuda::)?std::(?:__\w+::)?integral_constant<.+, (.+)>$)");
-    if (std::smatch constant; canonical.kind == CXType_Record && std::regex_match(t, constant, integral_constant)) {
-      launch.bindings.push_back(fmt::format("using {} = metal::integral_constant<{}, {}>;", name,
-                                            metal_type(clang_Type_getTemplateArgumentAsType(canonical, 0)), constant.str(1)));
-      return;
     }
     if (canonical.kind == CXType_Record && from_prelude(clang_getTypeDeclaration(canonical)))
       // A CUDA vector type (`__nv_bfloat162`, `float4`): not an MLX template dtype, so named in the body too.
@@ -331,12 +332,17 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
   auto writes_through = [&](CXCursor value) {
     const std::string buffer = buffer_of(value);
     if (buffer.empty() || std::find(writes.begin(), writes.end(), buffer) != writes.end()) return;
+    // (a launch given a pointer into a buffer an earlier one wrote, `y + done`, writes it too: no second report)
     if (std::find(written.begin(), written.end(), buffer) != written.end())
       problem(out_.problems, value, "in-place update across launches",
               "'" + buffer + "' was written by an earlier launch: an MLX kernel writes fresh output arrays, so a "
-              "later kernel can read it but not update it (write a new scratch buffer instead)");
-    else
-      writes.push_back(buffer);
+              "later kernel can read it but not update it " +
+                  (clang_getCursorKind(strip_casts(value)) == CXCursor_DeclRefExpr
+                       ? std::string("(write a new scratch buffer instead)")
+                       : "nor write another part of it through a pointer at an offset ('" + text(begin_offset(value), end_offset(value)) +
+                             "'): write the whole output from one launch (a kernel covering the remainder too), or each "
+                             "part to a scratch buffer that one last launch copies"));
+    writes.push_back(buffer);
   };
   for (size_t i = 0; i < kparams.size() && i < arguments.size(); ++i) {
     CXCursor arg = arguments[i];

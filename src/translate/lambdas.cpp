@@ -16,6 +16,10 @@ namespace ksearch::translate::detail {
 // holding it; the struct and the value that replaces it are written once every function is visited
 // (resolve_lambdas), when the address spaces of what it captures and of what its calls pass are known.
 void Translator::visit_lambda(CXCursor expr, Function& fn) {
+  if (visiting_.empty())  // (a default member initializer: check_records)
+    return problem(fn.record.problems, expr, "lambda in a default member initializer",
+                   "the port writes a lambda as a struct declared before the function holding it, and a member's "
+                   "initializer is in none: initialize the member in a constructor");
   Lambda lambda;
   lambda.expr = expr;
   lambda.owner = visiting_;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/paths.hpp"
 #include "core/text.hpp"
 
 namespace ksearch::translate {
@@ -419,6 +420,57 @@ class ArchCondition {
 };
 
 }  // namespace
+
+namespace {
+
+void include_into(const std::filesystem::path& file, std::set<std::filesystem::path>& seen, IncludedText& out) {
+  const std::string text = read_file(file);
+  unsigned number = 0;
+  for (size_t at = 0; at < text.size(); at = text.find('\n', at) + 1) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const std::string line = text.substr(at, end - at);
+    ++number;
+    const auto directive = [&](const std::string& word) {  // the rest of `#word ...`, or nullopt
+      size_t i = line.find_first_not_of(" \t");
+      if (i == std::string::npos || line[i] != '#') return std::optional<std::string>();
+      i = line.find_first_not_of(" \t", i + 1);
+      if (i == std::string::npos || line.compare(i, word.size(), word) != 0) return std::optional<std::string>();
+      return std::optional<std::string>(line.substr(i + word.size()));
+    };
+    std::optional<std::filesystem::path> header;
+    if (const auto rest = directive("include")) {
+      const size_t open = rest->find_first_not_of(" \t");
+      const size_t close = open == std::string::npos || (*rest)[open] != '"' ? std::string::npos : rest->find('"', open + 1);
+      if (close != std::string::npos) {
+        std::error_code ec;
+        const std::filesystem::path name = rest->substr(open + 1, close - open - 1);
+        const std::filesystem::path beside = file.parent_path() / name;
+        if (name.is_relative() && std::filesystem::is_regular_file(beside, ec)) header = std::filesystem::weakly_canonical(beside, ec);
+      }
+    }
+    const auto pragma = directive("pragma");
+    const bool once = pragma && pragma->find_first_not_of(" \t") != std::string::npos &&
+                      pragma->compare(pragma->find_first_not_of(" \t"), 4, "once") == 0;
+    if (header && seen.insert(*header).second) {
+      include_into(*header, seen, out);
+    } else {
+      out.text += header || once ? std::string() : line;
+      if (end < text.size()) out.text += '\n';
+      out.lines.emplace_back(file.string(), number);
+    }
+    if (end == text.size()) break;
+  }
+  if (!out.text.empty() && out.text.back() != '\n') out.text += '\n';  // (a header's last line without its newline)
+}
+
+}  // namespace
+
+IncludedText include_local_headers(const std::filesystem::path& file) {
+  IncludedText out;
+  std::set<std::filesystem::path> seen = {std::filesystem::weakly_canonical(file)};
+  include_into(file, seen, out);
+  return out;
+}
 
 std::string select_arch_branches(const std::string& text, int arch) {
   std::vector<std::string> lines;

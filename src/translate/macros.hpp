@@ -5,10 +5,24 @@
 // not be rewritten or read as launch sizes. Expanding them in the text gives every token a place of
 // its own; the `#define` lines stay (an `#if` may test them; a function-like macro that nothing names is left out
 // of the output) and each line keeps its number.
+#include <filesystem>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ksearch::translate {
+
+// The file with the text of each header it includes with quotes by a relative name that exists beside it (a header's
+// own quoted includes: beside that header) in place of the include, recursively and once each (a later include of one,
+// and `#pragma once`, become empty lines; include guards work as written): a project's helpers (`#include
+// "reduce_common.cuh"`) are ported as the file's own code. Any other quoted name is left to the parse (a CUDA header of cuda_include/, a toolkit
+// header's absolute path, which the port reports, or clang's "file not found").
+struct IncludedText {
+  std::string text;
+  std::vector<std::pair<std::string, unsigned>> lines;  // per line of text (from 0): the file and line (from 1) it is
+};
+IncludedText include_local_headers(const std::filesystem::path& file);
 
 struct MacroExpansion {
   std::string text;              // the file with the uses expanded (same lines)

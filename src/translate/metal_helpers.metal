@@ -117,6 +117,17 @@ template <typename T, typename Op> inline T ks_tile_reduce_op(T v, Op op, uint w
   for (uint o = width / 2; o > 0; o /= 2) v = op(v, simd_shuffle_xor(v, ushort(o)));
   return v;
 }
+// helper: ks_integral_constant
+// std::integral_constant and its bool forms, written by the port rather than taken from Metal's library.
+template <typename T, T v> struct ks_integral_constant {
+  typedef T value_type;
+  static constexpr constant T value = v;
+  constexpr operator T() const { return v; }
+  constexpr T operator()() const { return v; }
+};
+template <bool B> using ks_bool_constant = ks_integral_constant<bool, B>;
+typedef ks_integral_constant<bool, true> ks_true_type;
+typedef ks_integral_constant<bool, false> ks_false_type;
 // helper: ks_tile_scan
 // cg::inclusive_scan and exclusive_scan over a tile of W lanes (a power of two) with any operation: Hillis and
 // Steele's scan by shuffles up within the segment, `lane` the thread's rank in its tile. An exclusive scan's first

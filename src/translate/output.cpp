@@ -268,7 +268,7 @@ void Translator::write_candidate() {
       defined = false;
       continue;
     }
-    const std::string text = fmt::format("kernel {}, line {}", spelling(kernel->second.cursor), position(kernel->second.cursor).line);
+    const std::string text = fmt::format("kernel {}, line {}", spelling(kernel->second.cursor), source_line(position(kernel->second.cursor).line));
     if (std::find(named.begin(), named.end(), text) == named.end()) named.push_back(text);
   }
   candidate += fmt::format("{}", fmt::join(named, "; "));

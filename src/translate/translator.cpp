@@ -52,7 +52,8 @@ Translator::Translator(const std::filesystem::path& file, const Task& task)
       task_(task),
       entry_(task.entry("cuda")),
       maps_(load_mappings()),
-      source_(launches_as_chevrons(alignas_first(select_arch_branches(read_file(file), kDeviceArch)))),
+      included_(include_local_headers(file)),
+      source_(launches_as_chevrons(alignas_first(select_arch_branches(included_.text, kDeviceArch)))),
       macros_(expand_file_macros(source_)),
       rw_(macros_.text) {}
 
@@ -102,8 +103,12 @@ void Translator::parse() {
       const std::string said = take(clang_getDiagnosticSpelling(d));
       const bool unknown_name = std::any_of(kUnknownNameErrors.begin(), kUnknownNameErrors.end(),
                                             [&](const char* e) { return said.find(e) != std::string::npos; });
+      const bool not_found = said.find("file not found") != std::string::npos;
       out_.problems.push_back({p.file.empty() ? file_ : p.file, int(p.line), int(p.column), "parse error",
-                               said + (unknown_name ? " (the translator knows the CUDA API declared in src/translate/cuda_include/)" : "")});
+                               said + (unknown_name ? " (the translator knows the CUDA API declared in src/translate/cuda_include/)"
+                                       : not_found  ? " (the port reads a quoted header from the folder of the file including "
+                                                      "it, and the CUDA API from src/translate/cuda_include/)"
+                                                    : "")});
     }
     clang_disposeDiagnostic(d);
   }
@@ -419,6 +424,7 @@ Translation Translator::run() {
   find_launch();
   constant_symbols_in_functions();
   for (auto& [key, fn] : functions_) visit_function(fn);
+  run_time_recursion();
   // A pointer chosen between two address spaces (`vals = in_smem ? shared_buf : dst`, llama.cpp's softmax): a
   // Metal pointer points into one space, and the two are different types.
   for (auto& [key, fn] : functions_)
@@ -441,6 +447,7 @@ Translation Translator::run() {
         for (const auto& h : functions_.at(callee).shared) changed |= fn.shared.insert(h).second;
       }
   }
+  check_records();
   resolve_hoisted_types();
   resolve_lambdas();
   if (std::any_of(read_only_casts_.begin(), read_only_casts_.end(), [](const auto& read_only) { return read_only(); }))
@@ -470,6 +477,17 @@ Translation Translator::run() {
   write_candidate();
   clang_disposeTranslationUnit(unit_);
   clang_disposeIndex(index_);
+  // Lines of the file's own headers, whose text the parse read in their includes' place, as their own file's.
+  const auto at_source = [&](Problem& p) {
+    if (p.file != file_ || p.line <= 0 || size_t(p.line) > included_.lines.size()) return;
+    p.file = included_.lines[p.line - 1].first;
+    p.line = int(source_line(p.line));
+  };
+  for (Problem& p : out_.problems) at_source(p);
+  for (KernelTranslation& k : out_.kernels) {
+    for (Problem& p : k.problems) at_source(p);
+    k.line = int(source_line(k.line));
+  }
   return out_;
 }
 

@@ -257,6 +257,10 @@ class Translator {
     to.push_back({file_, int(p.line), int(p.column), std::move(construct), std::move(reason)});
   }
   std::string text(unsigned b, unsigned e) const { return rw_.text().substr(b, e - b); }
+  // A line of the text parsed as the line of the file it comes from (the file's or one of its headers': included_).
+  unsigned source_line(unsigned line) const {
+    return line > 0 && line <= included_.lines.size() ? included_.lines[line - 1].second : line;
+  }
   // Where a name (a DeclRefExpr) is written in the file: a macro's argument where the macro is used;
   // none in a macro's body, whose tokens all sit at the macro's use.
   std::optional<std::pair<unsigned, unsigned>> name_range(CXCursor reference) const {
@@ -344,6 +348,8 @@ class Translator {
   void resolve_hoisted_types();
   std::string with_local_constants(CXCursor function, CXCursor array, std::string dims);
   void pass_down_kernel_state();
+  void check_records();
+  void run_time_recursion();
   // lambdas (lambdas.cpp)
   void visit_lambda(CXCursor lambda, Function& fn);
   bool is_device_lambda(CXCursor lambda) const;  // annotated __device__ (an extended lambda of the host)
@@ -388,6 +394,7 @@ class Translator {
   const Task& task_;
   const EntrySpec& entry_;
   Mappings maps_;
+  IncludedText included_;  // the file with its own quoted headers' text, and where each line comes from
   std::string source_;     // the file before its macros are expanded
   MacroExpansion macros_;  // the file as parsed and rewritten: its own macros expanded
   Rewriter rw_;

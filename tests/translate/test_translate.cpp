@@ -145,6 +145,76 @@ extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cud
   std::filesystem::remove(file);
 }
 
+// A project's own headers included with quotes (`#include "reduce_common.cuh"` beside the file, and that header's own
+// beside it) are read in their includes' place, once each (`#pragma once`, include guards, a second include): their
+// device functions are ported as the file's. A problem in one is reported at its own file and line, and a quoted header
+// found nowhere by its name. (The corpus holds single files, each also compiled alone by the CUDA backend.)
+TEST(Translate, QuotedHeadersBesideTheFileArePorted) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const auto dir = std::filesystem::temp_directory_path() / ("ksearch-headers-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir / "common");
+  write_file_atomic(dir / "common" / "warp_ops.cuh", R"(#ifndef WARP_OPS_CUH
+#define WARP_OPS_CUH
+#include <cuda_runtime.h>
+namespace common {
+__device__ __forceinline__ float lane_partial(const float* row, int cols) {
+  float s = 0.f;
+  for (int c = threadIdx.x; c < cols; c += 32) s += row[c];
+  return s;
+}
+}  // namespace common
+#endif
+)");
+  write_file_atomic(dir / "common" / "reduce_common.cuh", R"(#pragma once
+#include "warp_ops.cuh"
+
+namespace common {
+template <typename T>
+__device__ __forceinline__ T warp_sum(T v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+}  // namespace common)");  // (no newline at the end)
+  const std::string kernel = R"(#include "common/reduce_common.cuh"
+#include "common/warp_ops.cuh"
+#include "common/reduce_common.cuh"
+#include <stdint.h>
+%s
+__global__ void rowsum_header(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+  const int row = blockIdx.x * 4 + threadIdx.y;
+  if (row >= rows) return;
+  const float s = common::warp_sum(common::lane_partial(x + (int64_t)row * cols, cols));
+  if (threadIdx.x == 0) y[row] = s;
+}
+
+extern "C" void rowsum(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
+  rowsum_header<<<(rows + 3) / 4, dim3(32, 4), 0, stream>>>(x, y, (int)rows, (int)cols);
+}
+)";
+  const auto with = [&](const std::string& line) {
+    std::string text = kernel;
+    return text.replace(text.find("%s"), 2, line);
+  };
+  write_file_atomic(dir / "rowsum.cu", with(""));
+  expect_ports_and_passes((dir / "rowsum.cu").string(), corpus_task("rowsum"));
+
+  write_file_atomic(dir / "common" / "state.cuh", "// a header's global state\n__device__ float g_total;\n");
+  write_file_atomic(dir / "rowsum.cu", with("#include \"common/state.cuh\"\n#include \"common/absent.cuh\""));
+  const translate::Translation t = translate::translate_file(dir / "rowsum.cu", corpus_task("rowsum"));
+  std::vector<translate::Problem> all = t.problems;
+  for (const auto& k : t.kernels) all.insert(all.end(), k.problems.begin(), k.problems.end());
+  const auto reported = [&](const std::string& file, int line, const std::string& said) {
+    return std::any_of(all.begin(), all.end(), [&](const translate::Problem& p) {
+      return p.file == file && p.line == line && (p.construct + ": " + p.reason).find(said) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(reported((dir / "common" / "state.cuh").string(), 2, "__device__ variable 'g_total'")) << problems_text(t);
+  EXPECT_TRUE(reported((dir / "rowsum.cu").string(), 6, "'common/absent.cuh' file not found")) << problems_text(t);
+  std::filesystem::remove_all(dir);
+}
+
 // The honest CUDA kernels of the GPU tests (tests/cuda/honest: written as real code is, and passing on the H100)
 // that port, each against the corpus task of its name's prefix at small sizes: the mma.sync attention (PTX over
 // fragments packed by hand, `1.44f / sqrtf(float(D))` in a launcher local), device queries sizing grids, `__device__
@@ -692,7 +762,17 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"reference_member.cu", "reference member 'temp'", 7, "one address space"},
                                            Expected{"shared_pointer_field.cu", "pointer field 'data' given __shared__ memory", 11, "one address space"},
                                            Expected{"shared_pointer_to_pointers.cu", "__shared__ pointer to pointers 'rows_of'", 8, "one level of pointers"},
-                                           Expected{"function_arguments_differ.cu", "template argument 'half_of'", 20, "different functions"}),
+                                           Expected{"function_arguments_differ.cu", "template argument 'half_of'", 20, "different functions"},
+                                           Expected{"default_member_initializer_builtins.cu", "default member initializer of 'lane'", 6,
+                                                    "initialize the member in a constructor"},
+                                           Expected{"member_constructed_implicitly.cu", "member 'lane' constructed implicitly", 10,
+                                                    "member-initializer list of 'Row'"},
+                                           Expected{"device_heap_malloc.cu", "malloc", 7, "the device heap"},
+                                           Expected{"recursive_device_function.cu", "recursion: 'pairwise_sum'", 11, "no recursion"},
+                                           Expected{"virtual_device_method.cu", "virtual method 'combine' of 'Reduce'", 6,
+                                                    "no virtual functions"},
+                                           Expected{"offset_output_across_launches.cu", "in-place update across launches", 17,
+                                                    "another part of it through a pointer at an offset ('y + done')"}),
                          [](const auto& info) { return test_name(info.param.file); });
 
 // The file's macros are expanded before it is parsed: function-like ones (nested, `#`, `##`,

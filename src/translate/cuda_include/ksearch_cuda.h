@@ -542,6 +542,9 @@ extern "C" __device__ int printf(const char*, ...);  // dropped by the port (Met
 // memcpy and memset in device code (declared for the device by CUDA's own headers too): byte loops in Metal
 extern "C" __device__ void* memcpy(void* dst, const void* src, size_t bytes);
 extern "C" __device__ void* memset(void* dst, int value, size_t bytes);
+// The device heap (malloc and free in device code): declared so that the port names it ([untranslatable])
+extern "C" __device__ void* malloc(size_t bytes);
+extern "C" __device__ void free(void* p);
 // cp.async's pipeline primitives (cuda_pipeline_primitives.h, also through cuda_pipeline.h)
 __device__ void __pipeline_memcpy_async(void* dst, const void* src, size_t size, size_t zfill = 0);
 __device__ void __pipeline_commit();

@@ -1,6 +1,6 @@
 // axpy: a kernel templated on its unroll factor, given as std::integral_constant through a launcher, with
-// type traits choosing the load path (std::is_floating_point, std::remove_cv_t, std::is_same, std::true_type,
-// std::conditional_t, std::is_arithmetic_v), as header-only CUDA libraries write their dispatch.
+// type traits choosing the load path (std::is_floating_point, std::remove_cv_t, std::is_same, std::conditional_t,
+// std::is_arithmetic_v, std::false_type and true_type), as header-only CUDA libraries write their dispatch.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <type_traits>
@@ -8,11 +8,15 @@
 template <typename T>
 struct is_float_like : std::integral_constant<bool, std::is_floating_point<std::remove_cv_t<T>>::value> {};
 
+template <typename T>
+struct vector_loads : std::false_type {};
+
 template <typename T, typename Unroll>
 __global__ void axpy_unrolled(int n, float a, const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, Unroll) {
   static_assert(is_float_like<T>::value, "floating point only");
   static_assert(std::is_arithmetic_v<T>, "arithmetic");
-  using Acc = std::conditional_t<std::is_same<std::remove_const_t<T>, float>::value, float, double>;
+  static_assert(!vector_loads<T>::value && std::true_type::value, "scalar loads");
+  using Acc = std::conditional_t<std::is_same<std::remove_cv_t<T>, float>::value, float, double>;
   constexpr int kUnroll = Unroll::value;
   const int base = (blockIdx.x * blockDim.x + threadIdx.x) * kUnroll;
 #pragma unroll

@@ -97,13 +97,32 @@ std::optional<RuleViolation> first_use(const ForbiddenRule& rule, const SourceSc
   return std::nullopt;
 }
 
+// Whether `at` lies in the text's global namespace: every brace block open there is an `extern "..."` block or an inline
+// namespace, whose declarations are the enclosing namespace's (the text's string contents are removed).
+bool at_global_scope(const std::string& text, size_t at) {
+  static const Pattern transparent_opener(R"((?:\bextern\s*(?:"[^"\n]*")?|\binline\s+namespace(?:\s+[\w:]+)?)\s*$)");
+  std::vector<bool> open;  // per open block, whether it is transparent
+  for (size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '{') {
+      const size_t from = i > 64 ? i - 64 : 0;
+      open.push_back(transparent_opener.found_in(std::string_view(text).substr(from, i - from)));
+    } else if (text[i] == '}' && !open.empty()) {
+      open.pop_back();
+    }
+  }
+  return std::all_of(open.begin(), open.end(), [](bool transparent) { return transparent; });
+}
+
 // The rule's pattern on the candidate's text. The text is untrusted: one built to make the pattern backtrack past the
 // engine's limits is refused as such (a violation naming the rule), never left unchecked.
 std::optional<Pattern::Match> find_pattern(const ForbiddenRule& rule, const std::string& text, std::vector<RuleViolation>& out) {
   const bool refused = std::any_of(out.begin(), out.end(), [](const RuleViolation& v) { return v.rule == "rule-check"; });
   if (!rule.regex || refused) return std::nullopt;  // once refused, the other patterns need not spend their time
   try {
-    return rule.regex->search(text);
+    std::optional<Pattern::Match> match = rule.regex->search(text);
+    while (match && rule.global_scope_only && !at_global_scope(text, match->position(rule.report_group)))
+      match = rule.regex->search(text, match->position() + 1);
+    return match;
   } catch (const PatternLimitError& e) {
     out.push_back({"rule-check", fmt::format("the source could not be checked against rule '{}' within the pattern engine's limits "
                                              "(a source built to make the check backtrack): {}",
@@ -317,6 +336,7 @@ std::vector<ForbiddenRule> load_patterns(const toml::table& root, const char* ke
     rule.report_group = size_t((*t)["report_group"].value_or(int64_t(0)));
     rule.sees_strings = (*t)["strings"].value_or(false);
     rule.sees_preprocessed = (*t)["preprocessed"].value_or(false);
+    rule.global_scope_only = (*t)["global_scope"].value_or(false);
     const auto identifiers = file.strings((*t)["identifiers"], "identifiers");
     for (const auto& name : identifiers) rule.identifiers.add(name);
     const auto calls = file.strings((*t)["calls"], "calls");

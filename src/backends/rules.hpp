@@ -52,6 +52,9 @@ struct ForbiddenRule {
   // The pattern reads what the preprocessor made of the candidate's own lines too (`preprocessed = true`: macros
   // expanded, tokens pasted), where a construct spelled through the candidate's macros shows.
   bool sees_preprocessed = false;
+  // Only matches at the file's namespace scope count (`global_scope = true`): outside every brace block but an
+  // `extern "..." { }` or inline namespace's, whose declarations are the enclosing namespace's.
+  bool global_scope_only = false;
   NameList identifiers;
   // Library functions refused where the candidate calls them (`write(...)`, `(write)(...)`, `::write(...)`),
   // not where it names its own variable, parameter or function so: a name the candidate declares is

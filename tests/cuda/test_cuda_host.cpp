@@ -314,11 +314,18 @@ TEST(CudaHost, RulesRefuseDeclarationsInTheCudaNamespaceOnly) {
   expect_rules_pass(rules, {
       "__device__ float f(float a, float b) { using namespace cuda::std; return plus<float>{}(a, b); }\n",
       "namespace lib = cuda::std;\nnamespace cudax { constexpr int kWarp = 32; }\n",
+      // OpenCV's cv::cuda::device: a namespace of its own, nested
+      "namespace cv { namespace cuda { namespace device { constexpr int kWarp = 32; } } }\n",
+      "struct S { int a; };\nnamespace cv {\nstruct T { int b; };\nnamespace cuda { constexpr int kWarp = 32; }\n}\n",
   });
   expect_refused_by(rules, {
       {"namespace cuda { constexpr int kWarp = 32; }\n", "toolchain-namespaces"},
       {"namespace cuda::std { constexpr int kWarp = 32; }\n", "toolchain-namespaces"},
       {"inline namespace cuda { constexpr int kWarp = 32; }\n", "toolchain-namespaces"},
+      // after other blocks, and inside blocks whose declarations are the global namespace's
+      {"struct S { int a; };\nnamespace lib { }\nnamespace cuda { constexpr int kWarp = 32; }\n", "toolchain-namespaces"},
+      {"extern \"C++\" { namespace cuda { constexpr int kWarp = 32; } }\n", "toolchain-namespaces"},
+      {"inline namespace v1 { namespace cuda { constexpr int kWarp = 32; } }\n", "toolchain-namespaces"},
   });
 }
 

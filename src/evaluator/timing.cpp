@@ -115,19 +115,23 @@ RunnerWorkCost measure_runner_work(runner::RunnerProcess& process, const nlohman
     so_far->wall_ms = std::max(so_far->wall_ms, measured.wall_ms);
     so_far->cpu_ms = so_far->cpu_ms && measured.cpu_ms ? std::optional(std::max(*so_far->cpu_ms, *measured.cpu_ms)) : std::nullopt;
   };
-  bool spin_measured = true;
-  for (int i = 0; i < kSpinMeasurements; ++i) {
+  // Until kSpinMeasurements wake-ups found the workers asleep before and after (on a loaded host a worker may still
+  // be runnable at the bound; left unmeasured, the spinning's allowance would fall back to its fixed bound, and the
+  // repetitions' check of the other threads would be off), at most three times as many.
+  int spins = 0;
+  for (int i = 0; i < 3 * kSpinMeasurements && spins < kSpinMeasurements; ++i) {
     bool still_running = false;
     const std::optional<double> asleep = process.idle_other_threads_cpu_ms(idle_bound, &still_running);
     most(cost.prepare, measure_request(process, wake_command, timeout), i == 0);
     most(cost.collect, measure_request(process, collect_command, timeout), i == 0);
     const std::optional<double> asleep_again = process.idle_other_threads_cpu_ms(idle_bound, &still_running);
     const std::optional<runner::ProcessCpu> cpu = process.process_cpu();
-    spin_measured = spin_measured && asleep && asleep_again && cpu && cpu->threads >= 2;
-    if (spin_measured)
-      cost.idle_spin_ms = std::max(cost.idle_spin_ms.value_or(0), (*asleep_again - *asleep) / (cpu->threads - 1));
+    if (!cpu || cpu->threads < 2) break;  // no workers
+    if (!asleep || !asleep_again) continue;
+    cost.idle_spin_ms = std::max(cost.idle_spin_ms.value_or(0), (*asleep_again - *asleep) / (cpu->threads - 1));
+    ++spins;
   }
-  if (!spin_measured) cost.idle_spin_ms.reset();
+  if (spins < kSpinMeasurements) cost.idle_spin_ms.reset();
   return cost;
 }
 

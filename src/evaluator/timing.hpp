@@ -89,9 +89,9 @@ NullCallCost settled_null_call(const NullCallCost& before_loading, const NullCal
 std::optional<double> measure_null_beside(runner::RunnerProcess& process, const nlohmann::json& command,
                                           std::chrono::milliseconds timeout);
 // Before any call (the runner's code only): per idle worker, the CPU time from a `wake_command` (a `prepare` that wakes
-// OpenMP's team) until every worker sleeps again, the most of a few (nullopt where the runner has no workers or they
-// do not fall asleep within `idle_bound`); and the most such a `prepare` and a `collect_command` after it cost
-// (measure_request), each where the platform tells the runner's CPU time.
+// OpenMP's team) until every worker sleeps again, the most of three (nullopt where the runner has no workers, or where
+// they were not found asleep within `idle_bound` around three of nine wake-ups); and the most such a `prepare` and a
+// `collect_command` after it cost (measure_request), each where the platform tells the runner's CPU time.
 struct RunnerWorkCost {
   std::optional<double> idle_spin_ms;
   std::optional<RequestCost> prepare, collect;

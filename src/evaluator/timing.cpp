@@ -43,34 +43,45 @@ double percentile(std::vector<double> values, double p) {
 double median(std::vector<double> values) { return percentile(std::move(values), 0.5); }
 }  // namespace
 
-RequestCost measure_request(runner::RunnerProcess& process, const nlohmann::json& command, std::chrono::milliseconds timeout) {
-  RequestCost cost;
-  const std::optional<double> main_before = process.main_thread_cpu_ms();
-  const std::optional<runner::ProcessCpu> all_before = process.process_cpu();
+namespace {
+// A request and ksearch's readings around it: the runner's main thread's CPU time (settled) and all its threads'.
+struct AroundRequest {
+  nlohmann::json reply;
+  double wall_ms = 0;
+  std::optional<double> main_before, main_after;
+  std::optional<runner::ProcessCpu> all_before, all_after;
+};
+AroundRequest around_request(runner::RunnerProcess& process, const nlohmann::json& command, std::chrono::milliseconds timeout) {
+  AroundRequest r;
+  r.main_before = process.main_thread_cpu_ms();
+  r.all_before = process.process_cpu();
   const auto start = std::chrono::steady_clock::now();
-  process.request(command, timeout);
-  cost.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  const std::optional<double> main_after = process.main_thread_cpu_ms();
-  const std::optional<runner::ProcessCpu> all_after = process.process_cpu();
-  if (main_before && main_after && all_before && all_after)
-    cost.cpu_ms = *main_after - *main_before + all_after->other_threads_ms - all_before->other_threads_ms;
+  r.reply = process.request(command, timeout);
+  r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  r.main_after = process.main_thread_cpu_ms();
+  r.all_after = process.process_cpu();
+  return r;
+}
+}  // namespace
+
+RequestCost measure_request(runner::RunnerProcess& process, const nlohmann::json& command, std::chrono::milliseconds timeout) {
+  const AroundRequest r = around_request(process, command, timeout);
+  RequestCost cost{r.wall_ms, std::nullopt};
+  if (r.main_before && r.main_after && r.all_before && r.all_after)
+    cost.cpu_ms = *r.main_after - *r.main_before + r.all_after->other_threads_ms - r.all_before->other_threads_ms;
   return cost;
 }
 
 TimedCall measure_timed_call(runner::RunnerProcess& process, const nlohmann::json& command,
                              std::chrono::milliseconds timeout) {
+  const AroundRequest r = around_request(process, command, timeout);
   TimedCall call;
-  const std::optional<double> cpu_before = process.main_thread_cpu_ms();
-  const std::optional<runner::ProcessCpu> all_before = process.process_cpu();
-  const auto start = std::chrono::steady_clock::now();
-  call.reported_ms = process.request(command, timeout).value("ms", 0.0);
-  call.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  const std::optional<double> cpu_after = process.main_thread_cpu_ms();
-  const std::optional<runner::ProcessCpu> all_after = process.process_cpu();
-  if (cpu_before && cpu_after) call.cpu_ms = *cpu_after - *cpu_before;
-  if (all_before && all_after) {
-    call.process_cpu_ms = all_after->ms - all_before->ms;
-    call.threads = std::max(all_before->threads, all_after->threads);
+  call.reported_ms = r.reply.value("ms", 0.0);
+  call.wall_ms = r.wall_ms;
+  if (r.main_before && r.main_after) call.cpu_ms = *r.main_after - *r.main_before;
+  if (r.all_before && r.all_after) {
+    call.process_cpu_ms = r.all_after->ms - r.all_before->ms;
+    call.threads = std::max(r.all_before->threads, r.all_after->threads);
   }
   return call;
 }

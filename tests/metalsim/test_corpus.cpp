@@ -96,7 +96,7 @@ TEST(MetalsimCorpus, VectorsSwizzlesPacked) {
     bool all = true;
     for (int k = 0; k < 4; ++k) b[k] = v[k] > 0.5f, sel += b[k] ? v[k] : 0.0f, all = all && b[k];
     float expect = v[0] + 2 * v[1] + 3 * v[2] + 4 * v[3] + w[0] + p[1] + u + 2.0f + h0 + w[2] * 2.0f + sel +
-                   (all ? 10000.0f : 0.0f) + 5.0f;
+                   (all ? 10000.0f : 0.0f) + 5.0f + w[0] + 3.0f;
     EXPECT_NEAR(out[i], expect, 1e-3f) << i;
   }
 }

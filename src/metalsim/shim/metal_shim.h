@@ -596,6 +596,12 @@ template <class T, int N> struct __packed : __packed_components<T, N> {
   using __packed_components<T, N>::e;
   __packed() = default;
   __packed(const value_type& v) { for (int i = 0; i < N; ++i) e[i] = v[i]; }
+  // One scalar per component, as Metal takes `packed_float3 p = {1, 2, 3}` (and `packed_float3(1, 2, 3)`).
+  template <class... S, enable_if_t<sizeof...(S) == N && (is_arithmetic_v<S> && ...), int> = 0>
+  __packed(const S&... s) {
+    const T components[] = {T(s)...};
+    for (int i = 0; i < N; ++i) e[i] = components[i];
+  }
   operator value_type() const { value_type v; for (int i = 0; i < N; ++i) v[i] = e[i]; return v; }
   T& operator[](int i) { return e[i]; }
   const T& operator[](int i) const { return e[i]; }

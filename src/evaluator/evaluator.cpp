@@ -448,9 +448,12 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     wr.status = Status::passed;
     const DeviceReferenceSpec* device_spec = task_.device_reference_for(backend_.name(), w);
     wr.reference = device_spec ? "device" : "cpu";
-    auto reference_for = [&](uint64_t seed, const std::vector<HostTensor>& inputs) {
+    // `pool_seed`: the secret seed the inputs were drawn from, whose reference the cache may keep (none for a mix drawn
+    // for this evaluation alone).
+    auto reference_for = [&](std::optional<uint64_t> pool_seed, const std::vector<HostTensor>& inputs) {
       const PhaseClock::Scope timed = phase.scope("reference");
-      if (!device_spec) return reference_outputs(task_, w, seed, inputs);
+      if (!device_spec)
+        return pool_seed ? reference_outputs(task_, w, *pool_seed, inputs) : fresh_reference_outputs(task_, w, inputs);
       if (!device_reference) device_reference = std::make_unique<DeviceReference>(task_, backend_, *device_spec, options_.device);
       return device_reference->outputs(w, inputs);
     };
@@ -526,7 +529,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
     try {
       // Every timed repetition runs on a fresh mix of two secret input sets (tasks/inputs: mix_tensor),
       // checked ones included, so that no repetition can tell whether it will be checked. The first two
-      // trials run on the two sets as drawn. Secret indices: 0-11 the pool, 12-13 the sources, 24-35 mixes.
+      // trials run on the two sets as drawn. Secret indices: 0-11 the pool, 12-13 the sources.
       std::array<std::vector<HostTensor>, 2> mix_sources;
       auto mix_source_seed = [&](int i) { return secret_seed(task_, w, kSecretSeedsPerWorkload + i); };
       auto trial_seed = [&](int t) {
@@ -551,24 +554,28 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         // seen it, so nothing cached can answer it) with freshly poisoned outputs. Secretly chosen
         // repetitions are checked against the reference; the others need no reference.
         std::mt19937_64 rng((uint64_t(rd()) << 32) | rd());
-        const int first_checked_seed = options_.trials + 1;  // after the trials' and the re-check's
         // Two among the first repetitions, then a few more (a check costs a reference and a comparison).
-        const std::set<int> checked = choose_checked_repetitions(
-            options_.min_reps, options_.max_reps, 2, std::min(kMaxCheckedRepetitions, kSecretSeedsPerWorkload - first_checked_seed), rng);
+        const std::set<int> checked =
+            choose_checked_repetitions(options_.min_reps, options_.max_reps, 2, kMaxCheckedRepetitions, rng);
         struct CheckedCase {
           std::vector<HostTensor> inputs;  // mix_inputs of the sources with the repetition's seed
           ReferenceOutputs reference;
         };
-        int next_seed = first_checked_seed;
         // Its seed is drawn when its repetition comes (later ones may never run: enough timed work before them);
         // its inputs and reference are made after the last repetition, so that nothing between calls takes longer
-        // for a checked repetition (a candidate timing the gaps between its calls would tell them apart).
+        // for a checked repetition (a candidate timing the gaps between its calls would tell them apart). Drawn
+        // from the kernel's random source for this evaluation, not from the secret pool: the pool's mixes are the same
+        // in every evaluation on this machine, so a candidate that printed fingerprints of its inputs in earlier ones
+        // (its log reaches the proposer) knew which repetitions could be checked and skipped the others' work (a
+        // red-team probe). Their references are computed for each evaluation, never cached.
+        int checked_count = 0;
         auto checked_seed = [&]() {
-          return secret_seed(task_, w, 2 * kSecretSeedsPerWorkload + seed_indices[size_t(next_seed++)]);
+          ++checked_count;
+          return (uint64_t(rd()) << 32) | rd();
         };
         auto checked_case = [&](uint64_t seed) {
           auto inputs = phase("inputs", [&] { return mix_inputs(mix_sources[0], mix_sources[1], seed); });
-          ReferenceOutputs reference = reference_for(seed, inputs);
+          ReferenceOutputs reference = reference_for(std::nullopt, inputs);
           return CheckedCase{std::move(inputs), std::move(reference)};
         };
         for (int i = 0; i < 2; ++i)
@@ -645,9 +652,9 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           if (const auto cpu = idle_other_threads_ms ? process->process_cpu() : std::nullopt)
             between_calls_cpu_ms = cpu->other_threads_ms - *idle_other_threads_ms;
           // Last before the call: the cpu runner's `prepare` wakes OpenMP's team, asleep since the check above, where
-          // the candidate uses it, so that the call finds it spinning as an application's back-to-back calls do (not
-          // paying the threads' wake-up); a single-threaded candidate's calls run beside no spinning workers.
-          // Measured where calibrated (measure_runner_work), as the `collect` after the call.
+          // the candidate uses it, as in the calibration (measure_runner_work), whose cost it is held against, as the
+          // `collect` after the call. The workers wait passively (runner/parent.cpp): they sleep again at once, and the
+          // call pays their wake-up as an application's call after a pause does.
           std::optional<RequestCost> prepare_cost;
           if (!mix_on_device) {
             nlohmann::json prepare = staged_command(layout, set, "prepare");
@@ -699,7 +706,7 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           }
         }
         lock.reset();  // the ceilings may be measured again below, under the lock of their own
-        spdlog::debug("{}: {} timed repetitions done ({} checked)", w.name, calls.size(), next_seed - first_checked_seed);
+        spdlog::debug("{}: {} timed repetitions done ({} checked)", w.name, calls.size(), checked_count);
         const TrustedTimes trusted = trusted_times(calls, null_call, backend_.reports_host_clock());
         if (wr.status == Status::passed && !trusted.inconsistency.empty()) {
           wr.status = Status::rejected;

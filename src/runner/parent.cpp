@@ -37,18 +37,6 @@ std::vector<int> random_fds(int count) {
   }
   return fds;
 }
-// Whether an OpenMP setting lets the team's idle workers fall asleep after a parallel region: the evaluator waits
-// for that between timed calls (a thread still running then is the candidate's, evaluator/timing.hpp), so settings
-// that spin forever (OMP_WAIT_POLICY=active, GOMP_SPINCOUNT=infinite or beyond 10x libgomp's 300,000) are not passed on.
-bool lets_workers_sleep(const std::string& name, const std::string& value) {
-  std::string lower = value;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (name == "OMP_WAIT_POLICY") return lower != "active";
-  if (name == "GOMP_SPINCOUNT")
-    return !value.empty() && value.size() <= 9 && std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); }) && std::stoul(value) <= 3000000;
-  return true;
-}
-
 // The size of OpenMP's default team in a runner started from this process: OMP_NUM_THREADS's first value, else the
 // CPUs it may run on (the runner inherits this process's affinity).
 unsigned default_team_size() {
@@ -105,11 +93,15 @@ RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const Runn
   auto overridden = [&](const std::string& name) {
     return std::any_of(environment.begin(), environment.end(), [&](const std::string& e) { return e.rfind(name + "=", 0) == 0; });
   };
-  // OpenMP's settings carry the host's tuning to the candidate's team: on a host other work keeps busy,
-  // spinning barriers wait whole time slices for a descheduled thread, and OMP_WAIT_POLICY=passive avoids it.
-  for (const char* keep : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
-    if (const char* v = std::getenv(keep); v && !overridden(keep) && lets_workers_sleep(keep, v))
-      env_strings.push_back(std::string(keep) + "=" + v);
+  // OpenMP's idle workers sleep at once, whatever the host's OMP_WAIT_POLICY and GOMP_SPINCOUNT (the first of a
+  // name is the one getenv finds): a worker spinning between calls cannot be told by its CPU time from one computing
+  // the staged outputs off the clock, so libgomp's default spinning (up to milliseconds after every region) was an
+  // allowance that whole workloads fitted in (`worker_gap_precompute`, evaluator/timing.cpp); and on a host other
+  // work keeps busy, spinning barriers wait whole time slices for a descheduled thread. The team's size and binding
+  // carry the host's tuning.
+  env_strings.push_back("OMP_WAIT_POLICY=passive");
+  for (const char* keep : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
+    if (const char* v = std::getenv(keep); v && !overridden(keep)) env_strings.push_back(std::string(keep) + "=" + v);
   // The cpu runner starts its OpenMP team before the sandbox, which then refuses new threads: a region asking for more
   // (`num_threads(8)` on two cores, nested parallelism) gets as many as the team has instead of failing to start them.
   if (!overridden("OMP_THREAD_LIMIT")) env_strings.push_back("OMP_THREAD_LIMIT=" + std::to_string(default_team_size()));

@@ -27,6 +27,9 @@ using ReferenceOutputs = std::vector<std::vector<double>>;
 ReferenceOutputs reference_outputs(const Task& task, const Workload& workload, uint64_t seed,
                                    const std::vector<HostTensor>& inputs);
 
+// The same for inputs no cache can serve again (a mix drawn for one evaluation): computed every time, never stored.
+ReferenceOutputs fresh_reference_outputs(const Task& task, const Workload& workload, const std::vector<HostTensor>& inputs);
+
 // The reference cache itself: the CPU reference's outputs of (task content, workload, its generation spec, seed);
 // `compute` runs only when they are not cached yet. (Device references are not cached: the GPU recomputes them
 // faster than the disk returns them.)

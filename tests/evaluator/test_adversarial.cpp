@@ -60,9 +60,6 @@ std::vector<Case> load_cases() {
 class Adversarial : public ::testing::TestWithParam<Case> {
  protected:
   static void SetUpTestSuite() {
-    // The suite's OpenMP policy (scripts/test.sh), whatever the caller's: under libgomp's default spinning the measured
-    // allowance for idle workers stays at its 2 ms bound, within which worker_moves_timer_start passes (EVALUATION.md).
-    setenv("OMP_WAIT_POLICY", "passive", 1);
     std::ofstream("/tmp/ksearch-adversarial-secret") << "the inputs' seeds";
     fs::remove("/tmp/ksearch-adversarial-written");
     sched_getaffinity(0, sizeof own_cpus, &own_cpus);

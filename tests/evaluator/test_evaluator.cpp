@@ -232,6 +232,31 @@ TEST(Evaluator, AKernelBeatingLowCeilingsHasThemMeasuredAgainNotRejected) {
   fs::remove_all(private_cache);
 }
 
+// The checked repetitions' mixes are drawn afresh for each evaluation: from the machine's secret pool they were the
+// same in every evaluation, and a candidate that printed fingerprints of its inputs learned which ones could be
+// checked (checked_input_fingerprints, a red-team probe). Their references are never cached: only the trials' and the
+// re-check's inputs, drawn from the pool, leave a reference file, whatever the number of checks.
+TEST(Evaluator, CheckedRepetitionsAreDrawnAfreshAndTheirReferencesNotCached) {
+  const fs::path private_cache = fs::temp_directory_path() / fmt::format("ksearch-fresh-checks-test-{}", getpid());
+  fs::remove_all(private_cache);
+  const std::string previous = std::getenv("KSEARCH_CACHE_DIR") ? std::getenv("KSEARCH_CACHE_DIR") : "";
+  setenv("KSEARCH_CACHE_DIR", private_cache.c_str(), 1);
+  const Task task = tiny();
+  auto backend = make_backend("cpu");
+  EvalOptions o = quick_options();
+  o.compare_to_seed = false;
+  o.min_reps = 8;  // every one of them could be checked
+  const EvalReport r = Evaluator(task, *backend, o).evaluate(read_file(task.entry("cpu").seed));
+  ASSERT_EQ(r.status, Status::passed) << r.message;
+  const fs::path references = private_cache / "references" / task.name;
+  const auto cached = std::distance(fs::directory_iterator(references), fs::directory_iterator());
+  // per workload: the trials' inputs (the first two are the mix sources) and the re-check's
+  EXPECT_LE(cached, long(r.workloads.size()) * (o.trials + 1));
+  EXPECT_GE(cached, long(r.workloads.size()) * o.trials);
+  setenv("KSEARCH_CACHE_DIR", previous.c_str(), 1);
+  fs::remove_all(private_cache);
+}
+
 TEST(Evaluator, WorkloadSetsSeparateVisibleAndHeldOut) {
   const Task task = tiny();
   auto backend = make_backend("cpu");

@@ -469,13 +469,16 @@ TEST(ObjectRules, ImportsOutsideTheAllowlist) {
   const auto clock = object(kHeaders + "extern \"C\" int clock_gettime(int, void*);\n" + kEntry +
                             "extern \"C\" int now(void* t) { return clock_gettime(1, t); }\n");
   EXPECT_TRUE(find(clock, "object-imports", "`clock_gettime` from libc.so.6")) << listing(clock);
-  // OpenMP, libm, assert, snprintf and the C++ runtime behind the allowed headers are allowed;
-  // omp_get_wtime is a clock.
+  // OpenMP, libm, assert, snprintf, std::to_string of a double (vsnprintf) and the C++ runtime behind the allowed
+  // headers are allowed; omp_get_wtime is a clock.
   const auto ordinary = object(
       "#include <algorithm>\n#include <atomic>\n#include <cassert>\n#include <complex>\n#include <cstdio>\n"
-      "#include <functional>\n#include <memory>\n#include <numeric>\n#include <omp.h>\n#include <vector>\n" + kHeaders +
+      "#include <functional>\n#include <memory>\n#include <numeric>\n#include <omp.h>\n#include <stdexcept>\n"
+      "#include <string>\n#include <vector>\n" + kHeaders +
       kEntry +
-      "extern \"C\" double f(int n) {\n  assert(n > 0);\n  std::vector<double> v(n);\n  std::iota(v.begin(), v.end(), 0.0);\n"
+      "extern \"C\" double f(int n) {\n  assert(n > 0);\n"
+      "  if (n > 1 << 30) throw std::invalid_argument(\"too long: \" + std::to_string(n * 0.5));\n"
+      "  std::vector<double> v(n);\n  std::iota(v.begin(), v.end(), 0.0);\n"
       "  std::stable_sort(v.begin(), v.end(), [](double a, double b) { return a > b; });\n"
       "  auto shared = std::make_shared<std::vector<float>>(n);\n  std::unique_ptr<float[]> owned(new float[n]);\n"
       "  std::function<double(double)> g = [](double a) { return std::tanh(a); };\n"

@@ -16,6 +16,12 @@ _DISCARDED_READ_NOTE = (
     "afterwards (e.g. `v = x[i]; v = in_bounds ? v : 0;`): test the bounds before the load"
 )
 
+# Threadgroup reads of values no thread wrote are errors only where those values reach the outputs.
+_THREADGROUP_READ_REACHES_NOTE = (
+    "  note: the values these threadgroup reads found reach the outputs (they change when threadgroup memory starts "
+    "as 0x00 bytes instead of 0xFF): write every element before a barrier, then read it, or keep the reads inside "
+    "the written part"
+)
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -140,9 +146,13 @@ class MetalKernel:
             diagnostics = result["run"]["diagnostics"]
             _raise_threadgroup_too_large(diagnostics, threadgroup)
             # A Mac runs a kernel that only reads past a buffer's end (and, like MLX's grid_sample example, masks
-            # the value): those reads warn, and the outputs come back; anything else is an error.
-            if not all(_device_read_out_of_bounds(d) for d in diagnostics):
-                raise _runtime_error(self.name, diagnostics)
+            # the value), or reads threadgroup memory no thread wrote or past a threadgroup array and discards what
+            # it found (`select(0.0f, partial[lane], lane < n)`): those reads warn, and the outputs come back.
+            # Anything else is an error, and so are threadgroup reads whose values reach the outputs (a bug on a Mac
+            # too: the outputs there depend on what the memory held).
+            reach = result["run"].get("threadgroup_reads_reach_outputs", False)
+            if reach or not all(_read_a_mac_runs(d) for d in diagnostics):
+                raise _runtime_error(self.name, diagnostics, reach)
             warnings.warn(MetalsimWarning(_runtime_text(self.name, diagnostics)), stacklevel=_caller_stacklevel())
         return [dtypes.from_bytes(raw, t["dtype"], t["shape"]) for raw, t in zip(raw_outputs, output_specs)]
 
@@ -293,16 +303,30 @@ def _device_read_out_of_bounds(diagnostic):
     return diagnostic["kind"] == "out_of_bounds" and "read of device buffer" in diagnostic["message"]
 
 
-def _runtime_text(kernel_name, diagnostics):
+def _threadgroup_read(diagnostic):
+    """A read of threadgroup memory that no thread wrote, or past a threadgroup variable (ksearch-metalsim tells
+    whether the values such reads found reach the outputs)."""
+    kind, message = diagnostic["kind"], diagnostic["message"]
+    return (kind == "uninitialized_read" and message.startswith("read of uninitialized")) or (
+        kind == "out_of_bounds" and message.startswith("out-of-bounds read of threadgroup memory"))
+
+
+def _read_a_mac_runs(diagnostic):
+    return _device_read_out_of_bounds(diagnostic) or _threadgroup_read(diagnostic)
+
+
+def _runtime_text(kernel_name, diagnostics, threadgroup_reads_reach_outputs=False):
     count = len(diagnostics)
     lines = [
         f"  {d['kind']}: {d['message']}" + (f" ({d['count']} times)" if d["count"] > 1 else "") for d in diagnostics
     ]
     if any(_device_read_out_of_bounds(d) for d in diagnostics):
         lines.append(_DISCARDED_READ_NOTE)
+    if threadgroup_reads_reach_outputs:
+        lines.append(_THREADGROUP_READ_REACHES_NOTE)
     text = f"[metal_kernel] metalsim found {count} problem{'s' if count != 1 else ''} running kernel '{kernel_name}':\n"
     return text + "\n".join(lines)
 
 
-def _runtime_error(kernel_name, diagnostics):
-    return MetalRuntimeError(_runtime_text(kernel_name, diagnostics), diagnostics)
+def _runtime_error(kernel_name, diagnostics, threadgroup_reads_reach_outputs=False):
+    return MetalRuntimeError(_runtime_text(kernel_name, diagnostics, threadgroup_reads_reach_outputs), diagnostics)

@@ -25,6 +25,8 @@ _MISSING_COMPILER = 3
 _CRASH_CAUSES = {
     "SIGSEGV": "typically an access far outside every buffer (beyond metalsim's 64 KiB red zones) or a thread "
     "overflowing its 128 KiB stack",
+    "SIGABRT": "the kernel called abort() (the host's, reached through __builtin_abort: Metal has none), or "
+    "metalsim stopped on an error of its own",
     "SIGFPE": "an integer division or remainder by zero (or of the most negative value by -1), which is "
     "undefined in Metal: a GPU returns an unspecified value, the host traps",
 }

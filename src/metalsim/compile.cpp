@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <iterator>
 #include <regex>
 #include <sstream>
 
@@ -77,6 +78,12 @@ std::vector<CompileMessage> parse_messages(const std::string& log) {
   }
   return out;
 }
+
+// A Mac's Metal compiler has its own headers only (<metal_stdlib> and the other metal_* ones, which the rewrite drops:
+// the shim is all of them). The kernel's own includes search no host directory, so `#include <cmath>`, <stdio.h> or
+// <cstdint>, which would bring the host's libm, printf or getenv, fail as on a Mac: "'cmath' file not found". Any
+// spelling is caught (a macro, a line splice, %:include); the shim's precompiled header was built with them.
+constexpr const char* kMetalHeadersOnly[] = {"-nostdinc", "-nostdinc++"};
 
 }  // namespace
 
@@ -158,6 +165,7 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
                                                      "-gline-tables-only"};
   // The checks run on a build only (a cached library passed them): a new check must not find an older build.
   std::string call_graph_key = "checks: recursion, variable length arrays, function pointer calls\n";
+  for (const auto& word : kMetalHeadersOnly) call_graph_key += word + std::string("\n");
   for (const auto& word : call_graph_flags) call_graph_key += word + "\n";
   const std::string key = sha256_hex(shim_key + "\n" + call_graph_key + hs.text);
   std::string stem = spec.name.substr(0, 40);
@@ -181,6 +189,7 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   fs::path cpp = cache / (stem + "-" + key + ".cpp");
   write_file_atomic(cpp, hs.text);
   auto command = compiler;
+  command.insert(command.end(), std::begin(kMetalHeadersOnly), std::end(kMetalHeadersOnly));
   command.insert(command.end(), {"-include-pch", pch.string(), "-include", (shim_dir / "metal_shim.h").string(), cpp.string()});
   auto failed = [&] {
     res.messages = parse_messages(res.log);

@@ -119,6 +119,9 @@ struct RunOptions {
   std::size_t stack_bytes = 128 * 1024;  // per Metal thread (fiber)
   double timeout_seconds = 240;          // then every thread still running stops (Timeout); 0: no limit
   std::size_t max_diagnostics = 32;
+  // The byte that threadgroup memory holds before a thread writes it (variables and, with bounds checks, the red zones
+  // around them): what an uninitialized or out-of-bounds read finds. 0xFF: NaN, all ones.
+  unsigned char threadgroup_fill = 0xFF;
 };
 
 enum class DiagnosticKind {

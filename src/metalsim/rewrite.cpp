@@ -68,8 +68,9 @@ std::string rewrite_number(const std::string& n) {
   return n;
 }
 
-// C++ that the Metal Shading Language leaves out (MSL specification, "Metal and C++14"): the host compiler would
-// build it, a Mac's would not. Recursion is found on the call graph instead (compile.cpp).
+// C++ that the Metal Shading Language leaves out (MSL specification, "Metal and C++14") and the host compiler's
+// extended types: the host compiler would build them, a Mac's would not. Recursion is found on the call graph instead
+// (compile.cpp).
 const char* unsupported_keyword(const std::string& id) {
   static const std::map<std::string, const char*> messages = {
       {"goto", "goto is not supported in Metal (use loops with break/continue)"},
@@ -84,10 +85,20 @@ const char* unsupported_keyword(const std::string& id) {
       {"noexcept", "noexcept is not supported in Metal"},
       {"register", "the register storage class is not supported in Metal"},
       {"thread_local", "thread_local is not supported in Metal (use thread or threadgroup variables)"},
+      // the host compiler's extended types (Metal's widest integers are long and ulong, 64 bits; its widest float float)
+      {"__int128", "__int128 is not supported in Metal (its widest integer types are long and ulong, 64 bits)"},
+      {"__int128_t", "__int128_t is not supported in Metal (its widest integer types are long and ulong, 64 bits)"},
+      {"__uint128_t", "__uint128_t is not supported in Metal (its widest integer types are long and ulong, 64 bits)"},
+      {"_BitInt", "_BitInt is not supported in Metal (use char, short, int or long)"},
+      {"__float128", "__float128 is not supported in Metal (use float)"},
+      {"_Float128", "_Float128 is not supported in Metal (use float)"},
+      {"__float80", "__float80 is not supported in Metal (use float)"},
+      {"__ibm128", "__ibm128 is not supported in Metal (use float)"},
   };
   const auto found = messages.find(id);
   return found == messages.end() ? nullptr : found->second;
 }
+
 
 // A '[' after one of these subscripts or declares an array (`a[i]`, `f(x)[i]`, `float t[4]`, `operator[]`);
 // elsewhere it opens a lambda's captures.
@@ -188,6 +199,59 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
         add_alias(t[j].text);
     }
   }
+  // Names of structs and classes, and the names declared with a vector type (`float2 v;`, a struct's member too) by
+  // type, for a constructor's member initializer `v(a, b)` (a name declared with two vector types is left out).
+  std::set<std::string> struct_names;
+  std::map<std::string, std::string> vector_declared;
+  std::set<std::string> declared_twice;
+  for (std::size_t i = 0; i < t.size(); i = next(i)) {
+    const long p = prev(i);
+    if ((t[i].text == "struct" || t[i].text == "class") && next(i) < t.size() && t[next(i)].kind == Tok::Ident)
+      struct_names.insert(t[next(i)].text);
+    if (t[i].kind != Tok::Ident || (p >= 0 && (t[p].text == "::" || t[p].text == "." || t[p].text == "->"))) continue;
+    const std::size_t type_end = vector_type_end(i), name = type_end == npos ? npos : next(type_end);
+    if (name >= t.size() || t[name].kind != Tok::Ident || next(name) >= t.size()) continue;
+    const std::string& after = t[next(name)].text;
+    if (after != ";" && after != "," && after != "=" && after != "[" && after != "{") continue;
+    std::string type;
+    for (std::size_t q = i; q <= type_end; q = next(q)) type += t[q].text;
+    const auto [known, added] = vector_declared.emplace(t[name].text, type);
+    if (!added && known->second != type) declared_twice.insert(t[name].text);
+  }
+  for (const auto& name : declared_twice) vector_declared.erase(name);
+  // Whether the parentheses from `open` to `close` after a declarator's name hold parameters (a function's
+  // declaration: `float2 f(float a);`, `float2 g();`, `float2 h(MyStruct s)`) rather than a direct initializer's
+  // arguments (`float2 v(a, b);`).
+  auto holds_parameters = [&](std::size_t open, std::size_t close) {
+    static const std::set<std::string> type_words = {
+        "const", "volatile", "device", "thread", "threadgroup", "constant", "typename", "struct", "class",
+        "unsigned", "signed", "void", "bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+        "half", "bfloat", "float", "size_t", "ptrdiff_t", "auto"};
+    const std::size_t first = next(open);
+    if (first >= close) return true;
+    if (type_words.count(t[first].text) || is_vector_type_name(t[first].text) || struct_names.count(t[first].text))
+      return true;
+    std::size_t second = next(first);
+    if (t[first].kind != Tok::Ident || second >= close) return false;
+    if (t[second].text == "*" || t[second].text == "&" || t[second].text == "&&") second = next(second);
+    return second < close && t[second].kind == Tok::Ident;  // `T name`, `T* name`
+  };
+  // `float2 v(a, b);`: the '(' of each such declarator of a vector type, which becomes `= __ms_make<float2>(`, since
+  // a clang vector takes one value in parentheses (Metal's vectors are built by their constructors).
+  std::map<std::size_t, std::string> direct_initializer_at;
+  auto find_direct_initializers = [&](std::size_t k, const std::string& type) {
+    while (k < t.size() && t[k].kind == Tok::Ident) {
+      const std::size_t open = next(k);
+      if (open >= t.size() || t[open].text != "(") return;
+      const std::size_t close = closing(open);
+      if (close == npos || next(close) >= t.size() || (t[next(close)].text != ";" && t[next(close)].text != ",") ||
+          holds_parameters(open, close))
+        return;
+      direct_initializer_at[open] = type;
+      if (t[next(close)].text != ",") return;
+      k = next(next(close));
+    }
+  };
   auto is_unary_operator = [&](std::size_t k) {
     static const std::set<std::string> ops = {"-", "+", "!", "~", "*", "&"};
     return k < t.size() && t[k].kind == Tok::Punct && ops.count(t[k].text);
@@ -326,22 +390,34 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       continue;
     }
     line_start = false;
-    // #include <metal_stdlib> and friends: the shim provides them.
-    if (at_line_start && k.text == "#") {
-      std::size_t j = next(i);
-      if (j < t.size() && t[j].text == "include") {
-        std::size_t e = i;
-        while (e < t.size() && !(t[e].kind == Tok::Space && t[e].text.find('\n') != std::string::npos)) ++e;
-        std::string whole;
-        for (std::size_t q = i; q < e; ++q) whole += t[q].text;
-        if (whole.find("metal_") != std::string::npos) {
-          i = e - 1;
-          continue;
-        }
+    // #include <metal_stdlib> and the other metal_* headers: the shim provides them. Any other include stays, for the
+    // host compiler to refuse as a Mac's does (compile.cpp: no host header is found).
+    if (at_line_start && k.text == "#" && next(i) < t.size() && t[next(i)].text == "include") {
+      const std::size_t target = next(next(i));
+      auto metal_header = [&](const std::string& name) { return name.rfind("metal_", 0) == 0; };
+      const bool angled = target < t.size() && t[target].text == "<" && next(target) < t.size() &&
+                          metal_header(t[next(target)].text) && next(next(target)) < t.size() &&
+                          t[next(next(target))].text == ">";
+      const bool quoted = target < t.size() && t[target].kind == Tok::String && metal_header(t[target].text.substr(1));
+      if (angled || quoted) {
+        i = angled ? next(next(target)) : target;
+        continue;
       }
     }
     if (k.kind == Tok::Number) {
       out += rewrite_number(k.text);
+      continue;
+    }
+    if (const auto direct = direct_initializer_at.find(i); direct != direct_initializer_at.end()) {
+      out += " = ::metal::__ms_make<" + direct->second + ">(";
+      continue;
+    }
+    // A constructor's member initializer `v(a, b)` (after its ':' or a ','), for a member declared with a vector type.
+    if (const long member = prev(i); k.text == "(" && member >= 1 && vector_declared.count(t[member].text) &&
+                                     (t[prev(member)].text == ":" || t[prev(member)].text == ",") &&
+                                     next(i) < t.size() && t[next(i)].text != ")" && closing(i) != npos) {
+      out += "(::metal::__ms_make<" + vector_declared[t[member].text] + ">(";
+      cast_ends.push_back(prev(closing(i)));
       continue;
     }
     if (k.text == "[" && is_lambda_introducer(i))
@@ -525,6 +601,7 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
         i = type_end;
         continue;
       }
+      if (!member && !conversion_function) find_direct_initializers(j, text_between(i, type_end));
     }
     out += id;
   }

@@ -507,13 +507,14 @@ void rt_exchange_done() {
   th.snap = nullptr;
 }
 
-// Bytes left unused before a threadgroup variable when bounds are checked: an index past the previous variable (up
-// to its own size, at most 4 KiB) or before the first lands there, not in a neighbour, and is reported.
-std::size_t tg_red_zone(const Worker& w) {
+// Bytes left unused after a threadgroup variable when bounds are checked, before the next one: an index past the
+// variable (up to its own size, at most 4 KiB) lands there, not in a neighbour, and is reported.
+std::size_t tg_red_zone_after(const Worker& w, std::size_t variable_bytes) {
   if (!w.run->opt.check_bounds) return 0;
-  const std::size_t previous = w.vars.empty() ? 0 : w.vars.back().bytes;
-  return (std::clamp<std::size_t>(previous, 64, 4096) + 15) / 16 * 16;
+  return (std::clamp<std::size_t>(variable_bytes, 64, 4096) + 15) / 16 * 16;
 }
+// The red zone before the next variable (before the first too: an index below 0 lands there).
+std::size_t tg_red_zone(const Worker& w) { return tg_red_zone_after(w, w.vars.empty() ? 0 : w.vars.back().bytes); }
 
 void* rt_threadgroup_alloc(uint32_t id, uint32_t bytes, uint32_t align, const char* name) {
   Worker& w = *t_worker;
@@ -527,8 +528,12 @@ void* rt_threadgroup_alloc(uint32_t id, uint32_t bytes, uint32_t align, const ch
     w.abort = true;
     off = 0;  // keep the fiber's pointer valid until it is abandoned
   } else {
+    // Uninitialized: the variable, the red zone before it and the one after it (where the next variable's would
+    // begin) hold RunOptions::threadgroup_fill, so that whatever an out-of-bounds or uninitialized read finds is the
+    // same in every threadgroup and run (0xFF: NaN, all ones).
+    const std::size_t filled_to = std::min(kArenaCapacity, off + bytes + tg_red_zone_after(w, bytes));
+    std::memset(w.arena.data() + w.arena_used, w.run->opt.threadgroup_fill, filled_to - w.arena_used);
     w.arena_used = off + bytes;
-    std::memset(w.arena.data() + off, 0xff, bytes);  // uninitialized: NaN / all ones
   }
   w.vars.push_back({id, static_cast<uint32_t>(off), bytes, name});
   if (w.metal_bytes > kTgLimit) {

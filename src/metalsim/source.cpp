@@ -230,11 +230,37 @@ std::optional<CompileMessage> too_many_buffers(const KernelSpec& spec) {
           "the source names in another: pass fewer arrays (stack inputs of one shape into one array)"};
 }
 
+// MLX declares each input and output as a kernel parameter of its name, which Metal's compiler refuses where the name
+// is one of its keywords (the host compiler knows C++'s own, not these; without the check `kernel` would compile and
+// `thread` be dropped by the rewrite). The error is at the parameter's line of the signature.
+std::optional<CompileMessage> keyword_parameter(const KernelSpec& spec) {
+  static const std::set<std::string> keywords = {"kernel", "vertex", "fragment", "device", "constant", "thread",
+                                                 "threadgroup", "threadgroup_imageblock", "ray_data", "object_data",
+                                                 "half", "bfloat"};
+  const std::string signature = write_signature(spec, kernel_name(spec), false);
+  std::vector<std::pair<std::string, const char*>> names;
+  for (const auto& in : spec.inputs) names.emplace_back(in.name, "input");
+  for (const auto& out : spec.outputs) names.emplace_back(out.name, "output");
+  for (const auto& [name, role] : names) {
+    if (!keywords.count(name)) continue;
+    const std::size_t at = signature.find(" " + name + " [[buffer(");
+    const int line = static_cast<int>(std::count(signature.begin(), signature.begin() + at, '\n')) + 1;
+    return CompileMessage{"signature", line, 3, "error",
+                          "'" + name + "' is a keyword in Metal: MLX declares " + role + " '" + name +
+                              "' as a kernel parameter of that name, which does not compile; rename the " + role};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 HostSource build_host_source(const KernelSpec& spec) {
   HostSource hs;
   const std::string name = kernel_name(spec);
+  if (auto message = keyword_parameter(spec)) {
+    hs.errors.push_back(*message);
+    return hs;
+  }
   if (auto message = too_many_buffers(spec)) {
     hs.errors.push_back(*message);
     return hs;

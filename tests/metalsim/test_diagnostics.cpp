@@ -1,5 +1,6 @@
 // Diagnostics: each buggy kernel must be reported, its correct twin must run clean.
 #include <algorithm>
+#include <cmath>
 
 #include "helpers.hpp"
 
@@ -139,6 +140,22 @@ TEST(MetalsimDiagnostics, ThreadgroupIndexPastAnArrayIsOutOfBounds) {
   const std::string under = only_diagnostic(launch(spec64("tg_underrun_bug", "tg_underrun_bug.metal")),
                                             DiagnosticKind::OutOfBounds, "tile");
   EXPECT_TRUE(names(under, "byte -4 of 'tile' (256 bytes) by thread (0,0,0)", "body line 7")) << under;
+}
+
+// What a read past a threadgroup array (its red zone) finds is RunOptions::threadgroup_fill, as is what a read of a
+// never-written variable finds: ksearch-metalsim runs a kernel with two fills to tell whether such values reach the
+// outputs.
+TEST(MetalsimDiagnostics, ThreadgroupFillIsWhatUnwrittenThreadgroupMemoryHolds) {
+  const KernelSpec over = spec64("tg_overrun_bug", "tg_overrun_bug.metal");
+  RunOptions zeros;
+  zeros.threadgroup_fill = 0x00;
+  const Launch filled_with_zeros = launch(over, zeros), filled_with_ones = launch(over);
+  EXPECT_EQ(filled_with_zeros.out[63], 64.0f);  // a[63] + the red zone's 0.0f
+  EXPECT_TRUE(std::isnan(filled_with_ones.out[63]));
+  EXPECT_EQ(filled_with_zeros.out[62], filled_with_ones.out[62]);
+  const Launch unwritten = launch(spec64("uninit_bug", "uninit_bug.metal"), zeros);
+  ASSERT_TRUE(has_kind(unwritten.result, DiagnosticKind::UninitializedRead)) << describe(unwritten.result);
+  EXPECT_EQ(unwritten.out[62], 0.0f);  // tile[63], which no thread wrote
 }
 
 TEST(MetalsimDiagnostics, BoundsCheckCanBeTurnedOff) {

@@ -206,6 +206,34 @@ TEST(MetalsimSource, ProcessesCompilingIntoAnEmptyCacheAtOnceAllBuild) {
   std::filesystem::remove_all(cache);
 }
 
+// MLX declares each input and output as a parameter of its name: one named with a Metal keyword does not compile on a
+// Mac, and does not here, at its line of the signature; C++'s own keywords the host compiler refuses itself.
+TEST(MetalsimSource, InputsAndOutputsNamedWithMetalKeywordsDoNotCompile) {
+  KernelSpec s;
+  s.name = "keyword";
+  s.outputs = {tensor("o", Dtype::float32, {16})};
+  for (const std::string name : {"kernel", "half", "thread", "device", "threadgroup"}) {
+    s.inputs = {tensor("a", Dtype::float32, {16}), tensor(name, Dtype::float32, {16})};
+    s.source = "uint i = thread_position_in_grid.x;\no[i] = a[i];\n";
+    CompileResult c = compile(s, copts());
+    ASSERT_FALSE(c.ok) << name;
+    ASSERT_EQ(c.messages.size(), 1u) << c.log;
+    EXPECT_EQ(c.messages[0].file, "signature");
+    EXPECT_EQ(c.messages[0].line, 3);
+    EXPECT_EQ(c.messages[0].message.rfind("'" + name + "' is a keyword in Metal: MLX declares input '" + name + "'", 0), 0u)
+        << c.messages[0].message;
+  }
+  s.inputs = {tensor("a", Dtype::float32, {16})};
+  s.outputs = {tensor("kernel", Dtype::float32, {16})};
+  s.source = "uint i = thread_position_in_grid.x;\n";
+  CompileResult output = compile(s, copts());
+  ASSERT_FALSE(output.ok);
+  EXPECT_NE(output.messages[0].message.find("MLX declares output 'kernel'"), std::string::npos) << output.log;
+  s.outputs = {tensor("kernels", Dtype::float32, {16})};
+  s.source = "uint i = thread_position_in_grid.x;\nkernels[i] = a[i];\n";
+  EXPECT_TRUE(compile(s, copts()).ok);
+}
+
 TEST(MetalsimSource, DoubleIsRejected) {
   KernelSpec s;
   s.name = "dbl";

@@ -86,6 +86,107 @@ def test_double_is_rejected_at_its_line():
         call("uint i = thread_position_in_grid.x;\ndouble v = a[i];\nout[i] = v;\n")
 
 
+@pytest.mark.parametrize("header", ["#include <cmath>\n", "#include <stdio.h>\n", "#include <cstdint>\n",
+                                    "#include \"helpers.h\"\n"])
+def test_a_header_metal_does_not_have_is_not_found(header):
+    # A Mac's Metal compiler has its own headers only (<metal_stdlib>, <metal_math>, ...), not the host's C++ library.
+    name = header.split()[1][1:-1]
+    with pytest.raises(metalsim_mlx.MetalCompileError, match=f"header line 1, column 10: error: '{name}' file not found"):
+        call(COPY_SOURCE, header=header)
+
+
+def test_metal_headers_are_included():
+    (out,) = call(COPY_SOURCE, header="#include <metal_stdlib>\n#include <metal_simdgroup>\nusing namespace metal;\n")
+    np.testing.assert_array_equal(np.array(out), np.arange(16, dtype=np.float32))
+
+
+def test_what_a_kernel_prints_does_not_reach_the_result():
+    # Host code the emulator runs could print into the protocol with ksearch-metalsim; its stdout is the result's only.
+    source = 'uint i = thread_position_in_grid.x;\nif (i == 0) __builtin_printf("{\\"ok\\": false}\\n");\nout[i] = a[i];\n'
+    (out,) = call(source)
+    np.testing.assert_array_equal(np.array(out), np.arange(16, dtype=np.float32))
+
+
+def test_abort_is_named_as_such():
+    source = "uint i = thread_position_in_grid.x;\nif (i == 3) __builtin_abort();\nout[i] = a[i];\n"
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match=r"crashed \(SIGABRT\) .*: the kernel called abort\(\)"):
+        call(source)
+
+
+@pytest.mark.parametrize("name", ["kernel", "half", "thread"])
+def test_an_input_named_with_a_metal_keyword_does_not_compile(name):
+    kernel = metalsim_mlx.metal_kernel(name="k", input_names=[name], output_names=["out"],
+                                       source=f"uint i = thread_position_in_grid.x;\nout[i] = {name}[i];\n")
+    with pytest.raises(metalsim_mlx.MetalCompileError,
+                       match=f"signature line 2, column 3: error: '{name}' is a keyword in Metal: MLX declares input "
+                             f"'{name}' as a kernel parameter"):
+        kernel(inputs=[mx.zeros(16)], output_shapes=[(16,)], output_dtypes=[mx.float32], grid=(16, 1, 1),
+               threadgroup=(16, 1, 1))
+
+
+@pytest.mark.parametrize("call_text", ["sqrt(n)", "exp(2)", "log(i + 1u)", "pow(2, 3)"])
+def test_a_float_math_function_of_integers_is_ambiguous(call_text):
+    # Metal's float, half and bfloat overloads are all built-in types: an integer converts to each equally well.
+    source = f"uint i = thread_position_in_grid.x;\nint n = 4;\nout[i] = a[i] * {call_text};\n"
+    function = call_text.split("(")[0]
+    with pytest.raises(metalsim_mlx.MetalCompileError, match=f"body line 3, .*call to '{function}' is ambiguous"):
+        call(source)
+
+
+def test_vectors_direct_initialized_with_parentheses_compile():
+    header = "struct Pair { float2 v; half2 h; Pair(float x) : v(x, 2.0f * x), h(x, x) {} };\n"
+    source = ("uint i = thread_position_in_grid.x;\nfloat2 v(a[i], 1.0f);\nPair p(a[i]);\n"
+              "out[i] = v.x + v.y + p.v.y + float(p.h.x);\n")
+    (out,) = call(source, header=header)
+    np.testing.assert_array_equal(np.array(out), np.arange(16, dtype=np.float32) * 4 + 1)
+
+
+def test_unwritten_threadgroup_slots_read_and_discarded_warn():
+    # select() reads every lane's slot, the value of those no SIMD group wrote is discarded: a Mac runs it. The
+    # reads warn as reads past a device buffer do, and the outputs come back.
+    source = """
+        threadgroup float partial[32];
+        uint lane = thread_index_in_simdgroup, sg = simdgroup_index_in_threadgroup;
+        float s = simd_sum(a[thread_position_in_grid.x]);
+        if (lane == 0) partial[sg] = s;
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        if (sg == 0) {
+            float v = select(0.0f, partial[lane], lane < simdgroups_per_threadgroup);
+            v = simd_sum(v);
+            if (lane == 0) out[0] = v;
+        }
+    """
+    with pytest.warns(metalsim_mlx.MetalsimWarning, match="read of uninitialized threadgroup variable 'partial'"):
+        (out,) = call(source, n=96, threadgroup=96)
+    assert np.array(out)[0] == np.arange(96).sum()
+
+
+def test_a_read_past_a_threadgroup_array_and_masked_warns():
+    source = """
+        threadgroup float buf[16];
+        uint i = thread_position_in_threadgroup.x;
+        buf[i] = a[i];
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        float right = buf[i + 1];
+        out[i] = buf[i] + (i == 15 ? 0.0f : right);
+    """
+    with pytest.warns(metalsim_mlx.MetalsimWarning, match="out-of-bounds read of threadgroup memory: byte 64 of 'buf'"):
+        (out,) = call(source)
+    np.testing.assert_array_equal(np.array(out), np.arange(16) + np.append(np.arange(1, 16), 0))
+
+
+def test_unwritten_threadgroup_values_that_reach_the_outputs_are_errors():
+    source = """
+        threadgroup float tile[16];
+        uint i = thread_position_in_threadgroup.x;
+        if (i < 15) tile[i] = a[i];
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        out[i] = tile[15 - i];
+    """
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="(?s)uninitialized_read.*reach the outputs"):
+        call(source)
+
+
 def test_a_thread_pointer_to_a_buffer_is_rejected_at_its_line():
     # Metal converts no pointer between address spaces; the host compiler, which sees none, would build it.
     source = "uint i = thread_position_in_grid.x;\nconst float* row = a + i;\nout[i] = row[0];\n"

@@ -694,10 +694,23 @@ MS_FLOAT_LIMITS(bfloat, uint16_t, 8, 2, 4, -125, -37, 128, 38, 0x0080, 0x7f7f, 0
 #undef MS_FLOAT_LIMITS
 
 // ------------------------------------------------------------------- math
+// Metal's float, half and bfloat overloads of a math function are all built-in types: an integer argument converts to
+// each as well as to the others, and the call is ambiguous (`sqrt(n)` with an int n, `exp(2)`). Here half and bfloat
+// are classes, whose conversions rank below float's, so these two equally good templates make the call ambiguous
+// instead of float. Declared only: no call can choose one.
+#define MS_INTEGER_ARGUMENT_AMBIGUOUS1(NAME)                                           \
+  template <class I, enable_if_t<is_integral_v<I>, int> = 0> half NAME(I);             \
+  template <class I, enable_if_t<is_integral_v<I>, long> = 0> bfloat NAME(I);
+#define MS_INTEGER_ARGUMENT_AMBIGUOUS2(NAME)                                                     \
+  template <class I, class J, enable_if_t<is_integral_v<I> && is_integral_v<J>, int> = 0>        \
+  half NAME(I, J);                                                                               \
+  template <class I, class J, enable_if_t<is_integral_v<I> && is_integral_v<J>, long> = 0>       \
+  bfloat NAME(I, J);
 #define MS_FMATH1(NAME, EXPR)                                                          \
   inline float NAME(float x) { return EXPR; }                                         \
   inline half NAME(half x) { return half(NAME(float(x))); }                           \
   inline bfloat NAME(bfloat x) { return bfloat(NAME(float(x))); }                     \
+  MS_INTEGER_ARGUMENT_AMBIGUOUS1(NAME)                                                 \
   template <class V, enable_if_t<__is_vec<V>, int> = 0> inline V NAME(const V& v) {   \
     return __map2(v, v, [](auto a, auto) { return decltype(a)(NAME(a)); });            \
   }
@@ -739,6 +752,7 @@ T expm1(T) __attribute__((unavailable("Metal's standard library has no expm1: de
   inline float NAME(float x, float y) { return EXPR; }                                \
   inline half NAME(half x, half y) { return half(NAME(float(x), float(y))); }         \
   inline bfloat NAME(bfloat x, bfloat y) { return bfloat(NAME(float(x), float(y))); } \
+  MS_INTEGER_ARGUMENT_AMBIGUOUS2(NAME)                                                 \
   template <class V, enable_if_t<__is_vec<V>, int> = 0>                               \
   inline V NAME(const V& a, const V& b) {                                             \
     return __map2(a, b, [](auto x, auto y) { return decltype(x)(NAME(x, y)); });       \
@@ -752,6 +766,8 @@ MS_FMATH2(copysign, __builtin_copysignf(x, y)) MS_FMATH2(step, y < x ? 0.0f : 1.
 MS_FMATH2(hypot, __builtin_hypotf(x, y)) MS_FMATH2(fdim, __builtin_fdimf(x, y))
 MS_FMATH2(remainder, __builtin_remainderf(x, y))
 #undef MS_FMATH2
+#undef MS_INTEGER_ARGUMENT_AMBIGUOUS1
+#undef MS_INTEGER_ARGUMENT_AMBIGUOUS2
 
 // Exponent and fraction parts: each result is exact, so half and bfloat go through float. The out
 // parameters are references, as in Metal (`thread int& exponent`); vectors take vectors of them.

@@ -1,0 +1,22 @@
+// expect: passes
+// Vectors direct-initialized with parentheses, as Metal's constructors allow: a local of a float, int, half or alias
+// type, two declarators in one declaration, and a struct member in a constructor's initializer list.
+typedef float2 pair_t;
+struct Scaled {
+  float2 v;
+  half2 h;
+  Scaled(float x) : v(x, 3.0f * x), h(x, 0.0f) {}
+};
+float2 sum_of(float2 p);
+float2 sum_of(float2 p) { float2 r(p.x + p.y, 0.0f); return r; }
+// --- body ---
+uint i = thread_position_in_grid.x;
+float2 v(a[i], 3.0f * a[i]);
+int2 k(1, 2), j(3, 4);
+half2 h(a[i], 0.0f);
+pair_t p(0.5f, 0.5f);
+const Scaled s(a[i]);
+float four = v.x + v.y;                                          // 4 a
+float parts = float(k.x + k.y + j.x + j.y) / 10.0f;              // 1
+float twice = sum_of(s.v).x - float(s.h.x) - float(h.x) + p.x + p.y;  // 4 a - 2 a + 1
+o[i] = (four + twice - 1.0f) * parts / 3.0f;                      // (6 a) / 3

@@ -160,6 +160,10 @@ constexpr uint16_t __float_to_bf16_bits(float f) {
   inline SAME operator OP(NAME a, I b) { return a OP NAME(b); }                             \
   template <class I, enable_if_t<is_integral_v<I>, int> = 0>                                \
   inline SAME operator OP(I a, NAME b) { return NAME(a) OP b; }
+// Implicitly to float only, by a conversion function template deduced to its target: `f += h` (-=, *=, /=; an int's
+// too) then has the built-in float += float alone (converting to every floating type made the float, double and long
+// double forms equally good, an ambiguity a Mac, where half and bfloat are built-in arithmetic types, does not have),
+// and `c ? h : 0` finds no implicit conversion to int (a plain `operator float()` would reach int through float).
 #define MS_FP16_CLASS(NAME, TOBITS, FROMBITS)                                              \
   struct NAME {                                                                           \
     uint16_t bits;                                                                        \
@@ -167,7 +171,7 @@ constexpr uint16_t __float_to_bf16_bits(float f) {
     constexpr NAME(float f) : bits(TOBITS(f)) {}                                          \
     template <class I, enable_if_t<is_integral_v<I>, int> = 0>                            \
     constexpr NAME(I i) : bits(TOBITS((float)i)) {}                                       \
-    template <class F, enable_if_t<std::is_floating_point_v<F>, int> = 0>                 \
+    template <class F, enable_if_t<is_same_v<F, float>, int> = 0>                         \
     constexpr operator F() const { return FROMBITS(bits); }                               \
     template <class I, enable_if_t<is_integral_v<I>, int> = 0>                            \
     explicit constexpr operator I() const { return (I)FROMBITS(bits); }                   \

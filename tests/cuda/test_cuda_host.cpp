@@ -369,6 +369,42 @@ TEST(CudaHost, AdversarialSourcesCompile) {
   }
 }
 
+// nvcc compiles libstdc++'s std::countr_zero, std::gcd, 64-bit std::popcount, ... to constants in device code (they
+// call GCC built-ins the device side lacks, and --expt-relaxed-constexpr lets device code call them): such a candidate
+// does not build, and says what to use; the same functions on the host and in constant evaluation still build.
+TEST(CudaHost, DeviceCodeReachingBuiltinsNvccMiscompilesDoesNotBuild) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found";
+  auto backend = make_backend("cuda");
+  const Task task = resolve_task("softmax");
+  const auto candidate = [](const std::string& device_value, const std::string& host_threads) {
+    return "#include <bit>\n#include <numeric>\n#include <cstdint>\n"
+           "__global__ void k(const float* x, float* y, int64_t n, unsigned v) {\n"
+           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "  if (i < n) y[i] = x[i] + float(" + device_value + ");\n}\n"
+           "extern \"C\" void softmax(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {\n"
+           "  const int threads = " + host_threads + ";\n"
+           "  k<<<(rows * cols + threads - 1) / threads, threads, 0, stream>>>(x, y, rows * cols, unsigned(cols));\n}\n";
+  };
+  for (const std::string device_value : {"std::countr_zero(v)", "std::gcd(v, 12u)", "std::popcount(uint64_t(v))",
+                                         "std::countl_zero(uint64_t(v))", "__builtin_bswap32(v)"}) {
+    const BuildResult r = backend->build(task, candidate(device_value, "256"));
+    EXPECT_FALSE(r.ok) << device_value;
+    EXPECT_NE(r.log.find("which nvcc compiles to a constant there"), std::string::npos) << device_value << ":\n" << r.log;
+    EXPECT_NE(r.log.find("cuda::std::"), std::string::npos) << r.log;
+  }
+  // the host's, constant evaluation in device code, the 32-bit counts nvcc has, a built-in of a literal, and libcu++'s
+  for (const auto& [device_value, host_threads] : std::vector<std::pair<std::string, std::string>>{
+           {"std::integral_constant<int, std::countr_zero(8u) + std::gcd(12, 18)>::value",
+            "int(std::bit_ceil(uint64_t(cols)) >> std::countr_zero(uint64_t(cols) | 1u)) % 1024 + 1"},
+           {"std::popcount(v) + std::countl_zero(v) + std::bit_width(v) + __builtin_ctz(0x80000000u)", "256"}}) {
+    const BuildResult r = backend->build(task, candidate(device_value, host_threads));
+    EXPECT_TRUE(r.ok) << device_value << ":\n" << r.log;
+  }
+  const BuildResult libcu = backend->build(
+      task, "#include <cuda/std/bit>\n" + candidate("cuda::std::countr_zero(v) + cuda::std::popcount(uint64_t(v))", "256"));
+  EXPECT_TRUE(libcu.ok) << libcu.log;
+}
+
 // Every tasks/*/reference.cu is a task's cuda device reference, passes the rules (which do not apply to
 // trusted code, but it is written like a candidate) and builds like a candidate.
 TEST(CudaHost, DeviceReferencesPassRulesAndCompile) {

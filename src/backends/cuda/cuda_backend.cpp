@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <sstream>
 
 #include "backends/backend.hpp"
@@ -189,7 +190,9 @@ class CudaBackend : public Backend {
   }
 
   BuildResult build(const Task& task, const std::string& source) override {
-    return shared_library_result(build_cached(build_request(task, source)));
+    BuildResult result = shared_library_result(build_cached(build_request(task, source)));
+    result.log = explain_refused_builtin(std::move(result.log));
+    return result;
   }
 
   // The bundle (kernel, PyTorch extension, setup.py, README) with the verification record on top of
@@ -264,11 +267,31 @@ class CudaBackend : public Backend {
   static BuildRequest build_request(const Task& task, const std::string& source) {
     BuildRequest request;
     request.kind = "cuda";
-    request.files = {{"candidate.cu", source}, {"entry.cu", entry_file(task, "cuda", "candidate.cu", cuda::call_convention())}};
+    request.files = {{"candidate.cu", source},
+                     {"entry.cu", entry_file(task, "cuda", "candidate.cu", cuda::call_convention())},
+                     {"device_builtins.h", read_file(include_dir() / "ksearch" / "cuda_device_builtins.h")}};
     request.command = cuda::nvcc_command(cuda::target_arch(), "entry.cu", "{out}");
+    // GCC built-ins that nvcc folds to constants in device code (std::countr_zero, std::gcd, ...) refuse to build
+    // there instead (the header says how); the user's own nvcc build of an exported kernel does not need it.
+    request.command.insert(request.command.begin() + 1, {"--pre-include", "device_builtins.h"});
     request.timeout = std::chrono::seconds(300);
     request.memory_limit_bytes = size_t(32) << 30;  // cicc reserves a large address space
     return request;
+  }
+
+  // ptxas's words for a built-in the pre-included header refused in device code, with what to use instead.
+  static std::string explain_refused_builtin(std::string log) {
+    static const std::regex refused(R"(Unresolved extern function 'ksearch_device_code_calls_(__builtin_\w+)')");
+    std::smatch match;
+    if (!std::regex_search(log, match, refused)) return log;
+    return fmt::format(
+               "device code calls GCC's {}, which nvcc compiles to a constant there (libstdc++ reaches such built-ins "
+               "from std::countr_zero, std::countr_one, std::gcd and std::lcm, and from std::popcount, "
+               "std::countl_zero, std::bit_width, std::bit_floor and std::bit_ceil of 64-bit types): use libcu++'s "
+               "cuda::std:: ones (<cuda/std/bit>, <cuda/std/numeric>) or the intrinsics __ffs, __clz, __popc, __brev, "
+               "__byte_perm\n",
+               match[1].str()) +
+           log;
   }
 
   static bool set(std::string* why, const std::string& text) {

@@ -209,16 +209,43 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     if ((t[i].text == "struct" || t[i].text == "class") && next(i) < t.size() && t[next(i)].kind == Tok::Ident)
       struct_names.insert(t[next(i)].text);
     if (t[i].kind != Tok::Ident || (p >= 0 && (t[p].text == "::" || t[p].text == "." || t[p].text == "->"))) continue;
-    const std::size_t type_end = vector_type_end(i), name = type_end == npos ? npos : next(type_end);
+    // A vector type, a template parameter (perhaps a scalar: `U mean;` in one template, `float mean;` in a struct) or
+    // another type: a name declared with anything but one concrete vector type is left out.
+    static const std::set<std::string> scalar_types = {"bool", "char", "uchar", "short", "ushort", "int", "uint", "long",
+                                                       "ulong", "half", "bfloat", "float", "size_t", "auto"};
+    const std::size_t vector_end = template_parameters.count(t[i].text) ? npos : vector_type_end(i);
+    if (vector_end == npos && !template_parameters.count(t[i].text) && !scalar_types.count(t[i].text) &&
+        !struct_names.count(t[i].text))
+      continue;
+    const std::size_t type_end = vector_end == npos ? i : vector_end, name = next(type_end);
     if (name >= t.size() || t[name].kind != Tok::Ident || next(name) >= t.size()) continue;
     const std::string& after = t[next(name)].text;
     if (after != ";" && after != "," && after != "=" && after != "[" && after != "{") continue;
-    std::string type;
-    for (std::size_t q = i; q <= type_end; q = next(q)) type += t[q].text;
+    std::string type = vector_end == npos ? "(not a vector)" : "";
+    for (std::size_t q = i; vector_end != npos && q <= vector_end; q = next(q)) type += t[q].text;
     const auto [known, added] = vector_declared.emplace(t[name].text, type);
     if (!added && known->second != type) declared_twice.insert(t[name].text);
+    if (vector_end == npos) declared_twice.insert(t[name].text);
   }
   for (const auto& name : declared_twice) vector_declared.erase(name);
+  // The '(' of each member initializer of a constructor (`Name(...) : v(a, b), w{c} {`, Name a struct's) whose member
+  // is declared with a vector type, and that type: only there is `v(a, b)` a member's construction, not a call.
+  std::map<std::size_t, std::string> member_initializer_at;
+  for (std::size_t i = 0; i < t.size(); i = next(i)) {
+    if (!struct_names.count(t[i].text) || next(i) >= t.size() || t[next(i)].text != "(") continue;
+    const std::size_t parameters_close = closing(next(i));
+    if (parameters_close == npos || next(parameters_close) >= t.size() || t[next(parameters_close)].text != ":") continue;
+    for (std::size_t member = next(next(parameters_close)); member < t.size() && t[member].kind == Tok::Ident;) {
+      const std::size_t open = next(member);
+      if (open >= t.size() || (t[open].text != "(" && t[open].text != "{")) break;
+      const std::size_t close = closing(open);
+      if (close == npos) break;
+      if (t[open].text == "(" && next(open) != close && vector_declared.count(t[member].text))
+        member_initializer_at[open] = vector_declared[t[member].text];
+      if (next(close) >= t.size() || t[next(close)].text != ",") break;
+      member = next(next(close));
+    }
+  }
   // Whether the parentheses from `open` to `close` after a declarator's name hold parameters (a function's
   // declaration: `float2 f(float a);`, `float2 g();`, `float2 h(MyStruct s)`) rather than a direct initializer's
   // arguments (`float2 v(a, b);`).
@@ -412,11 +439,8 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       out += " = ::metal::__ms_make<" + direct->second + ">(";
       continue;
     }
-    // A constructor's member initializer `v(a, b)` (after its ':' or a ','), for a member declared with a vector type.
-    if (const long member = prev(i); k.text == "(" && member >= 1 && vector_declared.count(t[member].text) &&
-                                     (t[prev(member)].text == ":" || t[prev(member)].text == ",") &&
-                                     next(i) < t.size() && t[next(i)].text != ")" && closing(i) != npos) {
-      out += "(::metal::__ms_make<" + vector_declared[t[member].text] + ">(";
+    if (const auto member = member_initializer_at.find(i); member != member_initializer_at.end()) {
+      out += "(::metal::__ms_make<" + member->second + ">(";
       cast_ends.push_back(prev(closing(i)));
       continue;
     }

@@ -94,7 +94,7 @@ void setup(CLI::App& app, int& exit_code) {
     Task task = resolve_task(args->task);
     if (!std::filesystem::exists(args->file)) throw Error("CUDA file not found: " + args->file);
     translate::Translation t = translate::translate_file(args->file, task);
-    if (translate::add_metal_entry_from_cuda(task))
+    if (tasks::add_metal_entry_from_cuda(task))
       t.notes.push_back("task " + task.name + " has no [entry.metal]: its [entry.cuda] arguments are used");
     const std::string out = args->out.empty() ? std::filesystem::path(args->file).stem().string() + ".metal" : args->out;
     nlohmann::json result = {{"file", args->file}, {"task", task.name}, {"translation", translation_json(t)}};

@@ -136,7 +136,7 @@ void setup(CLI::App& app, int& exit_code) {
     if (!backend->available(&why)) throw Error("backend " + args->backend + " is not available here: " + why);
     if (!args->from.empty()) {
       if (backend->name() != "metal") throw Error("--from seeds a metal search with ported CUDA kernels: use --backend metal");
-      translate::add_metal_entry_from_cuda(task);
+      tasks::add_metal_entry_from_cuda(task);
       args->search.seed_eval = true;  // the port is evaluated first: the search's root
     }
     task.entry(backend->name());  // throws Error when the task has no entry for this backend

@@ -12,7 +12,6 @@ using ksearch::backends::Backend;
 using ksearch::backends::make_backend;
 using ksearch::evaluator::EvalReport;
 using ksearch::tasks::Task;
-using ksearch::tasks::load_task;
 
 namespace ksearch::cli {
 
@@ -27,11 +26,7 @@ json next_request(const Task& task, Backend& backend, const RepairConversation& 
 }
 
 // The task as `ksearch port` saw it: a task without [entry.metal] gets its [entry.cuda] arguments.
-Task port_task(const store::RunInfo& info) {
-  Task task = load_task(info.task_file);
-  translate::add_metal_entry_from_cuda(task);
-  return task;
-}
+Task port_task(const store::RunInfo& info) { return tasks::load_run_task(info.task_file, "metal"); }
 
 }  // namespace
 

@@ -147,7 +147,7 @@ search::Transfer use_ported_seed(Task& task, const json& run_config) {
   search::Transfer transfer;
   const json from = run_config.value("from", json::object());
   if (!from.contains("seed")) return transfer;
-  translate::add_metal_entry_from_cuda(task);
+  tasks::add_metal_entry_from_cuda(task);
   task.entries["metal"].seed = from["seed"].get<std::string>();
   for (const auto& port : from.value("ports", json::array())) {
     if (port.value("status", "") == "seed") transfer.seed_origin = port_origin(from, port);

@@ -17,7 +17,7 @@ using ksearch::evaluator::EvalReport;
 using ksearch::evaluator::Evaluator;
 using ksearch::evaluator::WorkloadSet;
 using ksearch::tasks::Task;
-using ksearch::tasks::load_task;
+using ksearch::tasks::load_run_task;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -66,7 +66,7 @@ void run_job(const fs::path& dir) {
   const json job = json::parse(read_file(dir / "job.json"), nullptr, false);
   if (!job.is_object()) throw Error((dir / "job.json").string() + " is not a JSON object");
   try {
-    const Task task = load_task(job.at("task_file").get<std::string>());
+    const Task task = load_run_task(job.at("task_file").get<std::string>(), job.at("backend").get<std::string>());
     if (task.content_hash != job.at("task_hash").get<std::string>())
       throw Error(fmt::format("the task file {} changed since the job was submitted", task.file.string()));
     auto backend = make_backend(job.at("backend").get<std::string>());

@@ -17,7 +17,7 @@ using ksearch::tasks::CallConvention;
 using ksearch::tasks::argument_table;
 using ksearch::tasks::Task;
 using ksearch::tasks::entry_prototype;
-using ksearch::tasks::load_task;
+using ksearch::tasks::load_run_task;
 
 using nlohmann::json;
 
@@ -90,7 +90,7 @@ ExportBundle export_bundle(const RunData& run, const std::string& format) {
   }
   if (run.info.task_file.empty() || !std::filesystem::exists(run.info.task_file))
     throw Error("the run's task file " + run.info.task_file + " is missing; it is needed for the entry signature");
-  const Task task = load_task(run.info.task_file);
+  const Task task = load_run_task(run.info.task_file, run.info.backend);
   const auto backend = make_backend(run.info.backend);
   return backend->export_bundle(task, best->source, verification_text(run, task, *best, *backend), format);
 }

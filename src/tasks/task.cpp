@@ -599,4 +599,20 @@ Task load_task(const fs::path& file_in) {
   return task;
 }
 
+bool add_metal_entry_from_cuda(Task& task) {
+  if (task.entries.count("metal")) return false;
+  EntrySpec metal = task.entry("cuda");
+  metal.backend = "metal";
+  metal.seed.clear();
+  metal.options.clear();
+  task.entries["metal"] = metal;
+  return true;
+}
+
+Task load_run_task(const fs::path& file, const std::string& backend) {
+  Task task = load_task(file);
+  if (backend == "metal" && task.entries.count("cuda")) add_metal_entry_from_cuda(task);
+  return task;
+}
+
 }  // namespace ksearch::tasks

@@ -139,6 +139,15 @@ struct Task {
 // Loads and validates a task file (TOML). Errors name the file, line and field.
 Task load_task(const std::filesystem::path& file);
 
+// A port is evaluated by the metal backend through the task's [entry.metal]; a task without one gets
+// its [entry.cuda] argument list (the same tensors, axes and params in the same order). Returns
+// whether it added the entry.
+bool add_metal_entry_from_cuda(Task& task);
+
+// The task as a run on `backend` evaluated it: a metal run of a task without [entry.metal] is a port's (`ksearch run
+// --from`, `ksearch port`), evaluated through its [entry.cuda] arguments (add_metal_entry_from_cuda).
+Task load_run_task(const std::filesystem::path& file, const std::string& backend);
+
 // The largest axis value or dimension: expressions compute in doubles, exact for integers up to 2^53.
 inline constexpr double kMaxDimension = 9007199254740992.0;
 // The most bytes a workload's tensors (Task::tensor_bytes) may take: half the machine's physical memory.

@@ -128,9 +128,9 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     if (owner == "thread_block_tile" && method.rfind("shfl", 0) == 0 && clang_Cursor_getNumArguments(call) >= 1)
       if (const std::string why = shuffle_refusal(clang_getCursorType(clang_Cursor_getArgument(call, 0))); !why.empty())
         return problem(problems, call, key + " of a struct", why + ": shuffle each member");
-  } else if ((name == "reduce" && clang_Cursor_getNumArguments(call) == 3) ||
-             ((name == "inclusive_scan" || name == "exclusive_scan") && clang_Cursor_getNumArguments(call) >= 2 &&
-              spelling(clang_getCursorSemanticParent(callee)) == "cooperative_groups")) {
+  } else if (spelling(clang_getCursorSemanticParent(callee)) == "cooperative_groups" &&
+             ((name == "reduce" && clang_Cursor_getNumArguments(call) == 3) ||
+              ((name == "inclusive_scan" || name == "exclusive_scan") && clang_Cursor_getNumArguments(call) >= 2))) {
     // cg::plus (a scan's default), less, greater by name; any other operation (a functor of the file, a lambda) called
     // by a butterfly or the scan's shuffles
     std::string op = "plus";

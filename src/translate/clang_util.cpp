@@ -421,6 +421,12 @@ bool is_reference(CXType t) {
   const CXTypeKind k = clang_getCanonicalType(t).kind;
   return k == CXType_LValueReference || k == CXType_RValueReference;
 }
+bool is_function_pointer(CXType t) {
+  while (clang_getArrayElementType(t).kind != CXType_Invalid) t = clang_getArrayElementType(t);
+  if (!is_pointer(t) && !is_reference(t)) return false;
+  const CXTypeKind pointee = clang_getCanonicalType(pointee_type(t)).kind;
+  return pointee == CXType_FunctionProto || pointee == CXType_FunctionNoProto;
+}
 CXType pointee_type(CXType t) {
   CXType bare = t;
   for (bool sugar = true; sugar;) {

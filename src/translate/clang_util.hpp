@@ -93,6 +93,8 @@ bool is_array_pointer(CXType t);
 // clang keeps on the element type).
 bool is_const_object(CXType t);
 bool is_reference(CXType t);
+// A pointer or reference to a function, or an array of them (`float (*load)(const float*, int)`, `Op ops[2]`).
+bool is_function_pointer(CXType t);
 // What a pointer or reference type points to, also through typedefs (`typedef float* fptr;`), where
 // clang_getPointeeType alone gives an invalid type.
 CXType pointee_type(CXType t);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <optional>
 
@@ -446,6 +447,67 @@ void Translator::rebind_pointer_variables(CXCursor block) {
   if (opened > 0) rw_.insert(end_offset(block) - 1, std::string(size_t(opened), '}') + " ");
 }
 
+// A function pointer in device code (a variable, a parameter, an array of them, a struct's member): Metal has no
+// function pointers, and the port makes a function object only of a function named as an argument or a template
+// argument. Reported at its declaration (a member once).
+void Translator::refuse_function_pointer(CXCursor declaration, Function& fn) {
+  if (!is_function_pointer(clang_getCursorType(declaration))) return;
+  const CXCursorKind kind = clang_getCursorKind(declaration);
+  if (kind == CXCursor_FieldDecl && !reported_fields_.insert(decl_key(declaration)).second) return;
+  const std::string what = kind == CXCursor_ParmDecl ? "parameter" : kind == CXCursor_FieldDecl ? "member" : "variable";
+  problem(fn.record.problems, declaration,
+          "function pointer " + what + " '" + spelling(declaration) + "'",
+          "Metal has no function pointers: branch on the condition and call each function directly, or make the "
+          "function a template parameter (`template <typename F>` given a functor, or `template <float (*f)(float)>` "
+          "given the function)");
+}
+
+// A std::tuple (cuda::std::tuple) in device code, a variable's, a parameter's or a function's result: Metal's library has
+// none, and the port writes only a pair (ks_pair). Reported at the declaration.
+void Translator::refuse_tuple(CXCursor declaration, CXType type, Function& fn) {
+  if (take(clang_getTypeSpelling(clang_getCanonicalType(type))).find("std::tuple<") == std::string::npos) return;
+  problem(fn.record.problems, declaration, "std::tuple '" + spelling(declaration) + "'",
+          "Metal's library has no tuple and the port does not write one: return a struct of the file (a structured "
+          "binding unpacks it), or a cuda::std::pair of two values");
+}
+
+// A span constructed from memory outside device buffers (`cuda::std::span<float, 4> sums(warp_sums);` over a
+// `__shared__` array, a register array, a pointer into threadgroup memory): the helper's pointer type is a template
+// argument (device memory's by default), written here as the argument's own
+// (`ks_span<float, 4, decltype((warp_sums) + 0)> sums(warp_sums, 4);`), an array's count given as the pointer's. Such a
+// span given to a function's span parameter, which views device memory, is reported.
+void Translator::span_declaration(CXCursor var, Function& fn) {
+  const CXType type = clang_getCanonicalType(clang_getCursorType(var));
+  if (take(clang_getTypeSpelling(type)).find("cuda::std::span<") == std::string::npos) return;
+  const std::vector<CXCursor> kids = children(var);
+  const CXCursor construction = kids.empty() ? clang_getNullCursor() : strip_implicit(kids.back());
+  if (clang_getCursorKind(construction) != CXCursor_CallExpr || clang_Cursor_getNumArguments(construction) < 1 ||
+      std::string(")}").find(rw_.text()[end_offset(construction) - 1]) == std::string::npos)
+    return;
+  const CXCursor data = clang_Cursor_getArgument(construction, 0);
+  const CXType data_type = clang_getCanonicalType(clang_getCursorType(strip_implicit(data)));
+  const bool array = data_type.kind == CXType_ConstantArray;
+  if (!array && (!is_pointer(data_type) || space_of(data) == "device")) return;
+  const std::vector<std::string> arguments = type_template_arguments(type);
+  const std::string element = metal_type(clang_Type_getTemplateArgumentAsType(type, 0));
+  // (the dynamic extent, size_t(-1), as written: its value is no literal of a signed type)
+  const std::string extent = arguments.size() > 1 && arguments[1].find_first_not_of("0123456789") == std::string::npos &&
+                                     arguments[1] != std::to_string(SIZE_MAX)
+                                 ? arguments[1]
+                                 : "size_t(-1)";
+  const unsigned name_at = position(var).offset;
+  unsigned type_at = begin_offset(var);
+  if (text(type_at, name_at).rfind("const ", 0) == 0) type_at += 6;
+  rw_.replace(type_at, name_at, [this, element, extent, data] {
+    return fmt::format("ks_span<{}, {}, decltype(({}) + 0)> ", element, extent, rw_.render(begin_offset(data), end_offset(data)));
+  });
+  // (with the construction's closing parenthesis or brace: an insertion after the data would render in its type too)
+  const unsigned close = end_offset(construction) - 1;
+  if (array) rw_.replace(close, close + 1, fmt::format(", {}{}", clang_getArraySize(data_type), rw_.text()[close]));
+  other_space_spans_.insert(decl_key(var));
+  ++fn.record.translated["cuda::std::span outside device memory"];
+}
+
 void Translator::visit(CXCursor c, Function& fn) {
   std::vector<Problem>& problems = fn.record.problems;
   const CXCursorKind kind = clang_getCursorKind(c);
@@ -568,8 +630,15 @@ void Translator::visit(CXCursor c, Function& fn) {
           groups.erase(std::remove_if(groups.begin(), groups.end(), [&](size_t i) { return i >= args.size(); }), groups.end());
           call_sites_.push_back({c, key, args.size() - groups.size(), visiting_});
           const std::vector<CXCursor> params = parameters_of(functions_.at(key).cursor);
-          for (size_t i = 0; i < args.size() && i < params.size(); ++i)
+          for (size_t i = 0; i < args.size() && i < params.size(); ++i) {
             if (shared_address_parameter(params[i])) pass_shared_address(args[i], fn);
+            const CXCursor given = strip_implicit(args[i]);
+            if (clang_getCursorKind(given) == CXCursor_DeclRefExpr && other_space_spans_.count(decl_key(clang_getCursorReferenced(given))) &&
+                take(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(params[i])))).find("cuda::std::span<") != std::string::npos)
+              problem(fn.record.problems, args[i], "span of threadgroup or thread memory '" + spelling(given) + "' as an argument",
+                      "a span parameter views device memory (a Metal pointer names its address space): pass the span's "
+                      "data() and size(), or make the parameter's type a template parameter");
+          }
           if (clang_getCursorKind(functions_.at(key).cursor) == CXCursor_FunctionTemplate)
             name_pointer_deduced_templates(c, functions_.at(key).cursor, args, fn);
           // The object a method is called on is translated too (`red[threadIdx.x / 32].merge(acc)`), and its space
@@ -623,6 +692,7 @@ void Translator::visit(CXCursor c, Function& fn) {
     // A reference member (CUB's `TempStorage& temp_storage` bound to __shared__ storage): Metal's reference types
     // carry an address space, which the port does not infer for a member.
     const CXCursor field = clang_getCursorReferenced(c);
+    if (clang_getCursorKind(field) == CXCursor_FieldDecl && in_main_file(field)) refuse_function_pointer(field, fn);
     if (clang_getCursorKind(field) == CXCursor_FieldDecl && in_main_file(field) && is_reference(clang_getCursorType(field)) &&
         reported_fields_.insert(decl_key(field)).second)
       problem(fn.record.problems, field, "reference member '" + spelling(field) + "'",
@@ -633,6 +703,9 @@ void Translator::visit(CXCursor c, Function& fn) {
     if (is_reference(clang_getCursorResultType(fn.cursor)))
       for (CXCursor k : children(c)) fn.returned.insert(bound_space(k));
   } else if (kind == CXCursor_VarDecl) {
+    refuse_function_pointer(c, fn);
+    refuse_tuple(c, clang_getCursorType(c), fn);
+    span_declaration(c, fn);
     if (const std::vector<CXCursor> kids = children(c); !kids.empty() && clang_getCursorKind(strip_implicit(kids.back())) == CXCursor_LambdaExpr)
       lambda_variables_[begin_offset(strip_implicit(kids.back()))] = c;
     local_aggregate(c);

@@ -161,14 +161,20 @@ void Translator::find_launch() {
         if (name == "cudaMemcpyToSymbol" || name == "cudaMemcpyToSymbolAsync") constant_symbol_copy(k);
         host_cub_call(k);
       }
+      if (kind == CXCursor_VarDecl) add_scratch_part(k);
       if (kind == CXCursor_MemberRefExpr && struct_field_edit(k)) continue;
       if (kind == CXCursor_DeclRefExpr) {
         CXCursor decl = clang_getCursorReferenced(k);
+        // (a part of a workspace, add_scratch_part, stays a scratch buffer only where the launches' buffers say so)
+        const Scratch* scratch = scratch_of(decl_key(decl));
         const bool local = clang_getCursorKind(decl) == CXCursor_VarDecl && in_main_file(decl) &&
-                           clang_getCursorSemanticParent(decl).kind != CXCursor_TranslationUnit && !scratch_of(decl_key(decl));
+                           clang_getCursorSemanticParent(decl).kind != CXCursor_TranslationUnit && (!scratch || !scratch->part_of.empty());
         const bool assigned_parameter = host_.parameters.count(decl_key(decl)) && host_.assignments.count(decl_key(decl));
         if (local || assigned_parameter) {
-          if (auto at = name_range(k)) rw_.replace(at->first, at->second, [this, decl, at = begin_offset(k)] { return host_value(decl, at); });
+          if (auto at = name_range(k))
+            rw_.replace(at->first, at->second, [this, decl, at = begin_offset(k)] {
+              return scratch_of(decl_key(decl)) ? spelling(decl) : host_value(decl, at);
+            });
           else macro_problem(out_.problems, k);
         }
         if (const Scratch* b = scratch_of(decl_key(decl)); b && !b->view.empty()) {
@@ -195,6 +201,32 @@ void Translator::find_launch() {
     problem(out_.problems, entry, "entry", "the entry launches no kernel");
     return;
   }
+  // A workspace split into parts (add_scratch_part): the parts launches name are the candidate's buffers and the
+  // allocation none. Where launches name the allocation too, its aliases at offset 0 and read-only parts stay views of it
+  // (rendered as their values); a writable part at an offset besides it is reported.
+  const auto named = [&](const std::string& buffer) {
+    return walk.filled.count(buffer) || std::any_of(walk.buffers.begin(), walk.buffers.end(), [&](const auto& b) {
+             return std::find(b.begin(), b.end(), buffer) != b.end();
+           });
+  };
+  std::erase_if(scratch_, [&](const Scratch& p) {
+    if (p.part_of.empty()) return false;
+    const Scratch& whole = *std::find_if(scratch_.begin(), scratch_.end(), [&](const Scratch& b) { return b.name == p.part_of; });
+    return !named(p.name) || (named(whole.name) && (p.read_only || p.elements == whole.elements));
+  });
+  std::erase_if(scratch_, [&](const Scratch& whole) {
+    std::vector<std::string> parts;
+    for (const Scratch& p : scratch_)
+      if (p.part_of == whole.name) parts.push_back(p.name);
+    if (parts.empty()) return false;
+    if (named(whole.name))
+      problem(out_.problems, entry, "scratch buffer '" + whole.name + "'",
+              fmt::format("split into parts at offsets that launches write ({}), it is also given to a launch or filled "
+                          "whole, and MLX kernels write fresh arrays, so the parts are scratch buffers of their own: give "
+                          "the kernels and fills only the parts, or allocate each part separately",
+                          fmt::join(parts, ", ")));
+    return !named(whole.name);
+  });
   // Launches in the branches of an if or the cases of a switch: the entry picks one per call, and so
   // does the candidate, through directives that choose per workload.
   // Launches that are not alternatives run in sequence: a multi-kernel candidate.
@@ -661,12 +693,46 @@ void Translator::add_scratch(CXCursor malloc_call) {
                    "a scratch buffer of '" + t + "' (neither an MLX dtype nor a struct of them laid out as in Metal)");
   }
   try {
-    const std::string bytes = directive_expression(kids[2], host_);
-    buffer.directive = fmt::format("// scratch: {} = {}[({}) / {}]", name, dtype, bytes, element_bytes);
+    buffer.dtype = dtype;
+    buffer.elements = fmt::format("({}) / {}", directive_expression(kids[2], host_), element_bytes);
+    buffer.directive = fmt::format("// scratch: {} = {}[{}]", name, dtype, buffer.elements);
     scratch_.push_back(buffer);
   } catch (const Error& e) {
     problem(out_.problems, malloc_call, "scratch size", e.what());
   }
+}
+
+// A local pointer into a scratch buffer of scalars (`float* maxes = ws; float* sums = ws + rows;`, `&ws[rows]`: a
+// workspace split into parts) that the entry never reassigns: a scratch buffer of its own, from its offset to the
+// allocation's end. MLX's kernels write fresh arrays, so parts that different launches write cannot stay one buffer;
+// the parts are taken as disjoint, as a workspace's views are.
+void Translator::add_scratch_part(CXCursor var) {
+  const CXCursor init = clang_Cursor_getVarDeclInitializer(var);
+  if (clang_Cursor_isNull(init) || !is_pointer(clang_getCursorType(var)) || host_.assignments.count(decl_key(var))) return;
+  CXCursor base = strip_casts(init), offset = clang_getNullCursor();
+  if (clang_getCursorKind(base) == CXCursor_UnaryOperator && tokens_of(unit_, base).front() == "&")
+    if (const std::vector<CXCursor> kids = children(base); kids.size() == 1 && clang_getCursorKind(strip_implicit(kids[0])) == CXCursor_ArraySubscriptExpr)
+      base = strip_implicit(kids[0]);
+  if (const std::vector<CXCursor> kids = children(base);
+      kids.size() == 2 && ((clang_getCursorKind(base) == CXCursor_BinaryOperator && operator_of(unit_, base) == "+") ||
+                           clang_getCursorKind(base) == CXCursor_ArraySubscriptExpr)) {
+    base = strip_casts(kids[0]);
+    offset = kids[1];
+  }
+  if (clang_getCursorKind(base) != CXCursor_DeclRefExpr) return;
+  const Scratch* whole = scratch_of(decl_key(clang_getCursorReferenced(base)));
+  if (!whole || !whole->record.empty() || !whole->part_of.empty() ||
+      element_type(clang_getCursorType(var)) != element_type(clang_getCursorType(clang_getCursorReferenced(base))))
+    return;
+  Scratch part{decl_key(var), spelling(var), "", "", "", whole->dtype, whole->elements, whole->name,
+               clang_isConstQualifiedType(pointee_type(clang_getCursorType(var))) != 0};
+  try {
+    if (!clang_Cursor_isNull(offset)) part.elements += " - (" + directive_expression(offset, host_) + ")";
+  } catch (const Error& e) {
+    return problem(out_.problems, var, "scratch part '" + part.name + "'", e.what());
+  }
+  part.directive = fmt::format("// scratch: {} = {}[{}]", part.name, part.dtype, part.elements);
+  scratch_.push_back(part);
 }
 
 // The buffer a cudaMemset fills and the value each element then holds: a task output or scratch buffer zeroed, or an

@@ -555,6 +555,11 @@ void Translator::function_template_arguments(CXCursor call, CXCursor callee, Fun
 void Translator::visit_function(Function& fn) {
   visiting_ = decl_key(fn.cursor);
   if (!fn.kernel) device_function_signature(fn);
+  refuse_tuple(fn.cursor, clang_getCursorResultType(fn.cursor), fn);
+  for (CXCursor p : parameters_of(fn.cursor)) {
+    refuse_function_pointer(p, fn);
+    refuse_tuple(p, clang_getCursorType(p), fn);
+  }
   for (CXCursor k : children(fn.cursor))
     if (clang_getCursorKind(k) == CXCursor_CompoundStmt) {
       visit(k, fn);

@@ -1328,21 +1328,73 @@ template <typename T, T N> using ks_make_integer_sequence = typename ks_sequence
 template <size_t N> using ks_make_index_sequence = ks_make_integer_sequence<size_t, N>;
 template <typename... Ts> using ks_index_sequence_for = ks_make_index_sequence<sizeof...(Ts)>;
 // helper: ks_span
-// std::span and cuda::std::span over device memory (Metal has none): a pointer and a count.
-template <typename T, size_t Extent = size_t(-1)> struct ks_span {
-  device T* p;
+// std::span and cuda::std::span (Metal has none): a pointer and a count. P is the pointer's type, device memory's
+// unless the port names another space (a span of a __shared__ array: `decltype((warp_sums) + 0)`).
+template <typename T, size_t Extent = size_t(-1), typename P = device T*> struct ks_span {
+  P p;
   size_t n;
-  ks_span(device T* data, size_t size) : p(data), n(size) {}
-  device T& operator[](size_t i) const { return p[i]; }
+  ks_span(P data, size_t size) : p(data), n(size) {}
+  decltype(auto) operator[](size_t i) const { return p[i]; }
   size_t size() const { return n; }
   bool empty() const { return n == 0; }
-  device T* data() const { return p; }
-  device T* begin() const { return p; }
-  device T* end() const { return p + n; }
+  P data() const { return p; }
+  P begin() const { return p; }
+  P end() const { return p + n; }
   ks_span subspan(size_t offset, size_t count = size_t(-1)) const { return ks_span(p + offset, count == size_t(-1) ? n - offset : count); }
   ks_span first(size_t count) const { return ks_span(p, count); }
   ks_span last(size_t count) const { return ks_span(p + n - count, count); }
 };
+// helper: ks_optional
+// std::optional and cuda::std::optional of a value (Metal has none): the value and whether it is there. value() of an
+// empty one is the value type's default, where C++ would throw.
+struct ks_nullopt_t {};
+template <typename T> struct ks_optional {
+  T v;
+  bool has;
+  ks_optional() : v(), has(false) {}
+  ks_optional(ks_nullopt_t) : v(), has(false) {}
+  ks_optional(T value) : v(value), has(true) {}
+  bool has_value() const { return has; }
+  explicit operator bool() const { return has; }
+  T value() const { return v; }
+  T operator*() const { return v; }
+  T value_or(T otherwise) const { return has ? v : otherwise; }
+  void reset() { has = false; }
+};
+// helper: ks_pair
+// std::pair and cuda::std::pair (Metal has none): first and second, built as std::pair is (value-initialized, from two
+// values, a brace list of them) and unpacked by a structured binding; compared as std::pair is (lexicographically).
+template <typename A, typename B> struct ks_pair {
+  A first;
+  B second;
+  ks_pair() : first(), second() {}
+  ks_pair(A a, B b) : first(a), second(b) {}
+};
+template <typename A, typename B> inline ks_pair<A, B> ks_make_pair(A a, B b) { return {a, b}; }
+template <typename A, typename B> inline bool operator==(ks_pair<A, B> x, ks_pair<A, B> y) { return x.first == y.first && x.second == y.second; }
+template <typename A, typename B> inline bool operator!=(ks_pair<A, B> x, ks_pair<A, B> y) { return !(x == y); }
+template <typename A, typename B> inline bool operator<(ks_pair<A, B> x, ks_pair<A, B> y) {
+  return x.first < y.first || (!(y.first < x.first) && x.second < y.second);
+}
+template <typename A, typename B> inline bool operator>(ks_pair<A, B> x, ks_pair<A, B> y) { return y < x; }
+// helper: ks_numeric
+// <numeric>'s accumulate and reduce over a pointer range in any address space (Metal has neither), folded in order.
+// reduce without an initial value starts from the elements' zero (an int for integers narrower than int, as C++
+// promotes their sum).
+template <typename P, typename T> inline T ks_accumulate(P first, P last, T init) {
+  for (; first != last; ++first) init = init + *first;
+  return init;
+}
+template <typename P, typename T, typename Op> inline T ks_accumulate(P first, P last, T init, Op op) {
+  for (; first != last; ++first) init = op(init, *first);
+  return init;
+}
+template <typename P> inline auto ks_reduce(P first, P last) {
+  using Sum = decltype(*first + *first);
+  return ks_accumulate(first, last, Sum(0));
+}
+template <typename P, typename T> inline T ks_reduce(P first, P last, T init) { return ks_accumulate(first, last, init); }
+template <typename P, typename T, typename Op> inline T ks_reduce(P first, P last, T init, Op op) { return ks_accumulate(first, last, init, op); }
 // helper: ks_memcpy
 // memcpy and memset in device code, on byte pointers in the spaces of the call's arguments (the port casts them):
 // Metal has neither. They return dst, as the C functions do (in bytes rather than void).
@@ -1406,6 +1458,13 @@ template <typename T> inline T ks_cub_segment_reduce(T v, Sum op, uint lane, uin
   return width == 32 && valid == 32 ? simd_sum(v) : ks_cub_shuffle_reduce(v, op, lane, width, valid);
 }
 inline uint ks_cub_rank(uint3 position, uint dim_x, uint dim_y) { return position.x + dim_x * (position.y + dim_y * position.z); }
+// A thread's several items (CUB's blocked arrangement) reduced in order, as CUB's ThreadReduce does before a block's
+// collective over the threads' totals.
+template <typename T, int ITEMS, typename Op> inline T ks_cub_thread_reduce(thread T (&input)[ITEMS], Op op) {
+  T total = input[0];
+  for (int i = 1; i < ITEMS; ++i) total = op(total, input[i]);
+  return total;
+}
 
 template <typename T, int BLOCK_DIM_X, BlockReduceAlgorithm ALGORITHM = BLOCK_REDUCE_WARP_REDUCTIONS, int BLOCK_DIM_Y = 1,
           int BLOCK_DIM_Z = 1>
@@ -1431,6 +1490,8 @@ struct BlockReduce {
   template <typename Op> T Reduce(T input, Op op) { return Reduce(input, op, BLOCK_THREADS); }
   T Sum(T input) { return Reduce(input, cub::Sum(), BLOCK_THREADS); }
   T Sum(T input, int num_valid) { return Reduce(input, cub::Sum(), num_valid); }
+  template <int ITEMS, typename Op> T Reduce(thread T (&inputs)[ITEMS], Op op) { return Reduce(ks_cub_thread_reduce(inputs, op), op); }
+  template <int ITEMS> T Sum(thread T (&inputs)[ITEMS]) { return Reduce(inputs, cub::Sum()); }
 };
 
 // The one-item scans BlockScan and WarpScan share, over the collective S's scan() and is_first() (the thread whose
@@ -1505,14 +1566,9 @@ struct BlockScan : ks_cub_scans<BlockScan<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y
   bool is_first() const { return rank == 0; }
   // Several items per thread (blocked: the thread's items are consecutive): the thread's own scan after the
   // block's exclusive scan of the threads' totals. input and output may be the same array.
-  template <int ITEMS, typename Op> static T thread_total(thread T (&input)[ITEMS], Op op) {
-    T total = input[0];
-    for (int i = 1; i < ITEMS; ++i) total = op(total, input[i]);
-    return total;
-  }
   template <int ITEMS, typename Op> void InclusiveScan(thread T (&input)[ITEMS], thread T (&output)[ITEMS], Op op, thread T& block_aggregate) {
     T inclusive, exclusive;
-    scan(thread_total(input, op), op, inclusive, exclusive, block_aggregate);
+    scan(ks_cub_thread_reduce(input, op), op, inclusive, exclusive, block_aggregate);
     output[0] = rank == 0 ? input[0] : op(exclusive, input[0]);
     for (int i = 1; i < ITEMS; ++i) output[i] = op(output[i - 1], input[i]);
   }
@@ -1523,7 +1579,7 @@ struct BlockScan : ks_cub_scans<BlockScan<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y
   template <int ITEMS, typename Op>
   void ExclusiveScan(thread T (&input)[ITEMS], thread T (&output)[ITEMS], T initial_value, Op op, thread T& block_aggregate) {
     T inclusive, exclusive;
-    scan(thread_total(input, op), op, inclusive, exclusive, block_aggregate);
+    scan(ks_cub_thread_reduce(input, op), op, inclusive, exclusive, block_aggregate);
     T running = rank == 0 ? initial_value : op(initial_value, exclusive);
     for (int i = 0; i < ITEMS; ++i) {
       const T item = input[i];

@@ -2,7 +2,6 @@
 
 #include "core/error.hpp"
 
-using ksearch::tasks::EntrySpec;
 using ksearch::tasks::Task;
 
 namespace ksearch::translate {
@@ -15,16 +14,6 @@ bool Translation::complete() const {
   if (candidate.empty() || !problems.empty()) return false;
   for (const auto& k : kernels)
     if (k.launched && !k.problems.empty()) return false;
-  return true;
-}
-
-bool add_metal_entry_from_cuda(Task& task) {
-  if (task.entries.count("metal")) return false;
-  EntrySpec metal = task.entry("cuda");
-  metal.backend = "metal";
-  metal.seed.clear();
-  metal.options.clear();
-  task.entries["metal"] = metal;
   return true;
 }
 

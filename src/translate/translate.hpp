@@ -36,11 +36,6 @@ struct Translation {
   bool complete() const;          // no problem anywhere and a candidate written
 };
 
-// A port is evaluated by the metal backend through the task's [entry.metal]; a task without one gets
-// its [entry.cuda] argument list (the same tensors, axes and params in the same order). Returns
-// whether it added the entry.
-bool add_metal_entry_from_cuda(tasks::Task& task);
-
 // False (with the reason) when ksearch was built without libclang.
 bool available(std::string* why);
 

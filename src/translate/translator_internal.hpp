@@ -290,8 +290,13 @@ class Translator {
   static bool init_value_holds(long long v) { return static_cast<long long>(static_cast<float>(v)) == v; }
   void add_host_helper(CXCursor call);
   void add_scratch(CXCursor malloc_call);
+  void add_scratch_part(CXCursor var);
   // device code (device_code.cpp)
   void visit(CXCursor c, Function& fn);
+  void refuse_function_pointer(CXCursor declaration, Function& fn);
+  void refuse_tuple(CXCursor declaration, CXType type, Function& fn);
+  void span_declaration(CXCursor var, Function& fn);
+  std::set<std::string> other_space_spans_;  // spans viewing memory outside device buffers (span_declaration)
   CXCursor functor_operator(CXCursor call, Function& fn);
   bool volatile_store(CXCursor assignment, Function& fn);
   bool map_declaration(CXCursor var, Function& fn);
@@ -399,7 +404,7 @@ class Translator {
   MacroExpansion macros_;  // the file as parsed and rewritten: its own macros expanded
   Rewriter rw_;
   std::string visiting_;  // the decl key of the function being visited (what `this` is in a method)
-  std::set<std::string> reported_fields_;  // reference members reported (once each)
+  std::set<std::string> reported_fields_;  // reference and function-pointer members reported (once each)
   std::filesystem::path include_dir_;
   std::set<std::string> refuse_toolkit_headers();
   CXIndex index_ = nullptr;
@@ -494,6 +499,9 @@ class Translator {
   struct Scratch {
     std::string key, name, directive;
     std::string record, view;  // the struct's Metal type and the view's name, or empty
+    std::string dtype, elements;  // the directive's dtype and element count
+    std::string part_of;  // a part at an offset (`float* sums = ws + rows;`): the allocation's name
+    bool read_only = false;  // a part through a pointer to const
   };
   // (`written`: where the kernel's template arguments are written, set when the initializer names a kernel template)
   CXCursor kernel_of_pointer(CXCursor variable, const Launch& launch, CXCursor* written = nullptr);

@@ -96,6 +96,20 @@ TEST(Tasks, BuiltinTasksLoadAndDeclareEveryRequiredField) {
     EXPECT_TRUE(names.count(required)) << required;
 }
 
+// A metal run of a task with only [entry.cuda] is a port's (`ksearch run --from`): exports, jobs and resumes load the
+// task as it evaluated it, with the cuda entry's arguments as its metal entry; other runs load the file as it is.
+TEST(Tasks, APortsRunLoadsTheCudaEntryAsItsMetalEntry) {
+  const std::string file = std::string(KSEARCH_TEST_DATA) + "/../translate/tasks/softmax/task.toml";
+  const Task as_written = ksearch::tasks::load_task(file);
+  ASSERT_FALSE(as_written.entries.count("metal"));
+  EXPECT_FALSE(ksearch::tasks::load_run_task(file, "cuda").entries.count("metal"));
+  const Task ported = ksearch::tasks::load_run_task(file, "metal");
+  ASSERT_TRUE(ported.entries.count("metal"));
+  EXPECT_EQ(ported.entry("metal").backend, "metal");
+  EXPECT_EQ(ported.entry("metal").args, as_written.entry("cuda").args);
+  EXPECT_TRUE(ported.entry("metal").seed.empty());
+}
+
 // On every backend of every built-in task, the held-out workloads go beyond the visible ones, so that a kernel
 // which hard-codes what it saw fails the final verdict: each axis and each float param (an eps) takes a value
 // there that no visible workload has; every value of an integer param (an option: a mask, a layout) and every

@@ -25,6 +25,8 @@ struct BlockReduce {
   __device__ T Sum(T, int) { return {}; }
   template <class Op> __device__ T Reduce(T, Op) { return {}; }
   template <class Op> __device__ T Reduce(T, Op, int) { return {}; }
+  template <int N> __device__ T Sum(T (&)[N]) { return {}; }
+  template <int N, class Op> __device__ T Reduce(T (&)[N], Op) { return {}; }
 };
 // The one-item scans of BlockScan and WarpScan (with or without the aggregate, with or without an initial value).
 template <class T>

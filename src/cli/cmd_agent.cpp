@@ -65,7 +65,7 @@ std::string why_no_request(const store::RunStore& store, const search::RunSummar
   const std::string dir = store.dir().string();
   if (s.phase == "done")
     return fmt::format("the run is finished ({}); best: {}; see `ksearch show {}`", s.stop_reason.empty() ? "done" : s.stop_reason,
-                       s.has_best ? fmt::format("c{} {:.2f}x vs seed", s.best_candidate, s.best_speedup) : "none", dir);
+                       s.has_best ? fmt::format("c{} {}", s.best_candidate, s.best_timing_text()) : "none", dir);
   if (const auto pid = store::RunLock::holder(store.dir()))
     return fmt::format("the run is busy: another ksearch process (pid {}) is continuing it, {}; the next request appears when it "
                        "asks (run `ksearch agent next {}` again then)",

@@ -52,8 +52,7 @@ void setup(CLI::App& app, int& exit_code) {
                s.run_dir, s.task, s.backend, s.strategy, s.proposer, s.phase, s.stop_reason.empty() ? "" : " (" + s.stop_reason + ")", s.rounds,
                s.rounds_budget, s.cycles, s.evaluations, s.elapsed_seconds);
     if (s.has_best)
-      fmt::print("best: c{} {:.2f}x vs seed, {:.4f} ms, roofline {:.1f}%, held-out {}\n", s.best_candidate, s.best_speedup,
-                 s.best_median_ms, 100 * s.best_roofline,
+      fmt::print("best: c{} {}, held-out {}\n", s.best_candidate, s.best_timing_text(),
                  s.held_out_passed ? (*s.held_out_passed ? "passed" : "FAILED") : "not checked yet");
     else
       fmt::print("best: none\n");

@@ -194,14 +194,14 @@ int run_session(store::RunStore& store, const Task& task, Backend& backend, prop
     fmt::print("\n{}: {} rounds, {} evaluations, {:.0f}s\n", s.stop_reason.empty() ? "finished" : s.stop_reason, s.rounds,
                s.evaluations, s.elapsed_seconds);
     if (s.has_best)
-      fmt::print("best: {} {:.2f}x vs seed on the visible workloads ({:.4f} ms, roofline {:.1f}%), held-out: {}\n",
-                 cid(s.best_candidate), s.best_speedup, s.best_median_ms, 100 * s.best_roofline,
+      fmt::print("best: {} {} on the visible workloads, held-out: {}\n", cid(s.best_candidate), s.best_timing_text(),
                  !s.held_out_passed ? std::string("none in the task")
                  : !*s.held_out_passed ? std::string("FAILED")
                  // Faster where the search looked and slower elsewhere: the kernel is tuned to the visible shapes.
                  : s.held_out_speedup > 0 && s.held_out_speedup < 1
                      ? fmt::format("passed but SLOWER than the seed ({:.2f}x): a regression on the held-out workloads", s.held_out_speedup)
-                     : fmt::format("passed ({:.2f}x)", s.held_out_speedup));
+                 : s.held_out_speedup > 0 ? fmt::format("passed ({:.2f}x)", s.held_out_speedup)
+                                          : std::string("passed"));
     else
       fmt::print("no candidate passed\n");
     for (const auto& line : s.retime_lines) fmt::print("{}\n", line);

@@ -830,6 +830,11 @@ void Search::do_final() {
                                         : std::string("no candidate passed the visible and held-out workloads")});
 }
 
+std::string RunSummary::best_timing_text() const {
+  if (best_median_ms <= 0) return "correct, not timed on this host";
+  return fmt::format("{:.2f}x vs seed ({:.4f} ms, roofline {:.1f}%)", best_speedup, best_median_ms, 100 * best_roofline);
+}
+
 json RunSummary::to_json() const {
   json j = {{"task", task},
             {"backend", backend},

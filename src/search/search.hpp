@@ -89,6 +89,9 @@ struct RunSummary {
   // What a user should read of it: the best's interval, then ties, noise and failures, one line each.
   std::vector<std::string> retime_lines;
   nlohmann::json to_json() const;
+  // The best's timing as a user reads it: "2.31x vs seed (0.0421 ms, roofline 38.0%)", or, where the backend only
+  // checks correctness here (metal on Linux), "correct, not timed on this host" instead of a speedup of 0.
+  std::string best_timing_text() const;
 };
 RunSummary summarize(const store::RunStore& store);
 

@@ -111,6 +111,19 @@ struct Buffer {
   std::size_t bytes = 0;
 };
 
+// The order in which a run's threads take turns where they do not wait for one another (docs/METALSIM.md, "Schedules").
+// A GPU promises none: a kernel whose results differ between schedules has a race or probes the schedule.
+enum class Schedule {
+  in_order,         // threadgroups and threads by index, each thread running until it waits (a barrier, a SIMD-group
+                    // function) or ends
+  reversed,         // threadgroups, SIMD groups and the lanes within each in reverse index order
+  atomic_lockstep,  // in order, but every thread waits for its turn before each atomic operation: the lanes of a SIMD
+                    // group (and the SIMD groups) each do an atomic operation before any goes on past its next one, as
+                    // a GPU executes one instruction for the whole SIMD group
+};
+inline constexpr Schedule kSchedules[] = {Schedule::in_order, Schedule::reversed, Schedule::atomic_lockstep};
+std::string_view schedule_name(Schedule s);  // "in-order", "reversed", "atomic-lockstep"
+
 struct RunOptions {
   bool check_bounds = true;         // device buffers get red zones; OOB accesses are reported
   bool check_races = true;          // data races on threadgroup and device memory
@@ -122,11 +135,12 @@ struct RunOptions {
   // The byte that threadgroup memory holds before a thread writes it (variables and, with bounds checks, the red zones
   // around them): what an uninitialized or out-of-bounds read finds. 0xFF: NaN, all ones.
   unsigned char threadgroup_fill = 0xFF;
+  Schedule schedule = Schedule::in_order;
 };
 
 enum class DiagnosticKind {
   OutOfBounds,
-  ThreadgroupMemoryLimit,  // more than 32 KiB of threadgroup memory
+  ThreadgroupMemoryLimit,  // more than 32 KiB of threadgroup variables declared
   ThreadgroupTooLarge,     // more than 1024 threads per threadgroup
   BarrierDivergence,       // a barrier not reached by every thread, or different barriers
   Deadlock,

@@ -602,8 +602,8 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
           for (std::size_t q = 0; q < name_pos; ++q) type += (q ? " " : "") + t[toks[q]].text;
         }
         const std::string& name = t[toks[name_pos]].text;
-        emitted += "auto& " + name + " = ::metal::__ms_tg<" + type + dims + ">(" + std::to_string(next_id++) + "u, \"" +
-                   name + "\"); ";
+        emitted += "auto& " + name + " = ::metal::__ms_tg<" + type + dims + ", " + std::to_string(next_id++) + "u, \"" +
+                   name + "\">(); ";
       }
       out += emitted + newlines_of(all_text);
       i = end;

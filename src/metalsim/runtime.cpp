@@ -52,6 +52,15 @@ std::string_view diagnostic_kind_name(DiagnosticKind k) {
   return "unknown";
 }
 
+std::string_view schedule_name(Schedule s) {
+  switch (s) {
+    case Schedule::in_order: return "in-order";
+    case Schedule::reversed: return "reversed";
+    case Schedule::atomic_lockstep: return "atomic-lockstep";
+  }
+  return "unknown";
+}
+
 namespace {
 
 constexpr uint32_t kSimdWidth = 32;
@@ -536,14 +545,6 @@ void* rt_threadgroup_alloc(uint32_t id, uint32_t bytes, uint32_t align, const ch
     w.arena_used = off + bytes;
   }
   w.vars.push_back({id, static_cast<uint32_t>(off), bytes, name});
-  if (w.metal_bytes > kTgLimit) {
-    std::string list;
-    for (const auto& v : w.vars) list += (list.empty() ? "" : ", ") + v.name + " " + std::to_string(v.bytes) + " B";
-    w.run->report(DiagnosticKind::ThreadgroupMemoryLimit, "limit",
-                  "threadgroup memory of " + std::to_string(w.metal_bytes) + " bytes exceeds Metal's 32768-byte limit (" +
-                      list + ")",
-                  nullptr, w.tg_pos, name, false);
-  }
   if (w.shadow.size() < w.arena_used) w.shadow.resize(w.arena_used, Shadow{});
   return w.arena.data() + off;
 }
@@ -951,7 +952,17 @@ void rt_access(const void* addr, uint32_t bytes, int kind, const void* pc) {
   const bool copy = kind & kCopy;
   kind &= ~kCopy;
   check_pending_store(w, *th);
+  // The hook runs before the operation: every other runnable thread takes its turn first (Schedule::atomic_lockstep).
+  if (w.run->opt.schedule == Schedule::atomic_lockstep && w.fiber_mode &&
+      (kind == kAtomic || kind == kAtomicPoll || kind == kAtomicStore))
+    yield_to_scheduler(w);
   const auto* p = static_cast<const unsigned char*>(addr);
+  // A range past the top of the address space (a pointer of all ones read from uninitialized memory) lies nowhere;
+  // the checks below, which add its size to it, would find it at address 0 and in any range.
+  if (reinterpret_cast<uintptr_t>(p) > UINTPTR_MAX - bytes) {
+    if (w.run->opt.check_bounds) refuse_outside_access(w, *th, p, bytes, kind, pc);
+    return;
+  }
   // The values a SIMD-group function exchanged, which the shim reads lane by lane: the runtime's own memory.
   if (th->snap && p >= th->snap->slots && p + bytes <= th->snap->slots + sizeof th->snap->slots) return;
   th->access_pc = pc;
@@ -1142,6 +1153,12 @@ void prepare_stacks(Worker& w, uint32_t n, std::size_t stack_bytes) {
   for (uint32_t i = 0; i < n; ++i) mprotect(w.stacks + i * stack_bytes, 4096, PROT_NONE);
 }
 
+// The index of the thread (or threadgroup) that takes turn `turn` of `count`: reversed by Schedule::reversed, which
+// reverses the SIMD groups and the lanes within each.
+uint64_t in_turn(const Run& r, uint64_t turn, uint64_t count) {
+  return r.opt.schedule == Schedule::reversed ? count - 1 - turn : turn;
+}
+
 void run_threadgroup(Worker& w, uint64_t k) {
   Run& r = *w.run;
   uint32_t tgp[3];
@@ -1180,7 +1197,8 @@ void run_threadgroup(Worker& w, uint64_t k) {
 
   if (!w.fiber_mode) {
     w.stack_top = static_cast<unsigned char*>(__builtin_frame_address(0));
-    for (auto& th : w.threads) {
+    for (uint32_t turn = 0; turn < n; ++turn) {
+      Thread& th = w.threads[in_turn(r, turn, n)];
       w.cur = &th;
       if (setjmp(w.thread_exit) != 0) break;  // stopped by a fatal finding
       r.entry(r.bufs.data(), &th.args);
@@ -1195,7 +1213,8 @@ void run_threadgroup(Worker& w, uint64_t k) {
   }
   for (;;) {
     bool progress = false;
-    for (auto& th : w.threads) {
+    for (uint32_t turn = 0; turn < n; ++turn) {
+      Thread& th = w.threads[in_turn(r, turn, n)];
       if (th.state != State::Runnable) continue;
       progress = true;
       w.cur = &th;
@@ -1230,9 +1249,9 @@ void worker_main(Run& r, bool fiber_mode) {
   if (fiber_mode) prepare_stacks(*w, r.tg[0] * r.tg[1] * r.tg[2], std::max<std::size_t>(r.opt.stack_bytes, 16384));
   const uint64_t total = static_cast<uint64_t>(r.ntg[0]) * r.ntg[1] * r.ntg[2];
   for (;;) {
-    uint64_t k = r.next_tg.fetch_add(1);
-    if (k >= total || r.stop) break;
-    run_threadgroup(*w, k);
+    uint64_t turn = r.next_tg.fetch_add(1);
+    if (turn >= total || r.stop) break;
+    run_threadgroup(*w, in_turn(r, turn, total));
   }
   {
     std::lock_guard<std::mutex> lock(r.workers_mu);
@@ -1318,6 +1337,26 @@ KernelImage image_of(void* h) {
   return image;
 }
 
+// Metal's compiler gives every threadgroup variable a kernel declares memory of its own (none overlap), whether a thread
+// reaches its declaration or not, and refuses a pipeline whose total exceeds 32 KiB; MLX's custom kernels get no
+// dynamic threadgroup memory besides. Reported before the launch; the run goes on, for the kernel's other findings.
+void check_declared_threadgroup_memory(Run& r, const std::vector<ms_tg_decl>& variables) {
+  uint64_t total = 0;
+  std::string list, crossing;  // crossing: the variable whose memory passes the limit
+  for (const ms_tg_decl& v : variables) {
+    total = (total + v.align - 1) / v.align * v.align + v.bytes;
+    list += (list.empty() ? "'" : ", '") + std::string(v.name) + "' (" + std::to_string(v.bytes) + " B)";
+    if (total > kTgLimit && crossing.empty()) crossing = v.name;
+  }
+  if (total <= kTgLimit) return;
+  r.report(DiagnosticKind::ThreadgroupMemoryLimit, "limit",
+           "threadgroup memory of " + std::to_string(total) + " bytes exceeds Metal's 32768-byte limit: the kernel "
+               "declares " + list + ". Metal's compiler gives every threadgroup variable of a kernel its own memory, "
+               "whether a thread reaches its declaration or not, so the pipeline cannot be created (declare one array "
+               "and use it in every branch)",
+           nullptr, nullptr, crossing, false);
+}
+
 struct Library {
   void* handle = nullptr;
   EntryFn entry = nullptr;
@@ -1325,6 +1364,7 @@ struct Library {
   int* checking = nullptr;
   std::unique_ptr<LineTable> lines;
   KernelImage image;
+  std::vector<ms_tg_decl> threadgroup_variables;  // every one the kernel declares, by id
   std::mutex run_mu;  // the .so's checking flag is global: one run at a time per library
 };
 
@@ -1346,13 +1386,22 @@ Library* load_library(const std::filesystem::path& so, std::string& err) {
   lib->info = static_cast<const ms_kernel_info*>(dlsym(h, "metalsim_info"));
   auto** rt = static_cast<const ms_runtime**>(dlsym(h, "metalsim_rt"));
   lib->checking = static_cast<int*>(dlsym(h, "metalsim_checking"));
-  if (!lib->entry || !lib->info || !rt || !lib->checking || lib->info->abi_version != METALSIM_ABI_VERSION) {
+  using DeclsFn = const ms_tg_decl* (*)(uint32_t*);
+  const auto declarations = reinterpret_cast<DeclsFn>(dlsym(h, "metalsim_tg_decls"));
+  if (!lib->entry || !lib->info || !rt || !lib->checking || !declarations ||
+      lib->info->abi_version != METALSIM_ABI_VERSION) {
     err = "not a metalsim kernel library (or ABI mismatch): " + so.string();
     dlclose(h);
     libs.erase(so.string());
     return nullptr;
   }
   *rt = &kRuntime;
+  uint32_t count = 0;
+  const ms_tg_decl* first = declarations(&count);
+  for (const ms_tg_decl& d : std::span(first, count))
+    if (d.id != 0) lib->threadgroup_variables.push_back(d);  // id 0: the section's empty entry
+  std::sort(lib->threadgroup_variables.begin(), lib->threadgroup_variables.end(),
+            [](const ms_tg_decl& a, const ms_tg_decl& b) { return a.id < b.id; });
   lib->lines = std::make_unique<LineTable>(so, h);
   lib->image = image_of(h);
   slot = std::move(lib);
@@ -1425,6 +1474,7 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   r.lines = lib->lines.get();
   r.image = &lib->image;
   install_signal_handlers();
+  check_declared_threadgroup_memory(r, lib->threadgroup_variables);
 
   // Buffer table in MLX's buffer-index order.
   std::vector<std::unique_ptr<Padded>> owned;
@@ -1477,7 +1527,11 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
     return invalid("kernel library expects " + std::to_string(lib->info->num_buffers) + " buffers, spec gives " +
                    std::to_string(r.bufs.size()) + " (spec and .so differ?)");
 
-  *lib->checking = (options.check_bounds || options.check_races || options.check_uninitialized) ? 1 : 0;
+  // The hooks also give Schedule::atomic_lockstep its turns at atomic operations.
+  *lib->checking = (options.check_bounds || options.check_races || options.check_uninitialized ||
+                    options.schedule == Schedule::atomic_lockstep)
+                       ? 1
+                       : 0;
   unsigned nw = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
   const uint64_t total = static_cast<uint64_t>(r.ntg[0]) * r.ntg[1] * r.ntg[2];
   nw = static_cast<unsigned>(std::min<uint64_t>(nw, total));

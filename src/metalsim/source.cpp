@@ -328,6 +328,12 @@ HostSource build_host_source(const KernelSpec& spec) {
   o << "extern \"C\" const ms_kernel_info metalsim_info = {METALSIM_ABI_VERSION, " << hs.num_buffers << "u, "
     << (hs.uses_sync ? 1 : 0) << "};\n";
   o << "extern \"C\" { const ms_runtime* metalsim_rt; int metalsim_checking; }\n";
+  // The kernel's threadgroup variables (the shim's __ms_tg_declaration), for the runtime's check of their total.
+  o << "[[gnu::used, gnu::section(\"metalsim_tg\")]] static constexpr ms_tg_decl __ms_tg_none{};\n"
+       "extern \"C\" __attribute__((visibility(\"hidden\"))) const ms_tg_decl __start_metalsim_tg[], __stop_metalsim_tg[];\n"
+       "extern \"C\" MS_NOSAN_CALL const ms_tg_decl* metalsim_tg_decls(uint32_t* count) {\n"
+       "  *count = uint32_t(__stop_metalsim_tg - __start_metalsim_tg);\n"
+       "  return __start_metalsim_tg; }\n";
   // ThreadSanitizer instrumentation hooks: every load/store of the kernel calls
   // these; metalsim uses them for bounds, race and initialization checks. Never inlined: their return address is
   // the access's place in the kernel's code (the line a finding names).

@@ -46,11 +46,26 @@ inline std::string describe(const RunResult& r) {
   return s;
 }
 
-// Runs and fails the test with the diagnostics unless the run is clean.
+// Runs under every schedule, the in-order one last (its outputs are what the test checks), each from the outputs'
+// bytes before the runs, and fails the test with the diagnostics unless every run is clean and leaves the same bytes.
 inline RunResult run_ok(const std::string& so, const KernelSpec& s, std::vector<Buffer> in, std::vector<Buffer> out,
                         RunOptions o = {}) {
-  RunResult r = run(so, s, in, out, o);
-  EXPECT_TRUE(r.ok) << describe(r);
+  auto bytes_of = [&] {
+    std::vector<std::vector<unsigned char>> v;
+    for (const auto& b : out) v.emplace_back(static_cast<unsigned char*>(b.data), static_cast<unsigned char*>(b.data) + b.bytes);
+    return v;
+  };
+  const auto before = bytes_of();
+  std::vector<std::vector<unsigned char>> first;
+  RunResult r;
+  for (Schedule schedule : {Schedule::reversed, Schedule::atomic_lockstep, Schedule::in_order}) {
+    for (std::size_t i = 0; i < out.size(); ++i) std::memcpy(out[i].data, before[i].data(), before[i].size());
+    o.schedule = schedule;
+    r = run(so, s, in, out, o);
+    EXPECT_TRUE(r.ok) << schedule_name(schedule) << " schedule: " << describe(r);
+    if (first.empty()) first = bytes_of();
+    else EXPECT_TRUE(bytes_of() == first) << "outputs under the " << schedule_name(schedule) << " schedule differ from the reversed one's";
+  }
   return r;
 }
 

@@ -638,3 +638,64 @@ TEST(MetalsimDiagnostics, MismatchedBuffersAreInvalidLaunch) {
   RunResult r = run(so, s, in, std::span<Buffer>(&ob, 1));
   ASSERT_TRUE(has_kind(r, DiagnosticKind::InvalidLaunch));
 }
+
+// Schedules (docs/METALSIM.md, "Schedules"): a GPU runs threads in no fixed order, so a kernel's results must not
+// depend on the emulator's.
+RunOptions with_schedule(Schedule schedule) {
+  RunOptions o;
+  o.schedule = schedule;
+  return o;
+}
+
+// A counter read back after every thread's increment tells one thread at a time (after the barrier the last thread to
+// reach it goes on first, then the others in the schedule's order) from a GPU's SIMD-group lockstep, where every
+// thread finds every increment.
+TEST(MetalsimDiagnostics, ScheduleProbeSeesEachScheduleItsOwnWay) {
+  const KernelSpec s = spec64("schedule_probe_bug", "schedule_probe_bug.metal");
+  const Launch in_order = launch(s, with_schedule(Schedule::in_order));
+  const Launch reversed = launch(s, with_schedule(Schedule::reversed));
+  const Launch lockstep = launch(s, with_schedule(Schedule::atomic_lockstep));
+  for (const Launch* l : {&in_order, &reversed, &lockstep}) ASSERT_TRUE(l->result.ok) << describe(l->result);
+  EXPECT_EQ(in_order.out[63], 1.0f);
+  EXPECT_EQ(in_order.out[0], 2.0f);
+  EXPECT_EQ(in_order.out[62], 64.0f);
+  EXPECT_EQ(reversed.out[0], 1.0f);
+  EXPECT_EQ(reversed.out[63], 2.0f);
+  EXPECT_EQ(reversed.out[1], 64.0f);
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(lockstep.out[i], 64.0f) << i;
+}
+
+// Partials stored into threadgroup atomics and summed by the last thread with no barrier between: the in-order
+// schedule runs that thread last; the reversed one first, where it reads partials nobody stored yet.
+TEST(MetalsimDiagnostics, AtomicPartialsWithoutABarrierFailUnderTheReversedSchedule) {
+  const KernelSpec s = spec64("atomic_partials_no_barrier_bug", "atomic_partials_no_barrier_bug.metal");
+  const Launch in_order = launch(s, with_schedule(Schedule::in_order));
+  ASSERT_TRUE(in_order.result.ok) << describe(in_order.result);
+  EXPECT_EQ(in_order.out[0], 64.0f * 65.0f / 2.0f);
+  const Launch reversed = launch(s, with_schedule(Schedule::reversed));
+  EXPECT_TRUE(has_kind(reversed.result, DiagnosticKind::UninitializedRead)) << describe(reversed.result);
+}
+
+// The same with barriers, a counter and a histogram: the same outputs under every schedule (run_ok compares them).
+TEST(MetalsimDiagnostics, AtomicsOrderedByBarriersAgreeUnderEverySchedule) {
+  const KernelSpec s = spec64("atomic_partials_ok", "atomic_partials_ok.metal");
+  const std::string so = build(s);
+  ASSERT_FALSE(so.empty());
+  std::vector<float> a(64), out(64, 0.0f);
+  for (int i = 0; i < 64; ++i) a[i] = float(i) + 1.0f;
+  run_ok(so, s, {buf(s.inputs[0], a)}, {buf(s.outputs[0], out)});
+  EXPECT_EQ(out[0], 64.0f * 65.0f / 2.0f);
+  for (int b = 0; b < 4; ++b) EXPECT_EQ(out[1 + b], 16.0f) << b;
+  EXPECT_EQ(out[5], 64.0f);
+}
+
+// Metal sizes a kernel's threadgroup memory from every variable it declares: two branches' arrays count together,
+// though a threadgroup reaches one of them.
+TEST(MetalsimDiagnostics, ThreadgroupVariablesOfEveryBranchCountTowardTheLimit) {
+  const Launch l = launch(spec64("tgmem_per_branch_bug", "tgmem_per_branch_bug.metal"));
+  const std::string message = only_diagnostic(l, DiagnosticKind::ThreadgroupMemoryLimit, "large_tile");
+  EXPECT_TRUE(contains(message, "threadgroup memory of 36864 bytes exceeds Metal's 32768-byte limit") &&
+              contains(message, "'small_tile' (16384 B), 'large_tile' (20480 B)") &&
+              contains(message, "whether a thread reaches its declaration or not"))
+      << message;
+}

@@ -115,8 +115,9 @@ class MetalBackend : public Backend {
   }
 
   bool timing_available() const override { return on_apple_gpu(); }
-  // Emulation runs every thread on the host with checks on: a realistic scan takes minutes here.
-  std::chrono::milliseconds call_timeout() const override { return std::chrono::minutes(5); }
+  // Emulation runs every thread on the host with checks on: a realistic scan takes minutes here, and most calls run
+  // the kernels twice, under two schedules (runner_call.hpp), each run within metalsim's 240 s limit.
+  std::chrono::milliseconds call_timeout() const override { return std::chrono::minutes(10); }
 
   const HardwareProfile& profile() override {
     if (!profile_) {
@@ -317,9 +318,25 @@ class MetalBackend : public Backend {
                           {"kernels", kernels},
                           {"scratch", scratch}});
     }
+    // The call's outputs and their tolerances: the runner compares a call's runs under two schedules with them.
+    nlohmann::json outputs = nlohmann::json::array();
+    size_t slot = 0;
+    for (const auto& a : layout.args) {
+      if (a.kind != CallArg::Kind::tensor) continue;
+      if (a.is_output) {
+        const tasks::Tolerance tolerance = task.tolerance(a.tensor->dtype);
+        outputs.push_back({{"slot", slot},
+                           {"name", a.name},
+                           {"dtype", std::string(dtype_name(a.tensor->dtype))},
+                           {"rtol", tolerance.rtol},
+                           {"atol", tolerance.atol}});
+      }
+      ++slot;
+    }
     // No "library" key: the runner must not snapshot and restore the .so's data, which holds
     // metalsim's runtime hooks (Metal kernels cannot keep state in program-scope variables anyway).
     result.artifact = {{"variants", variants},
+                       {"outputs", outputs},
                        {"readable", std::vector<std::string>(readable.begin(), readable.end())}};
     result.ok = true;
     return finish();

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -262,7 +263,9 @@ class MlxDevice : public ksearch::runner::RunnerDevice {
       for (const auto& k : v.kernels) kernels_.back().push_back(make_kernel(k.spec));
     }
     // Read now: the CPU count comes from /sys, which cannot be opened after loading.
-    options_.workers = std::max(1u, std::thread::hardware_concurrency());
+    ms::RunOptions options;  // every check on
+    options.workers = std::max(1u, std::thread::hardware_concurrency());
+    calls_.emplace(artifact_, options);
     std::fprintf(stderr,
                  "metal backend: MLX %s without Metal builds each kernel call; metalsim runs it on the CPU: "
                  "correctness only, no timing on this host\n",
@@ -270,16 +273,13 @@ class MlxDevice : public ksearch::runner::RunnerDevice {
   }
 
   void call(const ksearch::runner::CallArgs& args) override {
-    const metal::Variant& v = artifact_.find(args);
-    metal::CallBuffers buffers(v, args);
-    const auto& kernels = kernels_[size_t(&v - artifact_.variants.data())];
     // Each kernel of a sequence is one MLX call, checked and run in order: later kernels read what
     // earlier ones wrote.
-    for (size_t i = 0; i < v.kernels.size(); ++i) {
+    calls_->call(args, [&](const metal::Variant& v, size_t i, metal::CallBuffers& buffers) {
       const metal::KernelCall& k = v.kernels[i];
-      check_same_kernel(record_call(kernels[i], k.spec, wrap_all(buffers.inputs(k))).at(0), k.spec, v.workload);
-      metal::run_checked(k, buffers, options_, v.kernels.size() > 1);
-    }
+      const auto& kernel = kernels_[size_t(&v - artifact_.variants.data())][i];
+      check_same_kernel(record_call(kernel, k.spec, wrap_all(buffers.inputs(k))).at(0), k.spec, v.workload);
+    });
   }
 
   double timed_call(const ksearch::runner::CallArgs&, bool) override {
@@ -289,7 +289,7 @@ class MlxDevice : public ksearch::runner::RunnerDevice {
  private:
   metal::RunnerArtifact artifact_;
   std::vector<std::vector<mx::fast::CustomKernelFunction>> kernels_;  // parallel to artifact_.variants
-  ms::RunOptions options_;                                // every check on
+  std::optional<metal::ScheduledCalls> calls_;
 };
 
 #endif

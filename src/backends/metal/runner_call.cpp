@@ -1,6 +1,9 @@
 #include "backends/metal/runner_call.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 
 namespace ksearch::metal {
@@ -50,6 +53,49 @@ std::string describe(const ms::RunResult& r, const KernelCall& kernel) {
   return text;
 }
 
+// The schedule of each call's second run, by turn: none at first (the call runs once, as metalsim's in-order
+// schedule has it), then the others.
+constexpr ms::Schedule kSecondSchedule[] = {ms::Schedule::in_order, ms::Schedule::reversed, ms::Schedule::atomic_lockstep};
+
+// A second run's schedule (never the in-order one), for messages.
+std::string schedule_text(ms::Schedule s) {
+  return s == ms::Schedule::reversed
+             ? "metalsim's reversed schedule (threadgroups, SIMD groups and the lanes of each in reverse order)"
+             : "metalsim's atomic-lockstep schedule (the lanes of a SIMD group each do an atomic operation before any "
+               "goes on, as a GPU executes one instruction for the whole SIMD group)";
+}
+
+constexpr const char* kOrderDependence =
+    "the result depends on the order threads run in, which a GPU does not fix: a data race (threads reading what others "
+    "write, through atomics too, with no barrier between) or a kernel that probes the emulator's schedule";
+
+// Where two runs' contents of an output lie further apart than two results within the task's tolerance of the
+// reference can (three times its bound, measured from the larger value), or "".
+std::string difference(const CallOutput& o, const std::vector<std::byte>& first, const void* second) {
+  for (size_t i = 0; i < first.size() / dtype_size(o.dtype); ++i) {
+    const double a = load_as_double(first.data(), i, o.dtype), b = load_as_double(second, i, o.dtype);
+    if (a == b || (std::isnan(a) && std::isnan(b))) continue;
+    if (std::isfinite(a) && std::isfinite(b) &&
+        std::fabs(a - b) <= 3 * (o.atol + o.rtol * std::max(std::fabs(a), std::fabs(b))))
+      continue;
+    std::ostringstream text;
+    text.precision(9);
+    text << "output '" << o.name << "' element " << i << " is " << a << " under the in-order schedule and " << b;
+    return text.str();
+  }
+  return "";
+}
+
+// The bytes of the call's outputs (empty for an absent optional tensor).
+std::vector<std::vector<std::byte>> output_bytes(const std::vector<CallOutput>& outputs, const runner::CallArgs& args) {
+  std::vector<std::vector<std::byte>> bytes;
+  for (const auto& o : outputs) {
+    const auto* at = static_cast<const std::byte*>(args.ptrs.at(o.slot));
+    bytes.emplace_back(at, at ? at + args.bytes.at(o.slot) : at);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 RunnerArtifact RunnerArtifact::parse(const nlohmann::json& artifact) {
@@ -66,6 +112,10 @@ RunnerArtifact RunnerArtifact::parse(const nlohmann::json& artifact) {
                                  s.at("shape").get<std::vector<int64_t>>()});
     a.variants.push_back(std::move(variant));
   }
+  for (const auto& o : artifact.at("outputs"))
+    a.outputs.push_back({o.at("slot").get<size_t>(), o.at("name").get<std::string>(),
+                         parse_dtype(o.at("dtype").get<std::string>()), o.at("rtol").get<double>(),
+                         o.at("atol").get<double>()});
   return a;
 }
 
@@ -133,10 +183,47 @@ std::vector<ms::Buffer> CallBuffers::outputs(const KernelCall& kernel) {
   return out;
 }
 
-void run_checked(const KernelCall& kernel, CallBuffers& buffers, const metalsim::RunOptions& options, bool name_kernel) {
-  std::vector<ms::Buffer> inputs = buffers.inputs(kernel), outputs = buffers.outputs(kernel);
-  const ms::RunResult r = ms::run(kernel.so, kernel.spec, inputs, outputs, options);
-  if (!r.ok) throw std::runtime_error((name_kernel ? "kernel " + kernel.spec.name + ": " : std::string()) + describe(r, kernel));
+ScheduledCalls::ScheduledCalls(const RunnerArtifact& artifact, const metalsim::RunOptions& options)
+    : artifact_(artifact), options_(options), calls_(artifact.variants.size()) {}
+
+void ScheduledCalls::run_kernels(const Variant& v, const runner::CallArgs& args, metalsim::Schedule schedule,
+                                 const BeforeKernel& before_kernel) const {
+  CallBuffers buffers(v, args);  // scratch afresh
+  ms::RunOptions options = options_;
+  options.schedule = schedule;
+  for (size_t i = 0; i < v.kernels.size(); ++i) {
+    const KernelCall& kernel = v.kernels[i];
+    if (before_kernel) before_kernel(v, i, buffers);
+    std::vector<ms::Buffer> inputs = buffers.inputs(kernel), outputs = buffers.outputs(kernel);
+    const ms::RunResult r = ms::run(kernel.so, kernel.spec, inputs, outputs, options);
+    if (!r.ok)
+      throw std::runtime_error((v.kernels.size() > 1 ? "kernel " + kernel.spec.name + ": " : std::string()) +
+                               describe(r, kernel));
+  }
+}
+
+void ScheduledCalls::call(const runner::CallArgs& args, const BeforeKernel& before_kernel) {
+  const Variant& v = artifact_.find(args);
+  const size_t turn = calls_[size_t(&v - artifact_.variants.data())]++;
+  const ms::Schedule second = kSecondSchedule[turn % std::size(kSecondSchedule)];
+  if (second == ms::Schedule::in_order) return run_kernels(v, args, ms::Schedule::in_order, before_kernel);
+  // Both runs start from the outputs as the call passed them (a kernel may accumulate into them).
+  const auto given = output_bytes(artifact_.outputs, args);
+  run_kernels(v, args, ms::Schedule::in_order, before_kernel);
+  const auto first = output_bytes(artifact_.outputs, args);
+  for (size_t i = 0; i < given.size(); ++i)
+    std::copy(given[i].begin(), given[i].end(), static_cast<std::byte*>(args.ptrs[artifact_.outputs[i].slot]));
+  try {
+    run_kernels(v, args, second, {});
+  } catch (const std::exception& e) {
+    throw std::runtime_error("under " + schedule_text(second) + ", after a clean run under the in-order one, " +
+                             e.what() + ". So " + kOrderDependence);
+  }
+  for (size_t i = 0; i < first.size(); ++i)
+    if (const std::string where = difference(artifact_.outputs[i], first[i], args.ptrs[artifact_.outputs[i].slot]);
+        !where.empty())
+      throw std::runtime_error(where + " under " + schedule_text(second) +
+                               ", further apart than two results within the task's tolerance can be: " + kOrderDependence);
 }
 
 }  // namespace ksearch::metal

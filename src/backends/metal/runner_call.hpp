@@ -3,11 +3,13 @@
 // call, docs/METAL.md): the build artifact's variants (one kernel sequence per workload), finding the
 // variant of a call, the call's buffers in each kernel's order, and running them through metalsim.
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/dtype.hpp"
 #include "metalsim/metalsim.hpp"
 #include "runner/child.hpp"
 
@@ -37,8 +39,18 @@ struct Variant {
   std::vector<metalsim::TensorSpec> scratch;  // intermediate buffers of a multi-kernel candidate
 };
 
+// An output tensor of the call (its slot among the call's tensors), and the task's tolerance for its dtype: what two
+// correct results may differ by, twice over.
+struct CallOutput {
+  size_t slot;
+  std::string name;
+  DType dtype;
+  double rtol, atol;
+};
+
 struct RunnerArtifact {
   std::vector<Variant> variants;
+  std::vector<CallOutput> outputs;
 
   static RunnerArtifact parse(const nlohmann::json& artifact);
   // The evaluator sends no workload name: the call's scalars and tensor sizes identify it.
@@ -72,8 +84,27 @@ class CallBuffers {
   std::vector<std::vector<std::byte>> scratch_;
 };
 
-// Runs the kernel with every metalsim check on; throws with metalsim's findings (naming the kernel
-// when `name_kernel`, for multi-kernel candidates).
-void run_checked(const KernelCall& kernel, CallBuffers& buffers, const metalsim::RunOptions& options, bool name_kernel);
+// Called before each kernel of a call's first run (the MLX runner checks MLX's call of the kernel there).
+using BeforeKernel = std::function<void(const Variant&, size_t kernel, CallBuffers&)>;
+
+// Runs the calls of an artifact's kernels with every metalsim check on. A GPU runs threads in no fixed order, so the
+// calls of each workload take turns: the first runs under metalsim's in-order schedule, the next ones under it and
+// then under the reversed and the atomic-lockstep schedule in turn, and a call fails when the second run finds a
+// problem or outputs further apart than two correct results can be (docs/METAL.md, "Schedules"); the outputs the
+// call returns are the second run's. Throws with metalsim's findings.
+class ScheduledCalls {
+ public:
+  ScheduledCalls(const RunnerArtifact& artifact, const metalsim::RunOptions& options);
+  void call(const runner::CallArgs& args, const BeforeKernel& before_kernel = {});
+
+ private:
+  // The variant's kernels under `schedule`, each after `before_kernel` where given.
+  void run_kernels(const Variant& v, const runner::CallArgs& args, metalsim::Schedule schedule,
+                   const BeforeKernel& before_kernel) const;
+
+  const RunnerArtifact& artifact_;
+  metalsim::RunOptions options_;
+  std::vector<size_t> calls_;  // calls so far, per variant
+};
 
 }  // namespace ksearch::metal

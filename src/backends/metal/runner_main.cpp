@@ -2,6 +2,7 @@
 // checks on. Any diagnostic (out-of-bounds access, data race, barrier divergence, ...) fails the
 // call, so the evaluator reports runtime_error with metalsim's message (thread, buffer).
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -17,15 +18,13 @@ class MetalDevice : public ksearch::runner::RunnerDevice {
     artifact_ = metal::RunnerArtifact::parse(artifact);
     artifact_.map_libraries();
     // Read now: the CPU count comes from /sys, which cannot be opened after loading.
-    options_.workers = std::max(1u, std::thread::hardware_concurrency());
+    ksearch::metalsim::RunOptions options;  // every check on
+    options.workers = std::max(1u, std::thread::hardware_concurrency());
+    calls_.emplace(artifact_, options);
     std::fprintf(stderr, "metal backend: kernels emulated on the CPU by metalsim; correctness only, no timing on this host\n");
   }
 
-  void call(const ksearch::runner::CallArgs& args) override {
-    const metal::Variant& v = artifact_.find(args);
-    metal::CallBuffers buffers(v, args);
-    for (const auto& kernel : v.kernels) metal::run_checked(kernel, buffers, options_, v.kernels.size() > 1);
-  }
+  void call(const ksearch::runner::CallArgs& args) override { calls_->call(args); }
 
   double timed_call(const ksearch::runner::CallArgs&, bool) override {
     throw std::runtime_error("the metal backend has no timing on this host: metalsim emulates the GPU on the CPU");
@@ -33,7 +32,7 @@ class MetalDevice : public ksearch::runner::RunnerDevice {
 
  private:
   metal::RunnerArtifact artifact_;
-  ksearch::metalsim::RunOptions options_;  // every check on
+  std::optional<metal::ScheduledCalls> calls_;
 };
 
 }  // namespace

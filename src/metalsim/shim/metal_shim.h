@@ -1587,14 +1587,32 @@ template <class D, class A, class B> inline void simdgroup_multiply(simdgroup_ma
 }
 
 // ---------------------------------------------------------- threadgroup memory
-// `threadgroup T name[N];` is rewritten to `auto& name = __ms_tg<T[N]>(id, "name");`. The alias names the type in
+// `threadgroup T name[N];` is rewritten to `auto& name = __ms_tg<T[N], id, "name">();`. The alias names the type in
 // -fsanitize=array-bounds' report of an index past it, which the runtime leaves to the access check: that one names
 // the variable, and its red zones catch the access a pointer makes too.
 template <class X> using __ms_tg_array = X;
-template <class X> inline __ms_tg_array<X>& __ms_tg(uint32_t id, const char* name) {
-  // Saturated: a 4 GiB array must not pass as an empty one.
-  constexpr uint32_t bytes = sizeof(X) > 0xffffffffu ? 0xffffffffu : uint32_t(sizeof(X));
-  return *(X*)metalsim_rt->threadgroup_alloc(id, bytes, alignof(X), name);
+// A variable's name as a template argument, so that its declaration's entry (below) can hold it.
+template <uint32_t L> struct __ms_tg_name {
+  char text[L];
+  constexpr __ms_tg_name(const char (&s)[L]) {
+    for (uint32_t i = 0; i < L; ++i) text[i] = s[i];
+  }
+};
+// Saturated: a 4 GiB array must not pass as an empty one.
+template <class X> constexpr uint32_t __ms_tg_bytes = sizeof(X) > 0xffffffffu ? 0xffffffffu : uint32_t(sizeof(X));
+template <class X, uint32_t Id, __ms_tg_name Name> constexpr ms_tg_decl __ms_tg_entry() {
+  ms_tg_decl d{Id, __ms_tg_bytes<X>, uint32_t(alignof(X)), {}};
+  for (uint32_t i = 0; i + 1 < sizeof d.name && i < sizeof Name.text; ++i) d.name[i] = Name.text[i];
+  return d;
+}
+// Every declaration the compiler instantiates has an entry in the metalsim_tg section, whether a thread reaches it or
+// not: Metal sizes a kernel's threadgroup memory from all of them, which the runtime checks before a launch.
+template <class X, uint32_t Id, __ms_tg_name Name> struct __ms_tg_declaration {
+  [[gnu::used, gnu::section("metalsim_tg")]] static constexpr ms_tg_decl entry = __ms_tg_entry<X, Id, Name>();
+};
+template <class X, uint32_t Id, __ms_tg_name Name> inline __ms_tg_array<X>& __ms_tg() {
+  (void)&__ms_tg_declaration<X, Id, Name>::entry;
+  return *(X*)metalsim_rt->threadgroup_alloc(Id, __ms_tg_bytes<X>, alignof(X), Name.text);
 }
 
 // ------------------------------------------------ swizzle arguments

@@ -3,7 +3,7 @@
 #pragma once
 #include <stdint.h>
 
-#define METALSIM_ABI_VERSION 4
+#define METALSIM_ABI_VERSION 5
 #define METALSIM_SLOT_BYTES 32
 
 // Kinds of access: plain read, plain write, atomic read-modify-write, the atomic operations a spin-wait repeats
@@ -60,6 +60,14 @@ typedef struct ms_runtime {
   // clang prints it, quoted ("'float[4]'"); index is the value, as unsigned where index_unsigned; pc as above.
   void (*index_out_of_bounds)(const char* array_type, int64_t index, int index_unsigned, const void* pc);
 } ms_runtime;
+
+// A threadgroup variable the kernel declares, in the library's metalsim_tg section (one entry per declaration, reached
+// by a thread or not: Metal's compiler gives each its own memory), which metalsim_tg_decls returns; plus one empty
+// entry (id 0), so that the section always exists.
+typedef struct ms_tg_decl {
+  uint32_t id, bytes, align;
+  char name[52];  // cut to 51 characters
+} ms_tg_decl;
 
 typedef struct ms_kernel_info {
   int abi_version;

@@ -1436,7 +1436,14 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
 
   // Launch geometry, as MLX: the threadgroup is clamped to the grid.
   for (int d = 0; d < 3; ++d) {
-    if (spec.grid[d] <= 0 || spec.threadgroup[d] <= 0) return invalid("grid and threadgroup sizes must be positive");
+    if (spec.grid[d] <= 0 || spec.threadgroup[d] <= 0) {
+      auto sizes = [](const auto& v) {
+        return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + ")";
+      };
+      return invalid("grid " + sizes(spec.grid) + " and threadgroup " + sizes(spec.threadgroup) +
+                     ": every size must be positive (a grid made from an empty input's size is 0: skip the launch for "
+                     "empty inputs)");
+    }
     r.grid[d] = static_cast<uint32_t>(spec.grid[d]);
     r.tg[d] = std::min(static_cast<uint32_t>(spec.threadgroup[d]), r.grid[d]);
     r.ntg[d] = (r.grid[d] + r.tg[d] - 1) / r.tg[d];

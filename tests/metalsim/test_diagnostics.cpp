@@ -639,6 +639,22 @@ TEST(MetalsimDiagnostics, MismatchedBuffersAreInvalidLaunch) {
   ASSERT_TRUE(has_kind(r, DiagnosticKind::InvalidLaunch));
 }
 
+// A grid made from an empty input's size: the message gives the sizes and the usual cause.
+TEST(MetalsimDiagnostics, AnEmptyGridIsInvalidLaunchNamingTheSizes) {
+  KernelSpec s = spec64("oob_ok", "oob_ok.metal", 100, true);
+  const std::string so = build(s);
+  s.grid = {0, 1, 1};
+  std::vector<float> a(100), out(100);
+  std::vector<uint32_t> n{100};
+  Buffer in[2] = {{"a", Dtype::float32, {100}, a.data(), 400}, {"n", Dtype::uint32, {}, n.data(), 4}};
+  Buffer ob{"out", Dtype::float32, {100}, out.data(), 400};
+  const RunResult r = run(so, s, in, std::span<Buffer>(&ob, 1));
+  ASSERT_TRUE(has_kind(r, DiagnosticKind::InvalidLaunch)) << describe(r);
+  EXPECT_TRUE(contains(r.diagnostics[0].message, "grid (0, 1, 1) and threadgroup") &&
+              contains(r.diagnostics[0].message, "empty input"))
+      << describe(r);
+}
+
 // Schedules (docs/METALSIM.md, "Schedules"): a GPU runs threads in no fixed order, so a kernel's results must not
 // depend on the emulator's.
 RunOptions with_schedule(Schedule schedule) {

@@ -20,11 +20,14 @@ class MetalCompileError(MetalsimError):
 
 class MetalRuntimeError(MetalsimError):
     """metalsim reported problems while running the kernel (out-of-bounds access, data race,
-    barrier divergence, ...), or crashed. ``diagnostics`` holds metalsim's records."""
+    barrier divergence, ...), or crashed, or found that the kernel's result depends on the order its
+    threads run in. ``diagnostics`` holds metalsim's records; ``schedule`` names the schedule
+    ("reversed", "atomic-lockstep") under which a schedule dependence showed, else None."""
 
-    def __init__(self, text, diagnostics):
+    def __init__(self, text, diagnostics, schedule=None):
         super().__init__(text)
         self.diagnostics = diagnostics
+        self.schedule = schedule
 
 
 class MetalsimWarning(UserWarning):

@@ -23,6 +23,18 @@ _THREADGROUP_READ_REACHES_NOTE = (
     "the written part"
 )
 
+# metalsim's other schedules (docs/METALSIM.md, "Schedules"), as a message describes them.
+_SCHEDULES = {
+    "reversed": "metalsim's reversed schedule (threadgroups, SIMD groups and the lanes of each in reverse order)",
+    "atomic-lockstep": "metalsim's atomic-lockstep schedule (the lanes of a SIMD group each do an atomic operation "
+    "before any goes on, as a GPU executes one instruction for the whole SIMD group)",
+}
+_ORDER_DEPENDENCE = (
+    "the result depends on the order threads run in, which a GPU does not fix: a data race (threads reading what "
+    "others write, through atomics too, with no barrier between) or a kernel that probes the emulator's schedule. "
+    "On a Mac its outputs may differ from these. (METALSIM_SCHEDULES=in-order skips this check.)"
+)
+
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 # MLX's own factory, taken before patch() can replace it. Each factory and kernel call is handed to
@@ -142,6 +154,9 @@ class MetalKernel:
             print(f"Generated source code for `{self.name}`:\n```\n{generated}\n```")
         if result["stage"] == "compile":
             raise _compile_error(self.name, result["compile"], self._prelude.count("\n"), template)
+        dependence = result["run"].get("schedule_dependence")
+        if dependence is not None:
+            raise _schedule_error(self.name, dependence)
         if not result["ok"]:
             diagnostics = result["run"]["diagnostics"]
             _raise_threadgroup_too_large(diagnostics, threadgroup)
@@ -330,3 +345,24 @@ def _runtime_text(kernel_name, diagnostics, threadgroup_reads_reach_outputs=Fals
 
 def _runtime_error(kernel_name, diagnostics, threadgroup_reads_reach_outputs=False):
     return MetalRuntimeError(_runtime_text(kernel_name, diagnostics, threadgroup_reads_reach_outputs), diagnostics)
+
+
+def _schedule_error(kernel_name, dependence):
+    """The error for a kernel whose run under another of metalsim's schedules (ksearch-metalsim's
+    "schedule_dependence") found problems, or outputs that differ from the in-order run's."""
+    schedule = _SCHEDULES.get(dependence["schedule"], f"metalsim's {dependence['schedule']} schedule")
+    diagnostics = dependence.get("diagnostics", [])
+    if diagnostics:
+        count = len(diagnostics)
+        found = "\n".join(
+            f"  {d['kind']}: {d['message']}" + (f" ({d['count']} times)" if d["count"] > 1 else "") for d in diagnostics
+        )
+        text = (f"[metal_kernel] kernel '{kernel_name}' ran clean under metalsim's in-order schedule, but under "
+                f"{schedule} metalsim found {count} problem{'s' if count != 1 else ''}:\n{found}\nSo {_ORDER_DEPENDENCE}")
+    else:
+        index = dependence.get("index") or []
+        where = f"[{', '.join(str(i) for i in index)}]" if index else f" element {dependence['element']}"
+        text = (f"[metal_kernel] kernel '{kernel_name}': output '{dependence['output']}'{where} is "
+                f"{dependence['in_order']} under metalsim's in-order schedule and {dependence['value']} under "
+                f"{schedule}: {_ORDER_DEPENDENCE}")
+    return MetalRuntimeError(text, diagnostics, dependence["schedule"])

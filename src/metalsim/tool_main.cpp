@@ -6,19 +6,29 @@
 // SPEC.json is metalsim's spec JSON (spec_from_json). IN.bin holds the inputs' row-contiguous
 // bytes (an input with strides: the memory its view spans) back to back in spec order; OUT.bin receives the outputs the same way. stdout gets one
 // JSON object: {"ok", "stage": "compile"|"run", "compile": {...}, "run": {...}[, "source"]}.
+//
+// A kernel whose text has atomics or threadgroup variables runs again under metalsim's other schedules (reversed,
+// atomic-lockstep; docs/METALSIM.md "Schedules") from the same initial outputs; findings there, or outputs that
+// differ, are a schedule dependence: "run" gets "schedule_dependence" and "ok" is false. $METALSIM_SCHEDULES (a comma
+// list of schedule names, or "all", the default) picks the schedules; METALSIM_SCHEDULES=in-order runs only the first.
 // Exit status 0 whenever that object was written (also for compile errors and diagnostics),
 // 2 for bad usage or unreadable files, 3 when the host compiler is missing.
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -80,6 +90,16 @@ bool is_read_a_mac_runs(const ms::Diagnostic& d) {
          (d.kind == ms::DiagnosticKind::OutOfBounds && d.message.starts_with("out-of-bounds read of device buffer"));
 }
 
+// The kernel's outputs over `storage` (one byte vector per output), for a run again from the same first bytes.
+std::vector<ms::Buffer> output_buffers(const ms::KernelSpec& spec, std::vector<std::vector<unsigned char>>& storage) {
+  std::vector<ms::Buffer> outputs;
+  for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
+    const auto& t = spec.outputs[i];
+    outputs.push_back({t.name, t.dtype, t.shape, storage[i].data(), storage[i].size()});
+  }
+  return outputs;
+}
+
 // Whether the values such reads found reach the outputs: the kernel runs twice more on one worker (the same order of
 // threadgroups and threads each time), with threadgroup memory starting as 0xFF bytes and as 0x00 bytes, from the
 // outputs' first bytes; the outputs differ where a value read reached them.
@@ -88,11 +108,7 @@ bool threadgroup_reads_reach_outputs(const fs::path& so, const ms::KernelSpec& s
   std::vector<std::vector<unsigned char>> results;
   for (const unsigned char fill : {0xFF, 0x00}) {
     std::vector<std::vector<unsigned char>> storage = first_outputs;
-    std::vector<ms::Buffer> outputs;
-    for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
-      const auto& t = spec.outputs[i];
-      outputs.push_back({t.name, t.dtype, t.shape, storage[i].data(), storage[i].size()});
-    }
+    std::vector<ms::Buffer> outputs = output_buffers(spec, storage);
     ms::RunOptions options;
     options.workers = 1;
     options.threadgroup_fill = fill;
@@ -101,6 +117,203 @@ bool threadgroup_reads_reach_outputs(const fs::path& so, const ms::KernelSpec& s
   }
   const std::size_t half = results.size() / 2;
   return !std::equal(results.begin(), results.begin() + half, results.begin() + half);
+}
+
+// --- Schedules ---------------------------------------------------------------------------------------------------
+
+constexpr const char* kSchedulesEnv = "METALSIM_SCHEDULES";
+
+// The schedules $METALSIM_SCHEDULES names besides the in-order one, which always runs first (its outputs are the
+// call's): unset, empty or "all": reversed and atomic-lockstep.
+std::vector<ms::Schedule> other_schedules() {
+  const char* value = std::getenv(kSchedulesEnv);
+  std::vector<ms::Schedule> out;
+  if (!value || !*value || std::string_view(value) == "all") return {ms::Schedule::reversed, ms::Schedule::atomic_lockstep};
+  std::stringstream list(value);
+  for (std::string name; std::getline(list, name, ',');) {
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    std::replace(name.begin(), name.end(), '_', '-');
+    if (name.empty()) continue;
+    if (name == "all") return {ms::Schedule::reversed, ms::Schedule::atomic_lockstep};
+    bool known = false;
+    for (const ms::Schedule s : ms::kSchedules)
+      if (ms::schedule_name(s) == name) {
+        known = true;
+        if (s != ms::Schedule::in_order && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+      }
+    if (!known)
+      throw UsageError(std::string("$") + kSchedulesEnv + "=" + value + ": unknown schedule '" + name +
+                       "' (in-order, reversed, atomic-lockstep, all)");
+  }
+  return out;
+}
+
+bool text_has(const ms::KernelSpec& spec, const std::regex& pattern) {
+  return std::regex_search(spec.source, pattern) || std::regex_search(spec.header, pattern);
+}
+// Atomic operations: never race-checked, and the only way the order of threads reaches a race-free kernel's outputs.
+bool uses_atomics(const ms::KernelSpec& spec) {
+  // Any "atomic" (mlx_atomic_fetch_add too): a comment that mentions one costs only the extra runs.
+  return spec.atomic_outputs || spec.source.find("atomic") != std::string::npos ||
+         spec.header.find("atomic") != std::string::npos;
+}
+// Threadgroup variables (`threadgroup float partial[32]`, not threadgroup_barrier), shared by the threads of a group.
+bool uses_threadgroup_memory(const ms::KernelSpec& spec) {
+  static const std::regex threadgroup(R"(\bthreadgroup\b)");
+  return text_has(spec, threadgroup);
+}
+
+// The schedules this kernel runs under after the in-order one: a kernel that shares nothing but device memory (whose
+// races metalsim reports under any order) gets none; atomic-lockstep differs from in-order only at atomics.
+std::vector<ms::Schedule> schedules_for(const ms::KernelSpec& spec) {
+  std::vector<ms::Schedule> out;
+  const bool atomics = uses_atomics(spec);
+  if (!atomics && !uses_threadgroup_memory(spec)) return out;
+  for (const ms::Schedule s : other_schedules())
+    if (s != ms::Schedule::atomic_lockstep || atomics) out.push_back(s);
+  return out;
+}
+
+double half_to_double(uint16_t h) {
+  const int sign = h >> 15, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+  double v = exponent == 0    ? std::ldexp(mantissa, -24)
+             : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                              : std::ldexp(mantissa | 0x400, exponent - 25);
+  return sign ? -v : v;
+}
+
+bool is_float(ms::Dtype d) {
+  return d == ms::Dtype::float32 || d == ms::Dtype::float16 || d == ms::Dtype::bfloat16;
+}
+
+double load_float(const unsigned char* p, std::size_t i, ms::Dtype d) {
+  if (d == ms::Dtype::float32) {
+    float f;
+    std::memcpy(&f, p + 4 * i, 4);
+    return f;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, p + 2 * i, 2);
+  if (d == ms::Dtype::float16) return half_to_double(bits);
+  return std::bit_cast<float>(uint32_t(bits) << 16);
+}
+
+template <class T>
+T load(const unsigned char* p, std::size_t i) {
+  T v;
+  std::memcpy(&v, p + sizeof(T) * i, sizeof(T));
+  return v;
+}
+
+std::string element_text(const unsigned char* p, std::size_t i, ms::Dtype d) {
+  std::ostringstream text;
+  text.precision(9);
+  switch (d) {
+    case ms::Dtype::float32: case ms::Dtype::float16: case ms::Dtype::bfloat16: text << load_float(p, i, d); break;
+    case ms::Dtype::int32: text << load<int32_t>(p, i); break;
+    case ms::Dtype::uint32: text << load<uint32_t>(p, i); break;
+    case ms::Dtype::int64: text << load<int64_t>(p, i); break;
+    case ms::Dtype::uint64: text << load<uint64_t>(p, i); break;
+    case ms::Dtype::int16: text << load<int16_t>(p, i); break;
+    case ms::Dtype::uint16: text << load<uint16_t>(p, i); break;
+    case ms::Dtype::int8: text << int(load<int8_t>(p, i)); break;
+    case ms::Dtype::uint8: text << int(load<uint8_t>(p, i)); break;
+    case ms::Dtype::bool_: text << (load<uint8_t>(p, i) ? "true" : "false"); break;
+  }
+  return text.str();
+}
+
+// How far apart two float results may lie when only the order of atomic additions changed: a relative difference,
+// and an absolute one relative to the output's largest magnitude (a sum that cancels to near zero carries the
+// rounding of its larger terms); wider for the 16-bit types, which round each addition. A schedule probe or a race
+// changes values wholesale (0 for a result, a NaN, a missing term), far beyond these.
+struct Tolerance {
+  double rtol, scale_tol;
+};
+Tolerance reordering_tolerance(ms::Dtype d) {
+  if (d == ms::Dtype::float16) return {1e-2, 2e-3};
+  if (d == ms::Dtype::bfloat16) return {5e-2, 1e-2};
+  return {1e-3, 1e-5};
+}
+
+// The first element where two runs' bytes of an output differ (beyond reordering where atomics add floats), or none.
+std::optional<std::size_t> first_difference(const ms::TensorSpec& t, const std::vector<unsigned char>& a,
+                                            const std::vector<unsigned char>& b, bool float_reordering) {
+  const std::size_t size = ms::dtype_size(t.dtype), n = a.size() / size;
+  if (!is_float(t.dtype)) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (std::memcmp(a.data() + i * size, b.data() + i * size, size) != 0) return i;
+    return std::nullopt;
+  }
+  const Tolerance tol = float_reordering ? reordering_tolerance(t.dtype) : Tolerance{0, 0};
+  double scale = 0;  // the in-order output's largest finite magnitude
+  if (float_reordering)
+    for (std::size_t i = 0; i < n; ++i)
+      if (const double x = std::fabs(load_float(a.data(), i, t.dtype)); std::isfinite(x)) scale = std::max(scale, x);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = load_float(a.data(), i, t.dtype), y = load_float(b.data(), i, t.dtype);
+    if (x == y || (std::isnan(x) && std::isnan(y))) continue;
+    if (std::isfinite(x) && std::isfinite(y) &&
+        std::fabs(x - y) <= tol.scale_tol * scale + tol.rtol * std::max(std::fabs(x), std::fabs(y)))
+      continue;
+    return i;
+  }
+  return std::nullopt;
+}
+
+json index_of(const ms::TensorSpec& t, std::size_t flat) {
+  json index = json::array();
+  if (!t.strides.empty() || t.shape.empty()) return index;
+  std::vector<int64_t> at(t.shape.size());
+  for (std::size_t k = t.shape.size(); k-- > 0;) {
+    const auto extent = std::size_t(std::max<int64_t>(t.shape[k], 1));
+    at[k] = int64_t(flat % extent);
+    flat /= extent;
+  }
+  for (int64_t v : at) index.push_back(v);
+  return index;
+}
+
+json diagnostics_json(const std::vector<ms::Diagnostic>& found) {
+  json diagnostics = json::array();
+  for (const auto& d : found) {
+    json item = {{"kind", ms::diagnostic_kind_name(d.kind)}, {"message", d.message}, {"buffer", d.buffer}, {"count", d.count}};
+    if (d.has_thread) item["thread_position"] = position(d.thread_position);
+    item["threadgroup_position"] = position(d.threadgroup_position);
+    diagnostics.push_back(std::move(item));
+  }
+  return diagnostics;
+}
+
+// Runs the kernel under each other schedule from the outputs' first bytes and compares with the in-order run: the
+// first schedule with findings (beyond the reads a Mac runs that the in-order run had too) or different outputs gives
+// {"schedule", "diagnostics"} or {"schedule", "output", "element", "index", "in_order", "value"}; null when none.
+json schedule_dependence(const fs::path& so, const ms::KernelSpec& spec, std::vector<ms::Buffer>& inputs,
+                         const std::vector<std::vector<unsigned char>>& first_outputs,
+                         const std::vector<ms::Buffer>& in_order_outputs, bool in_order_clean,
+                         const std::vector<ms::Schedule>& schedules) {
+  const bool float_reordering = uses_atomics(spec);
+  for (const ms::Schedule schedule : schedules) {
+    std::vector<std::vector<unsigned char>> storage = first_outputs;
+    std::vector<ms::Buffer> outputs = output_buffers(spec, storage);
+    ms::RunOptions options;
+    options.schedule = schedule;
+    const ms::RunResult ran = ms::run(so, spec, inputs, outputs, options);
+    const auto& found = ran.diagnostics;
+    if (!found.empty() && (in_order_clean || !std::all_of(found.begin(), found.end(), is_read_a_mac_runs)))
+      return {{"schedule", ms::schedule_name(schedule)}, {"diagnostics", diagnostics_json(found)}};
+    for (std::size_t o = 0; o < spec.outputs.size(); ++o) {
+      const auto& t = spec.outputs[o];
+      const auto* first = static_cast<const unsigned char*>(in_order_outputs[o].data);
+      const std::vector<unsigned char> in_order(first, first + in_order_outputs[o].bytes);
+      if (const auto i = first_difference(t, in_order, storage[o], float_reordering))
+        return {{"schedule", ms::schedule_name(schedule)}, {"output", t.name}, {"element", *i},
+                {"index", index_of(t, *i)}, {"in_order", element_text(in_order.data(), *i, t.dtype)},
+                {"value", element_text(storage[o].data(), *i, t.dtype)}};
+    }
+  }
+  return nullptr;
 }
 
 int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs::path& outputs_path, bool with_source) {
@@ -150,22 +363,29 @@ int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs
     outputs.push_back({t.name, t.dtype, t.shape, bytes.data(), bytes.size()});
   }
 
+  const std::vector<ms::Schedule> schedules = schedules_for(spec);  // read $METALSIM_SCHEDULES before any run
   const ms::RunResult ran = ms::run(compiled.so_path, spec, inputs, outputs, ms::RunOptions{});
-  json diagnostics = json::array();
-  for (const auto& d : ran.diagnostics) {
-    json item = {{"kind", ms::diagnostic_kind_name(d.kind)}, {"message", d.message}, {"buffer", d.buffer}, {"count", d.count}};
-    if (d.has_thread) item["thread_position"] = position(d.thread_position);
-    item["threadgroup_position"] = position(d.threadgroup_position);
-    diagnostics.push_back(std::move(item));
-  }
   result["stage"] = "run";
   result["ok"] = ran.ok;
-  result["run"] = {{"ok", ran.ok}, {"seconds", ran.seconds}, {"diagnostics", diagnostics}};
+  result["run"] = {{"ok", ran.ok}, {"seconds", ran.seconds}, {"diagnostics", diagnostics_json(ran.diagnostics)}};
   const auto& found = ran.diagnostics;
-  if (std::any_of(found.begin(), found.end(), is_threadgroup_read) &&
-      std::all_of(found.begin(), found.end(), is_read_a_mac_runs))
-    result["run"]["threadgroup_reads_reach_outputs"] =
+  const bool only_reads_a_mac_runs = std::all_of(found.begin(), found.end(), is_read_a_mac_runs);
+  bool reads_reach = false;
+  if (std::any_of(found.begin(), found.end(), is_threadgroup_read) && only_reads_a_mac_runs)
+    result["run"]["threadgroup_reads_reach_outputs"] = reads_reach =
         threadgroup_reads_reach_outputs(compiled.so_path, spec, inputs, first_outputs);
+  // The other schedules, where the in-order run gave outputs that a Mac returns (clean, or reads it warns about).
+  json ran_under = json::array({ms::schedule_name(ms::Schedule::in_order)});
+  if (only_reads_a_mac_runs && !reads_reach && !schedules.empty()) {
+    const json dependence =
+        schedule_dependence(compiled.so_path, spec, inputs, first_outputs, outputs, found.empty(), schedules);
+    for (const ms::Schedule s : schedules) ran_under.push_back(ms::schedule_name(s));
+    if (!dependence.is_null()) {
+      result["ok"] = false;
+      result["run"]["schedule_dependence"] = dependence;
+    }
+  }
+  result["run"]["schedules"] = ran_under;
 
   std::ofstream out(outputs_path, std::ios::binary | std::ios::trunc);
   for (const auto& o : outputs) out.write(static_cast<const char*>(o.data), static_cast<std::streamsize>(o.bytes));

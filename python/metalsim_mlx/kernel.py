@@ -330,16 +330,22 @@ def _read_a_mac_runs(diagnostic):
     return _device_read_out_of_bounds(diagnostic) or _threadgroup_read(diagnostic)
 
 
+def _diagnostic_lines(diagnostics):
+    """One indented line per metalsim finding: its kind, its message and how many times it was seen."""
+    return [f"  {d['kind']}: {d['message']}" + (f" ({d['count']} times)" if d["count"] > 1 else "") for d in diagnostics]
+
+
+def _problems(count):
+    return f"{count} problem{'s' if count != 1 else ''}"
+
+
 def _runtime_text(kernel_name, diagnostics, threadgroup_reads_reach_outputs=False):
-    count = len(diagnostics)
-    lines = [
-        f"  {d['kind']}: {d['message']}" + (f" ({d['count']} times)" if d["count"] > 1 else "") for d in diagnostics
-    ]
+    lines = _diagnostic_lines(diagnostics)
     if any(_device_read_out_of_bounds(d) for d in diagnostics):
         lines.append(_DISCARDED_READ_NOTE)
     if threadgroup_reads_reach_outputs:
         lines.append(_THREADGROUP_READ_REACHES_NOTE)
-    text = f"[metal_kernel] metalsim found {count} problem{'s' if count != 1 else ''} running kernel '{kernel_name}':\n"
+    text = f"[metal_kernel] metalsim found {_problems(len(diagnostics))} running kernel '{kernel_name}':\n"
     return text + "\n".join(lines)
 
 
@@ -353,12 +359,9 @@ def _schedule_error(kernel_name, dependence):
     schedule = _SCHEDULES.get(dependence["schedule"], f"metalsim's {dependence['schedule']} schedule")
     diagnostics = dependence.get("diagnostics", [])
     if diagnostics:
-        count = len(diagnostics)
-        found = "\n".join(
-            f"  {d['kind']}: {d['message']}" + (f" ({d['count']} times)" if d["count"] > 1 else "") for d in diagnostics
-        )
+        found = "\n".join(_diagnostic_lines(diagnostics))
         text = (f"[metal_kernel] kernel '{kernel_name}' ran clean under metalsim's in-order schedule, but under "
-                f"{schedule} metalsim found {count} problem{'s' if count != 1 else ''}:\n{found}\nSo {_ORDER_DEPENDENCE}")
+                f"{schedule} metalsim found {_problems(len(diagnostics))}:\n{found}\nSo {_ORDER_DEPENDENCE}")
     else:
         index = dependence.get("index") or []
         where = f"[{', '.join(str(i) for i in index)}]" if index else f" element {dependence['element']}"

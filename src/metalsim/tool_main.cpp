@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/json_text.hpp"
 #include "core/paths.hpp"
 #include "core/process.hpp"
@@ -123,19 +123,27 @@ bool threadgroup_reads_reach_outputs(const fs::path& so, const ms::KernelSpec& s
 
 constexpr const char* kSchedulesEnv = "METALSIM_SCHEDULES";
 
+// Every schedule but the in-order one, in metalsim's order.
+std::vector<ms::Schedule> every_other_schedule() {
+  std::vector<ms::Schedule> out;
+  for (const ms::Schedule s : ms::kSchedules)
+    if (s != ms::Schedule::in_order) out.push_back(s);
+  return out;
+}
+
 // The schedules $METALSIM_SCHEDULES names besides the in-order one, which always runs first (its outputs are the
-// call's): unset, empty or "all": reversed and atomic-lockstep.
+// call's): unset, empty or "all": every other one.
 std::vector<ms::Schedule> other_schedules() {
   const char* value = std::getenv(kSchedulesEnv);
   std::vector<ms::Schedule> out;
-  if (!value || !*value || std::string_view(value) == "all") return {ms::Schedule::reversed, ms::Schedule::atomic_lockstep};
+  if (!value || !*value || std::string_view(value) == "all") return every_other_schedule();
   std::stringstream list(value);
   for (std::string name; std::getline(list, name, ',');) {
     name.erase(0, name.find_first_not_of(" \t"));
     name.erase(name.find_last_not_of(" \t") + 1);
     std::replace(name.begin(), name.end(), '_', '-');
     if (name.empty()) continue;
-    if (name == "all") return {ms::Schedule::reversed, ms::Schedule::atomic_lockstep};
+    if (name == "all") return every_other_schedule();
     bool known = false;
     for (const ms::Schedule s : ms::kSchedules)
       if (ms::schedule_name(s) == name) {
@@ -149,9 +157,6 @@ std::vector<ms::Schedule> other_schedules() {
   return out;
 }
 
-bool text_has(const ms::KernelSpec& spec, const std::regex& pattern) {
-  return std::regex_search(spec.source, pattern) || std::regex_search(spec.header, pattern);
-}
 // Atomic operations: never race-checked, and the only way the order of threads reaches a race-free kernel's outputs.
 bool uses_atomics(const ms::KernelSpec& spec) {
   // Any "atomic" (mlx_atomic_fetch_add too): a comment that mentions one costs only the extra runs.
@@ -161,7 +166,7 @@ bool uses_atomics(const ms::KernelSpec& spec) {
 // Threadgroup variables (`threadgroup float partial[32]`, not threadgroup_barrier), shared by the threads of a group.
 bool uses_threadgroup_memory(const ms::KernelSpec& spec) {
   static const std::regex threadgroup(R"(\bthreadgroup\b)");
-  return text_has(spec, threadgroup);
+  return std::regex_search(spec.source, threadgroup) || std::regex_search(spec.header, threadgroup);
 }
 
 // The schedules this kernel runs under after the in-order one: a kernel that shares nothing but device memory (whose
@@ -173,14 +178,6 @@ std::vector<ms::Schedule> schedules_for(const ms::KernelSpec& spec) {
   for (const ms::Schedule s : other_schedules())
     if (s != ms::Schedule::atomic_lockstep || atomics) out.push_back(s);
   return out;
-}
-
-double half_to_double(uint16_t h) {
-  const int sign = h >> 15, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
-  double v = exponent == 0    ? std::ldexp(mantissa, -24)
-             : exponent == 31 ? (mantissa ? NAN : INFINITY)
-                              : std::ldexp(mantissa | 0x400, exponent - 25);
-  return sign ? -v : v;
 }
 
 bool is_float(ms::Dtype d) {
@@ -195,8 +192,7 @@ double load_float(const unsigned char* p, std::size_t i, ms::Dtype d) {
   }
   uint16_t bits;
   std::memcpy(&bits, p + 2 * i, 2);
-  if (d == ms::Dtype::float16) return half_to_double(bits);
-  return std::bit_cast<float>(uint32_t(bits) << 16);
+  return d == ms::Dtype::float16 ? ksearch::half_to_float(bits) : ksearch::bfloat_to_float(bits);
 }
 
 template <class T>

@@ -14,14 +14,20 @@ namespace ksearch::metalsim {
 
 namespace {
 
+// Metal's scalar types, each the element of its vectors of 2 to 4 (float2, packed_half4, ...).
+const std::set<std::string>& scalar_types() {
+  static const std::set<std::string> s = {"float", "half", "bfloat", "bool", "int",  "uint",
+                                          "short", "ushort", "char", "uchar", "long", "ulong"};
+  return s;
+}
+
 const std::set<std::string>& vector_types() {
   static const std::set<std::string> v = [] {
     std::set<std::string> r;
-    for (const char* b : {"float", "half", "bfloat", "bool", "int", "uint", "short", "ushort", "char", "uchar", "long",
-                          "ulong"})
+    for (const std::string& b : scalar_types())
       for (int n = 2; n <= 4; ++n) {
-        r.insert(std::string(b) + std::to_string(n));
-        r.insert("packed_" + std::string(b) + std::to_string(n));
+        r.insert(b + std::to_string(n));
+        r.insert("packed_" + b + std::to_string(n));
       }
     return r;
   }();
@@ -211,11 +217,9 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     if (t[i].kind != Tok::Ident || (p >= 0 && (t[p].text == "::" || t[p].text == "." || t[p].text == "->"))) continue;
     // A vector type, a template parameter (perhaps a scalar: `U mean;` in one template, `float mean;` in a struct) or
     // another type: a name declared with anything but one concrete vector type is left out.
-    static const std::set<std::string> scalar_types = {"bool", "char", "uchar", "short", "ushort", "int", "uint", "long",
-                                                       "ulong", "half", "bfloat", "float", "size_t", "auto"};
     const std::size_t vector_end = template_parameters.count(t[i].text) ? npos : vector_type_end(i);
-    if (vector_end == npos && !template_parameters.count(t[i].text) && !scalar_types.count(t[i].text) &&
-        !struct_names.count(t[i].text))
+    if (vector_end == npos && !template_parameters.count(t[i].text) && !scalar_types().count(t[i].text) &&
+        t[i].text != "size_t" && t[i].text != "auto" && !struct_names.count(t[i].text))
       continue;
     const std::size_t type_end = vector_end == npos ? i : vector_end, name = next(type_end);
     if (name >= t.size() || t[name].kind != Tok::Ident || next(name) >= t.size()) continue;
@@ -250,13 +254,13 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
   // declaration: `float2 f(float a);`, `float2 g();`, `float2 h(MyStruct s)`) rather than a direct initializer's
   // arguments (`float2 v(a, b);`).
   auto holds_parameters = [&](std::size_t open, std::size_t close) {
-    static const std::set<std::string> type_words = {
-        "const", "volatile", "device", "thread", "threadgroup", "constant", "typename", "struct", "class",
-        "unsigned", "signed", "void", "bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
-        "half", "bfloat", "float", "size_t", "ptrdiff_t", "auto"};
+    static const std::set<std::string> type_words = {"const",    "volatile", "device",   "thread", "threadgroup",
+                                                     "constant", "typename", "struct",   "class",  "unsigned",
+                                                     "signed",   "void",     "size_t",   "ptrdiff_t", "auto"};
     const std::size_t first = next(open);
     if (first >= close) return true;
-    if (type_words.count(t[first].text) || is_vector_type_name(t[first].text) || struct_names.count(t[first].text))
+    if (type_words.count(t[first].text) || scalar_types().count(t[first].text) || is_vector_type_name(t[first].text) ||
+        struct_names.count(t[first].text))
       return true;
     std::size_t second = next(first);
     if (t[first].kind != Tok::Ident || second >= close) return false;

@@ -131,6 +131,9 @@ RunnerProcess::RunnerProcess(const std::filesystem::path& executable, const Runn
       output_.append(buffer, size_t(n));
       if (output_.size() > 2 * kOutputKeep) output_.erase(0, output_.size() - kOutputKeep);
     }
+    std::lock_guard lock(output_mutex_);
+    output_ended_ = true;
+    output_ended_changed_.notify_all();
   });
 }
 
@@ -204,6 +207,11 @@ std::string RunnerProcess::output_tail() const {
   return output_.size() > kOutputKeep ? output_.substr(output_.size() - kOutputKeep) : output_;
 }
 
+void RunnerProcess::wait_for_output_end(std::chrono::milliseconds bound) {
+  std::unique_lock lock(output_mutex_);
+  output_ended_changed_.wait_for(lock, bound, [this] { return output_ended_; });
+}
+
 std::string RunnerProcess::death_description() {
   if (!reaped_) {
     // Give the kernel a moment to deliver the exit after the pipe closed.
@@ -212,9 +220,11 @@ std::string RunnerProcess::death_description() {
       kill_group();
       waitpid(pid_, &exit_status_, 0);
       reaped_ = true;
+      wait_for_output_end(std::chrono::seconds(2));
       return "the runner stopped answering";
     }
   }
+  wait_for_output_end(std::chrono::seconds(2));  // bounded: a process that escaped the group may hold the pipe
   if (WIFEXITED(exit_status_))
     return "the candidate's process exited with status " + std::to_string(WEXITSTATUS(exit_status_)) +
            " before finishing (early exit() or a crash in the runner)";
@@ -249,6 +259,7 @@ nlohmann::json RunnerProcess::request(const nlohmann::json& command_in, std::chr
   if (!reply) {
     if (timed_out) {
       kill_group();
+      wait_for_output_end(std::chrono::seconds(2));
       throw RunnerFailure(RunnerFailure::Kind::timeout,
                           "no answer within " + std::to_string(timeout.count() / 1000.0) + " s (hang or too slow); killed");
     }

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -63,6 +64,9 @@ class RunnerProcess {
 
  private:
   std::string death_description();
+  // What the runner printed before it died reaches the pipe before its death is seen, but the reader thread may
+  // not have appended it yet: a report taken then would lose the candidate's last words (its error message).
+  void wait_for_output_end(std::chrono::milliseconds bound);
   pid_t pid_ = -1;
   UniqueFd command_fd_, result_fd_, shm_fd_, output_fd_;
   char* shm_base_ = nullptr;
@@ -72,6 +76,8 @@ class RunnerProcess {
   std::thread output_reader_;
   mutable std::mutex output_mutex_;
   std::string output_;
+  bool output_ended_ = false;  // the reader saw the pipe close
+  std::condition_variable output_ended_changed_;
 };
 
 }  // namespace ksearch::runner

@@ -1,14 +1,16 @@
-// The runner's sandbox as the evaluator sees it (the attacks themselves are the adversarial suite).
+// The runner's sandbox and process as the evaluator sees them (the attacks themselves are the adversarial suite).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "evaluator/evaluator.hpp"
+#include "runner/parent.hpp"
 #include "tasks/registry.hpp"
 
 using ksearch::backends::make_backend;
@@ -57,4 +59,30 @@ TEST(Sandbox, FailedRunnerStartLeaksNoDescriptor) {
     EXPECT_THROW(runner::RunnerProcess(not_executable, runner::RunnerLimits{}), SystemError);
   EXPECT_EQ(count_descriptors(), before);
   fs::remove(not_executable);
+}
+
+// What a runner printed just before it died is in its output when its death is reported: the candidate's last words
+// (a failed check's message, an assertion) are the reason a crash is given. Here a runner fills the output pipe and
+// dies on a signal at once; the reader of the pipe must have got to the end before the failure is thrown.
+TEST(RunnerProcess, WhatADyingRunnerPrintedLastIsInItsOutput) {
+  const fs::path script = fs::temp_directory_path() / ("ksearch-dying-runner-" + std::to_string(getpid()));
+  {
+    std::ofstream out(script);
+    out << "#!/bin/sh\ni=0\nwhile [ $i -lt 3000 ]; do echo \"line $i of what the runner printed\"; i=$((i+1)); done >&2\n"
+           "echo 'the last words' >&2\nkill -SEGV $$\n";
+  }
+  fs::permissions(script, fs::perms::owner_all);
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    runner::RunnerProcess process(script, runner::RunnerLimits{});
+    try {
+      process.request({{"cmd", "ping"}}, std::chrono::seconds(30));
+      ADD_FAILURE() << "a runner that died answered";
+    } catch (const runner::RunnerFailure& f) {
+      EXPECT_EQ(f.kind, runner::RunnerFailure::Kind::crashed) << f.what();
+      EXPECT_NE(std::string(f.what()).find("SIGSEGV"), std::string::npos) << f.what();
+    }
+    const std::string tail = process.output_tail();
+    ASSERT_NE(tail.find("the last words"), std::string::npos) << "attempt " << attempt << ": " << tail.substr(tail.size() - 200);
+  }
+  fs::remove(script);
 }

@@ -592,7 +592,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         }
         const auto budget = std::max(options_.call_timeout, std::chrono::milliseconds(int64_t(10000 + 3 * call_ms)));
         // Every repetition's set is collected and copied out of the shared memory after its call in the same way (a
-        // checked one's into a buffer kept for its check, the others' into one scratch buffer), and the checks run
+        // checked one's into a buffer kept for its check, the others' into one scratch buffer, each buffer out of the
+        // cache when written: copy_out_evenly), and the checks run
         // after the last repetition: a candidate that could tell checked repetitions apart (by the commands it gets,
         // or by the time the evaluator takes between its calls) would know when the checks are spent and skip its
         // work after them.
@@ -609,6 +610,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         std::vector<HeldRepetition> held;
         std::vector<std::vector<char>> held_sets(checked.size(), std::vector<char>(largest_set));
         std::vector<char> scratch_set(largest_set);
+        // Out of the cache from the start (their zeros copied over), as every buffer a copy goes to is after its first.
+        for (auto& held_set : held_sets) copy_out_evenly(held_set.data(), scratch_set.data(), largest_set);
         std::vector<TimedCall> calls;
         // The repetitions run until their median time their count reaches the target: with their sum, one slow call
         // ended the timing where the candidate chose (honest on the first repetitions, where two checks always fall,
@@ -681,8 +684,8 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
             const nlohmann::json collect = staged_command(layout, set, "collect");
             if (null_call.collect) call.collect = measure_request(*process, collect, options_.call_timeout);
             else process->request(collect, options_.call_timeout);
-            std::memcpy((check_seed ? held_sets[held.size()] : scratch_set).data(), shm + spans[size_t(set)].from,
-                        spans[size_t(set)].bytes);
+            copy_out_evenly((check_seed ? held_sets[held.size()] : scratch_set).data(), shm + spans[size_t(set)].from,
+                            spans[size_t(set)].bytes);
           });
           if (check_seed) held.push_back({rep, set, *check_seed});
           if (rep < 0) continue;  // warm-up

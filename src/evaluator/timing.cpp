@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "core/cache_eviction.hpp"
@@ -283,6 +284,13 @@ void flush_host_caches(const std::vector<std::span<const char>>& tensors, size_t
   volatile char* p = buffer.data();
   for (size_t i = 0; i < sweep_bytes; i += 64) p[i] = char(p[i] + 1);
   (void)tensors;
+#endif
+}
+
+void copy_out_evenly(char* destination, const char* source, size_t bytes) {
+  std::memcpy(destination, source, bytes);
+#if defined(__x86_64__)
+  core::evict_cache_lines(destination, bytes);
 #endif
 }
 

@@ -135,4 +135,11 @@ std::set<int> choose_checked_repetitions(int min_reps, int max_reps, int at_leas
 // the TimingLock held, which also keeps threads of this process from sharing the buffer.
 void flush_host_caches(const std::vector<std::span<const char>>& tensors, size_t sweep_bytes);
 
+// Copies a repetition's outputs out of the shared memory into `destination` so that the copy costs the same whichever
+// buffer it goes to: on x86-64 the destination is evicted afterwards (its dirty lines written back), so every copy
+// writes into lines out of the cache, whether into a buffer written after every repetition or into one written once
+// for a check. A warm scratch buffer beside cold ones made the gap after a checked repetition longer, which a
+// candidate timing the gaps between its calls could count checks by. Elsewhere a plain copy.
+void copy_out_evenly(char* destination, const char* source, size_t bytes);
+
 }  // namespace ksearch::evaluator

@@ -406,6 +406,12 @@ CXCursor written_type(CXCursor c) {
 }
 
 bool is_pointer(CXType t) { return clang_getCanonicalType(t).kind == CXType_Pointer; }
+CXType array_element(CXType t) {
+  t = clang_getCanonicalType(t);
+  if (clang_getArrayElementType(t).kind == CXType_Invalid) return clang_getArrayElementType(t);
+  while (clang_getArrayElementType(t).kind != CXType_Invalid) t = clang_getCanonicalType(clang_getArrayElementType(t));
+  return t;
+}
 bool is_array_pointer(CXType t) {
   if (!is_pointer(t)) return false;
   const CXTypeKind pointee = clang_getCanonicalType(pointee_type(t)).kind;

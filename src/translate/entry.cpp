@@ -154,7 +154,10 @@ void Translator::find_launch() {
                                           "(init_value); other host-side memory operations have no MLX counterpart");
         }
         if (name == "cudaMemcpyAsync" || name == "cudaMemcpy")
-          problem(out_.problems, k, name, "host-side copies between launches have no MLX kernel counterpart");
+          problem(out_.problems, k, name,
+                  "host-side copies between launches have no MLX kernel counterpart: where the copy gives a kernel "
+                  "that updates a buffer in place its starting values, let the kernel read them from the copy's source "
+                  "and write the buffer (out of place)");
         if (name == "cudaLaunchKernel" || name == "cudaLaunchCooperativeKernel")
           problem(out_.problems, k, name, "a launch through the runtime API (its arguments an array of addresses) is not "
                                           "followed: write it as kernel<<<grid, block, shared_bytes, stream>>>(arguments)");

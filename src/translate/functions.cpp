@@ -22,9 +22,14 @@ CXCursor default_argument(CXCursor parameter) {
   for (CXCursor k : children(parameter)) {
     if (!clang_isExpression(clang_getCursorKind(k)) || begin_offset(k) <= position(parameter).offset) continue;
     const CXTranslationUnit unit = clang_Cursor_getTranslationUnit(parameter);
+    // Between the written positions: a default that is a macro's use (`int width = C10_WARP_SIZE`) is spelled in
+    // its #define, before the parameter, where a range to its spelling would hold no token.
+    CXFile file = nullptr;
+    clang_getExpansionLocation(clang_getCursorLocation(parameter), &file, nullptr, nullptr, nullptr);
     CXToken* tokens = nullptr;
     unsigned n = 0;
-    clang_tokenize(unit, clang_getRange(clang_getCursorLocation(parameter), clang_getRangeStart(clang_getCursorExtent(k))), &tokens, &n);
+    clang_tokenize(unit, clang_getRange(clang_getLocationForOffset(unit, file, position(parameter).offset),
+                                        clang_getLocationForOffset(unit, file, begin_offset(k))), &tokens, &n);
     bool assigned = false;
     for (unsigned i = 0; i < n; ++i) assigned = assigned || take(clang_getTokenSpelling(unit, tokens[i])) == "=";
     clang_disposeTokens(unit, tokens, n);
@@ -655,20 +660,20 @@ void Translator::check_records() {
       const CXCursorKind kind = clang_getCursorKind(c);
       if (kind == CXCursor_Namespace || kind == CXCursor_UnexposedDecl || is_record(kind)) walk(c);
       if (!is_record(kind)) continue;
-      for (CXCursor m : children(c))
-        if (clang_CXXMethod_isVirtual(m)) {
-          problem(out_.problems, m, "virtual method '" + spelling(m) + "' of '" + spelling(c) + "'",
-                  "Metal has no virtual functions: choose the implementation at compile time (a template parameter, "
-                  "CRTP's static_cast<const Derived&>(*this)) or by a switch on a kind member");
-          break;
-        }
-      std::vector<CXCursor> constructors;
-      for (CXCursor m : children(c))
-        if (clang_getCursorKind(m) == CXCursor_Constructor || clang_getCursorKind(m) == CXCursor_FunctionTemplate)
-          if (clang_getCursorKind(m) == CXCursor_Constructor || spelling(m) == spelling(c)) constructors.push_back(m);
+      std::optional<CXCursor> virtual_method;  // the first
+      std::vector<CXCursor> constructors, members;  // members: fields and bases
       for (CXCursor m : children(c)) {
         const CXCursorKind mk = clang_getCursorKind(m);
-        if (mk != CXCursor_FieldDecl && mk != CXCursor_CXXBaseSpecifier) continue;
+        if (!virtual_method && clang_CXXMethod_isVirtual(m)) virtual_method = m;
+        if (mk == CXCursor_Constructor || (mk == CXCursor_FunctionTemplate && spelling(m) == spelling(c))) constructors.push_back(m);
+        if (mk == CXCursor_FieldDecl || mk == CXCursor_CXXBaseSpecifier) members.push_back(m);
+      }
+      if (virtual_method)
+        problem(out_.problems, *virtual_method, "virtual method '" + spelling(*virtual_method) + "' of '" + spelling(c) + "'",
+                "Metal has no virtual functions: choose the implementation at compile time (a template parameter, "
+                "CRTP's static_cast<const Derived&>(*this)) or by a switch on a kind member");
+      for (CXCursor m : members) {
+        const CXCursorKind mk = clang_getCursorKind(m);
         const std::vector<CXCursor> kids = children(m);
         if (mk == CXCursor_FieldDecl && !kids.empty() && clang_isExpression(clang_getCursorKind(kids.back())) &&
             clang_getFieldDeclBitWidth(m) < 0) {

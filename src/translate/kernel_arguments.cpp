@@ -338,7 +338,9 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
               "'" + buffer + "' was written by an earlier launch: an MLX kernel writes fresh output arrays, so a "
               "later kernel can read it but not update it " +
                   (clang_getCursorKind(strip_casts(value)) == CXCursor_DeclRefExpr
-                       ? std::string("(write a new scratch buffer instead)")
+                       ? std::string("(write a new scratch buffer instead; where this launch writes another part of "
+                                     "it, such as the remainder a vectorized kernel leaves, write the whole output from "
+                                     "one launch)")
                        : "nor write another part of it through a pointer at an offset ('" + text(begin_offset(value), end_offset(value)) +
                              "'): write the whole output from one launch (a kernel covering the remainder too), or each "
                              "part to a scratch buffer that one last launch copies"));

@@ -333,7 +333,10 @@ struct Collector {
 
   void add(CXCursor at, const Target& t, const std::string& op, CXCursor value, std::string why, const std::string& answer = "") {
     if (clang_Cursor_isNull(t.var)) return;
-    if (why.empty()) why = !context.empty() ? context : t.field == -2 ? "a member or an element of it is assigned" : "";
+    if (why.empty() && !context.empty()) why = context;
+    else if (why.empty() && t.field == -2)
+      why = "a member or an element of it is assigned (give it its value where it is declared instead, a struct by a brace "
+            "list: `Pack p{{x, w}, y};`)";
     Assignment a;
     a.at = end_offset(at);
     a.line = position(at).line;
@@ -543,6 +546,13 @@ ValueText directive_text(const HostScope& scope) {
     return "(" + (field >= 0 ? directive_dim3(v, scope)[size_t(field)] : directive_expression(v, scope)) + ")";
   };
   t.operand = [&scope](CXCursor c) { return directive_expression(c, scope); };
+  // 2^bitlength(v) - 1 through the parser's clz64 (2v + 1 has one bit more than v, and no clz of 0 to avoid); a
+  // negative signed value smears to -1.
+  t.smear = [](const std::string& v, int bits, bool is_signed) {
+    const std::string ones = bits <= 32 ? fmt::format("(2 ^ (63 - clz64(2 * ({}) + 1)) - 1)", v)
+                                        : fmt::format("(({0}) == 0 ? 0 : 2 ^ (64 - clz64({0})) - 1)", v);
+    return is_signed ? fmt::format("(({}) < 0 ? -1 : {})", v, ones) : ones;
+  };
   t.binary = [](const std::string& op, const std::string& a, const std::string& b) {
     // Integer division and remainder: directive expressions are floating point, and rint(x - 0.5)
     // is floor(x) (exactly, for the integer quotients of launch sizes).
@@ -697,6 +707,32 @@ std::string loop_value(const std::string& key, const Assignment& loop, const std
                             position(loop.value).line, value.size(), loop.steps, kLongest));
   return value;
 }
+
+// The number of assignments from assignments[i] on (before `at`) that smear the bits of `var` down from its highest
+// set bit (`v |= v >> 1; v |= v >> 2; ... v |= v >> 16;` of a next power of two, `>> 32` too for 64 bits): each step
+// reads the variable twice, so a value written step by step doubles at each; 0 where they are not such a run.
+size_t bit_smear(const std::vector<Assignment>& assignments, size_t i, unsigned at, CXCursor var, CXTranslationUnit unit) {
+  const CXType type = clang_getCanonicalType(clang_getCursorType(var));
+  if (!is_integer_kind(type.kind)) return 0;
+  const long long bits = clang_Type_getSizeOf(type) * 8;
+  std::set<long long> shifts;
+  size_t run = 0;
+  for (; i + run < assignments.size() && assignments[i + run].at <= at; ++run) {
+    const Assignment& a = assignments[i + run];
+    if (a.op != "|=" || !a.guards.empty() || a.field >= 0 || !a.member.empty()) break;
+    const CXCursor value = strip_casts(a.value);
+    const std::vector<CXCursor> operands = children(value);
+    if (clang_getCursorKind(value) != CXCursor_BinaryOperator || operands.size() != 2 || operator_of(unit, value) != ">>" ||
+        !clang_equalCursors(target_of(operands[0]).var, var))
+      break;
+    const std::optional<long long> shift = integer_constant(operands[1]);
+    if (!shift || !shifts.insert(*shift).second) break;
+  }
+  std::set<long long> whole;  // 1, 2, 4, ... up to half the width: every bit below the highest
+  for (long long s = 1; s < bits; s *= 2) whole.insert(s);
+  return shifts == whole ? run : 0;
+}
+
 }  // namespace
 
 std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scope, const ValueText& text,
@@ -711,8 +747,16 @@ std::string value_at(CXCursor var, unsigned at, int field, const HostScope& scop
   };
   auto found = scope.assignments.find(key);
   if (found == scope.assignments.end()) return now();
-  for (const Assignment& a : found->second) {
+  const std::vector<Assignment>& assignments = found->second;
+  for (size_t i = 0; i < assignments.size(); ++i) {
+    const Assignment& a = assignments[i];
     if (a.at > at) break;
+    if (const size_t run = text.smear ? bit_smear(assignments, i, at, var, scope.unit) : 0) {
+      const CXType type = clang_getCanonicalType(clang_getCursorType(var));
+      current = text.smear(now(), int(clang_Type_getSizeOf(type) * 8), type.kind >= CXType_Char_S && type.kind <= CXType_Int128);
+      i += run - 1;
+      continue;
+    }
     const bool by_field = a.field >= 0 || !a.member.empty();
     if (by_field && field < 0 && member.empty())
       throw Error(fmt::format("'{}' is modified field by field (line {}): use its fields", spelling(var), a.line));
@@ -1164,6 +1208,10 @@ std::string directive_value(CXCursor expression, const HostScope& scope) {
       if (op == "+") return a;
       if (op == "!") return "((" + a + ") == 0)";
       if (op == "~") return "(-(" + a + ") - 1)";  // two's complement
+      // `return ++v;` of a helper: the step itself is an assignment where the expression ends, so the operand reads
+      // the value before it; a prefix step's value is the one after, a postfix step's the one before.
+      if (const std::string step = increment_of(scope.unit, c); !step.empty())
+        return op == step ? "(" + directive_text(scope).binary(step.substr(0, 1), a, "1") + ")" : a;
       break;
     }
     case CXCursor_ConditionalOperator:

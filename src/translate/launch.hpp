@@ -74,6 +74,8 @@ struct ValueText {
   std::function<std::string(CXCursor expression)> operand;
   std::function<std::string(const std::string& op, const std::string& a, const std::string& b)> binary;
   std::string line_break;  // where a long value may break its line ("\n" in C++ text; a directive is one line)
+  // All ones below the highest set bit of a value of `bits` bits (a bit smear's result), where the text can say it once.
+  std::function<std::string(const std::string& value, int bits, bool is_signed)> smear;
 };
 
 // The value of a variable (one field of a dim3 when field >= 0, the struct field `member` when it is

@@ -1538,6 +1538,7 @@ struct BlockScan : ks_cub_scans<BlockScan<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y
   enum { BLOCK_THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z, WARPS = (BLOCK_THREADS + 31) / 32 };
   struct TempStorage {
     T warp_aggregates[WARPS];
+    T block_prefix;  // a prefix callback's answer
   };
   threadgroup TempStorage* temp;
   uint rank;
@@ -1600,6 +1601,63 @@ struct BlockScan : ks_cub_scans<BlockScan<T, BLOCK_DIM_X, ALGORITHM, BLOCK_DIM_Y
   }
   template <int ITEMS> void ExclusiveSum(thread T (&input)[ITEMS], thread T (&output)[ITEMS]) {
     ExclusiveScan(input, output, T(0), cub::Sum());
+  }
+  // A running prefix (CUB's BlockPrefixCallbackOp, carried over tiles): as in CUB, the threads of the first warp call
+  // the callback with the block's aggregate (each its own functor, whose state they carry), and the answer of thread 0
+  // precedes every output of the block.
+  template <typename P> T block_prefix(T aggregate, thread P& callback) {
+    if (rank < 32) {
+      const T prefix = callback(aggregate);
+      if (rank == 0) temp->block_prefix = prefix;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return temp->block_prefix;
+  }
+  template <typename Op, typename P> void InclusiveScan(T input, thread T& output, Op op, thread P& callback) {
+    T exclusive, aggregate;
+    scan(input, op, output, exclusive, aggregate);
+    output = op(block_prefix(aggregate, callback), output);
+  }
+  template <typename Op, typename P> void ExclusiveScan(T input, thread T& output, Op op, thread P& callback) {
+    T inclusive, aggregate;
+    scan(input, op, inclusive, output, aggregate);
+    const T prefix = block_prefix(aggregate, callback);
+    output = rank == 0 ? prefix : op(prefix, output);
+  }
+  template <typename P> void InclusiveSum(T input, thread T& output, thread P& callback) {
+    InclusiveScan(input, output, cub::Sum(), callback);
+  }
+  template <typename P> void ExclusiveSum(T input, thread T& output, thread P& callback) {
+    ExclusiveScan(input, output, cub::Sum(), callback);
+  }
+  template <int ITEMS, typename Op, typename P>
+  void InclusiveScan(thread T (&input)[ITEMS], thread T (&output)[ITEMS], Op op, thread P& callback) {
+    T inclusive, exclusive, aggregate;
+    scan(ks_cub_thread_reduce(input, op), op, inclusive, exclusive, aggregate);
+    const T prefix = block_prefix(aggregate, callback);
+    T running = rank == 0 ? prefix : op(prefix, exclusive);
+    for (int i = 0; i < ITEMS; ++i) {
+      running = op(running, input[i]);
+      output[i] = running;
+    }
+  }
+  template <int ITEMS, typename Op, typename P>
+  void ExclusiveScan(thread T (&input)[ITEMS], thread T (&output)[ITEMS], Op op, thread P& callback) {
+    T inclusive, exclusive, aggregate;
+    scan(ks_cub_thread_reduce(input, op), op, inclusive, exclusive, aggregate);
+    const T prefix = block_prefix(aggregate, callback);
+    T running = rank == 0 ? prefix : op(prefix, exclusive);
+    for (int i = 0; i < ITEMS; ++i) {
+      const T item = input[i];
+      output[i] = running;
+      running = op(running, item);
+    }
+  }
+  template <int ITEMS, typename P> void InclusiveSum(thread T (&input)[ITEMS], thread T (&output)[ITEMS], thread P& callback) {
+    InclusiveScan(input, output, cub::Sum(), callback);
+  }
+  template <int ITEMS, typename P> void ExclusiveSum(thread T (&input)[ITEMS], thread T (&output)[ITEMS], thread P& callback) {
+    ExclusiveScan(input, output, cub::Sum(), callback);
   }
 };
 

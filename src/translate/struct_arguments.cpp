@@ -42,7 +42,8 @@ void Translator::device_pointer_fields(CXType record, const std::set<unsigned>& 
       [](CXCursor field, CXClientData data) {
         auto* c = static_cast<Context*>(data);
         const CXType type = clang_getCanonicalType(clang_getCursorType(field));
-        if (is_pointer(type) && !c->templated.count(begin_offset(field)) && c->self->device_fields_.insert(begin_offset(field)).second)
+        if ((is_pointer(type) || is_pointer(array_element(type))) && !c->templated.count(begin_offset(field)) &&
+            c->self->device_fields_.insert(begin_offset(field)).second)
           c->self->rw_.insert(begin_offset(field), "device ");
         else if (type.kind == CXType_Record)
           c->inner.push_back(type);
@@ -68,8 +69,9 @@ std::vector<Translator::FieldPath> Translator::templatable_fields(CXType record,
   for (CXCursor field : fields_of(record)) {
     ++declarators[begin_offset(field)];
     const CXType type = clang_getCanonicalType(clang_getCursorType(field));
-    if (is_pointer(type) && device_fields_.count(begin_offset(field))) return {};
-    if (is_pointer(type) && clang_isConstQualifiedType(pointee_type(type))) {
+    const CXType pointer = is_pointer(type) ? type : array_element(type);  // (an array of pointers: its elements' type)
+    if (is_pointer(pointer) && device_fields_.count(begin_offset(field))) return {};
+    if (is_pointer(pointer) && clang_isConstQualifiedType(pointee_type(pointer))) {
       read_only.push_back({field});
     } else if (type.kind == CXType_Record) {
       for (FieldPath& inner : templatable_fields(type, decl_key(decl))) {
@@ -446,6 +448,8 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
       for (long long k = 0; k < clang_getArraySize(array); ++k)
         out += fmt::format(" {}.{}[{}] = {};", name, field, k,
                            size_t(k) < items.size() ? "(" + rw_.render(begin_offset(items[size_t(k)]), end_offset(items[size_t(k)])) + ")" : "{}");
+      if (!items.empty())  // a templated array of pointers takes its first element's type (one type for all)
+        field_values[begin_offset(fields[i])] = rw_.render(begin_offset(items[0]), end_offset(items[0]));
       continue;
     }
     const std::string assigned_value = null_if_absent(

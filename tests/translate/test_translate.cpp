@@ -565,6 +565,15 @@ TEST(Conversions, PointerTypedefsSwapHostMathAndScratchReads) {
       translate::translate_file(kDir + "/corpus/softmax/multi_grid_stride_scratch_reads.cu", corpus_task("softmax"));
   ASSERT_TRUE(scratch.complete()) << problems_text(scratch);
   EXPECT_NE(scratch.candidate.find("auto row_max = d_max;\ndevice float * row_sum = d_sum;"), std::string::npos) << scratch.candidate;
+  // a struct argument's array of read-only pointers takes its buffers' type as a template parameter, as a single pointer
+  // field does; an array of writable ones points into device memory (as thread pointers metalsim ran them, which Metal
+  // refuses to give buffers)
+  const translate::Translation pack = translate::translate_file(kDir + "/corpus/axpy/pointer_array_brace_pack.cu", corpus_task("axpy"));
+  ASSERT_TRUE(pack.complete()) << problems_text(pack);
+  EXPECT_NE(pack.candidate.find("template <typename KsField0> struct TensorPack {\n  KsField0 in[2];\n  device float* out;"),
+            std::string::npos) << pack.candidate;
+  EXPECT_NE(pack.candidate.find("TensorPack<decltype((x) + 0)> pack; pack.in[0] = (x); pack.in[1] = (w);"), std::string::npos)
+      << pack.candidate;
 }
 
 // Lambdas become function-object structs, whose members and reference parameters carry the address space of what they
@@ -719,6 +728,12 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"grid_sync.cu", "grid_group::sync", 7},
                                            Expected{"dynamic_parallelism.cu", "kernel launch in device code", 7},
                                            Expected{"in_place_across_launches.cu", "in-place update across launches", 14},
+                                           Expected{"tail_rows_second_launch.cu", "in-place update across launches", 26,
+                                                    "write the whole output from one launch"},
+                                           Expected{"memcpy_then_in_place.cu", "cudaMemcpyAsync", 20,
+                                                    "let the kernel read them from the copy's source"},
+                                           Expected{"struct_pointer_array_elements.cu", "struct argument 'pack'", 24,
+                                                    "a struct by a brace list"},
                                            Expected{"fills_differ.cu", "outputs with different initial values", 23, "one init_value"},
                                            Expected{"fill_int_max.cu", "fill of 'best' with 2147483647", 24, "is 2147483648 there"},
                                            Expected{"function_pointer_assigned.cu", "launch through the function pointer 'kernel'", 24, "chosen at run time"},

@@ -58,6 +58,15 @@ struct BlockScan : ScanOneItem<T> {
   template <int N, class Op> __device__ void InclusiveScan(T (&)[N], T (&)[N], Op, T&) {}
   template <int N, class Op> __device__ void ExclusiveScan(T (&)[N], T (&)[N], T, Op) {}
   template <int N, class Op> __device__ void ExclusiveScan(T (&)[N], T (&)[N], T, Op, T&) {}
+  // With a running prefix: a callback functor given the block's aggregate returns what precedes the block.
+  template <class P> __device__ void InclusiveSum(T, T&, P&) {}
+  template <class P> __device__ void ExclusiveSum(T, T&, P&) {}
+  template <class Op, class P> __device__ void InclusiveScan(T, T&, Op, P&) {}
+  template <class Op, class P> __device__ void ExclusiveScan(T, T&, Op, P&) {}
+  template <int N, class P> __device__ void InclusiveSum(T (&)[N], T (&)[N], P&) {}
+  template <int N, class P> __device__ void ExclusiveSum(T (&)[N], T (&)[N], P&) {}
+  template <int N, class Op, class P> __device__ void InclusiveScan(T (&)[N], T (&)[N], Op, P&) {}
+  template <int N, class Op, class P> __device__ void ExclusiveScan(T (&)[N], T (&)[N], Op, P&) {}
 };
 template <class T, int LOGICAL_WARP_THREADS = 32>
 struct WarpReduce {

@@ -77,8 +77,14 @@ std::string kernel_line(::Dwarf* dbg, Dwarf_Addr addr) {
   Dwarf_Files* files = nullptr;
   size_t file_count = 0;
   if (dwarf_getsrcfiles(&cu, &files, &file_count) != 0) return "";
+  Dwarf_Die* innermost = nullptr;
+  const int innermost_count = dwarf_getscopes(&cu, addr, &innermost);
+  // dwarf_getscopes goes on from an inlined call to its function's abstract definition, so that only the innermost
+  // call site is among them; the concrete scopes holding the innermost one have every call site of a nested
+  // inlining (a shim helper calling another).
   Dwarf_Die* scopes = nullptr;
-  const int scope_count = dwarf_getscopes(&cu, addr, &scopes);
+  const int scope_count = innermost_count > 0 ? dwarf_getscopes_die(&innermost[0], &scopes) : 0;
+  std::free(innermost);
   std::string found;
   for (int i = 0; i < scope_count && found.empty(); ++i) {
     if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;

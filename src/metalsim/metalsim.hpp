@@ -152,6 +152,7 @@ enum class DiagnosticKind {
   StackOverflow,           // a thread's private memory (arrays, structs) beyond its stack
   Timeout,                 // a thread still running when the run's time ran out (an endless loop)
   Trap,                    // a trap instruction: code the compiler found unreachable (a missing return), __builtin_trap
+  UnmatchedOverload,       // a call of functions overloaded by address space with arguments in spaces none takes
   InvalidLaunch,           // buffers do not match the spec, bad grid, .so not loadable
   Internal,
 };

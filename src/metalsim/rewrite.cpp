@@ -116,9 +116,9 @@ bool ends_an_operand(const Token& k) {
 }  // namespace
 
 RewriteResult rewrite_metal(const std::string& text, const std::string& file, int id_base,
-                            const std::set<std::string>& outer_aliases) {
+                            const RewriteResult* outer) {
   RewriteResult r;
-  std::vector<Token> t = tokenize(wrap_comparisons(text));
+  std::vector<Token> t = tokenize(convert_conditional_operands(wrap_comparisons(text)));
   auto next = [&](std::size_t i) { return next_token(t, i); };
   auto prev = [&](std::size_t i) { return previous_token(t, i); };
   // `[captures](...)`, `[captures] {`, `[captures] mutable`, `[captures] -> T`, `[captures]<class T>`: a '[' that
@@ -138,24 +138,12 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     return a == "(" || a == "{" || a == "<" || a == "->" || a == "mutable" || a == "constexpr";
   };
   constexpr std::size_t npos = std::string::npos;
-  // The index of the bracket that closes the one at `open` (npos if none).
-  auto closing = [&](std::size_t open) {
-    const std::string& o = t[open].text;
-    const std::string c = o == "(" ? ")" : o == "[" ? "]" : o == "{" ? "}" : ">";
-    int depth = 0;
-    for (std::size_t q = open; q < t.size(); q = next(q)) {
-      if (t[q].text == o) ++depth;
-      else if (t[q].text == c && --depth == 0) return q;
-      else if (c == ">" && t[q].text == ">>" && (depth -= 2) <= 0) return depth == 0 ? q : npos;
-      else if (c == ">" && (t[q].text == ";" || t[q].text == "{")) return npos;
-    }
-    return npos;
-  };
+  auto closing = [&](std::size_t open) { return closing_bracket(t, open); };
   // Names that may stand for a vector type: aliases of one (`typedef int4 I4;`, `using V = vec<T, 4>;`, the
   // header's too) and template type parameters (`template <class V> V convert(float4 f) { return V(f); }`). Their
   // constructors and casts convert each component as well; for a scalar or struct type the shim's __ms_make is the
   // plain constructor.
-  std::set<std::string> aliases = outer_aliases, template_parameters;
+  std::set<std::string> aliases = outer ? outer->vector_aliases : std::set<std::string>{}, template_parameters;
   auto is_vector_type_name = [&](const std::string& id) {
     return vector_types().count(id) || aliases.count(id) || template_parameters.count(id);
   };
@@ -404,6 +392,33 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       k = next(k);
     }
   };
+  // Functions overloaded by address space only: their declarations' tag parameters, and each call `f(...)`,
+  // `ns::f(...)` or `f<T>(...)` made `::metal::__ms_space_call<tags...>("f", __MS_SPACE_CALLEE(f<T>))(...)` (a call of
+  // another function of that name, a struct's static one, accepts no tag and is made as it was written).
+  std::map<std::size_t, std::string> inserted_before;
+  const SpaceOverloads overloads = find_space_overloads(t);
+  r.space_overloads = overloads.tags;
+  if (outer) r.space_overloads.insert(outer->space_overloads.begin(), outer->space_overloads.end());
+  for (const auto& [open, tag] : overloads.tag_at) inserted_before[next(open)] += tag + ", ";
+  for (std::size_t i = 0; i < t.size(); i = next(i)) {
+    const auto overloaded = r.space_overloads.find(t[i].text);
+    if (t[i].kind != Tok::Ident || overloaded == r.space_overloads.end() || overloads.declarations.count(i)) continue;
+    std::size_t start = i;  // the qualified name's first token
+    for (long colons = prev(start); colons >= 0 && t[colons].text == "::"; colons = prev(start)) {
+      start = colons;  // `::f`, or a qualifier's `ns::`
+      if (const long qualifier = prev(colons); qualifier >= 0 && t[qualifier].kind == Tok::Ident) start = qualifier;
+      else break;
+    }
+    const long p = prev(start);
+    if (p >= 0 && (t[p].text == "." || t[p].text == "->")) continue;
+    std::size_t open = next(i);
+    if (open < t.size() && t[open].text == "<") open = closing(open) == npos ? npos : next(closing(open));
+    if (open >= t.size() || t[open].text != "(") continue;
+    std::string tags;
+    for (const std::string& tag : overloaded->second) tags += (tags.empty() ? "" : ", ") + tag;
+    inserted_before[start] += "::metal::__ms_space_call<" + tags + ">(\"" + t[i].text + "\", __MS_SPACE_CALLEE(";
+    inserted_before[open] += "))";
+  }
   int next_id = id_base;
   bool line_start = true;
   std::string out;
@@ -413,6 +428,7 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       else ++e;
     if (i > 0 && unswizzle_after.count(i - 1)) out += "::metal::__unswz(";
     if (const auto check = braced_check_before.find(i); check != braced_check_before.end()) out += check->second;
+    if (const auto inserted = inserted_before.find(i); inserted != inserted_before.end()) out += inserted->second;
     const Token& k = t[i];
     bool at_line_start = line_start;
     if (k.kind == Tok::Space) {
@@ -506,6 +522,12 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     const long before = prev(i);
     if (const char* message = unsupported_keyword(id); message && !(id == "delete" && before >= 0 && t[before].text == "="))
       r.errors.push_back({file, k.line, 0, "error", message});
+    // The host's C++ library is visible to the host build (`std::numeric_limits<float>`, `std::is_same_v`); a Mac's
+    // Metal compiler has no namespace std.
+    if (id == "std" && ((next(i) < t.size() && t[next(i)].text == "::") || (before >= 0 && t[before].text == "namespace")))
+      r.errors.push_back({file, k.line, 0, "error",
+                          "namespace std does not exist in Metal: its standard library is namespace metal "
+                          "(metal::numeric_limits, metal::max, metal::is_same_v)"});
     if (id == "double") {
       r.errors.push_back({file, k.line, 0, "error", "double is not supported in Metal (use float)"});
       out += id;

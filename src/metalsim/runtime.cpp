@@ -46,6 +46,7 @@ std::string_view diagnostic_kind_name(DiagnosticKind k) {
     case DiagnosticKind::StackOverflow: return "stack_overflow";
     case DiagnosticKind::Timeout: return "timeout";
     case DiagnosticKind::Trap: return "trap";
+    case DiagnosticKind::UnmatchedOverload: return "unmatched_overload";
     case DiagnosticKind::InvalidLaunch: return "invalid_launch";
     case DiagnosticKind::Internal: return "internal";
   }
@@ -189,6 +190,13 @@ class DeviceShadow {
   std::vector<std::atomic<DeviceCell*>> pages_;
 };
 
+// Where a buffer of the dispatch lies and the address space MLX passes it in (device, or constant: a small input, the
+// shapes and strides), for the calls of functions overloaded by address space.
+struct BufferSpace {
+  const unsigned char *lo, *hi;
+  int space;  // METALSIM_SPACE_*
+};
+
 struct DeviceBuffer {
   std::string name;
   const unsigned char* lo;
@@ -255,6 +263,7 @@ struct Run {
   LineTable* lines = nullptr;  // the kernel library's lines, for findings at memory accesses
   const KernelImage* image = nullptr;
   std::vector<void*> bufs;
+  std::vector<BufferSpace> buffer_spaces;
   std::vector<DeviceBuffer> device;
   uint32_t grid[3]{}, tg[3]{}, ntg[3]{};
   std::atomic<uint64_t> next_tg{0};
@@ -1030,9 +1039,42 @@ void rt_index_out_of_bounds(const char* array_type, int64_t index, int index_uns
   leave_kernel_call(w);
 }
 
+int rt_address_space(const void* addr) {
+  const Worker& w = *t_worker;
+  const auto* p = static_cast<const unsigned char*>(addr);
+  if (p >= w.arena.data() && p < w.arena.data() + kArenaCapacity) return METALSIM_SPACE_THREADGROUP;
+  for (const BufferSpace& b : w.run->buffer_spaces)
+    if (p >= b.lo && p < b.hi) return b.space;
+  if (w.run->image->holds(p, 1)) return METALSIM_SPACE_CONSTANT;  // a program-scope constant table
+  return METALSIM_SPACE_THREAD;
+}
+
+// A call that no overload of a function overloaded by address space takes: a compile error on a Mac, found here when
+// the call runs (the overloads are told apart by where the arguments point); the run stops.
+void rt_unmatched_overload(const char* function, const int* spaces, uint32_t count, const void* pc) {
+  Worker& w = *t_worker;
+  Thread* th = w.cur;
+  if (!th) return;
+  static const char* const names[] = {"", "device", "constant", "threadgroup", "thread"};
+  std::string arguments;
+  for (uint32_t k = 0; k < count; ++k)
+    if (spaces[k] > 0 && spaces[k] <= METALSIM_SPACE_THREAD)
+      arguments += std::string(arguments.empty() ? "" : ", ") + "argument " + std::to_string(k + 1) + " in " +
+                   names[spaces[k]] + " memory";
+  const std::string line = at_line(*w.run, pc);
+  w.run->report(DiagnosticKind::UnmatchedOverload, std::string(function) + line,
+                "no overload of '" + std::string(function) + "' takes its arguments' address spaces (" + arguments +
+                    ") in the call by " + thread_text(*th) + line +
+                    ": its overloads differ in address spaces only, and a Mac's compiler refuses a call none of them "
+                    "matches; the run stopped here",
+                th, nullptr, "", true);
+  leave_kernel_call(w);
+}
+
 const ms_runtime kRuntime = {METALSIM_ABI_VERSION, rt_threadgroup_barrier, rt_simd_exchange, rt_exchange_done,
                              rt_threadgroup_alloc,  rt_access,
-                             rt_index_out_of_bounds};
+                             rt_index_out_of_bounds, rt_address_space,
+                             rt_unmatched_overload};
 
 // ------------------------------------------------------- faults, timeout
 // What the checks before each access cannot prevent traps on the host: an integer division by zero (a GPU returns an
@@ -1492,12 +1534,14 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   // Device races need every thread's global id below kForeignReader (far beyond what the emulator can run).
   const uint64_t grid_threads = static_cast<uint64_t>(r.ntg[0]) * r.ntg[1] * r.ntg[2] * r.nominal_threads();
   const bool device_races = options.check_races && grid_threads < kForeignReader;
-  auto add = [&](const std::string& name, void* data, std::size_t bytes, std::size_t elem, bool input) -> void* {
+  auto add = [&](const std::string& name, void* data, std::size_t bytes, std::size_t elem, bool input,
+                 int space) -> void* {
     auto* p = static_cast<unsigned char*>(data);
     if (padded) {
       owned.push_back(std::make_unique<Padded>(bytes, data));
       p = owned.back()->data;
     }
+    r.buffer_spaces.push_back({p, p + bytes, space});
     if (padded || device_races)
       r.device.push_back({name, p, p + bytes, elem,
                           device_races && bytes ? std::make_unique<DeviceShadow>((bytes + elem - 1) / elem) : nullptr,
@@ -1508,7 +1552,8 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   strides.reserve(spec.inputs.size());
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
     const auto& t = spec.inputs[i];
-    r.bufs.push_back(add(t.name, inputs[i].data, inputs[i].bytes, dtype_size(t.dtype), true));
+    r.bufs.push_back(add(t.name, inputs[i].data, inputs[i].bytes, dtype_size(t.dtype), true,
+                         in_constant_space(t) ? METALSIM_SPACE_CONSTANT : METALSIM_SPACE_DEVICE));
     if (t.shape.empty()) continue;
     auto& sh = shapes.emplace_back(t.shape.begin(), t.shape.end());
     auto& st = strides.emplace_back(t.strides);
@@ -1519,16 +1564,16 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
     }
     ndims[i] = static_cast<int32_t>(t.shape.size());
     if (spec.source.find(t.name + "_shape") != std::string::npos)
-      r.bufs.push_back(add(t.name + "_shape", sh.data(), sh.size() * 4, 4, true));
+      r.bufs.push_back(add(t.name + "_shape", sh.data(), sh.size() * 4, 4, true, METALSIM_SPACE_CONSTANT));
     if (spec.source.find(t.name + "_strides") != std::string::npos)
-      r.bufs.push_back(add(t.name + "_strides", st.data(), st.size() * 8, 8, true));
+      r.bufs.push_back(add(t.name + "_strides", st.data(), st.size() * 8, 8, true, METALSIM_SPACE_CONSTANT));
     if (spec.source.find(t.name + "_ndim") != std::string::npos)
-      r.bufs.push_back(add(t.name + "_ndim", &ndims[i], 4, 4, true));
+      r.bufs.push_back(add(t.name + "_ndim", &ndims[i], 4, 4, true, METALSIM_SPACE_CONSTANT));
   }
   for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
     const auto& t = spec.outputs[i];
     if (spec.init_value) fill_init(outputs[i].data, t.dtype, outputs[i].bytes / dtype_size(t.dtype), *spec.init_value);
-    r.bufs.push_back(add(t.name, outputs[i].data, outputs[i].bytes, dtype_size(t.dtype), false));
+    r.bufs.push_back(add(t.name, outputs[i].data, outputs[i].bytes, dtype_size(t.dtype), false, METALSIM_SPACE_DEVICE));
   }
   if (r.bufs.size() != lib->info->num_buffers)
     return invalid("kernel library expects " + std::to_string(lib->info->num_buffers) + " buffers, spec gives " +

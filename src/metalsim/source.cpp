@@ -66,7 +66,6 @@ int64_t numel(const TensorSpec& t) {
   return n;
 }
 
-bool in_constant_space(const TensorSpec& t) { return numel(t) < kMaxConstantArraySize; }
 
 bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
@@ -158,6 +157,8 @@ std::vector<KernelParameter> kernel_parameters(const KernelSpec& spec) {
 }
 
 }  // namespace
+
+bool in_constant_space(const TensorSpec& t) { return numel(t) < kMaxConstantArraySize; }
 
 std::optional<Dtype> parse_dtype(std::string_view name) {
   for (const auto& d : kDtypes)
@@ -266,7 +267,7 @@ HostSource build_host_source(const KernelSpec& spec) {
     return hs;
   }
   RewriteResult header = rewrite_metal(spec.header, "header", 1);
-  RewriteResult body = rewrite_metal(spec.source, "body", 1000, header.vector_aliases);
+  RewriteResult body = rewrite_metal(spec.source, "body", 1000, &header);
   hs.errors = header.errors;
   hs.errors.insert(hs.errors.end(), body.errors.begin(), body.errors.end());
   for (const auto& [file, text] : {std::pair{"header", &spec.header}, std::pair{"body", &spec.source}})

@@ -1,6 +1,7 @@
 // Internal pieces shared by source.cpp, rewrite.cpp and compile.cpp.
 #pragma once
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "metalsim/metalsim.hpp"
+#include "metalsim/tokens.hpp"
 
 namespace ksearch::metalsim {
 
@@ -16,16 +18,34 @@ struct RewriteResult {
   std::vector<CompileMessage> errors;   // e.g. use of double
   bool uses_sync = false;               // barrier, SIMD-group function or atomic seen
   std::set<std::string> vector_aliases;  // typedef/using names of vector types declared in the text
+  // Functions overloaded by address space only, declared in the text or seen from elsewhere: each one's overloads'
+  // tag types (space_overloads.cpp).
+  std::map<std::string, std::vector<std::string>> space_overloads;
 };
 // Metal -> host C++ token rewriting (see metal_shim.h). `file` is "body" or
-// "header"; threadgroup variables get ids starting at id_base. `outer_aliases`: the vector type aliases the
-// text sees from elsewhere (the body sees the header's).
+// "header"; threadgroup variables get ids starting at id_base. `outer`: the rewrite of the text this one sees (the
+// body sees the header's vector type aliases and functions overloaded by address space).
 RewriteResult rewrite_metal(const std::string& text, const std::string& file, int id_base,
-                            const std::set<std::string>& outer_aliases = {});
+                            const RewriteResult* outer = nullptr);
+
+// Functions at namespace scope overloaded by address space only, which the host build, without spaces, would see as
+// one function defined twice: each overload gets a leading tag parameter naming its parameters' spaces, and calls
+// pick the overload by where their pointer and reference arguments point (metal_shim.h, __ms_space_call).
+struct SpaceOverloads {
+  std::map<std::size_t, std::string> tag_at;             // a tagged declaration's '(' token -> its tag type
+  std::map<std::string, std::vector<std::string>> tags;  // a name overloaded by space -> its overloads' tag types
+  std::set<std::size_t> declarations;                    // the name tokens of every function declared (no calls)
+};
+SpaceOverloads find_space_overloads(const std::vector<Token>& t);
 
 // The text with each comparison whose extent its tokens tell wrapped in ::metal::__ms_bool, which gives Metal's bool
 // vector for a comparison of vectors (comparisons.cpp); same lines.
 std::string wrap_comparisons(const std::string& text);
+
+// The text with each operand of a conditional operator given Metal's arithmetic conversions between half or bfloat
+// and float (`c ? h : 1.0f` is a float) through the comma operators of ::metal::__ms_arm_first and __ms_arm_second
+// (conditionals.cpp); same lines.
+std::string convert_conditional_operands(const std::string& text);
 
 struct HostSource {
   std::string text;
@@ -36,6 +56,8 @@ struct HostSource {
 HostSource build_host_source(const KernelSpec& spec);
 
 enum class AddressSpace { thread, device, constant, threadgroup };
+// Whether MLX passes an input in the constant address space (fewer than 8 elements) rather than device.
+bool in_constant_space(const TensorSpec& t);
 // A kernel parameter as MLX declares it: a pointer (buffers, shapes, strides) or an object (a 0-d input, ndim, the
 // thread attributes), and its space.
 struct KernelParameter {

@@ -86,6 +86,20 @@ long previous_token(const std::vector<Token>& t, std::size_t i) {
   return j;
 }
 
+std::size_t closing_bracket(const std::vector<Token>& t, std::size_t open) {
+  constexpr std::size_t npos = std::string::npos;
+  const std::string& o = t[open].text;
+  const std::string c = o == "(" ? ")" : o == "[" ? "]" : o == "{" ? "}" : ">";
+  int depth = 0;
+  for (std::size_t q = open; q < t.size(); q = next_token(t, q)) {
+    if (t[q].text == o) ++depth;
+    else if (t[q].text == c && --depth == 0) return q;
+    else if (c == ">" && t[q].text == ">>" && (depth -= 2) <= 0) return depth == 0 ? q : npos;
+    else if (c == ">" && (t[q].text == ";" || t[q].text == "{")) return npos;
+  }
+  return npos;
+}
+
 std::vector<bool> directive_tokens(const std::vector<Token>& t) {
   std::vector<bool> directive(t.size(), false);
   auto ends_line = [&](std::size_t i) {

@@ -628,6 +628,24 @@ TEST(MetalsimDiagnostics, TrapInstructionIsAFinding) {
   EXPECT_TRUE(names(message, "trap instruction reached by thread (5,0,0)", "body line 3")) << message;
 }
 
+// Overloads that differ in address spaces only are told apart by where their arguments point; a call with memory none
+// of them takes, which a Mac's compiler refuses, stops the run at its line.
+TEST(MetalsimDiagnostics, ACallNoAddressSpaceOverloadTakesIsAFinding) {
+  const std::string overloads = "float first(device const float* p) { return p[0]; }\n"
+                                "float first(threadgroup const float* p) { return -p[0]; }\n";
+  KernelSpec bug = spec64("unmatched_overload_bug", "unmatched_overload_bug.metal");
+  bug.header = overloads;
+  const std::string message = only_diagnostic(launch(bug), DiagnosticKind::UnmatchedOverload, "");
+  EXPECT_TRUE(names(message, "no overload of 'first' takes its arguments' address spaces (argument 1 in thread memory)",
+                    "body line 3"))
+      << message;
+  KernelSpec ok = spec64("unmatched_overload_ok", "unmatched_overload_ok.metal");
+  ok.header = overloads;
+  const Launch l = launch(ok);
+  ASSERT_TRUE(l.result.ok) << describe(l.result);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(l.out[i], -(i + 1.0f)) << i;
+}
+
 TEST(MetalsimDiagnostics, MismatchedBuffersAreInvalidLaunch) {
   KernelSpec s = spec64("oob_ok", "oob_ok.metal", 100, true);
   std::string so = build(s);

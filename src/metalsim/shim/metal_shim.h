@@ -18,6 +18,12 @@
 #define MS_NOSAN __attribute__((disable_sanitizer_instrumentation))
 #define MS_NOSAN_CALL __attribute__((disable_sanitizer_instrumentation, noinline))
 #define METAL_FUNC inline __attribute__((always_inline))
+// The function (with its template arguments) called through ::metal::__ms_space_call: a generic lambda whose return
+// type drops it from overload resolution where the call does not compile.
+#define __MS_SPACE_CALLEE(...)                                                                 \
+  [](auto&&... __ms_a) -> decltype(__VA_ARGS__(static_cast<decltype(__ms_a)&&>(__ms_a)...)) {  \
+    return __VA_ARGS__(static_cast<decltype(__ms_a)&&>(__ms_a)...);                            \
+  }
 #define MLX_MTL_PRAGMA_UNROLL _Pragma("clang loop unroll(full)")
 // Call-site identity of a barrier or SIMD-group function (line << 12 | section << 10 | column; the section, from
 // the #line file names of the generated source, is 1 for the header, 2 for the body, 0 elsewhere, so that
@@ -194,11 +200,44 @@ MS_FP16_CLASS(bfloat, __float_to_bf16_bits, [](uint16_t b) { return __u2f((uint3
 #undef MS_FP16_BINARY
 #undef MS_FP16_COMPOUND
 
+// The operands of a conditional operator (conditionals.cpp): `c ? (__ms_arm_first<decltype((y))>{}, x) :
+// (__ms_arm_second<decltype((x))>{}, y)`. Metal's usual arithmetic conversions make `c ? h : 1.0f` a float and
+// `c ? h : 1` a half, where both conversions between half and float are implicit here and the host compiler would call
+// the first ambiguous. A half or bfloat x beside another type becomes an __ms_fp16_arm, which converts to float or to
+// its own type and from nothing, so that the other operand's type decides; y, knowing x's type, becomes float beside a
+// float x, or x's type where it is an integer beside a half or bfloat x. Any other operand has no such comma
+// operator, and the built-in one leaves it as it is (an lvalue, two halves' too, a vector's element, an array).
+template <class T> inline constexpr bool __ms_is_fp16 = is_same_v<T, half> || is_same_v<T, bfloat>;
+template <class T> struct __ms_fp16_arm {
+  T value;
+  template <class F, enable_if_t<is_same_v<F, float> || is_same_v<F, T>, int> = 0>
+  constexpr operator F() const { return F(value); }
+};
+// Second's type is void where the rewrite did not copy it (it holds a conditional itself).
+template <class Second = void> struct __ms_arm_first {
+  template <class X, class A = std::remove_cvref_t<X>,
+            enable_if_t<__ms_is_fp16<A> && !is_same_v<std::remove_cvref_t<Second>, A>, int> = 0>
+  friend constexpr __ms_fp16_arm<A> operator,(__ms_arm_first, const X& x) { return {x}; }
+};
+template <class First> struct __ms_arm_second {
+  using A = std::remove_cvref_t<First>;
+  template <class X, class B = std::remove_cvref_t<X>,
+            enable_if_t<(__ms_is_fp16<A> && is_integral_v<B>) || (is_same_v<A, float> && __ms_is_fp16<B>), int> = 0>
+  friend constexpr auto operator,(__ms_arm_second, const X& x) {
+    if constexpr (__ms_is_fp16<A>) return A(x);
+    else return float(x);
+  }
+};
+
 // Narrowing in a brace initializer of half or bfloat (`half a[2] = {x[i], 1.0f}`): built-in types on a Mac, where
 // list-initialization refuses a non-constant float or integer and a constant the type does not hold, as it does for
 // `int a[1] = {f}`; classes here, whose converting constructors the host compiler never checks. metalsim passes each
 // element of such an initializer through __ms_braced_half or __ms_braced_bfloat (rewrite.cpp), which return it
 // unchanged; diagnose_if makes the compile fail at the element's line. Other types (half, vectors) pass as they are.
+// A multi-component swizzle of a half, bfloat or bool vector (a proxy object, below).
+template <class T, int N, int... I> struct __swz;
+template <class S> inline constexpr bool __is_swz = false;
+template <class T, int N, int... I> inline constexpr bool __is_swz<__swz<T, N, I...>> = true;
 constexpr bool __ms_finite(float v) { return v - v == 0; }
 // A float constant fits unless it rounds past the largest finite value (65504, bfloat's 0x7f7f).
 constexpr bool __ms_half_holds(float v) { return !__ms_finite(v) || (v < 65520.0f && v > -65520.0f); }
@@ -234,7 +273,11 @@ template <class I, enable_if_t<is_integral_v<I>, int> = 0> constexpr bool __ms_b
   MS_BRACED(TO, signed char, "char") MS_BRACED(TO, unsigned char, "uchar") MS_BRACED(TO, short, "short")           \
   MS_BRACED(TO, unsigned short, "ushort") MS_BRACED(TO, int, "int") MS_BRACED(TO, unsigned int, "uint")            \
   MS_BRACED(TO, long, "long") MS_BRACED(TO, unsigned long, "ulong")                                                \
-  template <class A> constexpr decltype(auto) __ms_braced_##TO(A&& a) { return std::forward<A>(a); }
+  template <class A> constexpr decltype(auto) __ms_braced_##TO(A&& a) {                                            \
+    /* a swizzle (`half2 w = {v.zw}`) stands for the vector it reads */                                            \
+    if constexpr (__is_swz<std::remove_cvref_t<A>>) return typename std::remove_cvref_t<A>::value_type(a);         \
+    else return std::forward<A>(a);                                                                                \
+  }
 MS_BRACED_FROM_ALL(half)
 MS_BRACED_FROM_ALL(bfloat)
 #undef MS_BRACED_FROM_ALL
@@ -303,8 +346,6 @@ template <class T, int N, int... I> struct __swz {
   template <int N2, int... J> __swz& operator=(const __swz<T, N2, J...>& o) { return *this = value_type(o); }
   MS_COMPOUND_BY_VALUE(__swz)
 };
-template <class S> inline constexpr bool __is_swz = false;
-template <class T, int N, int... I> inline constexpr bool __is_swz<__swz<T, N, I...>> = true;
 template <class T, int N> struct __packed;
 template <class P> inline constexpr bool __is_packed = false;
 template <class T, int N> inline constexpr bool __is_packed<__packed<T, N>> = true;
@@ -1587,6 +1628,59 @@ template <class D, class A, class B> inline void simdgroup_multiply(simdgroup_ma
 }
 
 // ---------------------------------------------------------- threadgroup memory
+// Functions overloaded by address space only (`float load(device const float* p)` beside `float load(threadgroup
+// const float* p)`): the rewrite gives each a leading tag parameter naming its parameters' spaces (METALSIM_SPACE_*, 0
+// for one that is no pointer or reference; space_overloads.cpp) and makes each call `__ms_space_call<tags...>("load",
+// __MS_SPACE_CALLEE(load))(args...)`, which passes the tag whose spaces the arguments' memory has, as Metal picks the
+// overload by the arguments' types. A call that no tagged overload accepts goes to the name's others (`load(1.0f)`).
+template <int... S> struct __ms_spaces {
+  static constexpr int at(std::size_t k) {
+    constexpr int wanted[] = {S..., 0};
+    return k < sizeof...(S) ? wanted[k] : 0;
+  }
+};
+template <class A> inline int __ms_space_of(const A& a) {
+  if constexpr (std::is_pointer_v<A>) return metalsim_rt->address_space((const void*)a);
+  else return metalsim_rt->address_space((const void*)__builtin_addressof(a));
+}
+template <class Tag, class... A> inline bool __ms_spaces_take(const A&... a) {
+  std::size_t k = 0;
+  bool ok = true;
+  ((ok = ok && (Tag::at(k) == 0 || Tag::at(k) == __ms_space_of(a)), ++k), ...);
+  return ok;
+}
+// No overload takes the arguments' spaces, which Metal's compiler refuses: the runtime reports it, naming each
+// pointer or reference argument's space (the overloads' indirect parameters are the same: only spaces differ).
+template <class Tag, class... A>
+__attribute__((noinline)) void __ms_no_space_overload(const char* name, const A&... a) {
+  int spaces[sizeof...(A) + 1] = {};
+  std::size_t k = 0;
+  ((spaces[k] = Tag::at(k) ? __ms_space_of(a) : 0, ++k), ...);
+  metalsim_rt->unmatched_overload(name, spaces, (uint32_t)sizeof...(A), __builtin_return_address(0));
+}
+// Inlined into the call, so that a finding's return address names the kernel's line.
+template <class F, class Tag, class... Rest, class... A>
+__attribute__((always_inline)) inline decltype(auto) __ms_space_pick(const char* name, F& f, A&&... a) {
+  if constexpr (sizeof...(Rest) > 0) {
+    if (!__ms_spaces_take<Tag>(a...)) return __ms_space_pick<F, Rest...>(name, f, static_cast<A&&>(a)...);
+  } else {
+    if (!__ms_spaces_take<Tag>(a...)) __ms_no_space_overload<Tag>(name, a...);  // does not return
+  }
+  return f(Tag{}, static_cast<A&&>(a)...);
+}
+template <class F, class... Tags> struct __ms_space_overloaded {
+  const char* name;
+  F f;
+  template <class... A> __attribute__((always_inline)) decltype(auto) operator()(A&&... a) {
+    if constexpr ((std::is_invocable_v<F&, Tags, A&&...> && ...))
+      return __ms_space_pick<F, Tags...>(name, f, static_cast<A&&>(a)...);
+    else
+      return f(static_cast<A&&>(a)...);
+  }
+};
+template <class... Tags, class F> inline __ms_space_overloaded<F, Tags...> __ms_space_call(const char* name, F f) {
+  return {name, f};
+}
 // `threadgroup T name[N];` is rewritten to `auto& name = __ms_tg<T[N], id, "name">();`. The alias names the type in
 // -fsanitize=array-bounds' report of an index past it, which the runtime leaves to the access check: that one names
 // the variable, and its red zones catch the access a pointer makes too.

@@ -3,7 +3,7 @@
 #pragma once
 #include <stdint.h>
 
-#define METALSIM_ABI_VERSION 5
+#define METALSIM_ABI_VERSION 6
 #define METALSIM_SLOT_BYTES 32
 
 // Kinds of access: plain read, plain write, atomic read-modify-write, the atomic operations a spin-wait repeats
@@ -19,6 +19,13 @@
 // Or'ed into a read of bytes copied whole (memcpy of a struct, padding included): checked for bounds and races, not
 // for initialization (a struct's padding is never written, and a copied value is checked where a field is used).
 #define METALSIM_ACCESS_COPY 16
+
+// Address spaces, as the runtime tells where memory lies (address_space) and as the tags of functions overloaded by
+// address space name their parameters' (0: a parameter that is no pointer or reference).
+#define METALSIM_SPACE_DEVICE 1
+#define METALSIM_SPACE_CONSTANT 2
+#define METALSIM_SPACE_THREADGROUP 3
+#define METALSIM_SPACE_THREAD 4
 
 typedef struct ms_thread_args {
   uint32_t thread_position_in_grid[3];
@@ -59,6 +66,12 @@ typedef struct ms_runtime {
   // An index outside an array whose type the compiler knew (-fsanitize=array-bounds): array_type is the type as
   // clang prints it, quoted ("'float[4]'"); index is the value, as unsigned where index_unsigned; pc as above.
   void (*index_out_of_bounds)(const char* array_type, int64_t index, int index_unsigned, const void* pc);
+  // The space of the memory at addr (METALSIM_SPACE_*): a buffer's (device, or constant as MLX passes it), threadgroup
+  // memory, the kernel library's constant data, else the running thread's own.
+  int (*address_space)(const void* addr);
+  // A call of a function overloaded by address space whose arguments lie in spaces none of its overloads takes (spaces:
+  // each argument's, 0 where no overload has a pointer or reference); stops the thread. pc as above.
+  void (*unmatched_overload)(const char* function, const int* spaces, uint32_t count, const void* pc);
 } ms_runtime;
 
 // A threadgroup variable the kernel declares, in the library's metalsim_tg section (one entry per declaration, reached

@@ -36,11 +36,13 @@ std::optional<AddressSpace> space_keyword(const std::string& s) {
 }
 
 // What a name stands for: a pointer (`space`: the memory it points to), an array (which decays to a pointer into
-// its space) or an object or reference (the memory it lives in).
+// its space), an array of pointers (`space`: the memory its elements point to; only its elements are followed) or
+// an object or reference (the memory it lives in).
 struct Symbol {
-  enum class What { pointer, array, object } what;
+  enum class What { pointer, array, pointers, object } what;
   AddressSpace space;
   std::string type = {};  // an object's struct type (its members' spaces: `p.x = ...`)
+  int dims = 0;           // an array of pointers' dimensions (`ptrs[i] = x` assigns one pointer)
   bool operator==(const Symbol&) const = default;
 };
 
@@ -74,11 +76,13 @@ struct TypeText {
   bool dependent = false;
 };
 
-// A parameter of a header function: pointer or reference, and its space (nullopt: neither, or not known).
+// A parameter of a header function or a struct's member: pointer or reference, and its space (nullopt: neither, or
+// not known); a member may be an array (of pointers where `pointer`: `p.in[0] = x` assigns one).
 struct Param {
   bool pointer = false;
   std::optional<AddressSpace> space;
   std::string name;
+  int dims = 0;
 };
 // A header function: its parameters and what it returns (a pointer or reference in a known space, or neither).
 struct Signature {
@@ -87,8 +91,8 @@ struct Signature {
 };
 // What the header declares for the body (and itself): program-scope names; functions by name (nullopt for
 // methods and overloads, whose calls are not checked; a template's parameters of dependent type have no space); plain
-// structs' members in order (nullopt where brace lists are not followed: bases, constructors, templates, array or
-// struct members, one name defined twice).
+// structs' members in order (nullopt where neither brace lists nor member assignments are followed: bases,
+// constructors, templates, struct members, one name defined twice).
 struct Declared {
   Symbols program;
   std::map<std::string, std::optional<Signature>> functions;
@@ -421,7 +425,7 @@ class Checker {
     if (const Param* result = call_result(a, b - 1); result && !result->pointer) return result->space;
     if (!ident(a) || is(a + 1, "::")) return std::nullopt;
     const auto s = lookup(t_[a].text);
-    if (!s) return std::nullopt;
+    if (!s || s->what == Symbol::What::pointers) return std::nullopt;
     std::size_t q = a + 1;
     if (q == b) return s->what == Symbol::What::pointer ? std::nullopt : std::optional(s->space);
     // The first step: through the pointer, into the array, or to a member of the object.
@@ -613,7 +617,7 @@ class Checker {
           const Declarator d = declarator_at(p, end);
           if (d.name.empty()) break;
           if (d.stars == 0 && !d.reference)
-            locals_.declare(d.name, Symbol{d.array ? Symbol::What::array : Symbol::What::object, this_space, type->name});
+            locals_.declare(d.name, Symbol{d.dims ? Symbol::What::array : Symbol::What::object, this_space, type->name});
           p = d.end + 1;
         }
       i = end + 1;
@@ -629,10 +633,10 @@ class Checker {
     const auto type = type_at(i);
     for (std::size_t p = type ? type->end : end; type && p < end;) {
       const Declarator d = declarator_at(p, end);
-      if (d.name.empty() || d.array || (d.stars == 0 && !d.reference && declared_->structs.count(type->name))) break;
+      if (d.name.empty() || (d.stars == 0 && !d.reference && declared_->structs.count(type->name))) break;
       fields->push_back({d.stars == 1, d.stars == 1 || (d.reference && d.stars == 0) ? declared_space(*type, true)
                                                                                    : std::nullopt,
-                         d.name});
+                         d.name, d.dims});
       p = d.end + 1;
       if (p >= end) return;
     }
@@ -640,7 +644,8 @@ class Checker {
   }
 
   // A brace list (open, close) building the struct `name`: each pointer or reference member against what it is
-  // given (positional or `.member = `).
+  // given (positional or `.member = `), an array of pointers against the elements of its own braced list. Past an
+  // array given without braces (its elements take as many items as it has) positions are not followed.
   void aggregate(const std::string& name, std::size_t open, std::size_t close) {
     const auto s = declared_->structs.find(name);
     if (s == declared_->structs.end() || !s->second || close == npos) return;
@@ -656,14 +661,44 @@ class Checker {
           if (f.name == t_[a + 1].text) field = &f;
         value = a + 3;
       }
-      if (field && field->space && value < e) {
+      const auto mismatch = [&](std::size_t v, std::size_t ve, AddressSpace from) {
+        error(v, "member '" + field->name + "' of '" + name + "' " +
+                     (field->pointer ? "points to " : "is a reference to ") + space_name(*field->space) +
+                     " memory but '" + text(v, ve) + "' " + (field->pointer ? "points to " : "is in ") +
+                     space_name(from) + " memory: Metal converts no pointer or reference between address spaces");
+      };
+      if (field && field->dims) {
+        if (!is(value, "{") || closing(value) != e - 1) return;
+        if (field->pointer && field->space)
+          for (const Element& el : elements_not_in(value, e - 1, *field->space)) mismatch(el.a, el.e, el.from);
+      } else if (field && field->space && value < e) {
         const auto from = field->pointer ? pointer_space(value, e) : lvalue_space(value, e);
-        if (from && *from != *field->space)
-          error(value, "member '" + field->name + "' of '" + name + "' " +
-                           (field->pointer ? "points to " : "is a reference to ") + space_name(*field->space) +
-                           " memory but '" + text(value, e) + "' " + (field->pointer ? "points to " : "is in ") +
-                           space_name(*from) + " memory: Metal converts no pointer or reference between address " +
-                           "spaces");
+        if (from && *from != *field->space) mismatch(value, e, *from);
+      }
+      a = e + 1;
+    }
+  }
+
+  // The items of the brace list (open, close) of an array of pointers that point to memory other than `to`; inner
+  // lists (inner dimensions, braced scalars) are read through.
+  struct Element {
+    std::size_t a, e;
+    AddressSpace from;
+  };
+  std::vector<Element> elements_not_in(std::size_t open, std::size_t close, AddressSpace to) const {
+    std::vector<Element> found;
+    elements_not_in(open, close, to, found);
+    return found;
+  }
+  void elements_not_in(std::size_t open, std::size_t close, AddressSpace to, std::vector<Element>& found) const {
+    const Nesting nesting(depth_);
+    if (depth_ > kMaxNesting) return;
+    for (std::size_t a = open + 1; a < close;) {
+      const std::size_t e = std::min(item_end(a, close), close);
+      if (is(a, "{") && closing(a) == e - 1) {
+        elements_not_in(a, e - 1, to, found);
+      } else if (const auto from = a < e ? pointer_space(a, e) : std::nullopt; from && *from != to) {
+        found.push_back({a, e, *from});
       }
       a = e + 1;
     }
@@ -729,7 +764,7 @@ class Checker {
     std::size_t name_at = 0;
     int stars = 0;
     bool reference = false;
-    bool array = false;
+    int dims = 0;  // an array's dimensions (2 for `a[2][3]`)
     std::size_t init = 0, init_end = 0;  // `= init`, when there is one
     std::size_t braces = 0;              // `name{...}`: the '{', when there is one
     std::size_t end = 0;                 // the ',' or ';' (or the end given) after it
@@ -747,7 +782,7 @@ class Checker {
     d.name = t_[i].text;
     d.name_at = i++;
     for (; is(i, "["); i = closing(i) + 1) {
-      d.array = true;
+      ++d.dims;
       if (closing(i) == npos) return Declarator{};
     }
     if (is(i, "=")) {
@@ -775,8 +810,8 @@ class Checker {
     }
     const std::optional<AddressSpace> space = declared_space(type, local);
     if (!space) return std::nullopt;
-    if (d.stars == 1) return Symbol{Symbol::What::pointer, *space};
-    return Symbol{d.array ? Symbol::What::array : Symbol::What::object, *space, type.name};
+    if (d.stars == 1) return Symbol{d.dims ? Symbol::What::pointers : Symbol::What::pointer, *space, {}, d.dims};
+    return Symbol{d.dims ? Symbol::What::array : Symbol::What::object, *space, type.name};
   }
 
   // The declarators of a declaration whose type ends at type.end, up to its ';' at `end`: each declared, and its
@@ -793,9 +828,14 @@ class Checker {
       if (const auto to = declared_space(type, local); has_init && from && to && (d.stars == 1 || d.reference))
         if (*from != *to) declaration_error(type, d, *to, *from);
       if (has_init) check_expression(d.init, d.init_end);
-      if (d.stars == 0 && !d.reference) {  // `Params p{x, n}`, `Params p = {x, n}`
+      const bool braced_init = has_init && is(d.init, "{") && closing(d.init) == d.init_end - 1;
+      if (const auto to = declared_space(type, local); to && d.dims && d.stars == 1 && (d.braces || braced_init)) {
+        const std::size_t open = d.braces ? d.braces : d.init;  // `const float* ptrs[2] = {x, w}`
+        for (const Element& el : elements_not_in(open, closing(open), *to)) element_error(type, d, *to, el);
+      }
+      if (d.stars == 0 && !d.reference && !d.dims) {  // `Params p{x, n}`, `Params p = {x, n}`
         if (d.braces) aggregate(type.name, d.braces, closing(d.braces));
-        else if (has_init && is(d.init, "{") && closing(d.init) == d.init_end - 1) aggregate(type.name, d.init, d.init_end - 1);
+        else if (braced_init) aggregate(type.name, d.init, d.init_end - 1);
       }
       locals_or_program(local).declare(d.name, symbol_of(type, d, from, local));
       p = d.end + 1;
@@ -804,12 +844,18 @@ class Checker {
 
   Symbols& locals_or_program(bool local) { return local ? locals_ : declared_->program; }
 
+  // The declared type with the space `s` written in it instead (`const device float` for `const float`).
+  std::string type_in(const TypeText& type, AddressSpace s) const {
+    const std::string plain = text(type.start, type.end, true);
+    return plain.rfind("const ", 0) == 0 ? "const " + std::string(space_name(s)) + " " + plain.substr(6)
+                                         : space_name(s) + (" " + plain);
+  }
+
   void declaration_error(const TypeText& type, const Declarator& d, AddressSpace to, AddressSpace from) {
     const std::string init = text(d.init, d.init_end);
     const std::string declared = type.space ? std::string() : " (declared without an address space)";
-    std::string fix = text(type.start, type.end, true);
+    const std::string fix = type_in(type, from);
     const std::string s = space_name(from);
-    fix = fix.rfind("const ", 0) == 0 ? "const " + s + " " + fix.substr(6) : s + " " + fix;
     if (d.reference)
       error(d.name_at, "'" + d.name + "' is a reference to " + space_name(to) + " memory" + declared + " but '" +
                            init + "' is in " + s + " memory: Metal binds no reference across address spaces (declare '" +
@@ -818,6 +864,14 @@ class Checker {
       error(d.name_at, "'" + d.name + "' points to " + space_name(to) + " memory" + declared + " but '" + init +
                            "' points to " + s + " memory: Metal converts no pointer between address spaces (declare '" +
                            fix + "* " + d.name + "' or 'auto " + d.name + "')");
+  }
+
+  void element_error(const TypeText& type, const Declarator& d, AddressSpace to, const Element& el) {
+    error(d.name_at, "'" + d.name + "' holds pointers to " + space_name(to) + " memory" +
+                         (type.space ? "" : " (declared without an address space)") + " but is given '" +
+                         text(el.a, el.e) + "', which points to " + space_name(el.from) +
+                         " memory: Metal converts no pointer between address spaces (declare '" +
+                         type_in(type, el.from) + "* " + d.name + "[...]')");
   }
 
   // One statement inside a function, from i: a declaration, or an expression statement (assignments, casts and
@@ -889,16 +943,19 @@ class Checker {
       }
       if (!ident(q) || (q > a && (is(q - 1, ".") || is(q - 1, "->") || is(q - 1, "::")))) continue;
       const bool after_operand = q > a && (is(q - 1, "*") || is(q - 1, "&") || is(q - 1, "]") || is(q - 1, ")"));
-      if (is(q + 1, ".") && ident(q + 2) && is(q + 3, "=") && !after_operand) member_assignment(q, b);
+      if (is(q + 1, ".") && ident(q + 2) && !after_operand) member_assignment(q, b);
       if (!after_operand) method_call(q);
-      const bool assigned = is(q + 1, "=") && !after_operand;
+      // `p = x`, or `ptrs[i] = x` for an array of pointers (as many subscripts as it has dimensions).
+      const auto [eq, subscripts] = after_subscripts(q + 1);
+      const bool assigned = is(eq, "=") && !after_operand;
       if (assigned) {
         const auto s = lookup(t_[q].text);
-        const std::size_t e = std::min(item_end(q + 2, b), b);
-        if (s && s->what == Symbol::What::pointer)
-          if (auto from = pointer_space(q + 2, e); from && *from != s->space)
-            error(q, "'" + t_[q].text + "' points to " + space_name(s->space) + " memory but is assigned '" +
-                         text(q + 2, e) + "', which points to " + space_name(*from) +
+        const std::size_t e = std::min(item_end(eq + 1, b), b);
+        if (s && ((s->what == Symbol::What::pointer && subscripts == 0) ||
+                  (s->what == Symbol::What::pointers && subscripts == s->dims)))
+          if (auto from = pointer_space(eq + 1, e); from && *from != s->space)
+            error(q, "'" + text(q, eq) + "' points to " + space_name(s->space) + " memory but is assigned '" +
+                         text(eq + 1, e) + "', which points to " + space_name(*from) +
                          " memory: Metal converts no pointer between address spaces");
       } else if (is(q + 1, "(")) {
         call(q, q + 1);
@@ -945,17 +1002,27 @@ class Checker {
                  space_name(s->space) + "' after its parameter list, or copy the object to a local)");
   }
 
-  // `p.x = value` for an object p of a plain struct: the member's space against the value's.
+  // Past the subscripts from i (`[i][j]`): the token after them and how many there are.
+  std::pair<std::size_t, int> after_subscripts(std::size_t i) const {
+    int n = 0;
+    for (; is(i, "[") && closing(i) != npos; i = closing(i) + 1) ++n;
+    return {i, n};
+  }
+
+  // `p.x = value` (or `p.in[k] = value` for an array of pointers) for an object p of a plain struct: the member's
+  // space against the value's.
   void member_assignment(std::size_t q, std::size_t b) {
     const auto s = lookup(t_[q].text);
     const auto fields = s && s->what == Symbol::What::object ? declared_->structs.find(s->type) : declared_->structs.end();
     if (fields == declared_->structs.end() || !fields->second) return;
-    const std::size_t e = std::min(item_end(q + 4, b), b);
+    const auto [eq, subscripts] = after_subscripts(q + 3);
+    if (!is(eq, "=")) return;
+    const std::size_t e = std::min(item_end(eq + 1, b), b);
     for (const Param& field : *fields->second) {
-      if (field.name != t_[q + 2].text || !field.space || !field.pointer) continue;
-      if (auto from = pointer_space(q + 4, e); from && *from != *field.space)
+      if (field.name != t_[q + 2].text || !field.space || !field.pointer || field.dims != subscripts) continue;
+      if (auto from = pointer_space(eq + 1, e); from && *from != *field.space)
         error(q, "member '" + field.name + "' of '" + s->type + "' points to " + space_name(*field.space) +
-                     " memory but is assigned '" + text(q + 4, e) + "', which points to " + space_name(*from) +
+                     " memory but is assigned '" + text(eq + 1, e) + "', which points to " + space_name(*from) +
                      " memory: Metal converts no pointer between address spaces");
     }
   }

@@ -721,7 +721,8 @@ void Translator::visit(CXCursor c, Function& fn) {
   } else if (kind == CXCursor_ForStmt) {
     if (const std::vector<CXCursor> parts = children(c); !parts.empty() && clang_getCursorKind(parts[0]) == CXCursor_DeclStmt)
       for_inits_.push_back({begin_offset(parts[0]), end_offset(parts[0])});
-  } else if (kind == CXCursor_CStyleCastExpr || kind == CXCursor_CXXReinterpretCastExpr || kind == CXCursor_CXXStaticCastExpr) {
+  } else if (kind == CXCursor_CStyleCastExpr || kind == CXCursor_CXXReinterpretCastExpr || kind == CXCursor_CXXStaticCastExpr ||
+             kind == CXCursor_CXXConstCastExpr) {
     if (is_pointer(clang_getCursorType(c))) {
       if (const std::vector<CXCursor> kids = children(c); !kids.empty()) note_accessor_target(kids.back(), clang_getCursorType(c));
       map_cast(c);

@@ -516,6 +516,10 @@ void Translator::map_host_calls(CXCursor argument) {
       if (!kids.empty() && clang_isExpression(clang_getCursorKind(kids.back()))) self->map_host_calls(kids.back());
       return CXChildVisit_Continue;
     }
+    // (a const_cast of a buffer, `{const_cast<float*>(x), y}`, keeps its space as in device code)
+    if (clang_getCursorKind(c) == CXCursor_CXXConstCastExpr && is_pointer(clang_getCursorType(c)) &&
+        self->host_calls_.insert(begin_offset(c)).second)
+      self->map_cast(c);
     if (clang_getCursorKind(c) != CXCursor_CallExpr || self->in_main_file(callee) ||
         (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) || !self->host_calls_.insert(begin_offset(c)).second)
       return CXChildVisit_Recurse;
@@ -614,6 +618,10 @@ std::string Translator::buffer_of(CXCursor argument) {
   if (found.second.empty() && clang_getCursorKind(argument) == CXCursor_DeclRefExpr)
     return buffer_named(decl_key(clang_getCursorReferenced(argument)));
   return found.second;
+}
+
+bool Translator::task_input(const std::string& buffer) const {
+  return std::any_of(task_.inputs.begin(), task_.inputs.end(), [&](const tasks::TensorSpec& t) { return t.name == buffer; });
 }
 
 std::string Translator::buffer_named(const std::string& key) const {

@@ -357,21 +357,23 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
     // it fails to compile instead.
     const bool writable_pointer = is_pointer(type) && !clang_isConstQualifiedType(pointee_type(type));
     const CXCursor uncast = strip_casts(arg);
-    const std::string input = writable_pointer && clang_getCursorKind(uncast) == CXCursor_DeclRefExpr &&
+    const std::string input = is_pointer(type) && clang_getCursorKind(uncast) == CXCursor_DeclRefExpr &&
                                       element_type(type) == element_type(clang_getCursorType(uncast))
                                   ? buffer_of(uncast)
                                   : "";
-    const bool given_input = !input.empty() && std::any_of(task_.inputs.begin(), task_.inputs.end(),
-                                                           [&](const tasks::TensorSpec& t) { return t.name == input; });
+    const bool input_given = !input.empty() && task_input(input);
+    const bool given_input = writable_pointer && input_given;
     // A buffer given to a pointer parameter without const that the kernel only reads (TVM's kernels and tutorials'
     // second passes take an earlier kernel's scratch as `float* partial`) is no output of it either.
     const bool read_only = writable_pointer && (given_input || (!structure && !may_write_through(kernel_decl, kparams[i])));
     if (writable_pointer) {
       (read_only ? read_only_parameters_ : other_buffer_parameters_).insert(decl_key(kparams[i]));
       if (!read_only) writes_through(arg);
+    } else if (is_pointer(type)) {
+      (input_given ? const_input_parameters_ : other_buffer_parameters_).insert(decl_key(kparams[i]));
     }
     std::string value = given_input ? input : "";
-    map_host_calls(arg);
+    if (!given_input) map_host_calls(arg);  // (an input's cast is not written)
     try {
       if (!structure && !given_input) value = rw_.render(begin_offset(arg), end_offset(arg));
       // A parameter the launch leaves to its default (`float scale = 1.0f`): libclang gives the default as an argument

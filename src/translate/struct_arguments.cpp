@@ -58,7 +58,9 @@ void Translator::device_pointer_fields(CXType record, const std::set<unsigned>& 
 // field of it given `device` already, and the struct named in the translated code only as its own name, as the type
 // of __device__ functions' parameters (which become template parameters too) and as the type of a field of `holder`.
 // The structs it holds by value (declared alone) are followed the same way, held by it alone. Empty where they cannot.
-std::vector<Translator::FieldPath> Translator::templatable_fields(CXType record, const std::string& holder) {
+// A pointer field without const is read-only where the launch gives it task inputs (`given_inputs`, its offsets).
+std::vector<Translator::FieldPath> Translator::templatable_fields(CXType record, const std::string& holder,
+                                                                  const std::set<unsigned>& given_inputs) {
   const CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(record));
   const CXCursorKind kind = clang_getCursorKind(decl);
   if ((kind != CXCursor_StructDecl && kind != CXCursor_ClassDecl) || !in_main_file(decl) || spelling(decl).empty() ||
@@ -71,7 +73,7 @@ std::vector<Translator::FieldPath> Translator::templatable_fields(CXType record,
     const CXType type = clang_getCanonicalType(clang_getCursorType(field));
     const CXType pointer = is_pointer(type) ? type : array_element(type);  // (an array of pointers: its elements' type)
     if (is_pointer(pointer) && device_fields_.count(begin_offset(field))) return {};
-    if (is_pointer(pointer) && clang_isConstQualifiedType(pointee_type(pointer))) {
+    if (is_pointer(pointer) && (clang_isConstQualifiedType(pointee_type(pointer)) || given_inputs.count(begin_offset(field)))) {
       read_only.push_back({field});
     } else if (type.kind == CXType_Record) {
       for (FieldPath& inner : templatable_fields(type, decl_key(decl))) {
@@ -395,12 +397,39 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
                              "a brace list here too",
                              spelling(field), type_text));
   };
+  // A pointer field without const given task inputs (`{const_cast<float*>(x), y}`, each item of an array of them) is
+  // read-only: Metal binds an input const, in constant memory when it is small. An array holding an input and another
+  // buffer has no one type for its items.
+  std::map<unsigned, CXCursor> input_fields;  // by field, its (first) input
+  for (CXCursor field : fields) {
+    const CXType type = clang_getCanonicalType(clang_getCursorType(field));
+    const CXType pointer = is_pointer(type) ? type : array_element(type);
+    const std::optional<CXCursor> source = field_source(field);
+    if (!is_pointer(pointer) || clang_isConstQualifiedType(pointee_type(pointer)) || !source || clang_Cursor_isNull(*source)) continue;
+    const std::vector<CXCursor> items =
+        clang_getCursorKind(strip_implicit(*source)) == CXCursor_InitListExpr ? children(strip_implicit(*source)) : std::vector<CXCursor>{*source};
+    std::vector<CXCursor> inputs;
+    std::copy_if(items.begin(), items.end(), std::back_inserter(inputs), [&](CXCursor v) { return points_into_read_only(v); });
+    if (inputs.empty()) continue;
+    if (inputs.size() == items.size()) {
+      input_fields.emplace(begin_offset(field), inputs.front());
+      continue;
+    }
+    const std::string element = unqualified_type(pointee_type(pointer));
+    for (CXCursor v : inputs)
+      problem(out_.problems, v, "pointer array '" + spelling(field) + "' given a task input and another buffer",
+              "Metal binds an input read-only (in constant memory when it is small), and an array's items share one type: "
+              "give the inputs a field (or array) `const " + element + "*` of their own and the other buffers theirs "
+              "(`struct { const " + element + "* in; " + element + "* out; }`)");
+  }
   // Read-only pointer fields become template parameters where they can (once per struct, and never after a launch
   // gave them `device`), so that each takes the type of the buffer it is given; those of a held struct where the
   // launch gives that struct as a brace list.
   auto templated = templated_records_.find(record_key);
   if (templated == templated_records_.end()) {
-    std::vector<FieldPath> leaves = templatable_fields(record);
+    std::set<unsigned> given_inputs;
+    for (const auto& [offset, value] : input_fields) given_inputs.insert(offset);
+    std::vector<FieldPath> leaves = templatable_fields(record, "", given_inputs);
     if (std::any_of(leaves.begin(), leaves.end(), [&](const FieldPath& p) { return p.size() > 1 && !held_value(p); }))
       std::erase_if(leaves, [](const FieldPath& p) { return p.size() > 1; });
     if (!leaves.empty()) {
@@ -414,6 +443,12 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
       templated_offsets.insert(begin_offset(path.back()));
       if (path.size() > 1) held_templated.insert(begin_offset(path.front()));
     }
+  for (const auto& [offset, value] : input_fields)
+    if (!templated_offsets.count(offset))
+      problem(out_.problems, value, "pointer field without const given a task input",
+              "Metal binds an input read-only (in constant memory when it is small), and this field could not take its "
+              "type as a template parameter: declare the field `const " + unqualified_type(pointee_type(clang_getCursorType(value))) +
+                  "*` and pass the input without const_cast");
   device_pointer_fields(record, templated_offsets);
   std::map<unsigned, std::string> field_values;  // the templated fields' values, by field
   std::string out;
@@ -429,7 +464,7 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
                           std::any_of(assignments->second.begin(), assignments->second.end(),
                                       [&](const Assignment& a) { return a.at <= at && (a.member == field || a.member.empty()); });
     if (values.empty() && !assigned) continue;  // its default member initializer, if any
-    if (writable(fields[i]))
+    if (writable(fields[i]) && !input_fields.count(begin_offset(fields[i])))
       for (CXCursor v : values) writes_through(v);
     for (CXCursor v : values) map_host_calls(v);  // host math in a field's value becomes Metal's, as an argument's
     if (held_templated.count(begin_offset(fields[i]))) {

@@ -377,7 +377,7 @@ class Translator {
   std::string object_space(CXCursor call, CXCursor callee, std::vector<CXCursor>& args);
   std::string with_reference_spaces(const Function& fn, const std::string& text);
   void map_cast(CXCursor cast);
-  bool points_into_read_only(CXCursor pointer, int depth = 0);
+  bool points_into_read_only(CXCursor pointer, bool through_const = false, int depth = 0);
   // writes.cpp
   bool may_write_through(CXCursor function, CXCursor parameter, int depth = 0);
   // fills.cpp: a launch whose kernel only stores one value (a directive expression) into one buffer.
@@ -439,6 +439,9 @@ class Translator {
   // decl_keys of kernel pointer parameters without const that every launch gives a task input (`float* data` given
   // x), or a buffer the kernel does not write: read-only in Metal; and of those some launch gives another buffer
   std::set<std::string> read_only_parameters_, other_buffer_parameters_;
+  // decl_keys of kernel pointer parameters with const that a launch gives a task input (with other_buffer_parameters_
+  // for those some launch gives another buffer): what a const_cast of one points to is read-only in Metal too
+  std::set<std::string> const_input_parameters_;
   std::vector<std::function<bool()>> read_only_casts_;  // whether each cast to a T* without const reads an input
   std::set<std::string> launched_reach_;  // decl_keys of the __device__ functions the launched kernels call
   std::map<std::string, bool> shared_address_parameters_;  // decl_key of an integer parameter -> whether it is one
@@ -514,6 +517,7 @@ class Translator {
   std::set<unsigned> host_calls_;  // calls of kernel arguments and locals whose initializers were mapped (map_host_calls)
   std::string buffer_of(CXCursor argument);
   std::string buffer_named(const std::string& decl_key) const;  // the task tensor or scratch buffer a variable names, or ""
+  bool task_input(const std::string& buffer) const;
   CXCursor launching_function(CXCursor call);
   bool launches(CXCursor code);
   CXCursor lambda_operator(CXCursor expression) const;
@@ -574,7 +578,7 @@ class Translator {
   void device_pointer_fields(CXType record, const std::set<unsigned>& templated = {});
   // A read-only pointer field of a struct, as the fields leading to it from the struct (`{x, data}` for `args.x.data`).
   using FieldPath = std::vector<CXCursor>;
-  std::vector<FieldPath> templatable_fields(CXType record, const std::string& holder = "");
+  std::vector<FieldPath> templatable_fields(CXType record, const std::string& holder = "", const std::set<unsigned>& given_inputs = {});
   void template_record(CXType record, const std::vector<FieldPath>& leaves);
   void local_aggregate(CXCursor var);
   std::set<unsigned> device_fields_;  // struct fields whose pointers were given `device`

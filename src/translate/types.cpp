@@ -355,7 +355,11 @@ void Translator::map_cast(CXCursor cast) {
   if (element.rfind("const ", 0) == 0) element.erase(0, 6);
   const unsigned head_b = c_style ? unsigned(type_b) : b, head_e = unsigned(type_e + 1);
   // Asked once the whole file is read (a helper's parameter is read-only where all its calls give it an input).
-  auto read_only = [this, operand, written_const] { return written_const || points_into_read_only(operand); };
+  // (a const_cast of a task input, `const_cast<float*>(x)`, too: Metal's binding is const, and constant memory when small)
+  const bool through_const = clang_getCursorKind(cast) == CXCursor_CXXConstCastExpr;
+  auto read_only = [this, operand, written_const, through_const] {
+    return written_const || points_into_read_only(operand, through_const);
+  };
   if (written_const) helpers_.insert("ks_ro_cast");
   else read_only_casts_.push_back(read_only);
   rw_.replace(head_b, head_e, [this, operand, head_b, head_e, type_b, c_style, element, read_only] {
@@ -368,8 +372,9 @@ void Translator::map_cast(CXCursor cast) {
 // Whether a pointer expression points into a buffer read-only in Metal through a kernel parameter without const (a
 // task input, or a buffer the kernel does not write, given by every launch): `&(x[idx])`, `x + off`, a local
 // `auto row = x + r * n;` of such a parameter x, or a __device__ function's parameter that each of its calls gives
-// such a pointer (`load4(x + i)`).
-bool Translator::points_into_read_only(CXCursor pointer, int depth) {
+// such a pointer (`load4(x + i)`); an entry's parameter that is a task input (a const_cast of it in a struct's brace
+// list). Through const: a kernel parameter with const too (`const float* x` given an input).
+bool Translator::points_into_read_only(CXCursor pointer, bool through_const, int depth) {
   CXCursor c = pointer;
   for (; depth < 16; ++depth) {
     c = strip_casts(c);
@@ -382,7 +387,9 @@ bool Translator::points_into_read_only(CXCursor pointer, int depth) {
     } else if (kind == CXCursor_DeclRefExpr) {
       const CXCursor decl = clang_getCursorReferenced(c);
       if (clang_getCursorKind(decl) == CXCursor_ParmDecl) {
-        if (read_only_parameters_.count(decl_key(decl))) return !other_buffer_parameters_.count(decl_key(decl));
+        if (read_only_parameters_.count(decl_key(decl)) || (through_const && const_input_parameters_.count(decl_key(decl))))
+          return !other_buffer_parameters_.count(decl_key(decl));
+        if (auto p = host_.parameters.find(decl_key(decl)); p != host_.parameters.end()) return task_input(p->second);
         const CXCursor function = defining_cursor(clang_getCursorSemanticParent(decl));
         const std::vector<CXCursor> parameters = parameters_of(function);
         const auto at = std::find_if(parameters.begin(), parameters.end(), [&](CXCursor p) { return decl_key(p) == decl_key(decl); });
@@ -391,7 +398,7 @@ bool Translator::points_into_read_only(CXCursor pointer, int depth) {
           if (site.callee != decl_key(function)) continue;
           const int argument = int(at - parameters.begin());
           if (at == parameters.end() || argument >= clang_Cursor_getNumArguments(site.call) ||
-              !points_into_read_only(clang_Cursor_getArgument(site.call, unsigned(argument)), depth + 1))
+              !points_into_read_only(clang_Cursor_getArgument(site.call, unsigned(argument)), through_const, depth + 1))
             return false;
           called = true;
         }

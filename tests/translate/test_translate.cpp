@@ -341,6 +341,31 @@ TEST(Conversions, OneHoistedArrayForInstantiationsOfOneTypeIsNoted) {
       << notes;
 }
 
+// A const_cast of the input (`const_cast<float*>(x)`) read through, in the kernel or in a struct argument's field, ports
+// (corpus/rowsum/const_cast_input_row_pointer, struct_const_cast_input_field); a write through it is an input write,
+// which must not compile: the cast keeps the input's const (and its space, constant when it is small).
+TEST(Conversions, WritesThroughAConstCastInputFailToCompile) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const auto dir = std::filesystem::temp_directory_path() / ("ksearch-const-cast-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> writes = {
+      {"const_cast_input_row_pointer", {"if (threadIdx.x == 0) y[blockIdx.x] = s;", "if (threadIdx.x == 0) { y[blockIdx.x] = s; row[0] = 0.f; }"}},
+      {"struct_const_cast_input_field", {"if (threadIdx.x == 0) io.out[blockIdx.x] = s;", "if (threadIdx.x == 0) { io.out[blockIdx.x] = s; io.in[0] = 0.f; }"}},
+  };
+  for (const auto& [file, edit] : writes) {
+    std::string text = read_file(kDir + "/corpus/rowsum/" + file + ".cu");
+    ASSERT_NE(text.find(edit.first), std::string::npos) << file;
+    write_file_atomic(dir / "rowsum.cu", text.replace(text.find(edit.first), edit.first.size(), edit.second));
+    const Task task = corpus_task("rowsum");
+    const translate::Translation t = translate::translate_file(dir / "rowsum.cu", task);
+    ASSERT_TRUE(t.complete()) << file << ": " << problems_text(t);
+    EXPECT_NE(t.candidate.find("ks_ro_cast<float>(x)"), std::string::npos) << file << "\n" << t.candidate;
+    EXPECT_EQ(evaluate_port(t, task).status, Status::compile_error) << file << "\n" << t.candidate;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // Pointers a __device__ function returns or takes by reference: Metal's pointer and reference types name an address
 // space, and an unqualified one is a thread one, which metalsim (it drops spaces) cannot tell: the result type is
 // deduced (`auto`), and the reference to a pointer binds the caller's pointer variable (thread) whatever it points to.
@@ -734,6 +759,9 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                                     "let the kernel read them from the copy's source"},
                                            Expected{"struct_pointer_array_elements.cu", "struct argument 'pack'", 24,
                                                     "a struct by a brace list"},
+                                           Expected{"struct_pointer_array_input_and_output.cu",
+                                                    "pointer array 'ptrs' given a task input and another buffer", 21,
+                                                    "give the inputs a field (or array) `const float*` of their own"},
                                            Expected{"fills_differ.cu", "outputs with different initial values", 23, "one init_value"},
                                            Expected{"fill_int_max.cu", "fill of 'best' with 2147483647", 24, "is 2147483648 there"},
                                            Expected{"function_pointer_assigned.cu", "launch through the function pointer 'kernel'", 24, "chosen at run time"},

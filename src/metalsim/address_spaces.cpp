@@ -15,6 +15,14 @@
 
 namespace ksearch::metalsim {
 
+std::optional<AddressSpace> space_keyword(const std::string& s) {
+  if (s == "device") return AddressSpace::device;
+  if (s == "constant") return AddressSpace::constant;
+  if (s == "threadgroup") return AddressSpace::threadgroup;
+  if (s == "thread") return AddressSpace::thread;
+  return std::nullopt;
+}
+
 namespace {
 
 const char* space_name(AddressSpace s) {
@@ -25,14 +33,6 @@ const char* space_name(AddressSpace s) {
     case AddressSpace::threadgroup: return "threadgroup";
   }
   return "";
-}
-
-std::optional<AddressSpace> space_keyword(const std::string& s) {
-  if (s == "device") return AddressSpace::device;
-  if (s == "constant") return AddressSpace::constant;
-  if (s == "threadgroup") return AddressSpace::threadgroup;
-  if (s == "thread") return AddressSpace::thread;
-  return std::nullopt;
 }
 
 // What a name stands for: a pointer (`space`: the memory it points to), an array (which decays to a pointer into

@@ -56,6 +56,8 @@ struct HostSource {
 HostSource build_host_source(const KernelSpec& spec);
 
 enum class AddressSpace { thread, device, constant, threadgroup };
+// The space an address-space keyword names (`device`, `constant`, `threadgroup`, `thread`), or none for another word.
+std::optional<AddressSpace> space_keyword(const std::string& word);
 // Whether MLX passes an input in the constant address space (fewer than 8 elements) rather than device.
 bool in_constant_space(const TensorSpec& t);
 // A kernel parameter as MLX declares it: a pointer (buffers, shapes, strides) or an object (a 0-d input, ndim, the

@@ -11,22 +11,21 @@
 
 #include "metalsim/source_internal.hpp"
 #include "metalsim/tokens.hpp"
+#include "metalsim_abi.h"
 
 namespace ksearch::metalsim {
 
 namespace {
 
-// The code of a pointer or reference parameter's space in a tag: metalsim_abi.h's METALSIM_SPACE_* (a parameter that
-// is neither has 0).
-int space_code(const std::string& keyword) {
-  if (keyword == "device") return 1;
-  if (keyword == "constant") return 2;
-  if (keyword == "threadgroup") return 3;
-  return 4;  // thread, written or not
-}
-
-bool is_space_keyword(const std::string& s) {
-  return s == "device" || s == "constant" || s == "threadgroup" || s == "thread";
+// The code of a pointer or reference parameter's space in a tag (a parameter that is neither has 0).
+int space_code(std::optional<AddressSpace> written) {
+  switch (written.value_or(AddressSpace::thread)) {  // thread, written or not
+    case AddressSpace::device: return METALSIM_SPACE_DEVICE;
+    case AddressSpace::constant: return METALSIM_SPACE_CONSTANT;
+    case AddressSpace::threadgroup: return METALSIM_SPACE_THREADGROUP;
+    case AddressSpace::thread: return METALSIM_SPACE_THREAD;
+  }
+  return METALSIM_SPACE_THREAD;
 }
 
 }  // namespace
@@ -109,19 +108,19 @@ SpaceOverloads find_space_overloads(const std::vector<Token>& t) {
         if (t[param[bounds - 2]].kind == Tok::Ident || before == "*" || before == "&" || before == "&&" || before == ">")
           name_at = bounds - 1;
       }
-      std::string keyword;
+      std::optional<AddressSpace> written;
       bool indirect = false;
       for (std::size_t n = 0; n < param.size(); ++n) {
         const std::string& w = t[param[n]].text;
-        if (is_space_keyword(w)) {
-          if (keyword.empty()) keyword = w;
+        if (const auto space = space_keyword(w)) {
+          if (!written) written = space;
           continue;
         }
         indirect |= w == "*" || w == "&" || w == "&&";
         if (n != name_at && w != "const") d.key += w + " ";  // `constant float*` is `const float*` on the host
       }
       d.key += ",";
-      d.spaces.push_back(indirect ? space_code(keyword) : 0);
+      d.spaces.push_back(indirect ? space_code(written) : 0);
     }
     declarations.push_back(std::move(d));
   }

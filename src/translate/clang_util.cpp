@@ -406,9 +406,8 @@ CXCursor written_type(CXCursor c) {
 }
 
 bool is_pointer(CXType t) { return clang_getCanonicalType(t).kind == CXType_Pointer; }
-CXType array_element(CXType t) {
+CXType array_element_or_self(CXType t) {
   t = clang_getCanonicalType(t);
-  if (clang_getArrayElementType(t).kind == CXType_Invalid) return clang_getArrayElementType(t);
   while (clang_getArrayElementType(t).kind != CXType_Invalid) t = clang_getCanonicalType(clang_getArrayElementType(t));
   return t;
 }

@@ -87,8 +87,9 @@ std::string canonical_builtin_type(const std::string& written);
 // The template arguments in a type's spelling (`Tile<float, 64, Pair<int, 2>>`: `float`, `64`, `Pair<int, 2>`), in order.
 std::vector<std::string> type_template_arguments(CXType t);
 bool is_pointer(CXType t);
-// The elements' type of an array (of arrays: the innermost), canonical; an invalid type for a type that is no array.
-CXType array_element(CXType t);
+// The elements' type of an array (of arrays: the innermost), canonical; a type that is no array, canonical itself
+// (so `is_pointer(array_element_or_self(t))`: a pointer, or an array of pointers).
+CXType array_element_or_self(CXType t);
 // A pointer to an array (`float (*tile)[33]`), whose declarator has its name inside parentheses.
 bool is_array_pointer(CXType t);
 // An object of this type cannot change: a const type, or an array of const elements (`const float t[4]`, whose const

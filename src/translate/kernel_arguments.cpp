@@ -361,8 +361,8 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
                                       element_type(type) == element_type(clang_getCursorType(uncast))
                                   ? buffer_of(uncast)
                                   : "";
-    const bool input_given = !input.empty() && task_input(input);
-    const bool given_input = writable_pointer && input_given;
+    const bool argument_is_input = !input.empty() && task_input(input);
+    const bool given_input = writable_pointer && argument_is_input;  // bound by the input's name
     // A buffer given to a pointer parameter without const that the kernel only reads (TVM's kernels and tutorials'
     // second passes take an earlier kernel's scratch as `float* partial`) is no output of it either.
     const bool read_only = writable_pointer && (given_input || (!structure && !may_write_through(kernel_decl, kparams[i])));
@@ -370,7 +370,7 @@ void Translator::translate_launch(Launch& launch, const std::map<std::string, st
       (read_only ? read_only_parameters_ : other_buffer_parameters_).insert(decl_key(kparams[i]));
       if (!read_only) writes_through(arg);
     } else if (is_pointer(type)) {
-      (input_given ? const_input_parameters_ : other_buffer_parameters_).insert(decl_key(kparams[i]));
+      (argument_is_input ? const_input_parameters_ : other_buffer_parameters_).insert(decl_key(kparams[i]));
     }
     std::string value = given_input ? input : "";
     if (!given_input) map_host_calls(arg);  // (an input's cast is not written)

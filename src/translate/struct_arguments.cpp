@@ -42,7 +42,7 @@ void Translator::device_pointer_fields(CXType record, const std::set<unsigned>& 
       [](CXCursor field, CXClientData data) {
         auto* c = static_cast<Context*>(data);
         const CXType type = clang_getCanonicalType(clang_getCursorType(field));
-        if ((is_pointer(type) || is_pointer(array_element(type))) && !c->templated.count(begin_offset(field)) &&
+        if (is_pointer(array_element_or_self(type)) && !c->templated.count(begin_offset(field)) &&
             c->self->device_fields_.insert(begin_offset(field)).second)
           c->self->rw_.insert(begin_offset(field), "device ");
         else if (type.kind == CXType_Record)
@@ -71,7 +71,7 @@ std::vector<Translator::FieldPath> Translator::templatable_fields(CXType record,
   for (CXCursor field : fields_of(record)) {
     ++declarators[begin_offset(field)];
     const CXType type = clang_getCanonicalType(clang_getCursorType(field));
-    const CXType pointer = is_pointer(type) ? type : array_element(type);  // (an array of pointers: its elements' type)
+    const CXType pointer = array_element_or_self(type);  // (an array of pointers: its elements' type)
     if (is_pointer(pointer) && device_fields_.count(begin_offset(field))) return {};
     if (is_pointer(pointer) && (clang_isConstQualifiedType(pointee_type(pointer)) || given_inputs.count(begin_offset(field)))) {
       read_only.push_back({field});
@@ -403,7 +403,7 @@ std::string Translator::struct_binding(CXType record, CXCursor arg, const std::s
   std::map<unsigned, CXCursor> input_fields;  // by field, its (first) input
   for (CXCursor field : fields) {
     const CXType type = clang_getCanonicalType(clang_getCursorType(field));
-    const CXType pointer = is_pointer(type) ? type : array_element(type);
+    const CXType pointer = array_element_or_self(type);
     const std::optional<CXCursor> source = field_source(field);
     if (!is_pointer(pointer) || clang_isConstQualifiedType(pointee_type(pointer)) || !source || clang_Cursor_isNull(*source)) continue;
     const std::vector<CXCursor> items =

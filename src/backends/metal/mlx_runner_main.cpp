@@ -24,7 +24,6 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include "backends/metal/runner_call.hpp"
 
@@ -262,10 +261,7 @@ class MlxDevice : public ksearch::runner::RunnerDevice {
       kernels_.emplace_back();
       for (const auto& k : v.kernels) kernels_.back().push_back(make_kernel(k.spec));
     }
-    // Read now: the CPU count comes from /sys, which cannot be opened after loading.
-    ms::RunOptions options;  // every check on
-    options.workers = std::max(1u, std::thread::hardware_concurrency());
-    calls_.emplace(artifact_, options);
+    calls_.emplace(artifact_);
     std::fprintf(stderr,
                  "metal backend: MLX %s without Metal builds each kernel call; metalsim runs it on the CPU: "
                  "correctness only, no timing on this host\n",

@@ -5,6 +5,7 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace ksearch::metal {
 
@@ -183,8 +184,9 @@ std::vector<ms::Buffer> CallBuffers::outputs(const KernelCall& kernel) {
   return out;
 }
 
-ScheduledCalls::ScheduledCalls(const RunnerArtifact& artifact, const metalsim::RunOptions& options)
-    : artifact_(artifact), options_(options), calls_(artifact.variants.size()) {}
+ScheduledCalls::ScheduledCalls(const RunnerArtifact& artifact) : artifact_(artifact), calls_(artifact.variants.size()) {
+  options_.workers = std::max(1u, std::thread::hardware_concurrency());  // every check on
+}
 
 void ScheduledCalls::run_kernels(const Variant& v, const runner::CallArgs& args, metalsim::Schedule schedule,
                                  const BeforeKernel& before_kernel) const {

@@ -94,7 +94,8 @@ using BeforeKernel = std::function<void(const Variant&, size_t kernel, CallBuffe
 // call returns are the second run's. Throws with metalsim's findings.
 class ScheduledCalls {
  public:
-  ScheduledCalls(const RunnerArtifact& artifact, const metalsim::RunOptions& options);
+  // Made while loading: the CPU count (metalsim's workers) comes from /sys, which cannot be opened after loading.
+  explicit ScheduledCalls(const RunnerArtifact& artifact);
   void call(const runner::CallArgs& args, const BeforeKernel& before_kernel = {});
 
  private:

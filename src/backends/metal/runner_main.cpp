@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include "backends/metal/runner_call.hpp"
 
@@ -17,10 +16,7 @@ class MetalDevice : public ksearch::runner::RunnerDevice {
   void load(const nlohmann::json& artifact) override {
     artifact_ = metal::RunnerArtifact::parse(artifact);
     artifact_.map_libraries();
-    // Read now: the CPU count comes from /sys, which cannot be opened after loading.
-    ksearch::metalsim::RunOptions options;  // every check on
-    options.workers = std::max(1u, std::thread::hardware_concurrency());
-    calls_.emplace(artifact_, options);
+    calls_.emplace(artifact_);
     std::fprintf(stderr, "metal backend: kernels emulated on the CPU by metalsim; correctness only, no timing on this host\n");
   }
 

@@ -198,7 +198,10 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   };
   auto ir_command = command;
   ir_command.insert(ir_command.end(), call_graph_flags.begin(), call_graph_flags.end());
-  fs::path ir = cache / (stem + "-" + key + ".ll");
+  // This compile's own file: the same kernel compiled by another process at once would remove a shared one after
+  // reading it, before this one read it.
+  static std::atomic<unsigned> ir_files{0};
+  const fs::path ir = cache / (stem + "-" + key + ".ll." + std::to_string(getpid()) + "." + std::to_string(ir_files++));
   if (!build_to(ir_command, ir, res.log)) return failed();
   const std::string ir_text = read_file(ir);
   std::error_code ec;

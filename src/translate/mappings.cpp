@@ -92,10 +92,14 @@ std::filesystem::path cuda_include_dir() {
   std::string all;
   for (const auto& [name, text] : kDataFiles) all += name + text;
   const std::filesystem::path dir = cache_subdir("translate") / ("cuda_include-" + sha256_hex(all).substr(0, 16));
+  // ksearch_cuda.h is written last: a process that finds it (another test or search writing the folder at once)
+  // finds every other header written too.
+  const std::string marker = "cuda_include/ksearch_cuda.h";
   if (!std::filesystem::exists(dir / "ksearch_cuda.h")) {
     std::filesystem::create_directories(dir);
     for (const auto& [name, text] : kDataFiles)
-      if (name.rfind("cuda_include/", 0) == 0) write_file_atomic(dir / name.substr(13), text);
+      if (name.rfind("cuda_include/", 0) == 0 && name != marker) write_file_atomic(dir / name.substr(13), text);
+    write_file_atomic(dir / "ksearch_cuda.h", kDataFiles.at(marker));
   }
   return dir;
 }

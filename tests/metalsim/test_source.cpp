@@ -206,6 +206,56 @@ TEST(MetalsimSource, ProcessesCompilingIntoAnEmptyCacheAtOnceAllBuild) {
   std::filesystem::remove_all(cache);
 }
 
+// The same kernel compiled by several processes at once (two searches porting the same CUDA kernel): each published
+// the call-graph IR under the kernel's name in the cache, and one removed it after reading while another was about to
+// read it ("cannot read ...ll"). Released together from a pipe, several kernels in turn, so that the windows meet.
+TEST(MetalsimSource, ProcessesCompilingTheSameKernelAtOnceAllBuild) {
+  const std::filesystem::path cache =
+      std::filesystem::temp_directory_path() / ("metalsim-same-compiles-" + std::to_string(getpid()));
+  std::filesystem::remove_all(cache);
+  CompileOptions options = copts();
+  options.cache_dir = cache;
+  KernelSpec s;
+  s.inputs = {tensor("a", Dtype::float32, {16})};
+  s.outputs = {tensor("o", Dtype::float32, {16})};
+  s.name = "shim_first";
+  s.source = "uint i = thread_position_in_grid.x;\no[i] = a[i];\n";
+  ASSERT_TRUE(compile(s, options).ok);  // the shim's precompiled header, built once before the race
+  for (int kernel = 0; kernel < 6; ++kernel) {
+    s.name = "same";
+    s.source = "uint i = thread_position_in_grid.x;\no[i] = a[i] * " + std::to_string(kernel + 2) + ".0f;\n";
+    int start[2];
+    ASSERT_EQ(pipe(start), 0);
+    std::vector<pid_t> children;
+    for (int i = 0; i < 4; ++i) {
+      const pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        close(start[1]);
+        char go;
+        (void)!read(start[0], &go, 1);  // returns at the parent's close: all start together
+        try {
+          const CompileResult c = compile(s, options);
+          if (!c.ok) fprintf(stderr, "%s\n", c.log.c_str());
+          _exit(c.ok ? 0 : 1);
+        } catch (const std::exception& e) {
+          fprintf(stderr, "%s\n", e.what());
+          _exit(2);
+        }
+      }
+      children.push_back(pid);
+    }
+    close(start[0]);
+    close(start[1]);
+    for (const pid_t pid : children) {
+      int status = 0;
+      ASSERT_EQ(waitpid(pid, &status, 0), pid);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "kernel " << kernel << ": a compile failed (status " << status << ")";
+    }
+  }
+  std::filesystem::remove_all(cache);
+}
+
 // MLX declares each input and output as a parameter of its name: one named with a Metal keyword does not compile on a
 // Mac, and does not here, at its line of the signature; C++'s own keywords the host compiler refuses itself.
 TEST(MetalsimSource, InputsAndOutputsNamedWithMetalKeywordsDoNotCompile) {

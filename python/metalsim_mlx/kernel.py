@@ -23,17 +23,8 @@ _THREADGROUP_READ_REACHES_NOTE = (
     "the written part"
 )
 
-# metalsim's other schedules (docs/METALSIM.md, "Schedules"), as a message describes them.
-_SCHEDULES = {
-    "reversed": "metalsim's reversed schedule (threadgroups, SIMD groups and the lanes of each in reverse order)",
-    "atomic-lockstep": "metalsim's atomic-lockstep schedule (the lanes of a SIMD group each do an atomic operation "
-    "before any goes on, as a GPU executes one instruction for the whole SIMD group)",
-}
-_ORDER_DEPENDENCE = (
-    "the result depends on the order threads run in, which a GPU does not fix: a data race (threads reading what "
-    "others write, through atomics too, with no barrier between) or a kernel that probes the emulator's schedule. "
-    "On a Mac its outputs may differ from these. (METALSIM_SCHEDULES=in-order skips this check.)"
-)
+# What follows a schedule dependence's meaning (which ksearch-metalsim sends, docs/METALSIM.md "Schedules").
+_ORDER_DEPENDENCE_ADVICE = "On a Mac its outputs may differ from these. (METALSIM_SCHEDULES=in-order skips this check.)"
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -356,16 +347,17 @@ def _runtime_error(kernel_name, diagnostics, threadgroup_reads_reach_outputs=Fal
 def _schedule_error(kernel_name, dependence):
     """The error for a kernel whose run under another of metalsim's schedules (ksearch-metalsim's
     "schedule_dependence") found problems, or outputs that differ from the in-order run's."""
-    schedule = _SCHEDULES.get(dependence["schedule"], f"metalsim's {dependence['schedule']} schedule")
+    schedule = dependence["description"]
+    meaning = f"{dependence['meaning']}. {_ORDER_DEPENDENCE_ADVICE}"
     diagnostics = dependence.get("diagnostics", [])
     if diagnostics:
         found = "\n".join(_diagnostic_lines(diagnostics))
         text = (f"[metal_kernel] kernel '{kernel_name}' ran clean under metalsim's in-order schedule, but under "
-                f"{schedule} metalsim found {_problems(len(diagnostics))}:\n{found}\nSo {_ORDER_DEPENDENCE}")
+                f"{schedule} metalsim found {_problems(len(diagnostics))}:\n{found}\nSo {meaning}")
     else:
         index = dependence.get("index") or []
         where = f"[{', '.join(str(i) for i in index)}]" if index else f" element {dependence['element']}"
         text = (f"[metal_kernel] kernel '{kernel_name}': output '{dependence['output']}'{where} is "
                 f"{dependence['in_order']} under metalsim's in-order schedule and {dependence['value']} under "
-                f"{schedule}: {_ORDER_DEPENDENCE}")
+                f"{schedule}: {meaning}")
     return MetalRuntimeError(text, diagnostics, dependence["schedule"])

@@ -123,6 +123,12 @@ enum class Schedule {
 };
 inline constexpr Schedule kSchedules[] = {Schedule::in_order, Schedule::reversed, Schedule::atomic_lockstep};
 std::string_view schedule_name(Schedule s);  // "in-order", "reversed", "atomic-lockstep"
+// For messages: "metalsim's reversed schedule (threadgroups, SIMD groups and the lanes of each in reverse order)".
+std::string_view schedule_description(Schedule s);
+// What outputs or findings that differ between schedules mean, for messages (a clause, no final period).
+inline constexpr const char* kOrderDependence =
+    "the result depends on the order threads run in, which a GPU does not fix: a data race (threads reading what others "
+    "write, through atomics too, with no barrier between) or a kernel that probes the emulator's schedule";
 
 struct RunOptions {
   bool check_bounds = true;         // device buffers get red zones; OOB accesses are reported

@@ -62,6 +62,18 @@ std::string_view schedule_name(Schedule s) {
   return "unknown";
 }
 
+std::string_view schedule_description(Schedule s) {
+  switch (s) {
+    case Schedule::in_order: return "metalsim's in-order schedule";
+    case Schedule::reversed:
+      return "metalsim's reversed schedule (threadgroups, SIMD groups and the lanes of each in reverse order)";
+    case Schedule::atomic_lockstep:
+      return "metalsim's atomic-lockstep schedule (the lanes of a SIMD group each do an atomic operation before any goes "
+             "on, as a GPU executes one instruction for the whole SIMD group)";
+  }
+  return "metalsim's unknown schedule";
+}
+
 namespace {
 
 constexpr uint32_t kSimdWidth = 32;

@@ -284,12 +284,19 @@ json diagnostics_json(const std::vector<ms::Diagnostic>& found) {
 
 // Runs the kernel under each other schedule from the outputs' first bytes and compares with the in-order run: the
 // first schedule with findings (beyond the reads a Mac runs that the in-order run had too) or different outputs gives
-// {"schedule", "diagnostics"} or {"schedule", "output", "element", "index", "in_order", "value"}; null when none.
+// {"schedule", "diagnostics"} or {"schedule", "output", "element", "index", "in_order", "value"}, with the schedule's
+// "description" and the "meaning" of a dependence for messages; null when none.
 json schedule_dependence(const fs::path& so, const ms::KernelSpec& spec, std::vector<ms::Buffer>& inputs,
                          const std::vector<std::vector<unsigned char>>& first_outputs,
                          const std::vector<ms::Buffer>& in_order_outputs, bool in_order_clean,
                          const std::vector<ms::Schedule>& schedules) {
   const bool float_reordering = uses_atomics(spec);
+  const auto described = [](ms::Schedule schedule, json found) {
+    found["schedule"] = ms::schedule_name(schedule);
+    found["description"] = ms::schedule_description(schedule);
+    found["meaning"] = ms::kOrderDependence;
+    return found;
+  };
   for (const ms::Schedule schedule : schedules) {
     std::vector<std::vector<unsigned char>> storage = first_outputs;
     std::vector<ms::Buffer> outputs = output_buffers(spec, storage);
@@ -298,15 +305,17 @@ json schedule_dependence(const fs::path& so, const ms::KernelSpec& spec, std::ve
     const ms::RunResult ran = ms::run(so, spec, inputs, outputs, options);
     const auto& found = ran.diagnostics;
     if (!found.empty() && (in_order_clean || !std::all_of(found.begin(), found.end(), is_read_a_mac_runs)))
-      return {{"schedule", ms::schedule_name(schedule)}, {"diagnostics", diagnostics_json(found)}};
+      return described(schedule, {{"diagnostics", diagnostics_json(found)}});
     for (std::size_t o = 0; o < spec.outputs.size(); ++o) {
       const auto& t = spec.outputs[o];
       const auto* first = static_cast<const unsigned char*>(in_order_outputs[o].data);
       const std::vector<unsigned char> in_order(first, first + in_order_outputs[o].bytes);
       if (const auto i = first_difference(t, in_order, storage[o], float_reordering))
-        return {{"schedule", ms::schedule_name(schedule)}, {"output", t.name}, {"element", *i},
-                {"index", index_of(t, *i)}, {"in_order", element_text(in_order.data(), *i, t.dtype)},
-                {"value", element_text(storage[o].data(), *i, t.dtype)}};
+        return described(schedule, {{"output", t.name},
+                                    {"element", *i},
+                                    {"index", index_of(t, *i)},
+                                    {"in_order", element_text(in_order.data(), *i, t.dtype)},
+                                    {"value", element_text(storage[o].data(), *i, t.dtype)}});
     }
   }
   return nullptr;

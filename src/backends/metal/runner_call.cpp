@@ -58,18 +58,6 @@ std::string describe(const ms::RunResult& r, const KernelCall& kernel) {
 // schedule has it), then the others.
 constexpr ms::Schedule kSecondSchedule[] = {ms::Schedule::in_order, ms::Schedule::reversed, ms::Schedule::atomic_lockstep};
 
-// A second run's schedule (never the in-order one), for messages.
-std::string schedule_text(ms::Schedule s) {
-  return s == ms::Schedule::reversed
-             ? "metalsim's reversed schedule (threadgroups, SIMD groups and the lanes of each in reverse order)"
-             : "metalsim's atomic-lockstep schedule (the lanes of a SIMD group each do an atomic operation before any "
-               "goes on, as a GPU executes one instruction for the whole SIMD group)";
-}
-
-constexpr const char* kOrderDependence =
-    "the result depends on the order threads run in, which a GPU does not fix: a data race (threads reading what others "
-    "write, through atomics too, with no barrier between) or a kernel that probes the emulator's schedule";
-
 // Where two runs' contents of an output lie further apart than two results within the task's tolerance of the
 // reference can (three times its bound, measured from the larger value), or "".
 std::string difference(const CallOutput& o, const std::vector<std::byte>& first, const void* second) {
@@ -218,14 +206,14 @@ void ScheduledCalls::call(const runner::CallArgs& args, const BeforeKernel& befo
   try {
     run_kernels(v, args, second, {});
   } catch (const std::exception& e) {
-    throw std::runtime_error("under " + schedule_text(second) + ", after a clean run under the in-order one, " +
-                             e.what() + ". So " + kOrderDependence);
+    throw std::runtime_error("under " + std::string(ms::schedule_description(second)) + ", after a clean run under the in-order one, " +
+                             e.what() + ". So " + ms::kOrderDependence);
   }
   for (size_t i = 0; i < first.size(); ++i)
     if (const std::string where = difference(artifact_.outputs[i], first[i], args.ptrs[artifact_.outputs[i].slot]);
         !where.empty())
-      throw std::runtime_error(where + " under " + schedule_text(second) +
-                               ", further apart than two results within the task's tolerance can be: " + kOrderDependence);
+      throw std::runtime_error(where + " under " + std::string(ms::schedule_description(second)) +
+                               ", further apart than two results within the task's tolerance can be: " + ms::kOrderDependence);
 }
 
 }  // namespace ksearch::metal

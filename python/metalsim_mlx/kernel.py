@@ -16,11 +16,12 @@ _DISCARDED_READ_NOTE = (
     "afterwards (e.g. `v = x[i]; v = in_bounds ? v : 0;`): test the bounds before the load"
 )
 
-# Threadgroup reads of values no thread wrote are errors only where those values reach the outputs.
-_THREADGROUP_READ_REACHES_NOTE = (
-    "  note: the values these threadgroup reads found reach the outputs (they change when threadgroup memory starts "
-    "as 0x00 bytes instead of 0xFF): write every element before a barrier, then read it, or keep the reads inside "
-    "the written part"
+# Reads of undefined values (threadgroup memory no thread wrote, inactive SIMD lanes) are errors only where those
+# values reach the outputs.
+_UNDEFINED_READ_REACHES_NOTE = (
+    "  note: the undefined values these reads found reach the outputs (they change when those values are 0x00 bytes "
+    "instead of 0xFF): write every threadgroup element before a barrier, then read it, or keep the reads inside the "
+    "written part; shuffle only from lanes that are still running"
 )
 
 # What follows a schedule dependence's meaning (which ksearch-metalsim sends, docs/METALSIM.md "Schedules").
@@ -152,11 +153,11 @@ class MetalKernel:
             diagnostics = result["run"]["diagnostics"]
             _raise_threadgroup_too_large(diagnostics, threadgroup)
             # A Mac runs a kernel that only reads past a buffer's end (and, like MLX's grid_sample example, masks
-            # the value), or reads threadgroup memory no thread wrote or past a threadgroup array and discards what
-            # it found (`select(0.0f, partial[lane], lane < n)`): those reads warn, and the outputs come back.
-            # Anything else is an error, and so are threadgroup reads whose values reach the outputs (a bug on a Mac
-            # too: the outputs there depend on what the memory held).
-            reach = result["run"].get("threadgroup_reads_reach_outputs", False)
+            # the value), or reads threadgroup memory no thread wrote or past a threadgroup array, or an inactive
+            # SIMD lane, and discards what it found (`select(0.0f, partial[lane], lane < n)`): those reads warn, and
+            # the outputs come back. Anything else is an error, and so are undefined reads whose values reach the
+            # outputs (a bug on a Mac too: the outputs there depend on what the memory or the lane held).
+            reach = result["run"].get("undefined_reads_reach_outputs", False)
             if reach or not all(_read_a_mac_runs(d) for d in diagnostics):
                 raise _runtime_error(self.name, diagnostics, reach)
             warnings.warn(MetalsimWarning(_runtime_text(self.name, diagnostics)), stacklevel=_caller_stacklevel())
@@ -301,7 +302,9 @@ def _compile_error(kernel_name, compiled, prelude_lines, template):
         if not isinstance(value, (bool, mx.Dtype)) and value < 0:
             lines.append(f"  note: template value {value} makes the kernel's name no identifier ('-' in it): "
                          f"Metal refuses it too; pass {name} as an input, or offset it to a non-negative value")
-    text = f"[metal_kernel] kernel '{kernel_name}' does not compile:\n" + "\n".join(lines)
+    # MLX's first line (its metal::Device error), which callers match, then where metalsim found each error.
+    text = (f"[metal::Device] Unable to build metal library from source\n"
+            f"[metal_kernel] kernel '{kernel_name}' does not compile:\n" + "\n".join(lines))
     return MetalCompileError(text, compiled["messages"], compiled["log"])
 
 
@@ -309,16 +312,17 @@ def _device_read_out_of_bounds(diagnostic):
     return diagnostic["kind"] == "out_of_bounds" and "read of device buffer" in diagnostic["message"]
 
 
-def _threadgroup_read(diagnostic):
-    """A read of threadgroup memory that no thread wrote, or past a threadgroup variable (ksearch-metalsim tells
-    whether the values such reads found reach the outputs)."""
+def _undefined_read(diagnostic):
+    """A read of threadgroup memory that no thread wrote, or past a threadgroup variable, or a SIMD-group function's
+    read of an inactive lane (ksearch-metalsim tells whether the values such reads found reach the outputs)."""
     kind, message = diagnostic["kind"], diagnostic["message"]
     return (kind == "uninitialized_read" and message.startswith("read of uninitialized")) or (
-        kind == "out_of_bounds" and message.startswith("out-of-bounds read of threadgroup memory"))
+        kind == "out_of_bounds" and message.startswith("out-of-bounds read of threadgroup memory")) or (
+        kind == "inactive_lane_read")
 
 
 def _read_a_mac_runs(diagnostic):
-    return _device_read_out_of_bounds(diagnostic) or _threadgroup_read(diagnostic)
+    return _device_read_out_of_bounds(diagnostic) or _undefined_read(diagnostic)
 
 
 def _diagnostic_lines(diagnostics):
@@ -330,18 +334,18 @@ def _problems(count):
     return f"{count} problem{'s' if count != 1 else ''}"
 
 
-def _runtime_text(kernel_name, diagnostics, threadgroup_reads_reach_outputs=False):
+def _runtime_text(kernel_name, diagnostics, undefined_reads_reach_outputs=False):
     lines = _diagnostic_lines(diagnostics)
     if any(_device_read_out_of_bounds(d) for d in diagnostics):
         lines.append(_DISCARDED_READ_NOTE)
-    if threadgroup_reads_reach_outputs:
-        lines.append(_THREADGROUP_READ_REACHES_NOTE)
+    if undefined_reads_reach_outputs:
+        lines.append(_UNDEFINED_READ_REACHES_NOTE)
     text = f"[metal_kernel] metalsim found {_problems(len(diagnostics))} running kernel '{kernel_name}':\n"
     return text + "\n".join(lines)
 
 
-def _runtime_error(kernel_name, diagnostics, threadgroup_reads_reach_outputs=False):
-    return MetalRuntimeError(_runtime_text(kernel_name, diagnostics, threadgroup_reads_reach_outputs), diagnostics)
+def _runtime_error(kernel_name, diagnostics, undefined_reads_reach_outputs=False):
+    return MetalRuntimeError(_runtime_text(kernel_name, diagnostics, undefined_reads_reach_outputs), diagnostics)
 
 
 def _schedule_error(kernel_name, dependence):

@@ -95,6 +95,8 @@ std::string wrap_comparisons(const std::string& text) {
     if (directive[i]) continue;
     const std::string& s = t[i].text;
     if (s == "(") {
+      // A static_assert's condition is a scalar constant; unwrapped, its failure message quotes the kernel's text.
+      if (prev(i) >= 0 && t[prev(i)].text == "static_assert") continue;
       for (std::size_t from = next(i); from < t.size();) {
         const std::size_t end = slot(from);
         if (end >= t.size() || (t[end].text != "," && t[end].text != ";")) break;

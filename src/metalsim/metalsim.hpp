@@ -139,8 +139,9 @@ struct RunOptions {
   double timeout_seconds = 240;          // then every thread still running stops (Timeout); 0: no limit
   std::size_t max_diagnostics = 32;
   // The byte that threadgroup memory holds before a thread writes it (variables and, with bounds checks, the red zones
-  // around them): what an uninitialized or out-of-bounds read finds. 0xFF: NaN, all ones.
-  unsigned char threadgroup_fill = 0xFF;
+  // around them): what an uninitialized or out-of-bounds read finds; also the bytes of the value a SIMD-group
+  // function's read of an inactive lane gives. 0xFF: NaN, all ones.
+  unsigned char undefined_fill = 0xFF;
   Schedule schedule = Schedule::in_order;
 };
 
@@ -152,6 +153,7 @@ enum class DiagnosticKind {
   Deadlock,
   DataRace,                // conflicting accesses to threadgroup or device memory that nothing orders
   UninitializedRead,       // threadgroup memory read before any write
+  InactiveLaneRead,        // a SIMD-group function read a lane not active at the call (or past the 32): undefined
   InputWrite,              // a write to an input (const device memory; on a Mac it changes the caller's array)
   MisalignedAccess,        // an access at an address that is not a multiple of its size (through a cast pointer)
   DivisionByZero,          // an integer division or remainder by zero, or of the most negative value by -1

@@ -40,6 +40,7 @@ std::string_view diagnostic_kind_name(DiagnosticKind k) {
     case DiagnosticKind::Deadlock: return "deadlock";
     case DiagnosticKind::DataRace: return "data_race";
     case DiagnosticKind::UninitializedRead: return "uninitialized_read";
+    case DiagnosticKind::InactiveLaneRead: return "inactive_lane_read";
     case DiagnosticKind::InputWrite: return "input_write";
     case DiagnosticKind::MisalignedAccess: return "misaligned_access";
     case DiagnosticKind::DivisionByZero: return "division_by_zero";
@@ -80,7 +81,8 @@ constexpr uint32_t kSimdWidth = 32;
 constexpr std::size_t kTgLimit = 32768;
 constexpr std::size_t kArenaCapacity = 1 << 20;
 constexpr std::size_t kRedZone = 64 * 1024;
-constexpr uint32_t kMemDevice = 1;  // mem_flags::mem_device
+constexpr uint32_t kMemDevice = 1;       // mem_flags::mem_device
+constexpr uint32_t kMemThreadgroup = 2;  // mem_flags::mem_threadgroup
 // Atomic loads (exchanges, compare-exchanges) in a row that find one location unchanged: the thread is stuck
 // waiting for another thread to change it (a spin-wait). High enough that no honest loop gets there.
 constexpr uint32_t kSpinPolls = 4096;
@@ -253,6 +255,9 @@ struct Worker {
   uint32_t n = 0, done = 0, bar_arrived = 0, bar_site = 0, bar_other_site = 0, epoch = 0;
   uint32_t bar_flags = 0;      // mem_flags of the threads waiting at the barrier
   uint32_t device_epoch = 0;   // barriers with mem_device so far: what orders device memory
+  // A barrier without mem_threadgroup (mem_none, mem_device only) since the last one with it: it ordered no
+  // threadgroup memory, which a race's message then says.
+  bool barrier_without_threadgroup_flag = false;
   uint32_t first_thread = 0;   // global id of thread 0 of the threadgroup, minus one
   bool bar_mismatch = false;
   std::vector<unsigned char> arena = std::vector<unsigned char>(kArenaCapacity);
@@ -443,7 +448,9 @@ void check_barrier(Worker& w) {
     if (th.state == State::WaitBarrier) th.state = State::Runnable;
   for (auto& sg : w.sgs) sg.tg_wait = 0;
   w.bar_arrived = 0;
-  w.epoch++;
+  // Only a barrier with mem_threadgroup orders threadgroup memory (w.epoch); mem_none is an execution barrier.
+  if (w.bar_flags & kMemThreadgroup) w.epoch++;
+  w.barrier_without_threadgroup_flag = !(w.bar_flags & kMemThreadgroup);
   if (w.bar_flags & kMemDevice) w.device_epoch++;
   w.bar_flags = 0;
 }
@@ -559,10 +566,10 @@ void* rt_threadgroup_alloc(uint32_t id, uint32_t bytes, uint32_t align, const ch
     off = 0;  // keep the fiber's pointer valid until it is abandoned
   } else {
     // Uninitialized: the variable, the red zone before it and the one after it (where the next variable's would
-    // begin) hold RunOptions::threadgroup_fill, so that whatever an out-of-bounds or uninitialized read finds is the
+    // begin) hold RunOptions::undefined_fill, so that whatever an out-of-bounds or uninitialized read finds is the
     // same in every threadgroup and run (0xFF: NaN, all ones).
     const std::size_t filled_to = std::min(kArenaCapacity, off + bytes + tg_red_zone_after(w, bytes));
-    std::memset(w.arena.data() + w.arena_used, w.run->opt.threadgroup_fill, filled_to - w.arena_used);
+    std::memset(w.arena.data() + w.arena_used, w.run->opt.undefined_fill, filled_to - w.arena_used);
     w.arena_used = off + bytes;
   }
   w.vars.push_back({id, static_cast<uint32_t>(off), bytes, name});
@@ -598,6 +605,14 @@ TgPlace tg_place(const Worker& w, std::size_t off) {
   return {"threadgroup variable '" + v->name + "' (byte " + std::to_string(off - v->offset) + ")", v->name};
 }
 
+// How a threadgroup race's accesses are unordered.
+std::string no_threadgroup_barrier_text(const Worker& w) {
+  return w.barrier_without_threadgroup_flag
+             ? " with no threadgroup_barrier(mem_flags::mem_threadgroup) between (a barrier with only mem_device or "
+               "mem_none does not order threadgroup memory)"
+             : " with no barrier between";
+}
+
 void report_tg_race(Worker& w, Thread& th, std::size_t off, const std::string& what) {
   const TgPlace place = tg_place(w, off);
   w.run->report(DiagnosticKind::DataRace, place.variable, "data race on " + place.text + ": " + what, &th, nullptr,
@@ -625,7 +640,7 @@ void apply_tg_store(Worker& w, Thread& th, std::size_t off, uint32_t bytes, cons
     else if (unordered(s.r2_tid, s.r_E, s.r2_S)) other = s.r2_tid, what = "read";
     if (other) {
       std::string msg = std::string(what) + " by " + thread_text(w.threads[other - 1]) + " and written by " +
-                        accessor_text(*w.run, th, pc) + " with no barrier between";
+                        accessor_text(*w.run, th, pc) + no_threadgroup_barrier_text(w);
       if (*what == 'w') msg += std::string(" (they stored different values; ") + kOneWriterHint;
       report_tg_race(w, th, off + b, msg);
     }
@@ -663,7 +678,7 @@ void tg_read(Worker& w, Thread& th, std::size_t off, uint32_t bytes, bool copy) 
         unordered_in_group(w, th, s.c_tid, s.c_E, s.c_S, w.epoch))
       report_tg_race(w, th, off + b,
                      "written by " + thread_text(w.threads[s.c_tid - 1]) + " and read by " +
-                         accessor_text(*w.run, th, th.access_pc) + " with no barrier between");
+                         accessor_text(*w.run, th, th.access_pc) + no_threadgroup_barrier_text(w));
     if (s.r_tid == 0 || s.r_E != w.epoch) {
       s.r_tid = me, s.r_E = w.epoch, s.r_S = S, s.r2_tid = 0;
     } else if (s.r_tid != me) {
@@ -1083,10 +1098,46 @@ void rt_unmatched_overload(const char* function, const int* spaces, uint32_t cou
   leave_kernel_call(w);
 }
 
+// "lanes 0-7 and 9": the lanes set in a SIMD group's active mask.
+std::string lanes_text(uint64_t active) {
+  std::string text;
+  int ranges = 0;
+  for (uint32_t l = 0; l < 64;) {
+    if (!((active >> l) & 1)) {
+      ++l;
+      continue;
+    }
+    uint32_t end = l;
+    while (end + 1 < 64 && ((active >> (end + 1)) & 1)) ++end;
+    text += (ranges++ ? ", " : "") + std::to_string(l) + (end > l ? "-" + std::to_string(end) : "");
+    l = end + 1;
+  }
+  return ranges ? (active & (active - 1) ? "lanes " : "lane ") + text : "no lane";
+}
+
+// A SIMD-group function read a lane that is not active at its call: on a GPU the value is undefined (an exited lane's
+// register, another branch's). Reported once per function and call site; the value is made of the undefined fill, as
+// an uninitialized threadgroup read's is, so that whether it reaches the outputs can be told.
+unsigned char rt_undefined_lane(const char* function, uint64_t active, uint32_t lane, uint32_t site) {
+  Worker& w = *t_worker;
+  const Thread* th = w.cur;
+  if (th && w.run->opt.check_uninitialized) {
+    const std::string where = std::string(function) + " at " + site_text(site);
+    const std::string why = lane >= kSimdWidth ? "past the SIMD group's " + std::to_string(kSimdWidth) + " lanes"
+                                               : "not active at this call (" + lanes_text(active) + " are)";
+    w.run->report(DiagnosticKind::InactiveLaneRead, where,
+                  where + " read lane " + std::to_string(lane) + ", " + why + ", for " + thread_text(*th) +
+                      ": Metal leaves such a value undefined (a lane that returned, took another branch or lies past a "
+                      "partial SIMD group's last thread); keep every lane the function reads running to the call",
+                  th, nullptr, "", false);
+  }
+  return w.run->opt.undefined_fill;
+}
+
 const ms_runtime kRuntime = {METALSIM_ABI_VERSION, rt_threadgroup_barrier, rt_simd_exchange, rt_exchange_done,
                              rt_threadgroup_alloc,  rt_access,
                              rt_index_out_of_bounds, rt_address_space,
-                             rt_unmatched_overload};
+                             rt_unmatched_overload, rt_undefined_lane};
 
 // ------------------------------------------------------- faults, timeout
 // What the checks before each access cannot prevent traps on the host: an integer division by zero (a GPU returns an
@@ -1223,6 +1274,7 @@ void run_threadgroup(Worker& w, uint64_t k) {
   w.n = n;
   w.first_thread = static_cast<uint32_t>(k * r.nominal_threads());  // fits: run() checks the grid's thread count
   w.done = w.bar_arrived = w.epoch = w.bar_flags = w.device_epoch = 0;
+  w.barrier_without_threadgroup_flag = false;
   w.bar_mismatch = false;
   w.abort = false;
   std::copy_n(tgp, 3, w.tg_pos);
@@ -1494,9 +1546,9 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
       auto sizes = [](const auto& v) {
         return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + ")";
       };
-      return invalid("grid " + sizes(spec.grid) + " and threadgroup " + sizes(spec.threadgroup) +
-                     ": every size must be positive (a grid made from an empty input's size is 0: skip the launch for "
-                     "empty inputs)");
+      const bool empty_grid = std::any_of(spec.grid.begin(), spec.grid.end(), [](auto n) { return n == 0; });
+      return invalid("grid " + sizes(spec.grid) + " and threadgroup " + sizes(spec.threadgroup) + ": every size must be positive" +
+                     (empty_grid ? " (a grid made from an empty input's size is 0: skip the launch for empty inputs)" : ""));
     }
     r.grid[d] = static_cast<uint32_t>(spec.grid[d]);
     r.tg[d] = std::min(static_cast<uint32_t>(spec.threadgroup[d]), r.grid[d]);

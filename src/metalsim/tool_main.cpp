@@ -77,16 +77,18 @@ void print_result(const nlohmann::json& result, std::FILE* out) {
   std::fflush(out);
 }
 
-// Reads of threadgroup memory that no thread wrote, or past a threadgroup variable (red zones): on a GPU they find
-// whatever lies there, and a kernel that discards the value (`select(0.0f, partial[lane], lane < n)`) is right.
-bool is_threadgroup_read(const ms::Diagnostic& d) {
+// Reads of an undefined value: threadgroup memory that no thread wrote or past a threadgroup variable (red zones), a
+// SIMD-group function's read of an inactive lane. On a GPU they find whatever lies there, and a kernel that discards
+// the value (`select(0.0f, partial[lane], lane < n)`, a lane whose shuffled sum is never stored) is right.
+bool is_undefined_read(const ms::Diagnostic& d) {
   return (d.kind == ms::DiagnosticKind::UninitializedRead && d.message.starts_with("read of uninitialized")) ||
-         (d.kind == ms::DiagnosticKind::OutOfBounds && d.message.starts_with("out-of-bounds read of threadgroup memory"));
+         (d.kind == ms::DiagnosticKind::OutOfBounds && d.message.starts_with("out-of-bounds read of threadgroup memory")) ||
+         d.kind == ms::DiagnosticKind::InactiveLaneRead;
 }
 // The findings metalsim_mlx warns about rather than raises (python/metalsim_mlx/kernel.py): those reads, and reads
 // past the end of device buffers.
 bool is_read_a_mac_runs(const ms::Diagnostic& d) {
-  return is_threadgroup_read(d) ||
+  return is_undefined_read(d) ||
          (d.kind == ms::DiagnosticKind::OutOfBounds && d.message.starts_with("out-of-bounds read of device buffer"));
 }
 
@@ -101,9 +103,9 @@ std::vector<ms::Buffer> output_buffers(const ms::KernelSpec& spec, std::vector<s
 }
 
 // Whether the values such reads found reach the outputs: the kernel runs twice more on one worker (the same order of
-// threadgroups and threads each time), with threadgroup memory starting as 0xFF bytes and as 0x00 bytes, from the
-// outputs' first bytes; the outputs differ where a value read reached them.
-bool threadgroup_reads_reach_outputs(const fs::path& so, const ms::KernelSpec& spec, std::vector<ms::Buffer>& inputs,
+// threadgroups and threads each time), with undefined values (threadgroup memory at first, inactive lanes) made of 0xFF
+// bytes and of 0x00 bytes, from the outputs' first bytes; the outputs differ where a value read reached them.
+bool undefined_reads_reach_outputs(const fs::path& so, const ms::KernelSpec& spec, std::vector<ms::Buffer>& inputs,
                                      const std::vector<std::vector<unsigned char>>& first_outputs) {
   std::vector<std::vector<unsigned char>> results;
   for (const unsigned char fill : {0xFF, 0x00}) {
@@ -111,7 +113,7 @@ bool threadgroup_reads_reach_outputs(const fs::path& so, const ms::KernelSpec& s
     std::vector<ms::Buffer> outputs = output_buffers(spec, storage);
     ms::RunOptions options;
     options.workers = 1;
-    options.threadgroup_fill = fill;
+    options.undefined_fill = fill;
     ms::run(so, spec, inputs, outputs, options);
     for (auto& bytes : storage) results.push_back(std::move(bytes));
   }
@@ -376,9 +378,9 @@ int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs
   const auto& found = ran.diagnostics;
   const bool only_reads_a_mac_runs = std::all_of(found.begin(), found.end(), is_read_a_mac_runs);
   bool reads_reach = false;
-  if (std::any_of(found.begin(), found.end(), is_threadgroup_read) && only_reads_a_mac_runs)
-    result["run"]["threadgroup_reads_reach_outputs"] = reads_reach =
-        threadgroup_reads_reach_outputs(compiled.so_path, spec, inputs, first_outputs);
+  if (std::any_of(found.begin(), found.end(), is_undefined_read) && only_reads_a_mac_runs)
+    result["run"]["undefined_reads_reach_outputs"] = reads_reach =
+        undefined_reads_reach_outputs(compiled.so_path, spec, inputs, first_outputs);
   // The other schedules, where the in-order run gave outputs that a Mac returns (clean, or reads it warns about).
   json ran_under = json::array({ms::schedule_name(ms::Schedule::in_order)});
   if (only_reads_a_mac_runs && !reads_reach && !schedules.empty()) {

@@ -142,13 +142,13 @@ TEST(MetalsimDiagnostics, ThreadgroupIndexPastAnArrayIsOutOfBounds) {
   EXPECT_TRUE(names(under, "byte -4 of 'tile' (256 bytes) by thread (0,0,0)", "body line 7")) << under;
 }
 
-// What a read past a threadgroup array (its red zone) finds is RunOptions::threadgroup_fill, as is what a read of a
+// What a read past a threadgroup array (its red zone) finds is RunOptions::undefined_fill, as is what a read of a
 // never-written variable finds: ksearch-metalsim runs a kernel with two fills to tell whether such values reach the
 // outputs.
 TEST(MetalsimDiagnostics, ThreadgroupFillIsWhatUnwrittenThreadgroupMemoryHolds) {
   const KernelSpec over = spec64("tg_overrun_bug", "tg_overrun_bug.metal");
   RunOptions zeros;
-  zeros.threadgroup_fill = 0x00;
+  zeros.undefined_fill = 0x00;
   const Launch filled_with_zeros = launch(over, zeros), filled_with_ones = launch(over);
   EXPECT_EQ(filled_with_zeros.out[63], 64.0f);  // a[63] + the red zone's 0.0f
   EXPECT_TRUE(std::isnan(filled_with_ones.out[63]));
@@ -658,6 +658,92 @@ TEST(MetalsimDiagnostics, MismatchedBuffersAreInvalidLaunch) {
 }
 
 // A grid made from an empty input's size: the message gives the sizes and the usual cause.
+// A SIMD-group function's read of a lane not active at the call is undefined in Metal: a shuffle-down sum over a ragged
+// tail whose lanes returned (40 threads: the second SIMD group has lanes 0-7) reads lanes 16 and 8 and gets whatever
+// they hold. Reported at its line; the value is made of the undefined fill (NaN here, 0 with a zero fill, which gives
+// the tail's sum), so whether it reaches the outputs can be told. The full first group reads past lane 31 only at
+// shuffle_down's edge, which keeps the caller's value as Metal documents: no finding there.
+TEST(MetalsimDiagnostics, AShuffleFromALaneThatReturnedIsAnInactiveLaneRead) {
+  KernelSpec s;
+  s.name = "ragged_shuffle_sum";
+  s.inputs = {tensor("a", Dtype::float32, {64})};
+  s.outputs = {tensor("out", Dtype::float32, {64})};
+  s.source = "uint i = thread_position_in_grid.x;\n"
+             "if (i >= 40) return;\n"
+             "float v = a[i];\n"
+             "for (ushort off = 16; off > 0; off >>= 1) v += simd_shuffle_down(v, off);\n"
+             "if (thread_index_in_simdgroup == 0) out[i / 32] = v;\n";
+  s.grid = {64, 1, 1};
+  s.threadgroup = {64, 1, 1};
+  const Launch nan_fill = launch(s);
+  ASSERT_EQ(nan_fill.result.diagnostics.size(), 1u) << describe(nan_fill.result);
+  const Diagnostic& d = nan_fill.result.diagnostics[0];
+  EXPECT_EQ(d.kind, DiagnosticKind::InactiveLaneRead);
+  EXPECT_TRUE(contains(d.message, "simd_shuffle_down at body line 4 read lane 16, not active at this call (lanes 0-7 are)"))
+      << d.message;
+  EXPECT_EQ(d.thread_position[0], 32u);  // lane 0 of the second SIMD group, the first to read
+  float head = 0, tail = 0;
+  for (int i = 0; i < 32; ++i) head += float(i) + 1.0f;
+  for (int i = 32; i < 40; ++i) tail += float(i) + 1.0f;
+  EXPECT_EQ(nan_fill.out[0], head);
+  EXPECT_TRUE(std::isnan(nan_fill.out[1])) << nan_fill.out[1];
+  RunOptions zeros;
+  zeros.undefined_fill = 0x00;
+  const Launch zero_fill = launch(s, zeros);
+  EXPECT_EQ(zero_fill.out[0], head);
+  EXPECT_EQ(zero_fill.out[1], tail);
+
+  // Every thread running: shuffle_down's and shuffle_up's edges and xor within the group read no inactive lane.
+  s.source = "uint i = thread_position_in_grid.x;\n"
+             "float v = a[i];\n"
+             "v += simd_shuffle_down(v, 16) + simd_shuffle_up(v, 3) + simd_shuffle_xor(v, 31) + quad_shuffle_down(v, 2);\n"
+             "out[i] = v;\n";
+  const Launch clean = launch(s);
+  EXPECT_TRUE(clean.result.ok) << describe(clean.result);
+
+  // A lane past the group's 32, and quad_shuffle from a lane that returned: each its own finding, at its line.
+  s.source = "uint i = thread_position_in_grid.x;\n"
+             "float v = simd_shuffle(a[i], ushort(thread_index_in_simdgroup + 32));\n"
+             "if (i % 4 == 3) return;\n"
+             "out[i] = v + quad_shuffle(a[i], 3);\n";
+  const Launch past = launch(s);
+  ASSERT_EQ(past.result.diagnostics.size(), 2u) << describe(past.result);
+  const std::string& past_lanes = past.result.diagnostics[0].message;
+  EXPECT_TRUE(contains(past_lanes, "simd_shuffle at body line 2 read lane ") && contains(past_lanes, ", past the SIMD group's 32 lanes"))
+      << past_lanes;
+  const std::string& returned = past.result.diagnostics[1].message;
+  EXPECT_TRUE(contains(returned, "quad_shuffle at body line 4 read lane ") &&
+              contains(returned, ", not active at this call (lanes 0-2, 4-6, 8-10, 12-14, 16-18, 20-22, 24-26, 28-30 are)"))
+      << returned;
+}
+
+// Threadgroup memory is ordered by a threadgroup_barrier with mem_threadgroup only: mem_none is an execution barrier,
+// mem_device orders device memory (the mirror of a device exchange ordered by mem_threadgroup alone, a race too).
+TEST(MetalsimDiagnostics, AThreadgroupExchangeOrderedByABarrierWithoutMemThreadgroupIsADataRace) {
+  KernelSpec s;
+  s.name = "tg_exchange_flags";
+  s.inputs = {tensor("a", Dtype::float32, {64})};
+  s.outputs = {tensor("out", Dtype::float32, {64})};
+  s.grid = {64, 1, 1};
+  s.threadgroup = {64, 1, 1};
+  for (const std::string flags : {"mem_flags::mem_none", "mem_flags::mem_device"}) {
+    s.source = "threadgroup float t[64];\nuint i = thread_position_in_threadgroup.x;\nt[i] = a[i];\n"
+               "threadgroup_barrier(" + flags + ");\nout[i] = t[i ^ 32];\n";
+    const Launch racy = launch(s);
+    const std::string message = only_diagnostic(racy, DiagnosticKind::DataRace, "t");
+    EXPECT_TRUE(contains(message, "with no threadgroup_barrier(mem_flags::mem_threadgroup) between (a barrier with only "
+                                  "mem_device or mem_none does not order threadgroup memory)"))
+        << flags << ": " << message;
+  }
+  for (const std::string flags : {"mem_flags::mem_threadgroup", "mem_flags::mem_device | mem_flags::mem_threadgroup"}) {
+    s.source = "threadgroup float t[64];\nuint i = thread_position_in_threadgroup.x;\nt[i] = a[i];\n"
+               "threadgroup_barrier(" + flags + ");\nout[i] = t[i ^ 32];\n";
+    const Launch ordered = launch(s);
+    EXPECT_TRUE(ordered.result.ok) << flags << ": " << describe(ordered.result);
+    EXPECT_EQ(ordered.out[0], 33.0f);
+  }
+}
+
 TEST(MetalsimDiagnostics, AnEmptyGridIsInvalidLaunchNamingTheSizes) {
   KernelSpec s = spec64("oob_ok", "oob_ok.metal", 100, true);
   const std::string so = build(s);
@@ -671,6 +757,13 @@ TEST(MetalsimDiagnostics, AnEmptyGridIsInvalidLaunchNamingTheSizes) {
   EXPECT_TRUE(contains(r.diagnostics[0].message, "grid (0, 1, 1) and threadgroup") &&
               contains(r.diagnostics[0].message, "empty input"))
       << describe(r);
+  // An empty threadgroup is the caller's mistake of its own: the hint about empty inputs is the grid's.
+  s.grid = {100, 1, 1};
+  s.threadgroup = {0, 1, 1};
+  const RunResult zero_threadgroup = run(so, s, in, std::span<Buffer>(&ob, 1));
+  ASSERT_TRUE(has_kind(zero_threadgroup, DiagnosticKind::InvalidLaunch)) << describe(zero_threadgroup);
+  EXPECT_TRUE(contains(zero_threadgroup.diagnostics[0].message, "threadgroup (0, 1, 1): every size must be positive"));
+  EXPECT_FALSE(contains(zero_threadgroup.diagnostics[0].message, "empty input")) << describe(zero_threadgroup);
 }
 
 // Schedules (docs/METALSIM.md, "Schedules"): a GPU runs threads in no fixed order, so a kernel's results must not

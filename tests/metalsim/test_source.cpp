@@ -12,6 +12,16 @@ using namespace mstest;
 
 namespace {
 
+// A kernel of one float input `a` and one float output `o`, 16 elements each.
+KernelSpec elementwise_spec(const std::string& name, const std::string& source = "") {
+  KernelSpec s;
+  s.name = name;
+  s.inputs = {tensor("a", Dtype::float32, {16})};
+  s.outputs = {tensor("o", Dtype::float32, {16})};
+  s.source = source;
+  return s;
+}
+
 KernelSpec sample_spec() {
   KernelSpec s;
   s.name = "t";
@@ -116,10 +126,7 @@ TEST(MetalsimSource, SpecJsonCarriesAViewsStrides) {
 }
 
 TEST(MetalsimSource, CompileErrorsMapToBodyAndHeaderLines) {
-  KernelSpec s;
-  s.name = "broken";
-  s.inputs = {tensor("a", Dtype::float32, {16})};
-  s.outputs = {tensor("o", Dtype::float32, {16})};
+  KernelSpec s = elementwise_spec("broken");
   s.header = "inline float helper(float x) {\n  return x * undefined_in_header;\n}\n";
   s.source = "uint i = thread_position_in_grid.x;\nfloat v = a[i];\no[i] = v + undeclared_thing;\n";
   CompileResult c = compile(s, copts());
@@ -188,10 +195,7 @@ TEST(MetalsimSource, ProcessesCompilingIntoAnEmptyCacheAtOnceAllBuild) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      KernelSpec s;
-      s.name = "first" + std::to_string(i);  // a kernel of its own each: only the shim is shared
-      s.inputs = {tensor("a", Dtype::float32, {16})};
-      s.outputs = {tensor("o", Dtype::float32, {16})};
+      KernelSpec s = elementwise_spec("first" + std::to_string(i));  // a kernel of its own each: only the shim is shared
       s.source = "uint i = thread_position_in_grid.x;\no[i] = a[i] * " + std::to_string(i + 2) + ".0f;\n";
       usleep(useconds_t(i) * 250000);  // staggered: later ones start while the first builds the shim
       _exit(compile(s, options).ok ? 0 : 1);
@@ -215,11 +219,7 @@ TEST(MetalsimSource, ProcessesCompilingTheSameKernelAtOnceAllBuild) {
   std::filesystem::remove_all(cache);
   CompileOptions options = copts();
   options.cache_dir = cache;
-  KernelSpec s;
-  s.inputs = {tensor("a", Dtype::float32, {16})};
-  s.outputs = {tensor("o", Dtype::float32, {16})};
-  s.name = "shim_first";
-  s.source = "uint i = thread_position_in_grid.x;\no[i] = a[i];\n";
+  KernelSpec s = elementwise_spec("shim_first", "uint i = thread_position_in_grid.x;\no[i] = a[i];\n");
   ASSERT_TRUE(compile(s, options).ok);  // the shim's precompiled header, built once before the race
   for (int kernel = 0; kernel < 6; ++kernel) {
     s.name = "same";
@@ -285,10 +285,7 @@ TEST(MetalsimSource, InputsAndOutputsNamedWithMetalKeywordsDoNotCompile) {
 }
 
 TEST(MetalsimSource, DoubleIsRejected) {
-  KernelSpec s;
-  s.name = "dbl";
-  s.inputs = {tensor("a", Dtype::float32, {16})};
-  s.outputs = {tensor("o", Dtype::float32, {16})};
+  KernelSpec s = elementwise_spec("dbl");
   s.source = "uint i = thread_position_in_grid.x;\n\ndouble v = a[i];\no[i] = v;\n";
   CompileResult c = compile(s, copts());
   ASSERT_FALSE(c.ok);
@@ -304,10 +301,7 @@ TEST(MetalsimSource, DoubleIsRejected) {
 // Metal's standard library has no erf or expm1 (MLX's kernels define their own): calling them fails to build here as
 // on a Mac, naming the body line; a kernel that defines erf itself builds. log1p is MLX's utils.h's and builds.
 TEST(MetalsimSource, FunctionsMetalLacksDoNotBuild) {
-  KernelSpec s;
-  s.name = "gelu";
-  s.inputs = {tensor("a", Dtype::float32, {16})};
-  s.outputs = {tensor("o", Dtype::float32, {16})};
+  KernelSpec s = elementwise_spec("gelu");
   for (const std::string call : {"erf(v)", "expm1(v)", "metal::erf(v)", "fast::expm1(v)"}) {
     s.source = "uint i = thread_position_in_grid.x;\nfloat v = a[i];\no[i] = " + call + ";\n";
     CompileResult c = compile(s, copts());
@@ -321,4 +315,19 @@ TEST(MetalsimSource, FunctionsMetalLacksDoNotBuild) {
   s.header = "float erf(float x) { float t = 1.0f / (1.0f + 0.3275911f * fabs(x)); return copysign(1.0f - t * exp(-x * x), x); }\n";
   CompileResult own = compile(s, copts());
   EXPECT_TRUE(own.ok) << own.log;
+}
+
+// A failed static_assert quotes its condition as the kernel wrote it (the rewrite of comparisons, which Metal's bool
+// vectors need, leaves static_assert's alone), with the kernel's message.
+TEST(MetalsimSource, AFailedStaticAssertQuotesTheKernelsCondition) {
+  KernelSpec s = elementwise_spec("static_assert_text");
+  s.source = "static_assert(6 % 4 == 0, \"N must be a multiple of 4\");\nuint i = thread_position_in_grid.x;\no[i] = a[i];\n";
+  const CompileResult c = compile(s, copts());
+  ASSERT_FALSE(c.ok);
+  ASSERT_FALSE(c.messages.empty()) << c.log;
+  EXPECT_EQ(c.messages[0].file, "body");
+  EXPECT_EQ(c.messages[0].line, 1);
+  EXPECT_NE(c.messages[0].message.find("'6 % 4 == 0'"), std::string::npos) << c.messages[0].message;
+  EXPECT_NE(c.messages[0].message.find("N must be a multiple of 4"), std::string::npos) << c.messages[0].message;
+  EXPECT_EQ(c.log.find("__ms_bool"), std::string::npos) << c.log;
 }

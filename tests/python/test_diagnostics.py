@@ -73,6 +73,9 @@ def test_compile_error_points_at_the_body_line():
         call(source)
     assert "undeclared_thing" in str(caught.value)
     assert any(m["file"] == "body" and m["line"] == 3 for m in caught.value.messages)
+    # What MLX raises on a Mac, which callers match: a RuntimeError whose text starts with the same line.
+    assert isinstance(caught.value, RuntimeError)
+    assert str(caught.value).startswith("[metal::Device] Unable to build metal library from source\n")
 
 
 def test_compile_error_points_at_the_header_line():
@@ -185,6 +188,40 @@ def test_unwritten_threadgroup_values_that_reach_the_outputs_are_errors():
     """
     with pytest.raises(metalsim_mlx.MetalRuntimeError, match="(?s)uninitialized_read.*reach the outputs"):
         call(source)
+
+
+# A shuffle-down sum over a ragged tail whose lanes returned (40 threads: the second SIMD group has lanes 0-7): lane 0
+# reads lanes 16 and 8, which a Mac leaves undefined, and that value is its sum.
+RAGGED_SHUFFLE_SUM = """
+    uint i = thread_position_in_grid.x;
+    if (i >= 40) return;
+    float v = a[i];
+    for (ushort off = 16; off > 0; off >>= 1) v += simd_shuffle_down(v, off);
+    if (thread_index_in_simdgroup == 0) out[i / 32] = v;
+"""
+
+
+def test_a_shuffle_from_lanes_that_returned_into_the_outputs_is_an_error():
+    with pytest.raises(metalsim_mlx.MetalRuntimeError, match="(?s)inactive_lane_read: simd_shuffle_down at body line 5.*"
+                       "reach the outputs") as caught:
+        call(RAGGED_SHUFFLE_SUM, n=64, threadgroup=64)
+    assert [d["kind"] for d in caught.value.diagnostics] == ["inactive_lane_read"]
+
+
+def test_a_shuffle_from_lanes_that_returned_whose_value_is_discarded_warns():
+    # Every lane reads the lane 8 above it; the second SIMD group's lanes (8 of them) find inactive ones but store
+    # their own value: a Mac runs it, and so does this, with a warning.
+    source = """
+        uint i = thread_position_in_grid.x;
+        float v = a[i];
+        float above = simd_shuffle_xor(v, 8);
+        out[i] = i < 32 ? above : v;
+    """
+    with pytest.warns(metalsim_mlx.MetalsimWarning, match="inactive_lane_read: simd_shuffle_xor at body line 4"):
+        (out,) = call(source, n=40, threadgroup=64)
+    expected = np.arange(40, dtype=np.float32)
+    expected[:32] = expected[:32].reshape(2, 2, 8)[:, ::-1, :].reshape(32)
+    np.testing.assert_array_equal(np.array(out), expected)
 
 
 def test_a_thread_pointer_to_a_buffer_is_rejected_at_its_line():

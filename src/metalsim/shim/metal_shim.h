@@ -1241,9 +1241,10 @@ inline void simdgroup_barrier(mem_flags f, MS_SITE) {
 // ----------------------------------------------------- SIMD-group functions
 template <class T> struct __xchg {
   ms_exchange x;
-  __xchg(const T& v, __site_t site) {
+  uint32_t site;
+  __xchg(const T& v, __site_t s) : site(s.v) {
     static_assert(sizeof(T) <= METALSIM_SLOT_BYTES, "value too large for a SIMD-group function");
-    x = metalsim_rt->simd_exchange(&v, sizeof(T), site.v);
+    x = metalsim_rt->simd_exchange(&v, sizeof(T), site);
   }
   ~__xchg() { metalsim_rt->exchange_done(); }
   bool active(uint32_t l) const { return l < 64 && ((x.active >> l) & 1); }
@@ -1304,41 +1305,47 @@ MS_SIMD_PREFIX(simd_prefix_inclusive_product, quad_prefix_inclusive_product, tru
 MS_SIMD_PREFIX(simd_prefix_exclusive_product, quad_prefix_exclusive_product, false, 1, [](T a, T b) { return T(a * b); })
 #undef MS_SIMD_PREFIX
 
-// Reading an inactive or out-of-range lane is undefined in Metal; we return the
-// caller's own value (the documented result for shuffle_up/down edges).
-template <__plain T> inline T __lane_or_self(const __xchg<T>& e, uint32_t src) {
-  return (src < e.x.width && e.active(src)) ? e.at(src) : e.at(e.x.lane);
+// Lane `src`'s value. Reading a lane that is not active at the call (exited, in another branch, past a partial SIMD
+// group's last thread) or past the SIMD group's 32 lanes is undefined in Metal: the runtime reports it and gives the
+// bytes an uninitialized read finds (RunOptions::undefined_fill), so ksearch-metalsim can tell whether they reach the
+// outputs. (shuffle_up/down keep the caller's own value at their edges: Metal's documented result, not a read.)
+template <__plain T> inline T __lane(const __xchg<T>& e, uint32_t src, const char* function) {
+  if (src < 32 && e.active(src)) return e.at(src);
+  T undefined;
+  __builtin_memset(&undefined, metalsim_rt->undefined_lane(function, e.x.active, src, e.site), sizeof(T));
+  return undefined;
 }
 template <__simd_value T> inline T simd_shuffle(T v, ushort lane, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane_or_self(e, lane);
+  __xchg<T> e(v, __site); return __lane(e, lane, "simd_shuffle");
 }
 template <__simd_value T> inline T simd_broadcast(T v, ushort lane, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane_or_self(e, lane);
+  __xchg<T> e(v, __site); return __lane(e, lane, "simd_broadcast");
 }
 template <__simd_value T> inline T simd_broadcast_first(T v, MS_SITE) {
   __xchg<T> e(v, __site); return e.at((uint32_t)__builtin_ctzll(e.x.active));
 }
 template <__simd_value T> inline T simd_shuffle_up(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); uint32_t l = e.x.lane;
-  return l >= d ? __lane_or_self(e, l - d) : e.at(l);
+  return l >= d ? __lane(e, l - d, "simd_shuffle_up") : e.at(l);
 }
 template <__simd_value T> inline T simd_shuffle_down(T v, ushort d, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane_or_self(e, e.x.lane + d);
+  __xchg<T> e(v, __site); uint32_t src = e.x.lane + d;
+  return src < 32 ? __lane(e, src, "simd_shuffle_down") : e.at(e.x.lane);
 }
 template <__simd_value T> inline T simd_shuffle_xor(T v, ushort m, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane_or_self(e, e.x.lane ^ m);
+  __xchg<T> e(v, __site); return __lane(e, e.x.lane ^ m, "simd_shuffle_xor");
 }
 template <__simd_value T> inline T simd_shuffle_rotate_down(T v, ushort d, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane + d) % e.x.width);
+  __xchg<T> e(v, __site); return __lane(e, (e.x.lane + d) % e.x.width, "simd_shuffle_rotate_down");
 }
 template <__simd_value T> inline T simd_shuffle_rotate_up(T v, ushort d, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane + e.x.width - d % e.x.width) % e.x.width);
+  __xchg<T> e(v, __site); return __lane(e, (e.x.lane + e.x.width - d % e.x.width) % e.x.width, "simd_shuffle_rotate_up");
 }
 template <class T> struct __pair { T a, b; };
 template <__simd_value T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, ushort modulo, MS_SITE) {
   __xchg<__pair<T>> e(__pair<T>{data, fill}, __site);
   uint32_t l = e.x.lane, base = l - l % modulo, i = l % modulo + d;
-  __pair<T> p = i < modulo ? e.at(base + i) : e.at(base + i - modulo);
+  __pair<T> p = __lane(e, i < modulo ? base + i : base + i - modulo, "simd_shuffle_and_fill_down");
   return i < modulo ? p.a : p.b;
 }
 template <__simd_value T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, MS_SITE) {
@@ -1347,8 +1354,8 @@ template <__simd_value T> inline T simd_shuffle_and_fill_down(T data, T fill, us
 template <__simd_value T> inline T simd_shuffle_and_fill_up(T data, T fill, ushort d, ushort modulo, MS_SITE) {
   __xchg<__pair<T>> e(__pair<T>{data, fill}, __site);
   uint32_t l = e.x.lane, base = l - l % modulo, i = l % modulo;
-  if (i >= d) return e.at(base + i - d).a;
-  return e.at(base + i + modulo - d).b;
+  if (i >= d) return __lane(e, base + i - d, "simd_shuffle_and_fill_up").a;
+  return __lane(e, base + i + modulo - d, "simd_shuffle_and_fill_up").b;
 }
 template <__simd_value T> inline T simd_shuffle_and_fill_up(T data, T fill, ushort d, MS_SITE) {
   return simd_shuffle_and_fill_up(data, fill, d, (ushort)32, __site);
@@ -1377,27 +1384,27 @@ inline bool simd_is_first(MS_SITE) {
   __xchg<bool> e(true, __site); return e.x.lane == (uint32_t)__builtin_ctzll(e.x.active);
 }
 template <__simd_value T> inline T quad_shuffle(T v, ushort l, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (l & 3u));
+  __xchg<T> e(v, __site); return __lane(e, (e.x.lane & ~3u) + (l & 3u), "quad_shuffle");
 }
 template <__simd_value T> inline T quad_broadcast(T v, ushort l, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (l & 3u));
+  __xchg<T> e(v, __site); return __lane(e, (e.x.lane & ~3u) + (l & 3u), "quad_broadcast");
 }
 template <__simd_value T> inline T quad_shuffle_xor(T v, ushort m, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + ((e.x.lane ^ m) & 3u));
+  __xchg<T> e(v, __site); return __lane(e, (e.x.lane & ~3u) + ((e.x.lane ^ m) & 3u), "quad_shuffle_xor");
 }
 template <__simd_value T> inline T quad_shuffle_up(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); uint32_t i = e.x.lane & 3u;
-  return i >= d ? __lane_or_self(e, e.x.lane - d) : e.at(e.x.lane);
+  return i >= d ? __lane(e, e.x.lane - d, "quad_shuffle_up") : e.at(e.x.lane);
 }
 template <__simd_value T> inline T quad_shuffle_down(T v, ushort d, MS_SITE) {
   __xchg<T> e(v, __site); uint32_t i = e.x.lane & 3u;
-  return i + d < 4 ? __lane_or_self(e, e.x.lane + d) : e.at(e.x.lane);
+  return i + d < 4 ? __lane(e, e.x.lane + d, "quad_shuffle_down") : e.at(e.x.lane);
 }
 template <__simd_value T> inline T quad_shuffle_rotate_down(T v, ushort d, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (((e.x.lane & 3u) + d) & 3u));
+  __xchg<T> e(v, __site); return __lane(e, (e.x.lane & ~3u) + (((e.x.lane & 3u) + d) & 3u), "quad_shuffle_rotate_down");
 }
 template <__simd_value T> inline T quad_shuffle_rotate_up(T v, ushort d, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane_or_self(e, (e.x.lane & ~3u) + (((e.x.lane & 3u) + 4u - (d & 3u)) & 3u));
+  __xchg<T> e(v, __site); return __lane(e, (e.x.lane & ~3u) + (((e.x.lane & 3u) + 4u - (d & 3u)) & 3u), "quad_shuffle_rotate_up");
 }
 template <__simd_value T> inline T quad_shuffle_and_fill_down(T data, T fill, ushort d, MS_SITE) {
   return simd_shuffle_and_fill_down(data, fill, d, (ushort)4, __site);

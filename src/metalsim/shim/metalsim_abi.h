@@ -3,7 +3,7 @@
 #pragma once
 #include <stdint.h>
 
-#define METALSIM_ABI_VERSION 6
+#define METALSIM_ABI_VERSION 7
 #define METALSIM_SLOT_BYTES 32
 
 // Kinds of access: plain read, plain write, atomic read-modify-write, the atomic operations a spin-wait repeats
@@ -72,6 +72,10 @@ typedef struct ms_runtime {
   // A call of a function overloaded by address space whose arguments lie in spaces none of its overloads takes (spaces:
   // each argument's, 0 where no overload has a pointer or reference); stops the thread. pc as above.
   void (*unmatched_overload)(const char* function, const int* spaces, uint32_t count, const void* pc);
+  // A SIMD-group function (`function`) of the running thread read lane `lane`, which is not among the `active` lanes
+  // of the exchange at `site` or lies past the SIMD group's 32: reports it; returns the byte the undefined value is
+  // made of.
+  unsigned char (*undefined_lane)(const char* function, uint64_t active, uint32_t lane, uint32_t site);
 } ms_runtime;
 
 // A threadgroup variable the kernel declares, in the library's metalsim_tg section (one entry per declaration, reached

@@ -190,6 +190,15 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   if (const CXType first = clang_getCanonicalType(clang_getArgType(clang_getCursorType(callee), 0));
       maps_.functions.count(key + ":int") && is_integer_kind(first.kind))
     key += ":int";
+  // A constexpr function's call (a block size computed for a template argument) takes the mapping NAME:constexpr, a
+  // constant expression where Metal's own function is none.
+  // (The function the call is written in: a constexpr helper's body is mapped where its calls are, host code too.)
+  if (maps_.functions.count(key + ":constexpr") &&
+      std::any_of(functions_.begin(), functions_.end(), [&](const auto& f) {
+        return begin_offset(f.second.cursor) <= begin_offset(call) && end_offset(call) <= end_offset(f.second.cursor) &&
+               is_constexpr(f.second.cursor);
+      }))
+    key += ":constexpr";
   if (auto u = maps_.untranslatable.find(key); u != maps_.untranslatable.end())
     return problem(problems, call, name, u->second);
   auto m = maps_.functions.find(key);
@@ -306,17 +315,19 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     return problem(problems, call, name,
                    "its pointer's type depends on the kernel's template parameters, so its element type and address "
                    "space are unknown to the port: take the address into a typed pointer first (`int* slot = &...;`)");
+  std::function<std::string()> space_at_render;  // the pointer's space, once every call's is known
   if (!args.empty() && is_pointer(clang_getCursorType(strip_implicit(args[0])))) {
     element = metal_type(clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(strip_implicit(args[0])))));
-    space = space_of(args[0]);
+    space_at_render = [this, pointer = args[0]] { return space_of(pointer); };
+    if (atomic) space_casts_.push_back({visiting_, args[0]});
     const CXType pointee = clang_getCanonicalType(pointee_type(clang_getCursorType(strip_implicit(args[0]))));
     // sm_90's atomicAdd of a float2 or float4 is atomic lane by lane (CUDA's own promise): one float atomic per lane
     if (name.rfind("atomicAdd", 0) == 0 && (element == "float2" || element == "float4")) {
-      pattern = "ks_atomic_add_lanes((" + space + " atomic<float>*)($1), $2)";
+      pattern = "ks_atomic_add_lanes(($space atomic<float>*)($1), $2)";
       helpers_.insert("ks_atomic_add_lanes");
     } else if (name.rfind("atomicAdd", 0) == 0 && (element == "half2" || element == "bfloat2")) {
       // a pair of 16-bit floats is one 32-bit word: a compare-and-swap loop adds both halves at once
-      pattern = "ks_atomic_add_pair((" + space + " atomic_uint*)($1), $2)";
+      pattern = "ks_atomic_add_pair(($space atomic_uint*)($1), $2)";
       helpers_.insert("ks_atomic_add_pair");
     } else if (const std::string why = atomic_refusal(pointee); name.rfind("atomic", 0) == 0 && !why.empty()) {
       return problem(problems, call, name, why);
@@ -352,7 +363,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     const CXType value = clang_getCanonicalType(clang_Type_getTemplateArgumentAsType(type, 0));
     if (const std::string why = atomic_refusal(value); !why.empty()) return problem(problems, call, key, why);
     element = metal_type(value);
-    space = space_of(referent);
+    space_at_render = [this, referent] { return space_of(referent); };
     visit(referent, fn);  // the object's own names (`bins[threadIdx.x]`): a method's object is not visited otherwise
     // (the implicit conversion that reads `ref` spans just its object, whose text is then the original's: rendering the
     // range would run this replacement again)
@@ -377,7 +388,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   const std::string result_type = result.kind >= CXType_Bool && result.kind <= CXType_LongDouble ? unqualified_type(result)
                                   : result.kind == CXType_Record                                  ? metal_type(result)
                                                                                                   : "";
-  rw_.replace(b, e, [this, pattern, args, element, space, result_type, self] {
+  rw_.replace(b, e, [this, pattern, args, element, space, space_at_render, result_type, self] {
     std::string s = pattern;
     for (size_t at; (at = s.find("$this")) != std::string::npos;) s.replace(at, 5, self());
     for (size_t at; (at = s.find("$R")) != std::string::npos;) s.replace(at, 2, result_type);
@@ -386,7 +397,8 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
       const std::string placeholder = "$" + std::to_string(i);
       for (size_t at; (at = s.find(placeholder)) != std::string::npos;) s.replace(at, placeholder.size(), arg);
     }
-    for (size_t at; (at = s.find("$space")) != std::string::npos;) s.replace(at, 6, space);
+    const std::string pointer_space = space_at_render ? space_at_render() : space;
+    for (size_t at; (at = s.find("$space")) != std::string::npos;) s.replace(at, 6, pointer_space);
     for (size_t at; (at = s.find("$T")) != std::string::npos;) s.replace(at, 2, element);
     return s;
   });

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <regex>
 
 #include "translate/translator_internal.hpp"
 
@@ -191,6 +192,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   if (is_pointer(type)) {
     if (!clang_Cursor_isNull(init)) {
       spaces_[key] = space_of(init);
+      pointer_initializers_[key] = init;
       if (array_pointer)  // `auto now = tiles[0];`: the declarator's parentheses and dimensions go with its type
         rw_.replace(split ? after - 1 : begin_offset(var), begin_offset(init),
                     (split ? "; auto " : "auto ") + spelling(var) + " = ");
@@ -508,6 +510,23 @@ void Translator::span_declaration(CXCursor var, Function& fn) {
   ++fn.record.translated["cuda::std::span outside device memory"];
 }
 
+// `(&v.x)[j]`: CUDA's vector types are structs, whose components a pointer to the first indexes; a Metal vector is
+// indexed itself (`v[j]`), and the address of one of its components is refused.
+void Translator::index_through_first_component(CXCursor subscript) {
+  const std::vector<CXCursor> kids = children(subscript);
+  if (kids.size() != 2) return;
+  CXCursor base = strip_implicit(kids[0]);
+  while (clang_getCursorKind(base) == CXCursor_ParenExpr && !children(base).empty()) base = strip_implicit(children(base).front());
+  if (clang_getCursorKind(base) != CXCursor_UnaryOperator || children(base).empty() || tokens_of(unit_, base).front() != "&") return;
+  const CXCursor member = strip_implicit(children(base).front());
+  if (clang_getCursorKind(member) != CXCursor_MemberRefExpr || spelling(member) != "x" || children(member).empty()) return;
+  const CXCursor object = children(member).front();
+  static const std::regex vector_type(R"((packed_)?(float|half|bfloat|int|uint|short|ushort|char|uchar|long|ulong)[234])");
+  if (!std::regex_match(metal_type(clang_getCursorType(object)), vector_type)) return;
+  rw_.replace(begin_offset(kids[0]), end_offset(kids[0]),
+              [this, object] { return "(" + rw_.render(begin_offset(object), end_offset(object)) + ")"; });
+}
+
 void Translator::visit(CXCursor c, Function& fn) {
   std::vector<Problem>& problems = fn.record.problems;
   const CXCursorKind kind = clang_getCursorKind(c);
@@ -542,6 +561,7 @@ void Translator::visit(CXCursor c, Function& fn) {
   if (kind == CXCursor_LambdaExpr) return visit_lambda(c, fn);
   if (kind == CXCursor_GotoStmt) return problem(problems, c, "goto", "the Metal Shading Language has no goto: use a loop or a flag");
   if (kind == CXCursor_ConditionalOperator && fn.kernel && is_pointer(clang_getCursorType(c))) fn.pointer_choices.push_back(c);
+  if (kind == CXCursor_ArraySubscriptExpr) index_through_first_component(c);
   if (kind == CXCursor_TemplateRef) {  // a kernel's template template parameter: the template its launch gives
     if (const auto r = param_renames_.find(decl_key(clang_getCursorReferenced(c))); r != param_renames_.end())
       rw_.replace(begin_offset(c), end_offset(c), r->second);

@@ -278,6 +278,10 @@ void Translator::device_function_signature(Function& fn) {
   // result type becomes `auto`, deduced from what the function returns (a parameter's space, which a call deduces).
   if (is_pointer(clang_getCursorResultType(fn.cursor)) && clang_getCursorKind(fn.cursor) != CXCursor_CXXMethod)
     if (const auto range = result_type_range(unit_, fn.cursor)) rw_.replace(range->first, range->second, "auto ");
+  // So does a returned reference (`float& at(float* base, int i)` given shared memory, `const T& bigger(const T& a, ...)`
+  // bound to shared elements): `decltype(auto)` keeps the reference and the space of what it returns.
+  if (clang_getCursorResultType(fn.cursor).kind == CXType_LValueReference && clang_getCursorKind(fn.cursor) != CXCursor_CXXMethod)
+    if (const auto range = result_type_range(unit_, fn.cursor)) rw_.replace(range->first, range->second, "decltype(auto) ");
   const std::vector<CXCursor> params = parameters_of(fn.cursor);
   const std::vector<size_t> groups = group_parameters(fn.cursor);
   for (const auto& [b, e] : list_removals(params, groups)) rw_.replace(b, e, "");
@@ -384,7 +388,11 @@ void Translator::name_pointer_deduced_templates(CXCursor call, CXCursor function
 // space it binds (`thread`, or a lambda's calls' space). Returns the template parameters' names.
 std::vector<std::string> Translator::parameter_templates(const std::vector<CXCursor>& params, Function& fn) {
   std::vector<std::string> template_params;
-  for (CXCursor p : params) {
+  // (a lambda's parameters are not its function's: their spaces come from the lambda's calls, lambdas.cpp)
+  const std::vector<CXCursor> own = parameters_of(fn.cursor);
+  for (size_t index = 0; index < params.size(); ++index) {
+    const CXCursor p = params[index];
+    const bool own_parameter = index < own.size() && clang_equalCursors(own[index], p);
     CXType type = clang_getCursorType(p);
     if (spelling(p).empty()) continue;
     if (const Group group = group_of(type); group.kind != Group::none) {
@@ -403,7 +411,8 @@ std::vector<std::string> Translator::parameter_templates(const std::vector<CXCur
     if (is_pointer(type)) {
       const std::string name = fmt::format("KsPointer{}", template_params.size());
       template_params.push_back(name);
-      spaces_[decl_key(p)] = "device";
+      spaces_[decl_key(p)] = "device";  // until its calls are known (resolve_pointer_parameter_spaces)
+      if (own_parameter) pointer_parameters_[decl_key(p)] = {decl_key(fn.cursor), index};
       // A pointer to an array (`float (*tile)[33]`, a double buffer's half) has its name inside the declarator: the
       // whole declaration becomes the template's.
       if (is_array_pointer(type))
@@ -418,6 +427,7 @@ std::vector<std::string> Translator::parameter_templates(const std::vector<CXCur
       const std::string name = fmt::format("KsPointer{}", template_params.size());
       template_params.push_back(name);
       spaces_[decl_key(p)] = "device";
+      if (own_parameter) pointer_parameters_[decl_key(p)] = {decl_key(fn.cursor), index};
       const bool constant = clang_isConstQualifiedType(pointee_type(type));
       rw_.replace(begin_offset(p), position(p).offset, "thread " + name + (constant ? " const& " : "& "));
       continue;

@@ -40,6 +40,24 @@ template <typename T> inline int ks_ffs(T x) {
 inline float ks_cbrt(float x) {
   return copysign(pow(fabs(x), 1.0f / 3.0f), x);
 }
+// helper: ks_constexpr_bits
+// The compiler's bit counts in a constexpr function, whose result a template argument or an array size may need:
+// Metal's clz, ctz and popcount are not constant expressions. (Bits counted one at a time: for constants.)
+constexpr int ks_constexpr_clz(ulong x, int bits) {
+  int n = 0;
+  for (int b = bits - 1; b >= 0 && !((x >> b) & 1ul); --b) ++n;
+  return n;
+}
+constexpr int ks_constexpr_ctz(ulong x, int bits) {
+  int n = 0;
+  for (int b = 0; b < bits && !((x >> b) & 1ul); ++b) ++n;
+  return n;
+}
+constexpr int ks_constexpr_popcount(ulong x) {
+  int n = 0;
+  for (; x != 0; x &= x - 1) ++n;
+  return n;
+}
 // helper: ks_atomic_cas
 // atomicCAS returns the old value; Metal has only the weak exchange, so retry its spurious failures.
 // A is `device atomic<T>*` or `threadgroup atomic<T>*`.

@@ -425,6 +425,7 @@ Translation Translator::run() {
   constant_symbols_in_functions();
   for (auto& [key, fn] : functions_) visit_function(fn);
   run_time_recursion();
+  resolve_pointer_parameter_spaces();
   // A pointer chosen between two address spaces (`vals = in_smem ? shared_buf : dst`, llama.cpp's softmax): a
   // Metal pointer points into one space, and the two are different types.
   for (auto& [key, fn] : functions_)

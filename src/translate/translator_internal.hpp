@@ -244,11 +244,14 @@ class Translator {
     return position(declaration).file.rfind(include_dir_.string(), 0) == 0;
   }
   bool in_main_file(CXCursor c) const { return clang_Location_isFromMainFile(clang_getCursorLocation(c)); }
-  // Declared constexpr (before its name), which CUDA lets device code call (--expt-relaxed-constexpr).
+  // Declared constexpr (before its name), which CUDA lets device code call (--expt-relaxed-constexpr). Read from the
+  // text: a declaration that starts with a macro (`__host__ __device__ constexpr`) tokenizes to nothing.
   bool is_constexpr(CXCursor function) const {
-    for (const std::string& t : tokens_of(unit_, function)) {
-      if (t == "constexpr") return true;
-      if (t == spelling(function) || t == "(") return false;
+    const unsigned b = begin_offset(function), name_at = position(function).offset;
+    const std::string head = name_at > b ? text(b, name_at) : std::string();
+    for (size_t at = head.find("constexpr"); at != std::string::npos; at = head.find("constexpr", at + 1)) {
+      const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+      if ((at == 0 || !word(head[at - 1])) && (at + 9 == head.size() || !word(head[at + 9]))) return true;
     }
     return false;
   }
@@ -355,6 +358,11 @@ class Translator {
   void pass_down_kernel_state();
   void check_records();
   void run_time_recursion();
+  void resolve_pointer_parameter_spaces();
+  std::string pointer_root(CXCursor expression, int depth = 0);
+  CXCursor pointer_operand(CXCursor expression);
+  std::string returned_space(const std::string& function);
+  void index_through_first_component(CXCursor subscript);
   // lambdas (lambdas.cpp)
   void visit_lambda(CXCursor lambda, Function& fn);
   bool is_device_lambda(CXCursor lambda) const;  // annotated __device__ (an extended lambda of the host)
@@ -416,6 +424,20 @@ class Translator {
   std::vector<CallSite> call_sites_;
   std::map<std::string, HoistedShared> hoisted_;  // by hoisted name
   std::map<std::string, std::string> spaces_;        // decl_key of a variable -> its address space
+  // A __device__ function's pointer parameter whose type became a template parameter (parameter_templates): its
+  // function and position, whose calls give its space (resolve_pointer_parameter_spaces).
+  struct PointerParameter {
+    std::string function;
+    size_t index;
+  };
+  std::map<std::string, PointerParameter> pointer_parameters_;
+  // A local pointer variable (decl_key) and its initializer, whose space it takes: asked again once the parameters'
+  // spaces are known.
+  std::map<std::string, CXCursor> pointer_initializers_;
+  // A cast or atomic whose pointer operand names its address space (`(threadgroup float4*)p`), with its function: one
+  // of a pointer parameter that calls give pointers into several spaces cannot be written for all of them.
+  std::vector<std::pair<std::string, CXCursor>> space_casts_;
+  std::set<std::string> returning_;  // functions whose returned pointers' space is being asked (recursion guard)
   // A kernel's template type parameter (decl_key) -> the structs of the file its launches give it (a functor type).
   std::map<std::string, std::vector<CXType>> bound_records_;
   std::map<std::string, std::string> param_renames_;  // decl_key of a kernel parameter -> body name

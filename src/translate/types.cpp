@@ -79,6 +79,41 @@ std::string Translator::space_of(CXCursor expression) {
         return "thread";
       return "device";
     }
+    case CXCursor_MemberRefExpr: {
+      // A struct's pointer field (`p.x` of a kernel's struct argument) points into a buffer.
+      if (is_pointer(clang_getCursorType(c))) return "device";
+      std::vector<CXCursor> kids = children(c);
+      // A member of the object a method runs on (implicit `this`): Metal's methods take a thread object.
+      if (kids.empty() || clang_getCursorKind(strip_implicit(kids.back())) == CXCursor_CXXThisExpr) return "thread";
+      return space_of(kids.back());
+    }
+    case CXCursor_CallExpr: {
+      // A __device__ function's returned pointer (its result type became `auto`): where it points.
+      const CXCursor callee = clang_getCursorReferenced(c);
+      if (!clang_Cursor_isNull(callee) && is_pointer(clang_getCursorType(c)))
+        if (const auto fn = functions_.find(decl_key(defining_cursor(callee))); fn != functions_.end())
+          return returned_space(fn->first);
+      return "device";
+    }
+    default: {
+      const CXCursor operand = pointer_operand(c);
+      return clang_Cursor_isNull(operand) ? "device" : space_of(operand);
+    }
+  }
+}
+
+// The operand a pointer expression points through, whose space and variable it has: a cast's, a subscript's base, an
+// arithmetic's or a conditional's pointer (or array) side; null for none.
+CXCursor Translator::pointer_operand(CXCursor c) {
+  // (an array sized by a template's parameters, `float buf[UNROLL * 4]`, is a dependent-sized one)
+  const auto points = [](CXCursor k) {
+    const CXTypeKind type = clang_getCanonicalType(clang_getCursorType(k)).kind;
+    return is_pointer(clang_getCursorType(k)) || type == CXType_ConstantArray || type == CXType_IncompleteArray ||
+           type == CXType_DependentSizedArray || type == CXType_VariableArray;
+  };
+  const CXCursorKind kind = clang_getCursorKind(c);
+  const std::vector<CXCursor> kids = children(c);
+  switch (kind) {
     case CXCursor_ParenExpr:
     case CXCursor_CStyleCastExpr:
     case CXCursor_CXXReinterpretCastExpr:
@@ -86,26 +121,91 @@ std::string Translator::space_of(CXCursor expression) {
     case CXCursor_CXXConstCastExpr:
     case CXCursor_UnaryOperator:
     case CXCursor_ArraySubscriptExpr:
-    case CXCursor_MemberRefExpr:
     case CXCursor_UnexposedExpr: {
-      // A struct's pointer field (`p.x` of a kernel's struct argument) points into a buffer.
-      if (clang_getCursorKind(c) == CXCursor_MemberRefExpr && is_pointer(clang_getCursorType(c))) return "device";
-      std::vector<CXCursor> kids = children(c);
-      // A member of the object a method runs on (implicit `this`): Metal's methods take a thread object.
-      if (clang_getCursorKind(c) == CXCursor_MemberRefExpr && (kids.empty() || clang_getCursorKind(strip_implicit(kids.back())) == CXCursor_CXXThisExpr))
-        return "thread";
-      if (!kids.empty()) return space_of(clang_getCursorKind(c) == CXCursor_ArraySubscriptExpr ? kids.front() : kids.back());
-      return "device";
+      if (kids.empty()) return clang_getNullCursor();
+      // In a template an arithmetic on a pointer may be unexposed (`buf + i * STEP` with STEP the template's): its
+      // pointer side, not its last operand.
+      if (kind == CXCursor_UnexposedExpr && kids.size() > 1)
+        if (const auto side = std::find_if(kids.begin(), kids.end(), points); side != kids.end()) return *side;
+      return kind == CXCursor_ArraySubscriptExpr ? kids.front() : kids.back();
     }
     case CXCursor_BinaryOperator:
-    case CXCursor_ConditionalOperator:
-      for (CXCursor k : children(c))
-        if (is_pointer(clang_getCursorType(k)) || clang_getCanonicalType(clang_getCursorType(k)).kind == CXType_ConstantArray ||
-            clang_getCanonicalType(clang_getCursorType(k)).kind == CXType_IncompleteArray)
-          return space_of(k);
-      return "device";
-    default:
-      return "device";
+    case CXCursor_ConditionalOperator: {
+      const auto side = std::find_if(kids.begin(), kids.end(), points);
+      return side == kids.end() ? clang_getNullCursor() : *side;
+    }
+    default: return clang_getNullCursor();
+  }
+}
+
+// The variable or parameter (decl_key) a pointer expression points through, as space_of follows it; "" for none.
+std::string Translator::pointer_root(CXCursor expression, int depth) {
+  const CXCursor c = strip_implicit(expression);
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) return decl_key(clang_getCursorReferenced(c));
+  const CXCursor operand = pointer_operand(c);
+  return depth > 16 || clang_Cursor_isNull(operand) ? "" : pointer_root(operand, depth + 1);
+}
+
+// The space of the pointers a function returns, where all its return statements agree (a parameter's, which its calls
+// give); else device.
+std::string Translator::returned_space(const std::string& function) {
+  if (!returning_.insert(function).second) return "device";
+  std::set<std::string> spaces;
+  std::function<void(CXCursor)> find = [&](CXCursor c) {
+    const CXCursorKind kind = clang_getCursorKind(c);
+    if (kind == CXCursor_LambdaExpr) return;
+    if (kind == CXCursor_ReturnStmt) {
+      const std::vector<CXCursor> kids = children(c);
+      if (!kids.empty()) spaces.insert(space_of(kids.front()));
+      return;
+    }
+    for (CXCursor k : children(c)) find(k);
+  };
+  find(functions_.at(function).cursor);
+  returning_.erase(function);
+  return spaces.size() == 1 ? *spaces.begin() : "device";
+}
+
+// A __device__ function's pointer parameter points into whatever its calls give it (its type is a template
+// parameter), but the casts and atomics written on it name one space: where every call gives one space, that space
+// (a helper given a __shared__ counter casts to `threadgroup atomic<int>*`), asked again through the callers' own
+// parameters and the local pointers their initializers point through; where calls give several, such a cast is
+// refused (its text would be wrong for all but one).
+void Translator::resolve_pointer_parameter_spaces() {
+  std::map<std::string, std::set<std::string>> given;
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    given.clear();
+    for (const CallSite& site : call_sites_)
+      for (const auto& [key, parameter] : pointer_parameters_) {
+        if (parameter.function != site.callee) continue;
+        const std::vector<CXCursor> args = written_arguments(site.call);
+        if (parameter.index < args.size()) given[key].insert(space_of(args[parameter.index]));
+      }
+    for (const auto& [key, spaces] : given)
+      if (spaces.size() == 1 && spaces_[key] != *spaces.begin()) {
+        spaces_[key] = *spaces.begin();
+        changed = true;
+      }
+    for (const auto& [key, init] : pointer_initializers_)
+      if (const std::string space = space_of(init); spaces_[key] != space) {
+        spaces_[key] = space;
+        changed = true;
+      }
+    if (!changed) break;
+  }
+  for (const auto& [function, operand] : space_casts_) {
+    std::string root = pointer_root(operand);
+    for (int depth = 0; depth < 16 && pointer_initializers_.count(root); ++depth) root = pointer_root(pointer_initializers_.at(root));
+    const auto spaces = given.find(root);
+    if (spaces == given.end() || spaces->second.size() < 2 || !functions_.count(function)) continue;
+    std::string list;
+    for (const auto& space : spaces->second) list += (list.empty() ? "" : " and ") + space;
+    const CXCursor parameter = clang_getCursorReferenced(strip_implicit(operand));
+    problem(functions_.at(function).record.problems, operand, "cast of a pointer its calls give into " + list + " memory",
+            "a Metal pointer's type names its address space, and the calls of this function give '" +
+                (clang_Cursor_isNull(parameter) ? std::string("it") : spelling(parameter)) + "' pointers into " + list +
+                " memory: write the function once per space, or cast at the calls");
   }
 }
 
@@ -342,6 +442,7 @@ void Translator::map_cast(CXCursor cast) {
   // and the launches' arguments, are known once the whole file is read, hence the edits' producers.
   const CXType pointee = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(cast)));
   const bool written_const = clang_isConstQualifiedType(pointee);
+  space_casts_.push_back({visiting_, operand});
   if (is_pointer(pointee)) {
     rw_.insert(unsigned(type_b + 1), [this, operand] { return space_of(operand) + " "; });
     return;

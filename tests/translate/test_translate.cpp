@@ -379,6 +379,28 @@ TEST(Conversions, ReturnedPointersAreDeducedAndPointerReferencesBindThreadVariab
   EXPECT_EQ(t.candidate.find("const float* row_in"), std::string::npos) << t.candidate;
 }
 
+// A __device__ function's pointer parameter becomes a template parameter (the caller's space is deduced), but a cast
+// or an atomic written on it names a space: the one its calls give (through returned pointers and local pointers too),
+// not device; a returned reference is the space of what it returns. Metal refuses a cast between spaces; metalsim, which erases them, ran the device casts of shared
+// pointers, so only the text tells (a helper given pointers into two spaces is refused: untranslatable/).
+TEST(Conversions, CastsAndReturnedReferencesOfHelpersNameTheSpaceTheirCallsGive) {
+  std::string why;
+  if (!translate::available(&why)) GTEST_SKIP() << why;
+  const translate::Translation t =
+      translate::translate_file(kDir + "/corpus/count_positive/helpers_casting_shared_and_register_pointers.cu", corpus_task("count_positive"));
+  ASSERT_TRUE(t.complete()) << problems_text(t);
+  for (const char* expected : {"atomic_fetch_add_explicit((threadgroup atomic<int>*)(counter)", "reinterpret_cast<threadgroup const float2*>(buf)",
+                               "(threadgroup float*)buf", "reinterpret_cast<thread float4*>(dst)", "reinterpret_cast<threadgroup float2*>(dst)"})
+    EXPECT_NE(t.candidate.find(expected), std::string::npos) << expected << "\n" << t.candidate;
+  EXPECT_EQ(t.candidate.find("device atomic"), std::string::npos) << t.candidate;
+  EXPECT_EQ(t.candidate.find("device float"), std::string::npos) << t.candidate;
+  // A returned reference names a space too: `decltype(auto)` is the space of what the helper returns.
+  const translate::Translation refs = translate::translate_file(kDir + "/corpus/rowsum/reference_returning_helpers.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(refs.complete()) << problems_text(refs);
+  for (const char* expected : {"decltype(auto) at(KsPointer0 base", "decltype(auto) larger(threadgroup const T& a"})
+    EXPECT_NE(refs.candidate.find(expected), std::string::npos) << expected << "\n" << refs.candidate;
+}
+
 // Metal's functions are overloaded where C converts arguments: a call mixing int and unsigned, or an
 // int literal for a float, is converted as CUDA converts it (metalsim's host compiler would accept the
 // ambiguous call that Metal rejects); file operators over vector types are left to Metal's built-ins;
@@ -744,6 +766,8 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"curand_mrg32k3a.cu", "parse error", 8, "MRG32k3a generator is not ported"},
                                            Expected{"double_bits.cu", "__double_as_longlong", 7, "the bits of a double"},
                                            Expected{"atomic64.cu", "atomicAdd", 6},
+                                           Expected{"pointer_parameter_cast_two_spaces.cu", "cast of a pointer its calls give into device and threadgroup memory", 6,
+                                                    "the calls of this function give 'buf' pointers into device and threadgroup memory"},
                                            Expected{"int128_launcher_divisor.cu", "128-bit integer", 13, "widest integer is 64-bit"},
                                            Expected{"int128_device_product.cu", "128-bit integer", 7, "widest integer is 64-bit"},
                                            Expected{"int128_after_unused_helper.cu", "128-bit integer", 13, "widest integer is 64-bit"},

@@ -495,7 +495,7 @@ __device__ unsigned __float2uint_rz(float);
 __device__ float __int2float_rn(int);
 __device__ float __uint2float_rn(unsigned);
 __device__ float fdividef(float, float);
-__device__ float rsqrtf(float);
+__host__ __device__ float rsqrtf(float);  // (CUDA's math library has it for the host too: an attention scale)
 __device__ float rsqrt(float);
 __device__ float exp10f(float);
 __device__ void sincosf(float, float*, float*);
@@ -563,6 +563,15 @@ extern "C" const char* cudaGetErrorString(cudaError_t);
 extern "C" const char* cudaGetErrorName(cudaError_t);
 extern "C" cudaError_t cudaDeviceSynchronize();
 extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+// Streams the host function makes and destroys (a side stream that events order after the main one): MLX runs a
+// call's kernels one after the other, so a launch on one is read as any other.
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+extern "C" cudaError_t cudaStreamCreate(cudaStream_t* stream);
+extern "C" cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
+extern "C" cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority);
+extern "C" cudaError_t cudaStreamDestroy(cudaStream_t stream);
+extern "C" cudaError_t cudaStreamQuery(cudaStream_t stream);
 extern "C" cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t stream = 0);
 // CUDA 12's launch with a config (the port reads `cudaLaunchKernelEx(&config, kernel, args...)` as a <<<>>> launch);
 // its attributes (clusters, programmatic dependent launch, priority) change no result of an MLX call.

@@ -190,7 +190,13 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   }
   if (split) automatic_ends_.insert(end_offset(var));
   if (is_pointer(type)) {
-    if (!clang_Cursor_isNull(init)) {
+    // A pointer declared null (or without a value) and assigned later: its space is what the assignments give
+    // (resolve_pointer_parameter_spaces), not the null's.
+    const CXCursor value = clang_Cursor_isNull(init) ? init : strip_implicit(init);
+    const bool null = !clang_Cursor_isNull(init) && !split &&
+                      (clang_getCursorKind(value) == CXCursor_CXXNullPtrLiteralExpr || clang_getCursorKind(value) == CXCursor_GNUNullExpr ||
+                       (clang_getCursorKind(value) == CXCursor_IntegerLiteral && integer_constant(value) == 0));
+    if (!clang_Cursor_isNull(init) && !null) {
       spaces_[key] = space_of(init);
       pointer_initializers_[key] = init;
       if (array_pointer)  // `auto now = tiles[0];`: the declarator's parentheses and dimensions go with its type
@@ -201,7 +207,8 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
       automatic_ends_.insert(end_offset(var));
     } else {
       spaces_[key] = "device";
-      rw_.insert(begin_offset(var), "device ");
+      assigned_pointers_[key] = {decl_key(fn.cursor), var};
+      rw_.insert(begin_offset(var), [this, key] { return spaces_.at(key) + " "; });
     }
     ++fn.record.translated["pointer variable (address space)"];
   } else if (is_reference(type) && !clang_Cursor_isNull(init)) {

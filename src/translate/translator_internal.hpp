@@ -362,6 +362,7 @@ class Translator {
   std::string pointer_root(CXCursor expression, int depth = 0);
   CXCursor pointer_operand(CXCursor expression);
   std::string returned_space(const std::string& function);
+  std::set<std::string> assigned_spaces(const std::string& key, const std::string& function);
   void index_through_first_component(CXCursor subscript);
   // lambdas (lambdas.cpp)
   void visit_lambda(CXCursor lambda, Function& fn);
@@ -434,6 +435,9 @@ class Translator {
   // A local pointer variable (decl_key) and its initializer, whose space it takes: asked again once the parameters'
   // spaces are known.
   std::map<std::string, CXCursor> pointer_initializers_;
+  // A local pointer declared without a value or null, with its function (decl_key) and declaration: its space is the
+  // one its assignments give.
+  std::map<std::string, std::pair<std::string, CXCursor>> assigned_pointers_;
   // A cast or atomic whose pointer operand names its address space (`(threadgroup float4*)p`), with its function: one
   // of a pointer parameter that calls give pointers into several spaces cannot be written for all of them.
   std::vector<std::pair<std::string, CXCursor>> space_casts_;

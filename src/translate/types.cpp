@@ -146,6 +146,25 @@ std::string Translator::pointer_root(CXCursor expression, int depth) {
   return depth > 16 || clang_Cursor_isNull(operand) ? "" : pointer_root(operand, depth + 1);
 }
 
+// The spaces of what a function's assignments to the local pointer `key` give (null assignments give none).
+std::set<std::string> Translator::assigned_spaces(const std::string& key, const std::string& function) {
+  std::set<std::string> spaces;
+  if (!functions_.count(function)) return spaces;
+  std::function<void(CXCursor)> find = [&](CXCursor c) {
+    if (clang_getCursorKind(c) == CXCursor_BinaryOperator && operator_of(unit_, c) == "=") {
+      const std::vector<CXCursor> kids = children(c);
+      const CXCursor target = strip_implicit(kids[0]), value = strip_implicit(kids[1]);
+      const CXCursorKind kind = clang_getCursorKind(value);
+      if (clang_getCursorKind(target) == CXCursor_DeclRefExpr && decl_key(clang_getCursorReferenced(target)) == key &&
+          kind != CXCursor_CXXNullPtrLiteralExpr && kind != CXCursor_GNUNullExpr && kind != CXCursor_IntegerLiteral)
+        spaces.insert(space_of(kids[1]));
+    }
+    for (CXCursor k : children(c)) find(k);
+  };
+  find(functions_.at(function).cursor);
+  return spaces;
+}
+
 // The space of the pointers a function returns, where all its return statements agree (a parameter's, which its calls
 // give); else device.
 std::string Translator::returned_space(const std::string& function) {
@@ -192,8 +211,20 @@ void Translator::resolve_pointer_parameter_spaces() {
         spaces_[key] = space;
         changed = true;
       }
+    for (const auto& [key, declared] : assigned_pointers_)
+      if (const std::set<std::string> spaces = assigned_spaces(key, declared.first); spaces.size() == 1 && spaces_[key] != *spaces.begin()) {
+        spaces_[key] = *spaces.begin();
+        changed = true;
+      }
     if (!changed) break;
   }
+  for (const auto& [key, declared] : assigned_pointers_)
+    if (const std::set<std::string> spaces = assigned_spaces(key, declared.first); spaces.size() > 1 && functions_.count(declared.first)) {
+      std::string list;
+      for (const auto& space : spaces) list += (list.empty() ? "" : " and ") + space;
+      problem(functions_.at(declared.first).record.problems, declared.second, "pointer '" + spelling(declared.second) + "' assigned pointers into " + list + " memory",
+              "a Metal pointer points into one address space: use one pointer per space, or branch around the code that uses it");
+    }
   for (const auto& [function, operand] : space_casts_) {
     std::string root = pointer_root(operand);
     for (int depth = 0; depth < 16 && pointer_initializers_.count(root); ++depth) root = pointer_root(pointer_initializers_.at(root));

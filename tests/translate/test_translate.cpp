@@ -399,6 +399,11 @@ TEST(Conversions, CastsAndReturnedReferencesOfHelpersNameTheSpaceTheirCallsGive)
   ASSERT_TRUE(refs.complete()) << problems_text(refs);
   for (const char* expected : {"decltype(auto) at(KsPointer0 base", "decltype(auto) larger(threadgroup const T& a"})
     EXPECT_NE(refs.candidate.find(expected), std::string::npos) << expected << "\n" << refs.candidate;
+  // A local pointer declared null or without a value points where its assignments point.
+  const translate::Translation later = translate::translate_file(kDir + "/corpus/rowsum/null_pointers_assigned_later.cu", corpus_task("rowsum"));
+  ASSERT_TRUE(later.complete()) << problems_text(later);
+  for (const char* expected : {"threadgroup float* sp = nullptr;", "threadgroup float* pick;", "thread float* rp;"})
+    EXPECT_NE(later.candidate.find(expected), std::string::npos) << expected << "\n" << later.candidate;
 }
 
 // Metal's functions are overloaded where C converts arguments: a call mixing int and unsigned, or an
@@ -766,6 +771,7 @@ INSTANTIATE_TEST_SUITE_P(Translate, Untranslatable,
                                            Expected{"curand_mrg32k3a.cu", "parse error", 8, "MRG32k3a generator is not ported"},
                                            Expected{"double_bits.cu", "__double_as_longlong", 7, "the bits of a double"},
                                            Expected{"atomic64.cu", "atomicAdd", 6},
+                                           Expected{"null_pointer_assigned_two_spaces.cu", "pointer 'dst' assigned pointers into device and threadgroup memory", 7},
                                            Expected{"pointer_parameter_cast_two_spaces.cu", "cast of a pointer its calls give into device and threadgroup memory", 6,
                                                     "the calls of this function give 'buf' pointers into device and threadgroup memory"},
                                            Expected{"int128_launcher_divisor.cu", "128-bit integer", 13, "widest integer is 64-bit"},

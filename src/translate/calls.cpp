@@ -306,7 +306,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     const long long size = clang_Type_getSizeOf(value);
     return size == 4 ? "" : fmt::format("{}-bit atomics do not exist in Metal (32-bit only)", size * 8);
   };
-  std::string element = "int", space = "device";
+  std::string element = "int";
   // An atomic whose pointer's type depends on the kernel's template parameters (`atomicAdd(&f.counts(i), 1)` with
   // `const F f`): its element type and address space are unknown here, and a guess changed the value (through another
   // overload's parameter) and the space.
@@ -315,10 +315,11 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     return problem(problems, call, name,
                    "its pointer's type depends on the kernel's template parameters, so its element type and address "
                    "space are unknown to the port: take the address into a typed pointer first (`int* slot = &...;`)");
-  std::function<std::string()> space_at_render;  // the pointer's space, once every call's is known
+  // The pointer's space ($space), asked when the text is written: once every call's is known (a helper's parameter).
+  std::function<std::string()> space = [] { return std::string("device"); };
   if (!args.empty() && is_pointer(clang_getCursorType(strip_implicit(args[0])))) {
     element = metal_type(clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(strip_implicit(args[0])))));
-    space_at_render = [this, pointer = args[0]] { return space_of(pointer); };
+    space = [this, pointer = args[0]] { return space_of(pointer); };
     if (atomic) space_casts_.push_back({visiting_, args[0]});
     const CXType pointee = clang_getCanonicalType(pointee_type(clang_getCursorType(strip_implicit(args[0]))));
     // sm_90's atomicAdd of a float2 or float4 is atomic lane by lane (CUDA's own promise): one float atomic per lane
@@ -337,7 +338,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   // class template): memcpy's source read-only, device memory through ks_ro_cast (MLX passes small inputs in constant
   // memory), thread and threadgroup memory by a cast within the space.
   if ((key == "memcpy" || key == "memset") && args.size() == 3) {
-    space = space_of(args[0]);
+    space = [this, pointer = args[0]] { return space_of(pointer); };
     if (key == "memcpy") {
       const std::string from = space_of(args[1]);
       pattern.replace(pattern.find("$2"), 2, from == "device" ? "ks_ro_cast<uchar>($2)" : "(" + from + " const uchar*)($2)");
@@ -363,7 +364,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
     const CXType value = clang_getCanonicalType(clang_Type_getTemplateArgumentAsType(type, 0));
     if (const std::string why = atomic_refusal(value); !why.empty()) return problem(problems, call, key, why);
     element = metal_type(value);
-    space_at_render = [this, referent] { return space_of(referent); };
+    space = [this, referent] { return space_of(referent); };
     visit(referent, fn);  // the object's own names (`bins[threadIdx.x]`): a method's object is not visited otherwise
     // (the implicit conversion that reads `ref` spans just its object, whose text is then the original's: rendering the
     // range would run this replacement again)
@@ -388,7 +389,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
   const std::string result_type = result.kind >= CXType_Bool && result.kind <= CXType_LongDouble ? unqualified_type(result)
                                   : result.kind == CXType_Record                                  ? metal_type(result)
                                                                                                   : "";
-  rw_.replace(b, e, [this, pattern, args, element, space, space_at_render, result_type, self] {
+  rw_.replace(b, e, [this, pattern, args, element, space, result_type, self] {
     std::string s = pattern;
     for (size_t at; (at = s.find("$this")) != std::string::npos;) s.replace(at, 5, self());
     for (size_t at; (at = s.find("$R")) != std::string::npos;) s.replace(at, 2, result_type);
@@ -397,7 +398,7 @@ void Translator::map_call(CXCursor call, CXCursor callee, Function& fn) {
       const std::string placeholder = "$" + std::to_string(i);
       for (size_t at; (at = s.find(placeholder)) != std::string::npos;) s.replace(at, placeholder.size(), arg);
     }
-    const std::string pointer_space = space_at_render ? space_at_render() : space;
+    const std::string pointer_space = space();
     for (size_t at; (at = s.find("$space")) != std::string::npos;) s.replace(at, 6, pointer_space);
     for (size_t at; (at = s.find("$T")) != std::string::npos;) s.replace(at, 2, element);
     return s;

@@ -200,6 +200,13 @@ std::optional<long long> integer_constant(CXCursor e) {
   return out;
 }
 
+bool null_pointer_constant(CXCursor e) {
+  const CXCursor value = strip_implicit(e);
+  const CXCursorKind kind = clang_getCursorKind(value);
+  return kind == CXCursor_CXXNullPtrLiteralExpr || kind == CXCursor_GNUNullExpr ||
+         (kind == CXCursor_IntegerLiteral && integer_constant(value) == 0);
+}
+
 std::string constant_text(CXCursor c) {
   CXEvalResult value = clang_Cursor_Evaluate(c);
   if (!value) return "";

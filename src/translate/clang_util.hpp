@@ -50,6 +50,8 @@ CXCursor strip_casts(CXCursor c);
 // A constant the compiler evaluates (a literal, sizeof, constexpr arithmetic, `-INFINITY`) as a directive expression
 // (`true` as 1, infinity as _inf); "" where it is none, or NaN.
 std::optional<long long> integer_constant(CXCursor e);
+// `nullptr`, `NULL` or a literal 0: a null pointer constant, which points into no address space.
+bool null_pointer_constant(CXCursor e);
 // An integral template argument of a specialization as a directive value: a bool as 1 or 0 (clang's 1-bit value
 // reads as -1 signed), an unsigned one without sign extension.
 std::string integral_template_argument(CXCursor specialization, unsigned i, CXCursor parameter);  // an integer constant expression's value, or nullopt

@@ -192,10 +192,7 @@ bool Translator::map_declaration(CXCursor var, Function& fn) {
   if (is_pointer(type)) {
     // A pointer declared null (or without a value) and assigned later: its space is what the assignments give
     // (resolve_pointer_parameter_spaces), not the null's.
-    const CXCursor value = clang_Cursor_isNull(init) ? init : strip_implicit(init);
-    const bool null = !clang_Cursor_isNull(init) && !split &&
-                      (clang_getCursorKind(value) == CXCursor_CXXNullPtrLiteralExpr || clang_getCursorKind(value) == CXCursor_GNUNullExpr ||
-                       (clang_getCursorKind(value) == CXCursor_IntegerLiteral && integer_constant(value) == 0));
+    const bool null = !clang_Cursor_isNull(init) && !split && null_pointer_constant(init);
     if (!clang_Cursor_isNull(init) && !null) {
       spaces_[key] = space_of(init);
       pointer_initializers_[key] = init;

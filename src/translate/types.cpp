@@ -153,10 +153,9 @@ std::set<std::string> Translator::assigned_spaces(const std::string& key, const 
   std::function<void(CXCursor)> find = [&](CXCursor c) {
     if (clang_getCursorKind(c) == CXCursor_BinaryOperator && operator_of(unit_, c) == "=") {
       const std::vector<CXCursor> kids = children(c);
-      const CXCursor target = strip_implicit(kids[0]), value = strip_implicit(kids[1]);
-      const CXCursorKind kind = clang_getCursorKind(value);
+      const CXCursor target = strip_implicit(kids[0]);
       if (clang_getCursorKind(target) == CXCursor_DeclRefExpr && decl_key(clang_getCursorReferenced(target)) == key &&
-          kind != CXCursor_CXXNullPtrLiteralExpr && kind != CXCursor_GNUNullExpr && kind != CXCursor_IntegerLiteral)
+          !null_pointer_constant(kids[1]))
         spaces.insert(space_of(kids[1]));
     }
     for (CXCursor k : children(c)) find(k);
@@ -218,20 +217,23 @@ void Translator::resolve_pointer_parameter_spaces() {
       }
     if (!changed) break;
   }
+  // "device and threadgroup"
+  const auto listed = [](const std::set<std::string>& spaces) {
+    std::string list;
+    for (const auto& space : spaces) list += (list.empty() ? "" : " and ") + space;
+    return list;
+  };
   for (const auto& [key, declared] : assigned_pointers_)
-    if (const std::set<std::string> spaces = assigned_spaces(key, declared.first); spaces.size() > 1 && functions_.count(declared.first)) {
-      std::string list;
-      for (const auto& space : spaces) list += (list.empty() ? "" : " and ") + space;
-      problem(functions_.at(declared.first).record.problems, declared.second, "pointer '" + spelling(declared.second) + "' assigned pointers into " + list + " memory",
+    if (const std::set<std::string> spaces = assigned_spaces(key, declared.first); spaces.size() > 1 && functions_.count(declared.first))
+      problem(functions_.at(declared.first).record.problems, declared.second,
+              "pointer '" + spelling(declared.second) + "' assigned pointers into " + listed(spaces) + " memory",
               "a Metal pointer points into one address space: use one pointer per space, or branch around the code that uses it");
-    }
   for (const auto& [function, operand] : space_casts_) {
     std::string root = pointer_root(operand);
     for (int depth = 0; depth < 16 && pointer_initializers_.count(root); ++depth) root = pointer_root(pointer_initializers_.at(root));
     const auto spaces = given.find(root);
     if (spaces == given.end() || spaces->second.size() < 2 || !functions_.count(function)) continue;
-    std::string list;
-    for (const auto& space : spaces->second) list += (list.empty() ? "" : " and ") + space;
+    const std::string list = listed(spaces->second);
     const CXCursor parameter = clang_getCursorReferenced(strip_implicit(operand));
     problem(functions_.at(function).record.problems, operand, "cast of a pointer its calls give into " + list + " memory",
             "a Metal pointer's type names its address space, and the calls of this function give '" +

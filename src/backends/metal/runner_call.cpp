@@ -88,16 +88,15 @@ std::vector<std::vector<std::byte>> buffer_bytes(const std::vector<ms::Buffer>& 
 bool only_discarded_lane_reads(const ms::RunResult& r, const KernelCall& kernel, std::vector<ms::Buffer>& inputs,
                                std::vector<ms::Buffer>& outputs, const std::vector<std::vector<std::byte>>& before,
                                ms::RunOptions options) {
-  if (!std::all_of(r.diagnostics.begin(), r.diagnostics.end(),
-                   [](const ms::Diagnostic& d) { return d.kind == ms::DiagnosticKind::InactiveLaneRead; }))
-    return false;
+  const auto only_lane_reads = [](const ms::RunResult& run) {
+    return std::all_of(run.diagnostics.begin(), run.diagnostics.end(),
+                       [](const ms::Diagnostic& d) { return d.kind == ms::DiagnosticKind::InactiveLaneRead; });
+  };
+  if (!only_lane_reads(r)) return false;
   const auto first = buffer_bytes(outputs);
   for (size_t i = 0; i < outputs.size(); ++i) std::copy(before[i].begin(), before[i].end(), static_cast<std::byte*>(outputs[i].data));
   options.undefined_fill = 0x00;
-  const ms::RunResult again = ms::run(kernel.so, kernel.spec, inputs, outputs, options);
-  return std::all_of(again.diagnostics.begin(), again.diagnostics.end(),
-                     [](const ms::Diagnostic& d) { return d.kind == ms::DiagnosticKind::InactiveLaneRead; }) &&
-         buffer_bytes(outputs) == first;
+  return only_lane_reads(ms::run(kernel.so, kernel.spec, inputs, outputs, options)) && buffer_bytes(outputs) == first;
 }
 
 // The bytes of the call's outputs (empty for an absent optional tensor).

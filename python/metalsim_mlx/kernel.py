@@ -19,8 +19,8 @@ _DISCARDED_READ_NOTE = (
 # Reads of undefined values (threadgroup memory no thread wrote, inactive SIMD lanes) are errors only where those
 # values reach the outputs.
 _UNDEFINED_READ_REACHES_NOTE = (
-    "  note: the undefined values these reads found reach the outputs (they change when those values are 0x00 bytes "
-    "instead of 0xFF): write every threadgroup element before a barrier, then read it, or keep the reads inside the "
+    "  note: the undefined values these reads found reach the outputs (they change, or the run finds more, when "
+    "those values are 0x00 bytes instead of 0xFF): write every threadgroup element before a barrier, then read it, or keep the reads inside the "
     "written part; shuffle only from lanes that are still running"
 )
 
@@ -157,7 +157,7 @@ class MetalKernel:
             # SIMD lane, and discards what it found (`select(0.0f, partial[lane], lane < n)`): those reads warn, and
             # the outputs come back. Anything else is an error, and so are undefined reads whose values reach the
             # outputs (a bug on a Mac too: the outputs there depend on what the memory or the lane held).
-            reach = result["run"].get("undefined_reads_reach_outputs", False)
+            reach = result["run"].get("undefined_reads_matter", False)
             if reach or not all(_read_a_mac_runs(d) for d in diagnostics):
                 raise _runtime_error(self.name, diagnostics, reach)
             warnings.warn(MetalsimWarning(_runtime_text(self.name, diagnostics)), stacklevel=_caller_stacklevel())

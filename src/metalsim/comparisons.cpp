@@ -12,13 +12,46 @@
 
 namespace ksearch::metalsim {
 
+namespace {
+
+// For each token, the index of the `#define` whose replacement text holds it, or -1: the tokens after the macro's name
+// and parameters to the end of its line, where no `#if` or `#elif` names the macro.
+std::vector<int> macro_bodies(const std::vector<Token>& t, const std::vector<bool>& directive) {
+  std::vector<int> body(t.size(), -1);
+  auto next = [&](std::size_t i) { return next_token(t, i); };
+  std::set<std::string> tested;  // identifiers that #if and #elif lines read
+  for (std::size_t i = 0; i < t.size(); i = next(i))
+    if (directive[i] && t[i].text == "#" && next(i) < t.size() && (t[next(i)].text == "if" || t[next(i)].text == "elif"))
+      for (std::size_t q = next(next(i)); q < t.size() && directive[q]; q = next(q))
+        if (t[q].kind == Tok::Ident) tested.insert(t[q].text);
+  int defines = 0;
+  for (std::size_t i = 0; i < t.size(); i = next(i)) {
+    if (!directive[i] || t[i].text != "#" || next(i) >= t.size() || t[next(i)].text != "define") continue;
+    const std::size_t name = next(next(i));
+    if (name >= t.size() || !directive[name] || tested.count(t[name].text)) continue;
+    std::size_t q = name + 1;  // a function-like macro's '(' follows its name with no space
+    if (q < t.size() && t[q].text == "(") {
+      const std::size_t close = closing_bracket(t, q);
+      if (close == std::string::npos) continue;
+      q = close + 1;
+    }
+    const int id = defines++;
+    for (; q < t.size() && directive[q]; ++q) body[q] = id;
+  }
+  return body;
+}
+
+}  // namespace
+
 std::string wrap_comparisons(const std::string& text) {
   const std::vector<Token> t = tokenize(text);
   constexpr std::size_t npos = std::string::npos;
   auto next = [&](std::size_t i) { return next_token(t, i); };
   auto prev = [&](std::size_t i) { return previous_token(t, i); };
-  // Preprocessor lines stay as they are (`#if N > 2` needs a plain expression).
+  // Preprocessor lines stay as they are (`#if N > 2` needs a plain expression), but for the bodies of `#define`s, which
+  // are code wherever they are expanded (`#define POSITIVE(v) float4((v) > 0.0f)`) unless an `#if` reads the macro.
   const std::vector<bool> directive = directive_tokens(t);
+  const std::vector<int> macro_body = macro_bodies(t, directive);
   // The '>' closing a template's '<' at `open`, if what follows it shows a template (npos otherwise).
   auto template_close = [&](std::size_t open) {
     const long p = prev(open);
@@ -63,6 +96,7 @@ std::string wrap_comparisons(const std::string& text) {
     std::size_t q = from, last = npos;
     for (; q < t.size(); q = next(q)) {
       const std::string& s = t[q].text;
+      if (macro_body[from] >= 0 && macro_body[q] != macro_body[from]) break;  // the macro's line ended
       if (depth == 0 && s == "{") other = true;  // a lambda's or a brace list's
       if (s == "(" || s == "[" || s == "{") ++depth;
       else if (s == ")" || s == "]" || s == "}") {
@@ -85,14 +119,14 @@ std::string wrap_comparisons(const std::string& text) {
       }
       last = q;
     }
-    if (comparison && !other && last != npos && !directive[from]) {
+    if (comparison && !other && last != npos && (!directive[from] || macro_body[from] >= 0)) {
       ++opens[from];
       ++closes[last];
     }
     return q;
   };
   for (std::size_t i = 0; i < t.size(); i = next(i)) {
-    if (directive[i]) continue;
+    if (directive[i] && macro_body[i] < 0) continue;
     const std::string& s = t[i].text;
     if (s == "(") {
       // A static_assert's condition is a scalar constant; unwrapped, its failure message quotes the kernel's text.

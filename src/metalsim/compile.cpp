@@ -45,6 +45,10 @@ bool build_to(std::vector<std::string> command, const fs::path& target, std::str
   const CommandResult result = run_command(command, options);
   log += result.output;
   if (result.timed_out) log += "\nerror: the compile took more than " + std::to_string(kCompileTime.count()) + " s and was stopped\n";
+  else if (!result.ok() && result.output.find("error") == std::string::npos)  // killed (a stack overflow, memory)
+    log += "error: the host compiler stopped without a message (" +
+           (result.signal ? "signal " + std::to_string(result.signal) : "exit status " + std::to_string(result.exit_code)) +
+           "): an expression or a template nested too deep for it? (Metal's compiler has limits too)\n";
   if (!result.ok()) {
     std::error_code ec;
     fs::remove(tmp, ec);
@@ -75,6 +79,22 @@ std::vector<CompileMessage> parse_messages(const std::string& log) {
     // The host compiler's flag name means nothing to the kernel's author; Metal reports the same words without it.
     if (const std::size_t flag = message.rfind(" [-Wc++11-narrowing]"); flag != std::string::npos) message.erase(flag);
     out.push_back({file, std::stoi(m[2]), std::stoi(m[3]), sev, message});
+  }
+  // An error inside the shim that the kernel's code instantiated (a vector constructor given too few components, a
+  // swizzle naming a component twice) is the kernel's: it moves to the first of its notes in the kernel's text
+  // ("requested here"), a static_assert's message without the shim's condition.
+  static const std::regex shim_assert(R"re(static.assert(ion)? failed(:| due to requirement '.*'(:| ))\s*"?([^"]*)"?)re");
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i].file != "shim" || out[i].severity != "error") continue;
+    for (std::size_t n = i + 1; n < out.size() && out[n].severity == "note"; ++n) {
+      if (out[n].file != "body" && out[n].file != "header") continue;
+      std::smatch m;
+      if (std::regex_search(out[i].message, m, shim_assert)) out[i].message = m[4];
+      out[i].file = out[n].file;
+      out[i].line = out[n].line;
+      out[i].column = out[n].column;
+      break;
+    }
   }
   return out;
 }
@@ -164,7 +184,7 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   const std::vector<std::string> call_graph_flags = {"-S", "-emit-llvm", "-Xclang", "-disable-llvm-passes",
                                                      "-gline-tables-only"};
   // The checks run on a build only (a cached library passed them): a new check must not find an older build.
-  std::string call_graph_key = "checks: recursion, variable length arrays, function pointer calls\n";
+  std::string call_graph_key = "checks: recursion, variable length arrays, function pointer calls at the kernel's lines\n";
   for (const auto& word : kMetalHeadersOnly) call_graph_key += word + std::string("\n");
   for (const auto& word : call_graph_flags) call_graph_key += word + "\n";
   const std::string key = sha256_hex(shim_key + "\n" + call_graph_key + hs.text);

@@ -191,4 +191,15 @@ std::string preload(const std::filesystem::path& so_path);
 RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std::span<Buffer> inputs,
               std::span<Buffer> outputs, const RunOptions& options = {});
 
+// Whether the values that a run's undefined reads found (threadgroup memory before any write or in its red zones,
+// inactive SIMD lanes: RunOptions::undefined_fill) matter: the kernel runs twice more from the outputs' first bytes
+// (`first_outputs`, one vector per output), with those values made of 0xFF and of 0x00 bytes; they matter where the two
+// runs leave different outputs or either finds a kind of diagnostic that `first`, the run that found the reads, did not
+// (an index made of such a value going out of bounds). `options` sets the runs but for the fill: one worker keeps the
+// order of float atomics fixed. A kernel that reads and discards such values (CUB's guarded shuffle trees over a
+// partial SIMD group, `select(0.0f, partial[lane], lane < n)`) is right on a GPU, whatever it found there.
+bool undefined_reads_matter(const std::filesystem::path& so_path, const KernelSpec& spec, std::span<Buffer> inputs,
+                            const std::vector<std::vector<std::byte>>& first_outputs, const RunResult& first,
+                            RunOptions options);
+
 }  // namespace ksearch::metalsim

@@ -68,7 +68,8 @@ std::string rewrite_number(const std::string& n) {
   bool floating = n.find_first_of(hex ? "pP" : ".eE") != std::string::npos;
   if (!floating) return n;
   char last = n.back();
-  if (last == 'h' || last == 'H') return "half(" + n.substr(0, n.size() - 1) + "f)";
+  // A double, which half rounds once (through a float it would round twice: 1.000488281251h is 1.0009765625).
+  if (last == 'h' || last == 'H') return "half(" + n.substr(0, n.size() - 1) + ")";
   if (last == 'f' || last == 'F') return n;
   if (std::isdigit(static_cast<unsigned char>(last)) || last == '.') return n + "f";
   return n;
@@ -331,6 +332,7 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
     for (std::size_t q = from; q <= to; ++q) s += t[q].text;
     return newlines_of(s);
   };
+  std::string threadgroup_alignment;  // of the threadgroup declaration that follows `alignas(...)`
   std::vector<std::size_t> cast_ends;  // where a rewritten vector cast's call closes: after these tokens
   // `auto t = h.xy;`: a multi-component swizzle of a half, bfloat or bool vector is a proxy object in the shim; `auto`
   // takes the vector it stands for (::metal::__unswz opened after these `=` tokens, closed through cast_ends).
@@ -561,6 +563,18 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
       out += std::string(id.size(), ' ');
       continue;
     }
+    // `alignas(16) threadgroup float tile[256];` (a float4 view of a float array): the alignment goes to the variables'
+    // allocation, as a reference cannot carry it.
+    if (id == "alignas" && next(i) < t.size() && t[next(i)].text == "(") {
+      const std::size_t close = closing_bracket(t, next(i));
+      if (close < t.size() && next(close) < t.size() && t[next(close)].text == "threadgroup") {
+        threadgroup_alignment.clear();
+        for (std::size_t q = next(i) + 1; q < close; ++q) threadgroup_alignment += t[q].text;
+        out += newlines_between(i, close);
+        i = close;
+        continue;
+      }
+    }
     if (id == "threadgroup") {
       // Declaration `threadgroup T a[N], b;` -> arena references; anything else
       // (pointer, reference, cast, parameter) just loses the qualifier.
@@ -629,8 +643,9 @@ RewriteResult rewrite_metal(const std::string& text, const std::string& file, in
         }
         const std::string& name = t[toks[name_pos]].text;
         emitted += "auto& " + name + " = ::metal::__ms_tg<" + type + dims + ", " + std::to_string(next_id++) + "u, \"" +
-                   name + "\">(); ";
+                   name + "\"" + (threadgroup_alignment.empty() ? "" : ", " + threadgroup_alignment) + ">(); ";
       }
+      threadgroup_alignment.clear();
       out += emitted + newlines_of(all_text);
       i = end;
       continue;

@@ -1690,4 +1690,27 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   return finish();
 }
 
+bool undefined_reads_matter(const std::filesystem::path& so_path, const KernelSpec& spec, std::span<Buffer> inputs,
+                            const std::vector<std::vector<std::byte>>& first_outputs, const RunResult& first,
+                            RunOptions options) {
+  const auto found_before = [&](const Diagnostic& d) {
+    return std::any_of(first.diagnostics.begin(), first.diagnostics.end(),
+                       [&](const Diagnostic& f) { return f.kind == d.kind; });
+  };
+  std::vector<std::vector<std::byte>> results[2];
+  const unsigned char fills[2] = {0xFF, 0x00};
+  for (int i = 0; i < 2; ++i) {
+    results[i] = first_outputs;
+    std::vector<Buffer> outputs;
+    for (std::size_t o = 0; o < spec.outputs.size(); ++o) {
+      const TensorSpec& t = spec.outputs[o];
+      outputs.push_back({t.name, t.dtype, t.shape, results[i][o].data(), results[i][o].size()});
+    }
+    options.undefined_fill = fills[i];
+    const RunResult ran = run(so_path, spec, inputs, outputs, options);
+    if (!std::all_of(ran.diagnostics.begin(), ran.diagnostics.end(), found_before)) return true;
+  }
+  return results[0] != results[1];
+}
+
 }  // namespace ksearch::metalsim

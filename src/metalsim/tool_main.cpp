@@ -93,32 +93,13 @@ bool is_read_a_mac_runs(const ms::Diagnostic& d) {
 }
 
 // The kernel's outputs over `storage` (one byte vector per output), for a run again from the same first bytes.
-std::vector<ms::Buffer> output_buffers(const ms::KernelSpec& spec, std::vector<std::vector<unsigned char>>& storage) {
+std::vector<ms::Buffer> output_buffers(const ms::KernelSpec& spec, std::vector<std::vector<std::byte>>& storage) {
   std::vector<ms::Buffer> outputs;
   for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
     const auto& t = spec.outputs[i];
     outputs.push_back({t.name, t.dtype, t.shape, storage[i].data(), storage[i].size()});
   }
   return outputs;
-}
-
-// Whether the values such reads found reach the outputs: the kernel runs twice more on one worker (the same order of
-// threadgroups and threads each time), with undefined values (threadgroup memory at first, inactive lanes) made of 0xFF
-// bytes and of 0x00 bytes, from the outputs' first bytes; the outputs differ where a value read reached them.
-bool undefined_reads_reach_outputs(const fs::path& so, const ms::KernelSpec& spec, std::vector<ms::Buffer>& inputs,
-                                     const std::vector<std::vector<unsigned char>>& first_outputs) {
-  std::vector<std::vector<unsigned char>> results;
-  for (const unsigned char fill : {0xFF, 0x00}) {
-    std::vector<std::vector<unsigned char>> storage = first_outputs;
-    std::vector<ms::Buffer> outputs = output_buffers(spec, storage);
-    ms::RunOptions options;
-    options.workers = 1;
-    options.undefined_fill = fill;
-    ms::run(so, spec, inputs, outputs, options);
-    for (auto& bytes : storage) results.push_back(std::move(bytes));
-  }
-  const std::size_t half = results.size() / 2;
-  return !std::equal(results.begin(), results.begin() + half, results.begin() + half);
 }
 
 // --- Schedules ---------------------------------------------------------------------------------------------------
@@ -186,7 +167,7 @@ bool is_float(ms::Dtype d) {
   return d == ms::Dtype::float32 || d == ms::Dtype::float16 || d == ms::Dtype::bfloat16;
 }
 
-double load_float(const unsigned char* p, std::size_t i, ms::Dtype d) {
+double load_float(const std::byte* p, std::size_t i, ms::Dtype d) {
   if (d == ms::Dtype::float32) {
     float f;
     std::memcpy(&f, p + 4 * i, 4);
@@ -198,13 +179,13 @@ double load_float(const unsigned char* p, std::size_t i, ms::Dtype d) {
 }
 
 template <class T>
-T load(const unsigned char* p, std::size_t i) {
+T load(const std::byte* p, std::size_t i) {
   T v;
   std::memcpy(&v, p + sizeof(T) * i, sizeof(T));
   return v;
 }
 
-std::string element_text(const unsigned char* p, std::size_t i, ms::Dtype d) {
+std::string element_text(const std::byte* p, std::size_t i, ms::Dtype d) {
   std::ostringstream text;
   text.precision(9);
   switch (d) {
@@ -236,8 +217,8 @@ Tolerance reordering_tolerance(ms::Dtype d) {
 }
 
 // The first element where two runs' bytes of an output differ (beyond reordering where atomics add floats), or none.
-std::optional<std::size_t> first_difference(const ms::TensorSpec& t, const std::vector<unsigned char>& a,
-                                            const std::vector<unsigned char>& b, bool float_reordering) {
+std::optional<std::size_t> first_difference(const ms::TensorSpec& t, const std::vector<std::byte>& a,
+                                            const std::vector<std::byte>& b, bool float_reordering) {
   const std::size_t size = ms::dtype_size(t.dtype), n = a.size() / size;
   if (!is_float(t.dtype)) {
     for (std::size_t i = 0; i < n; ++i)
@@ -289,7 +270,7 @@ json diagnostics_json(const std::vector<ms::Diagnostic>& found) {
 // {"schedule", "diagnostics"} or {"schedule", "output", "element", "index", "in_order", "value"}, with the schedule's
 // "description" and the "meaning" of a dependence for messages; null when none.
 json schedule_dependence(const fs::path& so, const ms::KernelSpec& spec, std::vector<ms::Buffer>& inputs,
-                         const std::vector<std::vector<unsigned char>>& first_outputs,
+                         const std::vector<std::vector<std::byte>>& first_outputs,
                          const std::vector<ms::Buffer>& in_order_outputs, bool in_order_clean,
                          const std::vector<ms::Schedule>& schedules) {
   const bool float_reordering = uses_atomics(spec);
@@ -300,7 +281,7 @@ json schedule_dependence(const fs::path& so, const ms::KernelSpec& spec, std::ve
     return found;
   };
   for (const ms::Schedule schedule : schedules) {
-    std::vector<std::vector<unsigned char>> storage = first_outputs;
+    std::vector<std::vector<std::byte>> storage = first_outputs;
     std::vector<ms::Buffer> outputs = output_buffers(spec, storage);
     ms::RunOptions options;
     options.schedule = schedule;
@@ -310,8 +291,8 @@ json schedule_dependence(const fs::path& so, const ms::KernelSpec& spec, std::ve
       return described(schedule, {{"diagnostics", diagnostics_json(found)}});
     for (std::size_t o = 0; o < spec.outputs.size(); ++o) {
       const auto& t = spec.outputs[o];
-      const auto* first = static_cast<const unsigned char*>(in_order_outputs[o].data);
-      const std::vector<unsigned char> in_order(first, first + in_order_outputs[o].bytes);
+      const auto* first = static_cast<const std::byte*>(in_order_outputs[o].data);
+      const std::vector<std::byte> in_order(first, first + in_order_outputs[o].bytes);
       if (const auto i = first_difference(t, in_order, storage[o], float_reordering))
         return described(schedule, {{"output", t.name},
                                     {"element", *i},
@@ -350,7 +331,7 @@ int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs
   // One allocation per tensor keeps every buffer 16-byte aligned, as Metal buffers are.
   std::ifstream in(inputs_path, std::ios::binary);
   if (!in) throw UsageError("cannot read " + inputs_path.string());
-  std::vector<std::vector<unsigned char>> storage;
+  std::vector<std::vector<std::byte>> storage;
   std::vector<ms::Buffer> inputs, outputs;
   for (const auto& t : spec.inputs) {
     auto& bytes = storage.emplace_back(tensor_bytes(t));
@@ -362,8 +343,8 @@ int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs
     throw UsageError(inputs_path.string() + " is longer than the inputs of the spec");
   // MLX leaves outputs uninitialized without init_value; 0xFF bytes (NaN, all ones) make a
   // kernel that relies on zeroed outputs visibly wrong instead of accidentally right.
-  std::vector<std::vector<unsigned char>> first_outputs;
-  for (const auto& t : spec.outputs) first_outputs.emplace_back(tensor_bytes(t), 0xFF);
+  std::vector<std::vector<std::byte>> first_outputs;
+  for (const auto& t : spec.outputs) first_outputs.emplace_back(tensor_bytes(t), std::byte{0xFF});
   for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
     const auto& t = spec.outputs[i];
     auto& bytes = storage.emplace_back(first_outputs[i]);
@@ -377,13 +358,15 @@ int run_command(const fs::path& spec_path, const fs::path& inputs_path, const fs
   result["run"] = {{"ok", ran.ok}, {"seconds", ran.seconds}, {"diagnostics", diagnostics_json(ran.diagnostics)}};
   const auto& found = ran.diagnostics;
   const bool only_reads_a_mac_runs = std::all_of(found.begin(), found.end(), is_read_a_mac_runs);
-  bool reads_reach = false;
+  bool reads_matter = false;
+  ms::RunOptions one_worker;
+  one_worker.workers = 1;
   if (std::any_of(found.begin(), found.end(), is_undefined_read) && only_reads_a_mac_runs)
-    result["run"]["undefined_reads_reach_outputs"] = reads_reach =
-        undefined_reads_reach_outputs(compiled.so_path, spec, inputs, first_outputs);
+    result["run"]["undefined_reads_matter"] = reads_matter =
+        ms::undefined_reads_matter(compiled.so_path, spec, inputs, first_outputs, ran, one_worker);
   // The other schedules, where the in-order run gave outputs that a Mac returns (clean, or reads it warns about).
   json ran_under = json::array({ms::schedule_name(ms::Schedule::in_order)});
-  if (only_reads_a_mac_runs && !reads_reach && !schedules.empty()) {
+  if (only_reads_a_mac_runs && !reads_matter && !schedules.empty()) {
     const json dependence =
         schedule_dependence(compiled.so_path, spec, inputs, first_outputs, outputs, found.empty(), schedules);
     for (const ms::Schedule s : schedules) ran_under.push_back(ms::schedule_name(s));

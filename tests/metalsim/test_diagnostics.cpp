@@ -489,6 +489,15 @@ TEST(MetalsimDiagnostics, MisalignedVectorAccessIsReportedNotACrash) {
   EXPECT_TRUE(names(tg, "misaligned 16-byte read of threadgroup variable 'tile' (byte 8)", "body line 8")) << tg;
 }
 
+// `alignas(16) threadgroup float tile[64], spare[4];` gives both variables 16-byte alignment (after a one-float
+// variable, a float array's own would not), so float4 views of them are aligned.
+TEST(MetalsimDiagnostics, AlignasOnThreadgroupVariablesAlignsTheirMemory) {
+  const Launch aligned = launch(spec64("aligned_tg_vector_ok", "aligned_tg_vector_ok.metal"));
+  ASSERT_TRUE(aligned.result.ok) << describe(aligned.result);
+  for (int q = 0; q < 16; ++q) EXPECT_EQ(aligned.out[q], float(16 * q + 10)) << q;  // (4q+1) + ... + (4q+4)
+  EXPECT_EQ(aligned.out[16], 0.0f);
+}
+
 // diag/<name>.metal with the scalar input n = 64 beside `a`.
 Launch launch_with_n(const std::string& name, RunOptions o = {}) {
   return launch(spec64(name, name + ".metal", 64, true), o);
@@ -715,6 +724,17 @@ TEST(MetalsimDiagnostics, AShuffleFromALaneThatReturnedIsAnInactiveLaneRead) {
   EXPECT_TRUE(contains(returned, "quad_shuffle at body line 4 read lane ") &&
               contains(returned, ", not active at this call (lanes 0-2, 4-6, 8-10, 12-14, 16-18, 20-22, 24-26, 28-30 are)"))
       << returned;
+
+  // Rotations wrap around the 32 lanes, not the partial group's 8: lane 7 rotating down by one reads lane 8.
+  s.source = "uint i = thread_position_in_grid.x;\n"
+             "if (i >= 40) return;\n"
+             "out[i] = simd_shuffle_rotate_down(a[i], 1);\n";
+  const Launch rotated = launch(s);
+  ASSERT_EQ(rotated.result.diagnostics.size(), 1u) << describe(rotated.result);
+  EXPECT_TRUE(contains(rotated.result.diagnostics[0].message,
+                       "simd_shuffle_rotate_down at body line 3 read lane 8, not active at this call (lanes 0-7 are)"))
+      << rotated.result.diagnostics[0].message;
+  EXPECT_EQ(rotated.out[31], 1.0f);  // the full first group wraps to its lane 0
 }
 
 // Threadgroup memory is ordered by a threadgroup_barrier with mem_threadgroup only: mem_none is an execution barrier,

@@ -8,6 +8,7 @@
 #define __METAL_VERSION__ 310
 #include <stddef.h>
 #include <stdint.h>
+#include <initializer_list>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -149,6 +150,28 @@ constexpr uint16_t __float_to_bf16_bits(float f) {
   return (uint16_t)(x >> 16);
 }
 
+// Rounding to odd: where a value is not exact in the type, the one of its two neighbours whose last bit is 1. A value
+// so rounded to at least two more bits than a narrower type rounds to that type (to nearest even) as the exact value
+// would, where rounding to nearest twice can land on a tie first: an int to bfloat through float, a half literal.
+constexpr float __float_round_odd(double d) {
+  float f = (float)d;
+  if ((double)f != d && __builtin_isfinite(f) && (__f2u(f) & 1u) == 0)
+    f = __u2f(__f2u(f) + (__builtin_fabs(d) > __builtin_fabs((double)f) ? 1u : -1u));
+  return f;
+}
+// In integers (a double's conversion to a 128-bit one would call libgcc): the 53 leading bits of the magnitude, the
+// last one set where any bit below them is.
+template <class I> constexpr double __double_round_odd(I i) {
+  const bool negative = i < 0;
+  const unsigned long long magnitude = negative ? 0ull - (unsigned long long)i : (unsigned long long)i;
+  if (magnitude < (1ull << 53)) return negative ? -(double)magnitude : (double)magnitude;
+  const int shift = 64 - __builtin_clzll(magnitude) - 53;
+  unsigned long long kept = magnitude >> shift;
+  if (magnitude & ((1ull << shift) - 1)) kept |= 1u;
+  const double d = (double)kept * (double)(1ull << shift);
+  return negative ? -d : d;
+}
+
 // half and bfloat as Metal's arithmetic types: an integer operand converts to them (`h < 1`, `h * 2`, `c ? h : 0`
 // are half), a float operand makes the operation float (`h + f`), and a compound assignment computes in float and
 // rounds once (`h += f` is half(float(h) + f)). They convert implicitly to float only and explicitly to integers
@@ -175,8 +198,10 @@ constexpr uint16_t __float_to_bf16_bits(float f) {
     uint16_t bits;                                                                        \
     NAME() = default;                                                                     \
     constexpr NAME(float f) : bits(TOBITS(f)) {}                                          \
+    /* a half literal (`1.000488281251h` is half(1.000488281251)), rounded once */         \
+    constexpr NAME(double d) : bits(TOBITS(__float_round_odd(d))) {}                      \
     template <class I, enable_if_t<is_integral_v<I>, int> = 0>                            \
-    constexpr NAME(I i) : bits(TOBITS((float)i)) {}                                       \
+    constexpr NAME(I i) : bits(TOBITS(__float_round_odd(__double_round_odd(i)))) {}       \
     template <class F, enable_if_t<is_same_v<F, float>, int> = 0>                         \
     constexpr operator F() const { return FROMBITS(bits); }                               \
     template <class I, enable_if_t<is_integral_v<I>, int> = 0>                            \
@@ -312,6 +337,14 @@ template <int N, int... I> constexpr int __swz_order() {
   ((key = key * 5 + I + 1), ...);
   return key;
 }
+// Whether a swizzle names each component once, as one written to must (`v.xx = ...` is refused, as Metal does).
+template <int... I> constexpr bool __swz_distinct() {
+  constexpr int idx[] = {I...};
+  for (int a = 0; a < (int)sizeof...(I); ++a)
+    for (int b = a + 1; b < (int)sizeof...(I); ++b)
+      if (idx[a] == idx[b]) return false;
+  return true;
+}
 // `x OP= b` as `x = value_type(x) OP b`, for the stand-ins of a vector value (swizzles, packed vectors).
 #define MS_COMPOUND_BY_VALUE(SELF)                                                         \
   template <class B> SELF& operator+=(const B& b) { return *this = value_type(*this) + b; } \
@@ -336,7 +369,9 @@ template <class T, int N, int... I> struct __swz {
     for (int k = 0; k < (int)sizeof...(I); ++k) r[k] = e[__idx[k]];
     return r;
   }
-  __swz& operator=(const value_type& v) {
+  // By value: `h.wzyx = h` reads all of h before writing it.
+  __swz& operator=(value_type v) {
+    static_assert(__swz_distinct<I...>(), "vector is not assignable (contains duplicate components)");
     for (int k = 0; k < (int)sizeof...(I); ++k) e[__idx[k]] = v[k];
     return *this;
   }
@@ -389,7 +424,18 @@ template <class A> inline decltype(auto) __unswz_arg(A&& a) {
   MS_A##N(MS_SW2_J, MS_B##N) MS_A##N(MS_SW3_J, MS_B##N, MS_C##N)                            \
   MS_A##N(MS_SW4_J, MS_B##N, MS_C##N, MS_D##N)
 // The user-provided copy assignment is required: the swizzle members' assignments are not trivial.
+// A scalar converts to a vector of it (`half4 v = 0.0h;`, `v = 1;`, a half given for a half4 parameter), as in Metal.
 #define MS_CVEC_COMMON(N)                                                                  \
+  __cvec() = default;                                                                      \
+  template <class S, enable_if_t<is_arithmetic_v<S>, int> = 0> __cvec(S s) {              \
+    for (int i = 0; i < N; ++i) e[i] = T(s);                                               \
+  }                                                                                        \
+  /* a brace list gives the first components, zeros after them (`half2 v = {1.0f, x};`) */ \
+  __cvec(std::initializer_list<T> list) : e{} {                                            \
+    int i = 0;                                                                             \
+    for (const T& v : list)                                                                \
+      if (i < N) e[i++] = v;                                                               \
+  }                                                                                        \
   T& operator[](int i) { return e[i]; }                                                    \
   const T& operator[](int i) const { return e[i]; }                                        \
   __cvec& operator=(const __cvec& o) {                                                     \
@@ -452,6 +498,8 @@ template <class T, int N> struct __vt<__cvec<T, N>> {
 };
 template <class V> inline constexpr bool __is_vec = __vt<remove_cv_t<V>>::is_vec;
 template <class V> using __elem_t = typename __vt<remove_cv_t<V>>::elem;
+// Metal's geometric, relational and most math functions take floating types only: an integer argument does not build.
+template <class A> concept __floating = __plain<A> && is_floating_point_v<__elem_t<std::remove_cvref_t<A>>>;
 
 #define MS_VEC_TYPES(T)                                                             \
   typedef vec<T, 2> T##2; typedef vec<T, 3> T##3; typedef vec<T, 4> T##4;
@@ -472,6 +520,11 @@ template <class E, class A> constexpr void __ms_put(E* buf, int& k, const A& a) 
     buf[k++] = (E)a;
   }
 }
+// The components an argument of a vector constructor gives.
+template <class A> constexpr int __ms_components() {
+  if constexpr (__is_swz<A> || __is_packed<A>) return __vt<typename A::value_type>::n;
+  else return __vt<A>::n;
+}
 // constexpr: a kernel's `T(0)` for a template parameter T becomes one too (`constexpr T zero = T(0);`).
 template <class V, class... A> constexpr V __ms_make(const A&... a) {
   if constexpr (!__is_vec<V>) {
@@ -479,6 +532,11 @@ template <class V, class... A> constexpr V __ms_make(const A&... a) {
   } else {
     using E = __elem_t<V>;
     constexpr int N = __vt<V>::n;
+    // As in Metal: one scalar for every component, or components that fill the vector exactly (none: zeros).
+    constexpr int given = (0 + ... + __ms_components<A>());
+    static_assert(given >= N || sizeof...(A) == 0 || (sizeof...(A) == 1 && given == 1),
+                  "too few elements in vector initialization");
+    static_assert(given <= N, "excess elements in vector initialization");
     E buf[N + 4 * sizeof...(A)];
     int k = 0;
     (__ms_put(buf, k, a), ...);
@@ -567,12 +625,17 @@ template <class T, int N> inline __cvec<T, N> operator-(__cvec<T, N> a) {
   for (int i = 0; i < N; ++i) a[i] = -a[i];
   return a;
 }
+// A scalar operand is the vector's element type, as in the arithmetic operators (`h4 > 0.0h`, `h4 == 1`).
 #define MS_CVEC_CMP2(OP)                                                                 \
   template <class T, int N> inline __cvec<bool, N> operator OP(__cvec<T, N> a, __cvec<T, N> b) { \
     __cvec<bool, N> r;                                                                   \
     for (int i = 0; i < N; ++i) r[i] = a[i] OP b[i];                                      \
     return r;                                                                            \
-  }
+  }                                                                                      \
+  template <class T, int N, class S, enable_if_t<is_arithmetic_v<S>, int> = 0>           \
+  inline __cvec<bool, N> operator OP(__cvec<T, N> a, S b) { return a OP __cvec<T, N>(T(b)); } \
+  template <class T, int N, class S, enable_if_t<is_arithmetic_v<S>, int> = 0>           \
+  inline __cvec<bool, N> operator OP(S b, __cvec<T, N> a) { return __cvec<T, N>(T(b)) OP a; }
 MS_CVEC_CMP2(<) MS_CVEC_CMP2(>) MS_CVEC_CMP2(<=) MS_CVEC_CMP2(>=) MS_CVEC_CMP2(==) MS_CVEC_CMP2(!=)
 #undef MS_CVEC_CMP2
 // Logical operators of bool vectors, componentwise (no short circuit, as in Metal).
@@ -587,6 +650,12 @@ template <int N> inline __cvec<bool, N> operator!(__cvec<bool, N> a) {
   }
 MS_BVEC_LOGIC(&&) MS_BVEC_LOGIC(||) MS_BVEC_LOGIC(&) MS_BVEC_LOGIC(|) MS_BVEC_LOGIC(^)
 #undef MS_BVEC_LOGIC
+#define MS_BVEC_COMPOUND(OP)                                                             \
+  template <int N> inline __cvec<bool, N>& operator OP##=(__cvec<bool, N>& a, const __cvec<bool, N>& b) { \
+    return a = a OP b;                                                                   \
+  }
+MS_BVEC_COMPOUND(&) MS_BVEC_COMPOUND(|) MS_BVEC_COMPOUND(^)
+#undef MS_BVEC_COMPOUND
 
 // A swizzle or packed operand of an operator is its vector value.
 #define MS_SWZ_OP(OP)                                                                    \
@@ -773,8 +842,9 @@ MS_FMATH1(atanh, __builtin_atanhf(x)) MS_FMATH1(floor, __builtin_floorf(x))
 MS_FMATH1(ceil, __builtin_ceilf(x)) MS_FMATH1(round, __builtin_roundf(x))
 MS_FMATH1(rint, __builtin_rintf(x)) MS_FMATH1(trunc, __builtin_truncf(x))
 MS_FMATH1(fabs, __builtin_fabsf(x))
-MS_FMATH1(saturate, x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x))
-MS_FMATH1(sign, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f))
+// saturate is fmin(fmax(x, 0), 1): a NaN gives 0. sign keeps a zero's sign and gives 0 for a NaN.
+MS_FMATH1(saturate, x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f)
+MS_FMATH1(sign, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : (x == 0.0f ? x : 0.0f)))
 // log1p is MLX's (utils.h, which MLX includes in every custom kernel), not Metal's.
 MS_FMATH1(log1p, __builtin_log1pf(x)) MS_FMATH1(cbrt, __builtin_cbrtf(x))
 // In double after reducing x by whole periods (fmod is exact), with Metal's exact zeros where pi x is a multiple of
@@ -783,8 +853,15 @@ MS_FMATH1(cospi, __builtin_fmod(__builtin_fabs(double(x)), 1.0) == 0.5 ? 0.0f
                                                                         : (float)__builtin_cos(3.14159265358979323846 * __builtin_fmod(double(x), 2.0)))
 MS_FMATH1(sinpi, __builtin_fmod(double(x), 1.0) == 0.0 ? __builtin_copysignf(0.0f, x)
                                                         : (float)__builtin_sin(3.14159265358979323846 * __builtin_fmod(double(x), 2.0)))
-MS_FMATH1(tanpi, __builtin_fmod(double(x), 1.0) == 0.0 ? __builtin_copysignf(0.0f, x)
-                                                        : (float)__builtin_tan(3.14159265358979323846 * __builtin_fmod(double(x), 1.0)))
+// tanpi as sinpi / cospi: an infinity at n + 1/2 (+ for an even n, - for an odd one), and at an integer n a zero
+// signed as x for an even n and against it for an odd one.
+inline float __tanpi(float x) {
+  const double whole_turns = __builtin_fmod(double(x), 2.0), half_turns = __builtin_fmod(double(x), 1.0);
+  if (half_turns == 0.0) return __builtin_fabs(whole_turns) == 1.0 ? -__builtin_copysignf(0.0f, x) : __builtin_copysignf(0.0f, x);
+  if (__builtin_fabs(half_turns) == 0.5) return (int64_t)__builtin_floor(double(x)) % 2 == 0 ? __builtin_inff() : -__builtin_inff();
+  return (float)__builtin_tan(3.14159265358979323846 * half_turns);
+}
+MS_FMATH1(tanpi, __tanpi(x))
 #undef MS_FMATH1
 // Metal's standard library has no erf or expm1 (MLX's own kernels bring erf.h and expm1f.h): a call that a kernel
 // does not define itself builds neither on a Mac nor here. (A kernel's own `float erf(float)` is preferred to these.)
@@ -852,7 +929,7 @@ template <class V, enable_if_t<__is_fp_vec<V>, int> = 0> inline V ldexp(V x, con
 MS_FMATH_OUT(frexp, __int_vec_of<V>) MS_FMATH_OUT(modf, V) MS_FMATH_OUT(sincos, V)
 #undef MS_FMATH_OUT
 // ilogb: the unbiased exponent as an int (intN for vectors); FP_ILOGB0 for 0, FP_ILOGBNAN for NaN.
-template <__plain T> inline auto ilogb(T x) {
+template <__floating T> inline auto ilogb(T x) {
   return __map(x, [](auto a) { return (int)__builtin_ilogbf(float(a)); });
 }
 // The next representable value of x's own type towards y, by stepping its bits.
@@ -867,11 +944,11 @@ template <class T> inline T __next_toward(T x, T y) {
   else --b;
   return __bits_as<T>(b);
 }
-template <__plain T> inline T nextafter(T x, T y) {
+template <__floating T> inline T nextafter(T x, T y) {
   return __map2(x, y, [](auto a, auto b) { return __next_toward(a, b); });
 }
 // fract(x) = fmin(x - floor(x), the largest value below 1), as the MSL specification defines it.
-template <__plain T> inline T fract(T x) {
+template <__floating T> inline T fract(T x) {
   return __map2(x, x, [](auto a, auto) {
     using E = decltype(a);
     const E below_one = __next_toward(E(1.0f), E(0.0f));
@@ -880,8 +957,24 @@ template <__plain T> inline T fract(T x) {
 }
 
 inline float fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
-inline half fma(half a, half b, half c) { return half(__builtin_fmaf(a, b, c)); }
-inline bfloat fma(bfloat a, bfloat b, bfloat c) { return bfloat(__builtin_fmaf(a, b, c)); }
+// Three integers convert to float, half and bfloat alike in Metal: ambiguous (see MS_INTEGER_ARGUMENT_AMBIGUOUS1).
+template <class I, class J, class K, enable_if_t<is_integral_v<I> && is_integral_v<J> && is_integral_v<K>, int> = 0>
+half fma(I, J, K);
+template <class I, class J, class K, enable_if_t<is_integral_v<I> && is_integral_v<J> && is_integral_v<K>, long> = 0>
+bfloat fma(I, J, K);
+// a * b + c rounded once to half or bfloat: the product is exact in double, so is the sum's rounding error (two-sum),
+// and the sum rounded to odd where it is not exact rounds to the narrow type as the exact value would.
+inline double __fma_round_odd(double a, double b, double c) {
+  const double product = a * b;
+  const double sum = product + c;
+  const double c_part = sum - product;
+  const double error = (product - (sum - c_part)) + (c - c_part);
+  const uint64_t bits = __builtin_bit_cast(uint64_t, sum);
+  if (error == 0 || !__builtin_isfinite(sum) || (bits & 1u)) return sum;
+  return __builtin_bit_cast(double, bits + ((error > 0) == (sum > 0) ? 1u : -1ull));
+}
+inline half fma(half a, half b, half c) { return half(__fma_round_odd(float(a), float(b), float(c))); }
+inline bfloat fma(bfloat a, bfloat b, bfloat c) { return bfloat(__fma_round_odd(float(a), float(b), float(c))); }
 template <class V, enable_if_t<__is_vec<V>, int> = 0> inline V fma(const V& a, const V& b, const V& c) {
   return __map3(a, b, c, [](auto x, auto y, auto z) { return decltype(x)(fma(x, y, z)); });
 }
@@ -920,37 +1013,37 @@ template <__plain T> inline T max3(T a, T b, T c) { return max(max(a, b), c); }
 template <__plain T> inline T min3(T a, T b, T c) { return min(min(a, b), c); }
 template <__plain T> inline T median3(T a, T b, T c) { return max(min(a, b), min(max(a, b), c)); }
 template <__plain T> inline T fmedian3(T a, T b, T c) { return fmax(fmin(a, b), fmin(fmax(a, b), c)); }
-template <__plain T, class U> inline T mix(T x, T y, U a) { return x + (y - x) * a; }
-template <__plain T> inline T smoothstep(T e0, T e1, T x) {
+template <__floating T, class U> inline T mix(T x, T y, U a) { return x + (y - x) * a; }
+template <__floating T> inline T smoothstep(T e0, T e1, T x) {
   T t = clamp(T((x - e0) / (e1 - e0)), __ms_make<T>(0.0f), __ms_make<T>(1.0f));
   return t * t * (__ms_make<T>(3.0f) - __ms_make<T>(2.0f) * t);
 }
-template <__plain V> inline __elem_t<V> dot(const V& a, const V& b) {
+template <__floating V> inline __elem_t<V> dot(const V& a, const V& b) {
   __elem_t<V> s = 0;
   for (int i = 0; i < __vt<V>::n; ++i) s += a[i] * b[i];
   return s;
 }
-template <__plain V> inline __elem_t<V> length(const V& a) { return sqrt(dot(a, a)); }
-template <__plain V> inline __elem_t<V> length_squared(const V& a) { return dot(a, a); }
-template <__plain V> inline __elem_t<V> distance(const V& a, const V& b) { return length(a - b); }
-template <__plain V> inline __elem_t<V> distance_squared(const V& a, const V& b) { return length_squared(a - b); }
+template <__floating V> inline __elem_t<V> length(const V& a) { return sqrt(dot(a, a)); }
+template <__floating V> inline __elem_t<V> length_squared(const V& a) { return dot(a, a); }
+template <__floating V> inline __elem_t<V> distance(const V& a, const V& b) { return length(a - b); }
+template <__floating V> inline __elem_t<V> distance_squared(const V& a, const V& b) { return length_squared(a - b); }
 // N if the incident vector points against the reference normal, -N otherwise.
-template <__plain V> inline V faceforward(const V& n, const V& incident, const V& nref) {
+template <__floating V> inline V faceforward(const V& n, const V& incident, const V& nref) {
   return dot(nref, incident) < __elem_t<V>(0.0f) ? n : V(-n);
 }
-template <__plain V> inline V reflect(const V& incident, const V& n) {
+template <__floating V> inline V reflect(const V& incident, const V& n) {
   return incident - __elem_t<V>(2.0f) * dot(n, incident) * n;
 }
 // Refraction with the ratio of indices eta; the zero vector on total internal reflection.
-template <__plain V> inline V refract(const V& incident, const V& n, __elem_t<V> eta) {
+template <__floating V> inline V refract(const V& incident, const V& n, __elem_t<V> eta) {
   using E = __elem_t<V>;
   const E n_dot_i = dot(n, incident);
   const E k = E(1.0f) - eta * eta * (E(1.0f) - n_dot_i * n_dot_i);
   if (k < E(0.0f)) return __ms_make<V>(E(0.0f));
   return eta * incident - (eta * n_dot_i + sqrt(k)) * n;
 }
-template <__plain V> inline V normalize(const V& a) { return a * rsqrt(dot(a, a)); }
-template <__plain V> inline V cross(const V& a, const V& b) {
+template <__floating V> inline V normalize(const V& a) { return a * rsqrt(dot(a, a)); }
+template <__floating V> inline V cross(const V& a, const V& b) {
   return __ms_make<V>(a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]);
 }
 // Matrices: C columns of R-component vectors, column-major like Metal's floatCxR.
@@ -1000,11 +1093,14 @@ template <class T, int K, int C, int R> inline matrix<T, C, R> operator*(const m
   }
 MS_MATRIX_ELEMENTWISE(+) MS_MATRIX_ELEMENTWISE(-)
 #undef MS_MATRIX_ELEMENTWISE
+template <class T, int C, int R> inline matrix<T, C, R>& operator+=(matrix<T, C, R>& a, const matrix<T, C, R>& b) { return a = a + b; }
+template <class T, int C, int R> inline matrix<T, C, R>& operator-=(matrix<T, C, R>& a, const matrix<T, C, R>& b) { return a = a - b; }
 template <class T, int C, int R> inline matrix<T, C, R> operator*(matrix<T, C, R> m, T s) {
   for (int c = 0; c < C; ++c) m[c] = m[c] * s;
   return m;
 }
 template <class T, int C, int R> inline matrix<T, C, R> operator*(T s, const matrix<T, C, R>& m) { return m * s; }
+template <class T, int C, int R> inline matrix<T, C, R>& operator*=(matrix<T, C, R>& m, T s) { return m = m * s; }
 template <class T, int C, int R> inline matrix<T, R, C> transpose(const matrix<T, C, R>& m) {
   matrix<T, R, C> t;
   for (int c = 0; c < C; ++c)
@@ -1033,13 +1129,19 @@ MS_MATRIX_TYPES(float) MS_MATRIX_TYPES(half)
 #undef MS_MATRIX_TYPES
 
 template <__plain T> inline bool __isnan1(T x) { return __builtin_isnan(float(x)); }
-template <__plain T> inline auto isnan(T x) { return __map(x, [](auto a) { return __isnan1(a); }); }
-template <__plain T> inline auto isinf(T x) { return __map(x, [](auto a) { return (bool)__builtin_isinf(float(a)); }); }
-template <__plain T> inline auto isfinite(T x) { return __map(x, [](auto a) { return (bool)__builtin_isfinite(float(a)); }); }
-template <__plain T> inline auto signbit(T x) { return __map(x, [](auto a) { return (bool)__builtin_signbit(float(a)); }); }
-template <__plain T> inline auto isnormal(T x) { return __map(x, [](auto a) { return (bool)__builtin_isnormal(float(a)); }); }
-template <__plain T> inline auto isordered(T x, T y) { return __map2_bool(x, y, [](float a, float b) { return a == a && b == b; }); }
-template <__plain T> inline auto isunordered(T x, T y) { return __map2_bool(x, y, [](float a, float b) { return a != a || b != b; }); }
+template <__floating T> inline auto isnan(T x) { return __map(x, [](auto a) { return __isnan1(a); }); }
+template <__floating T> inline auto isinf(T x) { return __map(x, [](auto a) { return (bool)__builtin_isinf(float(a)); }); }
+template <__floating T> inline auto isfinite(T x) { return __map(x, [](auto a) { return (bool)__builtin_isfinite(float(a)); }); }
+template <__floating T> inline auto signbit(T x) { return __map(x, [](auto a) { return (bool)__builtin_signbit(float(a)); }); }
+// A half below 2^-14 is subnormal though its float is normal (bfloat's range is float's).
+template <__floating T> inline auto isnormal(T x) {
+  return __map(x, [](auto a) {
+    if constexpr (is_same_v<decltype(a), half>) return ((a.bits >> 10) & 0x1fu) != 0 && ((a.bits >> 10) & 0x1fu) != 0x1fu;
+    else return (bool)__builtin_isnormal(float(a));
+  });
+}
+template <__floating T> inline auto isordered(T x, T y) { return __map2_bool(x, y, [](float a, float b) { return a == a && b == b; }); }
+template <__floating T> inline auto isunordered(T x, T y) { return __map2_bool(x, y, [](float a, float b) { return a != a || b != b; }); }
 inline float divide(float a, float b) { return a / b; }
 template <class V, enable_if_t<__is_fp_vec<V>, int> = 0> inline V divide(const V& a, const V& b) { return a / b; }
 
@@ -1335,11 +1437,13 @@ template <__simd_value T> inline T simd_shuffle_down(T v, ushort d, MS_SITE) {
 template <__simd_value T> inline T simd_shuffle_xor(T v, ushort m, MS_SITE) {
   __xchg<T> e(v, __site); return __lane(e, e.x.lane ^ m, "simd_shuffle_xor");
 }
+// Rotations wrap around the SIMD group's 32 lanes (its execution width), not its running threads: in a partial group
+// the lanes past its last thread are read, which is undefined.
 template <__simd_value T> inline T simd_shuffle_rotate_down(T v, ushort d, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane(e, (e.x.lane + d) % e.x.width, "simd_shuffle_rotate_down");
+  __xchg<T> e(v, __site); return __lane(e, (e.x.lane + d) % 32u, "simd_shuffle_rotate_down");
 }
 template <__simd_value T> inline T simd_shuffle_rotate_up(T v, ushort d, MS_SITE) {
-  __xchg<T> e(v, __site); return __lane(e, (e.x.lane + e.x.width - d % e.x.width) % e.x.width, "simd_shuffle_rotate_up");
+  __xchg<T> e(v, __site); return __lane(e, (e.x.lane + 32u - d % 32u) % 32u, "simd_shuffle_rotate_up");
 }
 template <class T> struct __pair { T a, b; };
 template <__simd_value T> inline T simd_shuffle_and_fill_down(T data, T fill, ushort d, ushort modulo, MS_SITE) {
@@ -1701,19 +1805,21 @@ template <uint32_t L> struct __ms_tg_name {
 };
 // Saturated: a 4 GiB array must not pass as an empty one.
 template <class X> constexpr uint32_t __ms_tg_bytes = sizeof(X) > 0xffffffffu ? 0xffffffffu : uint32_t(sizeof(X));
-template <class X, uint32_t Id, __ms_tg_name Name> constexpr ms_tg_decl __ms_tg_entry() {
-  ms_tg_decl d{Id, __ms_tg_bytes<X>, uint32_t(alignof(X)), {}};
+// A variable's alignment: its type's, or more where the declaration asks (`alignas(16) threadgroup float tile[256];`).
+template <class X, std::size_t Asked> constexpr uint32_t __ms_tg_align = uint32_t(Asked > alignof(X) ? Asked : alignof(X));
+template <class X, uint32_t Id, __ms_tg_name Name, std::size_t Align> constexpr ms_tg_decl __ms_tg_entry() {
+  ms_tg_decl d{Id, __ms_tg_bytes<X>, __ms_tg_align<X, Align>, {}};
   for (uint32_t i = 0; i + 1 < sizeof d.name && i < sizeof Name.text; ++i) d.name[i] = Name.text[i];
   return d;
 }
 // Every declaration the compiler instantiates has an entry in the metalsim_tg section, whether a thread reaches it or
 // not: Metal sizes a kernel's threadgroup memory from all of them, which the runtime checks before a launch.
-template <class X, uint32_t Id, __ms_tg_name Name> struct __ms_tg_declaration {
-  [[gnu::used, gnu::section("metalsim_tg")]] static constexpr ms_tg_decl entry = __ms_tg_entry<X, Id, Name>();
+template <class X, uint32_t Id, __ms_tg_name Name, std::size_t Align> struct __ms_tg_declaration {
+  [[gnu::used, gnu::section("metalsim_tg")]] static constexpr ms_tg_decl entry = __ms_tg_entry<X, Id, Name, Align>();
 };
-template <class X, uint32_t Id, __ms_tg_name Name> inline __ms_tg_array<X>& __ms_tg() {
-  (void)&__ms_tg_declaration<X, Id, Name>::entry;
-  return *(X*)metalsim_rt->threadgroup_alloc(Id, __ms_tg_bytes<X>, alignof(X), Name.text);
+template <class X, uint32_t Id, __ms_tg_name Name, std::size_t Align = 1> inline __ms_tg_array<X>& __ms_tg() {
+  (void)&__ms_tg_declaration<X, Id, Name, Align>::entry;
+  return *(X*)metalsim_rt->threadgroup_alloc(Id, __ms_tg_bytes<X>, __ms_tg_align<X, Align>, Name.text);
 }
 
 // ------------------------------------------------ swizzle arguments

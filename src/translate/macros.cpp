@@ -574,31 +574,75 @@ std::optional<std::string> cast_away(std::string e, bool address) {
 
 std::string alignas_first(const std::string& text) {
   static const std::set<std::string> spaces = {"__shared__", "__constant__", "__device__", "__managed__"};
+  static const std::set<std::string> tags = {"struct", "class", "union"};
   const std::vector<Token> tokens = tokenize(text);
-  std::string out;
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    size_t a = i + 1;
-    while (a < tokens.size() && tokens[a].kind == Kind::space && tokens[a].text.find('\n') == std::string::npos) ++a;
-    if (!spaces.count(tokens[i].text) || a >= tokens.size() || tokens[a].text != "alignas") {
-      out += tokens[i].text;
-      continue;
-    }
-    size_t close = a + 1;  // the alignas's closing parenthesis, on the same line
+  const size_t none = tokens.size();
+  // The nearest token before or after k (step -1, 1) that is not a space, on the same line; none if there is none.
+  auto beside = [&](size_t k, int step) {
+    for (k += step; k < tokens.size(); k += step)
+      if (tokens[k].kind != Kind::space) return k;
+      else if (tokens[k].text.find('\n') != std::string::npos) break;
+    return none;
+  };
+  // The ')' closing the parenthesis after the alignment keyword at k, on the same line; none if there is none.
+  auto closing = [&](size_t k) {
     int depth = 0;
-    for (; close < tokens.size(); ++close) {
-      if (tokens[close].kind == Kind::space && tokens[close].text.find('\n') != std::string::npos) break;
-      depth += tokens[close].text == "(" ? 1 : tokens[close].text == ")" ? -1 : 0;
-      if (depth == 0) break;
+    for (size_t c = beside(k, 1); c < tokens.size(); c = beside(c, 1)) {
+      depth += tokens[c].text == "(" ? 1 : tokens[c].text == ")" ? -1 : 0;
+      if (depth == 0) return tokens[c].text == ")" ? c : none;
     }
-    if (close >= tokens.size() || tokens[close].text != ")" || depth != 0) {
-      out += tokens[i].text;
-      continue;
+    return none;
+  };
+  const auto joined = [&](size_t from, size_t to) {
+    std::string s;
+    for (size_t k = from; k <= to; ++k) s += tokens[k].text;
+    return s;
+  };
+  // nvcc's `__align__(n)` is written `alignas  (n)` (same length) where Metal keeps it: on a variable of a memory
+  // space (shared memory viewed as float4) and on a struct; elsewhere the translator drops it.
+  const auto as_alignas = [](const std::string& name) { return name == "__align__" ? std::string("alignas  ") : name; };
+  // The `static` right before token k (`static __shared__`), or k: the alignment goes before it too.
+  auto declaration_start = [&](size_t k) {
+    const size_t b = k ? beside(k, -1) : none;
+    return b != none && tokens[b].text == "static" ? b : k;
+  };
+  // `extern __shared__` memory is sized at launch and written anew by the translator (its alignment with it).
+  auto after_extern = [&](size_t k) {
+    const size_t b = k ? beside(k, -1) : none;
+    return b != none && tokens[b].text == "extern";
+  };
+  std::string out;
+  // Writes `alignment` where the declaration starts (from token `first`, already written) and those tokens after it.
+  auto put_first = [&](size_t first, size_t k, const std::string& alignment) {
+    const std::string specifiers = first < k ? joined(first, k - 1) : "";
+    out.erase(out.size() - specifiers.size());
+    out += alignment + specifiers;
+  };
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& name = tokens[i].text;
+    const size_t after = beside(i, 1);
+    if (spaces.count(name) && after != none &&
+        (tokens[after].text == "alignas" || (tokens[after].text == "__align__" && !after_extern(i)))) {
+      if (const size_t close = closing(after); close != none) {
+        put_first(declaration_start(i), i, as_alignas(tokens[after].text) + joined(after + 1, close) + joined(i + 1, after - 1));
+        out += name;
+        i = close;
+        continue;
+      }
     }
-    std::string alignment, between;
-    for (size_t k = a; k <= close; ++k) alignment += tokens[k].text;
-    for (size_t k = i + 1; k < a; ++k) between += tokens[k].text;
-    out += alignment + between + tokens[i].text;
-    i = close;
+    if (name == "__align__" && closing(i) != none && !after_extern(i)) {
+      const size_t before = i ? beside(i, -1) : none, next = beside(closing(i), 1);
+      if (before != none && tags.count(tokens[before].text)) {
+        out += as_alignas(name);
+        continue;
+      }
+      if (next != none && spaces.count(tokens[next].text)) {
+        put_first(declaration_start(i), i, as_alignas(name) + joined(i + 1, closing(i)));
+        i = closing(i);
+        continue;
+      }
+    }
+    out += name;
   }
   return out;
 }

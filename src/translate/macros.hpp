@@ -57,7 +57,8 @@ std::string launches_as_chevrons(const std::string& text);
 
 // `__shared__ alignas(16) float tile[...]`, which nvcc takes, written `alignas(16) __shared__ float tile[...]`: Clang
 // parses the memory-space keywords as GNU attributes, after which a C++11 attribute such as alignas cannot appear.
-// Same length and lines.
+// nvcc's `__align__(16)` there and on a struct (`struct __align__(8) pair`) becomes `alignas  (16)`, which Metal
+// keeps (a float4 view of a float array needs it). Same length and lines.
 std::string alignas_first(const std::string& text);
 
 }  // namespace ksearch::translate

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 
 #include "backends/backend.hpp"
 #include "cli/command.hpp"
@@ -63,7 +64,12 @@ void print_table(const EvalReport& r, bool verbose_log) {
                100 * r.roofline_fraction);
   if (!r.timed && r.status == Status::passed) fmt::print("\nno timing on this backend/host: correctness only\n");
   // (the candidate's own output among it)
-  if (!r.log.empty() && (r.status != Status::passed || verbose_log)) fmt::print("\nlog:\n{}\n", printable(r.log, true));
+  // Each line marked as quoted: a candidate's output may imitate ksearch's own lines ("[ksearch] ...", a verdict).
+  if (!r.log.empty() && (r.status != Status::passed || verbose_log)) {
+    fmt::print("\nlog (quoted after '| ': the compiler's or the rules' messages, or what the candidate's process printed):\n");
+    std::istringstream lines(printable(r.log, true));
+    for (std::string line; std::getline(lines, line);) fmt::print("| {}\n", line);
+  }
 }
 
 void setup(CLI::App& app, int& exit_code) {

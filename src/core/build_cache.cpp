@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <memory>
 #include <random>
 
 #include "core/hash.hpp"
@@ -30,6 +32,7 @@ CommandResult run_in(const BuildRequest& request, const fs::path& dir, const std
   options.timeout = request.timeout;
   options.cwd = dir;
   options.memory_limit_bytes = request.memory_limit_bytes;
+  options.file_size_limit_bytes = request.file_size_limit_bytes;
   return run_command(command, options);
 }
 
@@ -90,18 +93,32 @@ BuildOutcome build_cached(const BuildRequest& request) {
   return outcome;
 }
 
-PreprocessOutcome preprocess_uncached(const BuildRequest& request) {
+PreprocessOutcome preprocess_uncached(BuildRequest request) {
+  // A kernel's sources with the headers it includes run to a few megabytes; macros that double their text at every
+  // level reach gigabytes in seconds, which ksearch would then read and scan.
+  constexpr size_t kPreprocessedLimit = size_t(64) << 20;
+  request.file_size_limit_bytes = std::min(request.file_size_limit_bytes, kPreprocessedLimit);
   const fs::path dir = private_folder(cache_subdir("preprocess"), request.kind);
-  std::vector<std::string> command = command_writing(request, dir / "preprocessed.ii");
+  // The folder goes whatever happens below (a failed read must not leave a gigabyte in the cache).
+  const std::unique_ptr<const fs::path, void (*)(const fs::path*)> cleanup(&dir, [](const fs::path* d) {
+    std::error_code ec;
+    fs::remove_all(*d, ec);
+  });
+  const fs::path preprocessed = dir / "preprocessed.ii";
+  std::vector<std::string> command = command_writing(request, preprocessed);
   command.insert(command.begin() + 1, "-E");
   const CommandResult result = run_in(request, dir, command);
   PreprocessOutcome outcome;
-  outcome.ok = result.ok() && fs::exists(dir / "preprocessed.ii");
+  std::error_code ec;
+  const bool too_large = fs::file_size(preprocessed, ec) >= kPreprocessedLimit && !ec;
+  outcome.ok = result.ok() && fs::exists(preprocessed) && !too_large;
   outcome.log = result.output;
   if (result.timed_out) outcome.log += "\n[ksearch] preprocessing timed out after " + std::to_string(request.timeout.count()) + " s";
+  if (too_large)
+    outcome.log += "\n[ksearch] the preprocessed source reached " + std::to_string(kPreprocessedLimit >> 20) +
+                   " MiB and was stopped: macros that multiply their text at each expansion?";
   drop_prefix(outcome.log, dir);
-  if (outcome.ok) outcome.text = read_file(dir / "preprocessed.ii");
-  fs::remove_all(dir);
+  if (outcome.ok) outcome.text = read_file(preprocessed);
   return outcome;
 }
 

@@ -18,6 +18,8 @@ struct BuildRequest {
   std::string artifact_name = "out.so";
   std::chrono::seconds timeout{120};
   size_t memory_limit_bytes = size_t(4) << 30;
+  // No file the command writes grows past this: a few lines of macros can expand to gigabytes of source or object.
+  size_t file_size_limit_bytes = size_t(1) << 30;
 };
 
 struct BuildOutcome {
@@ -40,6 +42,6 @@ struct PreprocessOutcome {
 
 // The request's command with -E added (the same flags, so the same macros and headers), run on its
 // files in a private temporary folder; not cached.
-PreprocessOutcome preprocess_uncached(const BuildRequest& request);
+PreprocessOutcome preprocess_uncached(BuildRequest request);
 
 }  // namespace ksearch

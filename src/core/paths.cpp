@@ -93,7 +93,8 @@ fs::path cache_dir() {
     dir = fs::temp_directory_path() / "ksearch-cache";
   }
   fs::create_directories(dir);
-  return dir;
+  // Absolute: builds run in folders of their own, where a relative KSEARCH_CACHE_DIR=build/cache would name another.
+  return fs::absolute(dir);
 }
 
 fs::path cache_subdir(const std::string& name) {

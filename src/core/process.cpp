@@ -48,6 +48,10 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
       rlimit lim{options.memory_limit_bytes, options.memory_limit_bytes};
       setrlimit(RLIMIT_AS, &lim);
     }
+    if (options.file_size_limit_bytes) {
+      rlimit lim{options.file_size_limit_bytes, options.file_size_limit_bytes};
+      setrlimit(RLIMIT_FSIZE, &lim);
+    }
     execvp(args[0], args.data());
     static const char kMessage[] = "cannot execute command\n";
     (void)!write(2, kMessage, sizeof kMessage - 1);

@@ -22,6 +22,7 @@ struct CommandOptions {
   std::filesystem::path cwd;
   size_t max_output_bytes = 64 * 1024;
   size_t memory_limit_bytes = 0;  // RLIMIT_AS for the child, 0 = none
+  size_t file_size_limit_bytes = 0;  // RLIMIT_FSIZE: no file the child writes grows past it, 0 = none
 };
 
 // Runs argv[0] (searched on PATH) in its own process group; on timeout the whole group is killed.

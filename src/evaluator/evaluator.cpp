@@ -627,6 +627,19 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
         // The other threads' CPU time found asleep before the last timed call's repetition (TimedCall::
         // other_threads_repetition_cpu_ms is its difference to the next such reading).
         std::optional<double> asleep_before_last_call;
+        // The runner's threads at the first repetition: one that ends later takes its CPU time out of the sums the
+        // checks above read (a worker that computed the next repetition's outputs off the clock, then exited). An
+        // OpenMP team settles in the trials before the timing; it cannot grow again (the sandbox starts no thread).
+        std::optional<int> threads_at_first_repetition;
+        auto thread_ended = [&](int threads_now) -> std::string {
+          if (!threads_at_first_repetition) threads_at_first_repetition = threads_now;
+          if (threads_now >= *threads_at_first_repetition) return "";
+          return fmt::format(
+              "a thread of the runner ended during the timed repetitions ({} threads, then {}): the CPU time of a thread "
+              "that ends leaves ksearch's accounts, so the candidate's code may have run on it off the clock (an OpenMP "
+              "team that shrinks between calls is refused too: use one team size)",
+              *threads_at_first_repetition, threads_now);
+        };
         auto close_last_repetition = [&](const std::optional<double>& asleep_now) {
           if (!calls.empty() && asleep_before_last_call && asleep_now)
             calls.back().other_threads_repetition_cpu_ms = *asleep_now - *asleep_before_last_call;
@@ -652,8 +665,13 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           });
           phase("flush", [&] { flush_host_caches(set_tensors(shm, layout, set), backend_.host_flush_bytes()); });
           std::optional<double> between_calls_cpu_ms;
-          if (const auto cpu = idle_other_threads_ms ? process->process_cpu() : std::nullopt)
+          if (const auto cpu = idle_other_threads_ms ? process->process_cpu() : std::nullopt) {
             between_calls_cpu_ms = cpu->other_threads_ms - *idle_other_threads_ms;
+            if (const std::string ended = thread_ended(cpu->threads); !ended.empty()) {
+              ran_between_calls = ended;
+              break;
+            }
+          }
           // Last before the call: the cpu runner's `prepare` wakes OpenMP's team, asleep since the check above, where
           // the candidate uses it, as in the calibration (measure_runner_work), whose cost it is held against, as the
           // `collect` after the call. The workers wait passively (runner/parent.cpp): they sleep again at once, and the
@@ -692,7 +710,11 @@ EvalReport Evaluator::evaluate_built(const BuildResult& build) {
           calls.push_back(call);
           asleep_before_last_call = idle_other_threads_ms;
         }
-        if (asleep_before_last_call) close_last_repetition(other_threads_asleep());
+        if (asleep_before_last_call) {
+          close_last_repetition(other_threads_asleep());
+          if (const auto cpu = ran_between_calls.empty() ? process->process_cpu() : std::nullopt)
+            ran_between_calls = thread_ended(cpu->threads);
+        }
         if (!ran_between_calls.empty()) {
           wr.status = Status::rejected;
           wr.message = ran_between_calls;

@@ -17,6 +17,7 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "runner/host.hpp"
 #include "runner/protocol.hpp"
 
@@ -225,9 +226,15 @@ std::string RunnerProcess::death_description() {
     }
   }
   wait_for_output_end(std::chrono::seconds(2));  // bounded: a process that escaped the group may hold the pipe
-  if (WIFEXITED(exit_status_))
+  if (WIFEXITED(exit_status_)) {
+    // What it printed last says why where a library gave up (libgomp: "Thread creation failed").
+    std::string tail = output_tail();
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+    const std::string last_line = tail.substr(tail.rfind('\n') == std::string::npos ? 0 : tail.rfind('\n') + 1);
     return "the candidate's process exited with status " + std::to_string(WEXITSTATUS(exit_status_)) +
-           " before finishing (early exit() or a crash in the runner)";
+           " before finishing (an exit() in the candidate or a library it calls, or a crash in the runner)" +
+           (last_line.empty() ? "" : "; the candidate's last output: \"" + printable(last_line.substr(0, 200), false) + "\"");
+  }
   if (WIFSIGNALED(exit_status_)) {
     const int sig = WTERMSIG(exit_status_);
     switch (sig) {

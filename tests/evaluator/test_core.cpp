@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "backends/rules.hpp"
+#include "core/build_cache.hpp"
 #include "core/dtype.hpp"
 #include "core/stats.hpp"
 #include "core/error.hpp"
@@ -158,6 +159,29 @@ TEST(Rules, IncludeAllowlistAndStaticState) {
   EXPECT_FALSE(rules.check("void f() { static float cache[64]; }\n").empty());
   EXPECT_FALSE(rules.check("static const float* last = nullptr;\n").empty());
   EXPECT_FALSE(rules.check("thread_local int calls;\n").empty());
+}
+
+// A few lines of macros that double their text at every level expand to gigabytes, which ksearch would read and scan
+// (std::bad_alloc ended it at 1 GB): the preprocessor stops at 64 MiB, the outcome says so and its folder is gone.
+TEST(Preprocess, OutputPastItsLimitIsStoppedReportedAndRemoved) {
+  std::string source = "#define A0 " + std::string(1000, 'x') + "+\n";
+  for (int level = 1; level <= 17; ++level)
+    source += "#define A" + std::to_string(level) + " A" + std::to_string(level - 1) + " A" + std::to_string(level - 1) + "\n";
+  source += "int bomb() { return A17 0; }\n";  // 128 MiB of text
+  BuildRequest request;
+  request.kind = "test-preprocess";
+  request.files = {{"bomb.cpp", source}};
+  request.command = {"g++", "bomb.cpp", "-o", "{out}"};
+  const auto start = std::chrono::steady_clock::now();
+  const PreprocessOutcome outcome = preprocess_uncached(request);
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_TRUE(outcome.text.empty());
+  EXPECT_NE(outcome.log.find("[ksearch] the preprocessed source reached 64 MiB and was stopped"), std::string::npos)
+      << outcome.log;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(cache_subdir("preprocess"), ec))
+    EXPECT_EQ(entry.path().filename().string().rfind("test-preprocess", 0), std::string::npos) << entry.path();
 }
 
 TEST(Compare, ToleranceNanAndConstantOutputs) {

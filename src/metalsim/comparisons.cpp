@@ -2,9 +2,9 @@
 // conversion keeps: `float4(v > 0.0f)` is (1, 0, ...) in Metal and (-1, 0, ...) on the host, `(v > 0).y` is true, not
 // -1. Before the rewrite, each expression whose top-level operator is a comparison is wrapped in ::metal::__ms_bool,
 // which turns an int vector into the bool vector (a scalar passes through). The expressions wrapped are those whose
-// extent the tokens tell: a parenthesized one or a call's argument, an initializer or assigned value, a returned
-// value. Templates' angle brackets are told from comparisons by what follows the closing '>' (`f<T>(x)`,
-// `numeric_limits<float>::max()`, `vec<float, 4> v`); where it is unclear nothing is wrapped.
+// extent the tokens tell: a parenthesized one or a call's argument, an initializer (an element of a brace list too),
+// an assigned or returned value. Templates' angle brackets are told from comparisons by what follows the closing '>'
+// (`f<T>(x)`, `numeric_limits<float>::max()`, `vec<float, 4> v`); where it is unclear nothing is wrapped.
 #include <set>
 
 #include "metalsim/source_internal.hpp"
@@ -125,10 +125,19 @@ std::string wrap_comparisons(const std::string& text) {
     }
     return q;
   };
+  // The braces of initializer lists (`bool4 m[2] = {v > 0, v < 0};`, nested ones too): each element is a slot.
+  std::vector<bool> initializer_list(t.size(), false);
   for (std::size_t i = 0; i < t.size(); i = next(i)) {
     if (directive[i] && macro_body[i] < 0) continue;
     const std::string& s = t[i].text;
-    if (s == "(") {
+    if (s == "{" && initializer_list[i]) {
+      for (std::size_t from = next(i); from < t.size();) {
+        if (t[from].text == "{") initializer_list[from] = true;
+        const std::size_t end = slot(from);
+        if (end >= t.size() || t[end].text != ",") break;
+        from = next(end);
+      }
+    } else if (s == "(") {
       // A static_assert's condition is a scalar constant; unwrapped, its failure message quotes the kernel's text.
       if (prev(i) >= 0 && t[prev(i)].text == "static_assert") continue;
       for (std::size_t from = next(i); from < t.size();) {
@@ -138,6 +147,7 @@ std::string wrap_comparisons(const std::string& text) {
       }
     } else if ((s == "=" && !in_template_parameters[i] && !(prev(i) >= 0 && t[prev(i)].text == "operator")) ||
                s == "return") {
+      if (s == "=" && next(i) < t.size() && t[next(i)].text == "{") initializer_list[next(i)] = true;
       slot(next(i));
     }
   }

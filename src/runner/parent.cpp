@@ -233,7 +233,7 @@ std::string RunnerProcess::death_description() {
     const std::string last_line = tail.substr(tail.rfind('\n') == std::string::npos ? 0 : tail.rfind('\n') + 1);
     return "the candidate's process exited with status " + std::to_string(WEXITSTATUS(exit_status_)) +
            " before finishing (an exit() in the candidate or a library it calls, or a crash in the runner)" +
-           (last_line.empty() ? "" : "; the candidate's last output: \"" + printable(last_line.substr(0, 200), false) + "\"");
+           (last_line.empty() ? "" : "; the last line it printed: \"" + printable(last_line.substr(0, 200), false) + "\"");
   }
   if (WIFSIGNALED(exit_status_)) {
     const int sig = WTERMSIG(exit_status_);

@@ -258,6 +258,19 @@ inline uint ks_byte_perm(uint x, uint y, uint s) {
   for (uint i = 0; i < 4; ++i) r |= uint((bytes >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
   return r;
 }
+// __fns(mask, base, offset): the position of the offset-th set bit of mask counted from bit `base` (itself included)
+// upwards for a positive offset, downwards for a negative one; for 0, base if its bit is set; 0xFFFFFFFF if none (PTX
+// fns.b32).
+inline uint ks_fns(uint mask, uint base, int offset) {
+  if (offset == 0) return (mask >> base) & 1u ? base : 0xFFFFFFFFu;
+  uint remaining = offset > 0 ? uint(offset) - 1u : uint(-(offset + 1));
+  for (int pos = int(base); pos >= 0 && pos < 32; pos += offset > 0 ? 1 : -1)
+    if ((mask >> uint(pos)) & 1u) {
+      if (remaining == 0u) return uint(pos);
+      --remaining;
+    }
+  return 0xFFFFFFFFu;
+}
 inline uint ks_funnelshift_l(uint lo, uint hi, uint n) { return uint((((ulong(hi) << 32) | lo) << n) >> 32); }
 inline uint ks_funnelshift_r(uint lo, uint hi, uint n) { return uint((((ulong(hi) << 32) | lo) >> n)); }
 // helper: ks_wmma

@@ -267,6 +267,7 @@ __device__ unsigned __umulhi(unsigned, unsigned);
 __device__ unsigned __sad(int, int, unsigned);
 __device__ unsigned __usad(unsigned, unsigned, unsigned);
 __device__ unsigned __byte_perm(unsigned, unsigned, unsigned);
+__device__ unsigned __fns(unsigned, unsigned, int);
 __device__ unsigned __funnelshift_l(unsigned, unsigned, unsigned);
 __device__ unsigned __funnelshift_lc(unsigned, unsigned, unsigned);
 __device__ unsigned __funnelshift_r(unsigned, unsigned, unsigned);

@@ -20,8 +20,8 @@ _DISCARDED_READ_NOTE = (
 # values reach the outputs.
 _UNDEFINED_READ_REACHES_NOTE = (
     "  note: the undefined values these reads found reach the outputs (they change, or the run finds more, when "
-    "those values are 0x00 bytes instead of 0xFF): write every threadgroup element before a barrier, then read it, or keep the reads inside the "
-    "written part; shuffle only from lanes that are still running"
+    "those values are 0x00 bytes instead of 0xFF): write every threadgroup element before a barrier, then read it, "
+    "or keep the reads inside the written part; shuffle only from lanes that are still running"
 )
 
 # What follows a schedule dependence's meaning (which ksearch-metalsim sends, docs/METALSIM.md "Schedules").

@@ -191,6 +191,10 @@ std::string preload(const std::filesystem::path& so_path);
 RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std::span<Buffer> inputs,
               std::span<Buffer> outputs, const RunOptions& options = {});
 
+// Buffers for the spec's outputs over `storage` (one byte vector per output, as long as the output's bytes): a kernel
+// run again from the same first bytes writes there.
+std::vector<Buffer> output_buffers(const KernelSpec& spec, std::vector<std::vector<std::byte>>& storage);
+
 // Whether the values that a run's undefined reads found (threadgroup memory before any write or in its red zones,
 // inactive SIMD lanes: RunOptions::undefined_fill) matter: the kernel runs twice more from the outputs' first bytes
 // (`first_outputs`, one vector per output), with those values made of 0xFF and of 0x00 bytes; they matter where the two

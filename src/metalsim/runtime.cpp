@@ -1690,6 +1690,15 @@ RunResult run(const std::filesystem::path& so_path, const KernelSpec& spec, std:
   return finish();
 }
 
+std::vector<Buffer> output_buffers(const KernelSpec& spec, std::vector<std::vector<std::byte>>& storage) {
+  std::vector<Buffer> outputs;
+  for (std::size_t o = 0; o < spec.outputs.size(); ++o) {
+    const TensorSpec& t = spec.outputs[o];
+    outputs.push_back({t.name, t.dtype, t.shape, storage[o].data(), storage[o].size()});
+  }
+  return outputs;
+}
+
 bool undefined_reads_matter(const std::filesystem::path& so_path, const KernelSpec& spec, std::span<Buffer> inputs,
                             const std::vector<std::vector<std::byte>>& first_outputs, const RunResult& first,
                             RunOptions options) {
@@ -1701,11 +1710,7 @@ bool undefined_reads_matter(const std::filesystem::path& so_path, const KernelSp
   const unsigned char fills[2] = {0xFF, 0x00};
   for (int i = 0; i < 2; ++i) {
     results[i] = first_outputs;
-    std::vector<Buffer> outputs;
-    for (std::size_t o = 0; o < spec.outputs.size(); ++o) {
-      const TensorSpec& t = spec.outputs[o];
-      outputs.push_back({t.name, t.dtype, t.shape, results[i][o].data(), results[i][o].size()});
-    }
+    std::vector<Buffer> outputs = output_buffers(spec, results[i]);
     options.undefined_fill = fills[i];
     const RunResult ran = run(so_path, spec, inputs, outputs, options);
     if (!std::all_of(ran.diagnostics.begin(), ran.diagnostics.end(), found_before)) return true;

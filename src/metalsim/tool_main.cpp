@@ -92,16 +92,6 @@ bool is_read_a_mac_runs(const ms::Diagnostic& d) {
          (d.kind == ms::DiagnosticKind::OutOfBounds && d.message.starts_with("out-of-bounds read of device buffer"));
 }
 
-// The kernel's outputs over `storage` (one byte vector per output), for a run again from the same first bytes.
-std::vector<ms::Buffer> output_buffers(const ms::KernelSpec& spec, std::vector<std::vector<std::byte>>& storage) {
-  std::vector<ms::Buffer> outputs;
-  for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
-    const auto& t = spec.outputs[i];
-    outputs.push_back({t.name, t.dtype, t.shape, storage[i].data(), storage[i].size()});
-  }
-  return outputs;
-}
-
 // --- Schedules ---------------------------------------------------------------------------------------------------
 
 constexpr const char* kSchedulesEnv = "METALSIM_SCHEDULES";
@@ -282,7 +272,7 @@ json schedule_dependence(const fs::path& so, const ms::KernelSpec& spec, std::ve
   };
   for (const ms::Schedule schedule : schedules) {
     std::vector<std::vector<std::byte>> storage = first_outputs;
-    std::vector<ms::Buffer> outputs = output_buffers(spec, storage);
+    std::vector<ms::Buffer> outputs = ms::output_buffers(spec, storage);
     ms::RunOptions options;
     options.schedule = schedule;
     const ms::RunResult ran = ms::run(so, spec, inputs, outputs, options);

@@ -630,15 +630,15 @@ std::string alignas_first(const std::string& text) {
         continue;
       }
     }
-    if (name == "__align__" && closing(i) != none && !after_extern(i)) {
-      const size_t before = i ? beside(i, -1) : none, next = beside(closing(i), 1);
+    if (const size_t close = name == "__align__" ? closing(i) : none; close != none && !after_extern(i)) {
+      const size_t before = i ? beside(i, -1) : none, next = beside(close, 1);
       if (before != none && tags.count(tokens[before].text)) {
         out += as_alignas(name);
         continue;
       }
       if (next != none && spaces.count(tokens[next].text)) {
-        put_first(declaration_start(i), i, as_alignas(name) + joined(i + 1, closing(i)));
-        i = closing(i);
+        put_first(declaration_start(i), i, as_alignas(name) + joined(i + 1, close));
+        i = close;
         continue;
       }
     }

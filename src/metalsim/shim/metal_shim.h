@@ -820,6 +820,13 @@ MS_FLOAT_LIMITS(bfloat, uint16_t, 8, 2, 4, -125, -37, 128, 38, 0x0080, 0x7f7f, 0
   half NAME(I, J);                                                                               \
   template <class I, class J, enable_if_t<is_integral_v<I> && is_integral_v<J>, long> = 0>       \
   bfloat NAME(I, J);
+#define MS_INTEGER_ARGUMENT_AMBIGUOUS3(NAME)                                                     \
+  template <class I, class J, class K,                                                           \
+            enable_if_t<is_integral_v<I> && is_integral_v<J> && is_integral_v<K>, int> = 0>      \
+  half NAME(I, J, K);                                                                            \
+  template <class I, class J, class K,                                                           \
+            enable_if_t<is_integral_v<I> && is_integral_v<J> && is_integral_v<K>, long> = 0>     \
+  bfloat NAME(I, J, K);
 #define MS_FMATH1(NAME, EXPR)                                                          \
   inline float NAME(float x) { return EXPR; }                                         \
   inline half NAME(half x) { return half(NAME(float(x))); }                           \
@@ -957,11 +964,8 @@ template <__floating T> inline T fract(T x) {
 }
 
 inline float fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
-// Three integers convert to float, half and bfloat alike in Metal: ambiguous (see MS_INTEGER_ARGUMENT_AMBIGUOUS1).
-template <class I, class J, class K, enable_if_t<is_integral_v<I> && is_integral_v<J> && is_integral_v<K>, int> = 0>
-half fma(I, J, K);
-template <class I, class J, class K, enable_if_t<is_integral_v<I> && is_integral_v<J> && is_integral_v<K>, long> = 0>
-bfloat fma(I, J, K);
+MS_INTEGER_ARGUMENT_AMBIGUOUS3(fma)
+#undef MS_INTEGER_ARGUMENT_AMBIGUOUS3
 // a * b + c rounded once to half or bfloat: the product is exact in double, so is the sum's rounding error (two-sum),
 // and the sum rounded to odd where it is not exact rounds to the narrow type as the exact value would.
 inline double __fma_round_odd(double a, double b, double c) {
@@ -1090,11 +1094,12 @@ template <class T, int K, int C, int R> inline matrix<T, C, R> operator*(const m
   template <class T, int C, int R> inline matrix<T, C, R> operator OP(matrix<T, C, R> a, const matrix<T, C, R>& b) { \
     for (int c = 0; c < C; ++c) a[c] = a[c] OP b[c];                                                    \
     return a;                                                                                           \
+  }                                                                                                     \
+  template <class T, int C, int R> inline matrix<T, C, R>& operator OP##=(matrix<T, C, R>& a, const matrix<T, C, R>& b) { \
+    return a = a OP b;                                                                                  \
   }
 MS_MATRIX_ELEMENTWISE(+) MS_MATRIX_ELEMENTWISE(-)
 #undef MS_MATRIX_ELEMENTWISE
-template <class T, int C, int R> inline matrix<T, C, R>& operator+=(matrix<T, C, R>& a, const matrix<T, C, R>& b) { return a = a + b; }
-template <class T, int C, int R> inline matrix<T, C, R>& operator-=(matrix<T, C, R>& a, const matrix<T, C, R>& b) { return a = a - b; }
 template <class T, int C, int R> inline matrix<T, C, R> operator*(matrix<T, C, R> m, T s) {
   for (int c = 0; c < C; ++c) m[c] = m[c] * s;
   return m;
